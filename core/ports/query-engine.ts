@@ -1,0 +1,82 @@
+/**
+ * Query engine port for the semantic service: parses SQL with the engine's own parser and runs
+ * validated queries against a project's data through per-model scoped views (DuckDB).
+ *
+ * Source: ../shared/spec/semantic-query-service.md § What the service does (3, 4), § Query validation, § Limits.
+ */
+export interface QueryEngine {
+  /**
+   * Parses `sql` with the engine's parser (DuckDB `json_serialize_sql`, SQL bound as a parameter).
+   * @returns ok with the serialised statement list, or ok: false with the parser's text verbatim
+   */
+  parse(sql: string): Promise<ParseOutcome>;
+  /**
+   * Re-materialises the model's scoped views from `views` (CREATE OR REPLACE VIEW) and runs `sql`
+   * with `search_path` set to the scope. Materialisation is serialised per (data, scope).
+   * @throws PlatformError `view_materialisation_failed` (names the dataset, not other scopes),
+   *   `query_timeout` after `timeoutMs`, `query_failed` with the engine's message for runtime errors
+   */
+  execute(request: ExecuteRequest): Promise<QueryResult>;
+  /** Frees every engine instance. */
+  close(): Promise<void>;
+}
+
+/** Result of {@link QueryEngine.parse}: `statements` is the `statements` array of json_serialize_sql. */
+export type ParseOutcome = { ok: true; statements: unknown[] } | { ok: false; message: string };
+
+/** A project's data files as one immutable set: the `data` catalog of queries. */
+export interface DataSet {
+  /** Content key of the set (e.g. SHA-256 over the sorted names and file digests); equal keys mean equal data. */
+  key: string;
+  files: DataFile[];
+}
+
+/** One data file: `data/flights.parquet` becomes table `data.flights`. */
+export interface DataFile {
+  /** File name under `data/`, e.g. `flights.parquet`. */
+  name: string;
+  /** Object-store key holding the bytes. */
+  objectKey: string;
+  /** Lower-case hex SHA-256 of the bytes. */
+  sha256: string;
+  size: number;
+}
+
+/** One scoped view: a dataset name and the SELECT from its `view_query`. */
+export interface ScopedView {
+  name: string;
+  sql: string;
+}
+
+/** Input of {@link QueryEngine.execute}. */
+export interface ExecuteRequest {
+  data: DataSet;
+  /** Scope schema name, e.g. `_scope_flights` (never shown to agents). */
+  scope: string;
+  views: ScopedView[];
+  sql: string;
+  /** Values for $1, $2 …; bound with the types the query needs where the engine can tell. */
+  params: string[];
+  /** Rows kept at most (1,000); one more is read to decide `truncated`. */
+  maxRows: number;
+  /** Query timeout in milliseconds (30,000); the running query is interrupted. */
+  timeoutMs: number;
+}
+
+/** Column of a result: name and the engine's type name (e.g. `BIGINT`, `DECIMAL(18,2)`). */
+export interface ResultColumn {
+  name: string;
+  type: string;
+}
+
+/**
+ * A query result. `rows` are arrays aligned with `columns`, holding JSON values only:
+ * DECIMAL → number when exact within 2^53 else string; BIGINT/HUGEINT beyond ±2^53 → string;
+ * DATE → 'YYYY-MM-DD'; TIMESTAMP → ISO-8601; LIST → array; STRUCT → object; BLOB → base64.
+ */
+export interface QueryResult {
+  columns: ResultColumn[];
+  rows: unknown[][];
+  /** True only when a row beyond `maxRows` exists. */
+  truncated: boolean;
+}
