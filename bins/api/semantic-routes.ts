@@ -1,0 +1,108 @@
+/**
+ * JSON routes of the semantic service under /api/semantic/… (used by the `cairn semantic` commands
+ * and, later, the web app): projects, sources, data uploads, publish, tokens, call log, improvements.
+ *
+ * Source: ../shared/spec/semantic-query-service.md § Resources, § States and transitions; issue 2.
+ */
+import { Type } from '@sinclair/typebox';
+import { Elysia } from 'elysia';
+import type { GitRepo } from '../../core/ports/git-repo.ts';
+import type { Logger } from '../../core/ports/logger.ts';
+import { PlatformError } from '../../core/ports/platform-error.ts';
+import { calledTools, listCalls } from '../../core/semantic/call-log.ts';
+import type { SemanticDeps } from '../../core/semantic/deps.ts';
+import { listImprovements } from '../../core/semantic/improvements.ts';
+import { publish } from '../../core/semantic/planes.ts';
+import { createProject, getProject, listProjects } from '../../core/semantic/projects.ts';
+import type { ProjectRecord } from '../../core/semantic/records.ts';
+import { putDataBlob, readSourceSnapshot, saveSources } from '../../core/semantic/sources.ts';
+import { createToken, listTokens, revokeToken } from '../../core/semantic/tokens.ts';
+import { errorToResponse, json, maxUploadBytes, readBody, readJson, refuseCrossSite } from './http-helpers.ts';
+
+/** Dependencies of the semantic routes. */
+export interface SemanticRouteDeps {
+  deps: SemanticDeps & { git: GitRepo };
+  logger: Logger;
+  /** The signed-in member (dev user for now): author of commits. */
+  author: { name: string; email: string };
+}
+
+const CreateProjectBody = Type.Object({ slug: Type.String(), name: Type.Optional(Type.String({ maxLength: 200 })), pageSize: Type.Optional(Type.Integer()) }, { additionalProperties: false });
+const SaveSourcesBody = Type.Object({
+  models: Type.Record(Type.String(), Type.String({ maxLength: 2_000_000 })),
+  data: Type.Array(Type.Object({ name: Type.String(), sha256: Type.String() }, { additionalProperties: false }), { maxItems: 500 }),
+  replace: Type.Optional(Type.Boolean()),
+  deletes: Type.Optional(Type.Array(Type.String())),
+  message: Type.Optional(Type.String({ maxLength: 2000 })),
+}, { additionalProperties: false });
+const CreateTokenBody = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  models: Type.Array(Type.String(), { minItems: 1 }),
+  expiresAt: Type.Optional(Type.String({ description: 'YYYY-MM-DD (end of that UTC day) or an ISO-8601 instant' })),
+}, { additionalProperties: false });
+
+/** Mounts the routes. Every handler answers errors through {@link errorToResponse}. */
+export function semanticRoutes(env: SemanticRouteDeps) {
+  const { deps } = env;
+  const route = <P>(handler: (ctx: { request: Request; params: P; query: Record<string, string | undefined> }) => Promise<Response>) =>
+    async (ctx: { request: Request; params: P; query: Record<string, string | undefined> }) => {
+      try {
+        refuseCrossSite(ctx.request);
+        return await handler(ctx);
+      } catch (error) {
+        return errorToResponse(error, env.logger);
+      }
+    };
+  type Slug = { slug: string };
+  return new Elysia({ prefix: '/api/semantic' })
+    .get('/projects', route(async () => json({ projects: (await listProjects(deps)).map(projectView) })))
+    .post('/projects', route(async ({ request }) => json(projectView(await createProject(deps, await readJson(request, CreateProjectBody))), 201)), { parse: 'none' })
+    .get('/projects/:slug', route<Slug>(async ({ params }) => json(await projectDetail(deps, await getProject(deps, params.slug)))))
+    .put('/projects/:slug/blobs/:name', route<Slug & { name: string }>(async ({ request, params }) => {
+      const project = await getProject(deps, params.slug);
+      return json(await putDataBlob(deps, project, params.name, await readBody(request, maxUploadBytes)), 201);
+    }), { parse: 'none' })
+    .post('/projects/:slug/sources', route<Slug>(async ({ request, params }) => {
+      const project = await getProject(deps, params.slug);
+      const body = await readJson(request, SaveSourcesBody);
+      const snapshot = await saveSources(deps, project, { models: body.models, data: body.data, replace: body.replace ?? false, deletes: body.deletes, message: body.message ?? 'Save sources', author: env.author });
+      return json({ revision: snapshot.revision, commitId: snapshot.commitId, models: Object.keys(snapshot.models).sort(), data: snapshot.data });
+    }), { parse: 'none' })
+    .post('/projects/:slug/publish', route<Slug>(async ({ params }) => {
+      const build = await publish(deps, await getProject(deps, params.slug));
+      return json({ buildId: build.buildId, revision: build.revision, commitId: build.commitId, publishedAt: build.publishedAt, models: Object.keys(build.models).sort() });
+    }), { parse: 'none' })
+    .get('/projects/:slug/tokens', route<Slug>(async ({ params }) => json({ tokens: await listTokens(deps, (await getProject(deps, params.slug))._id) })))
+    .post('/projects/:slug/tokens', route<Slug>(async ({ request, params }) => {
+      const project = await getProject(deps, params.slug);
+      const body = await readJson(request, CreateTokenBody);
+      const { token, record } = await createToken(deps, { projectId: project._id, name: body.name ?? 'token', models: body.models, expiresAt: parseExpiry(body.expiresAt) });
+      return json({ token, id: record._id, name: record.name, models: record.models, expiresAt: record.expiresAt ?? null, displayPrefix: record.displayPrefix }, 201);
+    }), { parse: 'none' })
+    .delete('/projects/:slug/tokens/:id', route<Slug & { id: string }>(async ({ params }) => {
+      await revokeToken(deps, (await getProject(deps, params.slug))._id, params.id);
+      return json({ revoked: params.id });
+    }))
+    .get('/projects/:slug/calls', route<Slug>(async ({ params, query }) => {
+      const project = await getProject(deps, params.slug);
+      const calls = await listCalls(deps, project._id, { tool: query.tool, status: query.status as never, tokenId: query.token, from: query.from, to: query.to, limit: query.limit ? Number(query.limit) : undefined });
+      return json({ calls, tools: await calledTools(deps, project._id) });
+    }))
+    .get('/projects/:slug/improvements', route<Slug>(async ({ params }) => json({ improvements: await listImprovements(deps, (await getProject(deps, params.slug))._id) })));
+}
+
+function projectView(p: ProjectRecord) {
+  return { id: p._id, slug: p.slug, name: p.name, pageSize: p.pageSize, createdAt: p.createdAt, sourceRevision: p.sourceRevision, publishedRevision: p.publishedRevision ?? null, publishedAt: p.publishedAt ?? null };
+}
+
+async function projectDetail(deps: SemanticDeps, project: ProjectRecord) {
+  const snapshot = await readSourceSnapshot(deps, project);
+  return { ...projectView(project), models: Object.keys(snapshot.models).sort(), data: snapshot.data.map((d) => ({ name: d.name, size: d.size, sha256: d.sha256 })), commitId: snapshot.commitId || null };
+}
+
+function parseExpiry(value: string | undefined): Date | undefined {
+  if (!value) return undefined;
+  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T23:59:59.999Z` : value);
+  if (Number.isNaN(date.getTime())) throw new PlatformError('invalid_argument', 'expiresAt must be a date like 2026-12-31 or an ISO-8601 instant.', { status: 400 });
+  return date;
+}

@@ -1,0 +1,51 @@
+/**
+ * entrypoint: the all-in-one mode. Front proxy (Caddy) on PORT, API on 127.0.0.1:API_PORT,
+ * semantic-mcp on 127.0.0.1:SEMANTIC_MCP_PORT, embedded stores under the data directory; each child
+ * restarted 2 s after it exits; SIGTERM or SIGINT stops every child.
+ *
+ * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 1–2.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseEntrypointSettings } from './settings.ts';
+import { supervise, tagged, type ChildSpec } from './supervisor.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+let settings;
+try {
+  settings = parseEntrypointSettings(process.env, process.cwd());
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
+for (const dir of [settings.dataDir, join(settings.dataDir, 'objects')]) {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch {
+    console.error(`The data directory ${dir} is not writable by this user: give it to the user running cairn or set CAIRN_DATA_DIR.`);
+    process.exit(2);
+  }
+}
+const runtime = process.execPath;
+const bin = (name: string): ChildSpec => ({ tag: name, command: runtime, args: [join(root, 'bins', name, 'main.ts')], env: settings.childEnv, cwd: root });
+const proxy: ChildSpec = {
+  tag: 'proxy',
+  command: process.env.CAIRN_CADDY ?? 'caddy',
+  args: ['run', '--config', join(root, 'proxy', 'Caddyfile'), '--adapter', 'caddyfile'],
+  env: { PATH: process.env.PATH, HOME: settings.dataDir, XDG_DATA_HOME: join(settings.dataDir, 'caddy'), XDG_CONFIG_HOME: join(settings.dataDir, 'caddy'), PORT: String(settings.publicPort), CAIRN_PROXY_BIND: settings.proxyBind, API_PORT: String(settings.apiPort), SEMANTIC_MCP_PORT: String(settings.semanticMcpPort), WEB_ROOT: join(root, 'web') },
+  cwd: root,
+};
+tagged('entrypoint', `front proxy on ${settings.proxyBind}:${settings.publicPort}; api on 127.0.0.1:${settings.apiPort}; semantic-mcp on 127.0.0.1:${settings.semanticMcpPort}`);
+if (settings.embedded.length > 0) tagged('entrypoint', `using embedded stores under ${settings.dataDir} (${settings.embedded.join(', ')} not set)`);
+const children = supervise([bin('api'), bin('semantic-mcp'), proxy]);
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  tagged('entrypoint', `${signal}: stopping every process`);
+  await children.stop();
+  process.exit(0);
+};
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));

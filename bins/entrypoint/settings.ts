@@ -1,0 +1,47 @@
+/**
+ * Settings of the all-in-one entrypoint: public port, internal ports, embedded data directory.
+ *
+ * Source: ../shared/spec/platform-service.md § Deployment settings (PORT, API_PORT), § Processes.
+ */
+import { resolve } from 'node:path';
+import { optional, port, type EnvRecord } from '../../core/config/env-values.ts';
+
+/** What the entrypoint wires. */
+export interface EntrypointSettings {
+  publicPort: number;
+  proxyBind: string;
+  apiPort: number;
+  semanticMcpPort: number;
+  dataDir: string;
+  /** Environment every child receives: the caller's, with embedded store defaults filled in. */
+  childEnv: Record<string, string | undefined>;
+  /** Which store settings were embedded defaults (for the [entrypoint] line). */
+  embedded: string[];
+}
+
+/** Parses the environment; embedded defaults fill DOCDB_URI and OBJSTORE_* when unset. */
+export function parseEntrypointSettings(env: EnvRecord, cwd: string): EntrypointSettings {
+  const dataDir = resolve(cwd, optional(env, 'CAIRN_DATA_DIR') ?? 'data');
+  const publicPort = port(env, 'PORT', 8080);
+  const apiPort = port(env, 'API_PORT', 3001);
+  const semanticMcpPort = port(env, 'SEMANTIC_MCP_PORT', 3002);
+  const embedded: string[] = [];
+  const fill = (name: string, value: string) => {
+    if (optional(env, name) === undefined) { embedded.push(name); return value; }
+    return env[name];
+  };
+  const childEnv: Record<string, string | undefined> = {
+    ...env,
+    DOCDB_URI: fill('DOCDB_URI', `sqlite:${dataDir}/docdb.sqlite`),
+    OBJSTORE_ENDPOINT: optional(env, 'OBJSTORE_BUCKET') === undefined ? fill('OBJSTORE_ENDPOINT', `file://${dataDir}/objects`) : env.OBJSTORE_ENDPOINT,
+    OBJSTORE_BUCKET: fill('OBJSTORE_BUCKET', 'cairn'),
+    PLATFORM_SCRATCH_DIR: env.PLATFORM_SCRATCH_DIR ?? `${dataDir}/scratch`,
+    SEMANTIC_CACHE_DIR: env.SEMANTIC_CACHE_DIR ?? `${dataDir}/cache/semantic`,
+    API_HOST: '127.0.0.1',
+    SEMANTIC_MCP_HOST: '127.0.0.1',
+    PORT: String(apiPort),
+    API_PORT: String(apiPort),
+    SEMANTIC_MCP_PORT: String(semanticMcpPort),
+  };
+  return { publicPort, proxyBind: optional(env, 'CAIRN_PROXY_BIND') ?? '0.0.0.0', apiPort, semanticMcpPort, dataDir, childEnv, embedded };
+}

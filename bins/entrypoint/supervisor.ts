@@ -1,0 +1,58 @@
+/**
+ * Process supervisor of the all-in-one mode: starts each child, tags its output lines, starts it
+ * again 2 s after it exits, and stops every child (by PID) on stop().
+ *
+ * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 1.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+/** A supervised child. */
+export interface ChildSpec {
+  /** Output tag without brackets, e.g. `api`. */
+  tag: string;
+  command: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+/** Delay before a child that exited is started again (ms). */
+export const restartDelayMs = 2000;
+
+/** Writes one tagged line to stdout. */
+export function tagged(tag: string, line: string): void {
+  process.stdout.write(`[${tag}] ${line}\n`);
+}
+
+/** Runs `specs`; returns a stop function that ends every child and resolves once all have exited. */
+export function supervise(specs: ChildSpec[]): { stop(): Promise<void>; pids(): Record<string, number | undefined> } {
+  let stopping = false;
+  const running = new Map<string, ChildProcess>();
+  const start = (spec: ChildSpec) => {
+    const child = spawn(spec.command, spec.args, { env: spec.env as NodeJS.ProcessEnv, cwd: spec.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.set(spec.tag, child);
+    for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream! }).on('line', (line) => tagged(spec.tag, line));
+    child.on('exit', (code, signal) => {
+      running.delete(spec.tag);
+      if (stopping) return;
+      tagged('entrypoint', `${spec.tag} exited (${signal ?? `code ${code}`}); starting it again in ${restartDelayMs / 1000} s`);
+      setTimeout(() => { if (!stopping) start(spec); }, restartDelayMs);
+    });
+    child.on('error', (error) => tagged('entrypoint', `${spec.tag} could not start: ${error.message}`));
+  };
+  specs.forEach(start);
+  return {
+    pids: () => Object.fromEntries([...running].map(([tag, child]) => [tag, child.pid])),
+    async stop() {
+      stopping = true;
+      const exits = [...running.values()].map((child) => new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+      }));
+      await Promise.all(exits);
+    },
+  };
+}

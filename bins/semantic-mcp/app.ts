@@ -1,0 +1,61 @@
+/**
+ * HTTP routes of semantic-mcp: the production and test MCP endpoints of every project, behind a
+ * per-client-IP rate limit and Bearer token authentication.
+ *
+ * Source: ../shared/spec/semantic-query-service.md § Endpoints, § Authentication, § Limits.
+ */
+import { Elysia } from 'elysia';
+import { clientAddress, type TrustedProxies } from '../../core/auth/client-address.ts';
+import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
+import { isPlatformError, PlatformError } from '../../core/ports/platform-error.ts';
+import { getProject } from '../../core/semantic/projects.ts';
+import type { Plane } from '../../core/semantic/records.ts';
+import { authenticateToken } from '../../core/semantic/tokens.ts';
+import { handleMcpRequest, type McpEndpointDeps } from './mcp-endpoint.ts';
+
+/** Dependencies of the app. */
+export interface SemanticMcpAppDeps extends McpEndpointDeps {
+  rateLimiter: RateLimiter;
+  trustedProxies: TrustedProxies;
+}
+
+/** Builds the Elysia app (Bun runtime). */
+export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
+  const serve = (plane: Plane) => async ({ request, params, server }: { request: Request; params: { slug: string }; server: { requestIP(r: Request): { address: string } | null } | null }) => {
+    const peer = server?.requestIP(request)?.address ?? '127.0.0.1';
+    const client = clientAddress(peer, request.headers.get('x-forwarded-for'), env.trustedProxies);
+    try {
+      const limit = await env.rateLimiter.consume(client);
+      if (!limit.allowed) {
+        return errorResponse(new PlatformError('rate_limited', `Too many requests from this address: at most the configured number per 60 s. Retry after ${limit.retryAfterSeconds} s.`, { status: 429 }), { 'retry-after': String(limit.retryAfterSeconds) });
+      }
+      const project = await getProject(env.deps, params.slug);
+      const token = await authenticateToken(env.deps, project._id, bearer(request));
+      return await handleMcpRequest(env, request, { project, token, plane });
+    } catch (error) {
+      if (isPlatformError(error) && error.status && error.status < 500) {
+        return errorResponse(error, error.status === 401 ? { 'www-authenticate': 'Bearer realm="cairn-semantic"' } : {});
+      }
+      env.logger.error({ err: String(error), slug: params.slug }, 'semantic endpoint failed');
+      return errorResponse(new PlatformError('internal', 'The semantic endpoint failed unexpectedly; try again, and tell the operator if it persists.', { status: 500 }));
+    }
+  };
+  return new Elysia()
+    .get('/mcp/_health', () => ({ status: 'ok', version: env.version }))
+    .all('/mcp/:slug/mcp', serve('production') as never, { parse: 'none' })
+    .all('/mcp/:slug/test/mcp', serve('test') as never, { parse: 'none' });
+}
+
+function bearer(request: Request): string | undefined {
+  const header = request.headers.get('authorization') ?? '';
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/** JSON error body `{ error: { code, message } }` with the error's status. */
+function errorResponse(error: PlatformError, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ error: { code: error.code, message: error.message } }), {
+    status: error.status ?? 500,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}

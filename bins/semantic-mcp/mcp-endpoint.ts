@@ -1,0 +1,67 @@
+/**
+ * One MCP Streamable HTTP request to a project endpoint: a fresh protocol server per request and no
+ * protocol session, so any replica behind one address can answer any request.
+ *
+ * Source: ../shared/spec/semantic-query-service.md § Endpoints, § Tools, § Authentication.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../../core/ports/logger.ts';
+import type { QueryEngine } from '../../core/ports/query-engine.ts';
+import type { SemanticDeps } from '../../core/semantic/deps.ts';
+import { assemblePlane, type AssembledPlane } from '../../core/semantic/planes.ts';
+import type { Plane, ProjectRecord, TokenRecord } from '../../core/semantic/records.ts';
+import { callTool } from '../../core/semantic/tools/call-tool.ts';
+import { toolDefinitions } from '../../core/semantic/tools/tool-definitions.ts';
+
+/** What the endpoint needs besides the request. */
+export interface McpEndpointDeps {
+  deps: SemanticDeps;
+  engine: QueryEngine;
+  logger: Logger;
+  version: string;
+  /** Parsed planes by content key (shared across requests of this process). */
+  planeCache: Map<string, AssembledPlane>;
+}
+
+const instructions = 'Semantic models of this project. Call list_semantic_models, then get_semantic_model and get_datasets to learn datasets and fields, then execute_query with SQL over bare dataset names. Ask with request_improvement when the model lacks something.';
+
+/** Answers one authenticated MCP request for `project` on `plane`. */
+export async function handleMcpRequest(env: McpEndpointDeps, request: Request, caller: { project: ProjectRecord; token: TokenRecord; plane: Plane }): Promise<Response> {
+  const server = new Server({ name: `cairn-semantic/${caller.project.slug}`, version: env.version }, { capabilities: { tools: {} }, instructions });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: toolDefinitions.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: toJsonSchema(t.inputSchema) as { type: 'object' },
+      ...(t.outputSchema ? { outputSchema: toJsonSchema(t.outputSchema) as { type: 'object' } } : {}),
+      annotations: { title: t.title, ...t.annotations },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (call): Promise<CallToolResult> => {
+    const plane = await assemblePlane(env.deps, caller.project, caller.plane, env.planeCache);
+    const outcome = await callTool({ deps: env.deps, engine: env.engine, project: caller.project, token: caller.token, plane }, call.params.name, call.params.arguments);
+    if (!outcome.ok) {
+      if (outcome.cause) env.logger.error({ tool: call.params.name, project: caller.project.slug, cause: String((outcome.cause as { error?: unknown }).error), reference: (outcome.cause as { reference?: string }).reference }, 'tool failed unexpectedly');
+      return { isError: true, content: [{ type: 'text', text: outcome.message }] };
+    }
+    return {
+      content: [{ type: 'text', text: outcome.result.text }],
+      ...(outcome.result.structured ? { structuredContent: outcome.result.structured } : {}),
+    };
+  });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request);
+  } finally {
+    await server.close();
+  }
+}
+
+/** TypeBox schemas are JSON Schema; a JSON round trip drops TypeBox's symbol keys. */
+function toJsonSchema(schema: unknown): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}

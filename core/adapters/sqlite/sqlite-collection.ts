@@ -1,0 +1,171 @@
+/**
+ * One collection of the SQLite document store: a table `(_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`.
+ * Reads narrow rows in SQL ({@link pushDown}) and decide with mingo; writes that read first run in
+ * `BEGIN IMMEDIATE` transactions, so processes sharing the file never lose an update.
+ *
+ * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore, embedded SQLite).
+ */
+import type {
+  BaseDocument,
+  DocumentCollection,
+  Filter,
+  FindOptions,
+  IndexOptions,
+  Update,
+} from '../../ports/document-store.ts';
+import { PlatformError } from '../../ports/platform-error.ts';
+import { decodeDocument, encodeDocument } from './document-codec.ts';
+import {
+  applyFindOptions,
+  applyUpdate,
+  compileFilter,
+  duplicateKeyError,
+  isExpired,
+  newDocumentId,
+  upsertSeed,
+  type IndexSpec,
+  type PlainDocument,
+} from './document-semantics.ts';
+import { inImmediateTransaction, isUniqueViolation, type SqlDriver } from './sqlite-driver.ts';
+import { declareIndex, purgeExpired, readIndexes } from './sqlite-indexes.ts';
+import { pushDown, tableFor } from './sqlite-sql.ts';
+
+/** What a collection needs from its store. */
+export interface SqliteCollectionContext {
+  driver: SqlDriver;
+  /** The store's clock (TTL). */
+  now: () => Date;
+  /** Throws PlatformError `store_closed` once the store is closed. */
+  assertOpen: () => void;
+  /** Collection name → time (ms) of its last TTL purge by this store instance. */
+  lastPurgeMs: Map<string, number>;
+  /** Minimum time between two TTL purges of one collection, in ms. */
+  purgeIntervalMs: number;
+}
+
+/** {@link DocumentCollection} on one SQLite table; see the module comment. */
+export class SqliteCollection<T extends BaseDocument> implements DocumentCollection<T> {
+  readonly #name: string;
+  readonly #table: string;
+  readonly #ctx: SqliteCollectionContext;
+
+  /** @param name - collection name; its table must exist */
+  constructor(name: string, ctx: SqliteCollectionContext) {
+    this.#name = name;
+    this.#table = tableFor(name);
+    this.#ctx = ctx;
+  }
+
+  async insertOne(doc: T): Promise<void> {
+    const indexes = this.#enter();
+    if (typeof doc._id !== 'string') {
+      throw new PlatformError('invalid_document', 'A document needs a string _id.', { status: 400 });
+    }
+    const text = encodeDocument(doc);
+    const insert = () => this.#ctx.driver.prepare(`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`).run(doc._id, text);
+    try {
+      insert();
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      // The clashing document may have expired without being purged yet.
+      if (purgeExpired(this.#ctx.driver, this.#name, indexes, this.#ctx.now()) === 0) throw duplicateKeyError(this.#name, error);
+      this.#translate(insert);
+    }
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    return (await this.find(filter, { limit: 1 }))[0] ?? null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    const indexes = this.#enter();
+    return applyFindOptions(this.#matching(filter, indexes), options) as unknown as T[];
+  }
+
+  async countDocuments(filter: Filter): Promise<number> {
+    const indexes = this.#enter();
+    return this.#matching(filter, indexes).length;
+  }
+
+  async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<{ matched: number; upserted: boolean }> {
+    this.#enter();
+    return this.#translate(() =>
+      inImmediateTransaction(this.#ctx.driver, () => {
+        const indexes = readIndexes(this.#ctx.driver, this.#name);
+        const current = this.#matching(filter, indexes, 1)[0];
+        if (current !== undefined) {
+          const next = encodeDocument(applyUpdate(current, update));
+          this.#ctx.driver.prepare(`UPDATE ${this.#table} SET doc = ? WHERE _id = ?`).run(next, current._id);
+          return { matched: 1, upserted: false };
+        }
+        if (options.upsert !== true) return { matched: 0, upserted: false };
+        const created = applyUpdate(upsertSeed(filter, newDocumentId), update);
+        purgeExpired(this.#ctx.driver, this.#name, indexes, this.#ctx.now());
+        this.#ctx.driver.prepare(`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`).run(created._id, encodeDocument(created));
+        return { matched: 0, upserted: true };
+      }),
+    );
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    return this.#delete(filter, 1);
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    return this.#delete(filter, undefined);
+  }
+
+  async createIndex(keys: Record<string, 1 | -1>, options: IndexOptions = {}): Promise<void> {
+    this.#ctx.assertOpen();
+    declareIndex(this.#ctx.driver, this.#name, { keys, options });
+  }
+
+  /** Checks the store is open, purges expired documents when due, and returns the index specs. */
+  #enter(): IndexSpec[] {
+    this.#ctx.assertOpen();
+    const indexes = readIndexes(this.#ctx.driver, this.#name);
+    const now = this.#ctx.now();
+    const last = this.#ctx.lastPurgeMs.get(this.#name);
+    if (indexes.some((i) => i.expireAfterSeconds !== undefined) && (last === undefined || now.getTime() - last >= this.#ctx.purgeIntervalMs)) {
+      this.#ctx.lastPurgeMs.set(this.#name, now.getTime());
+      purgeExpired(this.#ctx.driver, this.#name, indexes, now);
+    }
+    return indexes;
+  }
+
+  /** Live (not expired) documents matching `filter` in insertion order, at most `limit`. */
+  #matching(filter: Filter, indexes: IndexSpec[], limit?: number): PlainDocument[] {
+    const test = compileFilter(filter);
+    const { where, params } = pushDown(filter);
+    const rows = this.#ctx.driver.prepare(`SELECT doc FROM ${this.#table} WHERE ${where} ORDER BY rowid`).all(...params);
+    const now = this.#ctx.now();
+    const out: PlainDocument[] = [];
+    for (const row of rows) {
+      const doc = decodeDocument<PlainDocument>(String(row.doc));
+      if (test(doc) && !isExpired(doc, indexes, now)) out.push(doc);
+      if (limit !== undefined && out.length >= limit) break;
+    }
+    return out;
+  }
+
+  async #delete(filter: Filter, limit: number | undefined): Promise<number> {
+    this.#enter();
+    return inImmediateTransaction(this.#ctx.driver, () => {
+      const indexes = readIndexes(this.#ctx.driver, this.#name);
+      const statement = this.#ctx.driver.prepare(`DELETE FROM ${this.#table} WHERE _id = ?`);
+      let deleted = 0;
+      for (const doc of this.#matching(filter, indexes, limit)) deleted += statement.run(doc._id).changes;
+      return deleted;
+    });
+  }
+
+  /** Runs `fn`, turning SQLite unique violations into PlatformError `duplicate_key`. */
+  #translate<R>(fn: () => R): R {
+    try {
+      return fn();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateKeyError(this.#name, error);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The embedded {@link DocumentStore}: one SQLite file (WAL mode), one table per collection, filters
+ * evaluated with mingo. Several processes may open the same file (the API and semantic-mcp do).
+ *
+ * Source: ../shared/ARCHITECTURE.md § Processes (DOCDB_URI=sqlite:/data/docdb.sqlite); § Ports, adapters, contracts.
+ */
+import type { BaseDocument, DocumentCollection, DocumentStore } from '../../ports/document-store.ts';
+import { PlatformError } from '../../ports/platform-error.ts';
+import { SqliteCollection, type SqliteCollectionContext } from './sqlite-collection.ts';
+import { openSqlDriver } from './sqlite-driver.ts';
+import { INDEX_TABLE_DDL } from './sqlite-indexes.ts';
+import { tableFor } from './sqlite-sql.ts';
+
+/** Options of {@link openSqliteDocumentStore}. */
+export interface SqliteDocumentStoreOptions {
+  /** File path of the database, created when missing (its directory must exist). */
+  path: string;
+  /** Clock for TTL expiry; default `() => new Date()`. Tests inject one to move time. */
+  now?: () => Date;
+  /** Minimum time between two TTL purges of one collection by this instance, in ms; default 60 000. */
+  purgeIntervalMs?: number;
+}
+
+/** Busy timeout applied to every connection, in ms: how long a writer waits for another's lock. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Opens the SQLite document store at `options.path` with `node:sqlite` on Node or `bun:sqlite` on Bun.
+ *
+ * Semantics: MongoDB filters via mingo (top-level `_id` and string equalities are pushed down to SQL
+ * first); Dates stored as `{"$date": iso}` and revived; unique indexes are SQLite UNIQUE expression
+ * indexes (missing and null count as one value, arrays compare whole); TTL-expired documents are hidden
+ * from every read and write at once and purged from the file at most once per `purgeIntervalMs`.
+ * Updates and deletes run read-modify-write inside `BEGIN IMMEDIATE`; each call is synchronous inside,
+ * so a call never holds a lock across an `await`. Documents hold JSON values and Dates only.
+ *
+ * @returns the store; `close()` closes the connection, after which calls fail with `store_closed`
+ * @throws the engine's error when the file cannot be opened
+ */
+export async function openSqliteDocumentStore(options: SqliteDocumentStoreOptions): Promise<DocumentStore> {
+  const driver = await openSqlDriver(options.path);
+  try {
+    driver.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    driver.exec('PRAGMA journal_mode = WAL');
+    driver.exec('PRAGMA synchronous = NORMAL');
+    driver.exec(INDEX_TABLE_DDL);
+  } catch (error) {
+    driver.close();
+    throw error;
+  }
+  let closed = false;
+  const ctx: SqliteCollectionContext = {
+    driver,
+    now: options.now ?? (() => new Date()),
+    assertOpen: () => {
+      if (closed) throw new PlatformError('store_closed', 'The document store is closed.');
+    },
+    lastPurgeMs: new Map(),
+    purgeIntervalMs: options.purgeIntervalMs ?? 60_000,
+  };
+  const created = new Set<string>();
+  return {
+    collection<T extends BaseDocument>(name: string): DocumentCollection<T> {
+      ctx.assertOpen();
+      if (name.length === 0) throw new PlatformError('invalid_collection', 'A collection name cannot be empty.');
+      if (!created.has(name)) {
+        driver.exec(`CREATE TABLE IF NOT EXISTS ${tableFor(name)} (_id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
+        created.add(name);
+      }
+      return new SqliteCollection<T>(name, ctx);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      driver.close();
+    },
+  };
+}

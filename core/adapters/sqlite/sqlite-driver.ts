@@ -1,0 +1,128 @@
+/**
+ * A tiny synchronous SQLite interface over `node:sqlite` (Node ≥ 22.5) and `bun:sqlite` (Bun),
+ * so the document store runs unchanged on both runtimes.
+ *
+ * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore, embedded SQLite).
+ */
+
+/** A value SQLite binds or returns for the columns this adapter uses. */
+export type SqlValue = string | number | bigint | null | Uint8Array;
+
+/** One result row: column name → value. */
+export type SqlRow = Record<string, SqlValue>;
+
+/** A prepared statement; all calls are synchronous. */
+export interface SqlStatement {
+  /** Executes the statement; `changes` is the number of rows written. */
+  run(...params: SqlValue[]): { changes: number };
+  /** Every result row. */
+  all(...params: SqlValue[]): SqlRow[];
+  /** The first result row, or undefined when there is none. */
+  get(...params: SqlValue[]): SqlRow | undefined;
+}
+
+/** A synchronous connection to one SQLite file. */
+export interface SqlDriver {
+  /** Runs one or more statements without parameters. */
+  exec(sql: string): void;
+  /** A prepared statement for `sql`, cached per connection. */
+  prepare(sql: string): SqlStatement;
+  /** Closes the connection. */
+  close(): void;
+  /** Which engine backs the connection. */
+  readonly engine: 'node:sqlite' | 'bun:sqlite';
+}
+
+interface NativeStatement {
+  run(...params: unknown[]): { changes: number | bigint };
+  all(...params: unknown[]): unknown[];
+  get(...params: unknown[]): unknown;
+}
+
+interface NativeDatabase {
+  exec(sql: string): void;
+  prepare(sql: string): NativeStatement;
+  close(): void;
+}
+
+/**
+ * Opens the SQLite file at `path` (created when missing) with the runtime's built-in engine:
+ * `bun:sqlite` when `globalThis.Bun` exists, `node:sqlite` otherwise.
+ * @param path - file path of the database
+ * @returns a connection with a per-connection statement cache
+ */
+export async function openSqlDriver(path: string): Promise<SqlDriver> {
+  const isBun = (globalThis as { Bun?: unknown }).Bun !== undefined;
+  const native = isBun ? await openBun(path) : await openNode(path);
+  return wrap(native, isBun ? 'bun:sqlite' : 'node:sqlite');
+}
+
+async function openNode(path: string): Promise<NativeDatabase> {
+  const specifier = 'node:sqlite';
+  const mod = (await import(/* @vite-ignore */ specifier)) as { DatabaseSync: new (p: string) => NativeDatabase };
+  return new mod.DatabaseSync(path);
+}
+
+async function openBun(path: string): Promise<NativeDatabase> {
+  const specifier = 'bun:sqlite';
+  const mod = (await import(/* @vite-ignore */ specifier)) as {
+    Database: new (p: string, o: { create: boolean }) => NativeDatabase;
+  };
+  return new mod.Database(path, { create: true });
+}
+
+function wrap(native: NativeDatabase, engine: SqlDriver['engine']): SqlDriver {
+  const cache = new Map<string, SqlStatement>();
+  return {
+    engine,
+    exec: (sql) => native.exec(sql),
+    prepare(sql) {
+      let statement = cache.get(sql);
+      if (statement === undefined) {
+        const raw = native.prepare(sql);
+        statement = {
+          run: (...params) => ({ changes: Number(raw.run(...params).changes) }),
+          all: (...params) => raw.all(...params) as SqlRow[],
+          // bun:sqlite answers null for "no row", node:sqlite undefined.
+          get: (...params) => (raw.get(...params) ?? undefined) as SqlRow | undefined,
+        };
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+    close() {
+      cache.clear();
+      native.close();
+    },
+  };
+}
+
+/**
+ * True when `error` is SQLite's unique or primary-key constraint failure
+ * (extended codes 2067 SQLITE_CONSTRAINT_UNIQUE, 1555 SQLITE_CONSTRAINT_PRIMARYKEY).
+ * node:sqlite puts the code in `errcode`, bun:sqlite in `errno`.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { errcode, errno } = error as { errcode?: unknown; errno?: unknown };
+  const code = typeof errcode === 'number' ? errcode : errno;
+  return code === 2067 || code === 1555;
+}
+
+/**
+ * Runs `fn` inside `BEGIN IMMEDIATE … COMMIT` (rolled back when `fn` throws). `fn` must be
+ * synchronous: an open write transaction must never span an `await`, or a second connection in the
+ * same process would block the event loop on `busy_timeout` while holding nothing it can release.
+ */
+export function inImmediateTransaction<R>(driver: SqlDriver, fn: () => R): R {
+  driver.exec('BEGIN IMMEDIATE');
+  let result: R;
+  try {
+    result = fn();
+  } catch (error) {
+    driver.exec('ROLLBACK');
+    throw error;
+  }
+  driver.exec('COMMIT');
+  return result;
+}

@@ -1,0 +1,122 @@
+/**
+ * SQL text for the SQLite document store: identifiers, the equality push-down that narrows candidate
+ * rows before mingo decides, and the expression indexes behind `createIndex`.
+ *
+ * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore, embedded SQLite).
+ */
+import type { Filter } from '../../ports/document-store.ts';
+import { jsonPath } from './document-codec.ts';
+import type { IndexSpec } from './document-semantics.ts';
+import type { SqlValue } from './sqlite-driver.ts';
+
+/** `name` as a quoted SQLite identifier. */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** `text` as a quoted SQL string literal. */
+export function quoteString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** The quoted table holding collection `name` (prefixed so it never clashes with `_indexes`). */
+export function tableFor(name: string): string {
+  return quoteIdent(`c_${name}`);
+}
+
+/** A WHERE clause (without the keyword) and its parameters. */
+export interface SqlCondition {
+  where: string;
+  params: SqlValue[];
+}
+
+const SIMPLE_FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Conditions SQL can check before mingo sees a row: the top-level `_id` equality / `$in` on strings,
+ * and top-level string equalities on simple field names. The result is a superset of the matches
+ * (a field holding an array is kept, since `{ tags: 'a' }` matches `tags: ['a', 'b']`); mingo then
+ * evaluates the whole filter, so correctness never depends on the push-down.
+ */
+export function pushDown(filter: Filter): SqlCondition {
+  const clauses: string[] = [];
+  const params: SqlValue[] = [];
+  for (const [field, condition] of Object.entries(filter)) {
+    const value = equalityValue(condition);
+    if (field === '_id') {
+      const ids = idList(condition);
+      if (typeof value === 'string') {
+        clauses.push('_id = ?');
+        params.push(value);
+      } else if (ids !== undefined) {
+        clauses.push(ids.length === 0 ? '0' : `_id IN (${ids.map(() => '?').join(', ')})`);
+        params.push(...ids);
+      }
+    } else if (typeof value === 'string' && SIMPLE_FIELD.test(field)) {
+      const path = `'$."${field}"'`;
+      clauses.push(`(json_extract(doc, ${path}) = ? OR json_type(doc, ${path}) = 'array')`);
+      params.push(value);
+    }
+  }
+  return { where: clauses.length === 0 ? '1' : clauses.join(' AND '), params };
+}
+
+function equalityValue(condition: unknown): unknown {
+  if (typeof condition === 'string') return condition;
+  if (typeof condition === 'object' && condition !== null && !Array.isArray(condition)) {
+    const keys = Object.keys(condition);
+    if (keys.length === 1 && keys[0] === '$eq') return (condition as { $eq: unknown }).$eq;
+  }
+  return undefined;
+}
+
+function idList(condition: unknown): string[] | undefined {
+  if (typeof condition !== 'object' || condition === null || Array.isArray(condition)) return undefined;
+  const keys = Object.keys(condition);
+  const list = (condition as { $in?: unknown }).$in;
+  if (keys.length !== 1 || !Array.isArray(list) || !list.every((v) => typeof v === 'string')) return undefined;
+  return list as string[];
+}
+
+/**
+ * DDL for the SQLite indexes behind one declared index on collection `collection`:
+ * an expression index on the first key's value and its JSON type (used by {@link pushDown}), and for
+ * a unique index a UNIQUE expression index over every key where a missing or null value counts as one
+ * value (x'00'), as MongoDB does; for a TTL index an index on the stored ISO time (used by the purge).
+ * @returns the statements, or undefined when a key cannot be written as a JSON path (holds `"`)
+ */
+export function indexDdl(collection: string, spec: IndexSpec): string[] | undefined {
+  const fields = Object.keys(spec.keys);
+  const paths = fields.map(jsonPath);
+  if (paths.some((p) => p === undefined)) return undefined;
+  const table = tableFor(collection);
+  const base = `x_${collection}_${spec.name}`;
+  const statements: string[] = [];
+  if (SIMPLE_FIELD.test(fields[0])) {
+    const path = `'$."${fields[0]}"'`;
+    statements.push(
+      `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_v`)} ON ${table} (json_extract(doc, ${path}))`,
+      `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_t`)} ON ${table} (json_type(doc, ${path}))`,
+    );
+  }
+  if (spec.expireAfterSeconds !== undefined) {
+    const datePath = quoteString(`${paths[0] as string}."$date"`);
+    statements.push(`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_e`)} ON ${table} (json_extract(doc, ${datePath}))`);
+  }
+  if (spec.unique) {
+    const columns = paths.map((p) => `COALESCE(json_extract(doc, ${quoteString(p as string)}), x'00')`).join(', ');
+    statements.push(`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdent(`${base}_u`)} ON ${table} (${columns})`);
+  }
+  return statements;
+}
+
+/**
+ * A DELETE for the documents a TTL index expires at `cutoffIso` (= now − expireAfterSeconds):
+ * those whose field holds a Date (`{"$date": iso}`) at or before the cutoff. ISO 8601 strings from
+ * `toISOString` compare in time order for years 0–9999. Arrays of Dates are left to the read filter.
+ */
+export function ttlPurgeSql(collection: string, spec: IndexSpec): string | undefined {
+  const path = jsonPath(Object.keys(spec.keys)[0]);
+  if (path === undefined) return undefined;
+  return `DELETE FROM ${tableFor(collection)} WHERE json_extract(doc, ${quoteString(`${path}."$date"`)}) <= ?`;
+}

@@ -1,0 +1,64 @@
+/**
+ * Client address of a request: the socket peer, or the X-Forwarded-For client when the peer is a
+ * trusted proxy. Walks X-Forwarded-For from the right, skipping trusted proxies, so a header a client
+ * sends itself can never choose its address.
+ *
+ * Source: ../shared/ARCHITECTURE.md § Conventions (client addresses); spec/platform-service.md
+ * § Deployment settings (PLATFORM_TRUSTED_PROXIES).
+ */
+import ipaddr from 'ipaddr.js';
+import { PlatformError } from '../ports/platform-error.ts';
+
+/** Parsed trusted-proxy list: addresses and CIDR ranges. */
+export type TrustedProxies = ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+
+/**
+ * Parses a comma-separated list of addresses or CIDR ranges (entries trimmed, empty ones dropped).
+ * @throws PlatformError `invalid_config` naming the bad entry's position (never echoing other values)
+ */
+export function parseTrustedProxies(list: string | undefined, variable = 'PLATFORM_TRUSTED_PROXIES'): TrustedProxies {
+  const entries = (list ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  return entries.map((entry, index) => {
+    try {
+      if (entry.includes('/')) return ipaddr.parseCIDR(entry);
+      const address = ipaddr.parse(entry);
+      return [address, address.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number];
+    } catch {
+      throw new PlatformError('invalid_config', `${variable}: entry ${index + 1} is not an IP address or CIDR range.`);
+    }
+  });
+}
+
+/** True when `address` is inside one of `trusted`. */
+export function isTrusted(address: string, trusted: TrustedProxies): boolean {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = normalise(ipaddr.parse(address));
+  } catch {
+    return false;
+  }
+  return trusted.some(([range, bits]) => {
+    const r = normalise(range);
+    return r.kind() === parsed.kind() && parsed.match(r as never, bits);
+  });
+}
+
+/**
+ * The client address of a request.
+ * @param peer - socket peer address
+ * @param forwardedFor - the X-Forwarded-For header value, if any
+ * @param trusted - proxies whose forwarding is believed (the local front proxy is one by construction)
+ */
+export function clientAddress(peer: string, forwardedFor: string | null | undefined, trusted: TrustedProxies): string {
+  if (!forwardedFor || !isTrusted(peer, trusted)) return peer;
+  const hops = forwardedFor.split(',').map((h) => h.trim()).filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i -= 1) {
+    if (!isTrusted(hops[i], trusted)) return hops[i];
+  }
+  return hops[0] ?? peer;
+}
+
+function normalise(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) return (address as ipaddr.IPv6).toIPv4Address();
+  return address;
+}

@@ -1,0 +1,62 @@
+/**
+ * The call log: every tools/call through a project's endpoints, kept 30 days, filterable.
+ *
+ * Source: ../shared/spec/semantic-query-service.md § Resources (call log entry), § Events.
+ */
+import type { Filter } from '../ports/document-store.ts';
+import { PlatformError } from '../ports/platform-error.ts';
+import type { SemanticDeps } from './deps.ts';
+import { collections, type CallLogRecord } from './records.ts';
+
+/** Records one call. */
+export async function recordCall(deps: SemanticDeps, entry: Omit<CallLogRecord, '_id'>): Promise<void> {
+  await deps.docs.collection<CallLogRecord>(collections.callLog).insertOne({ _id: deps.ids.newId(), ...entry });
+}
+
+/** Filters of {@link listCalls}; every one optional. */
+export interface CallLogQuery {
+  tool?: string;
+  status?: 'success' | 'error';
+  tokenId?: string;
+  /** Inclusive start date `YYYY-MM-DD` (UTC day) or ISO instant. */
+  from?: string;
+  /** Inclusive end date `YYYY-MM-DD` (the whole UTC day counts) or ISO instant. */
+  to?: string;
+  /** Newest first; default 50, at most 500. */
+  limit?: number;
+  skip?: number;
+}
+
+/**
+ * Lists call log entries of a project, newest first.
+ * @throws PlatformError `invalid_argument` (400) for an unreadable date or status
+ */
+export async function listCalls(deps: SemanticDeps, projectId: string, query: CallLogQuery): Promise<CallLogRecord[]> {
+  const filter: Filter = { projectId };
+  if (query.tool) filter.tool = query.tool;
+  if (query.status) {
+    if (query.status !== 'success' && query.status !== 'error') throw new PlatformError('invalid_argument', 'status must be "success" or "error".', { status: 400 });
+    filter.status = query.status;
+  }
+  if (query.tokenId) filter.tokenId = query.tokenId;
+  const at: Record<string, Date> = {};
+  if (query.from) at.$gte = parseBound(query.from, 'from', false);
+  if (query.to) at.$lte = parseBound(query.to, 'to', true);
+  if (Object.keys(at).length > 0) filter.at = at;
+  const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+  return deps.docs.collection<CallLogRecord>(collections.callLog).find(filter, { sort: { at: -1 }, limit, skip: query.skip ?? 0 });
+}
+
+/** The tools that appear in a project's log (the filter bar offers only tools actually called). */
+export async function calledTools(deps: SemanticDeps, projectId: string): Promise<string[]> {
+  const entries = await deps.docs.collection<CallLogRecord>(collections.callLog).find({ projectId });
+  return [...new Set(entries.map((e) => e.tool))].sort();
+}
+
+const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
+
+function parseBound(value: string, name: string, endOfDay: boolean): Date {
+  const date = new Date(dayPattern.test(value) ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : value);
+  if (Number.isNaN(date.getTime())) throw new PlatformError('invalid_argument', `"${name}" must be a date like 2026-01-31 or an ISO-8601 instant.`, { status: 400 });
+  return date;
+}

@@ -1,0 +1,50 @@
+/**
+ * Rejection and parse-error messages of query validation. Every rejection starts with
+ * `Query rejected: `, says what was wrong and what to do, and names only the requested model's
+ * tables; parse errors carry the parser's text verbatim after `Could not parse query: `.
+ *
+ * Source: ../shared/spec/semantic-query-service.md § Query validation, § Errors.
+ */
+import { PlatformError } from '../../ports/platform-error.ts';
+
+/** Code of a query outside the allowlist. */
+export const queryRejectedCode = 'query_rejected';
+/** Code of SQL the engine's parser refused (or empty input). */
+export const queryParseErrorCode = 'query_parse_error';
+
+/**
+ * A `query_rejected` error (HTTP 400) whose message is `Query rejected: ` + `reason`.
+ * @param reason - what was wrong and what to do, without the prefix
+ */
+export function rejected(reason: string): PlatformError {
+  return new PlatformError(queryRejectedCode, `Query rejected: ${reason}`, { status: 400 });
+}
+
+/**
+ * A `query_parse_error` error (HTTP 400) whose message is `Could not parse query: ` + `parserText`.
+ * @param parserText - the parser's message, verbatim
+ */
+export function parseError(parserText: string): PlatformError {
+  return new PlatformError(queryParseErrorCode, `Could not parse query: ${parserText}`, { status: 400 });
+}
+
+/** ` tables of this model are: a, b` (or a note that the model has none). */
+export function tablesOfModel(datasetNames: readonly string[]): string {
+  return datasetNames.length === 0 ? 'this model has no tables' : `tables of this model are: ${datasetNames.join(', ')}`;
+}
+
+/** Rejection of a base-table name that is neither a dataset of the model nor a CTE in scope. */
+export function unknownTable(name: string, datasetNames: readonly string[]): PlatformError {
+  return rejected(`unknown table "${name}"; ${tablesOfModel(datasetNames)}`);
+}
+
+/** Rejection of a statement kind outside SELECT, WITH, EXPLAIN and DESCRIBE. */
+export function statementKindRejected(keyword: string): PlatformError {
+  const found = keyword && !['SELECT', 'WITH', 'FROM', 'VALUES', 'TABLE'].includes(keyword) ? ` (found ${keyword})` : '';
+  return rejected(`only SELECT, WITH, EXPLAIN and DESCRIBE statements are allowed${found}; send one read-only SELECT over the model's tables.`);
+}
+
+/** Rejection of a construct the validator does not know (fail closed). */
+export function unsupportedConstruct(what: string): PlatformError {
+  return rejected(`unsupported SQL construct (${what}); rewrite the query with plain SELECT features over the model's tables.`);
+}

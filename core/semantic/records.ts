@@ -1,0 +1,104 @@
+/**
+ * Stored records of the semantic service (documents in the document store) and their collection names.
+ *
+ * Source: ../shared/spec/semantic-query-service.md § Resources and their fields.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Collection names, one place. */
+export const collections = {
+  projects: 'semantic_projects',
+  tokens: 'semantic_tokens',
+  callLog: 'semantic_call_log',
+  storedQueries: 'semantic_stored_queries',
+  improvements: 'semantic_improvements',
+} as const;
+
+/** A project slug: 1–63 lower-case letters, digits and hyphens, starting with a letter or digit. */
+export const ProjectSlug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' });
+
+/** Default items per digest page (datasets, relationships, metrics, fields). */
+export const defaultPageSize = 25;
+
+/** A semantic project: named by its slug in endpoint URLs. */
+export const ProjectRecord = Type.Object({
+  _id: Type.String(),
+  slug: ProjectSlug,
+  name: Type.String(),
+  /** Items per digest page, 1–200. */
+  pageSize: Type.Integer({ minimum: 1, maximum: 200 }),
+  createdAt: Type.Date(),
+  /** Increases by one on every save of the sources. */
+  sourceRevision: Type.Integer({ minimum: 0 }),
+  /** Object key of the published build the production endpoint reads; absent before the first Publish. */
+  publishedBuildKey: Type.Optional(Type.String()),
+  publishedAt: Type.Optional(Type.Date()),
+  publishedRevision: Type.Optional(Type.Integer()),
+});
+export type ProjectRecord = Static<typeof ProjectRecord>;
+
+/** An access token: only its SHA-256 digest is stored. */
+export const TokenRecord = Type.Object({
+  _id: Type.String(),
+  projectId: Type.String(),
+  name: Type.String(),
+  /** Lower-case hex SHA-256 of the raw token. */
+  tokenHash: Type.String(),
+  /** First characters of the raw token, shown in lists so an operator can tell tokens apart. */
+  displayPrefix: Type.String(),
+  /** Model names this token may reach. */
+  models: Type.Array(Type.String()),
+  createdAt: Type.Date(),
+  expiresAt: Type.Optional(Type.Date()),
+  revokedAt: Type.Optional(Type.Date()),
+  lastUsedAt: Type.Optional(Type.Date()),
+});
+export type TokenRecord = Static<typeof TokenRecord>;
+
+/** Which endpoint served a call. */
+export type Plane = 'production' | 'test';
+
+/** One tools/call. Entries expire 30 days after `at`. */
+export const CallLogRecord = Type.Object({
+  _id: Type.String(),
+  projectId: Type.String(),
+  tokenId: Type.String(),
+  tool: Type.String(),
+  status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
+  at: Type.Date(),
+  plane: Type.Union([Type.Literal('production'), Type.Literal('test')]),
+  /** Full input arguments as received. */
+  input: Type.Unknown(),
+  /** Tool output: the text shown to the agent and the structured content when there is one. */
+  output: Type.Unknown(),
+  durationMs: Type.Number(),
+  modelName: Type.Optional(Type.String()),
+});
+export type CallLogRecord = Static<typeof CallLogRecord>;
+
+/** Days a call log entry is kept, and the window of a token's Events count. */
+export const callLogRetentionDays = 30;
+
+/** A stored query, replayable with new params within the project and the token's model scope. */
+export const StoredQueryRecord = Type.Object({
+  _id: Type.String(),
+  projectId: Type.String(),
+  modelName: Type.String(),
+  sql: Type.String(),
+  params: Type.Array(Type.String()),
+  tokenId: Type.String(),
+  createdAt: Type.Date(),
+});
+export type StoredQueryRecord = Static<typeof StoredQueryRecord>;
+
+/** An improvement request an agent submitted. */
+export const ImprovementRecord = Type.Object({
+  _id: Type.String(),
+  projectId: Type.String(),
+  modelName: Type.String(),
+  title: Type.String({ maxLength: 200 }),
+  description: Type.String({ maxLength: 2000 }),
+  tokenId: Type.String(),
+  createdAt: Type.Date(),
+});
+export type ImprovementRecord = Static<typeof ImprovementRecord>;

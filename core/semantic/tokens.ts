@@ -1,0 +1,123 @@
+/**
+ * Access tokens of the semantic endpoints: created per project with model scopes and an optional
+ * expiry, high-entropy with a fixed prefix, stored only as a SHA-256 digest, shown once, revocable.
+ *
+ * Source: ../shared/spec/semantic-query-service.md § Authentication, § Resources (access token).
+ */
+import { PlatformError } from '../ports/platform-error.ts';
+import { base64url } from './base64url.ts';
+import type { SemanticDeps } from './deps.ts';
+import { callLogRetentionDays, collections, type CallLogRecord, type TokenRecord } from './records.ts';
+
+/** Fixed prefix of every raw token, so secret scanners and people can recognise one. */
+export const tokenPrefix = 'cairn_mcp_';
+/** Random bytes in a raw token (256 bits). */
+const tokenEntropyBytes = 32;
+/** Characters of the raw token kept for display (prefix plus 6). */
+const displayLength = tokenPrefix.length + 6;
+
+/** Input of {@link createToken}. */
+export interface CreateTokenInput {
+  projectId: string;
+  name: string;
+  /** Model names the token may reach; at least one. */
+  models: string[];
+  expiresAt?: Date;
+}
+
+/**
+ * Creates a token. The raw value is returned once and never stored.
+ * @throws PlatformError `invalid_argument` (400) for an empty scope or an expiry in the past
+ */
+export async function createToken(deps: SemanticDeps, input: CreateTokenInput): Promise<{ token: string; record: TokenRecord }> {
+  const models = [...new Set(input.models.map((m) => m.trim()).filter(Boolean))];
+  if (models.length === 0) throw new PlatformError('invalid_argument', 'A token needs at least one model in its scope: pass the model names it may reach.', { status: 400 });
+  const now = deps.clock.now();
+  if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
+    throw new PlatformError('invalid_argument', 'The expiry date is in the past: give a future date or none.', { status: 400 });
+  }
+  const token = tokenPrefix + base64url(deps.ids.randomBytes(tokenEntropyBytes));
+  const record: TokenRecord = {
+    _id: deps.ids.newId(),
+    projectId: input.projectId,
+    name: input.name.trim() || 'token',
+    tokenHash: await deps.ids.sha256Hex(token),
+    displayPrefix: token.slice(0, displayLength),
+    models,
+    createdAt: now,
+    ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
+  };
+  await deps.docs.collection<TokenRecord>(collections.tokens).insertOne(record);
+  return { token, record };
+}
+
+/**
+ * Finds the live token of `projectId` whose raw value is `rawToken` and records its use.
+ * @throws PlatformError `unauthorized` (401) when missing, unknown, of another project, revoked or expired;
+ *   the message never says which, so a token's existence is not revealed
+ */
+export async function authenticateToken(deps: SemanticDeps, projectId: string, rawToken: string | undefined): Promise<TokenRecord> {
+  const refuse = () => new PlatformError('unauthorized', 'A valid Bearer token for this project is required: send Authorization: Bearer <token>.', { status: 401 });
+  if (!rawToken || !rawToken.startsWith(tokenPrefix)) throw refuse();
+  const tokens = deps.docs.collection<TokenRecord>(collections.tokens);
+  const record = await tokens.findOne({ tokenHash: await deps.ids.sha256Hex(rawToken) });
+  const now = deps.clock.now();
+  if (!record || record.projectId !== projectId || record.revokedAt) throw refuse();
+  if (record.expiresAt && record.expiresAt.getTime() <= now.getTime()) throw refuse();
+  await tokens.updateOne({ _id: record._id }, { $set: { lastUsedAt: now } });
+  return { ...record, lastUsedAt: now };
+}
+
+/** A token as listed: never its hash; `events30d` counts its calls in the last 30 days. */
+export interface TokenSummary {
+  id: string;
+  name: string;
+  displayPrefix: string;
+  models: string[];
+  createdAt: Date;
+  expiresAt?: Date;
+  revokedAt?: Date;
+  lastUsedAt?: Date;
+  events30d: number;
+  state: 'active' | 'expired' | 'revoked';
+}
+
+/** Lists a project's tokens, newest first, with Last Used and Events (30d). */
+export async function listTokens(deps: SemanticDeps, projectId: string): Promise<TokenSummary[]> {
+  const records = await deps.docs.collection<TokenRecord>(collections.tokens).find({ projectId }, { sort: { createdAt: -1 } });
+  const now = deps.clock.now();
+  const since = new Date(now.getTime() - callLogRetentionDays * 86_400_000);
+  const log = deps.docs.collection<CallLogRecord>(collections.callLog);
+  return Promise.all(records.map(async (r) => ({
+    id: r._id,
+    name: r.name,
+    displayPrefix: r.displayPrefix,
+    models: r.models,
+    createdAt: r.createdAt,
+    ...(r.expiresAt ? { expiresAt: r.expiresAt } : {}),
+    ...(r.revokedAt ? { revokedAt: r.revokedAt } : {}),
+    ...(r.lastUsedAt ? { lastUsedAt: r.lastUsedAt } : {}),
+    events30d: await log.countDocuments({ projectId, tokenId: r._id, at: { $gte: since } }),
+    state: r.revokedAt ? 'revoked' : r.expiresAt && r.expiresAt <= now ? 'expired' : 'active',
+  })));
+}
+
+/**
+ * Revokes a token of the project (idempotent).
+ * @throws PlatformError `not_found` (404) when the project has no such token
+ */
+export async function revokeToken(deps: SemanticDeps, projectId: string, tokenId: string): Promise<void> {
+  const tokens = deps.docs.collection<TokenRecord>(collections.tokens);
+  const record = await tokens.findOne({ _id: tokenId, projectId });
+  if (!record) throw new PlatformError('not_found', `No token "${tokenId}" in this project: list tokens to see their ids.`, { status: 404 });
+  if (!record.revokedAt) await tokens.updateOne({ _id: tokenId }, { $set: { revokedAt: deps.clock.now() } });
+}
+
+/**
+ * The models of `candidates` this token may reach.
+ * Source: spec § Authentication 2 (list_semantic_models returns only models within the token's scopes).
+ */
+export function modelsInScope(token: Pick<TokenRecord, 'models'>, candidates: string[]): string[] {
+  const scope = new Set(token.models);
+  return candidates.filter((name) => scope.has(name));
+}

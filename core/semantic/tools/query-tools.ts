@@ -1,0 +1,67 @@
+/**
+ * Handlers of execute_query and execute_stored_query: validate against the engine's parser, run on
+ * the model's scoped views, store the query for replay.
+ *
+ * Source: ../shared/spec/semantic-query-service.md § Tools (execute_query, execute_stored_query),
+ * § Query validation, § Errors, § Limits.
+ */
+import type { Static } from '@sinclair/typebox';
+import { PlatformError } from '../../ports/platform-error.ts';
+import type { QueryResult } from '../../ports/query-engine.ts';
+import { getStoredQuery, storeQuery } from '../improvements.ts';
+import type { SemanticModel } from '../model.ts';
+import { datasetsWithoutViewQuery } from '../osi/index.ts';
+import { validateQuery } from '../query-validation/index.ts';
+import { maxResultRows, queryTimeoutMs, type ExecuteQueryInput, type ExecuteStoredQueryInput, type QueryOutput } from './tool-definitions.ts';
+import { requireModel, scopedModelNames, type ToolContext, type ToolResult } from './tool-context.ts';
+
+/** execute_query. @throws PlatformError `model_unqueryable`, `query_rejected`, `query_parse_error`, `query_timeout`, … */
+export async function executeQuery(ctx: ToolContext, input: Static<typeof ExecuteQueryInput>): Promise<ToolResult> {
+  const model = requireModel(ctx, input.modelName);
+  const params = input.params ?? [];
+  const result = await runQuery(ctx, model, input.sql, params);
+  const output: QueryOutput = toOutput(result);
+  if (input.store !== false) {
+    output.storedQueryId = await storeQuery(ctx.deps, { projectId: ctx.project._id, modelName: model.name, sql: input.sql, params, tokenId: ctx.token._id });
+  }
+  return { text: JSON.stringify(output), structured: output };
+}
+
+/** execute_stored_query: the stored SQL with new params (or the stored ones). */
+export async function executeStoredQuery(ctx: ToolContext, input: Static<typeof ExecuteStoredQueryInput>): Promise<ToolResult> {
+  const stored = await getStoredQuery(ctx.deps, ctx.project._id, input.storedQueryId, scopedModelNames(ctx));
+  const model = requireModel(ctx, stored.modelName);
+  const result = await runQuery(ctx, model, stored.sql, input.params ?? stored.params);
+  const output: QueryOutput = { ...toOutput(result), storedQueryId: stored._id };
+  return { text: JSON.stringify(output), structured: output };
+}
+
+/** Validates and runs `sql` on `model`'s scoped views. */
+async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, params: string[]): Promise<QueryResult> {
+  const missing = datasetsWithoutViewQuery(model);
+  if (missing.length > 0) {
+    throw new PlatformError('model_unqueryable', `Model "${model.name}" cannot be queried: these datasets have no view_query: ${missing.join(', ')}. Ask the modeller to add a view_query custom extension to each (request_improvement can say so).`);
+  }
+  const validated = await validateQuery({ sql, parse: (text) => ctx.engine.parse(text), datasetNames: model.datasets.map((d) => d.name) });
+  if (validated.parameterCount > params.length) {
+    throw new PlatformError('query_invalid_params', `Query rejected: the query uses $${validated.parameterCount} but ${params.length} param(s) were given; pass one string per placeholder in params.`);
+  }
+  const views = model.datasets.map((d) => ({ name: d.name, sql: d.viewQuery as string }));
+  const scope = `_scope_${model.name.replace(/[^A-Za-z0-9_]/g, '_')}_${(await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${JSON.stringify(views)}`)).slice(0, 12)}`;
+  try {
+    return await ctx.engine.execute({ data: ctx.plane.data, scope, views, sql: validated.sql, params, maxRows: maxResultRows, timeoutMs: queryTimeoutMs });
+  } catch (error) {
+    throw hideScopes(error);
+  }
+}
+
+function toOutput(result: QueryResult): QueryOutput {
+  return { columns: result.columns, rows: result.rows, rowCount: result.rows.length, ...(result.truncated ? { truncated: true as const } : {}) };
+}
+
+/** Engine messages may name scope schemas; agents write bare names, so scope names are removed. */
+function hideScopes(error: unknown): unknown {
+  if (!(error instanceof PlatformError)) return error;
+  const message = error.message.replace(/"?_scope_[A-Za-z0-9_]*"?\./g, '').replace(/"?_scope_[A-Za-z0-9_]*"?/g, '<model>');
+  return message === error.message ? error : new PlatformError(error.code, message, { status: error.status, cause: error });
+}
