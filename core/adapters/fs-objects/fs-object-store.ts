@@ -39,22 +39,12 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
       await putAtomically(pathOf(key), key, body);
     },
     async get(key) {
-      try {
-        const buffer = await readFile(pathOf(key));
-        return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-      } catch (error) {
-        if (MISSING.has(errorCode(error) ?? '')) return null;
-        throw error;
-      }
+      const buffer = await orNullWhenMissing(readFile(pathOf(key)));
+      return buffer === null ? null : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
     },
     async head(key) {
-      try {
-        const info = await stat(pathOf(key));
-        return info.isFile() ? { size: info.size } : null;
-      } catch (error) {
-        if (MISSING.has(errorCode(error) ?? '')) return null;
-        throw error;
-      }
+      const info = await orNullWhenMissing(stat(pathOf(key)));
+      return info?.isFile() === true ? { size: info.size } : null;
     },
     async delete(key) {
       const path = pathOf(key);
@@ -70,6 +60,16 @@ export function createFsObjectStore(options: FsObjectStoreOptions): ObjectStore 
       return listKeys(root, prefix);
     },
   };
+}
+
+/** The result of `pending`, or null when it fails because the path does not exist (or is not a file). */
+async function orNullWhenMissing<T>(pending: Promise<T>): Promise<T | null> {
+  try {
+    return await pending;
+  } catch (error) {
+    if (MISSING.has(errorCode(error) ?? '')) return null;
+    throw error;
+  }
 }
 
 async function putAtomically(path: string, key: string, body: Uint8Array): Promise<void> {
