@@ -3,11 +3,14 @@
  * The OSI YAML is validated against the official schema first (`core/semantic/osi`); this shape is what
  * the digest, the view layer and the tools read. Vendor extensions are kept unmodified as `extensions`.
  *
- * Source: ../shared/spec/semantic-query-service.md § Resources and their fields.
+ * Source: spec/semantic-query-service.md § Resources and their fields.
  */
 import { Type, type Static } from '@sinclair/typebox';
 
-/** OSI specification versions cairn accepts, oldest first. */
+/**
+ * OSI specification versions cairn accepts, oldest first.
+ * Source: spec/semantic-query-service.md § Resources and their fields.
+ */
 export const acceptedOsiVersions = ['0.1.1', '0.2.0.dev0'] as const;
 
 /** One accepted OSI version. Source: spec/semantic-query-service.md § What the service does (1). */
@@ -38,7 +41,10 @@ export const AIContext = Type.Object({
 });
 export type AIContext = Static<typeof AIContext>;
 
-/** Dimension info of a field: `isTime` already resolved with the OSI default (temporal datatype → true). */
+/**
+ * Dimension info of a field: `isTime` already resolved with the OSI default (temporal datatype → true).
+ * Source: spec/semantic-query-service.md § Resources and their fields.
+ */
 export const Dimension = Type.Object({ isTime: Type.Boolean() });
 export type Dimension = Static<typeof Dimension>;
 
@@ -139,6 +145,8 @@ export type SemanticModel = Static<typeof SemanticModel>;
  */
 export const ModelProblem = Type.Object({
   file: Type.String(),
+  /** Model the file defines (its base name without `.yaml`/`.yml`; the bare base name for other files). */
+  model: Type.String(),
   /** JSON pointer into the document, e.g. `/semantic_model/0/datasets/2/fields/1`. */
   path: Type.Optional(Type.String()),
   /** 1-based line and column in the file, when known. */
@@ -148,7 +156,10 @@ export const ModelProblem = Type.Object({
 });
 export type ModelProblem = Static<typeof ModelProblem>;
 
-/** Result of loading one file: the model when it has no problems, and every problem found. */
+/**
+ * Result of loading one file: the model when it has no problems, and every problem found.
+ * Source: spec/semantic-query-service.md § Resources and their fields.
+ */
 export interface LoadedModel {
   model?: SemanticModel;
   problems: ModelProblem[];

@@ -1,10 +1,10 @@
 /**
  * One compact line per field for get_datasets:
- * `- name Type time|dim "Label" = expression: description; values A|B; aka …; e.g. …; note: …`.
+ * `- name Type time "Label" = expression: description; values A|B; aka …; e.g. …; note: …`.
  * Empty parts are omitted; the expression only when it differs from the name; the label only when it says
  * more than the name.
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (get_datasets: compact field lists).
+ * Source: spec/semantic-query-service.md § Tools (get_datasets: compact field lists).
  */
 import type { Field } from '../model.ts';
 import { aiContextParts, oneLine, quoteColumn } from './markdown.ts';
@@ -36,7 +36,7 @@ function labelOf(field: Field): string | undefined {
 export function fieldLine(field: Field): string {
   const head = [`- ${quoteColumn(field.name)}`];
   if (field.datatype) head.push(field.datatype);
-  if (field.dimension) head.push(field.dimension.isTime ? 'time' : 'dim');
+  if (field.dimension?.isTime) head.push('time');
   const label = labelOf(field);
   if (label) head.push(label);
   if (showsExpression(field)) head.push(`= ${expressionText(field)}`);

@@ -2,7 +2,7 @@
  * Small text helpers shared by the digest renderers: one-line text, SQL identifier quoting, AI-context
  * parts, and paging of lists.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (1), § Tools.
+ * Source: spec/semantic-query-service.md § What the service does (1), § Tools.
  */
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { AIContext } from '../model.ts';
@@ -64,7 +64,10 @@ export function shorten(text: string, maxChars: number): string {
   return `${space > maxChars / 2 ? cut.slice(0, space) : cut}…`;
 }
 
-/** One page of a list. `pageCount` is at least 1; `items` is empty when `page` is out of range. */
+/**
+ * One page of a list. `pageCount` is at least 1; `items` is empty when `page` is out of range.
+ * Source: spec/semantic-query-service.md § Tools (page).
+ */
 export interface Page<T> {
   items: T[];
   page: number;
@@ -118,5 +121,14 @@ export function pastEndLine(what: string, page: Page<unknown>): string {
  * Source: spec/semantic-query-service.md § Tools (page).
  */
 export function rangeLabel(page: Page<unknown>): string {
-  return page.pageCount === 1 ? `${page.total}` : `${page.first}-${page.last} of ${page.total}`;
+  if (page.pageCount === 1) return `${page.total}`;
+  return page.first === page.last ? `${page.first} of ${page.total}` : `${page.first}-${page.last} of ${page.total}`;
+}
+
+/**
+ * `1 field`, `2 fields`: a count with its noun, `singular` + `s` unless the count is 1.
+ * Source: spec/semantic-query-service.md § Tools.
+ */
+export function counted(count: number, singular: string): string {
+  return `${count} ${singular}${count === 1 ? '' : 's'}`;
 }

@@ -2,28 +2,46 @@
  * The digest of get_datasets: per requested dataset its quoted table name, description, AI context, keys
  * and one page of its compact field list (each dataset paged independently).
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (get_datasets), § Limits.
+ * Source: spec/semantic-query-service.md § Tools (get_datasets), § Limits.
  */
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { Dataset, SemanticModel } from '../model.ts';
 import { fieldLine, showsExpression } from './field-line.ts';
-import { aiContextParts, checkPageSize, oneLine, pageOf, pastEndLine, quoteColumn, quoteTable, rangeLabel, type Page } from './markdown.ts';
+import { aiContextParts, checkPageSize, counted, oneLine, pageOf, pastEndLine, quoteColumn, quoteTable, rangeLabel, type Page } from './markdown.ts';
 import { notQueryableMark } from './section-rows.ts';
 
-/** One dataset asked for: its name and the page of its fields (default 1). */
+/**
+ * One dataset asked for: its name and the page of its fields (default 1).
+ * Source: spec/semantic-query-service.md § Tools (get_datasets), § Limits.
+ */
 export interface DatasetRequest {
   name: string;
   page?: number;
 }
 
-/** Datasets per get_datasets call, inclusive. */
+/**
+ * Datasets per get_datasets call, inclusive.
+ * Source: spec/semantic-query-service.md § Tools (get_datasets), § Limits.
+ */
 export const datasetsPerCall = { min: 1, max: 10 } as const;
 
-/** Most dataset names listed after an unknown name. */
+/**
+ * Most dataset names listed after an unknown name.
+ * Source: spec/semantic-query-service.md § Tools (get_datasets), § Limits.
+ */
 export const maxNamesListed = 50;
 
-/** Said once when any listed field shows an expression. */
-export const expressionNote = '`field = expression`: the expression computes the field from the dataset\'s columns; use it in SQL.';
+/**
+ * Said once when any listed field shows an expression.
+ * Source: spec/semantic-query-service.md § Tools (get_datasets), § Limits.
+ */
+export const expressionNote = '`name = expr`: the field is computed by expr; use expr in SQL.';
+
+/**
+ * Said once when any listed dataset has no view_query.
+ * Source: spec/semantic-query-service.md § Tools (get_datasets), § Limits.
+ */
+export const notQueryableNote = `${notQueryableMark} = not queryable until the modeller adds one.`;
 
 /**
  * Finds a dataset by exact name, else by case-insensitive name (as the query engine resolves identifiers).
@@ -36,10 +54,10 @@ export function findDataset(model: SemanticModel, name: string): Dataset | undef
 function keyLines(dataset: Dataset): string[] {
   const lines: string[] = [];
   const columns = (keys: string[]) => keys.map(quoteColumn).join(', ');
-  if (dataset.primaryKey?.length) lines.push(`Primary key: ${columns(dataset.primaryKey)}`);
+  if (dataset.primaryKey?.length) lines.push(`PK: ${columns(dataset.primaryKey)}`);
   const primary = (dataset.primaryKey ?? []).join('\u0000');
   const unique = (dataset.uniqueKeys ?? []).filter((key) => key.join('\u0000') !== primary && key.length > 0);
-  if (unique.length > 0) lines.push(`Unique keys: ${unique.map((key) => `(${columns(key)})`).join(', ')}`);
+  if (unique.length > 0) lines.push(`Unique: ${unique.map((key) => `(${columns(key)})`).join(', ')}`);
   return lines;
 }
 
@@ -54,15 +72,14 @@ function aboutLines(dataset: Dataset): string[] {
 }
 
 function heading(dataset: Dataset, page: Page<unknown>): string {
-  const count = page.total === 1 ? '1 field' : `${page.pageCount === 1 ? page.total : `fields ${rangeLabel(page)}`}${page.pageCount === 1 ? ' fields' : ''}`;
-  const mark = dataset.viewQuery === undefined ? ` ${notQueryableMark} not queryable yet` : '';
-  return `## ${quoteTable(dataset.name)} (${count})${mark}`;
+  const range = page.pageCount === 1 ? '' : ` (fields ${rangeLabel(page)})`;
+  const mark = dataset.viewQuery === undefined ? ` ${notQueryableMark}` : '';
+  return `## ${quoteTable(dataset.name)}${range}${mark}`;
 }
 
 function nextFieldsHint(dataset: Dataset, page: Page<unknown>): string[] {
   if (page.page >= page.pageCount) return [];
-  const more = page.total - page.last;
-  return [`*${more} more fields: get_datasets {name: ${JSON.stringify(dataset.name)}, page: ${page.page + 1}}*`];
+  return [`*${counted(page.total - page.last, 'more field')}: get_datasets {name: ${JSON.stringify(dataset.name)}, page: ${page.page + 1}}*`];
 }
 
 function datasetBlock(dataset: Dataset, pageNumber: number, pageSize: number): { text: string; showsExpression: boolean } {
@@ -99,14 +116,17 @@ export function renderDatasets(model: SemanticModel, requests: DatasetRequest[],
     throw new PlatformError('invalid_argument', `get_datasets takes 1 to 10 datasets per call, got ${requests.length}`, { status: 400 });
   }
   checkPageSize(options.pageSize);
+  let anyNotQueryable = false;
   let anyExpression = false;
   const blocks = requests.map((request) => {
     const dataset = findDataset(model, request.name);
     if (!dataset) return unknownDatasetLine(model, request.name);
     const block = datasetBlock(dataset, request.page ?? 1, options.pageSize);
+    anyNotQueryable ||= dataset.viewQuery === undefined;
     anyExpression ||= block.showsExpression;
     return block.text;
   });
-  if (anyExpression) blocks.push(expressionNote);
+  const notes = [anyNotQueryable ? notQueryableNote : '', anyExpression ? expressionNote : ''].filter((n) => n !== '');
+  if (notes.length > 0) blocks.push(notes.join('\n'));
   return blocks.join('\n\n');
 }

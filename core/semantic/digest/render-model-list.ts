@@ -1,7 +1,7 @@
 /**
  * The digest of list_semantic_models: one line per model with its description.
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (list_semantic_models).
+ * Source: spec/semantic-query-service.md § Tools (list_semantic_models).
  */
 import { oneLine } from './markdown.ts';
 

@@ -2,7 +2,7 @@
  * The overview digest of get_semantic_model (no scope): the model's description and AI context, how to
  * query, then the first page of each section with hints naming the next page.
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (get_semantic_model).
+ * Source: spec/semantic-query-service.md § Tools (get_semantic_model).
  */
 import type { SemanticModel } from '../model.ts';
 import { aiContextParts, oneLine } from './markdown.ts';
@@ -10,9 +10,12 @@ import { sectionPage, type SectionScope } from './section-rows.ts';
 
 const scopes: SectionScope[] = ['datasets', 'relationships', 'metrics'];
 
-/** How to query, said once per overview. */
+/**
+ * How to query, said once per overview.
+ * Source: spec/semantic-query-service.md § What the service does (3).
+ */
 export const queryHowTo =
-  'SQL for execute_query: use the quoted dataset names below as table names, with no schema prefix; get_datasets lists their fields.';
+  'SQL: use the quoted dataset names as tables, no schema prefix.';
 
 /**
  * The heading block of a model: name, description, instructions and the rest of its AI context.

@@ -1,13 +1,16 @@
 /**
  * One page of one section of a model (get_semantic_model with scope).
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (get_semantic_model: scope, page).
+ * Source: spec/semantic-query-service.md § Tools (get_semantic_model: scope, page).
  */
 import type { SemanticModel } from '../model.ts';
 import { pastEndLine } from './markdown.ts';
 import { sectionPage, type SectionScope } from './section-rows.ts';
 
-/** Options of {@link renderModelSection}. */
+/**
+ * Options of {@link renderModelSection}.
+ * Source: spec/semantic-query-service.md § Tools (get_semantic_model).
+ */
 export interface SectionOptions {
   scope: SectionScope;
   /** 1-based page number; default 1. */

@@ -2,18 +2,27 @@
  * Rows of the three model sections (datasets, relationships, metrics) and one rendered page of a section,
  * shared by the overview and by single-section pages.
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (get_semantic_model).
+ * Source: spec/semantic-query-service.md § Tools (get_semantic_model).
  */
 import type { Dataset, Metric, Relationship, SemanticModel } from '../model.ts';
-import { aiContextParts, oneLine, pageOf, quoteColumn, quoteTable, rangeLabel, shorten, type Page } from './markdown.ts';
+import { aiContextParts, counted, oneLine, pageOf, quoteColumn, quoteTable, rangeLabel, shorten, type Page } from './markdown.ts';
 
-/** A section of a model that get_semantic_model can page through. */
+/**
+ * A section of a model that get_semantic_model can page through.
+ * Source: spec/semantic-query-service.md § Tools (get_semantic_model).
+ */
 export type SectionScope = 'datasets' | 'relationships' | 'metrics';
 
-/** Longest dataset description shown in a section row; get_datasets shows it whole. */
+/**
+ * Longest dataset description shown in a section row; get_datasets shows it whole.
+ * Source: spec/semantic-query-service.md § Tools (get_semantic_model).
+ */
 export const rowDescriptionChars = 160;
 
-/** Marker on dataset rows without a view_query. */
+/**
+ * Marker on dataset rows without a view_query.
+ * Source: spec/semantic-query-service.md § Tools (get_semantic_model).
+ */
 export const notQueryableMark = '[no view_query]';
 
 /**
@@ -26,17 +35,15 @@ export function expressionText(item: { expression: string; expressionDialect: st
 }
 
 /**
- * `- "name" (N fields) [no view_query]: short description; aka synonyms`.
+ * `- "name" (N fields) [no view_query]: short description`; the mark is left out when the page heading
+ * already says that no dataset on the page is queryable.
  * Source: spec/semantic-query-service.md § Tools (each dataset row includes its quoted table name).
  */
-export function datasetRow(dataset: Dataset): string {
-  const count = dataset.fields.length;
-  const head = `- ${quoteTable(dataset.name)} (${count} field${count === 1 ? '' : 's'})`;
-  const mark = dataset.viewQuery === undefined ? ` ${notQueryableMark}` : '';
-  const parts = [dataset.description ? shorten(dataset.description, rowDescriptionChars) : '', ...aiContextParts(
-    dataset.aiContext && { synonyms: dataset.aiContext.synonyms },
-  )].filter((p) => p !== '');
-  return `${head}${mark}${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`;
+export function datasetRow(dataset: Dataset, options: { markNotQueryable: boolean } = { markNotQueryable: true }): string {
+  const head = `- ${quoteTable(dataset.name)} (${counted(dataset.fields.length, 'field')})`;
+  const mark = options.markNotQueryable && dataset.viewQuery === undefined ? ` ${notQueryableMark}` : '';
+  const description = dataset.description ? `: ${shorten(dataset.description, rowDescriptionChars)}` : '';
+  return `${head}${mark}${description}`;
 }
 
 /**
@@ -62,13 +69,18 @@ export function metricRow(metric: Metric): string {
 }
 
 const titles: Record<SectionScope, string> = { datasets: 'Datasets', relationships: 'Relationships', metrics: 'Metrics' };
+const singular: Record<SectionScope, string> = { datasets: 'dataset', relationships: 'relationship', metrics: 'metric' };
 
 function itemsOf(model: SemanticModel, scope: SectionScope): (Dataset | Relationship | Metric)[] {
   return model[scope];
 }
 
-function rowOf(scope: SectionScope, item: Dataset | Relationship | Metric): string {
-  if (scope === 'datasets') return datasetRow(item as Dataset);
+function allNotQueryable(scope: SectionScope, items: (Dataset | Relationship | Metric)[]): boolean {
+  return scope === 'datasets' && items.every((d) => (d as Dataset).viewQuery === undefined);
+}
+
+function rowOf(scope: SectionScope, item: Dataset | Relationship | Metric, markNotQueryable: boolean): string {
+  if (scope === 'datasets') return datasetRow(item as Dataset, { markNotQueryable });
   if (scope === 'relationships') return relationshipRow(item as Relationship);
   return metricRow(item as Metric);
 }
@@ -76,7 +88,8 @@ function rowOf(scope: SectionScope, item: Dataset | Relationship | Metric): stri
 function headingOf(scope: SectionScope, page: Page<unknown>, items: (Dataset | Relationship | Metric)[]): string {
   const notes: string[] = [];
   if (scope === 'relationships') notes.push('many → one');
-  if (scope === 'datasets' && items.some((d) => (d as Dataset).viewQuery === undefined)) {
+  if (allNotQueryable(scope, items)) notes.push('none queryable yet: no view_query');
+  else if (scope === 'datasets' && items.some((d) => (d as Dataset).viewQuery === undefined)) {
     notes.push(`${notQueryableMark} = not queryable yet`);
   }
   return `## ${titles[scope]} (${rangeLabel(page)})${notes.length > 0 ? ` ${notes.join('; ')}` : ''}`;
@@ -88,13 +101,12 @@ function headingOf(scope: SectionScope, page: Page<unknown>, items: (Dataset | R
  */
 export function nextPageHint(scope: SectionScope, page: Page<unknown>): string {
   if (page.page >= page.pageCount) return '';
-  const more = page.total - page.last;
-  return `*${more} more ${scope}: get_semantic_model scope "${scope}", page ${page.page + 1}*`;
+  return `*${counted(page.total - page.last, `more ${singular[scope]}`)}: get_semantic_model scope "${scope}", page ${page.page + 1}*`;
 }
 
 /**
  * One page of a section: heading with the item range, rows, and the next-page hint.
- * @returns undefined when the page is out of range (the caller says so)
+ * @returns the page and its markdown; `text` is undefined when the page is out of range (the caller says so)
  * Source: spec/semantic-query-service.md § Tools (get_semantic_model).
  */
 export function sectionPage(model: SemanticModel, scope: SectionScope, pageNumber: number, pageSize: number): {
@@ -104,7 +116,8 @@ export function sectionPage(model: SemanticModel, scope: SectionScope, pageNumbe
   const page = pageOf(itemsOf(model, scope), pageNumber, pageSize);
   if (page.items.length === 0) return { page };
   const hint = nextPageHint(scope, page);
-  const lines = [headingOf(scope, page, page.items), ...page.items.map((item) => rowOf(scope, item))];
+  const mark = !allNotQueryable(scope, page.items);
+  const lines = [headingOf(scope, page, page.items), ...page.items.map((item) => rowOf(scope, item, mark))];
   if (hint) lines.push(hint);
   return { text: lines.join('\n'), page };
 }

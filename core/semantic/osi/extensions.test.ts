@@ -45,6 +45,7 @@ describe('view_query', () => {
     expect(loaded.problems).toEqual([
       {
         file: 'models/m.yaml',
+        model: 'm',
         path: '/semantic_model/0/datasets/1/custom_extensions/1/data',
         line: expect.any(Number),
         column: expect.any(Number),

@@ -3,12 +3,15 @@
  * CAIRN wins) and field value lists (`enum`, `allowed_values`, `sample_values`, any vendor).
  * Every extension stays in the model unmodified; this module only reads them.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (3), § Resources and their fields.
+ * Source: spec/semantic-query-service.md § What the service does (3), § Resources and their fields.
  */
 import type { CustomExtension } from '../model.ts';
 import type { PointerProblem } from './schema-problems.ts';
 
-/** Vendor names whose dataset-level extension may carry `view_query`, strongest first. */
+/**
+ * Vendor names whose dataset-level extension may carry `view_query`, strongest first.
+ * Source: spec/semantic-query-service.md § What the service does (3).
+ */
 export const viewQueryVendors = ['CAIRN', 'COMMON'] as const;
 type ViewQueryVendor = (typeof viewQueryVendors)[number];
 

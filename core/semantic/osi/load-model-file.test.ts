@@ -2,7 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { stringify } from 'yaml';
 import { Value } from '@sinclair/typebox/value';
 import { SemanticModel, formatModelProblem } from '../model.ts';
-import { loadModelFile, loadModels, modelNameOf } from './load-model-file.ts';
+import { loadModelFile, modelNameOf } from './load-model-file.ts';
+import { loadModels } from './load-models.ts';
 import { invalidOsiFiles, tpcdsExamples, validOsiFiles } from './testdata/osi-fixtures.ts';
 
 const field = (name: string, expression = name) => ({ name, expression: { dialects: [{ dialect: 'ANSI_SQL', expression }] } });
@@ -50,6 +51,7 @@ describe('loadModelFile with the OSI examples and fixtures', () => {
     expect(loaded.problems.length).toBeGreaterThan(0);
     for (const problem of loaded.problems) {
       expect(problem.file).toBe(file.fileName);
+      expect(problem.model).toBe(modelNameOf(file.fileName));
       expect(problem.line).toBeGreaterThan(0);
       expect(problem.reason.length).toBeGreaterThan(10);
     }
@@ -79,7 +81,11 @@ describe('loadModelFile rules', () => {
     expect(modelNameOf('a\\b\\Sales.YML')).toBe('Sales');
     expect(modelNameOf('models/flights.json')).toBeUndefined();
     expect(modelNameOf('.yaml')).toBeUndefined();
-    expect(loadModelFile({ fileName: 'models/f.json', text: osi([model()]) }).problems[0].reason).toContain('.yaml or .yml');
+    expect(loadModelFile({ fileName: 'models/f.json', text: osi([model()]) }).problems[0]).toMatchObject({
+      file: 'models/f.json',
+      model: 'f.json',
+      reason: expect.stringContaining('.yaml or .yml'),
+    });
   });
 
   test('a YAML syntax error gives line and column', () => {
@@ -87,6 +93,13 @@ describe('loadModelFile rules', () => {
     expect(loaded.problems).toHaveLength(1);
     expect(loaded.problems[0]).toMatchObject({ file: 'models/x.yaml', line: expect.any(Number), column: expect.any(Number) });
     expect(loaded.problems[0].reason).toMatch(/^YAML syntax error: /);
+  });
+
+  test('alias bombs are refused, not expanded', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 8; i += 1) levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
+    const loaded = loadModelFile({ fileName: 'bomb.yaml', text: `${levels.join('\n')}\nversion: "0.2.0.dev0"\n` });
+    expect(loaded.problems[0].reason).toMatch(/^YAML could not be read: /);
   });
 
   test('duplicate YAML keys are a syntax problem', () => {
@@ -173,7 +186,11 @@ describe('loadModels', () => {
       { fileName: 'other/a.yaml', text: osi([model('a')]) },
     ]);
     expect(result.models.map((m) => m.name)).toEqual(['a']);
-    expect(result.problems.map((p) => p.file)).toEqual(['models/b.yaml', 'models/c.yml', 'other/a.yaml']);
+    expect(result.problems.map((p) => [p.file, p.model])).toEqual([
+      ['models/b.yaml', 'b'],
+      ['models/c.yml', 'c'],
+      ['other/a.yaml', 'a'],
+    ]);
     expect(result.problems[2].reason).toBe('model name "a" is already used by models/a.yaml; rename one file');
   });
 });

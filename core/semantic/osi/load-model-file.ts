@@ -3,20 +3,26 @@
  * One model per file; the model's name is the file's base name. Every problem is returned with the file,
  * a JSON pointer and/or line:column, and a plain-language reason; a model with problems is never returned.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (1), § Resources and their fields.
+ * Source: spec/semantic-query-service.md § What the service does (1), § Resources and their fields.
  */
 import { LineCounter, parseDocument, type Document } from 'yaml';
-import { acceptedOsiVersions, type LoadedModel, type ModelProblem, type OsiVersion, type SemanticModel } from '../model.ts';
+import { acceptedOsiVersions, type LoadedModel, type ModelProblem, type OsiVersion } from '../model.ts';
 import { normalizeModel, type OsiSemanticModel } from './normalize-model.ts';
 import { schemaProblems, type PointerProblem } from './schema-problems.ts';
 
-/** A model source file: its name (e.g. `models/flights.yaml`) and YAML text. */
+/**
+ * A model source file: its name (e.g. `models/flights.yaml`) and YAML text.
+ * Source: spec/semantic-query-service.md § What the service does (1).
+ */
 export interface ModelFile {
   fileName: string;
   text: string;
 }
 
-/** At most this many problems are listed per file; a last problem counts the rest. */
+/**
+ * At most this many problems are listed per file; a last problem counts the rest.
+ * Source: spec/semantic-query-service.md § What the service does (1).
+ */
 export const maxProblemsPerFile = 25;
 
 const modelFileSuffix = /\.ya?ml$/i;
@@ -33,7 +39,9 @@ export function modelNameOf(fileName: string): string | undefined {
   return name === '' ? undefined : name;
 }
 
-type Located = (problem: PointerProblem) => ModelProblem;
+/** A problem before the model name is stamped on it. */
+type FileProblem = Omit<ModelProblem, 'model'>;
+type Located = (problem: PointerProblem) => FileProblem;
 
 function locator(file: string, doc: Document, lines: LineCounter): Located {
   return ({ path, reason }) => {
@@ -49,7 +57,7 @@ function locator(file: string, doc: Document, lines: LineCounter): Located {
   };
 }
 
-function parseYaml(file: string, text: string): { doc?: Document; lines: LineCounter; problems: ModelProblem[] } {
+function parseYaml(file: string, text: string): { doc?: Document; lines: LineCounter; problems: FileProblem[] } {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const problems = doc.errors.slice(0, 1).map((error) => {
@@ -57,6 +65,15 @@ function parseYaml(file: string, text: string): { doc?: Document; lines: LineCou
     return { file, line, column: col, reason: `YAML syntax error: ${error.message.split('\n')[0]}` };
   });
   return { doc: problems.length === 0 ? doc : undefined, lines, problems };
+}
+
+/** The document as plain data; an Error when aliases expand too far (a YAML "billion laughs"). */
+function toData(doc: Document): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
 }
 
 function versionProblem(data: Record<string, unknown>): PointerProblem | undefined {
@@ -84,7 +101,7 @@ function shapeProblems(data: Record<string, unknown>, version: OsiVersion): Poin
   return [...problems, ...schemaProblems(data, version)];
 }
 
-function capped(problems: ModelProblem[], file: string): ModelProblem[] {
+function capped(problems: FileProblem[], file: string): FileProblem[] {
   if (problems.length <= maxProblemsPerFile) return problems;
   const rest = problems.length - maxProblemsPerFile;
   return [...problems.slice(0, maxProblemsPerFile), { file, reason: `${rest} more problem(s) not listed; fix these first` }];
@@ -99,13 +116,21 @@ function capped(problems: ModelProblem[], file: string): ModelProblem[] {
  * Source: spec/semantic-query-service.md § What the service does (1), § Resources and their fields.
  */
 export function loadModelFile(input: ModelFile): LoadedModel {
+  const name = modelNameOf(input.fileName);
+  const model = name ?? input.fileName.split(/[\\/]/).pop() ?? input.fileName;
+  const loaded = name === undefined
+    ? { problems: [{ file: input.fileName, reason: 'a model file name must end in .yaml or .yml; its base name is the model name' }] }
+    : loadNamedFile(input, name);
+  return { ...loaded, problems: loaded.problems.map((problem) => ({ ...problem, model })) };
+}
+
+function loadNamedFile(input: ModelFile, name: string): { model?: LoadedModel['model']; problems: FileProblem[] } {
   const file = input.fileName;
-  const name = modelNameOf(file);
-  if (name === undefined) return { problems: [{ file, reason: 'a model file name must end in .yaml or .yml; its base name is the model name' }] };
   const parsed = parseYaml(file, input.text);
   if (!parsed.doc) return { problems: parsed.problems };
   const locate = locator(file, parsed.doc, parsed.lines);
-  const data: unknown = parsed.doc.toJS({ maxAliasCount: 100 });
+  const data = toData(parsed.doc);
+  if (data instanceof Error) return { problems: [{ file, reason: `YAML could not be read: ${data.message}` }] };
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     return { problems: [{ file, path: '/', reason: 'the file must be a mapping with the keys version and semantic_model' }] };
   }
@@ -119,29 +144,4 @@ export function loadModelFile(input: ModelFile): LoadedModel {
   const normalized = normalizeModel(raw, { name, fileName: file, version });
   if (normalized.problems.length > 0) return { problems: capped(normalized.problems.map(locate), file) };
   return { model: normalized.model, problems: [] };
-}
-
-/**
- * Loads every model file of a project. Nothing is dropped silently: each file either yields its model or
- * its problems; a model name used by an earlier file is a problem of the later file.
- * @returns valid models in input order, and every problem of every file
- * Source: spec/semantic-query-service.md § What the service does (1), § Resources and their fields.
- */
-export function loadModels(files: ModelFile[]): { models: SemanticModel[]; problems: ModelProblem[] } {
-  const models: SemanticModel[] = [];
-  const problems: ModelProblem[] = [];
-  const owner = new Map<string, string>();
-  for (const file of files) {
-    const loaded = loadModelFile(file);
-    problems.push(...loaded.problems);
-    if (!loaded.model) continue;
-    const earlier = owner.get(loaded.model.name.toLowerCase());
-    if (earlier !== undefined) {
-      problems.push({ file: file.fileName, reason: `model name "${loaded.model.name}" is already used by ${earlier}; rename one file` });
-      continue;
-    }
-    owner.set(loaded.model.name.toLowerCase(), file.fileName);
-    models.push(loaded.model);
-  }
-  return { models, problems };
 }

@@ -69,4 +69,15 @@ describe('normalizeModel', () => {
     expect('aiContext' in model).toBe(false);
     expect('viewQuery' in model.datasets[0]).toBe(false);
   });
+
+  test('relationship columns must pair up', () => {
+    const unpaired = { ...raw, relationships: [{ name: 'r', from: 'events', to: 'x', from_columns: ['a', 'b'], to_columns: ['c'] }] };
+    const { problems } = normalizeModel(unpaired, { name: 'events', fileName: 'events.yaml', version: '0.2.0.dev0' });
+    expect(problems).toEqual([
+      {
+        path: '/semantic_model/0/relationships/0/to_columns',
+        reason: 'from_columns has 2 column(s) but to_columns has 1; they pair up in order, so list as many on each side',
+      },
+    ]);
+  });
 });

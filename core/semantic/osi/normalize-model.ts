@@ -3,7 +3,7 @@
  * camelCase keys, normalised AI context, the chosen expression dialect, resolved time dimensions,
  * view_query and field values read from extensions, every extension kept unmodified.
  *
- * Source: ../shared/spec/semantic-query-service.md § Resources and their fields.
+ * Source: spec/semantic-query-service.md § Resources and their fields.
  */
 import type {
   AIContext,
@@ -51,7 +51,10 @@ interface OsiMetric extends OsiCommon {
   expression: OsiExpression;
   datatype?: string;
 }
-/** One entry of an OSI document's `semantic_model` list, as the schema allows it. */
+/**
+ * One entry of an OSI document's `semantic_model` list, as the schema allows it.
+ * Source: spec/semantic-query-service.md § Resources and their fields.
+ */
 export interface OsiSemanticModel extends OsiCommon {
   datasets: OsiDataset[];
   relationships?: OsiRelationship[];
@@ -160,6 +163,17 @@ function duplicateNames(items: { name: string }[], path: string, what: string): 
   return problems;
 }
 
+function unpairedKeys(relationships: OsiRelationship[], path: string): PointerProblem[] {
+  return relationships.flatMap((r, i) =>
+    r.from_columns.length === r.to_columns.length
+      ? []
+      : [{
+          path: `${path}/relationships/${i}/to_columns`,
+          reason: `from_columns has ${r.from_columns.length} column(s) but to_columns has ${r.to_columns.length}; they pair up in order, so list as many on each side`,
+        }],
+  );
+}
+
 function elementExtensionProblems(raw: OsiSemanticModel, path: string): PointerProblem[] {
   return [
     ...cairnExtensionProblems(raw.custom_extensions ?? [], path),
@@ -172,7 +186,8 @@ function elementExtensionProblems(raw: OsiSemanticModel, path: string): PointerP
  * Normalises one schema-valid OSI semantic model.
  * @param raw - the `semantic_model[0]` entry
  * @param source - model name (file base name), file name and the document's OSI version
- * @returns the model and the problems found beyond the schema (extension data, duplicate names)
+ * @returns the model and the problems found beyond the schema (extension data, duplicate names, unpaired
+ *   relationship columns)
  * Source: spec/semantic-query-service.md § Resources and their fields, § What the service does (3).
  */
 export function normalizeModel(
@@ -182,7 +197,8 @@ export function normalizeModel(
   const path = '/semantic_model/0';
   const problems: PointerProblem[] = [...duplicateNames(raw.datasets, `${path}/datasets`, 'dataset')];
   const datasets = raw.datasets.map((d, i) => normalizeDataset(d, `${path}/datasets/${i}`, problems));
-  problems.push(...duplicateNames(raw.metrics ?? [], `${path}/metrics`, 'metric'), ...elementExtensionProblems(raw, path));
+  problems.push(...duplicateNames(raw.metrics ?? [], `${path}/metrics`, 'metric'), ...unpairedKeys(raw.relationships ?? [], path));
+  problems.push(...elementExtensionProblems(raw, path));
   const model: SemanticModel = compact({
     name: source.name,
     declaredName: raw.name,

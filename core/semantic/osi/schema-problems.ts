@@ -2,14 +2,17 @@
  * Validation of an OSI document against the official JSON Schema of its version, with ajv's errors turned
  * into plain-language reasons at JSON pointers. Each schema is compiled once, on first use.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (1).
+ * Source: spec/semantic-query-service.md § What the service does (1).
  */
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { OsiVersion } from '../model.ts';
 import schema011 from './schemas/osi-schema-0.1.1.json' with { type: 'json' };
 import schema020 from './schemas/osi-schema-0.2.0.dev0.json' with { type: 'json' };
 
-/** A schema violation: where (JSON pointer, `''` for the document root) and why. */
+/**
+ * A schema violation: where (JSON pointer, `''` for the document root) and why.
+ * Source: spec/semantic-query-service.md § What the service does (1).
+ */
 export interface PointerProblem {
   path: string;
   reason: string;
@@ -136,7 +139,10 @@ function listOf(values: unknown): string {
   return Array.isArray(values) ? values.map(String).join(', ') : String(values);
 }
 
-/** Escapes one JSON-pointer segment (`~` → `~0`, `/` → `~1`). */
+/**
+ * Escapes one JSON-pointer segment (`~` → `~0`, `/` → `~1`).
+ * Source: spec/semantic-query-service.md § What the service does (1).
+ */
 export function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
