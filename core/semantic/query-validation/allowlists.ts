@@ -38,20 +38,36 @@ const expressionKinds: Record<string, readonly string[]> = {
   ],
 };
 
-/** True when an expression node with this `class` and `type` is allowed. */
+/**
+ * True when an expression node with this `class` and `type` is allowed.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
 export function isAllowedExpression(nodeClass: string, nodeType: unknown): boolean {
   return Object.hasOwn(expressionKinds, nodeClass) && expressionKinds[nodeClass].includes(nodeType as string);
 }
 
-/** Query nodes: SELECT, set operations, recursive CTEs. */
+/**
+ * Query nodes: SELECT, set operations, recursive CTEs.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
 export const queryNodeTypes: ReadonlySet<string> = new Set(['SELECT_NODE', 'SET_OPERATION_NODE', 'RECURSIVE_CTE_NODE']);
 
-/** Table references (`from_table` and below). EXPRESSION_LIST is a VALUES list; SHOW_REF is DESCRIBE. */
+/**
+ * Table references (`from_table` and below). EXPRESSION_LIST is a VALUES list; SHOW_REF is DESCRIBE.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
 export const tableRefTypes: ReadonlySet<string> = new Set([
   'BASE_TABLE', 'JOIN', 'SUBQUERY', 'TABLE_FUNCTION', 'EMPTY', 'EXPRESSION_LIST', 'PIVOT', 'SHOW_REF',
 ]);
 
-/** Result modifiers and ORDER BY terms. */
+/**
+ * Result modifiers and ORDER BY terms.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
 export const modifierTypes: ReadonlySet<string> = new Set([
   'ORDER_MODIFIER', 'LIMIT_MODIFIER', 'LIMIT_PERCENT_MODIFIER', 'DISTINCT_MODIFIER',
   'ORDER_DEFAULT', 'ASCENDING', 'DESCENDING',
@@ -61,6 +77,8 @@ export const modifierTypes: ReadonlySet<string> = new Set([
  * Key sets (sorted, comma-joined) of the untyped helper objects in the tree whose children are
  * walked: CASE branches, `{key, value}` pairs (REPLACE/RENAME lists), qualified column names,
  * PIVOT entries, samples.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
  */
 export const helperShapes: ReadonlySet<string> = new Set([
   'then_expr,when_expr',
@@ -71,16 +89,26 @@ export const helperShapes: ReadonlySet<string> = new Set([
   'is_percentage,method,sample_size,seed',
 ]);
 
-/** Key sets of pure data objects (constant values, logical types) that hold no expressions. */
+/**
+ * Key sets of pure data objects (constant values, logical types) that hold no expressions.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
 export const dataShapes: ReadonlySet<string> = new Set(['is_null,type,value', 'is_null,type', 'id,type_info']);
 
-/** Table functions allowed in FROM. VALUES lists are EXPRESSION_LIST refs, not functions. */
+/**
+ * Table functions allowed in FROM. VALUES lists are EXPRESSION_LIST refs, not functions.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
 export const allowedTableFunctions: ReadonlySet<string> = new Set(['generate_series', 'range', 'unnest', 'repeat', 'from_json']);
 
 /**
  * Functions the parser itself writes with the `main` schema (struct/list/map literals, TRIM,
  * SUBSTRING, EXTRACT, AT TIME ZONE, LIKE … ESCAPE, list comprehensions). A user writing
  * `main.<one of these>` gets the same built-in, so these are the only schema-qualified calls allowed.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
  */
 export const parserQualifiedFunctions: ReadonlySet<string> = new Set([
   'struct_pack', 'struct_extract', 'list_value', 'map', 'row', 'date_part', 'position', 'substring', 'trim',
@@ -98,7 +126,7 @@ const deniedFunctions: ReadonlySet<string> = new Set([
   'in_search_path', 'write_log', 'sleep_ms', 'col_description', 'obj_description', 'shobj_description', 'format_type',
   'map_to_pg_oid', 'get_block_size', 'glob', 'sniff_csv', 'which_secret', 'sql_auto_complete', 'checkpoint',
   'force_checkpoint', 'summary', 'test_all_types', 'test_vector_types', 'histogram_values', 'seq_scan', 'arrow_scan',
-  'arrow_scan_dumb', 'truncate_duckdb_logs', 'parse_duckdb_log_message', 'session_user', 'user',
+  'arrow_scan_dumb', 'truncate_duckdb_logs', 'parse_duckdb_log_message',
 ]);
 
 /** `current_*` functions that only read the clock or the (fixed) database name. */
@@ -111,6 +139,8 @@ const harmlessCurrentFunctions: ReadonlySet<string> = new Set([
  * readers, catalog and settings introspection (which would reveal other scopes), sequences, SQL
  * re-entry (parse_sql, json_serialize_sql, json_serialize_plan, query), variables and sleeps.
  * @param name - the function name as parsed (compared case-insensitively)
+ *
+ * Source: spec/semantic-query-service.md § Query validation
  */
 export function isDeniedFunction(name: string): boolean {
   const lower = name.toLowerCase();
@@ -121,12 +151,14 @@ export function isDeniedFunction(name: string): boolean {
 /**
  * Bare words DuckDB binds as parameterless functions when no column has that name and that would
  * reveal the scope (`SELECT current_schema` returns the scoped schema's name).
+ *
+ * Source: spec/semantic-query-service.md § Query validation
  */
 export const deniedBareWords: ReadonlySet<string> = new Set(['current_schema', 'current_schemas']);
 
 const systemCatalogNames: ReadonlySet<string> = new Set([
   'information_schema', 'pg_catalog', 'sqlite_master', 'sqlite_schema', 'sqlite_temp_master', 'sqlite_temp_schema',
-  'main', 'temp', 'system', 'memory', 'data',
+  'main', 'temp', 'system',
 ]);
 
 const systemTablePrefixes = ['pg_', 'sqlite_', 'duckdb_', 'pragma_'];
@@ -136,6 +168,8 @@ const systemTablePrefixes = ['pg_', 'sqlite_', 'duckdb_', 'pragma_'];
  * name. Compared case-insensitively: the parser has already removed quotes, so `"MAIN"`, `Main`
  * and `main` all arrive as the same letters.
  * @returns a reason without the `Query rejected: ` prefix
+ *
+ * Source: spec/semantic-query-service.md § Query validation
  */
 export function systemNameProblem(name: string): string | undefined {
   const lower = name.toLowerCase();

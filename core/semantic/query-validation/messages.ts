@@ -7,14 +7,24 @@
  */
 import { PlatformError } from '../../ports/platform-error.ts';
 
-/** Code of a query outside the allowlist. */
+/**
+ * Code of a query outside the allowlist.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
 export const queryRejectedCode = 'query_rejected';
-/** Code of SQL the engine's parser refused (or empty input). */
+/**
+ * Code of SQL the engine's parser refused (or empty input).
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
 export const queryParseErrorCode = 'query_parse_error';
 
 /**
  * A `query_rejected` error (HTTP 400) whose message is `Query rejected: ` + `reason`.
  * @param reason - what was wrong and what to do, without the prefix
+ *
+ * Source: spec/semantic-query-service.md § Query validation
  */
 export function rejected(reason: string): PlatformError {
   return new PlatformError(queryRejectedCode, `Query rejected: ${reason}`, { status: 400 });
@@ -23,28 +33,46 @@ export function rejected(reason: string): PlatformError {
 /**
  * A `query_parse_error` error (HTTP 400) whose message is `Could not parse query: ` + `parserText`.
  * @param parserText - the parser's message, verbatim
+ *
+ * Source: spec/semantic-query-service.md § Query validation
  */
 export function parseError(parserText: string): PlatformError {
   return new PlatformError(queryParseErrorCode, `Could not parse query: ${parserText}`, { status: 400 });
 }
 
-/** ` tables of this model are: a, b` (or a note that the model has none). */
+/**
+ * ` tables of this model are: a, b` (or a note that the model has none).
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
 export function tablesOfModel(datasetNames: readonly string[]): string {
   return datasetNames.length === 0 ? 'this model has no tables' : `tables of this model are: ${datasetNames.join(', ')}`;
 }
 
-/** Rejection of a base-table name that is neither a dataset of the model nor a CTE in scope. */
+/**
+ * Rejection of a base-table name that is neither a dataset of the model nor a CTE in scope.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
 export function unknownTable(name: string, datasetNames: readonly string[]): PlatformError {
   return rejected(`unknown table "${name}"; ${tablesOfModel(datasetNames)}`);
 }
 
-/** Rejection of a statement kind outside SELECT, WITH, EXPLAIN and DESCRIBE. */
+/**
+ * Rejection of a statement kind outside SELECT, WITH, EXPLAIN and DESCRIBE.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
 export function statementKindRejected(keyword: string): PlatformError {
   const found = keyword && !['SELECT', 'WITH', 'FROM', 'VALUES', 'TABLE'].includes(keyword) ? ` (found ${keyword})` : '';
   return rejected(`only SELECT, WITH, EXPLAIN and DESCRIBE statements are allowed${found}; send one read-only SELECT over the model's tables.`);
 }
 
-/** Rejection of a construct the validator does not know (fail closed). */
+/**
+ * Rejection of a construct the validator does not know (fail closed).
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
 export function unsupportedConstruct(what: string): PlatformError {
   return rejected(`unsupported SQL construct (${what}); rewrite the query with plain SELECT features over the model's tables.`);
 }

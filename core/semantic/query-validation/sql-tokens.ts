@@ -6,7 +6,11 @@
  * Source: ../shared/spec/semantic-query-service.md § Query validation (2, 3).
  */
 
-/** One leading token: a bare word (keyword or identifier) or any other single character. */
+/**
+ * One leading token: a bare word (keyword or identifier) or any other single character.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
 export interface SqlToken {
   /** The token's text as written (a word, or one punctuation character). */
   text: string;
@@ -29,6 +33,8 @@ const wordPart = /[A-Za-z0-9_$\u0080-\uffff]/;
  * @param sql - the SQL text
  * @param count - how many tokens to read (default 2)
  * @returns up to `count` tokens, fewer when the input ends first
+ *
+ * Source: spec/semantic-query-service.md § Query validation
  */
 export function leadingTokens(sql: string, count = 2): SqlToken[] {
   const tokens: SqlToken[] = [];
@@ -46,6 +52,8 @@ export function leadingTokens(sql: string, count = 2): SqlToken[] {
 /**
  * The first keyword of `sql` in upper case (e.g. `SET`, `PRAGMA`), or '' when the SQL does not
  * start with a bare word.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
  */
 export function firstKeyword(sql: string): string {
   const [token] = leadingTokens(sql, 1);

@@ -1,0 +1,69 @@
+/**
+ * Starts the whole product (the all-in-one entrypoint: Caddy, api, semantic-mcp) on random loopback
+ * ports with a temporary data directory, as `scripts/start` does, and stops it by PID.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort } from './ports.ts';
+
+export const repoRoot = resolve(import.meta.dirname, '../..');
+export const bunPath = join(repoRoot, 'node_modules', '.bin', 'bun');
+
+/** A running product. */
+export interface RunningProduct {
+  url: string;
+  dataDir: string;
+  /** Every output line so far (tagged by the entrypoint). */
+  output: string[];
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts the product; resolves once /api/health and /mcp/_health answer through the proxy. */
+export async function startProduct(env: Record<string, string> = {}): Promise<RunningProduct> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cairn-e2e-'));
+  const port = await freePort();
+  const childEnv = {
+    ...process.env, PORT: String(port), API_PORT: String(await freePort()), SEMANTIC_MCP_PORT: String(await freePort()),
+    CAIRN_DATA_DIR: dataDir, CAIRN_PROXY_BIND: '127.0.0.1', ...env,
+  };
+  const child = spawn(bunPath, [join(repoRoot, 'bins/entrypoint/main.ts')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const output: string[] = [];
+  for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean)));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+      if (child.exitCode === null) try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(`${url}/api/health`, output);
+    await waitFor(`${url}/mcp/_health`, output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, dataDir, output, child, stop };
+}
+
+async function waitFor(url: string, output: string[]): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer within 60 s. Output:\n${output.slice(-40).join('\n')}`);
+}
+
+/** Runs the `cairn` command (bun on the sources) against `url`; returns status, stdout and stderr. */
+export function runCairn(url: string, args: string[]): { status: number; stdout: string; stderr: string } {
+  const result = spawnSync(bunPath, [join(repoRoot, 'bins/cairn/main.ts'), '--url', url, ...args], { encoding: 'utf8' });
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
