@@ -17,7 +17,7 @@ semantic_model:
         source: data.airports
         custom_extensions:
           - vendor_name: COMMON
-            data: '${JSON.stringify({ view_query: viewQuery })}'
+            data: '${JSON.stringify({ view_query: viewQuery }).replace(/'/g, "''")}'
           - vendor_name: SNOWFLAKE
             data: '{"warehouse": "KEEP_ME"}'
         fields:
