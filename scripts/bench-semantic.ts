@@ -53,7 +53,7 @@ async function rawDuckDb() {
 }
 
 async function main() {
-  const product = await startProduct();
+  const product = await startProduct({ MCP_RATE_LIMIT_MAX: '1000000' });
   try {
     const tokens = await seedDemo({ url: product.url, dataDir: product.dataDir, root, log: () => {} });
     const client = await mcpClient(`${product.url}/mcp/flights/mcp`, tokens.flights);
