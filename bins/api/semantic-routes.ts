@@ -13,7 +13,7 @@ import { calledTools, listCalls } from '../../core/semantic/call-log.ts';
 import type { SemanticDeps } from '../../core/semantic/deps.ts';
 import { listImprovements } from '../../core/semantic/improvements.ts';
 import { publish } from '../../core/semantic/planes.ts';
-import { createProject, getProject, listProjects } from '../../core/semantic/projects.ts';
+import { createProject, getProject, listProjects, updateProject } from '../../core/semantic/projects.ts';
 import type { ProjectRecord } from '../../core/semantic/records.ts';
 import { putDataBlob, readSourceSnapshot, saveSources } from '../../core/semantic/sources.ts';
 import { createToken, listTokens, revokeToken } from '../../core/semantic/tokens.ts';
@@ -28,6 +28,7 @@ export interface SemanticRouteDeps {
 }
 
 const CreateProjectBody = Type.Object({ slug: Type.String(), name: Type.Optional(Type.String({ maxLength: 200 })), pageSize: Type.Optional(Type.Integer()) }, { additionalProperties: false });
+const UpdateProjectBody = Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })), pageSize: Type.Optional(Type.Integer()) }, { additionalProperties: false });
 const SaveSourcesBody = Type.Object({
   models: Type.Record(Type.String(), Type.String({ maxLength: 2_000_000 })),
   data: Type.Array(Type.Object({ name: Type.String(), sha256: Type.String() }, { additionalProperties: false }), { maxItems: 500 }),
@@ -58,6 +59,7 @@ export function semanticRoutes(env: SemanticRouteDeps) {
     .get('/projects', route(async () => json({ projects: (await listProjects(deps)).map(projectView) })))
     .post('/projects', route(async ({ request }) => json(projectView(await createProject(deps, await readJson(request, CreateProjectBody))), 201)), { parse: 'none' })
     .get('/projects/:slug', route<Slug>(async ({ params }) => json(await projectDetail(deps, await getProject(deps, params.slug)))))
+    .patch('/projects/:slug', route<Slug>(async ({ request, params }) => json(projectView(await updateProject(deps, params.slug, await readJson(request, UpdateProjectBody))))), { parse: 'none' })
     .put('/projects/:slug/blobs/:name', route<Slug & { name: string }>(async ({ request, params }) => {
       const project = await getProject(deps, params.slug);
       return json(await putDataBlob(deps, project, params.name, await readBody(request, maxUploadBytes)), 201);

@@ -12,7 +12,8 @@ const help = `cairn — operate a cairn instance
 Usage: cairn [--url URL] [--token TOKEN] [--json] <command>
 
 Semantic models:
-  semantic import <dir> --project <slug> [--publish]   save models/*.yaml and data/* as the project's sources
+  semantic import <dir> --project <slug> [--publish] [--page-size N]
+                                                       save models/*.yaml and data/* as the project's sources
   semantic publish <slug>                              publish the saved sources to the production endpoint
   semantic token create <slug> --models a,b [--expires YYYY-MM-DD] [--name N]
                                                        create an access token (printed once, alone)
@@ -30,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
       args: argv, allowPositionals: true, strict: true,
       options: {
         url: { type: 'string' }, token: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-        project: { type: 'string' }, publish: { type: 'boolean' }, models: { type: 'string' }, expires: { type: 'string' }, name: { type: 'string' },
+        project: { type: 'string' }, publish: { type: 'boolean' }, 'page-size': { type: 'string' }, models: { type: 'string' }, expires: { type: 'string' }, name: { type: 'string' },
         tool: { type: 'string' }, status: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, limit: { type: 'string' },
         'token-id': { type: 'string' },
       },

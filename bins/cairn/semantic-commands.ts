@@ -17,6 +17,7 @@ export interface CommandOptions {
   from?: string;
   to?: string;
   limit?: string;
+  'page-size'?: string;
 }
 
 /** What a command prints: `human` text, or `data` as JSON with --json. */
@@ -51,7 +52,9 @@ export async function runSemantic(target: ApiTarget, args: string[], options: Co
 async function importCommand(target: ApiTarget, rest: string[], options: CommandOptions, progress: (line: string) => void): Promise<CommandOutput> {
   const dir = need(rest[0], 'cairn semantic import <dir> --project <slug> [--publish]');
   const slug = need(options.project, 'cairn semantic import <dir> --project <slug> [--publish]');
-  const result = await importProject(target, { dir, slug, publish: Boolean(options.publish), progress });
+  const pageSize = options['page-size'] === undefined ? undefined : Number(options['page-size']);
+  if (pageSize !== undefined && !Number.isInteger(pageSize)) throw new CliError('--page-size must be a whole number from 1 to 200', 2);
+  const result = await importProject(target, { dir, slug, publish: Boolean(options.publish), pageSize, progress });
   const human = [
     `${result.created ? 'Created' : 'Updated'} project ${slug}: revision ${result.revision} (commit ${result.commitId.slice(0, 10)})`,
     `  models: ${result.models.join(', ')}`,
@@ -71,7 +74,7 @@ async function tokenCommand(target: ApiTarget, rest: string[], options: CommandO
   }
   if (sub === 'list') {
     const { tokens } = await callApi<{ tokens: { id: string; name: string; displayPrefix: string; models: string[]; state: string; lastUsedAt?: string; events30d: number; expiresAt?: string }[] }>(target, 'GET', `/api/semantic/projects/${slug}/tokens`);
-    const rows = tokens.map((t) => [t.id, t.name, `${t.displayPrefix}…`, t.models.join(','), t.state, t.expiresAt ?? '-', t.lastUsedAt ?? 'never', String(t.events30d)]);
+    const rows = tokens.map((t) => [t.id, t.name, `${t.displayPrefix}…`, t.models.join(','), t.state, t.expiresAt ?? '-', t.lastUsedAt ? relativeTime(t.lastUsedAt) : 'never', String(t.events30d)]);
     return { data: tokens, human: table(['ID', 'NAME', 'TOKEN', 'MODELS', 'STATE', 'EXPIRES', 'LAST USED', 'EVENTS (30D)'], rows) };
   }
   if (sub === 'revoke') {
@@ -100,4 +103,12 @@ function need(value: string | undefined, usage: string): string {
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   return [header, ...rows].map((r) => r.map((c, i) => (c ?? '').padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+/** "3 min ago (2026-11-22T09:00:00.000Z)": relative time of an instant, with the absolute one. */
+export function relativeTime(iso: string, now = new Date()): string {
+  const seconds = Math.max(0, Math.round((now.getTime() - new Date(iso).getTime()) / 1000));
+  const units: [number, string][] = [[86_400, 'd'], [3_600, 'h'], [60, 'min'], [1, 's']];
+  const [size, unit] = units.find(([s]) => seconds >= s) ?? [1, 's'];
+  return `${Math.floor(seconds / size)} ${unit} ago (${iso})`;
 }

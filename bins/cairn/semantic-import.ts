@@ -17,6 +17,8 @@ export interface ImportOptions {
   dir: string;
   slug: string;
   publish: boolean;
+  /** Digest page size to set on the project (1–200); unchanged when omitted. */
+  pageSize?: number;
   /** Writes progress lines (stderr in the CLI). */
   progress: (line: string) => void;
 }
@@ -26,6 +28,7 @@ export async function importProject(target: ApiTarget, options: ImportOptions) {
   const models = await readModels(options.dir);
   const dataFiles = await listDataFiles(options.dir);
   const created = await ensureProject(target, options.slug);
+  if (options.pageSize !== undefined) await callApi(target, 'PATCH', `/api/semantic/projects/${options.slug}`, { pageSize: options.pageSize });
   const data: { name: string; sha256: string }[] = [];
   for (const file of dataFiles) data.push(await uploadDataFile(target, options, file));
   const saved = await callApi<{ revision: number; commitId: string; models: string[] }>(target, 'POST', `/api/semantic/projects/${options.slug}/sources`,

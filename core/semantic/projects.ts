@@ -37,10 +37,7 @@ export async function createProject(deps: SemanticDeps, input: CreateProjectInpu
   if (!Value.Check(ProjectSlug, input.slug)) {
     throw new PlatformError('invalid_argument', `Project slug "${input.slug}" is not valid: use 1–63 lower-case letters, digits and hyphens, starting with a letter or digit.`, { status: 400 });
   }
-  const pageSize = input.pageSize ?? defaultPageSize;
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 200) {
-    throw new PlatformError('invalid_argument', 'pageSize must be a whole number from 1 to 200.', { status: 400 });
-  }
+  const pageSize = checkPageSize(input.pageSize ?? defaultPageSize);
   const record: ProjectRecord = {
     _id: deps.ids.newId(),
     slug: input.slug,
@@ -78,4 +75,24 @@ export async function findProject(deps: Pick<SemanticDeps, 'docs'>, slug: string
 /** Every project, by slug. */
 export async function listProjects(deps: Pick<SemanticDeps, 'docs'>): Promise<ProjectRecord[]> {
   return deps.docs.collection<ProjectRecord>(collections.projects).find({}, { sort: { slug: 1 } });
+}
+
+/**
+ * Changes a project's display name or digest page size.
+ * @throws PlatformError `invalid_argument` (400) for a page size outside 1–200, `not_found` (404)
+ */
+export async function updateProject(deps: Pick<SemanticDeps, 'docs'>, slug: string, change: { name?: string; pageSize?: number }): Promise<ProjectRecord> {
+  const project = await getProject(deps, slug);
+  const set: Record<string, unknown> = {};
+  if (change.pageSize !== undefined) set.pageSize = checkPageSize(change.pageSize);
+  if (change.name !== undefined && change.name.trim()) set.name = change.name.trim();
+  if (Object.keys(set).length > 0) await deps.docs.collection<ProjectRecord>(collections.projects).updateOne({ _id: project._id }, { $set: set });
+  return { ...project, ...set };
+}
+
+function checkPageSize(pageSize: number): number {
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 200) {
+    throw new PlatformError('invalid_argument', 'pageSize must be a whole number from 1 to 200.', { status: 400 });
+  }
+  return pageSize;
 }

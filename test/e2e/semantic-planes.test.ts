@@ -97,6 +97,21 @@ describe('planes', () => {
     expect(publish.stderr).toMatch(/broken\.yaml/);
   });
 
+  it('pages the digest with the page size set per project', async () => {
+    const fields = Array.from({ length: 3 }, (_, i) => `          - name: f${i}\n            expression: { dialects: [ { dialect: ANSI_SQL, expression: f${i} } ] }`).join('\n');
+    const model = airportsModel('paged', 'SELECT iata AS f0, name AS f1, city AS f2 FROM data.airports').replace(/        fields:\n[\s\S]*$/, `        fields:\n${fields}\n`);
+    const result = runCairn(product.url, ['semantic', 'import', projectDir([{ name: 'airports.yaml', text: model }]), '--project', 'airports', '--page-size', '2']);
+    expect(result.status, result.stderr).toBe(0);
+    const client = await mcpClient(`${product.url}/mcp/airports/test/mcp`, token);
+    const first = textOf(await client.callTool({ name: 'get_datasets', arguments: { modelName: 'airports', datasets: [{ name: 'airports' }] } }));
+    const second = textOf(await client.callTool({ name: 'get_datasets', arguments: { modelName: 'airports', datasets: [{ name: 'airports', page: 2 }] } }));
+    await client.close();
+    expect(first).toMatch(/f0[\s\S]*f1/);
+    expect(first).not.toMatch(/- f2/);
+    expect(first).toMatch(/1 more field.*page: 2/);
+    expect(second).toMatch(/- f2/);
+  });
+
   it('refuses a token of another project', async () => {
     const other = runCairn(product.url, ['semantic', 'import', projectDir([fixtureModel('secret_inventory.yaml')]), '--project', 'other', '--publish']);
     expect(other.status, other.stderr).toBe(0);
