@@ -6,12 +6,16 @@
  * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 1–2.
  */
 import { mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEntrypointSettings } from './settings.ts';
 import { supervise, tagged, type ChildSpec } from './supervisor.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+// Compiled (bun build --compile): the sibling executables in this executable's directory, the
+// Caddyfile and web files under CAIRN_APP_DIR (default: the directory above, e.g. /app).
+// From sources: `bun bins/<name>/main.ts` and the repository's proxy/ and web/.
+const compiled = !['bun', 'bun.exe', 'node'].includes(basename(process.execPath));
+const root = process.env.CAIRN_APP_DIR ?? (compiled ? resolve(dirname(process.execPath), '..') : resolve(dirname(fileURLToPath(import.meta.url)), '../..'));
 let settings;
 try {
   settings = parseEntrypointSettings(process.env, process.cwd());
@@ -27,8 +31,9 @@ for (const dir of [settings.dataDir, join(settings.dataDir, 'objects')]) {
     process.exit(2);
   }
 }
-const runtime = process.execPath;
-const bin = (name: string): ChildSpec => ({ tag: name, command: runtime, args: [join(root, 'bins', name, 'main.ts')], env: settings.childEnv, cwd: root });
+const bin = (name: string): ChildSpec => compiled
+  ? { tag: name, command: join(dirname(process.execPath), name), args: [], env: settings.childEnv, cwd: settings.dataDir }
+  : { tag: name, command: process.execPath, args: [join(root, 'bins', name, 'main.ts')], env: settings.childEnv, cwd: root };
 const proxy: ChildSpec = {
   tag: 'proxy',
   command: process.env.CAIRN_CADDY ?? 'caddy',

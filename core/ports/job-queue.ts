@@ -1,0 +1,18 @@
+/**
+ * Job queue port (BullMQ on Redis): named queues of JSON jobs consumed by dispatchers.
+ *
+ * Source: ../shared/spec/platform-service.md § Processes (dispatcher consumes every queue).
+ */
+export interface JobQueue {
+  /** Adds a job; `jobId` makes the add idempotent. @returns the job id */
+  add(queue: string, name: string, data: unknown, options?: { jobId?: string; delayMs?: number }): Promise<string>;
+  /**
+   * Consumes `queue` with `handler`, `concurrency` jobs at a time, until the returned stop is called.
+   * A handler that throws fails the job (kept for inspection).
+   */
+  consume(queue: string, handler: (job: { id: string; name: string; data: unknown }) => Promise<void>, options?: { concurrency?: number }): { stop(): Promise<void> };
+  /** Counts of jobs per state. */
+  counts(queue: string): Promise<{ waiting: number; active: number; completed: number; failed: number; delayed: number }>;
+  /** Closes connections. */
+  close(): Promise<void>;
+}
