@@ -9,14 +9,19 @@ import { createObjectStoreGitRepo } from '../../core/adapters/git/index.ts';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { openDocumentStore, openObjectStore } from '../../core/adapters/stores/open-stores.ts';
+import { flag, optional } from '../../core/config/env-values.ts';
+import { createDocumentLease } from '../../core/lease/document-lease.ts';
 import { ensureSemanticIndexes } from '../../core/semantic/projects.ts';
+import { healthRoutes } from './health-routes.ts';
 import { semanticRoutes } from './semantic-routes.ts';
 import { parseApiSettings } from './settings.ts';
 
 const logger = createPinoLogger({ name: 'api' });
 let settings;
+let embeddedQueue: { instanceId: string } | undefined;
 try {
   settings = parseApiSettings(process.env, tmpdir());
+  embeddedQueue = flag(process.env, 'PLATFORM_EMBEDDED_QUEUE', false) ? { instanceId: optional(process.env, 'PLATFORM_INSTANCE_ID') ?? 'unknown' } : undefined;
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
@@ -27,7 +32,7 @@ await ensureSemanticIndexes(docs);
 const git = createObjectStoreGitRepo({ objectStore: objects, scratchDir: settings.scratchDir });
 const version = settings.version;
 const app = new Elysia()
-  .get('/api/health', () => ({ status: 'ok', version }))
+  .use(healthRoutes({ version, embeddedQueue: embeddedQueue && { lease: createDocumentLease(docs, systemClock), instanceId: embeddedQueue.instanceId } }))
   .use(semanticRoutes({ deps: { docs, objects, git, clock: systemClock, ids: cryptoIds }, logger, author: { name: 'Dev User', email: 'dev@localhost' } }))
   .onError(({ code }) => {
     if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });

@@ -5,9 +5,12 @@
  *
  * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 1–2.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { embeddedQueue } from './embedded-queue.ts';
 import { parseEntrypointSettings } from './settings.ts';
 import { supervise, tagged, type ChildSpec } from './supervisor.ts';
 
@@ -18,7 +21,7 @@ const compiled = !['bun', 'bun.exe', 'node'].includes(basename(process.execPath)
 const root = process.env.CAIRN_APP_DIR ?? (compiled ? resolve(dirname(process.execPath), '..') : resolve(dirname(fileURLToPath(import.meta.url)), '../..'));
 let settings;
 try {
-  settings = parseEntrypointSettings(process.env, process.cwd());
+  settings = parseEntrypointSettings(process.env, process.cwd(), `${hostname()}-${randomBytes(4).toString('hex')}`);
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
@@ -31,9 +34,15 @@ for (const dir of [settings.dataDir, join(settings.dataDir, 'objects')]) {
     process.exit(2);
   }
 }
-const bin = (name: string): ChildSpec => compiled
-  ? { tag: name, command: join(dirname(process.execPath), name), args: [], env: settings.childEnv, cwd: settings.dataDir }
-  : { tag: name, command: process.execPath, args: [join(root, 'bins', name, 'main.ts')], env: settings.childEnv, cwd: root };
+const queue = settings.embeddedQueue && embeddedQueue({ dataDir: settings.dataDir, runDir: join(tmpdir(), `cairn-${process.pid}-${randomBytes(4).toString('hex')}`), port: settings.embeddedQueue.port, maxMemory: settings.embeddedQueue.maxMemory, path: process.env.PATH });
+// The embedded store's URL (with its password) goes to the API and the dispatcher only.
+const storeEnv: Record<string, string> = queue ? { QUEUE_URL: queue.url, PLATFORM_EMBEDDED_QUEUE: 'on', PLATFORM_INSTANCE_ID: settings.instanceId } : { PLATFORM_INSTANCE_ID: settings.instanceId };
+const bin = (name: string, extraEnv: Record<string, string> = {}): ChildSpec => {
+  const env = { ...settings.childEnv, ...extraEnv };
+  return compiled
+    ? { tag: name, command: join(dirname(process.execPath), name), args: [], env, cwd: settings.dataDir }
+    : { tag: name, command: process.execPath, args: [join(root, 'bins', name, 'main.ts')], env, cwd: root };
+};
 const proxy: ChildSpec = {
   tag: 'proxy',
   command: process.env.CAIRN_CADDY ?? 'caddy',
@@ -43,7 +52,8 @@ const proxy: ChildSpec = {
 };
 tagged('entrypoint', `front proxy on ${settings.proxyBind}:${settings.publicPort}; api on 127.0.0.1:${settings.apiPort}; semantic-mcp on 127.0.0.1:${settings.semanticMcpPort}`);
 if (settings.embedded.length > 0) tagged('entrypoint', `using embedded stores under ${settings.dataDir} (${settings.embedded.join(', ')} not set)`);
-const children = supervise([bin('api'), bin('semantic-mcp'), proxy]);
+if (queue) tagged('entrypoint', `running its own queue store on 127.0.0.1:${queue.port} (QUEUE_URL not set): this container serves alone; more containers need QUEUE_URL naming a shared store`);
+const children = supervise([...(queue ? [queue.spec] : []), bin('api', storeEnv), bin('dispatcher', storeEnv), bin('semantic-mcp'), proxy]);
 let stopping = false;
 const stop = async (signal: string) => {
   if (stopping) return;

@@ -4,7 +4,7 @@
  * Source: ../shared/spec/platform-service.md § Deployment settings (PORT, API_PORT), § Processes.
  */
 import { resolve } from 'node:path';
-import { optional, port, type EnvRecord } from '../../core/config/env-values.ts';
+import { invalid, optional, port, type EnvRecord } from '../../core/config/env-values.ts';
 
 /** What the entrypoint wires. */
 export interface EntrypointSettings {
@@ -17,10 +17,14 @@ export interface EntrypointSettings {
   childEnv: Record<string, string | undefined>;
   /** Which store settings were embedded defaults (for the [entrypoint] line). */
   embedded: string[];
+  /** Set when QUEUE_URL is unset: the entrypoint runs its own queue store. */
+  embeddedQueue?: { port: number; maxMemory: string };
+  /** This container's id: the single-dispatcher lease owner. */
+  instanceId: string;
 }
 
 /** Parses the environment; embedded defaults fill DOCDB_URI and OBJSTORE_* when unset. */
-export function parseEntrypointSettings(env: EnvRecord, cwd: string): EntrypointSettings {
+export function parseEntrypointSettings(env: EnvRecord, cwd: string, instanceId: string): EntrypointSettings {
   const dataDir = resolve(cwd, optional(env, 'CAIRN_DATA_DIR') ?? 'data');
   const publicPort = port(env, 'PORT', 8080);
   const apiPort = port(env, 'API_PORT', 3001);
@@ -30,8 +34,9 @@ export function parseEntrypointSettings(env: EnvRecord, cwd: string): Entrypoint
     if (optional(env, name) === undefined) { embedded.push(name); return value; }
     return env[name];
   };
+  const { PLATFORM_EMBEDDED_QUEUE: _never, ...callerEnv } = env;
   const childEnv: Record<string, string | undefined> = {
-    ...env,
+    ...callerEnv,
     DOCDB_URI: fill('DOCDB_URI', `sqlite:${dataDir}/docdb.sqlite`),
     OBJSTORE_ENDPOINT: optional(env, 'OBJSTORE_BUCKET') === undefined ? fill('OBJSTORE_ENDPOINT', `file://${dataDir}/objects`) : env.OBJSTORE_ENDPOINT,
     OBJSTORE_BUCKET: fill('OBJSTORE_BUCKET', 'cairn'),
@@ -43,5 +48,9 @@ export function parseEntrypointSettings(env: EnvRecord, cwd: string): Entrypoint
     API_PORT: String(apiPort),
     SEMANTIC_MCP_PORT: String(semanticMcpPort),
   };
-  return { publicPort, proxyBind: optional(env, 'CAIRN_PROXY_BIND') ?? '0.0.0.0', apiPort, semanticMcpPort, dataDir, childEnv, embedded };
+  const embeddedQueue = optional(env, 'QUEUE_URL') === undefined
+    ? { port: port(env, 'CAIRN_EMBEDDED_QUEUE_PORT', 6379), maxMemory: optional(env, 'PLATFORM_EMBEDDED_QUEUE_MAXMEMORY') ?? '256mb' }
+    : undefined;
+  if (embeddedQueue && !/^[0-9]+(kb|mb|gb)?$/i.test(embeddedQueue.maxMemory)) throw invalid('PLATFORM_EMBEDDED_QUEUE_MAXMEMORY', 'must be a size such as 256mb');
+  return { publicPort, proxyBind: optional(env, 'CAIRN_PROXY_BIND') ?? '0.0.0.0', apiPort, semanticMcpPort, dataDir, childEnv, embedded, embeddedQueue, instanceId };
 }

@@ -32,6 +32,7 @@ export function supervise(specs: ChildSpec[]): { stop(): Promise<void>; pids(): 
   const start = (spec: ChildSpec) => {
     const child = spawn(spec.command, spec.args, { env: spec.env as NodeJS.ProcessEnv, cwd: spec.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     running.set(spec.tag, child);
+    if (child.pid) tagged('entrypoint', `started ${spec.tag} (pid ${child.pid})`);
     for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream! }).on('line', (line) => tagged(spec.tag, line));
     child.on('exit', (code, signal) => {
       running.delete(spec.tag);

@@ -10,6 +10,23 @@ import { freePort } from './ports.ts';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 export const bunPath = join(repoRoot, 'node_modules', '.bin', 'bun');
+export const distDir = join(repoRoot, 'dist');
+
+/** `sources`: bun on bins/<name>/main.ts. `compiled`: the executables scripts/build makes in dist/. */
+export type ProductMode = 'sources' | 'compiled';
+/** Options of {@link startProduct} and {@link runCairn}. */
+export interface ProductOptions { mode?: ProductMode }
+
+/** The mode of this test run: `compiled` when CAIRN_E2E_DIST=1, else `sources`. */
+export function productMode(options: ProductOptions = {}): ProductMode {
+  return options.mode ?? (process.env.CAIRN_E2E_DIST === '1' ? 'compiled' : 'sources');
+}
+
+/** Runs `scripts/build --if-stale` (a no-op when dist/ is newer than the sources; serialised by a lock). */
+export function ensureDist(): void {
+  const result = spawnSync(join(repoRoot, 'scripts/build'), ['--if-stale'], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`scripts/build failed:\n${result.stdout}\n${result.stderr}`);
+}
 
 /** A running product. */
 export interface RunningProduct {
@@ -21,15 +38,23 @@ export interface RunningProduct {
   stop(): Promise<void>;
 }
 
-/** Starts the product; resolves once /api/health and /mcp/_health answer through the proxy. */
-export async function startProduct(env: Record<string, string> = {}): Promise<RunningProduct> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cairn-e2e-'));
+/**
+ * Starts the product; resolves once /api/health and /mcp/_health answer through the proxy.
+ * `env` overrides the environment; a given CAIRN_DATA_DIR is used and kept, else a temporary one is made and removed.
+ */
+export async function startProduct(env: Record<string, string> = {}, options: ProductOptions = {}): Promise<RunningProduct> {
+  const compiled = productMode(options) === 'compiled';
+  if (compiled) ensureDist();
+  const ownDataDir = env.CAIRN_DATA_DIR === undefined;
+  const dataDir = env.CAIRN_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'cairn-e2e-'));
   const port = await freePort();
   const childEnv = {
     ...process.env, PORT: String(port), API_PORT: String(await freePort()), SEMANTIC_MCP_PORT: String(await freePort()),
-    CAIRN_DATA_DIR: dataDir, CAIRN_PROXY_BIND: '127.0.0.1', ...env,
+    CAIRN_DATA_DIR: dataDir, CAIRN_PROXY_BIND: '127.0.0.1', CAIRN_EMBEDDED_QUEUE_PORT: String(await freePort()), ...env,
   };
-  const child = spawn(bunPath, [join(repoRoot, 'bins/entrypoint/main.ts')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const [command, args] = compiled ? [join(distDir, 'entrypoint'), []] : [bunPath, [join(repoRoot, 'bins/entrypoint/main.ts')]];
+  // Compiled: the Caddyfile and web/ come from CAIRN_APP_DIR (the repository here, /app in the image).
+  const child = spawn(command, args, { env: compiled ? { CAIRN_APP_DIR: repoRoot, ...childEnv } : childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const output: string[] = [];
   for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean)));
   const url = `http://127.0.0.1:${port}`;
@@ -40,7 +65,7 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Ru
       await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
       if (child.exitCode === null) try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     await waitFor(`${url}/api/health`, output);
@@ -62,8 +87,10 @@ async function waitFor(url: string, output: string[]): Promise<void> {
   throw new Error(`${url} did not answer within 60 s. Output:\n${output.slice(-40).join('\n')}`);
 }
 
-/** Runs the `cairn` command (bun on the sources) against `url`; returns status, stdout and stderr. */
-export function runCairn(url: string, args: string[]): { status: number; stdout: string; stderr: string } {
-  const result = spawnSync(bunPath, [join(repoRoot, 'bins/cairn/main.ts'), '--url', url, ...args], { encoding: 'utf8' });
+/** Runs the `cairn` command (bun on the sources, or dist/cairn) against `url`; returns status, stdout and stderr. */
+export function runCairn(url: string, args: string[], options: ProductOptions = {}): { status: number; stdout: string; stderr: string } {
+  const result = productMode(options) === 'compiled'
+    ? spawnSync(join(distDir, 'cairn'), ['--url', url, ...args], { encoding: 'utf8' })
+    : spawnSync(bunPath, [join(repoRoot, 'bins/cairn/main.ts'), '--url', url, ...args], { encoding: 'utf8' });
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
