@@ -1,0 +1,22 @@
+/**
+ * Secret store adapters (public edge of `core/adapters/secrets`): db (AES-256-GCM under MASTER_KEY in
+ * the document store) and cloud (one cloud secret per credential).
+ *
+ * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_SECRET_STORE); § Authentication rule 11.
+ */
+export {
+  checkSecretPrefix,
+  createCloudSecretStore,
+  MAX_SECRET_PREFIX_LENGTH,
+  SECRET_CACHE_TTL_MS,
+  SECRET_RECOVERY_WINDOW_DAYS,
+  type CloudSecretStoreOptions,
+} from './cloud-secret-store.ts';
+export {
+  createDbSecretStore,
+  CREDENTIAL_SECRETS_COLLECTION,
+  MASTER_KEY_BYTES,
+  parseMasterKey,
+  type DbSecretStoreOptions,
+  type SealedSecretDocument,
+} from './db-secret-store.ts';
