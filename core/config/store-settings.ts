@@ -1,29 +1,33 @@
 /**
  * Store settings every process reads: document store, object store, queue store.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (DOCDB_URI, OBJSTORE_*, QUEUE_URL).
+ * Source: spec/platform-service.md § Deployment settings (DOCDB_URI, OBJSTORE_*, QUEUE_URL).
  */
+import type { Static } from '@sinclair/typebox';
+import { requireObjectStoreKeyPair } from './boot-rules.ts';
 import { flag, invalid, optional, required, url, type EnvRecord } from './env-values.ts';
+import type {
+  DocumentStoreSettings as DocumentStoreSchema, ObjectStoreSettings as ObjectStoreSchema, StoreSettings as StoreSchema,
+} from './platform-env-model.ts';
 
-/** Where documents live: embedded SQLite file or MongoDB. */
-export type DocumentStoreSettings = { kind: 'sqlite'; path: string } | { kind: 'mongodb'; uri: string };
+/** Where documents live: embedded SQLite file or MongoDB. Source: spec/platform-service.md § Deployment settings (DOCDB_URI) */
+export type DocumentStoreSettings = Static<typeof DocumentStoreSchema>;
 
-/** Where objects live: a local directory (embedded) or S3. */
-export type ObjectStoreSettings =
-  | { kind: 'fs'; root: string; bucket: string; prefix: string }
-  | { kind: 's3'; bucket: string; prefix: string; region: string; endpoint?: string; forcePathStyle: boolean; credentials?: { accessKeyId: string; secretAccessKey: string } };
+/** Where objects live: a local directory (embedded) or S3. Source: spec/platform-service.md § Deployment settings (OBJSTORE_*) */
+export type ObjectStoreSettings = Static<typeof ObjectStoreSchema>;
 
-/** All store settings. */
-export interface StoreSettings {
-  documents: DocumentStoreSettings;
-  objects: ObjectStoreSettings;
-  /** Queue store URL (redis:// or rediss://); undefined when none is configured. */
-  queueUrl?: string;
-}
+/**
+ * All store settings; `queueUrl` (redis:// or rediss://) is undefined when none is configured.
+ *
+ * Source: spec/platform-service.md § Deployment settings (DOCDB_URI, OBJSTORE_*, QUEUE_URL)
+ */
+export type StoreSettings = Static<typeof StoreSchema>;
 
 /**
  * Parses DOCDB_URI, OBJSTORE_* and QUEUE_URL.
  * @throws PlatformError `invalid_config` naming the first bad variable
+  *
+  * Source: spec/platform-service.md § Deployment settings (DOCDB_URI, OBJSTORE_*, QUEUE_URL)
  */
 export function parseStoreSettings(env: EnvRecord): StoreSettings {
   return { documents: parseDocuments(env), objects: parseObjects(env), queueUrl: url(env, 'QUEUE_URL', ['redis', 'rediss'])?.toString() };
@@ -45,9 +49,7 @@ function parseObjects(env: EnvRecord): ObjectStoreSettings {
   const prefix = optional(env, 'OBJSTORE_PREFIX') ?? '';
   const keyId = optional(env, 'OBJSTORE_ACCESS_KEY_ID');
   const secret = optional(env, 'OBJSTORE_SECRET_ACCESS_KEY');
-  if ((keyId === undefined) !== (secret === undefined)) {
-    throw invalid(keyId === undefined ? 'OBJSTORE_ACCESS_KEY_ID' : 'OBJSTORE_SECRET_ACCESS_KEY', 'must be set together with its pair (both or neither)');
-  }
+  requireObjectStoreKeyPair(env);
   const endpoint = url(env, 'OBJSTORE_ENDPOINT', ['http', 'https', 'file']);
   const forcePathStyle = flag(env, 'OBJSTORE_FORCE_PATH_STYLE', false);
   if (endpoint?.protocol === 'file:') return { kind: 'fs', root: decodeURIComponent(endpoint.pathname), bucket, prefix };

@@ -1,0 +1,154 @@
+/**
+ * Schema of the config document: what the platform offers (design agent, services, collections, skill
+ * registries, OAuth apps, branding). Host settings never appear here (they are environment variables).
+ *
+ * Source: spec/platform-service.md § Config sections named; § Rules 12–18.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+const strict = { additionalProperties: false } as const;
+const Text = Type.String({ minLength: 1 });
+/** Lowercase identifier: letters, digits and dashes (used in variable names and directory names). */
+const Id = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' });
+const Price = Type.Number({ minimum: 0 });
+
+/** The design agent's model. Source: spec/platform-service.md § Config sections named (designAgent) */
+export const DesignAgentConfig = Type.Object({
+  provider: Text,
+  model: Text,
+  apiKey: Text,
+  apiBaseUrl: Type.Optional(Text),
+  region: Type.Optional(Text),
+  /** USD per million tokens. */
+  prices: Type.Optional(Type.Object({ input: Price, output: Price, cacheRead: Type.Optional(Price), cacheWrite: Type.Optional(Price) }, strict)),
+}, strict);
+/**
+ * designAgent section.
+ *
+ * Source: spec/platform-service.md § Config sections named
+ */
+export type DesignAgentConfig = Static<typeof DesignAgentConfig>;
+
+/** A service: a separate image serving one collection's tools. Source: spec/platform-service.md § Rules 15 */
+export const ServiceConfig = Type.Object({
+  id: Id,
+  endpoint: Text,
+  /** At least 16 characters; the same value is set on the service. */
+  token: Type.String({ minLength: 16 }),
+  collection: Type.Optional(Id),
+}, strict);
+/**
+ * services entry.
+ *
+ * Source: spec/platform-service.md § Config sections named
+ */
+export type ServiceConfig = Static<typeof ServiceConfig>;
+
+/** A public git repository of skills/<slug>/SKILL.md bundles (https only). Source: spec/platform-service.md § Rules 16 */
+export const SkillRegistryConfig = Type.Object({ id: Id, url: Text }, strict);
+/**
+ * skillRegistries entry.
+ *
+ * Source: spec/platform-service.md § Config sections named
+ */
+export type SkillRegistryConfig = Static<typeof SkillRegistryConfig>;
+
+/** A collection OAuth app. Source: spec/platform-service.md § Rules 17 */
+export const OAuthAppConfig = Type.Object({
+  id: Id,
+  collections: Type.Array(Id, { minItems: 1 }),
+  clientId: Text,
+  clientSecret: Text,
+  reach: Type.Optional(Type.Object({ note: Type.Optional(Text), url: Type.Optional(Text), signsIn: Type.Optional(Text) }, strict)),
+}, strict);
+/**
+ * oauthApps entry.
+ *
+ * Source: spec/platform-service.md § Config sections named
+ */
+export type OAuthAppConfig = Static<typeof OAuthAppConfig>;
+
+/** The seven hues appearancePalette retunes. Source: spec/platform-service.md § Config sections named (branding) */
+export const PALETTE_HUES = ['sage', 'rose', 'blue', 'purple', 'rust', 'amber', 'teal'] as const;
+/**
+ * Colour roles branding.colours may set.
+ *
+ * Source: spec/platform-service.md § Config sections named
+ */
+export const COLOUR_ROLES = ['primary', 'accent', 'background', 'foreground'] as const;
+
+/**
+ * branding as written: its keys are fixed, its values are checked one by one and left out with a note when
+ * unusable (never a refusal). Source: spec/platform-service.md § Rules 18
+ */
+export const BrandingDocument = Type.Object({
+  title: Type.Optional(Type.Unknown()),
+  logo: Type.Optional(Type.Unknown()),
+  colours: Type.Optional(Type.Unknown()),
+  appearancePalette: Type.Optional(Type.Unknown()),
+}, strict);
+
+/**
+ * branding after its unusable values are left out.
+ *
+ * Source: spec/platform-service.md § Config sections named
+ */
+export interface BrandingConfig {
+  title?: string;
+  /** https URL or an image data URI. */
+  logo?: string;
+  colours?: Partial<Record<(typeof COLOUR_ROLES)[number], string>>;
+  appearancePalette?: Partial<Record<(typeof PALETTE_HUES)[number], string>>;
+}
+
+/**
+ * The config document as written (placeholders still in place). Unknown keys fail boot.
+ *
+ * Source: spec/platform-service.md § Config sections named; § Rules 12–14
+ */
+export const ConfigDocument = Type.Object({
+  designAgent: Type.Optional(DesignAgentConfig),
+  services: Type.Optional(Type.Array(ServiceConfig)),
+  collections: Type.Optional(Type.Array(Id)),
+  skillRegistries: Type.Optional(Type.Array(SkillRegistryConfig)),
+  oauthApps: Type.Optional(Type.Array(OAuthAppConfig)),
+  branding: Type.Optional(BrandingDocument),
+}, strict);
+/**
+ * Config document as written.
+ *
+ * Source: spec/platform-service.md § Config sections named
+ */
+export type ConfigDocument = Static<typeof ConfigDocument>;
+
+/**
+ * The resolved config a process runs with: placeholders replaced, entries with an unset placeholder left out.
+ * `skillRegistries` absent means the platform's own public registry; an empty list means none.
+ * `collections` absent or empty means no packaged collection is offered.
+ *
+ * Source: spec/platform-service.md § Config sections named; § Rules 12–18
+ */
+export interface PlatformConfig {
+  designAgent?: DesignAgentConfig;
+  services: ServiceConfig[];
+  collections: string[];
+  skillRegistries?: SkillRegistryConfig[];
+  oauthApps: OAuthAppConfig[];
+  branding: BrandingConfig;
+}
+
+/**
+ * The platform's own public skill registry, followed when the config has no skillRegistries key.
+ *
+ * Source: spec/platform-service.md § Rules 16
+ */
+export const PLATFORM_SKILL_REGISTRY: SkillRegistryConfig = { id: 'cairn', url: 'https://github.com/cairn-platform/skills.git' };
+
+/**
+ * The registries a deployment follows: the config's list, or the platform's own registry when the key is absent.
+ *
+ * Source: spec/platform-service.md § Rules 16
+ */
+export function effectiveSkillRegistries(config: Pick<PlatformConfig, 'skillRegistries'>): SkillRegistryConfig[] {
+  return config.skillRegistries ?? [PLATFORM_SKILL_REGISTRY];
+}
