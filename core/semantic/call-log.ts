@@ -6,11 +6,11 @@
 import type { Filter } from '../ports/document-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SemanticDeps } from './deps.ts';
-import { collections, type CallLogRecord } from './records.ts';
+import { collections, semanticSchemaVersion, type CallLogRecord } from './records.ts';
 
 /** Records one call. */
-export async function recordCall(deps: SemanticDeps, entry: Omit<CallLogRecord, '_id'>): Promise<void> {
-  await deps.docs.collection<CallLogRecord>(collections.callLog).insertOne({ _id: deps.ids.newId(), ...entry });
+export async function recordCall(deps: SemanticDeps, entry: Omit<CallLogRecord, '_id' | 'schemaVersion'>): Promise<void> {
+  await deps.docs.collection<CallLogRecord>(collections.callLog).insertOne({ _id: deps.ids.newId(), schemaVersion: semanticSchemaVersion, ...entry });
 }
 
 /** Filters of {@link listCalls}; every one optional. */

@@ -5,11 +5,11 @@
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SemanticDeps } from './deps.ts';
-import { collections, type ImprovementRecord, type StoredQueryRecord } from './records.ts';
+import { collections, semanticSchemaVersion, type ImprovementRecord, type StoredQueryRecord } from './records.ts';
 
 /** Stores an improvement request. Lengths are checked by the tool's input schema (200 / 2,000). */
-export async function submitImprovement(deps: SemanticDeps, input: Omit<ImprovementRecord, '_id' | 'createdAt'>): Promise<ImprovementRecord> {
-  const record: ImprovementRecord = { _id: deps.ids.newId(), createdAt: deps.clock.now(), ...input };
+export async function submitImprovement(deps: SemanticDeps, input: Omit<ImprovementRecord, '_id' | 'createdAt' | 'schemaVersion'>): Promise<ImprovementRecord> {
+  const record: ImprovementRecord = { _id: deps.ids.newId(), schemaVersion: semanticSchemaVersion, createdAt: deps.clock.now(), ...input };
   await deps.docs.collection<ImprovementRecord>(collections.improvements).insertOne(record);
   return record;
 }
@@ -20,8 +20,8 @@ export async function listImprovements(deps: SemanticDeps, projectId: string): P
 }
 
 /** Stores a query for replay; returns its storedQueryId. */
-export async function storeQuery(deps: SemanticDeps, input: Omit<StoredQueryRecord, '_id' | 'createdAt'>): Promise<string> {
-  const record: StoredQueryRecord = { _id: deps.ids.newId(), createdAt: deps.clock.now(), ...input };
+export async function storeQuery(deps: SemanticDeps, input: Omit<StoredQueryRecord, '_id' | 'createdAt' | 'schemaVersion'>): Promise<string> {
+  const record: StoredQueryRecord = { _id: deps.ids.newId(), schemaVersion: semanticSchemaVersion, createdAt: deps.clock.now(), ...input };
   await deps.docs.collection<StoredQueryRecord>(collections.storedQueries).insertOne(record);
   return record._id;
 }

@@ -7,7 +7,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { SemanticDeps } from './deps.ts';
-import { callLogRetentionDays, collections, defaultPageSize, ProjectSlug, type ProjectRecord } from './records.ts';
+import { callLogRetentionDays, collections, defaultPageSize, ProjectSlug, semanticSchemaVersion, type ProjectRecord } from './records.ts';
 
 /** Declares the indexes of the semantic collections (idempotent; run at boot). */
 export async function ensureSemanticIndexes(docs: DocumentStore): Promise<void> {
@@ -40,6 +40,7 @@ export async function createProject(deps: SemanticDeps, input: CreateProjectInpu
   const pageSize = checkPageSize(input.pageSize ?? defaultPageSize);
   const record: ProjectRecord = {
     _id: deps.ids.newId(),
+    schemaVersion: semanticSchemaVersion,
     slug: input.slug,
     name: input.name?.trim() || input.slug,
     pageSize,

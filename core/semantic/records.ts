@@ -5,6 +5,12 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 
+/**
+ * Version of the document shape each collection holds (`schemaVersion` on every document); a data
+ * update moves documents from one version to the next. Source: spec/platform-service.md § Versioning.
+ */
+export const semanticSchemaVersion = 1 as const;
+
 /** Collection names, one place. */
 export const collections = {
   projects: 'semantic_projects',
@@ -21,8 +27,11 @@ export const ProjectSlug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' })
 export const defaultPageSize = 25;
 
 /** A semantic project: named by its slug in endpoint URLs. */
+const SchemaVersion = Type.Literal(semanticSchemaVersion);
+
 export const ProjectRecord = Type.Object({
   _id: Type.String(),
+  schemaVersion: SchemaVersion,
   slug: ProjectSlug,
   name: Type.String(),
   /** Items per digest page, 1–200. */
@@ -40,6 +49,7 @@ export type ProjectRecord = Static<typeof ProjectRecord>;
 /** An access token: only its SHA-256 digest is stored. */
 export const TokenRecord = Type.Object({
   _id: Type.String(),
+  schemaVersion: SchemaVersion,
   projectId: Type.String(),
   name: Type.String(),
   /** Lower-case hex SHA-256 of the raw token. */
@@ -61,6 +71,7 @@ export type Plane = 'production' | 'test';
 /** One tools/call. Entries expire 30 days after `at`. */
 export const CallLogRecord = Type.Object({
   _id: Type.String(),
+  schemaVersion: SchemaVersion,
   projectId: Type.String(),
   tokenId: Type.String(),
   tool: Type.String(),
@@ -82,6 +93,7 @@ export const callLogRetentionDays = 30;
 /** A stored query, replayable with new params within the project and the token's model scope. */
 export const StoredQueryRecord = Type.Object({
   _id: Type.String(),
+  schemaVersion: SchemaVersion,
   projectId: Type.String(),
   modelName: Type.String(),
   sql: Type.String(),
@@ -94,6 +106,7 @@ export type StoredQueryRecord = Static<typeof StoredQueryRecord>;
 /** An improvement request an agent submitted. */
 export const ImprovementRecord = Type.Object({
   _id: Type.String(),
+  schemaVersion: SchemaVersion,
   projectId: Type.String(),
   modelName: Type.String(),
   title: Type.String({ maxLength: 200 }),

@@ -7,7 +7,7 @@
 import { PlatformError } from '../ports/platform-error.ts';
 import { base64url } from './base64url.ts';
 import type { SemanticDeps } from './deps.ts';
-import { callLogRetentionDays, collections, type CallLogRecord, type TokenRecord } from './records.ts';
+import { callLogRetentionDays, collections, semanticSchemaVersion, type CallLogRecord, type TokenRecord } from './records.ts';
 
 /** Fixed prefix of every raw token, so secret scanners and people can recognise one. */
 export const tokenPrefix = 'cairn_mcp_';
@@ -39,6 +39,7 @@ export async function createToken(deps: SemanticDeps, input: CreateTokenInput): 
   const token = tokenPrefix + base64url(deps.ids.randomBytes(tokenEntropyBytes));
   const record: TokenRecord = {
     _id: deps.ids.newId(),
+    schemaVersion: semanticSchemaVersion,
     projectId: input.projectId,
     name: input.name.trim() || 'token',
     tokenHash: await deps.ids.sha256Hex(token),
