@@ -16,16 +16,21 @@ export interface RunningRedis {
   stop(): Promise<void>;
 }
 
-/** Starts redis-server (Debian package) without persistence. */
-export async function startRedis(): Promise<RunningRedis> {
+/**
+ * Starts redis-server (Debian package) without persistence.
+ * @param options - `password`: the server requires it (`--requirepass`); `url` then carries it and `cli` sends it
+ */
+export async function startRedis(options: { password?: string } = {}): Promise<RunningRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'cairn-redis-'));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-  const cli = (...args: string[]) => spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout;
+  const auth = options.password === undefined ? [] : ['--requirepass', options.password];
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...auth], { stdio: 'ignore' });
+  const cliAuth = options.password === undefined ? [] : ['-a', options.password, '--no-auth-warning'];
+  const cli = (...args: string[]) => spawnSync('redis-cli', ['-p', String(port), ...cliAuth, ...args], { encoding: 'utf8' }).stdout;
   for (let i = 0; i < 100 && cli('ping').trim() !== 'PONG'; i += 1) await new Promise((r) => setTimeout(r, 50));
   if (cli('ping').trim() !== 'PONG') throw new Error('redis-server did not start');
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: options.password === undefined ? `redis://127.0.0.1:${port}` : `redis://:${encodeURIComponent(options.password)}@127.0.0.1:${port}`,
     port,
     cli,
     async stop() {

@@ -1,30 +1,37 @@
 /**
  * Opens the document and object stores named by the store settings (composition helper for bins).
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts.
+ * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts; ../shared/spec/platform-service.md
+ * § Deployment settings (DOCDB_URI, OBJSTORE_*).
  */
 import { join } from 'node:path';
 import type { DocumentStoreSettings, ObjectStoreSettings } from '../../config/store-settings.ts';
 import type { DocumentStore } from '../../ports/document-store.ts';
 import type { ObjectStore } from '../../ports/object-store.ts';
-import { PlatformError } from '../../ports/platform-error.ts';
 import { createFsObjectStore } from '../fs-objects/fs-object-store.ts';
+import { openMongoDocumentStore } from '../mongo/mongo-document-store.ts';
+import { createS3ObjectStore } from '../s3/s3-object-store.ts';
 import { openSqliteDocumentStore } from '../sqlite/sqlite-document-store.ts';
 
 /**
- * Opens the document store.
- * @throws PlatformError `not_supported` for MongoDB until its adapter lands (see README)
+ * Opens the document store: the embedded SQLite file, or MongoDB (connects before returning).
+ * @throws PlatformError `invalid_config` or `store_unreachable` from the MongoDB adapter; the engine's
+ *   error when the SQLite file cannot be opened
+ *
+ * Source: ../shared/spec/platform-service.md § Deployment settings (DOCDB_URI, OBJSTORE_*).
  */
 export async function openDocumentStore(settings: DocumentStoreSettings): Promise<DocumentStore> {
   if (settings.kind === 'sqlite') return openSqliteDocumentStore({ path: settings.path });
-  throw new PlatformError('not_supported', 'DOCDB_URI: the MongoDB adapter is not part of this build yet; use sqlite:<path>.');
+  return openMongoDocumentStore({ uri: settings.uri });
 }
 
 /**
- * Opens the object store; a `file://` endpoint keeps objects under `<root>/<bucket>/<prefix>`.
- * @throws PlatformError `not_supported` for S3 until its adapter lands (see README)
+ * Opens the object store: a `file://` endpoint keeps objects under `<root>/<bucket>/<prefix>`;
+ * otherwise S3 (or an S3-compatible endpoint) on `bucket` under `prefix`. Nothing connects until the first call.
+ *
+ * Source: ../shared/spec/platform-service.md § Deployment settings (DOCDB_URI, OBJSTORE_*).
  */
 export function openObjectStore(settings: ObjectStoreSettings): ObjectStore {
   if (settings.kind === 'fs') return createFsObjectStore({ root: join(settings.root, settings.bucket, settings.prefix) });
-  throw new PlatformError('not_supported', 'OBJSTORE_ENDPOINT: the S3 adapter is not part of this build yet; use file:///<directory>.');
+  return createS3ObjectStore(settings);
 }

@@ -1,0 +1,144 @@
+/**
+ * The {@link JobQueue} port on BullMQ: one BullMQ queue per name (created on first use), one Worker
+ * per `consume`, failed jobs kept for inspection.
+ *
+ * Source: ../shared/spec/platform-service.md § Processes (dispatcher consumes every queue);
+ * ../shared/ARCHITECTURE.md § Ports, adapters, contracts (JobQueue: Redis via BullMQ + ioredis).
+ */
+import { Queue, Worker, type Job } from 'bullmq';
+import { Cluster, Redis } from 'ioredis';
+import type { JobQueue } from '../../ports/job-queue.ts';
+import { PlatformError } from '../../ports/platform-error.ts';
+import type { RedisConnection } from './open-redis.ts';
+
+/**
+ * Options of {@link createBullJobQueue}.
+ *
+ * Source: core/ports/job-queue.ts; ../shared/ARCHITECTURE.md § Ports, adapters, contracts (JobQueue).
+ */
+export interface BullJobQueueOptions {
+  /**
+   * A connection from `openRedis` (shared, not closed by `close()`; it must have
+   * `maxRetriesPerRequest: null`), or a `redis://` / `rediss://` URL for a connection of its own.
+   */
+  connection: RedisConnection | string;
+  /** Key prefix of every queue; default `cairn`. On a cluster it is wrapped in `{…}` (one hash slot) unless it holds braces. */
+  prefix?: string;
+  /** Completed jobs kept per queue, newest first; default 1000. Failed jobs are all kept. */
+  keepCompleted?: number;
+  /** Receives connection and worker errors BullMQ reports; default ignores them (the connection's own listeners see them too). */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * Creates the job queue. Nothing connects until the first call.
+ *
+ * Semantics: a job runs once (no retry); a handler that throws fails the job, which stays in the
+ * failed set. `add` with a `jobId` that is still in the queue store (waiting, delayed, active, kept
+ * completed or failed) returns that id and adds nothing. `stop()` waits for running handlers to finish.
+ *
+ * @throws PlatformError `invalid_argument` (400) at creation when a shared connection does not have
+ *   `maxRetriesPerRequest: null`; from `add`/`consume`/`counts` for a queue name with `:`, and from
+ *   `add` for a jobId holding `:` or written as an integer (BullMQ reserves both)
+ *
+ * Source: core/ports/job-queue.ts; ../shared/ARCHITECTURE.md § Ports, adapters, contracts (JobQueue).
+ */
+export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
+  const owned = typeof options.connection === 'string' ? new Redis(options.connection, { maxRetriesPerRequest: null }) : undefined;
+  const connection = owned ?? (options.connection as RedisConnection);
+  assertBlockingSafe(connection);
+  const onError = options.onError ?? (() => {});
+  owned?.on('error', onError);
+  const context: BullContext = { connection, prefix: queuePrefix(options.prefix ?? 'cairn', connection instanceof Cluster), onError };
+  const keepCompleted = options.keepCompleted ?? 1000;
+  const queues = new Map<string, Queue>();
+  const workers = new Set<Worker>();
+  const queueFor = (name: string): Queue => {
+    let queue = queues.get(checkedQueueName(name));
+    if (queue === undefined) {
+      const defaultJobOptions = { attempts: 1, removeOnComplete: { count: keepCompleted }, removeOnFail: false };
+      queue = new Queue(name, { connection, prefix: context.prefix, defaultJobOptions });
+      queue.on('error', onError);
+      queues.set(name, queue);
+    }
+    return queue;
+  };
+  return {
+    async add(queue, name, data, addOptions = {}) {
+      const jobId = addOptions.jobId === undefined ? undefined : checkedJobId(addOptions.jobId);
+      const job = await queueFor(queue).add(name, data, { ...(jobId ? { jobId } : {}), ...(addOptions.delayMs ? { delay: addOptions.delayMs } : {}) });
+      return String(job.id);
+    },
+    consume: (queue, handler, consumeOptions = {}) => startWorker(context, workers, queue, handler, consumeOptions.concurrency ?? 1),
+    counts: async (queue) => countJobs(queueFor(queue)),
+    async close() {
+      await Promise.all([...workers].map((worker) => worker.close()));
+      workers.clear();
+      await Promise.all([...queues.values()].map((queue) => queue.close()));
+      queues.clear();
+      if (owned !== undefined) await owned.quit().catch(() => owned.disconnect());
+    },
+  };
+}
+
+/** What every Queue and Worker of one job queue share. */
+interface BullContext {
+  connection: RedisConnection;
+  prefix: string;
+  onError: (error: Error) => void;
+}
+
+/** Starts a Worker on `queue` that hands each job to `handler`; `stop` closes it after running jobs end. */
+function startWorker(context: BullContext, workers: Set<Worker>, queue: string, handler: JobHandler, concurrency: number): { stop(): Promise<void> } {
+  const worker = new Worker(
+    checkedQueueName(queue),
+    async (job: Job) => handler({ id: String(job.id), name: job.name, data: job.data as unknown }),
+    { connection: context.connection, prefix: context.prefix, concurrency, autorun: true },
+  );
+  worker.on('error', context.onError);
+  workers.add(worker);
+  return {
+    async stop() {
+      workers.delete(worker);
+      await worker.close();
+    },
+  };
+}
+
+type JobHandler = Parameters<JobQueue['consume']>[1];
+
+async function countJobs(queue: Queue) {
+  const counts = await queue.getJobCounts('wait', 'prioritized', 'active', 'completed', 'failed', 'delayed');
+  const of = (type: string) => counts[type] ?? 0;
+  return { waiting: of('wait') + of('prioritized'), active: of('active'), completed: of('completed'), failed: of('failed'), delayed: of('delayed') };
+}
+
+/**
+ * The BullMQ prefix: on a cluster every key of a queue must share one hash slot.
+ *
+ * Source: core/ports/job-queue.ts; ../shared/ARCHITECTURE.md § Ports, adapters, contracts (JobQueue).
+ */
+export function queuePrefix(prefix: string, cluster: boolean): string {
+  return cluster && !prefix.includes('{') ? `{${prefix}}` : prefix;
+}
+
+function assertBlockingSafe(connection: RedisConnection): void {
+  const options = connection instanceof Cluster ? connection.options.redisOptions : connection.options;
+  if (options?.maxRetriesPerRequest !== null) {
+    throw new PlatformError('invalid_argument', 'The queue connection needs maxRetriesPerRequest: null (openRedis sets it by default).', { status: 400 });
+  }
+}
+
+function checkedQueueName(name: string): string {
+  if (name.length === 0 || name.includes(':')) {
+    throw new PlatformError('invalid_argument', `The queue name ${JSON.stringify(name)} must be non-empty and hold no ':'.`, { status: 400 });
+  }
+  return name;
+}
+
+function checkedJobId(jobId: string): string {
+  if (jobId.length === 0 || jobId.includes(':') || String(Number.parseInt(jobId, 10)) === jobId) {
+    throw new PlatformError('invalid_argument', `The jobId ${JSON.stringify(jobId)} must be non-empty, hold no ':' and not be an integer.`, { status: 400 });
+  }
+  return jobId;
+}

@@ -1,0 +1,10 @@
+/**
+ * Queue store adapters on Redis (public edge of `core/adapters/redis`): the connection, the Lease and
+ * the BullMQ JobQueue.
+ *
+ * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (JobQueue, Lease: Redis via BullMQ + ioredis).
+ */
+export { openRedis, type OpenRedisOptions, type RedisConnection } from './open-redis.ts';
+export { parseRedisUrl, redactRedisTarget, type RedisTarget } from './redis-url.ts';
+export { createRedisLease, type RedisLeaseOptions } from './redis-lease.ts';
+export { createBullJobQueue, queuePrefix, type BullJobQueueOptions } from './bull-job-queue.ts';
