@@ -1,49 +1,57 @@
 /**
- * api: the HTTP API (/api/…). Composition root: reads the environment once, builds adapters, listens.
+ * api: the HTTP API (/api/…). Composition root: reads the environment and config once (exiting with a
+ * first line naming a bad variable before connecting to anything), opens the stores, runs the data
+ * updates at boot, then listens.
  *
- * Source: ../shared/spec/platform-service.md § Endpoints; ../shared/ARCHITECTURE.md § Processes.
+ * Source: ../shared/spec/platform-service.md § Endpoints, § Rules 2 and 11–14; ../shared/ARCHITECTURE.md § Processes.
  */
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { Elysia } from 'elysia';
 import { createObjectStoreGitRepo } from '../../core/adapters/git/index.ts';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
+import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
-import { openDocumentStore, openObjectStore } from '../../core/adapters/stores/open-stores.ts';
-import { flag, optional } from '../../core/config/env-values.ts';
+import { openBootStores, readBootSettings } from '../../core/adapters/stores/boot-process.ts';
 import { createDocumentLease } from '../../core/lease/document-lease.ts';
-import { ensureSemanticIndexes } from '../../core/semantic/projects.ts';
 import { healthRoutes } from './health-routes.ts';
 import { semanticRoutes } from './semantic-routes.ts';
-import { parseApiSettings } from './settings.ts';
 
+const print = (line: string) => process.stdout.write(`${line}\n`);
 const logger = createPinoLogger({ name: 'api' });
-let settings;
-let embeddedQueue: { instanceId: string } | undefined;
+const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
+let boot;
 try {
-  settings = parseApiSettings(process.env, tmpdir());
-  embeddedQueue = flag(process.env, 'PLATFORM_EMBEDDED_QUEUE', false) ? { instanceId: optional(process.env, 'PLATFORM_INSTANCE_ID') ?? 'unknown' } : undefined;
+  boot = readBootSettings('api', process.env, { appDir, tmpDir: tmpdir() });
+  if (boot.env.signIn.mode !== 'dev-user') throw new Error(`PLATFORM_SIGN_IN ${boot.env.signIn.mode} sign-in is not wired into this build yet; use dev-user outside production.`);
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
 }
-const docs = await openDocumentStore(settings.stores.documents);
-const objects = openObjectStore(settings.stores.objects);
-await ensureSemanticIndexes(docs);
-const git = createObjectStoreGitRepo({ objectStore: objects, scratchDir: settings.scratchDir });
-const version = settings.version;
+boot.lines.forEach(print);
+const { env } = boot;
+const instanceId = process.env.PLATFORM_INSTANCE_ID ?? `${hostname()}-${process.pid}`;
+let stores: Awaited<ReturnType<typeof openBootStores>>;
+try {
+  stores = await openBootStores(env, { owner: `api@${instanceId}`, print });
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+const { docs, objects } = stores;
+const git = createObjectStoreGitRepo({ objectStore: objects, scratchDir: env.scratchDir });
 const app = new Elysia()
-  .use(healthRoutes({ version, embeddedQueue: embeddedQueue && { lease: createDocumentLease(docs, systemClock), instanceId: embeddedQueue.instanceId } }))
+  .use(healthRoutes({ version: env.appVersion, embeddedQueue: env.embeddedQueue.enabled ? { lease: createDocumentLease(docs, systemClock), instanceId } : undefined }))
   .use(semanticRoutes({ deps: { docs, objects, git, clock: systemClock, ids: cryptoIds }, logger, author: { name: 'Dev User', email: 'dev@localhost' } }))
   .onError(({ code }) => {
     if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });
     return undefined;
   });
-app.listen({ hostname: settings.host, port: settings.port, maxRequestBodySize: 21 * 1024 * 1024 });
-logger.info({ host: settings.host, port: settings.port, signIn: settings.signIn }, `api listening on ${settings.host}:${settings.port}`);
+app.listen({ hostname: env.apiHost, port: env.port, maxRequestBodySize: 21 * 1024 * 1024 });
+logger.info({ host: env.apiHost, port: env.port, signIn: env.signIn.mode }, `api listening on ${env.apiHost}:${env.port}`);
 
 async function stop(): Promise<void> {
   await app.stop();
-  await docs.close();
+  await stores.close();
   process.exit(0);
 }
 process.on('SIGTERM', () => void stop());

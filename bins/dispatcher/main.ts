@@ -1,55 +1,76 @@
 /**
- * dispatcher: consumes every queue (none are defined yet in this release) and runs the sweeps. With an
- * embedded queue store (PLATFORM_EMBEDDED_QUEUE=on) it first takes the single-dispatcher lease, and
- * settles records whose jobs were lost before running anything.
+ * dispatcher: consumes every queue (none are defined yet in this release) and runs the sweeps (the data
+ * update sweep every 5 minutes). With an embedded queue store (PLATFORM_EMBEDDED_QUEUE=on) it first
+ * takes the single-dispatcher lease and settles records whose jobs were lost before running anything.
  *
- * Source: ../shared/spec/platform-service.md § Processes, § Rules 3, § Single-dispatcher lease, § Replacement.
+ * Source: ../shared/spec/platform-service.md § Processes, § Rules 3, § Single-dispatcher lease,
+ * § Replacement, § Data update at boot.
  */
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
+import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { systemClock } from '../../core/adapters/runtime/system.ts';
-import { openDocumentStore } from '../../core/adapters/stores/open-stores.ts';
-import { flag, optional } from '../../core/config/env-values.ts';
-import { parseStoreSettings } from '../../core/config/store-settings.ts';
+import { openBootStores, readBootSettings } from '../../core/adapters/stores/boot-process.ts';
+import { platformRelease } from '../../core/adapters/stores/platform-release.ts';
+import { DATA_UPDATE_SWEEP_INTERVAL_MS, runDataUpdateSweep } from '../../core/data-update/index.ts';
 import { createDocumentLease } from '../../core/lease/document-lease.ts';
 import { runDispatcherLease } from '../../core/lease/dispatcher-lease.ts';
 import { settleLostJobs } from './settle-lost-jobs.ts';
 
+const print = (line: string) => process.stdout.write(`${line}\n`);
 const logger = createPinoLogger({ name: 'dispatcher' });
-let settings;
+let boot;
 try {
-  settings = {
-    stores: parseStoreSettings(process.env),
-    embeddedQueue: flag(process.env, 'PLATFORM_EMBEDDED_QUEUE', false),
-    owner: optional(process.env, 'PLATFORM_INSTANCE_ID') ?? `${hostname()}-${process.pid}`,
-  };
+  boot = readBootSettings('dispatcher', process.env, { appDir: appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), tmpDir: tmpdir() });
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
 }
-const docs = await openDocumentStore(settings.stores.documents);
+boot.lines.forEach(print);
+const { env } = boot;
+const owner = process.env.PLATFORM_INSTANCE_ID ?? `${hostname()}-${process.pid}`;
+let stores: Awaited<ReturnType<typeof openBootStores>>;
+try {
+  stores = await openBootStores(env, { owner: `dispatcher@${owner}`, print });
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+const { docs, lease } = stores;
 let stopRequested = false;
-let wake: (() => void) | undefined;
+const wakers = new Set<() => void>();
 const sleep = (ms: number) => new Promise<boolean>((resolve) => {
-  const timer = setTimeout(() => resolve(true), ms);
-  wake = () => { clearTimeout(timer); resolve(false); };
+  const wake = () => { clearTimeout(timer); wakers.delete(wake); resolve(false); };
+  const timer = setTimeout(() => { wakers.delete(wake); resolve(true); }, ms);
+  wakers.add(wake);
 });
 const log = (line: string) => logger.info({}, line);
+let sweeping = false;
+
+async function sweepLoop(): Promise<void> {
+  while (sweeping && (await sleep(DATA_UPDATE_SWEEP_INTERVAL_MS))) {
+    await runDataUpdateSweep({ docs, lease, clock: systemClock, logger: print, sleep: async (ms) => { await sleep(ms); }, owner: `dispatcher@${owner}` }, platformRelease())
+      .catch((error: Error) => logger.error({ err: error.message }, 'data update sweep failed'));
+  }
+}
 
 async function startWork(): Promise<void> {
   for (const line of await settleLostJobs({ docs, clock: systemClock })) log(line);
-  log('dispatcher running: no queues are defined in this release yet');
+  log('dispatcher running: no queues are defined in this release yet; data update sweep every 5 minutes');
+  sweeping = true;
+  void sweepLoop();
 }
 
-const finished = settings.embeddedQueue
-  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner: settings.owner, sleep, log, onAcquired: startWork, onLost: async () => {}, stopping: () => stopRequested })
-  : startWork().then(() => new Promise<void>((resolve) => { wake = resolve; }));
+const finished = env.embeddedQueue.enabled
+  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; }, stopping: () => stopRequested })
+  : startWork().then(() => new Promise<void>((resolve) => { wakers.add(resolve); }));
 
 async function stop(): Promise<void> {
   stopRequested = true;
-  wake?.();
+  sweeping = false;
+  for (const wake of [...wakers]) wake();
   await finished;
-  await docs.close();
+  await stores.close();
   process.exit(0);
 }
 process.on('SIGTERM', () => void stop());

@@ -8,17 +8,17 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { embeddedQueue } from './embedded-queue.ts';
+import { appDirectory, isCompiledExecutable } from '../../core/adapters/runtime/app-directory.ts';
 import { parseEntrypointSettings } from './settings.ts';
 import { supervise, tagged, type ChildSpec } from './supervisor.ts';
 
 // Compiled (bun build --compile): the sibling executables in this executable's directory, the
 // Caddyfile and web files under CAIRN_APP_DIR (default: the directory above, e.g. /app).
 // From sources: `bun bins/<name>/main.ts` and the repository's proxy/ and web/.
-const compiled = !['bun', 'bun.exe', 'node'].includes(basename(process.execPath));
-const root = process.env.CAIRN_APP_DIR ?? (compiled ? resolve(dirname(process.execPath), '..') : resolve(dirname(fileURLToPath(import.meta.url)), '../..'));
+const compiled = isCompiledExecutable(process.execPath);
+const root = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
 let settings;
 try {
   settings = parseEntrypointSettings(process.env, process.cwd(), `${hostname()}-${randomBytes(4).toString('hex')}`);
@@ -38,7 +38,7 @@ const queue = settings.embeddedQueue && embeddedQueue({ dataDir: settings.dataDi
 // The embedded store's URL (with its password) goes to the API and the dispatcher only.
 const storeEnv: Record<string, string> = queue ? { QUEUE_URL: queue.url, PLATFORM_EMBEDDED_QUEUE: 'on', PLATFORM_INSTANCE_ID: settings.instanceId } : { PLATFORM_INSTANCE_ID: settings.instanceId };
 const bin = (name: string, extraEnv: Record<string, string> = {}): ChildSpec => {
-  const env = { ...settings.childEnv, ...extraEnv };
+  const env = { ...settings.childEnv, CAIRN_APP_DIR: root, ...extraEnv };
   return compiled
     ? { tag: name, command: join(dirname(process.execPath), name), args: [], env, cwd: settings.dataDir }
     : { tag: name, command: process.execPath, args: [join(root, 'bins', name, 'main.ts')], env, cwd: root };

@@ -20,9 +20,12 @@ export interface ChildSpec {
 /** Delay before a child that exited is started again (ms). */
 export const restartDelayMs = 2000;
 
-/** Writes one tagged line to stdout. */
+/** Lines a process prints already tagged with a tag of the spec's own; they pass through unchanged. */
+const ownTags = /^\[(config|data-updates|credentials|worker|worker-host)\] /;
+
+/** Writes one tagged line to stdout (a line that carries a spec tag of its own keeps it alone). */
 export function tagged(tag: string, line: string): void {
-  process.stdout.write(`[${tag}] ${line}\n`);
+  process.stdout.write(ownTags.test(line) ? `${line}\n` : `[${tag}] ${line}\n`);
 }
 
 /** Runs `specs`; returns a stop function that ends every child and resolves once all have exited. */

@@ -1,0 +1,19 @@
+/**
+ * The data this release stores: every collection with the schemaVersion range it reads and writes,
+ * and its data updates (none yet: every collection is at its first version).
+ *
+ * Source: ../shared/spec/platform-service.md § Data update at boot, § Versioning.
+ */
+import { leaseCollection } from '../../lease/document-lease.ts';
+import type { ReleaseData } from '../../data-update/index.ts';
+import { collections as semanticCollections, semanticSchemaVersion } from '../../semantic/records.ts';
+import { CREDENTIAL_SECRETS_COLLECTION } from '../secrets/db-secret-store.ts';
+
+/** The release's collections and data updates. */
+export function platformRelease(): ReleaseData {
+  const first = { baseline: 1, current: 1 };
+  const names = [...Object.values(semanticCollections), leaseCollection, CREDENTIAL_SECRETS_COLLECTION];
+  const collections = Object.fromEntries(names.map((name) => [name, first]));
+  for (const name of Object.values(semanticCollections)) collections[name] = { baseline: 1, current: semanticSchemaVersion };
+  return { collections, updates: [] };
+}
