@@ -4,8 +4,10 @@
  * Exits 0 on success, 1 with a one-line reason on failure, 2 on a usage error.
  */
 import { parseArgs } from 'node:util';
+import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { CliError } from './api-client.ts';
-import { runSemantic } from './semantic-commands.ts';
+import { runConfig, runDataUpdates, runSecrets } from './operator-commands.ts';
+import { runSemantic, type CommandOutput } from './semantic-commands.ts';
 
 const help = `cairn — operate a cairn instance
 
@@ -22,6 +24,12 @@ Semantic models:
   semantic log <slug> [--tool T] [--status success|error] [--token-id ID] [--from DATE] [--to DATE] [--limit N]
   semantic improvements <slug>                         improvement requests agents submitted
 
+Operating the stores directly (with the deployment's environment):
+  config resolve [--base64] [--file PATH]              validate the config as a boot would; print it as one JSON line
+  data-updates list|apply                              list pending data updates, or apply them as a boot would
+  secrets move --from db|cloud-secrets-manager --to … [--ids a,b] [--apply]
+                                                       move credential secrets between stores (stop the service first)
+
 Environment: CAIRN_URL (default http://127.0.0.1:8080), CAIRN_TOKEN.`;
 
 async function main(argv: string[]): Promise<number> {
@@ -32,8 +40,9 @@ async function main(argv: string[]): Promise<number> {
       options: {
         url: { type: 'string' }, token: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
         project: { type: 'string' }, publish: { type: 'boolean' }, 'page-size': { type: 'string' }, models: { type: 'string' }, expires: { type: 'string' }, name: { type: 'string' },
-        tool: { type: 'string' }, status: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, limit: { type: 'string' },
-        'token-id': { type: 'string' },
+        tool: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' },
+        'token-id': { type: 'string' }, base64: { type: 'boolean' }, file: { type: 'string' }, apply: { type: 'boolean' },
+        from: { type: 'string' }, to: { type: 'string' }, ids: { type: 'string' },
       },
     });
   } catch (error) {
@@ -45,9 +54,15 @@ async function main(argv: string[]): Promise<number> {
   const target = { url: values.url ?? process.env.CAIRN_URL ?? 'http://127.0.0.1:8080', token: values.token ?? process.env.CAIRN_TOKEN };
   const [group, ...rest] = positionals;
   try {
-    if (group !== 'semantic') throw new CliError(`unknown command "${group}" (see cairn --help)`, 2);
-    const out = await runSemantic(target, rest, { ...values, token: values['token-id'] }, (line) => console.error(line));
-    console.log(values.json ? JSON.stringify(out.data, null, 2) : out.human);
+    const note = (line: string) => console.error(line);
+    let out: CommandOutput;
+    if (group === 'semantic') out = await runSemantic(target, rest, { ...values, token: values['token-id'] }, note);
+    else if (group === 'config') out = runConfig(rest, values, process.env, appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), note);
+    else if (group === 'data-updates') out = await runDataUpdates(rest, process.env, values.json ? note : (line) => console.log(line));
+    else if (group === 'secrets') out = await runSecrets(rest, values, process.env, values.json ? note : (line) => console.log(line));
+    else throw new CliError(`unknown command "${group}" (see cairn --help)`, 2);
+    if (values.json) console.log(JSON.stringify(out.data, null, 2));
+    else if (out.human) console.log(out.human);
     return 0;
   } catch (error) {
     console.error(`cairn: ${error instanceof Error ? error.message : String(error)}`);
