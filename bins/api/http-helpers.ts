@@ -38,7 +38,7 @@ export async function readJson<S extends TSchema>(request: Request, schema: S): 
  * @throws PlatformError `payload_too_large` (413)
  */
 export async function readBody(request: Request, limit: number): Promise<Uint8Array> {
-  const tooLarge = () => new PlatformError('payload_too_large', `The body is larger than ${Math.round(limit / 1024 / 1024)} MiB.`, { status: 413 });
+  const tooLarge = () => payloadTooLarge(limit);
   if (Number(request.headers.get('content-length') ?? 0) > limit) throw tooLarge();
   if (!request.body) return new Uint8Array();
   const chunks: Uint8Array[] = [];
@@ -54,33 +54,41 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
   return out;
 }
 
+/**
+ * The 413 refusal naming the limit (in MiB, or KiB under 1 MiB).
+ *
+ * Source: ../shared/spec/platform-service.md § Limits; § Errors (413 from the API)
+ */
+export function payloadTooLarge(limit: number): PlatformError {
+  const size = limit >= 1024 * 1024 ? `${Math.round(limit / 1024 / 1024)} MiB` : `${Math.round(limit / 1024)} KiB`;
+  return new PlatformError('payload_too_large', `The body is larger than ${size}.`, { status: 413 });
+}
+
 /** JSON response with `status`. */
 export function json(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
 }
 
-/** Maps any error to `{ error: { code, message } }`; unexpected errors are logged and answered 500 without detail. */
+/**
+ * Maps any error to `{ error: { code, message } }`; unexpected errors are logged and answered 500 without detail.
+ * A PlatformError carrying `retryAfterSeconds` (the per-user ceiling) also gets a Retry-After header.
+ */
 export function errorToResponse(error: unknown, logger: Logger): Response {
   if (isPlatformError(error)) {
     const status = error.status ?? 500;
     if (status >= 500) logger.error({ code: error.code, err: error.message }, 'request failed');
-    return json({ error: { code: error.code, message: error.message } }, status);
+    const response = json({ error: { code: error.code, message: error.message } }, status);
+    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    if (typeof retryAfter === 'number') response.headers.set('retry-after', String(Math.max(1, Math.ceil(retryAfter))));
+    return response;
   }
   logger.error({ err: error instanceof Error ? error.stack ?? error.message : String(error) }, 'request failed unexpectedly');
   return json({ error: { code: 'internal', message: 'The request failed unexpectedly; try again, and tell the operator if it persists.' } }, 500);
 }
 
 /**
- * Refuses a state-changing request sent from another site's page, before anything happens.
+ * Refuses a state-changing request sent from another site's page, before anything happens (moved to
+ * request-rules/cross-site.ts; the request-rules plugin applies it to every route).
  * @throws PlatformError `cross_site_request` (403)
  */
-export function refuseCrossSite(request: Request): void {
-  if (['GET', 'HEAD', 'OPTIONS'].includes(request.method)) return;
-  const site = request.headers.get('sec-fetch-site');
-  const origin = request.headers.get('origin');
-  const host = request.headers.get('x-forwarded-host') ?? request.headers.get('host');
-  const crossOrigin = origin !== null && origin !== 'null' && host !== null && new URL(origin).host !== host;
-  if (site === 'cross-site' || crossOrigin || origin === 'null') {
-    throw new PlatformError('cross_site_request', 'State-changing requests from another site are refused.', { status: 403 });
-  }
-}
+export { refuseCrossSite } from './request-rules/cross-site.ts';

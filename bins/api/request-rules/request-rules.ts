@@ -1,0 +1,178 @@
+/**
+ * The API's request rules, applied in order before any route runs: (a) client address through trusted
+ * proxies, (b) the access log, (c) the own-pages rule (403), (e) body limits by declared length (413),
+ * (f) platform sign-in (401 without a principal where one is required). (d) JSON-only bodies and (g) the
+ * per-user ceiling are helpers routes call (`readJson`/`jsonOnly`, `consumeUserRate`).
+ *
+ * Source: spec/platform-service.md § Authentication; § Events (Access log); § Errors; § Limits;
+ * ../shared/ARCHITECTURE.md § Conventions (client addresses).
+ */
+import type Redis from 'ioredis';
+import { Elysia } from 'elysia';
+import { accessLogLine, type AccessLogMode } from '../../../core/auth/access-log.ts';
+import { clientAddress, isTrusted, parseTrustedProxies } from '../../../core/auth/client-address.ts';
+import type { Principal } from '../../../core/auth/principal.ts';
+import type { Logger } from '../../../core/ports/logger.ts';
+import { isPlatformError, PlatformError } from '../../../core/ports/platform-error.ts';
+import type { RateLimiter } from '../../../core/ports/rate-limiter.ts';
+import { errorToResponse } from '../http-helpers.ts';
+import { refuseOversizedBody } from './body-limits.ts';
+import { isCrossSiteRequest, refuseCrossSite, type CrossSitePolicy } from './cross-site.ts';
+import { checksOwnCallers, isStateChanging, requestPath, signInNeed } from './route-classes.ts';
+import { createPrincipalResolver, type SignInVerification } from './sign-in.ts';
+import { createUserRate, type ConsumeUserRate } from './user-rate.ts';
+
+/**
+ * Options of {@link requestRules}.
+ *
+ * Source: spec/platform-service.md § Deployment settings
+ */
+export interface RequestRulesOptions {
+  /** PLATFORM_SIGN_IN with its verifier. */
+  signIn: SignInVerification;
+  /** PLATFORM_EMAIL_VERIFICATION and PLATFORM_MANAGED_DOMAIN_CLAIM. */
+  identity: { emailVerification: boolean; managedDomainClaim?: string };
+  /** PLATFORM_TRUSTED_PROXIES entries (addresses or CIDR ranges); add the front proxy's address in all-in-one mode. */
+  trustedProxies: readonly string[];
+  /** The platform's own browser origins: APP_BASE_URL and CORS_ALLOWED_ORIGINS. */
+  allowedOrigins: readonly string[];
+  /** ACCESS_LOG. */
+  accessLog: AccessLogMode;
+  /** Receives each access-log line (no trailing newline). */
+  log: (line: string) => void;
+  /** PLATFORM_USER_RATE_PER_MINUTE. */
+  userRatePerMinute: number;
+  /** Queue store for the per-user count (shared by replicas); omitted counts in this process. */
+  redis?: Redis;
+  /** A ready per-user limiter (tests); wins over `userRatePerMinute`/`redis`. */
+  userRateLimiter?: RateLimiter;
+  /** Logs 5xx refusals (an unreachable identity provider). */
+  logger: Logger;
+}
+
+/**
+ * The rules: an Elysia plugin to `.use()` first, and helpers for route handlers.
+ *
+ * Source: spec/platform-service.md § Authentication
+ */
+export interface RequestRules {
+  /** Use before every route: `new Elysia().use(rules.plugin)…`. Derives `principal` and `clientAddress` into route contexts. */
+  plugin: ReturnType<typeof buildPlugin>;
+  /** The principal the rules resolved for `request` (undefined on public routes and for callers without sign-in). */
+  principalOf(request: Request): Principal | undefined;
+  /** {@link principalOf}, or PlatformError `unauthorized` (401). */
+  requirePrincipal(request: Request): Principal;
+  /** The client address of `request` (socket peer, or the X-Forwarded-For client a trusted proxy names). */
+  clientAddressOf(request: Request): string | undefined;
+  /** The per-user ceiling: call once in every route that starts work. @throws PlatformError `rate_limited` (429, Retry-After) */
+  consumeUserRate: ConsumeUserRate;
+}
+
+/** What the rules learned about one request. */
+interface RequestFacts {
+  clientAddress: string;
+  principal?: Principal;
+}
+
+/**
+ * Creates the request rules.
+ * @throws PlatformError `invalid_config` for a bad PLATFORM_TRUSTED_PROXIES entry
+ *
+ * Source: spec/platform-service.md § Authentication; § Events (Access log); § Limits
+ */
+export function requestRules(options: RequestRulesOptions): RequestRules {
+  const facts = new WeakMap<Request, RequestFacts>();
+  const principalOf = (request: Request) => facts.get(request)?.principal;
+  return {
+    plugin: buildPlugin(options, facts),
+    principalOf,
+    requirePrincipal(request) {
+      const principal = principalOf(request);
+      if (!principal) throw new PlatformError('unauthorized', 'Sign in to continue.', { status: 401 });
+      return principal;
+    },
+    clientAddressOf: (request) => facts.get(request)?.clientAddress,
+    consumeUserRate: createUserRate({ perMinute: options.userRatePerMinute, redis: options.redis, limiter: options.userRateLimiter }),
+  };
+}
+
+/** Everything the rules need per app. */
+interface RuleContext {
+  options: RequestRulesOptions;
+  facts: WeakMap<Request, RequestFacts>;
+  trusted: ReturnType<typeof parseTrustedProxies>;
+  resolvePrincipal: (request: Request) => Promise<Principal | undefined>;
+}
+
+function buildPlugin(options: RequestRulesOptions, facts: WeakMap<Request, RequestFacts>) {
+  const context: RuleContext = {
+    options, facts, trusted: parseTrustedProxies(options.trustedProxies.join(',')),
+    resolvePrincipal: createPrincipalResolver({ signIn: options.signIn, ...options.identity }),
+  };
+  return new Elysia({ name: 'request-rules', seed: Math.random() })
+    .wrap((fn, request) => accessLogged(context, fn as never, request) as never)
+    .onRequest(({ request, server }) => gate(context, request, server?.requestIP(request)?.address ?? ''))
+    .onError({ as: 'global' }, ({ code, error }) => {
+      if (isPlatformError(error)) return errorToResponse(error, options.logger);
+      return code === 'PARSE' ? errorToResponse(new PlatformError('invalid_json', 'The body is not valid JSON.', { status: 400 }), options.logger) : undefined;
+    })
+    .derive({ as: 'global' }, ({ request }) => ({ principal: facts.get(request)?.principal, clientAddress: facts.get(request)?.clientAddress }));
+}
+
+/** Rules (a), (c), (e), (f) in order; answers the refusal, or undefined to let the route run. */
+async function gate(context: RuleContext, request: Request, peer: string): Promise<Response | undefined> {
+  const path = requestPath(request.url);
+  const own: RequestFacts = { clientAddress: clientAddress(peer, request.headers.get('x-forwarded-for'), context.trusted) };
+  context.facts.set(request, own);
+  if (request.method === 'OPTIONS') return undefined;
+  const policy: CrossSitePolicy = { allowedOrigins: context.options.allowedOrigins, forwardedHostTrusted: isTrusted(peer, context.trusted) };
+  try {
+    if (isStateChanging(request.method) && !checksOwnCallers(path)) refuseCrossSite(request, policy);
+    refuseOversizedBody(request, path);
+    own.principal = await signIn(context, request, path, policy);
+    return undefined;
+  } catch (error) {
+    return refusal(error, context.options);
+  }
+}
+
+/** The principal of a route that needs (or takes) one. @throws PlatformError `unauthorized` (401) where required */
+async function signIn(context: RuleContext, request: Request, path: string, policy: CrossSitePolicy): Promise<Principal | undefined> {
+  const need = signInNeed(path);
+  if (need === 'none') return undefined;
+  if (need === 'optional') {
+    // A member's sign-in counts on AG-UI/MCP only when it is their own doing (incoming connections, rule 2).
+    if (context.options.signIn.mode === 'cloud-alb' && isCrossSiteRequest(request, policy)) return undefined;
+    return context.resolvePrincipal(request).catch(() => undefined);
+  }
+  const principal = await context.resolvePrincipal(request);
+  if (!principal) throw new PlatformError('unauthorized', 'Sign in to continue.', { status: 401 });
+  return principal;
+}
+
+/** 401 answers carry a Bearer challenge under oidc. */
+function refusal(error: unknown, options: RequestRulesOptions): Response {
+  const response = errorToResponse(error, options.logger);
+  if (response.status === 401 && options.signIn.mode === 'oidc') response.headers.set('www-authenticate', 'Bearer realm="api"');
+  return response;
+}
+
+/** Wraps the app's fetch: one access-log line per request once the response head is known. */
+function accessLogged(context: RuleContext, fetchFn: (request: Request) => Response | Promise<Response>, request: Request) {
+  const { options, facts } = context;
+  return async (...args: [Request, ...unknown[]]) => {
+    const started = performance.now();
+    let status = 500;
+    try {
+      const response = await (fetchFn as (...a: unknown[]) => Response | Promise<Response>)(...args);
+      status = response.status;
+      return response;
+    } finally {
+      const line = accessLogLine(options.accessLog, {
+        method: request.method, uri: request.url.slice(Math.max(0, request.url.indexOf('/', request.url.indexOf('://') + 3))), status,
+        durationMs: performance.now() - started, clientAddress: facts.get(request)?.clientAddress ?? '-', referer: request.headers.get('referer'),
+      });
+      if (line !== null) options.log(line);
+    }
+  };
+}

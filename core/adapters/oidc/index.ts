@@ -1,0 +1,7 @@
+/**
+ * OIDC adapter: platform access-token verification through the issuer's discovery document and JWKS.
+ *
+ * Source: spec/platform-service.md § Platform sign-in modes (oidc).
+ */
+export { createOidcVerifier, type OidcVerifier, type OidcVerifierOptions } from './oidc-verifier.ts';
+export { createDiscoveryLoader, discoveryUrl, type DiscoveryDocument, type FetchFunction } from './discovery.ts';

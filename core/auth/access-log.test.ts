@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { accessLogLine, redactRequestUri } from './access-log.ts';
+
+const entry = { method: 'GET', uri: '/api/agents', status: 200, durationMs: 3.4, clientAddress: '203.0.113.9' };
+
+describe('accessLogLine', () => {
+  it('errors keeps only responses not 2xx or 3xx; all keeps every request; off keeps none', () => {
+    expect(accessLogLine('errors', entry)).toBeNull();
+    expect(accessLogLine('errors', { ...entry, status: 302 })).toBeNull();
+    expect(accessLogLine('errors', { ...entry, status: 404 })).toBe('203.0.113.9 "GET /api/agents" 404 3ms');
+    expect(accessLogLine('errors', { ...entry, status: 101 })).not.toBeNull();
+    expect(accessLogLine('all', entry)).toBe('203.0.113.9 "GET /api/agents" 200 3ms');
+    expect(accessLogLine('off', { ...entry, status: 500 })).toBeNull();
+  });
+  it('quotes the referer so no header can forge a second line', () => {
+    const line = accessLogLine('all', { ...entry, referer: 'https://x.test/"\n1.2.3.4 "GET /fake" 200 1ms' });
+    expect(line?.split('\n')).toHaveLength(1);
+    expect(line).toContain('referer="https://x.test/\\"\\n1.2.3.4');
+  });
+});
+
+describe('redactRequestUri', () => {
+  it.each([
+    ['/api/webhooks/whk_s3cret', '/api/webhooks/[redacted]'],
+    ['/api/webhooks/whk_s3cret?source=crm', '/api/webhooks/[redacted]?source=crm'],
+    ['/api/callbacks/cb_s3cret', '/api/callbacks/[redacted]'],
+    ['/api/agui/ag_s3cret', '/api/agui/[redacted]'],
+    ['/api/mcp/mcp_s3cret/.well-known/oauth-protected-resource', '/api/mcp/[redacted]/.well-known/oauth-protected-resource'],
+    ['/api/invitations/link/inv_s3cret', '/api/invitations/link/[redacted]'],
+    ['/invite/inv_s3cret', '/invite/[redacted]'],
+    ['/api//webhooks//whk_s3cret', '/api//webhooks//[redacted]'],
+    ['/api/oauth2/callback?code=c0de&state=st4te', '/api/oauth2/callback?[redacted]'],
+    ['/api/oauth2/callback', '/api/oauth2/callback'],
+    ['/api/oauth2/client-metadata?x=1', '/api/oauth2/client-metadata?x=1'],
+    ['/api/agents/webhooks/a1', '/api/agents/webhooks/a1'],
+    ['https://app.test/invite/inv_s3cret?x=1#frag', 'https://app.test/invite/[redacted]?x=1#frag'],
+    ['https://app.test/api/oauth2/callback?code=c0de#state=x', 'https://app.test/api/oauth2/callback?[redacted]#[redacted]'],
+  ])('%s → %s', (uri, redacted) => {
+    expect(redactRequestUri(uri)).toBe(redacted);
+  });
+  it('redacts a Referer naming a token path in the line', () => {
+    const line = accessLogLine('all', { ...entry, uri: '/api/invitations/link/inv_s3cret', referer: 'https://app.test/invite/inv_s3cret' });
+    expect(line).toBe('203.0.113.9 "GET /api/invitations/link/[redacted]" 200 3ms referer="https://app.test/invite/[redacted]"');
+    expect(line).not.toContain('s3cret');
+  });
+});

@@ -1,0 +1,13 @@
+/**
+ * The slice of the `oidc-provider` package the test provider uses (the package ships no type declarations
+ * and @types/oidc-provider is not installed).
+ */
+declare module 'oidc-provider' {
+  import type { IncomingMessage, ServerResponse } from 'node:http';
+
+  /** An OpenID Provider; `callback()` is its Node request listener. */
+  export default class Provider {
+    constructor(issuer: string, configuration?: Record<string, unknown>);
+    callback(): (req: IncomingMessage, res: ServerResponse) => void;
+  }
+}
