@@ -12,8 +12,12 @@ import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { openBootStores, readBootSettings } from '../../core/adapters/stores/boot-process.ts';
+import { createAlbVerifier } from '../../core/adapters/cloud-alb/index.ts';
+import { createOidcVerifier } from '../../core/adapters/oidc/index.ts';
 import { createDocumentLease } from '../../core/lease/document-lease.ts';
+import { authRoutes } from './auth-routes.ts';
 import { healthRoutes } from './health-routes.ts';
+import { requestRules, type SignInVerification } from './request-rules/index.ts';
 import { semanticRoutes } from './semantic-routes.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -22,7 +26,6 @@ const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN
 let boot;
 try {
   boot = readBootSettings('api', process.env, { appDir, tmpDir: tmpdir() });
-  if (boot.env.signIn.mode !== 'dev-user') throw new Error(`PLATFORM_SIGN_IN ${boot.env.signIn.mode} sign-in is not wired into this build yet; use dev-user outside production.`);
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
@@ -39,9 +42,28 @@ try {
 }
 const { docs, objects } = stores;
 const git = createObjectStoreGitRepo({ objectStore: objects, scratchDir: env.scratchDir });
+const oidc = env.signIn.mode === 'oidc' ? createOidcVerifier({ issuer: env.signIn.issuer, clientId: env.signIn.clientId, audience: env.signIn.audience }) : undefined;
+const signIn: SignInVerification = env.signIn.mode === 'oidc' ? { mode: 'oidc', verifier: oidc! }
+  : env.signIn.mode === 'cloud-alb' ? { mode: 'cloud-alb', verifier: createAlbVerifier({ arn: env.signIn.albArn }) }
+  : { mode: 'dev-user' };
+// In all-in-one mode the front proxy on loopback is trusted by construction.
+const allInOne = process.env.PLATFORM_INSTANCE_ID !== undefined;
+const rules = requestRules({
+  signIn, identity: env.identity,
+  trustedProxies: allInOne ? [...env.trustedProxies, '127.0.0.1', '::1'] : env.trustedProxies,
+  allowedOrigins: [env.appBaseUrl, ...env.corsAllowedOrigins].filter((o): o is string => Boolean(o)),
+  accessLog: env.accessLog, log: (line) => print(line),
+  userRatePerMinute: env.userRatePerMinute, redis: stores.redis as never, logger,
+});
+const authorOf = (request: Request) => {
+  const principal = rules.principalOf(request);
+  return { name: principal?.name ?? principal?.email ?? 'unknown', email: principal?.email ?? 'unknown@localhost' };
+};
 const app = new Elysia()
+  .use(rules.plugin)
   .use(healthRoutes({ version: env.appVersion, embeddedQueue: env.embeddedQueue.enabled ? { lease: createDocumentLease(docs, systemClock), instanceId } : undefined }))
-  .use(semanticRoutes({ deps: { docs, objects, git, clock: systemClock, ids: cryptoIds }, logger, author: { name: 'Dev User', email: 'dev@localhost' } }))
+  .use(authRoutes({ signIn: env.signIn, oidcDiscovery: oidc?.discovery, branding: boot.config.branding, logger }))
+  .use(semanticRoutes({ deps: { docs, objects, git, clock: systemClock, ids: cryptoIds }, logger, authorOf }))
   .onError(({ code }) => {
     if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });
     return undefined;

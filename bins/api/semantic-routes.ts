@@ -17,14 +17,14 @@ import { createProject, getProject, listProjects, updateProject } from '../../co
 import type { ProjectRecord } from '../../core/semantic/records.ts';
 import { putDataBlob, readSourceSnapshot, saveSources } from '../../core/semantic/sources.ts';
 import { createToken, listTokens, revokeToken } from '../../core/semantic/tokens.ts';
-import { errorToResponse, json, maxUploadBytes, readBody, readJson, refuseCrossSite } from './http-helpers.ts';
+import { errorToResponse, json, maxUploadBytes, readBody, readJson } from './http-helpers.ts';
 
 /** Dependencies of the semantic routes. */
 export interface SemanticRouteDeps {
   deps: SemanticDeps & { git: GitRepo };
   logger: Logger;
-  /** The signed-in member (dev user for now): author of commits. */
-  author: { name: string; email: string };
+  /** The signed-in member making a request: author of the commits it makes. */
+  authorOf(request: Request): { name: string; email: string };
 }
 
 const CreateProjectBody = Type.Object({ slug: Type.String(), name: Type.Optional(Type.String({ maxLength: 200 })), pageSize: Type.Optional(Type.Integer()) }, { additionalProperties: false });
@@ -42,13 +42,15 @@ const CreateTokenBody = Type.Object({
   expiresAt: Type.Optional(Type.String({ description: 'YYYY-MM-DD (end of that UTC day) or an ISO-8601 instant' })),
 }, { additionalProperties: false });
 
-/** Mounts the routes. Every handler answers errors through {@link errorToResponse}. */
+/**
+ * Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits).
+ * Every handler answers errors through {@link errorToResponse}.
+ */
 export function semanticRoutes(env: SemanticRouteDeps) {
   const { deps } = env;
   const route = <P>(handler: (ctx: { request: Request; params: P; query: Record<string, string | undefined> }) => Promise<Response>) =>
     async (ctx: { request: Request; params: P; query: Record<string, string | undefined> }) => {
       try {
-        refuseCrossSite(ctx.request);
         return await handler(ctx);
       } catch (error) {
         return errorToResponse(error, env.logger);
@@ -67,7 +69,7 @@ export function semanticRoutes(env: SemanticRouteDeps) {
     .post('/projects/:slug/sources', route<Slug>(async ({ request, params }) => {
       const project = await getProject(deps, params.slug);
       const body = await readJson(request, SaveSourcesBody);
-      const snapshot = await saveSources(deps, project, { models: body.models, data: body.data, replace: body.replace ?? false, deletes: body.deletes, message: body.message ?? 'Save sources', author: env.author });
+      const snapshot = await saveSources(deps, project, { models: body.models, data: body.data, replace: body.replace ?? false, deletes: body.deletes, message: body.message ?? 'Save sources', author: env.authorOf(request) });
       return json({ revision: snapshot.revision, commitId: snapshot.commitId, models: Object.keys(snapshot.models).sort(), data: snapshot.data });
     }), { parse: 'none' })
     .post('/projects/:slug/publish', route<Slug>(async ({ params }) => {
