@@ -5,8 +5,9 @@
  * Source: ../shared/spec/semantic-query-service.md; ../shared/ARCHITECTURE.md § Processes.
  */
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Redis from 'ioredis';
-import { createDuckDbQueryEngine } from '../../core/adapters/duckdb/index.ts';
+import { preloadDuckDbLibrary } from '../../core/adapters/duckdb/native-library.ts';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
 import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
@@ -16,6 +17,18 @@ import { createSemanticMcpApp } from './app.ts';
 import { parseSemanticMcpSettings } from './settings.ts';
 
 const logger = createPinoLogger({ name: 'semantic-mcp' });
+// Compiled executable: load the embedded libduckdb before @duckdb/node-api is first imported (no-op
+// from sources). Hence the dynamic import of the engine. Bun extracts the embedded duckdb.node into
+// BUN_TMPDIR (read at launch; the image sets it, for a /tmp mounted noexec): the preload makes it.
+try {
+  const dataDir = process.env.CAIRN_DATA_DIR;
+  const native = await preloadDuckDbLibrary({ cacheDir: process.env.CAIRN_NATIVE_CACHE_DIR ?? process.env.BUN_TMPDIR ?? (dataDir ? join(dataDir, 'cache', 'native') : undefined) });
+  if (native.loaded) logger.info({ path: native.path, duckdb: native.version, written: native.written, ms: native.ms }, 'DuckDB library loaded');
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
+const { createDuckDbQueryEngine } = await import('../../core/adapters/duckdb/index.ts');
 let settings;
 try {
   settings = parseSemanticMcpSettings(process.env, tmpdir());
