@@ -6,7 +6,7 @@
  * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 1–2.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { embeddedQueue } from './embedded-queue.ts';
@@ -26,13 +26,18 @@ try {
   console.error((error as Error).message);
   process.exit(2);
 }
-for (const dir of [settings.dataDir, join(settings.dataDir, 'objects')]) {
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch {
-    console.error(`The data directory ${dir} is not writable by this user: give it to the user running cairn or set CAIRN_DATA_DIR.`);
-    process.exit(2);
-  }
+// Rule 9: /data must be writable by the running user, or the entrypoint stops naming the directory.
+// A probe file is written and removed, so a read-only mount or another owner is caught before any
+// process starts (an existing directory alone proves nothing).
+try {
+  mkdirSync(settings.dataDir, { recursive: true });
+  const probe = join(settings.dataDir, `.write-probe-${process.pid}`);
+  writeFileSync(probe, '');
+  rmSync(probe);
+  mkdirSync(join(settings.dataDir, 'objects'), { recursive: true });
+} catch {
+  console.error(`The data directory ${settings.dataDir} is not writable by this user (uid ${process.getuid?.() ?? '?'}): make it writable by the user running cairn, or set CAIRN_DATA_DIR to a writable directory.`);
+  process.exit(2);
 }
 const queue = settings.embeddedQueue && embeddedQueue({ dataDir: settings.dataDir, runDir: join(tmpdir(), `cairn-${process.pid}-${randomBytes(4).toString('hex')}`), port: settings.embeddedQueue.port, maxMemory: settings.embeddedQueue.maxMemory, path: process.env.PATH });
 // The embedded store's URL (with its password) goes to the API and the dispatcher only.
