@@ -4,15 +4,15 @@
  *
  * Source: ../shared/spec/semantic-query-service.md; ../shared/ARCHITECTURE.md § Processes.
  */
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Redis from 'ioredis';
 import { preloadDuckDbLibrary } from '../../core/adapters/duckdb/native-library.ts';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
 import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.ts';
+import { openRedis } from '../../core/adapters/redis/index.ts';
+import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
-import { openDocumentStore, openObjectStore } from '../../core/adapters/stores/open-stores.ts';
-import { ensureSemanticIndexes } from '../../core/semantic/projects.ts';
+import { openBootStores, readBootSettings } from '../../core/adapters/stores/boot-process.ts';
 import { createSemanticMcpApp } from './app.ts';
 import { parseSemanticMcpSettings } from './settings.ts';
 
@@ -29,25 +29,39 @@ try {
   process.exit(2);
 }
 const { createDuckDbQueryEngine } = await import('../../core/adapters/duckdb/index.ts');
+const print = (line: string) => process.stdout.write(`${line}\n`);
+let boot;
 let settings;
 try {
-  settings = parseSemanticMcpSettings(process.env, tmpdir());
+  boot = readBootSettings('semantic-mcp', process.env, { appDir: appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), tmpDir: tmpdir() });
+  settings = parseSemanticMcpSettings(process.env, boot.env, tmpdir());
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
 }
-const docs = await openDocumentStore(settings.stores.documents);
-const objects = openObjectStore(settings.stores.objects);
-await ensureSemanticIndexes(docs);
-const redis = settings.stores.queueUrl ? new Redis(settings.stores.queueUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+boot.lines.forEach(print);
+// semantic-mcp uses a queue store only when QUEUE_URL is set for it: in the all-in-one mode the embedded
+// store belongs to the API and the dispatcher, and one semantic-mcp counts its rate limit in memory.
+const env = process.env.QUEUE_URL ? boot.env : { ...boot.env, stores: { ...boot.env.stores, queueUrl: undefined } };
+let stores: Awaited<ReturnType<typeof openBootStores>>;
+let redis: Awaited<ReturnType<typeof openRedis>> | undefined;
+try {
+  stores = await openBootStores(env, { owner: `semantic-mcp@${process.env.PLATFORM_INSTANCE_ID ?? hostname()}:${process.pid}`, print });
+  // The rate counter gets its own connection that fails fast rather than queueing while the store is away.
+  redis = env.stores.queueUrl ? await openRedis(env.stores.queueUrl, { maxRetriesPerRequest: 2 }) : undefined;
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
+const { docs, objects } = stores;
 const engine = createDuckDbQueryEngine({ objectStore: objects, cacheDir: settings.cacheDir, logger });
 const app = createSemanticMcpApp({
   deps: { docs, objects, clock: systemClock, ids: cryptoIds },
   engine,
   logger,
-  version: settings.version,
+  version: boot.env.appVersion,
   planeCache: new Map(),
-  rateLimiter: createRateLimiter({ points: settings.rateLimitMax, durationSeconds: settings.rateLimitWindowSeconds, keyPrefix: 'cairn:mcp-rate', redis }),
+  rateLimiter: createRateLimiter({ points: settings.rateLimitMax, durationSeconds: settings.rateLimitWindowSeconds, keyPrefix: 'cairn:mcp-rate', redis: redis as never }),
   trustedProxies: settings.trustedProxies,
 });
 app.listen({ hostname: settings.host, port: settings.port });
@@ -56,7 +70,7 @@ logger.info({ host: settings.host, port: settings.port, rateLimitMax: settings.r
 async function stop(): Promise<void> {
   await app.stop();
   await engine.close();
-  await docs.close();
+  await stores.close();
   redis?.disconnect();
   process.exit(0);
 }

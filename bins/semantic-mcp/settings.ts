@@ -1,19 +1,18 @@
 /**
- * Settings of the semantic-mcp process, parsed from a plain environment record.
+ * Settings of the semantic-mcp process beyond the platform's deployment settings: its own listening
+ * address and DuckDB cache, parsed from a plain environment record.
  *
  * Source: ../shared/spec/semantic-query-service.md § Limits (MCP_RATE_LIMIT_MAX);
- * spec/platform-service.md § Deployment settings.
+ * spec/platform-service.md § Deployment settings (PLATFORM_TRUSTED_PROXIES).
  */
 import { parseTrustedProxies, type TrustedProxies } from '../../core/auth/client-address.ts';
-import { optional, port, positiveInteger, type EnvRecord } from '../../core/config/env-values.ts';
-import { parseStoreSettings, type StoreSettings } from '../../core/config/store-settings.ts';
+import { optional, port, type EnvRecord } from '../../core/config/env-values.ts';
+import type { ServiceEnv } from '../../core/config/platform-env-model.ts';
 
-/** Everything semantic-mcp reads at boot. */
+/** What semantic-mcp reads besides {@link ServiceEnv}. */
 export interface SemanticMcpSettings {
   host: string;
   port: number;
-  version: string;
-  stores: StoreSettings;
   /** Requests per client IP per 60-second window (MCP_RATE_LIMIT_MAX, default 120). */
   rateLimitMax: number;
   rateLimitWindowSeconds: number;
@@ -24,20 +23,16 @@ export interface SemanticMcpSettings {
 }
 
 /**
- * Parses the environment. @throws PlatformError `invalid_config` naming the first bad variable
- * @param tmpDir - the OS temp directory (default cache location)
+ * Parses SEMANTIC_MCP_HOST (default every interface), SEMANTIC_MCP_PORT (3002), SEMANTIC_CACHE_DIR.
+ * @throws PlatformError `invalid_config` naming the first bad variable
  */
-export function parseSemanticMcpSettings(env: EnvRecord, tmpDir: string): SemanticMcpSettings {
-  const stores = parseStoreSettings(env);
-  const trusted = optional(env, 'PLATFORM_TRUSTED_PROXIES');
+export function parseSemanticMcpSettings(env: EnvRecord, base: ServiceEnv, tmpDir: string): SemanticMcpSettings {
   return {
     host: optional(env, 'SEMANTIC_MCP_HOST') ?? '0.0.0.0',
     port: port(env, 'SEMANTIC_MCP_PORT', 3002),
-    version: optional(env, 'APP_VERSION') ?? 'dev',
-    stores,
-    rateLimitMax: positiveInteger(env, 'MCP_RATE_LIMIT_MAX', 120),
+    rateLimitMax: base.mcpRateLimitMax,
     rateLimitWindowSeconds: 60,
-    trustedProxies: [...parseTrustedProxies('127.0.0.1,::1'), ...parseTrustedProxies(trusted)],
+    trustedProxies: [...parseTrustedProxies('127.0.0.1,::1'), ...parseTrustedProxies(base.trustedProxies.join(','))],
     cacheDir: optional(env, 'SEMANTIC_CACHE_DIR') ?? `${tmpDir}/cairn-semantic-cache`,
   };
 }
