@@ -4,7 +4,6 @@
  * a first line naming the variable and never a value.
  */
 import { describe, expect, it } from 'vitest';
-import { isPlatformError } from '../ports/platform-error.ts';
 import {
   refuseOtherSecretStoreVariables, refuseOtherSignInModeVariables, refuseWorkerInspectInProduction, requireAppBaseUrl,
   requireCloudAlbSettings, requireCloudSecretsSettings, requireObjectStoreKeyPair, requireOidcSettings, requireProductionMasterKey,
@@ -14,6 +13,7 @@ import type { EnvRecord } from './env-values.ts';
 import { parsePlatformEnv } from './platform-env.ts';
 import type { ProcessRole } from './platform-env-model.ts';
 import { requireWorkerHostKeyPairing } from './worker-host-rules.ts';
+import { configRefusal } from '../testing/config-refusal.ts';
 
 const KEY32 = btoa('k'.repeat(32));
 const DEV: EnvRecord = { DOCDB_URI: 'mongodb://db.example/cairn', OBJSTORE_BUCKET: 'cairn' };
@@ -64,15 +64,7 @@ const rules: RuleRow[] = [
   { row: 'public origin needed by API and dispatcher', variable: 'APP_BASE_URL', check: (env) => requireAppBaseUrl(env, 'api'), failing: { ...DEV, CORS_ALLOWED_ORIGINS: ' , ' }, passing: { ...DEV, CORS_ALLOWED_ORIGINS: ' , ', APP_BASE_URL: 'https://cairn.example' } },
 ];
 
-function refusal(run: () => unknown): Error {
-  try {
-    run();
-  } catch (error) {
-    expect(isPlatformError(error, 'invalid_config')).toBe(true);
-    return error as Error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = configRefusal;
 
 describe('boot rules (one function per rule)', () => {
   it.each(rules.map((rule) => [`${rule.row} → ${rule.variable}`, rule] as const))('%s', (_label, rule) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isPlatformError } from '../ports/platform-error.ts';
 import { resolveConfig } from './config-document.ts';
 import { requireConfigFile } from './config-source.ts';
+import { configRefusal } from '../testing/config-refusal.ts';
 
 const TOKEN = 'service-token-0123456789';
 const AGENT = { provider: 'anthropic', model: 'claude-x', apiKey: '${{PLATFORM_DESIGN_AGENT_API_KEY}}' };
@@ -10,15 +10,7 @@ const json = (doc: unknown) => JSON.stringify(doc);
 const file = (text: string) => ({ path: '/etc/cairn/config.yaml', text });
 const appDir = (text: string) => ({ path: '/app/config.yaml', text });
 
-function refusal(run: () => unknown): Error {
-  try {
-    run();
-  } catch (error) {
-    expect(isPlatformError(error, 'invalid_config')).toBe(true);
-    return error as Error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = configRefusal;
 
 describe('precedence and the shadow warning', () => {
   it('PLATFORM_CONFIG wins over the named file, with exactly one warning naming the shadowed file', () => {

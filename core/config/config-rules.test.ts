@@ -1,23 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { isPlatformError } from '../ports/platform-error.ts';
 import { resolveConfig } from './config-document.ts';
 import { effectiveSkillRegistries, PLATFORM_SKILL_REGISTRY } from './config-model.ts';
 import { checkConfigUrls, checkPromptCachePrices, checkUniqueIds } from './config-rules.ts';
 import { fieldPath } from './config-validation.ts';
 import { PLATFORM_ENV_VARIABLES } from './env-variables.ts';
+import { configRefusal } from '../testing/config-refusal.ts';
 
 const json = (doc: unknown) => JSON.stringify(doc);
 const resolve = (doc: unknown, env: Record<string, string> = {}) => resolveConfig({ env: { ...env, PLATFORM_CONFIG: json(doc) }, production: false });
 
-function refusal(run: () => unknown): Error {
-  try {
-    run();
-  } catch (error) {
-    expect(isPlatformError(error, 'invalid_config')).toBe(true);
-    return error as Error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = configRefusal;
 
 describe('unknown keys and host settings', () => {
   it('an unknown key fails boot, at any depth', () => {

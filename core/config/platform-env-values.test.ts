@@ -4,10 +4,10 @@
  */
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
-import { isPlatformError } from '../ports/platform-error.ts';
 import type { EnvRecord } from './env-values.ts';
 import { parsePlatformEnv } from './platform-env.ts';
 import { PlatformEnv, type ProcessRole } from './platform-env-model.ts';
+import { configRefusal } from '../testing/config-refusal.ts';
 
 const BASE: EnvRecord = { DOCDB_URI: 'sqlite:/tmp/cairn-test/docdb.sqlite', OBJSTORE_BUCKET: 'cairn' };
 const KEY32 = btoa(String.fromCharCode(...Array.from({ length: 32 }, (_, i) => i + 1)));
@@ -112,15 +112,7 @@ function parse(row: Row, extra: EnvRecord, value?: string) {
   return parsePlatformEnv(env, { role });
 }
 
-function refusal(run: () => unknown): Error {
-  try {
-    run();
-  } catch (error) {
-    expect(isPlatformError(error, 'invalid_config')).toBe(true);
-    return error as Error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = configRefusal;
 
 describe('every deployment setting: good value, bad value, default', () => {
   it.each(rows.map((row) => [row.name, row] as const))('%s', (_name, row) => {

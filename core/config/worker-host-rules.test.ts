@@ -1,21 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { isPlatformError } from '../ports/platform-error.ts';
 import { workerHostHolding } from './env-variables.ts';
 import { parsePlatformEnv } from './platform-env.ts';
 import { refuseWorkerHostHoldings } from './worker-host-rules.ts';
 import { foreignWorkerVariables, workerEnvironment, WORKER_ENVIRONMENT_VARIABLES } from './worker-environment.ts';
+import { configRefusal } from '../testing/config-refusal.ts';
 
 const KEY32 = btoa('w'.repeat(40));
 
-function refusal(run: () => unknown): Error {
-  try {
-    run();
-  } catch (error) {
-    expect(isPlatformError(error, 'invalid_config')).toBe(true);
-    return error as Error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = configRefusal;
 
 describe('worker-host guard', () => {
   const holdings = {
