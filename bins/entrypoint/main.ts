@@ -52,7 +52,8 @@ const proxy: ChildSpec = {
   tag: 'proxy',
   command: process.env.CAIRN_CADDY ?? 'caddy',
   args: ['run', '--config', join(root, 'proxy', 'Caddyfile'), '--adapter', 'caddyfile'],
-  env: { PATH: process.env.PATH, HOME: settings.dataDir, XDG_DATA_HOME: join(settings.dataDir, 'caddy'), XDG_CONFIG_HOME: join(settings.dataDir, 'caddy'), PORT: String(settings.publicPort), CAIRN_PROXY_BIND: settings.proxyBind, API_PORT: String(settings.apiPort), SEMANTIC_MCP_PORT: String(settings.semanticMcpPort), WEB_ROOT: join(root, 'web') },
+  env: { PATH: process.env.PATH, HOME: settings.dataDir, XDG_DATA_HOME: join(settings.dataDir, 'caddy'), XDG_CONFIG_HOME: join(settings.dataDir, 'caddy'), PORT: String(settings.publicPort), CAIRN_PROXY_BIND: settings.proxyBind, API_PORT: String(settings.apiPort), SEMANTIC_MCP_PORT: String(settings.semanticMcpPort), WEB_ROOT: join(root, 'web'),
+    ...(settings.trustedProxies.length > 0 ? { CAIRN_TRUSTED_PROXIES: settings.trustedProxies.join(' ') } : {}) },
   cwd: root,
 };
 tagged('entrypoint', `front proxy on ${settings.proxyBind}:${settings.publicPort}; api on 127.0.0.1:${settings.apiPort}; semantic-mcp on 127.0.0.1:${settings.semanticMcpPort}`);

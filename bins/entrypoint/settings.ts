@@ -21,6 +21,8 @@ export interface EntrypointSettings {
   embeddedQueue?: { port: number; maxMemory: string };
   /** This container's id: the single-dispatcher lease owner. */
   instanceId: string;
+  /** PLATFORM_TRUSTED_PROXIES entries (validated by each service at boot), for the front proxy. */
+  trustedProxies: string[];
 }
 
 /** Parses the environment; embedded defaults fill DOCDB_URI and OBJSTORE_* when unset. */
@@ -52,5 +54,6 @@ export function parseEntrypointSettings(env: EnvRecord, cwd: string, instanceId:
     ? { port: port(env, 'CAIRN_EMBEDDED_QUEUE_PORT', 6379), maxMemory: optional(env, 'PLATFORM_EMBEDDED_QUEUE_MAXMEMORY') ?? '256mb' }
     : undefined;
   if (embeddedQueue && !/^[0-9]+(kb|mb|gb)?$/i.test(embeddedQueue.maxMemory)) throw invalid('PLATFORM_EMBEDDED_QUEUE_MAXMEMORY', 'must be a size such as 256mb');
-  return { publicPort, proxyBind: optional(env, 'CAIRN_PROXY_BIND') ?? '0.0.0.0', apiPort, semanticMcpPort, dataDir, childEnv, embedded, embeddedQueue, instanceId };
+  return { publicPort, proxyBind: optional(env, 'CAIRN_PROXY_BIND') ?? '0.0.0.0', apiPort, semanticMcpPort, dataDir, childEnv, embedded, embeddedQueue, instanceId,
+    trustedProxies: (optional(env, 'PLATFORM_TRUSTED_PROXIES') ?? '').split(',').map((e) => e.trim()).filter(Boolean) };
 }

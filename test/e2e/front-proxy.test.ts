@@ -100,6 +100,16 @@ describe('front proxy', () => {
     expect(request.headers!['x-lb-oidc-data']).toBe('signed.identity.header');
   });
 
+  it('keeps the X-Forwarded-For of a proxy listed in PLATFORM_TRUSTED_PROXIES, appending the socket address', async () => {
+    const trusting = await startCaddy({ apiPort, semanticMcpPort: await freePort(), trustedProxies: '127.0.0.1/32 10.0.0.0/8' });
+    try {
+      await fetch(`${trusting.url}/api/small`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+      expect(seen.findLast((s) => s.url === '/api/small')!.headers!['x-forwarded-for']).toBe('203.0.113.7, 127.0.0.1');
+    } finally {
+      await trusting.stop();
+    }
+  });
+
   it('gzips JSON of 256 bytes or more, and not smaller bodies', async () => {
     const big = await rawGet('/api/big');
     expect(big.headers['content-encoding']).toBe('gzip');
