@@ -17,8 +17,9 @@ import { TPCDS_DATASETS, generateTpcdsData } from './generate-tpcds.ts';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = resolve(here, '../..');
 const VEGA = join(repo, 'node_modules/vega-datasets/data');
-const SCHEMA = resolve(repo, '../shared/osi/main/core-spec/osi-schema.json');
-const UPSTREAM_TPCDS = resolve(repo, '../shared/osi/main/examples/tpcds_semantic_model.yaml');
+// Unmodified copies of the Apache Ossie files (see core/semantic/osi/schemas/NOTICE.md), so the test needs no checkout beside this one.
+const SCHEMA = resolve(repo, 'core/semantic/osi/schemas/osi-schema-0.2.0.dev0.json');
+const UPSTREAM_TPCDS = resolve(repo, 'core/semantic/osi/testdata/valid/main/examples/tpcds_semantic_model.yaml');
 const FLIGHTS_MODEL = join(here, 'flights/models/flights.yaml');
 const TPCDS_MODEL = join(here, 'tpcds/models/tpcds_retail_model.yaml');
 
