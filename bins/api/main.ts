@@ -9,6 +9,7 @@ import { hostname, tmpdir } from 'node:os';
 import { Elysia } from 'elysia';
 import { createObjectStoreGitRepo } from '../../core/adapters/git/index.ts';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
+import { openRedis } from '../../core/adapters/redis/index.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { openBootStores, readBootSettings } from '../../core/adapters/stores/boot-process.ts';
@@ -41,6 +42,11 @@ try {
   process.exit(1);
 }
 const { docs, objects } = stores;
+// The per-user counter gets its own connection that fails fast rather than queueing while the store is away.
+const rateRedis = env.stores.queueUrl ? await openRedis(env.stores.queueUrl, { maxRetriesPerRequest: 2 }).catch((error: Error) => {
+  console.error(error.message);
+  process.exit(1);
+}) : undefined;
 const git = createObjectStoreGitRepo({ objectStore: objects, scratchDir: env.scratchDir });
 const oidc = env.signIn.mode === 'oidc' ? createOidcVerifier({ issuer: env.signIn.issuer, clientId: env.signIn.clientId, audience: env.signIn.audience }) : undefined;
 const signIn: SignInVerification = env.signIn.mode === 'oidc' ? { mode: 'oidc', verifier: oidc! }
@@ -53,7 +59,7 @@ const rules = requestRules({
   trustedProxies: allInOne ? [...env.trustedProxies, '127.0.0.1', '::1'] : env.trustedProxies,
   allowedOrigins: [env.appBaseUrl, ...env.corsAllowedOrigins].filter((o): o is string => Boolean(o)),
   accessLog: env.accessLog, log: (line) => print(line),
-  userRatePerMinute: env.userRatePerMinute, redis: stores.redis as never, logger,
+  userRatePerMinute: env.userRatePerMinute, redis: rateRedis as never, logger,
 });
 const authorOf = (request: Request) => {
   const principal = rules.principalOf(request);
@@ -74,6 +80,7 @@ logger.info({ host: env.apiHost, port: env.port, signIn: env.signIn.mode }, `api
 async function stop(): Promise<void> {
   await app.stop();
   await stores.close();
+  rateRedis?.disconnect();
   process.exit(0);
 }
 process.on('SIGTERM', () => void stop());

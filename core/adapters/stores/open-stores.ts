@@ -9,7 +9,6 @@ import type { DocumentStoreSettings, ObjectStoreSettings } from '../../config/st
 import type { DocumentStore } from '../../ports/document-store.ts';
 import type { ObjectStore } from '../../ports/object-store.ts';
 import { createFsObjectStore } from '../fs-objects/fs-object-store.ts';
-import { openMongoDocumentStore } from '../mongo/mongo-document-store.ts';
 import { createS3ObjectStore } from '../s3/s3-object-store.ts';
 import { openSqliteDocumentStore } from '../sqlite/sqlite-document-store.ts';
 
@@ -22,6 +21,8 @@ import { openSqliteDocumentStore } from '../sqlite/sqlite-document-store.ts';
  */
 export async function openDocumentStore(settings: DocumentStoreSettings): Promise<DocumentStore> {
   if (settings.kind === 'sqlite') return openSqliteDocumentStore({ path: settings.path });
+  // Loaded only when used: embedded installs never pay for the MongoDB driver.
+  const { openMongoDocumentStore } = await import('../mongo/mongo-document-store.ts');
   return openMongoDocumentStore({ uri: settings.uri });
 }
 
