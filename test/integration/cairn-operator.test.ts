@@ -3,7 +3,7 @@
  * config resolve, data-updates list|apply, secrets move (db → cloud secrets manager and back).
  * Source: ../shared/spec/platform-service.md § Rules 14, § Versioning, § Authentication rule 11.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { createDbSecretStore } from '../../core/adapters/secrets/index.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { openSqliteDocumentStore } from '../../core/adapters/sqlite/index.ts';
 import { bunPath, repoRoot } from '../helpers/product.ts';
+import { runProcess } from '../helpers/run-process.ts';
 import { startSecretsManagerServer } from '../helpers/secrets-manager-server.ts';
 
 let dir: string;
@@ -20,14 +21,7 @@ const cairn = (args: string[], env: Record<string, string> = {}) =>
   spawnSync(bunPath, [join(repoRoot, 'bins/cairn/main.ts'), ...args], { encoding: 'utf8', env: { PATH: process.env.PATH!, ...env } });
 
 /** Like `cairn` but without blocking this process, which serves the secrets manager the command calls. */
-const cairnAsync = (args: string[], env: Record<string, string>) => new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-  const child = spawn(bunPath, [join(repoRoot, 'bins/cairn/main.ts'), ...args], { env: { PATH: process.env.PATH!, ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => { stdout += c; });
-  child.stderr.on('data', (c: Buffer) => { stderr += c; });
-  child.on('close', (status) => resolve({ status, stdout, stderr }));
-});
+const cairnAsync = (args: string[], env: Record<string, string>) => runProcess(bunPath, [join(repoRoot, 'bins/cairn/main.ts'), ...args], { env: { PATH: process.env.PATH!, ...env } });
 
 beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'cairn-operator-')); });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,29 +1,15 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteDocumentStore } from '../../core/adapters/sqlite/index.ts';
+import { runBunJson } from '../helpers/run-process.ts';
 
 const root = resolve(import.meta.dirname, '../..');
-const bun = join(root, 'node_modules/.bin/bun');
 const script = join(root, 'test/fixtures/sqlite-bun-smoke.ts');
 
 /** Runs the smoke script under Bun and parses the JSON line it prints. */
-function runBun(args: string[]): Promise<Record<string, unknown>> {
-  return new Promise((done, fail) => {
-    const child = spawn(bun, [script, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => {
-      if (code !== 0) return fail(new Error(`bun exited with ${code}: ${stderr}`));
-      done(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>);
-    });
-  });
-}
+const runBun = (args: string[]) => runBunJson([script, ...args]);
 
 describe('SQLite document store on Bun (bun:sqlite)', () => {
   let dir: string;

@@ -1,15 +1,13 @@
-import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isPlatformError } from '../../ports/platform-error.ts';
 import { openDocumentStore } from '../stores/open-stores.ts';
 import { databaseInUri, openMongoDocumentStore, redactMongoUri } from './index.ts';
 import { mongoFailure, scrubCredentials } from './mongo-errors.ts';
+import { runBunJson } from '../../../test/helpers/run-process.ts';
 
 // No MongoDB server can run here: the contract runs in test/integration when TEST_DOCDB_URI is set.
 // These cases show the module loads and fails clearly on Node and on Bun.
 
-const root = resolve(import.meta.dirname, '../../..');
 const unreachable = 'mongodb://cairn-user:s3cr3t-pw@127.0.0.1:1/x?serverSelectionTimeoutMS=300';
 
 /** Opens `unreachable` under Bun and returns what the rejection carried. */
@@ -19,18 +17,7 @@ function openUnderBun(): Promise<Record<string, unknown>> {
     const error = await openMongoDocumentStore({ uri: ${JSON.stringify(unreachable)} }).then(() => undefined, (e) => e);
     console.log(JSON.stringify({ engine: typeof Bun === 'undefined' ? 'node' : 'bun', name: error?.name, code: error?.code, message: error?.message }));
   `;
-  return new Promise((done, fail) => {
-    const child = spawn(join(root, 'node_modules/.bin/bun'), ['-e', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => {
-      if (code !== 0) return fail(new Error(`bun exited with ${code}: ${stderr}`));
-      done(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>);
-    });
-  });
+  return runBunJson(['-e', script]);
 }
 
 describe('openMongoDocumentStore without a server', () => {
