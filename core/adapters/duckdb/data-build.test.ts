@@ -8,10 +8,11 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSet } from '../../ports/query-engine.ts';
 import { createDataBuilder } from './data-build.ts';
-import { dataSetOf, MemoryObjectStore, recordingLogger, temporaryDirectory, writeDataFiles } from './test-fixtures.ts';
+import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
+import { dataSetOf, failure, recordingLogger, temporaryDirectory, writeDataFiles } from './test-fixtures.ts';
 
 let directory: { path: string; remove: () => Promise<void> };
-const store = new MemoryObjectStore();
+const store = createMemoryObjectStore();
 let cacheCounter = 0;
 
 beforeAll(async () => {
@@ -40,16 +41,6 @@ async function tablesOf(file: string): Promise<Record<string, number>> {
     connection.closeSync();
     instance.closeSync();
   }
-}
-
-/** The error `promise` rejects with (fails the test when it resolves). */
-async function failure(promise: Promise<unknown>): Promise<Error & { code: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & { code: string };
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('data database', () => {

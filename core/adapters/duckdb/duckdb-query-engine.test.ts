@@ -5,12 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSet, ExecuteRequest, QueryEngine } from '../../ports/query-engine.ts';
 import { createDuckDbQueryEngine } from './index.ts';
-import { dataSetOf, MemoryObjectStore, recordingLogger, temporaryDirectory, writeDataFiles } from './test-fixtures.ts';
+import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
+import { dataSetOf, failure, recordingLogger, temporaryDirectory, writeDataFiles } from './test-fixtures.ts';
 
 let directory: { path: string; remove: () => Promise<void> };
 let engine: QueryEngine;
 let data: DataSet;
-const store = new MemoryObjectStore();
+const store = createMemoryObjectStore();
 const logger = recordingLogger();
 
 beforeAll(async () => {
@@ -31,16 +32,6 @@ const flightsView = { name: 'flights', sql: 'SELECT * FROM data.flights' };
 
 function request(overrides: Partial<ExecuteRequest>): ExecuteRequest {
   return { data, scope: '_scope_test', views: [flightsView], sql: 'SELECT 1', params: [], maxRows: 1000, timeoutMs: 30_000, ...overrides };
-}
-
-/** The error `promise` rejects with (fails the test when it resolves). */
-async function failure(promise: Promise<unknown>): Promise<Error & { code: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & { code: string };
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('execute', () => {

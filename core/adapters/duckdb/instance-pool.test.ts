@@ -9,14 +9,15 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDataBuilder } from './data-build.ts';
 import { openQueryInstance } from './instance-pool.ts';
-import { dataSetOf, MemoryObjectStore, recordingLogger, temporaryDirectory, writeDataFiles } from './test-fixtures.ts';
+import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
+import { dataSetOf, recordingLogger, temporaryDirectory, writeDataFiles } from './test-fixtures.ts';
 
 let directory: { path: string; remove: () => Promise<void> };
 let instance: DuckDBInstance;
 
 beforeAll(async () => {
   directory = await temporaryDirectory('cairn-duckdb-instance-');
-  const store = new MemoryObjectStore();
+  const store = createMemoryObjectStore();
   const data = await dataSetOf(store, await writeDataFiles(directory.path, { 'numbers.csv': 'SELECT range AS n FROM range(10)' }));
   const databaseFile = await createDataBuilder({ objectStore: store, cacheDir: join(directory.path, 'cache'), logger: recordingLogger() }).databaseFile(data);
   instance = await openQueryInstance(databaseFile, join(directory.path, 'spill'));

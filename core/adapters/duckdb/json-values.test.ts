@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSet, QueryEngine } from '../../ports/query-engine.ts';
 import { createDuckDbQueryEngine } from './index.ts';
-import { dataSetOf, MemoryObjectStore, recordingLogger, temporaryDirectory } from './test-fixtures.ts';
+import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
+import { dataSetOf, recordingLogger, temporaryDirectory } from './test-fixtures.ts';
 
 let directory: { path: string; remove: () => Promise<void> };
 let engine: QueryEngine;
@@ -12,7 +13,7 @@ let data: DataSet;
 
 beforeAll(async () => {
   directory = await temporaryDirectory('cairn-duckdb-values-');
-  const store = new MemoryObjectStore();
+  const store = createMemoryObjectStore();
   data = await dataSetOf(store, {});
   engine = createDuckDbQueryEngine({ objectStore: store, cacheDir: directory.path, logger: recordingLogger() });
 });

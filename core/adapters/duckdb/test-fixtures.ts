@@ -1,6 +1,7 @@
 /**
- * Test fixtures of the DuckDB adapter's tests: an in-memory ObjectStore (a Map), a recording
- * Logger, and small data files written by DuckDB itself (COPY) into a temporary directory.
+ * Test fixtures of the DuckDB adapter's tests: a recording Logger, the rejection of a promise, and
+ * small data files written by DuckDB itself (COPY) into a temporary directory. The in-memory
+ * ObjectStore is core/testing's fake.
  * Used only by *.test.ts files in this folder.
  *
  * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (fake only a port).
@@ -15,25 +16,14 @@ import type { ObjectStore } from '../../ports/object-store.ts';
 import type { DataFile, DataSet } from '../../ports/query-engine.ts';
 import { quoteLiteral } from './sql-text.ts';
 
-/** An ObjectStore over a Map. */
-export class MemoryObjectStore implements ObjectStore {
-  readonly objects = new Map<string, Uint8Array>();
-  async put(key: string, body: Uint8Array): Promise<void> {
-    this.objects.set(key, body.slice());
+/** The error `promise` rejects with (fails the test when it resolves). */
+export async function failure(promise: Promise<unknown>): Promise<Error & { code: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error & { code: string };
   }
-  async get(key: string): Promise<Uint8Array | null> {
-    return this.objects.get(key)?.slice() ?? null;
-  }
-  async head(key: string): Promise<{ size: number } | null> {
-    const body = this.objects.get(key);
-    return body ? { size: body.byteLength } : null;
-  }
-  async delete(key: string): Promise<void> {
-    this.objects.delete(key);
-  }
-  async list(prefix: string): Promise<string[]> {
-    return [...this.objects.keys()].filter((key) => key.startsWith(prefix)).sort();
-  }
+  throw new Error('expected the call to fail');
 }
 
 /** One recorded log line. */
