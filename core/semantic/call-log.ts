@@ -7,6 +7,7 @@ import type { Filter } from '../ports/document-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SemanticDeps } from './deps.ts';
 import { collections, semanticSchemaVersion, type CallLogRecord } from './records.ts';
+import { toolDefinitions } from './tools/tool-definitions.ts';
 
 /** Records one call. */
 export async function recordCall(deps: SemanticDeps, entry: Omit<CallLogRecord, '_id' | 'schemaVersion'>): Promise<void> {
@@ -47,10 +48,17 @@ export async function listCalls(deps: SemanticDeps, projectId: string, query: Ca
   return deps.docs.collection<CallLogRecord>(collections.callLog).find(filter, { sort: { at: -1 }, limit, skip: query.skip ?? 0 });
 }
 
-/** The tools that appear in a project's log (the filter bar offers only tools actually called). */
+/**
+ * The tools that appear in a project's log (the filter bar offers only tools actually called).
+ * Counts per known tool rather than reading every entry (entries hold full outputs); only calls of
+ * unknown tool names, which are rare, are read.
+ */
 export async function calledTools(deps: SemanticDeps, projectId: string): Promise<string[]> {
-  const entries = await deps.docs.collection<CallLogRecord>(collections.callLog).find({ projectId });
-  return [...new Set(entries.map((e) => e.tool))].sort();
+  const log = deps.docs.collection<CallLogRecord>(collections.callLog);
+  const known = toolDefinitions.map((t) => t.name as string);
+  const called = await Promise.all(known.map(async (tool) => ((await log.countDocuments({ projectId, tool })) > 0 ? [tool] : [])));
+  const unknown = await log.find({ projectId, tool: { $nin: known } });
+  return [...new Set([...called.flat(), ...unknown.map((e) => e.tool)])].sort();
 }
 
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
