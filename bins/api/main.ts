@@ -12,7 +12,7 @@ import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
 import { openRedis } from '../../core/adapters/redis/index.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
-import { openBootStores, readBootSettings } from '../../core/adapters/stores/boot-process.ts';
+import { openBootStores, readBootSettings } from '../../core/boot/boot-process.ts';
 import { createAlbVerifier } from '../../core/adapters/cloud-alb/index.ts';
 import { createOidcVerifier } from '../../core/adapters/oidc/index.ts';
 import { createDocumentLease } from '../../core/lease/document-lease.ts';

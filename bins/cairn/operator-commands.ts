@@ -12,7 +12,7 @@ import { createCloudSecretStore, createDbSecretStore, parseMasterKey, CREDENTIAL
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { createRedisLease, openRedis } from '../../core/adapters/redis/index.ts';
 import { openDocumentStore } from '../../core/adapters/stores/open-stores.ts';
-import { platformRelease } from '../../core/adapters/stores/platform-release.ts';
+import { platformRelease } from '../../core/boot/platform-release.ts';
 import { flag, optional, required, type EnvRecord } from '../../core/config/env-values.ts';
 import { parseStoreSettings } from '../../core/config/store-settings.ts';
 import { createDocumentLease } from '../../core/lease/document-lease.ts';

@@ -12,7 +12,7 @@ import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.t
 import { openRedis } from '../../core/adapters/redis/index.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
-import { openBootStores, readBootSettings } from '../../core/adapters/stores/boot-process.ts';
+import { openBootStores, readBootSettings } from '../../core/boot/boot-process.ts';
 import { createSemanticMcpApp } from './app.ts';
 import { parseSemanticMcpSettings } from './settings.ts';
 

@@ -4,10 +4,10 @@
  *
  * Source: ../shared/spec/platform-service.md § Data update at boot, § Versioning.
  */
-import { leaseCollection } from '../../lease/document-lease.ts';
-import type { ReleaseData } from '../../data-update/index.ts';
-import { collections as semanticCollections, semanticSchemaVersion } from '../../semantic/records.ts';
-import { CREDENTIAL_SECRETS_COLLECTION } from '../secrets/db-secret-store.ts';
+import { leaseCollection } from '../lease/document-lease.ts';
+import type { ReleaseData } from '../data-update/index.ts';
+import { collections as semanticCollections, semanticSchemaVersion } from '../semantic/records.ts';
+import { CREDENTIAL_SECRETS_COLLECTION } from '../adapters/secrets/db-secret-store.ts';
 
 /** The release's collections and data updates. */
 export function platformRelease(): ReleaseData {

@@ -7,21 +7,21 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveConfig } from '../../config/config-document.ts';
-import { requireConfigFile } from '../../config/config-source.ts';
-import type { PlatformConfig } from '../../config/config-model.ts';
-import type { EnvRecord } from '../../config/env-values.ts';
-import { parsePlatformEnv } from '../../config/platform-env.ts';
-import type { DispatchingEnv, ServiceEnv } from '../../config/platform-env-model.ts';
-import { runDataUpdatesAtBoot } from '../../data-update/index.ts';
-import { createDocumentLease } from '../../lease/document-lease.ts';
-import type { DocumentStore } from '../../ports/document-store.ts';
-import type { Lease } from '../../ports/lease.ts';
-import type { ObjectStore } from '../../ports/object-store.ts';
-import { ensureSemanticIndexes } from '../../semantic/projects.ts';
-import { createRedisLease, openRedis, type RedisConnection } from '../redis/index.ts';
-import { systemClock } from '../runtime/system.ts';
-import { openDocumentStore, openObjectStore } from './open-stores.ts';
+import { resolveConfig } from '../config/config-document.ts';
+import { requireConfigFile } from '../config/config-source.ts';
+import type { PlatformConfig } from '../config/config-model.ts';
+import type { EnvRecord } from '../config/env-values.ts';
+import { parsePlatformEnv } from '../config/platform-env.ts';
+import type { DispatchingEnv, ServiceEnv } from '../config/platform-env-model.ts';
+import { runDataUpdatesAtBoot } from '../data-update/index.ts';
+import { createDocumentLease } from '../lease/document-lease.ts';
+import type { DocumentStore } from '../ports/document-store.ts';
+import type { Lease } from '../ports/lease.ts';
+import type { ObjectStore } from '../ports/object-store.ts';
+import { ensureSemanticIndexes } from '../semantic/projects.ts';
+import { createRedisLease, openRedis, type RedisConnection } from '../adapters/redis/index.ts';
+import { systemClock } from '../adapters/runtime/system.ts';
+import { openDocumentStore, openObjectStore } from '../adapters/stores/open-stores.ts';
 import { platformRelease } from './platform-release.ts';
 
 /** Settings of a booting process, before any connection. */
