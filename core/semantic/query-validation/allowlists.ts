@@ -118,7 +118,7 @@ export const parserQualifiedFunctions: ReadonlySet<string> = new Set([
 
 const deniedFunctionPrefixes = [
   'read_', 'pg_', 'duckdb_', 'sqlite_', 'pragma_', 'parquet_', 'json_serialize', 'json_deserialize', 'json_execute',
-  'enable_', 'disable_', 'has_', 'inet_', 'current_', 'txid_', 'icu_calendar',
+  'enable_', 'disable_', 'has_', 'inet_', 'current_', 'txid_', 'icu_calendar', '__internal',
 ];
 
 const deniedFunctions: ReadonlySet<string> = new Set([
@@ -127,6 +127,9 @@ const deniedFunctions: ReadonlySet<string> = new Set([
   'map_to_pg_oid', 'get_block_size', 'glob', 'sniff_csv', 'which_secret', 'sql_auto_complete', 'checkpoint',
   'force_checkpoint', 'summary', 'test_all_types', 'test_vector_types', 'histogram_values', 'seq_scan', 'arrow_scan',
   'arrow_scan_dumb', 'truncate_duckdb_logs', 'parse_duckdb_log_message',
+  // Storage statistics and physical layout: a view's filter does not apply to them, so they would
+  // reveal min/max, null counts or compression of rows the view hides.
+  'stats', 'vector_type',
 ]);
 
 /** `current_*` functions that only read the clock or the (fixed) database name. */
@@ -136,7 +139,8 @@ const harmlessCurrentFunctions: ReadonlySet<string> = new Set([
 
 /**
  * True when a scalar, aggregate or window call of `name` is refused anywhere in the tree: file
- * readers, catalog and settings introspection (which would reveal other scopes), sequences, SQL
+ * readers, catalog and settings introspection (which would reveal other scopes), storage statistics
+ * (`stats`, `vector_type`: computed before a view's filter), internal functions, sequences, SQL
  * re-entry (parse_sql, json_serialize_sql, json_serialize_plan, query), variables and sleeps.
  * @param name - the function name as parsed (compared case-insensitively)
  *

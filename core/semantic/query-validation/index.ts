@@ -3,5 +3,5 @@
  *
  * Source: ../shared/spec/semantic-query-service.md § Query validation.
  */
-export { validateQuery, splitExplain, type ValidateQueryInput, type ValidatedQuery } from './validate-query.ts';
+export { validateQuery, type ValidateQueryInput, type ValidatedQuery } from './validate-query.ts';
 export { queryParseErrorCode, queryRejectedCode } from './messages.ts';

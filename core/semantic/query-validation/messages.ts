@@ -59,13 +59,30 @@ export function unknownTable(name: string, datasetNames: readonly string[]): Pla
 }
 
 /**
- * Rejection of a statement kind outside SELECT, WITH, EXPLAIN and DESCRIBE.
+ * Rejection of text that is not one SELECT statement (SET, PRAGMA, DDL, DML, or a SELECT followed
+ * by another statement). `keyword` is the text's first word in upper case ('' when none).
  *
  * Source: spec/semantic-query-service.md § Query validation
  */
 export function statementKindRejected(keyword: string): PlatformError {
-  const found = keyword && !['SELECT', 'WITH', 'FROM', 'VALUES', 'TABLE'].includes(keyword) ? ` (found ${keyword})` : '';
-  return rejected(`only SELECT, WITH, EXPLAIN and DESCRIBE statements are allowed${found}; send one read-only SELECT over the model's tables.`);
+  if (['SELECT', 'WITH', 'FROM', 'VALUES', 'TABLE', 'DESCRIBE', ''].includes(keyword)) {
+    return rejected('only one read-only SELECT, WITH or DESCRIBE statement is allowed, and this text holds another kind of statement; send a single SELECT over the model\'s tables.');
+  }
+  return rejected(`only SELECT, WITH and DESCRIBE statements are allowed (found ${keyword}); send one read-only SELECT over the model's tables.`);
+}
+
+/**
+ * Rejection of EXPLAIN in every spelling. EXPLAIN ANALYZE would run the statement; a plain plan
+ * would show the base tables, hidden columns and predicates that the model's views hide.
+ * @param analyze - true for EXPLAIN ANALYZE / ANALYSE
+ *
+ * Source: spec/semantic-query-service.md § Query validation (2, 3)
+ */
+export function explainRefused(analyze: boolean): PlatformError {
+  const why = analyze
+    ? 'EXPLAIN ANALYZE is not allowed because it runs the statement'
+    : 'EXPLAIN is not available because a plan would show how the model\'s datasets are built, which their views hide';
+  return rejected(`${why}. To check a query, run it with LIMIT 1, or use DESCRIBE SELECT … to see the columns it returns.`);
 }
 
 /**

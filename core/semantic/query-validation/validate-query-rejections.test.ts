@@ -15,10 +15,12 @@ const validate = (sql: string) => validateQuery({ sql, parse: (text) => parser.p
 /** [sql, code, message pattern]. */
 type Case = [string, 'query_rejected' | 'query_parse_error', RegExp];
 
-const kindRejected = /^Query rejected: only SELECT, WITH, EXPLAIN and DESCRIBE statements are allowed/;
+const kindRejected = /^Query rejected: only (one read-only )?SELECT, WITH (and|or) DESCRIBE statements? (are|is) allowed/;
 const oneStatement = /^Query rejected: exactly one statement is allowed, but the query holds 2/;
 const empty = /^Could not parse query: the query is empty/;
-const explainAnalyze = /^Query rejected: EXPLAIN ANALYZE is not allowed because it runs the statement/;
+const explainAnalyze = /^Query rejected: EXPLAIN ANALYZE is not allowed because it runs the statement\. To check a query, run it with LIMIT 1/;
+const explain = /^Query rejected: EXPLAIN is not available because a plan would show how the model's datasets are built/;
+const anyExplain = /^Query rejected: EXPLAIN (ANALYZE )?is not/;
 const systemCatalog = /^Query rejected: system catalog "[a-z_]+" cannot be queried/;
 const systemTable = /^Query rejected: system table "[a-z_]+" cannot be queried/;
 const scoped = /^Query rejected: scoped schema names \(_scope_…\) cannot be used/;
@@ -51,12 +53,58 @@ const statementRules: Case[] = [
   ['EXPLAIN -- c\n ANALYZE SELECT 1', 'query_rejected', explainAnalyze],
   ['EXPLAIN /* a /* nested */ b */ AnAlYzE SELECT 1', 'query_rejected', explainAnalyze],
   ['/* lead */ EXPLAIN ANALYSE SELECT 1', 'query_rejected', explainAnalyze],
-  ['EXPLAIN (ANALYZE) SELECT 1', 'query_parse_error', /^Could not parse query: /],
+  ['EXPLAIN (ANALYZE) SELECT 1', 'query_rejected', anyExplain],
   ['EXPLAIN', 'query_parse_error', /^Could not parse query: /],
-  ['EXPLAIN SELECT 1; SELECT 2', 'query_rejected', oneStatement],
-  ['EXPLAIN EXPLAIN SELECT 1', 'query_rejected', kindRejected],
-  ['EXPLAIN SELECT * FROM secret_orders', 'query_rejected', unknown('secret_orders')],
-  ['EXPLAIN SET threads = 8', 'query_rejected', kindRejected],
+  ['EXPLAIN SELECT 1; SELECT 2', 'query_rejected', explain],
+  ['EXPLAIN EXPLAIN SELECT 1', 'query_parse_error', /^Could not parse query: syntax error/],
+  ['EXPLAIN SELECT * FROM secret_orders', 'query_rejected', explain],
+  ['EXPLAIN SET threads = 8', 'query_rejected', anyExplain],
+  ['EXPLAIN SELECT * FROM flights', 'query_rejected', explain],
+  ['explain select origin from flights where delay > $1', 'query_rejected', explain],
+  ['EXPLAIN /* plan */ WITH a AS (SELECT 1) SELECT * FROM a', 'query_rejected', explain],
+  ['  -- why\n  EXPLAIN\n  SELECT 1 UNION SELECT 2', 'query_rejected', explain],
+  ['EXPLAIN (FORMAT JSON) SELECT * FROM flights', 'query_rejected', anyExplain],
+  ['EXPLAIN\rANALYZE SELECT 1', 'query_rejected', explainAnalyze],
+  ['--x\rEXPLAIN ANALYZE SELECT 1', 'query_rejected', explainAnalyze],
+  ['EXPLAIN\fANALYZE SELECT 1', 'query_rejected', explainAnalyze],
+  ['EXPLAIN\vANALYZE SELECT 1', 'query_parse_error', /^Could not parse query: syntax error/],
+];
+
+/**
+ * The attack round's reproductions (a comment ended by \r that DuckDB honours and a home-made
+ * lexer did not, writes through EXPLAIN ANALYZE, catalog and settings reads) and variants: other
+ * line terminators, nesting, quoting. Each must be refused; none may reach another model's data.
+ */
+const bypassRules: Case[] = [
+  ["--\rSELECT * FROM data.secret_items /*\nEXPLAIN SELECT 1 -- */", 'query_rejected', bare],
+  ["--\r\nSELECT * FROM data.secret_items /*\nEXPLAIN SELECT 1 -- */", 'query_rejected', bare],
+  ["-- \rSELECT * FROM duckdb_views() /*\nEXPLAIN SELECT 1 -- */", 'query_rejected', tableFunction],
+  ["--\rSELECT current_setting('temp_directory') /*\nEXPLAIN SELECT 1 -- */", 'query_rejected', fn],
+  ["--\rSELECT * FROM _scope_other.items /*\nEXPLAIN SELECT 1 -- */", 'query_rejected', scoped],
+  ["--\u2028EXPLAIN SELECT 1\nSELECT * FROM data.secret_items", 'query_rejected', bare],
+  ["/* /* nested */ EXPLAIN */ SELECT * FROM data.secret_items", 'query_rejected', bare],
+  ["/* EXPLAIN */ SELECT * FROM \"data\".\"secret_items\"", 'query_rejected', bare],
+  ["EXPLAIN ANALYZE CREATE MACRO memory.main.upper(x) AS 'PWNED'", 'query_rejected', explainAnalyze],
+  ["EXPLAIN ANALYZE CREATE TABLE memory.main.t AS SELECT 1", 'query_rejected', explainAnalyze],
+  ["--\rEXPLAIN ANALYZE CREATE MACRO upper(x) AS 'PWNED' /*\n SELECT 1 */", 'query_rejected', explainAnalyze],
+  ["EXPLAIN ANALYSE CREATE OR REPLACE MACRO lower(x) AS 'PWNED'", 'query_rejected', explainAnalyze],
+  ["/**/EXPLAIN/**/ANALYZE/**/CREATE MACRO m(x) AS x", 'query_rejected', explainAnalyze],
+  ["SELECT 1; EXPLAIN ANALYZE CREATE MACRO upper(x) AS 'PWNED'", 'query_rejected', kindRejected],
+  ["CREATE MACRO upper(x) AS 'PWNED'", 'query_rejected', kindRejected],
+  ["CREATE TABLE memory.main.t AS SELECT 1", 'query_rejected', kindRejected],
+  ['SET threads = 64', 'query_rejected', kindRejected],
+  ['RESET search_path', 'query_rejected', kindRejected],
+  ["PRAGMA enable_profiling", 'query_rejected', kindRejected],
+  ["CALL duckdb_views()", 'query_rejected', kindRejected],
+  ["ATTACH ':memory:' AS x", 'query_rejected', kindRejected],
+  ["USE memory", 'query_rejected', kindRejected],
+  ["COPY (SELECT 1) TO '/tmp/x.csv'", 'query_rejected', kindRejected],
+  ['CHECKPOINT', 'query_rejected', kindRejected],
+  ['SELECT stats(origin) FROM flights', 'query_rejected', fn],
+  ['SELECT STATS(delay), stats("origin") FROM flights', 'query_rejected', fn],
+  ['SELECT vector_type(origin) FROM flights', 'query_rejected', fn],
+  ["SELECT __internal_compress_string_ubigint('a') FROM flights", 'query_rejected', fn],
+  ['SELECT (SELECT stats(x) FROM (SELECT delay AS x FROM flights)) AS s', 'query_rejected', fn],
   ...[
     'SET threads = 8', "SET search_path = 'main'", 'RESET search_path', 'PRAGMA version', 'CALL pragma_version()',
     "COPY flights TO 'x.csv'", "COPY (SELECT 1) TO '/tmp/x.csv'", "ATTACH 'x.db' AS y", 'DETACH data', 'USE main',
@@ -155,6 +203,7 @@ const functionRules: Case[] = [
 
 describe.each([
   ['statement kinds, counts, EXPLAIN, DESCRIBE and parse errors', statementRules],
+  ['the attack round\'s bypasses, writes and statistics, with variants', bypassRules],
   ['table references, catalogs and prefixes', tableRules],
   ['table and scalar functions, parameters', functionRules],
 ])('validateQuery rejects: %s', (_title, cases) => {

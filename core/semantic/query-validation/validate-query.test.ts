@@ -99,13 +99,12 @@ describe('validateQuery accepts allowlisted queries (real DuckDB parser)', () =>
   it.each(accepted)('%s', async (sql) => {
     const result = await validate(sql);
     expect(result.sql).toBe(sql);
-    expect(result.explain).toBe(false);
   });
 });
 
 describe('validateQuery result', () => {
   it('returns the original SQL and no parameters', async () => {
-    await expect(validate('SELECT  *  FROM flights')).resolves.toEqual({ sql: 'SELECT  *  FROM flights', explain: false, parameterCount: 0 });
+    await expect(validate('SELECT  *  FROM flights')).resolves.toEqual({ sql: 'SELECT  *  FROM flights', parameterCount: 0 });
   });
 
   it.each([
@@ -120,20 +119,6 @@ describe('validateQuery result', () => {
       return;
     }
     expect((await validate(sql)).parameterCount).toBe(count);
-  });
-
-  it.each([
-    'EXPLAIN SELECT * FROM flights',
-    'explain select origin from flights where delay > $1',
-    'EXPLAIN /* plan */ WITH a AS (SELECT 1) SELECT * FROM a',
-    '  -- why\n  EXPLAIN\n  SELECT 1 UNION SELECT 2',
-  ])('accepts %s as an EXPLAIN and keeps the original text', async (sql) => {
-    const result = await validate(sql);
-    expect(result).toMatchObject({ sql, explain: true });
-  });
-
-  it('counts parameters under EXPLAIN', async () => {
-    expect((await validate('EXPLAIN SELECT * FROM flights WHERE delay > $1')).parameterCount).toBe(1);
   });
 
   it('accepts a model without the default names only for its own tables', async () => {

@@ -29,7 +29,7 @@ export const GetDatasetsInput = Type.Object({
 
 export const ExecuteQueryInput = Type.Object({
   modelName: ModelName,
-  sql: Type.String({ minLength: 1, maxLength: 100_000, description: 'One SELECT (or WITH / EXPLAIN / DESCRIBE) over bare dataset names, with positional placeholders $1, $2, … . No schema or catalog prefixes.' }),
+  sql: Type.String({ minLength: 1, maxLength: 100_000, description: 'One SELECT (or WITH / DESCRIBE) over bare dataset names, with positional placeholders $1, $2, … . No schema or catalog prefixes. EXPLAIN is not available; check a query with LIMIT 1.' }),
   params: Type.Optional(Type.Array(Type.String({ maxLength: 10_000 }), { maxItems: 100, description: 'Values for $1, $2, … as strings; default none.' })),
   store: Type.Optional(Type.Boolean({ description: 'Default true: store the query and return storedQueryId for execute_stored_query.' })),
 }, { additionalProperties: false });
