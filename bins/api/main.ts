@@ -18,6 +18,7 @@ import { createOidcVerifier } from '../../core/adapters/oidc/index.ts';
 import { createDocumentLease } from '../../core/lease/document-lease.ts';
 import { authRoutes } from './auth-routes.ts';
 import { healthRoutes } from './health-routes.ts';
+import { apiListenAddress } from './listen-address.ts';
 import { requestRules, type SignInVerification } from './request-rules/index.ts';
 import { semanticRoutes } from './semantic-routes.ts';
 
@@ -25,8 +26,10 @@ const print = (line: string) => process.stdout.write(`${line}\n`);
 const logger = createPinoLogger({ name: 'api' });
 const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
 let boot;
+let listen;
 try {
   boot = readBootSettings('api', process.env, { appDir, tmpDir: tmpdir() });
+  listen = apiListenAddress(boot.env, process.env);
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
@@ -53,7 +56,7 @@ const signIn: SignInVerification = env.signIn.mode === 'oidc' ? { mode: 'oidc', 
   : env.signIn.mode === 'cloud-alb' ? { mode: 'cloud-alb', verifier: createAlbVerifier({ arn: env.signIn.albArn }) }
   : { mode: 'dev-user' };
 // In all-in-one mode the front proxy on loopback is trusted by construction.
-const allInOne = process.env.PLATFORM_INSTANCE_ID !== undefined;
+const allInOne = listen.allInOne;
 const rules = requestRules({
   signIn, identity: env.identity,
   trustedProxies: allInOne ? [...env.trustedProxies, '127.0.0.1', '::1'] : env.trustedProxies,
@@ -74,8 +77,8 @@ const app = new Elysia()
     if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });
     return undefined;
   });
-app.listen({ hostname: env.apiHost, port: env.port, maxRequestBodySize: 21 * 1024 * 1024 });
-logger.info({ host: env.apiHost, port: env.port, signIn: env.signIn.mode }, `api listening on ${env.apiHost}:${env.port}`);
+app.listen({ hostname: listen.host, port: listen.port, maxRequestBodySize: 21 * 1024 * 1024 });
+logger.info({ host: listen.host, port: listen.port, signIn: env.signIn.mode }, `api listening on ${listen.host}:${listen.port}`);
 
 async function stop(): Promise<void> {
   await app.stop();

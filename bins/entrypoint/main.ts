@@ -57,6 +57,7 @@ const proxy: ChildSpec = {
   cwd: root,
 };
 tagged('entrypoint', `front proxy on ${settings.proxyBind}:${settings.publicPort}; api on 127.0.0.1:${settings.apiPort}; semantic-mcp on 127.0.0.1:${settings.semanticMcpPort}`);
+if (settings.exposedDevUser) tagged('entrypoint', `warning: the front proxy listens on ${settings.proxyBind}:${settings.publicPort} (beyond loopback) and sign-in is dev-user, so anyone who reaches that port acts as the owner: set PLATFORM_SIGN_IN (oidc or cloud-alb), or keep the port private`);
 if (settings.embedded.length > 0) tagged('entrypoint', `using embedded stores under ${settings.dataDir} (${settings.embedded.join(', ')} not set)`);
 if (queue) tagged('entrypoint', `running its own queue store on 127.0.0.1:${queue.port} (QUEUE_URL not set): this container serves alone; more containers need QUEUE_URL naming a shared store`);
 const children = supervise([...(queue ? [queue.spec] : []), bin('api', storeEnv), bin('dispatcher', storeEnv), bin('semantic-mcp'), proxy]);

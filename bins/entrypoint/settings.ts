@@ -4,12 +4,18 @@
  * Source: ../shared/spec/platform-service.md § Deployment settings (PORT, API_PORT), § Processes.
  */
 import { resolve } from 'node:path';
-import { invalid, optional, port, type EnvRecord } from '../../core/config/env-values.ts';
+import { parseEmbeddedQueueMaxMemory } from '../../core/config/embedded-queue-settings.ts';
+import { optional, port, type EnvRecord } from '../../core/config/env-values.ts';
+import { bindAddress } from '../../core/config/net-values.ts';
+import { parseSignInMode } from '../../core/config/sign-in-settings.ts';
 
 /** What the entrypoint wires. */
 export interface EntrypointSettings {
   publicPort: number;
+  /** CAIRN_PROXY_BIND (default 0.0.0.0, every interface; scripts/start sets 127.0.0.1 unless HOST says otherwise). */
   proxyBind: string;
+  /** Sign-in is the dev user (every request is the owner) and the front proxy listens beyond loopback. */
+  exposedDevUser: boolean;
   apiPort: number;
   semanticMcpPort: number;
   dataDir: string;
@@ -44,16 +50,30 @@ export function parseEntrypointSettings(env: EnvRecord, cwd: string, instanceId:
     OBJSTORE_BUCKET: fill('OBJSTORE_BUCKET', 'cairn'),
     PLATFORM_SCRATCH_DIR: env.PLATFORM_SCRATCH_DIR ?? `${dataDir}/scratch`,
     SEMANTIC_CACHE_DIR: env.SEMANTIC_CACHE_DIR ?? `${dataDir}/cache/semantic`,
+    // The API listens on API_PORT in this mode; PORT stays the front proxy's public port.
+    PLATFORM_ALL_IN_ONE: 'on',
     API_HOST: '127.0.0.1',
     SEMANTIC_MCP_HOST: '127.0.0.1',
-    PORT: String(apiPort),
     API_PORT: String(apiPort),
     SEMANTIC_MCP_PORT: String(semanticMcpPort),
   };
   const embeddedQueue = optional(env, 'QUEUE_URL') === undefined
-    ? { port: port(env, 'CAIRN_EMBEDDED_QUEUE_PORT', 6379), maxMemory: optional(env, 'PLATFORM_EMBEDDED_QUEUE_MAXMEMORY') ?? '256mb' }
+    ? { port: port(env, 'CAIRN_EMBEDDED_QUEUE_PORT', 6379), maxMemory: parseEmbeddedQueueMaxMemory(env) }
     : undefined;
-  if (embeddedQueue && !/^[0-9]+(kb|mb|gb)?$/i.test(embeddedQueue.maxMemory)) throw invalid('PLATFORM_EMBEDDED_QUEUE_MAXMEMORY', 'must be a size such as 256mb');
-  return { publicPort, proxyBind: optional(env, 'CAIRN_PROXY_BIND') ?? '0.0.0.0', apiPort, semanticMcpPort, dataDir, childEnv, embedded, embeddedQueue, instanceId,
+  const proxyBind = bindAddress(env, 'CAIRN_PROXY_BIND', '0.0.0.0');
+  return { publicPort, proxyBind, exposedDevUser: !isLoopback(proxyBind) && isDevUser(env), apiPort, semanticMcpPort, dataDir, childEnv, embedded, embeddedQueue, instanceId,
     trustedProxies: (optional(env, 'PLATFORM_TRUSTED_PROXIES') ?? '').split(',').map((e) => e.trim()).filter(Boolean) };
+}
+
+/** True for 127.0.0.0/8, ::1 and localhost. */
+export function isLoopback(address: string): boolean {
+  return /^127\.\d+\.\d+\.\d+$/.test(address) || address === '::1' || address === 'localhost';
+}
+
+function isDevUser(env: EnvRecord): boolean {
+  try {
+    return parseSignInMode(env, optional(env, 'NODE_ENV') === 'production') === 'dev-user';
+  } catch {
+    return false; // an invalid PLATFORM_SIGN_IN stops every service with its own first line
+  }
 }

@@ -7,6 +7,7 @@
 import {
   flag, invalid, oneOf, optional, port, positiveInteger, trueOrFalse, url, type EnvRecord,
 } from './env-values.ts';
+import { parseEmbeddedQueueMaxMemory } from './embedded-queue-settings.ts';
 import { addressRangeList, bindAddress, originList, urlAsWritten } from './net-values.ts';
 import { NodeEnv, type ServiceEnv } from './platform-env-model.ts';
 import { parseStoreSettings } from './store-settings.ts';
@@ -75,8 +76,7 @@ export function parseHttpSettings(env: EnvRecord, warnings: Warnings) {
 export function parseStoreAndQueue(env: EnvRecord, production: boolean): Pick<ServiceEnv, 'stores' | 'embeddedQueue' | 'allowNewerData'> {
   const stores = parseStoreSettings(env);
   const queueUrl = stores.queueUrl ?? (production ? undefined : DEFAULT_QUEUE_URL);
-  const maxMemory = optional(env, 'PLATFORM_EMBEDDED_QUEUE_MAXMEMORY') ?? '256mb';
-  if (!/^[1-9][0-9]*(b|k|kb|m|mb|g|gb)?$/i.test(maxMemory)) throw invalid('PLATFORM_EMBEDDED_QUEUE_MAXMEMORY', 'must be a memory size such as 256mb or 1gb');
+  const maxMemory = parseEmbeddedQueueMaxMemory(env);
   return {
     stores: { ...stores, ...(queueUrl === undefined ? {} : { queueUrl }) },
     embeddedQueue: { enabled: flag(env, 'PLATFORM_EMBEDDED_QUEUE', false), maxMemory },

@@ -59,6 +59,11 @@ describe('systemd units', () => {
     }
   });
 
+  it('runs the API in the all-in-one layout on 127.0.0.1:API_PORT, with no PORT rewriting in ExecStart', () => {
+    expect(value('cairn-api.service', 'Service', 'ExecStart')).toEqual(['/opt/cairn/bin/api']);
+    expect(value('cairn-api.service', 'Service', 'Environment')[0].split(' ')).toEqual(['PLATFORM_ALL_IN_ONE=on', 'API_PORT=3001', 'API_HOST=127.0.0.1']);
+  });
+
   it.skipIf(analyze.status !== 0)('pass systemd-analyze verify', () => {
     const root = mkdtempSync(join(tmpdir(), 'cairn-units-'));
     try {
