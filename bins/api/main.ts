@@ -62,7 +62,7 @@ const rules = requestRules({
   trustedProxies: allInOne ? [...env.trustedProxies, '127.0.0.1', '::1'] : env.trustedProxies,
   allowedOrigins: [env.appBaseUrl, ...env.corsAllowedOrigins].filter((o): o is string => Boolean(o)),
   accessLog: env.accessLog, log: (line) => print(line),
-  userRatePerMinute: env.userRatePerMinute, redis: rateRedis as never, logger,
+  userRatePerMinute: env.userRatePerMinute, redis: rateRedis, logger,
 });
 const authorOf = (request: Request) => {
   const principal = rules.principalOf(request);

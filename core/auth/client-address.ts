@@ -39,7 +39,7 @@ export function isTrusted(address: string, trusted: TrustedProxies): boolean {
   }
   return trusted.some(([range, bits]) => {
     const r = normalise(range);
-    return r.kind() === parsed.kind() && parsed.match(r as never, bits);
+    return r.kind() === parsed.kind() && parsed.match(r, bits);
   });
 }
 

@@ -7,8 +7,8 @@
  * Source: spec/platform-service.md § Authentication; § Events (Access log); § Errors; § Limits;
  * ../shared/ARCHITECTURE.md § Conventions (client addresses).
  */
-import type Redis from 'ioredis';
 import { Elysia } from 'elysia';
+import type { RedisConnection } from '../../../core/adapters/redis/index.ts';
 import { accessLogLine, type AccessLogMode } from '../../../core/auth/access-log.ts';
 import { clientAddress, isTrusted, parseTrustedProxies } from '../../../core/auth/client-address.ts';
 import type { Principal } from '../../../core/auth/principal.ts';
@@ -42,8 +42,8 @@ export interface RequestRulesOptions {
   log: (line: string) => void;
   /** PLATFORM_USER_RATE_PER_MINUTE. */
   userRatePerMinute: number;
-  /** Queue store for the per-user count (shared by replicas); omitted counts in this process. */
-  redis?: Redis;
+  /** Queue store for the per-user count (one server or a cluster, shared by replicas); omitted counts in this process. */
+  redis?: RedisConnection;
   /** A ready per-user limiter (tests); wins over `userRatePerMinute`/`redis`. */
   userRateLimiter?: RateLimiter;
   /** Logs 5xx refusals (an unreachable identity provider). */
@@ -110,7 +110,7 @@ function buildPlugin(options: RequestRulesOptions, facts: WeakMap<Request, Reque
     resolvePrincipal: createPrincipalResolver({ signIn: options.signIn, ...options.identity }),
   };
   return new Elysia({ name: 'request-rules', seed: Math.random() })
-    .wrap((fn, request) => accessLogged(context, fn as never, request) as never)
+    .wrap((fn, request) => accessLogged(context, fn, request))
     .onRequest(({ request, server }) => gate(context, request, server?.requestIP(request)?.address ?? ''))
     .onError({ as: 'global' }, ({ code, error }) => {
       if (isPlatformError(error)) return errorToResponse(error, options.logger);
@@ -157,15 +157,18 @@ function refusal(error: unknown, options: RequestRulesOptions): Response {
   return response;
 }
 
+/** The app's fetch handler as Elysia's `wrap` hands it over (it answers a Response, or a promise of one). */
+type FetchHandler = (...args: unknown[]) => unknown;
+
 /** Wraps the app's fetch: one access-log line per request once the response head is known. */
-function accessLogged(context: RuleContext, fetchFn: (request: Request) => Response | Promise<Response>, request: Request) {
+function accessLogged(context: RuleContext, fetchFn: FetchHandler, request: Request): FetchHandler {
   const { options, facts } = context;
-  return async (...args: [Request, ...unknown[]]) => {
+  return async (...args) => {
     const started = performance.now();
     let status = 500;
     try {
-      const response = await (fetchFn as (...a: unknown[]) => Response | Promise<Response>)(...args);
-      status = response.status;
+      const response = await fetchFn(...args);
+      if (response instanceof Response) status = response.status;
       return response;
     } finally {
       const line = accessLogLine(options.accessLog, {

@@ -6,9 +6,9 @@
  * Source: spec/platform-service.md § Deployment settings (PLATFORM_USER_RATE_PER_MINUTE); § Limits (per-user
  * ceiling); § Errors (per-user ceiling exceeded: 429 with Retry-After).
  */
-import type Redis from 'ioredis';
 import type { Principal } from '../../../core/auth/principal.ts';
 import { createRateLimiter } from '../../../core/adapters/rate-limit/rate-limiter.ts';
+import type { RedisConnection } from '../../../core/adapters/redis/index.ts';
 import { PlatformError } from '../../../core/ports/platform-error.ts';
 import type { RateLimiter } from '../../../core/ports/rate-limiter.ts';
 
@@ -43,8 +43,8 @@ export type ConsumeUserRate = (principal: Principal) => Promise<void>;
 export interface UserRateOptions {
   /** PLATFORM_USER_RATE_PER_MINUTE (default 60). */
   perMinute: number;
-  /** Queue store: every replica shares the count; omitted counts in this process. */
-  redis?: Redis;
+  /** Queue store (one server or a cluster): every replica shares the count; omitted counts in this process. */
+  redis?: RedisConnection;
   /** A ready limiter (tests pass a fake); wins over `perMinute`/`redis`. */
   limiter?: RateLimiter;
 }

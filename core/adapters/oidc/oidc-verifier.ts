@@ -96,7 +96,7 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
 function keySetsOf(fetchFn: FetchFunction | undefined): (jwksUri: string) => ReturnType<typeof createRemoteJWKSet> {
   let current: { uri: string; keys: ReturnType<typeof createRemoteJWKSet> } | undefined;
   return (uri) => {
-    if (current?.uri !== uri) current = { uri, keys: createRemoteJWKSet(new URL(uri), fetchFn ? { [customFetch]: fetchFn as never } : {}) };
+    if (current?.uri !== uri) current = { uri, keys: createRemoteJWKSet(new URL(uri), fetchFn ? { [customFetch]: fetchFn } : {}) };
     return current.keys;
   };
 }

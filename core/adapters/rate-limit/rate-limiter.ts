@@ -4,17 +4,20 @@
  *
  * Source: ../shared/spec/semantic-query-service.md § Limits (rate limit per client IP, 120 per 60 s).
  */
-import type Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimiter } from '../../ports/rate-limiter.ts';
+import type { RedisConnection } from '../redis/open-redis.ts';
 
 /** Options: `points` requests per `durationSeconds` window; `keyPrefix` separates counters. */
 export interface RateLimiterOptions {
   points: number;
   durationSeconds: number;
   keyPrefix: string;
-  /** Shared store; omitted counts in this process only. */
-  redis?: Redis;
+  /**
+   * Shared store: one server or a cluster, as {@link RedisConnection} (what `openRedis` returns);
+   * omitted counts in this process only.
+   */
+  redis?: RedisConnection;
 }
 
 /** Creates a RateLimiter. A Redis failure is not swallowed: the caller answers it as an error. */
