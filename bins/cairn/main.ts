@@ -8,6 +8,7 @@ import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { CliError } from './api-client.ts';
 import { runConfig, runDataUpdates, runSecrets } from './operator-commands.ts';
 import { runSemantic, type CommandOutput } from './semantic-commands.ts';
+import { terminalSafe, terminalSafeJson } from './terminal-text.ts';
 
 const help = `cairn — operate a cairn instance
 
@@ -54,18 +55,18 @@ async function main(argv: string[]): Promise<number> {
   const target = { url: values.url ?? process.env.CAIRN_URL ?? 'http://127.0.0.1:8080', token: values.token ?? process.env.CAIRN_TOKEN };
   const [group, ...rest] = positionals;
   try {
-    const note = (line: string) => console.error(line);
+    const note = (line: string) => console.error(terminalSafe(line));
     let out: CommandOutput;
     if (group === 'semantic') out = await runSemantic(target, rest, { ...values, token: values['token-id'] }, note);
     else if (group === 'config') out = runConfig(rest, values, process.env, appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), note);
     else if (group === 'data-updates') out = await runDataUpdates(rest, process.env, values.json ? note : (line) => console.log(line));
     else if (group === 'secrets') out = await runSecrets(rest, values, process.env, values.json ? note : (line) => console.log(line));
     else throw new CliError(`unknown command "${group}" (see cairn --help)`, 2);
-    if (values.json) console.log(JSON.stringify(out.data, null, 2));
-    else if (out.human) console.log(out.human);
+    if (values.json) console.log(terminalSafeJson(JSON.stringify(out.data, null, 2)));
+    else if (out.human) console.log(terminalSafe(out.human));
     return 0;
   } catch (error) {
-    console.error(`cairn: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`cairn: ${terminalSafe(error instanceof Error ? error.message : String(error))}`);
     return error instanceof CliError ? error.exitCode : 1;
   }
 }

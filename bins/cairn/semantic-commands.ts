@@ -3,6 +3,7 @@
  */
 import { callApi, CliError, type ApiTarget } from './api-client.ts';
 import { importProject } from './semantic-import.ts';
+import { terminalSafe } from './terminal-text.ts';
 
 /** Parsed options the commands read (strings as given on the command line). */
 export interface CommandOptions {
@@ -41,7 +42,7 @@ export async function runSemantic(target: ApiTarget, args: string[], options: Co
     case 'improvements': {
       const slug = need(rest[0], 'cairn semantic improvements <slug>');
       const { improvements } = await callApi<{ improvements: { createdAt: string; modelName: string; title: string; description: string }[] }>(target, 'GET', `/api/semantic/projects/${slug}/improvements`);
-      const human = improvements.length === 0 ? 'No improvement requests.' : improvements.map((i) => `${i.createdAt}  ${i.modelName}  ${i.title}\n    ${i.description.replace(/\n/g, '\n    ')}`).join('\n');
+      const human = improvements.length === 0 ? 'No improvement requests.' : improvements.map((i) => `${oneLine(i.createdAt)}  ${oneLine(i.modelName)}  ${oneLine(i.title)}\n    ${terminalSafe(i.description).replace(/\n/g, '\n    ')}`).join('\n');
       return { data: improvements, human };
     }
     default:
@@ -99,10 +100,11 @@ function need(value: string | undefined, usage: string): string {
   return value;
 }
 
-/** Plain aligned columns. */
+/** Plain aligned columns; cells are shown on one line with unsafe characters escaped. */
 export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  return [header, ...rows].map((r) => r.map((c, i) => (c ?? '').padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  const safeRows = rows.map((r) => r.map((c) => oneLine(c ?? '')));
+  const widths = header.map((h, i) => Math.max(h.length, ...safeRows.map((r) => (r[i] ?? '').length)));
+  return [header, ...safeRows].map((r) => r.map((c, i) => (c ?? '').padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }
 
 /** "3 min ago (2026-11-22T09:00:00.000Z)": relative time of an instant, with the absolute one. */
@@ -111,4 +113,9 @@ export function relativeTime(iso: string, now = new Date()): string {
   const units: [number, string][] = [[86_400, 'd'], [3_600, 'h'], [60, 'min'], [1, 's']];
   const [size, unit] = units.find(([s]) => seconds >= s) ?? [1, 's'];
   return `${Math.floor(seconds / size)} ${unit} ago (${iso})`;
+}
+
+/** `text` for one line of a terminal: controls, newlines and bidirectional characters escaped. */
+function oneLine(text: string): string {
+  return terminalSafe(text, { newlines: false });
 }

@@ -8,10 +8,10 @@ import { Elysia } from 'elysia';
 import { clientAddress, type TrustedProxies } from '../../core/auth/client-address.ts';
 import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
 import { isPlatformError, PlatformError } from '../../core/ports/platform-error.ts';
-import { getProject } from '../../core/semantic/projects.ts';
 import type { Plane } from '../../core/semantic/records.ts';
-import { authenticateToken } from '../../core/semantic/tokens.ts';
+import { authenticateEndpoint } from '../../core/semantic/tokens.ts';
 import { handleMcpRequest, type McpEndpointDeps } from './mcp-endpoint.ts';
+import { startServerTiming, type ServerTiming } from './server-timing.ts';
 
 /** Dependencies of the app. */
 export interface SemanticMcpAppDeps extends McpEndpointDeps {
@@ -24,19 +24,24 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
   const serve = (plane: Plane) => async ({ request, params, server }: { request: Request; params: { slug: string }; server: { requestIP(r: Request): { address: string } | null } | null }) => {
     const peer = server?.requestIP(request)?.address ?? '127.0.0.1';
     const client = clientAddress(peer, request.headers.get('x-forwarded-for'), env.trustedProxies);
+    const timing = startServerTiming();
+    const response = await answer(plane, request, params.slug, client, timing);
+    response.headers.set('server-timing', timing.header());
+    return response;
+  };
+  const answer = async (plane: Plane, request: Request, slug: string, client: string, timing: ServerTiming): Promise<Response> => {
     try {
-      const limit = await env.rateLimiter.consume(client);
+      const limit = await timing.measure('rate', () => env.rateLimiter.consume(client));
       if (!limit.allowed) {
         return errorResponse(new PlatformError('rate_limited', `Too many requests from this address: at most the configured number per 60 s. Retry after ${limit.retryAfterSeconds} s.`, { status: 429 }), { 'retry-after': String(limit.retryAfterSeconds) });
       }
-      const project = await getProject(env.deps, params.slug);
-      const token = await authenticateToken(env.deps, project._id, bearer(request));
-      return await handleMcpRequest(env, request, { project, token, plane });
+      const { project, token } = await timing.measure('auth', () => authenticateEndpoint(env.deps, slug, bearer(request)));
+      return await timing.measure('mcp', () => handleMcpRequest(env, request, { project, token, plane }, timing));
     } catch (error) {
       if (isPlatformError(error) && error.status && error.status < 500) {
         return errorResponse(error, error.status === 401 ? { 'www-authenticate': 'Bearer realm="cairn-semantic"' } : {});
       }
-      env.logger.error({ err: String(error), slug: params.slug }, 'semantic endpoint failed');
+      env.logger.error({ err: String(error), slug }, 'semantic endpoint failed');
       return errorResponse(new PlatformError('internal', 'The semantic endpoint failed unexpectedly; try again, and tell the operator if it persists.', { status: 500 }));
     }
   };

@@ -13,6 +13,7 @@ import { openRedis } from '../../core/adapters/redis/index.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { openBootStores, readBootSettings } from '../../core/boot/boot-process.ts';
+import { createCallLogWriter } from '../../core/semantic/call-log-writer.ts';
 import { createSemanticMcpApp } from './app.ts';
 import { parseSemanticMcpSettings } from './settings.ts';
 
@@ -55,8 +56,12 @@ try {
 }
 const { docs, objects } = stores;
 const engine = createDuckDbQueryEngine({ objectStore: objects, cacheDir: settings.cacheDir, logger });
+const semanticDeps = { docs, objects, clock: systemClock, ids: cryptoIds };
+// Calls are logged after they are answered; stop() drains the pending writes before closing the stores.
+const callLog = createCallLogWriter(semanticDeps, (error, entry) => logger.error({ err: String(error), tool: entry.tool, projectId: entry.projectId }, 'call log write failed'));
 const app = createSemanticMcpApp({
-  deps: { docs, objects, clock: systemClock, ids: cryptoIds },
+  deps: semanticDeps,
+  callLog,
   engine,
   logger,
   version: boot.env.appVersion,
@@ -69,6 +74,7 @@ logger.info({ host: settings.host, port: settings.port, rateLimitMax: settings.r
 
 async function stop(): Promise<void> {
   await app.stop();
+  await callLog.drain();
   await engine.close();
   await stores.close();
   redis?.disconnect();

@@ -78,9 +78,9 @@ export const CallLogRecord = Type.Object({
   status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
   at: Type.Date(),
   plane: Type.Union([Type.Literal('production'), Type.Literal('test')]),
-  /** Full input arguments as received. */
+  /** Input arguments as received, or an excerpt ({ excerpt, truncated, originalChars }) beyond 65,536 characters of JSON. */
   input: Type.Unknown(),
-  /** Tool output: the text shown to the agent and the structured content when there is one. */
+  /** Tool output (the text shown to the agent and the structured content when there is one), or an excerpt as for input. */
   output: Type.Unknown(),
   durationMs: Type.Number(),
   modelName: Type.Optional(Type.String()),

@@ -7,7 +7,8 @@
 import { PlatformError } from '../ports/platform-error.ts';
 import { base64url } from './base64url.ts';
 import type { SemanticDeps } from './deps.ts';
-import { callLogRetentionDays, collections, semanticSchemaVersion, type CallLogRecord, type TokenRecord } from './records.ts';
+import { findProject } from './projects.ts';
+import { callLogRetentionDays, collections, semanticSchemaVersion, type CallLogRecord, type ProjectRecord, type TokenRecord } from './records.ts';
 
 /** Fixed prefix of every raw token, so secret scanners and people can recognise one. */
 export const tokenPrefix = 'cairn_mcp_';
@@ -53,20 +54,39 @@ export async function createToken(deps: SemanticDeps, input: CreateTokenInput): 
 }
 
 /**
- * Finds the live token of `projectId` whose raw value is `rawToken` and records its use.
- * @throws PlatformError `unauthorized` (401) when missing, unknown, of another project, revoked or expired;
- *   the message never says which, so a token's existence is not revealed
+ * How often a token's Last Used time is written, at most (60,000 ms): a busy token costs one
+ * document write a minute, not one per request. Last Used is therefore exact to the minute.
+ *
+ * Source: spec/semantic-query-service.md § Resources (access token: Last Used)
  */
-export async function authenticateToken(deps: SemanticDeps, projectId: string, rawToken: string | undefined): Promise<TokenRecord> {
+export const lastUsedWriteIntervalMs = 60_000;
+
+/**
+ * Authenticates a request to the endpoints of project `slug`: finds the live token whose raw value
+ * is `rawToken`, checks that it belongs to that project, and records its use (at most once per
+ * {@link lastUsedWriteIntervalMs}). An unknown project is refused exactly like a bad token, so the
+ * endpoint reveals no project's existence to a caller without a valid token.
+ * @returns the project and the token
+ * @throws PlatformError `unauthorized` (401) when the token is missing, unknown, of another or an
+ *   unknown project, revoked or expired; the message never says which
+ *
+ * Source: spec/semantic-query-service.md § Authentication
+ */
+export async function authenticateEndpoint(deps: SemanticDeps, slug: string, rawToken: string | undefined): Promise<{ project: ProjectRecord; token: TokenRecord }> {
   const refuse = () => new PlatformError('unauthorized', 'A valid Bearer token for this project is required: send Authorization: Bearer <token>.', { status: 401 });
   if (!rawToken || !rawToken.startsWith(tokenPrefix)) throw refuse();
   const tokens = deps.docs.collection<TokenRecord>(collections.tokens);
   const record = await tokens.findOne({ tokenHash: await deps.ids.sha256Hex(rawToken) });
+  if (!record || record.revokedAt) throw refuse();
   const now = deps.clock.now();
-  if (!record || record.projectId !== projectId || record.revokedAt) throw refuse();
   if (record.expiresAt && record.expiresAt.getTime() <= now.getTime()) throw refuse();
-  await tokens.updateOne({ _id: record._id }, { $set: { lastUsedAt: now } });
-  return { ...record, lastUsedAt: now };
+  const project = await findProject(deps, slug);
+  if (!project || record.projectId !== project._id) throw refuse();
+  if (!record.lastUsedAt || now.getTime() - record.lastUsedAt.getTime() >= lastUsedWriteIntervalMs) {
+    await tokens.updateOne({ _id: record._id }, { $set: { lastUsedAt: now } });
+    return { project, token: { ...record, lastUsedAt: now } };
+  }
+  return { project, token: record };
 }
 
 /** A token as listed: never its hash; `events30d` counts its calls in the last 30 days. */

@@ -4,25 +4,33 @@
  *
  * Source: ../shared/spec/semantic-query-service.md § Tools, § Events, § Resources (call log entry).
  */
+import type { Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { isPlatformError, PlatformError } from '../../ports/platform-error.ts';
-import { recordCall } from '../call-log.ts';
 import { requestImprovement } from './improvement-tool.ts';
 import { getDatasets, getSemanticModel, listSemanticModels } from './model-tools.ts';
 import { executeQuery, executeStoredQuery } from './query-tools.ts';
-import { toolDefinitions, type ToolName } from './tool-definitions.ts';
+import {
+  toolDefinitions, type ExecuteQueryInput, type ExecuteStoredQueryInput, type GetDatasetsInput, type GetSemanticModelInput,
+  type RequestImprovementInput, type ToolName,
+} from './tool-definitions.ts';
 import type { ToolContext, ToolResult } from './tool-context.ts';
 
 /** Outcome of {@link callTool}: a result, or an error text for the agent (an MCP tool error). */
 export type CallOutcome = { ok: true; result: ToolResult } | { ok: false; code: string; message: string; cause?: unknown };
 
-/** Calls the handler of tool `name` after the schema check. Unknown tools and bad arguments are tool errors. */
+/**
+ * Calls the handler of tool `name` after the schema check, then hands the call to `ctx.callLog`
+ * (written after the answer, bounded). Unknown tools and bad arguments are tool errors.
+ *
+ * Source: spec/semantic-query-service.md § Tools, § Events
+ */
 export async function callTool(ctx: ToolContext, name: string, args: unknown): Promise<CallOutcome> {
   const started = ctx.deps.clock.now();
   const outcome = await runTool(ctx, name, args ?? {});
   const finished = ctx.deps.clock.now();
   const modelName = typeof (args as { modelName?: unknown })?.modelName === 'string' ? (args as { modelName: string }).modelName : undefined;
-  await recordCall(ctx.deps, {
+  ctx.callLog.record({
     projectId: ctx.project._id,
     tokenId: ctx.token._id,
     tool: name,
@@ -56,14 +64,28 @@ async function runTool(ctx: ToolContext, name: string, args: unknown): Promise<C
   }
 }
 
+/** Arguments of each tool, as its input schema (already checked) describes them. */
+interface ToolArguments {
+  get_semantic_model: Static<typeof GetSemanticModelInput>;
+  get_datasets: Static<typeof GetDatasetsInput>;
+  execute_query: Static<typeof ExecuteQueryInput>;
+  execute_stored_query: Static<typeof ExecuteStoredQueryInput>;
+  request_improvement: Static<typeof RequestImprovementInput>;
+}
+
+/** `args` as tool `name`'s arguments: only called after `Value.Errors` found no problem. */
+function checked<K extends keyof ToolArguments>(_name: K, args: unknown): ToolArguments[K] {
+  return args as ToolArguments[K];
+}
+
 function dispatch(ctx: ToolContext, name: ToolName, args: unknown): ToolResult | Promise<ToolResult> {
   switch (name) {
     case 'list_semantic_models': return listSemanticModels(ctx);
-    case 'get_semantic_model': return getSemanticModel(ctx, args as never);
-    case 'get_datasets': return getDatasets(ctx, args as never);
-    case 'execute_query': return executeQuery(ctx, args as never);
-    case 'execute_stored_query': return executeStoredQuery(ctx, args as never);
-    case 'request_improvement': return requestImprovement(ctx, args as never);
+    case 'get_semantic_model': return getSemanticModel(ctx, checked(name, args));
+    case 'get_datasets': return getDatasets(ctx, checked(name, args));
+    case 'execute_query': return executeQuery(ctx, checked(name, args));
+    case 'execute_stored_query': return executeStoredQuery(ctx, checked(name, args));
+    case 'request_improvement': return requestImprovement(ctx, checked(name, args));
     default: throw new PlatformError('unknown_tool', `Unknown tool "${String(name)}".`);
   }
 }

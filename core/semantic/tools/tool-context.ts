@@ -1,5 +1,6 @@
 import type { QueryEngine } from '../../ports/query-engine.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
+import type { CallLogWriter } from '../call-log-writer.ts';
 import type { SemanticDeps } from '../deps.ts';
 import type { SemanticModel } from '../model.ts';
 import { formatProblems, type AssembledPlane } from '../planes.ts';
@@ -13,6 +14,8 @@ export interface ToolContext {
   project: ProjectRecord;
   token: TokenRecord;
   plane: AssembledPlane;
+  /** Where the call is recorded once answered. */
+  callLog: CallLogWriter;
 }
 
 /** What a tool returns: text for the agent, structured content when the tool has an output schema. */

@@ -1,0 +1,79 @@
+/**
+ * Endpoint authentication: an unknown project is refused exactly like a bad token, and a token's
+ * Last Used time is written at most once a minute.
+ */
+import { describe, expect, it } from 'vitest';
+import type { BaseDocument, DocumentStore } from '../ports/document-store.ts';
+import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
+import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
+import type { SemanticDeps } from './deps.ts';
+import { createProject } from './projects.ts';
+import { authenticateEndpoint, createToken, lastUsedWriteIntervalMs, revokeToken } from './tokens.ts';
+
+let counter = 0;
+/** A fake Ids port: distinct ids, counter-based bytes, and a digest that is equal exactly when the input is. */
+const fakeIds = {
+  newId: () => `id${(counter += 1)}`,
+  randomBytes: (n: number) => Uint8Array.from({ length: n }, () => (counter += 1) % 256),
+  sha256Hex: async (data: string | Uint8Array) => `digest:${typeof data === 'string' ? data : [...data].join(',')}`,
+};
+
+function world() {
+  let now = new Date('2026-11-23T10:00:00Z');
+  const inner = createMemoryDocumentStore({ now: () => now });
+  let updates = 0;
+  const docs: DocumentStore = {
+    ...inner,
+    collection: <T extends BaseDocument>(name: string) => new Proxy(inner.collection<T>(name), {
+      get: (target, key) => {
+        const value = Reflect.get(target, key, target);
+        if (key !== 'updateOne' || typeof value !== 'function') return value;
+        return (...args: unknown[]) => { updates += 1; return (value as (...a: unknown[]) => unknown).apply(target, args); };
+      },
+    }),
+  };
+  const deps: SemanticDeps = { docs, objects: createMemoryObjectStore(), clock: { now: () => now }, ids: fakeIds };
+  return { deps, advance: (ms: number) => { now = new Date(now.getTime() + ms); }, updates: () => updates };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<{ code: string; status?: number; message: string }> {
+  return promise.then(() => { throw new Error('expected a refusal'); }, (error: { code: string; status?: number; message: string }) => error);
+}
+
+describe('authenticateEndpoint', () => {
+  it('refuses an unknown project exactly as it refuses a bad or foreign token', async () => {
+    const { deps } = world();
+    const alpha = await createProject(deps, { slug: 'alpha', name: 'Alpha' });
+    await createProject(deps, { slug: 'beta', name: 'Beta' });
+    const { token } = await createToken(deps, { projectId: alpha._id, name: 'a', models: ['m'] });
+    const refusals = await Promise.all([
+      refusal(authenticateEndpoint(deps, 'no-such-project', undefined)),
+      refusal(authenticateEndpoint(deps, 'alpha', undefined)),
+      refusal(authenticateEndpoint(deps, 'no-such-project', token)),
+      refusal(authenticateEndpoint(deps, 'beta', token)),
+      refusal(authenticateEndpoint(deps, 'alpha', 'cairn_mcp_wrong')),
+    ]);
+    for (const error of refusals) expect({ code: error.code, status: error.status, message: error.message }).toEqual({ code: 'unauthorized', status: 401, message: refusals[0].message });
+    expect(refusals[0].message).not.toMatch(/no-such|alpha|beta|exist/i);
+    const ok = await authenticateEndpoint(deps, 'alpha', token);
+    expect(ok.project.slug).toBe('alpha');
+  });
+
+  it('writes Last Used at most once per interval, and a revoked token is refused at once', async () => {
+    const { deps, advance, updates } = world();
+    const project = await createProject(deps, { slug: 'gamma', name: 'Gamma' });
+    const { token, record } = await createToken(deps, { projectId: project._id, name: 'g', models: ['m'] });
+    const before = updates();
+    const first = await authenticateEndpoint(deps, 'gamma', token);
+    advance(1_000);
+    const second = await authenticateEndpoint(deps, 'gamma', token);
+    expect(updates() - before).toBe(1);
+    expect(second.token.lastUsedAt).toEqual(first.token.lastUsedAt);
+    advance(lastUsedWriteIntervalMs);
+    const third = await authenticateEndpoint(deps, 'gamma', token);
+    expect(updates() - before).toBe(2);
+    expect(third.token.lastUsedAt!.getTime()).toBe(first.token.lastUsedAt!.getTime() + 1_000 + lastUsedWriteIntervalMs);
+    await revokeToken(deps, project._id, record._id);
+    expect((await refusal(authenticateEndpoint(deps, 'gamma', token))).code).toBe('unauthorized');
+  });
+});
