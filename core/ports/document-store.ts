@@ -31,9 +31,12 @@ export interface Update {
 export interface FindOptions {
   /** Field → 1 (ascending) or -1 (descending), applied in key order. */
   sort?: Record<string, 1 | -1>;
-  /** Documents skipped before the first one returned; default 0. */
+  /** Documents skipped before the first one returned: a whole number; default 0. */
   skip?: number;
-  /** At most this many documents; default all. */
+  /**
+   * At most this many documents: a whole number; 0 or absent, all. A skip or limit that is not a whole
+   * number ≥ 0 (NaN, negative, fractional) is refused with PlatformError `invalid_find_options` (400).
+   */
   limit?: number;
 }
 

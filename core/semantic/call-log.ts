@@ -23,14 +23,21 @@ export interface CallLogQuery {
   from?: string;
   /** Inclusive end date `YYYY-MM-DD` (the whole UTC day counts) or ISO instant. */
   to?: string;
-  /** Newest first; default 50, at most 500. */
+  /** Newest first: a whole number from 1 to {@link maxCallLogLimit}; default {@link defaultCallLogLimit}. */
   limit?: number;
+  /** Entries skipped first: a whole number, default 0. */
   skip?: number;
 }
 
+/** Entries {@link listCalls} answers when no limit is given (50). */
+export const defaultCallLogLimit = 50;
+/** Most entries {@link listCalls} answers, whatever the limit asked (500). */
+export const maxCallLogLimit = 500;
+
 /**
- * Lists call log entries of a project, newest first.
- * @throws PlatformError `invalid_argument` (400) for an unreadable date or status
+ * Lists call log entries of a project, newest first, at most {@link maxCallLogLimit}.
+ * @throws PlatformError `invalid_argument` (400) for an unreadable date or status, or a limit or skip that
+ *   is not a whole number (NaN included: never read as "no limit")
  */
 export async function listCalls(deps: SemanticDeps, projectId: string, query: CallLogQuery): Promise<CallLogRecord[]> {
   const filter: Filter = { projectId };
@@ -44,8 +51,8 @@ export async function listCalls(deps: SemanticDeps, projectId: string, query: Ca
   if (query.from) at.$gte = parseBound(query.from, 'from', false);
   if (query.to) at.$lte = parseBound(query.to, 'to', true);
   if (Object.keys(at).length > 0) filter.at = at;
-  const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
-  return deps.docs.collection<CallLogRecord>(collections.callLog).find(filter, { sort: { at: -1 }, limit, skip: query.skip ?? 0 });
+  const limit = Math.min(Math.max(wholeNumber(query.limit ?? defaultCallLogLimit, 'limit'), 1), maxCallLogLimit);
+  return deps.docs.collection<CallLogRecord>(collections.callLog).find(filter, { sort: { at: -1 }, limit, skip: Math.max(wholeNumber(query.skip ?? 0, 'skip'), 0) });
 }
 
 /**
@@ -62,6 +69,11 @@ export async function calledTools(deps: SemanticDeps, projectId: string): Promis
 }
 
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
+
+function wholeNumber(value: number, name: string): number {
+  if (!Number.isSafeInteger(value)) throw new PlatformError('invalid_argument', `"${name}" must be a whole number.`, { status: 400 });
+  return value;
+}
 
 function parseBound(value: string, name: string, endOfDay: boolean): Date {
   const date = new Date(dayPattern.test(value) ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : value);

@@ -108,7 +108,18 @@ function mongoCollection<T extends BaseDocument>(collection: Collection<Document
   };
 }
 
+/**
+ * A cursor for `filter` with the find options applied. A `skip` or `limit` that is not a whole number ≥ 0
+ * (NaN, negative, fractional) is refused rather than read as "no limit"; a limit of 0 means no limit.
+ * @throws PlatformError `invalid_find_options` (400) naming the option (the same rule as the embedded stores)
+ */
 function findCursor(collection: Collection<Document>, filter: Filter, options: FindOptions = {}) {
+  for (const name of ['skip', 'limit'] as const) {
+    const value = options[name];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+      throw new PlatformError('invalid_find_options', `The find option ${name} must be a whole number ≥ 0 (got ${String(value)}).`, { status: 400 });
+    }
+  }
   let cursor = collection.find(filter);
   if (options.sort !== undefined && Object.keys(options.sort).length > 0) cursor = cursor.sort(options.sort);
   if (options.skip !== undefined && options.skip > 0) cursor = cursor.skip(options.skip);

@@ -43,8 +43,26 @@ export function compileFilter(filter: Filter): (doc: PlainDocument) => boolean {
   }
 }
 
-/** Applies `sort` (multi-key, in key order), `skip` and `limit` to already-matching documents. */
+/**
+ * Refuses a `skip` or `limit` that is not a whole number ≥ 0 (NaN, negative, fractional, infinite), so a
+ * bad count is never read as "no limit". A limit of 0 means no limit, as in MongoDB.
+ * @throws PlatformError `invalid_find_options` (400) naming the option
+ */
+export function checkFindOptions(options: FindOptions): void {
+  for (const name of ['skip', 'limit'] as const) {
+    const value = options[name];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+      throw new PlatformError('invalid_find_options', `The find option ${name} must be a whole number ≥ 0 (got ${String(value)}).`, { status: 400 });
+    }
+  }
+}
+
+/**
+ * Applies `sort` (multi-key, in key order), `skip` and `limit` to already-matching documents.
+ * @throws PlatformError `invalid_find_options` (400) from {@link checkFindOptions}
+ */
 export function applyFindOptions<T extends PlainDocument>(docs: T[], options: FindOptions = {}): T[] {
+  checkFindOptions(options);
   let cursor = mingoFind(docs, {});
   if (options.sort !== undefined && Object.keys(options.sort).length > 0) cursor = cursor.sort(options.sort);
   if (options.skip !== undefined && options.skip > 0) cursor = cursor.skip(options.skip);
