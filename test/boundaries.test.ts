@@ -1,13 +1,19 @@
 /**
- * Import rules of ../shared/ARCHITECTURE.md § Layout, checked by scanning every source file,
- * plus a circular-import check over relative imports.
+ * Import rules of ../shared/ARCHITECTURE.md § Layout, checked by parsing every source file (imports and
+ * host-global uses come from the TypeScript parser, so comments and strings never count), plus a
+ * circular-import check over relative imports. The domain's type-check without Node types or the DOM
+ * library is `tsconfig.core.json`, run by scripts/test; its Deno smoke is scripts/lib/deno-smoke.ts.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hostGlobalUses, importEdges } from './helpers/source-scan.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const pureLibraries = new Set(['@sinclair/typebox', '@sinclair/typebox/value', 'yaml', 'ajv', 'ajv/dist/2020', 'ajv/dist/2020.js', 'ipaddr.js', 'gpt-tokenizer', 'gpt-tokenizer/encoding/o200k_base', 'mingo']);
+/** Layers of core/ that are not domains. */
+const layers = ['ports', 'adapters', 'testing', 'boot'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -17,67 +23,119 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/g), ...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g), ...text.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g)];
-  return specs.map((m) => m[1]);
-}
-
-/** `core/<domain>/…` → domain name, or the first segment under core/. */
+/** `core/<area>/…` → area (a domain name, or ports, adapters, testing, boot). */
 function coreArea(file: string): string | undefined {
   const rel = relative(root, file).split('/');
   return rel[0] === 'core' ? rel[1] : undefined;
 }
 
+const isDomain = (area: string | undefined): area is string => area !== undefined && !layers.includes(area);
 const files = ['core', 'bins', 'web'].flatMap((d) => sourceFiles(join(root, d)));
 const isTest = (f: string) => /\.test\.ts$/.test(f);
+const production = files.filter((f) => !isTest(f));
+const relativeEdges = (file: string) => importEdges(file).filter((e) => e.spec.startsWith('.')).map((e) => ({ ...e, target: resolve(dirname(file), e.spec) }));
+
+/** Violations of what a runtime-neutral module may import: `allowed(area)` says which core areas it may reach. */
+function neutralImportViolations(file: string, allowed: (area: string | undefined, target: string) => boolean, libraries: Set<string>): string[] {
+  const rel = relative(root, file);
+  return importEdges(file).flatMap(({ spec }) => {
+    if (!spec.startsWith('.')) return libraries.has(spec) ? [] : [`${rel}: imports ${spec}`];
+    const target = resolve(dirname(file), spec);
+    return allowed(coreArea(target), target) ? [] : [`${rel}: imports ${relative(root, target)}`];
+  });
+}
+
+/** True when an adapter module a fake reuses is itself pure: only relative imports and pure libraries. */
+function isPureAdapterModule(target: string): boolean {
+  return importEdges(target).every((e) => e.spec.startsWith('.') ? coreArea(resolve(dirname(target), e.spec)) === 'adapters' || coreArea(resolve(dirname(target), e.spec)) === 'ports' : pureLibraries.has(e.spec));
+}
+
+describe('the source scanner', () => {
+  it('finds host globals and clock calls in code, not in comments, strings or member names', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'cairn-scan-')), 'probe.ts');
+    writeFileSync(file, [
+      '// process.env and Date.now() in a comment', "const s = 'Buffer process Deno';", 'const o = { process: 1, Bun: 2 }; o.process;',
+      'const when = new Date(0);', 'const a = Date.now();', 'const b = new Date();', 'const c = process.env.X;', 'const d: Buffer | undefined = undefined;',
+      "const e = require('x');", 'const f = Deno.args;', "import type { Lease } from '../ports/lease.ts';", "import { x } from '../config/y.ts';",
+    ].join('\n'));
+    expect(hostGlobalUses(file)).toEqual(['line 5: calls Date.now()', 'line 6: calls new Date()', 'line 7: uses process', 'line 8: uses Buffer', 'line 9: uses require', 'line 10: uses Deno']);
+    expect(importEdges(file)).toEqual([{ spec: '../ports/lease.ts', typeOnly: true }, { spec: '../config/y.ts', typeOnly: false }]);
+  });
+});
 
 describe('import rules (ARCHITECTURE.md § Layout)', () => {
-  it('domain modules import only their own domain, core/ports and small pure libraries; no node:, bun:, process.env or Date.now()', () => {
-    const violations: string[] = [];
-    for (const file of files.filter((f) => !isTest(f))) {
+  it('domain modules import only their own domain, core/ports and small pure libraries', () => {
+    const violations = production.filter((f) => isDomain(coreArea(f))).flatMap((file) => {
       const area = coreArea(file);
-      if (!area || ['ports', 'adapters', 'testing'].includes(area)) continue;
-      const text = readFileSync(file, 'utf8');
-      if (/process\.env/.test(text)) violations.push(`${relative(root, file)}: reads process.env`);
-      if (/Date\.now\(\)/.test(text)) violations.push(`${relative(root, file)}: calls Date.now()`);
-      for (const spec of importsOf(file)) {
-        if (spec.startsWith('.')) {
-          const target = coreArea(resolve(dirname(file), spec));
-          if (target !== area && target !== 'ports') violations.push(`${relative(root, file)}: imports ${spec}`);
-        } else if (!pureLibraries.has(spec)) {
-          violations.push(`${relative(root, file)}: imports ${spec}`);
-        }
+      return neutralImportViolations(file, (target) => target === area || target === 'ports', pureLibraries);
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('core/ports imports only core/ports; core/testing imports only ports, its own folder, pure adapter helpers, vitest and pure libraries', () => {
+    const ports = production.filter((f) => coreArea(f) === 'ports').flatMap((file) => neutralImportViolations(file, (target) => target === 'ports', pureLibraries));
+    const testingLibraries = new Set([...pureLibraries, 'vitest']);
+    const testing = production.filter((f) => coreArea(f) === 'testing').flatMap((file) =>
+      neutralImportViolations(file, (area, target) => area === 'ports' || area === 'testing' || (area === 'adapters' && isPureAdapterModule(target)), testingLibraries));
+    expect([...ports, ...testing]).toEqual([]);
+  });
+
+  it('domain, ports and testing code use no Buffer, process, Bun, Deno, require, Date.now() or new Date() (the Clock port gives time)', () => {
+    const neutral = production.filter((f) => { const area = coreArea(f); return isDomain(area) || area === 'ports' || area === 'testing'; });
+    const violations = neutral.flatMap((file) => hostGlobalUses(file).map((use) => `${relative(root, file)} ${use}`));
+    expect(violations).toEqual([]);
+  });
+
+  it('adapters never import bins, core/boot or domain use cases (a type-only import of a domain model or settings type is fine)', () => {
+    const violations: string[] = [];
+    for (const file of production.filter((f) => coreArea(f) === 'adapters')) {
+      const rel = relative(root, file);
+      for (const edge of relativeEdges(file)) {
+        const target = relative(root, edge.target);
+        const area = coreArea(edge.target);
+        if (target.startsWith('bins/') || area === 'boot') violations.push(`${rel}: imports ${target}`);
+        else if (isDomain(area) && !edge.typeOnly) violations.push(`${rel}: imports values from domain module ${target} (only \`import type\` may cross; wiring belongs in core/boot or a bin)`);
       }
     }
     expect(violations).toEqual([]);
   });
 
-  it('adapters never import bins or domain use cases of other domains than config; bins never import other bins; web imports no adapters or bins', () => {
+  it('only bins (and tests) import core/boot; core/boot imports no bins', () => {
     const violations: string[] = [];
     for (const file of files) {
       const rel = relative(root, file);
-      for (const spec of importsOf(file).filter((s) => s.startsWith('.'))) {
-        const target = relative(root, resolve(dirname(file), spec));
+      for (const { target } of relativeEdges(file)) {
+        const into = relative(root, target);
+        if (coreArea(target) === 'boot' && !rel.startsWith('bins/') && !rel.startsWith('core/boot/') && !isTest(file)) violations.push(`${rel}: imports ${into}`);
+        if (rel.startsWith('core/boot/') && into.startsWith('bins/')) violations.push(`${rel}: imports ${into}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('core never imports bins; bins never import other bins; web imports no adapters, boot or bins; a worker imports no store adapter', () => {
+    const violations: string[] = [];
+    for (const file of files) {
+      const rel = relative(root, file);
+      for (const { target: abs } of relativeEdges(file)) {
+        const target = relative(root, abs);
         if (rel.startsWith('core/') && target.startsWith('bins/')) violations.push(`${rel}: imports ${target}`);
         if (rel.startsWith('bins/') && target.startsWith('bins/') && target.split('/')[1] !== rel.split('/')[1]) violations.push(`${rel}: imports ${target}`);
-        if (rel.startsWith('web/') && (target.startsWith('core/adapters') || target.startsWith('bins/'))) violations.push(`${rel}: imports ${target}`);
-        if (rel.startsWith('bins/worker/') && /core\/adapters\/(mongo|sqlite|s3|fs-objects|redis|secrets|stores)/.test(target)) violations.push(`${rel}: a worker imports store adapter ${target}`);
+        if (rel.startsWith('web/') && (target.startsWith('core/adapters') || target.startsWith('core/boot') || target.startsWith('bins/'))) violations.push(`${rel}: imports ${target}`);
+        if (rel.startsWith('bins/worker/') && /core\/(adapters\/(mongo|sqlite|s3|fs-objects|redis|secrets|stores)|boot)\//.test(target)) violations.push(`${rel}: a worker imports store adapter ${target}`);
       }
     }
     expect(violations).toEqual([]);
   });
 
   it('only bins/*/main.ts reads process.env', () => {
-    const readers = files.filter((f) => !isTest(f) && /process\.env/.test(readFileSync(f, 'utf8'))).map((f) => relative(root, f));
+    const readers = production.filter((f) => /process\.env/.test(readFileSync(f, 'utf8'))).map((f) => relative(root, f));
     expect(readers.filter((f) => !/^bins\/[^/]+\/main\.ts$/.test(f))).toEqual([]);
   });
 
   it('has no circular imports', () => {
     const graph = new Map<string, string[]>();
-    for (const file of files) {
-      graph.set(file, importsOf(file).filter((s) => s.startsWith('.')).map((s) => resolve(dirname(file), s)));
-    }
+    for (const file of files) graph.set(file, relativeEdges(file).map((e) => e.target));
     const cycles: string[] = [];
     const state = new Map<string, 'visiting' | 'done'>();
     const visit = (node: string, path: string[]) => {

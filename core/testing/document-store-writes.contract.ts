@@ -8,6 +8,7 @@
 import { expect, it } from 'vitest';
 import type { BaseDocument, DocumentCollection, DocumentStore } from '../ports/document-store.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
+import { systemClock } from '../adapters/runtime/system.ts';
 
 /** What the factory of `documentStoreContract` returns for one test. */
 export interface DocumentStoreFixture {
@@ -179,7 +180,7 @@ function registerKeyAndDeleteCases(state: ContractState): void {
 function registerTtlCases(state: ContractState, ttlWaitMs: number): void {
   it('hides documents whose TTL-indexed Date is older than expireAfterSeconds', async () => {
     await state.items.createIndex({ createdAt: 1 }, { expireAfterSeconds: 3600 });
-    const now = Date.now();
+    const now = systemClock.now().getTime();
     await state.items.insertOne({ _id: 'old', createdAt: new Date(now - 2 * 3_600_000) });
     await state.items.insertOne({ _id: 'fresh', createdAt: new Date(now - 60_000) });
     await state.items.insertOne({ _id: 'no-date', createdAt: 'not a date' });
@@ -221,12 +222,12 @@ function registerSharedDataCases(state: ContractState): void {
 }
 
 async function eventually(waitMs: number, check: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + waitMs;
+  const deadline = systemClock.now().getTime() + waitMs;
   for (;;) {
     try {
       return await check();
     } catch (error) {
-      if (Date.now() >= deadline) throw error;
+      if (systemClock.now().getTime() >= deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }

@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobQueue } from '../ports/job-queue.ts';
+import { systemClock } from '../adapters/runtime/system.ts';
 
 /**
  * What the factory of {@link jobQueueContract} returns for one test.
@@ -29,12 +30,12 @@ type SeenJob = { id: string; name: string; data: unknown };
  * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts.
  */
 export async function eventually(check: () => Promise<void> | void, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = systemClock.now().getTime() + timeoutMs;
   for (;;) {
     try {
       return await check();
     } catch (error) {
-      if (Date.now() >= deadline) throw error;
+      if (systemClock.now().getTime() >= deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }

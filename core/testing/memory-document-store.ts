@@ -28,6 +28,7 @@ import {
   type IndexSpec,
   type PlainDocument,
 } from '../adapters/sqlite/document-semantics.ts';
+import { systemClock } from '../adapters/runtime/system.ts';
 
 interface CollectionState {
   docs: Map<string, PlainDocument>;
@@ -36,10 +37,10 @@ interface CollectionState {
 
 /**
  * A fresh, empty in-memory document store.
- * @param options - `now`: clock for TTL expiry, default `() => new Date()`
+ * @param options - `now`: clock for TTL expiry, default the system clock
  */
 export function createMemoryDocumentStore(options: { now?: () => Date } = {}): DocumentStore {
-  const now = options.now ?? (() => new Date());
+  const now = options.now ?? systemClock.now;
   const collections = new Map<string, CollectionState>();
   let closed = false;
   return {

@@ -8,6 +8,7 @@
  */
 import type { Lease } from '../ports/lease.ts';
 import { PlatformError } from '../ports/platform-error.ts';
+import { systemClock } from '../adapters/runtime/system.ts';
 
 /**
  * Options of {@link createMemoryLease}.
@@ -15,7 +16,7 @@ import { PlatformError } from '../ports/platform-error.ts';
  * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (fakes in core/testing).
  */
 export interface MemoryLeaseOptions {
-  /** Clock in epoch milliseconds; default `Date.now`. Tests inject one to move time without waiting. */
+  /** Clock in epoch milliseconds; default the system clock. Tests inject one to move time without waiting. */
   now?: () => number;
 }
 
@@ -25,7 +26,7 @@ export interface MemoryLeaseOptions {
  * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (fakes in core/testing).
  */
 export function createMemoryLease(options: MemoryLeaseOptions = {}): Lease {
-  const now = options.now ?? (() => Date.now());
+  const now = options.now ?? (() => systemClock.now().getTime());
   const leases = new Map<string, { owner: string; expiresAtMs: number }>();
   const current = (name: string) => {
     const lease = leases.get(checked('name', name));

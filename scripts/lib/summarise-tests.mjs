@@ -1,20 +1,65 @@
-// Prints the plain closing line "N passed, N failed" from vitest's JSON report.
-// A failed type-check counts as one failed test; a missing report counts as a failure too.
+// Prints the closing lines of scripts/test from vitest's JSON report and the checks scripts/test ran
+// before vitest: one line per skipped test naming it and why, then "N passed, N failed, N skipped".
+//
+// Usage: node scripts/lib/summarise-tests.mjs <vitest-report.json> ["<check name>=pass|fail"]…
+// Each check counts as one test. A skipped test's reason is `meta.skipReason` (set by
+// core/testing/skip.ts's skipBecause), else a "(skipped: …)" in its name; a skip with neither is named
+// with "no reason recorded". A missing report, or a test file that failed before any test ran, counts
+// as one failure each. Exits 1 when anything failed.
 import { existsSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 
-const [reportPath, typecheckFailed] = process.argv.slice(2);
-let passed = 0;
-let failed = Number(typecheckFailed) > 0 ? 1 : 0;
-if (!reportPath || !existsSync(reportPath)) {
-  failed += 1;
-  console.log('vitest wrote no report: counting it as a failure');
-} else {
-  const report = JSON.parse(readFileSync(reportPath, 'utf8'));
-  passed += report.numPassedTests ?? 0;
-  failed += report.numFailedTests ?? 0;
+/**
+ * Counts and skip lines of a parsed vitest JSON report.
+ * @param {any} report - vitest's JSON report (`--reporter=json`)
+ * @returns {{ passed: number, failed: number, skipped: string[] }} skipped: one line per skipped test
+ */
+export function summariseReport(report) {
+  let passed = 0;
+  let failed = 0;
+  const skipped = [];
   for (const suite of report.testResults ?? []) {
-    if (suite.status === 'failed' && (suite.assertionResults ?? []).length === 0) failed += 1;
+    const results = suite.assertionResults ?? [];
+    if (suite.status === 'failed' && results.length === 0) failed += 1;
+    for (const test of results) {
+      if (test.status === 'passed') passed += 1;
+      else if (test.status === 'failed') failed += 1;
+      else skipped.push(`skipped: ${relative(process.cwd(), suite.name)} › ${test.fullName} — ${skipReason(test)}`);
+    }
   }
+  return { passed, failed, skipped };
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed > 0 ? 1 : 0);
+
+function skipReason(test) {
+  if (typeof test.meta?.skipReason === 'string') return test.meta.skipReason;
+  const named = /\(skipped: ([^)]*)\)/.exec(test.fullName ?? '');
+  if (named) return named[1];
+  return test.status === 'todo' ? 'marked todo' : 'no reason recorded';
+}
+
+function main([reportPath, ...checks]) {
+  let passed = 0;
+  let failed = 0;
+  const lines = [];
+  if (!reportPath || !existsSync(reportPath)) {
+    failed += 1;
+    lines.push('vitest wrote no report: counting it as a failure');
+  } else {
+    const summary = summariseReport(JSON.parse(readFileSync(reportPath, 'utf8')));
+    passed += summary.passed;
+    failed += summary.failed;
+    lines.push(...summary.skipped);
+  }
+  for (const check of checks) {
+    const at = check.lastIndexOf('=');
+    const [name, outcome] = [check.slice(0, at), check.slice(at + 1)];
+    if (outcome === 'pass') passed += 1;
+    else { failed += 1; lines.push(`failed: ${name}`); }
+  }
+  const skippedCount = lines.filter((l) => l.startsWith('skipped: ')).length;
+  lines.forEach((line) => console.log(line));
+  console.log(`${passed} passed, ${failed} failed, ${skippedCount} skipped`);
+  return failed > 0 ? 1 : 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) process.exit(main(process.argv.slice(2)));
