@@ -9,6 +9,7 @@ import { expect, it } from 'vitest';
 import type { BaseDocument, DocumentCollection, DocumentStore } from '../ports/document-store.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { systemClock } from '../adapters/runtime/system.ts';
+import { skipBecause } from './skip.ts';
 
 /** What the factory of `documentStoreContract` returns for one test. */
 export interface DocumentStoreFixture {
@@ -197,8 +198,10 @@ function registerTtlCases(state: ContractState, ttlWaitMs: number): void {
 
 function registerSharedDataCases(state: ContractState): void {
   it('lets two store instances over the same data see each other’s writes', async (ctx) => {
-    if (state.fixture.openAnother === undefined) return ctx.skip();
-    const other = (await state.fixture.openAnother()).collection<Item>('items');
+    if (state.fixture.openAnother === undefined) return skipBecause(ctx, 'this store gives no second instance over the same data (the fixture has no openAnother)');
+    const otherStore = await state.fixture.openAnother();
+    expect(otherStore, 'openAnother must open a second instance, not hand back the first').not.toBe(state.fixture.store);
+    const other = otherStore.collection<Item>('items');
     await state.items.insertOne({ _id: 'from-one', v: 1 });
     expect(await other.findOne({ _id: 'from-one' })).toEqual({ _id: 'from-one', v: 1 });
     await other.updateOne({ _id: 'from-one' }, { $set: { v: 2 } });
@@ -212,12 +215,21 @@ function registerSharedDataCases(state: ContractState): void {
   });
 
   it('never loses an $inc when two instances update one document concurrently', async (ctx) => {
-    if (state.fixture.openAnother === undefined) return ctx.skip();
+    if (state.fixture.openAnother === undefined) return skipBecause(ctx, 'this store gives no second instance over the same data (the fixture has no openAnother)');
     const other = (await state.fixture.openAnother()).collection<Item>('items');
     await state.items.insertOne({ _id: 'counter', n: 0 });
     const bump = (collection: DocumentCollection<Item>) => collection.updateOne({ _id: 'counter' }, { $inc: { n: 1 } });
     await Promise.all(Array.from({ length: 200 }, () => [bump(state.items), bump(other)]).flat());
     expect((await other.findOne({ _id: 'counter' }))?.n).toBe(400);
+  });
+
+  it('closes one instance without closing another over the same data', async (ctx) => {
+    if (state.fixture.openAnother === undefined) return skipBecause(ctx, 'this store gives no second instance over the same data (the fixture has no openAnother)');
+    const otherStore = await state.fixture.openAnother();
+    await otherStore.collection<Item>('items').insertOne({ _id: 'before-close', v: 1 });
+    await otherStore.close();
+    await expectCode((async () => otherStore.collection<Item>('items').findOne({ _id: 'before-close' }))(), 'store_closed');
+    expect(await state.items.findOne({ _id: 'before-close' })).toEqual({ _id: 'before-close', v: 1 });
   });
 }
 

@@ -9,6 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Lease } from '../ports/lease.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
+import { skipBecause } from './skip.ts';
 
 /**
  * What the factory of {@link leaseContract} returns for one test.
@@ -145,8 +146,9 @@ function registerSharingCases(lease: () => Lease, fixture: () => LeaseFixture): 
 
   it('is one lease for two store instances over the same data', async (ctx) => {
     const openAnother = fixture().openAnother;
-    if (openAnother === undefined) return ctx.skip();
+    if (openAnother === undefined) return skipBecause(ctx, 'this lease store gives no second instance over the same data (the fixture has no openAnother)');
     const other = await openAnother();
+    expect(other, 'openAnother must open a second instance, not hand back the first').not.toBe(lease());
     expect(await lease().acquire('dispatcher', 'host-a', LONG_MS)).toBe(true);
     expect(await other.acquire('dispatcher', 'host-b', LONG_MS)).toBe(false);
     expect(await other.holder('dispatcher')).toBe('host-a');

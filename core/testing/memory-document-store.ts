@@ -36,23 +36,40 @@ interface CollectionState {
 }
 
 /**
- * A fresh, empty in-memory document store.
- * @param options - `now`: clock for TTL expiry, default the system clock
+ * The data of an in-memory document store, shareable by several store instances (as processes share one
+ * SQLite file or one MongoDB database). Opaque: pass it to {@link createMemoryDocumentStore}.
  */
-export function createMemoryDocumentStore(options: { now?: () => Date } = {}): DocumentStore {
+export interface MemoryDocumentData {
+  /** @internal collection name → documents and indexes */
+  readonly collections: Map<string, CollectionState>;
+}
+
+/** Fresh, empty data for one or more {@link createMemoryDocumentStore} instances. */
+export function createMemoryDocumentData(): MemoryDocumentData {
+  return { collections: new Map() };
+}
+
+/**
+ * An in-memory document store instance: over fresh, empty data, or over `options.data` shared with other
+ * instances (each instance sees the others' writes and closes on its own).
+ * @param options - `now`: clock for TTL expiry, default the system clock; `data`: the data to open
+ *   (default fresh and empty)
+ */
+export function createMemoryDocumentStore(options: { now?: () => Date; data?: MemoryDocumentData } = {}): DocumentStore {
   const now = options.now ?? systemClock.now;
-  const collections = new Map<string, CollectionState>();
+  const { collections } = options.data ?? createMemoryDocumentData();
   let closed = false;
+  const assertOpen = () => {
+    if (closed) throw new PlatformError('store_closed', 'The document store is closed.');
+  };
   return {
     collection<T extends BaseDocument>(name: string): DocumentCollection<T> {
+      assertOpen();
       let state = collections.get(name);
       if (state === undefined) {
         state = { docs: new Map(), indexes: [] };
         collections.set(name, state);
       }
-      const assertOpen = () => {
-        if (closed) throw new PlatformError('store_closed', 'The document store is closed.');
-      };
       return new MemoryCollection<T>(name, state, { now, assertOpen });
     },
     async close() {

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { leaseContract } from './lease.contract.ts';
-import { createMemoryLease } from './memory-lease.ts';
+import { createMemoryLease, createMemoryLeaseData } from './memory-lease.ts';
 
 leaseContract('memory fake', async () => {
-  const lease = createMemoryLease();
-  // One in-memory store is its own "other instance".
-  return { lease, openAnother: async () => lease, cleanup: async () => {} };
+  const data = createMemoryLeaseData();
+  return { lease: createMemoryLease({ data }), openAnother: async () => createMemoryLease({ data }), cleanup: async () => {} };
 });
 
 describe('createMemoryLease', () => {

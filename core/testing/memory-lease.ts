@@ -18,16 +18,29 @@ import { systemClock } from '../adapters/runtime/system.ts';
 export interface MemoryLeaseOptions {
   /** Clock in epoch milliseconds; default the system clock. Tests inject one to move time without waiting. */
   now?: () => number;
+  /** The leases to open, shared with other instances (another process's view); default fresh, holding none. */
+  data?: MemoryLeaseData;
+}
+
+/** Leases shareable by several {@link createMemoryLease} instances, as processes share one store. */
+export interface MemoryLeaseData {
+  /** @internal lease name → holder and expiry */
+  readonly leases: Map<string, { owner: string; expiresAtMs: number }>;
+}
+
+/** Fresh lease data holding no lease. */
+export function createMemoryLeaseData(): MemoryLeaseData {
+  return { leases: new Map() };
 }
 
 /**
- * A fresh lease store holding no lease.
+ * A lease store instance over fresh data holding no lease, or over `options.data` shared with other instances.
  *
  * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (fakes in core/testing).
  */
 export function createMemoryLease(options: MemoryLeaseOptions = {}): Lease {
   const now = options.now ?? (() => systemClock.now().getTime());
-  const leases = new Map<string, { owner: string; expiresAtMs: number }>();
+  const { leases } = options.data ?? createMemoryLeaseData();
   const current = (name: string) => {
     const lease = leases.get(checked('name', name));
     if (lease !== undefined && lease.expiresAtMs <= now()) {
