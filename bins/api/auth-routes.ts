@@ -11,6 +11,7 @@ import type { BrandingConfig } from '../../core/config/config-model.ts';
 import type { SignInSettings } from '../../core/config/platform-env-model.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { errorToResponse, json } from './http-helpers.ts';
+import { queryRule } from './query-params.ts';
 
 /**
  * Options of {@link authRoutes}.
@@ -66,7 +67,8 @@ export function expiredSessionCookies(name: string): string[] {
 }
 
 /**
- * Mounts the routes (public: the request rules let them through without sign-in).
+ * Mounts the routes (public: the request rules let them through without sign-in). They take no query
+ * parameters (400 for any).
  *
  * Source: spec/platform-service.md § Endpoints
  */
@@ -96,6 +98,7 @@ export function authRoutes(options: AuthRoutesOptions) {
     }
   };
   return new Elysia({ name: 'auth-routes', seed: Math.random() })
+    .onBeforeHandle(queryRule())
     .get('/api/sign-in-settings', settingsView)
     .get('/api/branding', () => json(brandingView(options.branding)))
     .get('/api/sign-out', signOut)

@@ -7,6 +7,7 @@
 import { Elysia } from 'elysia';
 import type { Lease } from '../../core/ports/lease.ts';
 import { dispatcherLeaseName } from '../../core/lease/dispatcher-lease.ts';
+import { queryRule } from './query-params.ts';
 
 /** Options: the version, and with an embedded queue store the lease and this container's id. */
 export interface HealthOptions {
@@ -14,10 +15,11 @@ export interface HealthOptions {
   embeddedQueue?: { lease: Lease; instanceId: string };
 }
 
-/** The health plugin. */
+/** The health plugin. Its routes take no query parameters (400 for any). */
 export function healthRoutes(options: HealthOptions) {
   const ok = { status: 'ok', version: options.version };
   return new Elysia()
+    .onBeforeHandle(queryRule())
     .get('/api/health', () => ok)
     .get('/api/health/ready', async () => {
       if (!options.embeddedQueue) return ok;

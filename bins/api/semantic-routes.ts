@@ -4,20 +4,21 @@
  *
  * Source: ../shared/spec/semantic-query-service.md § Resources, § States and transitions; issue 2.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static, type TObject } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import type { GitRepo } from '../../core/ports/git-repo.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
-import { calledTools, listCalls } from '../../core/semantic/call-log.ts';
+import { calledTools, defaultCallLogLimit, listCalls, maxCallLogLimit } from '../../core/semantic/call-log.ts';
 import type { SemanticDeps } from '../../core/semantic/deps.ts';
-import { listImprovements } from '../../core/semantic/improvements.ts';
+import { defaultImprovementsLimit, listImprovements, maxImprovementsLimit } from '../../core/semantic/improvements.ts';
 import { publish } from '../../core/semantic/planes.ts';
 import { createProject, getProject, listProjects, updateProject } from '../../core/semantic/projects.ts';
 import type { ProjectRecord } from '../../core/semantic/records.ts';
 import { putDataBlob, readSourceSnapshot, saveSources } from '../../core/semantic/sources.ts';
 import { createToken, listTokens, revokeToken } from '../../core/semantic/tokens.ts';
 import { errorToResponse, json, maxUploadBytes, readBody, readJson } from './http-helpers.ts';
+import { NoQuery, readQuery, textParam, wholeNumberParam } from './query-params.ts';
 
 /** Dependencies of the semantic routes. */
 export interface SemanticRouteDeps {
@@ -43,19 +44,47 @@ const CreateTokenBody = Type.Object({
 }, { additionalProperties: false });
 
 /**
+ * Query of GET …/calls: filters, and `limit`, the newest entries answered: default 50, at most 500
+ * (core/semantic/call-log.ts). Anything else is refused with 400 naming the parameter.
+ */
+const CallsQuery = Type.Object({
+  tool: textParam('a tool name'),
+  status: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('error')], { description: '"success" or "error"' })),
+  token: textParam('a token id'),
+  from: textParam('a date like 2026-01-31 or an ISO-8601 instant', 40),
+  to: textParam('a date like 2026-01-31 or an ISO-8601 instant', 40),
+  limit: wholeNumberParam({ minimum: 1, maximum: maxCallLogLimit, default: defaultCallLogLimit }),
+}, { additionalProperties: false });
+/** Query of GET …/improvements: `limit`, the newest requests answered: default 100, at most 500. */
+const ImprovementsQuery = Type.Object({
+  limit: wholeNumberParam({ minimum: 1, maximum: maxImprovementsLimit, default: defaultImprovementsLimit }),
+}, { additionalProperties: false });
+
+/** What a route handler receives: the request, its path parameters and its checked query. */
+interface RouteContext<P, Q> { request: Request; params: P; query: Q }
+
+/**
+ * A route handler that first checks the query string against `query` ({@link readQuery}) and answers
+ * every error through {@link errorToResponse}.
+ */
+function checkedRoute<P, S extends TObject>(logger: Logger, query: S, handler: (ctx: RouteContext<P, Static<S>>) => Promise<Response>) {
+  return async ({ request, params }: { request: Request; params: P }): Promise<Response> => {
+    try {
+      return await handler({ request, params, query: readQuery(request, query) });
+    } catch (error) {
+      return errorToResponse(error, logger);
+    }
+  };
+}
+
+/**
  * Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits).
  * Every handler answers errors through {@link errorToResponse}.
  */
 export function semanticRoutes(env: SemanticRouteDeps) {
   const { deps } = env;
-  const route = <P>(handler: (ctx: { request: Request; params: P; query: Record<string, string | undefined> }) => Promise<Response>) =>
-    async (ctx: { request: Request; params: P; query: Record<string, string | undefined> }) => {
-      try {
-        return await handler(ctx);
-      } catch (error) {
-        return errorToResponse(error, env.logger);
-      }
-    };
+  /** A route that takes no query parameters. */
+  const route = <P>(handler: (ctx: RouteContext<P, Static<typeof NoQuery>>) => Promise<Response>) => checkedRoute(env.logger, NoQuery, handler);
   type Slug = { slug: string };
   return new Elysia({ prefix: '/api/semantic' })
     .get('/projects', route(async () => json({ projects: (await listProjects(deps)).map(projectView) })))
@@ -87,12 +116,14 @@ export function semanticRoutes(env: SemanticRouteDeps) {
       await revokeToken(deps, (await getProject(deps, params.slug))._id, params.id);
       return json({ revoked: params.id });
     }))
-    .get('/projects/:slug/calls', route<Slug>(async ({ params, query }) => {
+    .get('/projects/:slug/calls', checkedRoute<Slug, typeof CallsQuery>(env.logger, CallsQuery, async ({ params, query }) => {
       const project = await getProject(deps, params.slug);
-      const calls = await listCalls(deps, project._id, { tool: query.tool, status: query.status as never, tokenId: query.token, from: query.from, to: query.to, limit: query.limit ? Number(query.limit) : undefined });
+      const calls = await listCalls(deps, project._id, { tool: query.tool, status: query.status, tokenId: query.token, from: query.from, to: query.to, limit: query.limit });
       return json({ calls, tools: await calledTools(deps, project._id) });
     }))
-    .get('/projects/:slug/improvements', route<Slug>(async ({ params }) => json({ improvements: await listImprovements(deps, (await getProject(deps, params.slug))._id) })));
+    .get('/projects/:slug/improvements', checkedRoute<Slug, typeof ImprovementsQuery>(env.logger, ImprovementsQuery, async ({ params, query }) => {
+      return json({ improvements: await listImprovements(deps, (await getProject(deps, params.slug))._id, { limit: query.limit }) });
+    }));
 }
 
 function projectView(p: ProjectRecord) {

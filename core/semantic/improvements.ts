@@ -14,9 +14,19 @@ export async function submitImprovement(deps: SemanticDeps, input: Omit<Improvem
   return record;
 }
 
-/** A project's improvement requests, newest first. */
-export async function listImprovements(deps: SemanticDeps, projectId: string): Promise<ImprovementRecord[]> {
-  return deps.docs.collection<ImprovementRecord>(collections.improvements).find({ projectId }, { sort: { createdAt: -1 } });
+/** Improvement requests {@link listImprovements} answers when no limit is given (100). */
+export const defaultImprovementsLimit = 100;
+/** Most improvement requests {@link listImprovements} answers, whatever the limit asked (500). */
+export const maxImprovementsLimit = 500;
+
+/**
+ * A project's improvement requests, newest first: `limit` of them (default {@link defaultImprovementsLimit},
+ * at most {@link maxImprovementsLimit}). Agents write them, so the list is always capped.
+ * @throws PlatformError `invalid_find_options` (400) from the store for a limit that is not a whole number
+ */
+export async function listImprovements(deps: SemanticDeps, projectId: string, options: { limit?: number } = {}): Promise<ImprovementRecord[]> {
+  const limit = Math.min(Math.max(options.limit ?? defaultImprovementsLimit, 1), maxImprovementsLimit);
+  return deps.docs.collection<ImprovementRecord>(collections.improvements).find({ projectId }, { sort: { createdAt: -1 }, limit });
 }
 
 /** Stores a query for replay; returns its storedQueryId. */
