@@ -143,11 +143,24 @@ async function signIn(context: RuleContext, request: Request, path: string, poli
   if (need === 'optional') {
     // A member's sign-in counts on AG-UI/MCP only when it is their own doing (incoming connections, rule 2).
     if (context.options.signIn.mode === 'cloud-alb' && isCrossSiteRequest(request, policy)) return undefined;
-    return context.resolvePrincipal(request).catch(() => undefined);
+    return context.resolvePrincipal(request).catch(anonymousOnInvalidCredential);
   }
   const principal = await context.resolvePrincipal(request);
   if (!principal) throw new PlatformError('unauthorized', 'Sign in to continue.', { status: 401 });
   return principal;
+}
+
+/**
+ * Where sign-in is optional, a credential that does not verify (PlatformError `unauthorized`, 401) leaves an
+ * anonymous caller: it may be the endpoint's own credential. Anything else is answered as it is: `sign_in_unavailable`
+ * (503) when the provider or key host cannot be reached, `email_unverified` (403), or an unexpected error (500).
+ * @throws the resolver's error unless it is `unauthorized`
+ *
+ * Source: spec/platform-service.md § Incoming connection authentication (rules 1, 2); issue 6 § 3
+ */
+function anonymousOnInvalidCredential(error: unknown): undefined {
+  if (isPlatformError(error, 'unauthorized')) return undefined;
+  throw error;
 }
 
 /** 401 answers carry a Bearer challenge under oidc. */
