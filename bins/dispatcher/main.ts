@@ -62,7 +62,7 @@ async function startWork(): Promise<void> {
 }
 
 const finished = env.embeddedQueue.enabled
-  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; }, stopping: () => stopRequested })
+  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner, clock: systemClock, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; }, stopping: () => stopRequested })
   : startWork().then(() => new Promise<void>((resolve) => { wakers.add(resolve); }));
 
 async function stop(): Promise<void> {

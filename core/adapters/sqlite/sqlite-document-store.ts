@@ -7,7 +7,7 @@
 import type { BaseDocument, DocumentCollection, DocumentStore } from '../../ports/document-store.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 import { SqliteCollection, type SqliteCollectionContext } from './sqlite-collection.ts';
-import { openSqlDriver } from './sqlite-driver.ts';
+import { openSqlDriver, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-driver.ts';
 import { INDEX_TABLE_DDL } from './sqlite-indexes.ts';
 import { tableFor } from './sqlite-sql.ts';
 
@@ -19,10 +19,11 @@ export interface SqliteDocumentStoreOptions {
   now?: () => Date;
   /** Minimum time between two TTL purges of one collection by this instance, in ms; default 60 000. */
   purgeIntervalMs?: number;
+  /** How long a call waits for another connection's write lock, in ms; default {@link SQLITE_BUSY_TIMEOUT_MS} (5000). */
+  busyTimeoutMs?: number;
 }
 
-/** Busy timeout applied to every connection, in ms: how long a writer waits for another's lock. */
-export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+export { SQLITE_BUSY_TIMEOUT_MS };
 
 /**
  * Opens the SQLite document store at `options.path` with `node:sqlite` on Node or `bun:sqlite` on Bun.
@@ -38,9 +39,8 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5000;
  * @throws the engine's error when the file cannot be opened
  */
 export async function openSqliteDocumentStore(options: SqliteDocumentStoreOptions): Promise<DocumentStore> {
-  const driver = await openSqlDriver(options.path);
+  const driver = await openSqlDriver(options.path, { busyTimeoutMs: options.busyTimeoutMs });
   try {
-    driver.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     driver.exec('PRAGMA journal_mode = WAL');
     driver.exec('PRAGMA synchronous = NORMAL');
     driver.exec(INDEX_TABLE_DDL);

@@ -46,14 +46,31 @@ interface NativeDatabase {
 }
 
 /**
- * Opens the SQLite file at `path` (created when missing) with the runtime's built-in engine:
- * `bun:sqlite` when `globalThis.Bun` exists, `node:sqlite` otherwise.
- * @param path - file path of the database
- * @returns a connection with a per-connection statement cache
+ * Default busy timeout of every connection, in ms: how long a statement waits for another connection's
+ * write lock before failing with SQLITE_BUSY ("database is locked"). A connection without one fails at
+ * once whenever another process writes, e.g. a lease renewal during a large call-log write.
  */
-export async function openSqlDriver(path: string): Promise<SqlDriver> {
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Opens the SQLite file at `path` (created when missing) with the runtime's built-in engine:
+ * `bun:sqlite` when `globalThis.Bun` exists, `node:sqlite` otherwise, and sets its busy timeout.
+ * @param path - file path of the database
+ * @param options - `busyTimeoutMs`: the connection's busy timeout in ms, default {@link SQLITE_BUSY_TIMEOUT_MS}
+ * @returns a connection with a per-connection statement cache
+ * @throws the engine's error when the file cannot be opened
+ */
+export async function openSqlDriver(path: string, options: { busyTimeoutMs?: number } = {}): Promise<SqlDriver> {
   const isBun = (globalThis as { Bun?: unknown }).Bun !== undefined;
   const native = isBun ? await openBun(path) : await openNode(path);
+  const busyTimeoutMs = options.busyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS;
+  try {
+    if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new Error(`busyTimeoutMs must be a whole number of milliseconds >= 0, got ${busyTimeoutMs}`);
+    native.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+  } catch (error) {
+    native.close();
+    throw error;
+  }
   return wrap(native, isBun ? 'bun:sqlite' : 'node:sqlite');
 }
 
