@@ -63,7 +63,9 @@ export function formatProblems(problems: ModelProblem[]): string {
 
 /**
  * Reads what `plane` serves for `project`. Production with nothing published yields no models.
- * `cache` (optional) keeps parsed planes by content key; production builds are immutable.
+ * `cache` (optional) keeps parsed planes by content key; production builds are immutable, so a
+ * cached production plane is served without reading the build again (the test plane reads its
+ * sources on every request, as the spec asks, and reuses the parse when they are unchanged).
  */
 export async function assemblePlane(
   deps: Pick<SemanticDeps, 'objects' | 'ids'>,
@@ -71,8 +73,12 @@ export async function assemblePlane(
   plane: Plane,
   cache?: Map<string, AssembledPlane>,
 ): Promise<AssembledPlane> {
+  // A published build is immutable and named by its key: a cached production plane needs no read at all.
+  const buildKey = plane === 'production' && project.publishedBuildKey ? `${project._id}:production:${project.publishedBuildKey}` : undefined;
+  const built = buildKey ? cache?.get(buildKey) : undefined;
+  if (built) return built;
   const snapshot = plane === 'test' ? await readSourceSnapshot(deps, project) : await readBuild(deps, project);
-  const key = `${project._id}:${plane}:${snapshot.revision}:${snapshot.commitId}`;
+  const key = buildKey ?? `${project._id}:${plane}:${snapshot.revision}:${snapshot.commitId}`;
   const cached = cache?.get(key);
   if (cached) return cached;
   const { models, problems } = loadModels(modelFiles(snapshot));
