@@ -3,6 +3,7 @@ import type { SemanticModel } from '../model.ts';
 import { loadModelFile } from '../osi/load-model-file.ts';
 import { tpcdsExamples, validOsiFiles } from '../osi/testdata/osi-fixtures.ts';
 import { countTokens } from './count-tokens.ts';
+import { digestPagesToReadAll } from './digest-pages.ts';
 import { measureDigest, withoutCommentLines } from './measure-digest.ts';
 
 /** Tokens of the bare information (every string the digest must keep, one per line, no structure at all). */
@@ -30,32 +31,59 @@ describe('countTokens', () => {
   });
 });
 
-describe('measureDigest (printed, not asserted: the figures are a measurement)', () => {
-  test('YAML tokens versus the digest an agent reads to see everything, per example and fixture', () => {
-    const rows = measureDigest(validOsiFiles).map((m, i) => {
-      const floor = informationFloor(loadModelFile(validOsiFiles[i]).model!);
-      return {
-        file: validOsiFiles[i].fileName.replace(/^.*?\/(?:converters\/)?/, '').slice(0, 60),
-        yaml: m.yamlTokens,
-        yamlNoComments: m.yamlTokensWithoutComments,
-        digest: m.digestTokens,
-        calls: m.calls,
-        ratio: Number(m.ratio.toFixed(2)),
-        ratioNoComments: Number(m.ratioWithoutComments.toFixed(2)),
-        bareInfo: floor,
-        bestPossibleNoComments: Number((m.yamlTokensWithoutComments / floor).toFixed(2)),
-      };
-    });
-    console.table(rows);
-    for (const row of rows) expect(row.digest).toBeGreaterThan(0);
+describe('measureDigest', () => {
+  const models = validOsiFiles.map((file) => loadModelFile(file).model!);
+
+  test('each figure is what it claims: tokens of the file, of the file without comments, and of every page an agent reads', () => {
+    for (const pageSize of [25, 5]) {
+      measureDigest(validOsiFiles, { pageSize }).forEach((m, i) => {
+        const pages = digestPagesToReadAll(models[i], pageSize);
+        expect(m.model).toBe(models[i].name);
+        expect(m.yamlTokens).toBe(countTokens(validOsiFiles[i].text));
+        expect(m.yamlTokensWithoutComments).toBe(countTokens(withoutCommentLines(validOsiFiles[i].text)));
+        expect(m.calls).toBe(pages.length);
+        expect(m.digestTokens).toBe(pages.reduce((sum, page) => sum + countTokens(page), 0));
+        expect(m.ratio).toBeCloseTo(m.yamlTokens / m.digestTokens, 10);
+        expect(m.ratioWithoutComments).toBeCloseTo(m.yamlTokensWithoutComments / m.digestTokens, 10);
+      });
+    }
   });
 
-  test('the TPC-DS examples measure with one call per page size', () => {
-    for (const pageSize of [25, 5]) {
-      const rows = measureDigest(tpcdsExamples, { pageSize });
-      console.log(`TPC-DS, page size ${pageSize}:`, rows.map((r) => `${r.model} ${r.yamlTokens}→${r.digestTokens} tokens (${r.ratio.toFixed(2)}×, ${r.calls} calls)`).join('; '));
-      expect(rows).toHaveLength(2);
+  test('the pages counted hold every dataset, field, relationship and metric name of the model', () => {
+    measureDigest(validOsiFiles).forEach((m, i) => {
+      const text = digestPagesToReadAll(models[i], 25).join('\n');
+      const names = [...models[i].datasets.flatMap((d) => [d.name, ...d.fields.map((f) => f.name)]), ...models[i].relationships.map((r) => r.name), ...models[i].metrics.map((x) => x.name)];
+      expect(names.filter((name) => !text.includes(name)), `${m.model}: names missing from the counted pages`).toEqual([]);
+    });
+  });
+
+  test('the digest costs fewer tokens than the YAML without comments, and no fewer than the bare information', () => {
+    const rows = measureDigest(validOsiFiles).map((m, i) => ({
+      file: validOsiFiles[i].fileName.replace(/^.*?\/(?:converters\/)?/, '').slice(0, 60),
+      yaml: m.yamlTokens,
+      yamlNoComments: m.yamlTokensWithoutComments,
+      digest: m.digestTokens,
+      calls: m.calls,
+      ratio: Number(m.ratio.toFixed(2)),
+      ratioNoComments: Number(m.ratioWithoutComments.toFixed(2)),
+      bareInfo: informationFloor(models[i]),
+    }));
+    console.table(rows); // the measurement itself, for the record
+    for (const row of rows) {
+      expect(row.digest, row.file).toBeLessThan(row.yamlNoComments);
+      expect(row.digest, row.file).toBeGreaterThanOrEqual(row.bareInfo);
     }
+  });
+
+  test('smaller pages mean more calls and more tokens for the same TPC-DS model', () => {
+    const [big, small] = [25, 5].map((pageSize) => measureDigest(tpcdsExamples, { pageSize }));
+    expect(big).toHaveLength(2);
+    big.forEach((m, i) => {
+      expect(small[i].model).toBe(m.model);
+      expect(small[i].calls).toBeGreaterThan(m.calls);
+      expect(small[i].digestTokens).toBeGreaterThan(m.digestTokens);
+      expect(small[i].yamlTokens).toBe(m.yamlTokens);
+    });
   });
 
   test('a file that does not load is an invalid_model error, not a silent skip', () => {
