@@ -4,7 +4,7 @@
  *
  * Source: ../shared/spec/semantic-query-service.md § Query validation.
  */
-import { DuckDBInstance, VARCHAR } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { ParseOutcome } from '../../ports/query-engine.ts';
 
 /**
@@ -30,40 +30,62 @@ interface SerialisedSql {
 }
 
 /**
- * Creates a parser. The instance is opened on first use (one thread, external access disabled).
+ * Creates a parser. The instance, one connection and the prepared `json_serialize_sql` statement
+ * are made on first use (one thread, external access disabled) and reused by every parse.
  *
  * Source: spec/semantic-query-service.md § Query validation
  */
 export function createDuckDbParser(): DuckDbParser {
-  let instance: Promise<DuckDBInstance> | undefined;
-  const open = (): Promise<DuckDBInstance> => {
-    instance ??= DuckDBInstance.create(':memory:', {
-      threads: '1',
-      enable_external_access: 'false',
-      autoinstall_known_extensions: 'false',
-      autoload_known_extensions: 'false',
-    }).catch((error: unknown) => {
-      instance = undefined;
+  let opened: Promise<OpenParser> | undefined;
+  const open = (): Promise<OpenParser> => {
+    opened ??= openParser().catch((error: unknown) => {
+      opened = undefined;
       throw error;
     });
-    return instance;
+    return opened;
   };
+  // One connection and one prepared statement serve every parse, one at a time (a prepared
+  // statement is not for concurrent use); a parse takes a fraction of a millisecond.
+  let queue: Promise<unknown> = Promise.resolve();
   return {
     async parse(sql) {
-      const connection = await (await open()).connect();
-      try {
-        const reader = await connection.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [sql], [VARCHAR]);
-        const serialised = JSON.parse(String(reader.getRows()[0][0])) as SerialisedSql;
-        if (serialised.error) return { ok: false, message: serialised.error_message ?? 'the parser gave no message' };
-        return { ok: true, statements: serialised.statements ?? [] };
-      } finally {
-        connection.closeSync();
-      }
+      const parser = await open();
+      const turn = queue.then(async () => {
+        parser.statement.bindVarchar(1, sql);
+        return (await parser.statement.runAndReadAll()).getRows()[0][0];
+      });
+      queue = turn.catch(() => undefined);
+      const serialised = JSON.parse(String(await turn)) as SerialisedSql;
+      if (serialised.error) return { ok: false, message: serialised.error_message ?? 'the parser gave no message' };
+      return { ok: true, statements: serialised.statements ?? [] };
     },
     close() {
-      const current = instance;
-      instance = undefined;
-      void current?.then((db) => db.closeSync());
+      const current = opened;
+      opened = undefined;
+      void current?.then((parser) => {
+        parser.statement.destroySync();
+        parser.connection.closeSync();
+        parser.instance.closeSync();
+      });
     },
   };
+}
+
+interface OpenParser {
+  instance: DuckDBInstance;
+  connection: DuckDBConnection;
+  statement: DuckDBPreparedStatement;
+}
+
+/** The parser's instance (one thread, external access disabled), its connection and statement. */
+async function openParser(): Promise<OpenParser> {
+  const instance = await DuckDBInstance.create(':memory:', {
+    threads: '1',
+    enable_external_access: 'false',
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+  });
+  const connection = await instance.connect();
+  const statement = await connection.prepare('SELECT json_serialize_sql($1::VARCHAR)');
+  return { instance, connection, statement };
 }

@@ -1,0 +1,28 @@
+/**
+ * The parser reuses one connection and one prepared statement: concurrent parses must each get
+ * their own text's tree, and a parse error must not disturb the next parse.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDuckDbParser } from './parser.ts';
+
+const parser = createDuckDbParser();
+afterAll(() => parser.close());
+
+/** The constant of `SELECT <n>` as json_serialize_sql writes it. */
+const constantOf = (statements: unknown[]) => (statements[0] as { node: { select_list: { value: { value: number } }[] } }).node.select_list[0].value.value;
+
+describe('DuckDB parser', () => {
+  it('answers 40 concurrent parses each with its own statement, errors included', async () => {
+    const outcomes = await Promise.all(Array.from({ length: 40 }, (_, n) => parser.parse(n % 7 === 3 ? `SELEC ${n}` : `SELECT ${n}`)));
+    outcomes.forEach((outcome, n) => {
+      if (n % 7 === 3) expect(outcome).toEqual({ ok: false, message: `syntax error at or near "SELEC"` });
+      else expect(outcome.ok && constantOf(outcome.statements)).toBe(n);
+    });
+  });
+
+  it('opens again after close', async () => {
+    parser.close();
+    const outcome = await parser.parse('SELECT 7');
+    expect(outcome.ok && constantOf(outcome.statements)).toBe(7);
+  });
+});
