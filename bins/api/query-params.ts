@@ -74,12 +74,12 @@ function convert(property: TSchema, text: string): unknown {
   return text;
 }
 
+/** The refusal of a parameter the route does not take; a name that is not plain (or long) is not echoed. */
 function unknownParameter(name: string, schema: TObject): string {
-  const shown = /^[\w.-]{1,40}$/.test(name) ? `"${name}"` : 'a parameter';
+  const plain = /^[\w.-]{1,40}$/.test(name);
   const known = Object.keys(schema.properties);
-  return known.length === 0
-    ? `This route takes no query parameters; remove ${shown}.`
-    : `Unknown query parameter ${shown}; this route takes ${known.map((k) => `"${k}"`).join(', ')}.`;
+  if (known.length === 0) return `This route takes no query parameters; remove ${plain ? `"${name}"` : 'them'}.`;
+  return `${plain ? `Unknown query parameter "${name}"` : 'A query parameter is not one this route takes'}; this route takes ${known.map((k) => `"${k}"`).join(', ')}.`;
 }
 
 function invalidQuery(message: string): PlatformError {

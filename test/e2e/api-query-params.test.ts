@@ -67,6 +67,7 @@ describe('GET /api/semantic/projects/:slug/calls', () => {
       ['status=maybe', 'Query parameter "status" must be "success" or "error".'],
       ['tool=', 'Query parameter "tool" must be a tool name (1 to 200 characters).'],
       ['limitt=5', 'Unknown query parameter "limitt"; this route takes "tool", "status", "token", "from", "to", "limit".'],
+      ['%1B%5B31m=1', 'A query parameter is not one this route takes; this route takes "tool", "status", "token", "from", "to", "limit".'],
       ['limit=5&limit=6', 'Give the query parameter "limit" once.'],
     ];
     for (const [query, message] of cases) {
