@@ -19,9 +19,16 @@ export interface SemanticMcpAppDeps extends McpEndpointDeps {
   trustedProxies: TrustedProxies;
 }
 
+/** What an endpoint handler reads of Elysia's context: the request, the slug, the socket peer. */
+interface EndpointContext {
+  request: Request;
+  params: { slug: string };
+  server: { requestIP(request: Request): { address: string } | null } | null;
+}
+
 /** Builds the Elysia app (Bun runtime). */
 export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
-  const serve = (plane: Plane) => async ({ request, params, server }: { request: Request; params: { slug: string }; server: { requestIP(r: Request): { address: string } | null } | null }) => {
+  const serve = (plane: Plane) => async ({ request, params, server }: EndpointContext) => {
     const peer = server?.requestIP(request)?.address ?? '127.0.0.1';
     const client = clientAddress(peer, request.headers.get('x-forwarded-for'), env.trustedProxies);
     const timing = startServerTiming();
@@ -47,8 +54,8 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
   };
   return new Elysia()
     .get('/mcp/_health', () => ({ status: 'ok', version: env.version }))
-    .all('/mcp/:slug/mcp', serve('production') as never, { parse: 'none' })
-    .all('/mcp/:slug/test/mcp', serve('test') as never, { parse: 'none' });
+    .all('/mcp/:slug/mcp', serve('production'), { parse: 'none' })
+    .all('/mcp/:slug/test/mcp', serve('test'), { parse: 'none' });
 }
 
 function bearer(request: Request): string | undefined {

@@ -66,7 +66,7 @@ const app = createSemanticMcpApp({
   logger,
   version: boot.env.appVersion,
   planeCache: new Map(),
-  rateLimiter: createRateLimiter({ points: settings.rateLimitMax, durationSeconds: settings.rateLimitWindowSeconds, keyPrefix: 'cairn:mcp-rate', redis: redis as never }),
+  rateLimiter: createRateLimiter({ points: settings.rateLimitMax, durationSeconds: settings.rateLimitWindowSeconds, keyPrefix: 'cairn:mcp-rate', redis }),
   trustedProxies: settings.trustedProxies,
 });
 app.listen({ hostname: settings.host, port: settings.port });
