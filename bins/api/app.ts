@@ -1,0 +1,93 @@
+/**
+ * The API application: request rules first, then the health, auth and semantic routes, and the JSON 404.
+ * bins/api/main.ts builds it from the booted settings and stores and listens; the request-rules
+ * integration test (test/integration/api-rules.test.ts) builds the very same app over the same boot path.
+ *
+ * Source: ../shared/spec/platform-service.md § Endpoints, § Authentication; ../shared/ARCHITECTURE.md § Processes.
+ */
+import { Elysia } from 'elysia';
+import { createAlbVerifier } from '../../core/adapters/cloud-alb/index.ts';
+import { createObjectStoreGitRepo } from '../../core/adapters/git/index.ts';
+import { createOidcVerifier } from '../../core/adapters/oidc/index.ts';
+import type { RedisConnection } from '../../core/adapters/redis/index.ts';
+import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
+import type { PlatformConfig } from '../../core/config/config-model.ts';
+import type { DispatchingEnv } from '../../core/config/platform-env-model.ts';
+import { createDocumentLease } from '../../core/lease/document-lease.ts';
+import type { DocumentStore } from '../../core/ports/document-store.ts';
+import type { Logger } from '../../core/ports/logger.ts';
+import type { ObjectStore } from '../../core/ports/object-store.ts';
+import { authRoutes } from './auth-routes.ts';
+import { healthRoutes } from './health-routes.ts';
+import { requestRules, type SignInVerification } from './request-rules/index.ts';
+import { semanticRoutes } from './semantic-routes.ts';
+
+/** The verifier of the deployment's sign-in mode, and the OIDC discovery reader the auth routes use. */
+export interface ApiSignIn {
+  verification: SignInVerification;
+  oidcDiscovery?: ReturnType<typeof createOidcVerifier>['discovery'];
+}
+
+/**
+ * The sign-in verification of PLATFORM_SIGN_IN.
+ * @param options - `albKeyUrlBase`: where the load balancer's verification keys are fetched (default: the
+ *   region's public key host, from the ARN); tests serve their own keys
+ */
+export function apiSignIn(signIn: DispatchingEnv['signIn'], options: { albKeyUrlBase?: string } = {}): ApiSignIn {
+  if (signIn.mode === 'oidc') {
+    const oidc = createOidcVerifier({ issuer: signIn.issuer, clientId: signIn.clientId, audience: signIn.audience });
+    return { verification: { mode: 'oidc', verifier: oidc }, oidcDiscovery: oidc.discovery };
+  }
+  if (signIn.mode === 'cloud-alb') {
+    return { verification: { mode: 'cloud-alb', verifier: createAlbVerifier({ arn: signIn.albArn, ...(options.albKeyUrlBase ? { keyUrlBase: options.albKeyUrlBase } : {}) }) } };
+  }
+  return { verification: { mode: 'dev-user' } };
+}
+
+/** What {@link createApiApp} is built from: booted settings, open stores, and the process's sinks. */
+export interface ApiAppParts {
+  env: DispatchingEnv;
+  config: PlatformConfig;
+  docs: DocumentStore;
+  objects: ObjectStore;
+  signIn: ApiSignIn;
+  /** All-in-one mode: the front proxy on loopback is trusted by construction. */
+  allInOne: boolean;
+  /** This process's instance id (PLATFORM_INSTANCE_ID, or host-pid), shown by /api/health/ready. */
+  instanceId: string;
+  /** The per-user counter's own connection to the queue store; omitted counts in this process. */
+  rateRedis?: RedisConnection;
+  logger: Logger;
+  /** Receives each access-log line. */
+  printAccessLine(line: string): void;
+}
+
+/**
+ * The API app (not yet listening): `app.listen({ hostname, port, maxRequestBodySize: 21 MiB })` starts it.
+ * @throws PlatformError `invalid_config` for a bad PLATFORM_TRUSTED_PROXIES entry
+ */
+export function createApiApp(parts: ApiAppParts) {
+  const { env, docs, objects, logger } = parts;
+  const rules = requestRules({
+    signIn: parts.signIn.verification, identity: env.identity,
+    trustedProxies: parts.allInOne ? [...env.trustedProxies, '127.0.0.1', '::1'] : env.trustedProxies,
+    allowedOrigins: [env.appBaseUrl, ...env.corsAllowedOrigins].filter((o): o is string => Boolean(o)),
+    accessLog: env.accessLog, log: parts.printAccessLine,
+    userRatePerMinute: env.userRatePerMinute, redis: parts.rateRedis, logger,
+  });
+  const authorOf = (request: Request) => {
+    const principal = rules.principalOf(request);
+    return { name: principal?.name ?? principal?.email ?? 'unknown', email: principal?.email ?? 'unknown@localhost' };
+  };
+  const git = createObjectStoreGitRepo({ objectStore: objects, scratchDir: env.scratchDir });
+  const embeddedQueue = env.embeddedQueue.enabled ? { lease: createDocumentLease(docs, systemClock), instanceId: parts.instanceId } : undefined;
+  return new Elysia()
+    .use(rules.plugin)
+    .use(healthRoutes({ version: env.appVersion, embeddedQueue }))
+    .use(authRoutes({ signIn: env.signIn, oidcDiscovery: parts.signIn.oidcDiscovery, branding: parts.config.branding, logger }))
+    .use(semanticRoutes({ deps: { docs, objects, git, clock: systemClock, ids: cryptoIds }, logger, authorOf }))
+    .onError(({ code }) => {
+      if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });
+      return undefined;
+    });
+}
