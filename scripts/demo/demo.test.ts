@@ -12,6 +12,7 @@ import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import Ajv2020 from 'ajv/dist/2020';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quoteLiteral } from '../../core/ports/sql-text.ts';
 import { TPCDS_DATASETS, generateTpcdsData } from './generate-tpcds.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -73,14 +74,12 @@ async function count(connection: DuckDBConnection, sql: string): Promise<number>
   return Number(Object.values((await rows(connection, sql))[0])[0]);
 }
 
-const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
-
 /** Loads files as tables of an in-memory catalog `data`, as cairn does with `data/<table>.<ext>`. */
 async function attachData(connection: DuckDBConnection, tables: Record<string, string>): Promise<void> {
   await connection.run(`ATTACH ':memory:' AS data`);
   for (const [table, file] of Object.entries(tables)) {
     const reader = file.endsWith('.csv') ? 'read_csv' : 'read_parquet';
-    await connection.run(`CREATE TABLE data.${table} AS SELECT * FROM ${reader}(${quote(file)})`);
+    await connection.run(`CREATE TABLE data.${table} AS SELECT * FROM ${reader}(${quoteLiteral(file)})`);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { basename } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { quoteLiteral } from '../../core/ports/sql-text.ts';
 import { generateTpcdsData } from './generate-tpcds.ts';
 
 const USAGE = 'usage: generate-tpcds-cli <outDir> [--scale N]   (scale 1 ≈ 100,000 store_sales rows)';
@@ -27,7 +28,7 @@ async function rowCount(file: string): Promise<number> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
-    const reader = await connection.runAndReadAll(`SELECT count(*) FROM read_parquet('${file.replace(/'/g, "''")}')`);
+    const reader = await connection.runAndReadAll(`SELECT count(*) FROM read_parquet(${quoteLiteral(file)})`);
     return Number(reader.getRows()[0][0]);
   } finally {
     connection.closeSync();

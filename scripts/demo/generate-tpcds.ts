@@ -9,6 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { quoteLiteral } from '../../core/ports/sql-text.ts';
 
 /** Options of {@link generateTpcdsData}. */
 export interface GenerateTpcdsOptions {
@@ -41,7 +42,7 @@ function sizesFor(scale: number): Sizes {
 
 /** SQL list literal of strings. */
 function list(values: readonly string[]): string {
-  return `[${values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ')}]`;
+  return `[${values.map(quoteLiteral).join(', ')}]`;
 }
 
 /** Pseudo-random 1-based pick from a list literal, keyed by `key` and a salt. */
@@ -188,10 +189,6 @@ function storeSalesSql(s: Sizes): string {
     ORDER BY ss_ticket_number, ss_item_sk`;
 }
 
-function quotePath(path: string): string {
-  return `'${path.replace(/'/g, "''")}'`;
-}
-
 /**
  * Writes `<outDir>/<dataset>.parquet` for every dataset of the TPC-DS example model.
  * @returns absolute paths of the files, in {@link TPCDS_DATASETS} order
@@ -219,7 +216,7 @@ export async function generateTpcdsData(outDir: string, options: GenerateTpcdsOp
     const files: string[] = [];
     for (const name of TPCDS_DATASETS) {
       const file = resolve(dir, `${name}.parquet`);
-      await connection.run(`COPY (FROM ${name}) TO ${quotePath(file)} (FORMAT parquet, COMPRESSION zstd)`);
+      await connection.run(`COPY (FROM ${name}) TO ${quoteLiteral(file)} (FORMAT parquet, COMPRESSION zstd)`);
       files.push(file);
     }
     return { files };

@@ -5,23 +5,14 @@
  * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore, embedded SQLite).
  */
 import type { Filter } from '../../ports/document-store.ts';
+import { quoteIdentifier, quoteLiteral } from '../../ports/sql-text.ts';
 import { jsonPath } from './document-codec.ts';
 import type { IndexSpec } from './document-semantics.ts';
 import type { SqlValue } from './sqlite-driver.ts';
 
-/** `name` as a quoted SQLite identifier. */
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-/** `text` as a quoted SQL string literal. */
-export function quoteString(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
-
 /** The quoted table holding collection `name` (prefixed so it never clashes with `_indexes`). */
 export function tableFor(name: string): string {
-  return quoteIdent(`c_${name}`);
+  return quoteIdentifier(`c_${name}`);
 }
 
 /** A WHERE clause (without the keyword) and its parameters. */
@@ -95,17 +86,17 @@ export function indexDdl(collection: string, spec: IndexSpec): string[] | undefi
   if (SIMPLE_FIELD.test(fields[0])) {
     const path = `'$."${fields[0]}"'`;
     statements.push(
-      `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_v`)} ON ${table} (json_extract(doc, ${path}))`,
-      `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_t`)} ON ${table} (json_type(doc, ${path}))`,
+      `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${base}_v`)} ON ${table} (json_extract(doc, ${path}))`,
+      `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${base}_t`)} ON ${table} (json_type(doc, ${path}))`,
     );
   }
   if (spec.expireAfterSeconds !== undefined) {
-    const datePath = quoteString(`${paths[0] as string}."$date"`);
-    statements.push(`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_e`)} ON ${table} (json_extract(doc, ${datePath}))`);
+    const datePath = quoteLiteral(`${paths[0] as string}."$date"`);
+    statements.push(`CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${base}_e`)} ON ${table} (json_extract(doc, ${datePath}))`);
   }
   if (spec.unique) {
-    const columns = paths.map((p) => `COALESCE(json_extract(doc, ${quoteString(p as string)}), x'00')`).join(', ');
-    statements.push(`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdent(`${base}_u`)} ON ${table} (${columns})`);
+    const columns = paths.map((p) => `COALESCE(json_extract(doc, ${quoteLiteral(p as string)}), x'00')`).join(', ');
+    statements.push(`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdentifier(`${base}_u`)} ON ${table} (${columns})`);
   }
   return statements;
 }
@@ -118,5 +109,5 @@ export function indexDdl(collection: string, spec: IndexSpec): string[] | undefi
 export function ttlPurgeSql(collection: string, spec: IndexSpec): string | undefined {
   const path = jsonPath(Object.keys(spec.keys)[0]);
   if (path === undefined) return undefined;
-  return `DELETE FROM ${tableFor(collection)} WHERE json_extract(doc, ${quoteString(`${path}."$date"`)}) <= ?`;
+  return `DELETE FROM ${tableFor(collection)} WHERE json_extract(doc, ${quoteLiteral(`${path}."$date"`)}) <= ?`;
 }

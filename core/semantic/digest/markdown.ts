@@ -5,6 +5,7 @@
  * Source: spec/semantic-query-service.md § What the service does (1), § Tools.
  */
 import { PlatformError } from '../../ports/platform-error.ts';
+import { quoteIdentifier } from '../../ports/sql-text.ts';
 import type { AIContext } from '../model.ts';
 
 /**
@@ -20,7 +21,7 @@ export function oneLine(text: string): string {
  * Source: spec/semantic-query-service.md § Tools (get_semantic_model: quoted table name).
  */
 export function quoteTable(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
+  return quoteIdentifier(name);
 }
 
 const plainIdentifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
