@@ -57,16 +57,19 @@ export async function listCalls(deps: SemanticDeps, projectId: string, query: Ca
 
 /**
  * The tools that appear in a project's log (the filter bar offers only tools actually called).
- * Counts per known tool rather than reading every entry (entries hold full outputs); only calls of
- * unknown tool names, which are rare, are read.
+ * Looks for one call per known tool rather than reading every entry (entries hold outputs); of
+ * the calls of unknown tool names (any caller can send any name) only the newest 200 are read.
  */
 export async function calledTools(deps: SemanticDeps, projectId: string): Promise<string[]> {
   const log = deps.docs.collection<CallLogRecord>(collections.callLog);
   const known = toolDefinitions.map((t) => t.name as string);
-  const called = await Promise.all(known.map(async (tool) => ((await log.countDocuments({ projectId, tool })) > 0 ? [tool] : [])));
-  const unknown = await log.find({ projectId, tool: { $nin: known } });
+  const called = await Promise.all(known.map(async (tool) => ((await log.find({ projectId, tool }, { limit: 1 })).length > 0 ? [tool] : [])));
+  const unknown = await log.find({ projectId, tool: { $nin: known } }, { sort: { at: -1 }, limit: maxUnknownToolEntries });
   return [...new Set([...called.flat(), ...unknown.map((e) => e.tool)])].sort();
 }
+
+/** Newest calls of unknown tool names read to list those names (a caller can send any name). */
+const maxUnknownToolEntries = 200;
 
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -79,7 +79,11 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     const indexes = this.#enter();
-    return applyFindOptions(this.#matching(filter, indexes), options) as unknown as T[];
+    // Without a sort, the first skip + limit matches in insertion order are all a find needs: stop
+    // decoding there rather than decode every matching document.
+    const unsorted = options.sort === undefined || Object.keys(options.sort).length === 0;
+    const enough = unsorted && typeof options.limit === 'number' && options.limit > 0 ? options.limit + (options.skip ?? 0) : undefined;
+    return applyFindOptions(this.#matching(filter, indexes, Number.isSafeInteger(enough) ? enough : undefined), options) as unknown as T[];
   }
 
   async countDocuments(filter: Filter): Promise<number> {
