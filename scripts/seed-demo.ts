@@ -2,8 +2,14 @@
  * Seeds the demo semantic projects on first start: `flights` (BTS on-time data from the vega-datasets
  * package, 3,000,000 rows, with airports reached by origin and by destination) and `tpcds` (the OSI
  * TPC-DS example model with generated data). Uses the `cairn` command, as an operator would.
+ *
+ * Idempotent and retried: a project counts as seeded once it has a published build (an import cut off
+ * by an API restart is imported again, replacing what was saved); the demo token is created only when
+ * `<dataDir>/demo-tokens.json` has none for the project, after revoking any active token named `demo`
+ * (one whose creation answer was lost), so a retry never leaves two. A failed step waits until the API
+ * answers again and is tried again, up to `attempts` times.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateTpcdsData } from './demo/generate-tpcds.ts';
@@ -14,40 +20,76 @@ export interface SeedOptions {
   dataDir: string;
   root: string;
   log: (line: string) => void;
+  /** Resolves once the API (and semantic-mcp) answer again; called before each retry. */
+  waitUntilUp: () => Promise<void>;
+  /** Tries per project before giving up (default 5). */
+  attempts?: number;
 }
 
 /** Demo tokens by project slug (kept in `<dataDir>/demo-tokens.json`, mode 0600). */
 export type DemoTokens = Record<string, string>;
 
-/** Seeds what is missing and returns the demo tokens. @throws Error naming the failed step */
+const tokenName = 'demo';
+
+/** Seeds what is missing and returns the demo tokens. @throws Error naming the project and the last failure */
 export async function seedDemo(options: SeedOptions): Promise<DemoTokens> {
   const tokensFile = join(options.dataDir, 'demo-tokens.json');
   const tokens: DemoTokens = existsSync(tokensFile) ? JSON.parse(readFileSync(tokensFile, 'utf8')) : {};
+  const attempts = options.attempts ?? 5;
   for (const project of ['flights', 'tpcds']) {
-    if (!(await projectExists(options.url, project))) {
-      options.log(`seeding demo project ${project} (first start)`);
-      const dir = await prepareProjectDir(options, project);
-      cairn(options, ['semantic', 'import', dir, '--project', project, '--publish']);
-      rmSync(dir, { recursive: true, force: true });
-      delete tokens[project];
-    }
-    if (!tokens[project]) {
-      tokens[project] = cairn(options, ['semantic', 'token', 'create', project, '--models', modelOf(project), '--name', 'demo']).trim();
-      writeFileSync(tokensFile, JSON.stringify(tokens, null, 2), { mode: 0o600 });
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await seedProject(options, project, tokens, tokensFile);
+        break;
+      } catch (error) {
+        const reason = (error as Error).message;
+        if (attempt >= attempts) throw new Error(`demo project ${project}: ${reason} (tried ${attempts} times)`);
+        options.log(`seeding ${project} failed (${reason}); trying again once the API answers (attempt ${attempt + 1} of ${attempts})`);
+        await options.waitUntilUp();
+      }
     }
   }
   return tokens;
+}
+
+async function seedProject(options: SeedOptions, project: string, tokens: DemoTokens, tokensFile: string): Promise<void> {
+  if (!(await isPublished(options.url, project))) {
+    options.log(`seeding demo project ${project} (first start)`);
+    const dir = await prepareProjectDir(options, project);
+    await cairn(options, ['semantic', 'import', dir, '--project', project, '--publish']);
+    rmSync(dir, { recursive: true, force: true });
+    delete tokens[project];
+  }
+  if (!tokens[project]) {
+    await revokeDemoTokens(options.url, project);
+    tokens[project] = (await cairn(options, ['semantic', 'token', 'create', project, '--models', modelOf(project), '--name', tokenName])).trim();
+    writeFileSync(tokensFile, JSON.stringify(tokens, null, 2), { mode: 0o600 });
+  }
 }
 
 function modelOf(project: string): string {
   return project === 'flights' ? 'flights' : 'tpcds_retail_model';
 }
 
-async function projectExists(url: string, slug: string): Promise<boolean> {
-  const response = await fetch(new URL(`/api/semantic/projects/${slug}`, url));
-  if (response.status === 404) return false;
-  if (!response.ok) throw new Error(`checking project ${slug}: ${response.status} ${await response.text()}`);
-  return true;
+async function api<T>(url: string, method: string, path: string): Promise<{ status: number; body?: T }> {
+  const response = await fetch(new URL(path, url), { method });
+  if (response.status === 404) return { status: 404 };
+  if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status}`);
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+/** True once the project exists and has a published build. */
+async function isPublished(url: string, slug: string): Promise<boolean> {
+  const { body } = await api<{ publishedRevision: number | null }>(url, 'GET', `/api/semantic/projects/${slug}`);
+  return body !== undefined && body.publishedRevision !== null;
+}
+
+/** Revokes active tokens named `demo` (one created by an attempt whose answer never arrived). */
+async function revokeDemoTokens(url: string, slug: string): Promise<void> {
+  const { body } = await api<{ tokens: { id: string; name: string; state: string }[] }>(url, 'GET', `/api/semantic/projects/${slug}/tokens`);
+  for (const token of body?.tokens ?? []) {
+    if (token.name === tokenName && token.state === 'active') await api(url, 'DELETE', `/api/semantic/projects/${slug}/tokens/${encodeURIComponent(token.id)}`);
+  }
 }
 
 async function prepareProjectDir(options: SeedOptions, project: string): Promise<string> {
@@ -68,9 +110,17 @@ async function prepareProjectDir(options: SeedOptions, project: string): Promise
   return dir;
 }
 
-function cairn(options: SeedOptions, args: string[]): string {
-  const result = spawnSync(process.execPath, [join(options.root, 'bins', 'cairn', 'main.ts'), '--url', options.url, ...args], { encoding: 'utf8' });
-  for (const line of (result.stderr ?? '').split('\n').filter(Boolean)) options.log(line);
-  if (result.status !== 0) throw new Error(`cairn ${args.slice(0, 3).join(' ')} failed: ${(result.stderr ?? '').trim().split('\n').pop()}`);
-  return result.stdout;
+/** Runs the `cairn` command without blocking (signals and the child's exit stay handled); resolves with stdout. */
+function cairn(options: SeedOptions, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(options.root, 'bins', 'cairn', 'main.ts'), '--url', options.url, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let lastError = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) { options.log(line); lastError = line; }
+    });
+    child.on('error', reject);
+    child.on('close', (status) => (status === 0 ? resolve(stdout) : reject(new Error(`cairn ${args.slice(0, 3).join(' ')}: ${lastError || `exit ${status}`}`))));
+  });
 }
