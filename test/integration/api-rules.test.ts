@@ -1,32 +1,44 @@
 /**
- * The API request rules on Bun over a real socket (test/fixtures/api-rules-server.ts), in each sign-in mode:
- * own-pages rule, JSON-only bodies, body limits, sign-in, public routes, the per-user ceiling, access-log
- * redaction and client addresses through trusted proxies.
+ * The API request rules on the real API app (bins/api/app.ts, booted as bins/api/main.ts boots it, by
+ * test/fixtures/api-rules-server.ts) on Bun over a real socket, in each sign-in mode: own-pages rule,
+ * JSON-only bodies, body limits, sign-in, public routes, access-log redaction and client addresses through
+ * trusted proxies. Routes the API does not have yet (webhooks, callbacks, AG-UI, MCP endpoints,
+ * invitations) are reached anyway: the rules run before routing, so their answer (401, 403, 413, or the
+ * router's 404) shows what the rules did. The per-user ceiling is consumed by no route yet; its rule is
+ * tested in bins/api/request-rules/user-rate.test.ts.
  *
  * Source: ../shared/spec/platform-service.md § Authentication; § Events (Access log); § Errors; § Limits.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAlbKeyHost, testAlbArn, type AlbKeyHost } from '../helpers/alb-keys.ts';
 import { startOidcProvider, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
+import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 
 const root = resolve(import.meta.dirname, '../..');
+const audience = 'https://api.cairn.test';
+const appOrigin = 'https://app.cairn.test';
+const brandingConfig = JSON.stringify({ branding: { title: 'Acme Agents', colours: { primary: '#123456' } } });
 
-/** The fixture API on Bun. */
+/** The real API app on Bun. */
 interface RulesServer {
   url: string;
   /** Every stdout line so far. */
   output: string[];
   fetch(path: string, init?: RequestInit): Promise<Response>;
-  /** How many times the handler `name` has run. */
-  ran(name: string): number;
   /** Waits until at least `count` access-log lines match `match`; returns the matching lines. */
   accessLines(count: number, match: (line: string) => boolean): Promise<string[]>;
   stop(): Promise<void>;
 }
 
-async function startRulesServer(config: Record<string, unknown>): Promise<RulesServer> {
+/** Starts the API app with `env` (plus stores in a fresh directory, development mode). */
+async function startRulesServer(env: Record<string, string>, albKeyUrlBase?: string): Promise<RulesServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-api-rules-'));
+  const stores = { NODE_ENV: 'development', DOCDB_URI: `sqlite:${dir}/docdb.sqlite`, OBJSTORE_ENDPOINT: `file://${dir}/objects`, OBJSTORE_BUCKET: 'cairn', PLATFORM_SCRATCH_DIR: join(dir, 'scratch'), QUEUE_URL: redis.url };
+  const config = { env: { ...stores, APP_BASE_URL: appOrigin, PLATFORM_CONFIG: brandingConfig, ...env }, albKeyUrlBase };
   const child = spawn(join(root, 'node_modules/.bin/bun'), [join(root, 'test/fixtures/api-rules-server.ts'), JSON.stringify(config)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   let errors = '';
@@ -38,20 +50,19 @@ async function startRulesServer(config: Record<string, unknown>): Promise<RulesS
   });
   child.stderr.on('data', (chunk: Buffer) => { errors += chunk.toString(); });
   const until = async <T>(probe: () => T | undefined, what: string): Promise<T> => {
-    for (let i = 0; i < 200; i += 1) {
+    for (let i = 0; i < 800; i += 1) {
       const value = probe();
       if (value !== undefined) return value;
       await new Promise((r) => setTimeout(r, 25));
     }
     throw new Error(`${what} did not happen. stderr: ${errors}`);
   };
-  const port = await until(() => output.find((l) => l.startsWith('LISTENING '))?.split(' ')[1], 'the fixture API listening');
+  const port = await until(() => output.find((l) => l.startsWith('LISTENING '))?.split(' ')[1], 'the API app listening');
   const url = `http://127.0.0.1:${port}`;
   const access = (match: (line: string) => boolean) => output.filter((l) => l.startsWith('ACCESS ') && match(l.slice(7))).map((l) => l.slice(7));
   return {
     url, output,
     fetch: (path, init) => fetch(`${url}${path}`, init),
-    ran: (name) => output.filter((l) => l === `RAN ${name}`).length,
     accessLines: (count, match) => until(() => { const lines = access(match); return lines.length >= count ? lines : undefined; }, `${count} access-log lines`),
     async stop() {
       if (child.exitCode !== null) return;
@@ -63,8 +74,7 @@ async function startRulesServer(config: Record<string, unknown>): Promise<RulesS
   };
 }
 
-const audience = 'https://api.cairn.test';
-const appOrigin = 'https://app.cairn.test';
+let redis: RunningRedis;
 let op: RunningOidcProvider;
 let alb: AlbKeyHost;
 let oidcApi: RulesServer;
@@ -73,91 +83,89 @@ let albApi: RulesServer;
 let ada: string;
 
 beforeAll(async () => {
-  [op, alb] = await Promise.all([
+  [redis, op, alb] = await Promise.all([
+    startRedis(),
     startOidcProvider([
       { clientId: 'web', secret: 'web-secret-0123456789', email: 'ada@example.com', emailVerified: true },
-      { clientId: 'member-2', secret: 'member-2-secret-0123456789', email: 'bob@example.com', emailVerified: true },
       { clientId: 'unverified', secret: 'unverified-secret-0123456789', email: 'eve@example.com', emailVerified: false },
     ], audience),
     startAlbKeyHost(),
   ]);
-  const common = { allowedOrigins: [appOrigin], userRatePerMinute: 3 };
   [oidcApi, devApi, albApi] = await Promise.all([
-    startRulesServer({ ...common, signIn: { mode: 'oidc', issuer: op.issuer, clientId: 'web', audience }, trustedProxies: [], accessLog: 'all' }),
-    startRulesServer({ ...common, signIn: { mode: 'dev-user' }, trustedProxies: ['127.0.0.1', '::1'], accessLog: 'errors' }),
+    startRulesServer({ PLATFORM_SIGN_IN: 'oidc', PLATFORM_OIDC_ISSUER: op.issuer, PLATFORM_OIDC_CLIENT_ID: 'web', PLATFORM_OIDC_AUDIENCE: audience, ACCESS_LOG: 'all' }),
+    startRulesServer({ PLATFORM_SIGN_IN: 'dev-user', PLATFORM_TRUSTED_PROXIES: '127.0.0.1,::1', ACCESS_LOG: 'errors' }),
     startRulesServer({
-      ...common, signIn: { mode: 'cloud-alb', albArn: testAlbArn, albRegion: 'eu-central-1', signOutUrl: 'https://idp.test/logout', sessionCookie: 'LBAuthSessionCookie' },
-      albKeyUrlBase: alb.keyUrlBase, trustedProxies: [], accessLog: 'off',
-    }),
+      PLATFORM_SIGN_IN: 'cloud-alb', PLATFORM_CLOUD_ALB_ARN: testAlbArn, PLATFORM_CLOUD_ALB_SIGN_OUT_URL: 'https://idp.test/logout', ACCESS_LOG: 'off',
+    }, alb.keyUrlBase),
   ]);
   ada = await op.clientCredentialsToken('web');
+  expect((await devApi.fetch('/api/semantic/projects', { method: 'POST', body: JSON.stringify({ slug: 'uploads' }), headers: jsonHeaders })).status).toBe(201);
 });
 afterAll(async () => {
   await Promise.all([oidcApi?.stop(), devApi?.stop(), albApi?.stop()]);
-  await Promise.all([op?.stop(), alb?.stop()]);
+  await Promise.all([op?.stop(), alb?.stop(), redis?.stop()]);
 });
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const jsonHeaders = { 'content-type': 'application/json' };
+const projectSlugs = async (api: RulesServer, headers: Record<string, string>) =>
+  ((await (await api.fetch('/api/semantic/projects', { headers })).json()) as { projects: Array<{ slug: string }> }).projects.map((p) => p.slug);
 
 describe('own-pages rule (403 before anything happens)', () => {
-  it('refuses a state-changing request from another site before the handler runs, signed in or not', async () => {
-    const ran = oidcApi.ran('things');
-    const body = JSON.stringify({ name: 'x' });
+  it('refuses a state-changing request from another site before the route runs, signed in or not', async () => {
+    const body = JSON.stringify({ slug: 'from-evil' });
     const pages: Record<string, string>[] = [{ origin: 'https://evil.test' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }, { origin: 'https://app.cairn.test.evil.test' }];
     for (const headers of pages) {
-      const response = await oidcApi.fetch('/api/things', { method: 'POST', body, headers: { ...jsonHeaders, ...bearer(ada), ...headers } });
+      const response = await oidcApi.fetch('/api/semantic/projects', { method: 'POST', body, headers: { ...jsonHeaders, ...bearer(ada), ...headers } });
       expect(response.status).toBe(403);
       expect(await response.json()).toMatchObject({ error: { code: 'cross_site_request' } });
     }
-    const unsigned = await oidcApi.fetch('/api/things', { method: 'POST', body, headers: { ...jsonHeaders, origin: 'https://evil.test' } });
+    const unsigned = await oidcApi.fetch('/api/semantic/projects', { method: 'POST', body, headers: { ...jsonHeaders, origin: 'https://evil.test' } });
     expect(unsigned.status).toBe(403);
-    expect(oidcApi.ran('things')).toBe(ran);
+    expect(await projectSlugs(oidcApi, bearer(ada))).not.toContain('from-evil');
   });
 
   it('lets the platform\'s own origins, the request\'s own host and non-browser clients through', async () => {
-    const body = JSON.stringify({ name: 'x' });
     const own: Record<string, string>[] = [{ origin: appOrigin, 'sec-fetch-site': 'cross-site' }, { origin: oidcApi.url, 'sec-fetch-site': 'same-origin' }, {}];
-    for (const headers of own) {
-      const response = await oidcApi.fetch('/api/things', { method: 'POST', body, headers: { ...jsonHeaders, ...bearer(ada), ...headers } });
+    for (const [i, headers] of own.entries()) {
+      const response = await oidcApi.fetch('/api/semantic/projects', { method: 'POST', body: JSON.stringify({ slug: `own-${i}` }), headers: { ...jsonHeaders, ...bearer(ada), ...headers } });
       expect(response.status).toBe(201);
     }
+    expect(await projectSlugs(oidcApi, bearer(ada))).toEqual(expect.arrayContaining(['own-0', 'own-1', 'own-2']));
   });
 
-  it('leaves endpoints that check their own callers to them (webhook from a page of another site)', async () => {
+  it('leaves endpoints that check their own callers to them (a webhook from a page of another site reaches routing)', async () => {
     const response = await oidcApi.fetch('/api/webhooks/whk_cross', { method: 'POST', body: '{}', headers: { ...jsonHeaders, origin: 'https://evil.test' } });
-    expect(response.status).toBe(202);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: { code: 'not_found' } });
   });
 });
 
 describe('bodies', () => {
-  it('a JSON route refuses a form body with 415 (through readJson and through the jsonOnly hook)', async () => {
-    const ran = devApi.ran('auto-json');
-    const form = { method: 'POST', body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } };
-    const viaHelper = await devApi.fetch('/api/things', form);
-    expect(viaHelper.status).toBe(415);
-    expect(await viaHelper.json()).toMatchObject({ error: { code: 'unsupported_media_type' } });
-    expect((await devApi.fetch('/api/auto-json', form)).status).toBe(415);
-    expect(devApi.ran('auto-json')).toBe(ran);
-    expect((await devApi.fetch('/api/auto-json', { method: 'POST', body: '{"a":1}', headers: jsonHeaders })).status).toBe(200);
-    const malformed = await devApi.fetch('/api/auto-json', { method: 'POST', body: '{bad', headers: jsonHeaders });
+  it('a JSON route refuses a form body with 415 and malformed JSON with invalid_json', async () => {
+    const form = await devApi.fetch('/api/semantic/projects', { method: 'POST', body: 'slug=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.status).toBe(415);
+    expect(await form.json()).toMatchObject({ error: { code: 'unsupported_media_type' } });
+    const malformed = await devApi.fetch('/api/semantic/projects', { method: 'POST', body: '{bad', headers: jsonHeaders });
     expect(await malformed.json()).toMatchObject({ error: { code: 'invalid_json' } });
+    expect(await projectSlugs(devApi, {})).toEqual(['uploads']);
   });
 
-  it('answers 413 over 1 MiB of JSON, 20 MiB of upload and 256 KiB of webhook, and takes bodies under them', async () => {
-    const ran = devApi.ran('uploads');
-    const json = (bytes: number) => JSON.stringify({ name: 'x'.repeat(bytes) });
-    expect((await devApi.fetch('/api/things', { method: 'POST', body: json(1024 * 1024), headers: jsonHeaders })).status).toBe(413);
-    expect((await devApi.fetch('/api/things', { method: 'POST', body: json(1000 * 1024), headers: jsonHeaders })).status).toBe(201);
-    const upload = (bytes: number) => devApi.fetch('/api/uploads', { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': 'application/octet-stream' } });
+  it('answers 413 over 1 MiB of JSON, 20 MiB of upload and 256 KiB of webhook, and reads bodies under them', async () => {
+    const json = (bytes: number) => JSON.stringify({ slug: 'big', name: 'x'.repeat(bytes) });
+    const overJson = await devApi.fetch('/api/semantic/projects', { method: 'POST', body: json(1024 * 1024), headers: jsonHeaders });
+    expect(overJson.status).toBe(413);
+    const underJson = await devApi.fetch('/api/semantic/projects', { method: 'POST', body: json(1000 * 1024), headers: jsonHeaders });
+    expect(underJson.status).toBe(400); // read and parsed: the name is longer than the schema allows
+    expect(await underJson.json()).not.toMatchObject({ error: { code: 'payload_too_large' } });
+    const upload = (bytes: number) => devApi.fetch('/api/semantic/projects/uploads/blobs/data.csv', { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': 'application/octet-stream' } });
     const over = await upload(20 * 1024 * 1024 + 1);
     expect(over.status).toBe(413);
     expect(await over.json()).toMatchObject({ error: { code: 'payload_too_large', message: 'The body is larger than 20 MiB.' } });
-    expect(devApi.ran('uploads')).toBe(ran);
     expect((await upload(2 * 1024 * 1024)).status).toBe(201);
     const hook = (bytes: number) => devApi.fetch('/api/webhooks/whk_size', { method: 'POST', body: new Uint8Array(bytes), headers: { 'content-type': 'application/octet-stream' } });
     expect((await hook(256 * 1024 + 1)).status).toBe(413);
-    expect((await hook(256 * 1024)).status).toBe(202);
+    expect((await hook(256 * 1024)).status).toBe(404);
   });
 
   it('stops a JSON body sent without a length at 1 MiB', async () => {
@@ -170,55 +178,47 @@ describe('bodies', () => {
         controller.enqueue(chunk);
       },
     });
-    const response = await devApi.fetch('/api/things', { method: 'POST', body, headers: jsonHeaders, duplex: 'half' } as RequestInit);
+    const response = await devApi.fetch('/api/semantic/projects', { method: 'POST', body, headers: jsonHeaders, duplex: 'half' } as RequestInit);
     expect(response.status).toBe(413);
   });
 });
 
 describe('sign-in', () => {
-  it('oidc: 401 with a Bearer challenge without a principal or with a bad token; the verified person otherwise', async () => {
-    const none = await oidcApi.fetch('/api/whoami');
+  it('oidc: 401 with a Bearer challenge without a principal or with a bad token; the signed-in person otherwise', async () => {
+    const none = await oidcApi.fetch('/api/semantic/projects');
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
     expect(await none.json()).toMatchObject({ error: { code: 'unauthorized' } });
-    expect((await oidcApi.fetch('/api/whoami', { headers: bearer(`${ada.slice(0, -4)}AAAA`) })).status).toBe(401);
+    expect((await oidcApi.fetch('/api/semantic/projects', { headers: bearer(`${ada.slice(0, -4)}AAAA`) })).status).toBe(401);
     expect((await oidcApi.fetch('/api/invitations/link/inv_x')).status).toBe(401);
-    const me = await oidcApi.fetch('/api/whoami', { headers: bearer(ada) });
-    expect(await me.json()).toMatchObject({ principal: { id: 'web', email: 'ada@example.com', emailVerified: true } });
+    expect((await oidcApi.fetch('/api/semantic/projects', { headers: bearer(ada) })).status).toBe(200);
   });
 
   it('oidc: refuses an unverified email with 403 email_unverified', async () => {
-    const response = await oidcApi.fetch('/api/whoami', { headers: bearer(await op.clientCredentialsToken('unverified')) });
+    const response = await oidcApi.fetch('/api/semantic/projects', { headers: bearer(await op.clientCredentialsToken('unverified')) });
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ error: { code: 'email_unverified', message: expect.stringMatching(/Verify your email address eve@example\.com/) } });
   });
 
-  it('reaches every public route without sign-in', async () => {
+  it('reaches every public route without sign-in (routes the API does not have yet reach routing: 404, not 401)', async () => {
     const get = async (path: string, init?: RequestInit) => (await oidcApi.fetch(path, { redirect: 'manual', ...init })).status;
     expect(await get('/api/health')).toBe(200);
-    expect(await get('/api/health/ready')).toBe(404);
+    expect(await get('/api/health/ready')).toBe(200);
     expect(await get('/api/branding')).toBe(200);
     expect(await get('/api/sign-out')).toBe(200);
     expect(await get('/api/sign-out', { method: 'POST' })).toBe(200);
-    expect(await get('/api/webhooks/whk_1', { method: 'POST', body: 'x' })).toBe(202);
-    expect(await get('/api/callbacks/cb_1')).toBe(200);
-    expect(await get('/api/oauth2/callback?code=c&state=s')).toBe(302);
-    expect(await get('/api/mcp/mcp_1/.well-known/oauth-protected-resource')).toBe(200);
+    expect(await get('/api/webhooks/whk_1', { method: 'POST', body: 'x' })).toBe(404);
+    expect(await get('/api/callbacks/cb_1')).toBe(404);
+    expect(await get('/api/oauth2/callback?code=c&state=s')).toBe(404);
+    expect(await get('/api/mcp/mcp_1/.well-known/oauth-protected-resource')).toBe(404);
+    expect(await get('/api/agui/ag_1', { method: 'POST', body: '{}', headers: jsonHeaders })).toBe(404);
+    expect(await get('/api/mcp/mcp_1', { method: 'POST', body: '{}', headers: { ...jsonHeaders, ...bearer('cairn_ep_not-a-jwt') } })).toBe(404);
     const settings = await oidcApi.fetch('/api/sign-in-settings');
     expect(await settings.json()).toEqual({ mode: 'oidc', issuer: op.issuer, clientId: 'web', audience, signOutUrl: `${op.issuer}/session/end` });
   });
 
-  it('AG-UI and MCP endpoints take a member\'s own sign-in when present and admit callers without one', async () => {
-    const anonymous = await oidcApi.fetch('/api/agui/ag_1', { method: 'POST', body: '{}', headers: jsonHeaders });
-    expect(await anonymous.json()).toEqual({ principal: null });
-    const member = await oidcApi.fetch('/api/mcp/mcp_1', { method: 'POST', body: '{}', headers: { ...jsonHeaders, ...bearer(ada) } });
-    expect(await member.json()).toMatchObject({ principal: { id: 'web' } });
-    const endpointToken = await oidcApi.fetch('/api/mcp/mcp_1', { method: 'POST', body: '{}', headers: { ...jsonHeaders, ...bearer('cairn_ep_not-a-jwt') } });
-    expect(await endpointToken.json()).toEqual({ principal: null });
-  });
-
   it('dev-user: every request is the fixed local user', async () => {
-    expect(await (await devApi.fetch('/api/whoami')).json()).toMatchObject({ principal: { id: 'dev-user', email: 'dev@localhost', emailVerified: true } });
+    expect((await devApi.fetch('/api/semantic/projects')).status).toBe(200);
     expect(await (await devApi.fetch('/api/sign-in-settings')).json()).toEqual({ mode: 'dev-user' });
     expect(await (await devApi.fetch('/api/sign-out', { method: 'POST' })).json()).toEqual({ signOutUrl: null });
     expect(await (await devApi.fetch('/api/branding')).json()).toEqual({ title: 'Acme Agents', colors: { primary: '#123456' }, poweredBy: true });
@@ -226,14 +226,9 @@ describe('sign-in', () => {
 
   it('cloud-alb: verifies the signed identity header; 401 without it or from another load balancer', async () => {
     const header = (token: string) => ({ 'x-lb-oidc-data': token });
-    const me = await albApi.fetch('/api/whoami', { headers: header(await alb.sign()) });
-    expect(await me.json()).toMatchObject({ principal: { id: 'user-1', email: 'ada@example.com', emailVerified: true } });
-    expect((await albApi.fetch('/api/whoami')).status).toBe(401);
-    expect((await albApi.fetch('/api/whoami', { headers: header(await alb.sign({ signer: testAlbArn.replace('cairn-test', 'other') })) })).status).toBe(401);
-    const own = await albApi.fetch('/api/agui/ag_1', { method: 'POST', body: '{}', headers: { ...jsonHeaders, ...header(await alb.sign()), origin: albApi.url } });
-    expect(await own.json()).toMatchObject({ principal: { id: 'user-1' } });
-    const foreignPage = await albApi.fetch('/api/agui/ag_1', { method: 'POST', body: '{}', headers: { ...jsonHeaders, ...header(await alb.sign()), origin: 'https://evil.test' } });
-    expect(await foreignPage.json()).toEqual({ principal: null });
+    expect((await albApi.fetch('/api/semantic/projects', { headers: header(await alb.sign()) })).status).toBe(200);
+    expect((await albApi.fetch('/api/semantic/projects')).status).toBe(401);
+    expect((await albApi.fetch('/api/semantic/projects', { headers: header(await alb.sign({ signer: testAlbArn.replace('cairn-test', 'other') })) })).status).toBe(401);
   });
 
   it('cloud-alb: sign-out answers where signing out ends and expires the session cookie shards', async () => {
@@ -243,18 +238,6 @@ describe('sign-in', () => {
     expect(cookies.map((c) => c.split('=')[0])).toEqual([0, 1, 2, 3].map((n) => `LBAuthSessionCookie-${n}`));
     for (const cookie of cookies) expect(cookie).toMatch(/Max-Age=0/);
     expect(await (await albApi.fetch('/api/sign-in-settings')).json()).toEqual({ mode: 'cloud-alb', signOutUrl: 'https://idp.test/logout' });
-  });
-});
-
-describe('per-user ceiling', () => {
-  it('answers 429 with Retry-After once one person exceeds PLATFORM_USER_RATE_PER_MINUTE; others keep going', async () => {
-    const start = (token: string) => oidcApi.fetch('/api/turns', { method: 'POST', headers: bearer(token) });
-    for (let i = 0; i < 3; i += 1) expect((await start(ada)).status).toBe(202);
-    const refused = await start(ada);
-    expect(refused.status).toBe(429);
-    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(await refused.json()).toMatchObject({ error: { code: 'rate_limited' } });
-    expect((await start(await op.clientCredentialsToken('member-2'))).status).toBe(202);
   });
 });
 
@@ -269,12 +252,12 @@ describe('access log and client addresses', () => {
     await oidcApi.fetch('/api/oauth2/callback?code=code_S3CRET&state=st', { redirect: 'manual' });
     const lines = await oidcApi.accessLines(6, (line) => /S3CRET|redacted/.test(line));
     expect(lines).toEqual(expect.arrayContaining([
-      expect.stringContaining('"POST /api/webhooks/[redacted]?source=crm" 202'),
-      expect.stringContaining('"GET /api/callbacks/[redacted]" 200'),
-      expect.stringContaining('"POST /api/agui/[redacted]" 200'),
-      expect.stringContaining('"GET /api/mcp/[redacted]/.well-known/oauth-protected-resource" 200'),
+      expect.stringContaining('"POST /api/webhooks/[redacted]?source=crm" 404'),
+      expect.stringContaining('"GET /api/callbacks/[redacted]" 404'),
+      expect.stringContaining('"POST /api/agui/[redacted]" 404'),
+      expect.stringContaining('"GET /api/mcp/[redacted]/.well-known/oauth-protected-resource" 404'),
       expect.stringMatching(/"GET \/api\/invitations\/link\/\[redacted\]" 401 \d+ms referer="https:\/\/app\.cairn\.test\/invite\/\[redacted\]"$/),
-      expect.stringContaining('"GET /api/oauth2/callback?[redacted]" 302'),
+      expect.stringContaining('"GET /api/oauth2/callback?[redacted]" 404'),
     ]));
     for (const secret of secrets) expect(oidcApi.output.join('\n')).not.toContain(secret);
   });
@@ -289,9 +272,10 @@ describe('access log and client addresses', () => {
 
   it('believes X-Forwarded-For only from a trusted proxy', async () => {
     const spoofed = { 'x-forwarded-for': '198.51.100.7' };
-    expect(await (await devApi.fetch('/api/whoami', { headers: spoofed })).json()).toMatchObject({ clientAddress: '198.51.100.7' });
-    expect(await (await oidcApi.fetch('/api/whoami', { headers: { ...spoofed, ...bearer(ada) } })).json()).toMatchObject({ clientAddress: '127.0.0.1' });
-    const lines = await oidcApi.accessLines(1, (line) => line.includes('/api/whoami" 200'));
-    expect(lines.at(-1)).toMatch(/^127\.0\.0\.1 "GET \/api\/whoami" 200/);
+    await devApi.fetch('/api/no-such-route-xff', { headers: spoofed });
+    expect((await devApi.accessLines(1, (line) => line.includes('/api/no-such-route-xff'))).at(-1)).toMatch(/^198\.51\.100\.7 "GET \/api\/no-such-route-xff" 404/);
+    await oidcApi.fetch('/api/semantic/projects', { headers: { ...spoofed, ...bearer(ada) } });
+    const lines = await oidcApi.accessLines(1, (line) => line.includes('"GET /api/semantic/projects" 200'));
+    expect(lines.at(-1)).toMatch(/^127\.0\.0\.1 "GET \/api\/semantic\/projects" 200/);
   });
 });
