@@ -4,7 +4,9 @@
  *
  * Source: spec/semantic-query-service.md § What the service does (1).
  */
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+// The named export: a default import of this CommonJS module is typed as the module object, not the class,
+// under Deno's npm resolution (deno check: "This expression is not constructable").
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { OsiVersion } from '../model.ts';
 import schema011 from './schemas/osi-schema-0.1.1.json' with { type: 'json' };
 import schema020 from './schemas/osi-schema-0.2.0.dev0.json' with { type: 'json' };
