@@ -7,11 +7,15 @@ import { it, vi } from 'vitest';
 import { openMongoDocumentStore } from '../../core/adapters/mongo/index.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import { documentStoreContract } from '../../core/testing/document-store.contract.ts';
+import { skipBecause } from '../../core/testing/skip.ts';
 
 const uri = process.env.TEST_DOCDB_URI || undefined;
 let databases = 0;
 
-it.skipIf(uri === undefined)('set TEST_DOCDB_URI to run the MongoDB contract (when set: connects and closes)', async () => {
+it('runs the MongoDB contract when TEST_DOCDB_URI names a server (connects and closes)', async (ctx) => {
+  if (uri === undefined) {
+    return skipBecause(ctx, 'TEST_DOCDB_URI is not set: no MongoDB server runs on the build machine, so the MongoDB adapter\'s query and update translation is not tested here; run TEST_DOCDB_URI=mongodb://… node_modules/.bin/vitest run test/integration/mongo-document-store.test.ts');
+  }
   const store = await openMongoDocumentStore({ uri: uri as string, dbName: `cairn_smoke_${process.pid}` });
   await store.collection('smoke').countDocuments({});
   await store.close();

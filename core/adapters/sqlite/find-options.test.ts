@@ -29,7 +29,7 @@ const stores: [string, () => Promise<DocumentStore>][] = [
   ['memory fake', async () => createMemoryDocumentStore()],
 ];
 const mongoUri = process.env.TEST_DOCDB_URI;
-const mongo: [string, () => Promise<DocumentStore>][] = [['mongodb (TEST_DOCDB_URI)', async () => {
+const mongo: [string, () => Promise<DocumentStore>][] = [[`mongodb${mongoUri === undefined ? ' (skipped: TEST_DOCDB_URI is not set, no MongoDB server runs here)' : ''}`, async () => {
   const store = await openMongoDocumentStore({ uri: mongoUri ?? '' });
   const items = store.collection('items');
   await items.deleteMany({});
