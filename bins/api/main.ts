@@ -9,32 +9,23 @@ import { hostname, tmpdir } from 'node:os';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
 import { openRedis } from '../../core/adapters/redis/index.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
-import { openBootStores, readBootSettings } from '../../core/boot/boot-process.ts';
+import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
 import { apiSignIn, createApiApp } from './app.ts';
 import { apiListenAddress } from './listen-address.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const logger = createPinoLogger({ name: 'api' });
-const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
-let boot;
-let listen;
-try {
-  boot = readBootSettings('api', process.env, { appDir, tmpDir: tmpdir() });
-  listen = apiListenAddress(boot.env, process.env);
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(2);
-}
-boot.lines.forEach(print);
-const { env } = boot;
 const instanceId = process.env.PLATFORM_INSTANCE_ID ?? `${hostname()}-${process.pid}`;
-let stores: Awaited<ReturnType<typeof openBootStores>>;
-try {
-  stores = await openBootStores(env, { owner: `api@${instanceId}`, print });
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(1);
-}
+const { boot, settings: listen, stores } = await startRole('api', {
+  env: process.env,
+  dirs: { appDir: appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), tmpDir: tmpdir() },
+  instanceId,
+  print,
+  printError: (line) => console.error(line),
+  exit: (code) => process.exit(code),
+  settings: (booted) => apiListenAddress(booted.env, process.env),
+});
+const { env } = boot;
 const { docs, objects } = stores;
 // The per-user counter gets its own connection that fails fast rather than queueing while the store is away.
 const rateRedis = env.stores.queueUrl ? await openRedis(env.stores.queueUrl, { maxRetriesPerRequest: 2 }).catch((error: Error) => {
@@ -48,11 +39,8 @@ const app = createApiApp({
 app.listen({ hostname: listen.host, port: listen.port, maxRequestBodySize: 21 * 1024 * 1024 });
 logger.info({ host: listen.host, port: listen.port, signIn: env.signIn.mode }, `api listening on ${listen.host}:${listen.port}`);
 
-async function stop(): Promise<void> {
+stopOnSignals(process, async () => {
   await app.stop();
   await stores.close();
   rateRedis?.disconnect();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => void stop());
+}, (code) => process.exit(code));

@@ -10,8 +10,8 @@ import { hostname, tmpdir } from 'node:os';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { systemClock } from '../../core/adapters/runtime/system.ts';
-import { openBootStores, readBootSettings } from '../../core/boot/boot-process.ts';
 import { platformRelease } from '../../core/boot/platform-release.ts';
+import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
 import { DATA_UPDATE_SWEEP_INTERVAL_MS, runDataUpdateSweep } from '../../core/data-update/index.ts';
 import { createDocumentLease } from '../../core/lease/document-lease.ts';
 import { runDispatcherLease } from '../../core/lease/dispatcher-lease.ts';
@@ -19,23 +19,16 @@ import { settleLostJobs } from './settle-lost-jobs.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const logger = createPinoLogger({ name: 'dispatcher' });
-let boot;
-try {
-  boot = readBootSettings('dispatcher', process.env, { appDir: appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), tmpDir: tmpdir() });
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(2);
-}
-boot.lines.forEach(print);
+const instanceId = process.env.PLATFORM_INSTANCE_ID ?? `${hostname()}-${process.pid}`;
+const { boot, stores, owner: leaseOwner } = await startRole('dispatcher', {
+  env: process.env,
+  dirs: { appDir: appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), tmpDir: tmpdir() },
+  instanceId,
+  print,
+  printError: (line) => console.error(line),
+  exit: (code) => process.exit(code),
+});
 const { env } = boot;
-const owner = process.env.PLATFORM_INSTANCE_ID ?? `${hostname()}-${process.pid}`;
-let stores: Awaited<ReturnType<typeof openBootStores>>;
-try {
-  stores = await openBootStores(env, { owner: `dispatcher@${owner}`, print });
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(1);
-}
 const { docs, lease } = stores;
 let stopRequested = false;
 const wakers = new Set<() => void>();
@@ -49,7 +42,7 @@ let sweeping = false;
 
 async function sweepLoop(): Promise<void> {
   while (sweeping && (await sleep(DATA_UPDATE_SWEEP_INTERVAL_MS))) {
-    await runDataUpdateSweep({ docs, lease, clock: systemClock, logger: print, sleep: async (ms) => { await sleep(ms); }, owner: `dispatcher@${owner}` }, platformRelease())
+    await runDataUpdateSweep({ docs, lease, clock: systemClock, logger: print, sleep: async (ms) => { await sleep(ms); }, owner: leaseOwner }, platformRelease())
       .catch((error: Error) => logger.error({ err: error.message }, 'data update sweep failed'));
   }
 }
@@ -62,16 +55,13 @@ async function startWork(): Promise<void> {
 }
 
 const finished = env.embeddedQueue.enabled
-  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner, clock: systemClock, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; }, stopping: () => stopRequested })
+  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner: instanceId, clock: systemClock, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; }, stopping: () => stopRequested })
   : startWork().then(() => new Promise<void>((resolve) => { wakers.add(resolve); }));
 
-async function stop(): Promise<void> {
+stopOnSignals(process, async () => {
   stopRequested = true;
   sweeping = false;
   for (const wake of [...wakers]) wake();
   await finished;
   await stores.close();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => void stop());
+}, (code) => process.exit(code));
