@@ -1,35 +1,49 @@
 /**
  * semantic-mcp: serves every semantic project's MCP endpoints (/mcp/<slug>/mcp, /mcp/<slug>/test/mcp).
  * Composition root: reads the environment once, builds adapters, starts listening.
+ * With `--query-process` the same executable is one of its own query processes instead (stdio
+ * protocol, no server, no stores, no secrets): that role is decided before anything else boots, so
+ * a child loads only the DuckDB library and the query-process code.
  *
  * Source: ../shared/spec/semantic-query-service.md; ../shared/ARCHITECTURE.md § Processes.
  */
-import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { preloadDuckDbLibrary } from '../../core/adapters/duckdb/native-library.ts';
-import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
-import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.ts';
-import { openRedis } from '../../core/adapters/redis/index.ts';
-import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
-import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
-import { openBootStores, readBootSettings } from '../../core/boot/boot-process.ts';
-import { createCallLogWriter } from '../../core/semantic/call-log-writer.ts';
-import { createSemanticMcpApp } from './app.ts';
-import { parseSemanticMcpSettings } from './settings.ts';
+import { isQueryProcess, queryProcessCommand } from './query-process-command.ts';
 
-const logger = createPinoLogger({ name: 'semantic-mcp' });
+const queryProcess = isQueryProcess(process.argv);
 // Compiled executable: load the embedded libduckdb before @duckdb/node-api is first imported (no-op
-// from sources). Hence the dynamic import of the engine. Bun extracts the embedded duckdb.node into
+// from sources). Hence the dynamic imports of the engine. Bun extracts the embedded duckdb.node into
 // BUN_TMPDIR (read at launch; the image sets it, for a /tmp mounted noexec): the preload makes it.
+let native: Awaited<ReturnType<typeof preloadDuckDbLibrary>>;
 try {
   const dataDir = process.env.CAIRN_DATA_DIR;
-  const native = await preloadDuckDbLibrary({ cacheDir: process.env.CAIRN_NATIVE_CACHE_DIR ?? process.env.BUN_TMPDIR ?? (dataDir ? join(dataDir, 'cache', 'native') : undefined) });
-  if (native.loaded) logger.info({ path: native.path, duckdb: native.version, written: native.written, ms: native.ms }, 'DuckDB library loaded');
+  native = await preloadDuckDbLibrary({ cacheDir: process.env.CAIRN_NATIVE_CACHE_DIR ?? process.env.BUN_TMPDIR ?? (dataDir ? join(dataDir, 'cache', 'native') : undefined) });
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
 }
-const { createDuckDbQueryEngine } = await import('../../core/adapters/duckdb/index.ts');
+if (queryProcess) {
+  // A query process: the protocol on stdin/stdout until the parent closes stdin (or kills it).
+  const { serveQueryProcess } = await import('../../core/adapters/duckdb/query-process-server.ts');
+  await serveQueryProcess(process.stdin, process.stdout);
+  process.exit(0);
+}
+const [{ hostname, tmpdir }, { createPinoLogger }, { createRateLimiter }, { openRedis }, { appDirectory }, { cryptoIds, systemClock }, { openBootStores, readBootSettings }, { createCallLogWriter }, { createSemanticMcpApp }, { parseSemanticMcpSettings }, { createDuckDbQueryEngine }] = await Promise.all([
+  import('node:os'),
+  import('../../core/adapters/log/pino-logger.ts'),
+  import('../../core/adapters/rate-limit/rate-limiter.ts'),
+  import('../../core/adapters/redis/index.ts'),
+  import('../../core/adapters/runtime/app-directory.ts'),
+  import('../../core/adapters/runtime/system.ts'),
+  import('../../core/boot/boot-process.ts'),
+  import('../../core/semantic/call-log-writer.ts'),
+  import('./app.ts'),
+  import('./settings.ts'),
+  import('../../core/adapters/duckdb/index.ts'),
+]);
+const logger = createPinoLogger({ name: 'semantic-mcp' });
+if (native.loaded) logger.info({ path: native.path, duckdb: native.version, written: native.written, ms: native.ms }, 'DuckDB library loaded');
 const print = (line: string) => process.stdout.write(`${line}\n`);
 let boot;
 let settings;
@@ -55,7 +69,9 @@ try {
   process.exit(1);
 }
 const { docs, objects } = stores;
-const engine = createDuckDbQueryEngine({ objectStore: objects, cacheDir: settings.cacheDir, logger });
+// Queries run in child processes of this executable (one data key each, killed on timeout or past
+// their memory ceiling); they get the data database's path, never a secret or a store connection.
+const engine = createDuckDbQueryEngine({ objectStore: objects, cacheDir: settings.cacheDir, logger, queryProcess: queryProcessCommand(process.execPath, process.argv, process.execArgv, process.env) });
 const semanticDeps = { docs, objects, clock: systemClock, ids: cryptoIds };
 // Calls are logged after they are answered; stop() drains the pending writes before closing the stores.
 const callLog = createCallLogWriter(semanticDeps, (error, entry) => logger.error({ err: String(error), tool: entry.tool, projectId: entry.projectId }, 'call log write failed'));

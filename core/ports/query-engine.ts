@@ -11,10 +11,13 @@ export interface QueryEngine {
    */
   parse(sql: string): Promise<ParseOutcome>;
   /**
-   * Re-materialises the model's scoped views from `views` (CREATE OR REPLACE VIEW) and runs `sql`
-   * with `search_path` set to the scope. Materialisation is serialised per (data, scope).
+   * Materialises the model's scoped views from `views` unless the scope is already current (its
+   * name carries a digest of the views: see {@link ExecuteRequest.scope}) and runs `sql` with
+   * `search_path` set to the scope, isolated so that a runaway query costs only its caller.
    * @throws PlatformError `view_materialisation_failed` (names the dataset, not other scopes),
-   *   `query_timeout` after `timeoutMs`, `query_failed` with the engine's message for runtime errors
+   *   `query_timeout` after `timeoutMs` (the work is stopped), `query_memory_exceeded` when the
+   *   query needs more memory than its ceiling, `query_rejected` for a statement that is not a
+   *   read-only SELECT, `query_invalid_params`, `query_failed` with the engine's message
    */
   execute(request: ExecuteRequest): Promise<QueryResult>;
   /** Frees every engine instance. */
@@ -51,7 +54,12 @@ export interface ScopedView {
 /** Input of {@link QueryEngine.execute}. */
 export interface ExecuteRequest {
   data: DataSet;
-  /** Scope schema name, e.g. `_scope_flights` (never shown to agents). */
+  /**
+   * Scope schema name (never shown to agents), `<family>_<digest>` where `<digest>` is 12 lower-case
+   * hex digits over the views, e.g. `_scope_flights_0123456789ab`: an unchanged name promises
+   * unchanged views (materialisation is skipped), and a new digest of the same family replaces the
+   * family's previous scope. A name without such a digest is a family of its own.
+   */
   scope: string;
   views: ScopedView[];
   sql: string;
@@ -59,7 +67,12 @@ export interface ExecuteRequest {
   params: string[];
   /** Rows kept at most (1,000); one more is read to decide `truncated`. */
   maxRows: number;
-  /** Query timeout in milliseconds (30,000); the running query is interrupted. */
+  /**
+   * Bytes of row data kept at most (4 MiB): the UTF-8 length of the JSON text of `rows`. Reading
+   * stops at the first row that would pass it (`truncatedBy: 'bytes'`).
+   */
+  maxBytes: number;
+  /** Query timeout in milliseconds (30,000); the work is interrupted, or its process killed. */
   timeoutMs: number;
 }
 
@@ -77,6 +90,8 @@ export interface ResultColumn {
 export interface QueryResult {
   columns: ResultColumn[];
   rows: unknown[][];
-  /** True only when a row beyond `maxRows` exists. */
+  /** True only when a row beyond `maxRows` exists or the next row would pass `maxBytes`. */
   truncated: boolean;
+  /** Which cap ended reading, present only when `truncated`. */
+  truncatedBy?: 'rows' | 'bytes';
 }

@@ -1,12 +1,13 @@
 /**
- * The DuckDB QueryEngine against real DuckDB: materialisation per call, failing view_query, scoping
- * through search_path, the row cap, the timeout, parameter binding, external access, LRU eviction.
+ * The DuckDB QueryEngine against real DuckDB in real query processes: materialisation by scope
+ * digest, failing view_query, scoping through search_path, the row cap, the timeout, parameter
+ * binding, SELECT-only execution, external access, eviction when the process pool is full.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSet, ExecuteRequest, QueryEngine } from '../../ports/query-engine.ts';
 import { createDuckDbQueryEngine } from './index.ts';
 import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
-import { dataSetOf, failure, recordingLogger, temporaryDirectory, writeDataFiles } from './test-fixtures.ts';
+import { dataSetOf, failure, recordingLogger, temporaryDirectory, testQueryProcess, writeDataFiles } from './test-fixtures.ts';
 
 let directory: { path: string; remove: () => Promise<void> };
 let engine: QueryEngine;
@@ -20,7 +21,7 @@ beforeAll(async () => {
     'flights.parquet': "SELECT range AS n, 'o' || (range % 7) AS origin, DATE '2024-01-01' + (range % 30)::INTEGER AS day FROM range(2000)",
   });
   data = await dataSetOf(store, bytes);
-  engine = createDuckDbQueryEngine({ objectStore: store, cacheDir: `${directory.path}/cache`, logger });
+  engine = createDuckDbQueryEngine({ objectStore: store, cacheDir: `${directory.path}/cache`, logger, queryProcess: testQueryProcess });
 });
 
 afterAll(async () => {
@@ -31,7 +32,7 @@ afterAll(async () => {
 const flightsView = { name: 'flights', sql: 'SELECT * FROM data.flights' };
 
 function request(overrides: Partial<ExecuteRequest>): ExecuteRequest {
-  return { data, scope: '_scope_test', views: [flightsView], sql: 'SELECT 1', params: [], maxRows: 1000, timeoutMs: 30_000, ...overrides };
+  return { data, scope: '_scope_test', views: [flightsView], sql: 'SELECT 1', params: [], maxRows: 1000, maxBytes: 4 * 1024 * 1024, timeoutMs: 30_000, ...overrides };
 }
 
 describe('execute', () => {
@@ -42,29 +43,39 @@ describe('execute', () => {
     expect(logger.lines.filter((line) => line.message === 'data database built')).toHaveLength(1);
   });
 
-  it('re-materialises the views on every call (a changed view_query takes effect on the next call)', async () => {
-    const scope = '_scope_changes';
-    const first = await engine.execute(request({ scope, views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 10' }], sql: 'SELECT count(*) FROM flights' }));
-    const second = await engine.execute(request({ scope, views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 25' }], sql: 'SELECT count(*) FROM flights' }));
+  it('a changed view_query takes effect on the next call: a new digest is a new scope, and the old scope of the model is dropped', async () => {
+    const first = await engine.execute(request({ scope: '_scope_changes_00000000000a', views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 10' }], sql: 'SELECT count(*) FROM flights' }));
+    const second = await engine.execute(request({ scope: '_scope_changes_00000000000b', views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 25' }], sql: 'SELECT count(*) FROM flights' }));
     expect([first.rows, second.rows]).toEqual([[[10]], [[25]]]);
+    const old = await failure(engine.execute(request({ scope: '_scope_changes_00000000000b', sql: 'SELECT count(*) FROM "_scope_changes_00000000000a".flights' })));
+    expect(old.message).toMatch(/_scope_changes_00000000000a/);
+  });
+
+  it('does not re-materialise a scope whose digest it has already materialised', async () => {
+    const scope = '_scope_skip_0123456789ab';
+    await engine.execute(request({ scope, views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 3' }], sql: 'SELECT 1' }));
+    // Same name, other views (a caller that broke the digest promise): the views already there stay.
+    const again = await engine.execute(request({ scope, views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 7' }], sql: 'SELECT count(*) FROM flights' }));
+    expect(again.rows).toEqual([[3]]);
   });
 
   it('drops views that left the model', async () => {
-    const scope = '_scope_dropped';
-    await engine.execute(request({ scope, views: [flightsView, { name: 'extra', sql: 'SELECT 1 AS x' }], sql: 'SELECT * FROM extra' }));
-    const error = await failure(engine.execute(request({ scope, views: [flightsView], sql: 'SELECT * FROM extra' })));
+    await engine.execute(request({ scope: '_scope_dropped_000000000001', views: [flightsView, { name: 'extra', sql: 'SELECT 1 AS x' }], sql: 'SELECT * FROM extra' }));
+    const error = await failure(engine.execute(request({ scope: '_scope_dropped_000000000002', views: [flightsView], sql: 'SELECT * FROM extra' })));
     expect(error).toMatchObject({ code: 'query_failed' });
   });
 
   it('refuses the query when a view_query fails, naming the dataset, and keeps no half-built view set', async () => {
-    const scope = '_scope_broken';
+    const scope = '_scope_broken_00000000000a';
     await engine.execute(request({ scope, sql: 'SELECT count(*) FROM flights' }));
     const views = [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 5' }, { name: 'broken', sql: 'SELECT * FROM data.nope' }];
-    const error = await failure(engine.execute(request({ scope, views, sql: 'SELECT 42' })));
+    const error = await failure(engine.execute(request({ scope: '_scope_broken_00000000000b', views, sql: 'SELECT 42' })));
     expect(error.code).toBe('view_materialisation_failed');
     expect(error.message).toMatch(/^Dataset "broken" could not be materialised from its view_query: Catalog Error: Table with name nope does not exist/);
     const after = await engine.execute(request({ scope, sql: 'SELECT count(*) FROM flights' }));
     expect(after.rows).toEqual([[2000]]);
+    const half = await failure(engine.execute(request({ scope, sql: 'SELECT count(*) FROM "_scope_broken_00000000000b".flights' })));
+    expect(half.code).toBe('query_failed');
   });
 
   it('resolves bare names only in the requested scope (search_path)', async () => {
@@ -90,7 +101,7 @@ describe('execute', () => {
     expect(result).toMatchObject({ truncated: true, rows: [[expect.any(Number)], [expect.any(Number)], [expect.any(Number)]] });
   });
 
-  it('interrupts a slow query after timeoutMs with query_timeout, and the instance keeps working', async () => {
+  it('interrupts a slow query after timeoutMs with query_timeout, and the engine keeps working', async () => {
     const slow = 'SELECT count(*) FROM range(100000) a, range(100000) b WHERE a.range * b.range = -1';
     const error = await failure(engine.execute(request({ sql: slow, timeoutMs: 150 })));
     expect(error.code).toBe('query_timeout');
@@ -104,20 +115,32 @@ describe('execute', () => {
     expect(error.message).toMatch(/Could not convert string 'x' to INT32/);
   });
 
-  it('runs concurrent calls on one scope and on several scopes of one instance', async () => {
+  it('runs concurrent calls on one scope and on several scopes of one data key', async () => {
     const calls = Array.from({ length: 8 }, (_, index) => {
-      const views = [{ name: 'flights', sql: `SELECT * FROM data.flights WHERE n < ${index + 1}` }];
-      return engine.execute(request({ scope: `_scope_parallel_${index % 3}`, views, sql: 'SELECT count(*) FROM flights' }));
+      const views = [{ name: 'flights', sql: `SELECT * FROM data.flights WHERE n < ${(index % 3) + 1}` }];
+      return engine.execute(request({ scope: `_scope_parallel_00000000000${index % 3}`, views, sql: 'SELECT count(*) FROM flights' }));
     });
     const results = await Promise.all(calls);
-    expect(results.map((result) => result.rows[0][0])).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(results.map((result) => result.rows[0][0])).toEqual([1, 2, 3, 1, 2, 3, 1, 2]);
   });
 
-  it('runs DESCRIBE and EXPLAIN', async () => {
+  it('runs DESCRIBE (the engine reports a SELECT)', async () => {
     const described = await engine.execute(request({ sql: 'DESCRIBE flights' }));
     expect(described.rows.map((row) => row[0])).toEqual(['n', 'origin', 'day']);
-    const explained = await engine.execute(request({ sql: 'EXPLAIN SELECT * FROM flights' }));
-    expect(explained.columns.map((column) => column.name)).toEqual(['explain_key', 'explain_value']);
+  });
+
+  it.each([
+    ['EXPLAIN SELECT * FROM flights', /^Query rejected: EXPLAIN is not available/],
+    ['EXPLAIN ANALYZE SELECT * FROM flights', /^Query rejected: EXPLAIN is not available/],
+    ["CREATE MACRO upper(x) AS 'PWNED'", /^Query rejected: only one read-only SELECT statement can run \(the engine reports a CREATE statement\)/],
+    ['CREATE TABLE memory.main.t AS SELECT 1', /^Query rejected: only one read-only SELECT/],
+    ["SET search_path = 'data.main'", /^Query rejected: only one read-only SELECT/],
+    ['CALL pragma_version()', /^Query rejected: only one read-only SELECT/],
+  ])('runs only SELECT statements, whatever reached it: refuses %s', async (sql, message) => {
+    const error = await failure(engine.execute(request({ sql })));
+    expect(error.code).toBe('query_rejected');
+    expect(error.message).toMatch(message);
+    expect((await engine.execute(request({ sql: "SELECT upper('a')" }))).rows).toEqual([['A']]);
   });
 });
 
@@ -156,9 +179,9 @@ describe('external access', () => {
   it.each([
     ["SELECT * FROM read_csv('/etc/passwd')", 'query_failed', /Permission Error/],
     ["SELECT * FROM '/etc/passwd'", 'query_failed', /does not exist|Permission Error/],
-    ["COPY (SELECT 1) TO '/tmp/cairn-should-not-exist.csv'", 'query_failed', /read-only|Permission Error/],
-    ["ATTACH '/tmp/cairn-should-not-exist.duckdb' AS x", 'query_failed', /read-only|Permission Error/],
-    ['INSTALL httpfs', 'query_failed', /read-only|Permission Error/],
+    ["COPY (SELECT 1) TO '/tmp/cairn-should-not-exist.csv'", 'query_failed', /Permission Error/],
+    ["ATTACH '/tmp/cairn-should-not-exist.duckdb' AS x", 'query_rejected', /only one read-only SELECT/],
+    ['INSTALL httpfs', 'query_rejected', /only one read-only SELECT/],
   ])('refuses %s', async (sql, code, message) => {
     const error = await failure(engine.execute(request({ sql })));
     expect(error.code).toBe(code);
@@ -167,23 +190,23 @@ describe('external access', () => {
 
   it('refuses a view_query that reads a file', async () => {
     const views = [{ name: 'leak', sql: "SELECT * FROM read_csv('/etc/passwd')" }];
-    const error = await failure(engine.execute(request({ scope: '_scope_leak', views, sql: 'SELECT 1' })));
+    const error = await failure(engine.execute(request({ scope: '_scope_leak_000000000000', views, sql: 'SELECT 1' })));
     expect(error.code).toBe('view_materialisation_failed');
     expect(error.message).toMatch(/Permission Error/);
   });
 });
 
-describe('instances', () => {
-  it('keeps at most maxInstances query instances and closes the least recently used', async () => {
+describe('query processes', () => {
+  it('keeps at most maxProcesses and closes the least recently used idle one for another data key', async () => {
     const lines = recordingLogger();
-    const small = createDuckDbQueryEngine({ objectStore: store, cacheDir: `${directory.path}/lru`, logger: lines, maxInstances: 1 });
+    const small = createDuckDbQueryEngine({ objectStore: store, cacheDir: `${directory.path}/lru`, logger: lines, queryProcess: testQueryProcess, maxProcesses: 1 });
     try {
       const other = await dataSetOf(store, await writeDataFiles(directory.path, { 'other.csv': 'SELECT 1 AS x' }));
       await small.execute(request({ sql: 'SELECT count(*) FROM flights' }));
       await small.execute(request({ data: other, views: [{ name: 'other', sql: 'SELECT * FROM data.other' }], sql: 'SELECT * FROM other' }));
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const closed = lines.lines.filter((line) => line.message === 'query instance closed').map((line) => line.fields.dataKey);
-      expect(closed).toEqual([data.key]);
+      const closed = lines.lines.filter((line) => line.message === 'query process killed').map((line) => [line.fields.dataKey, line.fields.reason]);
+      expect(closed).toEqual([[data.key, 'room needed for another data key']]);
       expect((await small.execute(request({ sql: 'SELECT count(*) FROM flights' }))).rows).toEqual([[2000]]);
     } finally {
       await small.close();

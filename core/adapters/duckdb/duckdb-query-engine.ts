@@ -1,8 +1,12 @@
 /**
- * The QueryEngine on DuckDB (@duckdb/node-api): a data database per DataSet key (built once from
- * the object store), a query instance per key (read-only `data` catalog, external access off,
- * threads 2, memory_limit 512MiB, at most `maxInstances` open), scoped views re-materialised on
- * every call, and queries run with search_path set to the scope.
+ * The QueryEngine on DuckDB (@duckdb/node-api). Parsing and the data build stay in this process:
+ * a data database per DataSet key, built once from the object store. Execution runs in query
+ * processes (children of semantic-mcp, see process-pool.ts and query-process.ts), each holding a
+ * query instance of one data key (read-only `data` catalog, external access off, configuration
+ * locked, threads 2, memory_limit 512MiB) and running one query at a time, so the time limit stops
+ * the work (the child is killed when it does not stop), the memory ceiling holds for values, and a
+ * runaway query costs only its caller. Scoped views are materialised only when their digest is new
+ * to the child; queries run with search_path set to the scope.
  *
  * Source: ../shared/spec/semantic-query-service.md § What the service does (3, 4), § Query validation, § Limits.
  */
@@ -12,11 +16,9 @@ import type { Logger } from '../../ports/logger.ts';
 import type { ObjectStore } from '../../ports/object-store.ts';
 import type { ExecuteRequest, QueryEngine, QueryResult } from '../../ports/query-engine.ts';
 import { cacheDirectoryName, createDataBuilder } from './data-build.ts';
-import { createInstancePool } from './instance-pool.ts';
-import { createKeyedLock } from './keyed-lock.ts';
-import { materialiseViews } from './materialise-views.ts';
 import { createDuckDbParser } from './parser.ts';
-import { startQuery } from './run-query.ts';
+import { createQueryProcessPool } from './process-pool.ts';
+import type { QueryProcessCommand } from './query-process.ts';
 
 /**
  * Dependencies of {@link createDuckDbQueryEngine}.
@@ -29,44 +31,54 @@ export interface DuckDbQueryEngineDeps {
   /** Local directory for built data databases and spill files (`<cacheDir>/<data key>/…`). */
   cacheDir: string;
   logger: Logger;
-  /** Query instances kept open at most (default 4); the least recently used idle one is closed. */
-  maxInstances?: number;
+  /** How to start a query process (semantic-mcp's own executable with its query-process flag). */
+  queryProcess: QueryProcessCommand;
+  /** Query processes alive at most (default 4); beyond, callers wait in arrival order. */
+  maxProcesses?: number;
+  /** Milliseconds a timed-out query gets to stop after the interrupt before its process is killed (default 500). */
+  interruptGraceMs?: number;
+  /** Set RLIMIT_DATA on query processes with prlimit (default true); the RSS watchdog runs either way. */
+  kernelMemoryLimit?: boolean;
 }
 
 /**
  * Creates the DuckDB query engine.
- * - `parse`: json_serialize_sql on a dedicated in-memory instance.
- * - `execute`: builds the data database on first use (`data_file_invalid`), re-materialises the
- *   scope's views under a per-(data, scope) lock (`view_materialisation_failed`), then runs the SQL
- *   on a fresh connection (`query_timeout`, `query_failed`, `query_invalid_params`).
+ * - `parse`: json_serialize_sql on a dedicated in-memory instance of this process.
+ * - `execute`: builds the data database on first use (`data_file_invalid`), takes a query process
+ *   of the data key from the pool (waiting for room), and runs the request there under the deadline
+ *   (`query_timeout`, `query_memory_exceeded`, `query_rejected`, `view_materialisation_failed`,
+ *   `query_failed`, `query_invalid_params`). The deadline starts when the process takes the request.
+ * - `close`: kills every query process and waits for them.
  *
  * Source: spec/semantic-query-service.md § Query validation
  */
 export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngine {
   const logger = deps.logger.child({ component: 'duckdb' });
   const builder = createDataBuilder({ objectStore: deps.objectStore, cacheDir: deps.cacheDir, logger });
-  const pool = createInstancePool({ logger, maxInstances: deps.maxInstances ?? 4 });
-  const locks = createKeyedLock();
-  const parser = createDuckDbParser();
   let spillCounter = 0;
+  const pool = createQueryProcessPool({
+    command: deps.queryProcess,
+    logger,
+    maxProcesses: deps.maxProcesses ?? 4,
+    graceMs: deps.interruptGraceMs,
+    kernelLimit: deps.kernelMemoryLimit,
+    spillDirectory: (dataKey) => {
+      spillCounter += 1;
+      return join(deps.cacheDir, cacheDirectoryName(dataKey), `spill-${pid}-${spillCounter}`);
+    },
+  });
+  const parser = createDuckDbParser();
 
   return {
     parse: (sql) => parser.parse(sql),
 
     async execute(request: ExecuteRequest): Promise<QueryResult> {
       const databaseFile = await builder.databaseFile(request.data);
-      spillCounter += 1;
-      const spillDirectory = join(deps.cacheDir, cacheDirectoryName(request.data.key), `spill-${pid}-${spillCounter}`);
-      const lease = await pool.acquire(request.data.key, databaseFile, spillDirectory);
-      const lockKey = `${request.data.key}\n${request.scope}`;
-      const started = startQuery(lease.instance, request, (steps) =>
-        locks.run(lockKey, async () => {
-          await materialiseViews(lease.instance, request.scope, request.views);
-          return steps();
-        }),
-      );
-      void started.finished.finally(() => lease.release());
-      return started.result;
+      const process = await pool.acquire(request.data.key, databaseFile);
+      const { scope, views, sql, params, maxRows, maxBytes } = request;
+      const execution = process.execute({ scope, views, sql, params, maxRows, maxBytes }, request.timeoutMs);
+      void execution.done.then((reusable) => pool.release(process, reusable));
+      return execution.result;
     },
 
     async close() {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSet, QueryEngine } from '../../ports/query-engine.ts';
 import { createDuckDbQueryEngine } from './index.ts';
 import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
-import { dataSetOf, recordingLogger, temporaryDirectory } from './test-fixtures.ts';
+import { dataSetOf, recordingLogger, temporaryDirectory, testQueryProcess } from './test-fixtures.ts';
 
 let directory: { path: string; remove: () => Promise<void> };
 let engine: QueryEngine;
@@ -15,7 +15,7 @@ beforeAll(async () => {
   directory = await temporaryDirectory('cairn-duckdb-values-');
   const store = createMemoryObjectStore();
   data = await dataSetOf(store, {});
-  engine = createDuckDbQueryEngine({ objectStore: store, cacheDir: directory.path, logger: recordingLogger() });
+  engine = createDuckDbQueryEngine({ objectStore: store, cacheDir: directory.path, logger: recordingLogger(), queryProcess: testQueryProcess });
 });
 
 afterAll(async () => {
@@ -68,7 +68,7 @@ const cases: [string, string, unknown][] = [
 describe('JSON values', () => {
   it('converts every type in one query', async () => {
     const sql = `SELECT ${cases.map(([expression], index) => `${expression} AS c${index}`).join(', ')}`;
-    const result = await engine.execute({ data, scope: '_scope_values', views: [], sql, params: [], maxRows: 10, timeoutMs: 30_000 });
+    const result = await engine.execute({ data, scope: '_scope_values', views: [], sql, params: [], maxRows: 10, maxBytes: 1 << 20, timeoutMs: 30_000 });
     const types = result.columns.map((column) => column.type.replaceAll('"', ''));
     expect(types).toEqual(cases.map(([, type]) => type));
     expect(result.rows[0]).toEqual(cases.map(([, , value]) => value));

@@ -1,7 +1,10 @@
 /**
- * Re-materialises a model's scoped views on every execute_query call: one transaction creates the
- * scope schema, replaces each view from its view_query and drops views no longer in the model.
- * A failing view_query rolls the whole set back and refuses the query (no stale view is served).
+ * A model's scoped views in a query instance: one transaction creates the scope schema, replaces
+ * each view from its view_query and drops views no longer in the model. A failing view_query rolls
+ * the whole set back and refuses the query (no stale view is served). The scope's name carries a
+ * digest of the views, so a scope already materialised in this instance is current and is not
+ * rebuilt; a new digest of the same family replaces (and drops) the family's previous scope, so a
+ * changed view_query takes effect on the next call.
  *
  * Source: ../shared/spec/semantic-query-service.md § What the service does (3), § States (view_query changed).
  */
@@ -9,6 +12,56 @@ import { VARCHAR, type DuckDBConnection, type DuckDBInstance } from '@duckdb/nod
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { ScopedView } from '../../ports/query-engine.ts';
 import { engineMessage, quoteIdentifier } from './sql-text.ts';
+
+/**
+ * The scopes materialised in one query instance (one per family), used by one query at a time.
+ *
+ * Source: spec/semantic-query-service.md § States (view_query changed)
+ */
+export interface ScopeViews {
+  /**
+   * Makes `scope` current: nothing when it already is; else materialises `views` into it and then
+   * drops the previous scope of its family.
+   * @returns true when the views were materialised, false when the scope was current
+   * @throws PlatformError `view_materialisation_failed` (the previous scope stays current)
+   */
+  ensure(scope: string, views: readonly ScopedView[]): Promise<boolean>;
+}
+
+/** `_scope_flights_0123456789ab` → `_scope_flights`; a name without a 12-hex digest is its own family. */
+export function scopeFamily(scope: string): string {
+  const match = /^(.+)_[0-9a-f]{12}$/.exec(scope);
+  return match ? match[1] : scope;
+}
+
+/**
+ * Creates the scope registry of `instance` (empty: the instance is new).
+ *
+ * Source: spec/semantic-query-service.md § States (view_query changed)
+ */
+export function createScopeViews(instance: DuckDBInstance): ScopeViews {
+  const current = new Map<string, string>();
+  return {
+    async ensure(scope, views) {
+      const family = scopeFamily(scope);
+      const previous = current.get(family);
+      if (previous === scope) return false;
+      await materialiseViews(instance, scope, views);
+      current.set(family, scope);
+      if (previous !== undefined) await dropScope(instance, previous);
+      return true;
+    },
+  };
+}
+
+async function dropScope(instance: DuckDBInstance, scope: string): Promise<void> {
+  const connection = await instance.connect();
+  try {
+    await connection.run(`DROP SCHEMA IF EXISTS ${quoteIdentifier(scope)} CASCADE`);
+  } finally {
+    connection.closeSync();
+  }
+}
 
 /**
  * Creates `scope` if needed and replaces its views with `views` (CREATE OR REPLACE VIEW), in one

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDataBuilder } from './data-build.ts';
-import { openQueryInstance } from './instance-pool.ts';
+import { openQueryInstance } from './query-instance.ts';
 import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
 import { dataSetOf, recordingLogger, temporaryDirectory, writeDataFiles } from './test-fixtures.ts';
 

@@ -1,50 +1,62 @@
 /**
- * Runs one validated query on a fresh connection of a query instance: search_path set to the
- * scope, prepared, params bound with inferred types, the result streamed chunk by chunk and read
- * only up to maxRows + 1 rows. A timer interrupts the connection after timeoutMs.
+ * Runs one validated query inside a query process, on a fresh connection of its query instance:
+ * search_path set to the scope (by this setup path, never by the caller's text), prepared, refused
+ * unless the engine reports a SELECT, params bound with inferred types, the result streamed chunk by
+ * chunk and read only up to the row cap and the byte cap. The time limit is the parent's: it sends
+ * an interrupt (see `interrupt`) and kills the process when the engine does not stop.
  *
  * Source: ../shared/spec/semantic-query-service.md § Query validation (engine connection), § Errors, § Limits.
  */
+import { Buffer } from 'node:buffer';
 import { StatementType, type DuckDBConnection, type DuckDBInstance, type DuckDBResult } from '@duckdb/node-api';
 import { isPlatformError, PlatformError } from '../../ports/platform-error.ts';
-import type { ExecuteRequest, QueryResult } from '../../ports/query-engine.ts';
+import type { QueryResult } from '../../ports/query-engine.ts';
 import { bindParameters } from './bind-parameters.ts';
 import { toJsonValue } from './json-values.ts';
+import { engineMemoryLimitMiB } from './query-instance.ts';
 import { engineMessage, quoteIdentifier, quoteLiteral } from './sql-text.ts';
 
 /**
- * A started query: `result` settles by the deadline; `finished` once the engine has let go.
+ * What {@link runQuery} needs of a request.
  *
  * Source: spec/semantic-query-service.md § Limits
  */
-export interface StartedQuery {
-  result: Promise<QueryResult>;
-  finished: Promise<void>;
+export interface QueryToRun {
+  scope: string;
+  sql: string;
+  params: readonly string[];
+  maxRows: number;
+  maxBytes: number;
 }
 
 /**
- * Starts `request` on `instance`. `prepareLocked` wraps the steps that must see one consistent view
- * set: the caller materialises the views inside it, then search_path, prepare, bind and the start of
- * execution (binding happens there) run before the lock is released; rows are read outside it.
- * `result` rejects with PlatformError `query_timeout` after `timeoutMs` (the connection is
- * interrupted), `query_failed` with the engine's message, `query_invalid_params`, or the
- * materialisation error; `finished` never rejects.
+ * A running query: `interrupt` asks the engine to stop it (the result then rejects).
  *
  * Source: spec/semantic-query-service.md § Limits
  */
-export function startQuery(
-  instance: DuckDBInstance,
-  request: ExecuteRequest,
-  prepareLocked: <T>(steps: () => Promise<T>) => Promise<T>,
-): StartedQuery {
-  const state = { stopped: false, connection: undefined as DuckDBConnection | undefined };
-  const work = runSteps(instance, request, prepareLocked, state);
-  const finished = work.then(() => undefined, () => undefined).finally(() => state.connection?.closeSync());
-  const result = withDeadline(work, request.timeoutMs, () => {
-    state.stopped = true;
-    state.connection?.interrupt();
-  });
-  return { result, finished };
+export interface RunningQuery {
+  result: Promise<QueryResult>;
+  interrupt(): void;
+}
+
+/**
+ * Starts `query` on `instance`.
+ * `result` rejects with PlatformError `query_rejected` (the engine reports another statement kind
+ * than SELECT: EXPLAIN, DDL, SET, …), `query_invalid_params`, `query_memory_exceeded` (the engine
+ * ran out of memory) or `query_failed` with the engine's message.
+ *
+ * Source: spec/semantic-query-service.md § Limits
+ */
+export function runQuery(instance: DuckDBInstance, query: QueryToRun): RunningQuery {
+  const state: RunState = { stopped: false, connection: undefined };
+  const result = runSteps(instance, query, state).finally(() => state.connection?.closeSync());
+  return {
+    result,
+    interrupt() {
+      state.stopped = true;
+      state.connection?.interrupt();
+    },
+  };
 }
 
 interface RunState {
@@ -52,83 +64,66 @@ interface RunState {
   connection: DuckDBConnection | undefined;
 }
 
-async function runSteps(
-  instance: DuckDBInstance,
-  request: ExecuteRequest,
-  prepareLocked: <T>(steps: () => Promise<T>) => Promise<T>,
-  state: RunState,
-): Promise<QueryResult> {
-  const connection = await instance.connect();
-  state.connection = connection;
+async function runSteps(instance: DuckDBInstance, query: QueryToRun, state: RunState): Promise<QueryResult> {
   try {
-    const pending = await prepareLocked(async () => {
-      if (state.stopped) throw new Error('stopped');
-      await connection.run(`SET search_path = ${quoteLiteral(quoteIdentifier(request.scope))}`);
-      const prepared = await connection.prepare(request.sql);
-      if (prepared.statementType !== StatementType.SELECT && prepared.statementType !== StatementType.EXPLAIN) {
-        throw new PlatformError('query_failed', 'Only read-only SELECT, EXPLAIN and DESCRIBE statements can run.', { status: 400 });
-      }
-      await bindParameters(connection, prepared, request.params);
-      return prepared.startStream();
-    });
-    if (state.stopped) throw new Error('stopped');
-    return await readRows(await pending.getResult(), request.maxRows, state);
+    const connection = await instance.connect();
+    state.connection = connection;
+    await connection.run(`SET search_path = ${quoteLiteral(quoteIdentifier(query.scope))}`);
+    const prepared = await connection.prepare(query.sql);
+    if (prepared.statementType !== StatementType.SELECT) throw notSelect(prepared.statementType);
+    await bindParameters(connection, prepared, query.params);
+    if (state.stopped) throw new Error('INTERRUPT Error: Interrupted!');
+    const pending = await prepared.startStream();
+    return await readRows(await pending.getResult(), query, state);
   } catch (error) {
     if (isPlatformError(error)) throw error;
-    throw new PlatformError('query_failed', engineMessage(error), { status: 400, cause: error });
-  }
-}
-
-/** Reads rows chunk by chunk until `maxRows + 1` rows are seen or the result ends. */
-async function readRows(result: DuckDBResult, maxRows: number, state: RunState): Promise<QueryResult> {
-  const types = result.columnTypes();
-  const columns = result.columnNames().map((name, index) => ({ name, type: types[index].toString() }));
-  const rows: unknown[][] = [];
-  for (;;) {
-    if (state.stopped) throw new Error('stopped');
-    const chunk = await result.fetchChunk();
-    if (!chunk || chunk.rowCount === 0) return { columns, rows, truncated: false };
-    const take = Math.min(chunk.rowCount, maxRows + 1 - rows.length);
-    for (let row = 0; row < take; row += 1) {
-      rows.push(chunk.getRowValues(row).map((value, column) => toJsonValue(value, types[column])));
-    }
-    if (rows.length > maxRows) return { columns, rows: rows.slice(0, maxRows), truncated: true };
+    const message = engineMessage(error);
+    if (/^Out of Memory Error/i.test(message)) throw memoryExceeded();
+    throw new PlatformError('query_failed', message, { status: 400, cause: error });
   }
 }
 
 /**
- * `work`'s outcome, or PlatformError `query_timeout` once `timeoutMs` passes (after `onTimeout`).
+ * Reads rows chunk by chunk until a row beyond `maxRows` exists, the next row would pass `maxBytes`
+ * of JSON row text, or the result ends. Rows beyond a cap are never converted.
  */
-function withDeadline<T>(work: Promise<T>, timeoutMs: number, onTimeout: () => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let settled = false;
-    const timer = setTimeout(() => {
-      settled = true;
-      onTimeout();
-      reject(timeoutError(timeoutMs));
-    }, timeoutMs);
-    work.then(
-      (value) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+async function readRows(result: DuckDBResult, query: QueryToRun, state: RunState): Promise<QueryResult> {
+  const types = result.columnTypes();
+  const columns = result.columnNames().map((name, index) => ({ name, type: types[index].toString() }));
+  const rows: unknown[][] = [];
+  let bytes = 2; // the brackets of the rows array
+  for (;;) {
+    if (state.stopped) throw new Error('INTERRUPT Error: Interrupted!');
+    const chunk = await result.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) return { columns, rows, truncated: false };
+    for (let index = 0; index < chunk.rowCount; index += 1) {
+      if (rows.length === query.maxRows) return { columns, rows, truncated: true, truncatedBy: 'rows' };
+      const row = chunk.getRowValues(index).map((value, column) => toJsonValue(value, types[column]));
+      const size = Buffer.byteLength(JSON.stringify(row)) + (rows.length > 0 ? 1 : 0);
+      if (bytes + size > query.maxBytes) return { columns, rows, truncated: true, truncatedBy: 'bytes' };
+      rows.push(row);
+      bytes += size;
+    }
+  }
 }
 
-function timeoutError(timeoutMs: number): PlatformError {
-  const seconds = Number((timeoutMs / 1000).toFixed(3));
+function notSelect(type: StatementType): PlatformError {
+  const explain = type === StatementType.EXPLAIN || type === StatementType.LOGICAL_PLAN;
+  const reason = explain
+    ? 'EXPLAIN is not available because a plan would show how the model\'s datasets are built, which their views hide. To check a query, run it with LIMIT 1.'
+    : `only one read-only SELECT statement can run (the engine reports a ${StatementType[type] ?? 'different'} statement); send a single SELECT over the model's tables.`;
+  return new PlatformError('query_rejected', `Query rejected: ${reason}`, { status: 400 });
+}
+
+/**
+ * The error of a query that needed more memory than a query may use.
+ *
+ * Source: spec/semantic-query-service.md § Limits (engine memory)
+ */
+export function memoryExceeded(): PlatformError {
   return new PlatformError(
-    'query_timeout',
-    `Query timed out after ${seconds} s and was stopped; narrow the query (filter rows, aggregate, or add LIMIT) and try again.`,
-    { status: 408 },
+    'query_memory_exceeded',
+    `Query stopped: it needed more memory than the ${engineMemoryLimitMiB} MiB a query may use. Hold less at once: filter or aggregate earlier, avoid building very large lists or strings, select fewer columns, or add LIMIT, and try again.`,
+    { status: 400 },
   );
 }

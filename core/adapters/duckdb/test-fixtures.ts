@@ -1,7 +1,7 @@
 /**
  * Test fixtures of the DuckDB adapter's tests: a recording Logger, the rejection of a promise, and
- * small data files written by DuckDB itself (COPY) into a temporary directory. The in-memory
- * ObjectStore is core/testing's fake.
+ * small data files written by DuckDB itself (COPY) into a temporary directory, and the command of a
+ * real query process (bun on bins/semantic-mcp/main.ts). The in-memory ObjectStore is core/testing's fake.
  * Used only by *.test.ts files in this folder.
  *
  * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (fake only a port).
@@ -9,12 +9,22 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Logger } from '../../ports/logger.ts';
 import type { ObjectStore } from '../../ports/object-store.ts';
 import type { DataFile, DataSet } from '../../ports/query-engine.ts';
+import type { QueryProcessCommand } from './query-process.ts';
 import { quoteLiteral } from './sql-text.ts';
+
+const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
+
+/** Query processes as semantic-mcp starts them from sources: bun on its main.ts with the flag. */
+export const testQueryProcess: QueryProcessCommand = {
+  command: join(repoRoot, 'node_modules', '.bin', 'bun'),
+  args: [join(repoRoot, 'bins', 'semantic-mcp', 'main.ts'), '--query-process'],
+  env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+};
 
 /** The error `promise` rejects with (fails the test when it resolves). */
 export async function failure(promise: Promise<unknown>): Promise<Error & { code: string }> {

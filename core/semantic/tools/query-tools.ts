@@ -12,7 +12,7 @@ import { getStoredQuery, storeQuery } from '../improvements.ts';
 import type { SemanticModel } from '../model.ts';
 import { datasetsWithoutViewQuery } from '../osi/index.ts';
 import { validateQuery } from '../query-validation/index.ts';
-import { maxResultRows, queryTimeoutMs, type ExecuteQueryInput, type ExecuteStoredQueryInput, type QueryOutput } from './tool-definitions.ts';
+import { maxResultBytes, maxResultRows, queryTimeoutMs, type ExecuteQueryInput, type ExecuteStoredQueryInput, type QueryOutput } from './tool-definitions.ts';
 import { requireModel, scopedModelNames, type ToolContext, type ToolResult } from './tool-context.ts';
 
 /** execute_query. @throws PlatformError `model_unqueryable`, `query_rejected`, `query_parse_error`, `query_timeout`, … */
@@ -49,14 +49,21 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
   const views = model.datasets.map((d) => ({ name: d.name, sql: d.viewQuery as string }));
   const scope = `_scope_${model.name.replace(/[^A-Za-z0-9_]/g, '_')}_${(await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${JSON.stringify(views)}`)).slice(0, 12)}`;
   try {
-    return await ctx.engine.execute({ data: ctx.plane.data, scope, views, sql: validated.sql, params, maxRows: maxResultRows, timeoutMs: queryTimeoutMs });
+    return await ctx.engine.execute({ data: ctx.plane.data, scope, views, sql: validated.sql, params, maxRows: maxResultRows, maxBytes: maxResultBytes, timeoutMs: queryTimeoutMs });
   } catch (error) {
     throw hideScopes(error);
   }
 }
 
 function toOutput(result: QueryResult): QueryOutput {
-  return { columns: result.columns, rows: result.rows, rowCount: result.rows.length, ...(result.truncated ? { truncated: true as const } : {}) };
+  const output: QueryOutput = { columns: result.columns, rows: result.rows, rowCount: result.rows.length, ...(result.truncated ? { truncated: true as const } : {}) };
+  if (result.truncatedBy === 'bytes') output.note = byteCapNote(result.rows.length);
+  return output;
+}
+
+/** The note of a result cut at {@link maxResultBytes}. */
+function byteCapNote(rowCount: number): string {
+  return `Result truncated: the rows passed the 4 MiB (${maxResultBytes.toLocaleString('en-US')} bytes) cap on row data, so only the first ${rowCount} row(s) are shown. Narrow the query: select fewer or shorter columns (for example left(text_column, 200)), aggregate, or filter and add LIMIT.`;
 }
 
 /** Engine messages may name scope schemas; agents write bare names, so scope names are removed. */

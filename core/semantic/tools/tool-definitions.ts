@@ -8,6 +8,12 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /** Rows per result (execute_query and execute_stored_query). */
 export const maxResultRows = 1000;
+/**
+ * Bytes of row data per result: 4 MiB (4,194,304 bytes), the UTF-8 length of the JSON text of
+ * `rows`. Reading stops at the first row that would pass it; the result is then `truncated` with a
+ * `note` saying so. Keeps answers, their transport and the call log bounded whatever a row holds.
+ */
+export const maxResultBytes = 4 * 1024 * 1024;
 /** Query timeout in milliseconds. */
 export const queryTimeoutMs = 30_000;
 
@@ -52,7 +58,8 @@ export const QueryOutput = Type.Object({
   columns: Type.Array(Type.Object({ name: Type.String(), type: Type.String() })),
   rows: Type.Array(Type.Array(Type.Unknown()), { description: 'Rows as arrays aligned with columns, JSON values only.' }),
   rowCount: Type.Integer(),
-  truncated: Type.Optional(Type.Literal(true, { description: 'Present when more than 1,000 rows exist.' })),
+  truncated: Type.Optional(Type.Literal(true, { description: 'Present when more than 1,000 rows exist, or when the rows passed 4 MiB of JSON (then note says so).' })),
+  note: Type.Optional(Type.String({ description: 'Present when the result was cut at 4 MiB of row data: says how to narrow the query.' })),
   storedQueryId: Type.Optional(Type.String()),
 });
 export type QueryOutput = Static<typeof QueryOutput>;
@@ -81,7 +88,7 @@ export const toolDefinitions: ToolDefinition[] = [
     description: 'Field lists of 1 to 10 datasets of a model: data types, expressions, time dimensions, enums, examples, synonyms and instructions. Each dataset pages its fields independently (page, default 1).' },
   { name: 'execute_query', title: 'Run a read-only SQL query', inputSchema: ExecuteQueryInput, outputSchema: QueryOutput,
     annotations: { readOnlyHint: true, idempotentHint: false, destructiveHint: false, openWorldHint: false },
-    description: 'Run one read-only SQL query (DuckDB dialect) over the datasets of a model, written against bare dataset names (no schema or catalog prefixes), with $1, $2 … placeholders bound from params. Returns columns and rows (at most 1,000; truncated: true when more exist) and a storedQueryId (unless store is false). Queries stop after 30 s.' },
+    description: 'Run one read-only SQL query (DuckDB dialect) over the datasets of a model, written against bare dataset names (no schema or catalog prefixes), with $1, $2 … placeholders bound from params. Returns columns and rows (at most 1,000 rows and 4 MiB of row data; truncated: true when more exist) and a storedQueryId (unless store is false). Queries stop after 30 s.' },
   { name: 'execute_stored_query', title: 'Replay a stored query', inputSchema: ExecuteStoredQueryInput, outputSchema: QueryOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false },
     description: 'Run a query stored by an earlier execute_query again, with new params (omit params to reuse the stored ones). Same row cap and timeout as execute_query.' },

@@ -1,0 +1,288 @@
+/**
+ * The parent side of one query process: spawns the child (semantic-mcp's own executable with the
+ * query-process flag, a minimal environment without secrets, stdio pipes), opens its query instance
+ * over one data database, measures its base memory and sets its ceiling, then runs one query at a
+ * time. The deadline is kept here: at `timeoutMs` the caller gets `query_timeout` at once, the child
+ * is asked to interrupt, and a child that has not answered within the grace period is killed
+ * (SIGKILL). A child past its memory ceiling is killed and the caller gets `query_memory_exceeded`.
+ *
+ * Source: ../shared/spec/semantic-query-service.md § Limits (query timeout, engine memory).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import type { Logger } from '../../ports/logger.ts';
+import { PlatformError } from '../../ports/platform-error.ts';
+import type { QueryResult } from '../../ports/query-engine.ts';
+import { limitDataSize, memoryWatchdogIntervalMs, queryProcessBudgetBytes, readProcessMemory } from './memory-ceiling.ts';
+import { readMessages, writeMessage, type ChildMessage, type ExecuteMessage } from './query-protocol.ts';
+import { memoryExceeded } from './run-query.ts';
+
+/**
+ * How to start a query process: the executable, its arguments (including the flag that makes it a
+ * query process) and its whole environment (no secrets: the child needs none).
+ *
+ * Source: spec/semantic-query-service.md § Limits
+ */
+export interface QueryProcessCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/**
+ * Options of {@link startQueryProcess}.
+ *
+ * Source: spec/semantic-query-service.md § Limits
+ */
+export interface QueryProcessOptions {
+  command: QueryProcessCommand;
+  dataKey: string;
+  /** The data database built by the parent (attached read-only by the child). */
+  databaseFile: string;
+  /** The child's spill directory, removed when the child has ended. */
+  spillDirectory: string;
+  logger: Logger;
+  /** Milliseconds a child gets to stop after the interrupt before it is killed (default 500). */
+  graceMs?: number;
+  /** Set RLIMIT_DATA with prlimit (default true); the watchdog runs either way. */
+  kernelLimit?: boolean;
+  /** Called once the child has ended and its spill directory is gone. */
+  onEnded?: (process: QueryProcess) => void;
+}
+
+/** A query's fields as the child receives them. */
+export type QueryRequest = Omit<ExecuteMessage, 'type' | 'id'>;
+
+/**
+ * One execution: `result` settles by the deadline; `done` once the child is free again (true) or
+ * has ended (false).
+ *
+ * Source: spec/semantic-query-service.md § Limits
+ */
+export interface Execution {
+  result: Promise<QueryResult>;
+  done: Promise<boolean>;
+}
+
+/**
+ * A started query process. `ready` resolves once the child has opened its instance and its ceiling
+ * is set, and rejects with PlatformError `query_failed` when it cannot start or open.
+ *
+ * Source: spec/semantic-query-service.md § Limits
+ */
+export interface QueryProcess {
+  readonly pid: number | undefined;
+  readonly dataKey: string;
+  readonly ready: Promise<void>;
+  /** Resident bytes measured once open (0 where /proc is unavailable). */
+  readonly baseRssBytes: number;
+  /** False once the child has been killed or has ended. */
+  readonly alive: boolean;
+  /** Runs one query (never two at a time). */
+  execute(request: QueryRequest, timeoutMs: number): Execution;
+  /** Kills the child (SIGKILL); `ended` resolves once it is gone. */
+  kill(reason: string): void;
+  readonly ended: Promise<void>;
+}
+
+/**
+ * Spawns a query process for `options.dataKey`.
+ *
+ * Source: spec/semantic-query-service.md § Limits
+ */
+export function startQueryProcess(options: QueryProcessOptions): QueryProcess {
+  return new ChildQueryProcess(options);
+}
+
+interface InFlight {
+  id: number;
+  answer(message: ChildMessage): void;
+  ended(): void;
+}
+
+class ChildQueryProcess implements QueryProcess {
+  readonly dataKey: string;
+  readonly ready: Promise<void>;
+  readonly ended: Promise<void>;
+  baseRssBytes = 0;
+  alive = true;
+  private readonly child: ChildProcess;
+  private readonly logger: Logger;
+  private inFlight: InFlight | undefined;
+  private opening: { resolve(): void; reject(error: Error): void } | undefined;
+  private nextId = 1;
+  private killedFor: string | undefined;
+
+  constructor(private readonly options: QueryProcessOptions) {
+    this.dataKey = options.dataKey;
+    const { command, args, env } = options.command;
+    this.child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    this.logger = options.logger.child({ dataKey: options.dataKey, pid: this.child.pid });
+    this.child.stdin?.on('error', () => undefined); // a dead child's pipe: its end is handled on close
+    this.ended = new Promise((resolve) => this.child.on('close', (code, signal) => void this.onClosed(code, signal).finally(resolve)));
+    this.child.on('error', (error) => this.logger.error({ err: error.message }, 'query process could not start'));
+    readMessages<ChildMessage>(this.child.stdout!, (message) => this.onMessage(message), (error) => {
+      if (error) this.kill(`unreadable output (${error.message})`);
+    });
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.opening = { resolve, reject };
+    }).then(() => this.setCeiling());
+    writeMessage(this.child.stdin!, { type: 'open', databaseFile: options.databaseFile, spillDirectory: options.spillDirectory });
+    this.logger.info({}, 'query process started');
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  execute(request: QueryRequest, timeoutMs: number): Execution {
+    const id = this.nextId++;
+    const execution = new ExecutionTracker(this, id, timeoutMs);
+    this.inFlight = { id, answer: (message) => execution.answer(message), ended: () => execution.ended(this.killedFor) };
+    if (this.alive) writeMessage(this.child.stdin!, { type: 'execute', id, ...request });
+    else execution.ended(undefined);
+    void execution.done.then(() => {
+      if (this.inFlight?.id === id) this.inFlight = undefined;
+    });
+    return execution;
+  }
+
+  /** Sends the interrupt for request `id`. */
+  interrupt(id: number): void {
+    if (this.alive) writeMessage(this.child.stdin!, { type: 'interrupt', id });
+  }
+
+  /** Current resident bytes over the ceiling, or undefined when within it (or unknown). */
+  async overCeiling(): Promise<number | undefined> {
+    if (!this.alive || !this.child.pid || this.baseRssBytes === 0) return undefined;
+    const memory = await readProcessMemory(this.child.pid);
+    return memory && memory.rssBytes > this.baseRssBytes + queryProcessBudgetBytes ? memory.rssBytes : undefined;
+  }
+
+  kill(reason: string): void {
+    if (!this.alive) return;
+    this.alive = false;
+    this.killedFor = reason;
+    this.logger.info({ reason }, 'query process killed');
+    this.child.kill('SIGKILL');
+  }
+
+  private onMessage(message: ChildMessage): void {
+    if (message.type === 'ready') this.opening?.resolve();
+    else if (message.type === 'open_failed') this.opening?.reject(openFailed(message.message));
+    else if (this.inFlight && this.inFlight.id === message.id) this.inFlight.answer(message);
+    if (message.type === 'ready' || message.type === 'open_failed') this.opening = undefined;
+  }
+
+  private async onClosed(code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+    const expected = this.killedFor !== undefined;
+    this.alive = false;
+    this.opening?.reject(openFailed(`the query process ended while opening (exit ${code ?? signal})`));
+    this.inFlight?.ended();
+    await rm(this.options.spillDirectory, { recursive: true, force: true }).catch(() => undefined);
+    if (!expected) this.logger.warn({ code, signal }, 'query process ended');
+    this.options.onEnded?.(this);
+  }
+
+  /** Measures the base and sets RLIMIT_DATA; a child that cannot be measured runs without a ceiling. */
+  private async setCeiling(): Promise<void> {
+    const pid = this.child.pid;
+    const memory = pid ? await readProcessMemory(pid) : undefined;
+    if (!pid || !memory) {
+      this.logger.warn({}, 'query process memory cannot be read (no /proc): it runs without a memory ceiling');
+      return;
+    }
+    this.baseRssBytes = memory.rssBytes;
+    if (this.options.kernelLimit !== false) {
+      const refused = await limitDataSize(pid, memory.dataBytes + queryProcessBudgetBytes);
+      if (refused) this.logger.warn({ reason: refused }, 'RLIMIT_DATA not set on the query process: the resident-set watchdog alone enforces its ceiling');
+    }
+    this.logger.info({ baseRssBytes: memory.rssBytes, ceilingBytes: memory.rssBytes + queryProcessBudgetBytes }, 'query process ready');
+  }
+
+  /** Milliseconds of grace after the interrupt. */
+  get graceMs(): number {
+    return this.options.graceMs ?? 500;
+  }
+}
+
+/** One query's deadline, watchdog and answer. */
+class ExecutionTracker implements Execution {
+  readonly result: Promise<QueryResult>;
+  readonly done: Promise<boolean>;
+  private settle!: { resolve(result: QueryResult): void; reject(error: Error): void };
+  private finish!: (reusable: boolean) => void;
+  private settled = false;
+  private finished = false;
+  private readonly timers: ReturnType<typeof setTimeout>[] = [];
+  private readonly watchdog: ReturnType<typeof setInterval>;
+
+  constructor(private readonly process: ChildQueryProcess, private readonly id: number, timeoutMs: number) {
+    this.result = new Promise((resolve, reject) => {
+      this.settle = { resolve, reject };
+    });
+    this.done = new Promise((resolve) => {
+      this.finish = resolve;
+    });
+    this.timers.push(setTimeout(() => this.timedOut(timeoutMs), timeoutMs));
+    this.watchdog = setInterval(() => void this.checkMemory(), memoryWatchdogIntervalMs);
+  }
+
+  answer(message: ChildMessage): void {
+    if (message.type === 'result') this.reply(() => this.settle.resolve(message.result));
+    else if (message.type === 'error') this.reply(() => this.settle.reject(new PlatformError(message.code, message.message, { status: message.status })));
+    if (message.type === 'error' && message.code === 'query_memory_exceeded') this.process.kill('memory');
+    else this.end(true);
+  }
+
+  ended(killedFor: string | undefined): void {
+    const error = killedFor === 'memory' ? memoryExceeded() : processEnded();
+    this.reply(() => this.settle.reject(error));
+    this.end(false);
+  }
+
+  private timedOut(timeoutMs: number): void {
+    this.reply(() => this.settle.reject(timeoutError(timeoutMs)));
+    this.process.interrupt(this.id);
+    this.timers.push(setTimeout(() => this.process.kill('timeout'), this.process.graceMs));
+  }
+
+  private async checkMemory(): Promise<void> {
+    const rss = await this.process.overCeiling();
+    if (rss === undefined || this.finished) return;
+    this.reply(() => this.settle.reject(memoryExceeded()));
+    this.process.kill('memory');
+  }
+
+  private reply(settle: () => void): void {
+    if (this.settled) return;
+    this.settled = true;
+    settle();
+  }
+
+  private end(reusable: boolean): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.timers.forEach(clearTimeout);
+    clearInterval(this.watchdog);
+    this.finish(reusable && this.process.alive);
+  }
+}
+
+function openFailed(reason: string): PlatformError {
+  return new PlatformError('query_failed', `The query engine could not open the project's data: ${reason}`, { status: 500 });
+}
+
+function processEnded(): PlatformError {
+  return new PlatformError('query_failed', 'The query stopped because its query process ended unexpectedly. Try again; if it happens again, narrow the query (filter rows, aggregate, or add LIMIT).', { status: 500 });
+}
+
+/** PlatformError `query_timeout` (408) for a query stopped after `timeoutMs`. */
+export function timeoutError(timeoutMs: number): PlatformError {
+  const seconds = Number((timeoutMs / 1000).toFixed(3));
+  return new PlatformError(
+    'query_timeout',
+    `Query timed out after ${seconds} s and was stopped; narrow the query (filter rows, aggregate, or add LIMIT) and try again.`,
+    { status: 408 },
+  );
+}

@@ -1,0 +1,109 @@
+/**
+ * The wire between semantic-mcp and its query processes: one JSON message per line (UTF-8, `\n`
+ * ends a message; JSON.stringify never emits a raw line break) over the child's stdin and stdout.
+ * Runtime-neutral: plain pipes, no runtime-specific IPC.
+ *
+ * Parent → child: `open` once, then `execute` one at a time, `interrupt` for the running one.
+ * Child → parent: `ready` or `open_failed` after `open`; `result` or `error` per `execute`.
+ *
+ * Source: ../shared/spec/semantic-query-service.md § Query validation (engine connection), § Limits.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { QueryResult, ScopedView } from '../../ports/query-engine.ts';
+
+/**
+ * Opens the child's query instance over the data database at `databaseFile` (built by the parent),
+ * spilling to `spillDirectory`.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
+export interface OpenMessage {
+  type: 'open';
+  databaseFile: string;
+  spillDirectory: string;
+}
+
+/**
+ * Runs one query: the views are materialised unless `scope` is current in this child.
+ *
+ * Source: spec/semantic-query-service.md § Query validation
+ */
+export interface ExecuteMessage {
+  type: 'execute';
+  /** Request number, echoed in the answer. */
+  id: number;
+  scope: string;
+  views: ScopedView[];
+  sql: string;
+  params: string[];
+  maxRows: number;
+  maxBytes: number;
+}
+
+/** Asks the child to interrupt request `id` (ignored when it is no longer running). */
+export interface InterruptMessage {
+  type: 'interrupt';
+  id: number;
+}
+
+/** A message to a query process. */
+export type ParentMessage = OpenMessage | ExecuteMessage | InterruptMessage;
+
+/** An error as it crosses the pipe: a PlatformError's code, message and HTTP status. */
+export interface WireError {
+  code: string;
+  message: string;
+  status?: number;
+}
+
+/** A message from a query process. */
+export type ChildMessage =
+  | { type: 'ready' }
+  | { type: 'open_failed'; message: string }
+  | { type: 'result'; id: number; result: QueryResult }
+  | ({ type: 'error'; id: number } & WireError);
+
+/** Writes `message` as one line. */
+export function writeMessage(output: Writable, message: ParentMessage | ChildMessage): void {
+  output.write(`${JSON.stringify(message)}\n`);
+}
+
+/**
+ * Calls `onMessage` with each line of `input` parsed as JSON (text decoded as UTF-8 across chunk
+ * boundaries) and `onEnd` once the stream ends. A line that is not JSON ends the stream's use:
+ * `onEnd` receives the parse error. Each chunk is scanned once (long lines cost linear time).
+ */
+export function readMessages<T>(input: Readable, onMessage: (message: T) => void, onEnd: (error?: Error) => void): void {
+  const parts: string[] = [];
+  let ended = false;
+  const end = (error?: Error): void => {
+    if (ended) return;
+    ended = true;
+    onEnd(error);
+  };
+  const line = (text: string): void => {
+    if (text.length === 0 || ended) return;
+    let message: T;
+    try {
+      message = JSON.parse(text) as T;
+    } catch (error) {
+      end(new Error(`not a JSON message: ${(error as Error).message}`));
+      return;
+    }
+    onMessage(message);
+  };
+  input.setEncoding('utf8');
+  input.on('data', (chunk: string) => {
+    let start = 0;
+    for (let newline = chunk.indexOf('\n'); newline >= 0; newline = chunk.indexOf('\n', start)) {
+      parts.push(chunk.slice(start, newline));
+      const text = parts.join('');
+      parts.length = 0;
+      line(text);
+      start = newline + 1;
+    }
+    if (start < chunk.length) parts.push(chunk.slice(start));
+  });
+  input.on('end', () => end());
+  input.on('error', (error: Error) => end(error));
+}
