@@ -17,7 +17,7 @@ export type Exit = (code: number) => never;
 /**
  * What {@link startRole} needs from the bin (the only place that touches `process`).
  *
- * Source: ../shared/ARCHITECTURE.md § Layout (only bins read process.env)
+ * Source: ../shared/ARCHITECTURE.md § Layout (only a bin's main.ts reads the environment)
  */
 export interface RoleStart<E extends ServiceEnv, S> {
   /** The process's environment, as read by its main.ts. */
