@@ -21,9 +21,12 @@ export interface StartedScript {
   stop(): Promise<void>;
 }
 
-/** Starts `scripts/start` in its own process group with `env` added to this process's environment. */
-export function runStartScript(env: Record<string, string>): StartedScript {
-  const child = spawn(join(repoRoot, 'scripts/start'), [], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+/**
+ * Starts `scripts/start` in its own process group with `env` added to this process's environment.
+ * @param command - another command that runs it (e.g. `podman run … scripts/start`), default scripts/start itself
+ */
+export function runStartScript(env: Record<string, string>, command: [string, string[]] = [join(repoRoot, 'scripts/start'), []]): StartedScript {
+  const child = spawn(command[0], command[1], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const lines: string[] = [];
   const waiters = new Set<() => void>();
   for (const stream of [child.stdout!, child.stderr!]) {
@@ -69,7 +72,9 @@ export async function holdPorts(ports: number[]): Promise<() => Promise<void>> {
   const held: Server[] = [];
   for (const port of ports) {
     await new Promise<void>((resolve) => {
-      const server = createServer();
+      // A client that connects (a process expecting its own redis on 6379, say) is dropped at once, so
+      // closing the holder never waits on a connection.
+      const server = createServer((socket) => socket.destroy());
       server.once('error', () => resolve());
       server.listen(port, '127.0.0.1', () => { held.push(server); resolve(); });
     });
