@@ -28,7 +28,7 @@ export function isQueryProcess(argv: readonly string[]): boolean {
  * @param execPath - `process.execPath` (the runtime from sources, the executable when compiled)
  * @param argv - `process.argv`; `argv[1]` is the script from sources
  * @param execArgv - `process.execArgv` (runtime flags, kept from sources)
- * @param env - `process.env`; only {@link queryProcessEnvironment} is passed on
+ * @param env - semantic-mcp's environment; only {@link queryProcessEnvironment} is passed on
  */
 export function queryProcessCommand(execPath: string, argv: readonly string[], execArgv: readonly string[], env: Record<string, string | undefined>): QueryProcessCommand {
   const script = argv[1];

@@ -23,7 +23,8 @@ interface ServerState {
 
 /**
  * Serves the protocol of query-protocol.ts on `input` / `output` until `input` ends; then closes the
- * instance and resolves. Messages arriving before `open` has finished are answered after it.
+ * idle instance and resolves (at once when a query is running: the caller then exits). Messages
+ * arriving before `open` has finished are answered after it.
  *
  * Source: spec/semantic-query-service.md § Limits
  */
@@ -39,6 +40,13 @@ export function serveQueryProcess(input: Readable, output: Writable): Promise<vo
         queue = queue.then(() => handle(state, message, send));
       },
       () => {
+        // The parent is gone or closing: a running query is interrupted and not waited for (the
+        // caller exits); an idle instance is closed first.
+        if (state.running) {
+          interrupt(state, state.running.id);
+          resolve();
+          return;
+        }
         void queue.then(() => {
           state.instance?.closeSync();
           resolve();

@@ -4,9 +4,12 @@
  * same key keep answering, and its process is killed and replaced; the memory ceiling holds for
  * values (kernel limit and watchdog); results are capped in bytes; close() leaves no process.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSet, ExecuteRequest, QueryEngine } from '../../ports/query-engine.ts';
 import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
+import { createDataBuilder } from './data-build.ts';
 import { createDuckDbQueryEngine } from './index.ts';
 import { dataSetOf, failure, recordingLogger, temporaryDirectory, testQueryProcess, writeDataFiles, type LogLine } from './test-fixtures.ts';
 
@@ -123,5 +126,22 @@ describe('close', () => {
     await closing.close();
     expect(pids.filter(isAlive)).toEqual([]);
     expect((await slow).code).toBe('query_failed');
+  });
+});
+
+describe('a query process whose parent goes away', () => {
+  it('ends when its input closes, even in the middle of a runaway query', async () => {
+    const databaseFile = await createDataBuilder({ objectStore: store, cacheDir: `${directory.path}/orphan`, logger: recordingLogger() }).databaseFile(first);
+    const child = spawn(testQueryProcess.command, testQueryProcess.args, { env: testQueryProcess.env, stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines: string[] = [];
+    child.stdout.setEncoding('utf8').on('data', (text: string) => lines.push(...text.split('\n').filter(Boolean)));
+    child.stdin.write(`${JSON.stringify({ type: 'open', databaseFile, spillDirectory: `${directory.path}/orphan/spill` })}\n`);
+    const runaway = { type: 'execute', id: 1, scope: '_scope_x', views: [], sql: "SELECT levenshtein(repeat('a', 250000), repeat('b', 250000))", params: [], maxRows: 10, maxBytes: 1000 };
+    child.stdin.write(`${JSON.stringify(runaway)}\n`);
+    await waitUntil(() => lines.includes('{"type":"ready"}'));
+    const exited = once(child, 'exit');
+    child.stdin.end();
+    const [code] = await exited;
+    expect(code).toBe(0);
   });
 });

@@ -78,7 +78,7 @@ async function runSteps(instance: DuckDBInstance, query: QueryToRun, state: RunS
   } catch (error) {
     if (isPlatformError(error)) throw error;
     const message = engineMessage(error);
-    if (/^Out of Memory Error/i.test(message)) throw memoryExceeded();
+    if (/out of memory/i.test(message)) throw memoryExceeded();
     throw new PlatformError('query_failed', message, { status: 400, cause: error });
   }
 }

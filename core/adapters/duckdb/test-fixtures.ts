@@ -23,7 +23,7 @@ const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
 export const testQueryProcess: QueryProcessCommand = {
   command: join(repoRoot, 'node_modules', '.bin', 'bun'),
   args: [join(repoRoot, 'bins', 'semantic-mcp', 'main.ts'), '--query-process'],
-  env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
 };
 
 /** The error `promise` rejects with (fails the test when it resolves). */
