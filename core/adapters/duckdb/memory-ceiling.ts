@@ -15,6 +15,10 @@
  *   An allocation beyond it fails inside DuckDB ("Out of Memory Error"), which the child reports.
  * - a watchdog reading the child's resident set (/proc/<pid>/status) every 50 ms while a query runs,
  *   killing it past the ceiling: it holds where prlimit is missing and for memory that is not data.
+ * The allocator keeps much of what a heavy query used (a 20 M-row string_agg left the next spilling
+ * sort without room under RLIMIT_DATA), so a child whose resident set or data size stays more than
+ * {@link retireAfterGrowthBytes} above its base after a query is retired and replaced on demand:
+ * every query starts with the whole budget.
  *
  * Source: ../shared/spec/semantic-query-service.md § Limits (engine memory 512MB).
  */
@@ -27,6 +31,9 @@ export const queryProcessHeadroomMiB = 256;
 
 /** Bytes a query process may grow beyond its base: (512 + 256) MiB. */
 export const queryProcessBudgetBytes = (engineMemoryLimitMiB + queryProcessHeadroomMiB) * 1024 * 1024;
+
+/** Growth over base (resident set or data size) after a query that retires the child: half the budget, 384 MiB. */
+export const retireAfterGrowthBytes = queryProcessBudgetBytes / 2;
 
 /** Interval of the resident-set watchdog while a query runs, in milliseconds. */
 export const memoryWatchdogIntervalMs = 50;

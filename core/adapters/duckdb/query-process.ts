@@ -13,7 +13,7 @@ import { rm } from 'node:fs/promises';
 import type { Logger } from '../../ports/logger.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { QueryResult } from '../../ports/query-engine.ts';
-import { limitDataSize, memoryWatchdogIntervalMs, queryProcessBudgetBytes, readProcessMemory } from './memory-ceiling.ts';
+import { limitDataSize, memoryWatchdogIntervalMs, queryProcessBudgetBytes, readProcessMemory, retireAfterGrowthBytes } from './memory-ceiling.ts';
 import { readMessages, writeMessage, type ChildMessage, type ExecuteMessage } from './query-protocol.ts';
 import { memoryExceeded } from './run-query.ts';
 
@@ -105,6 +105,7 @@ class ChildQueryProcess implements QueryProcess {
   readonly ready: Promise<void>;
   readonly ended: Promise<void>;
   baseRssBytes = 0;
+  private baseDataBytes = 0;
   alive = true;
   private readonly child: ChildProcess;
   private readonly logger: Logger;
@@ -159,6 +160,20 @@ class ChildQueryProcess implements QueryProcess {
     return memory && memory.rssBytes > this.baseRssBytes + queryProcessBudgetBytes ? memory.rssBytes : undefined;
   }
 
+  /**
+   * After a query: true when the child may take the next one; false (and the child is retired)
+   * when it holds on to more than retireAfterGrowthBytes over its base.
+   */
+  async keepAfterQuery(): Promise<boolean> {
+    if (!this.alive || !this.child.pid || this.baseRssBytes === 0) return this.alive;
+    const memory = await readProcessMemory(this.child.pid);
+    if (!memory) return this.alive;
+    const grown = Math.max(memory.rssBytes - this.baseRssBytes, memory.dataBytes - this.baseDataBytes);
+    if (grown <= retireAfterGrowthBytes) return this.alive;
+    this.kill('memory retained after a query');
+    return false;
+  }
+
   kill(reason: string): void {
     if (!this.alive) return;
     this.alive = false;
@@ -193,6 +208,7 @@ class ChildQueryProcess implements QueryProcess {
       return;
     }
     this.baseRssBytes = memory.rssBytes;
+    this.baseDataBytes = memory.dataBytes;
     if (this.options.kernelLimit !== false) {
       const refused = await limitDataSize(pid, memory.dataBytes + queryProcessBudgetBytes);
       if (refused) this.logger.warn({ reason: refused }, 'RLIMIT_DATA not set on the query process: the resident-set watchdog alone enforces its ceiling');
@@ -265,7 +281,8 @@ class ExecutionTracker implements Execution {
     this.finished = true;
     this.timers.forEach(clearTimeout);
     clearInterval(this.watchdog);
-    this.finish(reusable && this.process.alive);
+    if (!reusable || !this.process.alive) this.finish(false);
+    else void this.process.keepAfterQuery().then((keep) => this.finish(keep));
   }
 }
 

@@ -98,6 +98,17 @@ describe('the memory ceiling', () => {
   });
 });
 
+describe('legitimate heavy queries', () => {
+  it('a child that keeps what a heavy query used is retired, so the next spilling sort has the whole budget', async () => {
+    const before = killed('memory retained after a query').length;
+    const grouped = await engine.execute(request(first, "SELECT count(*) FROM (SELECT range % 5000000 AS g, string_agg(range::VARCHAR, ',') FROM range(20000000) GROUP BY ALL)"));
+    expect(grouped.rows).toEqual([[5000000]]);
+    await waitUntil(() => killed('memory retained after a query').length > before);
+    const sorted = await engine.execute(request(first, 'SELECT sum(x) FROM (SELECT range AS x FROM range(50000000) ORDER BY random())'));
+    expect(sorted.rows).toEqual([[1249999975000000]]);
+  });
+});
+
 describe('the byte cap', () => {
   it('stops reading at maxBytes of JSON rows and says so (truncatedBy bytes)', async () => {
     const result = await engine.execute(request(first, "SELECT repeat('x', 100000) AS big FROM range(1000)"));
