@@ -12,10 +12,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import type { Logger } from '../../ports/logger.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
-import type { QueryResult } from '../../ports/query-engine.ts';
 import { limitDataSize, memoryWatchdogIntervalMs, queryProcessBudgetBytes, readProcessMemory, retireAfterGrowthBytes } from './memory-ceiling.ts';
 import { readMessages, writeMessage, type ChildMessage, type ExecuteMessage } from './query-protocol.ts';
-import { memoryExceeded } from './run-query.ts';
+import { ExecutionTracker, type Execution, type TrackedProcess } from './query-execution.ts';
 
 /**
  * How to start a query process: the executable, its arguments (including the flag that makes it a
@@ -53,16 +52,7 @@ export interface QueryProcessOptions {
 /** A query's fields as the child receives them. */
 export type QueryRequest = Omit<ExecuteMessage, 'type' | 'id'>;
 
-/**
- * One execution: `result` settles by the deadline; `done` once the child is free again (true) or
- * has ended (false).
- *
- * Source: spec/semantic-query-service.md § Limits
- */
-export interface Execution {
-  result: Promise<QueryResult>;
-  done: Promise<boolean>;
-}
+export type { Execution } from './query-execution.ts';
 
 /**
  * A started query process. `ready` resolves once the child has opened its instance and its ceiling
@@ -94,13 +84,21 @@ export function startQueryProcess(options: QueryProcessOptions): QueryProcess {
   return new ChildQueryProcess(options);
 }
 
+/** Warnings about a missing mechanism are logged once per process, not once per child. */
+const warned = new Set<string>();
+function warnOnce(logger: Logger, key: string, fields: Record<string, unknown>, message: string): void {
+  if (warned.has(key)) return;
+  warned.add(key);
+  logger.warn(fields, message);
+}
+
 interface InFlight {
   id: number;
   answer(message: ChildMessage): void;
   ended(): void;
 }
 
-class ChildQueryProcess implements QueryProcess {
+class ChildQueryProcess implements QueryProcess, TrackedProcess {
   readonly dataKey: string;
   readonly ready: Promise<void>;
   readonly ended: Promise<void>;
@@ -204,14 +202,14 @@ class ChildQueryProcess implements QueryProcess {
     const pid = this.child.pid;
     const memory = pid ? await readProcessMemory(pid) : undefined;
     if (!pid || !memory) {
-      this.logger.warn({}, 'query process memory cannot be read (no /proc): it runs without a memory ceiling');
+      warnOnce(this.logger, 'proc', {}, 'query process memory cannot be read (no /proc): query processes run without a memory ceiling');
       return;
     }
     this.baseRssBytes = memory.rssBytes;
     this.baseDataBytes = memory.dataBytes;
     if (this.options.kernelLimit !== false) {
       const refused = await limitDataSize(pid, memory.dataBytes + queryProcessBudgetBytes);
-      if (refused) this.logger.warn({ reason: refused }, 'RLIMIT_DATA not set on the query process: the resident-set watchdog alone enforces its ceiling');
+      if (refused) warnOnce(this.logger, 'prlimit', { reason: refused }, 'RLIMIT_DATA not set on query processes (prlimit): the resident-set watchdog alone enforces their ceiling');
     }
     this.logger.info({ baseRssBytes: memory.rssBytes, ceilingBytes: memory.rssBytes + queryProcessBudgetBytes }, 'query process ready');
   }
@@ -222,84 +220,6 @@ class ChildQueryProcess implements QueryProcess {
   }
 }
 
-/** One query's deadline, watchdog and answer. */
-class ExecutionTracker implements Execution {
-  readonly result: Promise<QueryResult>;
-  readonly done: Promise<boolean>;
-  private settle!: { resolve(result: QueryResult): void; reject(error: Error): void };
-  private finish!: (reusable: boolean) => void;
-  private settled = false;
-  private finished = false;
-  private readonly timers: ReturnType<typeof setTimeout>[] = [];
-  private readonly watchdog: ReturnType<typeof setInterval>;
-
-  constructor(private readonly process: ChildQueryProcess, private readonly id: number, timeoutMs: number) {
-    this.result = new Promise((resolve, reject) => {
-      this.settle = { resolve, reject };
-    });
-    this.done = new Promise((resolve) => {
-      this.finish = resolve;
-    });
-    this.timers.push(setTimeout(() => this.timedOut(timeoutMs), timeoutMs));
-    this.watchdog = setInterval(() => void this.checkMemory(), memoryWatchdogIntervalMs);
-  }
-
-  answer(message: ChildMessage): void {
-    if (message.type === 'result') this.reply(() => this.settle.resolve(message.result));
-    else if (message.type === 'error') this.reply(() => this.settle.reject(new PlatformError(message.code, message.message, { status: message.status })));
-    if (message.type === 'error' && message.code === 'query_memory_exceeded') this.process.kill('memory');
-    else this.end(true);
-  }
-
-  ended(killedFor: string | undefined): void {
-    const error = killedFor === 'memory' ? memoryExceeded() : processEnded();
-    this.reply(() => this.settle.reject(error));
-    this.end(false);
-  }
-
-  private timedOut(timeoutMs: number): void {
-    this.reply(() => this.settle.reject(timeoutError(timeoutMs)));
-    this.process.interrupt(this.id);
-    this.timers.push(setTimeout(() => this.process.kill('timeout'), this.process.graceMs));
-  }
-
-  private async checkMemory(): Promise<void> {
-    const rss = await this.process.overCeiling();
-    if (rss === undefined || this.finished) return;
-    this.reply(() => this.settle.reject(memoryExceeded()));
-    this.process.kill('memory');
-  }
-
-  private reply(settle: () => void): void {
-    if (this.settled) return;
-    this.settled = true;
-    settle();
-  }
-
-  private end(reusable: boolean): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.timers.forEach(clearTimeout);
-    clearInterval(this.watchdog);
-    if (!reusable || !this.process.alive) this.finish(false);
-    else void this.process.keepAfterQuery().then((keep) => this.finish(keep));
-  }
-}
-
 function openFailed(reason: string): PlatformError {
   return new PlatformError('query_failed', `The query engine could not open the project's data: ${reason}`, { status: 500 });
-}
-
-function processEnded(): PlatformError {
-  return new PlatformError('query_failed', 'The query stopped because its query process ended unexpectedly. Try again; if it happens again, narrow the query (filter rows, aggregate, or add LIMIT).', { status: 500 });
-}
-
-/** PlatformError `query_timeout` (408) for a query stopped after `timeoutMs`. */
-export function timeoutError(timeoutMs: number): PlatformError {
-  const seconds = Number((timeoutMs / 1000).toFixed(3));
-  return new PlatformError(
-    'query_timeout',
-    `Query timed out after ${seconds} s and was stopped; narrow the query (filter rows, aggregate, or add LIMIT) and try again.`,
-    { status: 408 },
-  );
 }
