@@ -18,7 +18,11 @@ export const queryProcessFlag = '--query-process';
  */
 export const queryProcessEnvironment = ['PATH', 'TMPDIR', 'BUN_TMPDIR', 'CAIRN_NATIVE_CACHE_DIR', 'CAIRN_DATA_DIR', 'LANG', 'LC_ALL', 'TZ'] as const;
 
-/** True when `argv` asks for a query process. */
+/**
+ * True when `argv` asks for a query process.
+ *
+ * Source: ../shared/ARCHITECTURE.md § Processes
+ */
 export function isQueryProcess(argv: readonly string[]): boolean {
   return argv.slice(1).includes(queryProcessFlag);
 }
@@ -29,6 +33,8 @@ export function isQueryProcess(argv: readonly string[]): boolean {
  * @param argv - `process.argv`; `argv[1]` is the script from sources
  * @param execArgv - `process.execArgv` (runtime flags, kept from sources)
  * @param env - semantic-mcp's environment; only {@link queryProcessEnvironment} is passed on
+ *
+ * Source: ../shared/ARCHITECTURE.md § Processes
  */
 export function queryProcessCommand(execPath: string, argv: readonly string[], execArgv: readonly string[], env: Record<string, string | undefined>): QueryProcessCommand {
   const script = argv[1];

@@ -28,7 +28,11 @@ export interface ScopeViews {
   ensure(scope: string, views: readonly ScopedView[]): Promise<boolean>;
 }
 
-/** `_scope_flights_0123456789ab` → `_scope_flights`; a name without a 12-hex digest is its own family. */
+/**
+ * `_scope_flights_0123456789ab` → `_scope_flights`; a name without a 12-hex digest is its own family.
+ *
+ * Source: spec/semantic-query-service.md § States (view_query changed)
+ */
 export function scopeFamily(scope: string): string {
   const match = /^(.+)_[0-9a-f]{12}$/.exec(scope);
   return match ? match[1] : scope;

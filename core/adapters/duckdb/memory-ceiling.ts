@@ -47,6 +47,8 @@ export interface ProcessMemory {
 /**
  * Reads `pid`'s VmRSS and VmData.
  * @returns undefined where /proc is unavailable (not Linux) or the process is gone
+ *
+ * Source: spec/semantic-query-service.md § Limits
  */
 export async function readProcessMemory(pid: number): Promise<ProcessMemory | undefined> {
   let status: string;
@@ -67,6 +69,8 @@ export async function readProcessMemory(pid: number): Promise<ProcessMemory | un
 /**
  * Sets RLIMIT_DATA (soft and hard) of `pid` to `bytes` with `prlimit --pid`.
  * @returns undefined when set, else the reason (prlimit missing or refused)
+ *
+ * Source: spec/semantic-query-service.md § Limits
  */
 export function limitDataSize(pid: number, bytes: number): Promise<string | undefined> {
   return new Promise((resolve) => {

@@ -112,7 +112,11 @@ function processEnded(): PlatformError {
   return new PlatformError('query_failed', 'The query stopped because its query process ended unexpectedly. Try again; if it happens again, narrow the query (filter rows, aggregate, or add LIMIT).', { status: 500 });
 }
 
-/** PlatformError `query_timeout` (408) for a query stopped after `timeoutMs`. */
+/**
+ * PlatformError `query_timeout` (408) for a query stopped after `timeoutMs`.
+ *
+ * Source: spec/semantic-query-service.md § Errors (query exceeds 30 s)
+ */
 export function timeoutError(timeoutMs: number): PlatformError {
   const seconds = Number((timeoutMs / 1000).toFixed(3));
   return new PlatformError(

@@ -63,7 +63,11 @@ export type ChildMessage =
   | { type: 'result'; id: number; result: QueryResult }
   | ({ type: 'error'; id: number } & WireError);
 
-/** Writes `message` as one line. */
+/**
+ * Writes `message` as one line.
+ *
+ * Source: spec/semantic-query-service.md § Limits
+ */
 export function writeMessage(output: Writable, message: ParentMessage | ChildMessage): void {
   output.write(`${JSON.stringify(message)}\n`);
 }
@@ -72,6 +76,8 @@ export function writeMessage(output: Writable, message: ParentMessage | ChildMes
  * Calls `onMessage` with each line of `input` parsed as JSON (text decoded as UTF-8 across chunk
  * boundaries) and `onEnd` once the stream ends. A line that is not JSON ends the stream's use:
  * `onEnd` receives the parse error. Each chunk is scanned once (long lines cost linear time).
+ *
+ * Source: spec/semantic-query-service.md § Limits
  */
 export function readMessages<T>(input: Readable, onMessage: (message: T) => void, onEnd: (error?: Error) => void): void {
   const parts: string[] = [];
