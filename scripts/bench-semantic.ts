@@ -141,7 +141,7 @@ function digestTokens() {
 async function main() {
   const product = await startProduct({ MCP_RATE_LIMIT_MAX: '1000000' });
   try {
-    const tokens = await seedDemo({ url: product.url, dataDir: product.dataDir, root, log: () => {} });
+    const tokens = await seedDemo({ url: product.url, dataDir: product.dataDir, root, log: () => {}, waitUntilUp: async () => {} });
     const call = mcpCaller(`${product.url}/mcp/flights/mcp`, tokens.flights);
     const raw = await rawDuckDb();
     await overhead(product.url, call, raw);

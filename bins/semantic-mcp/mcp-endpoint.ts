@@ -58,7 +58,7 @@ export async function handleMcpRequest(env: McpEndpointDeps, request: Request, c
   server.setRequestHandler(ListToolsRequestSchema, () => toolList);
   server.setRequestHandler(CallToolRequestSchema, async (call): Promise<CallToolResult> => {
     const plane = await timing.measure('plane', () => assemblePlane(env.deps, caller.project, caller.plane, env.planeCache));
-    const context = { deps: env.deps, engine: env.engine, project: caller.project, token: caller.token, plane, callLog: env.callLog };
+    const context = { deps: env.deps, engine: timedEngine(env.engine, timing), project: caller.project, token: caller.token, plane, callLog: env.callLog };
     const outcome = await timing.measure('tool', () => callTool(context, call.params.name, call.params.arguments));
     if (!outcome.ok) {
       if (outcome.cause) env.logger.error({ tool: call.params.name, project: caller.project.slug, cause: String((outcome.cause as { error?: unknown }).error), reference: (outcome.cause as { reference?: string }).reference }, 'tool failed unexpectedly');
@@ -76,6 +76,15 @@ export async function handleMcpRequest(env: McpEndpointDeps, request: Request, c
   } finally {
     await server.close();
   }
+}
+
+/** `engine` with its parse and execute calls timed as the `parse` and `engine` phases of `timing`. */
+function timedEngine(engine: QueryEngine, timing: ServerTiming): QueryEngine {
+  return {
+    parse: (sql) => timing.measure('parse', () => engine.parse(sql)),
+    execute: (request) => timing.measure('engine', () => engine.execute(request)),
+    close: () => engine.close(),
+  };
 }
 
 function toJsonSchema(schema: unknown): Record<string, unknown> {
