@@ -1,14 +1,14 @@
 /**
- * One MCP Streamable HTTP request to a project endpoint, with no protocol session, so any replica
- * behind one address can answer any request. The SDK needs a fresh transport (and so a server) per
- * stateless request; everything else a request needs is built once: the tools/list answer, the
- * handlers' shared parts, the parsed planes.
+ * One MCP Streamable HTTP request to a project endpoint, answered statelessly with JSON (no protocol
+ * session), so any replica behind one address can answer any request. cairn speaks this small,
+ * fixed part of the protocol itself (initialize, ping, tools/list, tools/call, notifications): the
+ * SDK's server needs a new server and transport per stateless request and validates every message
+ * and result with its schemas, about a millisecond a call. What every request needs is built once:
+ * the tools/list answer and the parsed planes. Compatibility is checked with the SDK's own client.
  *
  * Source: ../shared/spec/semantic-query-service.md § Endpoints, § Tools, § Authentication.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { QueryEngine } from '../../core/ports/query-engine.ts';
 import type { CallLogWriter } from '../../core/semantic/call-log-writer.ts';
@@ -17,6 +17,7 @@ import { assemblePlane, type AssembledPlane } from '../../core/semantic/planes.t
 import type { Plane, ProjectRecord, TokenRecord } from '../../core/semantic/records.ts';
 import { callTool } from '../../core/semantic/tools/call-tool.ts';
 import { toolDefinitions } from '../../core/semantic/tools/tool-definitions.ts';
+import { isObject, readCalls, refuseHeaders, respond, rpcErrors, type JsonRpcCall, type JsonRpcResponse } from './json-rpc.ts';
 import type { ServerTiming } from './server-timing.ts';
 
 /** What the endpoint needs besides the request. */
@@ -52,30 +53,69 @@ export interface McpCaller {
   plane: Plane;
 }
 
-/** Answers one authenticated MCP request for `caller.project` on `caller.plane`, timing its phases. */
+/**
+ * Answers one authenticated MCP request for `caller.project` on `caller.plane`, timing its phases:
+ * the header refusals of {@link refuseHeaders}, then each JSON-RPC call of the body in order.
+ */
 export async function handleMcpRequest(env: McpEndpointDeps, request: Request, caller: McpCaller, timing: ServerTiming): Promise<Response> {
-  const server = new Server({ name: `cairn-semantic/${caller.project.slug}`, version: env.version }, { capabilities: { tools: {} }, instructions });
-  server.setRequestHandler(ListToolsRequestSchema, () => toolList);
-  server.setRequestHandler(CallToolRequestSchema, async (call): Promise<CallToolResult> => {
-    const plane = await timing.measure('plane', () => assemblePlane(env.deps, caller.project, caller.plane, env.planeCache));
-    const context = { deps: env.deps, engine: timedEngine(env.engine, timing), project: caller.project, token: caller.token, plane, callLog: env.callLog };
-    const outcome = await timing.measure('tool', () => callTool(context, call.params.name, call.params.arguments));
-    if (!outcome.ok) {
-      if (outcome.cause) env.logger.error({ tool: call.params.name, project: caller.project.slug, cause: String((outcome.cause as { error?: unknown }).error), reference: (outcome.cause as { reference?: string }).reference }, 'tool failed unexpectedly');
-      return { isError: true, content: [{ type: 'text', text: outcome.message }] };
-    }
-    return {
-      content: [{ type: 'text', text: outcome.result.text }],
-      ...(outcome.result.structured ? { structuredContent: outcome.result.structured } : {}),
-    };
-  });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(request);
-  } finally {
-    await server.close();
+  const refused = refuseHeaders(request);
+  if (refused) return refused;
+  const text = await request.text();
+  const calls = readCalls(text);
+  if (calls instanceof Response) return calls;
+  const responses: JsonRpcResponse[] = [];
+  for (const call of calls) {
+    const response = await answerCall(env, call, caller, timing);
+    if (response) responses.push(response);
   }
+  return respond(responses, text.trimStart().startsWith('['));
+}
+
+/** The response to one call; undefined for a notification (no id). */
+async function answerCall(env: McpEndpointDeps, call: JsonRpcCall, caller: McpCaller, timing: ServerTiming): Promise<JsonRpcResponse | undefined> {
+  if (call.id === undefined) return undefined;
+  const id = call.id;
+  try {
+    switch (call.method) {
+      case 'initialize': return { jsonrpc: '2.0', id, result: initializeResult(caller, env.version, call.params) };
+      case 'ping': return { jsonrpc: '2.0', id, result: {} };
+      case 'tools/list': return { jsonrpc: '2.0', id, result: toolList };
+      case 'tools/call': {
+        const name = call.params?.name;
+        const args = call.params?.arguments;
+        if (typeof name !== 'string' || (args !== undefined && !isObject(args))) {
+          return { jsonrpc: '2.0', id, error: { code: rpcErrors.invalidParams, message: 'Invalid params: tools/call needs "name" (a string) and optional "arguments" (an object).' } };
+        }
+        return { jsonrpc: '2.0', id, result: await callToolResult(env, caller, timing, name, args) };
+      }
+      default: return { jsonrpc: '2.0', id, error: { code: rpcErrors.methodNotFound, message: `Method not found: ${call.method}` } };
+    }
+  } catch (error) {
+    env.logger.error({ err: String(error), method: call.method, project: caller.project.slug }, 'MCP call failed unexpectedly');
+    return { jsonrpc: '2.0', id, error: { code: rpcErrors.internal, message: 'The call failed unexpectedly; try again, and tell the operator if it persists.' } };
+  }
+}
+
+/** initialize: the client's protocol version when supported, else the latest; tools only. */
+function initializeResult(caller: McpCaller, version: string, params: Record<string, unknown> | undefined) {
+  const requested = params?.protocolVersion;
+  const protocolVersion = typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+  return { protocolVersion, capabilities: { tools: {} }, serverInfo: { name: `cairn-semantic/${caller.project.slug}`, version }, instructions };
+}
+
+/** tools/call: the tool's text and structured content, or a tool error the agent reads (isError). */
+async function callToolResult(env: McpEndpointDeps, caller: McpCaller, timing: ServerTiming, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+  const plane = await timing.measure('plane', () => assemblePlane(env.deps, caller.project, caller.plane, env.planeCache));
+  const context = { deps: env.deps, engine: timedEngine(env.engine, timing), project: caller.project, token: caller.token, plane, callLog: env.callLog };
+  const outcome = await timing.measure('tool', () => callTool(context, name, args));
+  if (!outcome.ok) {
+    if (outcome.cause) env.logger.error({ tool: name, project: caller.project.slug, cause: String((outcome.cause as { error?: unknown }).error), reference: (outcome.cause as { reference?: string }).reference }, 'tool failed unexpectedly');
+    return { isError: true, content: [{ type: 'text', text: outcome.message }] };
+  }
+  return {
+    content: [{ type: 'text', text: outcome.result.text }],
+    ...(outcome.result.structured ? { structuredContent: outcome.result.structured } : {}),
+  };
 }
 
 /** `engine` with its parse and execute calls timed as the `parse` and `engine` phases of `timing`. */
