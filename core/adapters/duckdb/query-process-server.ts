@@ -12,11 +12,12 @@ import { isPlatformError } from '../../ports/platform-error.ts';
 import { createScopeViews, type ScopeViews } from './materialise-views.ts';
 import { openQueryInstance } from './query-instance.ts';
 import { readMessages, writeMessage, type ChildMessage, type ExecuteMessage, type ParentMessage } from './query-protocol.ts';
-import { runQuery, type RunningQuery } from './run-query.ts';
+import { openQuerySession, runQuery, type QuerySession, type RunningQuery } from './run-query.ts';
 import { engineMessage } from './sql-text.ts';
 
 interface ServerState {
   instance?: DuckDBInstance;
+  session?: QuerySession;
   scopes?: ScopeViews;
   running?: { id: number; query?: RunningQuery; interrupted: boolean };
 }
@@ -48,6 +49,7 @@ export function serveQueryProcess(input: Readable, output: Writable): Promise<vo
           return;
         }
         void queue.then(() => {
+          state.session?.connection.closeSync();
           state.instance?.closeSync();
           resolve();
         });
@@ -61,6 +63,7 @@ async function handle(state: ServerState, message: ParentMessage, send: (message
     try {
       state.instance = await openQueryInstance(message.databaseFile, message.spillDirectory);
       state.scopes = createScopeViews(state.instance);
+      state.session = await openQuerySession(state.instance);
       send({ type: 'ready' });
     } catch (error) {
       send({ type: 'open_failed', message: engineMessage(error) });
@@ -71,8 +74,8 @@ async function handle(state: ServerState, message: ParentMessage, send: (message
 }
 
 async function execute(state: ServerState, message: ExecuteMessage, send: (message: ChildMessage) => void): Promise<void> {
-  const { instance, scopes } = state;
-  if (!instance || !scopes) {
+  const { session, scopes } = state;
+  if (!session || !scopes) {
     send({ type: 'error', id: message.id, code: 'query_failed', message: 'The query process has no open data database.', status: 500 });
     return;
   }
@@ -81,7 +84,7 @@ async function execute(state: ServerState, message: ExecuteMessage, send: (messa
   try {
     await scopes.ensure(message.scope, message.views);
     if (running.interrupted) throw new Error('INTERRUPT Error: Interrupted!');
-    running.query = runQuery(instance, message);
+    running.query = runQuery(session, message);
     send({ type: 'result', id: message.id, result: await running.query.result });
   } catch (error) {
     const wire = isPlatformError(error)

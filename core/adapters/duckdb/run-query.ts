@@ -1,6 +1,6 @@
 /**
- * Runs one validated query inside a query process, on a fresh connection of its query instance:
- * search_path set to the scope (by this setup path, never by the caller's text), prepared, refused
+ * Runs one validated query inside a query process, on the process's one connection: search_path
+ * set to the scope when it changes (by this setup path, never by the caller's text), prepared, refused
  * unless the engine reports a SELECT, params bound with inferred types, the result streamed chunk by
  * chunk and read only up to the row cap and the byte cap. The time limit is the parent's: it sends
  * an interrupt (see `interrupt`) and kills the process when the engine does not stop.
@@ -8,7 +8,7 @@
  * Source: ../shared/spec/semantic-query-service.md § Query validation (engine connection), § Errors, § Limits.
  */
 import { Buffer } from 'node:buffer';
-import { StatementType, type DuckDBConnection, type DuckDBInstance, type DuckDBResult } from '@duckdb/node-api';
+import { StatementType, type DuckDBConnection, type DuckDBInstance, type DuckDBPreparedStatement, type DuckDBResult } from '@duckdb/node-api';
 import { isPlatformError, PlatformError } from '../../ports/platform-error.ts';
 import type { QueryResult } from '../../ports/query-engine.ts';
 import { bindParameters } from './bind-parameters.ts';
@@ -40,36 +40,60 @@ export interface RunningQuery {
 }
 
 /**
- * Starts `query` on `instance`.
+ * The one connection of a query process and the scope its search_path names now. A query process
+ * runs one query at a time, so every query reuses it and search_path is set only when the scope
+ * changes (set by this setup path, never by the caller's text).
+ *
+ * Source: spec/semantic-query-service.md § Query validation (engine connection)
+ */
+export interface QuerySession {
+  connection: DuckDBConnection;
+  scope?: string;
+}
+
+/**
+ * Opens the session of a query process on `instance`.
+ *
+ * Source: spec/semantic-query-service.md § Query validation (engine connection)
+ */
+export async function openQuerySession(instance: DuckDBInstance): Promise<QuerySession> {
+  return { connection: await instance.connect() };
+}
+
+/**
+ * Starts `query` on the session's connection.
  * `result` rejects with PlatformError `query_rejected` (the engine reports another statement kind
  * than SELECT: EXPLAIN, DDL, SET, …), `query_invalid_params`, `query_memory_exceeded` (the engine
  * ran out of memory) or `query_failed` with the engine's message.
  *
  * Source: spec/semantic-query-service.md § Limits
  */
-export function runQuery(instance: DuckDBInstance, query: QueryToRun): RunningQuery {
-  const state: RunState = { stopped: false, connection: undefined };
-  const result = runSteps(instance, query, state).finally(() => state.connection?.closeSync());
+export function runQuery(session: QuerySession, query: QueryToRun): RunningQuery {
+  const state: RunState = { stopped: false };
+  const result = runSteps(session, query, state);
   return {
     result,
     interrupt() {
       state.stopped = true;
-      state.connection?.interrupt();
+      session.connection.interrupt();
     },
   };
 }
 
 interface RunState {
   stopped: boolean;
-  connection: DuckDBConnection | undefined;
 }
 
-async function runSteps(instance: DuckDBInstance, query: QueryToRun, state: RunState): Promise<QueryResult> {
+async function runSteps(session: QuerySession, query: QueryToRun, state: RunState): Promise<QueryResult> {
+  const { connection } = session;
+  let prepared: DuckDBPreparedStatement | undefined;
   try {
-    const connection = await instance.connect();
-    state.connection = connection;
-    await connection.run(`SET search_path = ${quoteLiteral(quoteIdentifier(query.scope))}`);
-    const prepared = await connection.prepare(query.sql);
+    if (session.scope !== query.scope) {
+      session.scope = undefined;
+      await connection.run(`SET search_path = ${quoteLiteral(quoteIdentifier(query.scope))}`);
+      session.scope = query.scope;
+    }
+    prepared = await connection.prepare(query.sql);
     if (prepared.statementType !== StatementType.SELECT) throw notSelect(prepared.statementType);
     await bindParameters(connection, prepared, query.params);
     if (state.stopped) throw new Error('INTERRUPT Error: Interrupted!');
@@ -80,6 +104,8 @@ async function runSteps(instance: DuckDBInstance, query: QueryToRun, state: RunS
     const message = engineMessage(error);
     if (/out of memory/i.test(message)) throw memoryExceeded();
     throw new PlatformError('query_failed', message, { status: 400, cause: error });
+  } finally {
+    prepared?.destroySync();
   }
 }
 
