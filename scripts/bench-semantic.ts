@@ -95,6 +95,10 @@ async function overhead(url: string, call: ReturnType<typeof mcpCaller>, raw: Aw
   rows.push(['execute_query SELECT 1', await compare('execute_query SELECT 1', (p) => call('execute_query', { modelName: 'flights', sql: 'SELECT 1', store: false }, p), health, 'GET /api/health')]);
   rows.push(['execute_query small aggregate', await compare('execute_query small aggregate', (p) => call('execute_query', { modelName: 'flights', sql: smallAggregate, store: false }, p), () => raw.run(smallAggregate), 'raw DuckDB on tables')]);
   rows.push(['… the same, stored (store: true)', await compare('… the same, stored (store: true)', (p) => call('execute_query', { modelName: 'flights', sql: smallAggregate }, p), () => raw.run(smallAggregate), 'raw DuckDB on tables')]);
+  // A text the parser has not seen (a new comment each call): no remembered parse.
+  let fresh = 0;
+  const novel = () => `${smallAggregate} /* ${(fresh += 1)} */`;
+  rows.push(['… new SQL text each call', await compare('… new SQL text each call', (p) => call('execute_query', { modelName: 'flights', sql: novel(), store: false }, p), () => raw.run(novel()), 'raw DuckDB on tables')]);
   console.log('\nwhere the milliseconds went on the server (Server-Timing medians, ms)');
   for (const [label, phases] of rows) console.log(`${label.padEnd(40)} ${phases.summary()}`);
 }

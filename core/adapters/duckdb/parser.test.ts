@@ -20,6 +20,14 @@ describe('DuckDB parser', () => {
     });
   });
 
+  it('answers a repeated text with an equal tree that no earlier caller can have changed', async () => {
+    const first = await parser.parse('SELECT 41');
+    expect(first.ok).toBe(true);
+    if (first.ok) (first.statements[0] as { node: { select_list: { value: { value: number } }[] } }).node.select_list[0].value.value = 999;
+    const second = await parser.parse('SELECT 41');
+    expect(second.ok && constantOf(second.statements)).toBe(41);
+  });
+
   it('opens again after close', async () => {
     parser.close();
     const outcome = await parser.parse('SELECT 7');

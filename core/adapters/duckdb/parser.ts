@@ -23,6 +23,11 @@ export interface DuckDbParser {
   close(): void;
 }
 
+/** Parses remembered at most (oldest dropped first). */
+const maxRememberedParses = 256;
+/** Longer texts are parsed every time (their trees are large and rarely repeated). */
+const maxRememberedSqlChars = 8_192;
+
 interface SerialisedSql {
   error: boolean;
   statements?: unknown[];
@@ -31,7 +36,8 @@ interface SerialisedSql {
 
 /**
  * Creates a parser. The instance, one connection and the prepared `json_serialize_sql` statement
- * are made on first use (one thread, external access disabled) and reused by every parse.
+ * are made on first use (one thread, external access disabled) and reused by every parse; the
+ * engine's answers for the last 256 texts of at most 8,192 characters are remembered.
  *
  * Source: spec/semantic-query-service.md § Query validation
  */
@@ -47,15 +53,29 @@ export function createDuckDbParser(): DuckDbParser {
   // One connection and one prepared statement serve every parse, one at a time (a prepared
   // statement is not for concurrent use); a parse takes a fraction of a millisecond.
   let queue: Promise<unknown> = Promise.resolve();
+  // The engine's answer for recently parsed texts (an agent re-runs, retries and replays the same
+  // SQL): parsing is a pure function of the text, so the same text needs no second trip to the engine.
+  const recent = new Map<string, string>();
+  const remember = (sql: string, text: string): void => {
+    if (sql.length > maxRememberedSqlChars) return;
+    recent.set(sql, text);
+    if (recent.size > maxRememberedParses) recent.delete(recent.keys().next().value as string);
+  };
   return {
     async parse(sql) {
-      const parser = await open();
-      const turn = queue.then(async () => {
-        parser.statement.bindVarchar(1, sql);
-        return (await parser.statement.runAndReadAll()).getRows()[0][0];
-      });
-      queue = turn.catch(() => undefined);
-      const serialised = JSON.parse(String(await turn)) as SerialisedSql;
+      let text = recent.get(sql);
+      if (text === undefined) {
+        const parser = await open();
+        const turn = queue.then(async () => {
+          parser.statement.bindVarchar(1, sql);
+          return String((await parser.statement.runAndReadAll()).getRows()[0][0]);
+        });
+        queue = turn.catch(() => undefined);
+        text = await turn;
+        remember(sql, text);
+      }
+      // Parsed anew from the engine's text each time: no caller ever shares a tree with another.
+      const serialised = JSON.parse(text) as SerialisedSql;
       if (serialised.error) return { ok: false, message: serialised.error_message ?? 'the parser gave no message' };
       return { ok: true, statements: serialised.statements ?? [] };
     },
