@@ -74,7 +74,10 @@ const { docs, objects } = stores;
 const engine = createDuckDbQueryEngine({ objectStore: objects, cacheDir: settings.cacheDir, logger, queryProcess: queryProcessCommand(process.execPath, process.argv, process.execArgv, process.env) });
 const semanticDeps = { docs, objects, clock: systemClock, ids: cryptoIds };
 // Calls are logged after they are answered; stop() drains the pending writes before closing the stores.
-const callLog = createCallLogWriter(semanticDeps, (error, entry) => logger.error({ err: String(error), tool: entry.tool, projectId: entry.projectId }, 'call log write failed'));
+const callLog = createCallLogWriter(semanticDeps, {
+  onError: (error, entry) => logger.error({ err: String(error), tool: entry.tool, projectId: entry.projectId }, 'call log write failed'),
+  defer: (work) => setImmediate(work),
+});
 const app = createSemanticMcpApp({
   deps: semanticDeps,
   callLog,

@@ -47,7 +47,7 @@ describe('call log writer', () => {
   it('returns before the write lands, and drain() waits for every pending write', async () => {
     const held = heldStore();
     const deps = depsWith(held.docs);
-    const writer = createCallLogWriter(deps, () => { throw new Error('no write should fail'); });
+    const writer = createCallLogWriter(deps, { onError: () => { throw new Error('no write should fail'); } });
     writer.record(entry({ text: 'one' }));
     writer.record(entry({ text: 'two' }));
     expect(writer.pendingCount()).toBe(2);
@@ -62,7 +62,7 @@ describe('call log writer', () => {
 
   it('stores a large output as a bounded excerpt with its full length', async () => {
     const deps = depsWith(createMemoryDocumentStore({ now: () => now }));
-    const writer = createCallLogWriter(deps, () => undefined);
+    const writer = createCallLogWriter(deps, { onError: () => undefined });
     const big = { text: 'x'.repeat(200_000) };
     writer.record(entry(big, { sql: `SELECT '${'y'.repeat(100_000)}'` }));
     await writer.drain();
@@ -72,12 +72,25 @@ describe('call log writer', () => {
     expect(JSON.stringify(logged).length).toBeLessThan(3 * maxLoggedChars);
   });
 
+  it('bounds and writes an entry only when the deferred work runs', async () => {
+    const deps = depsWith(createMemoryDocumentStore({ now: () => now }));
+    const later: (() => void)[] = [];
+    const writer = createCallLogWriter(deps, { onError: () => undefined, defer: (work) => later.push(work) });
+    writer.record(entry({ text: 'deferred' }));
+    await Promise.resolve();
+    expect(await listCalls(deps, 'p1', {})).toEqual([]);
+    expect(later).toHaveLength(1);
+    later[0]();
+    await writer.drain();
+    expect((await listCalls(deps, 'p1', {})).map((e) => (e.output as { text: string }).text)).toEqual(['deferred']);
+  });
+
   it('keeps a value that fits whole, and tells onError of a failed write', async () => {
     expect(boundForLog({ text: 'small' })).toEqual({ text: 'small' });
     expect(boundForLog('abcdef', 4)).toEqual({ excerpt: '"abc', truncated: true, originalChars: 8 });
     const failing = depsWith({ ...createMemoryDocumentStore(), collection: () => ({ insertOne: async () => { throw new Error('disk full'); } }) } as unknown as DocumentStore);
     const failures: string[] = [];
-    const writer = createCallLogWriter(failing, (error, failed) => failures.push(`${String(error)} ${failed.tool}`));
+    const writer = createCallLogWriter(failing, { onError: (error, failed) => failures.push(`${String(error)} ${failed.tool}`) });
     writer.record(entry({ text: 'lost' }));
     await writer.drain();
     expect(failures).toEqual(['Error: disk full execute_query']);

@@ -49,19 +49,39 @@ export interface CallLogWriter {
 }
 
 /**
- * Creates a writer over the document store.
- * @param deps - the stores (`docs`) and `ids`
- * @param onError - told of a write that failed (the caller logs it; the entry is then lost)
+ * Options of {@link createCallLogWriter}.
  *
  * Source: spec/semantic-query-service.md § Events
  */
-export function createCallLogWriter(deps: SemanticDeps, onError: (error: unknown, entry: CallLogEntry) => void): CallLogWriter {
+export interface CallLogWriterOptions {
+  /** Told of a write that failed (the caller logs it; the entry is then lost). */
+  onError(error: unknown, entry: CallLogEntry): void;
+  /**
+   * Runs `work` later, after the answer has gone out (the bin passes its runtime's `setImmediate`);
+   * bounding an entry serialises its output, which is not the caller's time to pay. Default: at once.
+   */
+  defer?(work: () => void): void;
+}
+
+/**
+ * Creates a writer over the document store.
+ * @param deps - the stores (`docs`) and `ids`
+ *
+ * Source: spec/semantic-query-service.md § Events
+ */
+export function createCallLogWriter(deps: SemanticDeps, options: CallLogWriterOptions): CallLogWriter {
   const pending = new Set<Promise<void>>();
+  const defer = options.defer ?? ((work: () => void) => work());
   return {
     record(entry) {
-      const bounded = { ...entry, input: boundForLog(entry.input), output: boundForLog(entry.output) };
-      const write: Promise<void> = recordCall(deps, bounded)
-        .catch((error: unknown) => onError(error, bounded))
+      const write: Promise<void> = new Promise<CallLogEntry>((resolve) => defer(() => resolve({ ...entry, input: boundForLog(entry.input), output: boundForLog(entry.output) })))
+        .then(async (bounded) => {
+          try {
+            await recordCall(deps, bounded);
+          } catch (error) {
+            options.onError(error, bounded);
+          }
+        })
         .finally(() => pending.delete(write));
       pending.add(write);
     },
