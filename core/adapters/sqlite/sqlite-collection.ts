@@ -41,6 +41,18 @@ export interface SqliteCollectionContext {
   lastPurgeMs: Map<string, number>;
   /** Minimum time between two TTL purges of one collection, in ms. */
   purgeIntervalMs: number;
+  /** Index specs read by this store, valid while the file's `data_version` is `dataVersion`. */
+  indexCache: IndexCache;
+}
+
+/**
+ * Index specs per collection as this connection last read them. `PRAGMA data_version` changes when
+ * another connection commits, so a declaration made elsewhere is seen on the next operation; this
+ * connection's own declarations clear the cache.
+ */
+export interface IndexCache {
+  dataVersion: number;
+  byCollection: Map<string, IndexSpec[]>;
 }
 
 /** {@link DocumentCollection} on one SQLite table; see the module comment. */
@@ -121,18 +133,35 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
 
   async createIndex(keys: Record<string, 1 | -1>, options: IndexOptions = {}): Promise<void> {
     this.#ctx.assertOpen();
+    this.#ctx.indexCache.byCollection.clear();
     declareIndex(this.#ctx.driver, this.#name, { keys, options });
   }
 
   /** Checks the store is open, purges expired documents when due, and returns the index specs. */
   #enter(): IndexSpec[] {
     this.#ctx.assertOpen();
-    const indexes = readIndexes(this.#ctx.driver, this.#name);
+    const indexes = this.#indexes();
     const now = this.#ctx.now();
     const last = this.#ctx.lastPurgeMs.get(this.#name);
     if (indexes.some((i) => i.expireAfterSeconds !== undefined) && (last === undefined || now.getTime() - last >= this.#ctx.purgeIntervalMs)) {
       this.#ctx.lastPurgeMs.set(this.#name, now.getTime());
       purgeExpired(this.#ctx.driver, this.#name, indexes, now);
+    }
+    return indexes;
+  }
+
+  /** This collection's index specs: read again only after another connection has committed. */
+  #indexes(): IndexSpec[] {
+    const cache = this.#ctx.indexCache;
+    const dataVersion = Number(this.#ctx.driver.prepare('PRAGMA data_version').get()?.data_version);
+    if (dataVersion !== cache.dataVersion) {
+      cache.dataVersion = dataVersion;
+      cache.byCollection.clear();
+    }
+    let indexes = cache.byCollection.get(this.#name);
+    if (indexes === undefined) {
+      indexes = readIndexes(this.#ctx.driver, this.#name);
+      cache.byCollection.set(this.#name, indexes);
     }
     return indexes;
   }

@@ -57,6 +57,7 @@ export async function openSqliteDocumentStore(options: SqliteDocumentStoreOption
     },
     lastPurgeMs: new Map(),
     purgeIntervalMs: options.purgeIntervalMs ?? 60_000,
+    indexCache: { dataVersion: -1, byCollection: new Map() },
   };
   const created = new Set<string>();
   return {
