@@ -23,7 +23,7 @@
  * Source: ../shared/spec/semantic-query-service.md § Limits (engine memory 512MB).
  */
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { engineMemoryLimitMiB } from './query-instance.ts';
 
 /** MiB a query process may hold beyond its base and DuckDB's memory_limit (see the file comment). */
@@ -53,7 +53,9 @@ export interface ProcessMemory {
 export async function readProcessMemory(pid: number): Promise<ProcessMemory | undefined> {
   let status: string;
   try {
-    status = await readFile(`/proc/${pid}/status`, 'utf8');
+    // Synchronous on purpose: /proc is served from memory (no disk wait), and an async read costs a
+    // trip through the runtime's thread pool on every query and every watchdog tick.
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
   } catch {
     return undefined;
   }
