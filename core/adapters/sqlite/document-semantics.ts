@@ -74,8 +74,13 @@ export function checkFindOptions(options: FindOptions): void {
  */
 export function applyFindOptions<T extends PlainDocument>(docs: T[], options: FindOptions = {}): T[] {
   checkFindOptions(options);
-  let cursor = new Query({}, queryOptions).find(docs);
-  if (options.sort !== undefined && Object.keys(options.sort).length > 0) cursor = cursor.sort(options.sort);
+  const { sort } = options;
+  if (sort === undefined || Object.keys(sort).length === 0) {
+    // Insertion order kept: skip and limit are a slice (no cursor needed).
+    const start = options.skip ?? 0;
+    return options.limit !== undefined && options.limit > 0 ? docs.slice(start, start + options.limit) : docs.slice(start);
+  }
+  let cursor = new Query({}, queryOptions).find(docs).sort(sort);
   if (options.skip !== undefined && options.skip > 0) cursor = cursor.skip(options.skip);
   if (options.limit !== undefined && options.limit > 0) cursor = cursor.limit(options.limit);
   return cursor.all() as T[];
