@@ -29,14 +29,14 @@ if (queryProcess) {
   await serveQueryProcess(process.stdin, process.stdout);
   process.exit(0);
 }
-const [{ hostname, tmpdir }, { createPinoLogger }, { createRateLimiter }, { openRedis }, { appDirectory }, { cryptoIds, systemClock }, { openBootStores, readBootSettings }, { createCallLogWriter }, { createSemanticMcpApp }, { parseSemanticMcpSettings }, { createDuckDbQueryEngine }] = await Promise.all([
+const [{ hostname, tmpdir }, { createPinoLogger }, { createRateLimiter }, { openRedis }, { appDirectory }, { cryptoIds, systemClock }, { startRole, stopOnSignals }, { createCallLogWriter }, { createSemanticMcpApp }, { parseSemanticMcpSettings }, { createDuckDbQueryEngine }] = await Promise.all([
   import('node:os'),
   import('../../core/adapters/log/pino-logger.ts'),
   import('../../core/adapters/rate-limit/rate-limiter.ts'),
   import('../../core/adapters/redis/index.ts'),
   import('../../core/adapters/runtime/app-directory.ts'),
   import('../../core/adapters/runtime/system.ts'),
-  import('../../core/boot/boot-process.ts'),
+  import('../../core/boot/start-role.ts'),
   import('../../core/semantic/call-log-writer.ts'),
   import('./app.ts'),
   import('./settings.ts'),
@@ -44,36 +44,31 @@ const [{ hostname, tmpdir }, { createPinoLogger }, { createRateLimiter }, { open
 ]);
 const logger = createPinoLogger({ name: 'semantic-mcp' });
 if (native.loaded) logger.info({ path: native.path, duckdb: native.version, written: native.written, ms: native.ms }, 'DuckDB library loaded');
-const print = (line: string) => process.stdout.write(`${line}\n`);
-let boot;
-let settings;
-try {
-  boot = readBootSettings('semantic-mcp', process.env, { appDir: appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), tmpDir: tmpdir() });
-  settings = parseSemanticMcpSettings(process.env, boot.env, tmpdir());
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(2);
-}
-boot.lines.forEach(print);
-// semantic-mcp uses a queue store only when QUEUE_URL is set for it: in the all-in-one mode the embedded
-// store belongs to the API and the dispatcher, and one semantic-mcp counts its rate limit in memory.
-const env = process.env.QUEUE_URL ? boot.env : { ...boot.env, stores: { ...boot.env.stores, queueUrl: undefined } };
-let stores: Awaited<ReturnType<typeof openBootStores>>;
-let redis: Awaited<ReturnType<typeof openRedis>> | undefined;
-try {
-  stores = await openBootStores(env, { owner: `semantic-mcp@${process.env.PLATFORM_INSTANCE_ID ?? hostname()}:${process.pid}`, print });
-  // The rate counter gets its own connection that fails fast rather than queueing while the store is away.
-  redis = env.stores.queueUrl ? await openRedis(env.stores.queueUrl, { maxRetriesPerRequest: 2 }) : undefined;
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(1);
-}
+const exit = (code: number): never => process.exit(code);
+const { boot, settings, stores } = await startRole('semantic-mcp', {
+  env: process.env,
+  dirs: { appDir: appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), tmpDir: tmpdir() },
+  instanceId: process.env.PLATFORM_INSTANCE_ID ?? `${hostname()}-${process.pid}`,
+  print: (line) => process.stdout.write(`${line}\n`),
+  printError: (line) => console.error(line),
+  exit,
+  settings: (booted) => parseSemanticMcpSettings(process.env, booted.env, tmpdir()),
+  // A queue store only when QUEUE_URL is set for it: in the all-in-one mode the embedded store belongs
+  // to the API and the dispatcher, and one semantic-mcp counts its rate limit in memory.
+  storesEnv: (env) => (process.env.QUEUE_URL ? env : { ...env, stores: { ...env.stores, queueUrl: undefined } }),
+});
+const queueUrl = process.env.QUEUE_URL ? boot.env.stores.queueUrl : undefined;
+// The rate counter gets its own connection that fails fast rather than queueing while the store is away.
+const redis = queueUrl ? await openRedis(queueUrl, { maxRetriesPerRequest: 2 }).catch((error: Error) => {
+  console.error(error.message);
+  return exit(1);
+}) : undefined;
 const { docs, objects } = stores;
 // Queries run in child processes of this executable (one data key each, killed on timeout or past
 // their memory ceiling); they get the data database's path, never a secret or a store connection.
 const engine = createDuckDbQueryEngine({ objectStore: objects, cacheDir: settings.cacheDir, logger, queryProcess: queryProcessCommand(process.execPath, process.argv, process.execArgv, process.env) });
 const semanticDeps = { docs, objects, clock: systemClock, ids: cryptoIds };
-// Calls are logged after they are answered; stop() drains the pending writes before closing the stores.
+// Calls are logged after they are answered; the stop drains the pending writes before closing the stores.
 const callLog = createCallLogWriter(semanticDeps, {
   onError: (error, entry) => logger.error({ err: String(error), tool: entry.tool, projectId: entry.projectId }, 'call log write failed'),
   defer: (work) => setImmediate(work),
@@ -91,13 +86,10 @@ const app = createSemanticMcpApp({
 app.listen({ hostname: settings.host, port: settings.port });
 logger.info({ host: settings.host, port: settings.port, rateLimitMax: settings.rateLimitMax, sharedRateCount: Boolean(redis) }, `semantic-mcp listening on ${settings.host}:${settings.port}`);
 
-async function stop(): Promise<void> {
+stopOnSignals(process, async () => {
   await app.stop();
   await callLog.drain();
   await engine.close();
   await stores.close();
   redis?.disconnect();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => void stop());
+}, exit);
