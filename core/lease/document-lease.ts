@@ -8,8 +8,8 @@
  */
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
-import type { Lease } from '../ports/lease.ts';
-import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
+import { checkedLeaseArgument, checkedLeaseTtlMs, type Lease } from '../ports/lease.ts';
+import { isPlatformError } from '../ports/platform-error.ts';
 
 /** Collection of lease documents. */
 export const leaseCollection = 'leases';
@@ -28,12 +28,12 @@ interface LeaseDocument {
  */
 export function createDocumentLease(docs: DocumentStore, clock: Clock): Lease {
   const leases = docs.collection<LeaseDocument>(leaseCollection);
-  const until = (ttlMs: number) => new Date(clock.now().getTime() + checkedTtl(ttlMs));
+  const until = (ttlMs: number) => new Date(clock.now().getTime() + checkedLeaseTtlMs(ttlMs));
   return {
     async acquire(name, owner, ttlMs) {
-      checked('name', name);
-      checked('owner', owner);
-      checkedTtl(ttlMs);
+      checkedLeaseArgument('name', name);
+      checkedLeaseArgument('owner', owner);
+      checkedLeaseTtlMs(ttlMs);
       const now = clock.now();
       const taken = await leases.updateOne(
         { _id: name, $or: [{ holder: owner }, { holder: null }, { expiresAt: { $lte: now } }] },
@@ -49,35 +49,23 @@ export function createDocumentLease(docs: DocumentStore, clock: Clock): Lease {
       }
     },
     async renew(name, owner, ttlMs) {
-      checked('name', name);
-      checked('owner', owner);
-      checkedTtl(ttlMs);
+      checkedLeaseArgument('name', name);
+      checkedLeaseArgument('owner', owner);
+      checkedLeaseTtlMs(ttlMs);
       const renewed = await leases.updateOne({ _id: name, holder: owner, expiresAt: { $gt: clock.now() } }, { $set: { expiresAt: until(ttlMs) } });
       return renewed.matched === 1;
     },
     async release(name, owner) {
-      checked('name', name);
-      checked('owner', owner);
+      checkedLeaseArgument('name', name);
+      checkedLeaseArgument('owner', owner);
       await leases.updateOne({ _id: name, holder: owner }, { $set: { holder: null, expiresAt: clock.now() } });
     },
     async holder(name) {
-      checked('name', name);
+      checkedLeaseArgument('name', name);
       const doc = await leases.findOne({ _id: name });
       return doc && doc.holder && doc.expiresAt.getTime() > clock.now().getTime() ? doc.holder : null;
     },
   };
 }
 
-function checked(what: 'name' | 'owner', value: string): string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new PlatformError('invalid_argument', `A lease ${what} must be a non-empty string.`, { status: 400 });
-  }
-  return value;
-}
 
-function checkedTtl(ttlMs: number): number {
-  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new PlatformError('invalid_argument', 'A lease ttlMs must be a positive number of milliseconds.', { status: 400 });
-  }
-  return ttlMs;
-}

@@ -4,6 +4,13 @@
  *
  * Source: ../shared/spec/platform-service.md § Single-dispatcher lease, § Data update at boot.
  */
+import { PlatformError } from './platform-error.ts';
+
+/**
+ * A named lock held by one owner until it lapses or is released.
+ *
+ * Source: ../shared/spec/platform-service.md § Single-dispatcher lease.
+ */
 export interface Lease {
   /**
    * Takes the lease `name` for `owner` when it is free or lapsed.
@@ -17,4 +24,30 @@ export interface Lease {
   release(name: string, owner: string): Promise<void>;
   /** The current holder, or null when free. */
   holder(name: string): Promise<string | null>;
+}
+
+/**
+ * A lease name or owner, checked the same way by every Lease adapter.
+ * @throws PlatformError `invalid_argument` (400) for an empty or non-string value
+ *
+ * Source: ../shared/spec/platform-service.md § Single-dispatcher lease.
+ */
+export function checkedLeaseArgument(what: 'name' | 'owner', value: string): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new PlatformError('invalid_argument', `A lease ${what} must be a non-empty string.`, { status: 400 });
+  }
+  return value;
+}
+
+/**
+ * `ttlMs` rounded up to whole milliseconds, checked the same way by every Lease adapter.
+ * @throws PlatformError `invalid_argument` (400) for a ttl that is not a positive number
+ *
+ * Source: ../shared/spec/platform-service.md § Single-dispatcher lease.
+ */
+export function checkedLeaseTtlMs(ttlMs: number): number {
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new PlatformError('invalid_argument', 'A lease ttlMs must be a positive number of milliseconds.', { status: 400 });
+  }
+  return Math.ceil(ttlMs);
 }

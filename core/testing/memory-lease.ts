@@ -6,8 +6,7 @@
  * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (fakes in core/testing);
  * ../shared/spec/platform-service.md § Single-dispatcher lease.
  */
-import type { Lease } from '../ports/lease.ts';
-import { PlatformError } from '../ports/platform-error.ts';
+import { checkedLeaseArgument, checkedLeaseTtlMs, type Lease } from '../ports/lease.ts';
 import { systemClock } from '../adapters/runtime/system.ts';
 
 /**
@@ -42,7 +41,7 @@ export function createMemoryLease(options: MemoryLeaseOptions = {}): Lease {
   const now = options.now ?? (() => systemClock.now().getTime());
   const { leases } = options.data ?? createMemoryLeaseData();
   const current = (name: string) => {
-    const lease = leases.get(checked('name', name));
+    const lease = leases.get(checkedLeaseArgument('name', name));
     if (lease !== undefined && lease.expiresAtMs <= now()) {
       leases.delete(name);
       return undefined;
@@ -51,22 +50,22 @@ export function createMemoryLease(options: MemoryLeaseOptions = {}): Lease {
   };
   return {
     async acquire(name, owner, ttlMs) {
-      const expiresAtMs = now() + checkedTtl(ttlMs);
+      const expiresAtMs = now() + checkedLeaseTtlMs(ttlMs);
       const lease = current(name);
-      if (lease !== undefined && lease.owner !== checked('owner', owner)) return false;
-      leases.set(name, { owner: checked('owner', owner), expiresAtMs });
+      if (lease !== undefined && lease.owner !== checkedLeaseArgument('owner', owner)) return false;
+      leases.set(name, { owner: checkedLeaseArgument('owner', owner), expiresAtMs });
       return true;
     },
     async renew(name, owner, ttlMs) {
-      const expiresAtMs = now() + checkedTtl(ttlMs);
-      checked('owner', owner);
+      const expiresAtMs = now() + checkedLeaseTtlMs(ttlMs);
+      checkedLeaseArgument('owner', owner);
       const lease = current(name);
       if (lease === undefined || lease.owner !== owner) return false;
       lease.expiresAtMs = expiresAtMs;
       return true;
     },
     async release(name, owner) {
-      checked('owner', owner);
+      checkedLeaseArgument('owner', owner);
       if (current(name)?.owner === owner) leases.delete(name);
     },
     async holder(name) {
@@ -75,16 +74,4 @@ export function createMemoryLease(options: MemoryLeaseOptions = {}): Lease {
   };
 }
 
-function checked(what: 'name' | 'owner', value: string): string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new PlatformError('invalid_argument', `A lease ${what} must be a non-empty string.`, { status: 400 });
-  }
-  return value;
-}
 
-function checkedTtl(ttlMs: number): number {
-  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new PlatformError('invalid_argument', 'A lease ttlMs must be a positive number of milliseconds.', { status: 400 });
-  }
-  return Math.ceil(ttlMs);
-}

@@ -9,7 +9,7 @@
  * Source: ../shared/spec/semantic-query-service.md § Query validation (engine connection), § Limits.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { QueryResult, ScopedView } from '../../ports/query-engine.ts';
+import type { ExecuteRequest, QueryResult } from '../../ports/query-engine.ts';
 
 /**
  * Opens the child's query instance over the data database at `databaseFile` (built by the parent),
@@ -24,20 +24,15 @@ export interface OpenMessage {
 }
 
 /**
- * Runs one query: the views are materialised unless `scope` is current in this child.
+ * Runs one query (the request's fields but the data set, which the child opened, and the timeout,
+ * which the parent keeps): the views are materialised unless `scope` is current in this child.
  *
  * Source: spec/semantic-query-service.md § Query validation
  */
-export interface ExecuteMessage {
+export interface ExecuteMessage extends Omit<ExecuteRequest, 'data' | 'timeoutMs'> {
   type: 'execute';
   /** Request number, echoed in the answer. */
   id: number;
-  scope: string;
-  views: ScopedView[];
-  sql: string;
-  params: string[];
-  maxRows: number;
-  maxBytes: number;
 }
 
 /** Asks the child to interrupt request `id` (ignored when it is no longer running). */

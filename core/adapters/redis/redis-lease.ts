@@ -5,8 +5,7 @@
  *
  * Source: ../shared/spec/platform-service.md § Single-dispatcher lease, § Data update at boot.
  */
-import type { Lease } from '../../ports/lease.ts';
-import { PlatformError } from '../../ports/platform-error.ts';
+import { checkedLeaseArgument, checkedLeaseTtlMs, type Lease } from '../../ports/lease.ts';
 import type { RedisConnection } from './open-redis.ts';
 
 /** SET NX PX; or, when the caller already holds it, a new expiry. Returns 1 when ARGV[1] holds the lease. */
@@ -48,15 +47,15 @@ export interface RedisLeaseOptions {
  */
 export function createRedisLease(redis: RedisConnection, options: RedisLeaseOptions = {}): Lease {
   const prefix = options.keyPrefix ?? 'cairn:lease:';
-  const key = (name: string) => `${prefix}${checked('name', name)}`;
+  const key = (name: string) => `${prefix}${checkedLeaseArgument('name', name)}`;
   const run = async (script: string, name: string, owner: string, ...args: string[]) =>
-    Number(await redis.eval(script, 1, key(name), checked('owner', owner), ...args));
+    Number(await redis.eval(script, 1, key(name), checkedLeaseArgument('owner', owner), ...args));
   return {
     async acquire(name, owner, ttlMs) {
-      return (await run(ACQUIRE, name, owner, String(checkedTtl(ttlMs)))) === 1;
+      return (await run(ACQUIRE, name, owner, String(checkedLeaseTtlMs(ttlMs)))) === 1;
     },
     async renew(name, owner, ttlMs) {
-      return (await run(RENEW, name, owner, String(checkedTtl(ttlMs)))) === 1;
+      return (await run(RENEW, name, owner, String(checkedLeaseTtlMs(ttlMs)))) === 1;
     },
     async release(name, owner) {
       await run(RELEASE, name, owner);
@@ -67,21 +66,4 @@ export function createRedisLease(redis: RedisConnection, options: RedisLeaseOpti
   };
 }
 
-function checked(what: 'name' | 'owner', value: string): string {
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new PlatformError('invalid_argument', `A lease ${what} must be a non-empty string.`, { status: 400 });
-  }
-  return value;
-}
 
-/**
- * `ttlMs` rounded up to whole milliseconds.
- *
- * Source: ../shared/spec/platform-service.md § Single-dispatcher lease.
- */
-export function checkedTtl(ttlMs: number): number {
-  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new PlatformError('invalid_argument', 'A lease ttlMs must be a positive number of milliseconds.', { status: 400 });
-  }
-  return Math.ceil(ttlMs);
-}
