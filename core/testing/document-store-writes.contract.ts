@@ -8,7 +8,7 @@
 import { expect, it } from 'vitest';
 import type { BaseDocument, DocumentCollection, DocumentStore } from '../ports/document-store.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
-import { systemClock } from '../adapters/runtime/system.ts';
+import { systemClock } from '../adapters/runtime/system-clock.ts';
 import { skipBecause } from './skip.ts';
 
 /** What the factory of `documentStoreContract` returns for one test. */

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobQueue } from '../ports/job-queue.ts';
-import { systemClock } from '../adapters/runtime/system.ts';
+import { systemClock } from '../adapters/runtime/system-clock.ts';
 
 /**
  * What the factory of {@link jobQueueContract} returns for one test.

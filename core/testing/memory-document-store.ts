@@ -28,7 +28,7 @@ import {
   type IndexSpec,
   type PlainDocument,
 } from '../adapters/sqlite/document-semantics.ts';
-import { systemClock } from '../adapters/runtime/system.ts';
+import { systemClock } from '../adapters/runtime/system-clock.ts';
 
 interface CollectionState {
   docs: Map<string, PlainDocument>;

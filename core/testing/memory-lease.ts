@@ -7,7 +7,7 @@
  * ../shared/spec/platform-service.md § Single-dispatcher lease.
  */
 import { checkedLeaseArgument, checkedLeaseTtlMs, type Lease } from '../ports/lease.ts';
-import { systemClock } from '../adapters/runtime/system.ts';
+import { systemClock } from '../adapters/runtime/system-clock.ts';
 
 /**
  * Options of {@link createMemoryLease}.

@@ -5,11 +5,9 @@
  * thread pool (about 9 µs alone, and up to several hundred µs on a busy event loop) for a 1 µs hash.
  */
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../ports/clock.ts';
 import type { Ids } from '../../ports/ids.ts';
 
-/** The system clock. */
-export const systemClock: Clock = { now: () => new Date() };
+export { systemClock } from './system-clock.ts';
 
 /** Ids from Web Crypto: 128-bit random ids in base32 (26 characters, lower case). */
 export const cryptoIds: Ids = {
