@@ -20,6 +20,9 @@ import type { FindOptions, Filter, Update } from '../../ports/document-store.ts'
  */
 const queryOptions = { context: Context.init({ query: queryOperators }) };
 
+/** A top-level field name that is neither dotted nor an operator. */
+const plainField = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** A plain document as the stores hold it. */
 export type PlainDocument = Record<string, unknown> & { _id: string };
 
@@ -43,6 +46,15 @@ export function indexName(keys: Record<string, 1 | -1>): string {
  * @throws PlatformError `invalid_filter` when the filter uses an unknown operator or bad shape
  */
 export function compileFilter(filter: Filter): (doc: PlainDocument) => boolean {
+  const equalities = Object.entries(filter);
+  if (equalities.every(([field, value]) => typeof value === 'string' && plainField.test(field))) {
+    // The common lookup (`{ tokenHash: h }`, `{ slug, projectId }`): MongoDB's rule for a string
+    // equality — the field equals it, or is an array holding it — without building a mingo query.
+    return (doc) => equalities.every(([field, value]) => {
+      const held = doc[field];
+      return held === value || (Array.isArray(held) && held.includes(value));
+    });
+  }
   try {
     const query = new Query(filter, queryOptions);
     return (doc) => query.test(doc);
