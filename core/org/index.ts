@@ -1,0 +1,31 @@
+/**
+ * Organizations, members, groups and roles (public edge of `core/org`): what every surface checks
+ * before acting.
+ *
+ * Source: ../shared/spec/platform-service.md § Authentication rule 8; issue 7 § Organizations and roles.
+ */
+export {
+  agentRoles,
+  builtinGroupKeys,
+  orgCollections,
+  orgSchemaVersion,
+  permissions,
+  AgentRoleGrant,
+  AgentRoleSchema,
+  PermissionSchema,
+  type AgentRole,
+  type BuiltinGroupKey,
+  type GroupMemberRecord,
+  type GroupRecord,
+  type MemberRecord,
+  type OrgCaller,
+  type OrgDeps,
+  type OrganizationKind,
+  type OrganizationRecord,
+  type Permission,
+} from './model.ts';
+export { agentRoleNames, builtinGroupId, builtinGroups, effectiveAgentRole, effectivePermissions, highestRole, roleAtLeast, roleRank } from './rules.ts';
+export { orgAccess, requireAgentRole, requirePermission, type OrgAccess } from './access.ts';
+export { createOrganization, defaultOrganizationKey, ensureDefaultOrganization, ensureOrgIndexes, ensurePersonalOrganization, listOrganizations } from './organizations.ts';
+export { addMember, getGroup, getMember, listMembers, removeMember, type MemberView } from './members.ts';
+export { addToGroup, createGroup, deleteGroup, listGroups, removeFromGroup, updateGroup, type GroupChange, type GroupView } from './groups.ts';
