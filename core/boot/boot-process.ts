@@ -19,6 +19,7 @@ import type { DocumentStore } from '../ports/document-store.ts';
 import type { Lease } from '../ports/lease.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import { ensureSemanticIndexes } from '../semantic/projects.ts';
+import { ensureOrgIndexes } from '../org/organizations.ts';
 import { createRedisLease, openRedis, type RedisConnection } from '../adapters/redis/index.ts';
 import { systemClock } from '../adapters/runtime/system.ts';
 import { openDocumentStore, openObjectStore } from '../adapters/stores/open-stores.ts';
@@ -78,5 +79,6 @@ export async function openBootStores(env: ServiceEnv, options: { owner: string; 
     { allowNewerData: env.allowNewerData },
   );
   await ensureSemanticIndexes(docs);
+  await ensureOrgIndexes(docs);
   return { docs, objects, redis, lease, async close() { await docs.close(); redis?.disconnect(); } };
 }

@@ -8,6 +8,7 @@ import { leaseCollection } from '../lease/document-lease.ts';
 import type { ReleaseData } from '../data-update/index.ts';
 import { collections as semanticCollections, semanticSchemaVersion } from '../semantic/records.ts';
 import { CREDENTIAL_SECRETS_COLLECTION } from '../adapters/secrets/db-secret-store.ts';
+import { orgCollections, orgSchemaVersion } from '../org/model.ts';
 
 /** The release's collections and data updates. */
 export function platformRelease(): ReleaseData {
@@ -15,5 +16,6 @@ export function platformRelease(): ReleaseData {
   const names = [...Object.values(semanticCollections), leaseCollection, CREDENTIAL_SECRETS_COLLECTION];
   const collections = Object.fromEntries(names.map((name) => [name, first]));
   for (const name of Object.values(semanticCollections)) collections[name] = { baseline: 1, current: semanticSchemaVersion };
+  for (const name of Object.values(orgCollections)) collections[name] = { baseline: 1, current: orgSchemaVersion };
   return { collections, updates: [] };
 }
