@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
+import { runAgent } from './agent-commands.ts';
 import { CliError } from './api-client.ts';
 import { runConfig, runDataUpdates, runSecrets } from './operator-commands.ts';
 import { runSemantic, type CommandOutput } from './semantic-commands.ts';
@@ -24,6 +25,10 @@ Semantic models:
   semantic token revoke <slug> <token-id>
   semantic log <slug> [--tool T] [--status success|error] [--token-id ID] [--from DATE] [--to DATE] [--limit N]
   semantic improvements <slug>                         improvement requests agents submitted
+
+Agents:
+  agent validate <dir>                                 check an agent repository (AGENTS.md, workflows/, skills/)
+                                                       offline; prints file:line:col key: message per problem
 
 Operating the stores directly (with the deployment's environment):
   config resolve [--base64] [--file PATH]              validate the config as a boot would; print it as one JSON line
@@ -56,15 +61,16 @@ async function main(argv: string[]): Promise<number> {
   const [group, ...rest] = positionals;
   try {
     const note = (line: string) => console.error(terminalSafe(line));
-    let out: CommandOutput;
-    if (group === 'semantic') out = await runSemantic(target, rest, { ...values, token: values['token-id'] }, note);
+    let out: CommandOutput & { exitCode?: number };
+    if (group === 'agent') out = await runAgent(rest);
+    else if (group === 'semantic') out = await runSemantic(target, rest, { ...values, token: values['token-id'] }, note);
     else if (group === 'config') out = runConfig(rest, values, process.env, appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), note);
     else if (group === 'data-updates') out = await runDataUpdates(rest, process.env, values.json ? note : (line) => console.log(line));
     else if (group === 'secrets') out = await runSecrets(rest, values, process.env, values.json ? note : (line) => console.log(line));
     else throw new CliError(`unknown command "${group}" (see cairn --help)`, 2);
     if (values.json) console.log(terminalSafeJson(JSON.stringify(out.data, null, 2)));
     else if (out.human) console.log(terminalSafe(out.human));
-    return 0;
+    return out.exitCode ?? 0;
   } catch (error) {
     console.error(`cairn: ${terminalSafe(error instanceof Error ? error.message : String(error))}`);
     return error instanceof CliError ? error.exitCode : 1;

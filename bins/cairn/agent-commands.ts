@@ -1,0 +1,85 @@
+/**
+ * `cairn agent validate <dir>`: checks an agent repository on disk with the platform's strict validator
+ * (the one publish uses) and prints each problem as `file:line:col key: message`, or a one-line summary
+ * when it is valid. Works offline: it talks to no instance.
+ *
+ * Source: issue 7 § Operators; ../shared/AGENT-FORMAT.md.
+ */
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { validateAgentRepository, type AgentFile, type AgentValidation } from '../../core/agent/index.ts';
+import { CliError } from './api-client.ts';
+import type { CommandOutput } from './semantic-commands.ts';
+import { terminalSafe } from './terminal-text.ts';
+
+/** A command's output and its exit code (0 by default; 1 when the repository has problems). */
+export interface AgentCommandOutput extends CommandOutput {
+  exitCode?: number;
+}
+
+/** Files the validator reads the text of; other files count by their path only. */
+const parsed = /(^AGENTS\.md$|\.(md|ya?ml)$)/;
+/** Files larger than this are listed by path but not read (an asset, not a format file). */
+const maxTextBytes = 1024 * 1024;
+
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(entries.map(async (entry) => {
+    const path = join(dir, entry.name);
+    if (entry.name === '.git' || entry.isSymbolicLink()) return [];
+    return entry.isDirectory() ? listFiles(path) : entry.isFile() ? [path] : [];
+  }));
+  return nested.flat();
+}
+
+/**
+ * Reads the agent files of a directory: AGENTS.md, workflows/** and skills/** (other top-level entries,
+ * `.git` and symbolic links are skipped).
+ * @throws CliError when `dir` is not a directory
+ */
+export async function readAgentDirectory(dir: string): Promise<AgentFile[]> {
+  const info = await lstat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new CliError(`${dir} is not a directory: give the folder holding AGENTS.md, workflows/ and skills/`);
+  const tops = await Promise.all(['workflows', 'skills'].map(async (name) => {
+    const path = join(dir, name);
+    return (await lstat(path).catch(() => undefined))?.isDirectory() ? listFiles(path) : [];
+  }));
+  const agents = (await lstat(join(dir, 'AGENTS.md')).catch(() => undefined))?.isFile() ? [join(dir, 'AGENTS.md')] : [];
+  return Promise.all([...agents, ...tops.flat()].map(async (path) => {
+    const rel = relative(dir, path).split(sep).join('/');
+    const size = (await lstat(path)).size;
+    const text = parsed.test(rel) && size <= maxTextBytes ? await readFile(path, 'utf8') : '';
+    return { path: rel, text };
+  }));
+}
+
+/** One problem as one terminal-safe line: `file:line:col key: message`. */
+export function problemLine(problem: AgentValidation['problems'][number]): string {
+  return terminalSafe(`${problem.file}:${problem.line}:${problem.column} ${problem.key}: ${problem.message}`, { newlines: false });
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+async function validateCommand(args: string[]): Promise<AgentCommandOutput> {
+  const dir = args[0];
+  if (!dir || args.length > 1) throw new CliError('usage: cairn agent validate <dir>', 2);
+  const result = validateAgentRepository(await readAgentDirectory(dir));
+  if (!result.ok) {
+    const lines = [...result.problems.map(problemLine), `${terminalSafe(dir, { newlines: false })}: ${plural(result.problems.length, 'problem')}; fix them and run cairn agent validate again`];
+    return { data: result, human: lines.join('\n'), exitCode: 1 };
+  }
+  const { workflows, states, triggers, skills, tests } = result.counts;
+  const summary = `${terminalSafe(dir, { newlines: false })}: valid (${plural(workflows, 'workflow')}, ${plural(states, 'state')}, ${plural(triggers, 'trigger')}, ${plural(skills, 'skill')}, ${plural(tests, 'test case')})`;
+  return { data: result, human: summary, exitCode: 0 };
+}
+
+/**
+ * Runs `cairn agent <args>`: `validate <dir>`.
+ * @returns the output (`data` is `{ ok, problems, counts }` for --json) and the exit code: 0 valid, 1 problems
+ * @throws CliError with a one-line reason (exit 2 on a usage error)
+ */
+export async function runAgent(args: string[]): Promise<AgentCommandOutput> {
+  const [command, ...rest] = args;
+  if (command === 'validate') return validateCommand(rest);
+  throw new CliError(`unknown agent command "${command ?? ''}" (see cairn --help)`, 2);
+}
