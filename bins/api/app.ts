@@ -1,5 +1,6 @@
 /**
- * The API application: request rules first, then the health, auth and semantic routes, and the JSON 404.
+ * The API application: request rules first, then the health, auth, semantic and organization routes, and the JSON 404.
+ * Under dev-user sign-in it prepares the fixed user's default organization as it is built (at boot).
  * bins/api/main.ts builds it from the booted settings and stores and listens; the request-rules
  * integration test (test/integration/api-rules.test.ts) builds the very same app over the same boot path.
  *
@@ -14,12 +15,14 @@ import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import type { PlatformConfig } from '../../core/config/config-model.ts';
 import type { DispatchingEnv } from '../../core/config/platform-env-model.ts';
 import { createDocumentLease } from '../../core/lease/document-lease.ts';
+import { devUserPrincipal } from '../../core/auth/principal.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { ObjectStore } from '../../core/ports/object-store.ts';
 import { authRoutes } from './auth-routes.ts';
 import { healthRoutes } from './health-routes.ts';
 import { requestRules, type SignInVerification } from './request-rules/index.ts';
+import { orgPreparation, orgRoutes } from './org-routes.ts';
 import { semanticRoutes } from './semantic-routes.ts';
 
 /** The verifier of the deployment's sign-in mode, and the OIDC discovery reader the auth routes use. */
@@ -80,12 +83,20 @@ export function createApiApp(parts: ApiAppParts) {
     return { name: principal?.name ?? principal?.email ?? 'unknown', email: principal?.email ?? 'unknown@localhost' };
   };
   const git = createObjectStoreGitRepo({ objectStore: objects, scratchDir: env.scratchDir });
+  const orgDeps = { docs, clock: systemClock, ids: cryptoIds };
+  const callerOf = (request: Request) => {
+    const principal = rules.requirePrincipal(request);
+    return { subject: principal.id, email: principal.email, ...(principal.name ? { name: principal.name } : {}) };
+  };
+  // Under dev-user this starts the default organization at once (boot); otherwise a first request gets a personal one.
+  const prepareCaller = orgPreparation({ deps: orgDeps, mode: env.signIn.mode, devUser: { subject: devUserPrincipal.id, email: devUserPrincipal.email, name: devUserPrincipal.name }, logger });
   const embeddedQueue = env.embeddedQueue.enabled ? { lease: createDocumentLease(docs, systemClock), instanceId: parts.instanceId } : undefined;
   return new Elysia()
     .use(rules.plugin)
     .use(healthRoutes({ version: env.appVersion, embeddedQueue }))
     .use(authRoutes({ signIn: env.signIn, oidcDiscovery: parts.signIn.oidcDiscovery, branding: parts.config.branding, logger }))
     .use(semanticRoutes({ deps: { docs, objects, git, clock: systemClock, ids: cryptoIds }, logger, authorOf }))
+    .use(orgRoutes({ deps: orgDeps, logger, callerOf, prepare: prepareCaller }))
     .onError(({ code }) => {
       if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });
       return undefined;

@@ -1,0 +1,195 @@
+/**
+ * JSON routes of organizations under /api/orgs/… : the caller's organizations, members, groups with
+ * their permissions and agent roles, and group memberships. Every route checks the caller's place in
+ * the organization (403 with `permission_required` when they lack organization:manage; 404 when they
+ * are not a member), takes no query parameters, and checks bodies with TypeBox (400 naming the field).
+ *
+ * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors; issue 7 § Organizations and roles.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Elysia } from 'elysia';
+import type { Logger } from '../../core/ports/logger.ts';
+import {
+  addMember, addToGroup, AgentRoleGrant, createGroup, createOrganization, deleteGroup, ensureDefaultOrganization, ensurePersonalOrganization,
+  getGroup, getMember, listGroups, listMembers, listOrganizations, orgAccess, PermissionSchema, removeFromGroup, removeMember, requirePermission, updateGroup,
+  type GroupRecord, type OrgAccess, type OrgCaller, type OrgDeps, type OrganizationRecord,
+} from '../../core/org/index.ts';
+import { errorToResponse, json, readJson } from './http-helpers.ts';
+import { NoQuery, readQuery } from './query-params.ts';
+
+/** Dependencies of the organization routes. */
+export interface OrgRouteDeps {
+  deps: OrgDeps;
+  logger: Logger;
+  /** The signed-in caller of `request`. @throws PlatformError `unauthorized` (401) */
+  callerOf(request: Request): OrgCaller;
+  /** Runs before every handler for the caller (the default organization ready; a first sign-in's personal organization). */
+  prepare(caller: OrgCaller): Promise<void>;
+}
+
+/** Distinct callers whose personal organization this process has ensured, before it forgets them all. */
+const rememberedCallers = 10_000;
+
+/**
+ * What runs for a caller before the organization routes, per sign-in mode, and the boot step:
+ * - dev-user: the fixed user's default organization is ensured at once (at API boot); a request waits for it,
+ *   and a failed attempt (logged) is retried by the next request;
+ * - oidc and cloud-alb: a caller's first request ensures their personal organization (idempotent and
+ *   race-safe in core/org; remembered per process so later requests skip the lookup).
+ *
+ * Source: issue 7 § Organizations and roles (default organization at first boot; personal organization at first sign-in).
+ */
+export function orgPreparation(options: { deps: OrgDeps; mode: 'dev-user' | 'oidc' | 'cloud-alb'; devUser: OrgCaller; logger: Logger }): (caller: OrgCaller) => Promise<void> {
+  const { deps, logger } = options;
+  if (options.mode === 'dev-user') {
+    const ensure = () => ensureDefaultOrganization(deps, options.devUser).then((org) => {
+      logger.info({ org: org._id }, 'default organization ready');
+    }, (error: unknown) => {
+      logger.error({ err: error instanceof Error ? error.message : String(error) }, 'default organization could not be prepared; the next request retries');
+      ready = undefined;
+      throw error;
+    });
+    let ready: Promise<void> | undefined = ensure();
+    ready.catch(() => undefined);
+    return async () => { await (ready ??= ensure()); };
+  }
+  const done = new Set<string>();
+  return async (caller) => {
+    if (done.has(caller.subject)) return;
+    await ensurePersonalOrganization(deps, caller);
+    if (done.size >= rememberedCallers) done.clear();
+    done.add(caller.subject);
+  };
+}
+
+const Name = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '\\S' });
+const CreateOrgBody = Type.Object({ name: Name(200) }, { additionalProperties: false });
+const AddMemberBody = Type.Object({
+  subject: Type.String({ minLength: 1, maxLength: 300 }),
+  email: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' }),
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  groups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50 })),
+}, { additionalProperties: false });
+const GroupFields = {
+  permissions: Type.Optional(Type.Array(PermissionSchema, { maxItems: 10 })),
+  agentRoles: Type.Optional(Type.Array(AgentRoleGrant, { maxItems: 1000 })),
+};
+const CreateGroupBody = Type.Object({ name: Name(100), ...GroupFields }, { additionalProperties: false });
+const UpdateGroupBody = Type.Object({ name: Type.Optional(Name(100)), ...GroupFields }, { additionalProperties: false, minProperties: 1 });
+
+type Org = { org: string };
+type Ctx<P> = { request: Request; params: P; caller: OrgCaller };
+
+/** A handler wrapper: refuses any query parameter, resolves and prepares the caller, answers errors as JSON. */
+function routeMaker(env: OrgRouteDeps) {
+  return <P>(handler: (ctx: Ctx<P>) => Promise<Response>) => async ({ request, params }: { request: Request; params: P }): Promise<Response> => {
+    try {
+      readQuery(request, NoQuery);
+      const caller = env.callerOf(request);
+      await env.prepare(caller);
+      return await handler({ request, params, caller });
+    } catch (error) {
+      return errorToResponse(error, env.logger);
+    }
+  };
+}
+
+const noParse = { parse: 'none' as const };
+
+/** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
+export function orgRoutes(env: OrgRouteDeps) {
+  return new Elysia().use(organizationAndMemberRoutes(env)).use(groupRoutes(env));
+}
+
+/** GET|POST /api/orgs, GET /api/orgs/:org, GET|POST …/members, DELETE …/members/:member (a member may remove themselves). */
+function organizationAndMemberRoutes(env: OrgRouteDeps) {
+  const { deps } = env;
+  const route = routeMaker(env);
+  return new Elysia({ prefix: '/api/orgs' })
+    .get('', route(async ({ caller }) => json({ organizations: (await listOrganizations(deps, caller)).map(orgView) })))
+    .post('', route(async ({ request, caller }) => {
+      const body = await readJson(request, CreateOrgBody);
+      return json(await orgDetail(deps, caller, await createOrganization(deps, caller, body.name)), 201);
+    }), noParse)
+    .get('/:org', route<Org>(async ({ params, caller }) => json(await orgDetail(deps, caller, (await orgAccess(deps, caller, params.org)).org))))
+    .get('/:org/members', route<Org>(async ({ params, caller }) => {
+      await orgAccess(deps, caller, params.org);
+      return json({ members: (await listMembers(deps, params.org)).map(memberView) });
+    }))
+    .post('/:org/members', route<Org>(async ({ request, params, caller }) => {
+      await requirePermission(deps, caller, params.org, 'organization:manage');
+      const body = await readJson(request, AddMemberBody);
+      const person = { subject: body.subject, email: body.email, ...(body.name ? { name: body.name } : {}) };
+      return json(memberView(await addMember(deps, params.org, person, body.groups)), 201);
+    }), noParse)
+    .delete('/:org/members/:member', route<Org & { member: string }>(async ({ params, caller }) => {
+      const access = await orgAccess(deps, caller, params.org);
+      if (access.member._id !== params.member) await requirePermission(deps, caller, params.org, 'organization:manage');
+      await removeMember(deps, access.org, params.member);
+      return json({ removed: params.member });
+    }));
+}
+
+/** GET|POST …/groups, PUT|DELETE …/groups/:group, POST|DELETE …/groups/:group/members/:member. */
+function groupRoutes(env: OrgRouteDeps) {
+  const { deps } = env;
+  const route = routeMaker(env);
+  const manage = (caller: OrgCaller, orgId: string) => requirePermission(deps, caller, orgId, 'organization:manage');
+  type Group = Org & { group: string };
+  return new Elysia({ prefix: '/api/orgs/:org/groups' })
+    .get('', route<Org>(async ({ params, caller }) => {
+      await orgAccess(deps, caller, params.org);
+      return json({ groups: (await listGroups(deps, params.org)).map((g) => groupView(g.group, g.memberIds)) });
+    }))
+    .post('', route<Org>(async ({ request, params, caller }) => {
+      await manage(caller, params.org);
+      const body: Static<typeof CreateGroupBody> = await readJson(request, CreateGroupBody);
+      return json(groupView(await createGroup(deps, params.org, body), []), 201);
+    }), noParse)
+    .put('/:group', route<Group>(async ({ request, params, caller }) => {
+      const { org } = await manage(caller, params.org);
+      const group = await updateGroup(deps, org, params.group, await readJson(request, UpdateGroupBody));
+      return json(groupView(group, await memberIdsOf(deps, org._id, group._id)));
+    }), noParse)
+    .delete('/:group', route<Group>(async ({ params, caller }) => {
+      await deleteGroup(deps, (await manage(caller, params.org)).org, params.group);
+      return json({ removed: params.group });
+    }))
+    .post('/:group/members/:member', route<Group & { member: string }>(async ({ params, caller }) => {
+      await manage(caller, params.org);
+      await addToGroup(deps, params.org, params.group, params.member);
+      return json(memberView({ member: await getMember(deps, params.org, params.member), groupIds: await groupIdsOf(deps, params.org, params.member) }));
+    }), noParse)
+    .delete('/:group/members/:member', route<Group & { member: string }>(async ({ params, caller }) => {
+      const { org } = await manage(caller, params.org);
+      await removeFromGroup(deps, org, params.group, params.member);
+      return json(groupView(await getGroup(deps, org._id, params.group), await memberIdsOf(deps, org._id, params.group)));
+    }));
+}
+
+function orgView(org: OrganizationRecord) {
+  return { id: org._id, name: org.name, kind: org.kind, createdAt: org.createdAt };
+}
+
+/** The organization with what the caller holds in it. */
+async function orgDetail(deps: OrgDeps, caller: OrgCaller, org: OrganizationRecord) {
+  const access: OrgAccess = await orgAccess(deps, caller, org._id);
+  return { ...orgView(org), you: { memberId: access.member._id, permissions: access.permissions, groups: access.groups.map((g) => ({ id: g._id, name: g.name })) } };
+}
+
+function memberView(view: { member: { _id: string; subject: string; email: string; name?: string; addedAt: Date }; groupIds: string[] }) {
+  const { member } = view;
+  return { id: member._id, subject: member.subject, email: member.email, name: member.name ?? null, groups: view.groupIds, addedAt: member.addedAt };
+}
+
+function groupView(group: GroupRecord, memberIds: string[]) {
+  return { id: group._id, name: group.name, builtin: group.builtin ?? null, permissions: group.permissions, agentRoles: group.agentRoles, members: memberIds };
+}
+
+async function memberIdsOf(deps: OrgDeps, orgId: string, groupId: string): Promise<string[]> {
+  return (await listGroups(deps, orgId)).find((g) => g.group._id === groupId)?.memberIds ?? [];
+}
+
+async function groupIdsOf(deps: OrgDeps, orgId: string, memberId: string): Promise<string[]> {
+  return (await listMembers(deps, orgId)).find((m) => m.member._id === memberId)?.groupIds ?? [];
+}
