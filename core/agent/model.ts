@@ -49,7 +49,9 @@ export const Metadata = Type.Record(Type.String(), Type.Unknown());
  * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (tools: entries may guard arguments).
  */
 export const ToolName = Type.String({ pattern: '^[a-z0-9_-]+(/[A-Za-z0-9_*.-]+)?$', maxLength: 200 });
+/** A tool name with argument guards: the rule applies only when each named argument equals its value. */
 export const GuardedTool = Strict({ tool: ToolName, arguments: Type.Record(Type.String(), Type.Unknown()) });
+/** A tool rule entry: a {@link ToolName} or a {@link GuardedTool}. Source: ../shared/AGENT-FORMAT.md § workflow.yaml. */
 export const ToolEntry = Type.Union([ToolName, GuardedTool]);
 export type ToolEntry = Static<typeof ToolEntry>;
 
