@@ -8,6 +8,7 @@
 import { PlatformError } from '../ports/platform-error.ts';
 import { sanitiseBranding } from './config-branding.ts';
 import type { PlatformConfig } from './config-model.ts';
+import { checkModelsSection } from './config-models.ts';
 import { resolvePlaceholders } from './config-placeholders.ts';
 import { checkConfigUrls, checkPromptCachePrices, checkUniqueIds } from './config-rules.ts';
 import { readConfigSource, type ConfigSourceInput } from './config-source.ts';
@@ -70,10 +71,12 @@ export function resolveConfigDocument(
   checkConfigUrls(resolved, label);
   checkUniqueIds(resolved, label);
   checkPromptCachePrices(resolved, label, flag(env, 'PLATFORM_PROMPT_CACHE', true));
+  checkModelsSection(resolved.models, (document as Record<string, unknown>).models, label, flag(env, 'PLATFORM_PROMPT_CACHE', true));
   if (options.production && resolved.designAgent === undefined) throw designAgentRequired(label, placeholders.notes);
   const branding = sanitiseBranding(resolved.branding as Record<string, unknown> | undefined);
   const config: PlatformConfig = {
     ...(resolved.designAgent === undefined ? {} : { designAgent: resolved.designAgent }),
+    ...(resolved.models === undefined ? {} : { models: resolved.models }),
     services: resolved.services ?? [],
     collections: resolved.collections ?? [],
     ...(resolved.skillRegistries === undefined ? {} : { skillRegistries: resolved.skillRegistries }),

@@ -44,6 +44,61 @@ export const ServiceConfig = Type.Object({
  */
 export type ServiceConfig = Static<typeof ServiceConfig>;
 
+/** Wire protocols a models provider speaks. Source: issue 7 § Models (in the style of spec/platform-service.md § Config sections named, designAgent) */
+export const MODEL_PROVIDER_TYPES = ['openai-compatible', 'anthropic', 'bedrock'] as const;
+
+/**
+ * A named model provider: how to reach one endpoint. `apiBaseUrl` is required for openai-compatible (for example
+ * `http://127.0.0.1:11434/v1`); `region` is required for bedrock; `apiKey` is written as a ${{NAME}} placeholder.
+ */
+export const ModelProviderConfig = Type.Object({
+  id: Id,
+  type: Type.Union(MODEL_PROVIDER_TYPES.map((type) => Type.Literal(type))),
+  apiBaseUrl: Type.Optional(Text),
+  apiKey: Type.Optional(Text),
+  region: Type.Optional(Text),
+}, strict);
+/**
+ * models.providers entry.
+ *
+ * Source: issue 7 § Models (in the style of spec/platform-service.md § Config sections named, designAgent)
+ */
+export type ModelProviderConfig = Static<typeof ModelProviderConfig>;
+
+/** A model offered to workflows: the id a workflow or state names, its provider, and its prices. */
+export const OfferedModelConfig = Type.Object({
+  /** What workflows name, e.g. `claude-sonnet` or `llama3.1:8b`. */
+  id: Text,
+  /** A models.providers id. */
+  provider: Id,
+  /** The provider's own model name; default `id`. */
+  model: Type.Optional(Text),
+  /** USD per million tokens; with prompt caching on, cacheRead and cacheWrite are given. */
+  prices: Type.Object({ input: Price, output: Price, cacheRead: Type.Optional(Price), cacheWrite: Type.Optional(Price) }, strict),
+}, strict);
+/**
+ * models.offered entry.
+ *
+ * Source: issue 7 § Models (in the style of spec/platform-service.md § Config sections named, designAgent)
+ */
+export type OfferedModelConfig = Static<typeof OfferedModelConfig>;
+
+/**
+ * The models offered to workflows. `default` (an offered id) serves a workflow that names no model; default the
+ * first offered model.
+ */
+export const ModelsConfig = Type.Object({
+  providers: Type.Array(ModelProviderConfig),
+  offered: Type.Array(OfferedModelConfig),
+  default: Type.Optional(Text),
+}, strict);
+/**
+ * models section.
+ *
+ * Source: issue 7 § Models (in the style of spec/platform-service.md § Config sections named, designAgent)
+ */
+export type ModelsConfig = Static<typeof ModelsConfig>;
+
 /** A public git repository of skills/<slug>/SKILL.md bundles (https only). Source: spec/platform-service.md § Rules 16 */
 export const SkillRegistryConfig = Type.Object({ id: Id, url: Text }, strict);
 /**
@@ -108,6 +163,7 @@ export interface BrandingConfig {
  */
 export const ConfigDocument = Type.Object({
   designAgent: Type.Optional(DesignAgentConfig),
+  models: Type.Optional(ModelsConfig),
   services: Type.Optional(Type.Array(ServiceConfig)),
   collections: Type.Optional(Type.Array(Id)),
   skillRegistries: Type.Optional(Type.Array(SkillRegistryConfig)),
@@ -130,6 +186,8 @@ export type ConfigDocument = Static<typeof ConfigDocument>;
  */
 export interface PlatformConfig {
   designAgent?: DesignAgentConfig;
+  /** Absent when the config has no models section (a turn then fails with model_not_configured). */
+  models?: ModelsConfig;
   services: ServiceConfig[];
   collections: string[];
   skillRegistries?: SkillRegistryConfig[];

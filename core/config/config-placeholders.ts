@@ -1,11 +1,12 @@
 /**
  * ${{NAME}} placeholders in config string values: resolved from the environment; an unset or empty variable
- * leaves out the entry that holds it (a service, an OAuth app, a registry, a collection, the whole designAgent
- * section, or one branding value) with one [config] note naming the entry, field and variable.
+ * leaves out the entry that holds it (a service, an OAuth app, a registry, a collection, a model provider and
+ * the models it serves, the whole designAgent section, or one branding value) with one [config] note naming the entry, field and variable.
  *
  * Source: spec/platform-service.md § Rules 13.
  */
 import { PlatformError } from '../ports/platform-error.ts';
+import { resolveModelsSection } from './config-models.ts';
 import { optional, type EnvRecord } from './env-values.ts';
 
 const PLACEHOLDER = /\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
@@ -47,6 +48,11 @@ export function resolvePlaceholders(document: Record<string, unknown>, env: EnvR
   };
   if (document.designAgent !== undefined) resolved.designAgent = keep('designAgent', document.designAgent, 'designAgent');
   if (resolved.designAgent === undefined) delete resolved.designAgent;
+  if (isMapping(document.models)) {
+    const models = resolveModelsSection(document.models, keep);
+    resolved.models = models.models;
+    notes.push(...models.notes);
+  }
   for (const [section, noun] of LIST_SECTIONS) {
     const list = document[section];
     if (!Array.isArray(list)) continue;

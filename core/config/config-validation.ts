@@ -31,7 +31,7 @@ export function fieldPath(pointer: string): string {
  */
 export function validateConfigShape(document: unknown, label: string, options: { placeholdersPending: boolean }): asserts document is ConfigDocument {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    throw new PlatformError('invalid_config', `${label} must be a mapping of config sections (designAgent, services, collections, skillRegistries, oauthApps, branding).`);
+    throw new PlatformError('invalid_config', `${label} must be a mapping of config sections (designAgent, models, services, collections, skillRegistries, oauthApps, branding).`);
   }
   const errors = [...Value.Errors(ConfigDocument, document)]
     .filter((error) => !(options.placeholdersPending && typeof error.value === 'string' && hasPlaceholder(error.value)));
