@@ -20,6 +20,7 @@ import type { Lease } from '../ports/lease.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import { ensureSemanticIndexes } from '../semantic/projects.ts';
 import { ensureOrgIndexes } from '../org/organizations.ts';
+import { ensureAgentIndexes } from '../agent/hosting-model.ts';
 import { createRedisLease, openRedis, type RedisConnection } from '../adapters/redis/index.ts';
 import { systemClock } from '../adapters/runtime/system.ts';
 import { openDocumentStore, openObjectStore } from '../adapters/stores/open-stores.ts';
@@ -80,5 +81,6 @@ export async function openBootStores(env: ServiceEnv, options: { owner: string; 
   );
   await ensureSemanticIndexes(docs);
   await ensureOrgIndexes(docs);
+  await ensureAgentIndexes(docs);
   return { docs, objects, redis, lease, async close() { await docs.close(); redis?.disconnect(); } };
 }

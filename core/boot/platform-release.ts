@@ -9,6 +9,7 @@ import type { ReleaseData } from '../data-update/index.ts';
 import { collections as semanticCollections, semanticSchemaVersion } from '../semantic/records.ts';
 import { CREDENTIAL_SECRETS_COLLECTION } from '../adapters/secrets/db-secret-store.ts';
 import { orgCollections, orgSchemaVersion } from '../org/model.ts';
+import { agentCollections, agentSchemaVersion } from '../agent/hosting-model.ts';
 
 /** The release's collections and data updates. */
 export function platformRelease(): ReleaseData {
@@ -17,5 +18,6 @@ export function platformRelease(): ReleaseData {
   const collections = Object.fromEntries(names.map((name) => [name, first]));
   for (const name of Object.values(semanticCollections)) collections[name] = { baseline: 1, current: semanticSchemaVersion };
   for (const name of Object.values(orgCollections)) collections[name] = { baseline: 1, current: orgSchemaVersion };
+  for (const name of Object.values(agentCollections)) collections[name] = { baseline: 1, current: agentSchemaVersion };
   return { collections, updates: [] };
 }

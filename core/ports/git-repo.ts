@@ -6,7 +6,8 @@
  */
 export interface GitRepo {
   /**
-   * Commits a change on the default branch (creating the repository on first commit).
+   * Commits a change on `change.branch` (default: the default branch), creating the repository on first
+   * commit and the branch on its first commit (a new branch starts from no files).
    * `files` maps repository paths to new contents; `deletes` lists paths to remove.
    * Commits for one `repoKey` are serialised.
    * @returns the new commit id (40 hex), or the current head when nothing changed
@@ -24,6 +25,8 @@ export interface GitChange {
   deletes?: string[];
   message: string;
   author: { name: string; email: string };
+  /** Branch to commit on (a plain name such as `main` or `staging`); default: the default branch. */
+  branch?: string;
 }
 
 /** One commit of {@link GitRepo.log}. */

@@ -106,7 +106,11 @@ async function commitIn(
   repo: Restored,
   job: { key: string; change: GitChange; objectStore: ObjectStore },
 ): Promise<{ commitId: string; changed: boolean }> {
-  const head = await resolveCommit(repo, DEFAULT_BRANCH);
+  const branch = job.change.branch ?? DEFAULT_BRANCH;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(branch) || branch.includes('..') || branch.endsWith('.lock')) {
+    throw new PlatformError('invalid_argument', `The branch name ${JSON.stringify(branch)} is not valid: use letters, digits, ".", "_" and "-".`, { status: 400 });
+  }
+  const head = await resolveCommit(repo, `refs/heads/${branch}`);
   const headTree = head === undefined ? undefined : (await git.readCommit({ fs, gitdir: repo.gitdir, cache: repo.cache, oid: head })).commit.tree;
   const files = headTree === undefined ? new Map() : await readFlatTree(repo, headTree);
   await applyChange(repo, files, job.change);
@@ -118,7 +122,7 @@ async function commitIn(
     cache: repo.cache,
     message: job.change.message,
     author: { name: job.change.author.name, email: job.change.author.email },
-    ref: `refs/heads/${DEFAULT_BRANCH}`,
+    ref: `refs/heads/${branch}`,
     parent: head === undefined ? [] : [head],
     tree,
   });

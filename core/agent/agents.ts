@@ -1,0 +1,77 @@
+/**
+ * Agent use cases: create an agent in an organization (seeded from the template on its `main`
+ * environment), list an organization's agents, read one agent with its environments. Every call checks
+ * the caller through core/org: `agents:create` to create, at least the Reader role to read.
+ *
+ * Source: ../shared/spec/platform-service.md (What the service does; § Authentication rule 8); issue 7
+ * § Agents and environments.
+ */
+import { parse } from 'yaml';
+import { loadAgent } from './agent-access.ts';
+import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
+import type { AgentFile } from './documents.ts';
+import { agentCollections, agentSchemaVersion, checkAgentSlug, defaultEnvironment, type AgentCaller, type AgentDeps, type AgentRecord, type EnvironmentRecord } from './hosting-model.ts';
+import { withAgentLock } from './agent-lock.ts';
+import { commitDraft } from './drafts.ts';
+import { splitFrontMatter } from './yaml-source.ts';
+
+/** Name and description of an agent from its AGENTS.md front matter (the slug and '' when absent or unreadable). */
+export function describeAgent(files: AgentFile[], slug: string): { name: string; description: string } {
+  const text = files.find((f) => f.path === 'AGENTS.md')?.text;
+  const front = text === undefined ? undefined : splitFrontMatter(text);
+  let data: unknown;
+  try { data = front ? parse(front.yaml) : undefined; } catch { data = undefined; }
+  const fields = (data && typeof data === 'object' ? data : {}) as Record<string, unknown>;
+  const name = typeof fields.name === 'string' && fields.name.trim() ? fields.name.trim().slice(0, 100) : slug;
+  const description = typeof fields.description === 'string' ? fields.description.trim().slice(0, 500) : '';
+  return { name, description };
+}
+
+/**
+ * Creates agent `slug` in organization `orgId`, seeded from `deps.template()` as the first commit of its
+ * `main` environment's draft (nothing published yet).
+ * @throws PlatformError `permission_required` (403) without `agents:create`; `not_found` (404) for an
+ *   organization the caller is not in; `invalid_argument` (400) for a bad slug; `agent_exists` (409)
+ */
+export async function createAgent(deps: AgentDeps, caller: AgentCaller, orgId: string, slug: string): Promise<AgentRecord> {
+  await deps.authority.requireCreate(caller, orgId);
+  checkAgentSlug(slug);
+  const files = await deps.template();
+  const agent: AgentRecord = {
+    _id: deps.ids.newId(), schemaVersion: agentSchemaVersion, orgId, slug, ...describeAgent(files, slug),
+    createdAt: deps.clock.now(), createdBy: caller.subject,
+  };
+  try {
+    await deps.docs.collection<AgentRecord>(agentCollections.agents).insertOne(agent);
+  } catch (error) {
+    if (isPlatformError(error, 'duplicate_key')) throw new PlatformError('agent_exists', `Organization "${orgId}" already has an agent "${slug}"; choose another slug or import into it.`, { status: 409 });
+    throw error;
+  }
+  try {
+    await withAgentLock(deps, agent._id, () => commitDraft(deps, caller, agent, defaultEnvironment, { files, replace: true, message: 'Create the agent from the template' }));
+  } catch (error) {
+    await deps.docs.collection<AgentRecord>(agentCollections.agents).deleteOne({ _id: agent._id });
+    throw error;
+  }
+  return agent;
+}
+
+/**
+ * The agents of `orgId` the caller holds a role on, by slug.
+ * @throws PlatformError `not_found` (404) for an organization the caller is not in
+ */
+export async function listAgents(deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, orgId: string): Promise<AgentRecord[]> {
+  const roleOf = await deps.authority.rolesIn(caller, orgId);
+  const agents = await deps.docs.collection<AgentRecord>(agentCollections.agents).find({ orgId }, { sort: { slug: 1 } });
+  return agents.filter((a) => roleOf(a._id) !== undefined);
+}
+
+/**
+ * One agent and its environments (Reader role at least).
+ * @throws as {@link loadAgent}
+ */
+export async function getAgent(deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, agentId: string): Promise<{ agent: AgentRecord; environments: EnvironmentRecord[] }> {
+  const agent = await loadAgent(deps, caller, agentId, 'reader');
+  const environments = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).find({ agentId }, { sort: { name: 1 } });
+  return { agent, environments };
+}

@@ -1,0 +1,13 @@
+/**
+ * Hosted agents (public edge of core/agent's hosting use cases): agents as git repositories in the object
+ * store, environments as named branches with a draft and a published plane.
+ *
+ * Source: ../shared/spec/platform-service.md (What the service does); issue 7 § Agents and environments.
+ */
+export * from './hosting-model.ts';
+export { builtinTemplate } from './template.ts';
+export { agentLockTtlMs, agentLockWaitMs, withAgentLock } from './agent-lock.ts';
+export { loadAgent } from './agent-access.ts';
+export { createAgent, describeAgent, getAgent, listAgents } from './agents.ts';
+export { environmentView, loadEnvironment, maxFilesPerSave, readEnvironment, saveDraft, type DraftChange, type EnvironmentView } from './drafts.ts';
+export { AgentInvalidError, discardDraft, formatAgentProblem, promoteEnvironment, publishEnvironment, readBuild, restoreEnvironment } from './publishing.ts';
