@@ -1,5 +1,5 @@
 /**
- * The API application: request rules first, then the health, auth, semantic and organization routes, and the JSON 404.
+ * The API application: request rules first, then the health, auth, semantic, organization and agent routes, and the JSON 404.
  * Under dev-user sign-in it prepares the fixed user's default organization as it is built (at boot).
  * bins/api/main.ts builds it from the booted settings and stores and listens; the request-rules
  * integration test (test/integration/api-rules.test.ts) builds the very same app over the same boot path.
@@ -9,6 +9,7 @@
 import { Elysia } from 'elysia';
 import { createAlbVerifier } from '../../core/adapters/cloud-alb/index.ts';
 import { createObjectStoreGitRepo } from '../../core/adapters/git/index.ts';
+import { orgAgentAuthority } from '../../core/boot/agent-authority.ts';
 import { createOidcVerifier } from '../../core/adapters/oidc/index.ts';
 import type { RedisConnection } from '../../core/adapters/redis/index.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
@@ -19,6 +20,8 @@ import { devUserPrincipal } from '../../core/auth/principal.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { ObjectStore } from '../../core/ports/object-store.ts';
+import { agentRoutes } from './agent-routes.ts';
+import { templateFiles } from './agent-template.ts';
 import { authRoutes } from './auth-routes.ts';
 import { healthRoutes } from './health-routes.ts';
 import { requestRules, type SignInVerification } from './request-rules/index.ts';
@@ -90,6 +93,10 @@ export function createApiApp(parts: ApiAppParts) {
   };
   // Under dev-user this starts the default organization at once (boot); otherwise a first request gets a personal one.
   const prepareCaller = orgPreparation({ deps: orgDeps, mode: env.signIn.mode, devUser: { subject: devUserPrincipal.id, email: devUserPrincipal.email, name: devUserPrincipal.name }, logger });
+  const agentDeps = {
+    docs, objects, git, lease: createDocumentLease(docs, systemClock), clock: systemClock, ids: cryptoIds,
+    authority: orgAgentAuthority(orgDeps), template: templateFiles(env.templateRepo), wait: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+  };
   const embeddedQueue = env.embeddedQueue.enabled ? { lease: createDocumentLease(docs, systemClock), instanceId: parts.instanceId } : undefined;
   return new Elysia()
     .use(rules.plugin)
@@ -97,6 +104,7 @@ export function createApiApp(parts: ApiAppParts) {
     .use(authRoutes({ signIn: env.signIn, oidcDiscovery: parts.signIn.oidcDiscovery, branding: parts.config.branding, logger }))
     .use(semanticRoutes({ deps: { docs, objects, git, clock: systemClock, ids: cryptoIds }, logger, authorOf }))
     .use(orgRoutes({ deps: orgDeps, logger, callerOf, prepare: prepareCaller }))
+    .use(agentRoutes({ deps: agentDeps, logger, callerOf, prepare: prepareCaller }))
     .onError(({ code }) => {
       if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });
       return undefined;

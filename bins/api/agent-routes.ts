@@ -1,0 +1,132 @@
+/**
+ * JSON routes of hosted agents and their environments:
+ * - `POST /api/orgs/:org/agents` {slug} (agents:create), `GET /api/orgs/:org/agents`, `GET /api/agents/:agent`;
+ * - `GET /api/agents/:agent/environments/:env` (draft and published commit, counts; Reader);
+ * - `PUT /api/agents/:agent/environments/:env/files` {files: [{path, text}], replace?, deletes?, message?}
+ *   (Maintainer): sent as `application/json` (1 MiB) or, for a larger batch, the same JSON as
+ *   `application/octet-stream` (an upload: 20 MiB, as the request rules give);
+ * - `POST …/publish`, `…/restore` ({buildId?}), `…/discard`, `…/promote` ({to}) (Maintainer).
+ * Environment operations run synchronously in this first version (the queued operations come with the
+ * dispatcher). No route takes query parameters; bodies are checked with TypeBox (400 naming the field);
+ * role refusals are 403 with core/org's codes; a refused publish is 422 `agent_invalid` with `problems`.
+ *
+ * Source: ../shared/spec/platform-service.md (What the service does; § Limits; § Errors); issue 7 § Agents
+ * and environments, § Operators.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { Elysia } from 'elysia';
+import {
+  AgentInvalidError, createAgent, discardDraft, environmentView, formatAgentProblem, getAgent, listAgents, promoteEnvironment,
+  publishEnvironment, readEnvironment, restoreEnvironment, saveDraft, type AgentCaller, type AgentDeps, type AgentRecord,
+} from '../../core/agent/hosting.ts';
+import type { Logger } from '../../core/ports/logger.ts';
+import { PlatformError } from '../../core/ports/platform-error.ts';
+import { errorToResponse, json, maxUploadBytes, readBody, readJson } from './http-helpers.ts';
+import { NoQuery, readQuery } from './query-params.ts';
+
+/** Dependencies of the agent routes. */
+export interface AgentRouteDeps {
+  deps: AgentDeps;
+  logger: Logger;
+  /** The signed-in caller of `request`. @throws PlatformError `unauthorized` (401) */
+  callerOf(request: Request): AgentCaller;
+  /** Runs before every handler for the caller (their organization ready). */
+  prepare(caller: AgentCaller): Promise<void>;
+}
+
+const Slug = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', description: `a slug of at most ${max} lowercase letters and digits joined by hyphens` });
+const CreateAgentBody = Type.Object({ slug: Slug(60) }, { additionalProperties: false });
+const FilesBody = Type.Object({
+  files: Type.Array(Type.Object({ path: Type.String({ minLength: 1, maxLength: 300 }), text: Type.String() }, { additionalProperties: false }), { maxItems: 2000 }),
+  replace: Type.Optional(Type.Boolean()),
+  deletes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 2000 })),
+  message: Type.Optional(Type.String({ maxLength: 2000 })),
+}, { additionalProperties: false });
+const RestoreBody = Type.Object({ buildId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false });
+const PromoteBody = Type.Object({ to: Slug(40) }, { additionalProperties: false });
+const EmptyBody = Type.Object({}, { additionalProperties: false });
+
+/** Reads an optional JSON body (none, or `{}`) against `schema`. */
+async function optionalJson<S extends TSchema>(request: Request, schema: S): Promise<Static<S>> {
+  const hasBody = request.headers.get('content-length') !== '0' && request.headers.has('content-type');
+  return (hasBody ? await readJson(request, schema) : {}) as Static<S>;
+}
+
+/** The files batch: JSON as `application/json` (1 MiB) or as an upload (`application/octet-stream`, 20 MiB). */
+async function readFilesBody(request: Request): Promise<Static<typeof FilesBody>> {
+  if (/^application\/json\b/i.test(request.headers.get('content-type') ?? '')) return readJson(request, FilesBody);
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(await readBody(request, maxUploadBytes)));
+  } catch {
+    throw new PlatformError('invalid_json', 'The body is not valid JSON: send {"files": [{"path", "text"}], …}.', { status: 400 });
+  }
+  const errors = [...Value.Errors(FilesBody, value)].slice(0, 5);
+  if (errors.length > 0) throw new PlatformError('invalid_argument', `Invalid body: ${errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}.`, { status: 400 });
+  return value as Static<typeof FilesBody>;
+}
+
+type Ctx<P> = { request: Request; params: P; caller: AgentCaller };
+
+function routeMaker(env: AgentRouteDeps) {
+  return <P>(handler: (ctx: Ctx<P>) => Promise<Response>) => async ({ request, params }: { request: Request; params: P }): Promise<Response> => {
+    try {
+      readQuery(request, NoQuery);
+      const caller = env.callerOf(request);
+      await env.prepare(caller);
+      return await handler({ request, params, caller });
+    } catch (error) {
+      if (error instanceof AgentInvalidError) {
+        return json({ error: { code: error.code, message: error.message, problems: error.problems.map((p) => ({ ...p, text: formatAgentProblem(p) })) } }, 422);
+      }
+      return errorToResponse(error, env.logger);
+    }
+  };
+}
+
+function agentView(agent: AgentRecord) {
+  return { id: agent._id, orgId: agent.orgId, slug: agent.slug, name: agent.name, description: agent.description, createdAt: agent.createdAt };
+}
+
+const noParse = { parse: 'none' as const };
+type Org = { org: string };
+type Env = { agent: string; env: string };
+
+/** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
+export function agentRoutes(env: AgentRouteDeps) {
+  const { deps } = env;
+  const route = routeMaker(env);
+  return new Elysia()
+    .post('/api/orgs/:org/agents', route<Org>(async ({ request, params, caller }) => {
+      const body = await readJson(request, CreateAgentBody);
+      return json(agentView(await createAgent(deps, caller, params.org, body.slug)), 201);
+    }), noParse)
+    .get('/api/orgs/:org/agents', route<Org>(async ({ params, caller }) => json({ agents: (await listAgents(deps, caller, params.org)).map(agentView) })))
+    .get('/api/agents/:agent', route<{ agent: string }>(async ({ params, caller }) => {
+      const { agent, environments } = await getAgent(deps, caller, params.agent);
+      return json({ ...agentView(agent), environments: environments.map(environmentView) });
+    }))
+    .get('/api/agents/:agent/environments/:env', route<Env>(async ({ params, caller }) => json(await readEnvironment(deps, caller, params.agent, params.env))))
+    .put('/api/agents/:agent/environments/:env/files', route<Env>(async ({ request, params, caller }) => {
+      const body = await readFilesBody(request);
+      const change = { files: body.files, replace: body.replace ?? false, ...(body.deletes ? { deletes: body.deletes } : {}), ...(body.message ? { message: body.message } : {}) };
+      return json(await saveDraft(deps, caller, params.agent, params.env, change));
+    }), noParse)
+    .post('/api/agents/:agent/environments/:env/publish', route<Env>(async ({ request, params, caller }) => {
+      await optionalJson(request, EmptyBody);
+      return json(await publishEnvironment(deps, caller, params.agent, params.env));
+    }), noParse)
+    .post('/api/agents/:agent/environments/:env/restore', route<Env>(async ({ request, params, caller }) => {
+      const body = await optionalJson(request, RestoreBody);
+      return json(await restoreEnvironment(deps, caller, params.agent, params.env, body.buildId));
+    }), noParse)
+    .post('/api/agents/:agent/environments/:env/discard', route<Env>(async ({ request, params, caller }) => {
+      await optionalJson(request, EmptyBody);
+      return json(await discardDraft(deps, caller, params.agent, params.env));
+    }), noParse)
+    .post('/api/agents/:agent/environments/:env/promote', route<Env>(async ({ request, params, caller }) => {
+      const body = await readJson(request, PromoteBody);
+      return json(await promoteEnvironment(deps, caller, params.agent, params.env, body.to));
+    }), noParse);
+}
