@@ -60,8 +60,11 @@ export interface PromptCacheSetting {
 
 /** One model call. */
 export interface ModelRequest {
-  /** A model id offered by the config's `models.offered` (what a workflow or state names). */
-  model: string;
+  /**
+   * A model id offered by the config's `models.offered` (what a workflow or state names); absent: `models.default`,
+   * else the first offered model.
+   */
+  model?: string;
   messages: ModelMessage[];
   /** Tools the model may call; none when absent. */
   tools?: ModelToolDefinition[];

@@ -32,8 +32,10 @@ export interface ScriptedTurn {
   hang?: boolean;
 }
 
-/** A request the server received. */
+/** A request the server received (any path: a request to another route is recorded, then answered 404). */
 export interface RecordedRequest {
+  /** Path and query, e.g. `/v1/chat/completions`. */
+  path: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   headers: IncomingMessage['headers'];
@@ -52,7 +54,8 @@ export interface ScriptedModelServer {
 }
 
 /**
- * Starts a scripted model server that answers request n with `turns[n]` (a request past the script gets 500).
+ * Starts a scripted model server that answers chat-completions request n with `turns[n]` (a request past the
+ * script gets 500; a request to another route is recorded and answered 404).
  */
 export async function startScriptedModelServer(turns: ScriptedTurn[]): Promise<ScriptedModelServer> {
   const requests: RecordedRequest[] = [];
@@ -61,11 +64,12 @@ export async function startScriptedModelServer(turns: ScriptedTurn[]): Promise<S
     void handle(req, res).catch(() => res.destroy());
   });
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return json(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
-    const body = JSON.parse(await readBody(req)) as { stream?: boolean };
+    const text = await readBody(req);
     const index = requests.length;
-    const record: RecordedRequest = { body, headers: req.headers, clientClosed: false };
+    const record: RecordedRequest = { path: req.url ?? '', body: text === '' ? undefined : JSON.parse(text), headers: req.headers, clientClosed: false };
     requests.push(record);
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return json(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
+    const body = record.body as { stream?: boolean };
     res.on('close', () => {
       if (res.writableEnded) return;
       record.clientClosed = true;

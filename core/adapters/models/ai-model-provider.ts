@@ -1,0 +1,113 @@
+/**
+ * The ModelProvider on the `ai` package: one streamed call per request, to the provider of the offered model.
+ * Tools have no `execute`, so a tool call ends the call and goes to the caller; the tool results come back as a
+ * `tool` message of the next request. Aborting the request's signal aborts the HTTP request.
+ *
+ * Source: ../shared/ARCHITECTURE.md § Ports (ModelProvider); issue 7 § Models.
+ */
+import { streamText, type TextStreamPart, type ToolSet } from 'ai';
+import type { ModelsConfig, OfferedModelConfig, ModelProviderConfig } from '../../config/config-model.ts';
+import type { ModelEvent, ModelFinishReason, ModelProvider, ModelRequest } from '../../ports/model-provider.ts';
+import { cacheBreakpoint, modelFactory, type ModelFactory } from './language-models.ts';
+import { modelCancelled, modelError, modelNotConfigured, type CallLabel } from './model-errors.ts';
+import { toAiMessages, toAiTools, toModelUsage } from './model-messages.ts';
+
+/** Options of {@link createAiModelProvider}. */
+export interface AiModelProviderOptions {
+  /** The resolved models section; undefined when the config has none (every call then fails `model_not_configured`). */
+  models: ModelsConfig | undefined;
+  /** Retries of a 429, 5xx or network failure, with the `ai` package's exponential backoff from 2 s. Default 2. */
+  maxRetries?: number;
+  /** The fetch providers use; default the global fetch. */
+  fetch?: typeof fetch;
+}
+
+/** An offered model with its provider. */
+interface Route {
+  offered: OfferedModelConfig;
+  provider: ModelProviderConfig;
+}
+
+/**
+ * A ModelProvider for the config's models section.
+ *
+ * Source: issue 7 § Models
+ */
+export function createAiModelProvider(options: AiModelProviderOptions): ModelProvider {
+  const factories = new Map<string, ModelFactory>();
+  const factoryOf = (provider: ModelProviderConfig): ModelFactory => {
+    const known = factories.get(provider.id) ?? modelFactory(provider, options.fetch);
+    factories.set(provider.id, known);
+    return known;
+  };
+  return {
+    stream: (request) => streamCall(request, () => routeOf(options.models, request.model), factoryOf, options.maxRetries ?? 2),
+  };
+}
+
+/**
+ * The offered model a request names (or the default) and its provider.
+ * @throws PlatformError `model_not_configured`
+ */
+function routeOf(models: ModelsConfig | undefined, requested: string | undefined): Route {
+  const offered = models?.offered ?? [];
+  const id = requested ?? models?.default ?? offered[0]?.id;
+  const model = offered.find((m) => m.id === id);
+  const provider = models?.providers.find((p) => p.id === model?.provider);
+  if (model === undefined || provider === undefined) throw modelNotConfigured(id, offered.map((m) => m.id));
+  return { offered: model, provider };
+}
+
+async function* streamCall(request: ModelRequest, routeNow: () => Route, factoryOf: (p: ModelProviderConfig) => ModelFactory, maxRetries: number): AsyncGenerator<ModelEvent> {
+  const route = routeNow();
+  const label: CallLabel = { model: route.offered.id, provider: route.provider.id };
+  const signal = request.signal;
+  if (isAborted(signal)) throw modelCancelled(label);
+  let failure: unknown;
+  const result = streamText({
+    model: factoryOf(route.provider)(route.offered.model ?? route.offered.id),
+    messages: toAiMessages(request.messages, cacheBreakpoint(route.provider.type, request.promptCache)),
+    allowSystemInMessages: true,
+    tools: toAiTools(request.tools),
+    maxRetries,
+    ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
+    ...(signal === undefined ? {} : { abortSignal: signal }),
+    onError: ({ error }) => { failure = error; },
+  });
+  try {
+    for await (const part of result.stream) {
+      const event = toEvent(part, label, signal);
+      if (event !== undefined) yield event;
+      if (event?.type === 'finish') return;
+    }
+  } catch (error) {
+    throw modelError(error, label, isAborted(signal));
+  }
+  throw modelError(failure ?? new Error('the stream ended without a finish'), label, isAborted(signal));
+}
+
+/** One stream part as a port event (undefined: a part the port does not carry). @throws PlatformError on error/abort */
+function toEvent(part: TextStreamPart<ToolSet>, label: CallLabel, signal: AbortSignal | undefined): ModelEvent | undefined {
+  switch (part.type) {
+    case 'text-delta':
+      return part.text === '' ? undefined : { type: 'text', text: part.text };
+    case 'tool-call':
+      return { type: 'tool-call', call: { id: part.toolCallId, name: part.toolName, input: part.input } };
+    case 'finish':
+      return { type: 'finish', reason: finishReason(part.finishReason), usage: toModelUsage(part.totalUsage) };
+    case 'abort':
+      throw modelCancelled(label);
+    case 'error':
+      throw modelError(part.error, label, isAborted(signal));
+    default:
+      return undefined;
+  }
+}
+
+function finishReason(reason: string): ModelFinishReason {
+  return reason === 'stop' || reason === 'tool-calls' || reason === 'length' || reason === 'content-filter' ? reason : 'other';
+}
+
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
