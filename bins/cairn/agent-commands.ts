@@ -8,7 +8,8 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { validateAgentRepository, type AgentFile, type AgentValidation } from '../../core/agent/index.ts';
-import { CliError } from './api-client.ts';
+import { CliError, type ApiTarget } from './api-client.ts';
+import { importAgentCommand, type AgentImportOptions } from './agent-import.ts';
 import type { CommandOutput } from './semantic-commands.ts';
 import { terminalSafe } from './terminal-text.ts';
 
@@ -74,12 +75,13 @@ async function validateCommand(args: string[]): Promise<AgentCommandOutput> {
 }
 
 /**
- * Runs `cairn agent <args>`: `validate <dir>`.
+ * Runs `cairn agent <args>`: `validate <dir>` (offline), `import <dir> --agent <slug> …` (against `target`).
  * @returns the output (`data` is `{ ok, problems, counts }` for --json) and the exit code: 0 valid, 1 problems
  * @throws CliError with a one-line reason (exit 2 on a usage error)
  */
-export async function runAgent(args: string[]): Promise<AgentCommandOutput> {
+export async function runAgent(args: string[], target?: ApiTarget, options: AgentImportOptions = {}): Promise<AgentCommandOutput> {
   const [command, ...rest] = args;
   if (command === 'validate') return validateCommand(rest);
+  if (command === 'import' && target) return importAgentCommand(target, rest, options);
   throw new CliError(`unknown agent command "${command ?? ''}" (see cairn --help)`, 2);
 }

@@ -29,6 +29,9 @@ Semantic models:
 Agents:
   agent validate <dir>                                 check an agent repository (AGENTS.md, workflows/, skills/)
                                                        offline; prints file:line:col key: message per problem
+  agent import <dir> --agent <slug> [--org <id>] [--env <name>] [--publish]
+                                                       create the agent when missing, save the files to the
+                                                       environment's draft (default main), publish with --publish
 
 Operating the stores directly (with the deployment's environment):
   config resolve [--base64] [--file PATH]              validate the config as a boot would; print it as one JSON line
@@ -49,6 +52,7 @@ async function main(argv: string[]): Promise<number> {
         tool: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' },
         'token-id': { type: 'string' }, base64: { type: 'boolean' }, file: { type: 'string' }, apply: { type: 'boolean' },
         from: { type: 'string' }, to: { type: 'string' }, ids: { type: 'string' },
+        agent: { type: 'string' }, org: { type: 'string' }, env: { type: 'string' },
       },
     });
   } catch (error) {
@@ -62,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const note = (line: string) => console.error(terminalSafe(line));
     let out: CommandOutput & { exitCode?: number };
-    if (group === 'agent') out = await runAgent(rest);
+    if (group === 'agent') out = await runAgent(rest, target, { agent: values.agent, org: values.org, env: values.env, publish: values.publish });
     else if (group === 'semantic') out = await runSemantic(target, rest, { ...values, token: values['token-id'] }, note);
     else if (group === 'config') out = runConfig(rest, values, process.env, appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), note);
     else if (group === 'data-updates') out = await runDataUpdates(rest, process.env, values.json ? note : (line) => console.log(line));

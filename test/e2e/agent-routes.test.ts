@@ -1,0 +1,113 @@
+/**
+ * Hosted agents over the real API (bins/api/main.ts, dev-user sign-in, SQLite and the file object store):
+ * `cairn agent import scripts/demo/agent --agent … --publish` as a real process creates the agent in the
+ * default organization, saves the files to main's draft and publishes; the environment read back holds
+ * the published build with the validator's counts. An invalid import is refused with located problems
+ * (exit 1) and leaves the published build unchanged; promote, discard, the body and query checks, and the
+ * 20 MiB upload form of the files batch are exercised over HTTP.
+ *
+ * Source: ../shared/spec/platform-service.md (What the service does; § Limits; § Errors); issue 7 § Agents
+ * and environments, § Operators.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type RunningApi } from '../helpers/api-process.ts';
+import { repoRoot, runCairn } from '../helpers/product.ts';
+import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
+
+let redis: RunningRedis;
+let api: RunningApi;
+let work: string;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  api = await startApi(redis.url);
+  work = mkdtempSync(join(tmpdir(), 'cairn-agent-import-'));
+}, 120_000);
+
+afterAll(async () => {
+  await api?.stop();
+  await redis?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+interface Answer { status: number; body: Record<string, any> }
+async function call(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Answer> {
+  const init: RequestInit = { method, headers: body === undefined ? {} : { 'content-type': contentType } };
+  if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
+  const response = await fetch(`${api.url}${path}`, init);
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+const demoDir = join(repoRoot, 'scripts/demo/agent');
+const workflow = 'workflows/flights-analyst/workflow.yaml';
+
+describe('cairn agent import and the agent routes', () => {
+  let agentId: string;
+  let orgId: string;
+  let firstBuild: Record<string, any>;
+
+  it('imports and publishes the demo agent as a real process, and the environment reads back', async () => {
+    const run = runCairn(api.url, ['agent', 'import', demoDir, '--agent', 'flights', '--publish']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^agent flights \(\S+\) created$/m);
+    const commit = /saved 5 file\(s\) to main: commit ([0-9a-f]{40})/.exec(run.stdout)?.[1];
+    expect(commit).toBeDefined();
+    expect(run.stdout).toContain(`at commit ${commit} (1 workflow(s), 4 state(s), 1 trigger(s), 1 skill(s), 1 test case(s))`);
+    orgId = (await call('GET', '/api/orgs')).body.organizations[0].id;
+    const agents = await call('GET', `/api/orgs/${orgId}/agents`);
+    expect(agents.body.agents).toEqual([expect.objectContaining({ slug: 'flights', name: 'Flights analyst' })]);
+    agentId = agents.body.agents[0].id;
+    const env = await call('GET', `/api/agents/${agentId}/environments/main`);
+    expect(env.status).toBe(200);
+    expect(env.body.draft.commitId).toBe(commit);
+    expect(env.body.published).toMatchObject({ commitId: commit, counts: { workflows: 1, states: 4, triggers: 1, skills: 1, tests: 1 }, publishedBy: 'dev@localhost' });
+    firstBuild = env.body.published;
+  });
+
+  it('refuses an invalid import with file:line:col key: message, exit 1, and keeps the published build', () => {
+    const broken = join(work, 'broken');
+    cpSync(demoDir, broken, { recursive: true });
+    writeFileSync(join(broken, workflow), readFileSync(join(broken, workflow), 'utf8').replace('title: Ask', 'titel: oops\ntitle: Ask'));
+    const run = runCairn(api.url, ['agent', 'import', broken, '--agent', 'flights', '--publish']);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(/^agent flights \(\S+\) found$/m);
+    expect(run.stdout).toMatch(new RegExp(`^${workflow}:1:1 /titel: unknown key "titel"`, 'm'));
+    expect(run.stdout).toContain('publish refused: 1 problem(s)');
+  });
+
+  it('reads the environment back: the draft moved, the published build did not; discard and promote', async () => {
+    const env = await call('GET', `/api/agents/${agentId}/environments/main`);
+    expect(env.body.published).toEqual(firstBuild);
+    expect(env.body.draft.commitId).not.toBe(firstBuild.commitId);
+    const refused = await call('POST', `/api/agents/${agentId}/environments/main/publish`);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.problems).toEqual([expect.objectContaining({ file: workflow, line: 1, column: 1, key: '/titel' })]);
+    expect((await call('POST', `/api/agents/${agentId}/environments/main/discard`)).status).toBe(200);
+    expect((await call('POST', `/api/agents/${agentId}/environments/main/publish`)).status).toBe(200);
+    const promoted = await call('POST', `/api/agents/${agentId}/environments/main/promote`, { to: 'staging' });
+    expect(promoted.status).toBe(200);
+    const agent = await call('GET', `/api/agents/${agentId}`);
+    expect(agent.body.environments.map((e: { name: string }) => e.name)).toEqual(['main', 'staging']);
+    expect(agent.body.environments[1].published.commitId).toBe(agent.body.environments[0].published.commitId);
+  });
+
+  it('checks bodies and query strings (400 naming the field) and takes a large files batch only as an upload', async () => {
+    const bad = await call('POST', `/api/orgs/${orgId}/agents`, { slug: 'Not A Slug' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('/slug');
+    const query = await call('GET', `/api/agents/${agentId}/environments/main?verbose=1`);
+    expect(query.status).toBe(400);
+    expect(query.body.error.message).toContain('"verbose"');
+    const promote = await call('POST', `/api/agents/${agentId}/environments/main/promote`, { too: 'x' });
+    expect(promote.status).toBe(400);
+    const big = JSON.stringify({ files: [{ path: 'NOTES.md', text: 'x'.repeat(1536 * 1024) }] });
+    expect((await call('PUT', `/api/agents/${agentId}/environments/main/files`, big)).status).toBe(413);
+    const upload = await call('PUT', `/api/agents/${agentId}/environments/main/files`, big, 'application/octet-stream');
+    expect(upload.status).toBe(200);
+    expect((await call('GET', `/api/agents/no-such-agent`)).body.error.code).toBe('agent_not_found');
+  });
+});
