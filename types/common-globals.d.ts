@@ -41,3 +41,10 @@ declare function atob(data: string): string;
 declare function btoa(data: string): string;
 /** Deep copy by the structured clone algorithm. */
 declare function structuredClone<T>(value: T): T;
+
+/** Cancellation signal of an AbortController (all three runtimes); read-only use in ports and domain code. */
+declare interface AbortSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  throwIfAborted(): void;
+}
