@@ -155,6 +155,14 @@ describe('the model provider against the scripted model server', () => {
     expect(server!.requests[0].body.model).toBe('small-v1');
   });
 
+  it('a request naming no model uses models.default', async () => {
+    server = await startScriptedModelServer([{ text: 'ok' }]);
+    const local = { id: 'local', type: 'openai-compatible' as const, apiBaseUrl: server.baseUrl };
+    const models: ModelsConfig = { providers: [local], offered: [{ id: 'a', provider: 'local', model: 'model-a', prices: PRICES }, { id: 'b', provider: 'local', model: 'model-b', prices: PRICES }], default: 'b' };
+    await collect(createAiModelProvider({ models, maxRetries: 0 }).stream({ ...ask('Hi'), model: undefined }));
+    expect(server.requests[0].body.model).toBe('model-b');
+  });
+
   it.each([
     [true, '1h' as const, { type: 'ephemeral', ttl: '1h' }],
     [false, '5m' as const, undefined],
@@ -168,6 +176,17 @@ describe('the model provider against the scripted model server', () => {
     expect(sent.headers['x-api-key']).toBe('sk-ant-scripted');
     expect(sent.body.system).toEqual([{ type: 'text', text: 'You answer about flights.', ...(expected === undefined ? {} : { cache_control: expected }) }]);
     expect(sent.body.messages.at(-1).content.at(-1).cache_control).toEqual(expected);
+  });
+
+  it('bedrock: with prompt caching on the system prompt and the last message end with a cache point', async () => {
+    server = await startScriptedModelServer([]);
+    const models: ModelsConfig = { providers: [{ id: 'aws', type: 'bedrock', region: 'eu-west-1', apiBaseUrl: server.baseUrl, apiKey: 'bedrock-api-key' }], offered: [{ id: 'nova', provider: 'aws', model: 'amazon.nova-pro-v1:0', prices: PRICES }] };
+    expect((await failure(createAiModelProvider({ models, maxRetries: 0 }).stream({ ...ask('Where is SEA?'), model: 'nova' }))).code).toBe('model_refused');
+    const sent = server.requests[0];
+    expect(sent.path).toBe('/v1/model/amazon.nova-pro-v1%3A0/converse-stream');
+    expect(sent.headers.authorization).toBe('Bearer bedrock-api-key');
+    expect(sent.body.system.at(-1)).toEqual({ cachePoint: { type: 'default' } });
+    expect(sent.body.messages.at(-1).content.at(-1)).toEqual({ cachePoint: { type: 'default' } });
   });
 });
 

@@ -51,7 +51,8 @@ export function createAiModelProvider(options: AiModelProviderOptions): ModelPro
  */
 function routeOf(models: ModelsConfig | undefined, requested: string | undefined): Route {
   const offered = models?.offered ?? [];
-  const id = requested ?? models?.default ?? offered[0]?.id;
+  // With no model named: the default, or the first offered one when the default was left out by a placeholder.
+  const id = requested ?? (offered.some((m) => m.id === models?.default) ? models?.default : offered[0]?.id);
   const model = offered.find((m) => m.id === id);
   const provider = models?.providers.find((p) => p.id === model?.provider);
   if (model === undefined || provider === undefined) throw modelNotConfigured(id, offered.map((m) => m.id));
