@@ -135,6 +135,18 @@ describe.each(fixtures)('hosted agents on %s', (_name, make) => {
     expect(await codeOf(discardDraft(deps, owner, agent._id, 'nope'))).toBe('environment_not_found 404');
   });
 
+  it('holds a per-agent lock: a change waits for another holder and gives up with agent_busy', async () => {
+    const agent = await createAgent(deps, owner, orgId, 'analyst');
+    expect(await deps.lease.acquire(`agent:${agent._id}`, 'another-process', 60_000)).toBe(true);
+    let waits = 0;
+    const counting = { ...deps, wait: async () => { waits += 1; } };
+    expect(await codeOf(saveDraft(counting, owner, agent._id, 'main', { files: demo, replace: true }))).toBe('agent_busy 409');
+    expect(waits).toBe(200);
+    await deps.lease.release(`agent:${agent._id}`, 'another-process');
+    expect((await saveDraft(counting, owner, agent._id, 'main', { files: demo, replace: true })).name).toBe('main');
+    expect(await deps.lease.holder(`agent:${agent._id}`)).toBeNull();
+  });
+
   it('refuses by role: a Reader reads but cannot save or publish; a non-member sees no agent; creating needs agents:create', async () => {
     const agent = await createAgent(deps, owner, orgId, 'analyst');
     const group = await createGroup(deps, orgId, { name: 'Readers', agentRoles: [{ agent: '*', role: 'reader' }] });

@@ -71,6 +71,12 @@ export async function readBuild(deps: Pick<AgentDeps, 'objects'>, pointer: { bui
   return JSON.parse(new TextDecoder().decode(bytes)) as BuildContent;
 }
 
+async function findBuild(deps: Pick<AgentDeps, 'docs'>, agent: AgentRecord, buildId: string): Promise<{ buildId: string; objectKey: string }> {
+  const record = await deps.docs.collection<BuildRecord>(agentCollections.builds).findOne({ _id: buildId, agentId: agent._id });
+  if (!record) throw new PlatformError('build_not_found', `Agent "${agent.slug}" has no published build "${buildId.slice(0, 100)}"; GET the agent's environments to see their published builds.`, { status: 404 });
+  return { buildId: record._id, objectKey: record.objectKey };
+}
+
 function requirePublished(agent: AgentRecord, env: EnvironmentRecord): PublishedPointer {
   if (env.published) return env.published;
   throw new PlatformError('not_published', `Environment "${env.name}" of agent "${agent.slug}" has nothing published yet; publish it first.`, { status: 409 });
@@ -86,9 +92,8 @@ export async function restoreEnvironment(deps: AgentDeps, caller: AgentCaller, a
   const agent = await loadAgent(deps, caller, agentId, 'maintainer');
   return withAgentLock(deps, agent._id, async () => {
     const env = await loadEnvironment(deps, agent, envName);
-    const build = buildId === undefined ? requirePublished(agent, env) : await deps.docs.collection<BuildRecord>(agentCollections.builds).findOne({ _id: buildId, agentId: agent._id });
-    if (!build) throw new PlatformError('build_not_found', `Agent "${agent.slug}" has no published build "${buildId?.slice(0, 100)}"; GET the environment to see its published build.`, { status: 404 });
-    const content = await readBuild(deps, { buildId: buildId ?? env.published!.buildId, objectKey: build.objectKey });
+    const build = buildId === undefined ? requirePublished(agent, env) : await findBuild(deps, agent, buildId);
+    const content = await readBuild(deps, build);
     return environmentView(await commitDraft(deps, caller, agent, env.name, { files: content.files, replace: true, message: `Restore build ${content.buildId} (commit ${content.commitId.slice(0, 12)})` }));
   });
 }
