@@ -5,24 +5,16 @@
  * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_TEMPLATE_REPO: seeds every new
  * agent repository; built-in file set when missing or empty).
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { relative, sep } from 'node:path';
 import { builtinTemplate } from '../../core/agent/hosting.ts';
 import type { AgentFile } from '../../core/agent/index.ts';
+import { listFiles } from '../../core/adapters/runtime/list-files.ts';
 
 /** Largest template file read, bytes; larger files and more than {@link maxTemplateFiles} are refused. */
 const maxTemplateFileBytes = 1024 * 1024;
 const maxTemplateFiles = 2000;
 
-async function walk(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(entries.map(async (entry) => {
-    if (entry.name === '.git' || entry.isSymbolicLink()) return [];
-    const path = join(dir, entry.name);
-    return entry.isDirectory() ? walk(path) : entry.isFile() ? [path] : [];
-  }));
-  return nested.flat();
-}
 
 /**
  * The template reader of directory `dir` (`''`: none).
@@ -33,7 +25,7 @@ async function walk(dir: string): Promise<string[]> {
 export function templateFiles(dir: string): () => Promise<AgentFile[]> {
   return async () => {
     if (!dir) return builtinTemplate();
-    const paths = await walk(dir).catch((error: NodeJS.ErrnoException) => {
+    const paths = await listFiles(dir).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return [];
       throw error;
     });

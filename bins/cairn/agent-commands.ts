@@ -5,13 +5,14 @@
  *
  * Source: issue 7 § Operators; ../shared/AGENT-FORMAT.md.
  */
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { validateAgentRepository, type AgentFile, type AgentValidation } from '../../core/agent/index.ts';
 import { CliError, type ApiTarget } from './api-client.ts';
 import { importAgentCommand, type AgentImportOptions } from './agent-import.ts';
 import type { CommandOutput } from './semantic-commands.ts';
 import { terminalSafe } from './terminal-text.ts';
+import { listFiles } from '../../core/adapters/runtime/list-files.ts';
 
 /** A command's output and its exit code (0 by default; 1 when the repository has problems). */
 export interface AgentCommandOutput extends CommandOutput {
@@ -23,15 +24,6 @@ const parsed = /(^AGENTS\.md$|\.(md|ya?ml)$)/;
 /** Files larger than this are listed by path but not read (an asset, not a format file). */
 const maxTextBytes = 1024 * 1024;
 
-async function listFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(entries.map(async (entry) => {
-    const path = join(dir, entry.name);
-    if (entry.name === '.git' || entry.isSymbolicLink()) return [];
-    return entry.isDirectory() ? listFiles(path) : entry.isFile() ? [path] : [];
-  }));
-  return nested.flat();
-}
 
 /**
  * Reads the agent files of a directory: AGENTS.md, workflows/** and skills/** (other top-level entries,

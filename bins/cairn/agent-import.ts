@@ -8,15 +8,16 @@
  *
  * Source: issue 7 § Operators, § Agents and environments.
  */
-import { lstat, readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { lstat, readFile } from 'node:fs/promises';
+import { relative, sep } from 'node:path';
+import { listFiles } from '../../core/adapters/runtime/list-files.ts';
 import type { AgentFile } from '../../core/agent/index.ts';
 import { callApi, CliError, uploadBytes, type ApiTarget } from './api-client.ts';
 import type { CommandOutput } from './semantic-commands.ts';
+import { terminalSafe } from './terminal-text.ts';
 
 /** The command's output and its exit code (1 when publish was refused). */
 export type AgentImportOutput = CommandOutput & { exitCode?: number };
-import { terminalSafe } from './terminal-text.ts';
 
 /** Options of the import command. */
 export interface AgentImportOptions {
@@ -31,20 +32,11 @@ interface AgentView { id: string; slug: string; name: string }
 interface EnvView { name: string; draft: { commitId: string }; published: { buildId: string; commitId: string; counts: Record<string, number> } | null }
 interface Problem { file: string; line: number; column: number; key: string; message: string }
 
-async function walk(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(entries.map(async (entry) => {
-    if (entry.name === '.git' || entry.isSymbolicLink()) return [];
-    const path = join(dir, entry.name);
-    return entry.isDirectory() ? walk(path) : entry.isFile() ? [path] : [];
-  }));
-  return nested.flat();
-}
 
 /** Every regular file of `dir` (but `.git` and symbolic links) as UTF-8 text. @throws CliError when `dir` is not a directory */
 export async function readImportFiles(dir: string): Promise<AgentFile[]> {
   if (!(await lstat(dir).catch(() => undefined))?.isDirectory()) throw new CliError(`${dir} is not a directory: give the folder holding AGENTS.md, workflows/ and skills/`);
-  const paths = (await walk(dir)).sort();
+  const paths = (await listFiles(dir)).sort();
   return Promise.all(paths.map(async (path) => ({ path: relative(dir, path).split(sep).join('/'), text: await readFile(path, 'utf8') })));
 }
 
