@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import type { Logger } from '../../ports/logger.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
-import { limitDataSize, memoryWatchdogIntervalMs, queryProcessBudgetBytes, readProcessMemory, retireAfterGrowthBytes } from './memory-ceiling.ts';
+import { limitDataSize, queryProcessBudgetBytes, readProcessMemory, retireAfterGrowthBytes } from './memory-ceiling.ts';
 import { readMessages, writeMessage, type ChildMessage, type ExecuteMessage } from './query-protocol.ts';
 import { ExecutionTracker, type Execution, type TrackedProcess } from './query-execution.ts';
 
