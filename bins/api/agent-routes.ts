@@ -14,25 +14,17 @@
  * and environments, § Operators.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
 import { Elysia } from 'elysia';
 import {
   AgentInvalidError, createAgent, discardDraft, environmentView, formatAgentProblem, getAgent, listAgents, promoteEnvironment,
   publishEnvironment, readEnvironment, restoreEnvironment, saveDraft, type AgentCaller, type AgentDeps, type AgentRecord,
 } from '../../core/agent/hosting.ts';
-import type { Logger } from '../../core/ports/logger.ts';
-import { PlatformError } from '../../core/ports/platform-error.ts';
-import { errorToResponse, json, maxUploadBytes, readBody, readJson } from './http-helpers.ts';
-import { NoQuery, readQuery } from './query-params.ts';
+import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
+import { json, maxUploadBytes, parseJsonBody, readBody, readJson } from './http-helpers.ts';
 
 /** Dependencies of the agent routes. */
-export interface AgentRouteDeps {
+export interface AgentRouteDeps extends CallerRouteDeps<AgentCaller> {
   deps: AgentDeps;
-  logger: Logger;
-  /** The signed-in caller of `request`. @throws PlatformError `unauthorized` (401) */
-  callerOf(request: Request): AgentCaller;
-  /** Runs before every handler for the caller (their organization ready). */
-  prepare(caller: AgentCaller): Promise<void>;
 }
 
 const Slug = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', description: `a slug of at most ${max} lowercase letters and digits joined by hyphens` });
@@ -56,33 +48,13 @@ async function optionalJson<S extends TSchema>(request: Request, schema: S): Pro
 /** The files batch: JSON as `application/json` (1 MiB) or as an upload (`application/octet-stream`, 20 MiB). */
 async function readFilesBody(request: Request): Promise<Static<typeof FilesBody>> {
   if (/^application\/json\b/i.test(request.headers.get('content-type') ?? '')) return readJson(request, FilesBody);
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder().decode(await readBody(request, maxUploadBytes)));
-  } catch {
-    throw new PlatformError('invalid_json', 'The body is not valid JSON: send {"files": [{"path", "text"}], …}.', { status: 400 });
-  }
-  const errors = [...Value.Errors(FilesBody, value)].slice(0, 5);
-  if (errors.length > 0) throw new PlatformError('invalid_argument', `Invalid body: ${errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}.`, { status: 400 });
-  return value as Static<typeof FilesBody>;
+  return parseJsonBody(await readBody(request, maxUploadBytes), FilesBody, 'send {"files": [{"path", "text"}], …}');
 }
 
-type Ctx<P> = { request: Request; params: P; caller: AgentCaller };
-
-function routeMaker(env: AgentRouteDeps) {
-  return <P>(handler: (ctx: Ctx<P>) => Promise<Response>) => async ({ request, params }: { request: Request; params: P }): Promise<Response> => {
-    try {
-      readQuery(request, NoQuery);
-      const caller = env.callerOf(request);
-      await env.prepare(caller);
-      return await handler({ request, params, caller });
-    } catch (error) {
-      if (error instanceof AgentInvalidError) {
-        return json({ error: { code: error.code, message: error.message, problems: error.problems.map((p) => ({ ...p, text: formatAgentProblem(p) })) } }, 422);
-      }
-      return errorToResponse(error, env.logger);
-    }
-  };
+/** 422 with each problem located (`file:line:col key: message`) for a publish the validator refused. */
+function agentInvalidResponse(error: unknown): Response | undefined {
+  if (!(error instanceof AgentInvalidError)) return undefined;
+  return json({ error: { code: error.code, message: error.message, problems: error.problems.map((p) => ({ ...p, text: formatAgentProblem(p) })) } }, 422);
 }
 
 function agentView(agent: AgentRecord) {
@@ -96,7 +68,7 @@ type Env = { agent: string; env: string };
 /** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
 export function agentRoutes(env: AgentRouteDeps) {
   const { deps } = env;
-  const route = routeMaker(env);
+  const route = callerRoutes(env, agentInvalidResponse);
   return new Elysia()
     .post('/api/orgs/:org/agents', route<Org>(async ({ request, params, caller }) => {
       const body = await readJson(request, CreateAgentBody);

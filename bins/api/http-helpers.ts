@@ -21,12 +21,20 @@ export const maxUploadBytes = 20 * 1024 * 1024;
 export async function readJson<S extends TSchema>(request: Request, schema: S): Promise<Static<S>> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\b/i.test(type)) throw new PlatformError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.', { status: 415 });
-  const bytes = await readBody(request, maxJsonBytes);
+  return parseJsonBody(await readBody(request, maxJsonBytes), schema);
+}
+
+/**
+ * `bytes` as JSON checked against `schema` (the body check of {@link readJson}, for bodies read otherwise).
+ * @param invalidJsonHint - appended to the invalid-JSON message (e.g. the expected shape)
+ * @throws PlatformError `invalid_json` (400), `invalid_argument` (400) naming up to 5 fields
+ */
+export function parseJsonBody<S extends TSchema>(bytes: Uint8Array, schema: S, invalidJsonHint = ''): Static<S> {
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
-    throw new PlatformError('invalid_json', 'The body is not valid JSON.', { status: 400 });
+    throw new PlatformError('invalid_json', `The body is not valid JSON${invalidJsonHint ? `: ${invalidJsonHint}` : ''}.`, { status: 400 });
   }
   const errors = [...Value.Errors(schema, value)].slice(0, 5);
   if (errors.length > 0) throw new PlatformError('invalid_argument', `Invalid body: ${errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}.`, { status: 400 });

@@ -14,17 +14,12 @@ import {
   getGroup, getMember, listGroups, listMembers, listOrganizations, orgAccess, PermissionSchema, removeFromGroup, removeMember, requirePermission, updateGroup,
   type GroupRecord, type OrgAccess, type OrgCaller, type OrgDeps, type OrganizationRecord,
 } from '../../core/org/index.ts';
-import { errorToResponse, json, readJson } from './http-helpers.ts';
-import { NoQuery, readQuery } from './query-params.ts';
+import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
+import { json, readJson } from './http-helpers.ts';
 
 /** Dependencies of the organization routes. */
-export interface OrgRouteDeps {
+export interface OrgRouteDeps extends CallerRouteDeps<OrgCaller> {
   deps: OrgDeps;
-  logger: Logger;
-  /** The signed-in caller of `request`. @throws PlatformError `unauthorized` (401) */
-  callerOf(request: Request): OrgCaller;
-  /** Runs before every handler for the caller (the default organization ready; a first sign-in's personal organization). */
-  prepare(caller: OrgCaller): Promise<void>;
 }
 
 /** Distinct callers whose personal organization this process has ensured, before it forgets them all. */
@@ -78,22 +73,6 @@ const CreateGroupBody = Type.Object({ name: Name(100), ...GroupFields }, { addit
 const UpdateGroupBody = Type.Object({ name: Type.Optional(Name(100)), ...GroupFields }, { additionalProperties: false, minProperties: 1 });
 
 type Org = { org: string };
-type Ctx<P> = { request: Request; params: P; caller: OrgCaller };
-
-/** A handler wrapper: refuses any query parameter, resolves and prepares the caller, answers errors as JSON. */
-function routeMaker(env: OrgRouteDeps) {
-  return <P>(handler: (ctx: Ctx<P>) => Promise<Response>) => async ({ request, params }: { request: Request; params: P }): Promise<Response> => {
-    try {
-      readQuery(request, NoQuery);
-      const caller = env.callerOf(request);
-      await env.prepare(caller);
-      return await handler({ request, params, caller });
-    } catch (error) {
-      return errorToResponse(error, env.logger);
-    }
-  };
-}
-
 const noParse = { parse: 'none' as const };
 
 /** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
@@ -104,7 +83,7 @@ export function orgRoutes(env: OrgRouteDeps) {
 /** GET|POST /api/orgs, GET /api/orgs/:org, GET|POST …/members, DELETE …/members/:member (a member may remove themselves). */
 function organizationAndMemberRoutes(env: OrgRouteDeps) {
   const { deps } = env;
-  const route = routeMaker(env);
+  const route = callerRoutes(env);
   return new Elysia({ prefix: '/api/orgs' })
     .get('', route(async ({ caller }) => json({ organizations: (await listOrganizations(deps, caller)).map(orgView) })))
     .post('', route(async ({ request, caller }) => {
@@ -133,7 +112,7 @@ function organizationAndMemberRoutes(env: OrgRouteDeps) {
 /** GET|POST …/groups, PUT|DELETE …/groups/:group, POST|DELETE …/groups/:group/members/:member. */
 function groupRoutes(env: OrgRouteDeps) {
   const { deps } = env;
-  const route = routeMaker(env);
+  const route = callerRoutes(env);
   const manage = (caller: OrgCaller, orgId: string) => requirePermission(deps, caller, orgId, 'organization:manage');
   type Group = Org & { group: string };
   return new Elysia({ prefix: '/api/orgs/:org/groups' })
