@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type RunningApi } from '../helpers/api-process.ts';
-import { startOidcProvider, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
+import { oidcSignInEnv, startOidcProvider, threePeople, tokensOf, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
 import { repoRoot, runCairn } from '../helpers/product.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 
@@ -20,13 +20,9 @@ const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
   redis = await startRedis();
-  provider = await startOidcProvider([
-    { clientId: 'ada', secret: 'ada-secret-value-1', email: 'ada@example.com', name: 'Ada' },
-    { clientId: 'bob', secret: 'bob-secret-value-1', email: 'bob@example.com', name: 'Bob' },
-    { clientId: 'cy', secret: 'cy-secret-value-11', email: 'cy@example.com', name: 'Cy' },
-  ]);
-  api = await startApi(redis.url, { PLATFORM_SIGN_IN: 'oidc', PLATFORM_OIDC_ISSUER: provider.issuer, PLATFORM_OIDC_CLIENT_ID: 'cairn-web', PLATFORM_OIDC_AUDIENCE: provider.defaultResource });
-  for (const who of ['ada', 'bob', 'cy']) tokens[who] = await provider.clientCredentialsToken(who);
+  provider = await startOidcProvider(threePeople);
+  api = await startApi(redis.url, oidcSignInEnv(provider));
+  Object.assign(tokens, await tokensOf(provider));
 }, 120_000);
 
 afterAll(async () => {

@@ -87,3 +87,20 @@ function identityClaims(client: TestClient | undefined): Record<string, unknown>
   if (!client?.email) return undefined;
   return { email: client.email, email_verified: client.emailVerified ?? true, ...(client.name ? { name: client.name } : {}) };
 }
+
+/** Three people the role tests sign in as: Ada, Bob and Cy (client credentials of the test provider). */
+export const threePeople: TestClient[] = [
+  { clientId: 'ada', secret: 'ada-secret-value-1', email: 'ada@example.com', name: 'Ada' },
+  { clientId: 'bob', secret: 'bob-secret-value-1', email: 'bob@example.com', name: 'Bob' },
+  { clientId: 'cy', secret: 'cy-secret-value-11', email: 'cy@example.com', name: 'Cy' },
+];
+
+/** The environment of a product or API signing in against `provider` (PLATFORM_SIGN_IN=oidc, its issuer and audience). */
+export function oidcSignInEnv(provider: RunningOidcProvider): Record<string, string> {
+  return { PLATFORM_SIGN_IN: 'oidc', PLATFORM_OIDC_ISSUER: provider.issuer, PLATFORM_OIDC_CLIENT_ID: 'cairn-web', PLATFORM_OIDC_AUDIENCE: provider.defaultResource };
+}
+
+/** An access token for each of `people`, by client id. */
+export async function tokensOf(provider: RunningOidcProvider, people: TestClient[] = threePeople): Promise<Record<string, string>> {
+  return Object.fromEntries(await Promise.all(people.map(async (p) => [p.clientId, await provider.clientCredentialsToken(p.clientId)] as const)));
+}
