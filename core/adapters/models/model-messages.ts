@@ -3,7 +3,7 @@
  *
  * Source: issue 7 § Models.
  */
-import { jsonSchema, tool, type LanguageModelUsage, type ModelMessage as AiMessage, type ToolSet } from 'ai';
+import { jsonSchema, tool, type JSONValue, type LanguageModelUsage, type ModelMessage as AiMessage, type ToolSet } from 'ai';
 import type { ModelMessage, ModelToolDefinition, ModelToolResult, ModelUsage } from '../../ports/model-provider.ts';
 import type { CacheOptions } from './language-models.ts';
 
@@ -38,8 +38,13 @@ function toAiMessage(message: ModelMessage): AiMessage {
 function toToolResultPart(result: ModelToolResult) {
   const output = typeof result.output === 'string'
     ? { type: result.isError === true ? 'error-text' as const : 'text' as const, value: result.output }
-    : { type: result.isError === true ? 'error-json' as const : 'json' as const, value: (result.output ?? null) as never };
+    : { type: result.isError === true ? 'error-json' as const : 'json' as const, value: asJsonValue(result.output) };
   return { type: 'tool-result' as const, toolCallId: result.callId, toolName: result.name, output };
+}
+
+/** A tool's output as the JSON value it is on the wire (a JSON round trip: undefined becomes null, Dates ISO strings). */
+function asJsonValue(output: unknown): JSONValue {
+  return JSON.parse(JSON.stringify(output ?? null)) as JSONValue;
 }
 
 /**
