@@ -45,6 +45,8 @@ const [{ hostname, tmpdir }, { createPinoLogger }, { createRateLimiter }, { open
 const logger = createPinoLogger({ name: 'semantic-mcp' });
 if (native.loaded) logger.info({ path: native.path, duckdb: native.version, written: native.written, ms: native.ms }, 'DuckDB library loaded');
 const exit = (code: number): never => process.exit(code);
+/** The queue store semantic-mcp uses itself: only one QUEUE_URL names (never the embedded store). */
+const ownQueueUrl = (env: { stores: { queueUrl?: string } }) => (process.env.QUEUE_URL ? env.stores.queueUrl : undefined);
 const { boot, settings, stores } = await startRole('semantic-mcp', {
   env: process.env,
   dirs: { appDir: appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), tmpDir: tmpdir() },
@@ -55,9 +57,9 @@ const { boot, settings, stores } = await startRole('semantic-mcp', {
   settings: (booted) => parseSemanticMcpSettings(process.env, booted.env, tmpdir()),
   // A queue store only when QUEUE_URL is set for it: in the all-in-one mode the embedded store belongs
   // to the API and the dispatcher, and one semantic-mcp counts its rate limit in memory.
-  storesEnv: (env) => (process.env.QUEUE_URL ? env : { ...env, stores: { ...env.stores, queueUrl: undefined } }),
+  storesEnv: (env) => ({ ...env, stores: { ...env.stores, queueUrl: ownQueueUrl(env) } }),
 });
-const queueUrl = process.env.QUEUE_URL ? boot.env.stores.queueUrl : undefined;
+const queueUrl = ownQueueUrl(boot.env);
 // The rate counter gets its own connection that fails fast rather than queueing while the store is away.
 const redis = queueUrl ? await openRedis(queueUrl, { maxRetriesPerRequest: 2 }).catch((error: Error) => {
   console.error(error.message);
