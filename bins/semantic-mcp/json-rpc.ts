@@ -61,10 +61,11 @@ export function refuseHeaders(request: Request): Response | undefined {
 /**
  * The messages of a POST body: one message or a batch. Responses a client sends (to server
  * requests, which this server never makes) are dropped.
- * @returns the calls, or a 400 response for unreadable JSON, a non-JSON-RPC message or a batch
- *   that is empty or larger than {@link maxBatchSize}
+ * @returns the calls and whether the body was a batch (its answer is then an array), or a 400
+ *   response for unreadable JSON, a non-JSON-RPC message or a batch that is empty or larger than
+ *   {@link maxBatchSize}
  */
-export function readCalls(text: string): JsonRpcCall[] | Response {
+export function readCalls(text: string): { calls: JsonRpcCall[]; batch: boolean } | Response {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -87,7 +88,7 @@ export function readCalls(text: string): JsonRpcCall[] | Response {
     if (message.params !== undefined && !isObject(message.params)) return errorResponse(400, rpcErrors.parse, 'Parse error: Invalid JSON-RPC message');
     calls.push({ method: message.method, ...(hasId ? { id: message.id as JsonRpcId } : {}), ...(message.params ? { params: message.params as Record<string, unknown> } : {}) });
   }
-  return calls;
+  return { calls, batch: Array.isArray(body) };
 }
 
 /** The HTTP answer for the responses of one POST: 202 without a body when there are none. */

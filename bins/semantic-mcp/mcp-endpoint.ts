@@ -60,15 +60,14 @@ export interface McpCaller {
 export async function handleMcpRequest(env: McpEndpointDeps, request: Request, caller: McpCaller, timing: ServerTiming): Promise<Response> {
   const refused = refuseHeaders(request);
   if (refused) return refused;
-  const text = await request.text();
-  const calls = readCalls(text);
-  if (calls instanceof Response) return calls;
+  const body = readCalls(await request.text());
+  if (body instanceof Response) return body;
   const responses: JsonRpcResponse[] = [];
-  for (const call of calls) {
+  for (const call of body.calls) {
     const response = await answerCall(env, call, caller, timing);
     if (response) responses.push(response);
   }
-  return respond(responses, text.trimStart().startsWith('['));
+  return respond(responses, body.batch);
 }
 
 /** The response to one call; undefined for a notification (no id). */
