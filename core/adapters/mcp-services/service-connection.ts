@@ -1,0 +1,113 @@
+/**
+ * One kept MCP client connection to one configured service (Streamable HTTP, `Authorization: Bearer <token>`):
+ * opened on first use, reused by every discovery and call, and opened again once when a request over it fails
+ * at the transport (refused, reset, closed), never after a timeout, a cancellation or a JSON-RPC error.
+ *
+ * Source: spec/platform-service.md § Rules 15; issue 7 § The semantic service as a tool collection.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ServiceConfig } from '../../config/config-model.ts';
+
+/** Options of {@link openServiceConnection}. */
+export interface ServiceConnectionOptions {
+  /** Longest wait for the connection's initialize and for each tools/list page, in ms. */
+  discoveryTimeoutMs: number;
+  /** The fetch the transport uses; default the global fetch. */
+  fetch?: typeof fetch;
+  /** The client name the service sees. Default `cairn`. */
+  clientName?: string;
+}
+
+/** Options of one {@link ServiceConnection.callTool}. */
+export interface ServiceCallOptions {
+  signal?: AbortSignal;
+  /** Longest wait for the answer, in ms. */
+  timeoutMs: number;
+}
+
+/** The tool-protocol requests the catalog makes to one service. */
+export interface ServiceConnection {
+  /**
+   * Every tool the service offers, following `nextCursor` pages.
+   * @throws what the SDK client throws (McpError, StreamableHTTPError, fetch errors)
+   */
+  listTools(): Promise<Tool[]>;
+  /**
+   * One tools/call; a tool that failed comes back with `isError` (not thrown).
+   * @throws what the SDK client throws, or the signal's reason when aborted
+   */
+  callTool(name: string, input: unknown, options: ServiceCallOptions): Promise<CallToolResult>;
+  /** Closes the kept connection (a later request opens a new one). */
+  close(): Promise<void>;
+}
+
+/** The most tools/list pages followed (a service that pages forever is cut off). */
+const MAX_PAGES = 100;
+
+/**
+ * A connection to `service` (nothing is opened until the first request).
+ *
+ * Source: spec/platform-service.md § Rules 15
+ */
+export function openServiceConnection(service: ServiceConfig, options: ServiceConnectionOptions): ServiceConnection {
+  let current: Promise<Client> | undefined;
+  const connected = (): Promise<Client> => {
+    current ??= connect(service, options).catch((error: unknown) => {
+      current = undefined;
+      throw error;
+    });
+    return current;
+  };
+  const drop = async (): Promise<void> => {
+    const client = current;
+    current = undefined;
+    await client?.then((c) => c.close()).catch(() => undefined);
+  };
+  /** Runs `request` on the kept client; after a transport failure, once more on a new connection. */
+  const withReconnect = async <T>(request: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> => {
+    try {
+      return await request(await connected());
+    } catch (error) {
+      if (error instanceof McpError || signal?.aborted) throw error;
+      await drop();
+      return request(await connected());
+    }
+  };
+  return {
+    listTools: () => withReconnect((client) => listAllTools(client, options.discoveryTimeoutMs)),
+    callTool: (name, input, call) => withReconnect(async (client) => {
+      const params = { name, arguments: input as Record<string, unknown> };
+      return await client.callTool(params, undefined, { signal: call.signal, timeout: call.timeoutMs }) as CallToolResult;
+    }, call.signal),
+    close: drop,
+  };
+}
+
+async function connect(service: ServiceConfig, options: ServiceConnectionOptions): Promise<Client> {
+  const client = new Client({ name: options.clientName ?? 'cairn', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(service.endpoint), {
+    requestInit: { headers: { Authorization: `Bearer ${service.token}` } },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  try {
+    await client.connect(transport, { timeout: options.discoveryTimeoutMs });
+    return client;
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: timeoutMs });
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return tools;
+}
