@@ -34,22 +34,36 @@ const tokenName = 'demo';
 /** Seeds what is missing and returns the demo tokens. @throws Error naming the project and the last failure */
 export async function seedDemo(options: SeedOptions): Promise<DemoTokens> {
   const tokensFile = join(options.dataDir, 'demo-tokens.json');
-  const tokens: DemoTokens = existsSync(tokensFile) ? JSON.parse(readFileSync(tokensFile, 'utf8')) : {};
-  const attempts = options.attempts ?? 5;
+  const tokens = readDemoTokens(options.dataDir);
   for (const project of ['flights', 'tpcds']) {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await seedProject(options, project, tokens, tokensFile);
-        break;
-      } catch (error) {
-        const reason = (error as Error).message;
-        if (attempt >= attempts) throw new Error(`demo project ${project}: ${reason} (tried ${attempts} times)`);
-        options.log(`seeding ${project} failed (${reason}); trying again once the API answers (attempt ${attempt + 1} of ${attempts})`);
-        await options.waitUntilUp();
-      }
-    }
+    await withRetries(options, `demo project ${project}`, project, () => seedProject(options, project, tokens, tokensFile));
   }
   return tokens;
+}
+
+/** The demo tokens saved by an earlier start (empty when none). */
+export function readDemoTokens(dataDir: string): DemoTokens {
+  const tokensFile = join(dataDir, 'demo-tokens.json');
+  return existsSync(tokensFile) ? JSON.parse(readFileSync(tokensFile, 'utf8')) as DemoTokens : {};
+}
+
+/**
+ * Runs `step` until it succeeds, waiting for the API between tries, up to `options.attempts` (default 5) times.
+ * @param what - names the thing seeded in the final error; `short` in the retry lines
+ * @throws Error `<what>: <last failure> (tried N times)`
+ */
+export async function withRetries<T>(options: SeedOptions, what: string, short: string, step: () => Promise<T>): Promise<T> {
+  const attempts = options.attempts ?? 5;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await step();
+    } catch (error) {
+      const reason = (error as Error).message;
+      if (attempt >= attempts) throw new Error(`${what}: ${reason} (tried ${attempts} times)`);
+      options.log(`seeding ${short} failed (${reason}); trying again once the API answers (attempt ${attempt + 1} of ${attempts})`);
+      await options.waitUntilUp();
+    }
+  }
 }
 
 async function seedProject(options: SeedOptions, project: string, tokens: DemoTokens, tokensFile: string): Promise<void> {
@@ -71,7 +85,8 @@ function modelOf(project: string): string {
   return project === 'flights' ? 'flights' : 'tpcds_retail_model';
 }
 
-async function api<T>(url: string, method: string, path: string): Promise<{ status: number; body?: T }> {
+/** One JSON call to the API; 404 answers `{ status: 404 }`. @throws Error naming the method, path and status */
+export async function api<T>(url: string, method: string, path: string): Promise<{ status: number; body?: T }> {
   const response = await fetch(new URL(path, url), { method });
   if (response.status === 404) return { status: 404 };
   if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status}`);
@@ -111,7 +126,7 @@ async function prepareProjectDir(options: SeedOptions, project: string): Promise
 }
 
 /** Runs the `cairn` command without blocking (signals and the child's exit stay handled); resolves with stdout. */
-function cairn(options: SeedOptions, args: string[]): Promise<string> {
+export function cairn(options: SeedOptions, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(options.root, 'bins', 'cairn', 'main.ts'), '--url', options.url, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
