@@ -60,18 +60,20 @@ export function openServiceConnection(service: ServiceConfig, options: ServiceCo
     });
     return current;
   };
-  const drop = async (): Promise<void> => {
-    const client = current;
+  /** Closes `client` if it is still the kept one (a concurrent request may have replaced it already). */
+  const drop = async (client = current): Promise<void> => {
+    if (client === undefined || client !== current) return;
     current = undefined;
-    await client?.then((c) => c.close()).catch(() => undefined);
+    await client.then((c) => c.close()).catch(() => undefined);
   };
   /** Runs `request` on the kept client; after a transport failure, once more on a new connection. */
   const withReconnect = async <T>(request: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> => {
+    const used = connected();
     try {
-      return await request(await connected());
+      return await request(await used);
     } catch (error) {
       if (error instanceof McpError || signal?.aborted) throw error;
-      await drop();
+      await drop(used);
       return request(await connected());
     }
   };
@@ -81,7 +83,7 @@ export function openServiceConnection(service: ServiceConfig, options: ServiceCo
       const params = { name, arguments: input as Record<string, unknown> };
       return await client.callTool(params, undefined, { signal: call.signal, timeout: call.timeoutMs }) as CallToolResult;
     }, call.signal),
-    close: drop,
+    close: () => drop(),
   };
 }
 
