@@ -12,6 +12,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceCatalog, type ServiceCatalog, type ServiceCatalogOptions } from '../../core/adapters/mcp-services/index.ts';
+import { isPlatformError } from '../../core/ports/platform-error.ts';
 
 const serviceToken = 'weather-service-token-0123456789';
 const pages = [['forecast', 'alerts'], ['radar']];
@@ -19,6 +20,11 @@ let http: HttpServer;
 let endpoint: string;
 /** Releases the calls of the tool that never answers. */
 const hanging: (() => void)[] = [];
+/** Waiters for the next call of the tool that never answers, and for the next response closed before it ended. */
+const radarCalled: (() => void)[] = [];
+const closedUnanswered: (() => void)[] = [];
+const next = (waiters: (() => void)[]) => new Promise<void>((resolve) => waiters.push(resolve));
+const wake = (waiters: (() => void)[]) => waiters.splice(0).forEach((resolve) => resolve());
 const catalogs: ServiceCatalog[] = [];
 
 /** One stateless MCP server per request, as the SDK's stateless example does. */
@@ -30,7 +36,10 @@ function toolServer(): Server {
     return page + 1 < pages.length ? { tools, nextCursor: String(page + 1) } : { tools };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    if (request.params.name === 'radar') await new Promise<void>((resolve) => hanging.push(resolve));
+    if (request.params.name === 'radar') {
+      wake(radarCalled);
+      await new Promise<void>((resolve) => hanging.push(resolve));
+    }
     const city = (request.params.arguments as { city?: string }).city;
     return { content: [{ type: 'text' as const, text: `Sunny in ${city}` }, { type: 'text' as const, text: 'No wind' }] };
   });
@@ -43,6 +52,7 @@ beforeAll(async () => {
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return;
     }
+    res.on('close', () => { if (!res.writableFinished) wake(closedUnanswered); });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await toolServer().connect(transport);
     await transport.handleRequest(req, res);
@@ -80,10 +90,25 @@ describe('a configured tool service', () => {
     expect(await catalog.call('weather', 'forecast', { city: 'Oslo' })).toEqual({ isError: false, output: 'Sunny in Oslo\nNo wind' });
   });
 
-  it('gives a call that outlives the call timeout back as an error result', async () => {
+  it('gives a call that outlives the call timeout back as an error result, and ends its HTTP request', async () => {
     const { catalog } = catalogOf(endpoint, { callTimeoutMs: 300 });
+    const closed = next(closedUnanswered);
     const result = await catalog.call('weather', 'radar', { city: 'Oslo' });
     expect(result).toEqual({ isError: true, output: 'The weather service did not answer radar within 0.3 s. Try a smaller request, or try again later.' });
+    await closed;
+  });
+
+  it('cancels a call with tool_cancelled and ends its HTTP request at the service', async () => {
+    const { catalog } = catalogOf(endpoint);
+    const controller = new AbortController();
+    const called = next(radarCalled);
+    const closed = next(closedUnanswered);
+    const call = catalog.call('weather', 'radar', { city: 'Oslo' }, { signal: controller.signal });
+    await called;
+    controller.abort();
+    await expect(call).rejects.toSatisfy((e) => isPlatformError(e, 'tool_cancelled'));
+    await closed;
+    expect(await catalog.call('weather', 'forecast', { city: 'Bergen' })).toEqual({ isError: false, output: 'Sunny in Bergen\nNo wind' });
   });
 
   it('does not offer a service that accepts connections but never answers discovery', async () => {

@@ -2,9 +2,12 @@
  * One kept MCP client connection to one configured service (Streamable HTTP, `Authorization: Bearer <token>`):
  * opened on first use, reused by every discovery and call, and opened again once when a request over it fails
  * at the transport (refused, reset, closed), never after a timeout, a cancellation or a JSON-RPC error.
+ * A call that is cancelled or times out also ends its HTTP request (the SDK alone would only send
+ * `notifications/cancelled` and leave the request open).
  *
  * Source: spec/platform-service.md § Rules 15; issue 7 § The semantic service as a tool collection.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -52,9 +55,11 @@ const MAX_PAGES = 100;
  * Source: spec/platform-service.md § Rules 15
  */
 export function openServiceConnection(service: ServiceConfig, options: ServiceConnectionOptions): ServiceConnection {
+  const callSignal = new AsyncLocalStorage<AbortSignal>();
+  const fetchOf = abortableFetch(options.fetch ?? ((input, init) => fetch(input, init)), callSignal);
   let current: Promise<Client> | undefined;
   const connected = (): Promise<Client> => {
-    current ??= connect(service, options).catch((error: unknown) => {
+    current ??= connect(service, { ...options, fetch: fetchOf }).catch((error: unknown) => {
       current = undefined;
       throw error;
     });
@@ -81,17 +86,37 @@ export function openServiceConnection(service: ServiceConfig, options: ServiceCo
     listTools: () => withReconnect((client) => listAllTools(client, options.discoveryTimeoutMs)),
     callTool: (name, input, call) => withReconnect(async (client) => {
       const params = { name, arguments: input as Record<string, unknown> };
-      return await client.callTool(params, undefined, { signal: call.signal, timeout: call.timeoutMs }) as CallToolResult;
+      // Ends the HTTP request too when the call fails (a timeout): the SDK alone would leave it open.
+      const ended = new AbortController();
+      const signal = call.signal ? AbortSignal.any([call.signal, ended.signal]) : ended.signal;
+      try {
+        return await callSignal.run(signal, () => client.callTool(params, undefined, { signal: call.signal, timeout: call.timeoutMs })) as CallToolResult;
+      } catch (error) {
+        ended.abort(error);
+        throw error;
+      }
     }, call.signal),
     close: () => drop(),
   };
 }
 
-async function connect(service: ServiceConfig, options: ServiceConnectionOptions): Promise<Client> {
+/**
+ * `base`, except that a tools/call request sent while `callSignal` holds a call's signal is aborted with it (the
+ * SDK gives its transport no per-request signal; the call's async context carries it to the fetch).
+ */
+function abortableFetch(base: typeof fetch, callSignal: AsyncLocalStorage<AbortSignal>): typeof fetch {
+  return (input, init) => {
+    const signal = callSignal.getStore();
+    if (signal === undefined || typeof init?.body !== 'string' || !init.body.includes('"method":"tools/call"')) return base(input, init);
+    return base(input, { ...init, signal: init.signal ? AbortSignal.any([init.signal, signal]) : signal });
+  };
+}
+
+async function connect(service: ServiceConfig, options: ServiceConnectionOptions & { fetch: typeof fetch }): Promise<Client> {
   const client = new Client({ name: options.clientName ?? 'cairn', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(service.endpoint), {
     requestInit: { headers: { Authorization: `Bearer ${service.token}` } },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch,
   });
   try {
     await client.connect(transport, { timeout: options.discoveryTimeoutMs });
