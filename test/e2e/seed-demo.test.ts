@@ -2,13 +2,16 @@
  * First-start seeding (scripts/seed-demo.ts) against the real product: idempotent (a second run
  * imports nothing and keeps the tokens; a token whose creation answer was lost is revoked, not left
  * beside the new one), and retried: a step that keeps failing is tried `attempts` times, waiting for
- * the API between tries, then reported with the project named.
- * Source: issue 6 § 1 (first-start seeding survives a restart of the API).
+ * the API between tries, then reported with the project named. The demo agent (scripts/seed-demo-agent.ts)
+ * is imported and published in the default organization when it is missing or has no published build,
+ * and left as it is otherwise.
+ * Source: issue 6 § 1 (first-start seeding survives a restart of the API); issue 7 § Done when.
  */
 import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemoAgent } from '../../scripts/seed-demo-agent.ts';
 import { seedDemo } from '../../scripts/seed-demo.ts';
 import { freePort } from '../helpers/ports.ts';
 import { repoRoot, startProduct, type RunningProduct } from '../helpers/product.ts';
@@ -56,4 +59,30 @@ describe('seedDemo', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('publishes the demo agent when it exists without a published build, then leaves it as it is', async () => {
+    const { organizations } = await (await fetch(`${product.url}/api/orgs`)).json() as { organizations: { id: string; kind: string }[] };
+    const org = organizations.find((o) => o.kind === 'default')!;
+    // An agent created but never published (an import cut off before --publish).
+    const created = await fetch(`${product.url}/api/orgs/${org.id}/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'flights-analyst' }) });
+    expect(created.status).toBe(201);
+    const { id } = await created.json() as { id: string };
+    log.length = 0;
+    const seeded = await seedDemoAgent(options());
+    expect(seeded.agentId).toBe(id);
+    expect(seeded.org.id).toBe(org.id);
+    expect(log).toContain('seeding demo agent flights-analyst in organization Default organization');
+    const env = await (await fetch(`${product.url}/api/agents/${id}/environments/main`)).json() as { published: { buildId: string; counts: Record<string, number> } | null };
+    expect(env.published).toMatchObject({ buildId: seeded.buildId, counts: { workflows: 1, states: 4 } });
+    log.length = 0;
+    expect(await seedDemoAgent(options())).toEqual(seeded);
+    expect(log).toEqual([]);
+  }, 120_000);
+
+  it('retries the demo agent like a project, then fails naming it', async () => {
+    const waits: number[] = [];
+    const failing = { ...options(), url: `http://127.0.0.1:${await freePort()}`, attempts: 2, waitUntilUp: async () => { waits.push(1); } };
+    await expect(seedDemoAgent(failing)).rejects.toThrow(/^demo agent flights-analyst: .+ \(tried 2 times\)$/);
+    expect(waits).toHaveLength(1);
+  }, 60_000);
 });

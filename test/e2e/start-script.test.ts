@@ -5,14 +5,21 @@
  * uploads the demo (the seeding is retried, the demo token is not duplicated), prints a token that
  * answers an MCP call, and the front proxy logs no error while the backends boot. A port the user set
  * that is taken stops the start with a line naming the variable.
- * Source: README.md § Two commands; ../shared/spec/platform-service.md § Processes of the all-in-one container.
+ * With CAIRN_MODEL_BASE_URL, CAIRN_MODEL and CAIRN_MODEL_API_KEY naming a scripted model server, the
+ * banner names the model, the platform's config offers it with the key only as a placeholder, and the
+ * key is printed and written nowhere; the demo agent is seeded and published; the first start restarts
+ * the platform once for the new demo token, and a second start does not (no [config] line leaving out
+ * the semantic service, the agent left as it is).
+ * Source: README.md § Two commands; ../shared/spec/platform-service.md § Processes of the all-in-one container;
+ * issue 7 § Models (scripts/start paragraph), § Done when.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/ports.ts';
 import { mcpClient } from '../helpers/semantic-fixtures.ts';
+import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { holdPorts, listeningAddresses, pidOf, runStartScript, type StartedScript } from '../helpers/start-script.ts';
 
 let release: () => Promise<void>;
@@ -20,22 +27,29 @@ let start: StartedScript;
 let dataDir: string;
 let publicPort: number;
 let killIndex = -1;
+let model: ScriptedModelServer;
+/** A key that must appear in no output line and no file: only its placeholder is handed on. */
+const KEY = 'sk-scripted-never-printed-4f1c9a';
+const modelEnv = () => ({ CAIRN_MODEL_BASE_URL: model.baseUrl, CAIRN_MODEL: 'scripted-analyst', CAIRN_MODEL_API_KEY: KEY, CAIRN_MODEL_PROVIDER: '', CAIRN_MODEL_PRICES: '' });
+const noUserConfig = { PLATFORM_CONFIG: '', PLATFORM_CONFIG_FILE: '' };
 
 beforeAll(async () => {
   release = await holdPorts([3001, 3002, 6379]);
+  model = await startScriptedModelServer([]);
   dataDir = mkdtempSync(join(tmpdir(), 'cairn-start-'));
   publicPort = await freePort();
-  start = runStartScript({ PORT: String(publicPort), CAIRN_DATA_DIR: dataDir, HOST: '', CAIRN_PROXY_BIND: '' });
+  start = runStartScript({ PORT: String(publicPort), CAIRN_DATA_DIR: dataDir, HOST: '', CAIRN_PROXY_BIND: '', ...noUserConfig, ...modelEnv() });
   // Kill the API while the flights data file is being uploaded by `cairn semantic import`.
   await start.waitForLine(/^\[start\] uploading data\/flights\.parquet: /, 240_000);
   killIndex = start.lines.length;
   process.kill(pidOf(start.lines, 'api'), 'SIGKILL');
-  await start.waitForLine(/^Demo token \(flights\): +cairn_mcp_/, 300_000);
+  await start.waitForLine(/^Try it: +cairn session start /, 300_000);
 }, 600_000);
 
 afterAll(async () => {
   await start?.stop();
   await release?.();
+  await model?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -79,6 +93,69 @@ describe('scripts/start with 3001, 3002 and 6379 taken', () => {
     expect(beforeKill.some((l) => l.startsWith('[api] ') && l.includes('api listening on'))).toBe(true);
     expect(beforeKill.filter((l) => l.startsWith('[proxy] ') && /"level":"error"/.test(l))).toEqual([]);
   });
+});
+
+/** Every regular file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+/** The environment of process `pid`, from /proc. */
+function environOf(pid: number): Record<string, string> {
+  return Object.fromEntries(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+}
+
+const leftOutSemantic = (l: string) => l.startsWith('[config] left out service "semantic"');
+const restartLine = (l: string) => l.startsWith('[start] restarting cairn once so that it offers the demo semantic service');
+
+async function demoAgent(): Promise<{ id: string; buildId: string }> {
+  const api = (path: string) => fetch(`http://127.0.0.1:${publicPort}${path}`).then(async (r) => { expect(r.status, path).toBe(200); return r.json(); });
+  const { organizations } = await api('/api/orgs') as { organizations: { id: string; kind: string }[] };
+  const org = organizations.find((o) => o.kind === 'default')!;
+  const { agents } = await api(`/api/orgs/${org.id}/agents`) as { agents: { id: string; slug: string }[] };
+  const agent = agents.find((a) => a.slug === 'flights-analyst');
+  expect(agent, 'agent flights-analyst').toBeDefined();
+  const env = await api(`/api/agents/${agent!.id}/environments/main`) as { published: { buildId: string; counts: { workflows: number } } | null };
+  expect(env.published?.counts.workflows).toBe(1);
+  return { id: agent!.id, buildId: env.published!.buildId };
+}
+
+describe('scripts/start with CAIRN_MODEL_* and the demo agent', () => {
+  it('names the model in the banner, hands the platform only the key\'s placeholder, and prints or writes the key nowhere', () => {
+    expect(start.lines).toContain(`Model:                        scripted-analyst (openai-compatible at ${model.baseUrl}, key from CAIRN_MODEL_API_KEY)`);
+    const config = JSON.parse(environOf(pidOf(start.lines, 'api')).PLATFORM_CONFIG) as { models: { providers: { apiKey: string }[]; offered: { id: string; prices: object }[] } };
+    expect(config.models.providers[0].apiKey).toBe('${{CAIRN_MODEL_API_KEY}}');
+    expect(config.models.offered).toEqual([{ id: 'scripted-analyst', provider: 'openai-compatible', prices: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }]);
+    expect(start.lines.filter((l) => l.startsWith('[config] left out model'))).toEqual([]);
+    expect(start.lines.filter((l) => l.includes(KEY))).toEqual([]);
+    expect(filesUnder(dataDir).filter((f) => readFileSync(f).includes(KEY))).toEqual([]);
+  });
+
+  it('seeds and publishes the demo agent in the default organization, and prints how to start a session', async () => {
+    const agent = await demoAgent();
+    expect(start.lines).toContain('Try it:                       cairn session start flights-analyst flights-analyst --env main --message "Which airline had the most cancelled flights?"');
+    expect(start.lines.find((l) => l.startsWith('Demo agent:'))).toContain(`published build ${agent.buildId}), workflow flights-analyst`);
+  });
+
+  it('restarts the platform once on the first start, and the second boot leaves out no semantic service', () => {
+    const restartAt = start.lines.findIndex(restartLine);
+    expect(start.lines.filter(restartLine)).toHaveLength(1);
+    expect(start.lines.slice(0, restartAt).some(leftOutSemantic)).toBe(true);
+    expect(start.lines.slice(restartAt).filter(leftOutSemantic)).toEqual([]);
+    expect(start.lines.slice(restartAt).some((l) => l === '[entrypoint] SIGTERM: stopping every process')).toBe(true);
+  });
+
+  it('a second start passes the saved token from the beginning: no restart, no [config] line for the semantic service, the agent left as it is', async () => {
+    const before = await demoAgent();
+    await start.stop();
+    start = runStartScript({ PORT: String(publicPort), CAIRN_DATA_DIR: dataDir, HOST: '', CAIRN_PROXY_BIND: '', ...noUserConfig, ...modelEnv() });
+    await start.waitForLine(/^Try it: +cairn session start /, 300_000);
+    expect(start.lines.filter(restartLine)).toEqual([]);
+    expect(start.lines.filter(leftOutSemantic)).toEqual([]);
+    expect(start.lines.filter((l) => l.startsWith('[start] seeding demo'))).toEqual([]);
+    expect(await demoAgent()).toEqual(before);
+    expect(environOf(pidOf(start.lines, 'api')).CAIRN_DEMO_SEMANTIC_TOKEN).toMatch(/^cairn_mcp_/);
+  }, 400_000);
 });
 
 describe('scripts/start with a port the user set that is taken', () => {
