@@ -22,9 +22,10 @@
  *
  * Source: ../shared/spec/semantic-query-service.md § Limits (engine memory 512MB).
  */
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { engineMemoryLimitMiB } from './query-instance.ts';
+
+// The generic /proc reader and prlimit helper live in core/adapters/runtime (shared with the worker launcher).
+export { limitDataSize, readProcessMemory, type ProcessMemory } from '../runtime/process-memory.ts';
 
 /** MiB a query process may hold beyond its base and DuckDB's memory_limit (see the file comment). */
 export const queryProcessHeadroomMiB = 256;
@@ -37,48 +38,3 @@ export const retireAfterGrowthBytes = queryProcessBudgetBytes / 2;
 
 /** Interval of the resident-set watchdog while a query runs, in milliseconds. */
 export const memoryWatchdogIntervalMs = 50;
-
-/** Resident set and data size of a process in bytes, from /proc/<pid>/status. */
-export interface ProcessMemory {
-  rssBytes: number;
-  dataBytes: number;
-}
-
-/**
- * Reads `pid`'s VmRSS and VmData.
- * @returns undefined where /proc is unavailable (not Linux) or the process is gone
- *
- * Source: spec/semantic-query-service.md § Limits
- */
-export async function readProcessMemory(pid: number): Promise<ProcessMemory | undefined> {
-  let status: string;
-  try {
-    // Synchronous on purpose: /proc is served from memory (no disk wait), and an async read costs a
-    // trip through the runtime's thread pool on every query and every watchdog tick.
-    status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const kib = (field: string): number | undefined => {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-    return match ? Number(match[1]) * 1024 : undefined;
-  };
-  const rssBytes = kib('VmRSS');
-  const dataBytes = kib('VmData');
-  return rssBytes === undefined || dataBytes === undefined ? undefined : { rssBytes, dataBytes };
-}
-
-/**
- * Sets RLIMIT_DATA (soft and hard) of `pid` to `bytes` with `prlimit --pid`.
- * @returns undefined when set, else the reason (prlimit missing or refused)
- *
- * Source: spec/semantic-query-service.md § Limits
- */
-export function limitDataSize(pid: number, bytes: number): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile('prlimit', ['--pid', String(pid), `--data=${bytes}:${bytes}`], { timeout: 5000 }, (error, _stdout, stderr) => {
-      if (!error) return resolve(undefined);
-      resolve(`${error.message.split('\n')[0]}${stderr ? `: ${String(stderr).trim().slice(0, 200)}` : ''}`);
-    });
-  });
-}

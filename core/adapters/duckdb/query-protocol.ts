@@ -8,8 +8,11 @@
  *
  * Source: ../shared/spec/semantic-query-service.md § Query validation (engine connection), § Limits.
  */
-import type { Readable, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import type { ExecuteRequest, QueryResult } from '../../ports/query-engine.ts';
+
+// The line reader lives in core/adapters/runtime (shared with the worker channel).
+export { readMessages } from '../runtime/json-lines.ts';
 
 /**
  * Opens the child's query instance over the data database at `databaseFile` (built by the parent),
@@ -65,46 +68,4 @@ export type ChildMessage =
  */
 export function writeMessage(output: Writable, message: ParentMessage | ChildMessage): void {
   output.write(`${JSON.stringify(message)}\n`);
-}
-
-/**
- * Calls `onMessage` with each line of `input` parsed as JSON (text decoded as UTF-8 across chunk
- * boundaries) and `onEnd` once the stream ends. A line that is not JSON ends the stream's use:
- * `onEnd` receives the parse error. Each chunk is scanned once (long lines cost linear time).
- *
- * Source: spec/semantic-query-service.md § Limits
- */
-export function readMessages<T>(input: Readable, onMessage: (message: T) => void, onEnd: (error?: Error) => void): void {
-  const parts: string[] = [];
-  let ended = false;
-  const end = (error?: Error): void => {
-    if (ended) return;
-    ended = true;
-    onEnd(error);
-  };
-  const line = (text: string): void => {
-    if (text.length === 0 || ended) return;
-    let message: T;
-    try {
-      message = JSON.parse(text) as T;
-    } catch (error) {
-      end(new Error(`not a JSON message: ${(error as Error).message}`));
-      return;
-    }
-    onMessage(message);
-  };
-  input.setEncoding('utf8');
-  input.on('data', (chunk: string) => {
-    let start = 0;
-    for (let newline = chunk.indexOf('\n'); newline >= 0; newline = chunk.indexOf('\n', start)) {
-      parts.push(chunk.slice(start, newline));
-      const text = parts.join('');
-      parts.length = 0;
-      line(text);
-      start = newline + 1;
-    }
-    if (start < chunk.length) parts.push(chunk.slice(start));
-  });
-  input.on('end', () => end());
-  input.on('error', (error: Error) => end(error));
 }

@@ -1,0 +1,54 @@
+/**
+ * A child process's memory as Linux reports it (/proc/<pid>/status) and its kernel data-size limit
+ * (RLIMIT_DATA through `prlimit --pid`, util-linux). Shared by the semantic query processes
+ * (core/adapters/duckdb/memory-ceiling.ts) and the worker launcher (core/adapters/worker).
+ *
+ * Source: ../shared/spec/semantic-query-service.md § Limits; ../shared/spec/platform-service.md § Rules 7.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** Resident set and data size of a process in bytes, from /proc/<pid>/status. */
+export interface ProcessMemory {
+  rssBytes: number;
+  dataBytes: number;
+}
+
+/**
+ * Reads `pid`'s VmRSS and VmData.
+ * @returns undefined where /proc is unavailable (not Linux) or the process is gone
+ *
+ * Source: spec/semantic-query-service.md § Limits; spec/platform-service.md § Rules 7
+ */
+export async function readProcessMemory(pid: number): Promise<ProcessMemory | undefined> {
+  let status: string;
+  try {
+    // Synchronous on purpose: /proc is served from memory (no disk wait), and an async read costs a
+    // trip through the runtime's thread pool on every query and every watchdog tick.
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kib = (field: string): number | undefined => {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match ? Number(match[1]) * 1024 : undefined;
+  };
+  const rssBytes = kib('VmRSS');
+  const dataBytes = kib('VmData');
+  return rssBytes === undefined || dataBytes === undefined ? undefined : { rssBytes, dataBytes };
+}
+
+/**
+ * Sets RLIMIT_DATA (soft and hard) of `pid` to `bytes` with `prlimit --pid`.
+ * @returns undefined when set, else the reason (prlimit missing or refused)
+ *
+ * Source: spec/semantic-query-service.md § Limits; spec/platform-service.md § Rules 7
+ */
+export function limitDataSize(pid: number, bytes: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile('prlimit', ['--pid', String(pid), `--data=${bytes}:${bytes}`], { timeout: 5000 }, (error, _stdout, stderr) => {
+      if (!error) return resolve(undefined);
+      resolve(`${error.message.split('\n')[0]}${stderr ? `: ${String(stderr).trim().slice(0, 200)}` : ''}`);
+    });
+  });
+}

@@ -1,0 +1,70 @@
+/**
+ * The channel between a worker and the process that started it: newline-delimited JSON over the
+ * worker's stdin (launcher → worker) and stdout (worker → launcher); stderr carries diagnostics only.
+ *
+ * Launcher → worker: `start` first (the per-worker token and the job), then `reply` per request.
+ * Worker → launcher, each carrying the token: `started` once the job is read, `request` (an operation on
+ * platform data), `denied` (the permission model refused something), and one `result` or `failed`.
+ *
+ * Source: ../shared/spec/platform-service.md § Rules 6 (reaches platform data only through the process
+ * that started it), § Rules 8; § Operational log lines ([worker]).
+ */
+import { readMessages } from '../runtime/json-lines.ts';
+
+export { readMessages };
+
+/** An error as it crosses the channel: a PlatformError's code and message. */
+export interface WireError {
+  code: string;
+  message: string;
+}
+
+/** The first line a worker reads: its token (never in its environment) and its job. */
+export interface StartMessage {
+  type: 'start';
+  token: string;
+  task: string;
+  payload: unknown;
+}
+
+/** The answer to request `id`: a JSON result or an error. */
+export type ReplyMessage = { type: 'reply'; id: number; result: unknown } | { type: 'reply'; id: number; error: WireError };
+
+/** A message to a worker. */
+export type LauncherMessage = StartMessage | ReplyMessage;
+
+/** A message from a worker; every one carries the worker's token. */
+export type WorkerMessage =
+  | { type: 'started'; token: string }
+  | { type: 'request'; token: string; id: number; op: string; args: unknown }
+  | { type: 'denied'; token: string; permission: string }
+  | { type: 'result'; token: string; result: unknown }
+  | { type: 'failed'; token: string; error: WireError };
+
+/** Exit code of a worker that refused to start (EX_CONFIG); its stderr says why, naming variables only. */
+export const REFUSED_TO_START_EXIT_CODE = 78;
+
+/**
+ * Writes `message` as one line.
+ *
+ * Source: spec/platform-service.md § Rules 6
+ */
+export function writeLine(output: { write(chunk: string): unknown }, message: LauncherMessage | WorkerMessage): void {
+  output.write(`${JSON.stringify(message)}\n`);
+}
+
+/**
+ * The permission a refused operation needed, as Node's permission model names it (FileSystemRead,
+ * FileSystemWrite, ChildProcess, WorkerThreads, WASI, …; Addon for a native addon refused with
+ * ERR_DLOPEN_DISABLED), or undefined when `error` is no permission refusal. Only a plain name is
+ * returned: never a path or a value.
+ *
+ * Source: spec/platform-service.md § Rules 8; § Operational log lines ([worker] refused <operation>)
+ */
+export function refusedPermission(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, permission } = error as { code?: unknown; permission?: unknown };
+  if (code === 'ERR_DLOPEN_DISABLED') return 'Addon';
+  if (code !== 'ERR_ACCESS_DENIED') return undefined;
+  return typeof permission === 'string' && /^[A-Za-z]{1,40}$/.test(permission) ? permission : 'an operation';
+}
