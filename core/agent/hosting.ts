@@ -10,4 +10,5 @@ export { agentLockTtlMs, agentLockWaitMs, withAgentLock } from './agent-lock.ts'
 export { loadAgent } from './agent-access.ts';
 export { createAgent, describeAgent, getAgent, listAgents } from './agents.ts';
 export { environmentView, loadEnvironment, maxFilesPerSave, readEnvironment, saveDraft, type DraftChange, type EnvironmentView } from './drafts.ts';
+export { readPublishedAgent, type PublishedAgent, type PublishedWorkflow } from './published-workflows.ts';
 export { AgentInvalidError, discardDraft, formatAgentProblem, promoteEnvironment, publishEnvironment, readBuild, restoreEnvironment } from './publishing.ts';

@@ -1,0 +1,185 @@
+/**
+ * Sessions and turns: stored records, statuses, and the view of a published workflow the turn engine runs.
+ *
+ * A session is one workflow's durable conversation: one checkpoint thread (its ordered messages), a folder of
+ * its own in the object store (`sessions/<sessionId>/`), a trail of the states visited, usage and cost. A turn
+ * is one invocation on it (a prompt, a decision, a reply or a delivery). A child session is created by a
+ * workflow call and carries a dispatch id.
+ *
+ * Source: spec/platform-service.md § Session facts named, § Tool-call result status; ../shared/AGENT-FORMAT.md;
+ * issue 7 § Sessions and turns.
+ */
+import type { ModelMessage, ModelUsage } from '../ports/model-provider.ts';
+
+/** Version of the document shape of every session collection. Source: spec § Versioning. */
+export const sessionSchemaVersion = 1 as const;
+
+/** Collection names, one place. */
+export const sessionCollections = {
+  sessions: 'sessions',
+  turns: 'session_turns',
+  messages: 'session_messages',
+  spendCaps: 'spend_caps',
+  spendTotals: 'spend_totals',
+} as const;
+
+/** Object keys of a session's own folder. */
+export const sessionKeys = {
+  /** The folder (prefix) of a session in the object store. */
+  folder: (sessionId: string) => `sessions/${sessionId}/`,
+  /** The manifest written when the session opens. */
+  manifest: (sessionId: string) => `sessions/${sessionId}/session.json`,
+};
+
+/**
+ * Statuses of a session (and of a settled turn). Source: spec/platform-service.md § Tool-call result status.
+ */
+export const sessionStatuses = ['running', 'succeeded', 'awaiting_decision', 'awaiting_input', 'failed', 'cancelled'] as const;
+/** A session status. */
+export type SessionStatus = typeof sessionStatuses[number];
+/** A turn is `queued` until a dispatcher claims it, then takes the session's statuses. */
+export type TurnStatus = SessionStatus | 'queued';
+/** Statuses after which a session takes no turn any more. */
+export const finalStatuses: readonly SessionStatus[] = ['succeeded', 'failed', 'cancelled'];
+
+/** What started a turn. Source: spec § Session facts named (prompt, decision, reply or delivery). */
+export type TurnKind = 'prompt' | 'decision' | 'reply' | 'delivery';
+
+/** A value of a variable or attribute: text, integer, decimal or boolean (its kind is its own). */
+export type SessionValue = string | number | boolean;
+
+/** One entry of the trail: a state entered, when and how. */
+export interface TrailEntry {
+  state: string;
+  /** `start` (entry state), `advance` (platform_advance), `decision` (decide), `error` (on_error route). */
+  via: 'start' | 'advance' | 'decision' | 'error';
+  at: Date;
+  /** The model's reason, the decision's comment, or the error routed. */
+  note?: string;
+  /** Who decided (subject), for `decision`. */
+  by?: string;
+}
+
+/** What a parked session waits for. */
+export type PendingWork =
+  | { kind: 'decision'; id: string; state: string; options: { to: string; description: string }[]; childSessionId?: string; dispatchId?: string }
+  | { kind: 'input'; id: string; reason: string; until?: Date };
+
+/** A failure recorded on a turn and on its session. */
+export interface TurnError { code: string; message: string }
+
+/** Usage summed over calls: token counts, model calls, and cost in USD. */
+export interface UsageTotals extends ModelUsage { modelCalls: number; costUsd: number }
+
+/** The zero usage. */
+export const noUsage = (): UsageTotals => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, modelCalls: 0, costUsd: 0 });
+
+/** A session record (collection `sessions`). */
+export interface SessionRecord {
+  _id: string;
+  schemaVersion: typeof sessionSchemaVersion;
+  orgId: string;
+  agentId: string;
+  environment: string;
+  workflow: string;
+  /** The published build the session runs on, to its end. */
+  buildId: string;
+  commitId: string;
+  status: SessionStatus;
+  /** The active state. */
+  state: string;
+  trail: TrailEntry[];
+  variables: Record<string, SessionValue | Record<string, unknown> | unknown[]>;
+  /** Variables set by the firing: the model cannot change them. */
+  lockedVariables: string[];
+  attributes: Record<string, SessionValue>;
+  /** A pending decision or input (JSON as the engine wrote it; `until` is ISO text). */
+  pending: (PendingWork & Record<string, unknown>) | null;
+  /** Model calls and parks of the current visit of `state`; `entered` once its before hooks ran. */
+  visit: { modelCalls: number; parks: number; entered: boolean };
+  /** Forbid rules inherited from parent sessions (deny binds child sessions). */
+  inheritedForbid: { tool: string; arguments?: Record<string, unknown> }[];
+  /** Workflows of the parent sessions, root first (a workflow call to one of them is a cycle). */
+  ancestry: string[];
+  usage: UsageTotals;
+  /** Messages in the checkpoint thread so far (the next message's sequence number). */
+  messageCount: number;
+  /** Workflow calls dispatched by this session so far (numbers its children's dispatch ids). */
+  dispatchCount: number;
+  /** Root sessions: undefined. Children: the parent, the root, the dispatch id (`2`, `1~1`) and the depth (1 = child of a root). */
+  parentId?: string;
+  rootId?: string;
+  dispatchId?: string;
+  depth: number;
+  /** The trigger id that opened it (`manual` for an operator start). */
+  trigger: string;
+  /** The member who started it (a chat); absent for sessions that belong to no member. */
+  startedBy?: string;
+  error: TurnError | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A turn record (collection `session_turns`). */
+export interface TurnRecord {
+  _id: string;
+  schemaVersion: typeof sessionSchemaVersion;
+  sessionId: string;
+  orgId: string;
+  kind: TurnKind;
+  /** The prompt or reply text, or the decision. */
+  input: { message?: string; decision?: { to: string; comment?: string; by: string } };
+  status: TurnStatus;
+  /** The dispatcher instance running it (while `running`). */
+  runner?: string;
+  usage: UsageTotals;
+  error: TurnError | null;
+  queuedAt: Date;
+  startedAt?: Date;
+  endedAt?: Date;
+}
+
+/** One stored message of a checkpoint thread (collection `session_messages`). */
+export interface MessageRecord {
+  _id: string;
+  schemaVersion: typeof sessionSchemaVersion;
+  sessionId: string;
+  /** 0-based position in the thread. */
+  seq: number;
+  turnId: string;
+  /** The state active when it was written. */
+  state: string;
+  message: ModelMessage;
+  at: Date;
+}
+
+/** Spend cap periods (UTC). Source: spec § Session facts named (Spend cap). */
+export const spendPeriods = ['day', 'week', 'month'] as const;
+/** A spend cap period. */
+export type SpendPeriod = typeof spendPeriods[number];
+
+/** A spend cap (collection `spend_caps`, `_id` = `<agentId>:<environment>:<workflow>:<period>`). */
+export interface SpendCapRecord {
+  _id: string;
+  schemaVersion: typeof sessionSchemaVersion;
+  orgId: string;
+  agentId: string;
+  environment: string;
+  workflow: string;
+  period: SpendPeriod;
+  limitUsd: number;
+  updatedAt: Date;
+  updatedBy: string;
+}
+
+/** Model cost spent in one period (collection `spend_totals`, `_id` = cap id + `:` + period start ISO date). */
+export interface SpendTotalRecord {
+  _id: string;
+  schemaVersion: typeof sessionSchemaVersion;
+  agentId: string;
+  environment: string;
+  workflow: string;
+  period: SpendPeriod;
+  periodStart: Date;
+  costUsd: number;
+}

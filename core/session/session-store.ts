@@ -1,0 +1,133 @@
+/**
+ * Stored sessions, turns and checkpoint threads: creating them, claiming a queued turn, applying a step's
+ * checkpoint, recording usage and settling a turn. Used by the API (start, decide, reply, cancel) and by the
+ * broker side of a worker (the host of a running turn).
+ *
+ * Source: spec/platform-service.md § Session facts named; issue 7 § Sessions and turns.
+ */
+import type { Clock } from '../ports/clock.ts';
+import type { DocumentStore } from '../ports/document-store.ts';
+import type { Ids } from '../ports/ids.ts';
+import type { ModelMessage } from '../ports/model-provider.ts';
+import type { ObjectStore } from '../ports/object-store.ts';
+import { PlatformError } from '../ports/platform-error.ts';
+import {
+  noUsage, sessionCollections, sessionKeys, sessionSchemaVersion,
+  type MessageRecord, type SessionRecord, type TurnKind, type TurnRecord, type UsageTotals,
+} from './model.ts';
+import type { SessionPatch, TurnOutcome } from './turn-host.ts';
+
+/** What the store functions need. */
+export interface SessionStoreDeps { docs: DocumentStore; objects: ObjectStore; clock: Clock; ids: Ids }
+
+export const sessionsOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<SessionRecord>(sessionCollections.sessions);
+export const turnsOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<TurnRecord>(sessionCollections.turns);
+const messagesOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<MessageRecord>(sessionCollections.messages);
+
+/** Creates the session collections' indexes (idempotent; run at boot). */
+export async function ensureSessionIndexes(docs: DocumentStore): Promise<void> {
+  await docs.collection(sessionCollections.sessions).createIndex({ agentId: 1, environment: 1, createdAt: -1 });
+  await docs.collection(sessionCollections.sessions).createIndex({ parentId: 1 });
+  await docs.collection(sessionCollections.turns).createIndex({ sessionId: 1, queuedAt: 1 });
+  await docs.collection(sessionCollections.turns).createIndex({ status: 1 });
+  await docs.collection(sessionCollections.messages).createIndex({ sessionId: 1, seq: 1 }, { unique: true });
+}
+
+/** The fields a new session is made from. */
+export type NewSession = Pick<SessionRecord, 'orgId' | 'agentId' | 'environment' | 'workflow' | 'buildId' | 'commitId' | 'state' | 'variables' | 'lockedVariables' | 'trigger' | 'depth' | 'inheritedForbid'>
+  & Partial<Pick<SessionRecord, 'startedBy' | 'parentId' | 'rootId' | 'dispatchId' | 'attributes' | 'ancestry'>>;
+
+/** Inserts a running session (its entry state on the trail) and writes its folder's manifest. */
+export async function insertSession(deps: SessionStoreDeps, fields: NewSession): Promise<SessionRecord> {
+  const now = deps.clock.now();
+  const session: SessionRecord = {
+    _id: deps.ids.newId(), schemaVersion: sessionSchemaVersion, attributes: {}, ancestry: [], ...fields,
+    status: 'running', trail: [{ state: fields.state, via: 'start', at: now }], pending: null,
+    visit: { modelCalls: 0, parks: 0, entered: false }, usage: noUsage(), messageCount: 0, dispatchCount: 0,
+    error: null, createdAt: now, updatedAt: now,
+  };
+  const manifest = { sessionId: session._id, agentId: session.agentId, environment: session.environment, workflow: session.workflow, buildId: session.buildId, createdAt: now.toISOString() };
+  await deps.objects.put(sessionKeys.manifest(session._id), new TextEncoder().encode(JSON.stringify(manifest)), { contentType: 'application/json' });
+  await sessionsOf(deps).insertOne(session);
+  return session;
+}
+
+/** Inserts a turn of `session` in status `status` (queued, or running for a child run inline). */
+export async function insertTurn(deps: SessionStoreDeps, session: Pick<SessionRecord, '_id' | 'orgId'>, kind: TurnKind, input: TurnRecord['input'], status: 'queued' | 'running' = 'queued'): Promise<TurnRecord> {
+  const now = deps.clock.now();
+  const turn: TurnRecord = {
+    _id: deps.ids.newId(), schemaVersion: sessionSchemaVersion, sessionId: session._id, orgId: session.orgId, kind, input,
+    status, usage: noUsage(), error: null, queuedAt: now, ...(status === 'running' ? { startedAt: now } : {}),
+  };
+  await turnsOf(deps).insertOne(turn);
+  return turn;
+}
+
+/** Claims a queued turn for `runner`; null when it is no longer queued (claimed, cancelled). */
+export async function claimTurn(deps: SessionStoreDeps, turnId: string, runner: string): Promise<TurnRecord | null> {
+  const { matched } = await turnsOf(deps).updateOne({ _id: turnId, status: 'queued' }, { $set: { status: 'running', runner, startedAt: deps.clock.now() } });
+  return matched === 1 ? turnsOf(deps).findOne({ _id: turnId }) : null;
+}
+
+/** Loads a turn and its session. @throws PlatformError `not_found` */
+export async function loadTurnRecords(deps: SessionStoreDeps, turnId: string): Promise<{ turn: TurnRecord; session: SessionRecord }> {
+  const turn = await turnsOf(deps).findOne({ _id: turnId });
+  const session = turn ? await sessionsOf(deps).findOne({ _id: turn.sessionId }) : null;
+  if (!turn || !session) throw new PlatformError('not_found', `Turn ${turnId} was not found.`, { status: 404 });
+  return { turn, session };
+}
+
+/** The checkpoint thread of a session, oldest first. */
+export async function readThread(deps: Pick<SessionStoreDeps, 'docs'>, sessionId: string): Promise<MessageRecord[]> {
+  return messagesOf(deps).find({ sessionId }, { sort: { seq: 1 } });
+}
+
+/**
+ * Applies a step's checkpoint to the session of a running turn: messages appended (numbered after the last),
+ * state, trail, variables, visit, pending and dispatch count.
+ * @throws PlatformError `turn_not_running` (409) when the turn was cancelled or settled meanwhile
+ */
+export async function applyCheckpoint(deps: SessionStoreDeps, turn: TurnRecord, patch: SessionPatch): Promise<void> {
+  const current = await turnsOf(deps).findOne({ _id: turn._id });
+  if (current?.status !== 'running') throw new PlatformError('turn_not_running', `Turn ${turn._id} is ${current?.status ?? 'gone'}; it takes no more steps.`, { status: 409 });
+  const session = await sessionsOf(deps).findOne({ _id: turn.sessionId });
+  if (!session) throw new PlatformError('not_found', `Session ${turn.sessionId} was not found.`, { status: 404 });
+  const now = deps.clock.now();
+  const messages: ModelMessage[] = patch.messages ?? [];
+  for (const [offset, message] of messages.entries()) {
+    const seq = session.messageCount + offset;
+    await messagesOf(deps).insertOne({ _id: `${session._id}:${seq}`, schemaVersion: sessionSchemaVersion, sessionId: session._id, seq, turnId: turn._id, state: patch.state ?? session.state, message, at: now });
+  }
+  const set: Record<string, unknown> = { updatedAt: now, messageCount: session.messageCount + messages.length };
+  if (patch.state !== undefined) set.state = patch.state;
+  if (patch.trail) set.trail = [...session.trail, { ...patch.trail, at: now }];
+  if (patch.variables) set.variables = { ...session.variables, ...patch.variables };
+  if (patch.visit) set.visit = patch.visit;
+  if (patch.pending !== undefined) set.pending = patch.pending === null ? null : { ...patch.pending, id: patch.pending.id || deps.ids.newId() };
+  if (patch.dispatchCount !== undefined) set.dispatchCount = patch.dispatchCount;
+  await sessionsOf(deps).updateOne({ _id: session._id }, { $set: set });
+}
+
+const usageInc = (prefix: string, usage: UsageTotals): Record<string, number> => Object.fromEntries(
+  Object.entries(usage).map(([key, value]) => [`${prefix}.${key}`, value]),
+);
+
+/** Adds one model call's usage and cost to the turn and its session. */
+export async function recordUsage(deps: SessionStoreDeps, turn: Pick<TurnRecord, '_id' | 'sessionId'>, usage: UsageTotals): Promise<void> {
+  await turnsOf(deps).updateOne({ _id: turn._id }, { $inc: usageInc('usage', usage) });
+  await sessionsOf(deps).updateOne({ _id: turn.sessionId }, { $inc: usageInc('usage', usage) });
+}
+
+/**
+ * Settles a running turn and its session with the engine's outcome. A turn cancelled meanwhile stays cancelled.
+ * @returns false when the turn was no longer running
+ */
+export async function settleTurn(deps: SessionStoreDeps, turn: Pick<TurnRecord, '_id' | 'sessionId'>, outcome: TurnOutcome): Promise<boolean> {
+  const now = deps.clock.now();
+  const status = outcome.status === 'running' ? 'failed' : outcome.status;
+  const error = outcome.error ?? null;
+  const { matched } = await turnsOf(deps).updateOne({ _id: turn._id, status: 'running' }, { $set: { status, error, endedAt: now } });
+  if (matched === 0) return false;
+  await sessionsOf(deps).updateOne({ _id: turn.sessionId, status: 'running' }, { $set: { status, error, updatedAt: now } });
+  return true;
+}

@@ -1,0 +1,173 @@
+/**
+ * Session use cases of the API and the operator command: start a session of a published workflow, decide, reply,
+ * cancel, list, show, set attributes and spend caps. Every one checks the caller's agent role (Reader reads, User
+ * starts and answers, Maintainer sets caps). A turn is queued here and run by a dispatcher.
+ *
+ * Source: spec/platform-service.md § Session facts named, § Tool-call result status; issue 7 § Sessions and turns, § Operators.
+ */
+import { PlatformError } from '../ports/platform-error.ts';
+import { finalStatuses, type SessionRecord, type SessionValue, type SpendPeriod, type TurnRecord } from './model.ts';
+import { checkAttributes } from './rules.ts';
+import { insertSession, insertTurn, readThread, sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
+import { checkSpendCaps, writeSpendCap } from './spend.ts';
+import { entryStateOf, type WorkflowView } from './workflow-view.ts';
+
+/** The member acting. */
+export interface SessionCaller { subject: string; email: string; name?: string }
+
+/** A published workflow resolved for a caller (core/boot over core/agent). */
+export interface ResolvedWorkflow { orgId: string; agentId: string; environment: string; buildId: string; commitId: string; view: WorkflowView }
+
+/** What the session use cases need besides the stores. */
+export interface SessionDeps extends SessionStoreDeps {
+  /** Requires at least `role` on the agent. @throws PlatformError `agent_role_required` (403), `not_found` (404) */
+  requireRole(caller: SessionCaller, orgId: string, agentId: string, role: 'reader' | 'user' | 'maintainer'): Promise<void>;
+  /** The published workflow of an agent's environment. @throws PlatformError `agent_not_found`, `not_published`, `workflow_not_found` */
+  resolveWorkflow(caller: SessionCaller, ref: { orgId?: string; agent: string; environment: string; workflow: string }): Promise<ResolvedWorkflow>;
+  /** Resolves an agent (slug or id) without a workflow. */
+  resolveAgent(caller: SessionCaller, ref: { orgId?: string; agent: string }): Promise<{ orgId: string; agentId: string }>;
+  /** Puts a queued turn on the turn queue. */
+  enqueueTurn(turnId: string): Promise<void>;
+}
+
+/** Options of {@link startSession}. */
+export interface StartOptions {
+  orgId?: string;
+  agent: string;
+  environment: string;
+  workflow: string;
+  trigger?: string;
+  message?: string;
+  /** Firing arguments: locked variables of the session. */
+  variables?: Record<string, SessionValue>;
+}
+
+/**
+ * Opens a session at the entry state of `trigger` (default: its manual trigger) and queues its first turn.
+ * @throws PlatformError `workflow_disabled` (409), `spend_cap_reached` (429), `trigger_not_found` (404), `invalid_attribute` (400)
+ */
+export async function startSession(deps: SessionDeps, caller: SessionCaller, options: StartOptions): Promise<{ session: SessionRecord; turn: TurnRecord }> {
+  const resolved = await deps.resolveWorkflow(caller, options);
+  await deps.requireRole(caller, resolved.orgId, resolved.agentId, 'user');
+  if (resolved.view.disabled) throw new PlatformError('workflow_disabled', `Workflow "${options.workflow}" is disabled in environment "${options.environment}": it takes no new turns.`, { status: 409 });
+  const scope = { orgId: resolved.orgId, agentId: resolved.agentId, environment: resolved.environment, workflow: options.workflow };
+  await checkSpendCaps(deps, scope);
+  const entry = entryStateOf(resolved.view, options.trigger);
+  const variables = checkAttributes(options.variables ?? {}, {}) as Record<string, SessionValue>;
+  const session = await insertSession(deps, {
+    ...scope, buildId: resolved.buildId, commitId: resolved.commitId, state: entry.state, trigger: entry.trigger,
+    variables: { ...variables, trigger: { id: entry.trigger, arguments: variables } } as never, lockedVariables: [...Object.keys(variables), 'trigger'],
+    depth: 0, inheritedForbid: [],
+  });
+  const turn = await insertTurn(deps, session, 'prompt', options.message === undefined ? {} : { message: options.message });
+  await deps.enqueueTurn(turn._id);
+  return { session, turn };
+}
+
+async function loadSession(deps: SessionDeps, caller: SessionCaller, sessionId: string, role: 'reader' | 'user' | 'maintainer'): Promise<SessionRecord> {
+  const session = await sessionsOf(deps).findOne({ _id: sessionId });
+  if (!session) throw new PlatformError('not_found', `Session ${sessionId.slice(0, 80)} was not found.`, { status: 404 });
+  await deps.requireRole(caller, session.orgId, session.agentId, role);
+  if (session.startedBy !== undefined && session.startedBy !== caller.subject) throw new PlatformError('not_found', `Session ${sessionId.slice(0, 80)} was not found.`, { status: 404 });
+  return session;
+}
+
+/**
+ * Takes the decision of a session parked in a human state (or on a child's): routes to `to` and queues the turn.
+ * Idempotent: the first decision moves the session on; any later one is refused and re-runs nothing.
+ * @throws PlatformError `no_decision_pending` (409), `invalid_decision` (400) naming the options
+ */
+export async function decideSession(deps: SessionDeps, caller: SessionCaller, sessionId: string, decision: { to: string; comment?: string }): Promise<TurnRecord> {
+  const session = await loadSession(deps, caller, sessionId, 'user');
+  const pending = session.pending;
+  if (session.status !== 'awaiting_decision' || pending?.kind !== 'decision') {
+    throw new PlatformError('no_decision_pending', `Session ${session._id} is ${session.status}, not waiting for a decision; a decision is taken once and a second one is refused.`, { status: 409 });
+  }
+  if (!pending.options.some((o) => o.to === decision.to)) {
+    throw new PlatformError('invalid_decision', `"${decision.to}" is not a choice here; decide one of: ${pending.options.map((o) => o.to).join(', ')}.`, { status: 400 });
+  }
+  const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, status: 'awaiting_decision', 'pending.id': pending.id }, { $set: { status: 'running', updatedAt: deps.clock.now() } });
+  if (matched === 0) throw new PlatformError('no_decision_pending', `Session ${session._id} was decided meanwhile; a second decision is refused.`, { status: 409 });
+  const turn = await insertTurn(deps, session, 'decision', { decision: { to: decision.to, comment: decision.comment, by: caller.subject } });
+  await deps.enqueueTurn(turn._id);
+  return turn;
+}
+
+/**
+ * Sends the reply a session waiting for input takes, and queues the turn.
+ * @throws PlatformError `not_awaiting_input` (409) saying what the session waits for
+ */
+export async function replySession(deps: SessionDeps, caller: SessionCaller, sessionId: string, message: string): Promise<TurnRecord> {
+  const session = await loadSession(deps, caller, sessionId, 'user');
+  if (message.trim().length === 0) throw new PlatformError('invalid_argument', 'A reply needs text.', { status: 400 });
+  if (session.status !== 'awaiting_input') {
+    const why = session.status === 'awaiting_decision' ? 'it waits for a decision; decide first' : `it is ${session.status}`;
+    throw new PlatformError('not_awaiting_input', `Session ${session._id} takes no reply now: ${why}.`, { status: 409 });
+  }
+  await checkSpendCaps(deps, session);
+  const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, status: 'awaiting_input' }, { $set: { status: 'running', updatedAt: deps.clock.now() } });
+  if (matched === 0) throw new PlatformError('not_awaiting_input', `Session ${session._id} took another message meanwhile; send yours once it is settled.`, { status: 409 });
+  const turn = await insertTurn(deps, session, 'reply', { message });
+  await deps.enqueueTurn(turn._id);
+  return turn;
+}
+
+/**
+ * Cancels a session that has not ended, its queued or running turns and its child sessions. A running turn's
+ * dispatcher sees it at its next step and stops the worker.
+ * @throws PlatformError `session_ended` (409) when it already ended
+ */
+export async function cancelSession(deps: SessionDeps, caller: SessionCaller, sessionId: string): Promise<SessionRecord> {
+  const session = await loadSession(deps, caller, sessionId, 'user');
+  if (finalStatuses.includes(session.status)) throw new PlatformError('session_ended', `Session ${session._id} already ended ${session.status}.`, { status: 409 });
+  const now = deps.clock.now();
+  const children = session.depth === 0 ? await sessionsOf(deps).find({ rootId: session._id }) : [];
+  const ids = [session._id, ...children.map((s) => s._id)];
+  for (const id of ids) {
+    await sessionsOf(deps).updateOne({ _id: id, status: { $nin: [...finalStatuses] } }, { $set: { status: 'cancelled', pending: null, updatedAt: now, error: { code: 'cancelled', message: `Cancelled by ${caller.email}.` } } });
+    for (const turn of await turnsOf(deps).find({ sessionId: id, status: { $in: ['queued', 'running'] } })) {
+      await turnsOf(deps).updateOne({ _id: turn._id, status: turn.status }, { $set: { status: 'cancelled', endedAt: now } });
+    }
+  }
+  return (await sessionsOf(deps).findOne({ _id: session._id }))!;
+}
+
+/** Root sessions of an agent (newest first, at most `limit`, default 50), optionally of one environment and workflow. */
+export async function listSessions(deps: SessionDeps, caller: SessionCaller, ref: { orgId?: string; agent: string; environment?: string; workflow?: string; limit?: number }): Promise<SessionRecord[]> {
+  const agent = await deps.resolveAgent(caller, ref);
+  await deps.requireRole(caller, agent.orgId, agent.agentId, 'reader');
+  const filter: Record<string, unknown> = { agentId: agent.agentId, depth: 0 };
+  if (ref.environment) filter.environment = ref.environment;
+  if (ref.workflow) filter.workflow = ref.workflow;
+  const found = await sessionsOf(deps).find(filter, { sort: { createdAt: -1 }, limit: Math.min(ref.limit ?? 50, 500) });
+  return found.filter((s) => s.startedBy === undefined || s.startedBy === caller.subject);
+}
+
+/** A session with its checkpoint thread, its turns and its child sessions. */
+export async function showSession(deps: SessionDeps, caller: SessionCaller, sessionId: string) {
+  const session = await loadSession(deps, caller, sessionId, 'reader');
+  const [thread, turns, children] = await Promise.all([
+    readThread(deps, session._id), turnsOf(deps).find({ sessionId: session._id }, { sort: { queuedAt: 1 } }), sessionsOf(deps).find({ parentId: session._id }, { sort: { createdAt: 1 } }),
+  ]);
+  return { session, messages: thread, turns, children };
+}
+
+/** Sets (null removes) attributes of a session. @throws PlatformError `invalid_attribute` (400) */
+export async function setSessionAttributes(deps: SessionDeps, caller: SessionCaller, sessionId: string, changes: Record<string, unknown>): Promise<Record<string, SessionValue>> {
+  const session = await loadSession(deps, caller, sessionId, 'user');
+  const checked = checkAttributes(changes, session.attributes);
+  const attributes = { ...session.attributes };
+  for (const [key, value] of Object.entries(checked)) {
+    if (value === null) delete attributes[key];
+    else attributes[key] = value;
+  }
+  await sessionsOf(deps).updateOne({ _id: session._id }, { $set: { attributes, updatedAt: deps.clock.now() } });
+  return attributes;
+}
+
+/** Sets or removes a spend cap (Maintainer). @throws PlatformError `invalid_argument` (400) */
+export async function setSpendCap(deps: SessionDeps, caller: SessionCaller, ref: { orgId?: string; agent: string; environment: string; workflow: string }, period: SpendPeriod, limitUsd: number | null): Promise<void> {
+  const agent = await deps.resolveAgent(caller, ref);
+  await deps.requireRole(caller, agent.orgId, agent.agentId, 'maintainer');
+  await writeSpendCap(deps, { ...agent, environment: ref.environment, workflow: ref.workflow }, period, limitUsd, caller.subject);
+}

@@ -1,0 +1,75 @@
+/**
+ * Spend caps: a ceiling on a workflow's model cost in USD within one environment over one UTC period (day, week
+ * from Monday, month); one cap per period per workflow per environment; the first one reached refuses the turn.
+ * Spend is totalled for every period after each model call, so a cap set mid-period counts what was spent before.
+ *
+ * Source: spec/platform-service.md § Session facts named (Spend cap); issue 7 § Sessions and turns.
+ */
+import type { Clock } from '../ports/clock.ts';
+import type { DocumentStore } from '../ports/document-store.ts';
+import { PlatformError } from '../ports/platform-error.ts';
+import { sessionCollections, sessionSchemaVersion, spendPeriods, type SpendCapRecord, type SpendPeriod, type SpendTotalRecord } from './model.ts';
+import { periodStart } from './rules.ts';
+
+/** Where spend is counted: one workflow of one environment of an agent. */
+export interface SpendScope { orgId: string; agentId: string; environment: string; workflow: string }
+
+const capsOf = (docs: DocumentStore) => docs.collection<SpendCapRecord>(sessionCollections.spendCaps);
+const totalsOf = (docs: DocumentStore) => docs.collection<SpendTotalRecord>(sessionCollections.spendTotals);
+const capId = (scope: SpendScope, period: SpendPeriod) => `${scope.agentId}:${scope.environment}:${scope.workflow}:${period}`;
+const totalId = (scope: SpendScope, period: SpendPeriod, start: Date) => `${capId(scope, period)}:${start.toISOString().slice(0, 10)}`;
+const periodWords: Record<SpendPeriod, string> = { day: 'UTC day', week: 'week (from Monday, UTC)', month: 'month (UTC)' };
+
+/** The caps of a scope, with what was spent in each one's current period. */
+export async function spendStatus(deps: { docs: DocumentStore; clock: Clock }, scope: SpendScope): Promise<{ period: SpendPeriod; limitUsd: number; spentUsd: number; periodStart: Date }[]> {
+  const now = deps.clock.now();
+  const caps = await capsOf(deps.docs).find({ agentId: scope.agentId, environment: scope.environment, workflow: scope.workflow });
+  return Promise.all(caps.map(async (cap) => {
+    const start = periodStart(cap.period, now);
+    const total = await totalsOf(deps.docs).findOne({ _id: totalId(scope, cap.period, start) });
+    return { period: cap.period, limitUsd: cap.limitUsd, spentUsd: total?.costUsd ?? 0, periodStart: start };
+  }));
+}
+
+/**
+ * Refuses when a cap of the scope is reached (spent ≥ limit in its current period); the first reached, in the
+ * order day, week, month, names the message.
+ * @throws PlatformError `spend_cap_reached` (429) naming the period, the cap and the spend
+ */
+export async function checkSpendCaps(deps: { docs: DocumentStore; clock: Clock }, scope: SpendScope): Promise<void> {
+  const status = await spendStatus(deps, scope);
+  for (const period of spendPeriods) {
+    const cap = status.find((s) => s.period === period);
+    if (cap && cap.spentUsd >= cap.limitUsd) {
+      throw new PlatformError('spend_cap_reached', `Workflow "${scope.workflow}" reached its spend cap of ${cap.limitUsd} USD for this ${periodWords[period]} in environment "${scope.environment}" (spent ${cap.spentUsd.toFixed(4)} USD); it takes no new turn until the period ends or a maintainer raises the cap.`, { status: 429 });
+    }
+  }
+}
+
+/** Adds a model call's cost to the scope's totals of every period. */
+export async function addSpend(deps: { docs: DocumentStore; clock: Clock }, scope: SpendScope, costUsd: number): Promise<void> {
+  if (costUsd <= 0) return;
+  const now = deps.clock.now();
+  for (const period of spendPeriods) {
+    const start = periodStart(period, now);
+    await totalsOf(deps.docs).updateOne(
+      { _id: totalId(scope, period, start) },
+      { $inc: { costUsd }, $set: { schemaVersion: sessionSchemaVersion, agentId: scope.agentId, environment: scope.environment, workflow: scope.workflow, period, periodStart: start } },
+      { upsert: true },
+    );
+  }
+}
+
+/**
+ * Sets (or with `limitUsd` null removes) the cap of one period.
+ * @throws PlatformError `invalid_argument` (400) for a limit that is not a number ≥ 0
+ */
+export async function writeSpendCap(deps: { docs: DocumentStore; clock: Clock }, scope: SpendScope, period: SpendPeriod, limitUsd: number | null, by: string): Promise<void> {
+  if (limitUsd === null) { await capsOf(deps.docs).deleteOne({ _id: capId(scope, period) }); return; }
+  if (typeof limitUsd !== 'number' || !Number.isFinite(limitUsd) || limitUsd < 0) throw new PlatformError('invalid_argument', 'limitUsd must be a number of USD ≥ 0 (null removes the cap).', { status: 400 });
+  await capsOf(deps.docs).updateOne(
+    { _id: capId(scope, period) },
+    { $set: { schemaVersion: sessionSchemaVersion, orgId: scope.orgId, agentId: scope.agentId, environment: scope.environment, workflow: scope.workflow, period, limitUsd, updatedAt: deps.clock.now(), updatedBy: by } },
+    { upsert: true },
+  );
+}
