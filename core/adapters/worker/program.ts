@@ -1,0 +1,111 @@
+/**
+ * How a worker process is started: always on Node (≥ 22) under its permission model, since Bun has none.
+ * - Compiled product: `dist/worker` (beside the other executables, `/app/bin/worker` in the image), a Node
+ *   single executable application whose start arguments (the SEA config's execArgv, written by
+ *   scripts/lib/build-worker.ts from {@link SEA_PERMISSION_FLAGS}) hold the permission flags; its working
+ *   directory is the worker's own, so `.` is that directory and it reads nothing else (its code is inside it).
+ * - Sources: bins/worker/main.ts bundled on first use with Bun into one CommonJS file (the same bundle the
+ *   executable embeds) in a temp directory, run by node_modules/.bin/node with the same flags, allowed to
+ *   read that one file too.
+ * Both add `--max-old-space-size` from the worker's memory limit.
+ *
+ * Source: ../shared/spec/platform-service.md § Rules 6, 8 (workers running compiled code under the runtime's
+ * permission model: reads the application packages and its own working directory, writes only that
+ * directory, starts no process, thread or native addon).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { PlatformError } from '../../ports/platform-error.ts';
+
+/**
+ * The permission flags baked into the worker executable: the permission model on, reads and writes only
+ * in the working directory (the worker's own). No child process, worker thread, addon or WASI allowance.
+ *
+ * Source: spec/platform-service.md § Rules 8
+ */
+export const SEA_PERMISSION_FLAGS: readonly string[] = ['--permission', '--allow-fs-read=.', '--allow-fs-write=.'];
+
+/** A command that starts one worker. */
+export interface WorkerCommand {
+  command: string;
+  args: string[];
+}
+
+/**
+ * Starts workers: the command for one worker with its working directory and memory limit (MiB).
+ * `entryFile` (tests and benchmarks only) runs another entry file, bundled the same way, with the same flags.
+ *
+ * Source: spec/platform-service.md § Rules 8
+ */
+export interface WorkerProgram {
+  command(options: { workDir: string; memoryMb: number; entryFile?: string }): Promise<WorkerCommand>;
+}
+
+/**
+ * The compiled worker: a Node single executable application with {@link SEA_PERMISSION_FLAGS} inside; the
+ * heap limit is passed with `--node-options` (the SEA allows extending its start arguments that way only).
+ * @throws PlatformError `invalid_request` when asked for an `entryFile`
+ *
+ * Source: spec/platform-service.md § Rules 8
+ */
+export function executableWorkerProgram(path: string): WorkerProgram {
+  return {
+    async command({ memoryMb, entryFile }) {
+      if (entryFile) throw new PlatformError('invalid_request', 'an entry file runs only with the worker program from sources');
+      return { command: path, args: [`--node-options=--max-old-space-size=${memoryMb}`] };
+    },
+  };
+}
+
+/**
+ * The worker from sources: `node` with the permission flags on a Bun bundle of the entry (default
+ * bins/worker/main.ts under `appDir`), bundled once per entry per process.
+ *
+ * Source: spec/platform-service.md § Rules 8
+ */
+export function bundledWorkerProgram(options: { appDir: string; node?: string; bun?: string }): WorkerProgram {
+  const node = options.node ?? join(options.appDir, 'node_modules/.bin/node');
+  const bun = options.bun ?? join(options.appDir, 'node_modules/.bin/bun');
+  const bundles = new Map<string, Promise<string>>();
+  return {
+    async command({ workDir, memoryMb, entryFile }) {
+      const entry = resolve(entryFile ?? join(options.appDir, 'bins/worker/main.ts'));
+      if (!bundles.has(entry)) bundles.set(entry, bundle(bun, entry));
+      const file = await bundles.get(entry)!;
+      const flags = [
+        '--permission', `--allow-fs-read=${file}`, `--allow-fs-read=${workDir}`, `--allow-fs-write=${workDir}`,
+        `--max-old-space-size=${memoryMb}`,
+      ];
+      return { command: node, args: [...flags, file] };
+    },
+  };
+}
+
+/** Bundles `entry` with Bun for Node into one CommonJS file in a new temp directory. */
+async function bundle(bun: string, entry: string): Promise<string> {
+  const out = join(await mkdtemp(join(tmpdir(), 'cairn-worker-bundle-')), `${basename(entry).replace(/\.[cm]?[jt]s$/, '')}.cjs`);
+  await new Promise<void>((done, fail) => {
+    execFile(bun, ['build', entry, '--target=node', '--format=cjs', '--outfile', out], { timeout: 60_000 }, (error, _stdout, stderr) => {
+      if (!error) return done();
+      fail(new PlatformError('worker_unavailable', `could not bundle the worker ${entry} with ${bun}: ${String(stderr).trim().slice(0, 500) || error.message}`));
+    });
+  });
+  return out;
+}
+
+/**
+ * The worker program of this process: `worker` beside a compiled executable (`execPath`), else the sources
+ * under `appDir`.
+ * @throws PlatformError `worker_unavailable` when the compiled worker is missing (run scripts/build)
+ *
+ * Source: spec/platform-service.md § Rules 6, 8
+ */
+export function workerProgramFor(options: { execPath: string; compiled: boolean; appDir: string }): WorkerProgram {
+  if (!options.compiled) return bundledWorkerProgram({ appDir: options.appDir });
+  const path = join(dirname(options.execPath), 'worker');
+  if (!existsSync(path)) throw new PlatformError('worker_unavailable', `the worker executable ${path} is missing: build it with scripts/build (it sits beside the other executables)`);
+  return executableWorkerProgram(path);
+}

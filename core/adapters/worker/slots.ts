@@ -1,0 +1,66 @@
+/**
+ * Worker slots: at most N workers of a kind at once per process; further runs wait in order, their jobs
+ * still claimed by the caller.
+ *
+ * Source: ../shared/spec/platform-service.md § Rules 7 (PLATFORM_WORKER_TURN_SLOTS, _CALL_SLOTS); § Limits.
+ */
+import type { WorkerKind } from '../../ports/worker.ts';
+
+interface Waiter {
+  grant(release: () => void): void;
+  refuse(): void;
+}
+
+/**
+ * Slots per worker kind.
+ *
+ * Source: spec/platform-service.md § Rules 7
+ */
+export class WorkerSlots {
+  private readonly running: Record<WorkerKind, number> = { turn: 0, call: 0 };
+  private readonly waiting: Record<WorkerKind, Waiter[]> = { turn: [], call: [] };
+
+  /** @param limits - slots per kind (positive integers) */
+  constructor(private readonly limits: Record<WorkerKind, number>) {}
+
+  /**
+   * Waits for a slot of `kind`.
+   * @returns the release function (call it once), or undefined when `signal` aborted the wait
+   */
+  acquire(kind: WorkerKind, signal?: AbortSignal): Promise<(() => void) | undefined> {
+    if (signal?.aborted) return Promise.resolve(undefined);
+    if (this.running[kind] < this.limits[kind]) return Promise.resolve(this.take(kind));
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        grant: (release) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(release);
+        },
+        refuse: () => resolve(undefined),
+      };
+      const onAbort = (): void => {
+        this.waiting[kind] = this.waiting[kind].filter((other) => other !== waiter);
+        waiter.refuse();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting[kind].push(waiter);
+    });
+  }
+
+  /** Workers of `kind` running now and waiting for a slot. */
+  usage(kind: WorkerKind): { running: number; waiting: number } {
+    return { running: this.running[kind], waiting: this.waiting[kind].length };
+  }
+
+  private take(kind: WorkerKind): () => void {
+    this.running[kind] += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.running[kind] -= 1;
+      const next = this.waiting[kind].shift();
+      if (next) next.grant(this.take(kind));
+    };
+  }
+}
