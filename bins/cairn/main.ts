@@ -9,6 +9,7 @@ import { runAgent } from './agent-commands.ts';
 import { CliError } from './api-client.ts';
 import { runConfig, runDataUpdates, runSecrets } from './operator-commands.ts';
 import { runSemantic, type CommandOutput } from './semantic-commands.ts';
+import { runSession } from './session-commands.ts';
 import { terminalSafe, terminalSafeJson } from './terminal-text.ts';
 
 const help = `cairn — operate a cairn instance
@@ -33,6 +34,18 @@ Agents:
                                                        create the agent when missing, save the files to the
                                                        environment's draft (default main), publish with --publish
 
+Sessions (<agent> is an agent id or slug; --org when the slug is in several organizations):
+  session start <agent> <workflow> --env <name> [--org <id>] [--trigger <id>] [--message TEXT] [--var k=v]…
+                                                       start a session; prints its status, and its id as the last word
+                                                       (--var: true/false → boolean, numbers → number, else text)
+  session list --agent <slug> [--env <name>] [--workflow <slug>] [--org <id>]
+                                                       sessions, newest first: id, workflow, env, status, state, cost
+  session show <id> [--wait]                           status, state, pending, trail, messages, usage, cost, children;
+                                                       --wait polls until it is no longer running (120 s at most)
+  session decide <id> --to <state> [--comment TEXT]    take the pending decision
+  session reply <id> TEXT                              answer a session waiting for input
+  session cancel <id>
+
 Operating the stores directly (with the deployment's environment):
   config resolve [--base64] [--file PATH]              validate the config as a boot would; print it as one JSON line
   data-updates list|apply                              list pending data updates, or apply them as a boot would
@@ -53,6 +66,8 @@ async function main(argv: string[]): Promise<number> {
         'token-id': { type: 'string' }, base64: { type: 'boolean' }, file: { type: 'string' }, apply: { type: 'boolean' },
         from: { type: 'string' }, to: { type: 'string' }, ids: { type: 'string' },
         agent: { type: 'string' }, org: { type: 'string' }, env: { type: 'string' },
+        workflow: { type: 'string' }, trigger: { type: 'string' }, message: { type: 'string' }, var: { type: 'string', multiple: true },
+        wait: { type: 'boolean' }, comment: { type: 'string' },
       },
     });
   } catch (error) {
@@ -67,6 +82,7 @@ async function main(argv: string[]): Promise<number> {
     const note = (line: string) => console.error(terminalSafe(line));
     let out: CommandOutput & { exitCode?: number };
     if (group === 'agent') out = await runAgent(rest, target, { agent: values.agent, org: values.org, env: values.env, publish: values.publish });
+    else if (group === 'session') out = await runSession(target, rest, values, note);
     else if (group === 'semantic') out = await runSemantic(target, rest, { ...values, token: values['token-id'] }, note);
     else if (group === 'config') out = runConfig(rest, values, process.env, appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), note);
     else if (group === 'data-updates') out = await runDataUpdates(rest, process.env, values.json ? note : (line) => console.log(line));
