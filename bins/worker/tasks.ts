@@ -5,8 +5,28 @@
  *
  * Source: ../shared/spec/platform-service.md § Rules 6 (turn workers and call workers).
  */
+import { getHeapStatistics } from 'node:v8';
 import type { WorkerBroker } from '../../core/ports/worker.ts';
 import { runHook } from './hook.ts';
+import { runTurnTask } from './turn.ts';
+
+/**
+ * What the worker is allowed, as its own runtime reports it: whether the permission model is on, whether
+ * it may read or write the root directory, start a process or a thread, and its heap limit in MiB.
+ *
+ * Source: spec/platform-service.md § Rules 8
+ */
+export function sandboxFacts(): { permissionModel: boolean; readsRoot: boolean; writesRoot: boolean; childProcess: boolean; workerThreads: boolean; heapLimitMb: number } {
+  const permission = (process as { permission?: { has(scope: string, reference?: string): boolean } }).permission;
+  return {
+    permissionModel: permission !== undefined,
+    readsRoot: permission?.has('fs.read', '/') ?? true,
+    writesRoot: permission?.has('fs.write', '/') ?? true,
+    childProcess: permission?.has('child') ?? true,
+    workerThreads: permission?.has('worker') ?? true,
+    heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 1024 / 1024),
+  };
+}
 
 /**
  * A worker task.
@@ -17,11 +37,14 @@ export type WorkerTask = (payload: unknown, broker: WorkerBroker) => Promise<unk
 
 /**
  * Every task of the worker program. `echo` answers its payload (start-up measurements and health
- * checks); `hook` runs an author hook script in QuickJS (see ./hook.ts).
+ * checks); `hook` runs an author hook script in QuickJS (see ./hook.ts); `turn` runs a session's turn
+ * (see ./turn.ts).
  *
  * Source: spec/platform-service.md § Rules 6
  */
 export const workerTasks: Record<string, WorkerTask> = {
   echo: async (payload) => payload,
+  sandbox: async () => sandboxFacts(),
   hook: runHook,
+  turn: runTurnTask,
 };
