@@ -81,19 +81,19 @@ export function formatList(sessions: SessionView[]): string {
   return table(['ID', 'WORKFLOW', 'ENV', 'STATUS', 'STATE', 'COST (USD)', 'CREATED'], rows);
 }
 
-/** The pending line(s): a decision's options, or the reason (and deadline) of a wait. */
-export function formatPending(pending: SessionPending): string[] {
+/** The pending line(s) of session `id`: a decision's options, or the reason (and deadline) of a wait. */
+export function formatPending(pending: SessionPending, id: string): string[] {
   if (!pending) return ['pending: nothing'];
   if (pending.kind === 'decision') {
     const options = pending.options.map((o) => `  --to ${one(o.to)}${o.description ? `  ${one(o.description)}` : ''}`);
-    return [`pending: a decision in ${one(pending.state)} (cairn session decide <id> --to <state>):`, ...options];
+    return [`pending: a decision in ${one(pending.state)} (cairn session decide ${one(id)} --to <state>):`, ...options];
   }
-  return [`pending: input (cairn session reply <id> TEXT): ${one(pending.reason)}${pending.until ? ` (until ${one(pending.until)})` : ''}`];
+  return [`pending: input (cairn session reply ${one(id)} TEXT): ${one(pending.reason)}${pending.until ? ` (until ${one(pending.until)})` : ''}`];
 }
 
-/** One line per trail entry: `at  state ← via  note (by)`. */
+/** One line per trail entry: `at  state ← via, note (by …)`. */
 export function formatTrail(trail: SessionView['trail']): string[] {
-  return trail.map((t) => `  ${one(t.at)}  ${one(t.state)} ← ${one(t.via)}${t.note ? `  ${one(t.note)}` : ''}${t.by ? ` (by ${one(t.by)})` : ''}`);
+  return trail.map((t) => `  ${one(t.at)}  ${one(t.state)} ← ${one(t.via)}${t.note ? `, ${one(t.note)}` : ''}${t.by ? ` (by ${one(t.by)})` : ''}`);
 }
 
 /** The lines of one message: `role: text`, tool calls by name with shortened arguments, shortened results. */
@@ -123,7 +123,7 @@ export function formatShow(detail: SessionDetail): string {
     `session ${one(s.id)}: workflow ${one(s.workflow)} on ${one(s.environment)} (agent ${one(s.agentId)}, build ${one(s.buildId)})`,
     `status: ${one(s.status)}  state: ${one(s.state)}${s.parentId ? `  parent: ${one(s.parentId)} (dispatch ${one(s.dispatchId)})` : ''}`,
     ...(s.error ? [`error: ${one(s.error.message)} (${one(s.error.code)})`] : []),
-    ...formatPending(s.pending),
+    ...formatPending(s.pending, s.id),
     'trail:', ...formatTrail(s.trail),
     `messages (${detail.messages.length}):`, ...detail.messages.flatMap(formatMessage),
     formatUsage(s.usage),
