@@ -63,7 +63,7 @@ describe('cairn session arguments', () => {
 
   it('lists from the agent, environment or workflow route', () => {
     expect(listPath({ agent: 'flights' })).toBe('/api/agents/flights/sessions');
-    expect(listPath({ agent: 'flights', env: 'main', org: 'org 1' })).toBe('/api/agents/flights/environments/main/sessions?orgId=org%201');
+    expect(listPath({ agent: 'flights', env: 'main' })).toBe('/api/agents/flights/environments/main/sessions');
     expect(listPath({ agent: 'a/b', env: 'main', workflow: 'w' })).toBe('/api/agents/a%2Fb/environments/main/workflows/w/sessions');
     expect(() => listPath({})).toThrow(/--agent is required/);
     expect(() => listPath({ agent: 'a', workflow: 'w' })).toThrow(/--workflow needs --env/);
@@ -127,6 +127,8 @@ beforeAll(async () => {
       if (req.method === 'POST' && req.url === '/api/sessions') return send(201, { session: view({ id: 'ses_new' }), turnId: 't1' });
       if (req.url === '/api/sessions/ses_1') return send(200, showsRunning-- > 0 ? { ...detail(), session: view() } : detail({ status: 'succeeded' }));
       if (req.url === '/api/sessions/ses_1/decide') return send(409, { error: { code: 'no_decision_pending', message: 'Session ses_1 has no decision pending.' } });
+      if (req.url === '/api/orgs/org_2/agents') return send(200, { agents: [{ id: 'agt_9', slug: 'flights' }] });
+      if (req.url === '/api/agents/agt_9/environments/main/sessions') return send(200, { sessions: [view({ id: 'ses_9' })] });
       if (req.url === '/api/sessions/ses_1/reply') return send(200, { turnId: 't2' });
       if (req.url === '/api/sessions/ses_1/cancel') return send(200, { session: view({ status: 'cancelled' }) });
       return send(404, { error: { code: 'not_found', message: `No route ${req.url}` } });
@@ -147,6 +149,14 @@ describe('cairn session over HTTP', () => {
     expect(requests.map((r) => r.path)).toEqual(['/api/sessions/ses_1', '/api/sessions/ses_1', '/api/sessions/ses_1']);
     expect(out.exitCode ?? 0).toBe(0);
     expect(out.human).toContain('status: succeeded');
+  });
+
+  it('lists the sessions of an agent named by its slug in the organization given with --org', async () => {
+    requests.length = 0;
+    const out = await runSession({ url }, ['list'], { agent: 'flights', env: 'main', org: 'org_2' }, quiet);
+    expect(requests.map((r) => r.path)).toEqual(['/api/orgs/org_2/agents', '/api/agents/agt_9/environments/main/sessions']);
+    expect(out.human.split('\n')[1]).toMatch(/^ses_9 /);
+    await expect(runSession({ url }, ['list'], { agent: 'nope', org: 'org_2' }, quiet)).rejects.toThrow('organization org_2 has no agent "nope"; its agents: flights');
   });
 
   it('exits 1 saying so when --wait runs out of time', async () => {

@@ -81,14 +81,35 @@ export function startBody(rest: string[], options: SessionOptions): Record<strin
   };
 }
 
-/** The route of `list`: the agent's, the environment's or the workflow's sessions. @throws CliError (exit 2) */
+/**
+ * The route of `list`: the agent's, the environment's or the workflow's sessions (`options.org` is not part
+ * of it: {@link listSessions} first turns a slug into the agent's id in that organization).
+ * @throws CliError (exit 2) without --agent, or with --workflow but no --env
+ */
 export function listPath(options: SessionOptions): string {
   if (!options.agent) throw usageError(usages.list, '--agent is required');
   if (options.workflow && !options.env) throw usageError(usages.list, '--workflow needs --env');
   let route = `/api/agents/${path(options.agent)}`;
   if (options.env) route += `/environments/${path(options.env)}`;
   if (options.workflow) route += `/workflows/${path(options.workflow)}`;
-  return `${route}/sessions${options.org ? `?orgId=${encodeURIComponent(options.org)}` : ''}`;
+  return `${route}/sessions`;
+}
+
+/** The id of agent `ref` (an id or a slug) in organization `org`. @throws CliError when it has none */
+async function agentIdIn(target: ApiTarget, org: string, ref: string): Promise<string> {
+  const { agents } = await callApi<{ agents: { id: string; slug: string }[] }>(target, 'GET', `/api/orgs/${path(org)}/agents`);
+  const found = agents.find((a) => a.slug === ref) ?? agents.find((a) => a.id === ref);
+  if (!found) throw new CliError(`organization ${org} has no agent "${ref}"; its agents: ${agents.map((a) => a.slug).join(', ') || 'none'}`);
+  return found.id;
+}
+
+/** `list`: with --org, the agent's slug is looked up in that organization first. */
+async function listSessions(target: ApiTarget, rest: string[], options: SessionOptions): Promise<SessionCommandOutput> {
+  positionals(rest, 0, usages.list);
+  listPath(options);
+  const agent = options.org ? await agentIdIn(target, options.org, options.agent!) : options.agent;
+  const answer = await callApi<{ sessions: SessionView[] }>(target, 'GET', listPath({ ...options, agent }));
+  return { data: answer, human: formatList(answer.sessions) };
 }
 
 /** Polls `GET /api/sessions/:id` until its status is not `running`. @returns the last answer and whether it settled */
@@ -150,11 +171,7 @@ export async function runSession(
       const answer = await callApi<{ session: SessionView; turnId: string }>(target, 'POST', '/api/sessions', startBody(rest, options));
       return { data: answer, human: formatStarted(answer) };
     }
-    case 'list': {
-      positionals(rest, 0, usages.list);
-      const answer = await callApi<{ sessions: SessionView[] }>(target, 'GET', listPath(options));
-      return { data: answer, human: formatList(answer.sessions) };
-    }
+    case 'list': return listSessions(target, rest, options);
     case 'show': return show(target, rest, options, timing, note);
     case 'decide': return decide(target, rest, options);
     case 'reply': return reply(target, rest);
