@@ -7,7 +7,7 @@
  */
 import { hostname, tmpdir } from 'node:os';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
-import { openRedis } from '../../core/adapters/redis/index.ts';
+import { createBullJobQueue, openRedis } from '../../core/adapters/redis/index.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
 import { apiSignIn, createApiApp } from './app.ts';
@@ -32,8 +32,9 @@ const rateRedis = env.stores.queueUrl ? await openRedis(env.stores.queueUrl, { m
   console.error(error.message);
   process.exit(1);
 }) : undefined;
+const queue = stores.redis ? createBullJobQueue({ connection: stores.redis, onError: (error) => logger.warn({ err: error.message }, 'queue store error') }) : undefined;
 const app = createApiApp({
-  env, config: boot.config, docs, objects, signIn: apiSignIn(env.signIn), allInOne: listen.allInOne, instanceId, rateRedis, logger,
+  env, config: boot.config, docs, objects, signIn: apiSignIn(env.signIn), allInOne: listen.allInOne, instanceId, rateRedis, logger, queue,
   printAccessLine: print,
 });
 app.listen({ hostname: listen.host, port: listen.port, maxRequestBodySize: 21 * 1024 * 1024 });
@@ -41,6 +42,7 @@ logger.info({ host: listen.host, port: listen.port, signIn: env.signIn.mode }, `
 
 stopOnSignals(process, async () => {
   await app.stop();
+  await queue?.close();
   await stores.close();
   rateRedis?.disconnect();
 }, (code) => process.exit(code));

@@ -9,12 +9,22 @@
 import { hostname, tmpdir } from 'node:os';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
-import { systemClock } from '../../core/adapters/runtime/system.ts';
+import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { platformRelease } from '../../core/boot/platform-release.ts';
 import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
 import { DATA_UPDATE_SWEEP_INTERVAL_MS, runDataUpdateSweep } from '../../core/data-update/index.ts';
 import { createDocumentLease } from '../../core/lease/document-lease.ts';
 import { runDispatcherLease } from '../../core/lease/dispatcher-lease.ts';
+import { createAiModelProvider } from '../../core/adapters/models/ai-model-provider.ts';
+import { createServiceCatalog } from '../../core/adapters/mcp-services/index.ts';
+import { createBullJobQueue } from '../../core/adapters/redis/index.ts';
+import { isCompiledExecutable } from '../../core/adapters/runtime/app-directory.ts';
+import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/worker/index.ts';
+import { TURN_QUEUE } from '../../core/boot/session-wiring.ts';
+import { runQueuedTurn } from '../../core/boot/turn-runner.ts';
+import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
+import { workerEnvironment } from '../../core/config/worker-environment.ts';
+import { ensureSessionIndexes } from '../../core/session/session-store.ts';
 import { settleLostJobs } from './settle-lost-jobs.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -29,7 +39,25 @@ const { boot, stores, owner: leaseOwner } = await startRole('dispatcher', {
   exit: (code) => process.exit(code),
 });
 const { env } = boot;
-const { docs, lease } = stores;
+const { docs, objects, lease } = stores;
+const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
+await ensureSessionIndexes(docs);
+const queue = stores.redis ? createBullJobQueue({ connection: stores.redis, onError: (error) => logger.warn({ err: error.message }, 'queue store error') }) : undefined;
+const catalog = createServiceCatalog({ services: boot.config.services, log: print });
+void catalog.warm();
+const launcher = createWorkerLauncher({
+  program: workerProgramFor({ execPath: process.execPath, compiled: isCompiledExecutable(process.execPath), appDir }),
+  environment: (kind, memoryMb) => workerEnvironment(env, { kind, memoryLimitMb: memoryMb }),
+  slots: { turn: env.workers.turn.slots, call: env.workers.call.slots },
+  log: print,
+});
+const turnDeps = {
+  docs, objects, clock: systemClock, ids: cryptoIds, launcher, catalog, instanceId,
+  models: createAiModelProvider({ models: boot.config.models }), modelsConfig: boot.config.models,
+  promptCache: { enabled: env.promptCache, ttl: env.promptCacheTtl }, limits: env.workers.turn,
+  workflowOf: publishedWorkflows({ docs, objects }).workflowOf,
+};
+let consumers: { stop(): Promise<void> }[] = [];
 let stopRequested = false;
 const wakers = new Set<() => void>();
 const sleep = (ms: number) => new Promise<boolean>((resolve) => {
@@ -48,20 +76,30 @@ async function sweepLoop(): Promise<void> {
 }
 
 async function startWork(): Promise<void> {
-  for (const line of await settleLostJobs({ docs, clock: systemClock })) log(line);
-  log('dispatcher running: no queues are defined in this release yet; data update sweep every 5 minutes');
+  // Only a dispatcher that took the single-dispatcher lease settles: with a shared queue store nothing was lost.
+  if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, requeue: async (turnId) => { await queue?.add(TURN_QUEUE, 'turn', { turnId }, { jobId: `${turnId}:${Date.now()}` }); } })) log(line);
+  if (queue) {
+    // Jobs beyond the free turn slots stay claimed and wait for a slot (Rule 7).
+    consumers = [queue.consume(TURN_QUEUE, async (job) => runQueuedTurn(turnDeps, (job.data as { turnId: string }).turnId), { concurrency: env.workers.turn.slots * 2 })];
+    log(`dispatcher running: queue ${TURN_QUEUE} (${env.workers.turn.slots} turn slots); data update sweep every 5 minutes`);
+  } else {
+    log('dispatcher running without a queue store (QUEUE_URL unset): no turn runs; data update sweep every 5 minutes');
+  }
   sweeping = true;
   void sweepLoop();
 }
 
 const finished = env.embeddedQueue.enabled
-  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner: instanceId, clock: systemClock, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; }, stopping: () => stopRequested })
+  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner: instanceId, clock: systemClock, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; await Promise.all(consumers.map((c) => c.stop())); consumers = []; }, stopping: () => stopRequested })
   : startWork().then(() => new Promise<void>((resolve) => { wakers.add(resolve); }));
 
 stopOnSignals(process, async () => {
   stopRequested = true;
   sweeping = false;
   for (const wake of [...wakers]) wake();
+  await Promise.all(consumers.map((c) => c.stop()));
   await finished;
+  await queue?.close();
+  await catalog.close();
   await stores.close();
 }, (code) => process.exit(code));

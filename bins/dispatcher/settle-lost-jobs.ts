@@ -1,26 +1,53 @@
 /**
  * Settles records whose jobs were lost with a replaced container's embedded queue store, before the
  * new dispatcher runs anything (the replacement table). Each kind of queued work registers its rule
- * here when it exists; this release has no queued work kinds yet, so nothing is held only in the queue store.
+ * here when it exists; turns are the first queued work kind.
  *
  * Source: ../shared/spec/platform-service.md § Replacement of a container with an embedded queue store.
  */
 import type { Clock } from '../../core/ports/clock.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
+import { settleTurn, turnsOf } from '../../core/session/session-store.ts';
+
+/** What settling needs: the stores, and a way to enqueue a turn again. */
+export interface SettleDeps { docs: DocumentStore; clock: Clock; requeue(turnId: string): Promise<void> }
 
 /** One rule of the replacement table: which records, and what becomes of them. */
 export interface SettleRule {
   /** e.g. "queued turn or evaluation → enqueued again". */
   describe: string;
   /** Settles the records; returns how many. */
-  settle(deps: { docs: DocumentStore; clock: Clock }): Promise<number>;
+  settle(deps: SettleDeps): Promise<number>;
 }
 
-/** The rules of this release (turns, evaluations, provisioning and environment operations add theirs). */
-export const settleRules: SettleRule[] = [];
+/** The message of a turn that was running when its container was replaced. Source: spec § Replacement of a container. */
+export const INTERRUPTED_MESSAGE = 'interrupted by a platform restart';
+
+/**
+ * The rules of this release: turns (queued → enqueued again; running → failed, interrupted by a platform restart).
+ * Evaluations, provisioning and environment operations add theirs when they are queued work.
+ */
+export const settleRules: SettleRule[] = [
+  {
+    describe: 'running turn → ended failed, interrupted by a platform restart',
+    async settle(deps) {
+      const running = await turnsOf(deps).find({ status: 'running' });
+      for (const turn of running) await settleTurn(deps, turn, { status: 'failed', error: { code: 'interrupted', message: `The turn was ${INTERRUPTED_MESSAGE}.` } });
+      return running.length;
+    },
+  },
+  {
+    describe: 'queued turn → enqueued again',
+    async settle(deps) {
+      const queued = await turnsOf(deps).find({ status: 'queued' });
+      for (const turn of queued) await deps.requeue(turn._id);
+      return queued.length;
+    },
+  },
+];
 
 /** Runs every rule; returns one log line per rule that settled something, or one line saying none applied. */
-export async function settleLostJobs(deps: { docs: DocumentStore; clock: Clock }): Promise<string[]> {
+export async function settleLostJobs(deps: SettleDeps): Promise<string[]> {
   const lines: string[] = [];
   for (const rule of settleRules) {
     const count = await rule.settle(deps);

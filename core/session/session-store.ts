@@ -122,7 +122,7 @@ export async function recordUsage(deps: SessionStoreDeps, turn: Pick<TurnRecord,
  * Settles a running turn and its session with the engine's outcome. A turn cancelled meanwhile stays cancelled.
  * @returns false when the turn was no longer running
  */
-export async function settleTurn(deps: SessionStoreDeps, turn: Pick<TurnRecord, '_id' | 'sessionId'>, outcome: TurnOutcome): Promise<boolean> {
+export async function settleTurn(deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, turn: Pick<TurnRecord, '_id' | 'sessionId'>, outcome: TurnOutcome): Promise<boolean> {
   const now = deps.clock.now();
   const status = outcome.status === 'running' ? 'failed' : outcome.status;
   const error = outcome.error ?? null;

@@ -47,7 +47,7 @@ export async function startProduct(env: Record<string, string> = {}, options: Pr
   if (compiled) ensureDist();
   const ownDataDir = env.CAIRN_DATA_DIR === undefined;
   const dataDir = env.CAIRN_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'cairn-e2e-'));
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const childEnv = {
     ...process.env, PORT: String(port), API_PORT: String(await freePort()), SEMANTIC_MCP_PORT: String(await freePort()),
     CAIRN_DATA_DIR: dataDir, CAIRN_PROXY_BIND: '127.0.0.1', CAIRN_EMBEDDED_QUEUE_PORT: String(await freePort()), ...env,

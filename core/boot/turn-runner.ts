@@ -1,0 +1,84 @@
+/**
+ * Runs queued turns for a dispatcher: claims the turn, starts a turn worker for it (one process per turn, within
+ * the turn slots), answers the worker's `turn.<method>` requests as the broker over the stores (its token checked
+ * by the launcher), stops the worker when the turn is cancelled, and settles the turn when the worker ends badly
+ * (a limit, a lost channel): the turn and its running child turns end failed with the worker's message.
+ *
+ * Source: spec/platform-service.md § Rules 6–7, § Replacement of a container; issue 7 § Dispatcher and workers, § Models.
+ */
+import { costOf as priceUsage } from '../model/cost.ts';
+import type { ModelsConfig } from '../config/config-model.ts';
+import type { ModelProvider } from '../ports/model-provider.ts';
+import { PlatformError } from '../ports/platform-error.ts';
+import type { ToolCatalog } from '../ports/tool-catalog.ts';
+import type { WorkerLauncher, WorkerLimits } from '../ports/worker.ts';
+import { claimTurn, sessionsOf, settleTurn, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import { createStoreHost } from '../session/store-host.ts';
+import type { TurnHost } from '../session/turn-host.ts';
+import type { WorkflowView } from '../session/workflow-view.ts';
+
+/** The TurnHost methods a worker may ask the broker for. */
+const brokerMethods = new Set(['loadTurn', 'callModel', 'callTool', 'checkpoint', 'openChild', 'resumeChild', 'endTurn']);
+
+/** What a turn runner needs. */
+export interface TurnRunnerDeps extends SessionStoreDeps {
+  launcher: WorkerLauncher;
+  models: ModelProvider;
+  /** The resolved models section (prices). */
+  modelsConfig: ModelsConfig | undefined;
+  catalog: ToolCatalog;
+  promptCache: { enabled: boolean; ttl: '5m' | '1h' };
+  limits: WorkerLimits;
+  instanceId: string;
+  workflowOf(buildId: string, slug: string): Promise<WorkflowView>;
+  /** How often a running turn is checked for cancellation (ms); default 1000. */
+  cancelPollMs?: number;
+}
+
+/** Cost in USD of `usage` on `model` (the default or first offered when absent); 0 for a model without prices. */
+export function configuredCost(models: ModelsConfig | undefined, model: string | undefined, usage: Parameters<typeof priceUsage>[0]): number {
+  const id = model ?? models?.default ?? models?.offered[0]?.id;
+  const offered = models?.offered.find((m) => m.id === id);
+  return offered ? priceUsage(usage, offered.prices) : 0;
+}
+
+/** The broker: answers one worker request with the host, refusing operations that are not the host's. */
+export function turnBroker(host: TurnHost): (op: string, args: unknown) => Promise<unknown> {
+  return async (op, args) => {
+    const method = op.startsWith('turn.') ? op.slice(5) : '';
+    if (!brokerMethods.has(method) || !Array.isArray(args)) throw new PlatformError('operation_refused', `The broker does not answer ${op.slice(0, 60)}.`);
+    return (host[method as keyof TurnHost] as (...a: unknown[]) => Promise<unknown>)(...args);
+  };
+}
+
+/** Runs the queued turn `turnId` to its end; a turn no longer queued (claimed elsewhere, cancelled) is left alone. */
+export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promise<void> {
+  const turn = await claimTurn(deps, turnId, deps.instanceId);
+  if (!turn) return;
+  const controller = new AbortController();
+  const watch = setInterval(() => {
+    void turnsOf(deps).findOne({ _id: turnId }).then((t) => { if (t?.status === 'cancelled') controller.abort(); }, () => undefined);
+  }, deps.cancelPollMs ?? 1000);
+  const host = createStoreHost({
+    ...deps, signal: controller.signal,
+    callSignal: (timeoutMs) => (timeoutMs === undefined ? controller.signal : AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)])),
+    costOf: (model, usage) => configuredCost(deps.modelsConfig, model, usage),
+    serviceTools: () => deps.catalog.tools(),
+    callServiceTool: (call, signal) => deps.catalog.call(call.collection, call.name, call.input, { signal }),
+  }, turnId);
+  try {
+    const outcome = await deps.launcher.run({ kind: 'turn', subject: `turn ${turnId}`, task: 'turn', payload: { turnId }, limits: deps.limits, broker: turnBroker(host), signal: controller.signal });
+    if (outcome.ended === 'failed') await failTurnTree(deps, turn, { code: outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed'), message: outcome.message });
+  } finally {
+    clearInterval(watch);
+  }
+}
+
+/** Ends a turn and the child turns still running under its session failed with `error` (a turn already settled is left). */
+export async function failTurnTree(deps: SessionStoreDeps, turn: { _id: string; sessionId: string }, error: { code: string; message: string }): Promise<void> {
+  await settleTurn(deps, turn, { status: 'failed', error });
+  const children = await sessionsOf(deps).find({ rootId: turn.sessionId, status: 'running' });
+  for (const child of children) {
+    for (const running of await turnsOf(deps).find({ sessionId: child._id, status: 'running' })) await settleTurn(deps, running, { status: 'failed', error });
+  }
+}

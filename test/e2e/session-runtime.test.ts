@@ -1,0 +1,150 @@
+/**
+ * The turn runtime end to end: the product (entrypoint, proxy, api, dispatcher, semantic-mcp, embedded redis)
+ * with a models section pointing at the scripted model server and the semantic service as a tool collection.
+ * The demo agent (scripts/demo/agent) is imported and published; a session goes through a tool call into the
+ * flights project, a wait, a reply and a decision, and ends succeeded with its trail, usage and cost readable from
+ * the API; a second decision is refused; a spend cap refuses a new session; killing the dispatcher mid-turn ends
+ * that turn failed, interrupted by a platform restart, once the restarted dispatcher takes the lease.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../helpers/ports.ts';
+import { repoRoot, runCairn, startProduct, type ProductOptions, type RunningProduct } from '../helpers/product.ts';
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from '../helpers/scripted-model-server.ts';
+import { flightsModel, projectDir } from '../helpers/semantic-fixtures.ts';
+
+const mode: ProductOptions = {};
+const question = 'SELECT o.state, COUNT(*) AS delayed_departures FROM flights f JOIN origin_airports o ON f.origin = o.iata WHERE f.delay > 0 GROUP BY o.state ORDER BY delayed_departures DESC LIMIT 3';
+const script: ScriptedTurn[] = [
+  { toolCalls: [{ name: 'semantic__execute_query', arguments: { modelName: 'flights', sql: question, store: false } }] },
+  { text: 'Which period do you mean?', toolCalls: [{ name: 'platform_wait', arguments: { reason: 'Which period?' } }] },
+  { text: 'California had the most delayed departures: 177,731.', toolCalls: [{ name: 'platform_set_variables', arguments: { variables: { answer: 'CA 177731' } } }, { name: 'platform_advance', arguments: { to: 'review', reason: 'The answer is written.' } }] },
+  // The dispatcher-kill case: this answer never comes.
+  { delayMs: 600_000 },
+];
+
+let model: ScriptedModelServer;
+let product: RunningProduct;
+let dataDir: string;
+const ports: Record<string, string> = {};
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${product.url}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: response.status, body: await response.json() as T };
+}
+
+type Session = { id: string; status: string; state: string; pending: { kind: string; options?: { to: string }[] } | null; usage: { modelCalls: number; inputTokens: number; outputTokens: number; costUsd: number }; trail: { state: string; via: string }[]; error: { code: string; message: string } | null };
+
+async function settled(id: string, timeoutMs = 60_000): Promise<Session> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await api<{ session: Session }>('GET', `/api/sessions/${id}`);
+    if (body.session.status !== 'running') return body.session;
+    if (Date.now() > deadline) throw new Error(`session ${id} still running: ${JSON.stringify(body.session)}\n${product.output.slice(-30).join('\n')}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+beforeAll(async () => {
+  model = await startScriptedModelServer(script);
+  dataDir = mkdtempSync(join(tmpdir(), 'cairn-sessions-'));
+  for (const name of ['PORT', 'API_PORT', 'SEMANTIC_MCP_PORT', 'CAIRN_EMBEDDED_QUEUE_PORT']) ports[name] = String(await freePort());
+  // First boot: import the flights project, mint its token, import and publish the demo agent.
+  const first = await startProduct({ CAIRN_DATA_DIR: dataDir, ...ports }, mode);
+  try {
+    expect(runCairn(first.url, ['semantic', 'import', projectDir([flightsModel]), '--project', 'flights', '--publish'], mode).status).toBe(0);
+    const token = runCairn(first.url, ['semantic', 'token', 'create', 'flights', '--models', 'flights'], mode).stdout.trim();
+    const imported = runCairn(first.url, ['agent', 'import', join(repoRoot, 'scripts/demo/agent'), '--agent', 'flights-analyst', '--publish'], mode);
+    expect(imported.status, imported.stderr).toBe(0);
+    ports.TEST_TOKEN = token;
+  } finally {
+    await first.stop();
+  }
+  // Second boot: the config offers the scripted model and the semantic service (a config is read at boot).
+  const config = {
+    models: { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } }] },
+    services: [{ id: 'semantic', endpoint: `http://127.0.0.1:${ports.SEMANTIC_MCP_PORT}/mcp/flights/mcp`, token: ports.TEST_TOKEN }],
+  };
+  const { TEST_TOKEN: _t, ...env } = ports;
+  product = await startProduct({ CAIRN_DATA_DIR: dataDir, ...env, PLATFORM_CONFIG: JSON.stringify(config) }, mode);
+}, 180_000);
+
+afterAll(async () => {
+  await product?.stop();
+  await model?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('a session of the demo agent against the scripted model', () => {
+  let sessionId: string;
+
+  it('queries the flights project through the semantic collection, then waits for input', async () => {
+    const started = await api<{ session: Session; turnId: string }>('POST', '/api/sessions', { agent: 'flights-analyst', environment: 'main', workflow: 'flights-analyst', message: 'Which state has the most delayed departures?' });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    sessionId = started.body.session.id;
+    const session = await settled(sessionId);
+    expect(session, product.output.slice(-40).join('\n')).toMatchObject({ status: 'awaiting_input', state: 'answer', pending: { kind: 'input' } });
+    const second = model.requests[1].body;
+    const toolMessage = second.messages.find((m: { role: string }) => m.role === 'tool');
+    expect(JSON.parse(toolMessage.content)).toMatchObject({ rows: [['CA', 177731], expect.any(Array), expect.any(Array)] });
+    expect(second.tools.map((t: { function: { name: string } }) => t.function.name)).toContain('semantic__execute_query');
+    expect(second.tools.map((t: { function: { name: string } }) => t.function.name)).not.toContain('semantic__request_improvement');
+    // The turn ran in a worker process of its own, started by the dispatcher.
+    expect(product.output.some((line) => new RegExp(`\\[worker\\] ended turn worker \\d+ for turn ${started.body.turnId} `).test(line))).toBe(true);
+  });
+
+  it('takes the reply, parks for a decision, and ends succeeded once decided; a second decision is refused', async () => {
+    expect((await api('POST', `/api/sessions/${sessionId}/reply`, { message: 'All of 2001.' })).status).toBe(200);
+    const parked = await settled(sessionId);
+    expect(parked).toMatchObject({ status: 'awaiting_decision', state: 'review', pending: { kind: 'decision', options: [{ to: 'done' }, { to: 'answer' }] } });
+    expect((await api('POST', `/api/sessions/${sessionId}/decide`, { to: 'done', comment: 'Looks right.' })).status).toBe(200);
+    const second = await api<{ error: { code: string } }>('POST', `/api/sessions/${sessionId}/decide`, { to: 'answer' });
+    expect(second).toMatchObject({ status: 409, body: { error: { code: 'no_decision_pending' } } });
+    const done = await settled(sessionId);
+    expect(done).toMatchObject({ status: 'succeeded', state: 'done' });
+    expect(done.trail.map((e) => [e.state, e.via])).toEqual([['answer', 'start'], ['review', 'advance'], ['done', 'decision']]);
+    expect(done.usage).toMatchObject({ modelCalls: 3, inputTokens: 30, outputTokens: 15 });
+    expect(done.usage.costUsd).toBeCloseTo((30 * 3 + 15 * 15) / 1e6, 12);
+    const shown = await api<{ messages: { message: { role: string } }[]; turns: { kind: string; status: string }[] }>('GET', `/api/sessions/${sessionId}`);
+    expect(shown.body.turns.map((t) => [t.kind, t.status])).toEqual([['prompt', 'awaiting_input'], ['reply', 'awaiting_decision'], ['decision', 'succeeded']]);
+    expect(shown.body.messages.map((m) => m.message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'user', 'assistant', 'tool', 'user']);
+  });
+
+  it('refuses a new session once a spend cap is reached', async () => {
+    const cap = await api('PUT', '/api/agents/flights-analyst/environments/main/workflows/flights-analyst/spend-caps/month', { limitUsd: 0.0001 });
+    expect(cap.status).toBe(200);
+    const refused = await api<{ error: { code: string; message: string } }>('POST', '/api/sessions', { agent: 'flights-analyst', environment: 'main', workflow: 'flights-analyst', message: 'again' });
+    expect(refused).toMatchObject({ status: 429, body: { error: { code: 'spend_cap_reached', message: expect.stringContaining('month (UTC)') } } });
+    expect((await api('PUT', '/api/agents/flights-analyst/environments/main/workflows/flights-analyst/spend-caps/month', { limitUsd: null })).status).toBe(200);
+  });
+
+  it('ends a turn failed, interrupted by a platform restart, when its dispatcher is killed mid-turn', async () => {
+    const started = await api<{ session: Session }>('POST', '/api/sessions', { agent: 'flights-analyst', environment: 'main', workflow: 'flights-analyst', message: 'Hang on.' });
+    const id = started.body.session.id;
+    const deadline = Date.now() + 30_000;
+    while (model.requests.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(model.requests).toHaveLength(4);
+    const dispatcher = dispatcherPid(product.child.pid!);
+    process.kill(dispatcher, 'SIGKILL');
+    const session = await settled(id, 90_000);
+    expect(session).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: expect.stringContaining('interrupted by a platform restart') } });
+    expect(product.output.some((line) => line.includes('settled 1 record(s): running turn → ended failed, interrupted by a platform restart'))).toBe(true);
+  }, 120_000);
+});
+
+/** The pid of the dispatcher among the descendants of `root` (its command line names bins/dispatcher or dist/dispatcher). */
+function dispatcherPid(root: number): number {
+  const lines = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).split('\n');
+  const rows = lines.map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/)).filter((m): m is RegExpMatchArray => m !== null).map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
+  const tree = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const row of rows) if (tree.has(row.ppid) && !tree.has(row.pid)) { tree.add(row.pid); grew = true; }
+  }
+  const found = rows.find((row) => tree.has(row.pid) && /dispatcher(\/main\.ts)?(\s|$)/.test(row.args) && !/worker/.test(row.args));
+  if (!found) throw new Error('no dispatcher process found');
+  return found.pid;
+}
