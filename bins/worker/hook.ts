@@ -12,6 +12,7 @@ import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRunt
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import type { WorkerBroker } from '../../core/ports/worker.ts';
 import { hookError, pump, toHost, toVm } from './hook-values.ts';
+import { loadQuickJsLibrary } from './quickjs-loader.ts';
 
 /** Milliseconds a hook may run (code and waits together) when its payload names no `timeoutMs`. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 30_000;
@@ -41,11 +42,8 @@ let quickJs: Promise<QuickJSWASMModule> | undefined;
 /** QuickJS, loaded once per worker on first use (the other tasks never pay for it). */
 function loadQuickJs(): Promise<QuickJSWASMModule> {
   quickJs ??= (async () => {
-    const [{ newQuickJSWASMModuleFromVariant }, variant] = await Promise.all([
-      import('quickjs-emscripten-core'),
-      import('@jitl/quickjs-singlefile-cjs-release-sync'),
-    ]);
-    return newQuickJSWASMModuleFromVariant(variant.default);
+    const { newQuickJSWASMModuleFromVariant, variant } = await loadQuickJsLibrary();
+    return newQuickJSWASMModuleFromVariant(variant);
   })();
   return quickJs;
 }

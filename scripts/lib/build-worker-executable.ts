@@ -2,7 +2,8 @@
  * Builds dist/worker: a Node single executable application (SEA) of bins/worker/main.ts, whose start
  * arguments (execArgv in the SEA config) hold the worker's permission flags, so the worker is one file
  * that always runs under Node's permission model. Steps: Bun bundles the worker for Node into one
- * CommonJS file; `node --experimental-sea-config` makes the blob (with a code cache); postject injects
+ * CommonJS file, and QuickJS (bins/worker/quickjs-library.ts) into an asset loaded on a first hook only;
+ * `node --experimental-sea-config` makes the blob (with a code cache); postject injects
  * it into a copy of the Node binary of node_modules/node.
  *
  *   bun scripts/lib/build-worker-executable.ts <output file>
@@ -14,7 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { SEA_PERMISSION_FLAGS } from '../../core/adapters/worker/program.ts';
+import { QUICKJS_BUNDLE_NAME, QUICKJS_LIBRARY_ENTRY, SEA_PERMISSION_FLAGS } from '../../core/adapters/worker/program.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const output = resolve(process.argv[2] ?? join(root, 'dist/worker'));
@@ -33,11 +34,13 @@ rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 try {
   run(bin('bun'), ['build', join(root, 'bins/worker/main.ts'), '--target=node', '--format=cjs', '--outfile', join(work, 'worker.cjs')], root);
+  run(bin('bun'), ['build', join(root, QUICKJS_LIBRARY_ENTRY), '--target=node', '--format=cjs', '--outfile', join(work, QUICKJS_BUNDLE_NAME)], root);
   writeFileSync(join(work, 'sea-config.json'), JSON.stringify({
     main: 'worker.cjs',
     output: 'worker.blob',
     disableExperimentalSEAWarning: true,
     useCodeCache: true,
+    assets: { [QUICKJS_BUNDLE_NAME]: QUICKJS_BUNDLE_NAME }, // loaded on a worker's first hook only
     execArgv: SEA_PERMISSION_FLAGS,
     // Only `--node-options=…` on the command line extends them (the launcher's --max-old-space-size);
     // NODE_OPTIONS from the environment is not read.

@@ -6,7 +6,7 @@
  *   directory is the worker's own, so `.` is that directory and it reads nothing else (its code is inside it).
  * - Sources: bins/worker/main.ts bundled on first use with Bun into one CommonJS file (the same bundle the
  *   executable embeds) in a temp directory, run by node_modules/.bin/node with the same flags, allowed to
- *   read that one file too.
+ *   read that file and the QuickJS library bundled beside it (`quickjs.cjs`, an asset of the executable).
  * Both add `--max-old-space-size` from the worker's memory limit.
  *
  * Source: ../shared/spec/platform-service.md § Rules 6, 8 (workers running compiled code under the runtime's
@@ -19,6 +19,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { PlatformError } from '../../ports/platform-error.ts';
+import { QUICKJS_BUNDLE_NAME } from './protocol.ts';
 
 /**
  * The permission flags baked into the worker executable: the permission model on, reads and writes only
@@ -27,6 +28,10 @@ import { PlatformError } from '../../ports/platform-error.ts';
  * Source: spec/platform-service.md § Rules 8
  */
 export const SEA_PERMISSION_FLAGS: readonly string[] = ['--permission', '--allow-fs-read=.', '--allow-fs-write=.'];
+
+/** The QuickJS library's entry, bundled apart from the worker's main file as {@link QUICKJS_BUNDLE_NAME}. */
+export const QUICKJS_LIBRARY_ENTRY = 'bins/worker/quickjs-library.ts';
+export { QUICKJS_BUNDLE_NAME };
 
 /** A command that starts one worker. */
 export interface WorkerCommand {
@@ -73,10 +78,11 @@ export function bundledWorkerProgram(options: { appDir: string; node?: string; b
   return {
     async command({ workDir, memoryMb, entryFile }) {
       const entry = resolve(entryFile ?? join(options.appDir, 'bins/worker/main.ts'));
-      if (!bundles.has(entry)) bundles.set(entry, bundle(bun, entry));
+      if (!bundles.has(entry)) bundles.set(entry, bundle(bun, entry, options.appDir));
       const file = await bundles.get(entry)!;
       const flags = [
-        '--permission', `--allow-fs-read=${file}`, `--allow-fs-read=${workDir}`, `--allow-fs-write=${workDir}`,
+        '--permission', `--allow-fs-read=${file}`, `--allow-fs-read=${join(dirname(file), QUICKJS_BUNDLE_NAME)}`,
+        `--allow-fs-read=${workDir}`, `--allow-fs-write=${workDir}`,
         `--max-old-space-size=${memoryMb}`,
       ];
       return { command: node, args: [...flags, file] };
@@ -84,16 +90,21 @@ export function bundledWorkerProgram(options: { appDir: string; node?: string; b
   };
 }
 
-/** Bundles `entry` with Bun for Node into one CommonJS file in a new temp directory. */
-async function bundle(bun: string, entry: string): Promise<string> {
-  const out = join(await mkdtemp(join(tmpdir(), 'cairn-worker-bundle-')), `${basename(entry).replace(/\.[cm]?[jt]s$/, '')}.cjs`);
-  await new Promise<void>((done, fail) => {
+/** Bundles `entry` and the QuickJS library (bins/worker/quickjs-library.ts, read on a first hook) with Bun for Node into a new temp directory. */
+async function bundle(bun: string, entry: string, appDir: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'cairn-worker-bundle-'));
+  const out = join(dir, `${basename(entry).replace(/\.[cm]?[jt]s$/, '')}.cjs`);
+  await Promise.all([bunBuild(bun, entry, out), bunBuild(bun, join(appDir, QUICKJS_LIBRARY_ENTRY), join(dir, QUICKJS_BUNDLE_NAME))]);
+  return out;
+}
+
+function bunBuild(bun: string, entry: string, out: string): Promise<void> {
+  return new Promise<void>((done, fail) => {
     execFile(bun, ['build', entry, '--target=node', '--format=cjs', '--outfile', out], { timeout: 60_000 }, (error, _stdout, stderr) => {
       if (!error) return done();
       fail(new PlatformError('worker_unavailable', `could not bundle the worker ${entry} with ${bun}: ${String(stderr).trim().slice(0, 500) || error.message}`));
     });
   });
-  return out;
 }
 
 /**

@@ -41,6 +41,12 @@ export type WorkerMessage =
   | { type: 'result'; token: string; result: unknown }
   | { type: 'failed'; token: string; error: WireError };
 
+/**
+ * File name of the QuickJS library bundled apart from the worker's main file: an asset of the worker
+ * executable, or a file beside the sources bundle. Loaded on a worker's first hook only.
+ */
+export const QUICKJS_BUNDLE_NAME = 'quickjs.cjs';
+
 /** Exit code of a worker that refused to start (EX_CONFIG); its stderr says why, naming variables only. */
 export const REFUSED_TO_START_EXIT_CODE = 78;
 

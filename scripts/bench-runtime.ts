@@ -1,0 +1,116 @@
+/**
+ * Runtime benchmark. Prints, side by side from one run:
+ * 1. worker start-up: a trivial task (`echo`) through the worker launcher, from `run` to its outcome
+ *    (working directory, spawn, channel, answer, exit, clean-up), and the same worker started by hand to
+ *    its first channel message and to its answer; against a bare `node -e 0` (spawn to exit) in the same
+ *    run. Both worker programs: the compiled one (dist/worker, a Node single executable application) and
+ *    the sources bundle run by Node. Median, p90 and the ratio to bare Node (target ≤ 1.5×; printed,
+ *    not asserted). Also a trivial hook through the launcher (QuickJS loaded, one broker round trip).
+ * 2. (part 2, added with the turn work) a full scripted-model turn against the model call alone.
+ * Options: --runs N (default 20).
+ *
+ * Source: ../shared/spec/platform-service.md § Rules 6 (start-up adds 0.3 to 0.65 s on a fast machine).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { workerEnvironment } from '../core/config/worker-environment.ts';
+import { bundledWorkerProgram, createWorkerLauncher, executableWorkerProgram, type WorkerProgram } from '../core/adapters/worker/index.ts';
+import { readMessages, writeLine, type WorkerMessage } from '../core/adapters/worker/protocol.ts';
+import { fmt } from './lib/bench-stats.ts';
+
+const root = resolve(import.meta.dirname, '..');
+const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 20;
+const node = join(root, 'node_modules/.bin/node');
+const settings = { nodeEnv: 'production', appVersion: 'bench', promptCache: false, promptCacheTtl: '5m', allowPrivateUrls: false } as const;
+const env = (kind: 'turn' | 'call', memoryMb: number) => workerEnvironment(settings, { kind, memoryLimitMb: memoryMb });
+const limits = { memoryMb: 512, wallTimeSeconds: 60 };
+
+/** Median and 90th percentile of `ms`. */
+function summary(ms: number[]): { median: number; p90: number } {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)], p90: sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.9) - 1)] };
+}
+
+/** Spawn to exit of `command`, in milliseconds. */
+function exitTime(command: string, args: string[]): Promise<number> {
+  const t0 = performance.now();
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { stdio: 'ignore', env: {} });
+    child.on('error', fail);
+    child.on('close', () => done(performance.now() - t0));
+  });
+}
+
+/** A worker started by hand with `program`: milliseconds to its first channel message, to its answer, and to its exit. */
+async function handTimes(program: WorkerProgram): Promise<{ first: number; answer: number; exit: number }> {
+  const workDir = await mkdtemp(join(tmpdir(), 'cairn-bench-worker-'));
+  const { command, args } = await program.command({ workDir, memoryMb: limits.memoryMb });
+  const t0 = performance.now();
+  const times = { first: 0, answer: 0, exit: 0 };
+  await new Promise<void>((done, fail) => {
+    const child = spawn(command, args, { cwd: workDir, env: env('call', limits.memoryMb), stdio: ['pipe', 'pipe', 'inherit'] });
+    child.on('error', fail);
+    child.on('close', () => ((times.exit = performance.now() - t0), done()));
+    readMessages<WorkerMessage>(child.stdout!, (message) => {
+      if (message.type === 'started') times.first = performance.now() - t0;
+      if (message.type === 'result') ((times.answer = performance.now() - t0), child.stdin!.end());
+    }, () => undefined);
+    writeLine(child.stdin!, { type: 'start', token: 'bench', task: 'echo', payload: { ok: true } });
+  });
+  await rm(workDir, { recursive: true, force: true });
+  return times;
+}
+
+/** A trivial hook: QuickJS loaded, one broker round trip. */
+const trivialHook = { task: 'hook', payload: { source: 'export default async (input) => ({ input, answer: await platform.call("bench.ping") })', input: 1 } };
+
+/** Launcher `run` to outcome for `job` (default the echo task), in milliseconds. */
+async function launcherTime(program: WorkerProgram, job: { task: string; payload: unknown } = { task: 'echo', payload: { ok: true } }): Promise<number> {
+  const launcher = createWorkerLauncher({ program, environment: env, slots: { turn: 1, call: 1 }, log: () => undefined });
+  const t0 = performance.now();
+  const outcome = await launcher.run({ kind: 'call', subject: 'call bench', ...job, limits, broker: async () => 'pong' });
+  if (outcome.ended !== 'finished') throw new Error(`the worker did not finish: ${JSON.stringify(outcome)}`);
+  return performance.now() - t0;
+}
+
+async function partOne(): Promise<void> {
+  const programs: [string, WorkerProgram][] = [];
+  const executable = join(root, 'dist/worker');
+  if (existsSync(executable)) programs.push(['dist/worker (single executable)', executableWorkerProgram(executable)]);
+  else console.log('dist/worker is missing (scripts/build worker makes it): measuring the sources bundle only');
+  programs.push(['sources bundle on node', bundledWorkerProgram({ appDir: root })]);
+  for (const [, program] of programs) await launcherTime(program); // warm-up: bundling, page cache
+  await exitTime(node, ['-e', '0']);
+  const bare: number[] = [];
+  const rows = new Map<string, number[]>();
+  const add = (name: string, ms: number) => rows.set(name, [...(rows.get(name) ?? []), ms]);
+  for (let i = 0; i < runs; i += 1) {
+    bare.push(await exitTime(node, ['-e', '0']));
+    for (const [name, program] of programs) {
+      add(`${name}: launcher run → outcome`, await launcherTime(program));
+      const hand = await handTimes(program);
+      add(`${name}: spawn → first message`, hand.first);
+      add(`${name}: spawn → answer`, hand.answer);
+      add(`${name}: spawn → exit`, hand.exit);
+      add(`${name}: launcher run → outcome, trivial hook`, await launcherTime(program, trivialHook));
+    }
+  }
+  const base = summary(bare);
+  console.log(`\n1. worker start-up, ${runs} runs each (ms; ratio = median / bare node median; target ≤ 1.5×)`);
+  console.log(`${'what'.padEnd(72)}  median       p90   ratio`);
+  console.log(`${'bare node -e 0: spawn → exit'.padEnd(72)}${fmt(base.median)}  ${fmt(base.p90)}    1.00`);
+  for (const [name, ms] of rows) {
+    const s = summary(ms);
+    console.log(`${name.padEnd(72)}${fmt(s.median)}  ${fmt(s.p90)}  ${(s.median / base.median).toFixed(2).padStart(6)}`);
+  }
+}
+
+await partOne();
+
+// ── Part 2: a full scripted-model turn against the model call alone ────────────────────────────────
+// Added by the turn work (core/session): start the scripted model server, time one model call alone,
+// then one whole turn through the dispatcher's worker launcher (task `turn`), N runs each, and print
+// median, p90 and the difference in the same table format as part 1.
