@@ -43,8 +43,11 @@ const { docs, objects, lease } = stores;
 const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
 await ensureSessionIndexes(docs);
 const queue = stores.redis ? createBullJobQueue({ connection: stores.redis, onError: (error) => logger.warn({ err: error.message }, 'queue store error') }) : undefined;
-const catalog = createServiceCatalog({ services: boot.config.services, log: print });
+// A service that fails discovery (e.g. semantic-mcp still starting beside us) is tried again after 15 s.
+const catalog = createServiceCatalog({ services: boot.config.services, log: print, retryAfterMs: 15_000 });
 void catalog.warm();
+// Retries are due on the next look at the catalog: look every 15 s so a late service is offered before a turn needs it.
+const catalogTimer = setInterval(() => { void catalog.tools().catch(() => undefined); }, 15_000);
 const launcher = createWorkerLauncher({
   program: workerProgramFor({ execPath: process.execPath, compiled: isCompiledExecutable(process.execPath), appDir }),
   environment: (kind, memoryMb) => workerEnvironment(env, { kind, memoryLimitMb: memoryMb }),
@@ -99,6 +102,7 @@ stopOnSignals(process, async () => {
   for (const wake of [...wakers]) wake();
   await Promise.all(consumers.map((c) => c.stop()));
   await finished;
+  clearInterval(catalogTimer);
   await queue?.close();
   await catalog.close();
   await stores.close();

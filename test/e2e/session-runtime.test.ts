@@ -22,7 +22,8 @@ const script: ScriptedTurn[] = [
   { toolCalls: [{ name: 'semantic__execute_query', arguments: { modelName: 'flights', sql: question, store: false } }] },
   { text: 'Which period do you mean?', toolCalls: [{ name: 'platform_wait', arguments: { reason: 'Which period?' } }] },
   { text: 'California had the most delayed departures: 177,731.', toolCalls: [{ name: 'platform_set_variables', arguments: { variables: { answer: 'CA 177731' } } }, { name: 'platform_advance', arguments: { to: 'review', reason: 'The answer is written.' } }] },
-  // The dispatcher-kill case: this answer never comes.
+  // The cancel case and the dispatcher-kill case: these answers never come.
+  { delayMs: 600_000 },
   { delayMs: 600_000 },
 ];
 
@@ -70,6 +71,10 @@ beforeAll(async () => {
   };
   const { TEST_TOKEN: _t, ...env } = ports;
   product = await startProduct({ CAIRN_DATA_DIR: dataDir, ...env, PLATFORM_CONFIG: JSON.stringify(config) }, mode);
+  // The dispatcher discovers the service while warming its catalog (retried while semantic-mcp is still starting).
+  const deadline = Date.now() + 60_000;
+  while (!product.output.some((line) => line.includes('[services] semantic offered')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  expect(product.output.filter((line) => line.includes('[services]')).join('\n')).toContain('[services] semantic offered: 6 tools');
 }, 180_000);
 
 afterAll(async () => {
@@ -121,12 +126,23 @@ describe('a session of the demo agent against the scripted model', () => {
     expect((await api('PUT', '/api/agents/flights-analyst/environments/main/workflows/flights-analyst/spend-caps/month', { limitUsd: null })).status).toBe(200);
   });
 
+  it('cancels a running turn: the session ends cancelled, its worker is stopped and the model request aborted', async () => {
+    const started = await api<{ session: Session; turnId: string }>('POST', '/api/sessions', { agent: 'flights-analyst', environment: 'main', workflow: 'flights-analyst', message: 'Take your time.' });
+    await waitForRequests(4);
+    const cancelled = await api<{ session: Session }>('POST', `/api/sessions/${started.body.session.id}/cancel`, {});
+    expect(cancelled).toMatchObject({ status: 200, body: { session: { status: 'cancelled' } } });
+    await model.clientClosed(3);
+    const deadline = Date.now() + 15_000;
+    const ended = new RegExp(`\\[worker\\] ended turn worker \\d+ for turn ${started.body.turnId} \\(signalled\\)`);
+    while (!product.output.some((line) => ended.test(line)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(product.output.some((line) => ended.test(line)), product.output.slice(-10).join('\n')).toBe(true);
+    expect((await api<{ session: Session }>('GET', `/api/sessions/${started.body.session.id}`)).body.session.status).toBe('cancelled');
+  }, 60_000);
+
   it('ends a turn failed, interrupted by a platform restart, when its dispatcher is killed mid-turn', async () => {
     const started = await api<{ session: Session }>('POST', '/api/sessions', { agent: 'flights-analyst', environment: 'main', workflow: 'flights-analyst', message: 'Hang on.' });
     const id = started.body.session.id;
-    const deadline = Date.now() + 30_000;
-    while (model.requests.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(model.requests).toHaveLength(4);
+    await waitForRequests(5);
     const dispatcher = dispatcherPid(product.child.pid!);
     process.kill(dispatcher, 'SIGKILL');
     const session = await settled(id, 90_000);
@@ -134,6 +150,12 @@ describe('a session of the demo agent against the scripted model', () => {
     expect(product.output.some((line) => line.includes('settled 1 record(s): running turn → ended failed, interrupted by a platform restart'))).toBe(true);
   }, 120_000);
 });
+
+async function waitForRequests(count: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (model.requests.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  expect(model.requests).toHaveLength(count);
+}
 
 /** The pid of the dispatcher among the descendants of `root` (its command line names bins/dispatcher or dist/dispatcher). */
 function dispatcherPid(root: number): number {
