@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
-import { rawChannelEntry, recordingBroker, roomyLimits, testLauncher, testSettings } from '../fixtures/worker-launcher.ts';
+import { probesEntry, rawChannelEntry, recordingBroker, roomyLimits, testLauncher, testSettings } from '../fixtures/worker-launcher.ts';
 
 const hookSource = `export default async (input) => {
   const answer = await platform.call('tools.lookup', { city: input.city });
@@ -110,5 +110,14 @@ describe('worker launcher', () => {
     expect(await second).toEqual({ ended: 'finished', result: 'second' });
     expect(launcher.slots.usage('turn')).toEqual({ running: 0, waiting: 0 });
   });
-});
 
+  it.each([
+    ['exitWithoutAnswer', 'the turn worker ended (exit code 3) without answering'],
+    ['garbageOnChannel', 'the turn worker wrote something that is not a channel message'],
+  ])('a worker that %s lost its channel', async (task, message) => {
+    const { launcher, lines } = testLauncher();
+    const outcome = await launcher.run({ kind: 'turn', subject: `turn t-${task}`, task, payload: null, limits: roomyLimits, broker: recordingBroker().broker, entryFile: probesEntry });
+    expect(outcome).toEqual({ ended: 'failed', reason: 'lost its channel', message });
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`^\\[worker\\] ended turn worker \\d+ for turn t-${task} \\(lost its channel\\)$`))]);
+  });
+});
