@@ -6,6 +6,7 @@
  * § Operational log lines ([worker]).
  */
 import { describe, expect, it } from 'vitest';
+import { executableWorkerProgram } from '../../core/adapters/worker/index.ts';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import { probesEntry, rawChannelEntry, recordingBroker, roomyLimits, testLauncher, testSettings } from '../fixtures/worker-launcher.ts';
@@ -119,5 +120,12 @@ describe('worker launcher', () => {
     const outcome = await launcher.run({ kind: 'turn', subject: `turn t-${task}`, task, payload: null, limits: roomyLimits, broker: recordingBroker().broker, entryFile: probesEntry });
     expect(outcome).toEqual({ ended: 'failed', reason: 'lost its channel', message });
     expect(lines).toEqual([expect.stringMatching(new RegExp(`^\\[worker\\] ended turn worker \\d+ for turn t-${task} \\(lost its channel\\)$`))]);
+  });
+
+  it('a worker program that cannot be started ends refused to start', async () => {
+    const { launcher, lines } = testLauncher({ program: executableWorkerProgram('/nonexistent/cairn/worker') });
+    const outcome = await launcher.run({ kind: 'call', subject: 'call c-missing', task: 'echo', payload: 1, limits: roomyLimits, broker: recordingBroker().broker });
+    expect(outcome).toEqual({ ended: 'failed', reason: 'refused to start', message: 'the call worker could not start (ENOENT)' });
+    expect(lines).toEqual(['[worker] ended call worker (not started) for call c-missing (refused to start)']);
   });
 });

@@ -38,15 +38,18 @@ export interface WorkerProcessDeps {
  * Source: spec/platform-service.md § Rules 6–8
  */
 export async function runWorkerProcess(deps: WorkerProcessDeps, options: WorkerRunOptions, start: (workDir: string) => Promise<WorkerCommand>): Promise<WorkerOutcome> {
-  const workDir = await mkdtemp(join(deps.tempRoot, 'cairn-worker-'));
+  let workDir: string | undefined;
+  let command: WorkerCommand;
   try {
-    let command: WorkerCommand;
-    try {
-      command = await start(workDir);
-    } catch (error) {
-      const message = isPlatformError(error) ? error.message : 'the worker program is not available';
-      return { ended: 'failed', reason: 'refused to start', message: `the ${options.kind} worker could not start: ${message}` };
-    }
+    workDir = await mkdtemp(join(deps.tempRoot, 'cairn-worker-'));
+    command = await start(workDir);
+  } catch (error) {
+    if (workDir) await rm(workDir, { recursive: true, force: true });
+    const fallback = workDir ? 'its program is not available' : `its working directory could not be made under ${deps.tempRoot}`;
+    const message = isPlatformError(error) ? error.message : fallback;
+    return { ended: 'failed', reason: 'refused to start', message: `the ${options.kind} worker could not start: ${message}` };
+  }
+  try {
     return await new WorkerRun(deps, options, command, workDir).ended;
   } finally {
     await rm(workDir, { recursive: true, force: true });
@@ -162,7 +165,7 @@ class WorkerRun {
     this.revoked = true;
     for (const cleanup of this.cleanups) cleanup();
     const outcome = classifyEnd(this.options, { ...this.facts, code, signal });
-    const pid = this.child.pid ?? 'not started';
+    const pid = this.child.pid ?? '(not started)';
     this.deps.log(`[worker] ended ${this.options.kind} worker ${pid} for ${this.options.subject} (${endedReason(outcome)})`);
     return outcome;
   }
