@@ -4,5 +4,5 @@
  * Source: ../shared/spec/platform-service.md § Rules 6–8.
  */
 export { createWorkerLauncher, type LauncherRunOptions, type WorkerLauncherDeps } from './launcher.ts';
-export { bundledWorkerProgram, executableWorkerProgram, SEA_PERMISSION_FLAGS, workerProgramFor, type WorkerCommand, type WorkerProgram } from './program.ts';
+export { bundledWorkerProgram, executableWorkerProgram, removeWorkerBundles, SEA_PERMISSION_FLAGS, workerProgramFor, type WorkerCommand, type WorkerProgram } from './program.ts';
 export { WorkerSlots } from './slots.ts';

@@ -14,7 +14,7 @@
  * directory, starts no process, thread or native addon).
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -67,19 +67,19 @@ export function executableWorkerProgram(path: string): WorkerProgram {
 
 /**
  * The worker from sources: `node` with the permission flags on a Bun bundle of the entry (default
- * bins/worker/main.ts under `appDir`), bundled once per entry per process.
+ * bins/worker/main.ts under `appDir`), bundled once per entry per process (removed when it exits).
  *
  * Source: spec/platform-service.md § Rules 8
  */
 export function bundledWorkerProgram(options: { appDir: string; node?: string; bun?: string }): WorkerProgram {
   const node = options.node ?? join(options.appDir, 'node_modules/.bin/node');
   const bun = options.bun ?? join(options.appDir, 'node_modules/.bin/bun');
-  const bundles = new Map<string, Promise<string>>();
   return {
     async command({ workDir, memoryMb, entryFile }) {
       const entry = resolve(entryFile ?? join(options.appDir, 'bins/worker/main.ts'));
-      if (!bundles.has(entry)) bundles.set(entry, bundle(bun, entry, options.appDir));
-      const file = await bundles.get(entry)!;
+      const key = `${bun}\n${entry}`;
+      if (!bundles.has(key)) bundles.set(key, bundle(bun, entry, options.appDir));
+      const file = await bundles.get(key)!;
       const flags = [
         '--permission', `--allow-fs-read=${file}`, `--allow-fs-read=${join(dirname(file), QUICKJS_BUNDLE_NAME)}`,
         `--allow-fs-read=${workDir}`, `--allow-fs-write=${workDir}`,
@@ -90,9 +90,30 @@ export function bundledWorkerProgram(options: { appDir: string; node?: string; b
   };
 }
 
+/** Bundles made by this process, by Bun and entry: each made once, all removed when the process exits. */
+const bundles = new Map<string, Promise<string>>();
+const bundleDirectories: string[] = [];
+let removeAtExit = false;
+
+/**
+ * Removes the bundles this process made (also done when it exits normally; test runners that end their
+ * workers otherwise call it after their tests). Later runs bundle again.
+ *
+ * Source: spec/platform-service.md § Rules 8
+ */
+export function removeWorkerBundles(): void {
+  for (const directory of bundleDirectories.splice(0)) rmSync(directory, { recursive: true, force: true });
+  bundles.clear();
+}
+
 /** Bundles `entry` and the QuickJS library (bins/worker/quickjs-library.ts, read on a first hook) with Bun for Node into a new temp directory. */
 async function bundle(bun: string, entry: string, appDir: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'cairn-worker-bundle-'));
+  bundleDirectories.push(dir);
+  if (!removeAtExit) {
+    removeAtExit = true;
+    process.once('exit', removeWorkerBundles);
+  }
   const out = join(dir, `${basename(entry).replace(/\.[cm]?[jt]s$/, '')}.cjs`);
   await Promise.all([bunBuild(bun, entry, out), bunBuild(bun, join(appDir, QUICKJS_LIBRARY_ENTRY), join(dir, QUICKJS_BUNDLE_NAME))]);
   return out;
