@@ -6,7 +6,8 @@
  *    run. Both worker programs: the compiled one (dist/worker, a Node single executable application) and
  *    the sources bundle run by Node. Median, p90 and the ratio to bare Node (target ≤ 1.5×; printed,
  *    not asserted). Also a trivial hook through the launcher (QuickJS loaded, one broker round trip).
- * 2. (part 2, added with the turn work) a full scripted-model turn against the model call alone.
+ * 2. a full scripted-model turn (through the worker launcher, the broker over in-memory stores) against the
+ *    model call alone (scripts/bench-runtime-turn.ts).
  * Options: --runs N (default 20).
  *
  * Source: ../shared/spec/platform-service.md § Rules 6 (start-up adds 0.3 to 0.65 s on a fast machine).
@@ -20,6 +21,7 @@ import { workerEnvironment } from '../core/config/worker-environment.ts';
 import { bundledWorkerProgram, createWorkerLauncher, executableWorkerProgram, type WorkerProgram } from '../core/adapters/worker/index.ts';
 import { readMessages, writeLine, type WorkerMessage } from '../core/adapters/worker/protocol.ts';
 import { fmt } from './lib/bench-stats.ts';
+import { benchTurn } from './bench-runtime-turn.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 20;
@@ -110,7 +112,6 @@ async function partOne(): Promise<void> {
 
 await partOne();
 
-// ── Part 2: a full scripted-model turn against the model call alone ────────────────────────────────
-// Added by the turn work (core/session): start the scripted model server, time one model call alone,
-// then one whole turn through the dispatcher's worker launcher (task `turn`), N runs each, and print
-// median, p90 and the difference in the same table format as part 1.
+// ── Part 2: a full scripted-model turn against the model call alone (scripts/bench-runtime-turn.ts) ──────
+const turnProgram = existsSync(join(root, 'dist/worker')) ? executableWorkerProgram(join(root, 'dist/worker')) : bundledWorkerProgram({ appDir: root });
+await benchTurn(turnProgram, existsSync(join(root, 'dist/worker')) ? 'dist/worker' : 'sources bundle on node', runs);
