@@ -105,6 +105,7 @@ describe('the turn engine', () => {
     const shown = await showSession(t.deps, caller, session._id);
     expect(shown.session.status).toBe('succeeded');
     expect(shown.session.trail.map((e) => [e.state, e.via])).toEqual([['answer', 'start'], ['review', 'advance'], ['done', 'decision']]);
+    expect(shown.session.trail[2]).toMatchObject({ by: 'u1', note: 'Looks right.' });
     expect(shown.session.usage).toMatchObject({ modelCalls: 4, inputTokens: 4000, outputTokens: 400 });
     expect(shown.session.usage.costUsd).toBeCloseTo(4 * (3000 + 1500) / 1e6, 10);
     expect(shown.turns.map((turn) => [turn.kind, turn.status])).toEqual([['prompt', 'awaiting_input'], ['reply', 'awaiting_decision'], ['decision', 'succeeded']]);

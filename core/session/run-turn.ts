@@ -51,7 +51,7 @@ async function applyInput(run: TurnRun): Promise<TurnOutcome | undefined> {
     const decision = input.decision;
     if (pending?.kind !== 'decision' || !decision) throw new PlatformError('no_decision_pending', 'This session is not waiting for a decision.');
     const note = `Decision by ${decision.by}: move to ${decision.to}${decision.comment ? `. Comment: ${decision.comment}` : ''}.`;
-    await run.enter(decision.to, 'decision', decision.comment, note);
+    await run.enter(decision.to, 'decision', decision.comment, note, decision.by);
     return undefined;
   }
   if (input.message !== undefined && input.message.length > 0) await run.checkpoint({ messages: [{ role: 'user', content: input.message }], pending: null });

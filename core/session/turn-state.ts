@@ -50,10 +50,10 @@ export class TurnRun {
     await this.host.checkpoint(this.turnId, patch);
   }
 
-  /** Enters `to` (the visit starts afresh), with a trail entry and a note in the thread when given. */
-  async enter(to: string, via: 'advance' | 'decision' | 'error', note?: string, message?: string): Promise<void> {
+  /** Enters `to` (the visit starts afresh), with a trail entry (`by`: who decided) and a note in the thread when given. */
+  async enter(to: string, via: 'advance' | 'decision' | 'error', note?: string, message?: string, by?: string): Promise<void> {
     await this.checkpoint({
-      state: to, trail: { state: to, via, note }, visit: { modelCalls: 0, parks: 0, entered: false }, pending: null,
+      state: to, trail: { state: to, via, note, ...(by === undefined ? {} : { by }) }, visit: { modelCalls: 0, parks: 0, entered: false }, pending: null,
       ...(message === undefined ? {} : { messages: [{ role: 'user', content: message }] }),
     });
   }
