@@ -202,3 +202,10 @@ describe('cairn session over HTTP', () => {
     expect(usageError.status).toBe(2);
   });
 });
+
+describe('shortened tool results', () => {
+  it('show a multi-line result on one line', async () => {
+    const { shorten } = await import('./session-format.ts');
+    expect(shorten('# Semantic models (1)\n- flights: On-time\r\n  performance', 200)).toBe('# Semantic models (1) - flights: On-time performance');
+  });
+});

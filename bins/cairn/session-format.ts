@@ -48,9 +48,10 @@ export const resultShown = 200;
 
 const one = (text: unknown): string => terminalSafe(String(text ?? ''), { newlines: false });
 
-/** `text` cut to `max` characters, with `…` and the full length when it was longer. */
+/** `text` on one line (line breaks and the blanks around them become one space), cut to `max` characters with `…` and the full length when it was longer. */
 export function shorten(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`;
+  const line = text.replace(/[ \t]*(\r\n|\r|\n)[ \t]*/g, ' ');
+  return line.length <= max ? line : `${line.slice(0, max)}… (${text.length} chars)`;
 }
 
 /** `value` as text: a string as it is, anything else as JSON. */
