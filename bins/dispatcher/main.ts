@@ -20,7 +20,10 @@ import { createServiceCatalog } from '../../core/adapters/mcp-services/index.ts'
 import { createBullJobQueue } from '../../core/adapters/redis/index.ts';
 import { isCompiledExecutable } from '../../core/adapters/runtime/app-directory.ts';
 import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/worker/index.ts';
+import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
 import { TURN_QUEUE } from '../../core/boot/session-wiring.ts';
+import type { CompletionFiring } from '../../core/session/completion.ts';
+import { PARK_SWEEP_INTERVAL_MS, sweepDueWaits } from '../../core/session/park-sweep.ts';
 import { runQueuedTurn } from '../../core/boot/turn-runner.ts';
 import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
@@ -54,12 +57,16 @@ const launcher = createWorkerLauncher({
   slots: { turn: env.workers.turn.slots, call: env.workers.call.slots },
   log: print,
 });
+const builds = publishedWorkflows({ docs, objects });
 const turnDeps = {
   docs, objects, clock: systemClock, ids: cryptoIds, launcher, catalog, instanceId,
   models: createAiModelProvider({ models: boot.config.models }), modelsConfig: boot.config.models,
   promptCache: { enabled: env.promptCache, ttl: env.promptCacheTtl }, limits: env.workers.turn,
-  workflowOf: publishedWorkflows({ docs, objects }).workflowOf,
+  workflowOf: builds.workflowOf,
+  afterTurn: async (turnId: string) => { if (queue) await queueCompletionFiring({ docs, objects, clock: systemClock, ids: cryptoIds, queue }, turnId); },
 };
+const enqueueTurn = async (turnId: string) => { await queue?.add(TURN_QUEUE, 'turn', { turnId }, { jobId: turnId }); };
+let parkTimer: ReturnType<typeof setInterval> | undefined;
 let consumers: { stop(): Promise<void> }[] = [];
 let stopRequested = false;
 const wakers = new Set<() => void>();
@@ -83,8 +90,16 @@ async function startWork(): Promise<void> {
   if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, requeue: async (turnId) => { await queue?.add(TURN_QUEUE, 'turn', { turnId }, { jobId: `${turnId}:${Date.now()}` }); } })) log(line);
   if (queue) {
     // Jobs beyond the free turn slots stay claimed and wait for a slot (Rule 7).
-    consumers = [queue.consume(TURN_QUEUE, async (job) => runQueuedTurn(turnDeps, (job.data as { turnId: string }).turnId), { concurrency: env.workers.turn.slots * 2 })];
-    log(`dispatcher running: queue ${TURN_QUEUE} (${env.workers.turn.slots} turn slots); data update sweep every 5 minutes`);
+    consumers = [
+      queue.consume(TURN_QUEUE, async (job) => runQueuedTurn(turnDeps, (job.data as { turnId: string }).turnId), { concurrency: env.workers.turn.slots * 2 }),
+      queue.consume(TRIGGER_QUEUE, async (job) => {
+        if (job.name === 'completion') await runCompletionFiring({ docs, objects, clock: systemClock, ids: cryptoIds, enqueueTurn, builds }, (job.data as { firing: CompletionFiring }).firing);
+      }, { concurrency: 2 }),
+    ];
+    parkTimer = setInterval(() => {
+      void sweepDueWaits({ docs, objects, clock: systemClock, ids: cryptoIds, enqueueTurn }).catch((error: Error) => logger.error({ err: error.message }, 'park sweep failed'));
+    }, PARK_SWEEP_INTERVAL_MS);
+    log(`dispatcher running: queues ${TURN_QUEUE} (${env.workers.turn.slots} turn slots) and ${TRIGGER_QUEUE}; park sweep every ${PARK_SWEEP_INTERVAL_MS / 1000} s; data update sweep every 5 minutes`);
   } else {
     log('dispatcher running without a queue store (QUEUE_URL unset): no turn runs; data update sweep every 5 minutes');
   }
@@ -93,7 +108,7 @@ async function startWork(): Promise<void> {
 }
 
 const finished = env.embeddedQueue.enabled
-  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner: instanceId, clock: systemClock, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; await Promise.all(consumers.map((c) => c.stop())); consumers = []; }, stopping: () => stopRequested })
+  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner: instanceId, clock: systemClock, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; clearInterval(parkTimer); await Promise.all(consumers.map((c) => c.stop())); consumers = []; }, stopping: () => stopRequested })
   : startWork().then(() => new Promise<void>((resolve) => { wakers.add(resolve); }));
 
 stopOnSignals(process, async () => {
@@ -103,6 +118,7 @@ stopOnSignals(process, async () => {
   await Promise.all(consumers.map((c) => c.stop()));
   await finished;
   clearInterval(catalogTimer);
+  clearInterval(parkTimer);
   await queue?.close();
   await catalog.close();
   await stores.close();

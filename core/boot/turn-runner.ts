@@ -33,6 +33,8 @@ export interface TurnRunnerDeps extends SessionStoreDeps {
   workflowOf(buildId: string, slug: string): Promise<WorkflowView>;
   /** How often a running turn is checked for cancellation (ms); default 1000. */
   cancelPollMs?: number;
+  /** Called once the turn has settled (e.g. to queue its completion firing). */
+  afterTurn?(turnId: string): Promise<void>;
 }
 
 /** Cost in USD of `usage` on `model` (the default or first offered when absent); 0 for a model without prices. */
@@ -69,6 +71,7 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
   try {
     const outcome = await deps.launcher.run({ kind: 'turn', subject: `turn ${turnId}`, task: 'turn', payload: { turnId }, limits: deps.limits, broker: turnBroker(host), signal: controller.signal });
     if (outcome.ended === 'failed') await failTurnTree(deps, turn, { code: outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed'), message: outcome.message });
+    await deps.afterTurn?.(turnId);
   } finally {
     clearInterval(watch);
   }

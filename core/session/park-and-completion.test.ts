@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
+import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
+import { completionFiring, fireCompletion } from './completion.ts';
+import { sweepDueWaits } from './park-sweep.ts';
+import { insertSession, insertTurn, sessionsOf, settleTurn, turnsOf } from './session-store.ts';
+import type { WorkflowView } from './workflow-view.ts';
+
+function world(at: string) {
+  let n = 0;
+  const clock = { now: () => new Date(at) };
+  const deps = { docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock, ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '' } };
+  const queued: string[] = [];
+  return { deps: { ...deps, enqueueTurn: async (id: string) => { queued.push(id); } }, queued, clock };
+}
+const fields = { orgId: 'o', agentId: 'a', environment: 'main', workflow: 'report', buildId: 'b', commitId: 'c', state: 'wait', variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [] };
+
+describe('the park sweep', () => {
+  it('delivers a wait whose time has passed, once, and leaves the others parked', async () => {
+    const w = world('2026-11-24T10:00:00.000Z');
+    const due = await insertSession(w.deps, fields);
+    const later = await insertSession(w.deps, fields);
+    const child = await insertSession(w.deps, { ...fields, depth: 1 });
+    const park = (id: string, until: string) => sessionsOf(w.deps).updateOne({ _id: id }, { $set: { status: 'awaiting_input', pending: { kind: 'input', id: `p-${id}`, reason: 'Wait for the nightly load.', until } } });
+    await park(due._id, '2026-11-24T09:59:00.000Z');
+    await park(later._id, '2026-11-24T11:00:00.000Z');
+    await park(child._id, '2026-11-24T09:00:00.000Z');
+    const turns = await sweepDueWaits(w.deps);
+    expect(turns).toHaveLength(1);
+    expect(w.queued).toEqual(turns);
+    expect(await turnsOf(w.deps).findOne({ _id: turns[0] })).toMatchObject({ sessionId: due._id, kind: 'delivery', status: 'queued', input: { message: expect.stringContaining('The wait ended at 2026-11-24T09:59:00.000Z') } });
+    expect((await sessionsOf(w.deps).findOne({ _id: due._id }))?.status).toBe('running');
+    expect((await sessionsOf(w.deps).findOne({ _id: later._id }))?.status).toBe('awaiting_input');
+    expect(await sweepDueWaits(w.deps)).toEqual([]);
+  });
+});
+
+describe('completion firings', () => {
+  it('carry the finished session and how its turn ended; a child, a parked or a cancelled turn fires nothing', async () => {
+    const w = world('2026-11-24T10:00:00.000Z');
+    const session = await insertSession(w.deps, fields);
+    const turn = await insertTurn(w.deps, session, 'prompt', {}, 'running');
+    await settleTurn(w.deps, turn, { status: 'failed', error: { code: 'raised', message: 'No data.' } });
+    const firing = completionFiring((await sessionsOf(w.deps).findOne({ _id: session._id }))!, (await turnsOf(w.deps).findOne({ _id: turn._id }))!);
+    expect(firing).toMatchObject({ type: 'completion', workflow: 'report', sessionId: session._id, turnId: turn._id, status: 'failed', error: { code: 'raised' }, state: 'wait' });
+    const settled = (await turnsOf(w.deps).findOne({ _id: turn._id }))!;
+    expect(completionFiring({ ...(await sessionsOf(w.deps).findOne({ _id: session._id }))!, depth: 1 }, settled)).toBeUndefined();
+    expect(completionFiring((await sessionsOf(w.deps).findOne({ _id: session._id }))!, { ...settled, status: 'cancelled' })).toBeUndefined();
+    expect(completionFiring((await sessionsOf(w.deps).findOne({ _id: session._id }))!, { ...settled, status: 'awaiting_input' })).toBeUndefined();
+
+    const follow = { slug: 'follow-up', disabled: false } as WorkflowView;
+    const opened = await fireCompletion(w.deps, firing!, { orgId: 'o', buildId: 'b2', commitId: 'c2', targets: [{ view: follow, triggers: [{ id: 'after-report', state: 'start', workflow: 'report' }, { id: 'after-other', state: 'start', workflow: 'other' }] }] });
+    expect(opened).toHaveLength(1);
+    expect(await sessionsOf(w.deps).findOne({ _id: opened[0] })).toMatchObject({ workflow: 'follow-up', state: 'start', trigger: 'after-report', buildId: 'b2', lockedVariables: ['trigger'], variables: { trigger: { sessionId: session._id, status: 'failed' } } });
+    expect(w.queued).toHaveLength(1);
+  });
+});

@@ -1,0 +1,31 @@
+/**
+ * The park sweep: a root session waiting for input whose wait named a time (`platform_wait({reason, until})`) gets
+ * a delivery turn once that time has passed, saying the wait ended. Safe to run from every dispatcher at once: the
+ * session moves from awaiting_input to running by compare-and-set, so one sweep delivers.
+ *
+ * Source: spec/platform-service.md § Processes (the dispatcher runs the park sweep); ../shared/AGENT-FORMAT.md
+ * § workflow.yaml (platform_wait parks awaiting input; `until` resumes it).
+ */
+import { insertTurn, sessionsOf, type SessionStoreDeps } from './session-store.ts';
+
+/** How often a dispatcher sweeps (ms). */
+export const PARK_SWEEP_INTERVAL_MS = 30_000;
+
+/**
+ * Delivers the waits that are due: for each, a `delivery` turn is queued with a message naming the end of the wait.
+ * @returns the ids of the turns queued
+ */
+export async function sweepDueWaits(deps: SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void> }, limit = 100): Promise<string[]> {
+  const now = deps.clock.now();
+  const due = await sessionsOf(deps).find({ status: 'awaiting_input', depth: 0, 'pending.kind': 'input', 'pending.until': { $lte: now.toISOString() } }, { limit });
+  const queued: string[] = [];
+  for (const session of due) {
+    const pending = session.pending as { id: string; until?: string; reason?: string };
+    const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, status: 'awaiting_input', 'pending.id': pending.id }, { $set: { status: 'running', updatedAt: now } });
+    if (matched === 0) continue;
+    const turn = await insertTurn(deps, session, 'delivery', { message: `The wait ended at ${pending.until} (it waited for: ${pending.reason ?? 'input'}). Carry on.` });
+    await deps.enqueueTurn(turn._id);
+    queued.push(turn._id);
+  }
+  return queued;
+}
