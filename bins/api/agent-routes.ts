@@ -5,10 +5,13 @@
  * - `PUT /api/agents/:agent/environments/:env/files` {files: [{path, text}], replace?, deletes?, message?}
  *   (Maintainer): sent as `application/json` (1 MiB) or, for a larger batch, the same JSON as
  *   `application/octet-stream` (an upload: 20 MiB, as the request rules give);
- * - `POST …/publish`, `…/restore` ({buildId?}), `…/discard`, `…/promote` ({to}) (Maintainer).
- * Environment operations run synchronously in this first version (the queued operations come with the
- * dispatcher). No route takes query parameters; bodies are checked with TypeBox (400 naming the field);
- * role refusals are 403 with core/org's codes; a refused publish is 422 `agent_invalid` with `problems`.
+ * - `POST …/publish`, `…/restore` ({buildId?}), `…/discard`, `…/promote` ({to}) (Maintainer): queued
+ *   environment operations. The role, the environment and the body are checked at once (403/404/400);
+ *   then the answer is `202 {operation}` (status `queued`), or 503 `queue_unavailable` without a queue store;
+ * - `GET /api/agents/:agent/operations/:id` (Reader): the operation, ending `succeeded` with `result` (the
+ *   environment after it) or `failed` with `error` (a refused publish: `agent_invalid` with located `problems`).
+ * No route takes query parameters; bodies are checked with TypeBox (400 naming the field); role refusals
+ * are 403 with core/org's codes.
  *
  * Source: ../shared/spec/platform-service.md (What the service does; § Limits; § Errors); issue 7 § Agents
  * and environments, § Operators.
@@ -16,8 +19,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import {
-  AgentInvalidError, createAgent, discardDraft, environmentView, formatAgentProblem, getAgent, listAgents, promoteEnvironment,
-  publishEnvironment, readEnvironment, restoreEnvironment, saveDraft, type AgentCaller, type AgentDeps, type AgentRecord,
+  createAgent, environmentView, getAgent, listAgents, operationView, readEnvironment, readOperation, requestOperation, saveDraft,
+  type AgentCaller, type AgentDeps, type AgentRecord, type EnqueueOperation, type OperationRequest,
 } from '../../core/agent/hosting.ts';
 import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
 import { json, maxUploadBytes, parseJsonBody, readBody, readJson } from './http-helpers.ts';
@@ -25,6 +28,8 @@ import { json, maxUploadBytes, parseJsonBody, readBody, readJson } from './http-
 /** Dependencies of the agent routes. */
 export interface AgentRouteDeps extends CallerRouteDeps<AgentCaller> {
   deps: AgentDeps;
+  /** Puts an environment operation on its queue; undefined without a queue store (operations then answer 503). */
+  enqueueOperation: EnqueueOperation | undefined;
 }
 
 const Slug = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', description: `a slug of at most ${max} lowercase letters and digits joined by hyphens` });
@@ -51,12 +56,6 @@ async function readFilesBody(request: Request): Promise<Static<typeof FilesBody>
   return parseJsonBody(await readBody(request, maxUploadBytes), FilesBody, 'send {"files": [{"path", "text"}], …}');
 }
 
-/** 422 with each problem located (`file:line:col key: message`) for a publish the validator refused. */
-function agentInvalidResponse(error: unknown): Response | undefined {
-  if (!(error instanceof AgentInvalidError)) return undefined;
-  return json({ error: { code: error.code, message: error.message, problems: error.problems.map((p) => ({ ...p, text: formatAgentProblem(p) })) } }, 422);
-}
-
 function agentView(agent: AgentRecord) {
   return { id: agent._id, orgId: agent.orgId, slug: agent.slug, name: agent.name, description: agent.description, createdAt: agent.createdAt };
 }
@@ -64,11 +63,14 @@ function agentView(agent: AgentRecord) {
 const noParse = { parse: 'none' as const };
 type Org = { org: string };
 type Env = { agent: string; env: string };
+type Op = { agent: string; id: string };
 
 /** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
 export function agentRoutes(env: AgentRouteDeps) {
   const { deps } = env;
-  const route = callerRoutes(env, agentInvalidResponse);
+  const route = callerRoutes(env);
+  const operation = async (caller: AgentCaller, params: Env, request: OperationRequest) =>
+    json({ operation: operationView(await requestOperation(deps, caller, params.agent, params.env, request, env.enqueueOperation)) }, 202);
   return new Elysia()
     .post('/api/orgs/:org/agents', route<Org>(async ({ request, params, caller }) => {
       const body = await readJson(request, CreateAgentBody);
@@ -87,18 +89,19 @@ export function agentRoutes(env: AgentRouteDeps) {
     }), noParse)
     .post('/api/agents/:agent/environments/:env/publish', route<Env>(async ({ request, params, caller }) => {
       await optionalJson(request, EmptyBody);
-      return json(await publishEnvironment(deps, caller, params.agent, params.env));
+      return operation(caller, params, { kind: 'publish', input: {} });
     }), noParse)
     .post('/api/agents/:agent/environments/:env/restore', route<Env>(async ({ request, params, caller }) => {
       const body = await optionalJson(request, RestoreBody);
-      return json(await restoreEnvironment(deps, caller, params.agent, params.env, body.buildId));
+      return operation(caller, params, { kind: 'restore', input: body.buildId === undefined ? {} : { buildId: body.buildId } });
     }), noParse)
     .post('/api/agents/:agent/environments/:env/discard', route<Env>(async ({ request, params, caller }) => {
       await optionalJson(request, EmptyBody);
-      return json(await discardDraft(deps, caller, params.agent, params.env));
+      return operation(caller, params, { kind: 'discard', input: {} });
     }), noParse)
     .post('/api/agents/:agent/environments/:env/promote', route<Env>(async ({ request, params, caller }) => {
       const body = await readJson(request, PromoteBody);
-      return json(await promoteEnvironment(deps, caller, params.agent, params.env, body.to));
-    }), noParse);
+      return operation(caller, params, { kind: 'promote', input: { to: body.to } });
+    }), noParse)
+    .get('/api/agents/:agent/operations/:id', route<Op>(async ({ params, caller }) => json({ operation: operationView(await readOperation(deps, caller, params.agent, params.id)) })));
 }

@@ -29,6 +29,7 @@ import { orgPreparation, orgRoutes } from './org-routes.ts';
 import { semanticRoutes } from './semantic-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { sessionDeps } from '../../core/boot/session-wiring.ts';
+import { operationEnqueuer } from '../../core/boot/environment-operations.ts';
 import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 
@@ -65,7 +66,7 @@ export interface ApiAppParts {
   allInOne: boolean;
   /** This process's instance id (PLATFORM_INSTANCE_ID, or host-pid), shown by /api/health/ready. */
   instanceId: string;
-  /** The job queue turns are put on (absent without a queue store: starting a turn then answers 503). */
+  /** The job queue turns and environment operations are put on (absent without a queue store: they then answer 503). */
   queue?: JobQueue;
   /** The per-user counter's own connection to the queue store; omitted counts in this process. */
   rateRedis?: RedisConnection;
@@ -110,7 +111,7 @@ export function createApiApp(parts: ApiAppParts) {
     .use(authRoutes({ signIn: env.signIn, oidcDiscovery: parts.signIn.oidcDiscovery, branding: parts.config.branding, logger }))
     .use(semanticRoutes({ deps: { docs, objects, git, clock: systemClock, ids: cryptoIds }, logger, authorOf }))
     .use(orgRoutes({ deps: orgDeps, logger, callerOf, prepare: prepareCaller }))
-    .use(agentRoutes({ deps: agentDeps, logger, callerOf, prepare: prepareCaller }))
+    .use(agentRoutes({ deps: agentDeps, enqueueOperation: operationEnqueuer(parts.queue), logger, callerOf, prepare: prepareCaller }))
     .use(sessionRoutes({ deps: sessionDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: publishedWorkflows({ docs, objects }).workflowOf }), logger, callerOf, prepare: prepareCaller }))
     .onError(({ code }) => {
       if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });

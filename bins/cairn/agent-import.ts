@@ -2,7 +2,8 @@
  * `cairn agent import <dir> --agent <slug> [--org <id>] [--env <name>] [--publish]`: reads an agent
  * repository from disk, creates the agent when its organization has none with that slug (in `--org`, or
  * the caller's only, default or personal organization), saves every file as one commit on the
- * environment's draft (default `main`; the files replace the draft's), and with `--publish` publishes it.
+ * environment's draft (default `main`; the files replace the draft's), and with `--publish` publishes it
+ * (a queued environment operation: the command waits for it to end, at most 120 s).
  * Prints the commit and the published build; a refused publish prints each problem as
  * `file:line:col key: message` and exits 1.
  *
@@ -13,6 +14,7 @@ import { relative, sep } from 'node:path';
 import { listFiles } from '../../core/adapters/runtime/list-files.ts';
 import type { AgentFile } from '../../core/agent/index.ts';
 import { callApi, CliError, uploadBytes, type ApiTarget } from './api-client.ts';
+import { runEnvironmentOperation, type OperationProblem } from './environment-operation.ts';
 import type { CommandOutput } from './semantic-commands.ts';
 import { terminalSafe } from './terminal-text.ts';
 
@@ -30,7 +32,7 @@ export interface AgentImportOptions {
 interface OrgView { id: string; name: string; kind: string }
 interface AgentView { id: string; slug: string; name: string }
 interface EnvView { name: string; draft: { commitId: string }; published: { buildId: string; commitId: string; counts: Record<string, number> } | null }
-interface Problem { file: string; line: number; column: number; key: string; message: string }
+type Problem = OperationProblem;
 
 
 /** Every regular file of `dir` (but `.git` and symbolic links) as UTF-8 text. @throws CliError when `dir` is not a directory */
@@ -56,17 +58,12 @@ async function agentOf(target: ApiTarget, org: string, slug: string): Promise<{ 
   return { agent: await callApi<AgentView>(target, 'POST', `/api/orgs/${encodeURIComponent(org)}/agents`, { slug }), created: true };
 }
 
-/** POST …/publish: the environment, or the problems of a refused publish. */
-async function publish(target: ApiTarget, path: string): Promise<{ env?: EnvView; problems?: Problem[] }> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (target.token) headers.authorization = `Bearer ${target.token}`;
-  const response = await fetch(new URL(path, target.url), { method: 'POST', headers }).catch((error: Error) => {
-    throw new CliError(`cannot reach ${target.url}: ${error.message}. Is cairn running (scripts/start)? Use --url or CAIRN_URL.`);
-  });
-  const body = await response.json().catch(() => ({})) as { error?: { code?: string; message?: string; problems?: Problem[] } } & EnvView;
-  if (response.ok) return { env: body };
-  if (body.error?.code === 'agent_invalid' && body.error.problems) return { problems: body.error.problems };
-  throw new CliError(`${body.error?.message ?? `${response.status} ${response.statusText}`}${body.error?.code ? ` (${body.error.code})` : ''}`);
+/** Publishes (a queued operation, waited for): the environment after it, or the problems of a refused publish. */
+async function publish(target: ApiTarget, envPath: string): Promise<{ env?: EnvView; problems?: Problem[] }> {
+  const op = await runEnvironmentOperation<EnvView>(target, envPath, 'publish');
+  if (op.status === 'succeeded' && op.result) return { env: op.result };
+  if (op.error?.code === 'agent_invalid' && op.error.problems) return { problems: op.error.problems };
+  throw new CliError(`${op.error?.message ?? `the publish operation ${op.id} ended ${op.status}`}${op.error?.code ? ` (${op.error.code})` : ''}`);
 }
 
 const line = (p: Problem) => terminalSafe(`${p.file}:${p.line}:${p.column} ${p.key}: ${p.message}`, { newlines: false });
@@ -88,7 +85,7 @@ export async function importAgentCommand(target: ApiTarget, args: string[], opti
   const saved = await uploadBytes<EnvView>(target, `${envPath}/files`, body);
   const human = [`agent ${agent.slug} (${agent.id}) ${created ? 'created' : 'found'}`, `saved ${files.length} file(s) to ${env}: commit ${saved.draft.commitId}`];
   if (!options.publish) return { data: { agent, created, environment: saved }, human: human.join('\n') };
-  const result = await publish(target, `${envPath}/publish`);
+  const result = await publish(target, envPath);
   if (result.problems) {
     human.push(...result.problems.map(line), `publish refused: ${result.problems.length} problem(s); fix them and import again`);
     return { data: { agent, created, environment: saved, problems: result.problems }, human: human.join('\n'), exitCode: 1 };

@@ -22,6 +22,7 @@ import { isCompiledExecutable } from '../../core/adapters/runtime/app-directory.
 import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/worker/index.ts';
 import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
 import { TURN_QUEUE } from '../../core/boot/session-wiring.ts';
+import { consumeEnvironmentOperations, ENVIRONMENT_OPERATIONS_QUEUE, operationHostingDeps } from '../../core/boot/environment-operations.ts';
 import type { CompletionFiring } from '../../core/session/completion.ts';
 import { PARK_SWEEP_INTERVAL_MS, sweepDueWaits } from '../../core/session/park-sweep.ts';
 import { runQueuedTurn } from '../../core/boot/turn-runner.ts';
@@ -32,6 +33,8 @@ import { settleLostJobs } from './settle-lost-jobs.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const logger = createPinoLogger({ name: 'dispatcher' });
+/** Environment operations queued from now on go to this container's queue store (settling leaves them to run). */
+const startedAt = systemClock.now();
 const instanceId = process.env.PLATFORM_INSTANCE_ID ?? `${hostname()}-${process.pid}`;
 const { boot, stores, owner: leaseOwner } = await startRole('dispatcher', {
   env: process.env,
@@ -65,6 +68,7 @@ const turnDeps = {
   workflowOf: builds.workflowOf,
   afterTurn: async (turnId: string) => { if (queue) await queueCompletionFiring({ docs, objects, clock: systemClock, ids: cryptoIds, queue }, turnId); },
 };
+const operationDeps = operationHostingDeps({ docs, objects, scratchDir: env.scratchDir, clock: systemClock, ids: cryptoIds });
 const enqueueTurn = async (turnId: string) => { await queue?.add(TURN_QUEUE, 'turn', { turnId }, { jobId: turnId }); };
 let parkTimer: ReturnType<typeof setInterval> | undefined;
 let consumers: { stop(): Promise<void> }[] = [];
@@ -87,7 +91,7 @@ async function sweepLoop(): Promise<void> {
 
 async function startWork(): Promise<void> {
   // Only a dispatcher that took the single-dispatcher lease settles: with a shared queue store nothing was lost.
-  if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, requeue: async (turnId) => { await queue?.add(TURN_QUEUE, 'turn', { turnId }, { jobId: `${turnId}:${Date.now()}` }); } })) log(line);
+  if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, startedAt, requeue: async (turnId) => { await queue?.add(TURN_QUEUE, 'turn', { turnId }, { jobId: `${turnId}:${Date.now()}` }); } })) log(line);
   if (queue) {
     // Jobs beyond the free turn slots stay claimed and wait for a slot (Rule 7).
     consumers = [
@@ -95,11 +99,12 @@ async function startWork(): Promise<void> {
       queue.consume(TRIGGER_QUEUE, async (job) => {
         if (job.name === 'completion') await runCompletionFiring({ docs, objects, clock: systemClock, ids: cryptoIds, enqueueTurn, builds }, (job.data as { firing: CompletionFiring }).firing);
       }, { concurrency: 2 }),
+      consumeEnvironmentOperations(queue, operationDeps, log),
     ];
     parkTimer = setInterval(() => {
       void sweepDueWaits({ docs, objects, clock: systemClock, ids: cryptoIds, enqueueTurn }).catch((error: Error) => logger.error({ err: error.message }, 'park sweep failed'));
     }, PARK_SWEEP_INTERVAL_MS);
-    log(`dispatcher running: queues ${TURN_QUEUE} (${env.workers.turn.slots} turn slots) and ${TRIGGER_QUEUE}; park sweep every ${PARK_SWEEP_INTERVAL_MS / 1000} s; data update sweep every 5 minutes`);
+    log(`dispatcher running: queues ${TURN_QUEUE} (${env.workers.turn.slots} turn slots), ${TRIGGER_QUEUE} and ${ENVIRONMENT_OPERATIONS_QUEUE}; park sweep every ${PARK_SWEEP_INTERVAL_MS / 1000} s; data update sweep every 5 minutes`);
   } else {
     log('dispatcher running without a queue store (QUEUE_URL unset): no turn runs; data update sweep every 5 minutes');
   }

@@ -7,10 +7,15 @@
  */
 import type { Clock } from '../../core/ports/clock.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
+import { failInterruptedOperations } from '../../core/agent/hosting.ts';
 import { settleTurn, turnsOf } from '../../core/session/session-store.ts';
 
-/** What settling needs: the stores, and a way to enqueue a turn again. */
-export interface SettleDeps { docs: DocumentStore; clock: Clock; requeue(turnId: string): Promise<void> }
+/**
+ * What settling needs: the stores, a way to enqueue a turn again, and when this dispatcher started: an
+ * environment operation queued since then went to this container's queue store and is left to run
+ * (default: every queued operation is settled).
+ */
+export interface SettleDeps { docs: DocumentStore; clock: Clock; requeue(turnId: string): Promise<void>; startedAt?: Date }
 
 /** One rule of the replacement table: which records, and what becomes of them. */
 export interface SettleRule {
@@ -24,8 +29,9 @@ export interface SettleRule {
 export const INTERRUPTED_MESSAGE = 'interrupted by a platform restart';
 
 /**
- * The rules of this release: turns (queued → enqueued again; running → failed, interrupted by a platform restart).
- * Evaluations, provisioning and environment operations add theirs when they are queued work.
+ * The rules of this release: turns (queued → enqueued again; running → failed, interrupted by a platform restart);
+ * environment operations (queued or running → failed, interrupted by a platform restart: run it again).
+ * Evaluations and provisioning add theirs when they are queued work.
  */
 export const settleRules: SettleRule[] = [
   {
@@ -43,6 +49,10 @@ export const settleRules: SettleRule[] = [
       for (const turn of queued) await deps.requeue(turn._id);
       return queued.length;
     },
+  },
+  {
+    describe: 'queued or running environment operation → ended failed, interrupted by a platform restart (run it again)',
+    settle: (deps) => failInterruptedOperations(deps, deps.startedAt),
   },
 ];
 

@@ -28,6 +28,8 @@ export const agentCollections = {
   agents: 'agent_agents',
   environments: 'agent_environments',
   builds: 'agent_builds',
+  /** Environment operations (publish, restore, discard, promote) as queued work: core/agent/operations-model.ts. */
+  operations: 'agent_operations',
 } as const;
 
 /** Object and repository keys of an agent, one place. */
@@ -185,4 +187,5 @@ export async function ensureAgentIndexes(docs: DocumentStore): Promise<void> {
   await docs.collection(agentCollections.agents).createIndex({ orgId: 1, slug: 1 }, { unique: true });
   await docs.collection(agentCollections.environments).createIndex({ agentId: 1, name: 1 }, { unique: true });
   await docs.collection(agentCollections.builds).createIndex({ agentId: 1, publishedAt: -1 });
+  await docs.collection(agentCollections.operations).createIndex({ status: 1 });
 }

@@ -12,3 +12,5 @@ export { createAgent, describeAgent, getAgent, listAgents } from './agents.ts';
 export { environmentView, loadEnvironment, maxFilesPerSave, readEnvironment, saveDraft, type DraftChange, type EnvironmentView } from './drafts.ts';
 export { readPublishedAgent, type PublishedAgent, type PublishedWorkflow } from './published-workflows.ts';
 export { AgentInvalidError, discardDraft, formatAgentProblem, promoteEnvironment, publishEnvironment, readBuild, restoreEnvironment } from './publishing.ts';
+export * from './operations-model.ts';
+export { failInterruptedOperations, readOperation, requestOperation, runOperation, type OperationRequest } from './operations.ts';

@@ -1,0 +1,55 @@
+/**
+ * Wires environment operations (publish, restore, discard, promote; core/agent/operations.ts) to the job
+ * queue: the queue's name, the API's enqueuer, the hosting dependencies a dispatcher runs them with, and
+ * the dispatcher's consumer.
+ *
+ * Source: ../shared/spec/platform-service.md § Processes (the dispatcher consumes environment operations);
+ * issue 7 § Agents and environments, § Dispatcher and workers.
+ */
+import { createObjectStoreGitRepo } from '../adapters/git/index.ts';
+import { builtinTemplate, runOperation, type AgentDeps, type EnqueueOperation } from '../agent/hosting.ts';
+import { createDocumentLease } from '../lease/document-lease.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { DocumentStore } from '../ports/document-store.ts';
+import type { Ids } from '../ports/ids.ts';
+import type { JobQueue } from '../ports/job-queue.ts';
+import type { ObjectStore } from '../ports/object-store.ts';
+import { orgAgentAuthority } from './agent-authority.ts';
+
+/** The queue environment operations are put on (every dispatcher consumes it). Source: spec § Processes. */
+export const ENVIRONMENT_OPERATIONS_QUEUE = 'environment-operations';
+
+/** Operations one dispatcher runs at once (operations on one agent still run one after the other: its lock). */
+export const environmentOperationConcurrency = 4;
+
+/** The enqueuer of the API: the operation id is the job id (adding it twice adds one job). Undefined without a queue. */
+export function operationEnqueuer(queue: JobQueue | undefined): EnqueueOperation | undefined {
+  if (!queue) return undefined;
+  return async (operationId) => { await queue.add(ENVIRONMENT_OPERATIONS_QUEUE, 'operation', { operationId }, { jobId: operationId }); };
+}
+
+/**
+ * The hosting dependencies a dispatcher runs operations with: git through the object store (scratch copies
+ * under `scratchDir`), the per-agent lock in the document store (the API's lock), core/org's roles.
+ * New agents are not created here, so the template is the built-in one.
+ */
+export function operationHostingDeps(parts: { docs: DocumentStore; objects: ObjectStore; scratchDir: string; clock: Clock; ids: Ids }): AgentDeps {
+  const { docs, objects, clock, ids } = parts;
+  return {
+    docs, objects, clock, ids, git: createObjectStoreGitRepo({ objectStore: objects, scratchDir: parts.scratchDir }), lease: createDocumentLease(docs, clock),
+    authority: orgAgentAuthority({ docs }), template: async () => builtinTemplate(), wait: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  };
+}
+
+/**
+ * Consumes the environment-operations queue: each job's operation is claimed, run and ended (a job whose
+ * operation was already claimed or ended does nothing).
+ * @param log - receives one line per ended operation, and unexpected errors (never a value of the agent's files)
+ */
+export function consumeEnvironmentOperations(queue: JobQueue, deps: AgentDeps, log: (line: string) => void): { stop(): Promise<void> } {
+  return queue.consume(ENVIRONMENT_OPERATIONS_QUEUE, async (job) => {
+    const { operationId } = job.data as { operationId: string };
+    const ended = await runOperation(deps, operationId, (error) => log(`environment operation ${operationId} failed unexpectedly: ${(error as Error).message}`));
+    if (ended) log(`environment operation ${ended._id} (${ended.kind} ${ended.environment} of agent ${ended.agentId}) ${ended.status}${ended.error ? `: ${ended.error.code}` : ''}`);
+  }, { concurrency: environmentOperationConcurrency });
+}
