@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../core/adapters/runtime/system-clock.ts';
+import { agentCollections, agentSchemaVersion, type OperationRecord } from '../../core/agent/hosting.ts';
 import { insertSession, insertTurn, sessionsOf, turnsOf } from '../../core/session/session-store.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
@@ -22,5 +23,22 @@ describe('settling turns lost with the queue store (the replacement table)', () 
     expect(requeued).toEqual([queuedTurn._id]);
     expect(await turnsOf(deps).findOne({ _id: queuedTurn._id })).toMatchObject({ status: 'queued' });
     expect(await settleLostJobs({ ...deps, requeue: async () => undefined })).toEqual(['settled 1 record(s): queued turn → enqueued again']);
+  });
+
+  it('ends queued and running environment operations failed (interrupted by a platform restart; run it again), but not one queued since the dispatcher started', async () => {
+    const docs = createMemoryDocumentStore();
+    const ops = docs.collection<OperationRecord>(agentCollections.operations);
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 24, 9, 0, s));
+    const op = (id: string, status: OperationRecord['status'], queuedAt: Date): OperationRecord => ({
+      _id: id, schemaVersion: agentSchemaVersion, orgId: 'o', agentId: 'a', environment: 'main', kind: 'publish', input: {}, status,
+      requestedBy: { subject: 's', email: 'm@example.com' }, error: null, result: null, queuedAt, startedAt: status === 'queued' ? null : queuedAt, endedAt: null,
+    });
+    for (const record of [op('lost-queued', 'queued', at(1)), op('lost-running', 'running', at(2)), op('new-queued', 'queued', at(9))]) await ops.insertOne(record);
+    const lines = await settleLostJobs({ docs, clock: systemClock, requeue: async () => undefined, startedAt: at(5) });
+    expect(lines).toEqual(['settled 2 record(s): queued or running environment operation → ended failed, interrupted by a platform restart (run it again)']);
+    const failed = { status: 'failed', error: { code: 'interrupted', message: 'The operation was interrupted by a platform restart; run it again.' } };
+    expect(await ops.findOne({ _id: 'lost-queued' })).toMatchObject(failed);
+    expect(await ops.findOne({ _id: 'lost-running' })).toMatchObject(failed);
+    expect(await ops.findOne({ _id: 'new-queued' })).toMatchObject({ status: 'queued', error: null });
   });
 });
