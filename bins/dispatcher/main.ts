@@ -71,6 +71,15 @@ const turnDeps = {
 const operationDeps = operationHostingDeps({ docs, objects, scratchDir: env.scratchDir, clock: systemClock, ids: cryptoIds });
 const enqueueTurn = async (turnId: string) => { await queue?.add(TURN_QUEUE, 'turn', { turnId }, { jobId: turnId }); };
 let parkTimer: ReturnType<typeof setInterval> | undefined;
+/** A job handler whose failure is logged (the job is kept failed for inspection, as the queue port says). */
+const logged = (queueName: string, handler: (job: { id: string; name: string; data: unknown }) => Promise<void>) => async (job: { id: string; name: string; data: unknown }) => {
+  try {
+    await handler(job);
+  } catch (error) {
+    logger.error({ queue: queueName, job: job.id, err: (error as Error).message }, 'job failed');
+    throw error;
+  }
+};
 let consumers: { stop(): Promise<void> }[] = [];
 let stopRequested = false;
 const wakers = new Set<() => void>();
@@ -91,14 +100,14 @@ async function sweepLoop(): Promise<void> {
 
 async function startWork(): Promise<void> {
   // Only a dispatcher that took the single-dispatcher lease settles: with a shared queue store nothing was lost.
-  if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, startedAt, requeue: async (turnId) => { await queue?.add(TURN_QUEUE, 'turn', { turnId }, { jobId: `${turnId}:${Date.now()}` }); } })) log(line);
+  if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, startedAt, requeue: async (turnId) => { await queue?.add(TURN_QUEUE, 'turn', { turnId }, { jobId: `${turnId}-again-${Date.now()}` }); } })) log(line);
   if (queue) {
     // Jobs beyond the free turn slots stay claimed and wait for a slot (Rule 7).
     consumers = [
-      queue.consume(TURN_QUEUE, async (job) => runQueuedTurn(turnDeps, (job.data as { turnId: string }).turnId), { concurrency: env.workers.turn.slots * 2 }),
-      queue.consume(TRIGGER_QUEUE, async (job) => {
+      queue.consume(TURN_QUEUE, logged(TURN_QUEUE, async (job) => runQueuedTurn(turnDeps, (job.data as { turnId: string }).turnId)), { concurrency: env.workers.turn.slots * 2 }),
+      queue.consume(TRIGGER_QUEUE, logged(TRIGGER_QUEUE, async (job) => {
         if (job.name === 'completion') await runCompletionFiring({ docs, objects, clock: systemClock, ids: cryptoIds, enqueueTurn, builds }, (job.data as { firing: CompletionFiring }).firing);
-      }, { concurrency: 2 }),
+      }), { concurrency: 2 }),
       consumeEnvironmentOperations(queue, operationDeps, log),
     ];
     parkTimer = setInterval(() => {

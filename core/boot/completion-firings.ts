@@ -20,7 +20,7 @@ export async function queueCompletionFiring(deps: SessionStoreDeps & { queue: Jo
   const turn = await turnsOf(deps).findOne({ _id: turnId });
   const session = turn ? await sessionsOf(deps).findOne({ _id: turn.sessionId }) : null;
   const firing = turn && session ? completionFiring(session, turn) : undefined;
-  if (firing) await deps.queue.add(TRIGGER_QUEUE, 'completion', { firing }, { jobId: `completion:${turnId}` });
+  if (firing) await deps.queue.add(TRIGGER_QUEUE, 'completion', { firing }, { jobId: `completion-${turnId}` });
   return firing;
 }
 

@@ -25,6 +25,8 @@ const script: ScriptedTurn[] = [
   // The cancel case and the dispatcher-kill case: these answers never come.
   { delayMs: 600_000 },
   { delayMs: 600_000 },
+  // A turn queued while the dispatcher is down.
+  { text: 'Which figures do you need?' },
 ];
 
 let model: ScriptedModelServer;
@@ -145,9 +147,16 @@ describe('a session of the demo agent against the scripted model', () => {
     await waitForRequests(5);
     const dispatcher = dispatcherPid(product.child.pid!);
     process.kill(dispatcher, 'SIGKILL');
+    // Queued while no dispatcher runs: the restarted one enqueues it again before running anything, and it runs once.
+    const queued = await api<{ session: Session }>('POST', '/api/sessions', { agent: 'flights-analyst', environment: 'main', workflow: 'flights-analyst', message: 'Queued meanwhile.' });
     const session = await settled(id, 90_000);
     expect(session).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: expect.stringContaining('interrupted by a platform restart') } });
     expect(product.output.some((line) => line.includes('settled 1 record(s): running turn → ended failed, interrupted by a platform restart'))).toBe(true);
+    expect(product.output.some((line) => line.includes('settled 1 record(s): queued turn → enqueued again'))).toBe(true);
+    expect(await settled(queued.body.session.id)).toMatchObject({ status: 'awaiting_input' });
+    const shown = await api<{ turns: { status: string }[] }>('GET', `/api/sessions/${queued.body.session.id}`);
+    expect(shown.body.turns.map((t) => t.status)).toEqual(['awaiting_input']);
+    expect(model.requests).toHaveLength(6);
   }, 120_000);
 });
 
