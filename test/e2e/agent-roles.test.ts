@@ -1,7 +1,7 @@
 /**
  * Role checks of the agent routes over real HTTP under oidc sign-in (a real local OpenID provider): a
- * member of the User group reads an agent and its environment but is refused saving, publishing and
- * promoting with 403 `agent_role_required`, and creating an agent with 403 `permission_required` (also
+ * member of the User group reads an agent, its environment and its operations but is refused saving, publishing
+ * and promoting with 403 `agent_role_required` at once (no operation is queued), and creating an agent with 403 `permission_required` (also
  * through `cairn agent import` as a real process, exit 1); a non-member sees no agent (404).
  *
  * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors; issue 7 § Organizations and
@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type RunningApi } from '../helpers/api-process.ts';
+import { startDispatcher, waitForOperation, type RunningDispatcher } from '../helpers/dispatcher-process.ts';
 import { oidcSignInEnv, startOidcProvider, threePeople, tokensOf, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
 import { repoRoot, runCairn } from '../helpers/product.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
@@ -16,16 +17,19 @@ import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 let redis: RunningRedis;
 let provider: RunningOidcProvider;
 let api: RunningApi;
+let dispatcher: RunningDispatcher;
 const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
   redis = await startRedis();
   provider = await startOidcProvider(threePeople);
   api = await startApi(redis.url, oidcSignInEnv(provider));
+  dispatcher = await startDispatcher(api, redis.url, oidcSignInEnv(provider));
   Object.assign(tokens, await tokensOf(provider));
 }, 120_000);
 
 afterAll(async () => {
+  await dispatcher?.stop();
   await api?.stop();
   await provider?.stop();
   await redis?.stop();
@@ -45,11 +49,15 @@ describe('agent routes check the caller\'s role', () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ slug: 'helper', name: 'New agent' });
     const agent = created.body.id as string;
-    expect((await as('ada', 'POST', `/api/agents/${agent}/environments/main/publish`)).body.published.counts).toEqual({ workflows: 1, states: 1, triggers: 1, skills: 0, tests: 0 });
+    const asked = await as('ada', 'POST', `/api/agents/${agent}/environments/main/publish`);
+    expect([asked.status, asked.body.operation.status]).toEqual([202, 'queued']);
+    const published = await waitForOperation(api.url, agent, asked.body.operation.id, { authorization: `Bearer ${tokens.ada}` });
+    expect(published.result!.published.counts).toEqual({ workflows: 1, states: 1, triggers: 1, skills: 0, tests: 0 });
     expect((await as('ada', 'POST', `/api/orgs/${org}/members`, { subject: 'bob', email: 'bob@example.com', groups: [`${org}.user`] })).status).toBe(201);
 
     expect((await as('bob', 'GET', `/api/orgs/${org}/agents`)).body.agents.map((a: { slug: string }) => a.slug)).toEqual(['helper']);
     expect((await as('bob', 'GET', `/api/agents/${agent}/environments/main`)).status).toBe(200);
+    expect((await as('bob', 'GET', `/api/agents/${agent}/operations/${published.id}`)).body.operation).toMatchObject({ kind: 'publish', status: 'succeeded' });
     const refusals = [
       await as('bob', 'PUT', `/api/agents/${agent}/environments/main/files`, { files: [{ path: 'NOTES.md', text: 'hi' }] }),
       await as('bob', 'POST', `/api/agents/${agent}/environments/main/publish`),
@@ -64,6 +72,7 @@ describe('agent routes check the caller\'s role', () => {
     expect(cli.stderr).toContain('agents:create permission');
 
     expect((await as('cy', 'GET', `/api/agents/${agent}`)).body.error.code).toBe('agent_not_found');
+    expect((await as('cy', 'GET', `/api/agents/${agent}/operations/${published.id}`)).body.error.code).toBe('agent_not_found');
     expect((await as('cy', 'GET', `/api/orgs/${org}/agents`)).status).toBe(404);
   });
 });

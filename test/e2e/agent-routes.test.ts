@@ -3,8 +3,10 @@
  * `cairn agent import scripts/demo/agent --agent … --publish` as a real process creates the agent in the
  * default organization, saves the files to main's draft and publishes; the environment read back holds
  * the published build with the validator's counts. An invalid import is refused with located problems
- * (exit 1) and leaves the published build unchanged; promote, discard, the body and query checks, and the
- * 20 MiB upload form of the files batch are exercised over HTTP.
+ * (exit 1) and leaves the published build unchanged. Publish, restore, discard and promote answer 202 with
+ * a queued environment operation that a real dispatcher (bins/dispatcher/main.ts on the same stores) runs
+ * and ends succeeded or failed (a refused publish keeps its located problems); two operations asked at once
+ * both succeed; the body and query checks and the 20 MiB upload form of the files batch are exercised over HTTP.
  *
  * Source: ../shared/spec/platform-service.md (What the service does; § Limits; § Errors); issue 7 § Agents
  * and environments, § Operators.
@@ -14,20 +16,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type RunningApi } from '../helpers/api-process.ts';
+import { startDispatcher, waitForOperation, type OperationAnswer, type RunningDispatcher } from '../helpers/dispatcher-process.ts';
 import { repoRoot, runCairn } from '../helpers/product.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 
 let redis: RunningRedis;
 let api: RunningApi;
+let dispatcher: RunningDispatcher;
 let work: string;
 
 beforeAll(async () => {
   redis = await startRedis();
   api = await startApi(redis.url);
+  dispatcher = await startDispatcher(api, redis.url);
   work = mkdtempSync(join(tmpdir(), 'cairn-agent-import-'));
 }, 120_000);
 
 afterAll(async () => {
+  await dispatcher?.stop();
   await api?.stop();
   await redis?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
@@ -39,6 +45,13 @@ async function call(method: string, path: string, body?: unknown, contentType = 
   if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
   const response = await fetch(`${api.url}${path}`, init);
   return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+/** Asks for an environment operation: 202 with it queued; then waits for it to end. */
+async function operation(agentId: string, path: string, body?: unknown): Promise<OperationAnswer> {
+  const asked = await call('POST', `/api/agents/${agentId}/environments/${path}`, body);
+  expect([asked.status, asked.body.operation?.status]).toEqual([202, 'queued']);
+  return waitForOperation(api.url, agentId, asked.body.operation.id);
 }
 
 const demoDir = join(repoRoot, 'scripts/demo/agent');
@@ -79,17 +92,25 @@ describe('cairn agent import and the agent routes', () => {
     expect(run.stdout).toContain('publish refused: 1 problem(s)');
   });
 
-  it('reads the environment back: the draft moved, the published build did not; discard and promote', async () => {
+  it('reads the environment back (the draft moved, the published build did not); publish, discard, promote and restore run as queued operations', async () => {
     const env = await call('GET', `/api/agents/${agentId}/environments/main`);
     expect(env.body.published).toEqual(firstBuild);
     expect(env.body.draft.commitId).not.toBe(firstBuild.commitId);
-    const refused = await call('POST', `/api/agents/${agentId}/environments/main/publish`);
-    expect(refused.status).toBe(422);
-    expect(refused.body.error.problems).toEqual([expect.objectContaining({ file: workflow, line: 1, column: 1, key: '/titel' })]);
-    expect((await call('POST', `/api/agents/${agentId}/environments/main/discard`)).status).toBe(200);
-    expect((await call('POST', `/api/agents/${agentId}/environments/main/publish`)).status).toBe(200);
-    const promoted = await call('POST', `/api/agents/${agentId}/environments/main/promote`, { to: 'staging' });
-    expect(promoted.status).toBe(200);
+    const refused = await operation(agentId, 'main/publish');
+    expect(refused).toMatchObject({ kind: 'publish', status: 'failed', result: null, error: { code: 'agent_invalid' } });
+    expect(refused.error!.problems).toEqual([expect.objectContaining({ file: workflow, line: 1, column: 1, key: '/titel', text: expect.stringContaining(`${workflow}:1:1 /titel: unknown key "titel"`) })]);
+    expect((await call('GET', `/api/agents/${agentId}/environments/main`)).body.published).toEqual(firstBuild);
+    const discarded = await operation(agentId, 'main/discard');
+    expect(discarded).toMatchObject({ status: 'succeeded', result: { published: firstBuild } });
+    const published = await operation(agentId, 'main/publish');
+    expect(published).toMatchObject({ status: 'succeeded', error: null, result: { name: 'main', published: { commitId: discarded.result!.draft.commitId } } });
+    expect(published.result!.published.buildId).not.toBe(firstBuild.buildId);
+    // Two operations on one agent asked at once run one after the other under its lock: both succeed.
+    const [promoted, restored] = await Promise.all([operation(agentId, 'main/promote', { to: 'staging' }), operation(agentId, 'main/restore', { buildId: firstBuild.buildId })]);
+    expect([promoted.status, restored.status]).toEqual(['succeeded', 'succeeded']);
+    expect(promoted.result).toMatchObject({ name: 'staging', published: { buildId: published.result!.published.buildId } });
+    expect((await call('GET', `/api/agents/${agentId}/operations/${promoted.id}`)).body.operation).toMatchObject({ id: promoted.id, status: 'succeeded', requestedBy: 'dev@localhost' });
+    expect((await call('GET', `/api/agents/${agentId}/operations/no-such-operation`)).body.error.code).toBe('operation_not_found');
     const agent = await call('GET', `/api/agents/${agentId}`);
     expect(agent.body.environments.map((e: { name: string }) => e.name)).toEqual(['main', 'staging']);
     expect(agent.body.environments[1].published.commitId).toBe(agent.body.environments[0].published.commitId);
