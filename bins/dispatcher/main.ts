@@ -49,11 +49,11 @@ const { docs, objects, lease } = stores;
 const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
 await ensureSessionIndexes(docs);
 const queue = stores.redis ? createBullJobQueue({ connection: stores.redis, onError: (error) => logger.warn({ err: error.message }, 'queue store error') }) : undefined;
-// A service that fails discovery (e.g. semantic-mcp still starting beside us) is tried again after 15 s.
-const catalog = createServiceCatalog({ services: boot.config.services, log: print, retryAfterMs: 15_000 });
+// A service that fails discovery (e.g. semantic-mcp still starting beside us) is tried again after 5 s (logged once per outage).
+const catalog = createServiceCatalog({ services: boot.config.services, log: print, retryAfterMs: 5_000 });
 void catalog.warm();
-// Retries are due on the next look at the catalog: look every 15 s so a late service is offered before a turn needs it.
-const catalogTimer = setInterval(() => { void catalog.tools().catch(() => undefined); }, 15_000);
+// Retries are due on the next look at the catalog: look every 5 s so a late service is offered before a turn needs it.
+const catalogTimer = setInterval(() => { void catalog.tools().catch(() => undefined); }, 5_000);
 const launcher = createWorkerLauncher({
   program: workerProgramFor({ execPath: process.execPath, compiled: isCompiledExecutable(process.execPath), appDir }),
   environment: (kind, memoryMb) => workerEnvironment(env, { kind, memoryLimitMb: memoryMb }),
