@@ -65,7 +65,7 @@ const turnDeps = {
   docs, objects, clock: systemClock, ids: cryptoIds, launcher, catalog, instanceId,
   models: createAiModelProvider({ models: boot.config.models }), modelsConfig: boot.config.models,
   promptCache: { enabled: env.promptCache, ttl: env.promptCacheTtl }, limits: env.workers.turn,
-  workflowOf: builds.workflowOf,
+  workflowOf: builds.workflowOf, log: print,
   afterTurn: async (turnId: string) => { if (queue) await queueCompletionFiring({ docs, objects, clock: systemClock, ids: cryptoIds, queue }, turnId); },
 };
 const operationDeps = operationHostingDeps({ docs, objects, scratchDir: env.scratchDir, clock: systemClock, ids: cryptoIds });

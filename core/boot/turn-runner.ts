@@ -33,6 +33,8 @@ export interface TurnRunnerDeps extends SessionStoreDeps {
   workflowOf(buildId: string, slug: string): Promise<WorkflowView>;
   /** How often a running turn is checked for cancellation (ms); default 1000. */
   cancelPollMs?: number;
+  /** Receives `[worker] refused …` lines of broker refusals. */
+  log?(line: string): void;
   /** Called once the turn has settled (e.g. to queue its completion firing). */
   afterTurn?(turnId: string): Promise<void>;
 }
@@ -44,12 +46,24 @@ export function configuredCost(models: ModelsConfig | undefined, model: string |
   return offered ? priceUsage(usage, offered.prices) : 0;
 }
 
-/** The broker: answers one worker request with the host, refusing operations that are not the host's. */
-export function turnBroker(host: TurnHost): (op: string, args: unknown) => Promise<unknown> {
+/** Codes of a broker refusal (an operation the worker may not ask for), each logged as a `[worker] refused` line. */
+const refusalCodes = new Set(['operation_refused', 'turn_not_allowed']);
+
+/**
+ * The broker: answers one worker request with the host, refusing operations that are not the host's and turns that
+ * are not this worker's; each refusal is logged `[worker] refused <operation> for <subject>` (never a value).
+ * Source: spec/platform-service.md § Operational log lines ([worker]).
+ */
+export function turnBroker(host: TurnHost, refusal: { subject: string; log?(line: string): void }): (op: string, args: unknown) => Promise<unknown> {
   return async (op, args) => {
     const method = op.startsWith('turn.') ? op.slice(5) : '';
-    if (!brokerMethods.has(method) || !Array.isArray(args)) throw new PlatformError('operation_refused', `The broker does not answer ${op.slice(0, 60)}.`);
-    return (host[method as keyof TurnHost] as (...a: unknown[]) => Promise<unknown>)(...args);
+    try {
+      if (!brokerMethods.has(method) || !Array.isArray(args)) throw new PlatformError('operation_refused', 'The broker does not answer this operation.');
+      return await (host[method as keyof TurnHost] as (...a: unknown[]) => Promise<unknown>)(...args);
+    } catch (error) {
+      if (error instanceof PlatformError && refusalCodes.has(error.code)) refusal.log?.(`[worker] refused ${/^[A-Za-z.]{1,40}$/.test(op) ? op : 'an operation'} for ${refusal.subject}`);
+      throw error;
+    }
   };
 }
 
@@ -69,7 +83,7 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
     callServiceTool: (call, signal) => deps.catalog.call(call.collection, call.name, call.input, { signal }),
   }, turnId);
   try {
-    const outcome = await deps.launcher.run({ kind: 'turn', subject: `turn ${turnId}`, task: 'turn', payload: { turnId }, limits: deps.limits, broker: turnBroker(host), signal: controller.signal });
+    const outcome = await deps.launcher.run({ kind: 'turn', subject: `turn ${turnId}`, task: 'turn', payload: { turnId }, limits: deps.limits, broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log }), signal: controller.signal });
     if (outcome.ended === 'failed') await failTurnTree(deps, turn, { code: outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed'), message: outcome.message });
     await deps.afterTurn?.(turnId);
   } finally {
