@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../helpers/ports.ts';
@@ -104,9 +104,20 @@ describe('a session of the demo agent against the scripted model', () => {
   });
 
   it('takes the reply, parks for a decision, and ends succeeded once decided; a second decision is refused', async () => {
+    // A new publish meanwhile does not change a running session: it keeps the build it started on.
+    const changed = mkdtempSync(join(tmpdir(), 'cairn-agent-'));
+    cpSync(join(repoRoot, 'scripts/demo/agent'), changed, { recursive: true });
+    writeFileSync(join(changed, 'AGENTS.md'), readFileSync(join(changed, 'AGENTS.md'), 'utf8').replace('You are the flights analyst', 'You are the NEW flights analyst'));
+    const republished = runCairn(product.url, ['agent', 'import', changed, '--agent', 'flights-analyst', '--publish'], mode);
+    rmSync(changed, { recursive: true, force: true });
+    expect(republished.status, republished.stderr).toBe(0);
+    const before = (await api<{ session: Session & { buildId: string } }>('GET', `/api/sessions/${sessionId}`)).body.session.buildId;
     expect((await api('POST', `/api/sessions/${sessionId}/reply`, { message: 'All of 2001.' })).status).toBe(200);
     const parked = await settled(sessionId);
     expect(parked).toMatchObject({ status: 'awaiting_decision', state: 'review', pending: { kind: 'decision', options: [{ to: 'done' }, { to: 'answer' }] } });
+    expect((await api<{ session: { buildId: string } }>('GET', `/api/sessions/${sessionId}`)).body.session.buildId).toBe(before);
+    expect(model.requests[2].body.messages[0].content).toContain('You are the flights analyst');
+    expect(model.requests[2].body.messages[0].content).not.toContain('NEW');
     expect((await api('POST', `/api/sessions/${sessionId}/decide`, { to: 'done', comment: 'Looks right.' })).status).toBe(200);
     const second = await api<{ error: { code: string } }>('POST', `/api/sessions/${sessionId}/decide`, { to: 'answer' });
     expect(second).toMatchObject({ status: 409, body: { error: { code: 'no_decision_pending' } } });
