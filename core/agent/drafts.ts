@@ -123,7 +123,7 @@ export async function readEnvironment(deps: Pick<AgentDeps, 'docs' | 'authority'
 /**
  * Saves files to an environment's draft: one commit on its branch whose author is the signed-in member
  * (Maintainer role at least). An environment that does not exist yet is created by its first save.
- * Synchronous in this version; the queued environment operations come with the dispatcher.
+ * Runs in the request (publish, restore, discard and promote are the queued environment operations).
  * @throws PlatformError `agent_not_found` (404), `agent_role_required` (403), `invalid_argument` (400) naming
  *   a bad path or environment name, `agent_busy` (409)
  */

@@ -4,9 +4,8 @@
  * restore (a published build back to the draft), discard (the draft back to the published commit) and
  * promote (one environment's published build to another environment). Maintainer role at least.
  *
- * This is the first, synchronous version: each operation runs in the request under the agent's lock.
- * The spec's queued environment operations (ending succeeded or failed, settled by the replacement
- * table) come with the dispatcher.
+ * Each runs under the agent's lock. The API does not call them in the request: it queues an environment
+ * operation (core/agent/operations.ts) that a dispatcher runs with them, as the member who asked.
  *
  * Source: ../shared/spec/platform-service.md (What the service does; § Replacement of a container:
  * environment operations; § Errors); issue 7 § Agents and environments.
