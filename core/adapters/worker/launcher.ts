@@ -29,15 +29,23 @@ export interface WorkerLauncherDeps {
   tempRoot?: string;
   /** Milliseconds between SIGTERM and SIGKILL when a run is cancelled, and after a worker answered (default 2000). */
   killGraceMs?: number;
+  /**
+   * PLATFORM_WORKER_INSPECT=on (never in production; the boot rules refuse it): each worker starts with an
+   * inspector on a free loopback port and without the permission model; one `[worker] inspector …` line
+   * names the port. Default off.
+   */
+  inspect?: boolean;
 }
 
 /**
  * A run's options plus `entryFile`: tests and benchmarks only, another entry file (bundled and started
- * exactly like the worker, same flags, same channel) to probe the sandbox itself.
+ * exactly like the worker, same flags, same channel) to probe the sandbox itself; `onStarted` receives
+ * the worker's process id once started; `log` receives this run's `[worker] …` lines instead of the
+ * launcher's `log` (the worker host relays them to the dispatching process).
  *
- * Source: spec/platform-service.md § Rules 8
+ * Source: spec/platform-service.md § Rules 8, 10
  */
-export type LauncherRunOptions = WorkerRunOptions & { entryFile?: string };
+export type LauncherRunOptions = WorkerRunOptions & { entryFile?: string; onStarted?(pid: number): void; log?(line: string): void };
 
 /**
  * Creates a launcher; `run` waits for a slot of the run's kind, then starts the worker.
@@ -47,11 +55,14 @@ export type LauncherRunOptions = WorkerRunOptions & { entryFile?: string };
  */
 export function createWorkerLauncher(deps: WorkerLauncherDeps): WorkerLauncher & { run(options: LauncherRunOptions): Promise<WorkerOutcome>; slots: WorkerSlots } {
   const slots = new WorkerSlots(deps.slots);
-  const processDeps = (kind: WorkerKind, memoryMb: number) => ({
-    env: deps.environment(kind, memoryMb),
+  const inspect = deps.inspect ?? false;
+  const processDeps = (options: LauncherRunOptions) => ({
+    env: deps.environment(options.kind, options.limits.memoryMb),
     tempRoot: deps.tempRoot ?? tmpdir(),
     killGraceMs: deps.killGraceMs ?? 2000,
-    log: deps.log,
+    log: options.log ?? deps.log,
+    inspect,
+    ...(options.onStarted ? { onStarted: options.onStarted } : {}),
   });
   return {
     slots,
@@ -60,7 +71,7 @@ export function createWorkerLauncher(deps: WorkerLauncherDeps): WorkerLauncher &
       if (!release) return { ended: 'failed', reason: 'signalled', message: `the ${options.kind} run was cancelled before its worker started` };
       try {
         const { memoryMb } = options.limits;
-        return await runWorkerProcess(processDeps(options.kind, memoryMb), options, (workDir) => deps.program.command({ workDir, memoryMb, entryFile: options.entryFile }));
+        return await runWorkerProcess(processDeps(options), options, (workDir) => deps.program.command({ workDir, memoryMb, entryFile: options.entryFile, inspect }));
       } finally {
         release();
       }

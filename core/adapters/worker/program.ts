@@ -42,24 +42,35 @@ export interface WorkerCommand {
 /**
  * Starts workers: the command for one worker with its working directory and memory limit (MiB).
  * `entryFile` (tests and benchmarks only) runs another entry file, bundled the same way, with the same flags.
+ * `inspect` (PLATFORM_WORKER_INSPECT=on, never in production) starts it with an inspector on a free
+ * loopback port (`--inspect=127.0.0.1:0`) and without the permission flags.
  *
- * Source: spec/platform-service.md § Rules 8
+ * Source: spec/platform-service.md § Rules 8; § Deployment settings (PLATFORM_WORKER_INSPECT)
  */
 export interface WorkerProgram {
-  command(options: { workDir: string; memoryMb: number; entryFile?: string }): Promise<WorkerCommand>;
+  command(options: { workDir: string; memoryMb: number; entryFile?: string; inspect?: boolean }): Promise<WorkerCommand>;
 }
+
+/**
+ * The flag that starts a worker's inspector on a free loopback port.
+ *
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_WORKER_INSPECT)
+ */
+export const INSPECT_FLAG = '--inspect=127.0.0.1:0';
 
 /**
  * The compiled worker: a Node single executable application with {@link SEA_PERMISSION_FLAGS} inside; the
  * heap limit is passed with `--node-options` (the SEA allows extending its start arguments that way only).
- * @throws PlatformError `invalid_request` when asked for an `entryFile`
+ * @throws PlatformError `invalid_request` when asked for an `entryFile`; `worker_unavailable` when asked to
+ * inspect (its permission flags are part of the executable: inspect workers run from sources)
  *
- * Source: spec/platform-service.md § Rules 8
+ * Source: spec/platform-service.md § Rules 8; § Deployment settings (PLATFORM_WORKER_INSPECT)
  */
 export function executableWorkerProgram(path: string): WorkerProgram {
   return {
-    async command({ memoryMb, entryFile }) {
+    async command({ memoryMb, entryFile, inspect }) {
       if (entryFile) throw new PlatformError('invalid_request', 'an entry file runs only with the worker program from sources');
+      if (inspect) throw new PlatformError('worker_unavailable', 'PLATFORM_WORKER_INSPECT=on needs the worker from sources (the compiled worker keeps its permission flags): run the platform from sources, or set PLATFORM_WORKER_INSPECT=off');
       return { command: path, args: [`--node-options=--max-old-space-size=${memoryMb}`] };
     },
   };
@@ -75,17 +86,16 @@ export function bundledWorkerProgram(options: { appDir: string; node?: string; b
   const node = options.node ?? join(options.appDir, 'node_modules/.bin/node');
   const bun = options.bun ?? join(options.appDir, 'node_modules/.bin/bun');
   return {
-    async command({ workDir, memoryMb, entryFile }) {
+    async command({ workDir, memoryMb, entryFile, inspect }) {
       const entry = resolve(entryFile ?? join(options.appDir, 'bins/worker/main.ts'));
       const key = `${bun}\n${entry}`;
       if (!bundles.has(key)) bundles.set(key, bundle(bun, entry, options.appDir));
       const file = await bundles.get(key)!;
-      const flags = [
+      const permission = [
         '--permission', `--allow-fs-read=${file}`, `--allow-fs-read=${join(dirname(file), QUICKJS_BUNDLE_NAME)}`,
         `--allow-fs-read=${workDir}`, `--allow-fs-write=${workDir}`,
-        `--max-old-space-size=${memoryMb}`,
       ];
-      return { command: node, args: [...flags, file] };
+      return { command: node, args: [...(inspect ? [INSPECT_FLAG] : permission), `--max-old-space-size=${memoryMb}`, file] };
     },
   };
 }

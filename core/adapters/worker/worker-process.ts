@@ -30,7 +30,14 @@ export interface WorkerProcessDeps {
   tempRoot: string;
   killGraceMs: number;
   log(line: string): void;
+  /** Started with an inspector (PLATFORM_WORKER_INSPECT=on): its port is logged once, read from the worker's stderr. */
+  inspect?: boolean;
+  /** Called with the worker's process id once it was started (the worker host logs and relays it). */
+  onStarted?(pid: number): void;
 }
+
+/** What Node prints on stderr when its inspector listens: the port is the first group. */
+const INSPECTOR_LISTENING = /Debugger listening on ws:\/\/127\.0\.0\.1:(\d+)\//;
 
 /**
  * Runs one worker to its end.
@@ -75,13 +82,21 @@ class WorkerRun {
     });
     this.child.stdin?.on('error', () => undefined); // a dead worker's pipe: its end is handled on close
     this.child.stderr?.setEncoding('utf8');
+    let inspectorLogged = !deps.inspect;
     this.child.stderr?.on('data', (chunk: string) => {
       this.facts.stderr = (this.facts.stderr + chunk).slice(-4096);
+      const port = inspectorLogged ? undefined : INSPECTOR_LISTENING.exec(this.facts.stderr)?.[1];
+      if (port === undefined) return;
+      inspectorLogged = true;
+      deps.log(`[worker] inspector of ${options.kind} worker ${this.child.pid} for ${options.subject} on 127.0.0.1:${port} (no permission model: PLATFORM_WORKER_INSPECT=on)`);
     });
     readMessages<WorkerMessage>(this.child.stdout!, (message) => this.onMessage(message), (error) => {
       if (error) this.kill({ ended: 'failed', reason: 'lost its channel', message: `the ${options.kind} worker wrote something that is not a channel message` });
     });
-    if (this.child.pid !== undefined) this.watch();
+    if (this.child.pid !== undefined) {
+      this.watch();
+      deps.onStarted?.(this.child.pid);
+    }
     const { task, payload } = options;
     writeLine(this.child.stdin!, { type: 'start', token: this.token.toString('base64url'), task, payload });
   }
