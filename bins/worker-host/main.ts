@@ -1,22 +1,50 @@
 /**
- * worker-host: runs the workers its dispatchers send it over TLS (PLATFORM_WORKER_HOST_KEY). The guard
- * of rule 10 is real: it refuses to start, naming each offending variable and never a value, when its
- * environment holds a data store address, a key, the config, or a cloud credential. Serving workers
- * arrives with the worker issue; until then a clean environment still refuses to start, saying so.
+ * worker-host: runs the workers its dispatchers send it over TLS, both sides proving
+ * PLATFORM_WORKER_HOST_KEY, on PLATFORM_WORKER_HOST_BIND:PLATFORM_WORKER_HOST_PORT (every interface, 7340).
+ * The guard of rule 10 comes first: it refuses to start, naming each offending variable and never a value,
+ * when its environment holds a data store address, a key, the config, or a cloud credential. Workers run
+ * as the local launcher runs them (dist/worker beside this executable, or the sources bundle), with this
+ * host's own worker settings (NODE_ENV, APP_VERSION, prompt cache, private URLs, PLATFORM_WORKER_INSPECT)
+ * and the limits each dispatching process sends; the dispatching processes keep their own slots.
  *
- * Source: ../shared/spec/platform-service.md § Rules 10, § Deployment settings (PLATFORM_WORKER_HOST_*).
+ * Source: ../shared/spec/platform-service.md § Rules 10, § Deployment settings (PLATFORM_WORKER_HOST_*),
+ * § Operational log lines ([worker-host]).
  */
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
+import { appDirectory, isCompiledExecutable } from '../../core/adapters/runtime/app-directory.ts';
+import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/worker/index.ts';
+import { startWorkerHost } from '../../core/adapters/worker-host/index.ts';
 import { parsePlatformEnv } from '../../core/config/platform-env.ts';
+import { workerEnvironment } from '../../core/config/worker-environment.ts';
 
+const print = (line: string) => process.stdout.write(`${line}\n`);
 const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
+let env;
 try {
-  const env = parsePlatformEnv(process.env, { role: 'worker-host', configFileExists: existsSync(join(appDir, 'config.yaml')) });
-  console.error(`[worker-host] this release does not run workers yet (worker host on ${env.workerHost.bind}:${env.workerHost.port} is not served); refusing to start.`);
-  process.exit(1);
+  env = parsePlatformEnv(process.env, { role: 'worker-host', configFileExists: existsSync(join(appDir, 'config.yaml')) });
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
+}
+for (const warning of env.warnings) print(`[worker-host] ${warning}`);
+const settings = env;
+try {
+  const launcher = createWorkerLauncher({
+    program: workerProgramFor({ execPath: process.execPath, compiled: isCompiledExecutable(process.execPath), appDir }),
+    environment: (kind, memoryMb) => workerEnvironment(settings, { kind, memoryLimitMb: memoryMb }),
+    // The host runs as many workers as its dispatchers send; each dispatching process keeps its own slots.
+    slots: { turn: Number.POSITIVE_INFINITY, call: Number.POSITIVE_INFINITY },
+    log: print, tempRoot: tmpdir(), inspect: env.workers.inspect,
+  });
+  const host = await startWorkerHost({ ...env.workerHost, launcher, log: print });
+  const bind = env.workerHost.bind === '0.0.0.0' ? 'every interface' : env.workerHost.bind;
+  print(`[worker-host] serving workers on ${bind}, port ${host.port} (TLS; each connection proves PLATFORM_WORKER_HOST_KEY)`);
+  const stop = () => void host.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+} catch (error) {
+  console.error(`[worker-host] could not start: ${(error as Error).message}`);
+  process.exit(1);
 }
