@@ -20,6 +20,7 @@ import { createServiceCatalog } from '../../core/adapters/mcp-services/index.ts'
 import { createBullJobQueue } from '../../core/adapters/redis/index.ts';
 import { isCompiledExecutable } from '../../core/adapters/runtime/app-directory.ts';
 import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/worker/index.ts';
+import { createRemoteWorkerLauncher } from '../../core/adapters/worker-host/index.ts';
 import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
 import { TURN_QUEUE } from '../../core/boot/session-wiring.ts';
 import { consumeEnvironmentOperations, ENVIRONMENT_OPERATIONS_QUEUE, operationHostingDeps } from '../../core/boot/environment-operations.ts';
@@ -54,12 +55,15 @@ const catalog = createServiceCatalog({ services: boot.config.services, log: prin
 void catalog.warm();
 // Retries are due on the next look at the catalog: look every 5 s so a late service is offered before a turn needs it.
 const catalogTimer = setInterval(() => { void catalog.tools().catch(() => undefined); }, 5_000);
-const launcher = createWorkerLauncher({
-  program: workerProgramFor({ execPath: process.execPath, compiled: isCompiledExecutable(process.execPath), appDir }),
-  environment: (kind, memoryMb) => workerEnvironment(env, { kind, memoryLimitMb: memoryMb }),
-  slots: { turn: env.workers.turn.slots, call: env.workers.call.slots },
-  log: print,
-});
+// Workers run on the worker host when PLATFORM_WORKER_HOST names one (this process keeps its slots), else here.
+const workerSlots = { turn: env.workers.turn.slots, call: env.workers.call.slots };
+const launcher = env.remoteWorkerHost
+  ? createRemoteWorkerLauncher({ host: env.remoteWorkerHost.hostname, port: env.remoteWorkerHost.port, key: env.remoteWorkerHost.key, slots: workerSlots, log: print })
+  : createWorkerLauncher({
+    program: workerProgramFor({ execPath: process.execPath, compiled: isCompiledExecutable(process.execPath), appDir }),
+    environment: (kind, memoryMb) => workerEnvironment(env, { kind, memoryLimitMb: memoryMb }),
+    slots: workerSlots, log: print, inspect: env.workers.inspect,
+  });
 const builds = publishedWorkflows({ docs, objects });
 const turnDeps = {
   docs, objects, clock: systemClock, ids: cryptoIds, launcher, catalog, instanceId,
