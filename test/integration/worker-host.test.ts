@@ -6,6 +6,7 @@
  * Source: ../shared/spec/platform-service.md § Rules 6–7, 10; § Deployment settings (PLATFORM_WORKER_HOST*);
  * § Operational log lines ([worker-host], [worker]).
  */
+import { connect as netConnect } from 'node:net';
 import { connect, createServer, type Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRemoteWorkerLauncher } from '../../core/adapters/worker-host/index.ts';
@@ -76,6 +77,17 @@ describe('worker host', () => {
       socket.on('close', () => resolve(data));
     });
     expect(received).toBe('');
+    await until(() => host.lines.length > before);
+    expect(host.lines.slice(before)).toEqual(['[worker-host] refused a connection from 127.0.0.1: it does not hold the key']);
+  });
+
+  it('refuses and logs a connection that does not speak TLS', async () => {
+    const before = host.lines.length;
+    await new Promise<void>((resolve) => {
+      const socket = netConnect(host.port, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve());
+    });
     await until(() => host.lines.length > before);
     expect(host.lines.slice(before)).toEqual(['[worker-host] refused a connection from 127.0.0.1: it does not hold the key']);
   });

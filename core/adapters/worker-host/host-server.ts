@@ -62,7 +62,7 @@ export async function startWorkerHost(options: WorkerHostOptions): Promise<Runni
   });
   // A peer that fails TLS itself (wrong protocol, no TLS 1.3, timed out) proved nothing either.
   server.on('tlsClientError', (_error, socket) => {
-    refuse(socket.remoteAddress ?? (socket as { _parent?: { remoteAddress?: string } })._parent?.remoteAddress);
+    refuse(socket.remoteAddress);
     socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {

@@ -81,15 +81,7 @@ class WorkerRun {
       this.facts.spawnError = error.code ?? 'an error';
     });
     this.child.stdin?.on('error', () => undefined); // a dead worker's pipe: its end is handled on close
-    this.child.stderr?.setEncoding('utf8');
-    let inspectorLogged = !deps.inspect;
-    this.child.stderr?.on('data', (chunk: string) => {
-      this.facts.stderr = (this.facts.stderr + chunk).slice(-4096);
-      const port = inspectorLogged ? undefined : INSPECTOR_LISTENING.exec(this.facts.stderr)?.[1];
-      if (port === undefined) return;
-      inspectorLogged = true;
-      deps.log(`[worker] inspector of ${options.kind} worker ${this.child.pid} for ${options.subject} on 127.0.0.1:${port} (no permission model: PLATFORM_WORKER_INSPECT=on)`);
-    });
+    this.readStderr();
     readMessages<WorkerMessage>(this.child.stdout!, (message) => this.onMessage(message), (error) => {
       if (error) this.kill({ ended: 'failed', reason: 'lost its channel', message: `the ${options.kind} worker wrote something that is not a channel message` });
     });
@@ -99,6 +91,20 @@ class WorkerRun {
     }
     const { task, payload } = options;
     writeLine(this.child.stdin!, { type: 'start', token: this.token.toString('base64url'), task, payload });
+  }
+
+  /** Keeps the last 4 KiB of stderr (never logged); with an inspector, logs its port once. */
+  private readStderr(): void {
+    let inspectorLogged = !this.deps.inspect;
+    this.child.stderr?.setEncoding('utf8');
+    this.child.stderr?.on('data', (chunk: string) => {
+      this.facts.stderr = (this.facts.stderr + chunk).slice(-4096);
+      const port = inspectorLogged ? undefined : INSPECTOR_LISTENING.exec(this.facts.stderr)?.[1];
+      if (port === undefined) return;
+      inspectorLogged = true;
+      const { kind, subject } = this.options;
+      this.deps.log(`[worker] inspector of ${kind} worker ${this.child.pid} for ${subject} on 127.0.0.1:${port} (no permission model: PLATFORM_WORKER_INSPECT=on)`);
+    });
   }
 
   private watch(): void {
