@@ -58,7 +58,10 @@ export async function startWorkerHost(options: WorkerHostOptions): Promise<Runni
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     const address = socket.remoteAddress; // read now: a destroyed socket no longer knows it
-    void serveConnection(socket, options, timeoutMs).then((proven) => { if (!proven) refuse(address); });
+    serveConnection(socket, options, timeoutMs).then(
+      (proven) => { if (!proven) refuse(address); },
+      () => socket.destroy(), // one connection's failure never stops the host
+    );
   });
   // A peer that fails TLS itself (wrong protocol, no TLS 1.3, timed out) proved nothing either.
   server.on('tlsClientError', (_error, socket) => {

@@ -52,6 +52,8 @@ export function createRemoteWorkerLauncher(options: RemoteWorkerLauncherOptions)
       if (!release) return { ended: 'failed', reason: 'signalled', message: `the ${run.kind} run was cancelled before its worker started` };
       try {
         return await new RemoteRun(options, run).ended;
+      } catch (error) {
+        return { ended: 'failed', reason: 'refused to start', message: `the ${run.kind} worker could not start: the worker host ${options.host}:${options.port} could not be reached (${(error as NodeJS.ErrnoException).code ?? 'a connection error'})` };
       } finally {
         release();
       }
