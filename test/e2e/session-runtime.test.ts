@@ -100,7 +100,7 @@ describe('a session of the demo agent against the scripted model', () => {
     expect(second.tools.map((t: { function: { name: string } }) => t.function.name)).toContain('semantic__execute_query');
     expect(second.tools.map((t: { function: { name: string } }) => t.function.name)).not.toContain('semantic__request_improvement');
     // The turn ran in a worker process of its own, started by the dispatcher.
-    expect(product.output.some((line) => new RegExp(`\\[worker\\] ended turn worker \\d+ for turn ${started.body.turnId} `).test(line))).toBe(true);
+    await outputLine(new RegExp(`\\[worker\\] ended turn worker \\d+ for turn ${started.body.turnId} `));
   });
 
   it('takes the reply, parks for a decision, and ends succeeded once decided; a second decision is refused', async () => {
@@ -162,14 +162,24 @@ describe('a session of the demo agent against the scripted model', () => {
     const queued = await api<{ session: Session }>('POST', '/api/sessions', { agent: 'flights-analyst', environment: 'main', workflow: 'flights-analyst', message: 'Queued meanwhile.' });
     const session = await settled(id, 90_000);
     expect(session).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: expect.stringContaining('interrupted by a platform restart') } });
-    expect(product.output.some((line) => line.includes('settled 1 record(s): running turn → ended failed, interrupted by a platform restart'))).toBe(true);
-    expect(product.output.some((line) => line.includes('settled 1 record(s): queued turn → enqueued again'))).toBe(true);
+    // The dispatcher logs what it settled once every rule has run, so the lines may follow the records by a moment.
+    await outputLine('settled 1 record(s): running turn → ended failed, interrupted by a platform restart');
+    await outputLine('settled 1 record(s): queued turn → enqueued again');
     expect(await settled(queued.body.session.id)).toMatchObject({ status: 'awaiting_input' });
     const shown = await api<{ turns: { status: string }[] }>('GET', `/api/sessions/${queued.body.session.id}`);
     expect(shown.body.turns.map((t) => t.status)).toEqual(['awaiting_input']);
     expect(model.requests).toHaveLength(6);
   }, 120_000);
 });
+
+/** Resolves once a line of the product's output holds `text` (or matches it); fails after 15 s naming it. */
+async function outputLine(text: string | RegExp): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!product.output.some((line) => (typeof text === 'string' ? line.includes(text) : text.test(line)))) {
+    if (Date.now() > deadline) throw new Error(`no output line holds "${text}":\n${product.output.slice(-30).join('\n')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 async function waitForRequests(count: number): Promise<void> {
   const deadline = Date.now() + 30_000;

@@ -54,6 +54,7 @@ describe('a dispatcher with PLATFORM_WORKER_HOST', () => {
     await until(() => /\[worker\] ended turn worker \d+ for turn \S+ \(finished\)/.test(dispatcher.output()));
     const [, pid, turn] = /\[worker\] ended turn worker (\d+) for turn (\S+) \(finished\)/.exec(dispatcher.output())!;
     expect(host.lines).toContain(`[worker-host] started turn worker ${pid} for turn ${turn}`);
+    await until(() => host.lines.includes(`[worker-host] ended turn worker ${pid} for turn ${turn} (finished)`));
     expect(host.lines).toContain(`[worker-host] ended turn worker ${pid} for turn ${turn} (finished)`);
     expect(model.requests.length).toBeGreaterThan(0);
   });
