@@ -25,7 +25,9 @@ import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../..
 import { TURN_QUEUE } from '../../core/boot/session-wiring.ts';
 import { consumeEnvironmentOperations, ENVIRONMENT_OPERATIONS_QUEUE, operationHostingDeps } from '../../core/boot/environment-operations.ts';
 import type { CompletionFiring } from '../../core/session/completion.ts';
+import { TURN_STALE_MS } from '../../core/session/model.ts';
 import { PARK_SWEEP_INTERVAL_MS, sweepDueWaits } from '../../core/session/park-sweep.ts';
+import { failStaleTurns } from '../../core/session/stale-turns.ts';
 import { runQueuedTurn } from '../../core/boot/turn-runner.ts';
 import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
@@ -116,6 +118,9 @@ async function startWork(): Promise<void> {
     ];
     parkTimer = setInterval(() => {
       void sweepDueWaits({ docs, objects, clock: systemClock, ids: cryptoIds, enqueueTurn }).catch((error: Error) => logger.error({ err: error.message }, 'park sweep failed'));
+      // With a shared queue store no replacement table runs: a turn whose dispatcher stopped renewing its heartbeat ends failed.
+      void failStaleTurns({ docs, clock: systemClock }).then((ids) => { if (ids.length > 0) log(`ended ${ids.length} turn(s) failed whose dispatcher stopped (no heartbeat for ${TURN_STALE_MS / 1000} s): interrupted by a platform restart`); })
+        .catch((error: Error) => logger.error({ err: error.message }, 'stale turn sweep failed'));
     }, PARK_SWEEP_INTERVAL_MS);
     log(`dispatcher running: queues ${TURN_QUEUE} (${env.workers.turn.slots} turn slots), ${TRIGGER_QUEUE} and ${ENVIRONMENT_OPERATIONS_QUEUE}; park sweep every ${PARK_SWEEP_INTERVAL_MS / 1000} s; data update sweep every 5 minutes`);
   } else {

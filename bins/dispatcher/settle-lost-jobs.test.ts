@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../core/adapters/runtime/system-clock.ts';
 import { agentCollections, agentSchemaVersion, type OperationRecord } from '../../core/agent/hosting.ts';
-import { insertSession, insertTurn, sessionsOf, turnsOf } from '../../core/session/session-store.ts';
+import { claimTurn, insertSession, insertTurn, sessionsOf, turnsOf } from '../../core/session/session-store.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
 import { settleLostJobs } from './settle-lost-jobs.ts';
@@ -12,7 +12,11 @@ describe('settling turns lost with the queue store (the replacement table)', () 
     const deps = { docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock: systemClock, ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '' } };
     const fields = { orgId: 'o', agentId: 'a', environment: 'main', workflow: 'w', buildId: 'b', commitId: 'c', state: 's', variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [] };
     const running = await insertSession(deps, fields);
-    const runningTurn = await insertTurn(deps, running, 'prompt', {}, 'running');
+    const runningTurn = await insertTurn(deps, running, 'prompt', {});
+    await claimTurn(deps, runningTurn._id, 'dispatcher-gone');
+    // A child turn runs inside its root's worker: it ends with the root and is not counted apart.
+    const child = await insertSession(deps, { ...fields, depth: 1, parentId: running._id, rootId: running._id });
+    const childTurn = await insertTurn(deps, child, 'prompt', {}, 'running');
     const queued = await insertSession(deps, fields);
     const queuedTurn = await insertTurn(deps, queued, 'prompt', {});
     const requeued: string[] = [];
@@ -20,6 +24,7 @@ describe('settling turns lost with the queue store (the replacement table)', () 
     expect(lines).toEqual(['settled 1 record(s): running turn → ended failed, interrupted by a platform restart', 'settled 1 record(s): queued turn → enqueued again']);
     expect(await turnsOf(deps).findOne({ _id: runningTurn._id })).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: 'The turn was interrupted by a platform restart.' } });
     expect(await sessionsOf(deps).findOne({ _id: running._id })).toMatchObject({ status: 'failed' });
+    expect(await turnsOf(deps).findOne({ _id: childTurn._id })).toMatchObject({ status: 'failed', error: { code: 'interrupted' } });
     expect(requeued).toEqual([queuedTurn._id]);
     expect(await turnsOf(deps).findOne({ _id: queuedTurn._id })).toMatchObject({ status: 'queued' });
     expect(await settleLostJobs({ ...deps, requeue: async () => undefined })).toEqual(['settled 1 record(s): queued turn → enqueued again']);

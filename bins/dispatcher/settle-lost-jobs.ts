@@ -8,7 +8,8 @@
 import type { Clock } from '../../core/ports/clock.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import { failInterruptedOperations } from '../../core/agent/hosting.ts';
-import { settleTurn, turnsOf } from '../../core/session/session-store.ts';
+import { turnsOf } from '../../core/session/session-store.ts';
+import { failTurnTree, interruptedError } from '../../core/session/stale-turns.ts';
 
 /**
  * What settling needs: the stores, a way to enqueue a turn again, and when this dispatcher started: an
@@ -25,9 +26,6 @@ export interface SettleRule {
   settle(deps: SettleDeps): Promise<number>;
 }
 
-/** The message of a turn that was running when its container was replaced. Source: spec § Replacement of a container. */
-export const INTERRUPTED_MESSAGE = 'interrupted by a platform restart';
-
 /**
  * The rules of this release: turns (queued → enqueued again; running → failed, interrupted by a platform restart);
  * environment operations (queued or running → failed, interrupted by a platform restart: run it again).
@@ -37,8 +35,9 @@ export const settleRules: SettleRule[] = [
   {
     describe: 'running turn → ended failed, interrupted by a platform restart',
     async settle(deps) {
-      const running = await turnsOf(deps).find({ status: 'running' });
-      for (const turn of running) await settleTurn(deps, turn, { status: 'failed', error: { code: 'interrupted', message: `The turn was ${INTERRUPTED_MESSAGE}.` } });
+      // Turns a dispatcher ran (child turns run inside their root's worker and end with it).
+      const running = await turnsOf(deps).find({ status: 'running', runner: { $exists: true } });
+      for (const turn of running) await failTurnTree(deps, turn, interruptedError);
       return running.length;
     },
   },

@@ -12,7 +12,9 @@ import type { ModelProvider } from '../ports/model-provider.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { ToolCatalog } from '../ports/tool-catalog.ts';
 import type { WorkerLauncher, WorkerLimits } from '../ports/worker.ts';
-import { claimTurn, sessionsOf, settleTurn, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import { TURN_HEARTBEAT_MS } from '../session/model.ts';
+import { beatTurn, claimTurn, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import { failTurnTree } from '../session/stale-turns.ts';
 import { createStoreHost } from '../session/store-host.ts';
 import type { TurnHost } from '../session/turn-host.ts';
 import type { WorkflowView } from '../session/workflow-view.ts';
@@ -72,9 +74,16 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
   const turn = await claimTurn(deps, turnId, deps.instanceId);
   if (!turn) return;
   const controller = new AbortController();
+  // Every poll looks for a cancel; every TURN_HEARTBEAT_MS it also renews the turn's heartbeat (a stale one means this dispatcher died).
+  const pollMs = deps.cancelPollMs ?? 1000;
+  let sinceBeat = 0;
   const watch = setInterval(() => {
-    void turnsOf(deps).findOne({ _id: turnId }).then((t) => { if (t?.status === 'cancelled') controller.abort(); }, () => undefined);
-  }, deps.cancelPollMs ?? 1000);
+    sinceBeat += pollMs;
+    const beat = sinceBeat >= TURN_HEARTBEAT_MS;
+    if (beat) sinceBeat = 0;
+    const status = beat ? beatTurn(deps, turnId, deps.instanceId) : turnsOf(deps).findOne({ _id: turnId }).then((t) => t?.status);
+    void status.then((s) => { if (s === 'cancelled') controller.abort(); }, () => undefined);
+  }, pollMs);
   const host = createStoreHost({
     ...deps, signal: controller.signal,
     callSignal: (timeoutMs) => (timeoutMs === undefined ? controller.signal : AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)])),
@@ -88,14 +97,5 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
     await deps.afterTurn?.(turnId);
   } finally {
     clearInterval(watch);
-  }
-}
-
-/** Ends a turn and the child turns still running under its session failed with `error` (a turn already settled is left). */
-export async function failTurnTree(deps: SessionStoreDeps, turn: { _id: string; sessionId: string }, error: { code: string; message: string }): Promise<void> {
-  await settleTurn(deps, turn, { status: 'failed', error });
-  const children = await sessionsOf(deps).find({ rootId: turn.sessionId, status: 'running' });
-  for (const child of children) {
-    for (const running of await turnsOf(deps).find({ sessionId: child._id, status: 'running' })) await settleTurn(deps, running, { status: 'failed', error });
   }
 }

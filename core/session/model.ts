@@ -42,6 +42,11 @@ export type TurnStatus = SessionStatus | 'queued';
 /** Statuses after which a session takes no turn any more. */
 export const finalStatuses: readonly SessionStatus[] = ['succeeded', 'failed', 'cancelled'];
 
+/** How often a dispatcher renews the heartbeat of a turn it runs (ms). */
+export const TURN_HEARTBEAT_MS = 10_000;
+/** A running turn whose heartbeat is older than this lost its dispatcher (ms). */
+export const TURN_STALE_MS = 60_000;
+
 /** What started a turn. Source: spec § Session facts named (prompt, decision, reply or delivery). */
 export type TurnKind = 'prompt' | 'decision' | 'reply' | 'delivery';
 
@@ -132,6 +137,8 @@ export interface TurnRecord {
   status: TurnStatus;
   /** The dispatcher instance running it (while `running`). */
   runner?: string;
+  /** Last sign of life of its runner (renewed every {@link TURN_HEARTBEAT_MS} while it runs). */
+  heartbeatAt?: Date;
   usage: UsageTotals;
   error: TurnError | null;
   queuedAt: Date;

@@ -55,3 +55,28 @@ describe('completion firings', () => {
     expect(w.queued).toHaveLength(1);
   });
 });
+
+describe('turns whose dispatcher died (shared queue store)', () => {
+  it('end failed, interrupted by a platform restart, with their running child turns, once the heartbeat is stale; live ones are left', async () => {
+    const { failStaleTurns } = await import('./stale-turns.ts');
+    const { beatTurn, claimTurn } = await import('./session-store.ts');
+    const w = world('2026-11-24T10:00:00.000Z');
+    const root = await insertSession(w.deps, fields);
+    const rootTurn = await insertTurn(w.deps, root, 'prompt', {});
+    await claimTurn(w.deps, rootTurn._id, 'dispatcher-a');
+    const child = await insertSession(w.deps, { ...fields, depth: 1, parentId: root._id, rootId: root._id });
+    const childTurn = await insertTurn(w.deps, child, 'prompt', {}, 'running');
+    const live = await insertSession(w.deps, fields);
+    const liveTurn = await insertTurn(w.deps, live, 'prompt', {});
+    await claimTurn(w.deps, liveTurn._id, 'dispatcher-b');
+    const later = { ...w.deps, clock: { now: () => new Date('2026-11-24T10:01:30.000Z') } };
+    expect(await beatTurn(later, liveTurn._id, 'dispatcher-b')).toBe('running');
+    expect(await beatTurn(later, liveTurn._id, 'someone-else')).toBe('running');
+    expect(await failStaleTurns(later)).toEqual([rootTurn._id]);
+    expect(await turnsOf(w.deps).findOne({ _id: rootTurn._id })).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: 'The turn was interrupted by a platform restart.' } });
+    expect(await turnsOf(w.deps).findOne({ _id: childTurn._id })).toMatchObject({ status: 'failed', error: { code: 'interrupted' } });
+    expect((await sessionsOf(w.deps).findOne({ _id: root._id }))?.status).toBe('failed');
+    expect((await turnsOf(w.deps).findOne({ _id: liveTurn._id }))?.status).toBe('running');
+    expect(await failStaleTurns(later)).toEqual([]);
+  });
+});

@@ -65,8 +65,15 @@ export async function insertTurn(deps: SessionStoreDeps, session: Pick<SessionRe
 
 /** Claims a queued turn for `runner`; null when it is no longer queued (claimed, cancelled). */
 export async function claimTurn(deps: SessionStoreDeps, turnId: string, runner: string): Promise<TurnRecord | null> {
-  const { matched } = await turnsOf(deps).updateOne({ _id: turnId, status: 'queued' }, { $set: { status: 'running', runner, startedAt: deps.clock.now() } });
+  const now = deps.clock.now();
+  const { matched } = await turnsOf(deps).updateOne({ _id: turnId, status: 'queued' }, { $set: { status: 'running', runner, startedAt: now, heartbeatAt: now } });
   return matched === 1 ? turnsOf(deps).findOne({ _id: turnId }) : null;
+}
+
+/** Renews the heartbeat of a turn `runner` runs; returns its status now (`cancelled` tells the runner to stop). */
+export async function beatTurn(deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, turnId: string, runner: string): Promise<TurnRecord['status'] | undefined> {
+  await turnsOf(deps).updateOne({ _id: turnId, status: 'running', runner }, { $set: { heartbeatAt: deps.clock.now() } });
+  return (await turnsOf(deps).findOne({ _id: turnId }))?.status;
 }
 
 /** Loads a turn and its session. @throws PlatformError `not_found` */
