@@ -9,7 +9,8 @@
  * turn ended).
  */
 import type { SessionRecord, TurnRecord } from './model.ts';
-import { insertSession, insertTurn, type SessionStoreDeps } from './session-store.ts';
+import { openFiredSession } from './firings.ts';
+import type { SessionStoreDeps } from './session-store.ts';
 import type { WorkflowView } from './workflow-view.ts';
 
 /** The payload of a completion firing. */
@@ -55,12 +56,13 @@ export async function fireCompletion(
   for (const target of published.targets) {
     for (const trigger of target.triggers.filter((t) => t.workflow === firing.workflow && target.view.slug !== firing.workflow)) {
       if (target.view.disabled) continue;
-      const session = await insertSession(deps, {
+      const { session } = await openFiredSession(deps, {
         orgId: published.orgId, agentId: firing.agentId, environment: firing.environment, workflow: target.view.slug, buildId: published.buildId, commitId: published.commitId,
-        state: trigger.state, trigger: trigger.id, variables: { trigger: firing as unknown as Record<string, unknown> } as never, lockedVariables: ['trigger'], depth: 0, inheritedForbid: [],
+        state: trigger.state, trigger: { id: trigger.id, type: 'completion' },
+      }, {
+        payload: { ...firing },
+        message: `Workflow ${firing.workflow} finished a turn: ${firing.status}${firing.error ? ` (${firing.error.code}: ${firing.error.message})` : ''}. Session ${firing.sessionId}; the firing is in the variable "trigger".`,
       });
-      const turn = await insertTurn(deps, session, 'delivery', { message: `Workflow ${firing.workflow} finished a turn: ${firing.status}${firing.error ? ` (${firing.error.code}: ${firing.error.message})` : ''}. Session ${firing.sessionId}; the firing is in the variable "trigger".` });
-      await deps.enqueueTurn(turn._id);
       opened.push(session._id);
     }
   }

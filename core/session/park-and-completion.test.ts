@@ -80,3 +80,24 @@ describe('turns whose dispatcher died (shared queue store)', () => {
     expect(await failStaleTurns(later)).toEqual([]);
   });
 });
+
+describe('firings', () => {
+  it('open a session at the trigger\'s state with the firing and its arguments locked, and queue a delivery turn', async () => {
+    const { openFiredSession } = await import('./firings.ts');
+    const w = world('2026-11-24T10:00:00.000Z');
+    const target = { orgId: 'o', agentId: 'a', environment: 'main', buildId: 'b', commitId: 'c', workflow: 'intake', state: 'triage', trigger: { id: 'github', type: 'webhook' } };
+    const { session, turnId } = await openFiredSession(w.deps, target, { payload: { method: 'POST', body: { action: 'opened' } }, args: { priority: 2 }, message: 'A webhook delivery.' });
+    expect(session).toMatchObject({ workflow: 'intake', state: 'triage', trigger: 'github', lockedVariables: ['priority', 'trigger'], variables: { priority: 2, trigger: { id: 'github', type: 'webhook', method: 'POST', body: { action: 'opened' } } } });
+    expect(await turnsOf(w.deps).findOne({ _id: turnId })).toMatchObject({ kind: 'delivery', status: 'queued', input: { message: 'A webhook delivery.' } });
+    expect(w.queued).toEqual([turnId]);
+  });
+
+  it('claim a delivery id once, also under 25 concurrent duplicates', async () => {
+    const { claimDelivery } = await import('./firings.ts');
+    const w = world('2026-11-24T10:00:00.000Z');
+    const claims = await Promise.all(Array.from({ length: 25 }, () => claimDelivery(w.deps, 'conn1', 'd-42')));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await claimDelivery(w.deps, 'conn1', 'd-42')).toBe(false);
+    expect(await claimDelivery(w.deps, 'conn2', 'd-42')).toBe(true);
+  });
+});
