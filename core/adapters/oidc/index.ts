@@ -5,3 +5,4 @@
  */
 export { createOidcVerifier, type OidcVerifier, type OidcVerifierOptions } from './oidc-verifier.ts';
 export { createDiscoveryLoader, discoveryUrl, type DiscoveryDocument, type FetchFunction } from './discovery.ts';
+export { createEndpointJwtVerifier, type EndpointJwtVerifierAdapter, type EndpointJwtVerifierOptions, type EndpointOidcSettings } from './endpoint-jwt-verifier.ts';

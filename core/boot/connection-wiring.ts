@@ -1,0 +1,65 @@
+/**
+ * Wires the connection use cases (core/connection) to hosted agents (core/agent) and organizations
+ * (core/org): the agent found by id or slug among the caller's organizations, its environment, the caller's
+ * role on it; the member rule of admission (the User role or above holds workflows:use); and the OIDC
+ * endpoint verifier.
+ *
+ * Source: issue 8 § Connections; spec/platform-service.md § Incoming connection authentication (rule 1).
+ */
+import { createEndpointJwtVerifier } from '../adapters/oidc/index.ts';
+import type { FetchFunction } from '../adapters/oidc/index.ts';
+import { agentCollections, type AgentRecord, type EnvironmentRecord } from '../agent/hosting-model.ts';
+import type { AdmissionDeps, ConnectionDeps } from '../connection/index.ts';
+import { orgAccess, requireAgentRole, roleAtLeast } from '../org/index.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { DocumentStore } from '../ports/document-store.ts';
+import type { Ids } from '../ports/ids.ts';
+import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
+
+/** Finds an agent by id, or by slug among the organizations the caller belongs to. */
+async function findAgent(docs: DocumentStore, subject: string, ref: string): Promise<AgentRecord> {
+  const agents = docs.collection<AgentRecord>(agentCollections.agents);
+  const byId = await agents.findOne({ _id: ref });
+  const candidates = byId ? [byId] : await agents.find({ slug: ref });
+  const visible: AgentRecord[] = [];
+  for (const agent of candidates) {
+    if (await orgAccess({ docs }, { subject }, agent.orgId).then(() => true, () => false)) visible.push(agent);
+  }
+  if (visible.length === 1) return visible[0];
+  if (visible.length > 1) throw new PlatformError('ambiguous_agent', `Agent "${ref}" exists in several of your organizations (${visible.map((a) => a.orgId).join(', ')}); use the agent's id instead of its slug.`, { status: 409 });
+  throw new PlatformError('agent_not_found', `No agent "${ref.slice(0, 80)}" was found in your organizations.`, { status: 404 });
+}
+
+/** ConnectionDeps over the stores and core/org's roles. */
+export function connectionDeps(parts: { docs: DocumentStore; clock: Clock; ids: Ids; production: boolean }): ConnectionDeps {
+  const { docs } = parts;
+  return {
+    docs, clock: parts.clock, ids: parts.ids, production: parts.production,
+    scope: async (caller, agentRef, environment, role) => {
+      const agent = await findAgent(docs, caller.subject, agentRef);
+      await requireAgentRole({ docs }, caller, agent.orgId, agent._id, role);
+      const env = await docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: agent._id, name: environment });
+      if (!env) throw new PlatformError('environment_not_found', `Agent "${agent.slug}" has no environment "${environment.slice(0, 60)}".`, { status: 404 });
+      return { orgId: agent.orgId, agentId: agent._id, environment: env.name };
+    },
+  };
+}
+
+/**
+ * AdmissionDeps: digests, the endpoint JWT verifier, and the member rule (a member whose role on the agent
+ * is User or above holds workflows:use).
+ */
+export function admissionDeps(parts: { docs: DocumentStore; ids: Ids; fetch?: FetchFunction; now?: () => Date }): AdmissionDeps {
+  const jwt = createEndpointJwtVerifier({ ...(parts.fetch ? { fetch: parts.fetch } : {}), ...(parts.now ? { now: parts.now } : {}) });
+  return {
+    ids: parts.ids, jwt,
+    memberMayUse: async (subject, orgId, agentId) => {
+      try {
+        return roleAtLeast((await orgAccess({ docs: parts.docs }, { subject }, orgId)).agentRole(agentId), 'user');
+      } catch (error) {
+        if (isPlatformError(error, 'not_found')) return false;
+        throw error;
+      }
+    },
+  };
+}

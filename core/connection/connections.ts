@@ -1,0 +1,177 @@
+/**
+ * Use cases of incoming connections: register, list, read, edit, regenerate the endpoint token, delete, and
+ * find a connection by its endpoint address. The address is minted once per agent, environment and
+ * identifier and kept for ever, so re-registering an identifier gives the same address back. Endpoint
+ * tokens are shown once; only their SHA-256 digest is stored.
+ *
+ * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication
+ * (rules 4, 6); issue 8 § Connections.
+ */
+import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
+import {
+  connectionCollections, connectionSchemaVersion, endpointTokenPrefix,
+  type AddressRecord, type ConnectionCaller, type ConnectionDeps, type ConnectionRecord, type ConnectionScope,
+} from './model.ts';
+import { base64url, checkIdentifier, checkSettings, invalid, type ConnectionSettingsInput, type OidcInput } from './rules.ts';
+
+/** Random bytes of an endpoint address (192 bits; 32 URL-safe characters). */
+const addressBytes = 24;
+/** Random bytes of an endpoint token (256 bits). */
+const tokenBytes = 32;
+
+/** What registering takes. */
+export interface CreateConnectionInput extends ConnectionSettingsInput {
+  identifier: string;
+}
+
+/** What an edit may change (protocol only to the same value). */
+export interface ConnectionChange {
+  protocol?: string;
+  auth?: string;
+  oidc?: OidcInput;
+  origins?: string[];
+  rate?: { perCaller: number; perEndpoint: number };
+}
+
+/** A connection and, when one was just issued, its endpoint token (shown this once). */
+export interface ConnectionWithToken {
+  connection: ConnectionRecord;
+  token?: string;
+}
+
+const collection = (deps: Pick<ConnectionDeps, 'docs'>) => deps.docs.collection<ConnectionRecord>(connectionCollections.connections);
+const keyOf = (scope: ConnectionScope, identifier: string) => `${scope.agentId}:${scope.environment}:${identifier}`;
+
+/** Declares the indexes (idempotent): unique address on both collections, agent environment listing. */
+export async function ensureConnectionIndexes(deps: Pick<ConnectionDeps, 'docs'>): Promise<void> {
+  await collection(deps).createIndex({ address: 1 }, { unique: true });
+  await collection(deps).createIndex({ agentId: 1, environment: 1 });
+  await deps.docs.collection<AddressRecord>(connectionCollections.addresses).createIndex({ address: 1 }, { unique: true });
+}
+
+/** The address of `key`, minted on first use and never changed. */
+async function addressOf(deps: ConnectionDeps, key: string): Promise<string> {
+  const addresses = deps.docs.collection<AddressRecord>(connectionCollections.addresses);
+  const existing = await addresses.findOne({ _id: key });
+  if (existing) return existing.address;
+  const address = base64url(deps.ids.randomBytes(addressBytes));
+  try {
+    await addresses.insertOne({ _id: key, schemaVersion: connectionSchemaVersion, address, createdAt: deps.clock.now() });
+    return address;
+  } catch (error) {
+    const raced = isPlatformError(error, 'duplicate_key') ? await addresses.findOne({ _id: key }) : null;
+    if (raced) return raced.address;
+    throw error;
+  }
+}
+
+/** A new endpoint token and its digest. */
+async function newToken(deps: ConnectionDeps): Promise<{ token: string; digest: string }> {
+  const token = endpointTokenPrefix + base64url(deps.ids.randomBytes(tokenBytes));
+  return { token, digest: await deps.ids.sha256Hex(token) };
+}
+
+/**
+ * Registers a connection in an agent environment (Maintainer).
+ * @returns the record, and the endpoint token in bearer mode (shown once)
+ * @throws PlatformError `invalid_argument` (400) naming the field; `connection_exists` (409) when the
+ *   identifier is taken in this environment; scope errors (403/404)
+ */
+export async function createConnection(deps: ConnectionDeps, caller: ConnectionCaller, agent: string, environment: string, input: CreateConnectionInput): Promise<ConnectionWithToken> {
+  const identifier = checkIdentifier(input.identifier);
+  const settings = checkSettings(input, deps.production);
+  const scope = await deps.scope(caller, agent, environment, 'maintainer');
+  const key = keyOf(scope, identifier);
+  const issued = settings.auth === 'bearer' ? await newToken(deps) : undefined;
+  const now = deps.clock.now();
+  const record: ConnectionRecord = {
+    _id: key, schemaVersion: connectionSchemaVersion, orgId: scope.orgId, agentId: scope.agentId, environment: scope.environment, identifier,
+    ...settings, ...(issued ? { tokenDigest: issued.digest } : {}), address: await addressOf(deps, key), createdAt: now, createdBy: caller.subject, updatedAt: now,
+  };
+  try {
+    await collection(deps).insertOne(record);
+  } catch (error) {
+    if (isPlatformError(error, 'duplicate_key')) throw new PlatformError('connection_exists', `Environment "${scope.environment}" already has a connection "${identifier}"; choose another identifier, or edit or delete that one.`, { status: 409 });
+    throw error;
+  }
+  return { connection: record, ...(issued ? { token: issued.token } : {}) };
+}
+
+/** The connections of an agent environment, by identifier (Reader). */
+export async function listConnections(deps: ConnectionDeps, caller: ConnectionCaller, agent: string, environment: string): Promise<ConnectionRecord[]> {
+  const scope = await deps.scope(caller, agent, environment, 'reader');
+  return collection(deps).find({ agentId: scope.agentId, environment: scope.environment }, { sort: { identifier: 1 } });
+}
+
+/** Loads one connection after the role check. @throws PlatformError `connection_not_found` (404) */
+async function load(deps: ConnectionDeps, caller: ConnectionCaller, agent: string, environment: string, identifier: string, role: 'reader' | 'maintainer'): Promise<ConnectionRecord> {
+  const scope = await deps.scope(caller, agent, environment, role);
+  const record = await collection(deps).findOne({ _id: keyOf(scope, identifier) });
+  if (!record) throw new PlatformError('connection_not_found', `Environment "${scope.environment}" has no connection "${identifier.slice(0, 60)}"; list the environment's connections to see them.`, { status: 404 });
+  return record;
+}
+
+/** One connection (Reader). @throws PlatformError `connection_not_found` (404), scope errors */
+export async function getConnection(deps: ConnectionDeps, caller: ConnectionCaller, agent: string, environment: string, identifier: string): Promise<ConnectionRecord> {
+  return load(deps, caller, agent, environment, identifier, 'reader');
+}
+
+/**
+ * Edits a connection's mode, OIDC settings, origins or rates (Maintainer). Switching to bearer issues a
+ * token (returned once); leaving bearer drops the digest; leaving oidc drops the OIDC settings.
+ * @throws PlatformError `protocol_fixed` (409) for another protocol; `invalid_argument` (400);
+ *   `connection_not_found` (404)
+ */
+export async function updateConnection(deps: ConnectionDeps, caller: ConnectionCaller, agent: string, environment: string, identifier: string, change: ConnectionChange): Promise<ConnectionWithToken> {
+  const current = await load(deps, caller, agent, environment, identifier, 'maintainer');
+  if (change.protocol !== undefined && change.protocol !== current.protocol) {
+    throw new PlatformError('protocol_fixed', `protocol: a connection's protocol is fixed for its life (this one is "${current.protocol}"); delete it and register a new ${change.protocol.slice(0, 20)} connection instead.`, { status: 409 });
+  }
+  const auth = change.auth ?? current.auth;
+  const oidc = auth !== 'oidc' ? undefined : change.oidc ?? current.oidc;
+  const settings = checkSettings({ protocol: current.protocol, auth, ...(oidc ? { oidc } : {}), origins: change.origins ?? current.origins, rate: change.rate ?? current.rate }, deps.production);
+  const issued = settings.auth === 'bearer' && current.auth !== 'bearer' ? await newToken(deps) : undefined;
+  const tokenDigest = settings.auth !== 'bearer' ? undefined : issued?.digest ?? current.tokenDigest;
+  const { oidc: _o, tokenDigest: _t, ...rest } = current;
+  const record: ConnectionRecord = { ...rest, ...settings, ...(tokenDigest ? { tokenDigest } : {}), updatedAt: deps.clock.now() };
+  const { _id, ...fields } = record;
+  await collection(deps).updateOne({ _id }, { $set: fields, ...unsetOf(settings.oidc, tokenDigest) });
+  return { connection: record, ...(issued ? { token: issued.token } : {}) };
+}
+
+function unsetOf(oidc: unknown, tokenDigest: unknown): { $unset?: Record<string, ''> } {
+  const fields: Record<string, ''> = {};
+  if (oidc === undefined) fields.oidc = '';
+  if (tokenDigest === undefined) fields.tokenDigest = '';
+  return Object.keys(fields).length ? { $unset: fields } : {};
+}
+
+/**
+ * Issues a new endpoint token (Maintainer); the old one stops at once (its digest is replaced).
+ * @returns the connection and the new token (shown once)
+ * @throws PlatformError `invalid_argument` (400) when the connection is not in bearer mode; `connection_not_found` (404)
+ */
+export async function regenerateToken(deps: ConnectionDeps, caller: ConnectionCaller, agent: string, environment: string, identifier: string): Promise<Required<ConnectionWithToken>> {
+  const current = await load(deps, caller, agent, environment, identifier, 'maintainer');
+  if (current.auth !== 'bearer') throw invalid('auth', `connection "${identifier}" uses "${current.auth}", which has no endpoint token; switch it to bearer to get one.`);
+  const issued = await newToken(deps);
+  const record = { ...current, tokenDigest: issued.digest, updatedAt: deps.clock.now() };
+  await collection(deps).updateOne({ _id: current._id }, { $set: { tokenDigest: issued.digest, updatedAt: record.updatedAt } });
+  return { connection: record, token: issued.token };
+}
+
+/** Deletes a connection (Maintainer); its address stays reserved for the identifier. @throws `connection_not_found` (404) */
+export async function deleteConnection(deps: ConnectionDeps, caller: ConnectionCaller, agent: string, environment: string, identifier: string): Promise<void> {
+  const current = await load(deps, caller, agent, environment, identifier, 'maintainer');
+  await collection(deps).deleteOne({ _id: current._id });
+}
+
+/**
+ * The connection an endpoint address serves, or null (the endpoint then answers 404). No role check: the
+ * address itself is the capability; admission (admitCaller in admission.ts) decides who may call.
+ */
+export async function connectionByAddress(deps: Pick<ConnectionDeps, 'docs'>, address: string): Promise<ConnectionRecord | null> {
+  if (address.length === 0 || address.length > 100) return null;
+  return collection(deps).findOne({ address });
+}
+
