@@ -1,0 +1,116 @@
+/**
+ * Caller admission of incoming connections against a REAL local OpenID provider (oidc-provider on loopback,
+ * test/helpers/oidc-provider.ts) and real organization records: a JWT of the declared issuer and audience is
+ * admitted (its subject named, no platform user created); another audience, another issuer, an expired
+ * token, an algorithm the connection does not accept and a missing token are refused 401; the JWKS URL may be
+ * given instead of discovery. Origins are checked before anything (403); a member's own sign-in admits them
+ * on AG-UI and MCP with the User role, never on a webhook, never when it is not their own doing.
+ * Source: spec/platform-service.md § Incoming connection authentication (rules 1–5); issue 8 § Connections.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admissionDeps, connectionDeps } from '../../core/boot/connection-wiring.ts';
+import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
+import { admitCaller, createConnection, ensureConnectionIndexes, type AdmissionDeps, type ConnectionRecord } from '../../core/connection/index.ts';
+import { addMember, createGroup, createOrganization, ensureOrgIndexes, orgCollections } from '../../core/org/index.ts';
+import type { DocumentStore } from '../../core/ports/document-store.ts';
+import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
+import { startOidcProvider, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
+
+const audience = 'https://agents.example.com/support';
+const people = [{ clientId: 'crm', secret: 'crm-secret-value-1' }, { clientId: 'other-app', secret: 'other-secret-value-1' }];
+let op: RunningOidcProvider;
+let otherOp: RunningOidcProvider;
+let docs: DocumentStore;
+let admission: AdmissionDeps;
+let orgId: string;
+const agentId = 'agent-1';
+const owner = { subject: 'owner-1', email: 'owner@example.com' };
+
+function connection(fields: Partial<ConnectionRecord>): ConnectionRecord {
+  return {
+    _id: 'x', schemaVersion: 1, orgId, agentId, environment: 'main', identifier: 'x', protocol: 'mcp', auth: 'oidc',
+    oidc: { issuer: op.issuer, audience, algorithms: ['RS256'] }, origins: [], rate: { perCaller: 30, perEndpoint: 300 },
+    address: 'addr', createdAt: new Date(0), createdBy: 'owner-1', updatedAt: new Date(0), ...fields,
+  };
+}
+
+beforeAll(async () => {
+  op = await startOidcProvider(people, audience);
+  otherOp = await startOidcProvider(people, audience);
+  docs = createMemoryDocumentStore();
+  await ensureOrgIndexes(docs);
+  const orgDeps = { docs, clock: systemClock, ids: cryptoIds };
+  orgId = (await createOrganization(orgDeps, owner, 'Acme'))._id;
+  const readers = await createGroup(orgDeps, orgId, { name: 'Readers', agentRoles: [{ agent: agentId, role: 'reader' }] });
+  await addMember(orgDeps, orgId, { subject: 'reader-1', email: 'r@example.com' }, [readers._id]);
+  await addMember(orgDeps, orgId, { subject: 'user-1', email: 'u@example.com' }, [`${orgId}.user`]);
+  admission = admissionDeps({ docs, ids: cryptoIds });
+});
+afterAll(async () => {
+  await op?.stop();
+  await otherOp?.stop();
+});
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+describe('oidc mode against the real provider', () => {
+  it('admits a token of the declared issuer and audience, naming its subject and creating no platform user', async () => {
+    const membersBefore = await docs.collection(orgCollections.members).countDocuments({});
+    const result = await admitCaller(admission, connection({}), bearer(await op.clientCredentialsToken('crm')));
+    expect(result).toEqual({ admitted: true, caller: { kind: 'oidc', subject: 'crm', rateKey: 'oidc:crm' } });
+    expect(await docs.collection(orgCollections.members).countDocuments({})).toBe(membersBefore);
+  });
+
+  it('admits through a declared JWKS URL as well', async () => {
+    const jwksUrl = (await (await fetch(`${op.issuer}/.well-known/openid-configuration`)).json() as { jwks_uri: string }).jwks_uri;
+    const result = await admitCaller(admission, connection({ oidc: { issuer: op.issuer, audience, jwksUrl, algorithms: ['RS256'] } }), bearer(await op.clientCredentialsToken('crm')));
+    expect(result.admitted).toBe(true);
+  });
+
+  it('refuses another audience, another issuer, an expired token, an algorithm not declared, and no token', async () => {
+    const refusedWith = async (conn: ConnectionRecord, facts: { authorization?: string }) => {
+      const result = await admitCaller(admission, conn, facts);
+      return result.admitted ? 'admitted' : `${result.status} ${result.code}: ${result.message}`;
+    };
+    expect(await refusedWith(connection({}), bearer(await op.clientCredentialsToken('crm', { resource: 'https://elsewhere.example.com' })))).toMatch(/^401 connection_unauthorized: .*aud claim/);
+    expect(await refusedWith(connection({}), bearer(await otherOp.clientCredentialsToken('crm')))).toMatch(/^401 connection_unauthorized: .*(iss claim|not signed by)/);
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await op.signWithProviderKey({ iss: op.issuer, aud: audience, sub: 'crm', iat: now - 7200, exp: now - 3600 });
+    expect(await refusedWith(connection({}), bearer(expired))).toMatch(/^401 connection_unauthorized: .*has expired/);
+    const es256Only = connection({ oidc: { issuer: op.issuer, audience, algorithms: ['ES256'] } });
+    expect(await refusedWith(es256Only, bearer(await op.clientCredentialsToken('crm')))).toMatch(/^401 connection_unauthorized: .*algorithm/);
+    expect(await refusedWith(connection({}), {})).toMatch(/^401 connection_unauthorized/);
+    expect(await refusedWith(connection({}), { authorization: 'Basic abc' })).toMatch(/^401 connection_unauthorized/);
+  });
+});
+
+describe('origins and the member rule', () => {
+  it('refuses a page of a site not listed before anything (403); no Origin is server-to-server', async () => {
+    const listed = connection({ protocol: 'agui', auth: 'public', origins: ['https://shop.example.com'] });
+    expect(await admitCaller(admission, listed, { origin: 'https://evil.example.com', member: { subject: 'user-1', viaOwnDoing: true } })).toMatchObject({ admitted: false, status: 403, code: 'origin_refused' });
+    expect((await admitCaller(admission, listed, { origin: 'https://shop.example.com' })).admitted).toBe(true);
+    expect((await admitCaller(admission, listed, {})).admitted).toBe(true);
+    expect(await admitCaller(admission, connection({ protocol: 'agui', auth: 'public' }), { origin: 'https://shop.example.com' })).toMatchObject({ status: 403 });
+    expect((await admitCaller(admission, connection({ protocol: 'agui', auth: 'public', origins: ['*'] }), { origin: 'https://any.example.org' })).admitted).toBe(true);
+  });
+
+  it('admits a member with the User role by their own sign-in on MCP and AG-UI, in any mode', async () => {
+    const own = { member: { subject: 'user-1', viaOwnDoing: true } };
+    expect(await admitCaller(admission, connection({}), own)).toEqual({ admitted: true, caller: { kind: 'member', subject: 'user-1', rateKey: 'member:user-1' } });
+    expect((await admitCaller(admission, connection({ protocol: 'agui', auth: 'bearer', tokenDigest: 'f'.repeat(64) }), own)).admitted).toBe(true);
+  });
+
+  it('treats a Reader, a sign-in not of their own doing, and any sign-in on a webhook as other callers', async () => {
+    expect(await admitCaller(admission, connection({}), { member: { subject: 'reader-1', viaOwnDoing: true } })).toMatchObject({ admitted: false, status: 401 });
+    expect(await admitCaller(admission, connection({}), { member: { subject: 'user-1', viaOwnDoing: false } })).toMatchObject({ admitted: false, status: 401 });
+    expect(await admitCaller(admission, connection({}), { member: { subject: 'stranger', viaOwnDoing: true } })).toMatchObject({ admitted: false, status: 401 });
+    expect(await admitCaller(admission, connection({ protocol: 'webhook', auth: 'bearer', tokenDigest: 'f'.repeat(64) }), { member: { subject: 'user-1', viaOwnDoing: true } })).toMatchObject({ admitted: false, status: 401 });
+  });
+
+  it('a connection created through the use cases admits its own token (wiring end to end)', async () => {
+    await ensureConnectionIndexes({ docs });
+    const deps = { ...connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: false }), scope: async () => ({ orgId, agentId, environment: 'main' }) };
+    const created = await createConnection(deps, owner, agentId, 'main', { identifier: 'hook', protocol: 'webhook', auth: 'bearer' });
+    expect(await admitCaller(admission, created.connection, { ...bearer(created.token!), clientAddress: '10.0.0.9' })).toEqual({ admitted: true, caller: { kind: 'token', rateKey: 'token:10.0.0.9' } });
+  });
+});
