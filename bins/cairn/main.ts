@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { runAgent } from './agent-commands.ts';
 import { CliError } from './api-client.ts';
+import { runConnection } from './connection-commands.ts';
 import { runConfig, runDataUpdates, runSecrets } from './operator-commands.ts';
 import { runSemantic, type CommandOutput } from './semantic-commands.ts';
 import { runSession } from './session-commands.ts';
@@ -46,6 +47,14 @@ Sessions (<agent> is an agent id or slug; --org when the slug is in several orga
   session reply <id> TEXT                              answer a session waiting for input
   session cancel <id>
 
+Incoming connections (<agent> is an agent id or slug):
+  connection create --agent <slug> --env <name> --id <identifier> --protocol agui|mcp|webhook --auth public|bearer|oidc
+                    [--issuer URL --audience A [--jwks-url URL] [--algorithms RS256,…]] [--origins a,b] [--rate CALLER,ENDPOINT]
+                                                       register; prints the endpoint URL and, in bearer mode, the token once
+  connection list --agent <slug> --env <name>          identifier, protocol, auth, status, URL
+  connection show|regenerate-token|delete --agent <slug> --env <name> --id <identifier>
+                                                       regenerate-token prints the new token once; the old stops at once
+
 Operating the stores directly (with the deployment's environment):
   config resolve [--base64] [--file PATH]              validate the config as a boot would; print it as one JSON line
   data-updates list|apply                              list pending data updates, or apply them as a boot would
@@ -68,6 +77,8 @@ async function main(argv: string[]): Promise<number> {
         agent: { type: 'string' }, org: { type: 'string' }, env: { type: 'string' },
         workflow: { type: 'string' }, trigger: { type: 'string' }, message: { type: 'string' }, var: { type: 'string', multiple: true },
         wait: { type: 'boolean' }, comment: { type: 'string' },
+        id: { type: 'string' }, protocol: { type: 'string' }, auth: { type: 'string' }, issuer: { type: 'string' }, audience: { type: 'string' },
+        'jwks-url': { type: 'string' }, algorithms: { type: 'string' }, origins: { type: 'string' }, rate: { type: 'string' },
       },
     });
   } catch (error) {
@@ -83,6 +94,7 @@ async function main(argv: string[]): Promise<number> {
     let out: CommandOutput & { exitCode?: number };
     if (group === 'agent') out = await runAgent(rest, target, { agent: values.agent, org: values.org, env: values.env, publish: values.publish });
     else if (group === 'session') out = await runSession(target, rest, values, note);
+    else if (group === 'connection') out = await runConnection(target, rest, values);
     else if (group === 'semantic') out = await runSemantic(target, rest, { ...values, token: values['token-id'] }, note);
     else if (group === 'config') out = runConfig(rest, values, process.env, appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), note);
     else if (group === 'data-updates') out = await runDataUpdates(rest, process.env, values.json ? note : (line) => console.log(line));

@@ -21,6 +21,7 @@ import type { ObjectStore } from '../ports/object-store.ts';
 import { ensureSemanticIndexes } from '../semantic/projects.ts';
 import { ensureOrgIndexes } from '../org/organizations.ts';
 import { ensureAgentIndexes } from '../agent/hosting-model.ts';
+import { ensureConnectionIndexes } from '../connection/index.ts';
 import { createRedisLease, openRedis, type RedisConnection } from '../adapters/redis/index.ts';
 import { systemClock } from '../adapters/runtime/system.ts';
 import { openDocumentStore, openObjectStore } from '../adapters/stores/open-stores.ts';
@@ -82,5 +83,6 @@ export async function openBootStores(env: ServiceEnv, options: { owner: string; 
   await ensureSemanticIndexes(docs);
   await ensureOrgIndexes(docs);
   await ensureAgentIndexes(docs);
+  await ensureConnectionIndexes({ docs });
   return { docs, objects, redis, lease, async close() { await docs.close(); redis?.disconnect(); } };
 }

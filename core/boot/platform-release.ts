@@ -10,6 +10,7 @@ import { collections as semanticCollections, semanticSchemaVersion } from '../se
 import { CREDENTIAL_SECRETS_COLLECTION } from '../adapters/secrets/db-secret-store.ts';
 import { orgCollections, orgSchemaVersion } from '../org/model.ts';
 import { agentCollections, agentSchemaVersion } from '../agent/hosting-model.ts';
+import { connectionCollections, connectionSchemaVersion } from '../connection/model.ts';
 
 /** The release's collections and data updates. */
 export function platformRelease(): ReleaseData {
@@ -19,5 +20,6 @@ export function platformRelease(): ReleaseData {
   for (const name of Object.values(semanticCollections)) collections[name] = { baseline: 1, current: semanticSchemaVersion };
   for (const name of Object.values(orgCollections)) collections[name] = { baseline: 1, current: orgSchemaVersion };
   for (const name of Object.values(agentCollections)) collections[name] = { baseline: 1, current: agentSchemaVersion };
+  for (const name of Object.values(connectionCollections)) collections[name] = { baseline: 1, current: connectionSchemaVersion };
   return { collections, updates: [] };
 }

@@ -1,0 +1,95 @@
+/**
+ * JSON routes of incoming connections of an agent environment (`:agent` is the agent's id or slug):
+ * - `POST /api/agents/:agent/environments/:env/connections` {identifier, protocol, auth, oidc?, origins?, rate?}
+ *   → 201 {connection, url, token?} (Maintainer; `token` in bearer mode, shown this once);
+ * - `GET …/connections` → {connections: [...]} and `GET …/connections/:identifier` → {connection, url} (Reader;
+ *   never the token; `url` is `<APP_BASE_URL or the request's origin>/api/<agui|mcp|webhooks>/<address>`);
+ * - `PATCH …/connections/:identifier` {auth?, oidc?, origins?, rate?} (Maintainer; switching to bearer returns a
+ *   new token once; another protocol is 409 `protocol_fixed`);
+ * - `POST …/connections/:identifier/regenerate-token` → {connection, url, token} (Maintainer; the old token stops at once);
+ * - `DELETE …/connections/:identifier` → 204 (Maintainer; the address stays reserved for the identifier).
+ * Each connection carries `status` for the Connections page: `not_used` until deployments exist.
+ *
+ * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
+ * § Errors; issue 8 § Connections.
+ */
+import { Type } from '@sinclair/typebox';
+import { Elysia } from 'elysia';
+import {
+  createConnection, deleteConnection, getConnection, listConnections, regenerateToken, updateConnection,
+  type ConnectionCaller, type ConnectionDeps, type ConnectionRecord,
+} from '../../core/connection/index.ts';
+import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
+import { json, readJson } from './http-helpers.ts';
+
+/** Dependencies of the connection routes. */
+export interface ConnectionRouteDeps extends CallerRouteDeps<ConnectionCaller> {
+  deps: ConnectionDeps;
+  /** APP_BASE_URL, when set: the base of endpoint URLs (else the request's origin). */
+  appBaseUrl?: string;
+}
+
+const Str = (max: number) => Type.String({ maxLength: max });
+const Oidc = Type.Object({
+  issuer: Str(500), audience: Str(500), jwksUrl: Type.Optional(Str(500)), algorithms: Type.Optional(Type.Array(Str(20), { maxItems: 10 })),
+}, { additionalProperties: false });
+const Rate = Type.Object({ perCaller: Type.Integer(), perEndpoint: Type.Integer() }, { additionalProperties: false });
+const Origins = Type.Array(Str(300), { maxItems: 100 });
+const CreateBody = Type.Object({
+  identifier: Str(100), protocol: Str(20), auth: Str(20), oidc: Type.Optional(Oidc), origins: Type.Optional(Origins), rate: Type.Optional(Rate),
+}, { additionalProperties: false });
+const ChangeBody = Type.Object({
+  protocol: Type.Optional(Str(20)), auth: Type.Optional(Str(20)), oidc: Type.Optional(Oidc), origins: Type.Optional(Origins), rate: Type.Optional(Rate),
+}, { additionalProperties: false });
+
+/** Path segment of each protocol's endpoint. */
+const endpointPath = { agui: 'agui', mcp: 'mcp', webhooks: 'webhooks', webhook: 'webhooks' } as const;
+
+/** The endpoint URL of `connection`. */
+export function endpointUrl(base: string, connection: Pick<ConnectionRecord, 'protocol' | 'address'>): string {
+  return `${base.replace(/\/+$/, '')}/api/${endpointPath[connection.protocol]}/${connection.address}`;
+}
+
+/** A connection as answered: never the token digest. */
+function connectionView(c: ConnectionRecord, base: string) {
+  return {
+    identifier: c.identifier, agentId: c.agentId, environment: c.environment, protocol: c.protocol, auth: c.auth,
+    ...(c.oidc ? { oidc: c.oidc } : {}), origins: c.origins, rate: c.rate, url: endpointUrl(base, c), status: 'not_used' as const,
+    createdAt: c.createdAt, createdBy: c.createdBy, updatedAt: c.updatedAt,
+  };
+}
+
+const noParse = { parse: 'none' as const };
+type Env = { agent: string; env: string };
+type One = Env & { identifier: string };
+
+/** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
+export function connectionRoutes(env: ConnectionRouteDeps) {
+  const { deps } = env;
+  const route = callerRoutes(env);
+  const baseOf = (request: Request) => env.appBaseUrl ?? new URL(request.url).origin;
+  const answer = (request: Request, result: { connection: ConnectionRecord; token?: string }, status = 200) => {
+    const view = connectionView(result.connection, baseOf(request));
+    return json({ connection: view, url: view.url, ...(result.token ? { token: result.token } : {}) }, status);
+  };
+  const base = '/api/agents/:agent/environments/:env/connections';
+  return new Elysia()
+    .post(base, route<Env>(async ({ request, params, caller }) => {
+      const body = await readJson(request, CreateBody);
+      return answer(request, await createConnection(deps, caller, params.agent, params.env, body), 201);
+    }), noParse)
+    .get(base, route<Env>(async ({ request, params, caller }) =>
+      json({ connections: (await listConnections(deps, caller, params.agent, params.env)).map((c) => connectionView(c, baseOf(request))) })))
+    .get(`${base}/:identifier`, route<One>(async ({ request, params, caller }) =>
+      answer(request, { connection: await getConnection(deps, caller, params.agent, params.env, params.identifier) })))
+    .patch(`${base}/:identifier`, route<One>(async ({ request, params, caller }) => {
+      const body = await readJson(request, ChangeBody);
+      return answer(request, await updateConnection(deps, caller, params.agent, params.env, params.identifier, body));
+    }), noParse)
+    .post(`${base}/:identifier/regenerate-token`, route<One>(async ({ request, params, caller }) =>
+      answer(request, await regenerateToken(deps, caller, params.agent, params.env, params.identifier))), noParse)
+    .delete(`${base}/:identifier`, route<One>(async ({ params, caller }) => {
+      await deleteConnection(deps, caller, params.agent, params.env, params.identifier);
+      return new Response(null, { status: 204 });
+    }), noParse);
+}
