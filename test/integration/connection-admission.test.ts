@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admissionDeps, connectionDeps } from '../../core/boot/connection-wiring.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
-import { admitCaller, createConnection, ensureConnectionIndexes, type AdmissionDeps, type ConnectionRecord } from '../../core/connection/index.ts';
+import { admitCaller, createConnection, ensureConnectionIndexes, listConnections, type AdmissionDeps, type ConnectionRecord } from '../../core/connection/index.ts';
 import { addMember, createGroup, createOrganization, ensureOrgIndexes, orgCollections } from '../../core/org/index.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
@@ -105,6 +105,20 @@ describe('origins and the member rule', () => {
     expect(await admitCaller(admission, connection({}), { member: { subject: 'user-1', viaOwnDoing: false } })).toMatchObject({ admitted: false, status: 401 });
     expect(await admitCaller(admission, connection({}), { member: { subject: 'stranger', viaOwnDoing: true } })).toMatchObject({ admitted: false, status: 401 });
     expect(await admitCaller(admission, connection({ protocol: 'webhook', auth: 'bearer', tokenDigest: 'f'.repeat(64) }), { member: { subject: 'user-1', viaOwnDoing: true } })).toMatchObject({ admitted: false, status: 401 });
+  });
+
+  it('the wiring checks roles on the agent found by slug: a Reader lists but cannot register (403)', async () => {
+    const now = new Date();
+    await docs.collection('agent_agents').insertOne({ _id: agentId, schemaVersion: 1, orgId, slug: 'support', name: 'Support', description: '', createdAt: now });
+    await docs.collection('agent_environments').insertOne({ _id: 'env-1', schemaVersion: 1, agentId, orgId, name: 'main', draftCommit: 'c', draftSavedAt: now, published: null, createdAt: now });
+    const deps = connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: false });
+    const reader = { subject: 'reader-1' };
+    expect(await listConnections(deps, reader, 'support', 'main')).toEqual([]);
+    const refusal = await createConnection(deps, reader, 'support', 'main', { identifier: 'chat', protocol: 'agui', auth: 'public' }).then(() => 'created', (e: { status: number; code: string }) => `${e.status} ${e.code}`);
+    expect(refusal).toBe('403 agent_role_required');
+    expect(await createConnection(deps, owner, 'support', 'main', { identifier: 'chat', protocol: 'agui', auth: 'public' })).toMatchObject({ connection: { agentId, orgId, environment: 'main' } });
+    const stranger = await listConnections(deps, { subject: 'stranger' }, 'support', 'main').then(() => 'listed', (e: { status: number; code: string }) => `${e.status} ${e.code}`);
+    expect(stranger).toBe('404 agent_not_found');
   });
 
   it('a connection created through the use cases admits its own token (wiring end to end)', async () => {
