@@ -109,8 +109,8 @@ describe('origins and the member rule', () => {
 
   it('the wiring checks roles on the agent found by slug: a Reader lists but cannot register (403)', async () => {
     const now = new Date();
-    await docs.collection('agent_agents').insertOne({ _id: agentId, schemaVersion: 1, orgId, slug: 'support', name: 'Support', description: '', createdAt: now });
-    await docs.collection('agent_environments').insertOne({ _id: 'env-1', schemaVersion: 1, agentId, orgId, name: 'main', draftCommit: 'c', draftSavedAt: now, published: null, createdAt: now });
+    await docs.collection<Record<string, unknown> & { _id: string }>('agent_agents').insertOne({ _id: agentId, schemaVersion: 1, orgId, slug: 'support', name: 'Support', description: '', createdAt: now });
+    await docs.collection<Record<string, unknown> & { _id: string }>('agent_environments').insertOne({ _id: 'env-1', schemaVersion: 1, agentId, orgId, name: 'main', draftCommit: 'c', draftSavedAt: now, published: null, createdAt: now });
     const deps = connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: false });
     const reader = { subject: 'reader-1' };
     expect(await listConnections(deps, reader, 'support', 'main')).toEqual([]);
