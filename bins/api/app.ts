@@ -22,7 +22,8 @@ import type { Logger } from '../../core/ports/logger.ts';
 import type { ObjectStore } from '../../core/ports/object-store.ts';
 import { agentRoutes } from './agent-routes.ts';
 import { connectionRoutes } from './connection-routes.ts';
-import { connectionDeps } from '../../core/boot/connection-wiring.ts';
+import { admissionDeps, connectionDeps } from '../../core/boot/connection-wiring.ts';
+import { webhookRoutes } from './webhook-routes.ts';
 import { templateFiles } from './agent-template.ts';
 import { authRoutes } from './auth-routes.ts';
 import { healthRoutes } from './health-routes.ts';
@@ -114,6 +115,7 @@ export function createApiApp(parts: ApiAppParts) {
     .use(semanticRoutes({ deps: { docs, objects, git, clock: systemClock, ids: cryptoIds }, logger, authorOf }))
     .use(orgRoutes({ deps: orgDeps, logger, callerOf, prepare: prepareCaller }))
     .use(agentRoutes({ deps: agentDeps, enqueueOperation: operationEnqueuer(parts.queue), logger, callerOf, prepare: prepareCaller }))
+    .use(webhookRoutes({ docs, clock: systemClock, admission: admissionDeps({ docs, ids: cryptoIds }), queue: parts.queue, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, logger }))
     .use(connectionRoutes({ deps: connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: env.production }), appBaseUrl: env.appBaseUrl, logger, callerOf, prepare: prepareCaller }))
     .use(sessionRoutes({ deps: sessionDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: publishedWorkflows({ docs, objects }).workflowOf }), logger, callerOf, prepare: prepareCaller }))
     .onError(({ code }) => {

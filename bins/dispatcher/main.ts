@@ -23,6 +23,7 @@ import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/work
 import { createRemoteWorkerLauncher } from '../../core/adapters/worker-host/index.ts';
 import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
 import { TURN_QUEUE } from '../../core/boot/session-wiring.ts';
+import { runWebhookFiring, type WebhookDelivery } from '../../core/boot/webhook-firings.ts';
 import { consumeEnvironmentOperations, ENVIRONMENT_OPERATIONS_QUEUE, operationHostingDeps } from '../../core/boot/environment-operations.ts';
 import type { CompletionFiring } from '../../core/session/completion.ts';
 import { TURN_STALE_MS } from '../../core/session/model.ts';
@@ -112,7 +113,9 @@ async function startWork(): Promise<void> {
     consumers = [
       queue.consume(TURN_QUEUE, logged(TURN_QUEUE, async (job) => runQueuedTurn(turnDeps, (job.data as { turnId: string }).turnId)), { concurrency: env.workers.turn.slots * 2 }),
       queue.consume(TRIGGER_QUEUE, logged(TRIGGER_QUEUE, async (job) => {
-        if (job.name === 'completion') await runCompletionFiring({ docs, objects, clock: systemClock, ids: cryptoIds, enqueueTurn, builds }, (job.data as { firing: CompletionFiring }).firing);
+        const firingDeps = { docs, objects, clock: systemClock, ids: cryptoIds, enqueueTurn, builds };
+        if (job.name === 'completion') await runCompletionFiring(firingDeps, (job.data as { firing: CompletionFiring }).firing);
+        if (job.name === 'webhook') await runWebhookFiring(firingDeps, job.data as WebhookDelivery);
       }), { concurrency: 2 }),
       consumeEnvironmentOperations(queue, operationDeps, log),
     ];

@@ -1,0 +1,91 @@
+/**
+ * The webhook endpoint `POST /api/webhooks/<address>`: an address that serves no webhook connection is 404; the
+ * caller is admitted by the connection's mode (public, bearer, oidc; a webhook reads no platform sign-in); calls per
+ * minute per caller and per endpoint are counted in the shared queue store (429 with Retry-After); the delivery id
+ * (`X-Delivery-Id`, else the body's digest) is claimed once by a unique insert, so a retry, even 25 concurrent
+ * retries, fires once; the firing is put on the trigger queue and the answer is `202 {delivery}` at once. A
+ * dispatcher opens the session (core/boot/webhook-firings.ts).
+ *
+ * Source: spec/platform-service.md § Endpoints, § Webhook firing payload, § Incoming connection authentication,
+ * § Errors (404, 429), § Limits (256 KiB; 600 per caller, 600 per endpoint); issue 8 § Endpoints (webhook).
+ */
+import { Elysia } from 'elysia';
+import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.ts';
+import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
+import { TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
+import type { WebhookDelivery } from '../../core/boot/webhook-firings.ts';
+import { admitCaller, connectionByAddress, type AdmissionDeps } from '../../core/connection/index.ts';
+import type { Clock } from '../../core/ports/clock.ts';
+import type { DocumentStore } from '../../core/ports/document-store.ts';
+import type { JobQueue } from '../../core/ports/job-queue.ts';
+import type { Logger } from '../../core/ports/logger.ts';
+import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
+import { claimDelivery, deliveriesCollection } from '../../core/session/firings.ts';
+import { errorToResponse, json, readBody } from './http-helpers.ts';
+import { deliveryIdOf, webhookPayload } from './webhook-payload.ts';
+
+/** Largest webhook body (256 KiB). Source: spec § Limits. */
+const maxWebhookBytes = 256 * 1024;
+
+/** What the webhook endpoint needs. */
+export interface WebhookRouteDeps {
+  docs: DocumentStore;
+  clock: Clock;
+  admission: AdmissionDeps;
+  /** The trigger queue (absent without a queue store: the endpoint answers 503). */
+  queue?: JobQueue;
+  /** Counters live here when given (the shared queue store), else in this process. */
+  rateRedis?: RedisConnection;
+  /** The client address of a request (the request rules' view, trusted proxies applied). */
+  clientAddress(request: Request): string | undefined;
+  logger: Logger;
+}
+
+const notFound = () => json({ error: { code: 'not_found', message: 'Nothing is served at this address.' } }, 404);
+
+/** One limiter per calls-per-minute figure (limiters count in windows of 60 s). */
+function limiters(rateRedis: RedisConnection | undefined): (points: number) => RateLimiter {
+  const made = new Map<number, RateLimiter>();
+  return (points) => {
+    let limiter = made.get(points);
+    if (!limiter) made.set(points, (limiter = createRateLimiter({ points, durationSeconds: 60, keyPrefix: `cairn:endpoint-rate:${points}`, redis: rateRedis })));
+    return limiter;
+  };
+}
+
+/** Mounts the endpoint. */
+export function webhookRoutes(deps: WebhookRouteDeps) {
+  const limiterFor = limiters(deps.rateRedis);
+  const tooMany = (retryAfterSeconds: number, which: string) => new Response(JSON.stringify({ error: { code: 'rate_limited', message: `Too many calls ${which}; retry in ${retryAfterSeconds} s.` } }), {
+    status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds) },
+  });
+  return new Elysia().post('/api/webhooks/:address', async ({ request, params }) => {
+    try {
+      const connection = await connectionByAddress(deps, params.address);
+      if (!connection || connection.protocol !== 'webhook') return notFound();
+      const admission = await admitCaller(deps.admission, connection, {
+        authorization: request.headers.get('authorization') ?? undefined, origin: request.headers.get('origin') ?? undefined, clientAddress: deps.clientAddress(request),
+      });
+      if (!admission.admitted) return json({ error: { code: admission.code, message: admission.message } }, admission.status);
+      const perCaller = await limiterFor(connection.rate.perCaller).consume(`${connection._id}:${admission.caller.rateKey}`);
+      if (!perCaller.allowed) return tooMany(perCaller.retryAfterSeconds, 'from this caller');
+      const perEndpoint = await limiterFor(connection.rate.perEndpoint).consume(connection._id);
+      if (!perEndpoint.allowed) return tooMany(perEndpoint.retryAfterSeconds, 'to this endpoint');
+      if (!deps.queue) return json({ error: { code: 'queue_unavailable', message: 'No queue store is configured (QUEUE_URL), so no delivery can be taken.' } }, 503);
+      const body = await readBody(request, maxWebhookBytes);
+      const deliveryId = deliveryIdOf(request, body);
+      if (!(await claimDelivery(deps, connection._id, deliveryId))) return json({ delivery: deliveryId, duplicate: true }, 202);
+      const delivery: WebhookDelivery = { agentId: connection.agentId, environment: connection.environment, connection: connection.identifier, deliveryId, payload: webhookPayload(request, body) };
+      try {
+        await deps.queue.add(TRIGGER_QUEUE, 'webhook', delivery);
+      } catch (error) {
+        // Not taken: release the claim so the sender's retry is taken.
+        await deps.docs.collection(deliveriesCollection).deleteOne({ _id: `${connection._id}:${deliveryId}` });
+        throw error;
+      }
+      return json({ delivery: deliveryId }, 202);
+    } catch (error) {
+      return errorToResponse(error, deps.logger);
+    }
+  }, { parse: 'none' });
+}
