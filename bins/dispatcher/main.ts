@@ -24,6 +24,7 @@ import { createRemoteWorkerLauncher } from '../../core/adapters/worker-host/inde
 import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
 import { TURN_QUEUE } from '../../core/boot/session-wiring.ts';
 import { runWebhookFiring, type WebhookDelivery } from '../../core/boot/webhook-firings.ts';
+import { fireDueSchedules, SCHEDULE_SWEEP_INTERVAL_MS } from '../../core/boot/schedule-firings.ts';
 import { consumeEnvironmentOperations, ENVIRONMENT_OPERATIONS_QUEUE, operationHostingDeps } from '../../core/boot/environment-operations.ts';
 import type { CompletionFiring } from '../../core/session/completion.ts';
 import { TURN_STALE_MS } from '../../core/session/model.ts';
@@ -78,6 +79,7 @@ const turnDeps = {
 const operationDeps = operationHostingDeps({ docs, objects, scratchDir: env.scratchDir, clock: systemClock, ids: cryptoIds });
 const enqueueTurn = async (turnId: string) => { await queue?.add(TURN_QUEUE, 'turn', { turnId }, { jobId: turnId }); };
 let parkTimer: ReturnType<typeof setInterval> | undefined;
+let scheduleTimer: ReturnType<typeof setInterval> | undefined;
 /** A job handler whose failure is logged (the job is kept failed for inspection, as the queue port says). */
 const logged = (queueName: string, handler: (job: { id: string; name: string; data: unknown }) => Promise<void>) => async (job: { id: string; name: string; data: unknown }) => {
   try {
@@ -125,7 +127,11 @@ async function startWork(): Promise<void> {
       void failStaleTurns({ docs, clock: systemClock }).then((ids) => { if (ids.length > 0) log(`ended ${ids.length} turn(s) failed whose dispatcher stopped (no heartbeat for ${TURN_STALE_MS / 1000} s): interrupted by a platform restart`); })
         .catch((error: Error) => logger.error({ err: error.message }, 'stale turn sweep failed'));
     }, PARK_SWEEP_INTERVAL_MS);
-    log(`dispatcher running: queues ${TURN_QUEUE} (${env.workers.turn.slots} turn slots), ${TRIGGER_QUEUE} and ${ENVIRONMENT_OPERATIONS_QUEUE}; park sweep every ${PARK_SWEEP_INTERVAL_MS / 1000} s; data update sweep every 5 minutes`);
+    const sweepSchedules = () => void fireDueSchedules({ docs, objects, clock: systemClock, ids: cryptoIds, enqueueTurn, builds, log: print })
+      .catch((error: Error) => logger.error({ err: error.message }, 'schedule sweep failed'));
+    sweepSchedules();
+    scheduleTimer = setInterval(sweepSchedules, SCHEDULE_SWEEP_INTERVAL_MS);
+    log(`dispatcher running: queues ${TURN_QUEUE} (${env.workers.turn.slots} turn slots), ${TRIGGER_QUEUE} and ${ENVIRONMENT_OPERATIONS_QUEUE}; park sweep every ${PARK_SWEEP_INTERVAL_MS / 1000} s; schedules every ${SCHEDULE_SWEEP_INTERVAL_MS / 1000} s; data update sweep every 5 minutes`);
   } else {
     log('dispatcher running without a queue store (QUEUE_URL unset): no turn runs; data update sweep every 5 minutes');
   }
@@ -134,7 +140,7 @@ async function startWork(): Promise<void> {
 }
 
 const finished = env.embeddedQueue.enabled
-  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner: instanceId, clock: systemClock, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; clearInterval(parkTimer); await Promise.all(consumers.map((c) => c.stop())); consumers = []; }, stopping: () => stopRequested })
+  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner: instanceId, clock: systemClock, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; clearInterval(parkTimer); clearInterval(scheduleTimer); await Promise.all(consumers.map((c) => c.stop())); consumers = []; }, stopping: () => stopRequested })
   : startWork().then(() => new Promise<void>((resolve) => { wakers.add(resolve); }));
 
 stopOnSignals(process, async () => {
@@ -145,6 +151,7 @@ stopOnSignals(process, async () => {
   await finished;
   clearInterval(catalogTimer);
   clearInterval(parkTimer);
+  clearInterval(scheduleTimer);
   await queue?.close();
   await catalog.close();
   await stores.close();
