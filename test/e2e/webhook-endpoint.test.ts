@@ -3,7 +3,7 @@
  * create`, a test agent whose webhook trigger names it, the scripted model. A delivery sent twice with one
  * X-Delivery-Id, and 25 concurrent retries of another, open one session each; the trigger variable carries the
  * payload; a missing or wrong token is 401, an unknown address 404, and a connection's per-caller rate answers 429
- * with Retry-After.
+ * with Retry-After. The same agent's schedule trigger (every minute, Europe/Paris) fires once per run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -67,6 +67,22 @@ describe('the webhook endpoint', () => {
     expect((await post(hook.url, { 'x-delivery-id': 'd-3' })).status).toBe(401);
     expect((await post(hook.url, { authorization: 'Bearer cairn_ep_wrong', 'x-delivery-id': 'd-3' })).status).toBe(401);
     expect((await post(`${product.url}/api/webhooks/not-an-address`, { 'x-delivery-id': 'd-3' })).status).toBe(404);
+  });
+
+  it('fires a schedule trigger once per run, in the trigger\'s time zone', { timeout: 120_000 }, async () => {
+    type Ticked = { status: string; variables: { trigger: { scheduledAt: string; timezone: string } } };
+    const list = async () => (await (await fetch(`${product.url}/api/agents/hooks/environments/main/workflows/tick/sessions`)).json() as { sessions: Ticked[] }).sessions;
+    const deadline = Date.now() + 100_000;
+    let sessions: Ticked[] = [];
+    while ((sessions = await list()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+    expect(sessions.length).toBeGreaterThan(0);
+    const [first] = sessions;
+    expect(first.variables.trigger).toMatchObject({ timezone: 'Europe/Paris', scheduledAt: expect.stringMatching(/:00\.000Z$/) });
+    // Another sweep (every 15 s) sees the same run and fires nothing more for it.
+    await new Promise((r) => setTimeout(r, 16_000));
+    const runs = (await list()).map((s) => s.variables.trigger.scheduledAt);
+    expect(new Set(runs).size).toBe(runs.length);
+    expect((await list()).find((s) => s.variables.trigger.scheduledAt === first.variables.trigger.scheduledAt)?.status).toBe('succeeded');
   });
 
   it('answers 429 with Retry-After once a caller is over the connection\'s calls per minute', async () => {
