@@ -11,6 +11,8 @@ import { CREDENTIAL_SECRETS_COLLECTION } from '../adapters/secrets/db-secret-sto
 import { orgCollections, orgSchemaVersion } from '../org/model.ts';
 import { agentCollections, agentSchemaVersion } from '../agent/hosting-model.ts';
 import { connectionCollections, connectionSchemaVersion } from '../connection/model.ts';
+import { sessionCollections, sessionSchemaVersion } from '../session/model.ts';
+import { deliveriesCollection } from '../session/firings.ts';
 
 /** The release's collections and data updates. */
 export function platformRelease(): ReleaseData {
@@ -21,5 +23,6 @@ export function platformRelease(): ReleaseData {
   for (const name of Object.values(orgCollections)) collections[name] = { baseline: 1, current: orgSchemaVersion };
   for (const name of Object.values(agentCollections)) collections[name] = { baseline: 1, current: agentSchemaVersion };
   for (const name of Object.values(connectionCollections)) collections[name] = { baseline: 1, current: connectionSchemaVersion };
+  for (const name of [...Object.values(sessionCollections), deliveriesCollection]) collections[name] = { baseline: 1, current: sessionSchemaVersion };
   return { collections, updates: [] };
 }
