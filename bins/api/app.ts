@@ -24,6 +24,8 @@ import { agentRoutes } from './agent-routes.ts';
 import { connectionRoutes } from './connection-routes.ts';
 import { admissionDeps, connectionDeps } from '../../core/boot/connection-wiring.ts';
 import { webhookRoutes } from './webhook-routes.ts';
+import { mcpRoutes } from './mcp-routes.ts';
+import { mcpCallDeps } from '../../core/boot/mcp-calls.ts';
 import { templateFiles } from './agent-template.ts';
 import { authRoutes } from './auth-routes.ts';
 import { healthRoutes } from './health-routes.ts';
@@ -116,6 +118,7 @@ export function createApiApp(parts: ApiAppParts) {
     .use(orgRoutes({ deps: orgDeps, logger, callerOf, prepare: prepareCaller }))
     .use(agentRoutes({ deps: agentDeps, enqueueOperation: operationEnqueuer(parts.queue), logger, callerOf, prepare: prepareCaller }))
     .use(webhookRoutes({ docs, clock: systemClock, admission: admissionDeps({ docs, ids: cryptoIds }), queue: parts.queue, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, logger }))
+    .use(mcpRoutes({ calls: mcpCallDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, builds: publishedWorkflows({ docs, objects }) }), admission: admissionDeps({ docs, ids: cryptoIds }), rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, principalOf: rules.principalOf, signInMode: env.signIn.mode, platformOrigins: [env.appBaseUrl, ...env.corsAllowedOrigins].filter((o): o is string => Boolean(o)), appBaseUrl: env.appBaseUrl, version: env.appVersion, logger }))
     .use(connectionRoutes({ deps: connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: env.production }), appBaseUrl: env.appBaseUrl, logger, callerOf, prepare: prepareCaller }))
     .use(sessionRoutes({ deps: sessionDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: publishedWorkflows({ docs, objects }).workflowOf }), logger, callerOf, prepare: prepareCaller }))
     .onError(({ code }) => {

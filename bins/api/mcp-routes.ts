@@ -1,0 +1,199 @@
+/**
+ * The MCP endpoint of incoming connections, `POST /api/mcp/<address>`: Streamable HTTP answered with JSON, no
+ * protocol session kept (GET and DELETE are 405). An address that serves no MCP connection is 404. The caller is
+ * admitted by the connection's mode, or as a member by their own sign-in (rules 1–2); a refused caller gets 401
+ * with a Bearer challenge, naming `/api/mcp/<address>/.well-known/oauth-protected-resource` under oidc (rule 7),
+ * which is served for oidc connections. Calls per minute per caller and per endpoint count only `tools/call`
+ * messages that would start a turn, just before the session opens (429 with Retry-After for the whole POST).
+ * Methods: initialize, ping, tools/list, tools/call, notifications.
+ *
+ * Source: spec/platform-service.md § Tool-protocol endpoint, § Tool-call result status, § Endpoints (the /api/mcp
+ * rows), § Incoming connection authentication, § Errors, § Limits (30 per caller / 300 per endpoint by default);
+ * issue 8 § Endpoints (MCP).
+ */
+import { Elysia } from 'elysia';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { errorResponse, isObject, readCalls, refuseHeaders, respond, rpcErrors, type JsonRpcCall, type JsonRpcResponse } from '../../core/adapters/mcp-wire/json-rpc.ts';
+import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.ts';
+import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
+import { callMcpTool, servedTools, type McpCallDeps, type ServedTools } from '../../core/boot/mcp-calls.ts';
+import { admitCaller, connectionByAddress, type AdmissionDeps, type AdmittedCaller, type ConnectionRecord } from '../../core/connection/index.ts';
+import type { Logger } from '../../core/ports/logger.ts';
+import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
+import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
+
+/** What the MCP endpoint needs. */
+export interface McpRouteDeps {
+  calls: McpCallDeps;
+  admission: AdmissionDeps;
+  /** Counters live here when given (the shared queue store), else in this process. */
+  rateRedis?: RedisConnection;
+  /** The client address of a request (the request rules' view, trusted proxies applied). */
+  clientAddress(request: Request): string | undefined;
+  /** The platform sign-in the request rules resolved (its subject), if any. */
+  principalOf(request: Request): { id: string } | undefined;
+  /** PLATFORM_SIGN_IN's mode: under oidc a principal comes from the caller's own bearer token. */
+  signInMode: 'oidc' | 'cloud-alb' | 'dev-user';
+  /** The platform's own page origins (APP_BASE_URL, CORS_ALLOWED_ORIGINS). */
+  platformOrigins: readonly string[];
+  /** APP_BASE_URL: the base of the protected-resource address (else the request's own origin). */
+  appBaseUrl?: string;
+  version: string;
+  logger: Logger;
+}
+
+const notFound = () => json({ error: { code: 'not_found', message: 'Nothing is served at this address.' } }, 404);
+
+/** One limiter per calls-per-minute figure (limiters count in windows of 60 s). */
+function limiters(rateRedis: RedisConnection | undefined): (points: number) => RateLimiter {
+  const made = new Map<number, RateLimiter>();
+  return (points) => {
+    let limiter = made.get(points);
+    if (!limiter) made.set(points, (limiter = createRateLimiter({ points, durationSeconds: 60, keyPrefix: `cairn:endpoint-rate:${points}`, redis: rateRedis })));
+    return limiter;
+  };
+}
+
+/** The protected-resource metadata address of an endpoint. */
+const metadataUrl = (base: string, address: string) => `${base}/api/mcp/${address}/.well-known/oauth-protected-resource`;
+
+/** Mounts the endpoint and its protected-resource metadata. */
+export function mcpRoutes(deps: McpRouteDeps) {
+  const limiterFor = limiters(deps.rateRedis);
+  const baseOf = (request: Request) => (deps.appBaseUrl ?? new URL(request.url).origin).replace(/\/+$/, '');
+  const mcpConnection = async (address: string) => {
+    const connection = await connectionByAddress(deps.calls, address);
+    return connection?.protocol === 'mcp' ? connection : null;
+  };
+  const notAllowed = async (address: string) => ((await mcpConnection(address)) ? errorResponse(405, rpcErrors.server, 'Method not allowed.', { allow: 'POST' }) : notFound());
+  return new Elysia()
+    .post('/api/mcp/:address', async ({ request, params }) => {
+      try {
+        const connection = await mcpConnection(params.address);
+        if (!connection) return notFound();
+        return await answer(deps, limiterFor, connection, request, baseOf(request));
+      } catch (error) {
+        return errorToResponse(error, deps.logger);
+      }
+    }, { parse: 'none' })
+    .get('/api/mcp/:address', ({ params }) => notAllowed(params.address))
+    .delete('/api/mcp/:address', ({ params }) => notAllowed(params.address))
+    .get('/api/mcp/:address/.well-known/oauth-protected-resource', async ({ request, params }) => {
+      const connection = await mcpConnection(params.address);
+      if (!connection || connection.auth !== 'oidc' || !connection.oidc) return notFound();
+      return json({ resource: `${baseOf(request)}/api/mcp/${params.address}`, authorization_servers: [connection.oidc.issuer], bearer_methods_supported: ['header'] });
+    });
+}
+
+/** Whether a signed-in member's sign-in is their own doing (rule 2): their bearer token under oidc, else a request from the platform's own pages. */
+function memberOf(deps: McpRouteDeps, request: Request): { subject: string; viaOwnDoing: boolean } | undefined {
+  const principal = deps.principalOf(request);
+  if (!principal) return undefined;
+  const origin = request.headers.get('origin');
+  const fromOwnPage = origin !== null && deps.platformOrigins.includes(origin);
+  const viaOwnDoing = deps.signInMode === 'oidc' ? /^Bearer\s/i.test(request.headers.get('authorization') ?? '') || fromOwnPage : fromOwnPage;
+  return { subject: principal.id, viaOwnDoing };
+}
+
+/** Admission, header checks, the rates, then each JSON-RPC message of the body. */
+async function answer(deps: McpRouteDeps, limiterFor: (points: number) => RateLimiter, connection: ConnectionRecord, request: Request, base: string): Promise<Response> {
+  const origin = request.headers.get('origin') ?? undefined;
+  const admission = await admitCaller(deps.admission, connection, {
+    authorization: request.headers.get('authorization') ?? undefined, origin, fromPlatformPage: origin !== undefined && deps.platformOrigins.includes(origin),
+    member: memberOf(deps, request), clientAddress: deps.clientAddress(request),
+  });
+  if (!admission.admitted && admission.status === 401) {
+    const challenge = connection.auth === 'oidc' ? `Bearer resource_metadata="${metadataUrl(base, connection.address)}"` : 'Bearer';
+    return errorResponse(401, rpcErrors.server, `Unauthorized: ${admission.message}`, { 'www-authenticate': challenge });
+  }
+  if (!admission.admitted) return json({ error: { code: admission.code, message: admission.message } }, admission.status);
+  const refused = refuseHeaders(request);
+  if (refused) return refused;
+  const body = readCalls(new TextDecoder().decode(await readBody(request, maxJsonBytes)));
+  if (body instanceof Response) return body;
+  const beforeOpen = async () => {
+    const limited = await consumeRates(limiterFor, connection, admission.caller);
+    if (limited) throw new RateRefusal(limited);
+  };
+  let served: ServedTools | undefined;
+  const tools = async () => (served ??= await servedTools(deps.calls, connection));
+  const responses: JsonRpcResponse[] = [];
+  try {
+    for (const call of body.calls) {
+      const response = await answerCall(deps, { connection, caller: admission.caller, tools, beforeOpen }, call);
+      if (response) responses.push(response);
+    }
+  } catch (error) {
+    if (error instanceof RateRefusal) return error.response;
+    throw error;
+  }
+  return respond(responses, body.batch);
+}
+
+/** A call over a rate: the whole POST is answered 429. */
+class RateRefusal extends Error {
+  constructor(readonly response: Response) { super('rate limited'); }
+}
+
+/** Counts one call that would start a turn against the caller's and the endpoint's calls per minute; a 429 when over. */
+async function consumeRates(limiterFor: (points: number) => RateLimiter, connection: ConnectionRecord, caller: AdmittedCaller): Promise<Response | undefined> {
+  const tooMany = (retryAfterSeconds: number, which: string) => new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: rpcErrors.server, message: `Too many calls ${which}; retry in ${retryAfterSeconds} s.` }, id: null }), {
+    status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds) },
+  });
+  const perCaller = await limiterFor(connection.rate.perCaller).consume(`${connection._id}:${caller.rateKey}`);
+  if (!perCaller.allowed) return tooMany(perCaller.retryAfterSeconds, 'from this caller');
+  const perEndpoint = await limiterFor(connection.rate.perEndpoint).consume(connection._id);
+  if (!perEndpoint.allowed) return tooMany(perEndpoint.retryAfterSeconds, 'to this endpoint');
+  return undefined;
+}
+
+const logged = new Set<string>();
+
+/** Logs each unlisted tool of a build once per process (a deployment error: a `file` entry). */
+function logUnlisted(deps: McpRouteDeps, connection: ConnectionRecord, served: ServedTools): void {
+  for (const u of served.unlisted) {
+    const key = `${served.build?.buildId}:${connection._id}:${u.workflow}:${u.trigger}`;
+    if (logged.has(key)) continue;
+    logged.add(key);
+    deps.logger.warn({ connection: connection.identifier, environment: connection.environment, workflow: u.workflow, trigger: u.trigger }, u.message);
+  }
+}
+
+/** What one POST's messages share: the connection, the admitted caller, the served tools (read once), the rate count. */
+interface PostContext { connection: ConnectionRecord; caller: AdmittedCaller; tools(): Promise<ServedTools>; beforeOpen(): Promise<void> }
+
+/** The response to one JSON-RPC message; undefined for a notification. @throws RateRefusal when a call is over a rate */
+async function answerCall(deps: McpRouteDeps, post: PostContext, call: JsonRpcCall): Promise<JsonRpcResponse | undefined> {
+  const { connection, tools } = post;
+  if (call.id === undefined) return undefined;
+  const id = call.id;
+  try {
+    switch (call.method) {
+      case 'initialize': return { jsonrpc: '2.0', id, result: initializeResult(deps, connection, call.params) };
+      case 'ping': return { jsonrpc: '2.0', id, result: {} };
+      case 'tools/list': {
+        const served = await tools();
+        logUnlisted(deps, connection, served);
+        return { jsonrpc: '2.0', id, result: { tools: served.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })) } };
+      }
+      case 'tools/call': {
+        const name = call.params?.name;
+        const args = call.params?.arguments ?? {};
+        if (typeof name !== 'string' || !isObject(args)) return { jsonrpc: '2.0', id, error: { code: rpcErrors.invalidParams, message: 'Invalid params: tools/call needs "name" (a string) and optional "arguments" (an object).' } };
+        return { jsonrpc: '2.0', id, result: await callMcpTool(deps.calls, connection, await tools(), { name, args, callerKind: post.caller.kind, beforeOpen: post.beforeOpen }) };
+      }
+      default: return { jsonrpc: '2.0', id, error: { code: rpcErrors.methodNotFound, message: `Method not found: ${call.method}` } };
+    }
+  } catch (error) {
+    if (error instanceof RateRefusal) throw error;
+    deps.logger.error({ err: String(error), method: call.method, connection: connection.identifier }, 'MCP call failed unexpectedly');
+    return { jsonrpc: '2.0', id, error: { code: rpcErrors.internal, message: 'The call failed unexpectedly; try again, and tell the operator if it persists.' } };
+  }
+}
+
+/** initialize: the client's protocol version when supported, else the latest; tools only. */
+function initializeResult(deps: McpRouteDeps, connection: ConnectionRecord, params: Record<string, unknown> | undefined) {
+  const requested = params?.protocolVersion;
+  const protocolVersion = typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+  return { protocolVersion, capabilities: { tools: {} }, serverInfo: { name: `cairn/${connection.identifier}`, version: deps.version } };
+}
