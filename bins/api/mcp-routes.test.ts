@@ -25,7 +25,7 @@ async function endpoint() {
   await docs.collection(agentCollections.environments).insertOne({ _id: 'a1:main', agentId: 'a1', orgId: 'o1', name: 'main', published: { buildId: 'b1', commitId: 'c1' } } as never);
   await docs.collection<ConnectionRecord>(connectionCollections.connections).insertOne({
     _id: 'a1:main:assistant', schemaVersion: 1, orgId: 'o1', agentId: 'a1', environment: 'main', identifier: 'assistant', protocol: 'mcp', auth: 'oidc',
-    oidc: { issuer: 'https://id.example.com', audience: 'cairn-mcp' }, origins: [], rate: { perCaller: 1, perEndpoint: 300 }, address: 'addr1', createdAt: now, createdBy: 'u1', updatedAt: now,
+    oidc: { issuer: 'https://id.example.com', audience: 'cairn-mcp', algorithms: ['RS256'] }, origins: [], rate: { perCaller: 1, perEndpoint: 300 }, address: 'addr1', createdAt: now, createdBy: 'u1', updatedAt: now,
   });
   const jwt = { verify: async (token: string) => { if (token !== 'good-jwt') throw new PlatformError('unauthorized', 'The token does not verify.', { status: 401 }); return { subject: 'client-1' }; } };
   const app = mcpRoutes({
