@@ -14,12 +14,12 @@
 import { Elysia } from 'elysia';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { errorResponse, isObject, readCalls, refuseHeaders, respond, rpcErrors, type JsonRpcCall, type JsonRpcResponse } from '../../core/adapters/mcp-wire/json-rpc.ts';
-import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.ts';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { callMcpTool, servedTools, type McpCallDeps, type ServedTools } from '../../core/boot/mcp-calls.ts';
 import { admitCaller, connectionByAddress, type AdmissionDeps, type AdmittedCaller, type ConnectionRecord } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
+import { consumeEndpointRates, endpointLimiters, endpointNotFound } from './endpoint-rate.ts';
 import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
 
 /** What the MCP endpoint needs. */
@@ -42,35 +42,24 @@ export interface McpRouteDeps {
   logger: Logger;
 }
 
-const notFound = () => json({ error: { code: 'not_found', message: 'Nothing is served at this address.' } }, 404);
-
-/** One limiter per calls-per-minute figure (limiters count in windows of 60 s). */
-function limiters(rateRedis: RedisConnection | undefined): (points: number) => RateLimiter {
-  const made = new Map<number, RateLimiter>();
-  return (points) => {
-    let limiter = made.get(points);
-    if (!limiter) made.set(points, (limiter = createRateLimiter({ points, durationSeconds: 60, keyPrefix: `cairn:endpoint-rate:${points}`, redis: rateRedis })));
-    return limiter;
-  };
-}
 
 /** The protected-resource metadata address of an endpoint. */
 const metadataUrl = (base: string, address: string) => `${base}/api/mcp/${address}/.well-known/oauth-protected-resource`;
 
 /** Mounts the endpoint and its protected-resource metadata. */
 export function mcpRoutes(deps: McpRouteDeps) {
-  const limiterFor = limiters(deps.rateRedis);
+  const limiterFor = endpointLimiters(deps.rateRedis);
   const baseOf = (request: Request) => (deps.appBaseUrl ?? new URL(request.url).origin).replace(/\/+$/, '');
   const mcpConnection = async (address: string) => {
     const connection = await connectionByAddress(deps.calls, address);
     return connection?.protocol === 'mcp' ? connection : null;
   };
-  const notAllowed = async (address: string) => ((await mcpConnection(address)) ? errorResponse(405, rpcErrors.server, 'Method not allowed.', { allow: 'POST' }) : notFound());
+  const notAllowed = async (address: string) => ((await mcpConnection(address)) ? errorResponse(405, rpcErrors.server, 'Method not allowed.', { allow: 'POST' }) : endpointNotFound());
   return new Elysia()
     .post('/api/mcp/:address', async ({ request, params }) => {
       try {
         const connection = await mcpConnection(params.address);
-        if (!connection) return notFound();
+        if (!connection) return endpointNotFound();
         return await answer(deps, limiterFor, connection, request, baseOf(request));
       } catch (error) {
         return errorToResponse(error, deps.logger);
@@ -80,7 +69,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
     .delete('/api/mcp/:address', ({ params }) => notAllowed(params.address))
     .get('/api/mcp/:address/.well-known/oauth-protected-resource', async ({ request, params }) => {
       const connection = await mcpConnection(params.address);
-      if (!connection || connection.auth !== 'oidc' || !connection.oidc) return notFound();
+      if (!connection || connection.auth !== 'oidc' || !connection.oidc) return endpointNotFound();
       return json({ resource: `${baseOf(request)}/api/mcp/${params.address}`, authorization_servers: [connection.oidc.issuer], bearer_methods_supported: ['header'] });
     });
 }
@@ -140,11 +129,8 @@ async function consumeRates(limiterFor: (points: number) => RateLimiter, connect
   const tooMany = (retryAfterSeconds: number, which: string) => new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: rpcErrors.server, message: `Too many calls ${which}; retry in ${retryAfterSeconds} s.` }, id: null }), {
     status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds) },
   });
-  const perCaller = await limiterFor(connection.rate.perCaller).consume(`${connection._id}:${caller.rateKey}`);
-  if (!perCaller.allowed) return tooMany(perCaller.retryAfterSeconds, 'from this caller');
-  const perEndpoint = await limiterFor(connection.rate.perEndpoint).consume(connection._id);
-  if (!perEndpoint.allowed) return tooMany(perEndpoint.retryAfterSeconds, 'to this endpoint');
-  return undefined;
+  const over = await consumeEndpointRates(limiterFor, connection, caller.rateKey);
+  return over ? tooMany(over.retryAfterSeconds, over.which) : undefined;
 }
 
 const logged = new Set<string>();

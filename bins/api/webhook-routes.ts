@@ -10,7 +10,6 @@
  * § Errors (404, 429), § Limits (256 KiB; 600 per caller, 600 per endpoint); issue 8 § Endpoints (webhook).
  */
 import { Elysia } from 'elysia';
-import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.ts';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
 import type { WebhookDelivery } from '../../core/boot/webhook-firings.ts';
@@ -19,8 +18,8 @@ import type { Clock } from '../../core/ports/clock.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { Logger } from '../../core/ports/logger.ts';
-import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
 import { claimDelivery, deliveriesCollection } from '../../core/session/firings.ts';
+import { consumeEndpointRates, endpointLimiters, endpointNotFound } from './endpoint-rate.ts';
 import { errorToResponse, json, readBody } from './http-helpers.ts';
 import { deliveryIdOf, webhookPayload } from './webhook-payload.ts';
 
@@ -41,36 +40,22 @@ export interface WebhookRouteDeps {
   logger: Logger;
 }
 
-const notFound = () => json({ error: { code: 'not_found', message: 'Nothing is served at this address.' } }, 404);
-
-/** One limiter per calls-per-minute figure (limiters count in windows of 60 s). */
-function limiters(rateRedis: RedisConnection | undefined): (points: number) => RateLimiter {
-  const made = new Map<number, RateLimiter>();
-  return (points) => {
-    let limiter = made.get(points);
-    if (!limiter) made.set(points, (limiter = createRateLimiter({ points, durationSeconds: 60, keyPrefix: `cairn:endpoint-rate:${points}`, redis: rateRedis })));
-    return limiter;
-  };
-}
-
 /** Mounts the endpoint. */
 export function webhookRoutes(deps: WebhookRouteDeps) {
-  const limiterFor = limiters(deps.rateRedis);
+  const limiterFor = endpointLimiters(deps.rateRedis);
   const tooMany = (retryAfterSeconds: number, which: string) => new Response(JSON.stringify({ error: { code: 'rate_limited', message: `Too many calls ${which}; retry in ${retryAfterSeconds} s.` } }), {
     status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds) },
   });
   return new Elysia().post('/api/webhooks/:address', async ({ request, params }) => {
     try {
       const connection = await connectionByAddress(deps, params.address);
-      if (!connection || connection.protocol !== 'webhook') return notFound();
+      if (!connection || connection.protocol !== 'webhook') return endpointNotFound();
       const admission = await admitCaller(deps.admission, connection, {
         authorization: request.headers.get('authorization') ?? undefined, origin: request.headers.get('origin') ?? undefined, clientAddress: deps.clientAddress(request),
       });
       if (!admission.admitted) return json({ error: { code: admission.code, message: admission.message } }, admission.status);
-      const perCaller = await limiterFor(connection.rate.perCaller).consume(`${connection._id}:${admission.caller.rateKey}`);
-      if (!perCaller.allowed) return tooMany(perCaller.retryAfterSeconds, 'from this caller');
-      const perEndpoint = await limiterFor(connection.rate.perEndpoint).consume(connection._id);
-      if (!perEndpoint.allowed) return tooMany(perEndpoint.retryAfterSeconds, 'to this endpoint');
+      const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);
+      if (over) return tooMany(over.retryAfterSeconds, over.which);
       if (!deps.queue) return json({ error: { code: 'queue_unavailable', message: 'No queue store is configured (QUEUE_URL), so no delivery can be taken.' } }, 503);
       const body = await readBody(request, maxWebhookBytes);
       const deliveryId = deliveryIdOf(request, body);

@@ -1,0 +1,33 @@
+/**
+ * What the endpoints of incoming connections share: the 404 of an address that serves nothing, and the calls per
+ * minute per caller and per endpoint, counted in the shared queue store (or in this process without one).
+ *
+ * Source: spec/platform-service.md § Errors (404; 429 with a retry time), § Limits (endpoint calls per minute).
+ */
+import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.ts';
+import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
+import type { ConnectionRecord } from '../../core/connection/index.ts';
+import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
+import { json } from './http-helpers.ts';
+
+/** The answer of an address that serves nothing (for any reason). */
+export const endpointNotFound = (): Response => json({ error: { code: 'not_found', message: 'Nothing is served at this address.' } }, 404);
+
+/** One limiter per calls-per-minute figure (each counts in windows of 60 s). */
+export function endpointLimiters(rateRedis: RedisConnection | undefined): (points: number) => RateLimiter {
+  const made = new Map<number, RateLimiter>();
+  return (points) => {
+    let limiter = made.get(points);
+    if (!limiter) made.set(points, (limiter = createRateLimiter({ points, durationSeconds: 60, keyPrefix: `cairn:endpoint-rate:${points}`, redis: rateRedis })));
+    return limiter;
+  };
+}
+
+/** Counts one call of `rateKey` on `connection`; returns which limit refused it and when to retry, or undefined. */
+export async function consumeEndpointRates(limiterFor: (points: number) => RateLimiter, connection: Pick<ConnectionRecord, '_id' | 'rate'>, rateKey: string): Promise<{ retryAfterSeconds: number; which: string } | undefined> {
+  const perCaller = await limiterFor(connection.rate.perCaller).consume(`${connection._id}:${rateKey}`);
+  if (!perCaller.allowed) return { retryAfterSeconds: perCaller.retryAfterSeconds, which: 'from this caller' };
+  const perEndpoint = await limiterFor(connection.rate.perEndpoint).consume(connection._id);
+  if (!perEndpoint.allowed) return { retryAfterSeconds: perEndpoint.retryAfterSeconds, which: 'to this endpoint' };
+  return undefined;
+}
