@@ -48,15 +48,13 @@ export function createRemoteWorkerLauncher(options: RemoteWorkerLauncherOptions)
   return {
     slots,
     async run(run: WorkerRunOptions): Promise<WorkerOutcome> {
-      const release = await slots.acquire(run.kind, run.signal);
-      if (!release) return { ended: 'failed', reason: 'signalled', message: `the ${run.kind} run was cancelled before its worker started` };
-      try {
-        return await new RemoteRun(options, run).ended;
-      } catch (error) {
-        return { ended: 'failed', reason: 'refused to start', message: `the ${run.kind} worker could not start: the worker host ${options.host}:${options.port} could not be reached (${(error as NodeJS.ErrnoException).code ?? 'a connection error'})` };
-      } finally {
-        release();
-      }
+      return slots.runInSlot(run, async () => {
+        try {
+          return await new RemoteRun(options, run).ended;
+        } catch (error) {
+          return { ended: 'failed', reason: 'refused to start', message: `the ${run.kind} worker could not start: the worker host ${options.host}:${options.port} could not be reached (${(error as NodeJS.ErrnoException).code ?? 'a connection error'})` };
+        }
+      });
     },
   };
 }

@@ -67,14 +67,8 @@ export function createWorkerLauncher(deps: WorkerLauncherDeps): WorkerLauncher &
   return {
     slots,
     async run(options: LauncherRunOptions): Promise<WorkerOutcome> {
-      const release = await slots.acquire(options.kind, options.signal);
-      if (!release) return { ended: 'failed', reason: 'signalled', message: `the ${options.kind} run was cancelled before its worker started` };
-      try {
-        const { memoryMb } = options.limits;
-        return await runWorkerProcess(processDeps(options), options, (workDir) => deps.program.command({ workDir, memoryMb, entryFile: options.entryFile, inspect }));
-      } finally {
-        release();
-      }
+      const { memoryMb } = options.limits;
+      return slots.runInSlot(options, () => runWorkerProcess(processDeps(options), options, (workDir) => deps.program.command({ workDir, memoryMb, entryFile: options.entryFile, inspect })));
     },
   };
 }

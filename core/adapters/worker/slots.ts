@@ -4,7 +4,7 @@
  *
  * Source: ../shared/spec/platform-service.md § Rules 7 (PLATFORM_WORKER_TURN_SLOTS, _CALL_SLOTS); § Limits.
  */
-import type { WorkerKind } from '../../ports/worker.ts';
+import type { WorkerKind, WorkerOutcome } from '../../ports/worker.ts';
 
 interface Waiter {
   grant(release: () => void): void;
@@ -45,6 +45,20 @@ export class WorkerSlots {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting[kind].push(waiter);
     });
+  }
+
+  /**
+   * Runs `start` in a slot of the run's kind, releasing it when `start` settles. A run cancelled while it waited
+   * ends `signalled` without starting.
+   */
+  async runInSlot(run: { kind: WorkerKind; signal?: AbortSignal }, start: () => Promise<WorkerOutcome>): Promise<WorkerOutcome> {
+    const release = await this.acquire(run.kind, run.signal);
+    if (!release) return { ended: 'failed', reason: 'signalled', message: `the ${run.kind} run was cancelled before its worker started` };
+    try {
+      return await start();
+    } finally {
+      release();
+    }
   }
 
   /** Workers of `kind` running now and waiting for a slot. */
