@@ -22,7 +22,7 @@ import { isCompiledExecutable } from '../../core/adapters/runtime/app-directory.
 import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/worker/index.ts';
 import { createRemoteWorkerLauncher } from '../../core/adapters/worker-host/index.ts';
 import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
-import { TURN_QUEUE } from '../../core/boot/session-wiring.ts';
+import { enqueueTurnJob, TURN_QUEUE } from '../../core/boot/session-wiring.ts';
 import { runWebhookFiring, type WebhookDelivery } from '../../core/boot/webhook-firings.ts';
 import { fireDueSchedules, SCHEDULE_SWEEP_INTERVAL_MS } from '../../core/boot/schedule-firings.ts';
 import { consumeEnvironmentOperations, ENVIRONMENT_OPERATIONS_QUEUE, operationHostingDeps } from '../../core/boot/environment-operations.ts';
@@ -69,15 +69,17 @@ const launcher = env.remoteWorkerHost
     slots: workerSlots, log: print, inspect: env.workers.inspect,
   });
 const builds = publishedWorkflows({ docs, objects });
+/** The stores every session use case of this process works on. */
+const store = { docs, objects, clock: systemClock, ids: cryptoIds };
 const turnDeps = {
-  docs, objects, clock: systemClock, ids: cryptoIds, launcher, catalog, instanceId,
+  ...store, launcher, catalog, instanceId,
   models: createAiModelProvider({ models: boot.config.models }), modelsConfig: boot.config.models,
   promptCache: { enabled: env.promptCache, ttl: env.promptCacheTtl }, limits: env.workers.turn,
   workflowOf: builds.workflowOf, log: print,
-  afterTurn: async (turnId: string) => { if (queue) await queueCompletionFiring({ docs, objects, clock: systemClock, ids: cryptoIds, queue }, turnId); },
+  afterTurn: async (turnId: string) => { if (queue) await queueCompletionFiring({ ...store, queue }, turnId); },
 };
-const operationDeps = operationHostingDeps({ docs, objects, scratchDir: env.scratchDir, clock: systemClock, ids: cryptoIds });
-const enqueueTurn = async (turnId: string) => { await queue?.add(TURN_QUEUE, 'turn', { turnId }, { jobId: turnId }); };
+const operationDeps = operationHostingDeps({ ...store, scratchDir: env.scratchDir });
+const enqueueTurn = async (turnId: string) => { if (queue) await enqueueTurnJob(queue, turnId); };
 let parkTimer: ReturnType<typeof setInterval> | undefined;
 let scheduleTimer: ReturnType<typeof setInterval> | undefined;
 /** A job handler whose failure is logged (the job is kept failed for inspection, as the queue port says). */
@@ -109,25 +111,25 @@ async function sweepLoop(): Promise<void> {
 
 async function startWork(): Promise<void> {
   // Only a dispatcher that took the single-dispatcher lease settles: with a shared queue store nothing was lost.
-  if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, startedAt, requeue: async (turnId) => { await queue?.add(TURN_QUEUE, 'turn', { turnId }, { jobId: `${turnId}-again-${Date.now()}` }); } })) log(line);
+  if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, startedAt, requeue: async (turnId) => { if (queue) await enqueueTurnJob(queue, turnId, `${turnId}-again-${Date.now()}`); } })) log(line);
   if (queue) {
     // Jobs beyond the free turn slots stay claimed and wait for a slot (Rule 7).
     consumers = [
       queue.consume(TURN_QUEUE, logged(TURN_QUEUE, async (job) => runQueuedTurn(turnDeps, (job.data as { turnId: string }).turnId)), { concurrency: env.workers.turn.slots * 2 }),
       queue.consume(TRIGGER_QUEUE, logged(TRIGGER_QUEUE, async (job) => {
-        const firingDeps = { docs, objects, clock: systemClock, ids: cryptoIds, enqueueTurn, builds };
+        const firingDeps = { ...store, enqueueTurn, builds };
         if (job.name === 'completion') await runCompletionFiring(firingDeps, (job.data as { firing: CompletionFiring }).firing);
         if (job.name === 'webhook') await runWebhookFiring(firingDeps, job.data as WebhookDelivery);
       }), { concurrency: 2 }),
       consumeEnvironmentOperations(queue, operationDeps, log),
     ];
     parkTimer = setInterval(() => {
-      void sweepDueWaits({ docs, objects, clock: systemClock, ids: cryptoIds, enqueueTurn }).catch((error: Error) => logger.error({ err: error.message }, 'park sweep failed'));
+      void sweepDueWaits({ ...store, enqueueTurn }).catch((error: Error) => logger.error({ err: error.message }, 'park sweep failed'));
       // With a shared queue store no replacement table runs: a turn whose dispatcher stopped renewing its heartbeat ends failed.
       void failStaleTurns({ docs, clock: systemClock }).then((ids) => { if (ids.length > 0) log(`ended ${ids.length} turn(s) failed whose dispatcher stopped (no heartbeat for ${TURN_STALE_MS / 1000} s): interrupted by a platform restart`); })
         .catch((error: Error) => logger.error({ err: error.message }, 'stale turn sweep failed'));
     }, PARK_SWEEP_INTERVAL_MS);
-    const sweepSchedules = () => void fireDueSchedules({ docs, objects, clock: systemClock, ids: cryptoIds, enqueueTurn, builds, log: print })
+    const sweepSchedules = () => void fireDueSchedules({ ...store, enqueueTurn, builds, log: print })
       .catch((error: Error) => logger.error({ err: error.message }, 'schedule sweep failed'));
     sweepSchedules();
     scheduleTimer = setInterval(sweepSchedules, SCHEDULE_SWEEP_INTERVAL_MS);

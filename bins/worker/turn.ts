@@ -9,11 +9,8 @@
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import type { WorkerBroker } from '../../core/ports/worker.ts';
 import { runTurn } from '../../core/session/run-turn.ts';
-import type { TurnHost } from '../../core/session/turn-host.ts';
+import { turnHostMethods, type TurnHost } from '../../core/session/turn-host.ts';
 import { runHook } from './hook.ts';
-
-/** The TurnHost methods a worker may ask for (the broker refuses any other operation). */
-export const turnHostMethods = ['loadTurn', 'callModel', 'callTool', 'checkpoint', 'openChild', 'resumeChild', 'endTurn'] as const;
 
 /** A TurnHost whose every method is a broker request `turn.<method>` with the arguments as a JSON array. */
 export function brokerTurnHost(broker: WorkerBroker): TurnHost {

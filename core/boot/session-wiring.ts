@@ -17,6 +17,14 @@ import type { WorkflowView } from '../session/workflow-view.ts';
 /** The queue turns are put on (every dispatcher consumes it). Source: spec § Processes (dispatcher: turns). */
 export const TURN_QUEUE = 'turns';
 
+/**
+ * Puts turn `turnId` on the turn queue. `jobId` defaults to the turn id (a second add of the same turn is one job);
+ * a re-queue after a lost queue store gives a new one. BullMQ refuses job ids holding `:`.
+ */
+export async function enqueueTurnJob(queue: JobQueue, turnId: string, jobId = turnId): Promise<void> {
+  await queue.add(TURN_QUEUE, 'turn', { turnId }, { jobId });
+}
+
 /** Finds an agent by id, or by slug among the organizations the caller belongs to (or `orgId`). */
 async function findAgent(docs: DocumentStore, orgDeps: Pick<OrgDeps, 'docs'>, caller: SessionCaller, ref: { orgId?: string; agent: string }): Promise<AgentRecord> {
   const agents = docs.collection<AgentRecord>(agentCollections.agents);
@@ -57,7 +65,7 @@ export function sessionDeps(parts: SessionStoreDeps & { queue: JobQueue | undefi
     },
     enqueueTurn: async (turnId) => {
       if (!parts.queue) throw new PlatformError('queue_unavailable', 'No queue store is configured (QUEUE_URL), so no turn can run; set QUEUE_URL or run the all-in-one container.', { status: 503 });
-      await parts.queue.add(TURN_QUEUE, 'turn', { turnId }, { jobId: turnId });
+      await enqueueTurnJob(parts.queue, turnId);
     },
   };
 }

@@ -25,5 +25,7 @@ describe('the turn broker', () => {
     expect(configuredCost(models, 'a', usage)).toBe(18);
     expect(configuredCost(models, undefined, usage)).toBe(2);
     expect(configuredCost(undefined, 'a', usage)).toBe(0);
+    // A default left out by a placeholder: the call runs on the first offered model, and is priced as it.
+    expect(configuredCost({ ...models, default: 'gone' }, undefined, usage)).toBe(18);
   });
 });

@@ -6,6 +6,7 @@
  *
  * Source: spec/platform-service.md § Rules 6–7, § Replacement of a container; issue 7 § Dispatcher and workers, § Models.
  */
+import { offeredModelId } from '../adapters/models/ai-model-provider.ts';
 import { costOf as priceUsage } from '../model/cost.ts';
 import type { ModelsConfig } from '../config/config-model.ts';
 import type { ModelProvider } from '../ports/model-provider.ts';
@@ -16,11 +17,11 @@ import { TURN_HEARTBEAT_MS } from '../session/model.ts';
 import { beatTurn, claimTurn, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import { failTurnTree } from '../session/stale-turns.ts';
 import { createStoreHost } from '../session/store-host.ts';
-import type { TurnHost } from '../session/turn-host.ts';
+import { turnHostMethods, type TurnHost } from '../session/turn-host.ts';
 import type { WorkflowView } from '../session/workflow-view.ts';
 
 /** The TurnHost methods a worker may ask the broker for. */
-const brokerMethods = new Set(['loadTurn', 'callModel', 'callTool', 'checkpoint', 'openChild', 'resumeChild', 'endTurn']);
+const brokerMethods = new Set<string>(turnHostMethods);
 
 /** What a turn runner needs. */
 export interface TurnRunnerDeps extends SessionStoreDeps {
@@ -41,9 +42,9 @@ export interface TurnRunnerDeps extends SessionStoreDeps {
   afterTurn?(turnId: string): Promise<void>;
 }
 
-/** Cost in USD of `usage` on `model` (the default or first offered when absent); 0 for a model without prices. */
+/** Cost in USD of `usage` on `model` (with none named, the model the call ran on: see offeredModelId); 0 without prices. */
 export function configuredCost(models: ModelsConfig | undefined, model: string | undefined, usage: Parameters<typeof priceUsage>[0]): number {
-  const id = model ?? models?.default ?? models?.offered[0]?.id;
+  const id = offeredModelId(models, model);
   const offered = models?.offered.find((m) => m.id === id);
   return offered ? priceUsage(usage, offered.prices) : 0;
 }

@@ -137,6 +137,9 @@ export interface TurnHost {
   endTurn(turnId: string, outcome: TurnOutcome): Promise<void>;
 }
 
+/** The TurnHost methods, each a broker operation `turn.<method>` of a worker (the broker answers no other). */
+export const turnHostMethods = ['loadTurn', 'callModel', 'callTool', 'checkpoint', 'openChild', 'resumeChild', 'endTurn'] as const satisfies readonly (keyof TurnHost)[];
+
 /** Runs author hook scripts (QuickJS in a worker). A thrown error fails the turn with `hook_failed`. */
 export interface HookRunner {
   run(source: string, input: unknown, options: { timeoutMs: number }): Promise<unknown>;

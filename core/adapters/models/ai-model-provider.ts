@@ -46,13 +46,24 @@ export function createAiModelProvider(options: AiModelProviderOptions): ModelPro
 }
 
 /**
+ * The id of the offered model a request gets: the one it names; with none named, `models.default`, or the first
+ * offered model when the default was left out by a placeholder (or not given). Undefined when nothing is offered.
+ * Pricing uses it too, so a call is priced as the model it ran on.
+ *
+ * Source: issue 7 § Models
+ */
+export function offeredModelId(models: ModelsConfig | undefined, requested: string | undefined): string | undefined {
+  const offered = models?.offered ?? [];
+  return requested ?? (offered.some((m) => m.id === models?.default) ? models?.default : offered[0]?.id);
+}
+
+/**
  * The offered model a request names (or the default) and its provider.
  * @throws PlatformError `model_not_configured`
  */
 function routeOf(models: ModelsConfig | undefined, requested: string | undefined): Route {
   const offered = models?.offered ?? [];
-  // With no model named: the default, or the first offered one when the default was left out by a placeholder.
-  const id = requested ?? (offered.some((m) => m.id === models?.default) ? models?.default : offered[0]?.id);
+  const id = offeredModelId(models, requested);
   const model = offered.find((m) => m.id === id);
   const provider = models?.providers.find((p) => p.id === model?.provider);
   if (model === undefined || provider === undefined) throw modelNotConfigured(id, offered.map((m) => m.id));
