@@ -18,7 +18,7 @@ import type { Clock } from '../../core/ports/clock.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { Logger } from '../../core/ports/logger.ts';
-import { claimDelivery, deliveriesCollection } from '../../core/session/firings.ts';
+import { claimDelivery, releaseDelivery } from '../../core/session/firings.ts';
 import { consumeEndpointRates, endpointLimiters, endpointNotFound } from './endpoint-rate.ts';
 import { errorToResponse, json, readBody } from './http-helpers.ts';
 import { deliveryIdOf, webhookPayload } from './webhook-payload.ts';
@@ -65,7 +65,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         await deps.queue.add(TRIGGER_QUEUE, 'webhook', delivery);
       } catch (error) {
         // Not taken: release the claim so the sender's retry is taken.
-        await deps.docs.collection(deliveriesCollection).deleteOne({ _id: `${connection._id}:${deliveryId}` });
+        await releaseDelivery(deps, connection._id, deliveryId);
         throw error;
       }
       return json({ delivery: deliveryId }, 202);

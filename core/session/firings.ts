@@ -12,8 +12,10 @@ import { isPlatformError } from '../ports/platform-error.ts';
 import { sessionSchemaVersion, type SessionRecord, type SessionValue } from './model.ts';
 import { insertSession, insertTurn, type SessionStoreDeps } from './session-store.ts';
 
-/** Collection of claimed deliveries (`_id` = `<scope>:<delivery id>`). */
+/** Collection of claimed deliveries (`_id` = {@link deliveryKey}). */
 export const deliveriesCollection = 'trigger_deliveries';
+
+const deliveryKey = (scope: string, deliveryId: string) => `${scope}:${deliveryId}`;
 
 /** A claimed delivery. */
 export interface DeliveryRecord { _id: string; schemaVersion: typeof sessionSchemaVersion; scope: string; deliveryId: string; claimedAt: Date }
@@ -59,10 +61,15 @@ export async function openFiredSession(
  */
 export async function claimDelivery(deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, scope: string, deliveryId: string): Promise<boolean> {
   try {
-    await deps.docs.collection<DeliveryRecord>(deliveriesCollection).insertOne({ _id: `${scope}:${deliveryId}`, schemaVersion: sessionSchemaVersion, scope, deliveryId, claimedAt: deps.clock.now() });
+    await deps.docs.collection<DeliveryRecord>(deliveriesCollection).insertOne({ _id: deliveryKey(scope, deliveryId), schemaVersion: sessionSchemaVersion, scope, deliveryId, claimedAt: deps.clock.now() });
     return true;
   } catch (error) {
     if (isPlatformError(error, 'duplicate_key')) return false;
     throw error;
   }
+}
+
+/** Releases a claim whose firing could not be taken (queue store down), so the sender's retry is taken. */
+export async function releaseDelivery(deps: Pick<SessionStoreDeps, 'docs'>, scope: string, deliveryId: string): Promise<void> {
+  await deps.docs.collection<DeliveryRecord>(deliveriesCollection).deleteOne({ _id: deliveryKey(scope, deliveryId) });
 }

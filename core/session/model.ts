@@ -68,7 +68,7 @@ export interface TrailEntry {
 /** What a parked session waits for. */
 export type PendingWork =
   | { kind: 'decision'; id: string; state: string; options: { to: string; description: string }[]; childSessionId?: string; dispatchId?: string }
-  | { kind: 'input'; id: string; reason: string; until?: Date };
+  | { kind: 'input'; id: string; reason: string; /** ISO time at which the park sweep resumes it. */ until?: string };
 
 /** A failure recorded on a turn and on its session. */
 export interface TurnError { code: string; message: string }

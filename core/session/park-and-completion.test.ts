@@ -100,4 +100,13 @@ describe('firings', () => {
     expect(await claimDelivery(w.deps, 'conn1', 'd-42')).toBe(false);
     expect(await claimDelivery(w.deps, 'conn2', 'd-42')).toBe(true);
   });
+
+  it('take a delivery again once its claim is released (its firing could not be queued)', async () => {
+    const { claimDelivery, releaseDelivery } = await import('./firings.ts');
+    const w = world('2026-11-24T10:00:00.000Z');
+    expect(await claimDelivery(w.deps, 'conn1', 'd-7')).toBe(true);
+    await releaseDelivery(w.deps, 'conn1', 'd-7');
+    expect(await claimDelivery(w.deps, 'conn1', 'd-7')).toBe(true);
+    expect(await claimDelivery(w.deps, 'conn1', 'd-7')).toBe(false);
+  });
 });

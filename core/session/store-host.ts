@@ -37,10 +37,9 @@ export interface StoreHostDeps extends SessionStoreDeps {
 
 /** The engine's view of a stored session. */
 export function sessionView(session: SessionRecord): SessionView {
-  const pending = session.pending === null ? null : { ...session.pending, until: (session.pending as { until?: Date }).until?.toISOString?.() ?? (session.pending as { until?: string }).until };
   return {
     id: session._id, workflow: session.workflow, status: session.status, state: session.state, variables: { ...session.variables },
-    lockedVariables: session.lockedVariables, pending: pending as SessionView['pending'], visit: { ...session.visit },
+    lockedVariables: session.lockedVariables, pending: session.pending as SessionView['pending'], visit: { ...session.visit },
     dispatchCount: session.dispatchCount, dispatchId: session.dispatchId, depth: session.depth, inheritedForbid: session.inheritedForbid, ancestry: session.ancestry ?? [],
   };
 }

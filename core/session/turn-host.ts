@@ -13,7 +13,7 @@ import type { ToolRule, WorkflowView } from './workflow-view.ts';
 /** A pending decision or input as JSON (dates as ISO text). */
 export type PendingView = (
   | Extract<PendingWork, { kind: 'decision' }>
-  | (Omit<Extract<PendingWork, { kind: 'input' }>, 'until'> & { until?: string; childSessionId?: string; dispatchId?: string })
+  | (Extract<PendingWork, { kind: 'input' }> & { childSessionId?: string; dispatchId?: string })
 ) & ParkedCall;
 
 /** A parent parked on a child: the workflow call waiting for the child, and results of its message already settled. */
