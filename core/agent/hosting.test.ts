@@ -4,9 +4,9 @@
  * publish refusing an invalid draft with located problems (published pointer unchanged), a valid publish
  * that later saves do not change, restore, discard, promote, and the role refusals.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../adapters/fs-objects/index.ts';
 import { createObjectStoreGitRepo } from '../adapters/git/index.ts';
@@ -22,14 +22,9 @@ import {
   builtinTemplate, createAgent, discardDraft, ensureAgentIndexes, getAgent, listAgents, promoteEnvironment, publishEnvironment,
   readBuild, readEnvironment, restoreEnvironment, saveDraft, type AgentDeps,
 } from './hosting.ts';
-import type { AgentFile } from './index.ts';
 import { validateAgentRepository } from './validate.ts';
 
-const demoRoot = resolve(import.meta.dirname, '../../scripts/demo/agent');
-const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
-const demo: AgentFile[] = walk(demoRoot).map((p) => ({ path: relative(demoRoot, p), text: readFileSync(p, 'utf8') }));
-const workflowPath = 'workflows/flights-analyst/workflow.yaml';
-const invalidDemo = demo.map((f) => (f.path === workflowPath ? { ...f, text: f.text.replace('title: Ask', 'titel: oops\ntitle: Ask') } : f));
+import { demo, invalidDemo, workflowPath } from '../../test/helpers/demo-agent-files.ts';
 
 const owner: OrgCaller = { subject: 'sub-owner', email: 'owner@example.com', name: 'Olga Owner' };
 const reader: OrgCaller = { subject: 'sub-reader', email: 'reader@example.com' };

@@ -5,9 +5,9 @@
  * problems); two operations on one agent run one after the other (its lock); the replacement rule fails
  * queued and running ones.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createObjectStoreGitRepo } from '../adapters/git/index.ts';
 import { orgAgentAuthority } from '../boot/agent-authority.ts';
@@ -20,13 +20,8 @@ import {
   agentCollections, builtinTemplate, createAgent, ensureAgentIndexes, failInterruptedOperations, readEnvironment, readOperation,
   requestOperation, runOperation, saveDraft, type AgentDeps, type AgentRecord, type OperationRecord,
 } from './hosting.ts';
-import type { AgentFile } from './index.ts';
 
-const demoRoot = resolve(import.meta.dirname, '../../scripts/demo/agent');
-const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
-const demo: AgentFile[] = walk(demoRoot).map((p) => ({ path: relative(demoRoot, p), text: readFileSync(p, 'utf8') }));
-const workflowPath = 'workflows/flights-analyst/workflow.yaml';
-const invalidDemo = demo.map((f) => (f.path === workflowPath ? { ...f, text: f.text.replace('title: Ask', 'titel: oops\ntitle: Ask') } : f));
+import { demo, invalidDemo, workflowPath } from '../../test/helpers/demo-agent-files.ts';
 const owner: OrgCaller = { subject: 'sub-owner', email: 'owner@example.com', name: 'Olga Owner' };
 const reader: OrgCaller = { subject: 'sub-reader', email: 'reader@example.com' };
 
