@@ -1,0 +1,28 @@
+/**
+ * Trigger deployments (public edge of `core/deployment`): the desired deployments of a published build and their
+ * checks, the records and their retry policy, reconciliation requests and runs, the sweep, and the row status of
+ * incoming connections.
+ *
+ * Source: ../shared/spec/platform-service.md § Trigger deployment, § Trigger declarations, § Incoming connection
+ * (row status), § Errors, § Limits.
+ */
+import { deploymentCollections, type DeploymentDeps } from './model.ts';
+
+export * from './model.ts';
+export { MAX_AUTOMATIC_RETRIES, planAfterFailure, RETRY_BASE_DELAY_MS, retryDelayMs, type RetryPlan } from './retry-policy.ts';
+export { deploys, desiredDeployments, protocolOfTrigger, scheduleProblem, type DeploymentTrigger, type DesiredDeployment, type DesiredInput } from './desired.ts';
+export { applyDeployments, deploymentsOf, listDeployments, type DeploymentPlan, type ReconcileCounts } from './reconcile.ts';
+export {
+  reconciliationOf, reconciliationsOf, requestReconciliation, runReconciliation,
+  type EnqueueReconciliation, type PassCounts, type ReconciliationDeps,
+} from './requests.ts';
+export { DEPLOYMENT_SWEEP_INTERVAL_MS, LOST_RECONCILIATION_MS, sweepDeployments, type SweepOutcome } from './sweep.ts';
+export { connectionStatuses, notUsed, type ConnectionDeploymentStatus, type ConnectionRowStatus } from './connection-status.ts';
+
+/** Declares the indexes (idempotent): deployments by environment and by due retry; requests by status. */
+export async function ensureDeploymentIndexes(deps: Pick<DeploymentDeps, 'docs'>): Promise<void> {
+  const deployments = deps.docs.collection(deploymentCollections.deployments);
+  await deployments.createIndex({ agentId: 1, environment: 1 });
+  await deployments.createIndex({ status: 1, nextRetryAt: 1 });
+  await deps.docs.collection(deploymentCollections.reconciliations).createIndex({ status: 1, requestedAt: 1 });
+}
