@@ -25,6 +25,7 @@ import { connectionRoutes } from './connection-routes.ts';
 import { admissionDeps, connectionDeps } from '../../core/boot/connection-wiring.ts';
 import { webhookRoutes } from './webhook-routes.ts';
 import { mcpRoutes } from './mcp-routes.ts';
+import { aguiRoutes } from './agui-routes.ts';
 import { mcpCallDeps } from '../../core/boot/mcp-calls.ts';
 import { templateFiles } from './agent-template.ts';
 import { authRoutes } from './auth-routes.ts';
@@ -109,6 +110,8 @@ export function createApiApp(parts: ApiAppParts) {
     docs, objects, git, lease: createDocumentLease(docs, systemClock), clock: systemClock, ids: cryptoIds,
     authority: orgAgentAuthority(orgDeps), template: templateFiles(env.templateRepo), wait: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
   };
+  const endpointCalls = mcpCallDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, builds: publishedWorkflows({ docs, objects }) });
+  const memberSignIn = { principalOf: rules.principalOf, signInMode: env.signIn.mode, platformOrigins: [env.appBaseUrl, ...env.corsAllowedOrigins].filter((o): o is string => Boolean(o)) };
   const embeddedQueue = env.embeddedQueue.enabled ? { lease: createDocumentLease(docs, systemClock), instanceId: parts.instanceId } : undefined;
   return new Elysia()
     .use(rules.plugin)
@@ -118,7 +121,8 @@ export function createApiApp(parts: ApiAppParts) {
     .use(orgRoutes({ deps: orgDeps, logger, callerOf, prepare: prepareCaller }))
     .use(agentRoutes({ deps: agentDeps, enqueueOperation: operationEnqueuer(parts.queue), logger, callerOf, prepare: prepareCaller }))
     .use(webhookRoutes({ docs, clock: systemClock, admission: admissionDeps({ docs, ids: cryptoIds }), queue: parts.queue, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, logger }))
-    .use(mcpRoutes({ calls: mcpCallDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, builds: publishedWorkflows({ docs, objects }) }), admission: admissionDeps({ docs, ids: cryptoIds }), rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, principalOf: rules.principalOf, signInMode: env.signIn.mode, platformOrigins: [env.appBaseUrl, ...env.corsAllowedOrigins].filter((o): o is string => Boolean(o)), appBaseUrl: env.appBaseUrl, version: env.appVersion, logger }))
+    .use(mcpRoutes({ calls: endpointCalls, admission: admissionDeps({ docs, ids: cryptoIds }), rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, appBaseUrl: env.appBaseUrl, version: env.appVersion, logger }))
+    .use(aguiRoutes({ runs: { ...endpointCalls, now: () => Date.now() }, admission: admissionDeps({ docs, ids: cryptoIds }), rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, logger }))
     .use(connectionRoutes({ deps: connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: env.production }), appBaseUrl: env.appBaseUrl, logger, callerOf, prepare: prepareCaller }))
     .use(sessionRoutes({ deps: sessionDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: publishedWorkflows({ docs, objects }).workflowOf }), logger, callerOf, prepare: prepareCaller }))
     .onError(({ code }) => {

@@ -1,8 +1,10 @@
 /**
- * What the endpoints of incoming connections share: the 404 of an address that serves nothing, and the calls per
- * minute per caller and per endpoint, counted in the shared queue store (or in this process without one).
+ * What the endpoints of incoming connections share: the 404 of an address that serves nothing, the calls per
+ * minute per caller and per endpoint, counted in the shared queue store (or in this process without one), and
+ * whether a member's platform sign-in on an AG-UI or MCP call is their own doing.
  *
- * Source: spec/platform-service.md § Errors (404; 429 with a retry time), § Limits (endpoint calls per minute).
+ * Source: spec/platform-service.md § Errors (404; 429 with a retry time), § Limits (endpoint calls per minute),
+ * § Incoming connection authentication (rules 1–2).
  */
 import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.ts';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
@@ -30,4 +32,27 @@ export async function consumeEndpointRates(limiterFor: (points: number) => RateL
   const perEndpoint = await limiterFor(connection.rate.perEndpoint).consume(connection._id);
   if (!perEndpoint.allowed) return { retryAfterSeconds: perEndpoint.retryAfterSeconds, which: 'to this endpoint' };
   return undefined;
+}
+
+/** How a request's platform sign-in is read (the request rules' view). */
+export interface MemberSignIn {
+  /** The platform sign-in the request rules resolved (its subject), if any. */
+  principalOf(request: Request): { id: string } | undefined;
+  /** PLATFORM_SIGN_IN's mode: under oidc a principal comes from the caller's own bearer token. */
+  signInMode: 'oidc' | 'cloud-alb' | 'dev-user';
+  /** The platform's own page origins (APP_BASE_URL, CORS_ALLOWED_ORIGINS). */
+  platformOrigins: readonly string[];
+}
+
+/**
+ * A signed-in member of an AG-UI or MCP call, and whether the sign-in is their own doing (rule 2): their bearer
+ * token under oidc, else a request from the platform's own pages. Undefined without a sign-in.
+ */
+export function memberOf(deps: MemberSignIn, request: Request): { subject: string; viaOwnDoing: boolean } | undefined {
+  const principal = deps.principalOf(request);
+  if (!principal) return undefined;
+  const origin = request.headers.get('origin');
+  const fromOwnPage = origin !== null && deps.platformOrigins.includes(origin);
+  const viaOwnDoing = deps.signInMode === 'oidc' ? /^Bearer\s/i.test(request.headers.get('authorization') ?? '') || fromOwnPage : fromOwnPage;
+  return { subject: principal.id, viaOwnDoing };
 }

@@ -19,23 +19,17 @@ import { callMcpTool, servedTools, type McpCallDeps, type ServedTools } from '..
 import { admitCaller, connectionByAddress, type AdmissionDeps, type AdmittedCaller, type ConnectionRecord } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
-import { consumeEndpointRates, endpointLimiters, endpointNotFound } from './endpoint-rate.ts';
+import { consumeEndpointRates, endpointLimiters, endpointNotFound, memberOf, type MemberSignIn } from './endpoint-rate.ts';
 import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
 
 /** What the MCP endpoint needs. */
-export interface McpRouteDeps {
+export interface McpRouteDeps extends MemberSignIn {
   calls: McpCallDeps;
   admission: AdmissionDeps;
   /** Counters live here when given (the shared queue store), else in this process. */
   rateRedis?: RedisConnection;
   /** The client address of a request (the request rules' view, trusted proxies applied). */
   clientAddress(request: Request): string | undefined;
-  /** The platform sign-in the request rules resolved (its subject), if any. */
-  principalOf(request: Request): { id: string } | undefined;
-  /** PLATFORM_SIGN_IN's mode: under oidc a principal comes from the caller's own bearer token. */
-  signInMode: 'oidc' | 'cloud-alb' | 'dev-user';
-  /** The platform's own page origins (APP_BASE_URL, CORS_ALLOWED_ORIGINS). */
-  platformOrigins: readonly string[];
   /** APP_BASE_URL: the base of the protected-resource address (else the request's own origin). */
   appBaseUrl?: string;
   version: string;
@@ -72,16 +66,6 @@ export function mcpRoutes(deps: McpRouteDeps) {
       if (!connection || connection.auth !== 'oidc' || !connection.oidc) return endpointNotFound();
       return json({ resource: `${baseOf(request)}/api/mcp/${params.address}`, authorization_servers: [connection.oidc.issuer], bearer_methods_supported: ['header'] });
     });
-}
-
-/** Whether a signed-in member's sign-in is their own doing (rule 2): their bearer token under oidc, else a request from the platform's own pages. */
-function memberOf(deps: McpRouteDeps, request: Request): { subject: string; viaOwnDoing: boolean } | undefined {
-  const principal = deps.principalOf(request);
-  if (!principal) return undefined;
-  const origin = request.headers.get('origin');
-  const fromOwnPage = origin !== null && deps.platformOrigins.includes(origin);
-  const viaOwnDoing = deps.signInMode === 'oidc' ? /^Bearer\s/i.test(request.headers.get('authorization') ?? '') || fromOwnPage : fromOwnPage;
-  return { subject: principal.id, viaOwnDoing };
 }
 
 /** Admission, header checks, the rates, then each JSON-RPC message of the body. */

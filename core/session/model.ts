@@ -68,7 +68,12 @@ export interface TrailEntry {
 /** What a parked session waits for. */
 export type PendingWork =
   | { kind: 'decision'; id: string; state: string; options: { to: string; description: string }[]; childSessionId?: string; dispatchId?: string }
-  | { kind: 'input'; id: string; reason: string; /** ISO time at which the park sweep resumes it. */ until?: string };
+  | {
+    kind: 'input'; id: string; reason: string;
+    /** ISO time at which the park sweep resumes it. */ until?: string;
+    /** True when the model parked with platform_wait (a wait); absent when it replied and waits for the next message. */
+    wait?: boolean;
+  };
 
 /** A failure recorded on a turn and on its session. */
 export interface TurnError { code: string; message: string }

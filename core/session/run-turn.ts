@@ -147,6 +147,6 @@ async function settleMessage(run: TurnRun, effects: MessageEffects): Promise<Tur
     await run.enter(effects.advanceTo.to, 'advance', effects.advanceTo.reason);
     return undefined;
   }
-  if (effects.wait) return run.park({ kind: 'input', id: '', reason: effects.wait.reason, until: effects.wait.until });
+  if (effects.wait) return run.park({ kind: 'input', id: '', reason: effects.wait.reason, until: effects.wait.until, wait: true });
   return undefined;
 }

@@ -78,7 +78,19 @@ async function loadSession(deps: SessionDeps, caller: SessionCaller, sessionId: 
  * @throws PlatformError `no_decision_pending` (409), `invalid_decision` (400) naming the options
  */
 export async function decideSession(deps: SessionDeps, caller: SessionCaller, sessionId: string, decision: { to: string; comment?: string }): Promise<TurnRecord> {
-  const session = await loadSession(deps, caller, sessionId, 'user');
+  return takeDecision(deps, await loadSession(deps, caller, sessionId, 'user'), decision, caller.subject);
+}
+
+/** What queuing a turn on an existing session needs. */
+export type TurnQueueDeps = SessionStoreDeps & Pick<SessionDeps, 'enqueueTurn'>;
+
+/**
+ * Takes a decision on a session already loaded (the caller's right to it checked): a compare-and-set on the pending
+ * decision's id, then the turn is queued. Shared by {@link decideSession} and the AG-UI endpoint's resume entries.
+ * @param by - who decided (a member's subject, or an endpoint caller's), kept on the trail
+ * @throws PlatformError `no_decision_pending` (409), `invalid_decision` (400) naming the options
+ */
+export async function takeDecision(deps: TurnQueueDeps, session: SessionRecord, decision: { to: string; comment?: string }, by: string): Promise<TurnRecord> {
   const pending = session.pending;
   if (session.status !== 'awaiting_decision' || pending?.kind !== 'decision') {
     throw new PlatformError('no_decision_pending', `Session ${session._id} is ${session.status}, not waiting for a decision; a decision is taken once and a second one is refused.`, { status: 409 });
@@ -88,7 +100,7 @@ export async function decideSession(deps: SessionDeps, caller: SessionCaller, se
   }
   const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, status: 'awaiting_decision', 'pending.id': pending.id }, { $set: { status: 'running', updatedAt: deps.clock.now() } });
   if (matched === 0) throw new PlatformError('no_decision_pending', `Session ${session._id} was decided meanwhile; a second decision is refused.`, { status: 409 });
-  const turn = await insertTurn(deps, session, 'decision', { decision: { to: decision.to, comment: decision.comment, by: caller.subject } });
+  const turn = await insertTurn(deps, session, 'decision', { decision: { to: decision.to, comment: decision.comment, by } });
   await deps.enqueueTurn(turn._id);
   return turn;
 }
@@ -98,7 +110,16 @@ export async function decideSession(deps: SessionDeps, caller: SessionCaller, se
  * @throws PlatformError `not_awaiting_input` (409) saying what the session waits for
  */
 export async function replySession(deps: SessionDeps, caller: SessionCaller, sessionId: string, message: string): Promise<TurnRecord> {
-  const session = await loadSession(deps, caller, sessionId, 'user');
+  return takeReply(deps, await loadSession(deps, caller, sessionId, 'user'), message);
+}
+
+/**
+ * Queues the reply of a session already loaded (the caller's right to it checked) that waits for input: the
+ * spend caps are checked, then a compare-and-set on its status. Shared by {@link replySession} and the AG-UI endpoint.
+ * @throws PlatformError `invalid_argument` (400) for empty text, `not_awaiting_input` (409) saying what the session
+ *   waits for, `spend_cap_reached` (429)
+ */
+export async function takeReply(deps: TurnQueueDeps, session: SessionRecord, message: string): Promise<TurnRecord> {
   if (message.trim().length === 0) throw new PlatformError('invalid_argument', 'A reply needs text.', { status: 400 });
   if (session.status !== 'awaiting_input') {
     const why = session.status === 'awaiting_decision' ? 'it waits for a decision; decide first' : `it is ${session.status}`;

@@ -1,0 +1,122 @@
+/**
+ * The AG-UI endpoint of incoming connections, `POST /api/agui/<address>` (and its CORS preflight): a RunAgentInput
+ * in, an AG-UI event stream out (server-sent events, or the protocol's binary encoding when Accept asks for it).
+ * An address that serves no AG-UI connection, or whose connection no chat trigger of the published build names,
+ * is 404. The caller is admitted by the connection's mode or as a member by their own sign-in (rules 1–2); an
+ * origin not listed is refused (403) before anything starts. Calls per minute per caller and per endpoint count
+ * only runs that would start a turn (429 with Retry-After). Everything refused is refused before the stream
+ * starts, with `{error: {code, message}}`: 400 for a body that is not a RunAgentInput or has no user message,
+ * 409 while a turn runs or a decision is pending, 429 over a rate or a spend cap.
+ *
+ * Source: spec/platform-service.md § Endpoints (the /api/agui row), § AG-UI request, § Stream and custom events,
+ * § Incoming connection authentication, § Errors, § Limits (30 per caller / 300 per endpoint by default);
+ * issue 8 § Endpoints (AG-UI).
+ */
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { EventEncoder } from '@ag-ui/encoder';
+import { Elysia } from 'elysia';
+import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
+import { servedChat, startAguiRun, type AguiRunDeps, type AguiRunInput } from '../../core/boot/agui-runs.ts';
+import { streamRun, type AguiStreamDeps } from '../../core/boot/agui-stream.ts';
+import { admitCaller, connectionByAddress, originAllowed, type AdmissionDeps, type ConnectionRecord } from '../../core/connection/index.ts';
+import type { Logger } from '../../core/ports/logger.ts';
+import { PlatformError } from '../../core/ports/platform-error.ts';
+import { consumeEndpointRates, endpointLimiters, endpointNotFound, memberOf, type MemberSignIn } from './endpoint-rate.ts';
+import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
+
+/** What the AG-UI endpoint needs. */
+export interface AguiRouteDeps extends MemberSignIn {
+  runs: AguiRunDeps & Omit<AguiStreamDeps, 'docs'>;
+  admission: AdmissionDeps;
+  /** Counters live here when given (the shared queue store), else in this process. */
+  rateRedis?: RedisConnection;
+  /** The client address of a request (the request rules' view, trusted proxies applied). */
+  clientAddress(request: Request): string | undefined;
+  logger: Logger;
+}
+
+/** CORS headers for a browser origin the connection lists (none for a server-to-server call or another site). */
+function corsHeaders(connection: ConnectionRecord, origin: string | null): Record<string, string> {
+  if (!origin || !originAllowed(connection.origins, origin)) return {};
+  return { 'access-control-allow-origin': origin, vary: 'Origin' };
+}
+
+/** The body as the platform reads it. @throws PlatformError `invalid_json` or `invalid_argument` (400) naming up to 3 problems */
+export function parseRunInput(bytes: Uint8Array): AguiRunInput {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw new PlatformError('invalid_json', 'The body is not valid JSON: send a RunAgentInput {threadId, runId, messages, tools, context}.', { status: 400 });
+  }
+  const parsed = RunAgentInputSchema.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
+    throw new PlatformError('invalid_argument', `The body is not a RunAgentInput: ${problems}.`, { status: 400 });
+  }
+  return parsed.data as unknown as AguiRunInput;
+}
+
+/** Mounts the endpoint. */
+export function aguiRoutes(deps: AguiRouteDeps) {
+  const limiterFor = endpointLimiters(deps.rateRedis);
+  const aguiConnection = async (address: string) => {
+    const connection = await connectionByAddress(deps.runs, address);
+    return connection?.protocol === 'agui' ? connection : null;
+  };
+  return new Elysia()
+    .options('/api/agui/:address', async ({ request, params }) => {
+      const connection = await aguiConnection(params.address);
+      if (!connection) return endpointNotFound();
+      const cors = corsHeaders(connection, request.headers.get('origin'));
+      if (!cors['access-control-allow-origin']) return json({ error: { code: 'origin_refused', message: 'Calls from this site are not allowed on this endpoint; add the site to the connection\'s browser origins.' } }, 403);
+      return new Response(null, { status: 204, headers: { ...cors, 'access-control-allow-methods': 'POST, OPTIONS', 'access-control-allow-headers': 'authorization, content-type, accept', 'access-control-max-age': '600' } });
+    })
+    .post('/api/agui/:address', async ({ request, params }) => {
+      let cors: Record<string, string> = {};
+      try {
+        const connection = await aguiConnection(params.address);
+        if (!connection) return endpointNotFound();
+        cors = corsHeaders(connection, request.headers.get('origin'));
+        const origin = request.headers.get('origin') ?? undefined;
+        const admission = await admitCaller(deps.admission, connection, {
+          authorization: request.headers.get('authorization') ?? undefined, origin, fromPlatformPage: origin !== undefined && deps.platformOrigins.includes(origin),
+          member: memberOf(deps, request), clientAddress: deps.clientAddress(request),
+        });
+        if (!admission.admitted) {
+          const refused = json({ error: { code: admission.code, message: admission.message } }, admission.status);
+          if (admission.status === 401) refused.headers.set('www-authenticate', 'Bearer');
+          return withHeaders(refused, cors);
+        }
+        const input = parseRunInput(await readBody(request, maxJsonBytes));
+        const served = await servedChat(deps.runs, connection);
+        if (!served) return endpointNotFound();
+        const beforeTurn = async () => {
+          const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);
+          if (over) throw Object.assign(new PlatformError('rate_limited', `Too many calls ${over.which}; retry in ${over.retryAfterSeconds} s.`, { status: 429 }), { retryAfterSeconds: over.retryAfterSeconds });
+        };
+        const run = await startAguiRun(deps.runs, connection, served, admission.caller, input, beforeTurn);
+        const encoder = new EventEncoder({ accept: request.headers.get('accept') ?? undefined });
+        const abort = new AbortController();
+        const body = new ReadableStream<Uint8Array>({
+          start: (controller) => {
+            void streamRun(deps.runs, run, (event) => controller.enqueue(encoder.encodeBinary(event)), abort.signal)
+              .catch((error: Error) => {
+                deps.logger.error({ err: error.message, connection: connection.identifier }, 'AG-UI stream failed');
+                controller.enqueue(encoder.encodeBinary({ type: 'RUN_ERROR', message: 'The stream failed unexpectedly; the chat carries on. Send the next message on the same thread to see where it stands.', code: 'stream_failed' } as never));
+              })
+              .finally(() => { try { controller.close(); } catch { /* already closed */ } });
+          },
+          cancel: () => abort.abort(),
+        });
+        return new Response(body, { headers: { ...cors, 'content-type': encoder.getContentType(), 'cache-control': 'no-store', 'x-accel-buffering': 'no' } });
+      } catch (error) {
+        return withHeaders(errorToResponse(error, deps.logger), cors);
+      }
+    }, { parse: 'none' });
+}
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}

@@ -1,0 +1,181 @@
+/**
+ * Runs of the AG-UI endpoint of an incoming connection: which chat trigger the connection serves on the
+ * environment's current published build, the thread ids the platform issues (each bound to the connection and to
+ * the caller it was issued to), and the start of one run: a fresh chat opens a session at the chat trigger's state;
+ * a message on a thread continues its session where the previous turn left off (a reply; history is not
+ * replayed); a resume entry answers the pending decision (or wait). A message while a turn runs or a decision is
+ * pending is refused with 409 and changes nothing.
+ *
+ * Source: spec/platform-service.md § AG-UI request (rules 1, 2, 4, 5), § Tool-call result status (AG-UI rows),
+ * § Session facts named (endpoint sessions), § Errors (409); issue 8 § Endpoints (AG-UI).
+ */
+import type { PublishedAgent } from '../agent/hosting.ts';
+import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
+import type { AdmittedCaller, ConnectionRecord } from '../connection/index.ts';
+import { PlatformError } from '../ports/platform-error.ts';
+import { openFiredSession } from '../session/firings.ts';
+import { finalStatuses, sessionSchemaVersion, type SessionRecord } from '../session/model.ts';
+import { sessionsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import { takeDecision, takeReply } from '../session/sessions.ts';
+import { checkSpendCaps } from '../session/spend.ts';
+import type { publishedWorkflows } from './workflow-view.ts';
+
+/** Collection of the thread ids the AG-UI endpoints issued. */
+export const aguiThreadsCollection = 'agui_threads';
+
+/** A thread id issued to one caller of one connection (collection `agui_threads`, `_id` = the thread id). */
+export interface AguiThreadRecord {
+  _id: string;
+  schemaVersion: typeof sessionSchemaVersion;
+  connectionId: string;
+  /** Who it was issued to ({@link threadOwner}). */
+  owner: string;
+  sessionId: string;
+  createdAt: Date;
+}
+
+/** What a run needs. */
+export interface AguiRunDeps extends SessionStoreDeps {
+  enqueueTurn(turnId: string): Promise<void>;
+  builds: ReturnType<typeof publishedWorkflows>;
+}
+
+/** The fields of a RunAgentInput the platform reads (validated by the route). */
+export interface AguiRunInput {
+  threadId: string;
+  runId: string;
+  messages: { id?: string; role: string; content?: unknown }[];
+  tools: unknown[];
+  context: unknown[];
+  resume?: { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown }[];
+}
+
+/** The chat trigger a connection serves, on the environment's published build. */
+export interface ServedChat {
+  orgId: string;
+  buildId: string;
+  commitId: string;
+  workflow: string;
+  trigger: { id: string; state: string };
+  disabled: boolean;
+}
+
+/** A started run: the thread to send next, the session, the turn to follow, and where its messages begin. */
+export interface StartedRun {
+  threadId: string;
+  runId: string;
+  session: SessionRecord;
+  turnId: string;
+  /** Sequence number of the first message of the root thread this run produced (earlier ones are not replayed). */
+  fromSeq: number;
+  /** Child sessions that had not ended when the run started, with their message counts then. */
+  openChildren: { sessionId: string; fromSeq: number }[];
+  /** A note for the stream when the caller sent tools or context (they are not honoured). */
+  ignored?: string;
+  /** When the run began (before its turn was queued): child sessions opened since are this run's. */
+  since: Date;
+}
+
+/**
+ * The chat trigger connection `connection` serves: the one chat trigger of the environment's published build that
+ * names it. @returns undefined when none does (nothing is served: 404)
+ * @throws PlatformError `deployment_error` (503) when two or more triggers name it, naming the connection and the workflows
+ */
+export async function servedChat(deps: AguiRunDeps, connection: ConnectionRecord): Promise<ServedChat | undefined> {
+  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: connection.agentId, name: connection.environment });
+  if (!env?.published) return undefined;
+  const agent: PublishedAgent = await deps.builds.agentOf(env.published.buildId);
+  const naming = Object.values(agent.workflows).flatMap((w) => w.triggers
+    .filter((t) => (t.type === 'chat' || t.type === 'webhook') && t.fields.connection === connection.identifier)
+    .map((t) => ({ workflow: w.slug, trigger: t, disabled: w.definition.disabled === true })));
+  if (naming.length > 1) {
+    const named = naming.map((n) => `${n.workflow} (trigger ${n.trigger.id})`).join(', ');
+    throw new PlatformError('deployment_error', `Connection "${connection.identifier}" is named by more than one trigger: ${named}. An AG-UI connection serves one chat trigger; remove all but one and publish again.`, { status: 503 });
+  }
+  const chat = naming.find((n) => n.trigger.type === 'chat');
+  if (!chat) return undefined;
+  return { orgId: env.orgId, buildId: env.published.buildId, commitId: env.published.commitId, workflow: chat.workflow, trigger: { id: chat.trigger.id, state: chat.trigger.state }, disabled: chat.disabled };
+}
+
+/** Whom a thread id is issued to: a member or an OIDC subject by subject; a bearer-token or public caller by the connection alone. */
+export function threadOwner(caller: AdmittedCaller): string {
+  if (caller.kind === 'member' || caller.kind === 'oidc') return `${caller.kind}:${caller.subject ?? ''}`;
+  return caller.kind;
+}
+
+/** The text of the last user message of the input (history is not replayed: earlier ones are ignored). */
+export function lastUserText(input: Pick<AguiRunInput, 'messages'>): string | undefined {
+  const message = [...input.messages].reverse().find((m) => m.role === 'user');
+  if (!message) return undefined;
+  if (typeof message.content === 'string') return message.content;
+  if (Array.isArray(message.content)) {
+    const text = message.content.filter((p): p is { type: 'text'; text: string } => p?.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('\n');
+    return text.length > 0 ? text : undefined;
+  }
+  return undefined;
+}
+
+const threads = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<AguiThreadRecord>(aguiThreadsCollection);
+
+const conflict = (code: string, message: string) => new PlatformError(code, message, { status: 409 });
+
+/**
+ * Starts one run: continues the caller's thread when `input.threadId` was issued to this caller on this connection
+ * and its session has not ended, else opens a fresh chat (a new thread id).
+ * @param beforeTurn - runs once the run would start a turn, just before it is queued (the endpoint's rate count;
+ *   what it throws is thrown)
+ * @throws PlatformError `turn_running` (409) while a turn of the chat runs; `decision_pending` (409) for a message
+ *   while a decision is pending (answer it with a resume entry); `invalid_decision` (400); `no_message` (400)
+ *   without a user message; `workflow_disabled` (409); `spend_cap_reached` (429)
+ */
+export async function startAguiRun(deps: AguiRunDeps, connection: ConnectionRecord, served: ServedChat, caller: AdmittedCaller, input: AguiRunInput, beforeTurn: () => Promise<void>): Promise<StartedRun> {
+  const since = deps.clock.now();
+  const owner = threadOwner(caller);
+  const thread = input.threadId ? await threads(deps).findOne({ _id: input.threadId, connectionId: connection._id, owner }) : null;
+  const session = thread ? await sessionsOf(deps).findOne({ _id: thread.sessionId }) : null;
+  const ignored = ignoredNote(input);
+  const runId = input.runId || deps.ids.newId();
+  if (thread && session && !finalStatuses.includes(session.status)) {
+    const openChildren = (await sessionsOf(deps).find({ rootId: session._id })).filter((c) => !finalStatuses.includes(c.status)).map((c) => ({ sessionId: c._id, fromSeq: c.messageCount }));
+    const turnId = await continueChat(deps, session, caller, input, beforeTurn);
+    return { threadId: thread._id, runId, session, turnId, fromSeq: session.messageCount, openChildren, since, ...(ignored ? { ignored } : {}) };
+  }
+  const text = lastUserText(input);
+  if (!text?.trim()) throw new PlatformError('no_message', 'The run has no user message: send the message to the chat as the last entry of messages, {id, role: "user", content}.', { status: 400 });
+  if (served.disabled) throw conflict('workflow_disabled', `Workflow "${served.workflow}" is out of service (disabled): it takes no new chats. Try again once a maintainer enables it.`);
+  const scope = { orgId: served.orgId, agentId: connection.agentId, environment: connection.environment, workflow: served.workflow };
+  await checkSpendCaps(deps, scope);
+  await beforeTurn();
+  const payload = { connection: connection.identifier, caller: caller.kind, ...(caller.kind === 'oidc' && caller.subject ? { subject: caller.subject } : {}) };
+  const opened = await openFiredSession(deps, { ...scope, buildId: served.buildId, commitId: served.commitId, state: served.trigger.state, trigger: { id: served.trigger.id, type: 'chat' } }, { payload, message: text });
+  const threadId = deps.ids.newId();
+  await threads(deps).insertOne({ _id: threadId, schemaVersion: sessionSchemaVersion, connectionId: connection._id, owner, sessionId: opened.session._id, createdAt: deps.clock.now() });
+  return { threadId, runId, session: opened.session, turnId: opened.turnId, fromSeq: 0, openChildren: [], since, ...(ignored ? { ignored } : {}) };
+}
+
+/** Queues the turn that continues a chat: a decision from a resume entry, or a reply. @returns the turn id */
+async function continueChat(deps: AguiRunDeps, session: SessionRecord, caller: AdmittedCaller, input: AguiRunInput, beforeTurn: () => Promise<void>): Promise<string> {
+  const pending = session.pending;
+  const resume = pending ? input.resume?.find((r) => r.interruptId === pending.id) : undefined;
+  if (session.status === 'running') throw conflict('turn_running', 'A turn of this chat is still running; send the message once its run has finished.');
+  if (session.status === 'awaiting_decision' && pending?.kind === 'decision') {
+    if (!resume) throw conflict('decision_pending', `This chat waits for a decision; answer interrupt ${pending.id} with a resume entry {interruptId, status: "resolved", payload: {to, comment?}} where to is one of: ${pending.options.map((o) => o.to).join(', ')}.`);
+    if (resume.status === 'cancelled') throw conflict('decision_pending', 'A pending decision cannot be abandoned here; decide one of the options.');
+    const answer = (resume.payload ?? {}) as { to?: unknown; comment?: unknown };
+    if (typeof answer.to !== 'string') throw new PlatformError('invalid_decision', `The resume entry's payload needs "to", one of: ${pending.options.map((o) => o.to).join(', ')}.`, { status: 400 });
+    await beforeTurn();
+    const by = caller.subject ? `${caller.kind}:${caller.subject}` : `agui:${caller.kind}`;
+    return (await takeDecision(deps, session, { to: answer.to, ...(typeof answer.comment === 'string' ? { comment: answer.comment } : {}) }, by))._id;
+  }
+  const resumed = resume?.status === 'resolved' && typeof (resume.payload as { message?: unknown } | undefined)?.message === 'string' ? (resume.payload as { message: string }).message : undefined;
+  const text = resumed ?? lastUserText(input);
+  if (!text?.trim()) throw new PlatformError('no_message', 'The run has no user message: send the reply as the last entry of messages, {id, role: "user", content}.', { status: 400 });
+  await beforeTurn();
+  return (await takeReply(deps, session, text))._id;
+}
+
+/** What the stream says when the caller sent tools or context (rule 5). */
+function ignoredNote(input: AguiRunInput): string | undefined {
+  const parts = [input.tools.length > 0 ? `${input.tools.length} client tool(s)` : '', input.context.length > 0 ? `${input.context.length} context entr${input.context.length === 1 ? 'y' : 'ies'}` : ''].filter(Boolean);
+  return parts.length > 0 ? `This endpoint does not honour client-supplied tools or context: ${parts.join(' and ')} were ignored. The workflow uses only its own tools.` : undefined;
+}

@@ -1,0 +1,165 @@
+/**
+ * The events of one AG-UI run, read from the checkpoint records while the turn runs on a dispatcher: RUN_STARTED
+ * with the thread id to send next; the assistant's messages and tool calls as they are checkpointed (text as
+ * TEXT_MESSAGE_START/CONTENT/END, calls as TOOL_CALL_START/ARGS/END and TOOL_CALL_RESULT); child sessions as the
+ * custom events `platform.sub_workflow_start`, `platform.sub_workflow_frame` (each child message) and
+ * `platform.sub_workflow_result`, each naming the child by its dispatch id and its parent's when nested (a child's
+ * text never enters the parent's messages); then RUN_FINISHED, whose outcome is an interrupt describing a pending
+ * decision or wait (a resume entry answers it by id), `cancelled`, or success; a failed turn ends with RUN_ERROR.
+ *
+ * Messages are streamed at checkpoint granularity (each model reply whole, as soon as it is recorded): the
+ * turn runs in another process, and the records are what every replica can read.
+ *
+ * Source: spec/platform-service.md § AG-UI request (rules 1, 3, 4, 5, 6), § Stream and custom events,
+ * § Tool-call result status (AG-UI turn parked); issue 8 § Endpoints (AG-UI).
+ */
+import { EventType, type BaseEvent } from '@ag-ui/core';
+import { finalStatuses, sessionCollections, type MessageRecord, type SessionRecord } from '../session/model.ts';
+import { sessionsOf, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import type { StartedRun } from './agui-runs.ts';
+
+/** What the stream reads and how often. */
+export interface AguiStreamDeps extends Pick<SessionStoreDeps, 'docs'> {
+  /** Resolves after `ms` milliseconds. */
+  sleep(ms: number): Promise<void>;
+  /** How often the records are read while the turn runs (ms; default 100). */
+  pollMs?: number;
+  now(): number;
+}
+
+/** A child session followed by the stream. */
+interface FollowedChild { dispatchId: string; parent?: string; workflow: string; nextSeq: number; ended: boolean; started: boolean; lastText?: string }
+
+const messagesOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<MessageRecord>(sessionCollections.messages);
+
+/**
+ * Emits the run's events until its turn settles or `signal` aborts (the caller went away: the turn carries on).
+ * @param emit - receives each event in order
+ */
+export async function streamRun(deps: AguiStreamDeps, run: StartedRun, emit: (event: BaseEvent) => void, signal?: AbortSignal): Promise<void> {
+  const stamp = <E extends object>(event: E): BaseEvent => ({ ...event, timestamp: deps.now() }) as unknown as BaseEvent;
+  emit(stamp({ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId }));
+  if (run.ignored) emit(stamp({ type: EventType.CUSTOM, name: 'platform.notice', value: { code: 'client_tools_ignored', message: run.ignored } }));
+  const root = run.session._id;
+  let nextSeq = run.fromSeq;
+  const children = new Map<string, FollowedChild>();
+  const open = new Map(run.openChildren.map((c) => [c.sessionId, c.fromSeq]));
+  const ids = { dispatchOf: new Map<string, string>() };
+  for (;;) {
+    const turn = await turnsOf(deps).findOne({ _id: run.turnId });
+    const settled = !turn || (turn.status !== 'queued' && turn.status !== 'running');
+    for (const record of await messagesOf(deps).find({ sessionId: root, seq: { $gte: nextSeq } }, { sort: { seq: 1 } })) {
+      nextSeq = record.seq + 1;
+      for (const event of messageEvents(record)) emit(stamp(event));
+    }
+    await followChildren(deps, root, run.since, children, open, ids, (event) => emit(stamp(event)));
+    if (settled) break;
+    if (signal?.aborted) return;
+    await deps.sleep(deps.pollMs ?? 100);
+    if (signal?.aborted) return;
+  }
+  const session = await sessionsOf(deps).findOne({ _id: root });
+  emit(stamp(finishEvent(run, session)));
+}
+
+/** The AG-UI events of one root-thread message (user messages are the caller's own and are not echoed). */
+export function messageEvents(record: MessageRecord): object[] {
+  const message = record.message;
+  const messageId = record._id;
+  if (message.role === 'assistant') {
+    const events: object[] = [];
+    if (message.content.length > 0) {
+      events.push({ type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' }, { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: message.content }, { type: EventType.TEXT_MESSAGE_END, messageId });
+    }
+    for (const call of message.toolCalls ?? []) {
+      events.push(
+        { type: EventType.TOOL_CALL_START, toolCallId: call.id, toolCallName: call.name, parentMessageId: messageId },
+        { type: EventType.TOOL_CALL_ARGS, toolCallId: call.id, delta: JSON.stringify(call.input ?? {}) },
+        { type: EventType.TOOL_CALL_END, toolCallId: call.id },
+      );
+    }
+    return events;
+  }
+  if (message.role === 'tool') {
+    return message.results.map((r, i) => ({
+      type: EventType.TOOL_CALL_RESULT, messageId: `${messageId}:${i}`, toolCallId: r.callId, role: 'tool',
+      content: typeof r.output === 'string' ? r.output : JSON.stringify(r.output ?? null),
+    }));
+  }
+  return [];
+}
+
+/** Reads the root's child sessions and emits start, frames and result of each as it goes. */
+async function followChildren(
+  deps: Pick<SessionStoreDeps, 'docs'>, root: string, since: Date, children: Map<string, FollowedChild>, open: Map<string, number>,
+  ids: { dispatchOf: Map<string, string> }, emit: (event: object) => void,
+): Promise<void> {
+  const found = await sessionsOf(deps).find({ rootId: root }, { sort: { createdAt: 1 } });
+  for (const child of found) {
+    ids.dispatchOf.set(child._id, child.dispatchId ?? child._id);
+    let followed = children.get(child._id);
+    if (!followed) {
+      const wasOpen = open.has(child._id);
+      // Only this run's children: those open when it started, and those opened since.
+      if (!wasOpen && new Date(child.createdAt).getTime() < since.getTime()) continue;
+      const parent = child.parentId && child.parentId !== root ? ids.dispatchOf.get(child.parentId) : undefined;
+      followed = { dispatchId: child.dispatchId ?? child._id, ...(parent ? { parent } : {}), workflow: child.workflow, nextSeq: open.get(child._id) ?? 0, ended: false, started: wasOpen };
+      children.set(child._id, followed);
+    }
+    if (followed.ended) continue;
+    const who = { dispatchId: followed.dispatchId, ...(followed.parent ? { parent: followed.parent } : {}) };
+    if (!followed.started) {
+      followed.started = true;
+      emit({ type: EventType.CUSTOM, name: 'platform.sub_workflow_start', value: { ...who, workflow: followed.workflow } });
+    }
+    for (const record of await messagesOf(deps).find({ sessionId: child._id, seq: { $gte: followed.nextSeq } }, { sort: { seq: 1 } })) {
+      followed.nextSeq = record.seq + 1;
+      if (record.message.role === 'assistant' && record.message.content.trim()) followed.lastText = record.message.content;
+      emit({ type: EventType.CUSTOM, name: 'platform.sub_workflow_frame', value: { ...who, message: frameOf(record) } });
+    }
+    if (!finalStatuses.includes(child.status)) continue;
+    followed.ended = true;
+    emit({ type: EventType.CUSTOM, name: 'platform.sub_workflow_result', value: { ...who, status: child.status, ...(followed.lastText ? { message: followed.lastText } : {}), ...(child.error ? { error: child.error } : {}) } });
+  }
+}
+
+/** A child message as a frame: its id, role, text, tool calls and results. */
+function frameOf(record: MessageRecord): Record<string, unknown> {
+  const m = record.message;
+  if (m.role === 'tool') return { id: record._id, role: 'tool', results: m.results.map((r) => ({ toolCallId: r.callId, name: r.name, content: r.output, ...(r.isError ? { isError: true } : {}) })) };
+  if (m.role === 'assistant') return { id: record._id, role: 'assistant', content: m.content, ...(m.toolCalls?.length ? { toolCalls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.input })) } : {}) };
+  return { id: record._id, role: m.role, content: m.content };
+}
+
+/** RUN_FINISHED (with its outcome) or RUN_ERROR for the session as its turn left it. */
+export function finishEvent(run: Pick<StartedRun, 'threadId' | 'runId'>, session: SessionRecord | null): object {
+  const base = { threadId: run.threadId, runId: run.runId };
+  if (!session) return { type: EventType.RUN_ERROR, message: 'The chat\'s session was not found.', code: 'not_found' };
+  const result = { status: session.status, sessionId: session._id };
+  const pending = session.pending;
+  if (session.status === 'awaiting_decision' && pending?.kind === 'decision') {
+    const choices = pending.options.map((o) => `${o.to} (${o.description})`).join('; ');
+    return {
+      type: EventType.RUN_FINISHED, ...base, result, outcome: {
+        type: 'interrupt', interrupts: [{
+          id: pending.id, reason: 'decision', message: `A decision is needed in state ${pending.state}: ${choices}.`,
+          responseSchema: { type: 'object', properties: { to: { type: 'string', enum: pending.options.map((o) => o.to) }, comment: { type: 'string' } }, required: ['to'] },
+          metadata: { state: pending.state, options: pending.options, ...(pending.dispatchId ? { dispatchId: pending.dispatchId } : {}) },
+        }],
+      },
+    };
+  }
+  if (session.status === 'awaiting_input' && pending?.kind === 'input' && pending.wait) {
+    return {
+      type: EventType.RUN_FINISHED, ...base, result, outcome: {
+        type: 'interrupt', interrupts: [{
+          id: pending.id, reason: 'wait', message: pending.reason, ...(pending.until ? { expiresAt: pending.until } : {}),
+          responseSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+        }],
+      },
+    };
+  }
+  if (session.status === 'cancelled') return { type: EventType.RUN_FINISHED, ...base, result, outcome: { type: 'cancelled' } };
+  if (session.status === 'failed') return { type: EventType.RUN_ERROR, message: session.error?.message ?? 'The turn failed.', code: session.error?.code ?? 'failed' };
+  return { type: EventType.RUN_FINISHED, ...base, result, outcome: { type: 'success' } };
+}

@@ -1,0 +1,160 @@
+/**
+ * The AG-UI endpoint of an incoming connection, through the front proxy, driven by @ag-ui/client's HttpAgent: a
+ * public AG-UI connection registered with `cairn connection create`, a test agent whose concierge workflow's chat
+ * trigger names it, the scripted model. A chat opens (RUN_STARTED carries the platform's thread id), continues
+ * on that thread, streams a child session as platform.sub_workflow_* events without leaking its text into the
+ * chat's messages, parks on a decision (RUN_FINISHED with an interrupt outcome), refuses a message while the
+ * decision is pending (409) and takes the decision as a resume entry. Client tools are reported as not honoured.
+ */
+import { HttpAgent, type BaseEvent } from '@ag-ui/client';
+import { AGUI_MEDIA_TYPE, decode } from '@ag-ui/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
+import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+
+let model: ScriptedModelServer;
+let product: RunningProduct;
+let url: string;
+
+beforeAll(async () => {
+  model = await startScriptedModelServer([
+    { text: 'Hello! What shall I look up?' },
+    { toolCalls: [{ name: 'platform_workflow_helper', arguments: { topic: 'cancellations' } }] },
+    { text: 'Child text: 42 cancellations.', toolCalls: [{ name: 'platform_advance', arguments: { to: 'finished', reason: 'looked up' } }] },
+    { text: 'The helper found 42 cancellations; a person should review this.', toolCalls: [{ name: 'platform_advance', arguments: { to: 'review', reason: 'finding ready' } }] },
+    { text: 'Binary hello.' },
+    { text: 'Hello again.' },
+  ]);
+  const config = { models: { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } }] } };
+  product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config) });
+  const imported = runCairn(product.url, ['agent', 'import', join(repoRoot, 'test/fixtures/agents/front'), '--agent', 'front', '--publish']);
+  expect(imported.status, imported.stderr).toBe(0);
+  const created = runCairn(product.url, ['connection', 'create', '--agent', 'front', '--env', 'main', '--id', 'front', '--protocol', 'agui', '--auth', 'public', '--json']);
+  expect(created.status, created.stderr).toBe(0);
+  url = (JSON.parse(created.stdout) as { url: string }).url.replace(/^https?:\/\/[^/]+/, product.url);
+}, 120_000);
+
+afterAll(async () => {
+  await product?.stop();
+  await model?.close();
+});
+
+/** Runs the agent once, collecting every event; the thread id RUN_STARTED issues becomes the agent's. */
+async function run(agent: HttpAgent, options: Parameters<HttpAgent['runAgent']>[0] = {}): Promise<BaseEvent[]> {
+  const events: BaseEvent[] = [];
+  await agent.runAgent(options, {
+    onEvent: ({ event }) => { events.push(event); },
+    onRunStartedEvent: ({ event }) => { agent.threadId = event.threadId; },
+  });
+  return events;
+}
+
+const ofType = (events: BaseEvent[], type: string) => events.filter((e) => e.type === type) as (BaseEvent & Record<string, unknown>)[];
+const customs = (events: BaseEvent[], name: string) => ofType(events, 'CUSTOM').filter((e) => e.name === name).map((e) => e.value as Record<string, unknown>);
+
+describe('the AG-UI endpoint', () => {
+  it('chats through a child workflow and a decision with HttpAgent', async () => {
+    const agent = new HttpAgent({ url, threadId: 'a-thread-the-platform-never-issued' });
+    agent.addMessage({ id: 'u1', role: 'user', content: 'Hello' });
+    const first = await run(agent, { tools: [{ name: 'client_tool', description: 'A tool of the page.', parameters: { type: 'object' } }] });
+    const started = ofType(first, 'RUN_STARTED')[0];
+    expect(started.threadId).not.toBe('a-thread-the-platform-never-issued');
+    const threadId = agent.threadId;
+    expect(customs(first, 'platform.notice')[0]).toMatchObject({ code: 'client_tools_ignored' });
+    expect(ofType(first, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta)).toEqual(['Hello! What shall I look up?']);
+    expect(ofType(first, 'RUN_FINISHED')[0]).toMatchObject({ threadId, outcome: { type: 'success' }, result: { status: 'awaiting_input' } });
+
+    agent.addMessage({ id: 'u2', role: 'user', content: 'Look up cancellations.' });
+    const second = await run(agent);
+    expect(ofType(second, 'RUN_STARTED')[0].threadId).toBe(threadId);
+    expect(customs(second, 'platform.sub_workflow_start')).toEqual([{ dispatchId: '1', workflow: 'helper' }]);
+    const frames = customs(second, 'platform.sub_workflow_frame');
+    expect(frames.every((f) => f.dispatchId === '1' && f.parent === undefined)).toBe(true);
+    expect(frames.some((f) => (f.message as { content?: string }).content === 'Child text: 42 cancellations.')).toBe(true);
+    expect(customs(second, 'platform.sub_workflow_result')).toEqual([{ dispatchId: '1', status: 'succeeded', message: 'Child text: 42 cancellations.' }]);
+    const texts = ofType(second, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta);
+    expect(texts).toEqual(['The helper found 42 cancellations; a person should review this.']);
+    // The child's own messages come only as frames; what it passes up is the workflow call's tool result.
+    expect(agent.messages.filter((m) => m.role === 'assistant').some((m) => typeof m.content === 'string' && m.content.includes('Child text'))).toBe(false);
+    expect(agent.messages.find((m) => m.role === 'tool')?.content).toContain('Child text: 42 cancellations.');
+    expect(ofType(second, 'TOOL_CALL_START').map((e) => e.toolCallName)).toEqual(['platform_workflow_helper', 'platform_advance']);
+    expect(ofType(second, 'TOOL_CALL_RESULT')).toHaveLength(2);
+    const finished = ofType(second, 'RUN_FINISHED')[0] as { outcome: { type: string; interrupts: { id: string; reason: string; responseSchema: unknown }[] } };
+    expect(finished.outcome.type).toBe('interrupt');
+    const [interrupt] = finished.outcome.interrupts;
+    expect(interrupt).toMatchObject({ reason: 'decision', responseSchema: { properties: { to: { enum: ['approved', 'rejected'] } } } });
+
+    const refused = await fetch(url, {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ threadId, runId: 'r-409', tools: [], context: [], messages: [{ id: 'u3', role: 'user', content: 'Are you there?' }] }),
+    });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'decision_pending', message: expect.stringContaining(interrupt.id) });
+
+    const third = await run(agent, { resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { to: 'approved', comment: 'Looks right.' } }] });
+    expect(ofType(third, 'RUN_FINISHED')[0]).toMatchObject({ threadId, outcome: { type: 'success' }, result: { status: 'succeeded' } });
+    expect(model.requests).toHaveLength(4);
+    const sessions = (await (await fetch(`${product.url}/api/agents/front/environments/main/workflows/concierge/sessions`)).json()) as { sessions: { status: string; variables: Record<string, unknown> }[] };
+    expect(sessions.sessions).toHaveLength(1);
+    expect(sessions.sessions[0]).toMatchObject({ status: 'succeeded', variables: { trigger: { type: 'chat', connection: 'front', caller: 'public' } } });
+  });
+
+  it('refuses a body that is not a RunAgentInput or has no user message (400), and 404s an unknown address', async () => {
+    const post = (body: unknown, target = url) => fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(body) });
+    const bad = await post({ threadId: '', messages: 'hello' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/not a RunAgentInput/);
+    const empty = await post({ threadId: '', runId: 'r', tools: [], context: [], messages: [] });
+    expect(empty.status).toBe(400);
+    expect((await post({ threadId: '', runId: 'r', tools: [], context: [], messages: [] }, `${product.url}/api/agui/not-an-address`)).status).toBe(404);
+  });
+
+  it('answers in the protocol\'s binary encoding when Accept asks for it', async () => {
+    const response = await fetch(url, {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: AGUI_MEDIA_TYPE },
+      body: JSON.stringify({ threadId: '', runId: 'r-proto', tools: [], context: [], messages: [{ id: 'u1', role: 'user', content: 'Hello' }] }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(AGUI_MEDIA_TYPE);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const events: { type: string; delta?: string }[] = [];
+    for (let offset = 0; offset < bytes.length;) {
+      const length = new DataView(bytes.buffer, bytes.byteOffset + offset, 4).getUint32(0, false);
+      events.push(decode(bytes.subarray(offset + 4, offset + 4 + length)) as { type: string; delta?: string });
+      offset += 4 + length;
+    }
+    expect(events[0].type).toBe('RUN_STARTED');
+    expect(events.find((e) => e.type === 'TEXT_MESSAGE_CONTENT')?.delta).toBe('Binary hello.');
+    expect(events.at(-1)?.type).toBe('RUN_FINISHED');
+  });
+
+  it('admits by the connection\'s mode and origins, restores the address of a re-registered identifier, and limits calls', async () => {
+    const removed = runCairn(product.url, ['connection', 'delete', '--agent', 'front', '--env', 'main', '--id', 'front']);
+    expect(removed.status, removed.stderr).toBe(0);
+    const created = runCairn(product.url, ['connection', 'create', '--agent', 'front', '--env', 'main', '--id', 'front', '--protocol', 'agui', '--auth', 'bearer', '--origins', 'https://app.example', '--rate', '1,300', '--json']);
+    expect(created.status, created.stderr).toBe(0);
+    const again = JSON.parse(created.stdout) as { url: string; token: string };
+    expect(again.url.replace(/^https?:\/\/[^/]+/, product.url)).toBe(url);
+    const body = JSON.stringify({ threadId: '', runId: 'r', tools: [], context: [], messages: [{ id: 'u1', role: 'user', content: 'Hello' }] });
+    const post = (headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers }, body });
+    const anonymous = await post({});
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+    const bearer = { authorization: `Bearer ${again.token}` };
+    expect((await post({ ...bearer, origin: 'https://elsewhere.example' })).status).toBe(403);
+    const preflight = await fetch(url, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    const admitted = await post({ ...bearer, origin: 'https://app.example' });
+    expect(admitted.status).toBe(200);
+    expect(admitted.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    const stream = await admitted.text();
+    expect(stream).toMatch(/"type":"RUN_STARTED"/);
+    expect(stream).toMatch(/"type":"RUN_FINISHED"/);
+    const limited = await post({ ...bearer, origin: 'https://app.example' });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
+  });
+});
