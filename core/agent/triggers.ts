@@ -1,7 +1,7 @@
 /**
  * Checks the triggers declared on one state: the id is a slug, the kind is known (from `type`, or from
  * the key when it is a kind word), the keys match the kind's schema, an mcp trigger declares no `file`
- * entry, and a schedule's cron expression and time zone are valid.
+ * entry, a schedule's cron expression and time zone are valid, and a `session` key expression parses.
  *
  * Source: ../shared/AGENT-FORMAT.md § Triggers; spec/platform-service.md § Trigger declarations, § Errors
  * (mcp trigger declaring a file entry).
@@ -9,6 +9,7 @@
 import { CronPattern } from 'croner';
 import { slugRegExp } from './model.ts';
 import { schemaProblems } from './schema-problems.ts';
+import { sessionKeyProblem } from './session-key-expression.ts';
 import { isTriggerType, triggerSchema, triggerTypes, type TriggerDeclaration } from './trigger-model.ts';
 import { pointer, type KeyedProblem } from './yaml-source.ts';
 
@@ -53,6 +54,10 @@ function kindProblems(type: string, fields: Record<string, unknown>, base: strin
   }
   if (type === 'schedule' && typeof fields.timezone === 'string' && !isTimeZone(fields.timezone)) {
     problems.push({ key: `${base}/timezone`, message: `${JSON.stringify(fields.timezone)} is not a known time zone; use an IANA name such as "Europe/Paris" or "UTC"` });
+  }
+  if (typeof fields.session === 'string') {
+    const why = sessionKeyProblem(fields.session);
+    if (why) problems.push({ key: `${base}/session`, message: why.replace(/^Session key expression /, 'the session key expression ') });
   }
   return problems;
 }
