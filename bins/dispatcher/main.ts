@@ -17,7 +17,7 @@ import { createDocumentLease } from '../../core/lease/document-lease.ts';
 import { runDispatcherLease } from '../../core/lease/dispatcher-lease.ts';
 import { createAiModelProvider } from '../../core/adapters/models/ai-model-provider.ts';
 import { createServiceCatalog } from '../../core/adapters/mcp-services/index.ts';
-import { createBullJobQueue } from '../../core/adapters/redis/index.ts';
+import { createBullJobQueue, createRedisTextDeltas } from '../../core/adapters/redis/index.ts';
 import { isCompiledExecutable } from '../../core/adapters/runtime/app-directory.ts';
 import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/worker/index.ts';
 import { createRemoteWorkerLauncher } from '../../core/adapters/worker-host/index.ts';
@@ -25,7 +25,13 @@ import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../..
 import { enqueueTurnJob, TURN_QUEUE } from '../../core/boot/session-wiring.ts';
 import { runWebhookFiring, type WebhookDelivery } from '../../core/boot/webhook-firings.ts';
 import { fireDueSchedules, SCHEDULE_SWEEP_INTERVAL_MS } from '../../core/boot/schedule-firings.ts';
+import { enqueueDuePolls, POLL_QUEUE, POLL_SWEEP_INTERVAL_MS, type PollJob } from '../../core/boot/poll-sweep.ts';
+import { runPoll } from '../../core/boot/poll-run.ts';
+import { ensureCallbackIndexes, runCallbackActivation, sweepCallbackTriggers, type CallbackActivationJob } from '../../core/boot/callback-addresses.ts';
+import { runCallbackDelivery, type CallbackDelivery } from '../../core/boot/callback-runs.ts';
 import { consumeEnvironmentOperations, ENVIRONMENT_OPERATIONS_QUEUE, operationHostingDeps } from '../../core/boot/environment-operations.ts';
+import { startDeploymentWork } from '../../core/boot/deployment-dispatcher.ts';
+import { offeredCollectionsOf } from '../../core/boot/deployment-wiring.ts';
 import type { CompletionFiring } from '../../core/session/completion.ts';
 import { TURN_STALE_MS } from '../../core/session/model.ts';
 import { PARK_SWEEP_INTERVAL_MS, sweepDueWaits } from '../../core/session/park-sweep.ts';
@@ -53,6 +59,7 @@ const { env } = boot;
 const { docs, objects, lease } = stores;
 const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
 await ensureSessionIndexes(docs);
+await ensureCallbackIndexes(docs);
 const queue = stores.redis ? createBullJobQueue({ connection: stores.redis, onError: (error) => logger.warn({ err: error.message }, 'queue store error') }) : undefined;
 // A service that fails discovery (e.g. semantic-mcp still starting beside us) is tried again after 5 s (logged once per outage).
 const catalog = createServiceCatalog({ services: boot.config.services, log: print, retryAfterMs: 5_000 });
@@ -77,9 +84,14 @@ const turnDeps = {
   promptCache: { enabled: env.promptCache, ttl: env.promptCacheTtl }, limits: env.workers.turn,
   workflowOf: builds.workflowOf, log: print,
   afterTurn: async (turnId: string) => { if (queue) await queueCompletionFiring({ ...store, queue }, turnId); },
+  // Live text of model calls for the AG-UI streams (Redis pub/sub on the queue store).
+  ...(stores.redis ? { textDeltas: createRedisTextDeltas(stores.redis, (error) => logger.warn({ err: error.message }, 'text delta publish failed')) } : {}),
 };
 const operationDeps = operationHostingDeps({ ...store, scratchDir: env.scratchDir });
 const enqueueTurn = async (turnId: string) => { if (queue) await enqueueTurnJob(queue, turnId); };
+/** Polls, callback runs and callback activations run in call workers; the broker's calls go through the catalog. */
+const triggerCallDeps = { ...store, enqueueTurn, builds, launcher, catalog, callLimits: env.workers.call, log: print, appBaseUrl: env.appBaseUrl ?? '' };
+let pollTimer: ReturnType<typeof setInterval> | undefined;
 let parkTimer: ReturnType<typeof setInterval> | undefined;
 let scheduleTimer: ReturnType<typeof setInterval> | undefined;
 /** A job handler whose failure is logged (the job is kept failed for inspection, as the queue port says). */
@@ -113,6 +125,8 @@ async function startWork(): Promise<void> {
   // Only a dispatcher that took the single-dispatcher lease settles: with a shared queue store nothing was lost.
   if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, startedAt, requeue: async (turnId) => { if (queue) await enqueueTurnJob(queue, turnId, `${turnId}-again-${Date.now()}`); } })) log(line);
   if (queue) {
+    // Trigger deployments: reconciliations after publish, restore, promotion, credential change, Retry now or a due retry (never at startup).
+    const deployments = await startDeploymentWork({ ...store, queue, builds, offeredCollections: offeredCollectionsOf(boot.config), log, logError: (what, error) => logger.error({ err: error.message }, what) });
     // Jobs beyond the free turn slots stay claimed and wait for a slot (Rule 7).
     consumers = [
       queue.consume(TURN_QUEUE, logged(TURN_QUEUE, async (job) => runQueuedTurn(turnDeps, (job.data as { turnId: string }).turnId)), { concurrency: env.workers.turn.slots * 2 }),
@@ -120,8 +134,13 @@ async function startWork(): Promise<void> {
         const firingDeps = { ...store, enqueueTurn, builds };
         if (job.name === 'completion') await runCompletionFiring(firingDeps, (job.data as { firing: CompletionFiring }).firing);
         if (job.name === 'webhook') await runWebhookFiring(firingDeps, job.data as WebhookDelivery);
+        if (job.name === 'callback') await runCallbackDelivery(triggerCallDeps, job.data as CallbackDelivery);
+        if (job.name === 'callback-activate') await runCallbackActivation(triggerCallDeps, job.data as CallbackActivationJob);
       }), { concurrency: 2 }),
-      consumeEnvironmentOperations(queue, operationDeps, log),
+      consumeEnvironmentOperations(queue, operationDeps, log, { afterEnded: deployments.afterEnded }),
+      deployments,
+      // Polls at once per dispatcher: PLATFORM_TRIGGER_POLL_CONCURRENCY (Rule 4); each takes a call slot while it runs.
+      queue.consume(POLL_QUEUE, logged(POLL_QUEUE, async (job) => { await runPoll(triggerCallDeps, job.data as PollJob); }), { concurrency: env.triggerPollConcurrency }),
     ];
     parkTimer = setInterval(() => {
       void sweepDueWaits({ ...store, enqueueTurn }).catch((error: Error) => logger.error({ err: error.message }, 'park sweep failed'));
@@ -133,7 +152,13 @@ async function startWork(): Promise<void> {
       .catch((error: Error) => logger.error({ err: error.message }, 'schedule sweep failed'));
     sweepSchedules();
     scheduleTimer = setInterval(sweepSchedules, SCHEDULE_SWEEP_INTERVAL_MS);
-    log(`dispatcher running: queues ${TURN_QUEUE} (${env.workers.turn.slots} turn slots), ${TRIGGER_QUEUE} and ${ENVIRONMENT_OPERATIONS_QUEUE}; park sweep every ${PARK_SWEEP_INTERVAL_MS / 1000} s; schedules every ${SCHEDULE_SWEEP_INTERVAL_MS / 1000} s; data update sweep every 5 minutes`);
+    const sweepTriggerCalls = () => {
+      void enqueueDuePolls({ ...store, queue, builds }).catch((error: Error) => logger.error({ err: error.message }, 'poll sweep failed'));
+      if (env.appBaseUrl) void sweepCallbackTriggers({ ...store, queue, builds, appBaseUrl: env.appBaseUrl }).catch((error: Error) => logger.error({ err: error.message }, 'callback sweep failed'));
+    };
+    sweepTriggerCalls();
+    pollTimer = setInterval(sweepTriggerCalls, POLL_SWEEP_INTERVAL_MS);
+    log(`dispatcher running: queues ${TURN_QUEUE} (${env.workers.turn.slots} turn slots), ${TRIGGER_QUEUE}, ${POLL_QUEUE} and ${ENVIRONMENT_OPERATIONS_QUEUE}; park sweep every ${PARK_SWEEP_INTERVAL_MS / 1000} s; schedules every ${SCHEDULE_SWEEP_INTERVAL_MS / 1000} s; polls and callback activations every ${POLL_SWEEP_INTERVAL_MS / 1000} s (${env.triggerPollConcurrency} polls at once); data update sweep every 5 minutes`);
   } else {
     log('dispatcher running without a queue store (QUEUE_URL unset): no turn runs; data update sweep every 5 minutes');
   }
@@ -142,7 +167,7 @@ async function startWork(): Promise<void> {
 }
 
 const finished = env.embeddedQueue.enabled
-  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner: instanceId, clock: systemClock, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; clearInterval(parkTimer); clearInterval(scheduleTimer); await Promise.all(consumers.map((c) => c.stop())); consumers = []; }, stopping: () => stopRequested })
+  ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner: instanceId, clock: systemClock, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; clearInterval(parkTimer); clearInterval(scheduleTimer); clearInterval(pollTimer); await Promise.all(consumers.map((c) => c.stop())); consumers = []; }, stopping: () => stopRequested })
   : startWork().then(() => new Promise<void>((resolve) => { wakers.add(resolve); }));
 
 stopOnSignals(process, async () => {
@@ -154,6 +179,7 @@ stopOnSignals(process, async () => {
   clearInterval(catalogTimer);
   clearInterval(parkTimer);
   clearInterval(scheduleTimer);
+  clearInterval(pollTimer);
   await queue?.close();
   await catalog.close();
   await stores.close();

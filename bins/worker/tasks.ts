@@ -8,6 +8,7 @@
 import { getHeapStatistics } from 'node:v8';
 import type { WorkerBroker } from '../../core/ports/worker.ts';
 import { runHook } from './hook.ts';
+import { runCallbackTask, runPollTask, runSubscribeTask } from './service-tasks.ts';
 import { runTurnTask } from './turn.ts';
 
 /**
@@ -38,7 +39,8 @@ export type WorkerTask = (payload: unknown, broker: WorkerBroker) => Promise<unk
 /**
  * Every task of the worker program. `echo` answers its payload (start-up measurements and health
  * checks); `hook` runs an author hook script in QuickJS (see ./hook.ts); `turn` runs a session's turn
- * (see ./turn.ts).
+ * (see ./turn.ts); `poll`, `subscribe` and `callback` make a polling or callback trigger's one service call and
+ * read its answer (see ./service-tasks.ts).
  *
  * Source: spec/platform-service.md § Rules 6
  */
@@ -47,4 +49,7 @@ export const workerTasks: Record<string, WorkerTask> = {
   sandbox: async () => sandboxFacts(),
   hook: runHook,
   turn: runTurnTask,
+  poll: runPollTask,
+  subscribe: runSubscribeTask,
+  callback: runCallbackTask,
 };

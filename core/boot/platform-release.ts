@@ -11,18 +11,22 @@ import { CREDENTIAL_SECRETS_COLLECTION } from '../adapters/secrets/db-secret-sto
 import { orgCollections, orgSchemaVersion } from '../org/model.ts';
 import { agentCollections, agentSchemaVersion } from '../agent/hosting-model.ts';
 import { connectionCollections, connectionSchemaVersion } from '../connection/model.ts';
+import { deploymentCollections, deploymentSchemaVersion } from '../deployment/model.ts';
 import { sessionCollections, sessionSchemaVersion } from '../session/model.ts';
 import { deliveriesCollection } from '../session/firings.ts';
+import { pollStatesCollection } from './poll-sweep.ts';
+import { callbackAddressesCollection } from './callback-addresses.ts';
 
 /** The release's collections and data updates. */
 export function platformRelease(): ReleaseData {
   const first = { baseline: 1, current: 1 };
-  const names = [...Object.values(semanticCollections), leaseCollection, CREDENTIAL_SECRETS_COLLECTION];
+  const names = [...Object.values(semanticCollections), leaseCollection, CREDENTIAL_SECRETS_COLLECTION, pollStatesCollection, callbackAddressesCollection];
   const collections = Object.fromEntries(names.map((name) => [name, first]));
   for (const name of Object.values(semanticCollections)) collections[name] = { baseline: 1, current: semanticSchemaVersion };
   for (const name of Object.values(orgCollections)) collections[name] = { baseline: 1, current: orgSchemaVersion };
   for (const name of Object.values(agentCollections)) collections[name] = { baseline: 1, current: agentSchemaVersion };
   for (const name of Object.values(connectionCollections)) collections[name] = { baseline: 1, current: connectionSchemaVersion };
+  for (const name of Object.values(deploymentCollections)) collections[name] = { baseline: 1, current: deploymentSchemaVersion };
   for (const name of [...Object.values(sessionCollections), deliveriesCollection]) collections[name] = { baseline: 1, current: sessionSchemaVersion };
   return { collections, updates: [] };
 }
