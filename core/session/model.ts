@@ -125,6 +125,11 @@ export interface SessionRecord {
   trigger: string;
   /** The member who started it (a chat); absent for sessions that belong to no member. */
   startedBy?: string;
+  /**
+   * The session key its trigger's `session` expression gave the opening firing (root sessions of keyed triggers
+   * only): later firings with the same key are delivered to it while it is open. Source: AGENT-FORMAT.md § Triggers.
+   */
+  sessionKey?: string;
   error: TurnError | null;
   createdAt: Date;
   updatedAt: Date;

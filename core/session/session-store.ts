@@ -28,6 +28,7 @@ const messagesOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collectio
 export async function ensureSessionIndexes(docs: DocumentStore): Promise<void> {
   await docs.collection(sessionCollections.sessions).createIndex({ agentId: 1, environment: 1, createdAt: -1 });
   await docs.collection(sessionCollections.sessions).createIndex({ parentId: 1 });
+  await docs.collection(sessionCollections.sessions).createIndex({ agentId: 1, environment: 1, workflow: 1, trigger: 1, sessionKey: 1 });
   await docs.collection(sessionCollections.turns).createIndex({ sessionId: 1, queuedAt: 1 });
   await docs.collection(sessionCollections.turns).createIndex({ status: 1 });
   await docs.collection(sessionCollections.messages).createIndex({ sessionId: 1, seq: 1 }, { unique: true });
@@ -35,7 +36,7 @@ export async function ensureSessionIndexes(docs: DocumentStore): Promise<void> {
 
 /** The fields a new session is made from. */
 export type NewSession = Pick<SessionRecord, 'orgId' | 'agentId' | 'environment' | 'workflow' | 'buildId' | 'commitId' | 'state' | 'variables' | 'lockedVariables' | 'trigger' | 'depth' | 'inheritedForbid'>
-  & Partial<Pick<SessionRecord, 'startedBy' | 'parentId' | 'rootId' | 'dispatchId' | 'attributes' | 'ancestry'>>;
+  & Partial<Pick<SessionRecord, 'startedBy' | 'parentId' | 'rootId' | 'dispatchId' | 'attributes' | 'ancestry' | 'sessionKey'>>;
 
 /** Inserts a running session (its entry state on the trail) and writes its folder's manifest. */
 export async function insertSession(deps: SessionStoreDeps, fields: NewSession): Promise<SessionRecord> {
