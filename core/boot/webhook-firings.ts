@@ -3,13 +3,20 @@
  * of the workflow whose webhook trigger names the connection, on the environment's current published build. Two
  * triggers naming one webhook connection fire neither (the deployment error names the connection and workflows).
  *
+ * A trigger with a `session` key expression sends deliveries with one key to one open session; a delivery whose
+ * session is busy (running, awaiting a decision) is queued again with a growing delay ({@link runWebhookJob}), at most
+ * {@link WEBHOOK_BUSY_ATTEMPTS} times, then dropped with a log line naming the trigger and the key.
+ *
  * Source: spec/platform-service.md § Webhook firing payload, § Trigger declarations (two triggers naming one AG-UI or
- * webhook connection both fail), § Firings; issue 8 § Endpoints (webhook: processed off the request).
+ * webhook connection both fail), § Firings; ../shared/AGENT-FORMAT.md § Triggers (webhook: `session`); issue 8
+ * § Endpoints (webhook: processed off the request).
  */
 import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
-import { PlatformError } from '../ports/platform-error.ts';
-import { openFiredSession } from '../session/firings.ts';
-import type { SessionStoreDeps } from '../session/session-store.ts';
+import type { JobQueue } from '../ports/job-queue.ts';
+import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
+import { sessionKeyOf } from '../agent/session-key-expression.ts';
+import { openFiredSession, type Firing, type FiringDeps, type FiringTarget } from '../session/firings.ts';
+import { TRIGGER_QUEUE } from './completion-firings.ts';
 import type { publishedWorkflows } from './workflow-view.ts';
 
 /** The payload of a webhook firing. Source: spec § Webhook firing payload. */
@@ -26,16 +33,16 @@ export interface WebhookPayload {
 /** A delivery the endpoint acknowledged (a `webhook` job of the trigger queue). */
 export interface WebhookDelivery { agentId: string; environment: string; connection: string; deliveryId: string; payload: WebhookPayload }
 
+/** What a webhook firing needs: the stores, the turn queue and the published builds. */
+export type WebhookFiringDeps = FiringDeps & { builds: ReturnType<typeof publishedWorkflows> };
+
 /**
- * Opens the session of a webhook delivery.
- * @returns the session id
- * @throws PlatformError `not_published` (nothing published), `trigger_not_found` (no webhook trigger names the
- *   connection), `connection_conflict` (more than one does; names the workflows)
+ * The firing of a webhook delivery: where it opens its session and the firing itself, its session key evaluated
+ * from the trigger's `session` expression over what the `trigger` variable holds.
+ * @throws PlatformError `not_published`, `trigger_not_found`, `connection_conflict` (see {@link runWebhookFiring}),
+ *   `invalid_session_key_expression` (a build published before the expression was checked)
  */
-export async function runWebhookFiring(
-  deps: SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void>; builds: ReturnType<typeof publishedWorkflows> },
-  delivery: WebhookDelivery,
-): Promise<string> {
+export async function webhookFiringOf(deps: WebhookFiringDeps, delivery: WebhookDelivery): Promise<{ target: FiringTarget; firing: Firing }> {
   const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: delivery.agentId, name: delivery.environment });
   if (!env?.published) throw new PlatformError('not_published', `Environment "${delivery.environment}" has nothing published; delivery ${delivery.deliveryId} opened no session.`);
   const agent = await deps.builds.agentOf(env.published.buildId);
@@ -43,9 +50,73 @@ export async function runWebhookFiring(
   if (triggers.length === 0) throw new PlatformError('trigger_not_found', `No webhook trigger of the published build names connection "${delivery.connection}"; delivery ${delivery.deliveryId} opened no session.`);
   if (triggers.length > 1) throw new PlatformError('connection_conflict', `Connection "${delivery.connection}" is named by webhook triggers of ${triggers.map((t) => `${t.workflow} (${t.id})`).join(' and ')}; keep one.`);
   const [trigger] = triggers;
-  const { session } = await openFiredSession(deps, {
+  const target: FiringTarget = {
     orgId: env.orgId, agentId: delivery.agentId, environment: delivery.environment, buildId: env.published.buildId, commitId: env.published.commitId,
     workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'webhook' },
-  }, { payload: { deliveryId: delivery.deliveryId, ...delivery.payload }, message: `A webhook delivery (${delivery.deliveryId}) arrived; it is in the variable "trigger".` });
-  return session._id;
+  };
+  const payload = { deliveryId: delivery.deliveryId, ...delivery.payload };
+  const expression = typeof trigger.fields.session === 'string' ? trigger.fields.session : undefined;
+  const sessionKey = sessionKeyOf(expression, { id: trigger.id, type: 'webhook', ...payload });
+  return { target, firing: { payload, message: `A webhook delivery (${delivery.deliveryId}) arrived; it is in the variable "trigger".`, sessionKey } };
+}
+
+/**
+ * Opens the session of a webhook delivery, or delivers it to the open session of its session key.
+ * @returns the session id
+ * @throws PlatformError `not_published` (nothing published), `trigger_not_found` (no webhook trigger names the
+ *   connection), `connection_conflict` (more than one does; names the workflows), `session_busy` (409: the session of
+ *   its key is running or awaiting a decision; {@link runWebhookJob} queues it again)
+ */
+export async function runWebhookFiring(deps: WebhookFiringDeps, delivery: WebhookDelivery): Promise<string> {
+  const { target, firing } = await webhookFiringOf(deps, delivery);
+  return (await openFiredSession(deps, target, firing)).session._id;
+}
+
+/** Tries a webhook delivery whose session stays busy gets (the first included), before it is dropped. */
+export const WEBHOOK_BUSY_ATTEMPTS = 10;
+
+/**
+ * The delay before try `attempt + 1` of a delivery whose session was busy at try `attempt` (1-based): 5 s doubling
+ * to at most 5 minutes (5, 10, 20 … 300 s; about 20 minutes over {@link WEBHOOK_BUSY_ATTEMPTS} tries).
+ */
+export const webhookRetryDelayMs = (attempt: number): number => Math.min(5_000 * 2 ** (attempt - 1), 300_000);
+
+/** A `webhook` job of the trigger queue: the delivery and which try this is (absent: the first). */
+export interface WebhookJob extends WebhookDelivery { attempt?: number }
+
+/** How a webhook job ended: the session it opened or joined, queued again, or dropped after the last try. */
+export type WebhookJobOutcome =
+  | { outcome: 'opened' | 'delivered'; sessionId: string }
+  | { outcome: 'retrying'; attempt: number; delayMs: number }
+  | { outcome: 'dropped' };
+
+/**
+ * Runs a `webhook` job of the trigger queue (the dispatcher's handler): fires the delivery; when the session of its
+ * key is busy, queues the job again after {@link webhookRetryDelayMs} (job id from a digest of the delivery and
+ * the try, so a re-run of this job adds it once), and after {@link WEBHOOK_BUSY_ATTEMPTS} tries drops it with one
+ * log line naming the delivery id, trigger, workflow and key (never the payload).
+ * @param deps.queue - the queue store (only `add` is used); `deps.log` prints one line
+ * @throws PlatformError as {@link runWebhookFiring} does, except `session_busy`
+ */
+export async function runWebhookJob(
+  deps: WebhookFiringDeps & { queue: Pick<JobQueue, 'add'>; log(line: string): void },
+  job: WebhookJob,
+): Promise<WebhookJobOutcome> {
+  const { attempt: tried, ...delivery } = job;
+  const attempt = tried ?? 1;
+  const { target, firing } = await webhookFiringOf(deps, delivery);
+  try {
+    const fired = await openFiredSession(deps, target, firing);
+    return { outcome: fired.outcome, sessionId: fired.session._id };
+  } catch (error) {
+    if (!isPlatformError(error, 'session_busy')) throw error;
+  }
+  if (attempt >= WEBHOOK_BUSY_ATTEMPTS) {
+    deps.log(`dropped webhook delivery ${delivery.deliveryId} of trigger "${target.trigger.id}" (workflow "${target.workflow}", environment "${target.environment}"): the session of key ${JSON.stringify(firing.sessionKey)} stayed busy through ${WEBHOOK_BUSY_ATTEMPTS} tries`);
+    return { outcome: 'dropped' };
+  }
+  const delayMs = webhookRetryDelayMs(attempt);
+  const digest = await deps.ids.sha256Hex(JSON.stringify([delivery.agentId, delivery.environment, delivery.connection, delivery.deliveryId]));
+  await deps.queue.add(TRIGGER_QUEUE, 'webhook', { ...delivery, attempt: attempt + 1 }, { jobId: `webhook-${digest}-try-${attempt + 1}`, delayMs });
+  return { outcome: 'retrying', attempt: attempt + 1, delayMs };
 }
