@@ -8,7 +8,10 @@
  *   new token once; another protocol is 409 `protocol_fixed`);
  * - `POST …/connections/:identifier/regenerate-token` → {connection, url, token} (Maintainer; the old token stops at once);
  * - `DELETE …/connections/:identifier` → 204 (Maintainer; the address stays reserved for the identifier).
- * Each connection carries `status` for the Connections page: `not_used` until deployments exist.
+ * Each connection carries its row status for the Connections page (core/deployment's connectionStatuses):
+ * `status` `serving` | `not_used` | `error`, `servingCount` (serving deployments naming it) and `statusMessage`
+ * (the failing deployment's message, else null). A create, edit, token regeneration or delete requests a
+ * reconciliation of the environment's trigger deployments (a credential change).
  *
  * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
  * § Errors; issue 8 § Connections.
@@ -19,6 +22,8 @@ import {
   createConnection, deleteConnection, getConnection, listConnections, regenerateToken, updateConnection,
   type ConnectionCaller, type ConnectionDeps, type ConnectionRecord,
 } from '../../core/connection/index.ts';
+import { notUsed, type ConnectionDeploymentStatus } from '../../core/deployment/index.ts';
+import type { ConnectionDeploymentHooks } from '../../core/boot/deployment-wiring.ts';
 import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
 import { json, readJson } from './http-helpers.ts';
 
@@ -27,6 +32,8 @@ export interface ConnectionRouteDeps extends CallerRouteDeps<ConnectionCaller> {
   deps: ConnectionDeps;
   /** APP_BASE_URL, when set: the base of endpoint URLs (else the request's origin). */
   appBaseUrl?: string;
+  /** Row status and credential-change requests (core/boot/deployment-wiring.ts); absent: every row `not_used`. */
+  deployments?: ConnectionDeploymentHooks;
 }
 
 const Str = (max: number) => Type.String({ maxLength: max });
@@ -50,11 +57,12 @@ export function endpointUrl(base: string, connection: Pick<ConnectionRecord, 'pr
   return `${base.replace(/\/+$/, '')}/api/${endpointPath[connection.protocol]}/${connection.address}`;
 }
 
-/** A connection as answered: never the token digest. */
-function connectionView(c: ConnectionRecord, base: string) {
+/** A connection as answered: never the token digest; `row` is its Connections-page status. */
+function connectionView(c: ConnectionRecord, base: string, row: ConnectionDeploymentStatus = notUsed) {
   return {
     identifier: c.identifier, agentId: c.agentId, environment: c.environment, protocol: c.protocol, auth: c.auth,
-    ...(c.oidc ? { oidc: c.oidc } : {}), origins: c.origins, rate: c.rate, url: endpointUrl(base, c), status: 'not_used' as const,
+    ...(c.oidc ? { oidc: c.oidc } : {}), origins: c.origins, rate: c.rate, url: endpointUrl(base, c),
+    status: row.status, servingCount: row.servingCount, statusMessage: row.statusMessage,
     createdAt: c.createdAt, createdBy: c.createdBy, updatedAt: c.updatedAt,
   };
 }
@@ -68,28 +76,42 @@ export function connectionRoutes(env: ConnectionRouteDeps) {
   const { deps } = env;
   const route = callerRoutes(env);
   const baseOf = (request: Request) => env.appBaseUrl ?? new URL(request.url).origin;
-  const answer = (request: Request, result: { connection: ConnectionRecord; token?: string }, status = 200) => {
-    const view = connectionView(result.connection, baseOf(request));
+  const rowsOf = async (c: Pick<ConnectionRecord, 'agentId' | 'environment'>) =>
+    env.deployments ? env.deployments.statusOf({ agentId: c.agentId, environment: c.environment }) : () => notUsed;
+  /** A credential change: the environment's deployments are reconciled (a failure to ask is logged; the change stands). */
+  const changed = async (c: Pick<ConnectionRecord, 'agentId' | 'environment'>) => {
+    await env.deployments?.changed({ agentId: c.agentId, environment: c.environment })
+      .catch((error: Error) => env.logger.warn({ err: error.message }, 'could not request a trigger reconciliation after a connection change'));
+  };
+  const answer = async (request: Request, result: { connection: ConnectionRecord; token?: string }, status = 200) => {
+    const view = connectionView(result.connection, baseOf(request), (await rowsOf(result.connection))(result.connection.identifier));
     return json({ connection: view, url: view.url, ...(result.token ? { token: result.token } : {}) }, status);
+  };
+  const changedAnswer = async (request: Request, result: { connection: ConnectionRecord; token?: string }, status = 200) => {
+    await changed(result.connection);
+    return answer(request, result, status);
   };
   const base = '/api/agents/:agent/environments/:env/connections';
   return new Elysia()
     .post(base, route<Env>(async ({ request, params, caller }) => {
       const body = await readJson(request, CreateBody);
-      return answer(request, await createConnection(deps, caller, params.agent, params.env, body), 201);
+      return changedAnswer(request, await createConnection(deps, caller, params.agent, params.env, body), 201);
     }), noParse)
-    .get(base, route<Env>(async ({ request, params, caller }) =>
-      json({ connections: (await listConnections(deps, caller, params.agent, params.env)).map((c) => connectionView(c, baseOf(request))) })))
+    .get(base, route<Env>(async ({ request, params, caller }) => {
+      const connections = await listConnections(deps, caller, params.agent, params.env);
+      const rows = connections.length > 0 ? await rowsOf(connections[0]) : () => notUsed;
+      return json({ connections: connections.map((c) => connectionView(c, baseOf(request), rows(c.identifier))) });
+    }))
     .get(`${base}/:identifier`, route<One>(async ({ request, params, caller }) =>
       answer(request, { connection: await getConnection(deps, caller, params.agent, params.env, params.identifier) })))
     .patch(`${base}/:identifier`, route<One>(async ({ request, params, caller }) => {
       const body = await readJson(request, ChangeBody);
-      return answer(request, await updateConnection(deps, caller, params.agent, params.env, params.identifier, body));
+      return changedAnswer(request, await updateConnection(deps, caller, params.agent, params.env, params.identifier, body));
     }), noParse)
     .post(`${base}/:identifier/regenerate-token`, route<One>(async ({ request, params, caller }) =>
-      answer(request, await regenerateToken(deps, caller, params.agent, params.env, params.identifier))), noParse)
+      changedAnswer(request, await regenerateToken(deps, caller, params.agent, params.env, params.identifier))), noParse)
     .delete(`${base}/:identifier`, route<One>(async ({ params, caller }) => {
-      await deleteConnection(deps, caller, params.agent, params.env, params.identifier);
+      await changed(await deleteConnection(deps, caller, params.agent, params.env, params.identifier));
       return new Response(null, { status: 204 });
     }), noParse);
 }

@@ -34,7 +34,17 @@ interface ConnectionView {
   origins: string[];
   rate: { perCaller: number; perEndpoint: number };
   url: string;
+  /** Row status: serving, not_used or error (with `servingCount` and, in error, `statusMessage`). */
   status: string;
+  servingCount?: number;
+  statusMessage?: string | null;
+}
+
+/** The row status as text: `not_used`, `serving (N)`, or `error: <the deployment's message>` (`brief`: `error`). */
+export function statusText(c: Pick<ConnectionView, 'status' | 'servingCount' | 'statusMessage'>, brief = false): string {
+  if (c.status === 'serving') return `serving (${c.servingCount ?? 0})`;
+  if (c.status === 'error') return brief || !c.statusMessage ? 'error' : `error: ${c.statusMessage}`;
+  return c.status;
 }
 
 const usages = {
@@ -82,7 +92,7 @@ export function createBody(options: ConnectionOptions): Record<string, unknown> 
 /** Human text of one connection (and its token when just issued). */
 export function formatConnection(verb: string, c: ConnectionView, token?: string): string {
   const lines = [
-    `${verb} connection ${c.identifier}: ${c.protocol}, auth ${c.auth}, ${c.rate.perCaller}/${c.rate.perEndpoint} calls per minute (caller/endpoint), status ${c.status}`,
+    `${verb} connection ${c.identifier}: ${c.protocol}, auth ${c.auth}, ${c.rate.perCaller}/${c.rate.perEndpoint} calls per minute (caller/endpoint), status ${statusText(c)}`,
     `url: ${c.url}`,
     ...(c.oidc ? [`oidc: issuer ${c.oidc.issuer}, audience ${c.oidc.audience}, algorithms ${c.oidc.algorithms.join(',')}${c.oidc.jwksUrl ? `, jwks ${c.oidc.jwksUrl}` : ''}`] : []),
     ...(c.protocol === 'webhook' ? [] : [`origins: ${c.origins.length ? c.origins.join(', ') : 'none (server-to-server only)'}`]),
@@ -107,7 +117,9 @@ export async function runConnection(target: ApiTarget, args: string[], options: 
     case 'list': {
       const answer = await callApi<{ connections: ConnectionView[] }>(target, 'GET', connectionPath(cmd, options, false));
       if (answer.connections.length === 0) return { data: answer, human: `no connections in ${options.agent}/${options.env}` };
-      return { data: answer, human: table(['IDENTIFIER', 'PROTOCOL', 'AUTH', 'STATUS', 'URL'], answer.connections.map((c) => [c.identifier, c.protocol, c.auth, c.status, c.url])) };
+      const rows = table(['IDENTIFIER', 'PROTOCOL', 'AUTH', 'STATUS', 'URL'], answer.connections.map((c) => [c.identifier, c.protocol, c.auth, statusText(c, true), c.url]));
+      const errors = answer.connections.filter((c) => c.status === 'error' && c.statusMessage).map((c) => `${c.identifier}: ${c.statusMessage}`);
+      return { data: answer, human: [rows, ...(errors.length ? ['', ...errors] : [])].join('\n') };
     }
     case 'show': {
       const answer = await callApi<One>(target, 'GET', connectionPath(cmd, options, true));

@@ -8,6 +8,7 @@ import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { runAgent } from './agent-commands.ts';
 import { CliError } from './api-client.ts';
 import { runConnection } from './connection-commands.ts';
+import { runDeployment } from './deployment-commands.ts';
 import { runConfig, runDataUpdates, runSecrets } from './operator-commands.ts';
 import { runSemantic, type CommandOutput } from './semantic-commands.ts';
 import { runSession } from './session-commands.ts';
@@ -55,6 +56,10 @@ Incoming connections (<agent> is an agent id or slug):
   connection show|regenerate-token|delete --agent <slug> --env <name> --id <identifier>
                                                        regenerate-token prints the new token once; the old stops at once
 
+Trigger deployments:
+  deployment list --agent <slug> --env <name>          each trigger deployment: status, connection, retry; messages of errors
+  deployment retry --agent <slug> --env <name>         Retry now: try every deployment of the environment again
+
 Operating the stores directly (with the deployment's environment):
   config resolve [--base64] [--file PATH]              validate the config as a boot would; print it as one JSON line
   data-updates list|apply                              list pending data updates, or apply them as a boot would
@@ -95,6 +100,7 @@ async function main(argv: string[]): Promise<number> {
     if (group === 'agent') out = await runAgent(rest, target, { agent: values.agent, org: values.org, env: values.env, publish: values.publish });
     else if (group === 'session') out = await runSession(target, rest, values, note);
     else if (group === 'connection') out = await runConnection(target, rest, values);
+    else if (group === 'deployment') out = await runDeployment(target, rest, values);
     else if (group === 'semantic') out = await runSemantic(target, rest, { ...values, token: values['token-id'] }, note);
     else if (group === 'config') out = runConfig(rest, values, process.env, appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), note);
     else if (group === 'data-updates') out = await runDataUpdates(rest, process.env, values.json ? note : (line) => console.log(line));

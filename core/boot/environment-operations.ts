@@ -7,7 +7,7 @@
  * issue 7 § Agents and environments, § Dispatcher and workers.
  */
 import { createObjectStoreGitRepo } from '../adapters/git/index.ts';
-import { builtinTemplate, runOperation, type AgentDeps, type EnqueueOperation } from '../agent/hosting.ts';
+import { builtinTemplate, runOperation, type AgentDeps, type EnqueueOperation, type OperationRecord } from '../agent/hosting.ts';
 import { createDocumentLease } from '../lease/document-lease.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
@@ -45,11 +45,14 @@ export function operationHostingDeps(parts: { docs: DocumentStore; objects: Obje
  * Consumes the environment-operations queue: each job's operation is claimed, run and ended (a job whose
  * operation was already claimed or ended does nothing).
  * @param log - receives one line per ended operation, and unexpected errors (never a value of the agent's files)
+ * @param options - `afterEnded`: runs after each ended operation (the trigger reconciliation a succeeded publish,
+ *   restore or promotion asks for: core/boot/deployment-wiring.ts); its failure is logged, the operation stays ended
  */
-export function consumeEnvironmentOperations(queue: JobQueue, deps: AgentDeps, log: (line: string) => void): { stop(): Promise<void> } {
+export function consumeEnvironmentOperations(queue: JobQueue, deps: AgentDeps, log: (line: string) => void, options: { afterEnded?(op: OperationRecord): Promise<void> } = {}): { stop(): Promise<void> } {
   return queue.consume(ENVIRONMENT_OPERATIONS_QUEUE, async (job) => {
     const { operationId } = job.data as { operationId: string };
     const ended = await runOperation(deps, operationId, (error) => log(`environment operation ${operationId} failed unexpectedly: ${(error as Error).message}`));
     if (ended) log(`environment operation ${ended._id} (${ended.kind} ${ended.environment} of agent ${ended.agentId}) ${ended.status}${ended.error ? `: ${ended.error.code}` : ''}`);
+    if (ended && options.afterEnded) await options.afterEnded(ended).catch((error: Error) => log(`after environment operation ${ended._id}: ${error.message}`));
   }, { concurrency: environmentOperationConcurrency });
 }

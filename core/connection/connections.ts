@@ -160,10 +160,15 @@ export async function regenerateToken(deps: ConnectionDeps, caller: ConnectionCa
   return { connection: record, token: issued.token };
 }
 
-/** Deletes a connection (Maintainer); its address stays reserved for the identifier. @throws `connection_not_found` (404) */
-export async function deleteConnection(deps: ConnectionDeps, caller: ConnectionCaller, agent: string, environment: string, identifier: string): Promise<void> {
+/**
+ * Deletes a connection (Maintainer); its address stays reserved for the identifier.
+ * @returns the deleted record (its agent and environment: the caller reconciles that environment's deployments)
+ * @throws `connection_not_found` (404)
+ */
+export async function deleteConnection(deps: ConnectionDeps, caller: ConnectionCaller, agent: string, environment: string, identifier: string): Promise<ConnectionRecord> {
   const current = await load(deps, caller, agent, environment, identifier, 'maintainer');
   await collection(deps).deleteOne({ _id: current._id });
+  return current;
 }
 
 /**
