@@ -38,6 +38,7 @@ import { sessionDeps } from '../../core/boot/session-wiring.ts';
 import { operationEnqueuer } from '../../core/boot/environment-operations.ts';
 import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
+import type { TextDeltas } from '../../core/ports/text-deltas.ts';
 
 /** The verifier of the deployment's sign-in mode, and the OIDC discovery reader the auth routes use. */
 export interface ApiSignIn {
@@ -76,6 +77,8 @@ export interface ApiAppParts {
   queue?: JobQueue;
   /** The per-user counter's own connection to the queue store; omitted counts in this process. */
   rateRedis?: RedisConnection;
+  /** Live text of model calls for the AG-UI streams (absent: messages are streamed whole as they are recorded). */
+  textDeltas?: TextDeltas;
   logger: Logger;
   /** Receives each access-log line. */
   printAccessLine(line: string): void;
@@ -122,7 +125,7 @@ export function createApiApp(parts: ApiAppParts) {
     .use(agentRoutes({ deps: agentDeps, enqueueOperation: operationEnqueuer(parts.queue), logger, callerOf, prepare: prepareCaller }))
     .use(webhookRoutes({ docs, clock: systemClock, admission: admissionDeps({ docs, ids: cryptoIds }), queue: parts.queue, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, logger }))
     .use(mcpRoutes({ calls: endpointCalls, admission: admissionDeps({ docs, ids: cryptoIds }), rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, appBaseUrl: env.appBaseUrl, version: env.appVersion, logger }))
-    .use(aguiRoutes({ runs: { ...endpointCalls, now: () => Date.now() }, admission: admissionDeps({ docs, ids: cryptoIds }), rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, logger }))
+    .use(aguiRoutes({ runs: { ...endpointCalls, now: () => Date.now(), textDeltas: parts.textDeltas }, admission: admissionDeps({ docs, ids: cryptoIds }), rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, logger }))
     .use(connectionRoutes({ deps: connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: env.production }), appBaseUrl: env.appBaseUrl, logger, callerOf, prepare: prepareCaller }))
     .use(sessionRoutes({ deps: sessionDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: publishedWorkflows({ docs, objects }).workflowOf }), logger, callerOf, prepare: prepareCaller }))
     .onError(({ code }) => {

@@ -7,7 +7,7 @@
  */
 import { hostname, tmpdir } from 'node:os';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
-import { createBullJobQueue, openRedis } from '../../core/adapters/redis/index.ts';
+import { createBullJobQueue, createRedisTextDeltas, openRedis } from '../../core/adapters/redis/index.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
 import { apiSignIn, createApiApp } from './app.ts';
@@ -33,8 +33,10 @@ const rateRedis = env.stores.queueUrl ? await openRedis(env.stores.queueUrl, { m
   process.exit(1);
 }) : undefined;
 const queue = stores.redis ? createBullJobQueue({ connection: stores.redis, onError: (error) => logger.warn({ err: error.message }, 'queue store error') }) : undefined;
+// Live text of model calls reaches the AG-UI streams over the queue store's pub/sub (a subscriber connection of its own).
+const textDeltas = stores.redis ? createRedisTextDeltas(stores.redis, (error) => logger.warn({ err: error.message }, 'live text subscription failed')) : undefined;
 const app = createApiApp({
-  env, config: boot.config, docs, objects, signIn: apiSignIn(env.signIn), allInOne: listen.allInOne, instanceId, rateRedis, logger, queue,
+  env, config: boot.config, docs, objects, signIn: apiSignIn(env.signIn), allInOne: listen.allInOne, instanceId, rateRedis, logger, queue, textDeltas,
   printAccessLine: print,
 });
 app.listen({ hostname: listen.host, port: listen.port, maxRequestBodySize: 21 * 1024 * 1024 });
@@ -42,6 +44,7 @@ logger.info({ host: listen.host, port: listen.port, signIn: env.signIn.mode }, `
 
 stopOnSignals(process, async () => {
   await app.stop();
+  textDeltas?.close();
   await queue?.close();
   await stores.close();
   rateRedis?.disconnect();

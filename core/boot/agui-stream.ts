@@ -7,8 +7,9 @@
  * text never enters the parent's messages); then RUN_FINISHED, whose outcome is an interrupt describing a pending
  * decision or wait (a resume entry answers it by id), `cancelled`, or success; a failed turn ends with RUN_ERROR.
  *
- * Messages are streamed at checkpoint granularity (each model reply whole, as soon as it is recorded): the
- * turn runs in another process, and the records are what every replica can read.
+ * The turn runs in a dispatcher: the checkpoint records are the truth every replica can read, and the live text
+ * deltas the dispatcher publishes (TextDeltas) stream a reply's text as the model writes it; a missed delta only
+ * means the rest of that reply comes whole once it is recorded.
  *
  * Source: spec/platform-service.md § AG-UI request (rules 1, 3, 4, 5, 6), § Stream and custom events,
  * § Tool-call result status (AG-UI turn parked); issue 8 § Endpoints (AG-UI).
@@ -16,10 +17,13 @@
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import { finalStatuses, sessionCollections, type MessageRecord, type SessionRecord } from '../session/model.ts';
 import { sessionsOf, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
 import type { StartedRun } from './agui-runs.ts';
 
 /** What the stream reads and how often. */
 export interface AguiStreamDeps extends Pick<SessionStoreDeps, 'docs'> {
+  /** Live text of model calls (absent: each reply is streamed whole once it is recorded). */
+  textDeltas?: TextDeltas;
   /** Resolves after `ms` milliseconds. */
   sleep(ms: number): Promise<void>;
   /** How often the records are read while the turn runs (ms; default 100). */
@@ -41,34 +45,88 @@ export async function streamRun(deps: AguiStreamDeps, run: StartedRun, emit: (ev
   emit(stamp({ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId }));
   if (run.ignored) emit(stamp({ type: EventType.CUSTOM, name: 'platform.notice', value: { code: 'client_tools_ignored', message: run.ignored } }));
   const root = run.session._id;
-  let nextSeq = run.fromSeq;
+  const live = new LiveText(root, run.fromSeq, (event) => emit(stamp(event)));
+  const unsubscribe = deps.textDeltas ? await deps.textDeltas.subscribe(root, (delta) => live.delta(delta)).catch(() => undefined) : undefined;
   const children = new Map<string, FollowedChild>();
   const open = new Map(run.openChildren.map((c) => [c.sessionId, c.fromSeq]));
   const ids = { dispatchOf: new Map<string, string>() };
-  for (;;) {
-    const turn = await turnsOf(deps).findOne({ _id: run.turnId });
-    const settled = !turn || (turn.status !== 'queued' && turn.status !== 'running');
-    for (const record of await messagesOf(deps).find({ sessionId: root, seq: { $gte: nextSeq } }, { sort: { seq: 1 } })) {
-      nextSeq = record.seq + 1;
-      for (const event of messageEvents(record)) emit(stamp(event));
+  try {
+    for (;;) {
+      const turn = await turnsOf(deps).findOne({ _id: run.turnId });
+      const settled = !turn || (turn.status !== 'queued' && turn.status !== 'running');
+      for (const record of await messagesOf(deps).find({ sessionId: root, seq: { $gte: live.nextSeq } }, { sort: { seq: 1 } })) live.record(record);
+      await followChildren(deps, root, run.since, children, open, ids, (event) => emit(stamp(event)));
+      if (settled) break;
+      if (signal?.aborted) return;
+      await deps.sleep(deps.pollMs ?? 100);
+      if (signal?.aborted) return;
     }
-    await followChildren(deps, root, run.since, children, open, ids, (event) => emit(stamp(event)));
-    if (settled) break;
-    if (signal?.aborted) return;
-    await deps.sleep(deps.pollMs ?? 100);
-    if (signal?.aborted) return;
+  } finally {
+    unsubscribe?.();
   }
+  live.closeOpen();
   const session = await sessionsOf(deps).findOne({ _id: root });
   emit(stamp(finishEvent(run, session)));
 }
 
-/** The AG-UI events of one root-thread message (user messages are the caller's own and are not echoed). */
-export function messageEvents(record: MessageRecord): object[] {
+/**
+ * The root thread's messages as events: live text deltas open a message as they arrive (only from its first
+ * character, in order); its record then completes it with whatever was not streamed and closes it. Records are the
+ * truth: a message whose deltas were missed is shown whole, and a delta after its record is dropped.
+ */
+export class LiveText {
+  nextSeq: number;
+  /** Messages opened by deltas: characters streamed so far, and whether the deltas stopped lining up. */
+  private readonly open = new Map<string, { length: number; broken: boolean }>();
+
+  constructor(private readonly root: string, fromSeq: number, private readonly emit: (event: object) => void) {
+    this.nextSeq = fromSeq;
+  }
+
+  delta(delta: TextDelta): void {
+    if (delta.sessionId !== this.root) return; // a child's text never enters the chat's messages
+    if (Number(delta.messageId.slice(this.root.length + 1)) < this.nextSeq) return;
+    const streamed = this.open.get(delta.messageId);
+    if (!streamed) {
+      if (delta.offset !== 0) return;
+      this.open.set(delta.messageId, { length: delta.text.length, broken: false });
+      this.emit({ type: EventType.TEXT_MESSAGE_START, messageId: delta.messageId, role: 'assistant' });
+      if (delta.text) this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: delta.messageId, delta: delta.text });
+      return;
+    }
+    if (streamed.broken || delta.offset !== streamed.length) { streamed.broken = true; return; }
+    streamed.length += delta.text.length;
+    if (delta.text) this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: delta.messageId, delta: delta.text });
+  }
+
+  record(record: MessageRecord): void {
+    this.nextSeq = record.seq + 1;
+    const streamed = this.open.get(record._id);
+    this.open.delete(record._id);
+    for (const event of messageEvents(record, streamed?.length)) this.emit(event);
+  }
+
+  /** Ends messages whose record never came (a model call that failed mid-reply). */
+  closeOpen(): void {
+    for (const messageId of this.open.keys()) this.emit({ type: EventType.TEXT_MESSAGE_END, messageId });
+    this.open.clear();
+  }
+}
+
+/**
+ * The AG-UI events of one root-thread message (user messages are the caller's own and are not echoed).
+ * @param streamed - characters of its text already streamed live (its TEXT_MESSAGE_START already sent)
+ */
+export function messageEvents(record: MessageRecord, streamed?: number): object[] {
   const message = record.message;
   const messageId = record._id;
   if (message.role === 'assistant') {
     const events: object[] = [];
-    if (message.content.length > 0) {
+    if (streamed !== undefined) {
+      const rest = message.content.slice(streamed);
+      if (rest) events.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: rest });
+      events.push({ type: EventType.TEXT_MESSAGE_END, messageId });
+    } else if (message.content.length > 0) {
       events.push({ type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' }, { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: message.content }, { type: EventType.TEXT_MESSAGE_END, messageId });
     }
     for (const call of message.toolCalls ?? []) {

@@ -17,6 +17,7 @@ import { TURN_HEARTBEAT_MS } from '../session/model.ts';
 import { beatTurn, claimTurn, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import { failTurnTree } from '../session/stale-turns.ts';
 import { createStoreHost } from '../session/store-host.ts';
+import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
 import { turnHostMethods, type TurnHost } from '../session/turn-host.ts';
 import type { WorkflowView } from '../session/workflow-view.ts';
 
@@ -40,6 +41,8 @@ export interface TurnRunnerDeps extends SessionStoreDeps {
   log?(line: string): void;
   /** Called once the turn has settled (e.g. to queue its completion firing). */
   afterTurn?(turnId: string): Promise<void>;
+  /** Where model calls' live text goes (the AG-UI streams); none without a queue store. */
+  textDeltas?: TextDeltas;
 }
 
 /** Cost in USD of `usage` on `model` (with none named, the model the call ran on: see offeredModelId); 0 without prices. */
@@ -87,6 +90,7 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
   }, pollMs);
   const host = createStoreHost({
     ...deps, signal: controller.signal,
+    ...(deps.textDeltas ? { onText: (delta: TextDelta) => deps.textDeltas!.publish(delta) } : {}),
     callSignal: (timeoutMs) => (timeoutMs === undefined ? controller.signal : AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)])),
     costOf: (model, usage) => configuredCost(deps.modelsConfig, model, usage),
     serviceTools: () => deps.catalog.tools(),

@@ -9,6 +9,7 @@
  */
 import type { ModelProvider, ModelToolCall, ModelUsage } from '../ports/model-provider.ts';
 import { PlatformError } from '../ports/platform-error.ts';
+import type { TextDelta } from '../ports/text-deltas.ts';
 import { noUsage, type SessionRecord, type TurnRecord } from './model.ts';
 import {
   applyCheckpoint, insertSession, insertTurn, loadTurnRecords, readThread, recordUsage, sessionsOf, settleTurn, type SessionStoreDeps,
@@ -31,8 +32,8 @@ export interface StoreHostDeps extends SessionStoreDeps {
   signal?: AbortSignal;
   /** The signal of one model call: {@link signal} combined with a timeout of `timeoutMs` when given (a state's call_seconds). */
   callSignal(timeoutMs?: number): AbortSignal | undefined;
-  /** Called with each text delta of a model call (live streams); optional. */
-  onText?(sessionId: string, text: string): void;
+  /** Called with each text delta of a model call (live chat streams); optional. */
+  onText?(delta: TextDelta): void;
 }
 
 /** The engine's view of a stored session. */
@@ -66,7 +67,7 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
     async callModel(turnId, request): Promise<ModelCallReply> {
       const { turn, session } = await records(turnId);
       await checkSpendCaps(deps, scope(session));
-      const reply = await streamCall(deps, session._id, request);
+      const reply = await streamCall(deps, session, request);
       const costUsd = deps.costOf(request.model, reply.usage);
       await recordUsage(deps, turn, { ...reply.usage, modelCalls: 1, costUsd });
       await addSpend(deps, scope(session), costUsd);
@@ -112,14 +113,16 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
   };
 }
 
-async function streamCall(deps: StoreHostDeps, sessionId: string, request: Parameters<TurnHost['callModel']>[1]): Promise<Omit<ModelCallReply, 'costUsd'>> {
+async function streamCall(deps: StoreHostDeps, session: SessionRecord, request: Parameters<TurnHost['callModel']>[1]): Promise<Omit<ModelCallReply, 'costUsd'>> {
   const signal = deps.callSignal(request.timeoutMs);
+  // The reply is checkpointed as the thread's next message: live deltas carry that message's id.
+  const live = { rootId: session.rootId ?? session._id, sessionId: session._id, messageId: `${session._id}:${session.messageCount}` };
   let text = '';
   const toolCalls: ModelToolCall[] = [];
   let finish = 'stop';
   let usage: ModelUsage = noUsage();
   for await (const event of deps.models.stream({ model: request.model, messages: request.messages, tools: request.tools, promptCache: request.promptCache, signal })) {
-    if (event.type === 'text') { text += event.text; deps.onText?.(sessionId, event.text); }
+    if (event.type === 'text') { deps.onText?.({ ...live, offset: text.length, text: event.text }); text += event.text; }
     else if (event.type === 'tool-call') toolCalls.push(event.call);
     else { finish = event.reason; usage = event.usage; }
   }

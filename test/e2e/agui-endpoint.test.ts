@@ -19,7 +19,7 @@ let url: string;
 
 beforeAll(async () => {
   model = await startScriptedModelServer([
-    { text: 'Hello! What shall I look up?' },
+    { text: ['Hello! ', 'What shall I ', 'look up?'] },
     { toolCalls: [{ name: 'platform_workflow_helper', arguments: { topic: 'cancellations' } }] },
     { text: 'Child text: 42 cancellations.', toolCalls: [{ name: 'platform_advance', arguments: { to: 'finished', reason: 'looked up' } }] },
     { text: 'The helper found 42 cancellations; a person should review this.', toolCalls: [{ name: 'platform_advance', arguments: { to: 'review', reason: 'finding ready' } }] },
@@ -62,7 +62,12 @@ describe('the AG-UI endpoint', () => {
     expect(started.threadId).not.toBe('a-thread-the-platform-never-issued');
     const threadId = agent.threadId;
     expect(customs(first, 'platform.notice')[0]).toMatchObject({ code: 'client_tools_ignored' });
-    expect(ofType(first, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta)).toEqual(['Hello! What shall I look up?']);
+    // Streamed live as the model writes it (one event per delta), then closed once the reply is recorded.
+    const deltas = ofType(first, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta);
+    expect(deltas.join('')).toBe('Hello! What shall I look up?');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(ofType(first, 'TEXT_MESSAGE_START')).toHaveLength(1);
+    expect(ofType(first, 'TEXT_MESSAGE_END')).toHaveLength(1);
     expect(ofType(first, 'RUN_FINISHED')[0]).toMatchObject({ threadId, outcome: { type: 'success' }, result: { status: 'awaiting_input' } });
 
     agent.addMessage({ id: 'u2', role: 'user', content: 'Look up cancellations.' });
@@ -80,7 +85,7 @@ describe('the AG-UI endpoint', () => {
     expect(agent.messages.find((m) => m.role === 'tool')?.content).toContain('Child text: 42 cancellations.');
     expect(ofType(second, 'TOOL_CALL_START').map((e) => e.toolCallName)).toEqual(['platform_workflow_helper', 'platform_advance']);
     expect(ofType(second, 'TOOL_CALL_RESULT')).toHaveLength(2);
-    const finished = ofType(second, 'RUN_FINISHED')[0] as { outcome: { type: string; interrupts: { id: string; reason: string; responseSchema: unknown }[] } };
+    const finished = ofType(second, 'RUN_FINISHED')[0] as unknown as { outcome: { type: string; interrupts: { id: string; reason: string; responseSchema: unknown }[] } };
     expect(finished.outcome.type).toBe('interrupt');
     const [interrupt] = finished.outcome.interrupts;
     expect(interrupt).toMatchObject({ reason: 'decision', responseSchema: { properties: { to: { enum: ['approved', 'rejected'] } } } });

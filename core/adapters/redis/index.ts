@@ -8,3 +8,4 @@ export { openRedis, type OpenRedisOptions, type RedisConnection } from './open-r
 export { parseRedisUrl, redactRedisTarget, type RedisTarget } from './redis-url.ts';
 export { createRedisLease, type RedisLeaseOptions } from './redis-lease.ts';
 export { createBullJobQueue, queuePrefix, type BullJobQueueOptions } from './bull-job-queue.ts';
+export { createRedisTextDeltas } from './text-deltas.ts';
