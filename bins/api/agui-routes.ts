@@ -18,10 +18,10 @@ import { Elysia } from 'elysia';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { servedChat, startAguiRun, type AguiRunDeps, type AguiRunInput } from '../../core/boot/agui-runs.ts';
 import { streamRun, type AguiStreamDeps } from '../../core/boot/agui-stream.ts';
-import { admitCaller, connectionByAddress, originAllowed, type AdmissionDeps, type ConnectionRecord } from '../../core/connection/index.ts';
+import { admitCaller, connectionByAddress, type AdmissionDeps } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
-import { consumeEndpointRates, endpointLimiters, endpointNotFound, memberOf, type MemberSignIn } from './endpoint-rate.ts';
+import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, memberOf, preflight, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
 import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
 
 /** What the AG-UI endpoint needs. */
@@ -33,12 +33,6 @@ export interface AguiRouteDeps extends MemberSignIn {
   /** The client address of a request (the request rules' view, trusted proxies applied). */
   clientAddress(request: Request): string | undefined;
   logger: Logger;
-}
-
-/** CORS headers for a browser origin the connection lists (none for a server-to-server call or another site). */
-function corsHeaders(connection: ConnectionRecord, origin: string | null): Record<string, string> {
-  if (!origin || !originAllowed(connection.origins, origin)) return {};
-  return { 'access-control-allow-origin': origin, vary: 'Origin' };
 }
 
 /** The body as the platform reads it. @throws PlatformError `invalid_json` or `invalid_argument` (400) naming up to 3 problems */
@@ -67,10 +61,7 @@ export function aguiRoutes(deps: AguiRouteDeps) {
   return new Elysia()
     .options('/api/agui/:address', async ({ request, params }) => {
       const connection = await aguiConnection(params.address);
-      if (!connection) return endpointNotFound();
-      const cors = corsHeaders(connection, request.headers.get('origin'));
-      if (!cors['access-control-allow-origin']) return json({ error: { code: 'origin_refused', message: 'Calls from this site are not allowed on this endpoint; add the site to the connection\'s browser origins.' } }, 403);
-      return new Response(null, { status: 204, headers: { ...cors, 'access-control-allow-methods': 'POST, OPTIONS', 'access-control-allow-headers': 'authorization, content-type, accept', 'access-control-max-age': '600' } });
+      return connection ? preflight(connection, request, 'POST, OPTIONS') : endpointNotFound();
     })
     .post('/api/agui/:address', async ({ request, params }) => {
       let cors: Record<string, string> = {};
@@ -114,9 +105,4 @@ export function aguiRoutes(deps: AguiRouteDeps) {
         return withHeaders(errorToResponse(error, deps.logger), cors);
       }
     }, { parse: 'none' });
-}
-
-function withHeaders(response: Response, headers: Record<string, string>): Response {
-  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-  return response;
 }

@@ -8,7 +8,7 @@
  */
 import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.ts';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
-import type { ConnectionRecord } from '../../core/connection/index.ts';
+import { originAllowed, type ConnectionRecord } from '../../core/connection/index.ts';
 import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
 import { json } from './http-helpers.ts';
 
@@ -55,4 +55,26 @@ export function memberOf(deps: MemberSignIn, request: Request): { subject: strin
   const fromOwnPage = origin !== null && deps.platformOrigins.includes(origin);
   const viaOwnDoing = deps.signInMode === 'oidc' ? /^Bearer\s/i.test(request.headers.get('authorization') ?? '') || fromOwnPage : fromOwnPage;
   return { subject: principal.id, viaOwnDoing };
+}
+
+/**
+ * CORS headers for a browser origin the connection lists (AG-UI and MCP): none for a server-to-server call or a
+ * site not listed (the admission then refuses it with 403 before anything starts).
+ */
+export function corsHeaders(connection: Pick<ConnectionRecord, 'origins'>, origin: string | null): Record<string, string> {
+  if (!origin || !originAllowed(connection.origins, origin)) return {};
+  return { 'access-control-allow-origin': origin, 'access-control-expose-headers': 'www-authenticate, retry-after', vary: 'Origin' };
+}
+
+/** The answer to a CORS preflight: 204 for a listed origin, 403 naming what to do otherwise. */
+export function preflight(connection: Pick<ConnectionRecord, 'origins'>, request: Request, methods: string): Response {
+  const cors = corsHeaders(connection, request.headers.get('origin'));
+  if (!cors['access-control-allow-origin']) return json({ error: { code: 'origin_refused', message: 'Calls from this site are not allowed on this endpoint; add the site to the connection\'s browser origins.' } }, 403);
+  return new Response(null, { status: 204, headers: { ...cors, 'access-control-allow-methods': methods, 'access-control-allow-headers': 'authorization, content-type, accept, mcp-protocol-version', 'access-control-max-age': '600' } });
+}
+
+/** `response` with `headers` set (CORS headers on an answer built elsewhere). */
+export function withHeaders(response: Response, headers: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
 }

@@ -5,7 +5,8 @@
  * with a Bearer challenge, naming `/api/mcp/<address>/.well-known/oauth-protected-resource` under oidc (rule 7),
  * which is served for oidc connections. Calls per minute per caller and per endpoint count only `tools/call`
  * messages that would start a turn, just before the session opens (429 with Retry-After for the whole POST).
- * Methods: initialize, ping, tools/list, tools/call, notifications.
+ * Methods: initialize, ping, tools/list, tools/call, notifications. A browser origin the connection lists gets CORS
+ * headers and its preflight (OPTIONS) answered; another site's is refused (403).
  *
  * Source: spec/platform-service.md § Tool-protocol endpoint, § Tool-call result status, § Endpoints (the /api/mcp
  * rows), § Incoming connection authentication, § Errors, § Limits (30 per caller / 300 per endpoint by default);
@@ -19,7 +20,7 @@ import { callMcpTool, servedTools, type McpCallDeps, type ServedTools } from '..
 import { admitCaller, connectionByAddress, type AdmissionDeps, type AdmittedCaller, type ConnectionRecord } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
-import { consumeEndpointRates, endpointLimiters, endpointNotFound, memberOf, type MemberSignIn } from './endpoint-rate.ts';
+import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, memberOf, preflight, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
 import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
 
 /** What the MCP endpoint needs. */
@@ -50,13 +51,19 @@ export function mcpRoutes(deps: McpRouteDeps) {
   };
   const notAllowed = async (address: string) => ((await mcpConnection(address)) ? errorResponse(405, rpcErrors.server, 'Method not allowed.', { allow: 'POST' }) : endpointNotFound());
   return new Elysia()
+    .options('/api/mcp/:address', async ({ request, params }) => {
+      const connection = await mcpConnection(params.address);
+      return connection ? preflight(connection, request, 'POST, OPTIONS') : endpointNotFound();
+    })
     .post('/api/mcp/:address', async ({ request, params }) => {
+      let cors: Record<string, string> = {};
       try {
         const connection = await mcpConnection(params.address);
         if (!connection) return endpointNotFound();
-        return await answer(deps, limiterFor, connection, request, baseOf(request));
+        cors = corsHeaders(connection, request.headers.get('origin'));
+        return withHeaders(await answer(deps, limiterFor, connection, request, baseOf(request)), cors);
       } catch (error) {
-        return errorToResponse(error, deps.logger);
+        return withHeaders(errorToResponse(error, deps.logger), cors);
       }
     }, { parse: 'none' })
     .get('/api/mcp/:address', ({ params }) => notAllowed(params.address))

@@ -84,5 +84,8 @@ describe('the MCP endpoint', () => {
     expect((await fetch(endpoint.url, { headers: { authorization: `Bearer ${endpoint.token}` } })).status).toBe(405);
     expect((await fetch(`${product.url}/api/mcp/not-an-address`, { method: 'POST', headers, body })).status).toBe(404);
     expect((await fetch(`${endpoint.url}/.well-known/oauth-protected-resource`)).status).toBe(404);
+    // No browser origins listed: a page's preflight is refused, and a page's call too, before anything starts.
+    expect((await fetch(endpoint.url, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } })).status).toBe(403);
+    expect((await fetch(endpoint.url, { method: 'POST', headers: { ...headers, origin: 'https://app.example', authorization: `Bearer ${endpoint.token}` }, body })).status).toBe(403);
   });
 });
