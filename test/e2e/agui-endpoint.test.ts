@@ -89,6 +89,7 @@ describe('the AG-UI endpoint', () => {
     expect(finished.outcome.type).toBe('interrupt');
     const [interrupt] = finished.outcome.interrupts;
     expect(interrupt).toMatchObject({ reason: 'decision', responseSchema: { properties: { to: { enum: ['approved', 'rejected'] } } } });
+    expect(agent.pendingInterrupts.map((i) => i.id)).toEqual([interrupt.id]);
 
     const refused = await fetch(url, {
       method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
