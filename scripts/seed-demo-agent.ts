@@ -5,12 +5,15 @@
  * Idempotent and retried like the demo projects: an agent that exists with a published build on `main` is
  * left as it is (a member's later edits stay); one whose published build is missing (an import cut off by a
  * restart, a refused publish) is imported and published again. A failed step is tried again once the API
- * answers, up to `attempts` times.
+ * answers, up to `attempts` times. Then, on every start, the incoming connections its triggers name are
+ * registered when missing (scripts/seed-demo-connections.ts); a failure there is one line and leaves the agent
+ * seeded, without endpoints in the banner.
  *
  * Source: issue 7 § Done when (scripts/start seeds a demo agent whose published workflow answers questions
- * about the flights project through the semantic collection).
+ * about the flights project through the semantic collection); issue 8 § Done when (its endpoints and triggers).
  */
 import { join } from 'node:path';
+import { seedDemoConnections, type DemoEndpoint } from './seed-demo-connections.ts';
 import { api, cairn, withRetries, type SeedOptions } from './seed-demo.ts';
 
 /** The demo agent's slug, and its workflow's. */
@@ -18,22 +21,32 @@ export const DEMO_AGENT = 'flights-analyst';
 /** The demo workflow's slug. */
 export const DEMO_WORKFLOW = 'flights-analyst';
 /** The question the banner suggests. */
-export const DEMO_QUESTION = 'Which airline had the most cancelled flights?';
+export const DEMO_QUESTION = 'Which state has the most delayed departures?';
 
-/** The seeded agent: its id, its organization and the published build. */
+/** The seeded agent: its id, its organization, the published build and its endpoints (none when their seeding failed). */
 export interface SeededAgent {
   agentId: string;
   org: { id: string; name: string };
   buildId: string;
+  endpoints?: DemoEndpoint[];
 }
 
 interface OrgView { id: string; name: string; kind: string }
 interface AgentView { id: string; slug: string }
 interface EnvView { published: { buildId: string } | null }
 
-/** Seeds the demo agent when missing or unpublished. @throws Error naming the agent and the last failure */
+/**
+ * Seeds the demo agent when missing or unpublished, then its connections when missing.
+ * @throws Error naming the agent and the last failure (a connection failure is logged, not thrown)
+ */
 export async function seedDemoAgent(options: SeedOptions): Promise<SeededAgent> {
-  return withRetries(options, `demo agent ${DEMO_AGENT}`, DEMO_AGENT, () => seedOnce(options));
+  const agent = await withRetries(options, `demo agent ${DEMO_AGENT}`, DEMO_AGENT, () => seedOnce(options));
+  try {
+    return { ...agent, endpoints: await withRetries(options, `demo connections of ${DEMO_AGENT}`, 'demo connections', () => seedDemoConnections(options)) };
+  } catch (error) {
+    options.log(`seeding the demo connections failed, the demo agent has no endpoints (run scripts/start again to retry): ${(error as Error).message}`);
+    return agent;
+  }
 }
 
 async function seedOnce(options: SeedOptions): Promise<SeededAgent> {

@@ -18,6 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { buildStartConfig, DEMO_TOKEN_VARIABLE, type StartConfig } from './start-config.ts';
 import { DEMO_AGENT, DEMO_QUESTION, DEMO_WORKFLOW, seedDemoAgent, type SeededAgent } from './seed-demo-agent.ts';
+import { demoEndpointLine } from './seed-demo-connections.ts';
 import { readDemoTokens, seedDemo, type DemoTokens } from './seed-demo.ts';
 import { chooseStartPorts, type StartPorts } from './start-ports.ts';
 
@@ -110,6 +111,7 @@ function printReady(tokens: DemoTokens | undefined, agent: SeededAgent | undefin
       `Demo agent:                   ${DEMO_AGENT} (organization ${agent.org.name}, published build ${agent.buildId}), workflow ${DEMO_WORKFLOW}`,
       `Try it:                       cairn session start ${DEMO_AGENT} ${DEMO_WORKFLOW} --env main --message "${DEMO_QUESTION}"`,
     );
+    for (const endpoint of agent.endpoints ?? []) lines.push(demoEndpointLine(endpoint));
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
