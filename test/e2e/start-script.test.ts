@@ -116,7 +116,7 @@ async function demoAgent(): Promise<{ id: string; buildId: string }> {
   const agent = agents.find((a) => a.slug === 'flights-analyst');
   expect(agent, 'agent flights-analyst').toBeDefined();
   const env = await api(`/api/agents/${agent!.id}/environments/main`) as { published: { buildId: string; counts: { workflows: number } } | null };
-  expect(env.published?.counts.workflows).toBe(1);
+  expect(env.published?.counts.workflows).toBe(2);
   return { id: agent!.id, buildId: env.published!.buildId };
 }
 
@@ -133,7 +133,7 @@ describe('scripts/start with CAIRN_MODEL_* and the demo agent', () => {
 
   it('seeds and publishes the demo agent in the default organization, and prints how to start a session', async () => {
     const agent = await demoAgent();
-    expect(start.lines).toContain('Try it:                       cairn session start flights-analyst flights-analyst --env main --message "Which airline had the most cancelled flights?"');
+    expect(start.lines).toContain('Try it:                       cairn session start flights-analyst flights-analyst --env main --message "Which state has the most delayed departures?"');
     expect(start.lines.find((l) => l.startsWith('Demo agent:'))).toContain(`published build ${agent.buildId}), workflow flights-analyst`);
   });
 
