@@ -87,7 +87,7 @@ export async function openFiredSession(deps: FiringDeps, target: FiringTarget, f
     }
     if (session.status === 'awaiting_input') {
       const delivered = await deliverToSession(deps, session, target, firing);
-      if (delivered) return { session, turnId: delivered, outcome: 'delivered' };
+      if (delivered) return { session: { ...session, status: 'running' }, turnId: delivered, outcome: 'delivered' };
       continue;
     }
     throw busy(target, `its session ${session._id} is ${session.status.replace('_', ' ')}`);

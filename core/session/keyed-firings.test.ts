@@ -56,7 +56,7 @@ describe('keyed firings', () => {
 
     await sessionsOf(w.deps).updateOne({ _id: first.session._id }, { $set: { status: 'awaiting_input', pending: { kind: 'input', id: 'p1', reason: 'The assistant replied.' } } });
     const second = await openFiredSession(w.other, target, firing('T-1', 'd-2'));
-    expect(second).toMatchObject({ outcome: 'delivered', session: { _id: first.session._id } });
+    expect(second).toMatchObject({ outcome: 'delivered', session: { _id: first.session._id, status: 'running' } });
     const turn = await turnsOf(w.deps).findOne({ _id: second.turnId });
     expect(turn).toMatchObject({ sessionId: first.session._id, kind: 'delivery', status: 'queued' });
     expect(turn?.input.message).toMatch(/joined this session by its session key "ticket-T-1"\. The variable "trigger" still holds the firing that opened the session; this firing is:\n\{"id":"github","type":"webhook","deliveryId":"d-2","body":\{"ticket":"T-1"\}\}$/);
