@@ -9,6 +9,7 @@ import { runAgent } from './agent-commands.ts';
 import { CliError } from './api-client.ts';
 import { runConnection } from './connection-commands.ts';
 import { runDeployment } from './deployment-commands.ts';
+import { runDeploymentPasses } from './deployment-passes-command.ts';
 import { runConfig, runDataUpdates, runSecrets } from './operator-commands.ts';
 import { runSemantic, type CommandOutput } from './semantic-commands.ts';
 import { runSession } from './session-commands.ts';
@@ -65,6 +66,8 @@ Operating the stores directly (with the deployment's environment):
   data-updates list|apply                              list pending data updates, or apply them as a boot would
   secrets move --from db|cloud-secrets-manager --to … [--ids a,b] [--apply]
                                                        move credential secrets between stores (stop the service first)
+  deployment-passes list|apply [--agent <id>]          after a release changing trigger deployments: list, or request,
+                                                       a reconciliation of every environment (of one agent)
 
 Environment: CAIRN_URL (default http://127.0.0.1:8080), CAIRN_TOKEN.`;
 
@@ -104,6 +107,7 @@ async function main(argv: string[]): Promise<number> {
     else if (group === 'semantic') out = await runSemantic(target, rest, { ...values, token: values['token-id'] }, note);
     else if (group === 'config') out = runConfig(rest, values, process.env, appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), note);
     else if (group === 'data-updates') out = await runDataUpdates(rest, process.env, values.json ? note : (line) => console.log(line));
+    else if (group === 'deployment-passes') out = await runDeploymentPasses(rest, values, process.env, values.json ? note : (line) => console.log(line));
     else if (group === 'secrets') out = await runSecrets(rest, values, process.env, values.json ? note : (line) => console.log(line));
     else throw new CliError(`unknown command "${group}" (see cairn --help)`, 2);
     if (values.json) console.log(terminalSafeJson(JSON.stringify(out.data, null, 2)));

@@ -181,3 +181,12 @@ export function deploymentAccess(parts: DeploymentStoreParts & { queue?: JobQueu
     },
   };
 }
+
+/**
+ * The environments a release pass reconciles: every environment (of agent `agentId` when given), by agent and
+ * name, with whether it has a published build.
+ */
+export async function environmentsToReconcile(docs: DocumentStore, agentId?: string): Promise<(EnvironmentRef & { published: boolean })[]> {
+  const envs = await docs.collection<EnvironmentRecord>(agentCollections.environments).find(agentId === undefined ? {} : { agentId }, { sort: { agentId: 1, name: 1 } });
+  return envs.map((e) => ({ agentId: e.agentId, environment: e.name, published: e.published !== null }));
+}

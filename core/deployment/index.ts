@@ -18,6 +18,7 @@ export {
 } from './requests.ts';
 export { DEPLOYMENT_SWEEP_INTERVAL_MS, LOST_RECONCILIATION_MS, sweepDeployments, type SweepOutcome } from './sweep.ts';
 export { connectionStatuses, notUsed, type ConnectionDeploymentStatus, type ConnectionRowStatus } from './connection-status.ts';
+export { passLine, releasePasses, type ReleasePass } from './passes.ts';
 
 /** Declares the indexes (idempotent): deployments by environment and by due retry; requests by status. */
 export async function ensureDeploymentIndexes(deps: Pick<DeploymentDeps, 'docs'>): Promise<void> {

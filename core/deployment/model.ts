@@ -60,8 +60,12 @@ export const DeploymentRecord = Type.Object({
 /** A stored trigger deployment. */
 export type DeploymentRecord = Static<typeof DeploymentRecord>;
 
-/** Why a reconciliation was asked for. Source: spec § Trigger deployment (reconciliation runs after …). */
-export const reconciliationReasons = ['publish', 'restore', 'promotion', 'credential', 'retry_now', 'due_retry'] as const;
+/**
+ * Why a reconciliation was asked for; `release` is a pass an operator requests after a release that changes how
+ * deployments are computed. Source: spec § Trigger deployment (reconciliation runs after …; a release … reaches
+ * running environments only after a reconciliation of every environment).
+ */
+export const reconciliationReasons = ['publish', 'restore', 'promotion', 'credential', 'retry_now', 'due_retry', 'release'] as const;
 /** One reason. */
 export type ReconciliationReason = (typeof reconciliationReasons)[number];
 
@@ -70,7 +74,7 @@ export type ReconciliationReason = (typeof reconciliationReasons)[number];
  * are lifted). A due retry only retries the deployments whose retry fell due.
  * Source: spec § Trigger deployment (only a publish, a credential change or a member's Retry now tries it again).
  */
-export const resettingReasons: readonly ReconciliationReason[] = ['publish', 'restore', 'promotion', 'credential', 'retry_now'];
+export const resettingReasons: readonly ReconciliationReason[] = ['publish', 'restore', 'promotion', 'credential', 'retry_now', 'release'];
 
 /** A reconciliation request's status: `queued` → `running` → `done`. */
 export const ReconciliationStatus = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('done')]);
