@@ -82,5 +82,6 @@ export async function runCallbackDelivery(
     }, { payload: { collection: call.collection, event: call.input.event, deliveryId: delivery.deliveryId, firingId, payload: firing.payload }, message: `The ${call.collection} collection called back (${call.input.event}, firing ${firingId}); it is in the variable "trigger".` });
     opened.push(session._id);
   }
+  deps.log(`[triggers] callback trigger ${trigger.id} of ${trigger.workflow} in ${env.agentId}/${env.name}: delivery ${delivery.deliveryId} gave ${answer.firings.length} firing(s), ${opened.length} new`);
   return opened;
 }
