@@ -23,7 +23,7 @@ import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/work
 import { createRemoteWorkerLauncher } from '../../core/adapters/worker-host/index.ts';
 import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
 import { enqueueTurnJob, TURN_QUEUE } from '../../core/boot/session-wiring.ts';
-import { runWebhookFiring, type WebhookDelivery } from '../../core/boot/webhook-firings.ts';
+import { runWebhookJob, type WebhookJob } from '../../core/boot/webhook-firings.ts';
 import { fireDueSchedules, SCHEDULE_SWEEP_INTERVAL_MS } from '../../core/boot/schedule-firings.ts';
 import { enqueueDuePolls, POLL_QUEUE, POLL_SWEEP_INTERVAL_MS, type PollJob } from '../../core/boot/poll-sweep.ts';
 import { runPoll } from '../../core/boot/poll-run.ts';
@@ -133,7 +133,8 @@ async function startWork(): Promise<void> {
       queue.consume(TRIGGER_QUEUE, logged(TRIGGER_QUEUE, async (job) => {
         const firingDeps = { ...store, enqueueTurn, builds };
         if (job.name === 'completion') await runCompletionFiring(firingDeps, (job.data as { firing: CompletionFiring }).firing);
-        if (job.name === 'webhook') await runWebhookFiring(firingDeps, job.data as WebhookDelivery);
+        // A keyed session that is busy (running, or awaiting a decision) takes the delivery later: runWebhookJob re-queues it with a delay.
+        if (job.name === 'webhook') await runWebhookJob({ ...firingDeps, queue, log: print }, job.data as WebhookJob);
         if (job.name === 'callback') await runCallbackDelivery(triggerCallDeps, job.data as CallbackDelivery);
         if (job.name === 'callback-activate') await runCallbackActivation(triggerCallDeps, job.data as CallbackActivationJob);
       }), { concurrency: 2 }),
