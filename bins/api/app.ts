@@ -24,6 +24,9 @@ import { agentRoutes } from './agent-routes.ts';
 import { connectionRoutes } from './connection-routes.ts';
 import { admissionDeps, connectionDeps } from '../../core/boot/connection-wiring.ts';
 import { webhookRoutes } from './webhook-routes.ts';
+import { deploymentRoutes } from './deployment-routes.ts';
+import { connectionDeploymentHooks, deploymentAccess } from '../../core/boot/deployment-wiring.ts';
+import { callbackRoutes } from './callback-routes.ts';
 import { mcpRoutes } from './mcp-routes.ts';
 import { aguiRoutes } from './agui-routes.ts';
 import { mcpCallDeps } from '../../core/boot/mcp-calls.ts';
@@ -113,7 +116,10 @@ export function createApiApp(parts: ApiAppParts) {
     docs, objects, git, lease: createDocumentLease(docs, systemClock), clock: systemClock, ids: cryptoIds,
     authority: orgAgentAuthority(orgDeps), template: templateFiles(env.templateRepo), wait: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
   };
-  const endpointCalls = mcpCallDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, builds: publishedWorkflows({ docs, objects }) });
+  // One cache of published builds and one set of connection use cases for every route of this process.
+  const builds = publishedWorkflows({ docs, objects });
+  const connections = connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: env.production });
+  const endpointCalls = mcpCallDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, builds });
   const memberSignIn = { principalOf: rules.principalOf, signInMode: env.signIn.mode, platformOrigins: [env.appBaseUrl, ...env.corsAllowedOrigins].filter((o): o is string => Boolean(o)) };
   const embeddedQueue = env.embeddedQueue.enabled ? { lease: createDocumentLease(docs, systemClock), instanceId: parts.instanceId } : undefined;
   return new Elysia()
@@ -124,10 +130,12 @@ export function createApiApp(parts: ApiAppParts) {
     .use(orgRoutes({ deps: orgDeps, logger, callerOf, prepare: prepareCaller }))
     .use(agentRoutes({ deps: agentDeps, enqueueOperation: operationEnqueuer(parts.queue), logger, callerOf, prepare: prepareCaller }))
     .use(webhookRoutes({ docs, clock: systemClock, admission: admissionDeps({ docs, ids: cryptoIds }), queue: parts.queue, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, logger }))
+    .use(callbackRoutes({ docs, ids: cryptoIds, builds, services: parts.config.services, queue: parts.queue, print: (line) => logger.info({}, line), logger }))
     .use(mcpRoutes({ calls: endpointCalls, admission: admissionDeps({ docs, ids: cryptoIds }), rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, appBaseUrl: env.appBaseUrl, version: env.appVersion, logger }))
     .use(aguiRoutes({ runs: { ...endpointCalls, now: () => Date.now(), textDeltas: parts.textDeltas }, admission: admissionDeps({ docs, ids: cryptoIds }), rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, logger }))
-    .use(connectionRoutes({ deps: connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: env.production }), appBaseUrl: env.appBaseUrl, logger, callerOf, prepare: prepareCaller }))
-    .use(sessionRoutes({ deps: sessionDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: publishedWorkflows({ docs, objects }).workflowOf }), logger, callerOf, prepare: prepareCaller }))
+    .use(connectionRoutes({ deps: connections, appBaseUrl: env.appBaseUrl, deployments: connectionDeploymentHooks({ docs, clock: systemClock, ids: cryptoIds, queue: parts.queue }), logger, callerOf, prepare: prepareCaller }))
+    .use(deploymentRoutes({ access: deploymentAccess({ docs, clock: systemClock, ids: cryptoIds, queue: parts.queue, scope: connections.scope }), logger, callerOf, prepare: prepareCaller }))
+    .use(sessionRoutes({ deps: sessionDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: builds.workflowOf }), logger, callerOf, prepare: prepareCaller }))
     .onError(({ code }) => {
       if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });
       return undefined;
