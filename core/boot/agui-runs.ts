@@ -10,6 +10,7 @@
  * § Session facts named (endpoint sessions), § Errors (409); issue 8 § Endpoints (AG-UI).
  */
 import type { PublishedAgent } from '../agent/hosting.ts';
+import { sessionKeyOf } from '../agent/session-key-expression.ts';
 import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import type { AdmittedCaller, ConnectionRecord } from '../connection/index.ts';
 import { PlatformError } from '../ports/platform-error.ts';
@@ -58,6 +59,8 @@ export interface ServedChat {
   workflow: string;
   trigger: { id: string; state: string };
   disabled: boolean;
+  /** The chat trigger's session key expression, if it declares one (AGENT-FORMAT.md § Triggers: chat `session`). */
+  sessionKey?: string;
 }
 
 /** A started run: the thread to send next, the session, the turn to follow, and where its messages begin. */
@@ -94,7 +97,8 @@ export async function servedChat(deps: AguiRunDeps, connection: ConnectionRecord
   }
   const chat = naming.find((n) => n.trigger.type === 'chat');
   if (!chat) return undefined;
-  return { orgId: env.orgId, buildId: env.published.buildId, commitId: env.published.commitId, workflow: chat.workflow, trigger: { id: chat.trigger.id, state: chat.trigger.state }, disabled: chat.disabled };
+  const sessionKey = typeof chat.trigger.fields.session === 'string' ? chat.trigger.fields.session : undefined;
+  return { orgId: env.orgId, buildId: env.published.buildId, commitId: env.published.commitId, workflow: chat.workflow, trigger: { id: chat.trigger.id, state: chat.trigger.state }, disabled: chat.disabled, ...(sessionKey ? { sessionKey } : {}) };
 }
 
 /** Whom a thread id is issued to: a member or an OIDC subject by subject; a bearer-token or public caller by the connection alone. */
@@ -126,7 +130,8 @@ const conflict = (code: string, message: string) => new PlatformError(code, mess
  *   what it throws is thrown)
  * @throws PlatformError `turn_running` (409) while a turn of the chat runs; `decision_pending` (409) for a message
  *   while a decision is pending (answer it with a resume entry); `invalid_decision` (400); `no_message` (400)
- *   without a user message; `workflow_disabled` (409); `spend_cap_reached` (429)
+ *   without a user message; `workflow_disabled` (409); `spend_cap_reached` (429); `session_busy` (409) when the
+ *   chat trigger's session key names a chat whose turn runs or that waits for a decision
  */
 export async function startAguiRun(deps: AguiRunDeps, connection: ConnectionRecord, served: ServedChat, caller: AdmittedCaller, input: AguiRunInput, beforeTurn: () => Promise<void>): Promise<StartedRun> {
   const since = deps.clock.now();
@@ -136,7 +141,7 @@ export async function startAguiRun(deps: AguiRunDeps, connection: ConnectionReco
   const ignored = ignoredNote(input);
   const runId = input.runId || deps.ids.newId();
   if (thread && session && !finalStatuses.includes(session.status)) {
-    const openChildren = (await sessionsOf(deps).find({ rootId: session._id })).filter((c) => !finalStatuses.includes(c.status)).map((c) => ({ sessionId: c._id, fromSeq: c.messageCount }));
+    const openChildren = await openChildrenOf(deps, session._id);
     const turnId = await continueChat(deps, session, caller, input, beforeTurn);
     return { threadId: thread._id, runId, session, turnId, fromSeq: session.messageCount, openChildren, since, ...(ignored ? { ignored } : {}) };
   }
@@ -146,11 +151,20 @@ export async function startAguiRun(deps: AguiRunDeps, connection: ConnectionReco
   const scope = { orgId: served.orgId, agentId: connection.agentId, environment: connection.environment, workflow: served.workflow };
   await checkSpendCaps(deps, scope);
   await beforeTurn();
-  const payload = { connection: connection.identifier, caller: caller.kind, ...(caller.kind === 'oidc' && caller.subject ? { subject: caller.subject } : {}) };
-  const opened = await openFiredSession(deps, { ...scope, buildId: served.buildId, commitId: served.commitId, state: served.trigger.state, trigger: { id: served.trigger.id, type: 'chat' } }, { payload, message: text });
+  const payload = { connection: connection.identifier, caller: caller.kind, ...(caller.subject ? { subject: caller.subject } : {}) };
+  // A chat trigger's session key (e.g. one chat per OIDC subject) sends a fresh thread to the open chat of that key.
+  const sessionKey = sessionKeyOf(served.sessionKey, { id: served.trigger.id, type: 'chat', ...payload });
+  const opened = await openFiredSession(deps, { ...scope, buildId: served.buildId, commitId: served.commitId, state: served.trigger.state, trigger: { id: served.trigger.id, type: 'chat' } }, { payload, message: text, ...(sessionKey ? { sessionKey } : {}) });
   const threadId = deps.ids.newId();
   await threads(deps).insertOne({ _id: threadId, schemaVersion: sessionSchemaVersion, connectionId: connection._id, owner, sessionId: opened.session._id, createdAt: deps.clock.now() });
-  return { threadId, runId, session: opened.session, turnId: opened.turnId, fromSeq: 0, openChildren: [], since, ...(ignored ? { ignored } : {}) };
+  const joined = opened.outcome === 'delivered';
+  const openChildren = joined ? await openChildrenOf(deps, opened.session._id) : [];
+  return { threadId, runId, session: opened.session, turnId: opened.turnId, fromSeq: joined ? opened.session.messageCount : 0, openChildren, since, ...(ignored ? { ignored } : {}) };
+}
+
+/** Child sessions of root `rootId` that have not ended, with their message counts now. */
+async function openChildrenOf(deps: Pick<SessionStoreDeps, 'docs'>, rootId: string): Promise<StartedRun['openChildren']> {
+  return (await sessionsOf(deps).find({ rootId })).filter((c) => !finalStatuses.includes(c.status)).map((c) => ({ sessionId: c._id, fromSeq: c.messageCount }));
 }
 
 /** Queues the turn that continues a chat: a decision from a resume entry, or a reply. @returns the turn id */

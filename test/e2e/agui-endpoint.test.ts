@@ -24,10 +24,13 @@ beforeAll(async () => {
     { text: 'Child text: 42 cancellations.', toolCalls: [{ name: 'platform_advance', arguments: { to: 'finished', reason: 'looked up' } }] },
     { text: 'The helper found 42 cancellations; a person should review this.', toolCalls: [{ name: 'platform_advance', arguments: { to: 'review', reason: 'finding ready' } }] },
     { text: 'Binary hello.' },
+    { text: 'Hello, member.' },
+    { text: 'Still here, member.' },
     { text: 'Hello again.' },
   ]);
   const config = { models: { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } }] } };
-  product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config) });
+  // The platform's own pages (a member's sign-in counts as their own doing from there).
+  product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config), CORS_ALLOWED_ORIGINS: 'https://cairn.example' });
   const imported = runCairn(product.url, ['agent', 'import', join(repoRoot, 'test/fixtures/agents/front'), '--agent', 'front', '--publish']);
   expect(imported.status, imported.stderr).toBe(0);
   const created = runCairn(product.url, ['connection', 'create', '--agent', 'front', '--env', 'main', '--id', 'front', '--protocol', 'agui', '--auth', 'public', '--json']);
@@ -133,6 +136,23 @@ describe('the AG-UI endpoint', () => {
     expect(events[0].type).toBe('RUN_STARTED');
     expect(events.find((e) => e.type === 'TEXT_MESSAGE_CONTENT')?.delta).toBe('Binary hello.');
     expect(events.at(-1)?.type).toBe('RUN_FINISHED');
+  });
+
+  it('sends a member\'s fresh thread to their open chat when the chat trigger keys sessions by subject', async () => {
+    const fresh = async () => {
+      const response = await fetch(url, {
+        method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', origin: 'https://cairn.example' },
+        body: JSON.stringify({ threadId: '', runId: 'r-member', tools: [], context: [], messages: [{ id: 'u1', role: 'user', content: 'Hello' }] }),
+      });
+      expect(response.status).toBe(200);
+      const events = (await response.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+      return { threadId: events[0].threadId as string, finished: events.at(-1) as { result: { sessionId: string; status: string } }, texts: events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => e.delta) };
+    };
+    const first = await fresh();
+    const second = await fresh();
+    expect(second.finished.result.sessionId).toBe(first.finished.result.sessionId);
+    expect(second.threadId).not.toBe(first.threadId);
+    expect(second.texts.join('')).toBe('Still here, member.');
   });
 
   it('admits by the connection\'s mode and origins, restores the address of a re-registered identifier, and limits calls', async () => {
