@@ -43,7 +43,7 @@ export function sessionJson(s: SessionRecord) {
   return {
     id: s._id, orgId: s.orgId, agentId: s.agentId, environment: s.environment, workflow: s.workflow, buildId: s.buildId, commitId: s.commitId,
     status: s.status, state: s.state, trail: s.trail, variables: s.variables, attributes: s.attributes, pending: pendingJson(s.pending),
-    usage: s.usage, error: s.error, trigger: s.trigger, depth: s.depth,
+    usage: s.usage, error: s.error, trigger: s.trigger, depth: s.depth, ...(s.sessionKey ? { sessionKey: s.sessionKey } : {}),
     ...(s.parentId ? { parentId: s.parentId, rootId: s.rootId, dispatchId: s.dispatchId } : {}), createdAt: s.createdAt, updatedAt: s.updatedAt,
   };
 }
