@@ -24,7 +24,7 @@ import type { DocumentStore } from '../../core/ports/document-store.ts';
 import type { Ids } from '../../core/ports/ids.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { Logger } from '../../core/ports/logger.ts';
-import { PlatformError } from '../../core/ports/platform-error.ts';
+import { isPlatformError, PlatformError } from '../../core/ports/platform-error.ts';
 import { callbackAnswer } from '../../core/trigger/callback-answer.ts';
 import { endpointNotFound } from './endpoint-rate.ts';
 import { errorToResponse, json, readBody } from './http-helpers.ts';
@@ -68,7 +68,11 @@ export function callbackRoutes(deps: CallbackRouteDeps) {
       const body = await readBody(request, maxCallbackBytes);
       const call = callbackCall(target, callbackRequest(request, body));
       if (request.method === 'GET' || request.method === 'HEAD') {
-        const result = await catalogOf().call(call.collection, call.tool, call.input);
+        const result = await catalogOf().call(call.collection, call.tool, call.input).catch((error: unknown) => {
+          // A collection no service offers (or without a callback tool) is the service side's fault, not an unknown address.
+          if (isPlatformError(error, 'tool_not_found')) throw new PlatformError('callback_failed', `The check could not be handed to the collection: ${error.message}`, { status: 502 });
+          throw error;
+        });
         if (result.isError) throw new PlatformError('callback_failed', `The ${call.collection} collection could not answer the check: ${String(result.output)}`, { status: 502 });
         let answer;
         try { answer = callbackAnswer(result.output); } catch (error) { throw new PlatformError('callback_failed', (error as Error).message, { status: 502 }); }
