@@ -127,7 +127,7 @@ describe('the demo agent\'s endpoints against scripts/start', () => {
     expect(found.map((s) => [s.variables.trigger.deliveryId, s.status, s.state])).toEqual([['demo-42', 'awaiting_decision', 'review']]);
   });
 
-  it('chats through the review decision with @ag-ui/client\'s HttpAgent, and refuses a page of a site not listed', async () => {
+  it('chats through the review decision with @ag-ui/client\'s HttpAgent; a page of the web app chats, one of a site not listed is refused', async () => {
     const agent = new HttpAgent({ url: endpoints.chat });
     agent.addMessage({ id: 'u1', role: 'user', content: QUESTION });
     type Finished = { result: { status: string; sessionId: string }; outcome: { type: string; interrupts?: { id: string; reason: string }[] } };
@@ -142,8 +142,12 @@ describe('the demo agent\'s endpoints against scripts/start', () => {
     await agent.runAgent({ resume: [{ interruptId, status: 'resolved', payload: { to: 'done', comment: 'Looks right.' } }] } as Parameters<HttpAgent['runAgent']>[0], subscriber);
     expect(finished).toMatchObject({ result: { status: 'succeeded' }, outcome: { type: 'success' } });
     const body = JSON.stringify({ threadId: '', runId: 'r', tools: [], context: [], messages: [{ id: 'u1', role: 'user', content: QUESTION }] });
-    const foreign = await fetch(endpoints.chat, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', origin: 'https://elsewhere.example' }, body });
-    expect(foreign.status).toBe(403);
+    const fromPage = (origin: string) => fetch(endpoints.chat, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', origin }, body });
+    // A page of the web app cairn serves (a listed origin) chats; a page of another site is refused before anything starts.
+    const own = await fromPage(base.replace('127.0.0.1', 'localhost'));
+    expect(own.status).toBe(200);
+    expect(await own.text()).toContain('RUN_FINISHED');
+    expect((await fromPage('https://elsewhere.example')).status).toBe(403);
   });
 
   it('fires the follow-up workflow\'s completion trigger after each finished analyst session', async () => {
