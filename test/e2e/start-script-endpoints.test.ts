@@ -3,7 +3,8 @@
  * with the demo model (test/helpers/demo-model.ts) standing in for CAIRN_MODEL_*: the start banner prints the
  * AG-UI, MCP and webhook endpoints of the connections it registered (chat, tools, hooks) on its own address;
  * the MCP SDK client lists and calls the workflow tool with a token from `cairn connection regenerate-token`
- * (a wrong or replaced token is 401 with a Bearer challenge); a webhook posted twice with one X-Delivery-Id
+ * (a wrong or replaced token is 401 with a Bearer challenge), and, switched to oidc and published, admits a JWT of
+ * the local OpenID provider for the declared audience only; a webhook posted twice with one X-Delivery-Id
  * opens one session; @ag-ui/client's HttpAgent chats through the review decision (a page of a site not listed is
  * refused); every finished analyst session fires the follow-up workflow's completion trigger; the weekly briefing
  * state fires from a schedule (a copy of the demo on a per-minute cron); a caller over the webhook's 600 calls
@@ -21,6 +22,7 @@ import { freePort } from '../helpers/ports.ts';
 import { bunPath, repoRoot } from '../helpers/product.ts';
 import { runProcess } from '../helpers/run-process.ts';
 import type { ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { startOidcProvider } from '../helpers/oidc-provider.ts';
 import { mcpClient } from '../helpers/semantic-fixtures.ts';
 import { runStartScript, type StartedScript } from '../helpers/start-script.ts';
 
@@ -113,6 +115,29 @@ describe('the demo agent\'s endpoints against scripts/start', () => {
       const refused = await fetch(endpoints.tools, { method: 'POST', headers: { authorization: `Bearer ${wrong}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
       expect(refused.status).toBe(401);
       expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    }
+  });
+
+  it('admits an OIDC caller of the declared issuer and audience once the switch to oidc is published, and refuses others with 401', async () => {
+    const provider = await startOidcProvider([{ clientId: 'partner', secret: 'partner-secret-value-1' }], 'https://tools.cairn.test');
+    const route = `${base}/api/agents/flights-analyst/environments/main/connections/tools`;
+    const edit = (body: unknown) => fetch(route, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const listTools = (token?: string) => fetch(endpoints.tools, { method: 'POST', headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    try {
+      expect((await edit({ auth: 'oidc', oidc: { issuer: provider.issuer, audience: provider.defaultResource } })).status).toBe(200);
+      // Edits of a connection's mode take effect on the environment's next publish.
+      await cairn('agent', 'import', join(repoRoot, 'scripts/demo/agent'), '--agent', 'flights-analyst', '--publish');
+      const admitted = await listTools(await provider.clientCredentialsToken('partner'));
+      expect(admitted.status).toBe(200);
+      expect(await admitted.text()).toContain('"name":"flights-analyst"');
+      const anonymous = await listTools();
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata=".*\/\.well-known\/oauth-protected-resource"$/);
+      expect((await listTools(await provider.clientCredentialsToken('partner', { resource: 'https://elsewhere.cairn.test' }))).status).toBe(401);
+    } finally {
+      await edit({ auth: 'bearer' });
+      await cairn('agent', 'import', join(repoRoot, 'scripts/demo/agent'), '--agent', 'flights-analyst', '--publish');
+      await provider.stop();
     }
   });
 
