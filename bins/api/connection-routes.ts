@@ -4,8 +4,9 @@
  *   → 201 {connection, url, token?} (Maintainer; `token` in bearer mode, shown this once);
  * - `GET …/connections` → {connections: [...]} and `GET …/connections/:identifier` → {connection, url} (Reader;
  *   never the token; `url` is `<APP_BASE_URL or the request's origin>/api/<agui|mcp|webhooks>/<address>`);
- * - `PATCH …/connections/:identifier` {auth?, oidc?, origins?, rate?} (Maintainer; switching to bearer returns a
- *   new token once; another protocol is 409 `protocol_fixed`);
+ * - `PATCH …/connections/:identifier` {auth?, oidc?, origins?, rate?} (Maintainer; the edit takes effect on the
+ *   environment's next publish and is shown meanwhile as `pendingChange`; switching to bearer returns a new token
+ *   once; another protocol is 409 `protocol_fixed`);
  * - `POST …/connections/:identifier/regenerate-token` → {connection, url, token} (Maintainer; the old token stops at once);
  * - `DELETE …/connections/:identifier` → 204 (Maintainer; the address stays reserved for the identifier).
  * Each connection carries its row status for the Connections page (core/deployment's connectionStatuses):
@@ -63,7 +64,17 @@ function connectionView(c: ConnectionRecord, base: string, row: ConnectionDeploy
     identifier: c.identifier, agentId: c.agentId, environment: c.environment, protocol: c.protocol, auth: c.auth,
     ...(c.oidc ? { oidc: c.oidc } : {}), origins: c.origins, rate: c.rate, url: endpointUrl(base, c),
     status: row.status, servingCount: row.servingCount, statusMessage: row.statusMessage,
+    pendingChange: pendingView(c.pending),
     createdAt: c.createdAt, createdBy: c.createdBy, updatedAt: c.updatedAt,
+  };
+}
+
+/** An edit waiting for the environment's next publish (rule 6), as answered: never its token digest. */
+function pendingView(pending: ConnectionRecord['pending']) {
+  if (!pending) return null;
+  return {
+    auth: pending.auth, ...(pending.oidc ? { oidc: pending.oidc } : {}), origins: pending.origins, rate: pending.rate,
+    changedAt: pending.changedAt, changedBy: pending.changedBy, takesEffect: 'on the next publish, restore or promotion of this environment',
   };
 }
 

@@ -38,6 +38,8 @@ interface ConnectionView {
   status: string;
   servingCount?: number;
   statusMessage?: string | null;
+  /** An edit waiting for the environment's next publish. */
+  pendingChange?: { auth: string; origins: string[]; rate: { perCaller: number; perEndpoint: number }; takesEffect: string } | null;
 }
 
 /** The row status as text: `not_used`, `serving (N)`, or `error: <the deployment's message>` (`brief`: `error`). */
@@ -96,6 +98,7 @@ export function formatConnection(verb: string, c: ConnectionView, token?: string
     `url: ${c.url}`,
     ...(c.oidc ? [`oidc: issuer ${c.oidc.issuer}, audience ${c.oidc.audience}, algorithms ${c.oidc.algorithms.join(',')}${c.oidc.jwksUrl ? `, jwks ${c.oidc.jwksUrl}` : ''}`] : []),
     ...(c.protocol === 'webhook' ? [] : [`origins: ${c.origins.length ? c.origins.join(', ') : 'none (server-to-server only)'}`]),
+    ...(c.pendingChange ? [`edit waiting (takes effect ${c.pendingChange.takesEffect}): auth ${c.pendingChange.auth}, ${c.pendingChange.rate.perCaller}/${c.pendingChange.rate.perEndpoint} calls per minute${c.protocol === 'webhook' ? '' : `, origins ${c.pendingChange.origins.join(', ') || 'none'}`}`] : []),
   ];
   if (token) lines.push(`token: ${token}`, 'The token is shown this once: store it now (regenerate-token issues a new one and stops this one).');
   return lines.join('\n');

@@ -31,6 +31,7 @@ import { ensureCallbackIndexes, runCallbackActivation, sweepCallbackTriggers, ty
 import { runCallbackDelivery, type CallbackDelivery } from '../../core/boot/callback-runs.ts';
 import { consumeEnvironmentOperations, ENVIRONMENT_OPERATIONS_QUEUE, operationHostingDeps } from '../../core/boot/environment-operations.ts';
 import { startDeploymentWork } from '../../core/boot/deployment-dispatcher.ts';
+import { applyConnectionEditsAfter } from '../../core/boot/connection-wiring.ts';
 import { offeredCollectionsOf } from '../../core/boot/deployment-wiring.ts';
 import type { CompletionFiring } from '../../core/session/completion.ts';
 import { TURN_STALE_MS } from '../../core/session/model.ts';
@@ -138,7 +139,10 @@ async function startWork(): Promise<void> {
         if (job.name === 'callback') await runCallbackDelivery(triggerCallDeps, job.data as CallbackDelivery);
         if (job.name === 'callback-activate') await runCallbackActivation(triggerCallDeps, job.data as CallbackActivationJob);
       }), { concurrency: 2 }),
-      consumeEnvironmentOperations(queue, operationDeps, log, { afterEnded: deployments.afterEnded }),
+      consumeEnvironmentOperations(queue, operationDeps, log, { afterEnded: async (op) => {
+        await applyConnectionEditsAfter(store, op, log).catch((error: Error) => log(`connection edits after environment operation ${op._id} were not applied: ${error.message}`));
+        await deployments.afterEnded(op);
+      } }),
       deployments,
       // Polls at once per dispatcher: PLATFORM_TRIGGER_POLL_CONCURRENCY (Rule 4); each takes a call slot while it runs.
       queue.consume(POLL_QUEUE, logged(POLL_QUEUE, async (job) => { await runPoll(triggerCallDeps, job.data as PollJob); }), { concurrency: env.triggerPollConcurrency }),

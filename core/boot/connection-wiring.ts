@@ -2,14 +2,16 @@
  * Wires the connection use cases (core/connection) to hosted agents (core/agent) and organizations
  * (core/org): the agent found by id or slug among the caller's organizations, its environment, the caller's
  * role on it; the member rule of admission (the User role or above holds workflows:use); and the OIDC
- * endpoint verifier.
+ * endpoint verifier; connection edits put in effect when their environment is published.
  *
  * Source: issue 8 § Connections; spec/platform-service.md § Incoming connection authentication (rule 1).
  */
 import { createEndpointJwtVerifier } from '../adapters/oidc/index.ts';
 import type { FetchFunction } from '../adapters/oidc/index.ts';
 import { agentCollections, type AgentRecord, type EnvironmentRecord } from '../agent/hosting-model.ts';
-import type { AdmissionDeps, ConnectionDeps } from '../connection/index.ts';
+import { applyPendingEdits, type AdmissionDeps, type ConnectionDeps } from '../connection/index.ts';
+import type { OperationRecord } from '../agent/hosting.ts';
+import { reconciliationAfter } from './deployment-wiring.ts';
 import { orgAccess, requireAgentRole, roleAtLeast } from '../org/index.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
@@ -62,4 +64,16 @@ export function admissionDeps(parts: { docs: DocumentStore; ids: Ids; fetch?: Fe
       }
     },
   };
+}
+
+/**
+ * Puts connection edits in effect after a succeeded publish, restore or promotion of their environment (rule 6:
+ * edits take effect on publish); nothing for other operations.
+ * @param log - receives one line naming the connections whose edits took effect
+ */
+export async function applyConnectionEditsAfter(deps: { docs: DocumentStore; clock: Clock }, op: Pick<OperationRecord, 'kind' | 'status' | 'agentId' | 'environment' | 'input'>, log: (line: string) => void): Promise<void> {
+  const after = reconciliationAfter(op);
+  if (!after) return;
+  const applied = await applyPendingEdits(deps, after.env);
+  if (applied.length > 0) log(`connection edits took effect on the ${after.reason} of environment ${after.env.environment} of agent ${after.env.agentId}: ${applied.join(', ')}`);
 }

@@ -11,7 +11,7 @@ import { PlatformError } from '../ports/platform-error.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import {
   admitCaller, connectionByAddress, connectionCollections, createConnection, deleteConnection, endpointTokenPrefix, ensureConnectionIndexes, getConnection,
-  listConnections, regenerateToken, updateConnection, type AdmissionDeps, type ConnectionDeps,
+  applyPendingEdits, listConnections, regenerateToken, updateConnection, type AdmissionDeps, type ConnectionDeps,
 } from './index.ts';
 
 const caller = { subject: 'maria' };
@@ -77,13 +77,27 @@ describe('endpoint tokens', () => {
     expect(await admitCaller(admission, two.connection, { authorization: `Bearer ${one.token}` })).toMatchObject({ admitted: false, status: 401 });
   });
 
-  it('switching to bearer issues a token once; leaving bearer drops the digest; regenerate needs bearer', async () => {
+  it('switching to bearer issues a token once; edits wait for the next publish; leaving bearer drops the digest then', async () => {
     await createConnection(deps, caller, 'a', 'main', { identifier: 'hook', protocol: 'webhook', auth: 'public' });
     expect(await refusal(regenerateToken(deps, caller, 'a', 'main', 'hook'))).toMatch(/^400 invalid_argument: auth: connection "hook" uses "public".*switch it to bearer/);
     const switched = await updateConnection(deps, caller, 'a', 'main', 'hook', { auth: 'bearer' });
     expect(switched.token).toMatch(/^cairn_ep_/);
     expect((await updateConnection(deps, caller, 'a', 'main', 'hook', { rate: { perCaller: 10, perEndpoint: 20 } })).token).toBeUndefined();
+    // Rule 6: until the environment is published, the settings in effect are unchanged.
+    const waiting = await getConnection(deps, caller, 'a', 'main', 'hook');
+    expect(waiting).toMatchObject({ auth: 'public', pending: { auth: 'bearer', rate: { perCaller: 10, perEndpoint: 20 }, changedBy: caller.subject } });
+    expect((await admitCaller(admission, waiting, {})).admitted).toBe(true);
+    // Token regeneration does not wait: the pending switch takes the new token.
+    const renewed = await regenerateToken(deps, caller, 'a', 'main', 'hook');
+    expect(await applyPendingEdits(deps, { agentId: 'agent-a', environment: 'main' })).toEqual(['hook']);
+    const live = await getConnection(deps, caller, 'a', 'main', 'hook');
+    expect(live).toMatchObject({ auth: 'bearer', rate: { perCaller: 10, perEndpoint: 20 } });
+    expect(live).not.toHaveProperty('pending');
+    expect(await admitCaller(admission, live, { authorization: `Bearer ${switched.token}` })).toMatchObject({ admitted: false, status: 401 });
+    expect((await admitCaller(admission, live, { authorization: `Bearer ${renewed.token}` })).admitted).toBe(true);
+    expect(await applyPendingEdits(deps, { agentId: 'agent-a', environment: 'main' })).toEqual([]);
     await updateConnection(deps, caller, 'a', 'main', 'hook', { auth: 'public' });
+    await applyPendingEdits(deps, { agentId: 'agent-a', environment: 'main' });
     expect(await getConnection(deps, caller, 'a', 'main', 'hook')).not.toHaveProperty('tokenDigest');
   });
 });

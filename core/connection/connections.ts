@@ -117,8 +117,10 @@ export async function getConnection(deps: ConnectionDeps, caller: ConnectionCall
 }
 
 /**
- * Edits a connection's mode, OIDC settings, origins or rates (Maintainer). Switching to bearer issues a
- * token (returned once); leaving bearer drops the digest; leaving oidc drops the OIDC settings.
+ * Edits a connection's mode, OIDC settings, origins or rates (Maintainer). The edit waits for the environment's
+ * next publish (rule 6: edits take effect on publish) as the connection's `pending` settings; a later edit before
+ * the publish replaces it, building on what is pending. Switching to bearer issues a token now (returned once),
+ * which opens the endpoint once the edit takes effect; leaving bearer drops the digest then.
  * @throws PlatformError `protocol_fixed` (409) for another protocol; `invalid_argument` (400);
  *   `connection_not_found` (404)
  */
@@ -127,16 +129,37 @@ export async function updateConnection(deps: ConnectionDeps, caller: ConnectionC
   if (change.protocol !== undefined && change.protocol !== current.protocol) {
     throw new PlatformError('protocol_fixed', `protocol: a connection's protocol is fixed for its life (this one is "${current.protocol}"); delete it and register a new ${change.protocol.slice(0, 20)} connection instead.`, { status: 409 });
   }
-  const auth = change.auth ?? current.auth;
-  const oidc = auth !== 'oidc' ? undefined : change.oidc ?? current.oidc;
-  const settings = checkSettings({ protocol: current.protocol, auth, ...(oidc ? { oidc } : {}), origins: change.origins ?? current.origins, rate: change.rate ?? current.rate }, deps.production);
-  const issued = settings.auth === 'bearer' && current.auth !== 'bearer' ? await newToken(deps) : undefined;
-  const tokenDigest = settings.auth !== 'bearer' ? undefined : issued?.digest ?? current.tokenDigest;
-  const { oidc: _o, tokenDigest: _t, ...rest } = current;
-  const record: ConnectionRecord = { ...rest, ...settings, ...(tokenDigest ? { tokenDigest } : {}), updatedAt: deps.clock.now() };
-  const { _id, ...fields } = record;
-  await collection(deps).updateOne({ _id }, { $set: fields, ...unsetOf(settings.oidc, tokenDigest) });
-  return { connection: record, ...(issued ? { token: issued.token } : {}) };
+  const basis = current.pending ?? current;
+  const auth = change.auth ?? basis.auth;
+  const oidc = auth !== 'oidc' ? undefined : change.oidc ?? basis.oidc;
+  const settings = checkSettings({ protocol: current.protocol, auth, ...(oidc ? { oidc } : {}), origins: change.origins ?? basis.origins, rate: change.rate ?? basis.rate }, deps.production);
+  const issued = settings.auth === 'bearer' && basis.auth !== 'bearer' ? await newToken(deps) : undefined;
+  const tokenDigest = settings.auth !== 'bearer' ? undefined : issued?.digest ?? basis.tokenDigest;
+  const now = deps.clock.now();
+  const pending: NonNullable<ConnectionRecord['pending']> = {
+    auth: settings.auth, ...(settings.oidc ? { oidc: settings.oidc } : {}), origins: settings.origins, rate: settings.rate,
+    ...(tokenDigest ? { tokenDigest } : {}), id: deps.ids.newId(), changedAt: now, changedBy: caller.subject,
+  };
+  await collection(deps).updateOne({ _id: current._id }, { $set: { pending, updatedAt: now } });
+  return { connection: { ...current, pending, updatedAt: now }, ...(issued ? { token: issued.token } : {}) };
+}
+
+/**
+ * Puts the pending edits of an environment's connections in effect: called once a publish, restore or promotion
+ * of that environment succeeded. @returns the identifiers whose edits took effect
+ */
+export async function applyPendingEdits(deps: Pick<ConnectionDeps, 'docs' | 'clock'>, ref: { agentId: string; environment: string }): Promise<string[]> {
+  const applied: string[] = [];
+  for (const connection of await collection(deps).find({ agentId: ref.agentId, environment: ref.environment })) {
+    const pending = connection.pending;
+    if (!pending) continue;
+    const { id, changedAt: _at, changedBy: _by, ...settings } = pending;
+    const { matched } = await collection(deps).updateOne({ _id: connection._id, 'pending.id': id }, {
+      $set: { ...settings, updatedAt: deps.clock.now() }, $unset: { pending: '', ...unsetOf(settings.oidc, settings.tokenDigest).$unset },
+    });
+    if (matched > 0) applied.push(connection.identifier);
+  }
+  return applied;
 }
 
 function unsetOf(oidc: unknown, tokenDigest: unknown): { $unset?: Record<string, ''> } {
@@ -153,10 +176,17 @@ function unsetOf(oidc: unknown, tokenDigest: unknown): { $unset?: Record<string,
  */
 export async function regenerateToken(deps: ConnectionDeps, caller: ConnectionCaller, agent: string, environment: string, identifier: string): Promise<Required<ConnectionWithToken>> {
   const current = await load(deps, caller, agent, environment, identifier, 'maintainer');
-  if (current.auth !== 'bearer') throw invalid('auth', `connection "${identifier}" uses "${current.auth}", which has no endpoint token; switch it to bearer to get one.`);
+  const pendingBearer = current.pending?.auth === 'bearer';
+  if (current.auth !== 'bearer' && !pendingBearer) throw invalid('auth', `connection "${identifier}" uses "${current.auth}", which has no endpoint token; switch it to bearer to get one.`);
   const issued = await newToken(deps);
-  const record = { ...current, tokenDigest: issued.digest, updatedAt: deps.clock.now() };
-  await collection(deps).updateOne({ _id: current._id }, { $set: { tokenDigest: issued.digest, updatedAt: record.updatedAt } });
+  const now = deps.clock.now();
+  // At once: the digest in effect is replaced; a pending switch to bearer takes the new token too.
+  const set: Record<string, unknown> = { updatedAt: now, ...(current.auth === 'bearer' ? { tokenDigest: issued.digest } : {}), ...(pendingBearer ? { 'pending.tokenDigest': issued.digest } : {}) };
+  await collection(deps).updateOne({ _id: current._id }, { $set: set });
+  const record: ConnectionRecord = {
+    ...current, updatedAt: now, ...(current.auth === 'bearer' ? { tokenDigest: issued.digest } : {}),
+    ...(pendingBearer && current.pending ? { pending: { ...current.pending, tokenDigest: issued.digest } } : {}),
+  };
   return { connection: record, token: issued.token };
 }
 

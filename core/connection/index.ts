@@ -7,7 +7,7 @@
 export * from './model.ts';
 export { acceptedAlgorithms, checkIdentifier, checkSettings, originAllowed, sameDigest, type ConnectionSettings, type ConnectionSettingsInput, type OidcInput } from './rules.ts';
 export {
-  connectionByAddress, createConnection, deleteConnection, ensureConnectionIndexes, getConnection, listConnections, regenerateToken, updateConnection,
+  applyPendingEdits, connectionByAddress, createConnection, deleteConnection, ensureConnectionIndexes, getConnection, listConnections, regenerateToken, updateConnection,
   type ConnectionChange, type ConnectionWithToken, type CreateConnectionInput,
 } from './connections.ts';
 export { admitCaller, bearerOf, type Admission, type AdmissionDeps, type AdmittedCaller, type EndpointJwtVerifier, type RequestFacts } from './admission.ts';

@@ -79,6 +79,21 @@ export const ConnectionRecord = Type.Object({
   tokenDigest: Type.Optional(Type.String()),
   /** The endpoint address (see {@link AddressRecord}). */
   address: Type.String(),
+  /**
+   * An edit waiting for the environment's next publish (rule 6: edits take effect on publish): the settings it
+   * will put in effect, who made it and when. Token regeneration does not wait.
+   */
+  pending: Type.Optional(Type.Object({
+    auth: Type.Union(authModes.map((a) => Type.Literal(a))),
+    oidc: Type.Optional(OidcSettings),
+    origins: Type.Array(Type.String()),
+    rate: RateSettings,
+    tokenDigest: Type.Optional(Type.String()),
+    /** Names this edit (the compare-and-set that puts it in effect). */
+    id: Type.String(),
+    changedAt: Type.Date(),
+    changedBy: Type.String(),
+  })),
   createdAt: Type.Date(),
   createdBy: Type.String(),
   updatedAt: Type.Date(),

@@ -85,7 +85,7 @@ describe('the AG-UI endpoint', () => {
     expect(texts).toEqual(['The helper found 42 cancellations; a person should review this.']);
     // The child's own messages come only as frames; what it passes up is the workflow call's tool result.
     expect(agent.messages.filter((m) => m.role === 'assistant').some((m) => typeof m.content === 'string' && m.content.includes('Child text'))).toBe(false);
-    expect(agent.messages.find((m) => m.role === 'tool')?.content).toContain('Child text: 42 cancellations.');
+    expect(agent.messages.some((m) => m.role === 'tool' && typeof m.content === 'string' && m.content.includes('Child text: 42 cancellations.'))).toBe(true);
     expect(ofType(second, 'TOOL_CALL_START').map((e) => e.toolCallName)).toEqual(['platform_workflow_helper', 'platform_advance']);
     expect(ofType(second, 'TOOL_CALL_RESULT')).toHaveLength(2);
     const finished = ofType(second, 'RUN_FINISHED')[0] as unknown as { outcome: { type: string; interrupts: { id: string; reason: string; responseSchema: unknown }[] } };
@@ -183,4 +183,26 @@ describe('the AG-UI endpoint', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
   });
+
+  it('puts a connection edit in effect on the next publish, not before', async () => {
+    const preflight = () => fetch(url, { method: 'OPTIONS', headers: { origin: 'https://other.example', 'access-control-request-method': 'POST' } });
+    const edited = await fetch(`${product.url}/api/agents/front/environments/main/connections/front`, {
+      method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ origins: ['https://app.example', 'https://other.example'] }),
+    });
+    expect(edited.status).toBe(200);
+    expect(((await edited.json()) as { connection: { pendingChange: { origins: string[] } } }).connection.pendingChange.origins).toContain('https://other.example');
+    expect((await preflight()).status).toBe(403);
+    const published = runCairn(product.url, ['agent', 'import', join(repoRoot, 'test/fixtures/agents/front'), '--agent', 'front', '--publish']);
+    expect(published.status, published.stderr).toBe(0);
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 204; i += 1) {
+      status = (await preflight()).status;
+      if (status !== 204) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(204);
+    const applied = /connection edits took effect on the publish of environment main of agent \S+: front/;
+    for (let i = 0; i < 50 && !product.output.some((l) => applied.test(l)); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(product.output.some((l) => applied.test(l))).toBe(true);
+  });
 });
+

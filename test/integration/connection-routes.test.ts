@@ -73,9 +73,10 @@ describe('cairn connection and the connection routes', () => {
   it('PATCH switches to bearer with a token once, and refuses another protocol (409) and bad fields (400)', async () => {
     const switched = await call('PATCH', `${route}/support-chat`, { auth: 'bearer', origins: ['*'] });
     expect(switched.status).toBe(200);
-    const body = await switched.json() as { token?: string; connection: { origins: string[] } };
+    const body = await switched.json() as { token?: string; connection: { auth: string; origins: string[]; pendingChange: { auth: string; origins: string[]; takesEffect: string } } };
     expect(body.token).toMatch(/^cairn_ep_/);
-    expect(body.connection.origins).toEqual(['*']);
+    // Edits take effect on the environment's next publish: shown as pending meanwhile.
+    expect(body.connection).toMatchObject({ auth: 'public', origins: ['https://shop.example.com'], pendingChange: { auth: 'bearer', origins: ['*'], takesEffect: expect.stringMatching(/next publish/) } });
     const again = await (await call('PATCH', `${route}/support-chat`, { rate: { perCaller: 5, perEndpoint: 50 } })).json() as { token?: string };
     expect(again.token).toBeUndefined();
     const protocol = await call('PATCH', `${route}/support-chat`, { protocol: 'webhook' });
