@@ -8,8 +8,9 @@
  * - `hooks`: webhook, public.
  *
  * Idempotent: a connection that exists is left as it is (a member's edits stay), except that the current
- * origins of the web app are added to `chat` when missing (a start on another PORT). Endpoint URLs are
- * printed to the terminal only; the spec forbids writing an endpoint address to a file.
+ * origins of the web app are added to `chat` when missing (a start on another PORT; like every connection edit it
+ * takes effect on the environment's next publish). Endpoint URLs are printed to the terminal only; the spec
+ * forbids writing an endpoint address to a file.
  *
  * Source: issue 8 § Done when (against the demo agent that scripts/start seeds); spec/platform-service.md
  * § Incoming connection (browser origins; endpoint token shown once; address never written to a file).
@@ -70,7 +71,7 @@ export async function seedDemoConnections(options: SeedOptions): Promise<DemoEnd
       // The answer holds the bearer token of `tools`: it is read for the URL only and goes nowhere else.
       found = (JSON.parse(await cairn(options, args)) as { connection: ConnectionView }).connection;
     } else if (spec.protocol === 'agui' && found.protocol === 'agui' && !found.origins.includes('*') && origins.some((o) => !found!.origins.includes(o))) {
-      options.log(`adding ${origins.join(', ')} to the browser origins of demo connection ${spec.identifier}`);
+      options.log(`adding ${origins.join(', ')} to the browser origins of demo connection ${spec.identifier} (in effect once environment ${environment} of ${agent} is published again)`);
       await patchOrigins(options.url, `${base}/${spec.identifier}`, [...new Set([...found.origins, ...origins])]);
     }
     endpoints.push({ identifier: found.identifier, protocol: found.protocol, auth: found.auth, url: onOrigin(found.url, options.url) });

@@ -125,9 +125,10 @@ describe('the demo agent\'s endpoints against scripts/start', () => {
     const listTools = (token?: string) => fetch(endpoints.tools, { method: 'POST', headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
     try {
       expect((await edit({ auth: 'oidc', oidc: { issuer: provider.issuer, audience: provider.defaultResource } })).status).toBe(200);
-      // Edits of a connection's mode take effect on the environment's next publish.
+      // Edits of a connection's mode take effect on the environment's next publish (the dispatcher applies them).
       await cairn('agent', 'import', join(repoRoot, 'scripts/demo/agent'), '--agent', 'flights-analyst', '--publish');
-      const admitted = await listTools(await provider.clientCredentialsToken('partner'));
+      const jwt = await provider.clientCredentialsToken('partner');
+      const admitted = await until(() => listTools(jwt), (answer) => answer.status !== 401, 30_000);
       expect(admitted.status).toBe(200);
       expect(await admitted.text()).toContain('"name":"flights-analyst"');
       const anonymous = await listTools();
