@@ -29,6 +29,7 @@ import { enqueueDuePolls, POLL_QUEUE, POLL_SWEEP_INTERVAL_MS, type PollJob } fro
 import { runPoll } from '../../core/boot/poll-run.ts';
 import { ensureCallbackIndexes, runCallbackActivation, sweepCallbackTriggers, type CallbackActivationJob } from '../../core/boot/callback-addresses.ts';
 import { runCallbackDelivery, type CallbackDelivery } from '../../core/boot/callback-runs.ts';
+import { runKeyedFiring, type KeyedFiringJob } from '../../core/boot/keyed-firings.ts';
 import { consumeEnvironmentOperations, ENVIRONMENT_OPERATIONS_QUEUE, operationHostingDeps } from '../../core/boot/environment-operations.ts';
 import { startDeploymentWork } from '../../core/boot/deployment-dispatcher.ts';
 import { applyConnectionEditsAfter } from '../../core/boot/connection-wiring.ts';
@@ -136,7 +137,8 @@ async function startWork(): Promise<void> {
         if (job.name === 'completion') await runCompletionFiring(firingDeps, (job.data as { firing: CompletionFiring }).firing);
         // A keyed session that is busy (running, or awaiting a decision) takes the delivery later: runWebhookJob re-queues it with a delay.
         if (job.name === 'webhook') await runWebhookJob({ ...firingDeps, queue, log: print }, job.data as WebhookJob);
-        if (job.name === 'callback') await runCallbackDelivery(triggerCallDeps, job.data as CallbackDelivery);
+        if (job.name === 'callback') await runCallbackDelivery({ ...triggerCallDeps, queue }, job.data as CallbackDelivery);
+        if (job.name === 'keyed-firing') await runKeyedFiring({ ...firingDeps, queue, log: print }, job.data as KeyedFiringJob);
         if (job.name === 'callback-activate') await runCallbackActivation(triggerCallDeps, job.data as CallbackActivationJob);
       }), { concurrency: 2 }),
       consumeEnvironmentOperations(queue, operationDeps, log, { afterEnded: async (op) => {

@@ -13,11 +13,11 @@ import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model
 import type { TriggerDeclaration } from '../agent/trigger-model.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
-import { claimDelivery, openFiredSession } from '../session/firings.ts';
-import type { SessionStoreDeps } from '../session/session-store.ts';
 import type { CallbackAnswer } from '../trigger/callback-answer.ts';
 import { callbackAddressesCollection, type CallbackAddressRecord } from './callback-addresses.ts';
 import { runServiceCall, type ServiceCallDeps } from './poll-service-call.ts';
+import { runKeyedFiring, type KeyedFiringDeps } from './keyed-firings.ts';
+import { sessionKeyOf } from '../agent/session-key-expression.ts';
 import type { publishedWorkflows } from './workflow-view.ts';
 
 /** The request a collection is handed (the `request` of the `callback` tool's input). */
@@ -63,7 +63,7 @@ export function callbackCall(target: CallbackTarget, request: CallbackRequest) {
  *   failure (`callback_failed` with the service's reason, `callback_answer_unreadable`, a worker limit)
  */
 export async function runCallbackDelivery(
-  deps: SessionStoreDeps & ServiceCallDeps & { enqueueTurn(turnId: string): Promise<void>; builds: ReturnType<typeof publishedWorkflows> },
+  deps: KeyedFiringDeps & ServiceCallDeps & { builds: ReturnType<typeof publishedWorkflows> },
   delivery: CallbackDelivery,
 ): Promise<string[]> {
   const target = await callbackTargetOf(deps, delivery.address);
@@ -73,14 +73,20 @@ export async function runCallbackDelivery(
   const answer = await runServiceCall(deps, { task: 'callback', subject: `call callback ${trigger.id}`, call }) as CallbackAnswer;
   const scope = `callback:${record._id}`;
   const opened: string[] = [];
+  const firingTarget = {
+    orgId: env.orgId, agentId: env.agentId, environment: env.name, buildId: env.published.buildId, commitId: env.published.commitId,
+    workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'callback' },
+  };
   for (const [index, firing] of answer.firings.entries()) {
     const firingId = firing.id ?? `${delivery.deliveryId}-${index}`;
-    if (!(await claimDelivery(deps, scope, firingId))) continue;
-    const { session } = await openFiredSession(deps, {
-      orgId: env.orgId, agentId: env.agentId, environment: env.name, buildId: env.published.buildId, commitId: env.published.commitId,
-      workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'callback' },
-    }, { payload: { collection: call.collection, event: call.input.event, deliveryId: delivery.deliveryId, firingId, payload: firing.payload }, message: `The ${call.collection} collection called back (${call.input.event}, firing ${firingId}); it is in the variable "trigger".` });
-    opened.push(session._id);
+    const payload = { collection: call.collection, event: call.input.event, deliveryId: delivery.deliveryId, firingId, payload: firing.payload };
+    // The trigger's session key (e.g. one session per issue) sends later firings to the open session of that key.
+    const sessionKey = sessionKeyOf(typeof trigger.fields.session === 'string' ? trigger.fields.session : undefined, { id: trigger.id, type: 'callback', ...payload });
+    const fired = await runKeyedFiring(deps, {
+      scope, firingId, target: firingTarget,
+      firing: { payload, message: `The ${call.collection} collection called back (${call.input.event}, firing ${firingId}); it is in the variable "trigger".`, ...(sessionKey ? { sessionKey } : {}) },
+    });
+    if (fired.outcome === 'opened' || fired.outcome === 'delivered') opened.push(fired.sessionId);
   }
   deps.log(`[triggers] callback trigger ${trigger.id} of ${trigger.workflow} in ${env.agentId}/${env.name}: delivery ${delivery.deliveryId} gave ${answer.firings.length} firing(s), ${opened.length} new`);
   return opened;

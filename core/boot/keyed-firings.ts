@@ -1,0 +1,62 @@
+/**
+ * A claimed firing of a callback or polling trigger that may carry a session key: claimed once by its id, then
+ * opened (or delivered to the open session of its key). When that session is busy (a turn runs, or it waits for a
+ * decision) the claim is released and the firing is queued again on the trigger queue after a delay that doubles
+ * (the webhook's: 5 s to 5 minutes, 10 tries), then dropped with one log line naming the firing, trigger and key —
+ * never the payload. A firing is never lost to a busy session and never opens a second session of its key.
+ *
+ * Source: ../shared/AGENT-FORMAT.md § Triggers (`session` on callback triggers); spec/platform-service.md § Firings;
+ * issue 8 § Triggers.
+ */
+import type { JobQueue } from '../ports/job-queue.ts';
+import { isPlatformError } from '../ports/platform-error.ts';
+import { claimDelivery, openFiredSession, releaseDelivery, type Firing, type FiringTarget } from '../session/firings.ts';
+import type { SessionStoreDeps } from '../session/session-store.ts';
+import { TRIGGER_QUEUE } from './completion-firings.ts';
+import { WEBHOOK_BUSY_ATTEMPTS, webhookRetryDelayMs } from './webhook-firings.ts';
+
+/** A `keyed-firing` job of the trigger queue: one firing, its claim, and which try this is. */
+export interface KeyedFiringJob {
+  /** The claim's scope and id (claimDelivery): a firing is taken once. */
+  scope: string;
+  firingId: string;
+  target: FiringTarget;
+  firing: Firing;
+  /** 1-based; absent: the first. */
+  attempt?: number;
+}
+
+/** What firing one needs. */
+export type KeyedFiringDeps = SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void>; queue: Pick<JobQueue, 'add'>; log(line: string): void };
+
+/** How a firing went: opened or joined a session, taken before, queued again, or dropped. */
+export type KeyedFiringOutcome =
+  | { outcome: 'opened' | 'delivered'; sessionId: string }
+  | { outcome: 'duplicate' }
+  | { outcome: 'retrying'; attempt: number; delayMs: number }
+  | { outcome: 'dropped' };
+
+/**
+ * Fires one claimed firing (a `keyed-firing` job's handler, and the first try from a callback run).
+ * @throws what opening the session throws, except `session_busy`
+ */
+export async function runKeyedFiring(deps: KeyedFiringDeps, job: KeyedFiringJob): Promise<KeyedFiringOutcome> {
+  const attempt = job.attempt ?? 1;
+  if (!(await claimDelivery(deps, job.scope, job.firingId))) return { outcome: 'duplicate' };
+  try {
+    const fired = await openFiredSession(deps, job.target, job.firing);
+    return { outcome: fired.outcome, sessionId: fired.session._id };
+  } catch (error) {
+    await releaseDelivery(deps, job.scope, job.firingId);
+    if (!isPlatformError(error, 'session_busy')) throw error;
+  }
+  const { target } = job;
+  if (attempt >= WEBHOOK_BUSY_ATTEMPTS) {
+    deps.log(`dropped firing ${job.firingId} of trigger "${target.trigger.id}" (workflow "${target.workflow}", environment "${target.environment}"): the session of key ${JSON.stringify(job.firing.sessionKey)} stayed busy through ${WEBHOOK_BUSY_ATTEMPTS} tries`);
+    return { outcome: 'dropped' };
+  }
+  const delayMs = webhookRetryDelayMs(attempt);
+  const digest = await deps.ids.sha256Hex(JSON.stringify([job.scope, job.firingId]));
+  await deps.queue.add(TRIGGER_QUEUE, 'keyed-firing', { ...job, attempt: attempt + 1 }, { jobId: `keyed-firing-${digest}-try-${attempt + 1}`, delayMs });
+  return { outcome: 'retrying', attempt: attempt + 1, delayMs };
+}
