@@ -37,7 +37,7 @@ export const demoConnections: readonly DemoConnectionSpec[] = [
 /** A seeded connection: what the banner prints. */
 export interface DemoEndpoint { identifier: string; protocol: string; auth: string; url: string }
 
-interface ConnectionView { identifier: string; protocol: string; auth: string; origins: string[]; url: string }
+interface ConnectionView { identifier: string; protocol: string; auth: string; origins: string[]; url: string; pendingChange?: { origins: string[] } | null }
 
 /**
  * The browser origins of the local web app at `url` (its own origin, and the same port on `localhost` when
@@ -70,9 +70,13 @@ export async function seedDemoConnections(options: SeedOptions): Promise<DemoEnd
       if (spec.protocol === 'agui') args.push('--origins', origins.join(','));
       // The answer holds the bearer token of `tools`: it is read for the URL only and goes nowhere else.
       found = (JSON.parse(await cairn(options, args)) as { connection: ConnectionView }).connection;
-    } else if (spec.protocol === 'agui' && found.protocol === 'agui' && !found.origins.includes('*') && origins.some((o) => !found!.origins.includes(o))) {
-      options.log(`adding ${origins.join(', ')} to the browser origins of demo connection ${spec.identifier} (in effect once environment ${environment} of ${agent} is published again)`);
-      await patchOrigins(options.url, `${base}/${spec.identifier}`, [...new Set([...found.origins, ...origins])]);
+    } else if (spec.protocol === 'agui' && found.protocol === 'agui') {
+      // The origins an earlier start asked for wait as the pending change until the next publish.
+      const wanted = found.pendingChange?.origins ?? found.origins;
+      if (!wanted.includes('*') && origins.some((o) => !wanted.includes(o))) {
+        options.log(`adding ${origins.join(', ')} to the browser origins of demo connection ${spec.identifier} (in effect once environment ${environment} of ${agent} is published again)`);
+        await patchOrigins(options.url, `${base}/${spec.identifier}`, [...new Set([...wanted, ...origins])]);
+      }
     }
     endpoints.push({ identifier: found.identifier, protocol: found.protocol, auth: found.auth, url: onOrigin(found.url, options.url) });
   }
