@@ -1,0 +1,150 @@
+/**
+ * Endpoint benchmark. Starts the product as the e2e tests do (front proxy Caddy, API, dispatcher, embedded queue
+ * store and document store, on loopback ports), publishes scripts/bench-fixtures/agents/bench-endpoints (webhook
+ * triggers on two public webhook connections, a chat trigger on a public AG-UI connection; the scripted model
+ * server answers the chat turns) and prints, side by side from one run:
+ * 1. webhook acknowledgements per second and p50/p99 acknowledgement latency through the proxy (`POST
+ *    /api/webhooks/<address>`, a distinct X-Delivery-Id each, answered 202) against a plain proxied `GET
+ *    /api/health` measured the same way (same concurrency, same duration); the ratio is the headline. Also the
+ *    client's CPU and each product process's CPU during the run (cores), and how long the dispatcher took to open
+ *    every acknowledged delivery's session;
+ * 2. duplicates admitted under 25 concurrent retries of one delivery (sessions opened for it beyond the first);
+ * 3. AG-UI time to RUN_STARTED (`POST /api/agui/<address>`, request start to the first SSE `data:` line of type
+ *    RUN_STARTED), sequential runs, against the time to first byte of `GET /api/health` (scripts/bench-endpoints-agui.ts).
+ * Targets are printed beside the figures, not asserted: ≥ 2,000 acknowledgements per second on a 2-core machine,
+ * p99 < 20 ms. Options: --seconds N (per load run, default 10), --concurrency N (default 32), --runs N (AG-UI, default 50).
+ *
+ * Source: ../shared/spec/platform-service.md § Endpoints, § Limits; issue 8 (endpoints).
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { runCairn, startProduct, type RunningProduct } from '../test/helpers/product.ts';
+import { startScriptedModelServer } from '../test/helpers/scripted-model-server.ts';
+import { benchAgui } from './bench-endpoints-agui.ts';
+import { processIdsNamed, runLoad, type LoadResult } from './bench-endpoints-load.ts';
+import { countSessions, waitForSessions } from './bench-endpoints-sessions.ts';
+
+const root = resolve(import.meta.dirname, '..');
+const option = (name: string, fallback: number) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) || fallback : fallback);
+const seconds = option('--seconds', 10);
+const concurrency = option('--concurrency', 32);
+const runs = option('--runs', 50);
+const agent = 'bench-endpoints';
+const loadAverage = () => { try { return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '); } catch { return 'unknown'; } };
+
+/** Creates a public connection of `protocol` on the bench agent; returns its endpoint URL on the product's origin, or the CLI's error. */
+function connection(product: RunningProduct, id: string, protocol: string, extra: string[] = []): { url?: string; error?: string } {
+  const created = runCairn(product.url, ['connection', 'create', '--agent', agent, '--env', 'main', '--id', id, '--protocol', protocol, '--auth', 'public', ...extra, '--json']);
+  if (created.status !== 0) return { error: (created.stderr || created.stdout).trim().split('\n')[0] };
+  return { url: (JSON.parse(created.stdout) as { url: string }).url.replace(/^https?:\/\/[^/]+/, product.url) };
+}
+
+const row = (label: string, r: LoadResult) =>
+  `${label.padEnd(34)} ${r.perSecond.toFixed(0).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.answers).padStart(8)} ${r.clientCpu.toFixed(2).padStart(7)}`;
+const cpuLine = (r: LoadResult) => `machine ${r.machineCpu.toFixed(2)} of ${navigator.hardwareConcurrency} (not this bench ${(r.machineCpu - r.clientCpu - Object.values(r.serverCpu).reduce((a, b) => a + b, 0)).toFixed(2)}) | ` + Object.entries(r.serverCpu).filter(([, c]) => c >= 0.01).sort((a, b) => b[1] - a[1]).map(([n, c]) => `${n} ${c.toFixed(2)}`).join('  ');
+const others = (r: LoadResult, expected: number) => Object.entries(r.statuses).filter(([s]) => s !== String(expected)).map(([s, n]) => `${n}× ${s}`).join(', ');
+
+/** Longest the bench watches the dispatcher work through the measured deliveries after the runs (seconds). */
+const drainSeconds = 30;
+
+async function webhookThroughput(product: RunningProduct, hookUrl: string, print: (line: string) => void): Promise<void> {
+  const pid = product.child.pid;
+  const body = JSON.stringify({ action: 'opened', number: 7, repository: { full_name: 'cairn/bench' } });
+  const send = async (url: string, init?: RequestInit) => {
+    try { const r = await fetch(url, init); await r.arrayBuffer(); return r.status; } catch { return 'error' as const; }
+  };
+  const post = (url: string, deliveryId: string) => send(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-delivery-id': deliveryId }, body });
+  const health = () => send(`${product.url}/api/health`);
+  let run = 0;
+  const deliver = (n: number) => post(hookUrl, `bench-${run}-${n}`);
+  const measure = (fn: (n: number) => Promise<number | 'error'>, expected: number) => runLoad(fn, { concurrency, seconds, expected, productPid: pid });
+  // Warm-up: connections opened, code paths compiled on both sides; the dispatcher ends the warm-up's sessions first.
+  await runLoad(health, { concurrency, seconds: 1, expected: 200 });
+  // The webhook path warmed by one delivery retried for a second (one session) and 64 distinct ones.
+  run = 1;
+  await runLoad(() => deliver(0), { concurrency, seconds: 1, expected: 202 });
+  await Promise.all(Array.from({ length: 64 }, (_, n) => deliver(n + 1)));
+  await waitForSessions(product.dataDir, 'intake', 65, 60, { settled: true });
+  const base = await measure(health, 200);
+  // Where the time goes, with the dispatcher idle: the same request refused at the address look-up (404), and taken
+  // up to the claim, which finds the delivery claimed already (202 duplicate: no queue write, no session to open).
+  const unknown = await measure(() => post(`${product.url}/api/webhooks/no-such-address`, 'x'), 404);
+  run = 2;
+  const duplicate = await measure(() => deliver(0), 202);
+  const before = (await countSessions(product.dataDir, 'intake')) ?? 0;
+  // The same deliveries with the dispatcher stopped (SIGSTOP; the trigger queue keeps the firings): the endpoint's
+  // own cost. The dispatcher then resumes and works through them beside the headline run.
+  run = 3;
+  const dispatchers = processIdsNamed(pid!, 'dispatcher');
+  for (const id of dispatchers) process.kill(id, 'SIGSTOP');
+  let paused: LoadResult;
+  try {
+    paused = await measure(deliver, 202);
+  } finally {
+    for (const id of dispatchers) process.kill(id, 'SIGCONT');
+  }
+  run = 4;
+  const hooks = await measure(deliver, 202);
+  const total = paused.answers + hooks.answers;
+  const loadEnd = performance.now();
+  // The dispatcher's pace: sessions opened and turns ended over a bounded wait (the rest is left when the bench stops).
+  const [opened0, ended0] = [await countSessions(product.dataDir, 'intake') ?? 0, await countSessions(product.dataDir, 'intake', true) ?? 0];
+  const ended = await waitForSessions(product.dataDir, 'intake', before + total, drainSeconds, { settled: true });
+  const [opened1, ended1] = [await countSessions(product.dataDir, 'intake') ?? 0, await countSessions(product.dataDir, 'intake', true) ?? 0];
+  const drainWall = (ended.at - loadEnd) / 1000;
+  print(`\n1. webhook acknowledgements through the front proxy: ${concurrency} in flight, ${seconds} s each, keep-alive (latency ms)`);
+  print(`${'request'.padEnd(34)} ${'per s'.padStart(8)} ${'p50'.padStart(8)} ${'p99'.padStart(8)} ${'answers'.padStart(8)} ${'client'.padStart(7)}`);
+  print(row('GET /api/health (baseline)', base));
+  print(row('POST /api/webhooks/<address> 202', hooks));
+  print(`ratio webhook / health: ${(hooks.perSecond / base.perSecond).toFixed(2)}× the rate, ${(hooks.p50 / base.p50).toFixed(2)}× the p50, ${(hooks.p99 / base.p99).toFixed(2)}× the p99`);
+  print(`targets (not asserted): ≥ 2,000 acknowledgements per second on a 2-core machine (n8n: about 23 per second on one process), p99 < 20 ms → ${hooks.perSecond >= 2000 ? 'rate met' : 'rate NOT met'}, ${hooks.p99 < 20 ? 'p99 met' : 'p99 NOT met'}`);
+  print('where the time goes (the same POST; dispatcher idle, then stopped):');
+  print(row('… unknown address (404)', unknown));
+  print(row('… claimed already (202 duplicate)', duplicate));
+  print(row(`… dispatcher stopped${dispatchers.length === 0 ? ' (not found!)' : ''}`, paused));
+  for (const [label, r, expected] of [['health', base, 200], ['webhook', hooks, 202], ['unknown address', unknown, 404], ['claimed already', duplicate, 202], ['dispatcher stopped', paused, 202]] as const) {
+    if (others(r, expected)) print(`other answers, ${label}: ${others(r, expected)}`);
+  }
+  print('CPU during each run (cores; client = this process; a process\'s ended children count under its name):');
+  for (const [label, r] of [['health', base], ['webhook', hooks], ['unknown address', unknown], ['claimed already', duplicate], ['dispatcher stopped', paused]] as const) print(`  ${label.padEnd(16)} ${cpuLine(r)}`);
+  print(`dispatcher, in the ${drainWall.toFixed(0)} s after the runs: ${((opened1 - opened0) / drainWall).toFixed(0)} sessions opened and ${((ended1 - ended0) / drainWall).toFixed(0)} ended per second (a worker process per turn, none calling a model); ${before + total - ended1} of the ${total} deliveries of the last two runs were still to end when the bench went on`);
+}
+
+async function duplicates(product: RunningProduct, url: string, print: (line: string) => void): Promise<void> {
+  const answers = await Promise.all(Array.from({ length: 25 }, () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-delivery-id': 'retried-1' }, body: '{"retry":true}' })
+    .then(async (r) => ({ status: r.status, body: (await r.json()) as { duplicate?: boolean } }))));
+  const first = answers.filter((a) => a.status === 202 && !a.body.duplicate).length;
+  const settled = await waitForSessions(product.dataDir, 'dedupe', 1, 60, { thenWaitMs: 2_000 });
+  const viaApi = (await (await fetch(`${product.url}/api/agents/${agent}/environments/main/workflows/dedupe/sessions`)).json()) as { sessions: { variables: { trigger: { deliveryId: string } } }[] };
+  const opened = viaApi.sessions.filter((s) => s.variables.trigger.deliveryId === 'retried-1').length;
+  print('\n2. 25 concurrent retries of one delivery (one X-Delivery-Id)');
+  print(`answers: ${answers.filter((a) => a.status === 202).length}× 202 (${first} taken, ${answers.filter((a) => a.body.duplicate).length} duplicate)${answers.some((a) => a.status !== 202) ? `, others: ${answers.filter((a) => a.status !== 202).map((a) => a.status).join(' ')}` : ''}`);
+  print(`sessions opened for it: ${opened} (document store: ${settled.count}) → duplicates admitted: ${Math.max(0, opened - 1)} (must be 0)`);
+}
+
+async function main(): Promise<void> {
+  const model = await startScriptedModelServer(Array.from({ length: runs + 20 }, () => ({ text: 'Hello from the scripted model.' })));
+  const config = { models: { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } }] } };
+  const product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config) });
+  try {
+    const imported = runCairn(product.url, ['agent', 'import', join(root, 'scripts/bench-fixtures/agents/bench-endpoints'), '--agent', agent, '--publish']);
+    if (imported.status !== 0) throw new Error(`publishing the bench agent failed: ${imported.stderr || imported.stdout}`);
+    // The most calls per minute a connection may allow, so the counters never refuse the bench.
+    const hook = connection(product, 'hook', 'webhook', ['--rate', '100000,100000']);
+    const retried = connection(product, 'retried', 'webhook');
+    if (!hook.url || !retried.url) throw new Error(`creating the webhook connections failed: ${hook.error ?? retried.error}`);
+    console.log(`cairn ${product.url} (sources on bun; embedded queue and document stores), ${navigator.hardwareConcurrency} cores, load average ${loadAverage()}`);
+    // Parts 2 and 3 run first, while the dispatcher is idle (part 1 leaves it thousands of turns to run); printed in order.
+    const parts: string[][] = [[], [], []];
+    await duplicates(product, retried.url, (line) => parts[1].push(line));
+    await benchAgui(product, () => connection(product, 'chat', 'agui'), runs, (line) => parts[2].push(line));
+    await webhookThroughput(product, hook.url, (line) => parts[0].push(line));
+    for (const line of parts.flat()) console.log(line);
+  } finally {
+    await product.stop();
+    await model.close();
+  }
+}
+
+await main();
+process.exit(0);
