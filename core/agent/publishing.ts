@@ -27,8 +27,13 @@ export const formatAgentProblem = (p: AgentProblem): string => `${p.file}:${p.li
 
 /** The refusal of a publish whose draft does not validate: PlatformError `agent_invalid` (422) carrying the problems. */
 export class AgentInvalidError extends PlatformError {
-  constructor(readonly problems: AgentProblem[], agent: string, env: string) {
+  /** Every problem of the draft. */
+  readonly problems: AgentProblem[];
+
+  // Fields written out, not as parameter properties: Node runs the operator command with type stripping only.
+  constructor(problems: AgentProblem[], agent: string, env: string) {
     super('agent_invalid', `Publish refused: agent "${agent}" environment "${env}" has ${problems.length} problem(s); fix them in the draft and publish again:\n${problems.map(formatAgentProblem).join('\n')}`, { status: 422 });
+    this.problems = problems;
   }
 }
 
