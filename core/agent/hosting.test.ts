@@ -85,7 +85,7 @@ describe.each(fixtures)('hosted agents on %s', (_name, make) => {
     const agent = await createAgent(deps, owner, orgId, 'analyst');
     await saveDraft(deps, owner, agent._id, 'main', { files: demo, replace: true });
     const first = await publishEnvironment(deps, owner, agent._id, 'main');
-    expect(first.published?.counts).toEqual({ workflows: 1, states: 4, triggers: 1, skills: 1, tests: 1 });
+    expect(first.published?.counts).toEqual({ workflows: 2, states: 10, triggers: 5, skills: 1, tests: 1 });
     await saveDraft(deps, owner, agent._id, 'main', { files: invalidDemo, replace: true });
     const refusal = await publishEnvironment(deps, owner, agent._id, 'main').then(() => ({ code: 'none', status: 0, message: '', problems: [] }), (e: unknown) => e as { code: string; status: number; message: string; problems: unknown[] });
     expect(refusal).toMatchObject({ code: 'agent_invalid', status: 422 });

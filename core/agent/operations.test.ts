@@ -83,7 +83,7 @@ describe('environment operations', () => {
   it('runs a publish once: it ends succeeded with the environment after it; a second run claims nothing', async () => {
     const op = await requestOperation(deps, owner, agent._id, 'main', { kind: 'publish', input: {} }, enqueue);
     const ended = await runOperation(deps, op._id);
-    expect(ended).toMatchObject({ status: 'succeeded', error: null, result: { name: 'main', published: { counts: { workflows: 1, states: 4, triggers: 1, skills: 1, tests: 1 }, publishedBy: owner.email } } });
+    expect(ended).toMatchObject({ status: 'succeeded', error: null, result: { name: 'main', published: { counts: { workflows: 2, states: 10, triggers: 5, skills: 1, tests: 1 }, publishedBy: owner.email } } });
     expect(ended!.startedAt!.getTime()).toBeLessThan(ended!.endedAt!.getTime());
     expect((await readEnvironment(deps, owner, agent._id, 'main')).published?.buildId).toBe(ended!.result!.published!.buildId);
     expect(await runOperation(deps, op._id)).toBeUndefined();

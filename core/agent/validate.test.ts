@@ -30,7 +30,7 @@ describe('validateAgentRepository', () => {
   it('accepts the demo agent and counts what it declares', () => {
     const result = validateAgentRepository(demo);
     expect(result.problems).toEqual([]);
-    expect(result).toMatchObject({ ok: true, counts: { workflows: 1, states: 4, triggers: 1, skills: 1, tests: 1 } });
+    expect(result).toMatchObject({ ok: true, counts: { workflows: 2, states: 10, triggers: 5, skills: 1, tests: 1 } });
   });
 
   const cases: { name: string; files: AgentFile[]; problem: { file: string; line: number; column: number; key: string }; message: RegExp }[] = [

@@ -80,7 +80,12 @@ function checkWorkflows(files: AgentFile[], paths: ReadonlySet<string>): Checked
   return checked;
 }
 
-function agentWideProblems(workflows: Checked['workflows']): AgentProblem[] {
+/**
+ * Problems across workflows: trigger ids unique in the agent; a completion trigger names another workflow.
+ * @param declared - slugs of every `workflows/<slug>/workflow.yaml` file, also those that did not parse (their own
+ *   problem is reported there; a completion trigger naming one is not a second problem)
+ */
+function agentWideProblems(workflows: Checked['workflows'], declared: ReadonlySet<string>): AgentProblem[] {
   const problems: AgentProblem[] = [];
   const firstById = new Map<string, string>();
   for (const { summary, source } of workflows.values()) {
@@ -92,11 +97,15 @@ function agentWideProblems(workflows: Checked['workflows']): AgentProblem[] {
       const target = trigger.fields.workflow;
       if (trigger.type !== 'completion' || typeof target !== 'string') continue;
       if (target === summary.slug) problems.push(source.place({ key: `${key}/workflow`, message: `a completion trigger fires after another workflow's turn; "${target}" is this workflow: name another one` }));
-      else if (!workflows.has(target)) problems.push(source.place({ key: `${key}/workflow`, message: `workflow "${target}" does not exist in this agent; use one of: ${[...workflows.keys()].filter((w) => w !== summary.slug).join(', ') || '(no other workflow)'}` }));
+      else if (!workflows.has(target) && !declared.has(target)) problems.push(source.place({ key: `${key}/workflow`, message: `workflow "${target}" does not exist in this agent; use one of: ${[...workflows.keys()].filter((w) => w !== summary.slug).join(', ') || '(no other workflow)'}` }));
     }
   }
   return problems;
 }
+
+/** Slugs of the workflow files present (`workflows/<slug>/workflow.yaml`). */
+const declaredWorkflows = (files: AgentFile[]): Set<string> =>
+  new Set(files.flatMap((f) => /^workflows\/([^/]+)\/workflow\.yaml$/.exec(f.path)?.[1] ?? []));
 
 function otherFileProblems(files: AgentFile[], workflows: Checked['workflows']): AgentProblem[] {
   return files.flatMap((file) => {
@@ -124,7 +133,7 @@ export function validateAgentRepository(input: AgentFile[]): AgentValidation {
   const paths = new Set(files.map((f) => f.path));
   const problems: AgentProblem[] = paths.has('AGENTS.md') ? [] : [whole('AGENTS.md', 'AGENTS.md is missing; add it with front matter holding description (at most 500 characters) and the system prompt below')];
   const checked = checkWorkflows(files, paths);
-  problems.push(...folderProblems(files, paths), ...checked.problems, ...agentWideProblems(checked.workflows), ...otherFileProblems(files, checked.workflows));
+  problems.push(...folderProblems(files, paths), ...checked.problems, ...agentWideProblems(checked.workflows, declaredWorkflows(files)), ...otherFileProblems(files, checked.workflows));
   const summaries = [...checked.workflows.values()].map((w) => w.summary);
   const counts = {
     workflows: summaries.length,

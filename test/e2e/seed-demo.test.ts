@@ -73,7 +73,7 @@ describe('seedDemo', () => {
     expect(seeded.org.id).toBe(org.id);
     expect(log).toContain('seeding demo agent flights-analyst in organization Default organization');
     const env = await (await fetch(`${product.url}/api/agents/${id}/environments/main`)).json() as { published: { buildId: string; counts: Record<string, number> } | null };
-    expect(env.published).toMatchObject({ buildId: seeded.buildId, counts: { workflows: 1, states: 4 } });
+    expect(env.published).toMatchObject({ buildId: seeded.buildId, counts: { workflows: 2, states: 10 } });
     log.length = 0;
     expect(await seedDemoAgent(options())).toEqual(seeded);
     expect(log).toEqual([]);
