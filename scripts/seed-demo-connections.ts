@@ -84,8 +84,8 @@ export async function seedDemoConnections(options: SeedOptions): Promise<DemoEnd
 }
 
 /**
- * `endpoint` on the origin of `url`: the API builds endpoint URLs on APP_BASE_URL, which defaults to the web
- * dev server's origin (http://localhost:5173) when unset, while scripts/start serves everything on its own.
+ * `endpoint` on the origin of `url`: the API builds endpoint URLs on APP_BASE_URL, which scripts/start sets to its
+ * own address unless the user set another (the web dev server's origin, http://localhost:5173, when nothing sets it).
  */
 export function onOrigin(endpoint: string, url: string): string {
   const target = new URL(endpoint);

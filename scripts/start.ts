@@ -50,7 +50,9 @@ let bootToken: string | undefined;
 /** Starts the entrypoint with the config and, when saved, the demo token. Its exit ends scripts/start (but during a restart). */
 function launch(token: string | undefined): void {
   bootToken = token;
-  const env = { ...process.env, ...ports.env, ...config.env, CAIRN_DATA_DIR: dataDir, ...(token ? { [DEMO_TOKEN_VARIABLE]: token } : {}) };
+  // Endpoint URLs, invitation links and callback addresses name the address this start answers on (unless set).
+  const appBase = process.env.APP_BASE_URL ? {} : { APP_BASE_URL: url };
+  const env = { ...process.env, ...ports.env, ...config.env, ...appBase, CAIRN_DATA_DIR: dataDir, ...(token ? { [DEMO_TOKEN_VARIABLE]: token } : {}) };
   child = spawn(process.execPath, [resolve(root, 'bins/entrypoint/main.ts')], { stdio: 'inherit', env });
   child.on('exit', (code) => { if (!restarting || stopping) process.exit(code ?? 0); });
 }
