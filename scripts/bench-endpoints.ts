@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     // Parts 2 and 3 run first, while the dispatcher is idle (part 1 leaves it thousands of turns to run); printed in order.
     const parts: string[][] = [[], [], []];
     await duplicates(product, retried.url, (line) => parts[1].push(line));
-    await benchAgui(product, () => connection(product, 'chat', 'agui'), runs, (line) => parts[2].push(line));
+    await benchAgui(product, () => connection(product, 'chat', 'agui', ['--rate', '100000,100000']), runs, (line) => parts[2].push(line));
     await webhookThroughput(product, hook.url, (line) => parts[0].push(line));
     for (const line of parts.flat()) console.log(line);
   } finally {
