@@ -126,6 +126,10 @@ async function main(): Promise<void> {
   const model = await startScriptedModelServer(Array.from({ length: runs + 20 }, () => ({ text: 'Hello from the scripted model.' })));
   const config = { models: { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } }] } };
   const product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config) });
+  // Interrupted (Ctrl-C, a timeout): the product runs in its own process group, so stop it here.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void Promise.allSettled([product.stop(), model.close()]).then(() => process.exit(130)));
+  }
   try {
     const imported = runCairn(product.url, ['agent', 'import', join(root, 'scripts/bench-fixtures/agents/bench-endpoints'), '--agent', agent, '--publish']);
     if (imported.status !== 0) throw new Error(`publishing the bench agent failed: ${imported.stderr || imported.stdout}`);

@@ -1,0 +1,60 @@
+/**
+ * The pieces of scripts/bench-endpoints that run without the product: the bench agent validates (so the bench does
+ * not stop at its publish when the format moves), the nearest-rank quantile, the load loop's counting (answers of
+ * the expected status only in the rate and the latencies; others by status), and the per-process CPU of a process
+ * tree on Linux (a reaped child counts under its parent).
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { validateAgentRepository } from '../core/agent/validate.ts';
+import { processIdsNamed, processTreeCpu, quantile, runLoad } from './bench-endpoints-load.ts';
+
+const agentRoot = resolve(import.meta.dirname, 'bench-fixtures/agents/bench-endpoints');
+const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
+
+describe('the bench agent', () => {
+  it('validates, with the webhook and chat triggers the bench names', () => {
+    const files = walk(agentRoot).map((p) => ({ path: relative(agentRoot, p), text: readFileSync(p, 'utf8') }));
+    const validation = validateAgentRepository(files);
+    expect(validation.problems).toEqual([]);
+    expect(validation.ok).toBe(true);
+    const text = files.map((f) => f.text).join('\n');
+    for (const connection of ['hook', 'retried', 'chat']) expect(text).toContain(`connection: ${connection}`);
+  });
+});
+
+describe('quantile', () => {
+  it('takes the nearest rank', () => {
+    const values = Array.from({ length: 100 }, (_, i) => 100 - i);
+    expect(quantile(values, 0.5)).toBe(50);
+    expect(quantile(values, 0.99)).toBe(99);
+    expect(quantile(values, 1)).toBe(100);
+    expect(quantile([7], 0.99)).toBe(7);
+  });
+});
+
+describe('runLoad', () => {
+  it('counts only answers of the expected status in the rate and the latencies, and the others by status', async () => {
+    const result = await runLoad(async (n) => (n % 4 === 0 ? 429 : n % 5 === 0 ? 'error' : 202), { concurrency: 4, seconds: 0.2, expected: 202 });
+    const total = Object.values(result.statuses).reduce((a, b) => a + b, 0);
+    expect(result.statuses['429']).toBeGreaterThan(0);
+    expect(result.statuses.error).toBeGreaterThan(0);
+    expect(result.answers).toBe(result.statuses['202']);
+    expect(result.answers).toBeLessThan(total);
+    expect(result.perSecond).toBeGreaterThan(0);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('processTreeCpu', () => {
+  it('counts a reaped child\'s CPU under its parent and finds no product process in a tree without one', () => {
+    const before = processTreeCpu(process.pid);
+    const burn = spawnSync(process.execPath, ['-e', 'const t = Date.now(); while (Date.now() - t < 300) {}']);
+    expect(burn.status).toBe(0);
+    const after = processTreeCpu(process.pid);
+    const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+    expect(sum(after)).toBeGreaterThan(sum(before));
+    expect(processIdsNamed(process.pid, 'dispatcher')).toEqual([]);
+  });
+});
