@@ -12,7 +12,8 @@
  * 3. AG-UI time to RUN_STARTED (`POST /api/agui/<address>`, request start to the first SSE `data:` line of type
  *    RUN_STARTED), sequential runs, against the time to first byte of `GET /api/health` (scripts/bench-endpoints-agui.ts).
  * Targets are printed beside the figures, not asserted: ≥ 2,000 acknowledgements per second on a 2-core machine,
- * p99 < 20 ms. Options: --seconds N (per load run, default 10), --concurrency N (default 32), --runs N (AG-UI, default 50).
+ * p99 < 20 ms. Options: --seconds N (per load run, default 10), --concurrency N (default 32), --runs N (AG-UI, default 50),
+ * --cpu-profile DIR (Bun's CPU profile of every product process, written into DIR as markdown when it stops).
  *
  * Source: ../shared/spec/platform-service.md § Endpoints, § Limits; issue 8 (endpoints).
  */
@@ -29,6 +30,8 @@ const option = (name: string, fallback: number) => (process.argv.includes(name) 
 const seconds = option('--seconds', 10);
 const concurrency = option('--concurrency', 32);
 const runs = option('--runs', 50);
+/** `--cpu-profile DIR`: every Bun process of the product writes a CPU profile (markdown) into DIR when it stops. */
+const profileDir = process.argv.includes('--cpu-profile') ? resolve(process.argv[process.argv.indexOf('--cpu-profile') + 1] ?? '') : undefined;
 const agent = 'bench-endpoints';
 const loadAverage = () => { try { return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '); } catch { return 'unknown'; } };
 
@@ -125,7 +128,7 @@ async function duplicates(product: RunningProduct, url: string, print: (line: st
 async function main(): Promise<void> {
   const model = await startScriptedModelServer(Array.from({ length: runs + 20 }, () => ({ text: 'Hello from the scripted model.' })));
   const config = { models: { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } }] } };
-  const product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config) });
+  const product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config), ...(profileDir ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${profileDir}` } : {}) });
   // Interrupted (Ctrl-C, a timeout): the product runs in its own process group, so stop it here.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void Promise.allSettled([product.stop(), model.close()]).then(() => process.exit(130)));
@@ -148,6 +151,7 @@ async function main(): Promise<void> {
     await product.stop();
     await model.close();
   }
+  if (profileDir) console.log(`\nCPU profiles of the product's processes (markdown, one per process; the API's names bins/api): ${profileDir}`);
 }
 
 await main();
