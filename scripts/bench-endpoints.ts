@@ -5,12 +5,14 @@
  * server answers the chat turns) and prints, side by side from one run:
  * 1. webhook acknowledgements per second and p50/p99 acknowledgement latency through the proxy (`POST
  *    /api/webhooks/<address>`, a distinct X-Delivery-Id each, answered 202) against a plain proxied `GET
- *    /api/health` measured the same way (same concurrency, same duration); the ratio is the headline. Also the
- *    client's CPU and each product process's CPU during the run (cores), and how long the dispatcher took to open
- *    every acknowledged delivery's session;
+ *    /api/health` measured the same way (same concurrency, same duration); the ratio is the headline. Profile rows:
+ *    the same POST refused at the address look-up (404), stopped at the claim (claimed already) and with the
+ *    dispatcher stopped (SIGSTOP: the endpoint alone); the client's and each product process's CPU in each run
+ *    (cores), and the dispatcher's pace afterwards (sessions opened and ended per second over a bounded wait);
  * 2. duplicates admitted under 25 concurrent retries of one delivery (sessions opened for it beyond the first);
  * 3. AG-UI time to RUN_STARTED (`POST /api/agui/<address>`, request start to the first SSE `data:` line of type
  *    RUN_STARTED), sequential runs, against the time to first byte of `GET /api/health` (scripts/bench-endpoints-agui.ts).
+ * Parts 2 and 3 run first (part 1 leaves the dispatcher thousands of turns); the output is printed in order.
  * Targets are printed beside the figures, not asserted: ≥ 2,000 acknowledgements per second on a 2-core machine,
  * p99 < 20 ms. Options: --seconds N (per load run, default 10), --concurrency N (default 32), --runs N (AG-UI, default 50),
  * --cpu-profile DIR (Bun's CPU profile of every product process, written into DIR as markdown when it stops).
