@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { embeddedQueue } from './embedded-queue.ts';
 import { appDirectory, isCompiledExecutable } from '../../core/adapters/runtime/app-directory.ts';
 import { parseEntrypointSettings } from './settings.ts';
-import { supervise, tagged, type ChildSpec } from './supervisor.ts';
+import { DISPATCHER_NICENESS, supervise, tagged, type ChildSpec } from './supervisor.ts';
 
 // Compiled (bun build --compile): the sibling executables in this executable's directory, the
 // Caddyfile and web files under CAIRN_APP_DIR (default: the directory above, e.g. /app).
@@ -60,7 +60,10 @@ tagged('entrypoint', `front proxy on ${settings.proxyBind}:${settings.publicPort
 if (settings.exposedDevUser) tagged('entrypoint', `warning: the front proxy listens on ${settings.proxyBind}:${settings.publicPort} (beyond loopback) and sign-in is dev-user, so anyone who reaches that port acts as the owner: set PLATFORM_SIGN_IN (oidc or cloud-alb), or keep the port private`);
 if (settings.embedded.length > 0) tagged('entrypoint', `using embedded stores under ${settings.dataDir} (${settings.embedded.join(', ')} not set)`);
 if (queue) tagged('entrypoint', `running its own queue store on 127.0.0.1:${queue.port} (QUEUE_URL not set): this container serves alone; more containers need QUEUE_URL naming a shared store`);
-const children = supervise([...(queue ? [queue.spec] : []), bin('api', storeEnv), bin('dispatcher', storeEnv), bin('semantic-mcp'), proxy]);
+// The dispatcher and the workers it starts run at a lower priority: under a burst the answers (202s, streams) come
+// first and the turns catch up after, rather than the other way round on a small machine.
+const dispatcher: ChildSpec = { ...bin('dispatcher', storeEnv), niceness: DISPATCHER_NICENESS };
+const children = supervise([...(queue ? [queue.spec] : []), bin('api', storeEnv), dispatcher, bin('semantic-mcp'), proxy]);
 let stopping = false;
 const stop = async (signal: string) => {
   if (stopping) return;

@@ -5,6 +5,7 @@
  * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 1.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 
 /** A supervised child. */
@@ -15,7 +16,15 @@ export interface ChildSpec {
   args: string[];
   env: Record<string, string | undefined>;
   cwd?: string;
+  /**
+   * Niceness to run it at (0 default; higher yields the CPU to the others). Processes it starts inherit it: the
+   * dispatcher's workers, so background turns never starve the API's answers.
+   */
+  niceness?: number;
 }
+
+/** Niceness of the all-in-one dispatcher (and so of its workers): 10, below the API, proxy and stores at 0. */
+export const DISPATCHER_NICENESS = 10;
 
 /** Delay before a child that exited is started again (ms). */
 export const restartDelayMs = 2000;
@@ -35,7 +44,14 @@ export function supervise(specs: ChildSpec[]): { stop(): Promise<void>; pids(): 
   const start = (spec: ChildSpec) => {
     const child = spawn(spec.command, spec.args, { env: spec.env as NodeJS.ProcessEnv, cwd: spec.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     running.set(spec.tag, child);
-    if (child.pid) tagged('entrypoint', `started ${spec.tag} (pid ${child.pid})`);
+    if (child.pid && spec.niceness) {
+      try {
+        setPriority(child.pid, spec.niceness);
+      } catch (error) {
+        tagged('entrypoint', `${spec.tag} runs at normal priority: ${(error as Error).message}`);
+      }
+    }
+    if (child.pid) tagged('entrypoint', `started ${spec.tag} (pid ${child.pid}${spec.niceness ? `, niceness ${spec.niceness}` : ''})`);
     for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream! }).on('line', (line) => tagged(spec.tag, line));
     child.on('exit', (code, signal) => {
       running.delete(spec.tag);

@@ -4,11 +4,12 @@
  * once the first stops; stopping the entrypoint stops every process it started.
  * Source: ../shared/spec/platform-service.md § Processes, § Rules 1 and 3, § Single-dispatcher lease.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProduct, type RunningProduct } from '../helpers/product.ts';
+import { DISPATCHER_NICENESS } from '../../bins/entrypoint/supervisor.ts';
 
 let dataDir: string;
 let first: RunningProduct;
@@ -47,6 +48,13 @@ describe('entrypoint', () => {
     expect(first.output.some((l) => /^\[entrypoint\] front proxy on 127\.0\.0\.1:\d+; api on 127\.0\.0\.1:\d+/.test(l))).toBe(true);
     expect(first.output.some((l) => l.startsWith('[entrypoint] running its own queue store on 127.0.0.1:'))).toBe(true);
     expect(first.output.some((l) => l.startsWith('[redis-like store] '))).toBe(true);
+  });
+
+  it('runs the dispatcher (and so its workers) at a lower priority than the API', () => {
+    // Field 19 of /proc/<pid>/stat is the niceness (after the command name in parentheses).
+    const niceness = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[16]);
+    expect(niceness(pidOf(first, 'dispatcher'))).toBe(DISPATCHER_NICENESS);
+    expect(niceness(pidOf(first, 'api'))).toBe(0);
   });
 
   it.each(['api', 'dispatcher'])('starts the %s again 2 s after it is killed, and /healthz answers again', async (tag) => {
