@@ -61,6 +61,17 @@ export const RateSettings = Type.Object({ perCaller: Type.Integer({ minimum: 1 }
 /** Calls per minute. */
 export type RateSettings = Static<typeof RateSettings>;
 
+/** The settings of a connection that an edit changes (in effect, or pending until the next publish). */
+const editableSettings = {
+  auth: Type.Union(authModes.map((a) => Type.Literal(a))),
+  oidc: Type.Optional(OidcSettings),
+  /** Sites (`scheme://host[:port]`) whose pages may call; [] server-to-server only; ['*'] any site. */
+  origins: Type.Array(Type.String()),
+  rate: RateSettings,
+  /** Lower-case hex SHA-256 of the endpoint token (bearer mode only). */
+  tokenDigest: Type.Optional(Type.String()),
+};
+
 /** A connection as stored; `_id` is `<agentId>:<environment>:<identifier>`. */
 export const ConnectionRecord = Type.Object({
   _id: Type.String(),
@@ -70,13 +81,7 @@ export const ConnectionRecord = Type.Object({
   environment: Type.String(),
   identifier: Type.String(),
   protocol: Type.Union(protocols.map((p) => Type.Literal(p))),
-  auth: Type.Union(authModes.map((a) => Type.Literal(a))),
-  oidc: Type.Optional(OidcSettings),
-  /** Sites (`scheme://host[:port]`) whose pages may call; [] server-to-server only; ['*'] any site. */
-  origins: Type.Array(Type.String()),
-  rate: RateSettings,
-  /** Lower-case hex SHA-256 of the endpoint token (bearer mode only). */
-  tokenDigest: Type.Optional(Type.String()),
+  ...editableSettings,
   /** The endpoint address (see {@link AddressRecord}). */
   address: Type.String(),
   /**
@@ -84,11 +89,7 @@ export const ConnectionRecord = Type.Object({
    * will put in effect, who made it and when. Token regeneration does not wait.
    */
   pending: Type.Optional(Type.Object({
-    auth: Type.Union(authModes.map((a) => Type.Literal(a))),
-    oidc: Type.Optional(OidcSettings),
-    origins: Type.Array(Type.String()),
-    rate: RateSettings,
-    tokenDigest: Type.Optional(Type.String()),
+    ...editableSettings,
     /** Names this edit (the compare-and-set that puts it in effect). */
     id: Type.String(),
     changedAt: Type.Date(),
