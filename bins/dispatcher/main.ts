@@ -46,8 +46,17 @@ import { settleLostJobs } from './settle-lost-jobs.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const logger = createPinoLogger({ name: 'dispatcher' });
-/** Environment operations queued from now on go to this container's queue store (settling leaves them to run). */
+/** This process's start: a fallback for when the queue store cannot say when it started. */
 const startedAt = systemClock.now();
+/**
+ * When the embedded queue store started (its uptime): operations queued since then are in it, not lost, and settling
+ * leaves them to run. An API answering before this dispatcher finished loading queues into it too.
+ */
+async function queueStoreStartedAt(): Promise<Date> {
+  const info = stores.redis ? await stores.redis.info('server').catch(() => '') : '';
+  const uptime = Number(/uptime_in_seconds:(\d+)/.exec(info)?.[1]);
+  return Number.isFinite(uptime) ? new Date(Date.now() - uptime * 1000) : startedAt;
+}
 const instanceId = process.env.PLATFORM_INSTANCE_ID ?? `${hostname()}-${process.pid}`;
 const { boot, stores, owner: leaseOwner } = await startRole('dispatcher', {
   env: process.env,
@@ -125,7 +134,7 @@ async function sweepLoop(): Promise<void> {
 
 async function startWork(): Promise<void> {
   // Only a dispatcher that took the single-dispatcher lease settles: with a shared queue store nothing was lost.
-  if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, startedAt, requeue: async (turnId) => { if (queue) await enqueueTurnJob(queue, turnId, `${turnId}-again-${Date.now()}`); } })) log(line);
+  if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, startedAt: await queueStoreStartedAt(), requeue: async (turnId) => { if (queue) await enqueueTurnJob(queue, turnId, `${turnId}-again-${Date.now()}`); } })) log(line);
   if (queue) {
     // Trigger deployments: reconciliations after publish, restore, promotion, credential change, Retry now or a due retry (never at startup).
     const deployments = await startDeploymentWork({ ...store, queue, builds, offeredCollections: offeredCollectionsOf(boot.config), log, logError: (what, error) => logger.error({ err: error.message }, what) });
