@@ -13,7 +13,6 @@ import { agentCollections, agentSchemaVersion } from '../agent/hosting-model.ts'
 import { connectionCollections, connectionSchemaVersion } from '../connection/model.ts';
 import { deploymentCollections, deploymentSchemaVersion } from '../deployment/model.ts';
 import { sessionCollections, sessionSchemaVersion } from '../session/model.ts';
-import { deliveriesCollection } from '../session/firings.ts';
 import { pollStatesCollection } from './poll-sweep.ts';
 import { callbackAddressesCollection } from './callback-addresses.ts';
 
@@ -27,6 +26,6 @@ export function platformRelease(): ReleaseData {
   for (const name of Object.values(agentCollections)) collections[name] = { baseline: 1, current: agentSchemaVersion };
   for (const name of Object.values(connectionCollections)) collections[name] = { baseline: 1, current: connectionSchemaVersion };
   for (const name of Object.values(deploymentCollections)) collections[name] = { baseline: 1, current: deploymentSchemaVersion };
-  for (const name of [...Object.values(sessionCollections), deliveriesCollection]) collections[name] = { baseline: 1, current: sessionSchemaVersion };
+  for (const name of Object.values(sessionCollections)) collections[name] = { baseline: 1, current: sessionSchemaVersion };
   return { collections, updates: [] };
 }

@@ -11,12 +11,12 @@
  * once under concurrent duplicates; session keys: one open session per key, one session under concurrent firings).
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
-import { finalStatuses, sessionSchemaVersion, type SessionRecord, type SessionValue } from './model.ts';
+import { finalStatuses, sessionCollections, sessionSchemaVersion, type SessionRecord, type SessionValue } from './model.ts';
 import { checkSessionKey, dropClaim, nameClaimedSession, readClaim, releaseClaim, takeClaim, type SessionKeyScope } from './session-key-claims.ts';
 import { insertSession, insertTurn, sessionsOf, type SessionStoreDeps } from './session-store.ts';
 
 /** Collection of claimed deliveries (`_id` = {@link deliveryKey}). */
-export const deliveriesCollection = 'trigger_deliveries';
+export const deliveriesCollection = sessionCollections.deliveries;
 
 const deliveryKey = (scope: string, deliveryId: string) => `${scope}:${deliveryId}`;
 

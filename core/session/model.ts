@@ -21,6 +21,8 @@ export const sessionCollections = {
   messages: 'session_messages',
   spendCaps: 'spend_caps',
   spendTotals: 'spend_totals',
+  /** Claimed delivery ids of firings (core/session/firings.ts). */
+  deliveries: 'trigger_deliveries',
 } as const;
 
 /** Object keys of a session's own folder. */

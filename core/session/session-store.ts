@@ -24,14 +24,21 @@ export const sessionsOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.co
 export const turnsOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<TurnRecord>(sessionCollections.turns);
 const messagesOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<MessageRecord>(sessionCollections.messages);
 
+/** How long a claimed delivery id is remembered (s): 30 days; a retry after that fires again. */
+export const DELIVERY_CLAIM_SECONDS = 30 * 24 * 60 * 60;
+
 /** Creates the session collections' indexes (idempotent; run at boot). */
 export async function ensureSessionIndexes(docs: DocumentStore): Promise<void> {
   await docs.collection(sessionCollections.sessions).createIndex({ agentId: 1, environment: 1, createdAt: -1 });
   await docs.collection(sessionCollections.sessions).createIndex({ parentId: 1 });
+  // A chat's stream reads its child sessions by root while the turn runs.
+  await docs.collection(sessionCollections.sessions).createIndex({ rootId: 1 });
   await docs.collection(sessionCollections.sessions).createIndex({ agentId: 1, environment: 1, workflow: 1, trigger: 1, sessionKey: 1 });
   await docs.collection(sessionCollections.turns).createIndex({ sessionId: 1, queuedAt: 1 });
   await docs.collection(sessionCollections.turns).createIndex({ status: 1 });
   await docs.collection(sessionCollections.messages).createIndex({ sessionId: 1, seq: 1 }, { unique: true });
+  // A delivery id is remembered for DELIVERY_CLAIM_SECONDS: a sender's retry within that fires once.
+  await docs.collection(sessionCollections.deliveries).createIndex({ claimedAt: 1 }, { expireAfterSeconds: DELIVERY_CLAIM_SECONDS });
 }
 
 /** The fields a new session is made from. */
