@@ -27,7 +27,8 @@ import { runWebhookJob, type WebhookJob } from '../../core/boot/webhook-firings.
 import { fireDueSchedules, SCHEDULE_SWEEP_INTERVAL_MS } from '../../core/boot/schedule-firings.ts';
 import { enqueueDuePolls, POLL_QUEUE, POLL_SWEEP_INTERVAL_MS, type PollJob } from '../../core/boot/poll-sweep.ts';
 import { runPoll } from '../../core/boot/poll-run.ts';
-import { ensureCallbackIndexes, runCallbackActivation, sweepCallbackTriggers, type CallbackActivationJob } from '../../core/boot/callback-addresses.ts';
+import { callbackLive, ensureCallbackIndexes, runCallbackActivation, sweepCallbackTriggers, type CallbackActivationJob } from '../../core/boot/callback-addresses.ts';
+import { runCallbackDeactivation, type CallbackDeactivationJob } from '../../core/boot/callback-lifecycle.ts';
 import { runCallbackDelivery, type CallbackDelivery } from '../../core/boot/callback-runs.ts';
 import { runKeyedFiring, type KeyedFiringJob } from '../../core/boot/keyed-firings.ts';
 import { consumeEnvironmentOperations, ENVIRONMENT_OPERATIONS_QUEUE, operationHostingDeps } from '../../core/boot/environment-operations.ts';
@@ -149,6 +150,7 @@ async function startWork(): Promise<void> {
         if (job.name === 'callback') await runCallbackDelivery({ ...triggerCallDeps, queue }, job.data as CallbackDelivery);
         if (job.name === 'keyed-firing') await runKeyedFiring({ ...firingDeps, queue, log: print }, job.data as KeyedFiringJob);
         if (job.name === 'callback-activate') await runCallbackActivation(triggerCallDeps, job.data as CallbackActivationJob);
+        if (job.name === 'callback-deactivate') await runCallbackDeactivation({ ...triggerCallDeps, isLive: (record) => callbackLive(triggerCallDeps, record) }, job.data as CallbackDeactivationJob);
       }), { concurrency: 2 }),
       consumeEnvironmentOperations(queue, operationDeps, log, { afterEnded: async (op) => {
         await applyConnectionEditsAfter(store, op, log).catch((error: Error) => log(`connection edits after environment operation ${op._id} were not applied: ${error.message}`));

@@ -6,7 +6,9 @@
  * `subscribe` tool is called with `{event, arguments, callbackUrl}` (callbackUrl = APP_BASE_URL +
  * `/api/callbacks/<address>`) and the subscription it answers is recorded. The callback sweep (once a minute, in every
  * dispatcher) queues the activation of every trigger whose subscription is missing or was made for another
- * collection, event, arguments or URL; a failed activation is logged once and tried again at the next sweep.
+ * collection, event, arguments or URL, or whose subscription is near the `expiresAt` it answered (renewal), and the
+ * deactivation of every subscription no trigger serves any more (core/boot/callback-lifecycle.ts); a failed
+ * activation is logged once and tried again at the next sweep.
  *
  * Source: spec/platform-service.md § Rules 2 (the dispatcher registers callback addresses while a trigger activates),
  * § Rules 6 (call workers run a trigger lifecycle step), § Endpoints (/api/callbacks/<token>); issue 8.
@@ -20,28 +22,14 @@ import { isPlatformError } from '../ports/platform-error.ts';
 import { canonicalJson } from '../trigger/canonical-json.ts';
 import { TRIGGER_QUEUE } from './completion-firings.ts';
 import { runServiceCall, type ServiceCallDeps } from './poll-service-call.ts';
-import type { publishedWorkflows } from './workflow-view.ts';
+import { queueDeactivations, renewalDue } from './callback-lifecycle.ts';
+import { callbackAddressesCollection, type CallbackAddressRecord } from './callback-address-model.ts';
 
-/** Collection of callback addresses (`_id` = `<environment id>/<workflow>/<trigger id>`); never deleted from. */
-export const callbackAddressesCollection = 'callback_addresses';
+export { callbackAddressesCollection, type CallbackAddressRecord };
+
 /** Random bytes of a callback address (192 bits; 32 URL-safe characters), as the connections' addresses. */
 const addressBytes = 24;
-
-/** A callback trigger's address and its subscription. */
-export interface CallbackAddressRecord {
-  _id: string;
-  schemaVersion: 1;
-  address: string;
-  agentId: string;
-  environment: string;
-  workflow: string;
-  trigger: string;
-  createdAt: Date;
-  /** The last successful activation: canonical JSON of what was subscribed, when, and the collection's answer. */
-  subscription?: { fingerprint: string; buildId: string; subscribedAt: Date; result: unknown };
-  /** Why the last activation failed, while it keeps failing (logged once). */
-  failure?: string;
-}
+import type { publishedWorkflows } from './workflow-view.ts';
 
 /** A callback activation job (`callback-activate` on the trigger queue). */
 export interface CallbackActivationJob { agentId: string; environment: string; workflow: string; trigger: string }
@@ -86,20 +74,31 @@ function subscribeCall(fields: Record<string, unknown>, callbackUrl: string) {
  */
 export async function sweepCallbackTriggers(deps: { docs: DocumentStore; ids: Ids; clock: Clock; queue: JobQueue; builds: ReturnType<typeof publishedWorkflows>; appBaseUrl: string }): Promise<string[]> {
   const queued: string[] = [];
-  const minute = Math.floor(deps.clock.now().getTime() / 60_000);
+  const live = new Set<string>();
+  const now = deps.clock.now();
+  const minute = Math.floor(now.getTime() / 60_000);
   const envs = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).find({ published: { $ne: null } });
   for (const env of envs) {
     if (!env.published) continue;
     const agent = await deps.builds.agentOf(env.published.buildId);
     for (const trigger of Object.values(agent.workflows).flatMap((w) => w.triggers).filter((t) => t.type === 'callback')) {
       const record = await callbackAddressOf(deps, env, trigger.workflow, trigger.id);
+      live.add(record._id);
       const fingerprint = canonicalJson(subscribeCall(trigger.fields, callbackUrlOf(deps.appBaseUrl, record.address)));
-      if (record.subscription?.fingerprint === fingerprint) continue;
+      if (record.subscription?.fingerprint === fingerprint && !renewalDue(record.subscription, now)) continue;
       const job: CallbackActivationJob = { agentId: env.agentId, environment: env.name, workflow: trigger.workflow, trigger: trigger.id };
       queued.push(await deps.queue.add(TRIGGER_QUEUE, 'callback-activate', job, { jobId: `callback-activate-${(await deps.ids.sha256Hex(record._id)).slice(0, 32)}-${minute}` }));
     }
   }
-  return queued;
+  return [...queued, ...(await queueDeactivations(deps, live))];
+}
+
+/** True when the environment's published build still declares the address record's callback trigger. */
+export async function callbackLive(deps: { docs: DocumentStore; builds: ReturnType<typeof publishedWorkflows> }, record: CallbackAddressRecord): Promise<boolean> {
+  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: record.agentId, name: record.environment });
+  if (!env?.published) return false;
+  const agent = await deps.builds.agentOf(env.published.buildId);
+  return agent.workflows[record.workflow]?.triggers.some((t) => t.id === record.trigger && t.type === 'callback') ?? false;
 }
 
 /**
@@ -119,12 +118,13 @@ export async function runCallbackActivation(
   const record = await callbackAddressOf(deps, env, job.workflow, job.trigger);
   const call = subscribeCall(trigger.fields, callbackUrlOf(deps.appBaseUrl, record.address));
   const fingerprint = canonicalJson(call);
-  if (record.subscription?.fingerprint === fingerprint) return 'unchanged';
+  if (record.subscription?.fingerprint === fingerprint && !renewalDue(record.subscription, deps.clock.now())) return 'unchanged';
   const name = `callback trigger ${job.trigger} of ${job.workflow} in ${job.agentId}/${job.environment}`;
   try {
     const { subscription } = await runServiceCall(deps, { task: 'subscribe', subject: `call subscribe ${job.trigger}`, call }) as { subscription: unknown };
     await addressesOf(deps.docs).updateOne({ _id: record._id }, { $set: { subscription: { fingerprint, buildId: env.published.buildId, subscribedAt: deps.clock.now(), result: subscription } }, $unset: { failure: true } });
-    deps.log(`[triggers] ${name}: subscribed to ${call.collection} event ${call.input.event}`);
+    const renewed = record.subscription?.fingerprint === fingerprint;
+    deps.log(`[triggers] ${name}: ${renewed ? 'renewed its subscription' : 'subscribed'} to ${call.collection} event ${call.input.event}`);
     return 'subscribed';
   } catch (error) {
     const reason = isPlatformError(error) ? error.message : 'the activation failed unexpectedly';
