@@ -15,11 +15,13 @@ import { deploymentCollections, deploymentSchemaVersion } from '../deployment/mo
 import { sessionCollections, sessionSchemaVersion } from '../session/model.ts';
 import { pollStatesCollection } from './poll-sweep.ts';
 import { callbackAddressesCollection } from './callback-addresses.ts';
+import { aguiThreadsCollection } from './agui-runs.ts';
+import { sessionKeyClaimsCollection } from '../session/session-key-claims.ts';
 
 /** The release's collections and data updates. */
 export function platformRelease(): ReleaseData {
   const first = { baseline: 1, current: 1 };
-  const names = [...Object.values(semanticCollections), leaseCollection, CREDENTIAL_SECRETS_COLLECTION, pollStatesCollection, callbackAddressesCollection];
+  const names = [...Object.values(semanticCollections), leaseCollection, CREDENTIAL_SECRETS_COLLECTION, pollStatesCollection, callbackAddressesCollection, aguiThreadsCollection, sessionKeyClaimsCollection];
   const collections = Object.fromEntries(names.map((name) => [name, first]));
   for (const name of Object.values(semanticCollections)) collections[name] = { baseline: 1, current: semanticSchemaVersion };
   for (const name of Object.values(orgCollections)) collections[name] = { baseline: 1, current: orgSchemaVersion };
