@@ -11,6 +11,7 @@ import { AGUI_MEDIA_TYPE, decode } from '@ag-ui/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
+import { unlistedCollections } from '../helpers/stored-collections.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 
 let model: ScriptedModelServer;
@@ -204,5 +205,8 @@ describe('the AG-UI endpoint', () => {
     for (let i = 0; i < 50 && !product.output.some((l) => applied.test(l)); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(product.output.some((l) => applied.test(l))).toBe(true);
   });
-});
 
+  it('stores nothing in a collection the release does not list', () => {
+    expect(unlistedCollections(product.dataDir)).toEqual([]);
+  });
+});

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/ports.ts';
 import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
+import { unlistedCollections } from '../helpers/stored-collections.ts';
 import { startTriggerService, type TriggerService } from '../helpers/trigger-service.ts';
 
 let service: TriggerService;
@@ -104,5 +105,9 @@ describe('polling triggers', () => {
     const sessions = await waitUntil('the session of t-2', async () => { const s = await sessionsOf('tickets'); return s.length >= 2 ? s : undefined; });
     expect(sessions.map((s) => s.variables.trigger.itemId).sort()).toEqual(['t-1', 't-2']);
     expect(product.output.some((line) => /first poll recorded 1 item\(s\) as already seen/.test(line))).toBe(true);
+  });
+
+  it('stores nothing in a collection the release does not list', () => {
+    expect(unlistedCollections(product.dataDir)).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
+import { unlistedCollections } from '../helpers/stored-collections.ts';
 
 let product: RunningProduct;
 
@@ -97,5 +98,9 @@ describe('trigger deployments', () => {
     const run = runCairn(product.url, ['deployment', 'retry', '--agent', 'deploys', '--env', 'nope']);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('Agent "deploys" has no environment "nope"');
+  });
+
+  it('stores nothing in a collection the release does not list', () => {
+    expect(unlistedCollections(product.dataDir)).toEqual([]);
   });
 });
