@@ -113,6 +113,19 @@ describe('a poll', () => {
     published.current = { ...agent(), workflows: {} };
     expect(await runPoll(w.deps, w.job(3))).toEqual({ ended: 'skipped' });
   });
+
+  it('forgets the baseline of a trigger no longer published, so a restored one takes a new first poll', async () => {
+    const published = { current: agent() };
+    const w = await world(published);
+    w.answers.push(w.items('t1'), w.items('t1', 't2'), w.items('t1', 't2', 't3'));
+    expect(await runPoll(w.deps, w.job(1))).toEqual({ ended: 'baseline', items: 1 });
+    published.current = { ...agent(), workflows: {} };
+    await enqueueDuePolls(w.deps);
+    published.current = agent();
+    // t2 appeared while the trigger was gone: the restored trigger's first poll records it, and fires nothing.
+    expect(await runPoll(w.deps, w.job(2))).toEqual({ ended: 'baseline', items: 2 });
+    expect(await runPoll(w.deps, w.job(3))).toMatchObject({ ended: 'fired', sessions: [expect.any(String)] });
+  });
 });
 
 describe('the broker of a service task', () => {

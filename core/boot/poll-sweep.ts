@@ -3,7 +3,8 @@
  * published build that is due, on the `polls` queue. A trigger polled every N minutes (interval_minutes, default 5)
  * is due once per slot of N minutes counted from the Unix epoch ({@link dueSlot}) that it has not been polled in; the
  * job id names the trigger (a digest of environment, workflow and trigger) and the slot, so however many dispatchers
- * sweep, each due slot is enqueued once, and the poll itself claims its slot once (./poll-run.ts).
+ * sweep, each due slot is enqueued once, and the poll itself claims its slot once (./poll-run.ts). A trigger no
+ * longer published forgets its baseline, so a restored one starts with a new first poll.
  *
  * Source: spec/platform-service.md § Rules 4 (once a minute a poll sweep enqueues one poll per active polling
  * trigger; whichever dispatcher claims it runs it), § Limits (poll sweep once a minute); ../shared/AGENT-FORMAT.md
@@ -69,6 +70,7 @@ export const isDue = (lastSlot: number | undefined, slot: number) => lastSlot ==
 export async function enqueueDuePolls(deps: { docs: DocumentStore; ids: Ids; clock: Clock; queue: JobQueue; builds: ReturnType<typeof publishedWorkflows> }): Promise<string[]> {
   const now = deps.clock.now();
   const added: string[] = [];
+  const live = new Set<string>();
   const states = deps.docs.collection<PollStateRecord>(pollStatesCollection);
   const envs = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).find({ published: { $ne: null } });
   for (const env of envs) {
@@ -77,10 +79,16 @@ export async function enqueueDuePolls(deps: { docs: DocumentStore; ids: Ids; clo
     for (const trigger of Object.values(agent.workflows).flatMap((w) => w.triggers).filter((t) => t.type === 'polling')) {
       const slot = dueSlot(now, Number(trigger.fields.interval_minutes ?? DEFAULT_POLL_INTERVAL_MINUTES));
       const key = pollKey(env._id, trigger.workflow, trigger.id);
+      live.add(key);
       if (!isDue((await states.findOne({ _id: key }))?.lastSlot, slot)) continue;
       const job: PollJob = { agentId: env.agentId, environment: env.name, workflow: trigger.workflow, trigger: trigger.id, slot };
       added.push(await deps.queue.add(POLL_QUEUE, 'poll', job, { jobId: `poll-${(await deps.ids.sha256Hex(key)).slice(0, 32)}-${slot}` }));
     }
+  }
+  // A trigger no longer published forgets its baseline: restored later, its first poll takes a new one (items that
+  // appeared meanwhile are not fired as new).
+  for (const state of await states.find({ baseline: { $exists: true } })) {
+    if (!live.has(state._id)) await states.updateOne({ _id: state._id }, { $unset: { baseline: true } });
   }
   return added;
 }
