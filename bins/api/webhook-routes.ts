@@ -1,5 +1,6 @@
 /**
- * The webhook endpoint `POST /api/webhooks/<address>`: an address that serves no webhook connection is 404; the
+ * The webhook endpoint `POST /api/webhooks/<address>`: an address that serves no webhook connection, or whose
+ * connection no webhook trigger of the published build names, is 404 (two triggers naming it: 503); the
  * caller is admitted by the connection's mode (public, bearer, oidc; a webhook reads no platform sign-in); calls per
  * minute per caller and per endpoint are counted in the shared queue store (429 with Retry-After); the delivery id
  * (`X-Delivery-Id`, else the body's digest) is claimed once by a unique insert, so a retry, even 25 concurrent
@@ -12,8 +13,10 @@
 import { Elysia } from 'elysia';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
-import type { WebhookDelivery } from '../../core/boot/webhook-firings.ts';
-import { admitCaller, connectionByAddress, type AdmissionDeps } from '../../core/connection/index.ts';
+import { webhookTriggerOf, type WebhookDelivery } from '../../core/boot/webhook-firings.ts';
+import type { publishedWorkflows } from '../../core/boot/workflow-view.ts';
+import { isPlatformError } from '../../core/ports/platform-error.ts';
+import { admitCaller, connectionByAddress, type AdmissionDeps, type ConnectionRecord } from '../../core/connection/index.ts';
 import type { Clock } from '../../core/ports/clock.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
@@ -33,11 +36,30 @@ export interface WebhookRouteDeps {
   admission: AdmissionDeps;
   /** The trigger queue (absent without a queue store: the endpoint answers 503). */
   queue?: JobQueue;
+  /** The published builds (which webhook trigger names the connection). */
+  builds: ReturnType<typeof publishedWorkflows>;
   /** Counters live here when given (the shared queue store), else in this process. */
   rateRedis?: RedisConnection;
   /** The client address of a request (the request rules' view, trusted proxies applied). */
   clientAddress(request: Request): string | undefined;
   logger: Logger;
+}
+
+/**
+ * Nothing published, or no webhook trigger naming the connection: 404 (nothing is served); two triggers naming it:
+ * 503 (the deployment is in error; the sender's retry is taken once it is fixed). Undefined when it is served.
+ */
+async function servedHere(deps: WebhookRouteDeps, connection: ConnectionRecord): Promise<Response | undefined> {
+  try {
+    await webhookTriggerOf(deps, { agentId: connection.agentId, environment: connection.environment, connection: connection.identifier }, 'nothing was taken');
+    return undefined;
+  } catch (error) {
+    if (isPlatformError(error, 'not_published') || isPlatformError(error, 'trigger_not_found')) return endpointNotFound();
+    if (isPlatformError(error, 'connection_conflict')) {
+      return json({ error: { code: 'deployment_error', message: 'This endpoint\'s deployment is in error (its connection is named by more than one trigger), so nothing was taken; retry once its maintainers fixed it (they see why on the Connections page).' } }, 503);
+    }
+    throw error;
+  }
 }
 
 /** Mounts the endpoint. */
@@ -54,6 +76,8 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         authorization: request.headers.get('authorization') ?? undefined, origin: request.headers.get('origin') ?? undefined, clientAddress: deps.clientAddress(request),
       });
       if (!admission.admitted) return json({ error: { code: admission.code, message: admission.message } }, admission.status);
+      const served = await servedHere(deps, connection);
+      if (served) return served;
       const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);
       if (over) return tooMany(over.retryAfterSeconds, over.which);
       if (!deps.queue) return json({ error: { code: 'queue_unavailable', message: 'No queue store is configured (QUEUE_URL), so no delivery can be taken.' } }, 503);

@@ -18,6 +18,7 @@ import { sessionKeyOf } from '../agent/session-key-expression.ts';
 import { openFiredSession, type Firing, type FiringDeps, type FiringTarget } from '../session/firings.ts';
 import { TRIGGER_QUEUE } from './completion-firings.ts';
 import type { publishedWorkflows } from './workflow-view.ts';
+import type { TriggerDeclaration } from '../agent/trigger-model.ts';
 
 /** The payload of a webhook firing. Source: spec § Webhook firing payload. */
 export interface WebhookPayload {
@@ -37,19 +38,30 @@ export interface WebhookDelivery { agentId: string; environment: string; connect
 export type WebhookFiringDeps = FiringDeps & { builds: ReturnType<typeof publishedWorkflows> };
 
 /**
+ * The webhook trigger a connection serves on its environment's published build (the endpoint asks before it
+ * acknowledges a delivery; the dispatcher again when it fires it, on the build published then).
+ * @param outcome - what the refusal messages say did not happen
+ * @throws PlatformError `not_published` (nothing published), `trigger_not_found` (no webhook trigger names the
+ *   connection), `connection_conflict` (more than one does; names the workflows and triggers)
+ */
+export async function webhookTriggerOf(deps: Pick<WebhookFiringDeps, 'docs' | 'builds'>, ref: { agentId: string; environment: string; connection: string }, outcome: string): Promise<{ env: EnvironmentRecord & { published: NonNullable<EnvironmentRecord['published']> }; trigger: TriggerDeclaration }> {
+  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: ref.agentId, name: ref.environment });
+  if (!env?.published) throw new PlatformError('not_published', `Environment "${ref.environment}" has nothing published; ${outcome}.`);
+  const agent = await deps.builds.agentOf(env.published.buildId);
+  const triggers = Object.values(agent.workflows).flatMap((w) => w.triggers).filter((t) => t.type === 'webhook' && t.fields.connection === ref.connection);
+  if (triggers.length === 0) throw new PlatformError('trigger_not_found', `No webhook trigger of the published build names connection "${ref.connection}"; ${outcome}.`);
+  if (triggers.length > 1) throw new PlatformError('connection_conflict', `Connection "${ref.connection}" is named by webhook triggers of ${triggers.map((t) => `${t.workflow} (${t.id})`).join(' and ')}; keep one.`);
+  return { env: env as EnvironmentRecord & { published: NonNullable<EnvironmentRecord['published']> }, trigger: triggers[0] };
+}
+
+/**
  * The firing of a webhook delivery: where it opens its session and the firing itself, its session key evaluated
  * from the trigger's `session` expression over what the `trigger` variable holds.
  * @throws PlatformError `not_published`, `trigger_not_found`, `connection_conflict` (see {@link runWebhookFiring}),
  *   `invalid_session_key_expression` (a build published before the expression was checked)
  */
 export async function webhookFiringOf(deps: WebhookFiringDeps, delivery: WebhookDelivery): Promise<{ target: FiringTarget; firing: Firing }> {
-  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: delivery.agentId, name: delivery.environment });
-  if (!env?.published) throw new PlatformError('not_published', `Environment "${delivery.environment}" has nothing published; delivery ${delivery.deliveryId} opened no session.`);
-  const agent = await deps.builds.agentOf(env.published.buildId);
-  const triggers = Object.values(agent.workflows).flatMap((w) => w.triggers).filter((t) => t.type === 'webhook' && t.fields.connection === delivery.connection);
-  if (triggers.length === 0) throw new PlatformError('trigger_not_found', `No webhook trigger of the published build names connection "${delivery.connection}"; delivery ${delivery.deliveryId} opened no session.`);
-  if (triggers.length > 1) throw new PlatformError('connection_conflict', `Connection "${delivery.connection}" is named by webhook triggers of ${triggers.map((t) => `${t.workflow} (${t.id})`).join(' and ')}; keep one.`);
-  const [trigger] = triggers;
+  const { env, trigger } = await webhookTriggerOf(deps, delivery, `delivery ${delivery.deliveryId} opened no session`);
   const target: FiringTarget = {
     orgId: env.orgId, agentId: delivery.agentId, environment: delivery.environment, buildId: env.published.buildId, commitId: env.published.commitId,
     workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'webhook' },

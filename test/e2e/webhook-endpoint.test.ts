@@ -2,7 +2,7 @@
  * The webhook endpoint through the front proxy: a bearer webhook connection registered with `cairn connection
  * create`, a test agent whose webhook trigger names it, the scripted model. A delivery sent twice with one
  * X-Delivery-Id, and 25 concurrent retries of another, open one session each; the trigger variable carries the
- * payload; a missing or wrong token is 401, an unknown address 404, and a connection's per-caller rate answers 429
+ * payload; a missing or wrong token is 401, an unknown address (or a connection no trigger names) 404, and a connection's per-caller rate answers 429
  * with Retry-After. The same agent's schedule trigger (every minute, Europe/Paris) fires once per run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,10 @@ describe('the webhook endpoint', () => {
     expect((await post(hook.url, { 'x-delivery-id': 'd-3' })).status).toBe(401);
     expect((await post(hook.url, { authorization: 'Bearer cairn_ep_wrong', 'x-delivery-id': 'd-3' })).status).toBe(401);
     expect((await post(`${product.url}/api/webhooks/not-an-address`, { 'x-delivery-id': 'd-3' })).status).toBe(404);
+    // A connection no webhook trigger of the published build names serves nothing: 404, and nothing is taken.
+    const unused = connection(['--id', 'unused', '--protocol', 'webhook', '--auth', 'public']);
+    const refused = await post(unused.url.replace(/^https?:\/\/[^/]+/, product.url), { 'x-delivery-id': 'd-unused' });
+    expect(refused.status).toBe(404);
   });
 
   it('fires a schedule trigger once per run, in the trigger\'s time zone', { timeout: 120_000 }, async () => {
