@@ -45,26 +45,51 @@ export interface WebhookRouteDeps {
   logger: Logger;
 }
 
+/** How long one process reuses what it found a connection serves (ms): a publish reaches the check within this. */
+export const SERVED_CHECK_MS = 1_000;
+
+type Served = 'served' | 'not_served' | 'conflict';
+
 /**
- * Nothing published, or no webhook trigger naming the connection: 404 (nothing is served); two triggers naming it:
- * 503 (the deployment is in error; the sender's retry is taken once it is fixed). Undefined when it is served.
+ * What a connection serves, read at most once per {@link SERVED_CHECK_MS} per process (the firing itself reads the
+ * build published when it runs): nothing published or no webhook trigger naming it, one, or two or more.
  */
-async function servedHere(deps: WebhookRouteDeps, connection: ConnectionRecord): Promise<Response | undefined> {
-  try {
-    await webhookTriggerOf(deps, { agentId: connection.agentId, environment: connection.environment, connection: connection.identifier }, 'nothing was taken');
-    return undefined;
-  } catch (error) {
-    if (isPlatformError(error, 'not_published') || isPlatformError(error, 'trigger_not_found')) return endpointNotFound();
-    if (isPlatformError(error, 'connection_conflict')) {
-      return json({ error: { code: 'deployment_error', message: 'This endpoint\'s deployment is in error (its connection is named by more than one trigger), so nothing was taken; retry once its maintainers fixed it (they see why on the Connections page).' } }, 503);
+function servedChecks(deps: Pick<WebhookRouteDeps, 'docs' | 'builds'>): (connection: ConnectionRecord) => Promise<Served> {
+  const seen = new Map<string, { until: number; served: Served }>();
+  return async (connection) => {
+    const now = Date.now();
+    const hit = seen.get(connection._id);
+    if (hit && hit.until > now) return hit.served;
+    let served: Served = 'served';
+    try {
+      await webhookTriggerOf(deps, { agentId: connection.agentId, environment: connection.environment, connection: connection.identifier }, 'nothing was taken');
+    } catch (error) {
+      if (isPlatformError(error, 'not_published') || isPlatformError(error, 'trigger_not_found')) served = 'not_served';
+      else if (isPlatformError(error, 'connection_conflict')) served = 'conflict';
+      else throw error;
     }
-    throw error;
+    if (seen.size > 10_000) seen.clear();
+    seen.set(connection._id, { until: now + SERVED_CHECK_MS, served });
+    return served;
+  };
+}
+
+/**
+ * Nothing served: 404; two triggers naming the connection: 503 (the deployment is in error; the sender's retry is
+ * taken once it is fixed). Undefined when it is served.
+ */
+function refusalOf(served: Served): Response | undefined {
+  if (served === 'not_served') return endpointNotFound();
+  if (served === 'conflict') {
+    return json({ error: { code: 'deployment_error', message: 'This endpoint\'s deployment is in error (its connection is named by more than one trigger), so nothing was taken; retry once its maintainers fixed it (they see why on the Connections page).' } }, 503);
   }
+  return undefined;
 }
 
 /** Mounts the endpoint. */
 export function webhookRoutes(deps: WebhookRouteDeps) {
   const limiterFor = endpointLimiters(deps.rateRedis);
+  const servedOf = servedChecks(deps);
   const tooMany = (retryAfterSeconds: number, which: string) => new Response(JSON.stringify({ error: { code: 'rate_limited', message: `Too many calls ${which}; retry in ${retryAfterSeconds} s.` } }), {
     status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds) },
   });
@@ -76,8 +101,8 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         authorization: request.headers.get('authorization') ?? undefined, origin: request.headers.get('origin') ?? undefined, clientAddress: deps.clientAddress(request),
       });
       if (!admission.admitted) return json({ error: { code: admission.code, message: admission.message } }, admission.status);
-      const served = await servedHere(deps, connection);
-      if (served) return served;
+      const refused = refusalOf(await servedOf(connection));
+      if (refused) return refused;
       const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);
       if (over) return tooMany(over.retryAfterSeconds, over.which);
       if (!deps.queue) return json({ error: { code: 'queue_unavailable', message: 'No queue store is configured (QUEUE_URL), so no delivery can be taken.' } }, 503);
