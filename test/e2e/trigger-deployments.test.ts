@@ -14,7 +14,7 @@ import { unlistedCollections } from '../helpers/stored-collections.ts';
 
 let product: RunningProduct;
 
-type Row = { identifier: string; status: string; servingCount: number; statusMessage: string | null };
+type Row = { identifier: string; status: string; servingCount: number; statusMessage: string | null; url: string };
 type Deployment = { workflow: string; trigger: string; type: string; status: string; message: string | null; connection: string | null; failuresInRow: number; retriesExhausted: boolean; nextRetryAt: string | null };
 type Reconciliation = { reason: string; status: string; requestedAt: string; serving: number; errors: number };
 type Listed = { deployments: Deployment[]; reconciliation: Reconciliation | null };
@@ -83,6 +83,10 @@ describe('trigger deployments', () => {
     expect(human).toMatch(/^inbox\s+webhook\s+public\s+error\s+http/m);
     expect(human).toContain(`inbox: ${conflict}`);
     expect(cairn(['deployment', 'list', ...where])).toMatch(/^orders\s+order-hook\s+webhook\s+error\s+inbox\s+retry at /m);
+    // Its endpoint takes nothing while the deployment is in error: 503, so the sender's retry is taken once fixed.
+    const posted = await fetch(shown.connection.url.replace(/^https?:\/\/[^/]+/, product.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(posted.status).toBe(503);
+    expect(((await posted.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'deployment_error', message: expect.not.stringContaining('orders') });
   });
 
   it('Retry now tries every deployment again from a clean slate', { timeout: 90_000 }, async () => {
