@@ -9,9 +9,7 @@
  * Source: spec/platform-service.md § AG-UI request (rules 1, 2, 4, 5), § Tool-call result status (AG-UI rows),
  * § Session facts named (endpoint sessions), § Errors (409); issue 8 § Endpoints (AG-UI).
  */
-import type { PublishedAgent } from '../agent/hosting.ts';
 import { sessionKeyOf } from '../agent/session-key-expression.ts';
-import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import type { AdmittedCaller, ConnectionRecord } from '../connection/index.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import { openFiredSession } from '../session/firings.ts';
@@ -20,6 +18,7 @@ import { sessionsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import { takeDecision, takeReply } from '../session/sessions.ts';
 import { checkSpendCaps } from '../session/spend.ts';
 import type { publishedWorkflows } from './workflow-view.ts';
+import { publishedEnvironment } from './published-environment.ts';
 
 /** Collection of the thread ids the AG-UI endpoints issued. */
 export const aguiThreadsCollection = 'agui_threads';
@@ -85,9 +84,9 @@ export interface StartedRun {
  * @throws PlatformError `deployment_error` (503) when two or more triggers name it, naming the connection and the workflows
  */
 export async function servedChat(deps: AguiRunDeps, connection: ConnectionRecord): Promise<ServedChat | undefined> {
-  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: connection.agentId, name: connection.environment });
-  if (!env?.published) return undefined;
-  const agent: PublishedAgent = await deps.builds.agentOf(env.published.buildId);
+  const published = await publishedEnvironment(deps, connection.agentId, connection.environment);
+  if (!published) return undefined;
+  const { env, agent } = published;
   const naming = Object.values(agent.workflows).flatMap((w) => w.triggers
     .filter((t) => (t.type === 'chat' || t.type === 'webhook') && t.fields.connection === connection.identifier)
     .map((t) => ({ workflow: w.slug, trigger: t, disabled: w.definition.disabled === true })));

@@ -30,6 +30,8 @@ export { callbackAddressesCollection, type CallbackAddressRecord };
 /** Random bytes of a callback address (192 bits; 32 URL-safe characters), as the connections' addresses. */
 const addressBytes = 24;
 import type { publishedWorkflows } from './workflow-view.ts';
+import { publishedTrigger } from './published-environment.ts';
+import { base64url } from '../connection/rules.ts';
 
 /** A callback activation job (`callback-activate` on the trigger queue). */
 export interface CallbackActivationJob { agentId: string; environment: string; workflow: string; trigger: string }
@@ -95,10 +97,7 @@ export async function sweepCallbackTriggers(deps: { docs: DocumentStore; ids: Id
 
 /** True when the environment's published build still declares the address record's callback trigger. */
 export async function callbackLive(deps: { docs: DocumentStore; builds: ReturnType<typeof publishedWorkflows> }, record: CallbackAddressRecord): Promise<boolean> {
-  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: record.agentId, name: record.environment });
-  if (!env?.published) return false;
-  const agent = await deps.builds.agentOf(env.published.buildId);
-  return agent.workflows[record.workflow]?.triggers.some((t) => t.id === record.trigger && t.type === 'callback') ?? false;
+  return (await publishedTrigger(deps, record, 'callback')) !== null;
 }
 
 /**
@@ -110,11 +109,9 @@ export async function runCallbackActivation(
   deps: ServiceCallDeps & { docs: DocumentStore; ids: Ids; clock: Clock; builds: ReturnType<typeof publishedWorkflows>; appBaseUrl: string },
   job: CallbackActivationJob,
 ): Promise<'subscribed' | 'unchanged' | 'skipped' | 'failed'> {
-  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: job.agentId, name: job.environment });
-  if (!env?.published) return 'skipped';
-  const agent = await deps.builds.agentOf(env.published.buildId);
-  const trigger = agent.workflows[job.workflow]?.triggers.find((t) => t.id === job.trigger && t.type === 'callback');
-  if (!trigger) return 'skipped';
+  const published = await publishedTrigger(deps, job, 'callback');
+  if (!published) return 'skipped';
+  const { env, trigger } = published;
   const record = await callbackAddressOf(deps, env, job.workflow, job.trigger);
   const call = subscribeCall(trigger.fields, callbackUrlOf(deps.appBaseUrl, record.address));
   const fingerprint = canonicalJson(call);
@@ -132,10 +129,4 @@ export async function runCallbackActivation(
     await addressesOf(deps.docs).updateOne({ _id: record._id }, { $set: { failure: reason } });
     return 'failed';
   }
-}
-
-function base64url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }

@@ -9,7 +9,6 @@
  * Source: spec/platform-service.md § Endpoints (/api/callbacks/<token>), § Rules 6 (call workers run a callback
  * run), § Replacement of a container (an answered callback request not yet run is lost); issue 8.
  */
-import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import type { TriggerDeclaration } from '../agent/trigger-model.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
@@ -19,6 +18,7 @@ import { runServiceCall, type ServiceCallDeps } from './poll-service-call.ts';
 import { runKeyedFiring, type KeyedFiringDeps } from './keyed-firings.ts';
 import { sessionKeyOf } from '../agent/session-key-expression.ts';
 import type { publishedWorkflows } from './workflow-view.ts';
+import { publishedTrigger, type PublishedEnvironmentRecord } from './published-environment.ts';
 
 /** The request a collection is handed (the `request` of the `callback` tool's input). */
 export interface CallbackRequest {
@@ -34,7 +34,7 @@ export interface CallbackRequest {
 export interface CallbackDelivery { address: string; deliveryId: string; request: CallbackRequest }
 
 /** What an address serves now: its record, the environment and the published trigger. */
-export interface CallbackTarget { record: CallbackAddressRecord; env: EnvironmentRecord & { published: NonNullable<EnvironmentRecord['published']> }; trigger: TriggerDeclaration }
+export interface CallbackTarget { record: CallbackAddressRecord; env: PublishedEnvironmentRecord; trigger: TriggerDeclaration }
 
 /**
  * The callback trigger an address serves on its environment's current published build, or null (the endpoint then
@@ -44,11 +44,8 @@ export async function callbackTargetOf(deps: { docs: DocumentStore; builds: Retu
   if (address.length === 0 || address.length > 100) return null;
   const record = await deps.docs.collection<CallbackAddressRecord>(callbackAddressesCollection).findOne({ address });
   if (!record) return null;
-  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: record.agentId, name: record.environment });
-  if (!env?.published) return null;
-  const agent = await deps.builds.agentOf(env.published.buildId);
-  const trigger = agent.workflows[record.workflow]?.triggers.find((t) => t.id === record.trigger && t.type === 'callback');
-  return trigger ? { record, env: env as CallbackTarget['env'], trigger } : null;
+  const published = await publishedTrigger(deps, record, 'callback');
+  return published ? { record, env: published.env, trigger: published.trigger } : null;
 }
 
 /** The `callback` tool call for a request to `target`. */

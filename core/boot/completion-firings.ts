@@ -6,11 +6,11 @@
  * Source: spec/platform-service.md § Processes (trigger queues), § What the service does (completion); issue 7
  * § Sessions and turns.
  */
-import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
 import { completionFiring, fireCompletion, type CompletionFiring } from '../session/completion.ts';
 import { sessionsOf, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import { publishedWorkflows, workflowView } from './workflow-view.ts';
+import { publishedEnvironment } from './published-environment.ts';
 
 /** The queue trigger firings are put on. Source: spec § Processes (trigger queues). */
 export const TRIGGER_QUEUE = 'triggers';
@@ -29,9 +29,9 @@ export async function runCompletionFiring(
   deps: SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void>; builds: ReturnType<typeof publishedWorkflows> },
   firing: CompletionFiring,
 ): Promise<string[]> {
-  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: firing.agentId, name: firing.environment });
-  if (!env?.published) return [];
-  const agent = await deps.builds.agentOf(env.published.buildId);
+  const published = await publishedEnvironment(deps, firing.agentId, firing.environment);
+  if (!published) return [];
+  const { env, agent } = published;
   const targets = Object.values(agent.workflows).map((workflow) => ({
     view: workflowView(agent, workflow.slug),
     triggers: workflow.triggers.filter((t) => t.type === 'completion').map((t) => ({ id: t.id, state: t.state, workflow: String(t.fields.workflow ?? '') })),

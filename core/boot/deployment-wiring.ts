@@ -23,6 +23,7 @@ import type { JobQueue } from '../ports/job-queue.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import { mcpToolsOf } from './mcp-tools.ts';
 import type { publishedWorkflows } from './workflow-view.ts';
+import { publishedEnvironment } from './published-environment.ts';
 
 /** The queue reconciliations run on (every dispatcher consumes it). Source: spec § Processes (trigger queues). */
 export const DEPLOYMENT_QUEUE = 'trigger-deployments';
@@ -66,9 +67,9 @@ export function reconciliationDeps(parts: DeploymentStoreParts & { queue?: JobQu
  * @returns the plan without its reset flag (buildId null and no deployments when nothing is published)
  */
 export async function desiredOfEnvironment(parts: DesiredParts, env: EnvironmentRef): Promise<Omit<DeploymentPlan, 'reset'>> {
-  const record = await parts.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: env.agentId, name: env.environment });
-  if (!record?.published) return { buildId: null, desired: [] };
-  const agent = await parts.builds.agentOf(record.published.buildId);
+  const published = await publishedEnvironment(parts, env.agentId, env.environment);
+  if (!published) return { buildId: null, desired: [] };
+  const { env: record, agent } = published;
   const connections = await parts.docs.collection<ConnectionRecord>(connectionCollections.connections).find({ agentId: env.agentId, environment: env.environment });
   const triggers = Object.values(agent.workflows).flatMap((w) => w.triggers);
   const mcpConnections = [...new Set(triggers.filter((t) => t.type === 'mcp' && typeof t.fields.connection === 'string').map((t) => String(t.fields.connection)))];

@@ -10,7 +10,6 @@
  */
 import type { PublishedAgent } from '../agent/hosting.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
-import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import type { ConnectionRecord } from '../connection/model.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { openFiredSession } from '../session/firings.ts';
@@ -20,6 +19,7 @@ import { checkSpendCaps } from '../session/spend.ts';
 import { argumentProblem, mcpToolsOf, type McpTool, type UnlistedTool } from './mcp-tools.ts';
 import { sessionDeps } from './session-wiring.ts';
 import type { publishedWorkflows } from './workflow-view.ts';
+import { publishedEnvironment } from './published-environment.ts';
 
 /** What the MCP calls need. */
 export interface McpCallDeps extends SessionStoreDeps {
@@ -58,9 +58,9 @@ export interface McpToolResult {
 
 /** Reads the tools connection `connection` serves now. */
 export async function servedTools(deps: McpCallDeps, connection: ConnectionRecord): Promise<ServedTools> {
-  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: connection.agentId, name: connection.environment });
-  if (!env?.published) return { tools: [], unlisted: [] };
-  const agent = await deps.builds.agentOf(env.published.buildId);
+  const published = await publishedEnvironment(deps, connection.agentId, connection.environment);
+  if (!published) return { tools: [], unlisted: [] };
+  const { env, agent } = published;
   return { ...mcpToolsOf(agent, connection.identifier), build: { orgId: env.orgId, buildId: env.published.buildId, commitId: env.published.commitId, agent } };
 }
 

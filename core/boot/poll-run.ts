@@ -12,7 +12,6 @@
  * Source: spec/platform-service.md § Rules 4, 6 (each poll runs in a call worker), § Replacement of a container (an
  * item a poll already read and not yet fired is lost); ../shared/AGENT-FORMAT.md § Triggers; issue 8.
  */
-import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { claimDelivery, openFiredSession } from '../session/firings.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
@@ -20,6 +19,7 @@ import { canonicalJson } from '../trigger/canonical-json.ts';
 import { runServiceCall, type ServiceCallDeps } from './poll-service-call.ts';
 import { pollKey, pollStatesCollection, type PollJob, type PollStateRecord } from './poll-sweep.ts';
 import type { publishedWorkflows } from './workflow-view.ts';
+import { publishedTrigger } from './published-environment.ts';
 
 /** What a poll needs: the session store, the turn queue, the builds, a call worker and a log. */
 export type PollRunDeps = SessionStoreDeps & ServiceCallDeps & { enqueueTurn(turnId: string): Promise<void>; builds: ReturnType<typeof publishedWorkflows> };
@@ -32,11 +32,9 @@ export const pollItemScope = (environmentId: string, workflow: string, trigger: 
 
 /** Runs one poll job. Never throws for a service's failure (that is logged and recorded); store errors do throw. */
 export async function runPoll(deps: PollRunDeps, job: PollJob): Promise<PollOutcome> {
-  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: job.agentId, name: job.environment });
-  if (!env?.published) return { ended: 'skipped' };
-  const agent = await deps.builds.agentOf(env.published.buildId);
-  const trigger = agent.workflows[job.workflow]?.triggers.find((t) => t.id === job.trigger && t.type === 'polling');
-  if (!trigger) return { ended: 'skipped' };
+  const published = await publishedTrigger(deps, job, 'polling');
+  if (!published) return { ended: 'skipped' };
+  const { env, trigger } = published;
   const key = pollKey(env._id, job.workflow, job.trigger);
   const states = deps.docs.collection<PollStateRecord>(pollStatesCollection);
   const before = await states.findOne({ _id: key });

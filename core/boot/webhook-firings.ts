@@ -11,7 +11,6 @@
  * webhook connection both fail), § Firings; ../shared/AGENT-FORMAT.md § Triggers (webhook: `session`); issue 8
  * § Endpoints (webhook: processed off the request).
  */
-import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { sessionKeyOf } from '../agent/session-key-expression.ts';
@@ -19,6 +18,7 @@ import { openFiredSession, type Firing, type FiringDeps, type FiringTarget } fro
 import { TRIGGER_QUEUE } from './completion-firings.ts';
 import type { publishedWorkflows } from './workflow-view.ts';
 import type { TriggerDeclaration } from '../agent/trigger-model.ts';
+import { publishedEnvironment, type PublishedEnvironmentRecord } from './published-environment.ts';
 
 /** The payload of a webhook firing. Source: spec § Webhook firing payload. */
 export interface WebhookPayload {
@@ -44,14 +44,14 @@ export type WebhookFiringDeps = FiringDeps & { builds: ReturnType<typeof publish
  * @throws PlatformError `not_published` (nothing published), `trigger_not_found` (no webhook trigger names the
  *   connection), `connection_conflict` (more than one does; names the workflows and triggers)
  */
-export async function webhookTriggerOf(deps: Pick<WebhookFiringDeps, 'docs' | 'builds'>, ref: { agentId: string; environment: string; connection: string }, outcome: string): Promise<{ env: EnvironmentRecord & { published: NonNullable<EnvironmentRecord['published']> }; trigger: TriggerDeclaration }> {
-  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: ref.agentId, name: ref.environment });
-  if (!env?.published) throw new PlatformError('not_published', `Environment "${ref.environment}" has nothing published; ${outcome}.`);
-  const agent = await deps.builds.agentOf(env.published.buildId);
+export async function webhookTriggerOf(deps: Pick<WebhookFiringDeps, 'docs' | 'builds'>, ref: { agentId: string; environment: string; connection: string }, outcome: string): Promise<{ env: PublishedEnvironmentRecord; trigger: TriggerDeclaration }> {
+  const published = await publishedEnvironment(deps, ref.agentId, ref.environment);
+  if (!published) throw new PlatformError('not_published', `Environment "${ref.environment}" has nothing published; ${outcome}.`);
+  const { env, agent } = published;
   const triggers = Object.values(agent.workflows).flatMap((w) => w.triggers).filter((t) => t.type === 'webhook' && t.fields.connection === ref.connection);
   if (triggers.length === 0) throw new PlatformError('trigger_not_found', `No webhook trigger of the published build names connection "${ref.connection}"; ${outcome}.`);
   if (triggers.length > 1) throw new PlatformError('connection_conflict', `Connection "${ref.connection}" is named by webhook triggers of ${triggers.map((t) => `${t.workflow} (${t.id})`).join(' and ')}; keep one.`);
-  return { env: env as EnvironmentRecord & { published: NonNullable<EnvironmentRecord['published']> }, trigger: triggers[0] };
+  return { env, trigger: triggers[0] };
 }
 
 /**
