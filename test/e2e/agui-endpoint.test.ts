@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
 import { unlistedCollections } from '../helpers/stored-collections.ts';
-import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { startScriptedModelServer, type ScriptedModelServer, scriptedModels } from '../helpers/scripted-model-server.ts';
 
 let model: ScriptedModelServer;
 let product: RunningProduct;
@@ -29,7 +29,7 @@ beforeAll(async () => {
     { text: 'Still here, member.' },
     { text: 'Hello again.' },
   ]);
-  const config = { models: { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } }] } };
+  const config = { models: scriptedModels(model) };
   // The platform's own pages (a member's sign-in counts as their own doing from there).
   product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config), CORS_ALLOWED_ORIGINS: 'https://cairn.example' });
   const imported = runCairn(product.url, ['agent', 'import', join(repoRoot, 'test/fixtures/agents/front'), '--agent', 'front', '--publish']);

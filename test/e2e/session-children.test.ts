@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
-import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { startScriptedModelServer, type ScriptedModelServer, scriptedModels } from '../helpers/scripted-model-server.ts';
 
 let model: ScriptedModelServer;
 let product: RunningProduct;
@@ -19,7 +19,7 @@ beforeAll(async () => {
     { text: 'The helper answered.', toolCalls: [{ name: 'platform_advance', arguments: { to: 'done', reason: 'answered' } }] },
     { text: 'Noted.', toolCalls: [{ name: 'platform_advance', arguments: { to: 'end', reason: 'noted' } }] },
   ]);
-  const config = { models: { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } }] } };
+  const config = { models: scriptedModels(model) };
   product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config) });
   const imported = runCairn(product.url, ['agent', 'import', join(repoRoot, 'test/fixtures/agents/relay'), '--agent', 'relay', '--publish']);
   expect(imported.status, imported.stderr).toBe(0);

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../helpers/ports.ts';
 import { repoRoot, runCairn, startProduct, type ProductOptions, type RunningProduct } from '../helpers/product.ts';
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from '../helpers/scripted-model-server.ts';
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn, scriptedModels } from '../helpers/scripted-model-server.ts';
 import { flightsModel, projectDir } from '../helpers/semantic-fixtures.ts';
 
 const mode: ProductOptions = {};
@@ -68,7 +68,7 @@ beforeAll(async () => {
   }
   // Second boot: the config offers the scripted model and the semantic service (a config is read at boot).
   const config = {
-    models: { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } }] },
+    models: scriptedModels(model, { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }),
     services: [{ id: 'semantic', endpoint: `http://127.0.0.1:${ports.SEMANTIC_MCP_PORT}/mcp/flights/mcp`, token: ports.TEST_TOKEN }],
   };
   const { TEST_TOKEN: _t, ...env } = ports;

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
-import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { startScriptedModelServer, type ScriptedModelServer, scriptedModels } from '../helpers/scripted-model-server.ts';
 
 let model: ScriptedModelServer;
 let product: RunningProduct;
@@ -22,7 +22,7 @@ function connection(args: string[]): { url: string; token?: string } {
 
 beforeAll(async () => {
   model = await startScriptedModelServer([{ text: 'Triaged the first delivery.' }, { text: 'Triaged the second delivery.' }]);
-  const config = { models: { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } }] } };
+  const config = { models: scriptedModels(model) };
   product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config) });
   const imported = runCairn(product.url, ['agent', 'import', join(repoRoot, 'test/fixtures/agents/hooks'), '--agent', 'hooks', '--publish']);
   expect(imported.status, imported.stderr).toBe(0);

@@ -165,3 +165,14 @@ function streamTurn(res: ServerResponse, turn: ScriptedTurn, request: number): v
   res.write(`data: ${JSON.stringify({ id: `chatcmpl-${request}`, object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [], usage: usageOf(turn) })}\n\n`);
   res.end('data: [DONE]\n\n');
 }
+
+/** Prices (USD per million tokens) of the scripted model unless a test names others. */
+export const scriptedModelPrices = { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 };
+
+/**
+ * The config's `models` section offering `server` as model `scripted-model` (provider `scripted`,
+ * openai-compatible), at `prices` (default {@link scriptedModelPrices}).
+ */
+export function scriptedModels(server: { baseUrl: string }, prices = scriptedModelPrices) {
+  return { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: server.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices }] };
+}

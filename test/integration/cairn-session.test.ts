@@ -15,7 +15,7 @@ import { startApi, type RunningApi } from '../helpers/api-process.ts';
 import { bunPath, repoRoot } from '../helpers/product.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 import { runProcess } from '../helpers/run-process.ts';
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from '../helpers/scripted-model-server.ts';
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn, scriptedModels } from '../helpers/scripted-model-server.ts';
 
 const script: ScriptedTurn[] = [
   { text: 'Which period do you mean?', toolCalls: [{ name: 'platform_wait', arguments: { reason: 'Which period?' } }] },
@@ -53,7 +53,7 @@ async function startDispatcher(config: string): Promise<ChildProcess> {
 beforeAll(async () => {
   redis = await startRedis();
   model = await startScriptedModelServer(script);
-  const config = JSON.stringify({ models: { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } }] } });
+  const config = JSON.stringify({ models: scriptedModels(model, { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }) });
   api = await startApi(redis.url, { PLATFORM_CONFIG: config });
   dispatcher = await startDispatcher(config);
   const imported = await cairn('agent', 'import', join(repoRoot, 'scripts/demo/agent'), '--agent', 'flights-analyst', '--publish');

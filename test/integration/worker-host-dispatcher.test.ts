@@ -13,7 +13,7 @@ import { startDispatcher, type RunningDispatcher } from '../helpers/dispatcher-p
 import { bunPath, repoRoot } from '../helpers/product.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 import { runProcess } from '../helpers/run-process.ts';
-import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { startScriptedModelServer, type ScriptedModelServer, scriptedModels } from '../helpers/scripted-model-server.ts';
 import { hostKey, startTestWorkerHost, until, type TestWorkerHost } from './worker-host-process.ts';
 
 let redis: RunningRedis;
@@ -26,7 +26,7 @@ const cairn = (...args: string[]) => runProcess(bunPath, [join(repoRoot, 'bins/c
 beforeAll(async () => {
   redis = await startRedis();
   model = await startScriptedModelServer([{ text: 'Which period do you mean?', toolCalls: [{ name: 'platform_wait', arguments: { reason: 'Which period?' } }] }]);
-  const config = JSON.stringify({ models: { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } }] } });
+  const config = JSON.stringify({ models: scriptedModels(model, { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }) });
   api = await startApi(redis.url, { PLATFORM_CONFIG: config });
   host = await startTestWorkerHost();
   dispatcher = await startDispatcher(api, redis.url, { PLATFORM_CONFIG: config, PLATFORM_WORKER_HOST: `127.0.0.1:${host.port}`, PLATFORM_WORKER_HOST_KEY: hostKey.toString('base64') });
