@@ -12,8 +12,7 @@ import type { JobQueue } from '../ports/job-queue.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { claimDelivery, openFiredSession, releaseDelivery, type Firing, type FiringTarget } from '../session/firings.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
-import { TRIGGER_QUEUE } from './completion-firings.ts';
-import { WEBHOOK_BUSY_ATTEMPTS, webhookRetryDelayMs } from './webhook-firings.ts';
+import { retryBusyFiring } from './webhook-firings.ts';
 
 /** A `keyed-firing` job of the trigger queue: one firing, its claim, and which try this is. */
 export interface KeyedFiringJob {
@@ -50,13 +49,7 @@ export async function runKeyedFiring(deps: KeyedFiringDeps, job: KeyedFiringJob)
     await releaseDelivery(deps, job.scope, job.firingId);
     if (!isPlatformError(error, 'session_busy')) throw error;
   }
-  const { target } = job;
-  if (attempt >= WEBHOOK_BUSY_ATTEMPTS) {
-    deps.log(`dropped firing ${job.firingId} of trigger "${target.trigger.id}" (workflow "${target.workflow}", environment "${target.environment}"): the session of key ${JSON.stringify(job.firing.sessionKey)} stayed busy through ${WEBHOOK_BUSY_ATTEMPTS} tries`);
-    return { outcome: 'dropped' };
-  }
-  const delayMs = webhookRetryDelayMs(attempt);
-  const digest = await deps.ids.sha256Hex(JSON.stringify([job.scope, job.firingId]));
-  await deps.queue.add(TRIGGER_QUEUE, 'keyed-firing', { ...job, attempt: attempt + 1 }, { jobId: `keyed-firing-${digest}-try-${attempt + 1}`, delayMs });
-  return { outcome: 'retrying', attempt: attempt + 1, delayMs };
+  return retryBusyFiring(deps, {
+    name: 'keyed-firing', data: job, identity: [job.scope, job.firingId], attempt, what: `firing ${job.firingId}`, target: job.target, sessionKey: job.firing.sessionKey,
+  });
 }

@@ -123,12 +123,29 @@ export async function runWebhookJob(
   } catch (error) {
     if (!isPlatformError(error, 'session_busy')) throw error;
   }
+  return retryBusyFiring(deps, {
+    name: 'webhook', data: delivery, identity: [delivery.agentId, delivery.environment, delivery.connection, delivery.deliveryId],
+    attempt, what: `webhook delivery ${delivery.deliveryId}`, target, sessionKey: firing.sessionKey,
+  });
+}
+
+/**
+ * The next try of a firing whose keyed session was busy at try `attempt`: job `name` of the trigger queue with `data`
+ * and the next attempt, after {@link webhookRetryDelayMs} (job id `<name>-<digest of identity>-try-<n>`, so a re-run
+ * adds it once); after {@link WEBHOOK_BUSY_ATTEMPTS} tries it is dropped with one line naming `what`, the trigger, the
+ * workflow, the environment and the key (never the payload). Webhook deliveries and claimed keyed firings share it.
+ */
+export async function retryBusyFiring(
+  deps: { ids: Pick<FiringDeps['ids'], 'sha256Hex'>; queue: Pick<JobQueue, 'add'>; log(line: string): void },
+  busy: { name: string; data: object; identity: unknown; attempt: number; what: string; target: FiringTarget; sessionKey?: string },
+): Promise<{ outcome: 'retrying'; attempt: number; delayMs: number } | { outcome: 'dropped' }> {
+  const { target, attempt } = busy;
   if (attempt >= WEBHOOK_BUSY_ATTEMPTS) {
-    deps.log(`dropped webhook delivery ${delivery.deliveryId} of trigger "${target.trigger.id}" (workflow "${target.workflow}", environment "${target.environment}"): the session of key ${JSON.stringify(firing.sessionKey)} stayed busy through ${WEBHOOK_BUSY_ATTEMPTS} tries`);
+    deps.log(`dropped ${busy.what} of trigger "${target.trigger.id}" (workflow "${target.workflow}", environment "${target.environment}"): the session of key ${JSON.stringify(busy.sessionKey)} stayed busy through ${WEBHOOK_BUSY_ATTEMPTS} tries`);
     return { outcome: 'dropped' };
   }
   const delayMs = webhookRetryDelayMs(attempt);
-  const digest = await deps.ids.sha256Hex(JSON.stringify([delivery.agentId, delivery.environment, delivery.connection, delivery.deliveryId]));
-  await deps.queue.add(TRIGGER_QUEUE, 'webhook', { ...delivery, attempt: attempt + 1 }, { jobId: `webhook-${digest}-try-${attempt + 1}`, delayMs });
+  const digest = await deps.ids.sha256Hex(JSON.stringify(busy.identity));
+  await deps.queue.add(TRIGGER_QUEUE, busy.name, { ...busy.data, attempt: attempt + 1 }, { jobId: `${busy.name}-${digest}-try-${attempt + 1}`, delayMs });
   return { outcome: 'retrying', attempt: attempt + 1, delayMs };
 }
