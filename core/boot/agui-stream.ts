@@ -49,13 +49,13 @@ export async function streamRun(deps: AguiStreamDeps, run: StartedRun, emit: (ev
   const unsubscribe = deps.textDeltas ? await deps.textDeltas.subscribe(root, (delta) => live.delta(delta)).catch(() => undefined) : undefined;
   const children = new Map<string, FollowedChild>();
   const open = new Map(run.openChildren.map((c) => [c.sessionId, c.fromSeq]));
-  const ids = { dispatchOf: new Map<string, string>() };
+  const dispatchOf = new Map<string, string>();
   try {
     for (;;) {
       const turn = await turnsOf(deps).findOne({ _id: run.turnId });
       const settled = !turn || (turn.status !== 'queued' && turn.status !== 'running');
       for (const record of await messagesOf(deps).find({ sessionId: root, seq: { $gte: live.nextSeq } }, { sort: { seq: 1 } })) live.record(record);
-      await followChildren(deps, root, run.since, children, open, ids, (event) => emit(stamp(event)));
+      await followChildren(deps, root, run.since, children, open, dispatchOf, (event) => emit(stamp(event)));
       if (settled) break;
       if (signal?.aborted) return;
       await deps.sleep(deps.pollMs ?? 100);
@@ -150,17 +150,17 @@ export function messageEvents(record: MessageRecord, streamed?: number): object[
 /** Reads the root's child sessions and emits start, frames and result of each as it goes. */
 async function followChildren(
   deps: Pick<SessionStoreDeps, 'docs'>, root: string, since: Date, children: Map<string, FollowedChild>, open: Map<string, number>,
-  ids: { dispatchOf: Map<string, string> }, emit: (event: object) => void,
+  dispatchOf: Map<string, string>, emit: (event: object) => void,
 ): Promise<void> {
   const found = await sessionsOf(deps).find({ rootId: root }, { sort: { createdAt: 1 } });
   for (const child of found) {
-    ids.dispatchOf.set(child._id, child.dispatchId ?? child._id);
+    dispatchOf.set(child._id, child.dispatchId ?? child._id);
     let followed = children.get(child._id);
     if (!followed) {
       const wasOpen = open.has(child._id);
       // Only this run's children: those open when it started, and those opened since.
       if (!wasOpen && new Date(child.createdAt).getTime() < since.getTime()) continue;
-      const parent = child.parentId && child.parentId !== root ? ids.dispatchOf.get(child.parentId) : undefined;
+      const parent = child.parentId && child.parentId !== root ? dispatchOf.get(child.parentId) : undefined;
       followed = { dispatchId: child.dispatchId ?? child._id, ...(parent ? { parent } : {}), workflow: child.workflow, nextSeq: open.get(child._id) ?? 0, ended: false, started: wasOpen };
       children.set(child._id, followed);
     }
