@@ -21,7 +21,7 @@ import { streamRun, type AguiStreamDeps } from '../../core/boot/agui-stream.ts';
 import { admitCaller, connectionByAddress, type AdmissionDeps } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
-import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, memberOf, preflight, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
+import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, endpointRequestFacts, preflight, rateLimitedError, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
 import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
 
 /** What the AG-UI endpoint needs. */
@@ -69,11 +69,7 @@ export function aguiRoutes(deps: AguiRouteDeps) {
         const connection = await aguiConnection(params.address);
         if (!connection) return endpointNotFound();
         cors = corsHeaders(connection, request.headers.get('origin'));
-        const origin = request.headers.get('origin') ?? undefined;
-        const admission = await admitCaller(deps.admission, connection, {
-          authorization: request.headers.get('authorization') ?? undefined, origin, fromPlatformPage: origin !== undefined && deps.platformOrigins.includes(origin),
-          member: memberOf(deps, request), clientAddress: deps.clientAddress(request),
-        });
+        const admission = await admitCaller(deps.admission, connection, endpointRequestFacts(deps, request));
         if (!admission.admitted) {
           const refused = json({ error: { code: admission.code, message: admission.message } }, admission.status);
           if (admission.status === 401) refused.headers.set('www-authenticate', 'Bearer');
@@ -84,7 +80,7 @@ export function aguiRoutes(deps: AguiRouteDeps) {
         if (!served) return endpointNotFound();
         const beforeTurn = async () => {
           const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);
-          if (over) throw Object.assign(new PlatformError('rate_limited', `Too many calls ${over.which}; retry in ${over.retryAfterSeconds} s.`, { status: 429 }), { retryAfterSeconds: over.retryAfterSeconds });
+          if (over) throw rateLimitedError(over);
         };
         const run = await startAguiRun(deps.runs, connection, served, admission.caller, input, beforeTurn);
         const encoder = new EventEncoder({ accept: request.headers.get('accept') ?? undefined });

@@ -8,9 +8,10 @@
  */
 import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.ts';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
-import { originAllowed, type ConnectionRecord } from '../../core/connection/index.ts';
+import { originAllowed, type ConnectionRecord, type RequestFacts } from '../../core/connection/index.ts';
 import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
 import { json } from './http-helpers.ts';
+import { PlatformError } from '../../core/ports/platform-error.ts';
 
 /** The answer of an address that serves nothing (for any reason). */
 export const endpointNotFound = (): Response => json({ error: { code: 'not_found', message: 'Nothing is served at this address.' } }, 404);
@@ -32,6 +33,23 @@ export async function consumeEndpointRates(limiterFor: (points: number) => RateL
   const perEndpoint = await limiterFor(connection.rate.perEndpoint).consume(connection._id);
   if (!perEndpoint.allowed) return { retryAfterSeconds: perEndpoint.retryAfterSeconds, which: 'to this endpoint' };
   return undefined;
+}
+
+/** The 429 refusal of a call over a rate (`rate_limited`, Retry-After from `retryAfterSeconds`) for the JSON endpoints. */
+export function rateLimitedError(over: { retryAfterSeconds: number; which: string }): PlatformError {
+  return Object.assign(new PlatformError('rate_limited', `Too many calls ${over.which}; retry in ${over.retryAfterSeconds} s.`, { status: 429 }), { retryAfterSeconds: over.retryAfterSeconds });
+}
+
+/**
+ * The facts admission reads from an AG-UI or MCP request (core/connection admitCaller): its credential, its
+ * origin and whether that is the platform's own pages, the member signed in, the client address.
+ */
+export function endpointRequestFacts(deps: MemberSignIn & { clientAddress(request: Request): string | undefined }, request: Request): RequestFacts {
+  const origin = request.headers.get('origin') ?? undefined;
+  return {
+    authorization: request.headers.get('authorization') ?? undefined, origin, fromPlatformPage: origin !== undefined && deps.platformOrigins.includes(origin),
+    member: memberOf(deps, request), clientAddress: deps.clientAddress(request),
+  };
 }
 
 /** How a request's platform sign-in is read (the request rules' view). */

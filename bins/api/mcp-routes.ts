@@ -20,7 +20,7 @@ import { callMcpTool, servedTools, type McpCallDeps, type ServedTools } from '..
 import { admitCaller, connectionByAddress, type AdmissionDeps, type AdmittedCaller, type ConnectionRecord } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
-import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, memberOf, preflight, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
+import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, endpointRequestFacts, preflight, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
 import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
 
 /** What the MCP endpoint needs. */
@@ -77,11 +77,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
 
 /** Admission, header checks, the rates, then each JSON-RPC message of the body. */
 async function answer(deps: McpRouteDeps, limiterFor: (points: number) => RateLimiter, connection: ConnectionRecord, request: Request, base: string): Promise<Response> {
-  const origin = request.headers.get('origin') ?? undefined;
-  const admission = await admitCaller(deps.admission, connection, {
-    authorization: request.headers.get('authorization') ?? undefined, origin, fromPlatformPage: origin !== undefined && deps.platformOrigins.includes(origin),
-    member: memberOf(deps, request), clientAddress: deps.clientAddress(request),
-  });
+  const admission = await admitCaller(deps.admission, connection, endpointRequestFacts(deps, request));
   if (!admission.admitted && admission.status === 401) {
     const challenge = connection.auth === 'oidc' ? `Bearer resource_metadata="${metadataUrl(base, connection.address)}"` : 'Bearer';
     return errorResponse(401, rpcErrors.server, `Unauthorized: ${admission.message}`, { 'www-authenticate': challenge });

@@ -22,7 +22,7 @@ import type { DocumentStore } from '../../core/ports/document-store.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { claimDelivery, releaseDelivery } from '../../core/session/firings.ts';
-import { consumeEndpointRates, endpointLimiters, endpointNotFound } from './endpoint-rate.ts';
+import { consumeEndpointRates, endpointLimiters, endpointNotFound, rateLimitedError } from './endpoint-rate.ts';
 import { errorToResponse, json, readBody } from './http-helpers.ts';
 import { deliveryIdOf, webhookPayload } from './webhook-payload.ts';
 
@@ -90,9 +90,6 @@ function refusalOf(served: Served): Response | undefined {
 export function webhookRoutes(deps: WebhookRouteDeps) {
   const limiterFor = endpointLimiters(deps.rateRedis);
   const servedOf = servedChecks(deps);
-  const tooMany = (retryAfterSeconds: number, which: string) => new Response(JSON.stringify({ error: { code: 'rate_limited', message: `Too many calls ${which}; retry in ${retryAfterSeconds} s.` } }), {
-    status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds) },
-  });
   return new Elysia().post('/api/webhooks/:address', async ({ request, params }) => {
     try {
       const connection = await connectionByAddress(deps, params.address);
@@ -104,7 +101,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       const refused = refusalOf(await servedOf(connection));
       if (refused) return refused;
       const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);
-      if (over) return tooMany(over.retryAfterSeconds, over.which);
+      if (over) return errorToResponse(rateLimitedError(over), deps.logger);
       if (!deps.queue) return json({ error: { code: 'queue_unavailable', message: 'No queue store is configured (QUEUE_URL), so no delivery can be taken.' } }, 503);
       const body = await readBody(request, maxWebhookBytes);
       const deliveryId = deliveryIdOf(request, body);
