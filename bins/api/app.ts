@@ -35,6 +35,7 @@ import { authRoutes } from './auth-routes.ts';
 import { healthRoutes } from './health-routes.ts';
 import { requestRules, type SignInVerification } from './request-rules/index.ts';
 import { orgPreparation, orgRoutes } from './org-routes.ts';
+import { meRoutes } from './me-routes.ts';
 import { semanticRoutes } from './semantic-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { sessionDeps } from '../../core/boot/session-wiring.ts';
@@ -127,6 +128,7 @@ export function createApiApp(parts: ApiAppParts) {
     .use(healthRoutes({ version: env.appVersion, embeddedQueue }))
     .use(authRoutes({ signIn: env.signIn, oidcDiscovery: parts.signIn.oidcDiscovery, branding: parts.config.branding, logger }))
     .use(semanticRoutes({ deps: { docs, objects, git, clock: systemClock, ids: cryptoIds }, logger, authorOf }))
+    .use(meRoutes({ logger, callerOf, prepare: prepareCaller, signInMode: env.signIn.mode }))
     .use(orgRoutes({ deps: orgDeps, logger, callerOf, prepare: prepareCaller }))
     .use(agentRoutes({ deps: agentDeps, enqueueOperation: operationEnqueuer(parts.queue), logger, callerOf, prepare: prepareCaller }))
     .use(webhookRoutes({ docs, builds, clock: systemClock, admission: admissionDeps({ docs, ids: cryptoIds }), queue: parts.queue, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, logger }))

@@ -8,6 +8,7 @@
 import { Elysia } from 'elysia';
 import { signInSettingsView } from '../../core/auth/sign-in-view.ts';
 import type { BrandingConfig } from '../../core/config/config-model.ts';
+import { brandingView } from '../../core/config/branding-view.ts';
 import type { SignInSettings } from '../../core/config/platform-env-model.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { errorToResponse, json } from './http-helpers.ts';
@@ -26,35 +27,6 @@ export interface AuthRoutesOptions {
   /** The config's branding section, already sanitised. */
   branding: BrandingConfig;
   logger: Logger;
-}
-
-/**
- * Body of GET /api/branding.
- *
- * Source: spec/platform-service.md § Endpoints (/api/branding); § Rules 18
- */
-export interface BrandingView {
-  title?: string;
-  logoUrl?: string;
-  colors?: Record<string, string>;
-  appearancePalette?: Record<string, string>;
-  /** Present (true) when the branding sets a title or logo: the web app shows a powered-by note. */
-  poweredBy?: true;
-}
-
-/**
- * The branding the web app reads before its first page.
- *
- * Source: spec/platform-service.md § Rules 18
- */
-export function brandingView(branding: BrandingConfig): BrandingView {
-  return {
-    ...(branding.title ? { title: branding.title } : {}),
-    ...(branding.logo ? { logoUrl: branding.logo } : {}),
-    ...(branding.colours ? { colors: { ...branding.colours } as Record<string, string> } : {}),
-    ...(branding.appearancePalette ? { appearancePalette: { ...branding.appearancePalette } as Record<string, string> } : {}),
-    ...(branding.title || branding.logo ? { poweredBy: true as const } : {}),
-  };
 }
 
 /**

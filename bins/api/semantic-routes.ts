@@ -17,6 +17,7 @@ import { createProject, getProject, listProjects, updateProject } from '../../co
 import type { ProjectRecord } from '../../core/semantic/records.ts';
 import { putDataBlob, readSourceSnapshot, saveSources } from '../../core/semantic/sources.ts';
 import { createToken, listTokens, revokeToken } from '../../core/semantic/tokens.ts';
+import { CreateProjectBody, SaveSourcesBody, UpdateProjectBody, type ProjectDetail, type ProjectView, type PublishedView, type SavedSourcesView } from '../../core/semantic/api/projects.ts';
 import { errorToResponse, json, maxUploadBytes, readBody, readJson } from './http-helpers.ts';
 import { NoQuery, readQuery, textParam, wholeNumberParam } from './query-params.ts';
 
@@ -28,15 +29,6 @@ export interface SemanticRouteDeps {
   authorOf(request: Request): { name: string; email: string };
 }
 
-const CreateProjectBody = Type.Object({ slug: Type.String(), name: Type.Optional(Type.String({ maxLength: 200 })), pageSize: Type.Optional(Type.Integer()) }, { additionalProperties: false });
-const UpdateProjectBody = Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })), pageSize: Type.Optional(Type.Integer()) }, { additionalProperties: false });
-const SaveSourcesBody = Type.Object({
-  models: Type.Record(Type.String(), Type.String({ maxLength: 2_000_000 })),
-  data: Type.Array(Type.Object({ name: Type.String(), sha256: Type.String() }, { additionalProperties: false }), { maxItems: 500 }),
-  replace: Type.Optional(Type.Boolean()),
-  deletes: Type.Optional(Type.Array(Type.String())),
-  message: Type.Optional(Type.String({ maxLength: 2000 })),
-}, { additionalProperties: false });
 const CreateTokenBody = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 200 })),
   models: Type.Array(Type.String(), { minItems: 1 }),
@@ -99,11 +91,13 @@ export function semanticRoutes(env: SemanticRouteDeps) {
       const project = await getProject(deps, params.slug);
       const body = await readJson(request, SaveSourcesBody);
       const snapshot = await saveSources(deps, project, { models: body.models, data: body.data, replace: body.replace ?? false, deletes: body.deletes, message: body.message ?? 'Save sources', author: env.authorOf(request) });
-      return json({ revision: snapshot.revision, commitId: snapshot.commitId, models: Object.keys(snapshot.models).sort(), data: snapshot.data });
+      const saved: SavedSourcesView = { revision: snapshot.revision, commitId: snapshot.commitId, models: Object.keys(snapshot.models).sort(), data: snapshot.data.map((d) => ({ name: d.name, sha256: d.sha256, size: d.size })) };
+      return json(saved);
     }), { parse: 'none' })
     .post('/projects/:slug/publish', route<Slug>(async ({ params }) => {
       const build = await publish(deps, await getProject(deps, params.slug));
-      return json({ buildId: build.buildId, revision: build.revision, commitId: build.commitId, publishedAt: build.publishedAt, models: Object.keys(build.models).sort() });
+      const published: PublishedView = { buildId: build.buildId, revision: build.revision, commitId: build.commitId, publishedAt: build.publishedAt, models: Object.keys(build.models).sort() };
+      return json(published);
     }), { parse: 'none' })
     .get('/projects/:slug/tokens', route<Slug>(async ({ params }) => json({ tokens: await listTokens(deps, (await getProject(deps, params.slug))._id) })))
     .post('/projects/:slug/tokens', route<Slug>(async ({ request, params }) => {
@@ -126,11 +120,11 @@ export function semanticRoutes(env: SemanticRouteDeps) {
     }));
 }
 
-function projectView(p: ProjectRecord) {
-  return { id: p._id, slug: p.slug, name: p.name, pageSize: p.pageSize, createdAt: p.createdAt, sourceRevision: p.sourceRevision, publishedRevision: p.publishedRevision ?? null, publishedAt: p.publishedAt ?? null };
+function projectView(p: ProjectRecord): ProjectView {
+  return { id: p._id, slug: p.slug, name: p.name, pageSize: p.pageSize, createdAt: p.createdAt.toISOString(), sourceRevision: p.sourceRevision, publishedRevision: p.publishedRevision ?? null, publishedAt: p.publishedAt?.toISOString() ?? null };
 }
 
-async function projectDetail(deps: SemanticDeps, project: ProjectRecord) {
+async function projectDetail(deps: SemanticDeps, project: ProjectRecord): Promise<ProjectDetail> {
   const snapshot = await readSourceSnapshot(deps, project);
   return { ...projectView(project), models: Object.keys(snapshot.models).sort(), data: snapshot.data.map((d) => ({ name: d.name, size: d.size, sha256: d.sha256 })), commitId: snapshot.commitId || null };
 }

@@ -16,7 +16,8 @@ import { DISPATCHER_NICENESS, supervise, tagged, type ChildSpec } from './superv
 
 // Compiled (bun build --compile): the sibling executables in this executable's directory, the
 // Caddyfile and web files under CAIRN_APP_DIR (default: the directory above, e.g. /app).
-// From sources: `bun bins/<name>/main.ts` and the repository's proxy/ and web/.
+// From sources: `bun bins/<name>/main.ts`, the repository's proxy/ and the web app built into dist/web/
+// (scripts/build-web).
 const compiled = isCompiledExecutable(process.execPath);
 const root = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
 let settings;
@@ -52,7 +53,7 @@ const proxy: ChildSpec = {
   tag: 'proxy',
   command: process.env.CAIRN_CADDY ?? 'caddy',
   args: ['run', '--config', join(root, 'proxy', 'Caddyfile'), '--adapter', 'caddyfile'],
-  env: { PATH: process.env.PATH, HOME: settings.dataDir, XDG_DATA_HOME: join(settings.dataDir, 'caddy'), XDG_CONFIG_HOME: join(settings.dataDir, 'caddy'), PORT: String(settings.publicPort), CAIRN_PROXY_BIND: settings.proxyBind, API_PORT: String(settings.apiPort), SEMANTIC_MCP_PORT: String(settings.semanticMcpPort), WEB_ROOT: join(root, 'web'),
+  env: { PATH: process.env.PATH, HOME: settings.dataDir, XDG_DATA_HOME: join(settings.dataDir, 'caddy'), XDG_CONFIG_HOME: join(settings.dataDir, 'caddy'), PORT: String(settings.publicPort), CAIRN_PROXY_BIND: settings.proxyBind, API_PORT: String(settings.apiPort), SEMANTIC_MCP_PORT: String(settings.semanticMcpPort), WEB_ROOT: compiled ? join(root, 'web') : join(root, 'dist', 'web'),
     ...(settings.trustedProxies.length > 0 ? { CAIRN_TRUSTED_PROXIES: settings.trustedProxies.join(' ') } : {}) },
   cwd: root,
 };

@@ -99,7 +99,8 @@ for main in bins/*/main.ts; do
   ln "dist/$name" "$stage/app/bin/$name" 2>/dev/null || cp -p "dist/$name" "$stage/app/bin/$name"
 done
 cp proxy/Caddyfile "$stage/app/proxy/"
-cp -R web "$stage/app/web"
+"$root/scripts/build-web" --if-stale >&2
+cp -R dist/web "$stage/app/web"
 
 revision="${CAIRN_REVISION:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
 source_url="${CAIRN_SOURCE:-$(git remote get-url origin 2>/dev/null || echo unknown)}"

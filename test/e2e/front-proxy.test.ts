@@ -6,6 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCaddy, type RunningCaddy } from '../helpers/caddy.ts';
@@ -61,8 +62,11 @@ function expectSecurityHeaders(headers: Headers, frame: 'DENY' | 'SAMEORIGIN' = 
   expect(headers.get('content-security-policy')).toBe(frame === 'DENY' ? csp : csp.replace("frame-ancestors 'none'", "frame-ancestors 'self'"));
 }
 
+/** The built web app's stylesheet (content-hashed by Vite: scripts/build-web). */
+const cssAsset = /href="(\/assets\/index-[^"]+\.css)"/.exec(readFileSync(join(repoRoot, 'dist', 'web', 'index.html'), 'utf8'))![1];
+
 describe('front proxy', () => {
-  it.each(['/', '/index.html', '/some/client/route', '/assets/start.css', '/assets/missing.js', '/api/small', '/healthz'])('sets every security header on %s', async (path) => {
+  it.each(['/', '/index.html', '/some/client/route', cssAsset, '/assets/missing.js', '/api/small', '/healthz'])('sets every security header on %s', async (path) => {
     expectSecurityHeaders((await fetch(`${caddy.url}${path}`)).headers);
   });
 
@@ -73,7 +77,7 @@ describe('front proxy', () => {
   });
 
   it('serves /assets/ as immutable and answers 404 for a missing asset, never the web app', async () => {
-    const css = await fetch(`${caddy.url}/assets/start.css`);
+    const css = await fetch(`${caddy.url}${cssAsset}`);
     expect(css.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     const missing = await fetch(`${caddy.url}/assets/missing.js`);
     expect(missing.status).toBe(404);
@@ -152,7 +156,7 @@ describe('front proxy', () => {
   });
 
   it('is configured with a 300 s read timeout, no buffering and 32 KiB header lines', () => {
-    const adapted = spawnSync('caddy', ['adapt', '--config', join(repoRoot, 'proxy/Caddyfile'), '--adapter', 'caddyfile'], { encoding: 'utf8', env: { ...process.env, WEB_ROOT: join(repoRoot, 'web') } });
+    const adapted = spawnSync('caddy', ['adapt', '--config', join(repoRoot, 'proxy/Caddyfile'), '--adapter', 'caddyfile'], { encoding: 'utf8', env: { ...process.env, WEB_ROOT: join(repoRoot, 'dist', 'web') } });
     const config = adapted.stdout;
     expect(config).toContain('"read_timeout":300000000000');
     expect(config).toContain('"flush_interval":-1');

@@ -20,7 +20,7 @@ export async function startCaddy(options: { apiPort: number; semanticMcpPort: nu
   const port = await freePort();
   const home = mkdtempSync(join(tmpdir(), 'cairn-caddy-'));
   const child = spawn('caddy', ['run', '--config', join(repoRoot, 'proxy/Caddyfile'), '--adapter', 'caddyfile'], {
-    env: { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home, PORT: String(port), CAIRN_PROXY_BIND: '127.0.0.1', API_PORT: String(options.apiPort), SEMANTIC_MCP_PORT: String(options.semanticMcpPort), WEB_ROOT: options.webRoot ?? join(repoRoot, 'web'), ...(options.trustedProxies ? { CAIRN_TRUSTED_PROXIES: options.trustedProxies } : {}) },
+    env: { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: home, XDG_CONFIG_HOME: home, PORT: String(port), CAIRN_PROXY_BIND: '127.0.0.1', API_PORT: String(options.apiPort), SEMANTIC_MCP_PORT: String(options.semanticMcpPort), WEB_ROOT: options.webRoot ?? join(repoRoot, 'dist', 'web'), ...(options.trustedProxies ? { CAIRN_TRUSTED_PROXIES: options.trustedProxies } : {}) },
     stdio: 'ignore',
   });
   const url = `http://127.0.0.1:${port}`;

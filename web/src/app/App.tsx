@@ -1,0 +1,68 @@
+/**
+ * The web app: the session first (nothing behind sign-in shows before it), then the shell (header with
+ * branding, navigation, the person and Sign out) around the pages.
+ *
+ * Routes: / and /projects (semantic projects), /projects/<slug>/<tab> (editor, playground, access,
+ * monitoring, improvements), /<projectId>/monitoring (the spec's monitoring address, sent on to the
+ * project's tab), /signed-out.
+ *
+ * Source: spec/platform-service.md § Platform sign-in modes, § Rules 3, 18; spec/semantic-query-service.md
+ * § What the service does (5); issue 9.
+ */
+import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { SessionProvider, useSession } from '../auth/session.tsx';
+import { SignedOut, SignInScreens } from '../auth/screens.tsx';
+import { ProjectsPage } from '../pages/semantic/ProjectsPage.tsx';
+import { ProjectLayout, ProjectIdRedirect } from '../pages/semantic/ProjectLayout.tsx';
+import { Button } from '../ui/kit.tsx';
+import { useBranding } from './branding.ts';
+
+/** The whole app. */
+export function App() {
+  const [path] = useLocation();
+  if (path === '/signed-out') return <SignedOut />;
+  return <SessionProvider><Gate /></SessionProvider>;
+}
+
+function Gate() {
+  const { state } = useSession();
+  return state.kind === 'signed-in' ? <Shell /> : <SignInScreens />;
+}
+
+function Shell() {
+  const branding = useBranding();
+  const session = useSession();
+  const me = session.state.kind === 'signed-in' ? session.state.me : undefined;
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">Skip to content</a>
+      <header className="topbar">
+        <Link href="/" className="brand">
+          {branding.logoUrl ? <img src={branding.logoUrl} alt="" className="brand-logo" /> : null}
+          <span>{branding.title ?? 'cairn'}</span>
+        </Link>
+        <nav aria-label="Main" className="main-nav">
+          <Link href="/projects" className={(active) => (active ? 'active' : '')}>Semantic projects</Link>
+        </nav>
+        <div className="who">
+          <span className="who-name" title={me?.email}>{me?.name ?? me?.email}</span>
+          {me?.signInMode === 'dev-user' ? <span className="badge" title="PLATFORM_SIGN_IN=dev-user: every request is this local user">dev user</span> : <Button kind="link" onClick={() => void session.signOut()}>Sign out</Button>}
+        </div>
+      </header>
+      <main id="main" className="content">
+        <Switch>
+          <Route path="/"><Redirect to="/projects" replace /></Route>
+          <Route path="/projects" component={ProjectsPage} />
+          <Route path="/projects/:slug/:tab?">{(params) => <ProjectLayout slug={params.slug} tab={params.tab} />}</Route>
+          <Route path="/:projectId/monitoring">{(params) => <ProjectIdRedirect projectId={params.projectId} />}</Route>
+          <Route><NotFound /></Route>
+        </Switch>
+      </main>
+      {branding.poweredBy ? <footer className="powered-by">Powered by cairn</footer> : null}
+    </div>
+  );
+}
+
+function NotFound() {
+  return <section><h1>Page not found</h1><p>There is no page at this address.</p><Link href="/">Go to the start page</Link></section>;
+}

@@ -1,0 +1,71 @@
+/**
+ * oidc sign-in in the browser: the authorization-code flow with PKCE through `oidc-client-ts`, tokens kept
+ * in memory only (an in-memory user store; only the short-lived PKCE state of a redirect in progress is
+ * kept in sessionStorage), restored after a reload from a hidden frame returning to /silent-callback.html,
+ * renewed the same way before they expire.
+ *
+ * Source: spec/platform-service.md § Platform sign-in modes (oidc), § Rules 3, 6.
+ */
+import { InMemoryWebStorage, UserManager, WebStorageStateStore, type User } from 'oidc-client-ts';
+
+/** The public oidc settings of GET /api/sign-in-settings. */
+export interface OidcSettings { issuer: string; clientId: string; audience?: string }
+
+/** Where a finished sign-in at the provider left the browser. */
+export type OidcStart =
+  | { kind: 'signed-in'; user: User }
+  | { kind: 'needs-sign-in' }
+  | { kind: 'refused'; reason: 'waitlist' | 'other'; description?: string };
+
+/** One provider client per page load. */
+export function oidcClient(settings: OidcSettings, origin: string): UserManager {
+  return new UserManager({
+    authority: settings.issuer,
+    client_id: settings.clientId,
+    redirect_uri: `${origin}/`,
+    silent_redirect_uri: `${origin}/silent-callback.html`,
+    post_logout_redirect_uri: `${origin}/`,
+    response_type: 'code',
+    scope: 'openid email profile',
+    ...(settings.audience ? { resource: settings.audience } : {}),
+    userStore: new WebStorageStateStore({ store: new InMemoryWebStorage() }),
+    automaticSilentRenew: true,
+    silentRequestTimeoutInSeconds: 8,
+    loadUserInfo: false,
+  });
+}
+
+/**
+ * Finishes a redirect back from the provider (`?code=…&state=…`, or `?error=…`), else tries the hidden
+ * frame; the URL is put back to the page the person was on. A refusal naming `on_waitlist` is told apart
+ * from every other reason (rule 6).
+ */
+export async function startOidc(manager: UserManager, location: Location, history: History): Promise<OidcStart> {
+  const query = new URLSearchParams(location.search);
+  if (query.has('error')) {
+    const description = query.get('error_description') ?? undefined;
+    history.replaceState(null, '', location.pathname);
+    const waitlist = [query.get('error'), description].some((text) => text?.includes('on_waitlist'));
+    return { kind: 'refused', reason: waitlist ? 'waitlist' : 'other', ...(description ? { description } : {}) };
+  }
+  if (query.has('code') && query.has('state')) {
+    const user = await manager.signinRedirectCallback(location.href);
+    const back = typeof user.state === 'string' && user.state.startsWith('/') ? user.state : '/';
+    history.replaceState(null, '', back);
+    return { kind: 'signed-in', user };
+  }
+  try {
+    return { kind: 'signed-in', user: await manager.signinSilent() ?? raise() };
+  } catch {
+    return { kind: 'needs-sign-in' };
+  }
+}
+
+function raise(): never {
+  throw new Error('no user from the hidden frame');
+}
+
+/** Sends the person to the provider, to come back to `returnTo` (a path of this app). */
+export function signInAtProvider(manager: UserManager, returnTo: string): Promise<void> {
+  return manager.signinRedirect({ state: returnTo });
+}
