@@ -37,6 +37,9 @@ import { requestRules, type SignInVerification } from './request-rules/index.ts'
 import { orgPreparation, orgRoutes } from './org-routes.ts';
 import { meRoutes } from './me-routes.ts';
 import { semanticRoutes } from './semantic-routes.ts';
+import { semanticEditorRoutes } from './semantic-editor-routes.ts';
+import { semanticPlaygroundRoutes } from './semantic-playground-routes.ts';
+import { semanticAccessRoutes } from './semantic-access-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { sessionDeps } from '../../core/boot/session-wiring.ts';
 import { operationEnqueuer } from '../../core/boot/environment-operations.ts';
@@ -122,12 +125,16 @@ export function createApiApp(parts: ApiAppParts) {
   const connections = connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: env.production });
   const endpointCalls = mcpCallDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, builds });
   const memberSignIn = { principalOf: rules.principalOf, signInMode: env.signIn.mode, platformOrigins: [env.appBaseUrl, ...env.corsAllowedOrigins].filter((o): o is string => Boolean(o)) };
+  const semanticEnv = { deps: { docs, objects, git, clock: systemClock, ids: cryptoIds }, logger, authorOf, callerOf };
   const embeddedQueue = env.embeddedQueue.enabled ? { lease: createDocumentLease(docs, systemClock), instanceId: parts.instanceId } : undefined;
   return new Elysia()
     .use(rules.plugin)
     .use(healthRoutes({ version: env.appVersion, embeddedQueue }))
     .use(authRoutes({ signIn: env.signIn, oidcDiscovery: parts.signIn.oidcDiscovery, branding: parts.config.branding, logger }))
-    .use(semanticRoutes({ deps: { docs, objects, git, clock: systemClock, ids: cryptoIds }, logger, authorOf }))
+    .use(semanticRoutes(semanticEnv))
+    .use(semanticEditorRoutes(semanticEnv))
+    .use(semanticPlaygroundRoutes(semanticEnv))
+    .use(semanticAccessRoutes(semanticEnv))
     .use(meRoutes({ logger, callerOf, prepare: prepareCaller, signInMode: env.signIn.mode }))
     .use(orgRoutes({ deps: orgDeps, logger, callerOf, prepare: prepareCaller }))
     .use(agentRoutes({ deps: agentDeps, enqueueOperation: operationEnqueuer(parts.queue), logger, callerOf, prepare: prepareCaller }))

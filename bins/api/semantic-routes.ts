@@ -27,6 +27,8 @@ export interface SemanticRouteDeps {
   logger: Logger;
   /** The signed-in member making a request: author of the commits it makes. */
   authorOf(request: Request): { name: string; email: string };
+  /** The signed-in caller of a request. @throws PlatformError `unauthorized` (401) */
+  callerOf(request: Request): { subject: string; email: string; name?: string };
 }
 
 const CreateTokenBody = Type.Object({
