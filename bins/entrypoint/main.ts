@@ -6,7 +6,7 @@
  * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 1–2.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { embeddedQueue } from './embedded-queue.ts';
@@ -16,8 +16,8 @@ import { DISPATCHER_NICENESS, supervise, tagged, type ChildSpec } from './superv
 
 // Compiled (bun build --compile): the sibling executables in this executable's directory, the
 // Caddyfile and web files under CAIRN_APP_DIR (default: the directory above, e.g. /app).
-// From sources: `bun bins/<name>/main.ts`, the repository's proxy/ and the web app built into dist/web/
-// (scripts/build-web).
+// From sources: `bun bins/<name>/main.ts` and the repository's proxy/. The web app: dist/web/ when built
+// there (scripts/build-web), else web/ (an installed tree).
 const compiled = isCompiledExecutable(process.execPath);
 const root = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
 let settings;
@@ -49,11 +49,14 @@ const bin = (name: string, extraEnv: Record<string, string> = {}): ChildSpec => 
     ? { tag: name, command: join(dirname(process.execPath), name), args: [], env, cwd: settings.dataDir }
     : { tag: name, command: process.execPath, args: [join(root, 'bins', name, 'main.ts')], env, cwd: root };
 };
+// The built web app: dist/web/ of a checkout (scripts/build-web), else web/ of an installed tree (/app/web, /opt/cairn/web).
+const webRoot = existsSync(join(root, 'dist', 'web', 'index.html')) ? join(root, 'dist', 'web') : join(root, 'web');
+if (!existsSync(join(webRoot, 'index.html')) || readFileSync(join(webRoot, 'index.html'), 'utf8').includes('/src/main.tsx')) tagged('entrypoint', `warning: no built web app under ${webRoot}: run scripts/build-web`);
 const proxy: ChildSpec = {
   tag: 'proxy',
   command: process.env.CAIRN_CADDY ?? 'caddy',
   args: ['run', '--config', join(root, 'proxy', 'Caddyfile'), '--adapter', 'caddyfile'],
-  env: { PATH: process.env.PATH, HOME: settings.dataDir, XDG_DATA_HOME: join(settings.dataDir, 'caddy'), XDG_CONFIG_HOME: join(settings.dataDir, 'caddy'), PORT: String(settings.publicPort), CAIRN_PROXY_BIND: settings.proxyBind, API_PORT: String(settings.apiPort), SEMANTIC_MCP_PORT: String(settings.semanticMcpPort), WEB_ROOT: compiled ? join(root, 'web') : join(root, 'dist', 'web'),
+  env: { PATH: process.env.PATH, HOME: settings.dataDir, XDG_DATA_HOME: join(settings.dataDir, 'caddy'), XDG_CONFIG_HOME: join(settings.dataDir, 'caddy'), PORT: String(settings.publicPort), CAIRN_PROXY_BIND: settings.proxyBind, API_PORT: String(settings.apiPort), SEMANTIC_MCP_PORT: String(settings.semanticMcpPort), WEB_ROOT: webRoot,
     ...(settings.trustedProxies.length > 0 ? { CAIRN_TRUSTED_PROXIES: settings.trustedProxies.join(' ') } : {}) },
   cwd: root,
 };
