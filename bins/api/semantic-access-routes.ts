@@ -1,13 +1,111 @@
 /**
- * JSON routes under /api/semantic/…: MCP Access and improvement requests routes (issue 9, helper-owned).
+ * JSON routes under /api/semantic/…: improvement requests of a project, listed by status and marked done or
+ * reopened (issue 9, helper-owned). The token routes (MCP Access) live in semantic-routes.ts; their shapes
+ * and {@link tokenView} are shared from here and core/semantic/api/access.ts.
  *
- * Source: ../shared/spec/semantic-query-service.md; issue 9.
+ * Source: ../shared/spec/semantic-query-service.md § Resources and their fields (access token, improvement
+ * request); issue 9 (MCP Access, Improvement requests: list, mark done).
  */
+import { Type, type Static, type TObject } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
+import { defaultImprovementsLimit, listImprovements, markImprovementDone, maxImprovementsLimit, type ImprovementWithDone } from '../../core/semantic/improvements.ts';
+import { getProject } from '../../core/semantic/projects.ts';
+import type { TokenSummary } from '../../core/semantic/tokens.ts';
+import { ImprovementStatusFilter, MarkImprovementDoneBody, type ImprovementList, type ImprovementView, type TokenView } from '../../core/semantic/api/access.ts';
+import { errorToResponse, json, parseJsonBody, readBody } from './http-helpers.ts';
+import { NoQuery, readQuery, wholeNumberParam } from './query-params.ts';
 import type { SemanticRouteDeps } from './semantic-routes.ts';
 
-/** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
+/**
+ * Query of GET …/improvements/list: `status` open | done | all (default all) and `limit`, the newest
+ * requests answered (default 100, at most 500). Anything else is refused with 400 naming the parameter.
+ */
+const ImprovementListQuery = Type.Object({
+  status: Type.Optional(ImprovementStatusFilter),
+  limit: wholeNumberParam({ minimum: 1, maximum: maxImprovementsLimit, default: defaultImprovementsLimit }),
+}, { additionalProperties: false });
+
+/** Largest body POST …/done reads (1 KiB): it takes nothing but an empty object. */
+const maxMarkDoneBodyBytes = 1024;
+
+/** An improvement request as the web app receives it (times as ISO-8601, done state spelled out). */
+export function improvementView(record: ImprovementWithDone): ImprovementView {
+  return {
+    id: record._id,
+    modelName: record.modelName,
+    title: record.title,
+    description: record.description,
+    tokenId: record.tokenId,
+    createdAt: record.createdAt.toISOString(),
+    status: record.doneAt ? 'done' : 'open',
+    doneAt: record.doneAt?.toISOString() ?? null,
+    doneBy: record.doneAt ? record.doneBy ?? null : null,
+  };
+}
+
+/** A token as listed (GET …/tokens), times as ISO-8601 and absent ones left out. */
+export function tokenView(summary: TokenSummary): TokenView {
+  return {
+    id: summary.id,
+    name: summary.name,
+    displayPrefix: summary.displayPrefix,
+    models: summary.models,
+    createdAt: summary.createdAt.toISOString(),
+    ...(summary.expiresAt ? { expiresAt: summary.expiresAt.toISOString() } : {}),
+    ...(summary.revokedAt ? { revokedAt: summary.revokedAt.toISOString() } : {}),
+    ...(summary.lastUsedAt ? { lastUsedAt: summary.lastUsedAt.toISOString() } : {}),
+    events30d: summary.events30d,
+    state: summary.state,
+  };
+}
+
+/**
+ * Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits):
+ * - GET /api/semantic/projects/:slug/improvements/list?status=&limit= → {@link ImprovementList}
+ * - POST /api/semantic/projects/:slug/improvements/:id/done (body absent or `{}`) → {@link ImprovementView}, done
+ * - DELETE /api/semantic/projects/:slug/improvements/:id/done → {@link ImprovementView}, open again
+ * Errors: `not_found` (404) for an unknown project or request, `invalid_argument` (400) for a bad query or body,
+ * `unauthorized` (401) without a signed-in caller.
+ */
 export function semanticAccessRoutes(env: SemanticRouteDeps) {
-  void env;
-  return new Elysia({ name: 'semanticAccessRoutes', prefix: '/api/semantic' });
+  const { deps } = env;
+  type Params = { slug: string; id: string };
+  const mark = (done: boolean) => checked<Params, typeof NoQuery>(env, NoQuery, async ({ request, params }) => {
+    if (done) await readMarkDoneBody(request);
+    const caller = env.callerOf(request);
+    const project = await getProject(deps, params.slug);
+    return json(improvementView(await markImprovementDone(deps, project._id, params.id, caller.email || caller.subject, done)));
+  });
+  return new Elysia({ name: 'semanticAccessRoutes', prefix: '/api/semantic' })
+    .get('/projects/:slug/improvements/list', checked<{ slug: string }, typeof ImprovementListQuery>(env, ImprovementListQuery, async ({ params, query }) => {
+      const project = await getProject(deps, params.slug);
+      const records = await listImprovements(deps, project._id, { limit: query.limit, status: query.status });
+      const list: ImprovementList = { improvements: records.map(improvementView) };
+      return json(list);
+    }))
+    .post('/projects/:slug/improvements/:id/done', mark(true), { parse: 'none' })
+    .delete('/projects/:slug/improvements/:id/done', mark(false), { parse: 'none' });
+}
+
+/**
+ * A handler that checks the query string against `query` first and answers every error through
+ * {@link errorToResponse}.
+ */
+function checked<P, S extends TObject>(env: SemanticRouteDeps, query: S, handler: (ctx: { request: Request; params: P; query: Static<S> }) => Promise<Response>) {
+  return async ({ request, params }: { request: Request; params: P }): Promise<Response> => {
+    try {
+      return await handler({ request, params, query: readQuery(request, query) });
+    } catch (error) {
+      return errorToResponse(error, env.logger);
+    }
+  };
+}
+
+/**
+ * The optional body of POST …/done: absent, empty, or JSON `{}`.
+ * @throws PlatformError `payload_too_large` (413), `invalid_json` (400), `invalid_argument` (400)
+ */
+async function readMarkDoneBody(request: Request): Promise<void> {
+  const bytes = await readBody(request, maxMarkDoneBodyBytes);
+  if (bytes.byteLength > 0) parseJsonBody(bytes, MarkImprovementDoneBody, 'send no body, or {}');
 }

@@ -20,13 +20,66 @@ export const defaultImprovementsLimit = 100;
 export const maxImprovementsLimit = 500;
 
 /**
+ * An improvement request with its done state: `doneAt` (when a member marked it done) and `doneBy` (who:
+ * the member's email, else their subject). Both are absent while the request is open. The fields are
+ * stored on the improvement document itself by {@link markImprovementDone}.
+ *
+ * Source: issue 9 (Improvement requests: list, mark done)
+ */
+export type ImprovementWithDone = ImprovementRecord & { doneAt?: Date; doneBy?: string };
+
+/** Which improvement requests {@link listImprovements} answers: not yet done, done, or all (the default). */
+export type ImprovementStatus = 'open' | 'done' | 'all';
+
+/** The store filter of `status` within project `projectId`. */
+function statusFilter(projectId: string, status: ImprovementStatus): Record<string, unknown> {
+  if (status === 'open') return { projectId, doneAt: { $exists: false } };
+  if (status === 'done') return { projectId, doneAt: { $exists: true } };
+  return { projectId };
+}
+
+/**
  * A project's improvement requests, newest first: `limit` of them (default {@link defaultImprovementsLimit},
- * at most {@link maxImprovementsLimit}). Agents write them, so the list is always capped.
+ * at most {@link maxImprovementsLimit}), with `status` 'open', 'done' or 'all' (default 'all'). Agents write
+ * them, so the list is always capped.
  * @throws PlatformError `invalid_find_options` (400) from the store for a limit that is not a whole number
  */
-export async function listImprovements(deps: SemanticDeps, projectId: string, options: { limit?: number } = {}): Promise<ImprovementRecord[]> {
+export async function listImprovements(deps: SemanticDeps, projectId: string, options: { limit?: number; status?: ImprovementStatus } = {}): Promise<ImprovementWithDone[]> {
   const limit = Math.min(Math.max(options.limit ?? defaultImprovementsLimit, 1), maxImprovementsLimit);
-  return deps.docs.collection<ImprovementRecord>(collections.improvements).find({ projectId }, { sort: { createdAt: -1 }, limit });
+  return improvementsOf(deps).find(statusFilter(projectId, options.status ?? 'all'), { sort: { createdAt: -1 }, limit });
+}
+
+/**
+ * Marks improvement request `id` of the project done (`done` true, the default) or open again (`done`
+ * false). Idempotent: marking a done request done again keeps its first `doneAt`/`doneBy`; reopening an
+ * open one changes nothing.
+ * @param by - who marks it (the signed-in member's email, else their subject); stored as `doneBy`
+ * @returns the request as stored afterwards
+ * @throws PlatformError `not_found` (404) naming `id` when the project has no such request
+ *
+ * Source: issue 9 (Improvement requests: list, mark done)
+ */
+export async function markImprovementDone(deps: SemanticDeps, projectId: string, id: string, by: string, done = true): Promise<ImprovementWithDone> {
+  const improvements = improvementsOf(deps);
+  const record = await improvements.findOne({ _id: id, projectId });
+  if (!record) throw new PlatformError('not_found', `No improvement request "${id}" in this project: list the improvement requests to see their ids.`, { status: 404 });
+  if (done && !record.doneAt) {
+    const doneAt = deps.clock.now();
+    await improvements.updateOne({ _id: id, projectId }, { $set: { doneAt, doneBy: by } });
+    return { ...record, doneAt, doneBy: by };
+  }
+  if (!done && record.doneAt) {
+    await improvements.updateOne({ _id: id, projectId }, { $unset: { doneAt: true, doneBy: true } });
+    const open: ImprovementWithDone = { ...record };
+    delete open.doneAt;
+    delete open.doneBy;
+    return open;
+  }
+  return record;
+}
+
+function improvementsOf(deps: SemanticDeps) {
+  return deps.docs.collection<ImprovementWithDone>(collections.improvements);
 }
 
 /** Stores a query for replay; returns its storedQueryId. */

@@ -1,0 +1,101 @@
+/**
+ * The improvement-request routes over memory stores: the list by status, mark done and reopen (with who
+ * and when), 404 naming an unknown id, 400 for a bad query or body, and 401 without a signed-in caller.
+ */
+import { describe, expect, it } from 'vitest';
+import { cryptoIds } from '../../core/adapters/runtime/system.ts';
+import type { GitRepo } from '../../core/ports/git-repo.ts';
+import type { Logger } from '../../core/ports/logger.ts';
+import { PlatformError } from '../../core/ports/platform-error.ts';
+import type { ImprovementList, ImprovementView } from '../../core/semantic/api/access.ts';
+import { submitImprovement } from '../../core/semantic/improvements.ts';
+import { createProject } from '../../core/semantic/projects.ts';
+import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
+import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
+import { semanticAccessRoutes } from './semantic-access-routes.ts';
+
+const logger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, child: () => logger };
+const base = 'https://cairn.example.com';
+
+async function routes() {
+  let now = new Date('2026-11-23T10:00:00Z');
+  const clock = { now: () => now };
+  const docs = createMemoryDocumentStore({ now: clock.now });
+  /** The git port is not used by these routes. */
+  const git = {} as GitRepo;
+  const deps = { docs, objects: createMemoryObjectStore(), clock, ids: cryptoIds, git };
+  const callerOf = (request: Request) => {
+    const email = request.headers.get('x-test-member');
+    if (!email) throw new PlatformError('unauthorized', 'Sign in first.', { status: 401 });
+    return { subject: `sub-${email}`, email };
+  };
+  const app = semanticAccessRoutes({ deps, logger, callerOf, authorOf: (request) => ({ name: 'x', email: callerOf(request).email }) });
+  const project = await createProject(deps, { slug: 'flights' });
+  const other = await createProject(deps, { slug: 'other' });
+  const submit = async (projectId: string, title: string) => {
+    const record = await submitImprovement(deps, { projectId, modelName: 'flights', title, description: `about ${title}`, tokenId: 't1' });
+    now = new Date(now.getTime() + 1000);
+    return record._id;
+  };
+  const send = (method: string, path: string, init: { body?: string; member?: string | null } = {}) => app.handle(new Request(`${base}/api/semantic/projects/${path}`, {
+    method,
+    headers: { ...(init.member === null ? {} : { 'x-test-member': init.member ?? 'ana@example.com' }), ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: init.body,
+  }));
+  return { project, other, submit, send };
+}
+
+describe('improvement request routes', () => {
+  it('lists open, done or all requests and marks one done, then reopens it', async () => {
+    const { project, submit, send } = await routes();
+    const first = await submit(project._id, 'first');
+    const second = await submit(project._id, 'second');
+
+    const marked = await send('POST', `flights/improvements/${first}/done`);
+    expect(marked.status).toBe(200);
+    expect(await marked.json() as ImprovementView).toEqual({
+      id: first, modelName: 'flights', title: 'first', description: 'about first', tokenId: 't1',
+      createdAt: '2026-11-23T10:00:00.000Z', status: 'done', doneAt: '2026-11-23T10:00:02.000Z', doneBy: 'ana@example.com',
+    });
+    const again = await send('POST', `flights/improvements/${first}/done`, { body: '{}', member: 'bo@example.com' });
+    expect(await again.json()).toMatchObject({ status: 'done', doneBy: 'ana@example.com' });
+
+    const ids = async (query: string) => ((await (await send('GET', `flights/improvements/list${query}`)).json()) as ImprovementList).improvements.map((i) => i.id);
+    expect(await ids('')).toEqual([second, first]);
+    expect(await ids('?status=all')).toEqual([second, first]);
+    expect(await ids('?status=open')).toEqual([second]);
+    expect(await ids('?status=done')).toEqual([first]);
+    expect(await ids('?status=open&limit=1')).toEqual([second]);
+
+    const reopened = await send('DELETE', `flights/improvements/${first}/done`);
+    expect(await reopened.json()).toMatchObject({ id: first, status: 'open', doneAt: null, doneBy: null });
+    expect(await ids('?status=done')).toEqual([]);
+  });
+
+  it('answers 404 naming an unknown id or one of another project, and for an unknown project', async () => {
+    const { other, submit, send } = await routes();
+    const elsewhere = await submit(other._id, 'elsewhere');
+    for (const id of ['nope', elsewhere]) {
+      const response = await send('POST', `flights/improvements/${id}/done`);
+      expect(response.status).toBe(404);
+      const body = await response.json() as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('not_found');
+      expect(body.error.message).toContain(`"${id}"`);
+    }
+    expect((await send('DELETE', `nothing/improvements/${elsewhere}/done`)).status).toBe(404);
+    expect((await send('GET', 'nothing/improvements/list')).status).toBe(404);
+  });
+
+  it('refuses a bad status, an unknown parameter and a body other than {} with 400, and no caller with 401', async () => {
+    const { project, submit, send } = await routes();
+    const id = await submit(project._id, 'first');
+    const badStatus = await send('GET', 'flights/improvements/list?status=closed');
+    expect(badStatus.status).toBe(400);
+    expect((await badStatus.json() as { error: { message: string } }).error.message).toContain('"status"');
+    expect((await send('GET', 'flights/improvements/list?page=2')).status).toBe(400);
+    expect((await send('POST', `flights/improvements/${id}/done`, { body: '{"doneBy":"eve"}' })).status).toBe(400);
+    expect((await send('POST', `flights/improvements/${id}/done`, { body: 'not json' })).status).toBe(400);
+    expect((await send('POST', `flights/improvements/${id}/done`, { member: null })).status).toBe(401);
+    expect(await (await send('GET', 'flights/improvements/list?status=done')).json()).toEqual({ improvements: [] });
+  });
+});
