@@ -1,13 +1,66 @@
 /**
  * JSON routes under /api/semantic/…: the playground's and Monitoring's routes (issue 9, helper-owned).
+ * - POST …/projects/:slug/playground-token: the signed-in member's playground token (201 {@link PlaygroundTokenView}).
+ * - GET …/projects/:slug/calls/stats: calls, errors and execute_query latency per time bucket ({@link CallStatsView}),
+ *   with the filters of GET …/calls (tool, status, token, from, to) and `bucketMinutes`.
+ * - GET …/projects/:slug/calls/tokens: names of every token of the project, playground ones included ({@link CallTokenList}).
+ * Errors: 401 `unauthorized` without a signed-in member, 404 `not_found` for an unknown project, 400
+ * `invalid_argument` naming a bad query parameter.
  *
- * Source: ../shared/spec/semantic-query-service.md; issue 9.
+ * Source: ../shared/spec/semantic-query-service.md § What the service does 2 and 5, § Resources (call log entry); issue 9.
  */
+import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
+import { callStats } from '../../core/semantic/call-log.ts';
+import { getProject } from '../../core/semantic/projects.ts';
+import { callLogTokenNames, mintPlaygroundToken } from '../../core/semantic/tokens.ts';
+import type { CallStatsView, CallTokenList } from '../../core/semantic/api/monitoring.ts';
+import type { PlaygroundTokenView } from '../../core/semantic/api/playground.ts';
+import { errorToResponse, json } from './http-helpers.ts';
+import { NoQuery, readQuery, textParam } from './query-params.ts';
 import type { SemanticRouteDeps } from './semantic-routes.ts';
+
+/** Query of GET …/calls/stats: the filters of GET …/calls and the bucket width. */
+const StatsQuery = Type.Object({
+  tool: textParam('a tool name'),
+  status: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('error')], { description: '"success" or "error"' })),
+  token: textParam('a token id'),
+  from: textParam('a date like 2026-01-31 or an ISO-8601 instant', 40),
+  to: textParam('a date like 2026-01-31 or an ISO-8601 instant', 40),
+  bucketMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080, description: 'a whole number from 1 to 10080' })),
+}, { additionalProperties: false });
 
 /** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
 export function semanticPlaygroundRoutes(env: SemanticRouteDeps) {
-  void env;
-  return new Elysia({ name: 'semanticPlaygroundRoutes', prefix: '/api/semantic' });
+  const { deps, logger } = env;
+  type Slug = { params: { slug: string }; request: Request };
+  const guard = (handler: (ctx: Slug) => Promise<Response>) => async (ctx: Slug) => {
+    try {
+      return await handler(ctx);
+    } catch (error) {
+      return errorToResponse(error, logger);
+    }
+  };
+  return new Elysia({ name: 'semanticPlaygroundRoutes', prefix: '/api/semantic' })
+    .post('/projects/:slug/playground-token', guard(async ({ request, params }) => {
+      readQuery(request, NoQuery);
+      const caller = env.callerOf(request);
+      const project = await getProject(deps, params.slug);
+      const { token, record } = await mintPlaygroundToken(deps, project._id, { subject: caller.subject, email: caller.email });
+      const view: PlaygroundTokenView = { token, expiresAt: record.expiresAt!.toISOString(), tokenId: record._id };
+      return json(view, 201);
+    }), { parse: 'none' })
+    .get('/projects/:slug/calls/stats', guard(async ({ request, params }) => {
+      const query = readQuery(request, StatsQuery);
+      const project = await getProject(deps, params.slug);
+      const stats = await callStats(deps, project._id, { tool: query.tool, status: query.status, tokenId: query.token, from: query.from, to: query.to, bucketMinutes: query.bucketMinutes });
+      const view: CallStatsView = { ...stats, from: stats.from.toISOString(), to: stats.to.toISOString(), buckets: stats.buckets.map((b) => ({ ...b, start: b.start.toISOString() })) };
+      return json(view);
+    }))
+    .get('/projects/:slug/calls/tokens', guard(async ({ request, params }) => {
+      readQuery(request, NoQuery);
+      const project = await getProject(deps, params.slug);
+      const view: CallTokenList = { tokens: await callLogTokenNames(deps, project._id) };
+      return json(view);
+    }));
 }

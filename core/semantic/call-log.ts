@@ -40,6 +40,13 @@ export const maxCallLogLimit = 500;
  *   is not a whole number (NaN included: never read as "no limit")
  */
 export async function listCalls(deps: SemanticDeps, projectId: string, query: CallLogQuery): Promise<CallLogRecord[]> {
+  const filter = callFilter(projectId, query);
+  const limit = Math.min(Math.max(wholeNumber(query.limit ?? defaultCallLogLimit, 'limit'), 1), maxCallLogLimit);
+  return deps.docs.collection<CallLogRecord>(collections.callLog).find(filter, { sort: { at: -1 }, limit, skip: Math.max(wholeNumber(query.skip ?? 0, 'skip'), 0) });
+}
+
+/** The document filter of a {@link CallLogQuery} (its limit and skip aside). */
+function callFilter(projectId: string, query: CallLogQuery): Filter {
   const filter: Filter = { projectId };
   if (query.tool) filter.tool = query.tool;
   if (query.status) {
@@ -51,8 +58,7 @@ export async function listCalls(deps: SemanticDeps, projectId: string, query: Ca
   if (query.from) at.$gte = parseBound(query.from, 'from', false);
   if (query.to) at.$lte = parseBound(query.to, 'to', true);
   if (Object.keys(at).length > 0) filter.at = at;
-  const limit = Math.min(Math.max(wholeNumber(query.limit ?? defaultCallLogLimit, 'limit'), 1), maxCallLogLimit);
-  return deps.docs.collection<CallLogRecord>(collections.callLog).find(filter, { sort: { at: -1 }, limit, skip: Math.max(wholeNumber(query.skip ?? 0, 'skip'), 0) });
+  return filter;
 }
 
 /**
@@ -82,4 +88,77 @@ function parseBound(value: string, name: string, endOfDay: boolean): Date {
   const date = new Date(dayPattern.test(value) ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : value);
   if (Number.isNaN(date.getTime())) throw new PlatformError('invalid_argument', `"${name}" must be a date like 2026-01-31 or an ISO-8601 instant.`, { status: 400 });
   return date;
+}
+
+/** Query of {@link callStats}: the filters of {@link CallLogQuery} and the bucket width. */
+export interface CallStatsQuery extends Omit<CallLogQuery, 'limit' | 'skip'> {
+  /** Minutes per bucket, 1–10,080; default: the smallest of 1, 5, 15, 60, 360, 1440 giving at most 200 buckets. */
+  bucketMinutes?: number;
+}
+
+/** One bucket of {@link callStats}: calls starting at `start` (inclusive) for `bucketMinutes`. */
+export interface CallStatsBucket {
+  start: Date;
+  calls: number;
+  errors: number;
+  /** execute_query calls in the bucket, and their duration percentiles in ms (null without any). */
+  queries: number;
+  latencyP50Ms: number | null;
+  latencyP95Ms: number | null;
+}
+
+/** Answer of {@link callStats}. `sampled` is true when more than {@link maxStatsEntries} entries matched (the newest were counted). */
+export interface CallStats {
+  from: Date;
+  to: Date;
+  bucketMinutes: number;
+  buckets: CallStatsBucket[];
+  sampled: boolean;
+}
+
+/** Most entries {@link callStats} reads (20,000, newest first). */
+export const maxStatsEntries = 20_000;
+/** Most buckets {@link callStats} answers (1,000). */
+export const maxStatsBuckets = 1_000;
+const autoBucketMinutes = [1, 5, 15, 60, 360, 1440];
+
+/**
+ * Calls and errors per time bucket, and the p50/p95 duration of execute_query calls, for Monitoring's plots.
+ * The range is `from`–`to` (both inclusive, as in {@link listCalls}); `to` defaults to now, `from` to 24 h before `to`.
+ * @throws PlatformError `invalid_argument` (400) for an unreadable date or status, `from` after `to`, a bucket
+ *   width that is not a whole number from 1 to 10,080, or more than {@link maxStatsBuckets} buckets
+ *
+ * Source: spec/semantic-query-service.md § Resources (call log entry); issue 9 (Monitoring plots).
+ */
+export async function callStats(deps: SemanticDeps, projectId: string, query: CallStatsQuery): Promise<CallStats> {
+  const to = query.to ? parseBound(query.to, 'to', true) : deps.clock.now();
+  const from = query.from ? parseBound(query.from, 'from', false) : new Date(to.getTime() - 86_400_000);
+  if (from.getTime() > to.getTime()) throw new PlatformError('invalid_argument', '"from" is after "to": give a range whose start comes first.', { status: 400 });
+  const spanMinutes = (to.getTime() - from.getTime() + 1) / 60_000;
+  const bucketMinutes = query.bucketMinutes === undefined ? autoBucketMinutes.find((m) => spanMinutes / m <= 200) ?? 10_080 : wholeNumber(query.bucketMinutes, 'bucketMinutes');
+  if (bucketMinutes < 1 || bucketMinutes > 10_080) throw new PlatformError('invalid_argument', '"bucketMinutes" must be a whole number from 1 to 10080.', { status: 400 });
+  const bucketMs = bucketMinutes * 60_000;
+  const first = Math.floor(from.getTime() / bucketMs) * bucketMs;
+  const count = Math.floor(to.getTime() / bucketMs) - first / bucketMs + 1;
+  if (count > maxStatsBuckets) throw new PlatformError('invalid_argument', `The range holds ${count} buckets of ${bucketMinutes} min, more than ${maxStatsBuckets}: choose wider buckets or a shorter range.`, { status: 400 });
+  const filter = { ...callFilter(projectId, query), at: { $gte: from, $lte: to } };
+  const entries = await deps.docs.collection<CallLogRecord>(collections.callLog).find(filter, { sort: { at: -1 }, limit: maxStatsEntries + 1 });
+  const sampled = entries.length > maxStatsEntries;
+  const slots = Array.from({ length: count }, () => ({ calls: 0, errors: 0, durations: [] as number[] }));
+  for (const entry of entries.slice(0, maxStatsEntries)) {
+    const slot = slots[Math.floor((entry.at.getTime() - first) / bucketMs)];
+    if (!slot) continue;
+    slot.calls += 1;
+    if (entry.status === 'error') slot.errors += 1;
+    if (entry.tool === 'execute_query') slot.durations.push(entry.durationMs);
+  }
+  const buckets = slots.map((s, i) => ({ start: new Date(first + i * bucketMs), calls: s.calls, errors: s.errors, queries: s.durations.length, latencyP50Ms: percentile(s.durations, 0.5), latencyP95Ms: percentile(s.durations, 0.95) }));
+  return { from, to, bucketMinutes, buckets, sampled };
+}
+
+/** The nearest-rank percentile `p` (0–1) of `values`, or null when empty. */
+export function percentile(values: number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 }

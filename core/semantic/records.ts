@@ -56,8 +56,14 @@ export const TokenRecord = Type.Object({
   tokenHash: Type.String(),
   /** First characters of the raw token, shown in lists so an operator can tell tokens apart. */
   displayPrefix: Type.String(),
-  /** Model names this token may reach. */
+  /** Model names this token may reach (empty when `allModels`). */
   models: Type.Array(Type.String()),
+  /** True: the token reaches every model of the project, including models saved after it was made (playground tokens). */
+  allModels: Type.Optional(Type.Boolean()),
+  /** `playground`: minted by the web app's playground for one signed-in member; hidden from MCP Access. Absent: an access token. */
+  purpose: Type.Optional(Type.Literal('playground')),
+  /** Subject of the member a playground token was minted for. */
+  memberSubject: Type.Optional(Type.String()),
   createdAt: Type.Date(),
   expiresAt: Type.Optional(Type.Date()),
   revokedAt: Type.Optional(Type.Date()),

@@ -8,7 +8,7 @@ import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import type { SemanticDeps } from './deps.ts';
 import { createProject } from './projects.ts';
-import { authenticateEndpoint, createToken, lastUsedWriteIntervalMs, revokeToken } from './tokens.ts';
+import { authenticateEndpoint, callLogTokenNames, createToken, lastUsedWriteIntervalMs, listTokens, mintPlaygroundToken, modelsInScope, playgroundTokenLifetimeMs, revokeToken } from './tokens.ts';
 
 let counter = 0;
 /** A fake Ids port: distinct ids, counter-based bytes, and a digest that is equal exactly when the input is. */
@@ -75,5 +75,33 @@ describe('authenticateEndpoint', () => {
     expect(third.token.lastUsedAt!.getTime()).toBe(first.token.lastUsedAt!.getTime() + 1_000 + lastUsedWriteIntervalMs);
     await revokeToken(deps, project._id, record._id);
     expect((await refusal(authenticateEndpoint(deps, 'gamma', token))).code).toBe('unauthorized');
+  });
+});
+
+describe('playground tokens', () => {
+  it('reach every model (saved later too), expire after 8 h, stay hidden from MCP Access, and replace the member\'s earlier one', async () => {
+    const { deps, advance } = world();
+    const alpha = await createProject(deps, { slug: 'alpha', name: 'Alpha' });
+    await createToken(deps, { projectId: alpha._id, name: 'agent', models: ['m'] });
+    const first = await mintPlaygroundToken(deps, alpha._id, { subject: 'sub-ann', email: 'ann@example.com' });
+    const other = await mintPlaygroundToken(deps, alpha._id, { subject: 'sub-bob', email: 'bob@example.com' });
+    expect(first.record).toMatchObject({ name: 'playground · ann@example.com', purpose: 'playground', memberSubject: 'sub-ann', allModels: true });
+    expect(first.record.expiresAt?.getTime()).toBe(first.record.createdAt.getTime() + playgroundTokenLifetimeMs);
+    expect(modelsInScope(first.record, ['m', 'saved_later'])).toEqual(['m', 'saved_later']);
+    expect((await listTokens(deps, alpha._id)).map((t) => t.name)).toEqual(['agent']);
+    expect((await callLogTokenNames(deps, alpha._id)).filter((t) => t.playground).map((t) => t.name).sort()).toEqual(['playground · ann@example.com', 'playground · bob@example.com']);
+    await expect(authenticateEndpoint(deps, 'alpha', first.token)).resolves.toMatchObject({ token: { _id: first.record._id } });
+    advance(1000);
+    const second = await mintPlaygroundToken(deps, alpha._id, { subject: 'sub-ann', email: 'ann@example.com' });
+    expect((await refusal(authenticateEndpoint(deps, 'alpha', first.token))).status).toBe(401);
+    await expect(authenticateEndpoint(deps, 'alpha', second.token)).resolves.toBeTruthy();
+    await expect(authenticateEndpoint(deps, 'alpha', other.token)).resolves.toBeTruthy();
+    advance(playgroundTokenLifetimeMs);
+    expect((await refusal(authenticateEndpoint(deps, 'alpha', second.token))).status).toBe(401);
+  });
+
+  it('keeps an access token to its named models', () => {
+    expect(modelsInScope({ models: ['a'] }, ['a', 'b'])).toEqual(['a']);
+    expect(modelsInScope({ models: ['a'], allModels: false }, ['a', 'b'])).toEqual(['a']);
   });
 });

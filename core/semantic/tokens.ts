@@ -103,9 +103,13 @@ export interface TokenSummary {
   state: 'active' | 'expired' | 'revoked';
 }
 
-/** Lists a project's tokens, newest first, with Last Used and Events (30d). */
+/**
+ * Lists a project's access tokens, newest first, with Last Used and Events (30d). Playground tokens
+ * ({@link mintPlaygroundToken}) are not listed: they are not MCP Access tokens, though their calls are logged.
+ */
 export async function listTokens(deps: SemanticDeps, projectId: string): Promise<TokenSummary[]> {
-  const records = await deps.docs.collection<TokenRecord>(collections.tokens).find({ projectId }, { sort: { createdAt: -1 } });
+  const all = await deps.docs.collection<TokenRecord>(collections.tokens).find({ projectId }, { sort: { createdAt: -1 } });
+  const records = all.filter((r) => r.purpose !== 'playground');
   const now = deps.clock.now();
   const since = new Date(now.getTime() - callLogRetentionDays * 86_400_000);
   const log = deps.docs.collection<CallLogRecord>(collections.callLog);
@@ -135,10 +139,67 @@ export async function revokeToken(deps: SemanticDeps, projectId: string, tokenId
 }
 
 /**
- * The models of `candidates` this token may reach.
+ * The models of `candidates` this token may reach: all of them for an `allModels` token (a playground token).
  * Source: spec § Authentication 2 (list_semantic_models returns only models within the token's scopes).
  */
-export function modelsInScope(token: Pick<TokenRecord, 'models'>, candidates: string[]): string[] {
+export function modelsInScope(token: Pick<TokenRecord, 'models' | 'allModels'>, candidates: string[]): string[] {
+  if (token.allModels) return [...candidates];
   const scope = new Set(token.models);
   return candidates.filter((name) => scope.has(name));
+}
+
+/** How long a playground token lives: 8 hours (28,800,000 ms) from minting. */
+export const playgroundTokenLifetimeMs = 8 * 3_600_000;
+
+/** The member a playground token is minted for: `subject` (stable id) and e-mail (shown in its name). */
+export interface PlaygroundMember {
+  subject: string;
+  email: string;
+}
+
+/**
+ * Mints the playground token of one member in a project: it reaches every model of the project (models
+ * saved later included), expires {@link playgroundTokenLifetimeMs} after minting, is named
+ * `playground · <email>` so the call log says whose calls they were, and is hidden from MCP Access.
+ * The member's earlier live playground tokens of the project are revoked first: one live per member and project.
+ * @returns the raw token (shown once) and its record
+ *
+ * Source: spec/semantic-query-service.md § What the service does 2 (the playground uses the test endpoint); issue 9.
+ */
+export async function mintPlaygroundToken(deps: SemanticDeps, projectId: string, member: PlaygroundMember): Promise<{ token: string; record: TokenRecord }> {
+  const tokens = deps.docs.collection<TokenRecord>(collections.tokens);
+  const now = deps.clock.now();
+  const earlier = await tokens.find({ projectId, purpose: 'playground', memberSubject: member.subject });
+  for (const old of earlier) if (!old.revokedAt) await tokens.updateOne({ _id: old._id }, { $set: { revokedAt: now } });
+  const token = tokenPrefix + base64url(deps.ids.randomBytes(tokenEntropyBytes));
+  const record: TokenRecord = {
+    _id: deps.ids.newId(),
+    schemaVersion: semanticSchemaVersion,
+    projectId,
+    name: `playground · ${member.email || member.subject}`,
+    tokenHash: await deps.ids.sha256Hex(token),
+    displayPrefix: token.slice(0, displayLength),
+    models: [],
+    allModels: true,
+    purpose: 'playground',
+    memberSubject: member.subject,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + playgroundTokenLifetimeMs),
+  };
+  await tokens.insertOne(record);
+  return { token, record };
+}
+
+/** A token as the call log names it: every token of the project, playground and revoked ones included. */
+export interface CallLogTokenName {
+  id: string;
+  name: string;
+  displayPrefix: string;
+  playground: boolean;
+}
+
+/** Names of every token of a project (newest first), so Monitoring can name the token of each call. */
+export async function callLogTokenNames(deps: SemanticDeps, projectId: string): Promise<CallLogTokenName[]> {
+  const records = await deps.docs.collection<TokenRecord>(collections.tokens).find({ projectId }, { sort: { createdAt: -1 } });
+  return records.map((r) => ({ id: r._id, name: r.name, displayPrefix: r.displayPrefix, playground: r.purpose === 'playground' }));
 }
