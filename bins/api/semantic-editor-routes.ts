@@ -1,13 +1,72 @@
 /**
- * JSON routes under /api/semantic/…: the editor's routes: model file texts, validation, changes since the last publish (issue 9, helper-owned).
+ * JSON routes under /api/semantic/…: the editor's routes: model file texts, validation, changes since the last publish (issue 9).
  *
- * Source: ../shared/spec/semantic-query-service.md; issue 9.
+ * - GET  /projects/:slug/sources  → {@link EditorSourcesView}: the saved model files' texts and data files.
+ * - POST /projects/:slug/validate → {@link ValidationView}: problems of the editor's texts with the saved files
+ *   (body {@link ValidateModelsBody}), from the validator Publish uses; always 200 (problems are the answer).
+ * - GET  /projects/:slug/changes  → {@link ChangesView}: what Publish would change.
+ * Errors: 404 `not_found` (no such project), 400/413/415 for a bad body (http-helpers.ts), 500 `build_missing`
+ * when the published build is gone from the object store.
+ *
+ * Source: ../shared/spec/semantic-query-service.md § What the service does (1–2), § States and transitions; issue 9.
  */
 import { Elysia } from 'elysia';
+import { PlatformError } from '../../core/ports/platform-error.ts';
+import type { ObjectStore } from '../../core/ports/object-store.ts';
+import { ValidateModelsBody, type ChangesView, type EditorSourcesView, type ValidationView } from '../../core/semantic/api/editor.ts';
+import { changesBetween, validateEdited } from '../../core/semantic/editor-changes.ts';
+import type { PublishedBuild } from '../../core/semantic/planes.ts';
+import { getProject } from '../../core/semantic/projects.ts';
+import type { ProjectRecord } from '../../core/semantic/records.ts';
+import { readSourceSnapshot } from '../../core/semantic/sources.ts';
+import { errorToResponse, json, readJson } from './http-helpers.ts';
+import { NoQuery, readQuery } from './query-params.ts';
 import type { SemanticRouteDeps } from './semantic-routes.ts';
 
 /** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
 export function semanticEditorRoutes(env: SemanticRouteDeps) {
-  void env;
-  return new Elysia({ name: 'semanticEditorRoutes', prefix: '/api/semantic' });
+  const { deps } = env;
+  /** A handler taking no query parameters, answering every error through errorToResponse. */
+  const route = (handler: (request: Request, slug: string) => Promise<Response>) =>
+    async ({ request, params }: { request: Request; params: { slug: string } }): Promise<Response> => {
+      try {
+        readQuery(request, NoQuery);
+        return await handler(request, params.slug);
+      } catch (error) {
+        return errorToResponse(error, env.logger);
+      }
+    };
+  return new Elysia({ name: 'semanticEditorRoutes', prefix: '/api/semantic' })
+    .get('/projects/:slug/sources', route(async (_request, slug) => {
+      const snapshot = await readSourceSnapshot(deps, await getProject(deps, slug));
+      const view: EditorSourcesView = {
+        revision: snapshot.revision, commitId: snapshot.commitId || null, savedAt: snapshot.savedAt, models: snapshot.models,
+        data: snapshot.data.map((d) => ({ name: d.name, size: d.size, sha256: d.sha256 })),
+      };
+      return json(view);
+    }))
+    .post('/projects/:slug/validate', route(async (request, slug) => {
+      const project = await getProject(deps, slug);
+      const body = await readJson(request, ValidateModelsBody);
+      const saved = await readSourceSnapshot(deps, project);
+      const view: ValidationView = { problems: validateEdited(saved.models, body.models, body.deletes) };
+      return json(view);
+    }), { parse: 'none' })
+    .get('/projects/:slug/changes', route(async (_request, slug) => {
+      const project = await getProject(deps, slug);
+      const saved = await readSourceSnapshot(deps, project);
+      const view: ChangesView = changesBetween(await readPublished(deps.objects, project), saved);
+      return json(view);
+    }));
+}
+
+/**
+ * The project's published build, undefined when nothing was published.
+ * @throws PlatformError `build_missing` (500) when the build named by the project is not in the object store
+ */
+async function readPublished(objects: ObjectStore, project: ProjectRecord): Promise<PublishedBuild | undefined> {
+  if (!project.publishedBuildKey) return undefined;
+  const bytes = await objects.get(project.publishedBuildKey);
+  if (!bytes) throw new PlatformError('build_missing', `The published build of "${project.slug}" is missing from the object store: publish again.`, { status: 500 });
+  return JSON.parse(new TextDecoder().decode(bytes)) as PublishedBuild;
 }
