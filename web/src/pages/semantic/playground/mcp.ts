@@ -1,0 +1,91 @@
+/**
+ * The playground's MCP client: the official MCP SDK client over Streamable HTTP to the project's REAL
+ * endpoints (/mcp/<slug>/test/mcp and /mcp/<slug>/mcp, same origin through the front proxy), with the
+ * member's playground token as Bearer, so what the playground shows is exactly what an agent gets.
+ *
+ * The token comes from POST /api/semantic/projects/:slug/playground-token (8 h, one live per member and
+ * project); it is kept in memory only, minted again when it nears expiry or an endpoint refuses it (another
+ * tab minted a newer one).
+ *
+ * Source: ../shared/spec/semantic-query-service.md § What the service does 2, § Endpoints, § Authentication; issue 9.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { endpointPath, type PlaygroundPlane, type PlaygroundTokenView } from '../../../../../core/semantic/api/playground.ts';
+import { api, projectPath } from '../../../api/client.ts';
+
+/** What a tools/call answered, as the agent receives it. */
+export interface ToolCallResult {
+  /** The text items of `content`, joined by newlines: what the agent reads. */
+  text: string;
+  structuredContent?: Record<string, unknown>;
+  /** True when the tool answered an error (the text says what). */
+  isError: boolean;
+  /** The whole result object, for the raw view. */
+  raw: unknown;
+}
+
+/**
+ * Accepts every tool output as the server sent it. The SDK's default validator (ajv) compiles schemas with
+ * `new Function`, which the app's CSP (`script-src 'self'`) forbids; the playground shows the raw result anyway.
+ */
+const passThroughValidator: jsonSchemaValidator = {
+  getValidator: <T>(): JsonSchemaValidator<T> => (input: unknown) => ({ valid: true, data: input as T, errorMessage: undefined }),
+};
+
+/** Re-mint when less than this remains of a token's life (5 min). */
+const renewBeforeMs = 5 * 60_000;
+
+const tokens = new Map<string, PlaygroundTokenView>();
+const clients = new Map<string, { token: string; client: Promise<Client> }>();
+
+async function playgroundToken(slug: string, fresh: boolean): Promise<string> {
+  const held = tokens.get(slug);
+  if (!fresh && held && Date.parse(held.expiresAt) - Date.now() > renewBeforeMs) return held.token;
+  const minted = await api<PlaygroundTokenView>(projectPath(slug, '/playground-token'), { method: 'POST', body: {} });
+  tokens.set(slug, minted);
+  return minted.token;
+}
+
+async function connect(slug: string, plane: PlaygroundPlane, fresh: boolean): Promise<Client> {
+  const key = `${slug}\n${plane}`;
+  const token = await playgroundToken(slug, fresh);
+  const held = clients.get(key);
+  if (held && held.token === token) return held.client;
+  if (held) void held.client.then((c) => c.close(), () => undefined);
+  const client = new Client({ name: 'cairn-playground', version: '1.0.0' }, { jsonSchemaValidator: passThroughValidator });
+  const transport = new StreamableHTTPClientTransport(new URL(endpointPath(slug, plane), window.location.origin), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const connecting = client.connect(transport).then(() => client);
+  clients.set(key, { token, client: connecting });
+  connecting.catch(() => clients.delete(key));
+  return connecting;
+}
+
+function isUnauthorized(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown };
+  return e?.code === 401 || (typeof e?.message === 'string' && /\b401\b|unauthori[sz]ed/i.test(e.message));
+}
+
+/**
+ * Calls tool `name` with `args` on the project's `plane` endpoint. A tool error is an answer
+ * (`isError: true`), not a throw.
+ * @throws Error when the endpoint cannot be reached or refuses the request (e.g. 429 rate limit); a 401
+ *   (the token was replaced or expired) is retried once with a newly minted token
+ */
+export async function callTool(slug: string, plane: PlaygroundPlane, name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
+  let result: Awaited<ReturnType<Client['callTool']>>;
+  try {
+    result = await (await connect(slug, plane, false)).callTool({ name, arguments: args });
+  } catch (error) {
+    if (!isUnauthorized(error)) throw error;
+    result = await (await connect(slug, plane, true)).callTool({ name, arguments: args });
+  }
+  const content = (Array.isArray(result.content) ? result.content : []) as { type: string; text?: string }[];
+  return {
+    text: content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n'),
+    structuredContent: result.structuredContent as Record<string, unknown> | undefined,
+    isError: result.isError === true,
+    raw: result,
+  };
+}
