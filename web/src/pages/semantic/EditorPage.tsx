@@ -141,6 +141,8 @@ function Editor({ slug, saved }: { slug: string; saved: EditorSourcesView }) {
 function useValidation(slug: string, drafts: Drafts, saved: EditorSourcesView) {
   const [body, setBody] = useState<Drafts>(drafts);
   useEffect(() => {
+    // No edits (just loaded or just saved): check the saved files at once.
+    if (Object.keys(drafts.texts).length === 0 && drafts.deletes.length === 0) { setBody(drafts); return; }
     const timer = setTimeout(() => setBody(drafts), validateDelayMs);
     return () => clearTimeout(timer);
   }, [drafts]);

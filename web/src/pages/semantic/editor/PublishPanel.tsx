@@ -9,7 +9,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ChangesView } from '../../../../../core/semantic/api/editor.ts';
 import type { PublishedView } from '../../../../../core/semantic/api/projects.ts';
-import { api, projectPath } from '../../../api/client.ts';
+import { api, ApiError, projectPath } from '../../../api/client.ts';
 import { Button, ErrorMessage, Loading, usePaged } from '../../../ui/kit.tsx';
 import { keys } from '../queries.ts';
 import { formatBytes } from './upload.ts';
@@ -49,6 +49,8 @@ export function PublishPanel({ slug, unsaved, onClose }: { slug: string; unsaved
             </>
           )}
           {publish.isError ? <ErrorMessage error={publish.error} title="Publish was refused" /> : null}
+          {publish.error instanceof ApiError && publish.error.code === 'publish_invalid' ? <p>The Problems list next to the editor shows each problem of the saved files with its line: fix them, Save, then publish again.</p> : null}
+          {publish.error instanceof ApiError && publish.error.code === 'publish_empty' ? <p>Create a model file with New model file (or import a project directory), Save, then publish.</p> : null}
           <div className="actions">
             <Button kind="primary" onClick={() => publish.mutate()} busy={publish.isPending} disabled={!changes.isSuccess}>Publish now</Button>
             <Button onClick={onClose}>Cancel</Button>
