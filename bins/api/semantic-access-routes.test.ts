@@ -13,6 +13,7 @@ import { createProject } from '../../core/semantic/projects.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
 import { semanticAccessRoutes } from './semantic-access-routes.ts';
+import { tokenView } from './semantic-access-views.ts';
 
 const logger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, child: () => logger };
 const base = 'https://cairn.example.com';
@@ -97,5 +98,16 @@ describe('improvement request routes', () => {
     expect((await send('POST', `flights/improvements/${id}/done`, { body: 'not json' })).status).toBe(400);
     expect((await send('POST', `flights/improvements/${id}/done`, { member: null })).status).toBe(401);
     expect(await (await send('GET', 'flights/improvements/list?status=done')).json()).toEqual({ improvements: [] });
+  });
+});
+
+describe('tokenView', () => {
+  it('answers a token summary as JSON with ISO-8601 times, leaving out the absent ones', () => {
+    const createdAt = new Date('2026-11-01T00:00:00Z');
+    const base = { id: 't1', name: 'agent', displayPrefix: 'cairn_mcp_abcdef', models: ['flights'], createdAt, events30d: 4, state: 'active' as const };
+    expect(tokenView(base)).toEqual({ ...base, createdAt: '2026-11-01T00:00:00.000Z' });
+    const full = tokenView({ ...base, expiresAt: new Date('2027-01-01T23:59:59.999Z'), revokedAt: new Date('2026-11-02T00:00:00Z'), lastUsedAt: new Date('2026-11-01T12:00:00Z'), state: 'revoked' });
+    expect(full).toMatchObject({ expiresAt: '2027-01-01T23:59:59.999Z', revokedAt: '2026-11-02T00:00:00.000Z', lastUsedAt: '2026-11-01T12:00:00.000Z', state: 'revoked' });
+    expect(JSON.parse(JSON.stringify(base))).toEqual(tokenView(base));
   });
 });

@@ -1,19 +1,19 @@
 /**
  * JSON routes under /api/semantic/…: improvement requests of a project, listed by status and marked done or
  * reopened (issue 9, helper-owned). The token routes (MCP Access) live in semantic-routes.ts; their shapes
- * and {@link tokenView} are shared from here and core/semantic/api/access.ts.
+ * are in core/semantic/api/access.ts and their JSON views in semantic-access-views.ts.
  *
  * Source: ../shared/spec/semantic-query-service.md § Resources and their fields (access token, improvement
  * request); issue 9 (MCP Access, Improvement requests: list, mark done).
  */
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
-import { defaultImprovementsLimit, listImprovements, markImprovementDone, maxImprovementsLimit, type ImprovementWithDone } from '../../core/semantic/improvements.ts';
+import { defaultImprovementsLimit, listImprovements, markImprovementDone, maxImprovementsLimit } from '../../core/semantic/improvements.ts';
 import { getProject } from '../../core/semantic/projects.ts';
-import type { TokenSummary } from '../../core/semantic/tokens.ts';
-import { ImprovementStatusFilter, MarkImprovementDoneBody, type ImprovementList, type ImprovementView, type TokenView } from '../../core/semantic/api/access.ts';
+import { ImprovementStatusFilter, MarkImprovementDoneBody, type ImprovementList, type ImprovementView } from '../../core/semantic/api/access.ts';
 import { errorToResponse, json, parseJsonBody, readBody } from './http-helpers.ts';
 import { NoQuery, readQuery, wholeNumberParam } from './query-params.ts';
+import { improvementView } from './semantic-access-views.ts';
 import type { SemanticRouteDeps } from './semantic-routes.ts';
 
 /**
@@ -27,37 +27,6 @@ const ImprovementListQuery = Type.Object({
 
 /** Largest body POST …/done reads (1 KiB): it takes nothing but an empty object. */
 const maxMarkDoneBodyBytes = 1024;
-
-/** An improvement request as the web app receives it (times as ISO-8601, done state spelled out). */
-export function improvementView(record: ImprovementWithDone): ImprovementView {
-  return {
-    id: record._id,
-    modelName: record.modelName,
-    title: record.title,
-    description: record.description,
-    tokenId: record.tokenId,
-    createdAt: record.createdAt.toISOString(),
-    status: record.doneAt ? 'done' : 'open',
-    doneAt: record.doneAt?.toISOString() ?? null,
-    doneBy: record.doneAt ? record.doneBy ?? null : null,
-  };
-}
-
-/** A token as listed (GET …/tokens), times as ISO-8601 and absent ones left out. */
-export function tokenView(summary: TokenSummary): TokenView {
-  return {
-    id: summary.id,
-    name: summary.name,
-    displayPrefix: summary.displayPrefix,
-    models: summary.models,
-    createdAt: summary.createdAt.toISOString(),
-    ...(summary.expiresAt ? { expiresAt: summary.expiresAt.toISOString() } : {}),
-    ...(summary.revokedAt ? { revokedAt: summary.revokedAt.toISOString() } : {}),
-    ...(summary.lastUsedAt ? { lastUsedAt: summary.lastUsedAt.toISOString() } : {}),
-    events30d: summary.events30d,
-    state: summary.state,
-  };
-}
 
 /**
  * Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits):
