@@ -11,13 +11,10 @@
  * Source: ../shared/spec/semantic-query-service.md § What the service does (1–2), § States and transitions; issue 9.
  */
 import { Elysia } from 'elysia';
-import { PlatformError } from '../../core/ports/platform-error.ts';
-import type { ObjectStore } from '../../core/ports/object-store.ts';
 import { ValidateModelsBody, type ChangesView, type EditorSourcesView, type ValidationView } from '../../core/semantic/api/editor.ts';
 import { changesBetween, validateEdited } from '../../core/semantic/editor-changes.ts';
-import type { PublishedBuild } from '../../core/semantic/planes.ts';
+import { readPublishedBuild } from '../../core/semantic/planes.ts';
 import { getProject } from '../../core/semantic/projects.ts';
-import type { ProjectRecord } from '../../core/semantic/records.ts';
 import { readSourceSnapshot } from '../../core/semantic/sources.ts';
 import { errorToResponse, json, readJson } from './http-helpers.ts';
 import { NoQuery, readQuery } from './query-params.ts';
@@ -55,18 +52,7 @@ export function semanticEditorRoutes(env: SemanticRouteDeps) {
     .get('/projects/:slug/changes', route(async (_request, slug) => {
       const project = await getProject(deps, slug);
       const saved = await readSourceSnapshot(deps, project);
-      const view: ChangesView = changesBetween(await readPublished(deps.objects, project), saved);
+      const view: ChangesView = changesBetween(await readPublishedBuild(deps, project), saved);
       return json(view);
     }));
-}
-
-/**
- * The project's published build, undefined when nothing was published.
- * @throws PlatformError `build_missing` (500) when the build named by the project is not in the object store
- */
-async function readPublished(objects: ObjectStore, project: ProjectRecord): Promise<PublishedBuild | undefined> {
-  if (!project.publishedBuildKey) return undefined;
-  const bytes = await objects.get(project.publishedBuildKey);
-  if (!bytes) throw new PlatformError('build_missing', `The published build of "${project.slug}" is missing from the object store: publish again.`, { status: 500 });
-  return JSON.parse(new TextDecoder().decode(bytes)) as PublishedBuild;
 }

@@ -8,6 +8,7 @@
 import type { ChangesView, DataFileChange, ModelFileChange } from './api/editor.ts';
 import type { ModelProblem } from './model.ts';
 import { loadModels } from './osi/load-models.ts';
+import { modelFiles } from './planes.ts';
 import type { SourceSnapshot } from './sources.ts';
 
 /**
@@ -19,8 +20,7 @@ export function validateEdited(saved: Record<string, string>, edited: Record<str
   const models: Record<string, string> = { ...saved };
   for (const name of deletes) delete models[name];
   Object.assign(models, edited);
-  const files = Object.entries(models).sort(([a], [b]) => a.localeCompare(b)).map(([fileName, text]) => ({ fileName, text }));
-  return loadModels(files).problems;
+  return loadModels(modelFiles({ models })).problems;
 }
 
 /** Lines of context around each hunk of {@link lineDiff}. */

@@ -91,13 +91,22 @@ export async function assemblePlane(
 }
 
 async function readBuild(deps: Pick<SemanticDeps, 'objects'>, project: ProjectRecord): Promise<SourceSnapshot> {
-  if (!project.publishedBuildKey) return { revision: 0, commitId: 'unpublished', models: {}, data: [], savedAt: project.createdAt.toISOString() };
+  return (await readPublishedBuild(deps, project)) ?? { revision: 0, commitId: 'unpublished', models: {}, data: [], savedAt: project.createdAt.toISOString() };
+}
+
+/**
+ * The project's published build; undefined when nothing was published.
+ * @throws PlatformError `build_missing` (500) when the build the project names is not in the object store
+ */
+export async function readPublishedBuild(deps: Pick<SemanticDeps, 'objects'>, project: ProjectRecord): Promise<PublishedBuild | undefined> {
+  if (!project.publishedBuildKey) return undefined;
   const bytes = await deps.objects.get(project.publishedBuildKey);
   if (!bytes) throw new PlatformError('build_missing', `The published build of "${project.slug}" is missing from the object store: publish again.`, { status: 500 });
   return JSON.parse(new TextDecoder().decode(bytes)) as PublishedBuild;
 }
 
-function modelFiles(snapshot: SourceSnapshot): { fileName: string; text: string }[] {
+/** Model files (file name → YAML) in the order Publish and the planes load them: sorted by name. */
+export function modelFiles(snapshot: Pick<SourceSnapshot, 'models'>): { fileName: string; text: string }[] {
   return Object.entries(snapshot.models).sort(([a], [b]) => a.localeCompare(b)).map(([fileName, text]) => ({ fileName, text }));
 }
 

@@ -66,12 +66,12 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
 export async function answerOf<T>(response: Response): Promise<T> {
   const text = await response.text();
   if (response.ok) return (text ? JSON.parse(text) : undefined) as T;
-  if (response.status === 401) signing.onUnauthorized();
   throw errorOf(response.status, text, response.headers.get('retry-after'));
 }
 
-/** The {@link ApiError} of a non-2xx answer's status and body text. */
+/** The {@link ApiError} of a non-2xx answer's status and body text; a 401 also tells the session. */
 export function errorOf(status: number, text: string, retryAfter: string | null = null): ApiError {
+  if (status === 401) signing.onUnauthorized();
   let body: Partial<ApiErrorBody> | undefined;
   try { body = JSON.parse(text) as Partial<ApiErrorBody>; } catch { body = undefined; }
   const seconds = retryAfter ? Number(retryAfter) : undefined;
