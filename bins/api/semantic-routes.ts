@@ -18,8 +18,10 @@ import type { ProjectRecord } from '../../core/semantic/records.ts';
 import { putDataBlob, readSourceSnapshot, saveSources } from '../../core/semantic/sources.ts';
 import { createToken, listTokens, revokeToken } from '../../core/semantic/tokens.ts';
 import { CreateProjectBody, SaveSourcesBody, UpdateProjectBody, type ProjectDetail, type ProjectView, type PublishedView, type SavedSourcesView } from '../../core/semantic/api/projects.ts';
+import { CreateTokenBody, ImprovementStatusFilter, type CreatedTokenView, type ImprovementList, type RevokedTokenView, type TokenList } from '../../core/semantic/api/access.ts';
 import { errorToResponse, json, maxUploadBytes, readBody, readJson } from './http-helpers.ts';
 import { NoQuery, readQuery, textParam, wholeNumberParam } from './query-params.ts';
+import { improvementView, tokenView } from './semantic-access-views.ts';
 
 /** Dependencies of the semantic routes. */
 export interface SemanticRouteDeps {
@@ -30,12 +32,6 @@ export interface SemanticRouteDeps {
   /** The signed-in caller of a request. @throws PlatformError `unauthorized` (401) */
   callerOf(request: Request): { subject: string; email: string; name?: string };
 }
-
-const CreateTokenBody = Type.Object({
-  name: Type.Optional(Type.String({ maxLength: 200 })),
-  models: Type.Array(Type.String(), { minItems: 1 }),
-  expiresAt: Type.Optional(Type.String({ description: 'YYYY-MM-DD (end of that UTC day) or an ISO-8601 instant' })),
-}, { additionalProperties: false });
 
 /**
  * Query of GET …/calls: filters, and `limit`, the newest entries answered: default 50, at most 500
@@ -49,8 +45,9 @@ const CallsQuery = Type.Object({
   to: textParam('a date like 2026-01-31 or an ISO-8601 instant', 40),
   limit: wholeNumberParam({ minimum: 1, maximum: maxCallLogLimit, default: defaultCallLogLimit }),
 }, { additionalProperties: false });
-/** Query of GET …/improvements: `limit`, the newest requests answered: default 100, at most 500. */
+/** Query of GET …/improvements: `status` open | done | all (default all) and `limit`, the newest requests answered: default 100, at most 500. */
 const ImprovementsQuery = Type.Object({
+  status: Type.Optional(ImprovementStatusFilter),
   limit: wholeNumberParam({ minimum: 1, maximum: maxImprovementsLimit, default: defaultImprovementsLimit }),
 }, { additionalProperties: false });
 
@@ -101,16 +98,21 @@ export function semanticRoutes(env: SemanticRouteDeps) {
       const published: PublishedView = { buildId: build.buildId, revision: build.revision, commitId: build.commitId, publishedAt: build.publishedAt, models: Object.keys(build.models).sort() };
       return json(published);
     }), { parse: 'none' })
-    .get('/projects/:slug/tokens', route<Slug>(async ({ params }) => json({ tokens: await listTokens(deps, (await getProject(deps, params.slug))._id) })))
+    .get('/projects/:slug/tokens', route<Slug>(async ({ params }) => {
+      const list: TokenList = { tokens: (await listTokens(deps, (await getProject(deps, params.slug))._id)).map(tokenView) };
+      return json(list);
+    }))
     .post('/projects/:slug/tokens', route<Slug>(async ({ request, params }) => {
       const project = await getProject(deps, params.slug);
       const body = await readJson(request, CreateTokenBody);
       const { token, record } = await createToken(deps, { projectId: project._id, name: body.name ?? 'token', models: body.models, expiresAt: parseExpiry(body.expiresAt) });
-      return json({ token, id: record._id, name: record.name, models: record.models, expiresAt: record.expiresAt ?? null, displayPrefix: record.displayPrefix }, 201);
+      const created: CreatedTokenView = { token, id: record._id, name: record.name, models: record.models, expiresAt: record.expiresAt?.toISOString() ?? null, displayPrefix: record.displayPrefix };
+      return json(created, 201);
     }), { parse: 'none' })
     .delete('/projects/:slug/tokens/:id', route<Slug & { id: string }>(async ({ params }) => {
       await revokeToken(deps, (await getProject(deps, params.slug))._id, params.id);
-      return json({ revoked: params.id });
+      const revoked: RevokedTokenView = { revoked: params.id };
+      return json(revoked);
     }))
     .get('/projects/:slug/calls', checkedRoute<Slug, typeof CallsQuery>(env.logger, CallsQuery, async ({ params, query }) => {
       const project = await getProject(deps, params.slug);
@@ -118,7 +120,9 @@ export function semanticRoutes(env: SemanticRouteDeps) {
       return json({ calls, tools: await calledTools(deps, project._id) });
     }))
     .get('/projects/:slug/improvements', checkedRoute<Slug, typeof ImprovementsQuery>(env.logger, ImprovementsQuery, async ({ params, query }) => {
-      return json({ improvements: await listImprovements(deps, (await getProject(deps, params.slug))._id, { limit: query.limit }) });
+      const records = await listImprovements(deps, (await getProject(deps, params.slug))._id, { limit: query.limit, status: query.status });
+      const list: ImprovementList = { improvements: records.map(improvementView) };
+      return json(list);
     }));
 }
 
