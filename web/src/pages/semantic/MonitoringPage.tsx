@@ -47,11 +47,12 @@ export function MonitoringPage({ slug }: { slug: string }) {
         <SelectField label="Tool" value={filters.tool} onChange={(e) => set({ tool: e.target.value })} options={[['', 'All tools'], ...known.map((t): [string, string] => [t, t]), ...(filters.tool && !known.includes(filters.tool) ? [[filters.tool, filters.tool] as [string, string]] : [])]} />
         <SelectField label="Status" value={filters.status} onChange={(e) => set({ status: e.target.value as Filters['status'] })} options={[['', 'All'], ['success', 'Success only'], ['error', 'Errors only']]} />
         <SelectField label="Token" value={filters.token} onChange={(e) => set({ token: e.target.value })} options={[['', tokens.isError ? 'All tokens (names could not be loaded)' : 'All tokens'], ...(tokens.data ?? []).map((t): [string, string] => [t.id, tokenLabel(t)])]} />
-        <TextField label="From" type="date" value={filters.from} max={filters.to || undefined} onChange={(e) => set({ from: e.target.value })} hint="Inclusive (UTC day)" />
-        <TextField label="To" type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => set({ to: e.target.value })} hint="Inclusive (UTC day)" />
+        <TextField label="From" type="date" value={filters.from} max={filters.to || undefined} onChange={(e) => set({ from: e.target.value })} />
+        <TextField label="To" type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => set({ to: e.target.value })} />
         <div className="actions mon-filter-actions">
           <Button onClick={() => { setFilters(noFilters); setOpenId(null); }} disabled={filters === noFilters}>Clear filters</Button>
           <Button onClick={refresh}>Refresh</Button>
+          <span className="muted small">From and To are whole UTC days, both included. Without them the plots show the last 24 hours.</span>
         </div>
       </form>
       <Charts stats={stats} />

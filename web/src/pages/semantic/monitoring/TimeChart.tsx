@@ -27,7 +27,7 @@ export function TimeChart({ title, times, series, unit }: { title: string; times
       height: 220,
       scales: { x: { time: true } },
       axes: [{}, { label: unit, size: 60 }],
-      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.stroke, width: 2, spanGaps: false, points: { show: times.length < 60 } }))],
+      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.stroke, width: 2, spanGaps: false, points: { show: true, size: times.length < 60 ? 6 : 4 } }))],
       legend: { live: false },
     }, [times.map((t) => t / 1000), ...series.map((s) => s.values)] as uPlot.AlignedData, el);
     const resize = new ResizeObserver(() => plot.setSize({ width: width(), height: 220 }));

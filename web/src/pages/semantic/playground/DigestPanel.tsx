@@ -21,7 +21,7 @@ function ToolText({ slug, plane, tool, args }: { slug: string; plane: Playground
   if (call.isError) return <ErrorMessage error={call.error} title={`${tool} could not be called`} retry={() => void call.refetch()} />;
   return (
     <div>
-      <p className="muted small">{tool} {JSON.stringify(args)}</p>
+      <p className="muted small pre-wrap">{tool} {JSON.stringify(args)}</p>
       {call.data.isError ? <ToolError result={call.data} /> : <pre className="pg-pre pg-digest">{call.data.text}</pre>}
       <RawResult result={call.data} />
     </div>

@@ -37,20 +37,26 @@ const passThroughValidator: jsonSchemaValidator = {
 /** Re-mint when less than this remains of a token's life (5 min). */
 const renewBeforeMs = 5 * 60_000;
 
-const tokens = new Map<string, PlaygroundTokenView>();
+/** Per project: the playground token being minted or held (one request at a time, shared by every call). */
+const tokens = new Map<string, Promise<PlaygroundTokenView>>();
+/** Per project and plane: the connected client and the token it sends. */
 const clients = new Map<string, { token: string; client: Promise<Client> }>();
 
-async function playgroundToken(slug: string, fresh: boolean): Promise<string> {
+/** The project's live playground token; mints one when none is held, it nears expiry, or it is `refused`. */
+async function playgroundToken(slug: string, refused?: string): Promise<string> {
   const held = tokens.get(slug);
-  if (!fresh && held && Date.parse(held.expiresAt) - Date.now() > renewBeforeMs) return held.token;
-  const minted = await api<PlaygroundTokenView>(projectPath(slug, '/playground-token'), { method: 'POST', body: {} });
-  tokens.set(slug, minted);
-  return minted.token;
+  const current = held ? await held.catch(() => undefined) : undefined;
+  if (current && current.token !== refused && Date.parse(current.expiresAt) - Date.now() > renewBeforeMs) return current.token;
+  if (tokens.get(slug) !== held) return playgroundToken(slug, refused); // another call started minting meanwhile
+  const minting = api<PlaygroundTokenView>(projectPath(slug, '/playground-token'), { method: 'POST', body: {} });
+  tokens.set(slug, minting);
+  minting.catch(() => { if (tokens.get(slug) === minting) tokens.delete(slug); });
+  return (await minting).token;
 }
 
-async function connect(slug: string, plane: PlaygroundPlane, fresh: boolean): Promise<Client> {
+/** A client of the project's `plane` endpoint sending `token` (connected once, reused). */
+async function connect(slug: string, plane: PlaygroundPlane, token: string): Promise<Client> {
   const key = `${slug}\n${plane}`;
-  const token = await playgroundToken(slug, fresh);
   const held = clients.get(key);
   if (held && held.token === token) return held.client;
   if (held) void held.client.then((c) => c.close(), () => undefined);
@@ -58,7 +64,7 @@ async function connect(slug: string, plane: PlaygroundPlane, fresh: boolean): Pr
   const transport = new StreamableHTTPClientTransport(new URL(endpointPath(slug, plane), window.location.origin), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
   const connecting = client.connect(transport).then(() => client);
   clients.set(key, { token, client: connecting });
-  connecting.catch(() => clients.delete(key));
+  connecting.catch(() => { if (clients.get(key)?.client === connecting) clients.delete(key); });
   return connecting;
 }
 
@@ -75,11 +81,12 @@ function isUnauthorized(error: unknown): boolean {
  */
 export async function callTool(slug: string, plane: PlaygroundPlane, name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
   let result: Awaited<ReturnType<Client['callTool']>>;
+  const token = await playgroundToken(slug);
   try {
-    result = await (await connect(slug, plane, false)).callTool({ name, arguments: args });
+    result = await (await connect(slug, plane, token)).callTool({ name, arguments: args });
   } catch (error) {
     if (!isUnauthorized(error)) throw error;
-    result = await (await connect(slug, plane, true)).callTool({ name, arguments: args });
+    result = await (await connect(slug, plane, await playgroundToken(slug, token))).callTool({ name, arguments: args });
   }
   const content = (Array.isArray(result.content) ? result.content : []) as { type: string; text?: string }[];
   return {
