@@ -16,6 +16,9 @@ import { TimeChart } from './monitoring/TimeChart.tsx';
 import './playground/playground.css';
 import './monitoring/monitoring.css';
 
+/** New calls show up by themselves: the log and the plots are read again this often while the page is visible (15 s). */
+const refreshMs = 15_000;
+
 /** Entries read per filter (the API's maximum); older ones are reached by narrowing the date range. */
 const callsRead = 500;
 
@@ -34,8 +37,8 @@ export function MonitoringPage({ slug }: { slug: string }) {
   const [filters, setFilters] = useState<Filters>(noFilters);
   const [openId, setOpenId] = useState<string | null>(null);
   const set = (patch: Partial<Filters>) => { setFilters({ ...filters, ...patch }); setOpenId(null); };
-  const calls = useQuery({ queryKey: ['project', slug, 'calls', filters], queryFn: () => api<CallList>(projectPath(slug, `/calls${queryString(filters, { limit: String(callsRead) })}`)), placeholderData: keepPreviousData });
-  const stats = useQuery({ queryKey: ['project', slug, 'calls', 'stats', filters], queryFn: () => api<CallStatsView>(projectPath(slug, `/calls/stats${queryString(filters)}`)) });
+  const calls = useQuery({ queryKey: ['project', slug, 'calls', filters], queryFn: () => api<CallList>(projectPath(slug, `/calls${queryString(filters, { limit: String(callsRead) })}`)), placeholderData: keepPreviousData, refetchInterval: refreshMs });
+  const stats = useQuery({ queryKey: ['project', slug, 'calls', 'stats', filters], queryFn: () => api<CallStatsView>(projectPath(slug, `/calls/stats${queryString(filters)}`)), placeholderData: keepPreviousData, refetchInterval: refreshMs });
   const tokens = useQuery({ queryKey: ['project', slug, 'calls', 'tokens'], queryFn: () => api<CallTokenList>(projectPath(slug, '/calls/tokens')).then((r) => r.tokens) });
   const tokenById = useMemo(() => new Map((tokens.data ?? []).map((t) => [t.id, t])), [tokens.data]);
   const known = calls.data?.tools ?? [];
@@ -52,7 +55,7 @@ export function MonitoringPage({ slug }: { slug: string }) {
         <div className="actions mon-filter-actions">
           <Button onClick={() => { setFilters(noFilters); setOpenId(null); }} disabled={filters === noFilters}>Clear filters</Button>
           <Button onClick={refresh}>Refresh</Button>
-          <span className="muted small">From and To are whole UTC days, both included. Without them the plots show the last 24 hours.</span>
+          <span className="muted small">From and To are whole UTC days, both included. Without them the plots show the last 24 hours. New calls appear every 15 s.</span>
         </div>
       </form>
       <Charts stats={stats} />
