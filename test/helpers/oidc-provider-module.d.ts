@@ -9,5 +9,9 @@ declare module 'oidc-provider' {
   export default class Provider {
     constructor(issuer: string, configuration?: Record<string, unknown>);
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
+    /** The login or consent prompt pending for this request's interaction cookie. */
+    interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ uid: string; prompt: { name: string }; params: Record<string, unknown> }>;
+    /** Ends the interaction with `result` (e.g. `{ login: { accountId } }`) and redirects back to the authorization. */
+    interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
   }
 }

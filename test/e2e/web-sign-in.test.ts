@@ -1,0 +1,246 @@
+/**
+ * Signing in to the web app in a real browser (Debian's Chromium through playwright-core) against the product
+ * as `scripts/start` starts it: dev-user opens on the projects list with no console errors or CSP violations;
+ * an unreachable /api/sign-in-settings shows "cairn cannot be reached" and Try again signs in once it answers;
+ * oidc against the local OpenID provider (over https, as the CSP requires): the provider's login page, back in
+ * the app as that person, no token in localStorage or sessionStorage, Sign out through the provider's
+ * end-session back to the sign-in page; restored after a reload from the hidden frame without the login page
+ * in a browser that sends third-party cookies, and what a reload does where they are blocked (Debian's
+ * Chromium default: the app on http and the provider on https are different sites); an unverified address
+ * sees "Verify your email address", a waitlist refusal "You are on the waitlist".
+ * Screenshots land in test-results/web/.
+ *
+ * Source: cairn issue 9 (browser tests); spec/platform-service.md § Platform sign-in modes, § Rules 3, 4, 6,
+ * § Front proxy routes (CSP).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, newTestPage, newThirdPartyCookiesPage, screenshot, screenshotBoth } from '../helpers/browser.ts';
+import { oidcSignInEnv, startOidcProvider, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
+import { freePort } from '../helpers/ports.ts';
+import { runStartScript, type StartedScript } from '../helpers/start-script.ts';
+
+/** A scripts/start of its own: ports, data directory, sign-in env; resolves once it printed that it runs. */
+async function startApp(signIn: Record<string, string>, port?: number): Promise<{ run: StartedScript; base: string; dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cairn-web-sign-in-'));
+  const ports = { PORT: port ?? await freePort(), API_PORT: await freePort(), SEMANTIC_MCP_PORT: await freePort(), CAIRN_EMBEDDED_QUEUE_PORT: await freePort() };
+  const env = {
+    ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), CAIRN_DATA_DIR: dataDir, HOST: '', CAIRN_PROXY_BIND: '', PLATFORM_CONFIG: '', PLATFORM_CONFIG_FILE: '',
+    CAIRN_MODEL_BASE_URL: '', CAIRN_MODEL: '', CAIRN_MODEL_API_KEY: '', CAIRN_MODEL_PROVIDER: '', CAIRN_MODEL_PRICES: '', ...signIn,
+  };
+  const run = runStartScript(env);
+  await run.waitForLine(/^cairn is running on /, 400_000);
+  return { run, base: `http://127.0.0.1:${ports.PORT}`, dataDir };
+}
+
+let browser: Browser;
+beforeAll(async () => { browser = await launchBrowser({ ignoreCertificateErrors: true }); });
+afterAll(async () => { await browser?.close(); });
+
+describe('dev-user', () => {
+  let product: Awaited<ReturnType<typeof startApp>>;
+  beforeAll(async () => { product = await startApp({ PLATFORM_SIGN_IN: 'dev-user' }); }, 450_000);
+  afterAll(async () => {
+    await product?.run.stop();
+    if (product) rmSync(product.dataDir, { recursive: true, force: true });
+  });
+
+  it('opens on the projects list with no console errors or CSP violations (1280 and 375 px)', async () => {
+    const { context, page, problems } = await newTestPage(browser, { origin: product.base });
+    await page.goto(product.base);
+    await expect.poll(() => page.url()).toBe(`${product.base}/projects`);
+    await page.getByRole('heading', { name: 'Semantic projects' }).waitFor();
+    await page.getByRole('link', { name: 'flights', exact: false }).first().waitFor();
+    await expect(page.getByText('dev user', { exact: true }).count()).resolves.toBe(1);
+    await screenshotBoth(page, 'sign-in-dev-user-projects');
+    expect(problems.all()).toEqual([]);
+    await context.close();
+  });
+
+  it('shows "cairn cannot be reached" while /api/sign-in-settings fails, and Try again signs in once it answers', async () => {
+    const { context, page, problems } = await newTestPage(browser, { origin: product.base });
+    await page.route('**/api/sign-in-settings', (route) => route.abort('connectionrefused'));
+    await page.goto(`${product.base}/projects`);
+    await page.getByRole('heading', { name: 'cairn cannot be reached' }).waitFor();
+    await screenshotBoth(page, 'sign-in-unreachable');
+    // The aborted request itself is the one console error this step provokes.
+    expect(problems.cspViolations).toEqual([]);
+    expect(problems.pageErrors).toEqual([]);
+    problems.clear();
+    await page.unroute('**/api/sign-in-settings');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByRole('heading', { name: 'Semantic projects' }).waitFor();
+    expect(problems.all()).toEqual([]);
+    await context.close();
+  });
+});
+
+describe('oidc against the local OpenID provider (https)', () => {
+  let provider: RunningOidcProvider;
+  let product: Awaited<ReturnType<typeof startApp>>;
+  beforeAll(async () => {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    provider = await startOidcProvider([], 'https://api.cairn.test', {
+      https: true,
+      webClient: { origins: [origin] },
+      people: [
+        { login: 'ada', email: 'ada@example.com', name: 'Ada Lovelace' },
+        { login: 'una', email: 'una@example.com', emailVerified: false, name: 'Una Verified' },
+      ],
+    });
+    // The API fetches discovery and JWKS from the provider: Bun trusts its certificate through NODE_EXTRA_CA_CERTS.
+    product = await startApp({ ...oidcSignInEnv(provider), NODE_EXTRA_CA_CERTS: provider.certificateFile! }, port);
+  }, 450_000);
+  afterAll(async () => {
+    await product?.run.stop();
+    await provider?.stop();
+    if (product) rmSync(product.dataDir, { recursive: true, force: true });
+  });
+
+  /** Signs in at the provider's login page as `login`, from the app's sign-in page. */
+  async function signInAs(page: Page, login: string): Promise<void> {
+    await page.goto(`${product.base}/projects`);
+    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${provider.issuer}/interaction/**`);
+    await page.getByLabel('Login').fill(login);
+    await page.getByLabel('Password').fill('any password');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${product.base}/**`);
+  }
+
+  /** Collects the tokens the provider's token endpoint hands the page (to look for them in storage). */
+  function tokensSeenBy(page: Page): string[] {
+    const tokens: string[] = [];
+    page.on('response', async (response) => {
+      if (response.url() !== `${provider.issuer}/token` || !response.ok()) return;
+      const body = (await response.json()) as { access_token?: string; id_token?: string; refresh_token?: string };
+      tokens.push(...[body.access_token, body.id_token, body.refresh_token].filter((t): t is string => !!t));
+    });
+    return tokens;
+  }
+
+  /** Reloads and answers which main-frame addresses were shown and which hidden-frame callbacks were loaded. */
+  async function reload(page: Page): Promise<{ mainFrame: string[]; silentCallbacks: string[] }> {
+    const seen = { mainFrame: [] as string[], silentCallbacks: [] as string[] };
+    page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) seen.mainFrame.push(frame.url()); });
+    page.on('request', (request) => { if (request.url().startsWith(`${product.base}/silent-callback.html`)) seen.silentCallbacks.push(request.url()); });
+    await page.reload();
+    return seen;
+  }
+
+  it('signs in at the provider as that person, keeps tokens in memory only, and signs out through the provider\'s end-session', async () => {
+    const { context, page, problems } = await newTestPage(browser, { origin: product.base });
+    const tokens = tokensSeenBy(page);
+    await page.goto(product.base);
+    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await screenshotBoth(page, 'sign-in-oidc-sign-in-page');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${provider.issuer}/interaction/**`);
+    await screenshot(page, 'sign-in-oidc-provider-login-1280');
+    await page.getByLabel('Login').fill('ada');
+    await page.getByLabel('Password').fill('any password');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+
+    await page.waitForURL(`${product.base}/projects`);
+    await page.getByRole('heading', { name: 'Semantic projects' }).waitFor();
+    await expect(page.locator('.who-name').textContent()).resolves.toBe('Ada Lovelace');
+    expect(page.url()).not.toContain('code=');
+    await screenshotBoth(page, 'sign-in-oidc-signed-in');
+
+    // Tokens in memory only: none of them, and no oidc-client-ts user record, in either storage.
+    expect(tokens.length).toBeGreaterThanOrEqual(2);
+    const stored = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage } }));
+    for (const token of tokens) expect(stored).not.toContain(token);
+    expect(stored).not.toMatch(/access_token|id_token|refresh_token|oidc\.user/);
+    expect(problems.all()).toEqual([]);
+
+    // Sign out: the provider's end-session page, then back to the app's sign-in page.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${provider.issuer}/session/end**`);
+    await screenshot(page, 'sign-in-oidc-provider-end-session-1280');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${product.base}/**`);
+    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await screenshot(page, 'sign-in-oidc-signed-out-1280');
+    expect(problems.all()).toEqual([]);
+    await context.close();
+  });
+
+  it('restores the session after a reload from the hidden frame, without the login page (browser allowing third-party cookies), and not after signing out', async () => {
+    const { page, problems, close } = await newThirdPartyCookiesPage({ origin: product.base, ignoreCertificateErrors: true });
+    try {
+      await signInAs(page, 'ada');
+      await expect(page.locator('.who-name').textContent()).resolves.toBe('Ada Lovelace');
+      const tokens = tokensSeenBy(page);
+      const seen = await reload(page);
+      await page.getByRole('heading', { name: 'Semantic projects' }).waitFor();
+      await expect(page.locator('.who-name').textContent()).resolves.toBe('Ada Lovelace');
+      expect(seen.mainFrame.filter((u) => u.startsWith(provider.issuer))).toEqual([]);
+      expect(seen.silentCallbacks.length).toBeGreaterThan(0);
+      expect(tokens.length).toBeGreaterThan(0); // new tokens came through the hidden frame
+      const stored = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage } }));
+      for (const token of tokens) expect(stored).not.toContain(token);
+      await screenshot(page, 'sign-in-oidc-restored-after-reload-1280');
+      expect(problems.all()).toEqual([]);
+
+      // Signed out at the provider too: a reload now ends on the sign-in page.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(`${provider.issuer}/session/end**`);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+      await page.reload();
+      await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+      expect(problems.all()).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('with third-party cookies blocked (Chromium\'s default here), the hidden frame gets no provider session: a reload shows the sign-in page, with no error', async () => {
+    // The app (http://127.0.0.1:<port>) and the provider (https://127.0.0.1:<port>) are different sites
+    // (schemeful same-site), so the frame's request to the provider is third-party: Chromium sends no
+    // cookie (Sec-Fetch-Storage-Access: none) and the provider answers login_required.
+    const { context, page, problems } = await newTestPage(browser, { origin: product.base });
+    await signInAs(page, 'ada');
+    await expect(page.locator('.who-name').textContent()).resolves.toBe('Ada Lovelace');
+    const frameRequests: { cookie?: string; storageAccess?: string }[] = [];
+    page.on('request', async (request) => {
+      if (!request.url().startsWith(`${provider.issuer}/auth?`) || request.frame() === page.mainFrame()) return;
+      const headers = await request.allHeaders();
+      frameRequests.push({ cookie: headers.cookie, storageAccess: headers['sec-fetch-storage-access'] });
+    });
+    const seen = await reload(page);
+    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    expect(seen.silentCallbacks.some((u) => u.includes('error=login_required'))).toBe(true);
+    expect(frameRequests).toEqual([{ cookie: undefined, storageAccess: 'none' }]);
+    expect(seen.mainFrame.filter((u) => u.startsWith(provider.issuer))).toEqual([]);
+    expect(problems.all()).toEqual([]);
+    await context.close();
+  });
+
+  it('a person whose email address is not verified sees "Verify your email address"', async () => {
+    const { context, page, problems } = await newTestPage(browser, { origin: product.base });
+    await signInAs(page, 'una');
+    await page.getByRole('heading', { name: 'Verify your email address' }).waitFor();
+    await screenshotBoth(page, 'sign-in-oidc-verify-email');
+    // The 403 of GET /api/me is the one console error this step provokes (Chromium logs failed fetches).
+    expect(problems.cspViolations).toEqual([]);
+    expect(problems.pageErrors).toEqual([]);
+    await context.close();
+  });
+
+  it('a provider refusal naming on_waitlist shows "You are on the waitlist"', async () => {
+    const { context, page, problems } = await newTestPage(browser, { origin: product.base });
+    await page.goto(`${product.base}/?error=access_denied&error_description=on_waitlist`);
+    await page.getByRole('heading', { name: 'You are on the waitlist' }).waitFor();
+    expect(page.url()).not.toContain('error=');
+    await screenshotBoth(page, 'sign-in-oidc-waitlist');
+    expect(problems.all()).toEqual([]);
+    await context.close();
+  });
+});
