@@ -6,11 +6,11 @@
  * request); issue 9 (MCP Access, Improvement requests).
  */
 import type { ImprovementView, TokenView } from '../../core/semantic/api/access.ts';
-import type { ImprovementWithDone } from '../../core/semantic/improvements.ts';
+import type { ImprovementRecord } from '../../core/semantic/records.ts';
 import type { TokenSummary } from '../../core/semantic/tokens.ts';
 
 /** An improvement request as the web app receives it (times as ISO-8601, done state spelled out). */
-export function improvementView(record: ImprovementWithDone): ImprovementView {
+export function improvementView(record: ImprovementRecord): ImprovementView {
   return {
     id: record._id,
     modelName: record.modelName,

@@ -19,15 +19,6 @@ export const defaultImprovementsLimit = 100;
 /** Most improvement requests {@link listImprovements} answers, whatever the limit asked (500). */
 export const maxImprovementsLimit = 500;
 
-/**
- * An improvement request with its done state: `doneAt` (when a member marked it done) and `doneBy` (who:
- * the member's email, else their subject). Both are absent while the request is open. The fields are
- * stored on the improvement document itself by {@link markImprovementDone}.
- *
- * Source: issue 9 (Improvement requests: list, mark done)
- */
-export type ImprovementWithDone = ImprovementRecord & { doneAt?: Date; doneBy?: string };
-
 /** Which improvement requests {@link listImprovements} answers: not yet done, done, or all (the default). */
 export type ImprovementStatus = 'open' | 'done' | 'all';
 
@@ -44,7 +35,7 @@ function statusFilter(projectId: string, status: ImprovementStatus): Record<stri
  * them, so the list is always capped.
  * @throws PlatformError `invalid_find_options` (400) from the store for a limit that is not a whole number
  */
-export async function listImprovements(deps: SemanticDeps, projectId: string, options: { limit?: number; status?: ImprovementStatus } = {}): Promise<ImprovementWithDone[]> {
+export async function listImprovements(deps: SemanticDeps, projectId: string, options: { limit?: number; status?: ImprovementStatus } = {}): Promise<ImprovementRecord[]> {
   const limit = Math.min(Math.max(options.limit ?? defaultImprovementsLimit, 1), maxImprovementsLimit);
   return improvementsOf(deps).find(statusFilter(projectId, options.status ?? 'all'), { sort: { createdAt: -1 }, limit });
 }
@@ -59,7 +50,7 @@ export async function listImprovements(deps: SemanticDeps, projectId: string, op
  *
  * Source: issue 9 (Improvement requests: list, mark done)
  */
-export async function markImprovementDone(deps: SemanticDeps, projectId: string, id: string, by: string, done = true): Promise<ImprovementWithDone> {
+export async function markImprovementDone(deps: SemanticDeps, projectId: string, id: string, by: string, done = true): Promise<ImprovementRecord> {
   const improvements = improvementsOf(deps);
   const record = await improvements.findOne({ _id: id, projectId });
   if (!record) throw new PlatformError('not_found', `No improvement request "${id}" in this project: list the improvement requests to see their ids.`, { status: 404 });
@@ -70,7 +61,7 @@ export async function markImprovementDone(deps: SemanticDeps, projectId: string,
   }
   if (!done && record.doneAt) {
     await improvements.updateOne({ _id: id, projectId }, { $unset: { doneAt: true, doneBy: true } });
-    const open: ImprovementWithDone = { ...record };
+    const open: ImprovementRecord = { ...record };
     delete open.doneAt;
     delete open.doneBy;
     return open;
@@ -79,7 +70,7 @@ export async function markImprovementDone(deps: SemanticDeps, projectId: string,
 }
 
 function improvementsOf(deps: SemanticDeps) {
-  return deps.docs.collection<ImprovementWithDone>(collections.improvements);
+  return deps.docs.collection<ImprovementRecord>(collections.improvements);
 }
 
 /** Stores a query for replay; returns its storedQueryId. */

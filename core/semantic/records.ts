@@ -119,5 +119,9 @@ export const ImprovementRecord = Type.Object({
   description: Type.String({ maxLength: 2000 }),
   tokenId: Type.String(),
   createdAt: Type.Date(),
+  /** When a member marked it done; absent while open. */
+  doneAt: Type.Optional(Type.Date()),
+  /** Who marked it done: the member's email, else their subject. */
+  doneBy: Type.Optional(Type.String()),
 });
 export type ImprovementRecord = Static<typeof ImprovementRecord>;

@@ -5,15 +5,18 @@
  *
  * Source: spec/semantic-query-service.md § What the service does (2, 5), § Endpoints; issue 9.
  */
-import type { ComponentType } from 'react';
+import { lazy, Suspense, type ComponentType } from 'react';
 import { Link, Redirect } from 'wouter';
 import { ErrorMessage, Loading } from '../../ui/kit.tsx';
-import { AccessPage } from './AccessPage.tsx';
-import { EditorPage } from './EditorPage.tsx';
-import { ImprovementsPage } from './ImprovementsPage.tsx';
-import { MonitoringPage } from './MonitoringPage.tsx';
-import { PlaygroundPage } from './PlaygroundPage.tsx';
 import { useProject, useProjects } from './queries.ts';
+
+// Each tab is its own chunk, loaded when first opened: the MCP SDK (playground) and uPlot (monitoring) stay
+// out of the pages that do not use them.
+const EditorPage = lazy(() => import('./EditorPage.tsx').then((m) => ({ default: m.EditorPage })));
+const PlaygroundPage = lazy(() => import('./PlaygroundPage.tsx').then((m) => ({ default: m.PlaygroundPage })));
+const AccessPage = lazy(() => import('./AccessPage.tsx').then((m) => ({ default: m.AccessPage })));
+const MonitoringPage = lazy(() => import('./MonitoringPage.tsx').then((m) => ({ default: m.MonitoringPage })));
+const ImprovementsPage = lazy(() => import('./ImprovementsPage.tsx').then((m) => ({ default: m.ImprovementsPage })));
 
 /** The tabs, in order: path segment, label, page. */
 const tabs: [string, string, ComponentType<{ slug: string }>][] = [
@@ -41,7 +44,7 @@ export function ProjectLayout({ slug, tab }: { slug: string; tab?: string }) {
           <nav className="tabs" aria-label="Project pages">
             {tabs.map(([path, text]) => <Link key={path} href={`/projects/${slug}/${path}`} aria-current={path === tab ? 'page' : undefined} className={path === tab ? 'tab active' : 'tab'}>{text}</Link>)}
           </nav>
-          <Page slug={slug} />
+          <Suspense fallback={<Loading what={`Loading ${label}`} />}><Page slug={slug} /></Suspense>
         </>
       )}
     </section>

@@ -10,10 +10,15 @@
  * Source: ../shared/spec/semantic-query-service.md § What the service does 2, § Endpoints, § Authentication; issue 9.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { config as zodConfig } from 'zod/v4';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { endpointPath, type PlaygroundPlane, type PlaygroundTokenView } from '../../../../../core/semantic/api/playground.ts';
 import { api, projectPath } from '../../../api/client.ts';
+
+// The SDK parses answers with zod, whose first object parse probes `new Function` once: the CSP (script-src 'self')
+// refuses it and reports a violation. jitless skips the probe (and the code generation it guards).
+zodConfig({ jitless: true });
 
 /** What a tools/call answered, as the agent receives it. */
 export interface ToolCallResult {
