@@ -42,7 +42,7 @@ function Shell() {
           <span>{branding.title ?? 'cairn'}</span>
         </Link>
         <nav aria-label="Main" className="main-nav">
-          <Link href="/projects" className={(active) => (active ? 'active' : '')}>Semantic projects</Link>
+          <NavLink href="/projects">Semantic projects</NavLink>
         </nav>
         <div className="who">
           <span className="who-name" title={me?.email}>{me?.name ?? me?.email}</span>
@@ -61,6 +61,13 @@ function Shell() {
       {branding.poweredBy ? <footer className="powered-by">Powered by cairn</footer> : null}
     </div>
   );
+}
+
+/** A main-navigation link, marked current on its own page and every page under it. */
+function NavLink({ href, children }: { href: string; children: string }) {
+  const [path] = useLocation();
+  const current = path === href || path.startsWith(`${href}/`);
+  return <Link href={href} className={current ? 'active' : ''} aria-current={current ? 'page' : undefined}>{children}</Link>;
 }
 
 function NotFound() {
