@@ -17,16 +17,12 @@ import { callLogTokenNames, mintPlaygroundToken } from '../../core/semantic/toke
 import type { CallStatsView, CallTokenList } from '../../core/semantic/api/monitoring.ts';
 import type { PlaygroundTokenView } from '../../core/semantic/api/playground.ts';
 import { errorToResponse, json } from './http-helpers.ts';
-import { NoQuery, readQuery, textParam } from './query-params.ts';
-import type { SemanticRouteDeps } from './semantic-routes.ts';
+import { NoQuery, readQuery } from './query-params.ts';
+import { callLogFilterParams, type SemanticRouteDeps } from './semantic-routes.ts';
 
 /** Query of GET …/calls/stats: the filters of GET …/calls and the bucket width. */
 const StatsQuery = Type.Object({
-  tool: textParam('a tool name'),
-  status: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('error')], { description: '"success" or "error"' })),
-  token: textParam('a token id'),
-  from: textParam('a date like 2026-01-31 or an ISO-8601 instant', 40),
-  to: textParam('a date like 2026-01-31 or an ISO-8601 instant', 40),
+  ...callLogFilterParams,
   bucketMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080, description: 'a whole number from 1 to 10080' })),
 }, { additionalProperties: false });
 

@@ -34,15 +34,24 @@ export interface SemanticRouteDeps {
 }
 
 /**
- * Query of GET …/calls: filters, and `limit`, the newest entries answered: default 50, at most 500
- * (core/semantic/call-log.ts). Anything else is refused with 400 naming the parameter.
+ * The call log's filters as query parameters (GET …/calls and GET …/calls/stats): tool, status
+ * (`success` | `error`), token (a token id), from and to (a date like 2026-01-31, or an ISO-8601 instant;
+ * both ends inclusive).
  */
-const CallsQuery = Type.Object({
+export const callLogFilterParams = {
   tool: textParam('a tool name'),
   status: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('error')], { description: '"success" or "error"' })),
   token: textParam('a token id'),
   from: textParam('a date like 2026-01-31 or an ISO-8601 instant', 40),
   to: textParam('a date like 2026-01-31 or an ISO-8601 instant', 40),
+};
+
+/**
+ * Query of GET …/calls: filters, and `limit`, the newest entries answered: default 50, at most 500
+ * (core/semantic/call-log.ts). Anything else is refused with 400 naming the parameter.
+ */
+const CallsQuery = Type.Object({
+  ...callLogFilterParams,
   limit: wholeNumberParam({ minimum: 1, maximum: maxCallLogLimit, default: defaultCallLogLimit }),
 }, { additionalProperties: false });
 /** Query of GET …/improvements: `status` open | done | all (default all) and `limit`, the newest requests answered: default 100, at most 500. */
