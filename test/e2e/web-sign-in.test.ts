@@ -13,39 +13,21 @@
  * Source: cairn issue 9 (browser tests); spec/platform-service.md § Platform sign-in modes, § Rules 3, 4, 6,
  * § Front proxy routes (CSP).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newTestPage, newThirdPartyCookiesPage, screenshot, screenshotBoth } from '../helpers/browser.ts';
+import { launchBrowser, newTestPage, newThirdPartyCookiesPage, screenshot, screenshotBoth, startWebApp, type StartedWebApp } from '../helpers/browser.ts';
 import { oidcSignInEnv, startOidcProvider, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
 import { freePort } from '../helpers/ports.ts';
-import { runStartScript, type StartedScript } from '../helpers/start-script.ts';
-
-/** A scripts/start of its own: ports, data directory, sign-in env; resolves once it printed that it runs. */
-async function startApp(signIn: Record<string, string>, port?: number): Promise<{ run: StartedScript; base: string; dataDir: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cairn-web-sign-in-'));
-  const ports = { PORT: port ?? await freePort(), API_PORT: await freePort(), SEMANTIC_MCP_PORT: await freePort(), CAIRN_EMBEDDED_QUEUE_PORT: await freePort() };
-  const env = {
-    ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), CAIRN_DATA_DIR: dataDir, HOST: '', CAIRN_PROXY_BIND: '', PLATFORM_CONFIG: '', PLATFORM_CONFIG_FILE: '',
-    CAIRN_MODEL_BASE_URL: '', CAIRN_MODEL: '', CAIRN_MODEL_API_KEY: '', CAIRN_MODEL_PROVIDER: '', CAIRN_MODEL_PRICES: '', ...signIn,
-  };
-  const run = runStartScript(env);
-  await run.waitForLine(/^cairn is running on /, 400_000);
-  return { run, base: `http://127.0.0.1:${ports.PORT}`, dataDir };
-}
 
 let browser: Browser;
 beforeAll(async () => { browser = await launchBrowser({ ignoreCertificateErrors: true }); });
 afterAll(async () => { await browser?.close(); });
 
 describe('dev-user', () => {
-  let product: Awaited<ReturnType<typeof startApp>>;
-  beforeAll(async () => { product = await startApp({ PLATFORM_SIGN_IN: 'dev-user' }); }, 450_000);
+  let product: StartedWebApp;
+  beforeAll(async () => { product = await startWebApp({ PLATFORM_SIGN_IN: 'dev-user' }); }, 450_000);
   afterAll(async () => {
-    await product?.run.stop();
-    if (product) rmSync(product.dataDir, { recursive: true, force: true });
+    await product?.stop();
   });
 
   it('opens on the projects list with no console errors or CSP violations (1280 and 375 px)', async () => {
@@ -80,7 +62,7 @@ describe('dev-user', () => {
 
 describe('oidc against the local OpenID provider (https)', () => {
   let provider: RunningOidcProvider;
-  let product: Awaited<ReturnType<typeof startApp>>;
+  let product: StartedWebApp;
   beforeAll(async () => {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
@@ -93,12 +75,11 @@ describe('oidc against the local OpenID provider (https)', () => {
       ],
     });
     // The API fetches discovery and JWKS from the provider: Bun trusts its certificate through NODE_EXTRA_CA_CERTS.
-    product = await startApp({ ...oidcSignInEnv(provider), NODE_EXTRA_CA_CERTS: provider.certificateFile! }, port);
+    product = await startWebApp({ ...oidcSignInEnv(provider), NODE_EXTRA_CA_CERTS: provider.certificateFile! }, port);
   }, 450_000);
   afterAll(async () => {
-    await product?.run.stop();
+    await product?.stop();
     await provider?.stop();
-    if (product) rmSync(product.dataDir, { recursive: true, force: true });
   });
 
   /** Signs in at the provider's login page as `login`, from the app's sign-in page. */

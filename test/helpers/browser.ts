@@ -10,7 +10,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { freePort } from './ports.ts';
 import { repoRoot } from './product.ts';
+import { runStartScript, type StartedScript } from './start-script.ts';
 
 /** Debian's Chromium. */
 export const chromiumPath = '/usr/bin/chromium';
@@ -135,11 +137,47 @@ export async function screenshot(page: Page, name: string, options: { fullPage?:
   return path;
 }
 
-/** Screenshots the page at {@link desktop} (`<name>-1280`) and {@link phone} (`<name>-375`), leaving it at desktop size. */
-export async function screenshotBoth(page: Page, name: string): Promise<void> {
+/**
+ * Screenshots the page at {@link desktop} (`<name>-1280`) and {@link phone} (`<name>-375`), leaving it at desktop size.
+ * @param options.fullPage - the whole scrollable page at each width (for a page whose point is below the fold)
+ */
+export async function screenshotBoth(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   await page.setViewportSize(desktop);
-  await screenshot(page, `${name}-1280`);
+  await screenshot(page, `${name}-1280`, options);
   await page.setViewportSize(phone);
-  await screenshot(page, `${name}-375`);
+  await screenshot(page, `${name}-375`, options);
   await page.setViewportSize(desktop);
+}
+
+/** A product started by scripts/start for a browser test. */
+export interface StartedWebApp {
+  run: StartedScript;
+  /** http://127.0.0.1:<PORT> (the front proxy: the web app, /api, /mcp). */
+  base: string;
+  dataDir: string;
+  /** Stops scripts/start and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the product as a newcomer does (`scripts/start`, which also builds the web app when stale) on free
+ * ports with a fresh CAIRN_DATA_DIR, no model configured, plus `env` (the sign-in mode and its settings);
+ * resolves once it printed "cairn is running on" (the demo projects are seeded by then under dev-user).
+ * @param port - the public PORT, when it must be known before (an OpenID client's redirect URIs)
+ */
+export async function startWebApp(env: Record<string, string>, port?: number): Promise<StartedWebApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cairn-web-'));
+  const ports = { PORT: port ?? await freePort(), API_PORT: await freePort(), SEMANTIC_MCP_PORT: await freePort(), CAIRN_EMBEDDED_QUEUE_PORT: await freePort() };
+  const run = runStartScript({
+    ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), CAIRN_DATA_DIR: dataDir, HOST: '', CAIRN_PROXY_BIND: '', PLATFORM_CONFIG: '', PLATFORM_CONFIG_FILE: '',
+    CAIRN_MODEL_BASE_URL: '', CAIRN_MODEL: '', CAIRN_MODEL_API_KEY: '', CAIRN_MODEL_PROVIDER: '', CAIRN_MODEL_PRICES: '', ...env,
+  });
+  try {
+    await run.waitForLine(/^cairn is running on /, 400_000);
+  } catch (error) {
+    await run.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  return { run, base: `http://127.0.0.1:${ports.PORT}`, dataDir, stop: async () => { await run.stop(); rmSync(dataDir, { recursive: true, force: true }); } };
 }
