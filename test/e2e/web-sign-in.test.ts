@@ -13,6 +13,7 @@
  * Source: cairn issue 9 (browser tests); spec/platform-service.md § Platform sign-in modes, § Rules 3, 4, 6,
  * § Front proxy routes (CSP).
  */
+import { decodeJwt } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newTestPage, newThirdPartyCookiesPage, screenshot, screenshotBoth, startWebApp, type StartedWebApp } from '../helpers/browser.ts';
@@ -94,12 +95,13 @@ describe('oidc against the local OpenID provider (https)', () => {
     await page.waitForURL(`${product.base}/**`);
   }
 
-  /** Collects the tokens the provider's token endpoint hands the page (to look for them in storage). */
-  function tokensSeenBy(page: Page): string[] {
+  /** Collects the tokens the provider's token endpoint hands the page (to look for them in storage); `answers` keeps the bodies. */
+  function tokensSeenBy(page: Page, answers: { access_token?: string; id_token?: string }[] = []): string[] {
     const tokens: string[] = [];
     page.on('response', async (response) => {
       if (response.url() !== `${provider.issuer}/token` || !response.ok()) return;
       const body = (await response.json()) as { access_token?: string; id_token?: string; refresh_token?: string };
+      answers.push(body);
       tokens.push(...[body.access_token, body.id_token, body.refresh_token].filter((t): t is string => !!t));
     });
     return tokens;
@@ -116,7 +118,8 @@ describe('oidc against the local OpenID provider (https)', () => {
 
   it('signs in at the provider as that person, keeps tokens in memory only, and signs out through the provider\'s end-session', async () => {
     const { context, page, problems } = await newTestPage(browser, { origin: product.base });
-    const tokens = tokensSeenBy(page);
+    const answers: { access_token?: string; id_token?: string }[] = [];
+    const tokens = tokensSeenBy(page, answers);
     await page.goto(product.base);
     await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
     await screenshotBoth(page, 'sign-in-oidc-sign-in-page');
@@ -132,6 +135,11 @@ describe('oidc against the local OpenID provider (https)', () => {
     await expect(page.locator('.who-name').textContent()).resolves.toBe('Ada Lovelace');
     expect(page.url()).not.toContain('code=');
     await screenshotBoth(page, 'sign-in-oidc-signed-in');
+
+    // The provider's tokens: the ID token and the JWT access token for the audience carry the person's email claims.
+    const [idClaims, accessClaims] = [decodeJwt(answers[0]!.id_token!), decodeJwt(answers[0]!.access_token!)];
+    expect(idClaims).toMatchObject({ sub: 'ada', email: 'ada@example.com', email_verified: true, name: 'Ada Lovelace', aud: 'cairn-web' });
+    expect(accessClaims).toMatchObject({ sub: 'ada', email: 'ada@example.com', email_verified: true, aud: provider.defaultResource });
 
     // Tokens in memory only: none of them, and no oidc-client-ts user record, in either storage.
     expect(tokens.length).toBeGreaterThanOrEqual(2);

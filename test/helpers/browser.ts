@@ -93,7 +93,7 @@ async function watched(context: BrowserContext, origin?: string): Promise<{ page
   const problems = await collectProblems(context, origin);
   await context.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (event) => {
-      (window as unknown as { __cairnCspViolation?: (text: string) => void }).__cairnCspViolation?.(`${event.violatedDirective} ${event.blockedURI || '(inline)'} at ${event.sourceFile || event.documentURI}:${event.lineNumber}`);
+      (window as unknown as { __cairnCspViolation?: (text: string) => void }).__cairnCspViolation?.(`${event.violatedDirective} ${event.blockedURI || '(inline)'} at ${event.sourceFile || event.documentURI}:${event.lineNumber}:${event.columnNumber}`);
     });
   });
   // A persistent context opens with a page already there (not announced by the 'page' event).

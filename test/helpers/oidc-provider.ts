@@ -185,12 +185,10 @@ function providerConfiguration(jwk: Record<string, unknown>, byId: Map<string, T
       if (grantId) return oidc.provider.Grant.find(grantId);
       if (oidc.client.clientId !== webClientId || !oidc.session?.accountId) return undefined;
       const grant = new oidc.provider.Grant({ clientId: oidc.client.clientId, accountId: oidc.session.accountId });
-      grant.addOIDCScope('openid email profile offline_access');
+      grant.addOIDCScope('openid email profile');
       grant.addOIDCClaims(['sub', 'email', 'email_verified', 'name']);
-      for (const resource of [defaultResource, ...Object.keys(oidc.params?.resource ? { [String(oidc.params.resource)]: 1 } : {})]) grant.addResourceScope(resource, 'api');
+      grant.addResourceScope(typeof oidc.params?.resource === 'string' ? oidc.params.resource : defaultResource, 'api');
       await grant.save();
-      oidc.session.ensureClientContainer(oidc.client.clientId);
-      oidc.session.grantIdFor(oidc.client.clientId, await grant.save());
       return grant;
     },
     // Cross-site session cookies: the app (http://127.0.0.1:<port>) restores from a hidden frame of the provider.
@@ -224,12 +222,12 @@ interface GrantContext {
     client: { clientId: string };
     params?: { resource?: unknown };
     result?: { consent?: { grantId?: string } };
-    session?: { accountId?: string; grantIdFor(clientId: string, value?: string): string | undefined; ensureClientContainer(clientId: string): void };
+    session?: { accountId?: string; grantIdFor(clientId: string): string | undefined };
     provider: { Grant: GrantClass };
   };
 }
 interface GrantClass {
-  new (init: { clientId: string; accountId: string }): { addOIDCScope(s: string): void; addOIDCClaims(c: string[]): void; addResourceScope(r: string, s: string): void; save(): Promise<string> };
+  new (init: { clientId: string; accountId: string }): { addOIDCScope(scope: string): void; addOIDCClaims(claims: string[]): void; addResourceScope(resource: string, scope: string): void; save(): Promise<string> };
   find(id: string): Promise<unknown>;
 }
 
