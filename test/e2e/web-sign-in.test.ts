@@ -190,7 +190,7 @@ describe('oidc against the local OpenID provider (https)', () => {
     }
   });
 
-  it('with third-party cookies blocked (Chromium\'s default here), the hidden frame gets no provider session: a reload shows the sign-in page, with no error', async () => {
+  it('with third-party cookies blocked (Chromium\'s default here), the hidden frame gets no provider session and the tab restores at the top level with prompt=none, without the login page', async () => {
     // The app (http://127.0.0.1:<port>) and the provider (https://127.0.0.1:<port>) are different sites
     // (schemeful same-site), so the frame's request to the provider is third-party: Chromium sends no
     // cookie (Sec-Fetch-Storage-Access: none) and the provider answers login_required.
@@ -204,10 +204,20 @@ describe('oidc against the local OpenID provider (https)', () => {
       frameRequests.push({ cookie: headers.cookie, storageAccess: headers['sec-fetch-storage-access'] });
     });
     const seen = await reload(page);
-    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
-    expect(seen.silentCallbacks.some((u) => u.includes('error=login_required'))).toBe(true);
+    await page.getByRole('heading', { name: 'Semantic projects' }).waitFor();
+    await expect(page.locator('.who-name').textContent()).resolves.toBe('Ada Lovelace');
     expect(frameRequests).toEqual([{ cookie: undefined, storageAccess: 'none' }]);
-    expect(seen.mainFrame.filter((u) => u.startsWith(provider.issuer))).toEqual([]);
+    expect(seen.mainFrame.filter((u) => u.startsWith(`${provider.issuer}/interaction`))).toEqual([]);
+    const stored = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage } }));
+    expect(stored).not.toMatch(/access_token|id_token|refresh_token|oidc\.user/);
+    expect(problems.all()).toEqual([]);
+    // Signed out (the tab's marker cleared, the provider's session ended): a reload ends on the sign-in page.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${provider.issuer}/session/end**`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
     expect(problems.all()).toEqual([]);
     await context.close();
   });

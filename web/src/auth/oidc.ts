@@ -42,6 +42,14 @@ export function oidcClient(settings: OidcSettings, origin: string): UserManager 
  */
 export async function startOidc(manager: UserManager, location: Location, history: History): Promise<OidcStart> {
   const query = new URLSearchParams(location.search);
+  const restoring = sessionStorage.getItem(restoringFlag) === '1';
+  sessionStorage.removeItem(restoringFlag);
+  if (query.has('error') && restoring && quietRefusals.has(query.get('error') ?? '')) {
+    // The top-level restore found no session at the provider: simply not signed in.
+    sessionStorage.removeItem(signedInFlag);
+    history.replaceState(null, '', location.pathname);
+    return { kind: 'needs-sign-in' };
+  }
   if (query.has('error')) {
     const description = query.get('error_description') ?? undefined;
     history.replaceState(null, '', location.pathname);
@@ -52,14 +60,27 @@ export async function startOidc(manager: UserManager, location: Location, histor
     const user = await manager.signinRedirectCallback(location.href);
     const back = typeof user.state === 'string' && user.state.startsWith('/') ? user.state : '/';
     history.replaceState(null, '', back);
+    sessionStorage.setItem(signedInFlag, '1');
     return { kind: 'signed-in', user };
   }
   try {
     return { kind: 'signed-in', user: await manager.signinSilent() ?? raise() };
   } catch {
-    return { kind: 'needs-sign-in' };
+    // The hidden frame gets no provider cookie where third-party cookies are blocked (the app and the
+    // provider on different sites). This tab was signed in before the reload: ask once at the top level.
+    if (sessionStorage.getItem(signedInFlag) !== '1') return { kind: 'needs-sign-in' };
+    sessionStorage.setItem(restoringFlag, '1');
+    await manager.signinRedirect({ prompt: 'none', state: location.pathname + location.search });
+    return new Promise<never>(() => undefined); // the page is leaving for the provider
   }
 }
+
+/** sessionStorage marker (no token): this tab signed in, so a reload restores at the top level when the frame cannot. */
+export const signedInFlag = 'cairn.oidc.signed-in';
+/** sessionStorage marker: a top-level prompt=none restore is under way. */
+const restoringFlag = 'cairn.oidc.restoring';
+/** What a prompt=none authorization answers when the provider has no usable session (not a refusal). */
+const quietRefusals = new Set(['login_required', 'interaction_required', 'consent_required', 'account_selection_required']);
 
 function raise(): never {
   throw new Error('no user from the hidden frame');

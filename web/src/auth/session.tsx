@@ -12,7 +12,7 @@ import type { UserManager } from 'oidc-client-ts';
 import type { MeView } from '../../../core/auth/me-view.ts';
 import type { SignInSettingsView } from '../../../core/auth/sign-in-view.ts';
 import { api, ApiError, errorOf, useSigning } from '../api/client.ts';
-import { oidcClient, signInAtProvider, startOidc } from './oidc.ts';
+import { oidcClient, signedInFlag, signInAtProvider, startOidc } from './oidc.ts';
 
 /** Where signing in stands. */
 export type SessionState =
@@ -98,6 +98,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     signOut: async () => {
       const answer = await api<{ signOutUrl: string | null }>('/api/sign-out', { method: 'POST', body: {} }).catch(() => ({ signOutUrl: null }));
       token.current = undefined;
+      sessionStorage.removeItem(signedInFlag);
       if (manager.current) {
         const user = await manager.current.getUser();
         await manager.current.removeUser();

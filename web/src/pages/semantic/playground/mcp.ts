@@ -9,16 +9,20 @@
  *
  * Source: ../shared/spec/semantic-query-service.md § What the service does 2, § Endpoints, § Authentication; issue 9.
  */
+import './zod-jitless.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { config as zodConfig } from 'zod/v4';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { endpointPath, type PlaygroundPlane, type PlaygroundTokenView } from '../../../../../core/semantic/api/playground.ts';
 import { api, projectPath } from '../../../api/client.ts';
 
-// The SDK parses answers with zod, whose first object parse probes `new Function` once: the CSP (script-src 'self')
-// refuses it and reports a violation. jitless skips the probe (and the code generation it guards).
-zodConfig({ jitless: true });
+/**
+ * The SDK's fetch, except the optional GET that opens a server-to-client event stream: the semantic endpoints
+ * offer none and answer it 405 (which the SDK takes as "no stream"), so it is answered 405 here without a
+ * request (a refused request would also show as an error in the browser's console).
+ */
+const withoutEventStream = (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
+  init?.method === 'GET' ? Promise.resolve(new Response(null, { status: 405 })) : fetch(input, init);
 
 /** What a tools/call answered, as the agent receives it. */
 export interface ToolCallResult {
@@ -66,7 +70,7 @@ async function connect(slug: string, plane: PlaygroundPlane, token: string): Pro
   if (held && held.token === token) return held.client;
   if (held) void held.client.then((c) => c.close(), () => undefined);
   const client = new Client({ name: 'cairn-playground', version: '1.0.0' }, { jsonSchemaValidator: passThroughValidator });
-  const transport = new StreamableHTTPClientTransport(new URL(endpointPath(slug, plane), window.location.origin), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(endpointPath(slug, plane), window.location.origin), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: withoutEventStream });
   const connecting = client.connect(transport).then(() => client);
   clients.set(key, { token, client: connecting });
   connecting.catch(() => { if (clients.get(key)?.client === connecting) clients.delete(key); });
