@@ -6,7 +6,7 @@
  * § Platform sign-in modes; § Rules 18 (branding, powered-by note).
  */
 import { Elysia } from 'elysia';
-import { signInSettingsView } from '../../core/auth/sign-in-view.ts';
+import { signInSettingsView, type SignOutView } from '../../core/auth/sign-in-view.ts';
 import type { BrandingConfig } from '../../core/config/config-model.ts';
 import { brandingView } from '../../core/config/branding-view.ts';
 import type { SignInSettings } from '../../core/config/platform-env-model.ts';
@@ -56,7 +56,8 @@ export function authRoutes(options: AuthRoutesOptions) {
     }
   };
   const signOut = async (): Promise<Response> => {
-    const response = json({ signOutUrl: (await signOutUrl()) ?? null });
+    const view: SignOutView = { signOutUrl: (await signOutUrl()) ?? null };
+    const response = json(view);
     if (options.signIn.mode === 'cloud-alb') for (const cookie of expiredSessionCookies(options.signIn.sessionCookie)) response.headers.append('set-cookie', cookie);
     return response;
   };

@@ -58,3 +58,13 @@ export function signInSettingsView(mode: SignInMode, settings: PublicSignInSetti
     ...(settings.signOutUrl ? { signOutUrl: settings.signOutUrl } : {}),
   };
 }
+
+/**
+ * Body of GET and POST /api/sign-out: where the browser goes next to end the provider's or load balancer's
+ * session too (null: nowhere; dev-user, or an oidc provider with no end-session endpoint).
+ *
+ * Source: spec/platform-service.md § Endpoints (/api/sign-out)
+ */
+export interface SignOutView {
+  signOutUrl: string | null;
+}

@@ -26,7 +26,9 @@ afterAll(async () => { await browser?.close(); });
 
 describe('dev-user', () => {
   let product: StartedWebApp;
-  beforeAll(async () => { product = await startWebApp({ PLATFORM_SIGN_IN: 'dev-user' }); }, 450_000);
+  // A config of its own with a branding section (it wins whole over the one scripts/start would pass).
+  const branding = { title: 'Acme Analytics', colours: { primary: '#6b2d8a' } };
+  beforeAll(async () => { product = await startWebApp({ PLATFORM_SIGN_IN: 'dev-user', PLATFORM_CONFIG: JSON.stringify({ branding }) }); }, 450_000);
   afterAll(async () => {
     await product?.stop();
   });
@@ -43,11 +45,25 @@ describe('dev-user', () => {
     await context.close();
   });
 
+  it('wears the branding of GET /api/branding: title in the header and the page title, its primary colour, and the powered-by note', async () => {
+    const { context, page, problems } = await newTestPage(browser, { origin: product.base });
+    await page.goto(`${product.base}/projects`);
+    await page.getByRole('link', { name: 'Acme Analytics' }).waitFor();
+    await expect.poll(() => page.title()).toBe('Acme Analytics');
+    await expect(page.getByText('Powered by cairn').count()).resolves.toBe(1);
+    const createColour = await page.getByRole('button', { name: 'Create project' }).evaluate((button) => getComputedStyle(button).backgroundColor);
+    expect(createColour).toBe('rgb(107, 45, 138)');
+    await screenshot(page, 'sign-in-branding-1280');
+    expect(problems.all()).toEqual([]);
+    await context.close();
+  });
+
   it('shows "cairn cannot be reached" while /api/sign-in-settings fails, and Try again signs in once it answers', async () => {
     const { context, page, problems } = await newTestPage(browser, { origin: product.base });
     await page.route('**/api/sign-in-settings', (route) => route.abort('connectionrefused'));
     await page.goto(`${product.base}/projects`);
     await page.getByRole('heading', { name: 'cairn cannot be reached' }).waitFor();
+    await page.getByText('Acme Analytics').first().waitFor();
     await screenshotBoth(page, 'sign-in-unreachable');
     // The aborted request itself is the one console error this step provokes.
     expect(problems.cspViolations).toEqual([]);

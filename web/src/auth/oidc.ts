@@ -6,10 +6,11 @@
  *
  * Source: spec/platform-service.md § Platform sign-in modes (oidc), § Rules 3, 6.
  */
+import type { SignInSettingsView } from '../../../core/auth/sign-in-view.ts';
 import { InMemoryWebStorage, UserManager, WebStorageStateStore, type User } from 'oidc-client-ts';
 
 /** The public oidc settings of GET /api/sign-in-settings. */
-export interface OidcSettings { issuer: string; clientId: string; audience?: string }
+export type OidcSettings = Extract<SignInSettingsView, { mode: 'oidc' }>;
 
 /** Where a finished sign-in at the provider left the browser. */
 export type OidcStart =

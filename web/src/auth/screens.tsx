@@ -6,11 +6,23 @@
  * Source: spec/platform-service.md § Platform sign-in modes, § Rules 3, 4, 6.
  */
 import type { ReactNode } from 'react';
+import { useBranding } from '../app/branding.ts';
 import { Button, Loading } from '../ui/kit.tsx';
 import { useSession } from './session.tsx';
 
+/** A screen of its own, under the deployment's branding (title, logo, powered-by note). */
 function Panel({ title, children }: { title: string; children: ReactNode }) {
-  return <main className="panel-screen"><section className="panel"><h1>{title}</h1>{children}</section></main>;
+  const branding = useBranding();
+  return (
+    <main className="panel-screen">
+      <section className="panel">
+        <p className="brand">{branding.logoUrl ? <img src={branding.logoUrl} alt="" className="brand-logo" /> : null}<span>{branding.title ?? 'cairn'}</span></p>
+        <h1>{title}</h1>
+        {children}
+        {branding.poweredBy ? <p className="powered-by">Powered by cairn</p> : null}
+      </section>
+    </main>
+  );
 }
 
 /** What the session shows before sign-in completes; `null` when signed in. */

@@ -10,7 +10,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { UserManager } from 'oidc-client-ts';
 import type { MeView } from '../../../core/auth/me-view.ts';
-import type { SignInSettingsView } from '../../../core/auth/sign-in-view.ts';
+import type { SignInSettingsView, SignOutView } from '../../../core/auth/sign-in-view.ts';
 import { api, ApiError, errorOf, useSigning } from '../api/client.ts';
 import { oidcClient, signedInFlag, signInAtProvider, startOidc } from './oidc.ts';
 
@@ -96,7 +96,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     retry: () => setAttempt((n) => n + 1),
     signIn: () => { if (manager.current) void signInAtProvider(manager.current, window.location.pathname + window.location.search); },
     signOut: async () => {
-      const answer = await api<{ signOutUrl: string | null }>('/api/sign-out', { method: 'POST', body: {} }).catch(() => ({ signOutUrl: null }));
+      const answer = await api<SignOutView>('/api/sign-out', { method: 'POST', body: {} }).catch(() => ({ signOutUrl: null }));
       token.current = undefined;
       sessionStorage.removeItem(signedInFlag);
       if (manager.current) {

@@ -8,14 +8,13 @@
 import { useEffect, useRef } from 'react';
 import { Link } from 'wouter';
 import type { CallTokenView, CallView } from '../../../../../core/semantic/api/monitoring.ts';
+import type { LogExcerpt } from '../../../../../core/semantic/call-log-writer.ts';
 import { Button } from '../../../ui/kit.tsx';
 import { playgroundHref } from '../playground/refine.ts';
 
 /** An excerpt the log stored instead of a value beyond 65,536 characters of JSON. */
-interface Excerpt { excerpt: string; truncated: true; originalChars: number }
-
-function isExcerpt(value: unknown): value is Excerpt {
-  const v = value as Partial<Excerpt> | null;
+function isExcerpt(value: unknown): value is LogExcerpt {
+  const v = value as Partial<LogExcerpt> | null;
   return typeof v === 'object' && v !== null && v.truncated === true && typeof v.excerpt === 'string';
 }
 

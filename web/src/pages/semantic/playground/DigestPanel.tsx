@@ -8,11 +8,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { PlaygroundPlane } from '../../../../../core/semantic/api/playground.ts';
+import type { SectionScope } from '../../../../../core/semantic/digest/section-rows.ts';
 import { Button, ErrorMessage, Loading, SelectField, TextField } from '../../../ui/kit.tsx';
 import { callTool } from './mcp.ts';
 import { RawResult, ToolError } from './ResultView.tsx';
 
-type Scope = '' | 'datasets' | 'relationships' | 'metrics';
+/** The section asked for; '' is the overview. */
+type Scope = '' | SectionScope;
 
 /** One tools/call shown as the agent reads it. */
 function ToolText({ slug, plane, tool, args }: { slug: string; plane: PlaygroundPlane; tool: string; args: Record<string, unknown> }) {
