@@ -1,6 +1,8 @@
 /**
  * Signing in to the web app in a real browser (Debian's Chromium through playwright-core) against the product
- * as `scripts/start` starts it: dev-user opens on the projects list with no console errors or CSP violations;
+ * as `scripts/start` starts it: dev-user opens on the projects list with no console errors or CSP violations,
+ * under the branding of the config (title, page title, primary colour, powered-by note); under cloud-alb a
+ * 401 reloads once, then shows "Sign-in failed";
  * an unreachable /api/sign-in-settings shows "cairn cannot be reached" and Try again signs in once it answers;
  * oidc against the local OpenID provider (over https, as the CSP requires): the provider's login page, back in
  * the app as that person, no token in localStorage or sessionStorage, Sign out through the provider's
@@ -55,6 +57,28 @@ describe('dev-user', () => {
     expect(createColour).toBe('rgb(107, 45, 138)');
     await screenshot(page, 'sign-in-branding-1280');
     expect(problems.all()).toEqual([]);
+    await context.close();
+  });
+
+  it('cloud-alb (the web app holds no token): a 401 reloads the page once, then shows "Sign-in failed"; Try again signs in once the load balancer lets the person through', async () => {
+    // The deployment's answers are replaced in the browser: the API says cloud-alb, and the load balancer's
+    // session is gone (401 on /api/me) until the route is lifted. What is tested is the web app's handling.
+    const { context, page, problems } = await newTestPage(browser, { origin: product.base });
+    await page.route('**/api/sign-in-settings', (route) => route.fulfill({ json: { mode: 'cloud-alb', signOutUrl: `${product.base}/signed-out` } }));
+    await page.route('**/api/me', (route) => route.fulfill({ status: 401, json: { error: { code: 'unauthorized', message: 'Sign in first.' } } }));
+    let documentLoads = 0;
+    page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) documentLoads += 1; });
+    await page.goto(`${product.base}/projects`);
+    await page.getByRole('heading', { name: 'Sign-in failed' }).waitFor();
+    expect(documentLoads).toBe(2);
+    await screenshot(page, 'sign-in-cloud-alb-failed-1280');
+    expect(problems.cspViolations).toEqual([]);
+    problems.clear();
+    await page.unroute('**/api/me');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByRole('heading', { name: 'Semantic projects' }).waitFor();
+    expect(await page.evaluate(() => Object.keys(sessionStorage))).toEqual([]);
+    expect(problems.cspViolations).toEqual([]);
     await context.close();
   });
 
