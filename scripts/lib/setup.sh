@@ -30,7 +30,17 @@ ensure_npm_dependencies() {
     return 0
   fi
   echo "[setup] installing npm dependencies (npm install with the committed lockfile)"
+  local installer_node
+  installer_node="$(command -v node)"
   npm install --no-audit --no-fund --loglevel=error || return 1
+  # npm skips an optional package whose engines the running Node does not meet (Vite's native rolldown
+  # binding wants Node ^20.19 or >= 22.12; Debian 12 ships 18). The first install brought Node 24 into
+  # node_modules/.bin, first on PATH (below), so a second install under it adds what was skipped.
+  hash -r
+  if [ "$installer_node" != "$cairn_root/node_modules/.bin/node" ] && [ "$(command -v node)" = "$cairn_root/node_modules/.bin/node" ]; then
+    echo "[setup] installing again under $(node --version) for the optional packages $("$installer_node" --version) could not take"
+    npm install --no-audit --no-fund --loglevel=error || return 1
+  fi
   touch "$stamp"
 }
 
