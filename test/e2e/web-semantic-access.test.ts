@@ -15,7 +15,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newTestPage, screenshotBoth } from '../helpers/browser.ts';
 import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
-import { mcpClient, projectDir } from '../helpers/semantic-fixtures.ts';
+import { mcpClient, projectDir, toolsListStatus } from '../helpers/semantic-fixtures.ts';
 
 const airportsModel = `version: "0.2.0.dev0"
 semantic_model:
@@ -45,17 +45,6 @@ afterAll(async () => {
   await browser?.close();
   await product?.stop();
 });
-
-/** A tools/list with `token` straight over HTTP: the status code. */
-async function toolsListStatus(url: string, token: string): Promise<number> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
-  await response.body?.cancel();
-  return response.status;
-}
 
 describe('MCP Access and Improvement requests pages', () => {
   it('mints a token whose shown configuration works in an MCP client, then revokes it; lists, marks done and reopens the request it sent', async () => {

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newTestPage, screenshot, screenshotBoth, startWebApp, type StartedWebApp } from '../helpers/browser.ts';
-import { mcpClient } from '../helpers/semantic-fixtures.ts';
+import { mcpClient, toolsListStatus } from '../helpers/semantic-fixtures.ts';
 
 const slug = 'cities';
 /** The model as imported: one dataset over data/cities.csv. */
@@ -81,17 +81,6 @@ afterAll(async () => {
   await product?.stop();
   if (projectDir) rmSync(projectDir, { recursive: true, force: true });
 });
-
-/** tools/list with `token` straight over HTTP: the status code. */
-async function toolsListStatus(url: string, token: string): Promise<number> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
-  await response.body?.cancel();
-  return response.status;
-}
 
 describe('a newcomer without the CLI', () => {
   it('imports a project directory, fixes a model, publishes, serves it to an MCP client with a token, sees the call on Monitoring, refines it in the playground and revokes the token', async () => {

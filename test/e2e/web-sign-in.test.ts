@@ -104,6 +104,16 @@ describe('dev-user', () => {
 describe('oidc against the local OpenID provider (https)', () => {
   let provider: RunningOidcProvider;
   let product: StartedWebApp;
+  /** Sign out in the app, confirm at the provider's end-session page, and check a reload ends on the sign-in page. */
+  async function signOutThroughProvider(page: Page): Promise<void> {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${provider.issuer}/session/end**`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+  }
+
   beforeAll(async () => {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
@@ -218,12 +228,7 @@ describe('oidc against the local OpenID provider (https)', () => {
       expect(problems.all()).toEqual([]);
 
       // Signed out at the provider too: a reload now ends on the sign-in page.
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.waitForURL(`${provider.issuer}/session/end**`);
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
-      await page.reload();
-      await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+      await signOutThroughProvider(page);
       expect(problems.all()).toEqual([]);
     } finally {
       await close();
@@ -252,12 +257,7 @@ describe('oidc against the local OpenID provider (https)', () => {
     expect(stored).not.toMatch(/access_token|id_token|refresh_token|oidc\.user/);
     expect(problems.all()).toEqual([]);
     // Signed out (the tab's marker cleared, the provider's session ended): a reload ends on the sign-in page.
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(`${provider.issuer}/session/end**`);
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
-    await page.reload();
-    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await signOutThroughProvider(page);
     expect(problems.all()).toEqual([]);
     await context.close();
   });

@@ -39,3 +39,14 @@ export function textOf(result: object): string {
   const content = ((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[];
   return content.map((c) => c.text ?? '').join('\n');
 }
+
+/** A tools/list to an MCP endpoint with `token`, straight over HTTP (no client): the status code (401 for a refused token). */
+export async function toolsListStatus(url: string, token: string): Promise<number> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
