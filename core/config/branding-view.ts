@@ -5,6 +5,8 @@
  */
 import type { BrandingConfig } from './config-model.ts';
 
+export { COLOUR_ROLES, PALETTE_HUES } from './branding-names.ts';
+
 /**
  * Body of GET /api/branding: every field optional (no branding: `{}`).
  *

@@ -5,6 +5,7 @@
  * Source: spec/platform-service.md § Config sections named; § Rules 12–18.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import type { COLOUR_ROLES, PALETTE_HUES } from './branding-names.ts';
 
 const strict = { additionalProperties: false } as const;
 const Text = Type.String({ minLength: 1 });
@@ -123,14 +124,8 @@ export const OAuthAppConfig = Type.Object({
  */
 export type OAuthAppConfig = Static<typeof OAuthAppConfig>;
 
-/** The seven hues appearancePalette retunes. Source: spec/platform-service.md § Config sections named (branding) */
-export const PALETTE_HUES = ['sage', 'rose', 'blue', 'purple', 'rust', 'amber', 'teal'] as const;
-/**
- * Colour roles branding.colours may set.
- *
- * Source: spec/platform-service.md § Config sections named
- */
-export const COLOUR_ROLES = ['primary', 'accent', 'background', 'foreground'] as const;
+// The branding's colour names live in a module without imports, which the web app bundles.
+export { COLOUR_ROLES, PALETTE_HUES } from './branding-names.ts';
 
 /**
  * branding as written: its keys are fixed, its values are checked one by one and left out with a note when

@@ -5,8 +5,7 @@
  * Source: spec/platform-service.md § Endpoints (/api/branding), § Rules 18.
  */
 import { useQuery } from '@tanstack/react-query';
-import type { BrandingView } from '../../../core/config/branding-view.ts';
-import { COLOUR_ROLES, PALETTE_HUES } from '../../../core/config/config-model.ts';
+import { COLOUR_ROLES, PALETTE_HUES, type BrandingView } from '../../../core/config/branding-view.ts';
 import { api } from '../api/client.ts';
 
 
