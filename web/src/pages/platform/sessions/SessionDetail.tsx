@@ -10,7 +10,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { api, ApiError } from '../../../api/client.ts';
-import type { MessageView, SessionView, ToolResultView, TurnQueuedView } from '../../../../../core/session/session-views.ts';
+import type { MessageView, SessionDetailView, SessionView, ToolResultView, TurnQueuedView } from '../../../../../core/session/session-views.ts';
 import { Button, ErrorMessage, Loading, PageHeader, RelativeTime, TextArea } from '../../../ui/kit.tsx';
 import { isBusy, sessionKeys, statusClass, statusText, usd, useSession } from './session-queries.ts';
 
@@ -77,20 +77,28 @@ function Actions({ session }: { session: SessionView }) {
   const [reply, setReply] = useState('');
   const [confirming, setConfirming] = useState(false);
   const refresh = () => client.invalidateQueries({ queryKey: sessionKeys.all });
+  const path = `/api/sessions/${encodeURIComponent(session.id)}`;
+  const alreadyTaken = 'This decision was already taken; the page shows where the session went.';
   const decide = useMutation({
-    mutationFn: (to: string) => api<TurnQueuedView>(`/api/sessions/${encodeURIComponent(session.id)}/decide`, { method: 'POST', body: { to } }),
-    onSuccess: (_turn, to) => { setNote(`Decided: ${to}.`); void refresh(); },
+    mutationFn: async (to: string): Promise<TurnQueuedView | null> => {
+      // This page may be stale (another tab decided): look first, so a second decision is answered without a refusal.
+      const now = await api<SessionDetailView>(path);
+      const waiting = now.session.pending;
+      if (now.session.status !== 'awaiting_decision' || waiting?.kind !== 'decision' || (session.pending?.kind === 'decision' && waiting.id !== session.pending.id)) return null;
+      return api<TurnQueuedView>(`${path}/decide`, { method: 'POST', body: { to } });
+    },
+    onSuccess: (turn, to) => { setNote(turn ? `Decided: ${to}.` : alreadyTaken); void refresh(); },
     onError: (error) => {
       // A second decision (another tab, a double click) is not an error for the person: show where it went.
-      if (error instanceof ApiError && error.code === 'no_decision_pending') { setNote('This decision was already taken; the page shows where the session went.'); decide.reset(); void refresh(); }
+      if (error instanceof ApiError && error.code === 'no_decision_pending') { setNote(alreadyTaken); decide.reset(); void refresh(); }
     },
   });
   const send = useMutation({
-    mutationFn: () => api<TurnQueuedView>(`/api/sessions/${encodeURIComponent(session.id)}/reply`, { method: 'POST', body: { message: reply } }),
+    mutationFn: () => api<TurnQueuedView>(`${path}/reply`, { method: 'POST', body: { message: reply } }),
     onSuccess: () => { setReply(''); setNote('Reply sent.'); void refresh(); },
   });
   const cancel = useMutation({
-    mutationFn: () => api<{ session: SessionView }>(`/api/sessions/${encodeURIComponent(session.id)}/cancel`, { method: 'POST', body: {} }),
+    mutationFn: () => api<{ session: SessionView }>(`${path}/cancel`, { method: 'POST', body: {} }),
     onSuccess: () => { setConfirming(false); setNote('Session cancelled.'); void refresh(); },
   });
   const ended = session.status === 'succeeded' || session.status === 'failed' || session.status === 'cancelled';
