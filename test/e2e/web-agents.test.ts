@@ -6,6 +6,7 @@
  * - the Connections tab lists chat, tools and hooks with protocol, the authentication label and Serving;
  * - a public webhook connection "crm" is created: the page says it takes effect on publish, its row says
  *   Not used, and a POST to its URL answers 404 (no published trigger names it, before and after publish);
+ *   an edit of its calls-per-minute limit shows as a pending change until Publish applies it;
  * - Regenerate token of tools shows the new token once: an MCP client lists tools with it, while the token
  *   in force before (made through the API first) is refused with 401;
  * - Publish queues an operation whose status the page shows until it reads Succeeded; a day spend cap is saved.
@@ -105,6 +106,15 @@ describe('Agents and environments, Connections', () => {
       await expect(page.getByLabel('Webhook (curl)', { exact: true }).textContent()).resolves.toContain(`curl -X POST '${crmUrl}'`);
       await page.getByRole('button', { name: 'Close examples' }).click();
 
+      // Edit crm: the change waits for the next publish and the row says so.
+      await crm.getByRole('button', { name: 'Edit' }).click();
+      await page.getByLabel('Calls per minute per caller').fill('100');
+      await page.getByRole('button', { name: 'Save change' }).click();
+      await page.getByRole('status').filter({ hasText: 'Connection “crm” changed' }).waitFor();
+      await crm.getByText('Pending change').waitFor();
+      await expect(crm.locator('.pending-change').textContent()).resolves.toContain('100/min per caller');
+      await expect(crm.locator('td[data-label="Limits"]').textContent()).resolves.toBe('600/min per caller, 600/min in all');
+
       // Regenerate the tools token: the token in force before stops, the new one (shown once) lists tools.
       const before = await fetch(`${connectionsApi()}/tools/regenerate-token`, { method: 'POST' });
       expect(before.status).toBe(200);
@@ -149,6 +159,9 @@ describe('Agents and environments, Connections', () => {
       expect((await fire()).status).toBe(404);
       await page.getByRole('link', { name: 'Connections' }).click();
       await row(page, 'crm').locator('td[data-label="Status"]').getByText('Not used').waitFor();
+      // The publish applied crm's pending edit.
+      await row(page, 'crm').locator('td[data-label="Limits"]').getByText('100/min per caller').waitFor();
+      await expect(row(page, 'crm').locator('.pending-change').count()).resolves.toBe(0);
 
       expect(problems.all()).toEqual([]);
     } finally {

@@ -60,7 +60,9 @@ type Action = { kind: 'publish' } | { kind: 'restore'; buildId: string } | { kin
 function Operations({ agent, env, detail, environments }: { agent: string; env: string; detail: EnvironmentDetail; environments: string[] }) {
   const client = useQueryClient();
   const [opId, setOpId] = useState<string | null>(null);
-  const [buildId, setBuildId] = useState(detail.published?.buildId ?? detail.builds[0]?.id ?? '');
+  const defaultBuild = detail.published?.buildId ?? detail.builds[0]?.id ?? '';
+  const [buildId, setBuildId] = useState(defaultBuild);
+  useEffect(() => setBuildId(defaultBuild), [defaultBuild]);
   const [promoteTo, setPromoteTo] = useState('');
   const [confirmDiscard, setConfirmDiscard] = useState(false);
   const ask = useMutation({

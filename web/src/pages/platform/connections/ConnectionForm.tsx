@@ -1,6 +1,6 @@
 /**
  * Create or edit an incoming connection: identifier and protocol (fixed once created), authentication mode
- * (OIDC issuer and audience in OIDC mode), browser origins (one a line) and calls per minute (empty: the
+ * (OIDC issuer and audience in OIDC mode), browser origins (one a line; AG-UI and MCP only) and calls per minute (empty: the
  * protocol's default). A change takes effect when the environment is next published, and the form says so.
  *
  * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
@@ -54,7 +54,7 @@ export function ConnectionForm({ agent, env, editing, onCancel, onDone }: {
     const fields = {
       auth: effectiveAuth,
       ...(effectiveAuth === 'oidc' ? { oidc: { issuer: issuer.trim(), audience: audience.trim() } } : {}),
-      origins: origins.split('\n').map((o) => o.trim()).filter(Boolean),
+      origins: protocol === 'webhook' ? [] : origins.split('\n').map((o) => o.trim()).filter(Boolean),
       ...rate,
     };
     save.mutate(editing ? fields : { identifier: identifier.trim(), protocol, ...fields });
@@ -79,7 +79,8 @@ export function ConnectionForm({ agent, env, editing, onCancel, onDone }: {
         </div>
       ) : null}
       {effectiveAuth === 'public' ? <p className="small muted">Anyone who knows the URL can call it; keep the calls-per-minute limits low.</p> : null}
-      <TextArea label="Browser origins" hint="One a line (e.g. https://app.example.com); empty: no browser page may call it." rows={2} value={origins} onChange={(e) => setOrigins(e.target.value)} />
+      {protocol === 'webhook' ? <p className="small muted">A webhook takes no browser origins: other systems call it, not browser pages.</p>
+        : <TextArea label="Browser origins" hint="One a line (e.g. https://app.example.com), or * for any site; empty: no browser page may call it." rows={2} value={origins} onChange={(e) => setOrigins(e.target.value)} />}
       <div className="field-row">
         <TextField label="Calls per minute per caller" hint="Empty: the protocol's default." inputMode="numeric" value={perCaller} onChange={(e) => setPerCaller(e.target.value)} />
         <TextField label="Calls per minute for the endpoint" inputMode="numeric" value={perEndpoint} onChange={(e) => setPerEndpoint(e.target.value)} />

@@ -95,7 +95,7 @@ function ConnectionRow({ agent, env, connection: c, onEdit, onExample, exampleOp
       <td data-label="Protocol">{protocolLabel[c.protocol]}</td>
       <td data-label="Authentication"><div>
         {authLabel[c.auth]}{c.auth === 'oidc' && c.oidc ? <span className="small muted"> ({c.oidc.issuer})</span> : null}
-        {c.pendingChange ? <span className="status-message badge-warn">Pending: {authLabel[c.pendingChange.auth as ConnectionView['auth']] ?? c.pendingChange.auth}, takes effect on publish</span> : null}
+        {c.pendingChange ? <PendingChange pending={c.pendingChange} /> : null}
       </div></td>
       <td data-label="Origins">{c.origins.length ? <div className="chips">{c.origins.map((o) => <code key={o} className="chip">{o}</code>)}</div> : <span className="muted">none</span>}</td>
       <td data-label="Limits"><div><span className="nowrap">{c.rate.perCaller}/min per caller</span>, <span className="nowrap">{c.rate.perEndpoint}/min in all</span></div></td>
@@ -115,6 +115,17 @@ function ConnectionRow({ agent, env, connection: c, onEdit, onExample, exampleOp
         {regenerate.isError ? <ErrorMessage error={regenerate.error} title="The token was not regenerated" /> : null}
       </div></td>
     </tr>
+  );
+}
+
+/** An edit waiting for the next publish: what it changes to. */
+function PendingChange({ pending }: { pending: NonNullable<ConnectionView['pendingChange']> }) {
+  const auth = authLabel[pending.auth as ConnectionView['auth']] ?? pending.auth;
+  return (
+    <span className="pending-change">
+      <strong>Pending change</strong> (takes effect on the next publish): {auth}; origins {pending.origins.length ? pending.origins.join(', ') : 'none'};
+      {' '}{pending.rate.perCaller}/min per caller, {pending.rate.perEndpoint}/min in all.
+    </span>
   );
 }
 
