@@ -2,9 +2,10 @@
  * `GET /api/sessions` over memory stores: root sessions of the agents the caller reads, newest first, filtered
  * by agent, environment, workflow, status and date, paged with `hasMore`; another member's chat is hidden;
  * a bad parameter is a 400 naming it; an agent the caller cannot read is refused. `GET /api/sessions/:id`
- * answers ISO times.
+ * answers ISO times; both name the agent's slug.
  */
 import { describe, expect, it } from 'vitest';
+import { agentCollections } from '../../core/agent/hosting-model.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import type { SessionDetailView, SessionListView } from '../../core/session/session-views.ts';
@@ -65,12 +66,14 @@ describe('GET /api/sessions', () => {
     await add({ agentId: 'a3' }, '2026-11-22T12:00:00Z');
     const chat = await add({ agentId: 'a1', startedBy: 'sub-bo' }, '2026-11-23T10:00:00Z');
     await sessionsOf(deps).updateOne({ _id: s3._id }, { $set: { status: 'awaiting_decision' } });
+    await deps.docs.collection<{ _id: string; orgId: string; slug: string }>(agentCollections.agents).insertOne({ _id: 'a1', orgId: 'o', slug: 'analyst' });
 
     const all = await get('/api/sessions');
     expect(all.status).toBe(200);
     expect(ids(all.body)).toEqual([s3._id, s2._id, s1._id]);
     expect(all.body.hasMore).toBe(false);
     expect(all.body.sessions[0].createdAt).toBe('2026-11-22T10:00:00.000Z');
+    expect(all.body.sessions.map((s) => s.agentSlug)).toEqual(['analyst', undefined, 'analyst']);
     expect(all.body.sessions[0].trail[0]).toEqual({ state: 'intake', via: 'start', at: '2026-11-22T10:00:00.000Z' });
     expect(ids((await get('/api/sessions', 'bo')).body)).toEqual([chat._id, s3._id, s1._id]);
 
@@ -102,12 +105,13 @@ describe('GET /api/sessions', () => {
     expect((await get('/api/sessions', null)).status).toBe(401);
   });
 
-  it('shows one session with ISO times', async () => {
-    const { add, get } = await world();
+  it('shows one session with ISO times and its agent\'s slug', async () => {
+    const { deps, add, get } = await world();
     const s = await add({ agentId: 'a1' }, '2026-11-20T10:00:00Z');
+    await deps.docs.collection<{ _id: string; orgId: string; slug: string }>(agentCollections.agents).insertOne({ _id: 'a1', orgId: 'o', slug: 'analyst' });
     const shown = await get(`/api/sessions/${s._id}`);
     expect(shown.status).toBe(200);
-    expect(shown.body.session).toMatchObject({ id: s._id, status: 'running', createdAt: '2026-11-20T10:00:00.000Z', pending: null });
+    expect(shown.body.session).toMatchObject({ id: s._id, status: 'running', createdAt: '2026-11-20T10:00:00.000Z', pending: null, agentSlug: 'analyst' });
     expect(shown.body).toMatchObject({ messages: [], turns: [], children: [] });
   });
 });

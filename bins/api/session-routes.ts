@@ -75,6 +75,15 @@ function dateOf(text: string | undefined, name: string, endOfDay: boolean): Date
   return plain && endOfDay ? new Date(at.getTime() + 86_400_000) : at;
 }
 
+/** `views` with their agents' slugs (`agentSlug`), from the agent collection. */
+async function withSlugs(deps: SessionDeps, views: SessionView[]): Promise<SessionView[]> {
+  const ids = [...new Set(views.map((v) => v.agentId))];
+  if (ids.length === 0) return views;
+  const agents = await deps.docs.collection<AgentRecord>(agentCollections.agents).find({ _id: { $in: ids } });
+  const slugs = new Map(agents.map((a) => [a._id, a.slug]));
+  return views.map((v) => (slugs.has(v.agentId) ? { ...v, agentSlug: slugs.get(v.agentId) } : v));
+}
+
 /** The agents `caller` reads, over the org and agent collections. */
 async function readableAgentsIn(deps: SessionDeps, caller: SessionCaller): Promise<string[]> {
   const orgs = await listOrganizations(deps, caller);
@@ -107,7 +116,7 @@ export function sessionRoutes(env: SessionRouteDeps) {
       agentIds, environment: query.env, workflow: query.workflow, status: query.status,
       from: dateOf(query.from, 'from', false), to: dateOf(query.to, 'to', true), offset: query.offset, limit: query.limit,
     });
-    const answer: SessionListView = { sessions: page.sessions.map(sessionView), hasMore: page.hasMore };
+    const answer: SessionListView = { sessions: await withSlugs(deps, page.sessions.map(sessionView)), hasMore: page.hasMore };
     return json(answer);
   };
   return new Elysia()
@@ -131,7 +140,8 @@ export function sessionRoutes(env: SessionRouteDeps) {
     .get('/api/agents/:agent/environments/:env/workflows/:workflow/sessions', route<Scope>(async ({ params, caller }) => list({ agent: params.agent, environment: params.env, workflow: params.workflow }, caller)))
     .get('/api/sessions/:id', route<Id>(async ({ params, caller }) => {
       const shown = await showSession(deps, caller, params.id);
-      const answer: SessionDetailView = { session: sessionView(shown.session), messages: shown.messages.map(messageView), turns: shown.turns.map(turnView), children: shown.children.map(sessionView) };
+      const [session] = await withSlugs(deps, [sessionView(shown.session)]);
+      const answer: SessionDetailView = { session, messages: shown.messages.map(messageView), turns: shown.turns.map(turnView), children: shown.children.map(sessionView) };
       return json(answer);
     }))
     .post('/api/sessions/:id/decide', route<Id>(async ({ request, params, caller }) => json({ turnId: (await decideSession(deps, caller, params.id, await readJson(request, DecideBody)))._id } satisfies TurnQueuedView)), noParse)

@@ -20,7 +20,10 @@ export type PendingView = null
 
 /** A session (`GET /api/sessions/:id`'s `session`, a list's items). */
 export interface SessionView {
-  id: string; orgId: string; agentId: string; environment: string; workflow: string; buildId: string; commitId: string;
+  id: string; orgId: string; agentId: string;
+  /** The agent's slug, where the route looked it up (`GET /api/sessions`, `GET /api/sessions/:id`). */
+  agentSlug?: string;
+  environment: string; workflow: string; buildId: string; commitId: string;
   status: SessionStatus;
   /** The active state. */
   state: string;

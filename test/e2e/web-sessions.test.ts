@@ -72,6 +72,7 @@ describe('Sessions pages', () => {
     await row.click();
     await page.waitForURL(`${product.base}/sessions/${decided}`);
     await expect(badgeOf(page).textContent()).resolves.toBe('awaiting decision');
+    await page.locator('.session-facts').getByRole('link', { name: 'flights-analyst', exact: true }).waitFor();
     const trail = page.getByRole('list', { name: 'Trail' });
     await trail.getByText('review', { exact: true }).waitFor();
     const calls = page.getByRole('list', { name: 'Tool calls' }).first();

@@ -25,7 +25,7 @@ export function SessionDetail({ id }: { id: string }) {
       <p><Link href="/sessions">← All sessions</Link></p>
       <PageHeader title={<>{session.workflow} <span className={statusClass(session.status)}>{statusText(session.status)}</span></>} />
       <dl className="session-facts">
-        <div><dt>Agent</dt><dd><Link href={`/agents/${session.agentId}`}>{session.agentId}</Link></dd></div>
+        <div><dt>Agent</dt><dd><Link href={`/agents/${session.agentSlug ?? session.agentId}`}>{session.agentSlug ?? session.agentId}</Link></dd></div>
         <div><dt>Environment</dt><dd>{session.environment}</dd></div>
         <div><dt>State</dt><dd>{session.state}</dd></div>
         <div><dt>Started</dt><dd><RelativeTime at={session.createdAt} /></dd></div>

@@ -42,7 +42,7 @@ export function SessionList() {
           {sessions.map((s) => (
             <li key={s.id}>
               <Link href={`/sessions/${s.id}`} className="session-row">
-                <span className="session-row-main"><strong>{s.workflow}</strong> <span className="muted">on {s.environment}</span></span>
+                <span className="session-row-main"><strong>{s.workflow}</strong> <span className="muted">· {s.agentSlug ?? s.agentId} on {s.environment}</span></span>
                 <span className={statusClass(s.status)}>{statusText(s.status)}</span>
                 <span className="session-row-meta">state {s.state} · {usd(s.usage.costUsd)} · <RelativeTime at={s.createdAt} /> · {s.trigger}</span>
               </Link>
