@@ -12,6 +12,7 @@
  *
  * Source: issue 7 § Operators, § Sessions and turns; spec/platform-service.md § Session facts named, § Errors.
  */
+import { SpendCapBody, type SpendCapsAnswer } from '../../core/session/spend-views.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { agentCollections, type AgentRecord } from '../../core/agent/hosting-model.ts';
@@ -49,7 +50,6 @@ const DecideBody = Type.Object({ to: Slug, comment: Type.Optional(Type.String({ 
 const ReplyBody = Type.Object({ message: Type.String({ minLength: 1, maxLength: 100_000 }) }, { additionalProperties: false });
 const EmptyBody = Type.Object({}, { additionalProperties: false });
 const AttributesBody = Type.Record(Type.String(), Type.Union([Value, Type.Null()]));
-const CapBody = Type.Object({ limitUsd: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]) }, { additionalProperties: false });
 
 /** The JSON view of a session (see core/session/session-views.ts). */
 export const sessionJson = sessionView;
@@ -154,12 +154,13 @@ export function sessionRoutes(env: SessionRouteDeps) {
     .get('/api/agents/:agent/environments/:env/workflows/:workflow/spend-caps', route<Scope>(async ({ params, caller }) => {
       const agent = await deps.resolveAgent(caller, { agent: params.agent });
       await deps.requireRole(caller, agent.orgId, agent.agentId, 'reader');
-      return json({ caps: await spendStatus(deps, { ...agent, environment: params.env, workflow: params.workflow }) });
+      const caps = await spendStatus(deps, { ...agent, environment: params.env, workflow: params.workflow });
+      return json({ caps: caps.map((c) => ({ ...c, periodStart: c.periodStart.toISOString() })) } satisfies SpendCapsAnswer);
     }))
     .put('/api/agents/:agent/environments/:env/workflows/:workflow/spend-caps/:period', route<Scope & { period: string }>(async ({ request, params, caller }) => {
       const period = params.period as SpendPeriod;
       if (!spendPeriods.includes(period)) throw new PlatformError('invalid_argument', `Spend cap period "${params.period.slice(0, 20)}" is not one of: ${spendPeriods.join(', ')}.`, { status: 400 });
-      const body = await readJson(request, CapBody);
+      const body = await readJson(request, SpendCapBody);
       await setSpendCap(deps, caller, { agent: params.agent, environment: params.env, workflow: params.workflow }, period, body.limitUsd);
       return json({ period, limitUsd: body.limitUsd });
     }), noParse);
