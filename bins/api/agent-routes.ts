@@ -1,7 +1,8 @@
 /**
  * JSON routes of hosted agents and their environments:
  * - `POST /api/orgs/:org/agents` {slug} (agents:create), `GET /api/orgs/:org/agents`, `GET /api/agents/:agent`;
- * - `GET /api/agents/:agent/environments/:env` (draft and published commit, counts; Reader);
+ * - `GET /api/agents/:agent/environments/:env` (draft and published commit, counts, the agent's newest builds and
+ *   the published workflows: core/agent/api-views.ts EnvironmentDetail; Reader);
  * - `PUT /api/agents/:agent/environments/:env/files` {files: [{path, text}], replace?, deletes?, message?}
  *   (Maintainer): sent as `application/json` (1 MiB) or, for a larger batch, the same JSON as
  *   `application/octet-stream` (an upload: 20 MiB, as the request rules give);
@@ -19,9 +20,13 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import {
-  createAgent, environmentView, getAgent, listAgents, operationView, readEnvironment, readOperation, requestOperation, saveDraft,
-  type AgentCaller, type AgentDeps, type AgentRecord, type EnqueueOperation, type OperationRequest,
+  agentCollections, createAgent, environmentView, getAgent, listAgents, operationView, readBuild, readEnvironment, readOperation, readPublishedAgent, requestOperation, saveDraft,
+  type AgentCaller, type AgentDeps, type AgentRecord, type BuildRecord, type EnqueueOperation, type EnvironmentView, type OperationRequest, type OperationView,
 } from '../../core/agent/hosting.ts';
+import {
+  maxListedBuilds, PromoteBody, RestoreBody,
+  type AgentDetail, type AgentListAnswer, type AgentView, type EnvironmentDetail, type EnvironmentSummary, type OperationAnswer,
+} from '../../core/agent/api-views.ts';
 import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
 import { json, maxUploadBytes, parseJsonBody, readBody, readJson } from './http-helpers.ts';
 
@@ -40,8 +45,6 @@ const FilesBody = Type.Object({
   deletes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 2000 })),
   message: Type.Optional(Type.String({ maxLength: 2000 })),
 }, { additionalProperties: false });
-const RestoreBody = Type.Object({ buildId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false });
-const PromoteBody = Type.Object({ to: Slug(40) }, { additionalProperties: false });
 const EmptyBody = Type.Object({}, { additionalProperties: false });
 
 /** Reads an optional JSON body (none, or `{}`) against `schema`. */
@@ -56,8 +59,40 @@ async function readFilesBody(request: Request): Promise<Static<typeof FilesBody>
   return parseJsonBody(await readBody(request, maxUploadBytes), FilesBody, 'send {"files": [{"path", "text"}], …}');
 }
 
-function agentView(agent: AgentRecord) {
-  return { id: agent._id, orgId: agent.orgId, slug: agent.slug, name: agent.name, description: agent.description, createdAt: agent.createdAt };
+function agentView(agent: AgentRecord): AgentView {
+  return { id: agent._id, orgId: agent.orgId, slug: agent.slug, name: agent.name, description: agent.description, createdAt: agent.createdAt.toISOString() };
+}
+
+/** An environment view with ISO times (core/agent/api-views.ts). */
+function environmentJson(env: EnvironmentView): EnvironmentSummary {
+  const p = env.published;
+  return {
+    agentId: env.agentId, name: env.name, draft: { commitId: env.draft.commitId, savedAt: env.draft.savedAt.toISOString() },
+    published: p ? { buildId: p.buildId, commitId: p.commitId, counts: p.counts, publishedAt: p.publishedAt.toISOString(), publishedBy: p.publishedBy } : null,
+  };
+}
+
+/** An operation view with ISO times (core/agent/api-views.ts). */
+function operationJson(op: OperationView): OperationAnswer {
+  return { operation: {
+    ...op, result: op.result ? environmentJson(op.result) : null,
+    queuedAt: op.queuedAt.toISOString(), startedAt: op.startedAt?.toISOString() ?? null, endedAt: op.endedAt?.toISOString() ?? null,
+  } };
+}
+
+/**
+ * The environment with the agent's newest builds (for Restore) and the published plane's workflow slugs
+ * (for spend caps). The caller's Reader role was checked by readEnvironment.
+ */
+async function environmentDetail(deps: AgentDeps, env: EnvironmentView): Promise<EnvironmentDetail> {
+  const builds = await deps.docs.collection<BuildRecord>(agentCollections.builds)
+    .find({ agentId: env.agentId }, { sort: { publishedAt: -1 }, limit: maxListedBuilds });
+  const current = env.published ? builds.find((b) => b._id === env.published?.buildId) : undefined;
+  const workflows = current ? Object.keys(readPublishedAgent(await readBuild(deps, { buildId: current._id, objectKey: current.objectKey })).workflows).sort() : [];
+  return {
+    ...environmentJson(env), workflows,
+    builds: builds.map((b) => ({ id: b._id, environment: b.environment, commitId: b.commitId, counts: b.counts, publishedAt: b.publishedAt.toISOString(), publishedBy: b.publishedBy })),
+  };
 }
 
 const noParse = { parse: 'none' as const };
@@ -70,18 +105,18 @@ export function agentRoutes(env: AgentRouteDeps) {
   const { deps } = env;
   const route = callerRoutes(env);
   const operation = async (caller: AgentCaller, params: Env, request: OperationRequest) =>
-    json({ operation: operationView(await requestOperation(deps, caller, params.agent, params.env, request, env.enqueueOperation)) }, 202);
+    json(operationJson(operationView(await requestOperation(deps, caller, params.agent, params.env, request, env.enqueueOperation))), 202);
   return new Elysia()
     .post('/api/orgs/:org/agents', route<Org>(async ({ request, params, caller }) => {
       const body = await readJson(request, CreateAgentBody);
       return json(agentView(await createAgent(deps, caller, params.org, body.slug)), 201);
     }), noParse)
-    .get('/api/orgs/:org/agents', route<Org>(async ({ params, caller }) => json({ agents: (await listAgents(deps, caller, params.org)).map(agentView) })))
+    .get('/api/orgs/:org/agents', route<Org>(async ({ params, caller }) => json({ agents: (await listAgents(deps, caller, params.org)).map(agentView) } satisfies AgentListAnswer)))
     .get('/api/agents/:agent', route<{ agent: string }>(async ({ params, caller }) => {
       const { agent, environments } = await getAgent(deps, caller, params.agent);
-      return json({ ...agentView(agent), environments: environments.map(environmentView) });
+      return json({ ...agentView(agent), environments: environments.map((e) => environmentJson(environmentView(e))) } satisfies AgentDetail);
     }))
-    .get('/api/agents/:agent/environments/:env', route<Env>(async ({ params, caller }) => json(await readEnvironment(deps, caller, params.agent, params.env))))
+    .get('/api/agents/:agent/environments/:env', route<Env>(async ({ params, caller }) => json(await environmentDetail(deps, await readEnvironment(deps, caller, params.agent, params.env)))))
     .put('/api/agents/:agent/environments/:env/files', route<Env>(async ({ request, params, caller }) => {
       const body = await readFilesBody(request);
       const change = { files: body.files, replace: body.replace ?? false, ...(body.deletes ? { deletes: body.deletes } : {}), ...(body.message ? { message: body.message } : {}) };
@@ -103,5 +138,5 @@ export function agentRoutes(env: AgentRouteDeps) {
       const body = await readJson(request, PromoteBody);
       return operation(caller, params, { kind: 'promote', input: { to: body.to } });
     }), noParse)
-    .get('/api/agents/:agent/operations/:id', route<Op>(async ({ params, caller }) => json({ operation: operationView(await readOperation(deps, caller, params.agent, params.id)) })));
+    .get('/api/agents/:agent/operations/:id', route<Op>(async ({ params, caller }) => json(operationJson(operationView(await readOperation(deps, caller, params.agent, params.id))))));
 }

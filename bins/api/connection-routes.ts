@@ -15,9 +15,8 @@
  * reconciliation of the environment's trigger deployments (a credential change).
  *
  * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
- * § Errors; issue 8 § Connections.
+ * § Errors; issue 8 § Connections. Shapes: core/connection/api-views.ts.
  */
-import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import {
   createConnection, deleteConnection, getConnection, listConnections, regenerateToken, updateConnection,
@@ -25,6 +24,9 @@ import {
 } from '../../core/connection/index.ts';
 import { notUsed, type ConnectionDeploymentStatus } from '../../core/deployment/index.ts';
 import type { ConnectionDeploymentHooks } from '../../core/boot/deployment-wiring.ts';
+import {
+  ChangeConnectionBody, CreateConnectionBody, type ConnectionAnswer, type ConnectionListAnswer, type ConnectionView, type PendingChangeView,
+} from '../../core/connection/api-views.ts';
 import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
 import { json, readJson } from './http-helpers.ts';
 
@@ -37,19 +39,6 @@ export interface ConnectionRouteDeps extends CallerRouteDeps<ConnectionCaller> {
   deployments?: ConnectionDeploymentHooks;
 }
 
-const Str = (max: number) => Type.String({ maxLength: max });
-const Oidc = Type.Object({
-  issuer: Str(500), audience: Str(500), jwksUrl: Type.Optional(Str(500)), algorithms: Type.Optional(Type.Array(Str(20), { maxItems: 10 })),
-}, { additionalProperties: false });
-const Rate = Type.Object({ perCaller: Type.Integer(), perEndpoint: Type.Integer() }, { additionalProperties: false });
-const Origins = Type.Array(Str(300), { maxItems: 100 });
-const CreateBody = Type.Object({
-  identifier: Str(100), protocol: Str(20), auth: Str(20), oidc: Type.Optional(Oidc), origins: Type.Optional(Origins), rate: Type.Optional(Rate),
-}, { additionalProperties: false });
-const ChangeBody = Type.Object({
-  protocol: Type.Optional(Str(20)), auth: Type.Optional(Str(20)), oidc: Type.Optional(Oidc), origins: Type.Optional(Origins), rate: Type.Optional(Rate),
-}, { additionalProperties: false });
-
 /** Path segment of each protocol's endpoint. */
 const endpointPath = { agui: 'agui', mcp: 'mcp', webhooks: 'webhooks', webhook: 'webhooks' } as const;
 
@@ -59,22 +48,22 @@ export function endpointUrl(base: string, connection: Pick<ConnectionRecord, 'pr
 }
 
 /** A connection as answered: never the token digest; `row` is its Connections-page status. */
-function connectionView(c: ConnectionRecord, base: string, row: ConnectionDeploymentStatus = notUsed) {
+function connectionView(c: ConnectionRecord, base: string, row: ConnectionDeploymentStatus = notUsed): ConnectionView {
   return {
     identifier: c.identifier, agentId: c.agentId, environment: c.environment, protocol: c.protocol, auth: c.auth,
     ...(c.oidc ? { oidc: c.oidc } : {}), origins: c.origins, rate: c.rate, url: endpointUrl(base, c),
     status: row.status, servingCount: row.servingCount, statusMessage: row.statusMessage,
     pendingChange: pendingView(c.pending),
-    createdAt: c.createdAt, createdBy: c.createdBy, updatedAt: c.updatedAt,
+    createdAt: c.createdAt.toISOString(), createdBy: c.createdBy, updatedAt: c.updatedAt.toISOString(),
   };
 }
 
 /** An edit waiting for the environment's next publish (rule 6), as answered: never its token digest. */
-function pendingView(pending: ConnectionRecord['pending']) {
+function pendingView(pending: ConnectionRecord['pending']): PendingChangeView | null {
   if (!pending) return null;
   return {
     auth: pending.auth, ...(pending.oidc ? { oidc: pending.oidc } : {}), origins: pending.origins, rate: pending.rate,
-    changedAt: pending.changedAt, changedBy: pending.changedBy, takesEffect: 'on the next publish, restore or promotion of this environment',
+    changedAt: pending.changedAt.toISOString(), changedBy: pending.changedBy, takesEffect: 'on the next publish, restore or promotion of this environment',
   };
 }
 
@@ -96,7 +85,7 @@ export function connectionRoutes(env: ConnectionRouteDeps) {
   };
   const answer = async (request: Request, result: { connection: ConnectionRecord; token?: string }, status = 200) => {
     const view = connectionView(result.connection, baseOf(request), (await rowsOf(result.connection))(result.connection.identifier));
-    return json({ connection: view, url: view.url, ...(result.token ? { token: result.token } : {}) }, status);
+    return json({ connection: view, url: view.url, ...(result.token ? { token: result.token } : {}) } satisfies ConnectionAnswer, status);
   };
   const changedAnswer = async (request: Request, result: { connection: ConnectionRecord; token?: string }, status = 200) => {
     await changed(result.connection);
@@ -105,18 +94,18 @@ export function connectionRoutes(env: ConnectionRouteDeps) {
   const base = '/api/agents/:agent/environments/:env/connections';
   return new Elysia()
     .post(base, route<Env>(async ({ request, params, caller }) => {
-      const body = await readJson(request, CreateBody);
+      const body = await readJson(request, CreateConnectionBody);
       return changedAnswer(request, await createConnection(deps, caller, params.agent, params.env, body), 201);
     }), noParse)
     .get(base, route<Env>(async ({ request, params, caller }) => {
       const connections = await listConnections(deps, caller, params.agent, params.env);
       const rows = connections.length > 0 ? await rowsOf(connections[0]) : () => notUsed;
-      return json({ connections: connections.map((c) => connectionView(c, baseOf(request), rows(c.identifier))) });
+      return json({ connections: connections.map((c) => connectionView(c, baseOf(request), rows(c.identifier))) } satisfies ConnectionListAnswer);
     }))
     .get(`${base}/:identifier`, route<One>(async ({ request, params, caller }) =>
       answer(request, { connection: await getConnection(deps, caller, params.agent, params.env, params.identifier) })))
     .patch(`${base}/:identifier`, route<One>(async ({ request, params, caller }) => {
-      const body = await readJson(request, ChangeBody);
+      const body = await readJson(request, ChangeConnectionBody);
       return changedAnswer(request, await updateConnection(deps, caller, params.agent, params.env, params.identifier, body));
     }), noParse)
     .post(`${base}/:identifier/regenerate-token`, route<One>(async ({ request, params, caller }) =>

@@ -6,6 +6,7 @@
  *
  * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors; issue 7 § Organizations and roles.
  */
+import type { OrganizationListAnswer, OrganizationView } from '../../core/org/api-views.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import type { Logger } from '../../core/ports/logger.ts';
@@ -85,7 +86,7 @@ function organizationAndMemberRoutes(env: OrgRouteDeps) {
   const { deps } = env;
   const route = callerRoutes(env);
   return new Elysia({ prefix: '/api/orgs' })
-    .get('', route(async ({ caller }) => json({ organizations: (await listOrganizations(deps, caller)).map(orgView) })))
+    .get('', route(async ({ caller }) => json({ organizations: (await listOrganizations(deps, caller)).map(orgView) } satisfies OrganizationListAnswer)))
     .post('', route(async ({ request, caller }) => {
       const body = await readJson(request, CreateOrgBody);
       return json(await orgDetail(deps, caller, await createOrganization(deps, caller, body.name)), 201);
@@ -146,8 +147,8 @@ function groupRoutes(env: OrgRouteDeps) {
     }));
 }
 
-function orgView(org: OrganizationRecord) {
-  return { id: org._id, name: org.name, kind: org.kind, createdAt: org.createdAt };
+function orgView(org: OrganizationRecord): OrganizationView {
+  return { id: org._id, name: org.name, kind: org.kind, createdAt: org.createdAt.toISOString() };
 }
 
 /** The organization with what the caller holds in it. */

@@ -2,7 +2,9 @@
  * JSON routes of sessions (role-checked by core/session; refusals are 403/404/409/429 with a code):
  * - `POST /api/sessions` {agent, orgId?, environment, workflow, trigger?, message?, variables?} → 201 {session, turnId} (User)
  * - `GET /api/agents/:agent/sessions`, `…/environments/:env/sessions`, `…/environments/:env/workflows/:workflow/sessions` (Reader)
- * - `GET /api/sessions/:id` → {session, messages, turns, children} (Reader)
+ * - `GET /api/sessions?agent=&env=&workflow=&status=&from=&to=&offset=&limit=` → {@link SessionListView}: root sessions of
+ *   every agent the caller reads (or of `agent`), newest first, paged (Reader)
+ * - `GET /api/sessions/:id` → {@link SessionDetailView} {session, messages, turns, children} (Reader)
  * - `POST /api/sessions/:id/decide` {to, comment?}, `…/reply` {message}, `…/cancel` {} (User)
  * - `PATCH /api/sessions/:id/attributes` {key: value | null} (User)
  * - `GET|PUT /api/agents/:agent/environments/:env/workflows/:workflow/spend-caps[/:period]` {limitUsd | null} (Reader / Maintainer)
@@ -10,20 +12,32 @@
  *
  * Source: issue 7 § Operators, § Sessions and turns; spec/platform-service.md § Session facts named, § Errors.
  */
-import { Type } from '@sinclair/typebox';
+import { SpendCapBody, type SpendCapsAnswer } from '../../core/session/spend-views.ts';
+import { Type, type Static } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
+import { agentCollections, type AgentRecord } from '../../core/agent/hosting-model.ts';
+import { listOrganizations, requireAgentRole } from '../../core/org/index.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
-import { spendPeriods, type MessageRecord, type SessionRecord, type SpendPeriod, type TurnRecord } from '../../core/session/model.ts';
+import {
+  messageView, sessionView, turnView, type SessionDetailView, type SessionListView, type SessionView, type TurnQueuedView,
+} from '../../core/session/session-views.ts';
+import { sessionStatuses, spendPeriods, type SpendPeriod } from '../../core/session/model.ts';
+import { findSessions, MAX_SESSION_PAGE } from '../../core/session/session-list.ts';
 import {
   cancelSession, decideSession, listSessions, replySession, setSessionAttributes, setSpendCap, showSession, startSession,
   type SessionCaller, type SessionDeps,
 } from '../../core/session/sessions.ts';
 import { spendStatus } from '../../core/session/spend.ts';
 import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
-import { json, readJson } from './http-helpers.ts';
+import { errorToResponse, json, readJson } from './http-helpers.ts';
+import { readQuery, textParam, wholeNumberParam } from './query-params.ts';
 
 /** Dependencies of the session routes. */
-export interface SessionRouteDeps extends CallerRouteDeps<SessionCaller> { deps: SessionDeps }
+export interface SessionRouteDeps extends CallerRouteDeps<SessionCaller> {
+  deps: SessionDeps;
+  /** Agents the caller holds Reader (or more) on, in every organization it belongs to; default: from the org and agent collections. */
+  readableAgents?(caller: SessionCaller): Promise<string[]>;
+}
 
 const Slug = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' });
 const Value = Type.Union([Type.String({ maxLength: 2000 }), Type.Number(), Type.Boolean()]);
@@ -36,26 +50,51 @@ const DecideBody = Type.Object({ to: Slug, comment: Type.Optional(Type.String({ 
 const ReplyBody = Type.Object({ message: Type.String({ minLength: 1, maxLength: 100_000 }) }, { additionalProperties: false });
 const EmptyBody = Type.Object({}, { additionalProperties: false });
 const AttributesBody = Type.Record(Type.String(), Type.Union([Value, Type.Null()]));
-const CapBody = Type.Object({ limitUsd: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]) }, { additionalProperties: false });
 
-/** The JSON view of a session. */
-export function sessionJson(s: SessionRecord) {
-  return {
-    id: s._id, orgId: s.orgId, agentId: s.agentId, environment: s.environment, workflow: s.workflow, buildId: s.buildId, commitId: s.commitId,
-    status: s.status, state: s.state, trail: s.trail, variables: s.variables, attributes: s.attributes, pending: pendingJson(s.pending),
-    usage: s.usage, error: s.error, trigger: s.trigger, depth: s.depth, ...(s.sessionKey ? { sessionKey: s.sessionKey } : {}),
-    ...(s.parentId ? { parentId: s.parentId, rootId: s.rootId, dispatchId: s.dispatchId } : {}), createdAt: s.createdAt, updatedAt: s.updatedAt,
-  };
+/** The JSON view of a session (see core/session/session-views.ts). */
+export const sessionJson = sessionView;
+
+const DateParam = (what: string) => Type.Optional(Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2}))?$', maxLength: 40,
+  description: `${what}: a date (YYYY-MM-DD, UTC) or an ISO 8601 time with a zone`,
+}));
+/** The query of `GET /api/sessions`. */
+const ListQuery = Type.Object({
+  agent: textParam('an agent id or slug', 100), env: textParam('an environment name', 63), workflow: textParam('a workflow slug', 63),
+  status: Type.Optional(Type.Union(sessionStatuses.map((s) => Type.Literal(s)), { description: `one of ${sessionStatuses.join(', ')}` })),
+  from: DateParam('the first day (inclusive)'), to: DateParam('the last day (inclusive; a time: exclusive)'),
+  offset: wholeNumberParam({ minimum: 0, maximum: 100_000, default: 0 }), limit: wholeNumberParam({ minimum: 1, maximum: MAX_SESSION_PAGE, default: 50 }),
+}, { additionalProperties: false });
+
+/** A `from`/`to` parameter as a time: a plain date is the start of that UTC day (`endOfDay`: of the next day). */
+function dateOf(text: string | undefined, name: string, endOfDay: boolean): Date | undefined {
+  if (text === undefined) return undefined;
+  const plain = /^\d{4}-\d{2}-\d{2}$/.test(text);
+  const at = new Date(plain ? `${text}T00:00:00Z` : text);
+  if (Number.isNaN(at.getTime())) throw new PlatformError('invalid_argument', `Query parameter "${name}" is not a real date; give YYYY-MM-DD.`, { status: 400 });
+  return plain && endOfDay ? new Date(at.getTime() + 86_400_000) : at;
 }
 
-function pendingJson(pending: SessionRecord['pending']) {
-  if (!pending) return null;
-  const { heldResults: _held, callId: _call, callName: _name, ...shown } = pending as Record<string, unknown>;
-  return shown;
+/** `views` with their agents' slugs (`agentSlug`), from the agent collection. */
+async function withSlugs(deps: SessionDeps, views: SessionView[]): Promise<SessionView[]> {
+  const ids = [...new Set(views.map((v) => v.agentId))];
+  if (ids.length === 0) return views;
+  const agents = await deps.docs.collection<AgentRecord>(agentCollections.agents).find({ _id: { $in: ids } });
+  const slugs = new Map(agents.map((a) => [a._id, a.slug]));
+  return views.map((v) => (slugs.has(v.agentId) ? { ...v, agentSlug: slugs.get(v.agentId) } : v));
 }
 
-const turnJson = (t: TurnRecord) => ({ id: t._id, kind: t.kind, status: t.status, usage: t.usage, error: t.error, queuedAt: t.queuedAt, startedAt: t.startedAt, endedAt: t.endedAt });
-const messageJson = (m: MessageRecord) => ({ seq: m.seq, state: m.state, turnId: m.turnId, at: m.at, message: m.message });
+/** The agents `caller` reads, over the org and agent collections. */
+async function readableAgentsIn(deps: SessionDeps, caller: SessionCaller): Promise<string[]> {
+  const orgs = await listOrganizations(deps, caller);
+  if (orgs.length === 0) return [];
+  const agents = await deps.docs.collection<AgentRecord>(agentCollections.agents).find({ orgId: { $in: orgs.map((o) => o._id) } });
+  const readable: string[] = [];
+  for (const agent of agents) {
+    if (await requireAgentRole(deps, caller, agent.orgId, agent._id, 'reader').then(() => true, () => false)) readable.push(agent._id);
+  }
+  return readable;
+}
 const noParse = { parse: 'none' as const };
 type Id = { id: string };
 type Scope = { agent: string; env: string; workflow: string };
@@ -65,7 +104,32 @@ export function sessionRoutes(env: SessionRouteDeps) {
   const { deps } = env;
   const route = callerRoutes(env);
   const list = (ref: { agent: string; environment?: string; workflow?: string }, caller: SessionCaller) => listSessions(deps, caller, ref).then((found) => json({ sessions: found.map(sessionJson) }));
+  const readable = env.readableAgents ?? ((caller: SessionCaller) => readableAgentsIn(deps, caller));
+  const listAcross = async (request: Request, query: Static<typeof ListQuery>, caller: SessionCaller): Promise<Response> => {
+    let agentIds: string[];
+    if (query.agent) {
+      const agent = await deps.resolveAgent(caller, { agent: query.agent });
+      await deps.requireRole(caller, agent.orgId, agent.agentId, 'reader');
+      agentIds = [agent.agentId];
+    } else agentIds = await readable(caller);
+    const page = await findSessions(deps, caller, {
+      agentIds, environment: query.env, workflow: query.workflow, status: query.status,
+      from: dateOf(query.from, 'from', false), to: dateOf(query.to, 'to', true), offset: query.offset, limit: query.limit,
+    });
+    const answer: SessionListView = { sessions: await withSlugs(deps, page.sessions.map(sessionView)), hasMore: page.hasMore };
+    return json(answer);
+  };
   return new Elysia()
+    .get('/api/sessions', async ({ request }) => {
+      try {
+        const query = readQuery(request, ListQuery);
+        const caller = env.callerOf(request);
+        await env.prepare(caller);
+        return await listAcross(request, query, caller);
+      } catch (error) {
+        return errorToResponse(error, env.logger);
+      }
+    })
     .post('/api/sessions', route(async ({ request, caller }) => {
       const body = await readJson(request, StartBody);
       const { session, turn } = await startSession(deps, caller, body);
@@ -76,24 +140,27 @@ export function sessionRoutes(env: SessionRouteDeps) {
     .get('/api/agents/:agent/environments/:env/workflows/:workflow/sessions', route<Scope>(async ({ params, caller }) => list({ agent: params.agent, environment: params.env, workflow: params.workflow }, caller)))
     .get('/api/sessions/:id', route<Id>(async ({ params, caller }) => {
       const shown = await showSession(deps, caller, params.id);
-      return json({ session: sessionJson(shown.session), messages: shown.messages.map(messageJson), turns: shown.turns.map(turnJson), children: shown.children.map(sessionJson) });
+      const [session] = await withSlugs(deps, [sessionView(shown.session)]);
+      const answer: SessionDetailView = { session, messages: shown.messages.map(messageView), turns: shown.turns.map(turnView), children: shown.children.map(sessionView) };
+      return json(answer);
     }))
-    .post('/api/sessions/:id/decide', route<Id>(async ({ request, params, caller }) => json({ turnId: (await decideSession(deps, caller, params.id, await readJson(request, DecideBody)))._id })), noParse)
-    .post('/api/sessions/:id/reply', route<Id>(async ({ request, params, caller }) => json({ turnId: (await replySession(deps, caller, params.id, (await readJson(request, ReplyBody)).message))._id })), noParse)
+    .post('/api/sessions/:id/decide', route<Id>(async ({ request, params, caller }) => json({ turnId: (await decideSession(deps, caller, params.id, await readJson(request, DecideBody)))._id } satisfies TurnQueuedView)), noParse)
+    .post('/api/sessions/:id/reply', route<Id>(async ({ request, params, caller }) => json({ turnId: (await replySession(deps, caller, params.id, (await readJson(request, ReplyBody)).message))._id } satisfies TurnQueuedView)), noParse)
     .post('/api/sessions/:id/cancel', route<Id>(async ({ request, params, caller }) => {
       if (request.headers.has('content-type')) await readJson(request, EmptyBody);
-      return json({ session: sessionJson(await cancelSession(deps, caller, params.id)) });
+      return json({ session: sessionView(await cancelSession(deps, caller, params.id)) } satisfies { session: SessionView });
     }), noParse)
     .patch('/api/sessions/:id/attributes', route<Id>(async ({ request, params, caller }) => json({ attributes: await setSessionAttributes(deps, caller, params.id, await readJson(request, AttributesBody)) })), noParse)
     .get('/api/agents/:agent/environments/:env/workflows/:workflow/spend-caps', route<Scope>(async ({ params, caller }) => {
       const agent = await deps.resolveAgent(caller, { agent: params.agent });
       await deps.requireRole(caller, agent.orgId, agent.agentId, 'reader');
-      return json({ caps: await spendStatus(deps, { ...agent, environment: params.env, workflow: params.workflow }) });
+      const caps = await spendStatus(deps, { ...agent, environment: params.env, workflow: params.workflow });
+      return json({ caps: caps.map((c) => ({ ...c, periodStart: c.periodStart.toISOString() })) } satisfies SpendCapsAnswer);
     }))
     .put('/api/agents/:agent/environments/:env/workflows/:workflow/spend-caps/:period', route<Scope & { period: string }>(async ({ request, params, caller }) => {
       const period = params.period as SpendPeriod;
       if (!spendPeriods.includes(period)) throw new PlatformError('invalid_argument', `Spend cap period "${params.period.slice(0, 20)}" is not one of: ${spendPeriods.join(', ')}.`, { status: 400 });
-      const body = await readJson(request, CapBody);
+      const body = await readJson(request, SpendCapBody);
       await setSpendCap(deps, caller, { agent: params.agent, environment: params.env, workflow: params.workflow }, period, body.limitUsd);
       return json({ period, limitUsd: body.limitUsd });
     }), noParse);

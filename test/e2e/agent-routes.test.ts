@@ -96,6 +96,9 @@ describe('cairn agent import and the agent routes', () => {
     const env = await call('GET', `/api/agents/${agentId}/environments/main`);
     expect(env.body.published).toEqual(firstBuild);
     expect(env.body.draft.commitId).not.toBe(firstBuild.commitId);
+    // The page's extras: the agent's builds (a Restore choice) and the published plane's workflows (spend caps).
+    expect(env.body.builds).toEqual([expect.objectContaining({ id: firstBuild.buildId, environment: 'main', commitId: firstBuild.commitId })]);
+    expect(env.body.workflows).toEqual(['flights-analyst', 'follow-up']);
     const refused = await operation(agentId, 'main/publish');
     expect(refused).toMatchObject({ kind: 'publish', status: 'failed', result: null, error: { code: 'agent_invalid' } });
     expect(refused.error!.problems).toEqual([expect.objectContaining({ file: workflow, line: 1, column: 1, key: '/titel', text: expect.stringContaining(`${workflow}:1:1 /titel: unknown key "titel"`) })]);

@@ -13,6 +13,8 @@ import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { SessionProvider, useSession } from '../auth/session.tsx';
 import { SignedOut, SignInScreens } from '../auth/screens.tsx';
 import { ProjectsPage } from '../pages/semantic/ProjectsPage.tsx';
+import { AgentsPage } from '../pages/platform/AgentsPage.tsx';
+import { SessionsPage } from '../pages/platform/SessionsPage.tsx';
 import { ProjectLayout, ProjectIdRedirect } from '../pages/semantic/ProjectLayout.tsx';
 import { Button } from '../ui/kit.tsx';
 import { useBranding } from './branding.ts';
@@ -42,6 +44,8 @@ function Shell() {
           <span>{branding.title ?? 'cairn'}</span>
         </Link>
         <nav aria-label="Main" className="main-nav">
+          <NavLink href="/agents">Agents</NavLink>
+          <NavLink href="/sessions">Sessions</NavLink>
           <NavLink href="/projects">Semantic projects</NavLink>
         </nav>
         <div className="who">
@@ -54,6 +58,11 @@ function Shell() {
           <Route path="/"><Redirect to="/projects" replace /></Route>
           <Route path="/projects" component={ProjectsPage} />
           <Route path="/projects/:slug/:tab?">{(params) => <ProjectLayout slug={params.slug} tab={params.tab} />}</Route>
+          <Route path="/agents">{() => <AgentsPage />}</Route>
+          <Route path="/agents/:agent">{(params) => <AgentsPage agent={params.agent} />}</Route>
+          <Route path="/agents/:agent/environments/:env/:tab?">{(params) => <AgentsPage agent={params.agent} env={params.env} tab={params.tab} />}</Route>
+          <Route path="/sessions">{() => <SessionsPage />}</Route>
+          <Route path="/sessions/:id">{(params) => <SessionsPage id={params.id} />}</Route>
           <Route path="/:projectId/monitoring">{(params) => <ProjectIdRedirect projectId={params.projectId} />}</Route>
           <Route><NotFound /></Route>
         </Switch>

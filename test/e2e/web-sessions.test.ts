@@ -1,0 +1,124 @@
+/**
+ * The Sessions pages in a real browser (Debian's Chromium through playwright-core) against the product as
+ * `scripts/start` starts it (dev-user), with the demo model (test/helpers/demo-model.ts) standing in for
+ * CAIRN_MODEL_*: a webhook fired at the demo agent's hooks connection (its URL read from the start banner) opens a
+ * session that shows in /sessions filtered by agent flights-analyst; its page shows the trail and the tool calls
+ * with their statuses; the review decision is taken from the page (a second click on the now-gone decision is
+ * harmless) and the session finishes; another session is cancelled from its page with the confirm step. No console
+ * errors or CSP violations. Screenshots (1280 and 375 px) land in test-results/web/.
+ *
+ * Source: issue 10 § Sessions, § Tests (create a webhook connection and fire it with curl, see the session
+ * appear, decide it from the session page); spec/platform-service.md § Session facts named.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionListView } from '../../core/session/session-views.ts';
+import { launchBrowser, newTestPage, screenshotBoth, startWebApp, type StartedWebApp } from '../helpers/browser.ts';
+import { DEMO_ANSWER, startDemoModelServer } from '../helpers/demo-model.ts';
+import type { ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+
+let model: ScriptedModelServer;
+let product: StartedWebApp;
+let browser: Browser;
+let hooksUrl: string;
+
+beforeAll(async () => {
+  model = await startDemoModelServer();
+  [product, browser] = await Promise.all([
+    startWebApp({ PLATFORM_SIGN_IN: 'dev-user', CAIRN_MODEL_BASE_URL: model.baseUrl, CAIRN_MODEL: 'demo-model' }),
+    launchBrowser(),
+  ]);
+  const banner = /^Demo agent webhook \(hooks\): +(\S+)/;
+  hooksUrl = banner.exec(product.run.lines.find((l) => banner.test(l)) ?? await product.run.waitForLine(banner, 60_000))![1];
+}, 450_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await product?.stop();
+  await model?.close();
+});
+
+/** Fires the demo webhook with `deliveryId` and waits until its session waits for the review decision; answers its id. */
+async function fireAndPark(deliveryId: string): Promise<string> {
+  const fired = await fetch(hooksUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-delivery-id': deliveryId }, body: JSON.stringify({ question: 'Which state has the most delayed departures?' }) });
+  expect(fired.status).toBe(202);
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const listed = await (await fetch(`${product.base}/api/sessions?agent=flights-analyst&workflow=flights-analyst`)).json() as SessionListView;
+    const found = listed.sessions.find((s) => (s.variables.trigger as { deliveryId?: string } | undefined)?.deliveryId === deliveryId);
+    if (found?.status === 'awaiting_decision') return found.id;
+    if (found && found.status !== 'running') throw new Error(`The webhook's session ended ${found.status}: ${JSON.stringify(found.error)}`);
+    if (Date.now() > deadline) throw new Error(`No session of delivery ${deliveryId} reached the review decision in 90 s.`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+const badgeOf = (page: Page) => page.locator('.page-header h1 .badge');
+
+describe('Sessions pages', () => {
+  it('lists a webhook session, shows its trail and tool calls, decides it from its page, and cancels another', { timeout: 240_000 }, async () => {
+    const decided = await fireAndPark('web-sessions-1');
+    const { context, page, problems } = await newTestPage(browser, { origin: product.base });
+
+    await page.goto(`${product.base}/sessions`);
+    await page.getByLabel('Agent').fill('flights-analyst');
+    await page.getByLabel('Status').selectOption('awaiting_decision');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    const row = page.locator(`a[href="/sessions/${decided}"]`);
+    await row.waitFor();
+    await expect(row.textContent()).resolves.toContain('awaiting decision');
+    await screenshotBoth(page, 'sessions-list');
+
+    await row.click();
+    await page.waitForURL(`${product.base}/sessions/${decided}`);
+    await expect(badgeOf(page).textContent()).resolves.toBe('awaiting decision');
+    await page.locator('.session-facts').getByRole('link', { name: 'flights-analyst', exact: true }).waitFor();
+    const trail = page.getByRole('list', { name: 'Trail' });
+    await trail.getByText('review', { exact: true }).waitFor();
+    const calls = page.getByRole('list', { name: 'Tool calls' }).first();
+    await calls.getByText('platform_advance').waitFor();
+    await expect(calls.locator('.badge-ok').count()).resolves.toBeGreaterThanOrEqual(2);
+    await page.locator('.session-message-user').first().waitFor();
+    await page.locator('.session-message-assistant').getByText(DEMO_ANSWER).first().waitFor();
+    await page.getByRole('heading', { name: 'Usage and cost' }).waitFor();
+    await screenshotBoth(page, 'session-decision', { fullPage: true });
+
+    // A second tab showing the same decision, to decide twice.
+    const stale = await context.newPage();
+    await stale.goto(`${product.base}/sessions/${decided}`);
+    await stale.getByRole('button', { name: 'done', exact: true }).waitFor();
+
+    await page.getByRole('button', { name: 'done', exact: true }).click();
+    await page.getByText('Decided: done.').waitFor();
+    await page.waitForFunction(() => document.querySelector('.page-header h1 .badge')?.textContent === 'succeeded', undefined, { timeout: 60_000 });
+    await trail.getByText('done', { exact: true }).waitFor();
+    await expect(page.getByRole('button', { name: 'Cancel session' }).count()).resolves.toBe(0);
+    // Deciding again in the other tab is answered with where the session went, not an error.
+    await stale.getByRole('button', { name: 'done', exact: true }).click();
+    await stale.getByText('This decision was already taken', { exact: false }).waitFor();
+    await expect(stale.getByText('Could not decide').count()).resolves.toBe(0);
+    await stale.waitForFunction(() => document.querySelector('.page-header h1 .badge')?.textContent !== 'awaiting decision');
+    await stale.close();
+    await screenshotBoth(page, 'session-succeeded', { fullPage: true });
+
+    const cancelled = await fireAndPark('web-sessions-2');
+    await page.goto(`${product.base}/sessions/${cancelled}`);
+    await page.getByRole('button', { name: 'Cancel session' }).click();
+    await page.getByRole('button', { name: 'Keep it' }).click();
+    await page.getByRole('button', { name: 'Cancel session' }).click();
+    await screenshotBoth(page, 'session-cancel-confirm');
+    await page.getByRole('button', { name: 'Yes, cancel session' }).click();
+    await page.getByText('Session cancelled.').waitFor();
+    await page.waitForFunction(() => document.querySelector('.page-header h1 .badge')?.textContent === 'cancelled');
+    await expect(page.getByRole('button', { name: 'done', exact: true }).count()).resolves.toBe(0);
+
+    await page.goto(`${product.base}/sessions`);
+    await page.getByLabel('Status').selectOption('cancelled');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.locator(`a[href="/sessions/${cancelled}"]`).waitFor();
+    await expect(page.locator(`a[href="/sessions/${decided}"]`).count()).resolves.toBe(0);
+
+    expect(problems.all()).toEqual([]);
+    await context.close();
+  });
+});
