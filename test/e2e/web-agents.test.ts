@@ -18,7 +18,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newTestPage, screenshotBoth, startWebApp, type StartedWebApp } from '../helpers/browser.ts';
-import { mcpClient } from '../helpers/semantic-fixtures.ts';
+import { mcpClient, toolsListStatus } from '../helpers/semantic-fixtures.ts';
 
 let product: StartedWebApp;
 let browser: Browser;
@@ -36,17 +36,6 @@ const connectionsApi = () => `${product.base}/api/agents/flights-analyst/environ
 
 /** The table row of connection `identifier`. */
 const row = (page: Page, identifier: string) => page.locator('tr', { has: page.locator(`strong:text-is("${identifier}")`) });
-
-/** tools/list with `token` straight over HTTP: the status code. */
-async function toolsListStatus(url: string, token: string): Promise<number> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
-  await response.body?.cancel();
-  return response.status;
-}
 
 describe('Agents and environments, Connections', () => {
   it('shows the agent, its environment, connections; creates a webhook; regenerates a token; publishes', async () => {
