@@ -13,7 +13,7 @@ import { connectionCollections } from '../../core/connection/model.ts';
 import { addMember, builtinGroupId, createGroup, createOrganization } from '../../core/org/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
-import type { ChatHistoryList, ChatWorkflowList } from '../../core/session/chat-views.ts';
+import type { ChatHistoryItem, ChatHistoryList, ChatWorkflowList } from '../../core/session/chat-views.ts';
 import { sessionCollections } from '../../core/session/model.ts';
 import { insertSession, sessionsOf } from '../../core/session/session-store.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
@@ -151,6 +151,10 @@ describe('GET /api/chat/history', () => {
 
     expect((await get<ChatHistoryList>('/api/chat/history', 'bo')).body.chats.map((c) => c.firstMessage)).toEqual(['bo question']);
     expect((await get<ChatHistoryList>('/api/chat/history', 'cy')).body.chats).toEqual([]);
+    const one = await get<ChatHistoryItem>(`/api/chat/history/${first.threadId}`);
+    expect([one.status, one.body.sessionId, one.body.endpoint]).toEqual([200, first.sessionId, '/api/agui/addr-chat']);
+    expect((await get(`/api/chat/history/${first.threadId}`, 'bo')).status).toBe(404);
+    expect((await get('/api/chat/history/thread-public question')).status).toBe(404);
     const bad = await get('/api/chat/history?limit=500');
     expect([bad.status, bad.body.error.message]).toEqual([400, expect.stringContaining('limit')]);
   });

@@ -5,6 +5,7 @@
  *   AG-UI endpoint path (`/api/agui/<address>`) the page chats through, or why one cannot be chatted with
  * - `GET /api/chat/history?offset=&limit=` → {@link ChatHistoryList}: the caller's own chats (threads the AG-UI
  *   endpoints issued to them as a member), newest first, paged (limit 1–100, default 20)
+ * - `GET /api/chat/history/:threadId` → {@link ChatHistoryItem}: one of them (404 `chat_not_found` for any other thread)
  * The conversation itself goes through the AG-UI endpoint with the member's own sign-in (bins/api/agui-routes.ts).
  *
  * Source: spec/platform-service.md § What the service does (chat), § Incoming connection authentication rules 1–2;
@@ -12,8 +13,8 @@
  */
 import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
-import { chatHistory, chatWorkflows, MAX_CHAT_PAGE, type ChatDeps } from '../../core/boot/chat-wiring.ts';
-import type { ChatWorkflowList } from '../../core/session/chat-views.ts';
+import { chatHistory, chatOf, chatWorkflows, MAX_CHAT_PAGE, type ChatDeps } from '../../core/boot/chat-wiring.ts';
+import type { ChatHistoryItem, ChatWorkflowList } from '../../core/session/chat-views.ts';
 import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
 import { errorToResponse, json } from './http-helpers.ts';
 import { readQuery, wholeNumberParam } from './query-params.ts';
@@ -33,6 +34,7 @@ export function chatRoutes(env: ChatRouteDeps) {
   const route = callerRoutes(env);
   return new Elysia()
     .get('/api/chat/workflows', route(async ({ caller }) => json({ workflows: await chatWorkflows(env.deps, caller.subject) } satisfies ChatWorkflowList)))
+    .get('/api/chat/history/:threadId', route<{ threadId: string }>(async ({ params, caller }) => json(await chatOf(env.deps, caller.subject, params.threadId))))
     .get('/api/chat/history', async ({ request }) => {
       try {
         const query = readQuery(request, HistoryQuery);

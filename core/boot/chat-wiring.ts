@@ -11,7 +11,7 @@
 import { agentCollections, type AgentRecord, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import { connectionCollections, type ConnectionRecord } from '../connection/model.ts';
 import { listOrganizations, orgAccess, roleAtLeast } from '../org/index.ts';
-import type { DocumentStore } from '../ports/document-store.ts';
+import { PlatformError } from '../ports/platform-error.ts';
 import { MAX_CHAT_EXAMPLES, type ChatHistoryItem, type ChatHistoryList, type ChatWorkflowView } from '../session/chat-views.ts';
 import { sessionCollections, type MessageRecord, type SessionRecord } from '../session/model.ts';
 import { aguiThreadsCollection, type AguiThreadRecord } from './agui-runs.ts';
@@ -98,8 +98,22 @@ async function environmentChats(deps: ChatDeps, agent: AgentRecord, environment:
  */
 export async function chatHistory(deps: Pick<ChatDeps, 'docs'>, subject: string, page: { offset: number; limit: number }): Promise<ChatHistoryList> {
   const threads = await deps.docs.collection<AguiThreadRecord>(aguiThreadsCollection).find({ owner: `member:${subject}` }, { sort: { createdAt: -1, _id: 1 }, skip: page.offset, limit: page.limit + 1 });
-  const hasMore = threads.length > page.limit;
-  const shown = threads.slice(0, page.limit);
+  return { chats: await historyItems(deps, threads.slice(0, page.limit)), hasMore: threads.length > page.limit };
+}
+
+/**
+ * One chat of member `subject` by its thread id.
+ * @throws PlatformError `chat_not_found` (404) when no thread of that id was issued to them as a member
+ */
+export async function chatOf(deps: Pick<ChatDeps, 'docs'>, subject: string, threadId: string): Promise<ChatHistoryItem> {
+  const thread = await deps.docs.collection<AguiThreadRecord>(aguiThreadsCollection).findOne({ _id: threadId, owner: `member:${subject}` });
+  const [item] = thread ? await historyItems(deps, [thread]) : [];
+  if (!item) throw new PlatformError('chat_not_found', 'No chat of yours has this thread id; GET /api/chat/history lists your chats.', { status: 404 });
+  return item;
+}
+
+/** History items of `shown`, in order; threads whose session, connection or agent is gone are left out. */
+async function historyItems(deps: Pick<ChatDeps, 'docs'>, shown: AguiThreadRecord[]): Promise<ChatHistoryItem[]> {
   const sessions = new Map((await deps.docs.collection<SessionRecord>(sessionCollections.sessions).find({ _id: { $in: shown.map((t) => t.sessionId) } })).map((s) => [s._id, s]));
   const connections = new Map((await deps.docs.collection<ConnectionRecord>(connectionCollections.connections).find({ _id: { $in: [...new Set(shown.map((t) => t.connectionId))] } })).map((c) => [c._id, c]));
   const agents = new Map((await deps.docs.collection<AgentRecord>(agentCollections.agents).find({ _id: { $in: [...new Set([...sessions.values()].map((s) => s.agentId))] } })).map((a) => [a._id, a]));
@@ -119,5 +133,5 @@ export async function chatHistory(deps: Pick<ChatDeps, 'docs'>, subject: string,
       startedAt: iso(thread.createdAt), lastActivityAt: iso(session.updatedAt),
     });
   }
-  return { chats, hasMore };
+  return chats;
 }
