@@ -11,6 +11,7 @@
  *
  * Source: docs/endpoints.md § AG-UI; spec/platform-service.md § Stream and custom events, § Errors (409); issue 10 § Chat.
  */
+import './zod-jitless.ts';
 import { HttpAgent } from '@ag-ui/client';
 import { api, authHeaders } from '../../../api/client.ts';
 import type { SessionDetailView } from '../../../../../core/session/session-views.ts';
