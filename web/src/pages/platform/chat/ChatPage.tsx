@@ -197,8 +197,9 @@ function TranscriptEntry({ item, state, conversation }: { item: TranscriptItem; 
       const note = state.decisionNote?.interruptId === item.interruptId ? state.decisionNote.text : undefined;
       return (
         <li className="chat-decision card">
-          <strong>Decision needed</strong>
-          <p>{item.message}</p>
+          <strong>{note ? 'Decision' : 'Decision needed'}</strong>
+          {/* The options are listed below with their descriptions: the message's own list of them is left out. */}
+          <p>{item.options.length > 0 && item.message.includes(':') ? `${item.message.split(':')[0]}.` : item.message}</p>
           {isPending && !note ? (
             <ul className="chat-options" aria-label="Options">
               {item.options.map((o) => (
