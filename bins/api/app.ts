@@ -41,6 +41,7 @@ import { semanticEditorRoutes } from './semantic-editor-routes.ts';
 import { semanticPlaygroundRoutes } from './semantic-playground-routes.ts';
 import { semanticAccessRoutes } from './semantic-access-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
+import { chatRoutes } from './chat-routes.ts';
 import { sessionDeps } from '../../core/boot/session-wiring.ts';
 import { operationEnqueuer } from '../../core/boot/environment-operations.ts';
 import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
@@ -145,6 +146,7 @@ export function createApiApp(parts: ApiAppParts) {
     .use(connectionRoutes({ deps: connections, appBaseUrl: env.appBaseUrl, deployments: connectionDeploymentHooks({ docs, clock: systemClock, ids: cryptoIds, queue: parts.queue }), logger, callerOf, prepare: prepareCaller }))
     .use(deploymentRoutes({ access: deploymentAccess({ docs, clock: systemClock, ids: cryptoIds, queue: parts.queue, scope: connections.scope }), logger, callerOf, prepare: prepareCaller }))
     .use(sessionRoutes({ deps: sessionDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: builds.workflowOf }), logger, callerOf, prepare: prepareCaller }))
+    .use(chatRoutes({ deps: { docs, builds }, logger, callerOf, prepare: prepareCaller }))
     .onError(({ code }) => {
       if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });
       return undefined;

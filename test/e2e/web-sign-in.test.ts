@@ -1,6 +1,6 @@
 /**
  * Signing in to the web app in a real browser (Debian's Chromium through playwright-core) against the product
- * as `scripts/start` starts it: dev-user opens on the projects list with no console errors or CSP violations,
+ * as `scripts/start` starts it: dev-user opens on Chat and shows the projects list with no console errors or CSP violations,
  * under the branding of the config (title, page title, primary colour, powered-by note); under cloud-alb a
  * 401 reloads once, then shows "Sign-in failed";
  * an unreachable /api/sign-in-settings shows "cairn cannot be reached" and Try again signs in once it answers;
@@ -35,10 +35,12 @@ describe('dev-user', () => {
     await product?.stop();
   });
 
-  it('opens on the projects list with no console errors or CSP violations (1280 and 375 px)', async () => {
+  it('opens on Chat, and shows the projects list, with no console errors or CSP violations (1280 and 375 px)', async () => {
     const { context, page, problems } = await newTestPage(browser, { origin: product.base });
     await page.goto(product.base);
-    await expect.poll(() => page.url()).toBe(`${product.base}/projects`);
+    await expect.poll(() => page.url()).toBe(`${product.base}/chat`);
+    await page.getByRole('heading', { name: 'Chat', exact: true, level: 1 }).waitFor();
+    await page.goto(`${product.base}/projects`);
     await page.getByRole('heading', { name: 'Semantic projects' }).waitFor();
     await page.getByRole('link', { name: 'flights', exact: false }).first().waitFor();
     await expect(page.getByText('dev user', { exact: true }).count()).resolves.toBe(1);
@@ -76,7 +78,7 @@ describe('dev-user', () => {
     problems.clear();
     await page.unroute('**/api/me');
     await page.getByRole('button', { name: 'Try again' }).click();
-    await page.getByRole('heading', { name: 'Semantic projects' }).waitFor();
+    await page.getByRole('heading', { name: 'Chat', exact: true, level: 1 }).waitFor();
     expect(await page.evaluate(() => Object.keys(sessionStorage))).toEqual([]);
     expect(problems.cspViolations).toEqual([]);
     await context.close();
@@ -180,8 +182,8 @@ describe('oidc against the local OpenID provider (https)', () => {
     await page.getByLabel('Password').fill('any password');
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 
-    await page.waitForURL(`${product.base}/projects`);
-    await page.getByRole('heading', { name: 'Semantic projects' }).waitFor();
+    await page.waitForURL(`${product.base}/chat`);
+    await page.getByRole('heading', { name: 'Chat', exact: true, level: 1 }).waitFor();
     await expect(page.locator('.who-name').textContent()).resolves.toBe('Ada Lovelace');
     expect(page.url()).not.toContain('code=');
     await screenshotBoth(page, 'sign-in-oidc-signed-in');

@@ -2,8 +2,8 @@
  * The web app: the session first (nothing behind sign-in shows before it), then the shell (header with
  * branding, navigation, the person and Sign out) around the pages.
  *
- * Routes: / and /projects (semantic projects), /projects/<slug>/<tab> (editor, playground, access,
- * monitoring, improvements), /<projectId>/monitoring (the spec's monitoring address, sent on to the
+ * Routes: / (sent on to /chat), /chat and /chat/<threadId> (Chat), /projects (semantic projects),
+ * /projects/<slug>/<tab> (editor, playground, access, monitoring, improvements), /<projectId>/monitoring (the spec's monitoring address, sent on to the
  * project's tab), /signed-out.
  *
  * Source: spec/platform-service.md § Platform sign-in modes, § Rules 3, 18; spec/semantic-query-service.md
@@ -15,6 +15,7 @@ import { SignedOut, SignInScreens } from '../auth/screens.tsx';
 import { ProjectsPage } from '../pages/semantic/ProjectsPage.tsx';
 import { AgentsPage } from '../pages/platform/AgentsPage.tsx';
 import { SessionsPage } from '../pages/platform/SessionsPage.tsx';
+import { ChatPage } from '../pages/platform/chat/ChatPage.tsx';
 import { ProjectLayout, ProjectIdRedirect } from '../pages/semantic/ProjectLayout.tsx';
 import { Button } from '../ui/kit.tsx';
 import { useBranding } from './branding.ts';
@@ -44,6 +45,7 @@ function Shell() {
           <span>{branding.title ?? 'cairn'}</span>
         </Link>
         <nav aria-label="Main" className="main-nav">
+          <NavLink href="/chat">Chat</NavLink>
           <NavLink href="/agents">Agents</NavLink>
           <NavLink href="/sessions">Sessions</NavLink>
           <NavLink href="/projects">Semantic projects</NavLink>
@@ -55,7 +57,9 @@ function Shell() {
       </header>
       <main id="main" className="content">
         <Switch>
-          <Route path="/"><Redirect to="/projects" replace /></Route>
+          <Route path="/"><Redirect to="/chat" replace /></Route>
+          <Route path="/chat">{() => <ChatPage />}</Route>
+          <Route path="/chat/:threadId">{(params) => <ChatPage threadId={params.threadId} />}</Route>
           <Route path="/projects" component={ProjectsPage} />
           <Route path="/projects/:slug/:tab?">{(params) => <ProjectLayout slug={params.slug} tab={params.tab} />}</Route>
           <Route path="/agents">{() => <AgentsPage />}</Route>

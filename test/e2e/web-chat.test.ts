@@ -1,0 +1,110 @@
+/**
+ * The Chat page in a real browser (Debian's Chromium through playwright-core) against the product as
+ * `scripts/start` starts it (dev-user), with the demo model (test/helpers/demo-model.ts) standing in for
+ * CAIRN_MODEL_*: / opens on /chat, which lists the demo agent's flights-analyst with its chat examples; a click on an
+ * example fills the composer and sends nothing; Send streams the answer over the AG-UI endpoint of connection
+ * `chat` (as the member: the chat is theirs); the review decision shows inline, a second tab that decides late is
+ * told what happened (no 409, no console error), and the chat ends; the chat is in the member's history, and
+ * opening it from there shows its messages. No console errors or CSP violations. Screenshots (1280 and 375 px)
+ * land in test-results/web/.
+ *
+ * The demo model makes no workflow call, so sub-workflow blocks are checked on the transcript rules
+ * (test/web/chat-transcript.test.ts); a Reader's refusal is checked by the route test (bins/api/chat-routes.test.ts):
+ * under dev-user every request is the one local user.
+ *
+ * Source: issue 10 § Chat, § Tests (chat through a decision to the end); spec/platform-service.md § Stream and custom events.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatHistoryList } from '../../core/session/chat-views.ts';
+import { launchBrowser, newTestPage, screenshotBoth, startWebApp, type StartedWebApp } from '../helpers/browser.ts';
+import { DEMO_ANSWER, startDemoModelServer } from '../helpers/demo-model.ts';
+import type { ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+
+let model: ScriptedModelServer;
+let product: StartedWebApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  model = await startDemoModelServer();
+  [product, browser] = await Promise.all([
+    startWebApp({ PLATFORM_SIGN_IN: 'dev-user', CAIRN_MODEL_BASE_URL: model.baseUrl, CAIRN_MODEL: 'demo-model' }),
+    launchBrowser(),
+  ]);
+  // The demo agent and its connections are seeded after the web app answers: wait for the chat endpoint's banner line.
+  const banner = /^Demo agent AG-UI chat \(chat\): +(\S+)/;
+  if (!product.run.lines.some((l) => banner.test(l))) await product.run.waitForLine(banner, 120_000);
+}, 450_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await product?.stop();
+  await model?.close();
+});
+
+const EXAMPLE = 'Which state has the most delayed departures?';
+
+describe('Chat page', () => {
+  it('chats with flights-analyst from an example through the review decision to the end; the chat is in the history', { timeout: 240_000 }, async () => {
+    const { context, page, problems } = await newTestPage(browser, { origin: product.base });
+    await page.goto(product.base);
+    await expect.poll(() => page.url()).toBe(`${product.base}/chat`);
+    await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link').first().textContent()).resolves.toBe('Chat');
+    const card = page.locator('.chat-card', { has: page.getByRole('heading', { name: 'Ask the flights analyst' }) });
+    await card.waitFor();
+    await expect(card.getByRole('group', { name: /Examples for/ }).getByRole('button').count()).resolves.toBe(3);
+    await screenshotBoth(page, 'chat-start', { fullPage: true });
+
+    const requestsBefore = model.requests.length;
+    await card.getByRole('button', { name: EXAMPLE }).click();
+    const composer = page.getByLabel('Message');
+    await expect(composer.inputValue()).resolves.toBe(EXAMPLE);
+    await page.waitForTimeout(500);
+    expect(model.requests.length).toBe(requestsBefore);
+    await expect(page.locator('.chat-msg').count()).resolves.toBe(0);
+
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.waitForURL(new RegExp(`^${product.base}/chat/[^/]+$`));
+    const threadId = page.url().split('/').at(-1)!;
+    await page.locator('.chat-msg-user').getByText(EXAMPLE).waitFor();
+    await page.locator('.chat-msg-assistant').getByText(DEMO_ANSWER).waitFor({ timeout: 90_000 });
+    const decision = page.locator('.chat-decision');
+    await decision.getByRole('button', { name: 'done', exact: true }).waitFor({ timeout: 60_000 });
+    await expect(page.getByRole('button', { name: 'Send' }).isDisabled()).resolves.toBe(true);
+    await screenshotBoth(page, 'chat-decision', { fullPage: true });
+
+    // The chat is the member's own (opened through the AG-UI endpoint with their sign-in): it is in their history.
+    const history = await (await fetch(`${product.base}/api/chat/history`)).json() as ChatHistoryList;
+    expect(history.chats[0]).toMatchObject({ threadId, workflow: 'flights-analyst', status: 'awaiting_decision', firstMessage: EXAMPLE });
+    await page.getByRole('list', { name: 'Your chats' }).locator(`a[href="/chat/${threadId}"]`).waitFor();
+
+    // A second tab on the same chat, opened from the history, shows the stored messages and the same decision.
+    const stale = await context.newPage();
+    await stale.goto(`${product.base}/chat/${threadId}`);
+    await stale.locator('.chat-msg-assistant').getByText(DEMO_ANSWER).waitFor();
+    await stale.locator('.chat-decision').getByRole('button', { name: 'done', exact: true }).waitFor();
+
+    await decision.getByRole('button', { name: 'done', exact: true }).click();
+    await page.getByText('This chat has ended (succeeded).').waitFor({ timeout: 60_000 });
+    await expect(page.getByRole('button', { name: 'Send' }).count()).resolves.toBe(0);
+    await screenshotBoth(page, 'chat-ended', { fullPage: true });
+
+    // Deciding again in the other tab is answered with what happened, not an error and not a refused request.
+    await stale.locator('.chat-decision').getByRole('button', { name: 'done', exact: true }).click();
+    await stale.getByText('This decision was already taken', { exact: false }).waitFor();
+    await expect(stale.locator('.error-box').count()).resolves.toBe(0);
+    await stale.close();
+
+    const after = await (await fetch(`${product.base}/api/chat/history`)).json() as ChatHistoryList;
+    expect(after.chats[0]).toMatchObject({ threadId, status: 'succeeded' });
+
+    // Opening the chat from the history in a fresh page shows its messages.
+    await page.goto(`${product.base}/chat`);
+    await page.getByRole('list', { name: 'Your chats' }).locator(`a[href="/chat/${threadId}"]`).click();
+    await page.locator('.chat-msg-user').getByText(EXAMPLE).waitFor();
+    await page.getByText('This chat has ended (succeeded).').waitFor();
+    await screenshotBoth(page, 'chat-history-open', { fullPage: true });
+    expect(problems.all()).toEqual([]);
+    await context.close();
+  });
+});
