@@ -12,13 +12,18 @@
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { SessionProvider, useSession } from '../auth/session.tsx';
 import { SignedOut, SignInScreens } from '../auth/screens.tsx';
-import { ProjectsPage } from '../pages/semantic/ProjectsPage.tsx';
-import { AgentsPage } from '../pages/platform/AgentsPage.tsx';
-import { SessionsPage } from '../pages/platform/SessionsPage.tsx';
-import { ChatPage } from '../pages/platform/chat/ChatPage.tsx';
-import { ProjectLayout, ProjectIdRedirect } from '../pages/semantic/ProjectLayout.tsx';
-import { Button } from '../ui/kit.tsx';
+import { lazy, Suspense } from 'react';
+import { Button, Loading } from '../ui/kit.tsx';
 import { useBranding } from './branding.ts';
+
+// Each section is its own chunk, loaded when first opened: the AG-UI client (chat), the MCP SDK (playground) and
+// uPlot (monitoring) stay out of the pages that do not use them.
+const ChatPage = lazy(() => import('../pages/platform/chat/ChatPage.tsx').then((m) => ({ default: m.ChatPage })));
+const AgentsPage = lazy(() => import('../pages/platform/AgentsPage.tsx').then((m) => ({ default: m.AgentsPage })));
+const SessionsPage = lazy(() => import('../pages/platform/SessionsPage.tsx').then((m) => ({ default: m.SessionsPage })));
+const ProjectsPage = lazy(() => import('../pages/semantic/ProjectsPage.tsx').then((m) => ({ default: m.ProjectsPage })));
+const ProjectLayout = lazy(() => import('../pages/semantic/ProjectLayout.tsx').then((m) => ({ default: m.ProjectLayout })));
+const ProjectIdRedirect = lazy(() => import('../pages/semantic/ProjectLayout.tsx').then((m) => ({ default: m.ProjectIdRedirect })));
 
 /** The whole app. */
 export function App() {
@@ -56,11 +61,12 @@ function Shell() {
         </div>
       </header>
       <main id="main" className="content">
+        <Suspense fallback={<Loading what="Loading the page" />}>
         <Switch>
           <Route path="/"><Redirect to="/chat" replace /></Route>
           <Route path="/chat">{() => <ChatPage />}</Route>
           <Route path="/chat/:threadId">{(params) => <ChatPage threadId={params.threadId} />}</Route>
-          <Route path="/projects" component={ProjectsPage} />
+          <Route path="/projects">{() => <ProjectsPage />}</Route>
           <Route path="/projects/:slug/:tab?">{(params) => <ProjectLayout slug={params.slug} tab={params.tab} />}</Route>
           <Route path="/agents">{() => <AgentsPage />}</Route>
           <Route path="/agents/:agent">{(params) => <AgentsPage agent={params.agent} />}</Route>
@@ -70,6 +76,7 @@ function Shell() {
           <Route path="/:projectId/monitoring">{(params) => <ProjectIdRedirect projectId={params.projectId} />}</Route>
           <Route><NotFound /></Route>
         </Switch>
+        </Suspense>
       </main>
       {branding.poweredBy ? <footer className="powered-by">Powered by cairn</footer> : null}
     </div>
