@@ -1,20 +1,20 @@
 /**
  * JSON routes under /api/semantic/…: improvement requests of a project, listed by status and marked done or
- * reopened (issue 9, helper-owned). The token routes (MCP Access) live in semantic-routes.ts; their shapes
+ * reopened (issue 9). The token routes (MCP Access) live in semantic-routes.ts; their shapes
  * are in core/semantic/api/access.ts and their JSON views in semantic-access-views.ts.
  *
  * Source: ../shared/spec/semantic-query-service.md § Resources and their fields (access token, improvement
  * request); issue 9 (MCP Access, Improvement requests: list, mark done).
  */
-import { Type, type Static, type TObject } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { defaultImprovementsLimit, listImprovements, markImprovementDone, maxImprovementsLimit } from '../../core/semantic/improvements.ts';
 import { getProject } from '../../core/semantic/projects.ts';
 import { ImprovementStatusFilter, MarkImprovementDoneBody, type ImprovementList, type ImprovementView } from '../../core/semantic/api/access.ts';
-import { errorToResponse, json, parseJsonBody, readBody } from './http-helpers.ts';
-import { NoQuery, readQuery, wholeNumberParam } from './query-params.ts';
+import { json, parseJsonBody, readBody } from './http-helpers.ts';
+import { NoQuery, wholeNumberParam } from './query-params.ts';
 import { improvementView } from './semantic-access-views.ts';
-import type { SemanticRouteDeps } from './semantic-routes.ts';
+import { checkedRoute, type SemanticRouteDeps } from './semantic-routes.ts';
 
 /**
  * Query of GET …/improvements/list: `status` open | done | all (default all) and `limit`, the newest
@@ -39,14 +39,14 @@ const maxMarkDoneBodyBytes = 1024;
 export function semanticAccessRoutes(env: SemanticRouteDeps) {
   const { deps } = env;
   type Params = { slug: string; id: string };
-  const mark = (done: boolean) => checked<Params, typeof NoQuery>(env, NoQuery, async ({ request, params }) => {
+  const mark = (done: boolean) => checkedRoute<Params, typeof NoQuery>(env.logger, NoQuery, async ({ request, params }) => {
     if (done) await readMarkDoneBody(request);
     const caller = env.callerOf(request);
     const project = await getProject(deps, params.slug);
     return json(improvementView(await markImprovementDone(deps, project._id, params.id, caller.email || caller.subject, done)));
   });
   return new Elysia({ name: 'semanticAccessRoutes', prefix: '/api/semantic' })
-    .get('/projects/:slug/improvements/list', checked<{ slug: string }, typeof ImprovementListQuery>(env, ImprovementListQuery, async ({ params, query }) => {
+    .get('/projects/:slug/improvements/list', checkedRoute<{ slug: string }, typeof ImprovementListQuery>(env.logger, ImprovementListQuery, async ({ params, query }) => {
       const project = await getProject(deps, params.slug);
       const records = await listImprovements(deps, project._id, { limit: query.limit, status: query.status });
       const list: ImprovementList = { improvements: records.map(improvementView) };
@@ -54,20 +54,6 @@ export function semanticAccessRoutes(env: SemanticRouteDeps) {
     }))
     .post('/projects/:slug/improvements/:id/done', mark(true), { parse: 'none' })
     .delete('/projects/:slug/improvements/:id/done', mark(false), { parse: 'none' });
-}
-
-/**
- * A handler that checks the query string against `query` first and answers every error through
- * {@link errorToResponse}.
- */
-function checked<P, S extends TObject>(env: SemanticRouteDeps, query: S, handler: (ctx: { request: Request; params: P; query: Static<S> }) => Promise<Response>) {
-  return async ({ request, params }: { request: Request; params: P }): Promise<Response> => {
-    try {
-      return await handler({ request, params, query: readQuery(request, query) });
-    } catch (error) {
-      return errorToResponse(error, env.logger);
-    }
-  };
 }
 
 /**

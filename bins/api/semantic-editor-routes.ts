@@ -16,23 +16,16 @@ import { changesBetween, validateEdited } from '../../core/semantic/editor-chang
 import { readPublishedBuild } from '../../core/semantic/planes.ts';
 import { getProject } from '../../core/semantic/projects.ts';
 import { readSourceSnapshot } from '../../core/semantic/sources.ts';
-import { errorToResponse, json, readJson } from './http-helpers.ts';
-import { NoQuery, readQuery } from './query-params.ts';
-import type { SemanticRouteDeps } from './semantic-routes.ts';
+import { json, readJson } from './http-helpers.ts';
+import { NoQuery } from './query-params.ts';
+import { checkedRoute, type SemanticRouteDeps } from './semantic-routes.ts';
 
 /** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
 export function semanticEditorRoutes(env: SemanticRouteDeps) {
   const { deps } = env;
-  /** A handler taking no query parameters, answering every error through errorToResponse. */
+  /** A handler taking no query parameters ({@link checkedRoute}). */
   const route = (handler: (request: Request, slug: string) => Promise<Response>) =>
-    async ({ request, params }: { request: Request; params: { slug: string } }): Promise<Response> => {
-      try {
-        readQuery(request, NoQuery);
-        return await handler(request, params.slug);
-      } catch (error) {
-        return errorToResponse(error, env.logger);
-      }
-    };
+    checkedRoute<{ slug: string }, typeof NoQuery>(env.logger, NoQuery, ({ request, params }) => handler(request, params.slug));
   return new Elysia({ name: 'semanticEditorRoutes', prefix: '/api/semantic' })
     .get('/projects/:slug/sources', route(async (_request, slug) => {
       const snapshot = await readSourceSnapshot(deps, await getProject(deps, slug));

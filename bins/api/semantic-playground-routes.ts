@@ -1,5 +1,5 @@
 /**
- * JSON routes under /api/semantic/…: the playground's and Monitoring's routes (issue 9, helper-owned).
+ * JSON routes under /api/semantic/…: the playground's and Monitoring's routes (issue 9).
  * - POST …/projects/:slug/playground-token: the signed-in member's playground token (201 {@link PlaygroundTokenView}).
  * - GET …/projects/:slug/calls/stats: calls, errors and execute_query latency per time bucket ({@link CallStatsView}),
  *   with the filters of GET …/calls (tool, status, token, from, to) and `bucketMinutes`.
@@ -16,9 +16,9 @@ import { getProject } from '../../core/semantic/projects.ts';
 import { callLogTokenNames, mintPlaygroundToken } from '../../core/semantic/tokens.ts';
 import type { CallStatsView, CallTokenList } from '../../core/semantic/api/monitoring.ts';
 import type { PlaygroundTokenView } from '../../core/semantic/api/playground.ts';
-import { errorToResponse, json } from './http-helpers.ts';
-import { NoQuery, readQuery } from './query-params.ts';
-import { callLogFilterParams, type SemanticRouteDeps } from './semantic-routes.ts';
+import { json } from './http-helpers.ts';
+import { NoQuery } from './query-params.ts';
+import { callLogFilterParams, checkedRoute, type SemanticRouteDeps } from './semantic-routes.ts';
 
 /** Query of GET …/calls/stats: the filters of GET …/calls and the bucket width. */
 const StatsQuery = Type.Object({
@@ -29,32 +29,22 @@ const StatsQuery = Type.Object({
 /** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
 export function semanticPlaygroundRoutes(env: SemanticRouteDeps) {
   const { deps, logger } = env;
-  type Slug = { params: { slug: string }; request: Request };
-  const guard = (handler: (ctx: Slug) => Promise<Response>) => async (ctx: Slug) => {
-    try {
-      return await handler(ctx);
-    } catch (error) {
-      return errorToResponse(error, logger);
-    }
-  };
+  type Slug = { slug: string };
   return new Elysia({ name: 'semanticPlaygroundRoutes', prefix: '/api/semantic' })
-    .post('/projects/:slug/playground-token', guard(async ({ request, params }) => {
-      readQuery(request, NoQuery);
+    .post('/projects/:slug/playground-token', checkedRoute<Slug, typeof NoQuery>(logger, NoQuery, async ({ request, params }) => {
       const caller = env.callerOf(request);
       const project = await getProject(deps, params.slug);
       const { token, record } = await mintPlaygroundToken(deps, project._id, { subject: caller.subject, email: caller.email });
       const view: PlaygroundTokenView = { token, expiresAt: record.expiresAt!.toISOString(), tokenId: record._id };
       return json(view, 201);
     }), { parse: 'none' })
-    .get('/projects/:slug/calls/stats', guard(async ({ request, params }) => {
-      const query = readQuery(request, StatsQuery);
+    .get('/projects/:slug/calls/stats', checkedRoute<Slug, typeof StatsQuery>(logger, StatsQuery, async ({ params, query }) => {
       const project = await getProject(deps, params.slug);
       const stats = await callStats(deps, project._id, { tool: query.tool, status: query.status, tokenId: query.token, from: query.from, to: query.to, bucketMinutes: query.bucketMinutes });
       const view: CallStatsView = { ...stats, from: stats.from.toISOString(), to: stats.to.toISOString(), buckets: stats.buckets.map((b) => ({ ...b, start: b.start.toISOString() })) };
       return json(view);
     }))
-    .get('/projects/:slug/calls/tokens', guard(async ({ request, params }) => {
-      readQuery(request, NoQuery);
+    .get('/projects/:slug/calls/tokens', checkedRoute<Slug, typeof NoQuery>(logger, NoQuery, async ({ params }) => {
       const project = await getProject(deps, params.slug);
       const view: CallTokenList = { tokens: await callLogTokenNames(deps, project._id) };
       return json(view);

@@ -61,13 +61,13 @@ const ImprovementsQuery = Type.Object({
 }, { additionalProperties: false });
 
 /** What a route handler receives: the request, its path parameters and its checked query. */
-interface RouteContext<P, Q> { request: Request; params: P; query: Q }
+export interface RouteContext<P, Q> { request: Request; params: P; query: Q }
 
 /**
  * A route handler that first checks the query string against `query` ({@link readQuery}) and answers
  * every error through {@link errorToResponse}.
  */
-function checkedRoute<P, S extends TObject>(logger: Logger, query: S, handler: (ctx: RouteContext<P, Static<S>>) => Promise<Response>) {
+export function checkedRoute<P, S extends TObject>(logger: Logger, query: S, handler: (ctx: RouteContext<P, Static<S>>) => Promise<Response>) {
   return async ({ request, params }: { request: Request; params: P }): Promise<Response> => {
     try {
       return await handler({ request, params, query: readQuery(request, query) });
