@@ -6,6 +6,7 @@
  * Source: ../shared/spec/semantic-query-service.md § What the service does (2), § States (source files: save).
  */
 import type { GitRepo } from '../ports/git-repo.ts';
+import { dataFileNamePattern, modelFileNamePattern } from './api/import-files.ts';
 import type { DataFile } from '../ports/query-engine.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SemanticDeps } from './deps.ts';
@@ -28,8 +29,6 @@ export const sourceKeys = {
   build: (projectId: string, buildId: string) => `semantic/${projectId}/builds/${buildId}.json`,
 };
 
-const modelFileName = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.ya?ml$/;
-const dataFileName = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.(parquet|csv|tsv|json|jsonl|ndjson|duckdb)$/;
 const sha256Pattern = /^[0-9a-f]{64}$/;
 
 /**
@@ -101,13 +100,13 @@ async function dataFileFor(deps: SemanticDeps, project: ProjectRecord, entry: { 
 }
 
 function checkModelFileName(name: string): void {
-  if (!modelFileName.test(name)) {
+  if (!modelFileNamePattern.test(name)) {
     throw new PlatformError('invalid_argument', `Model file name "${name}" is not valid: use letters, digits, "_", "-", "." ending in .yaml (the name without .yaml is the model name).`, { status: 400 });
   }
 }
 
 function checkDataFileName(name: string): void {
-  if (!dataFileName.test(name)) {
+  if (!dataFileNamePattern.test(name)) {
     throw new PlatformError('invalid_argument', `Data file name "${name}" is not valid: use letters, digits, "_", "-", "." ending in .parquet, .csv, .tsv, .json, .jsonl, .ndjson or .duckdb.`, { status: 400 });
   }
 }

@@ -18,9 +18,9 @@ export interface ClassifiedFile {
   reason?: string;
 }
 
-/** Data file names the API accepts (core/semantic/sources.ts): letters, digits, `_`, `-`, `.`, at most 100 characters, one of these extensions. */
+/** Data file names the API accepts (core/semantic/sources.ts checks saves against it): letters, digits, `_`, `-`, `.`, at most 100 characters, one of these extensions. */
 export const dataFileNamePattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.(parquet|csv|tsv|json|jsonl|ndjson|duckdb)$/;
-/** Model file names the API accepts (core/semantic/sources.ts): as data names, ending in `.yaml` or `.yml`. */
+/** Model file names the API accepts (core/semantic/sources.ts checks saves against it): as data names, ending in `.yaml` or `.yml`. */
 export const modelFileNamePattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.ya?ml$/;
 
 /**
