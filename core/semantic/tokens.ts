@@ -37,17 +37,27 @@ export async function createToken(deps: SemanticDeps, input: CreateTokenInput): 
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
     throw new PlatformError('invalid_argument', 'The expiry date is in the past: give a future date or none.', { status: 400 });
   }
+  return insertToken(deps, {
+    projectId: input.projectId,
+    name: input.name.trim() || 'token',
+    models,
+    createdAt: now,
+    ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
+  });
+}
+
+/** The fields of a new token record that are not about its secret. */
+type NewTokenFields = Omit<TokenRecord, '_id' | 'schemaVersion' | 'tokenHash' | 'displayPrefix'>;
+
+/** Makes a raw token, stores its record (its SHA-256 digest and display prefix, never the value) and answers both. */
+async function insertToken(deps: SemanticDeps, fields: NewTokenFields): Promise<{ token: string; record: TokenRecord }> {
   const token = tokenPrefix + base64url(deps.ids.randomBytes(tokenEntropyBytes));
   const record: TokenRecord = {
     _id: deps.ids.newId(),
     schemaVersion: semanticSchemaVersion,
-    projectId: input.projectId,
-    name: input.name.trim() || 'token',
     tokenHash: await deps.ids.sha256Hex(token),
     displayPrefix: token.slice(0, displayLength),
-    models,
-    createdAt: now,
-    ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
+    ...fields,
   };
   await deps.docs.collection<TokenRecord>(collections.tokens).insertOne(record);
   return { token, record };
@@ -171,23 +181,16 @@ export async function mintPlaygroundToken(deps: SemanticDeps, projectId: string,
   const now = deps.clock.now();
   const earlier = await tokens.find({ projectId, purpose: 'playground', memberSubject: member.subject });
   for (const old of earlier) if (!old.revokedAt) await tokens.updateOne({ _id: old._id }, { $set: { revokedAt: now } });
-  const token = tokenPrefix + base64url(deps.ids.randomBytes(tokenEntropyBytes));
-  const record: TokenRecord = {
-    _id: deps.ids.newId(),
-    schemaVersion: semanticSchemaVersion,
+  return insertToken(deps, {
     projectId,
     name: `playground · ${member.email || member.subject}`,
-    tokenHash: await deps.ids.sha256Hex(token),
-    displayPrefix: token.slice(0, displayLength),
     models: [],
     allModels: true,
     purpose: 'playground',
     memberSubject: member.subject,
     createdAt: now,
     expiresAt: new Date(now.getTime() + playgroundTokenLifetimeMs),
-  };
-  await tokens.insertOne(record);
-  return { token, record };
+  });
 }
 
 /** A token as the call log names it: every token of the project, playground and revoked ones included. */
