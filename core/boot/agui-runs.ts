@@ -10,6 +10,7 @@
  * § Session facts named (endpoint sessions), § Errors (409); issue 8 § Endpoints (AG-UI).
  */
 import { sessionKeyOf } from '../agent/session-key-expression.ts';
+import type { TriggerDeclaration } from '../agent/trigger-model.ts';
 import type { AdmittedCaller, ConnectionRecord } from '../connection/index.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import { openFiredSession } from '../session/firings.ts';
@@ -18,7 +19,7 @@ import { sessionsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import { takeDecision, takeReply } from '../session/sessions.ts';
 import { checkSpendCaps } from '../session/spend.ts';
 import type { publishedWorkflows } from './workflow-view.ts';
-import { publishedEnvironment } from './published-environment.ts';
+import { publishedEnvironment, type PublishedEnvironment } from './published-environment.ts';
 
 /** Collection of the thread ids the AG-UI endpoints issued. */
 export const aguiThreadsCollection = 'agui_threads';
@@ -79,6 +80,16 @@ export interface StartedRun {
 }
 
 /**
+ * The chat and webhook triggers of a published build that name connection `identifier`, with their workflow:
+ * one serves it; two or more are a deployment error (an AG-UI or webhook connection serves one trigger).
+ */
+export function triggersNaming(agent: PublishedEnvironment['agent'], identifier: string): { workflow: string; trigger: TriggerDeclaration; disabled: boolean }[] {
+  return Object.values(agent.workflows).flatMap((w) => w.triggers
+    .filter((t) => (t.type === 'chat' || t.type === 'webhook') && t.fields.connection === identifier)
+    .map((t) => ({ workflow: w.slug, trigger: t, disabled: w.definition.disabled === true })));
+}
+
+/**
  * The chat trigger connection `connection` serves: the one chat trigger of the environment's published build that
  * names it. @returns undefined when none does (nothing is served: 404)
  * @throws PlatformError `deployment_error` (503) when two or more triggers name it, naming the connection and the workflows
@@ -87,9 +98,7 @@ export async function servedChat(deps: AguiRunDeps, connection: ConnectionRecord
   const published = await publishedEnvironment(deps, connection.agentId, connection.environment);
   if (!published) return undefined;
   const { env, agent } = published;
-  const naming = Object.values(agent.workflows).flatMap((w) => w.triggers
-    .filter((t) => (t.type === 'chat' || t.type === 'webhook') && t.fields.connection === connection.identifier)
-    .map((t) => ({ workflow: w.slug, trigger: t, disabled: w.definition.disabled === true })));
+  const naming = triggersNaming(agent, connection.identifier);
   if (naming.length > 1) {
     const named = naming.map((n) => `${n.workflow} (trigger ${n.trigger.id})`).join(', ');
     throw new PlatformError('deployment_error', `Connection "${connection.identifier}" is named by more than one trigger: ${named}. An AG-UI connection serves one chat trigger; remove all but one and publish again.`, { status: 503 });

@@ -14,7 +14,7 @@ import { listOrganizations, orgAccess, roleAtLeast } from '../org/index.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import { MAX_CHAT_EXAMPLES, type ChatHistoryItem, type ChatHistoryList, type ChatWorkflowView } from '../session/chat-views.ts';
 import { sessionCollections, type MessageRecord, type SessionRecord } from '../session/model.ts';
-import { aguiThreadsCollection, type AguiThreadRecord } from './agui-runs.ts';
+import { aguiThreadsCollection, triggersNaming, type AguiThreadRecord } from './agui-runs.ts';
 import type { PublishedEnvironmentDeps } from './published-environment.ts';
 import { publishedEnvironment } from './published-environment.ts';
 
@@ -64,10 +64,6 @@ async function environmentChats(deps: ChatDeps, agent: AgentRecord, environment:
   const workflows = Object.values(published.agent.workflows).sort((a, b) => a.slug.localeCompare(b.slug));
   const connections = await deps.docs.collection<ConnectionRecord>(connectionCollections.connections).find({ agentId: agent._id, environment });
   const byIdentifier = new Map(connections.map((c) => [c.identifier, c]));
-  const namings = new Map<string, number>();
-  for (const w of workflows) for (const t of w.triggers) {
-    if ((t.type === 'chat' || t.type === 'webhook') && typeof t.fields.connection === 'string') namings.set(t.fields.connection, (namings.get(t.fields.connection) ?? 0) + 1);
-  }
   const views: ChatWorkflowView[] = [];
   for (const w of workflows) {
     for (const trigger of w.triggers.filter((t) => t.type === 'chat')) {
@@ -82,7 +78,7 @@ async function environmentChats(deps: ChatDeps, agent: AgentRecord, environment:
       };
       if (!identifier) views.push({ ...base, unavailable: 'no_connection', unavailableMessage: 'Its chat trigger names no connection: a maintainer adds `connection: <identifier>` to the trigger and publishes.' });
       else if (!connection || connection.protocol !== 'agui') views.push({ ...base, unavailable: 'connection_missing', unavailableMessage: `No AG-UI connection "${identifier}" is registered in environment ${environment}: a maintainer registers it (cairn connection create --protocol agui).` });
-      else if ((namings.get(identifier) ?? 0) > 1) views.push({ ...base, unavailable: 'connection_conflict', unavailableMessage: `Connection "${identifier}" is named by more than one trigger: a maintainer keeps one and publishes again.` });
+      else if (triggersNaming(published.agent, identifier).length > 1) views.push({ ...base, unavailable: 'connection_conflict', unavailableMessage: `Connection "${identifier}" is named by more than one trigger: a maintainer keeps one and publishes again.` });
       else if (w.definition.disabled === true) views.push({ ...base, unavailable: 'workflow_disabled', unavailableMessage: 'The workflow is out of service (disabled) and takes no new chats.' });
       else views.push({ ...base, endpoint: aguiEndpointPath(connection.address) });
     }
