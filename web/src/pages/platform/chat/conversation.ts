@@ -15,6 +15,7 @@ import './zod-jitless.ts';
 import { HttpAgent } from '@ag-ui/client';
 import { api, authHeaders } from '../../../api/client.ts';
 import type { SessionDetailView } from '../../../../../core/session/session-views.ts';
+import { awaitsDecision } from '../sessions/session-queries.ts';
 import { applyEvent, emptyTranscript, type ChatEvent, type Transcript, type TranscriptItem } from './transcript.ts';
 
 /** What the page shows of a conversation. */
@@ -114,8 +115,7 @@ export class Conversation {
       const sessionId = this.state.sessionId;
       if (sessionId) {
         const detail = await api<SessionDetailView>(`/api/sessions/${encodeURIComponent(sessionId)}`);
-        const pending = detail.session.pending;
-        if (detail.session.status !== 'awaiting_decision' || pending?.kind !== 'decision' || pending.id !== interruptId) {
+        if (!awaitsDecision(detail.session, interruptId)) {
           const decided = [...detail.session.trail].reverse().find((t) => t.via === 'decision');
           const text = `This decision was already taken${decided ? `: ${decided.state}` : ''}. The chat is now ${detail.session.status.replace(/_/g, ' ')}.`;
           this.set({ ...this.state, deciding: undefined, status: detail.session.status, decisionNote: { interruptId, text } });

@@ -12,7 +12,7 @@ import { Link } from 'wouter';
 import { api, ApiError } from '../../../api/client.ts';
 import type { MessageView, SessionDetailView, SessionView, ToolResultView, TurnQueuedView } from '../../../../../core/session/session-views.ts';
 import { Button, ErrorMessage, Loading, PageHeader, RelativeTime, TextArea } from '../../../ui/kit.tsx';
-import { isBusy, sessionKeys, statusClass, statusText, usd, useSession } from './session-queries.ts';
+import { awaitsDecision, isBusy, sessionKeys, statusClass, statusText, usd, useSession } from './session-queries.ts';
 
 /** The session page. */
 export function SessionDetail({ id }: { id: string }) {
@@ -83,8 +83,7 @@ function Actions({ session }: { session: SessionView }) {
     mutationFn: async (to: string): Promise<TurnQueuedView | null> => {
       // This page may be stale (another tab decided): look first, so a second decision is answered without a refusal.
       const now = await api<SessionDetailView>(path);
-      const waiting = now.session.pending;
-      if (now.session.status !== 'awaiting_decision' || waiting?.kind !== 'decision' || (session.pending?.kind === 'decision' && waiting.id !== session.pending.id)) return null;
+      if (!awaitsDecision(now.session, session.pending?.kind === 'decision' ? session.pending.id : undefined)) return null;
       return api<TurnQueuedView>(`${path}/decide`, { method: 'POST', body: { to } });
     },
     onSuccess: (turn, to) => { setNote(turn ? `Decided: ${to}.` : alreadyTaken); void refresh(); },

@@ -58,3 +58,13 @@ export const statusText = (status: string): string => status.replace(/_/g, ' ');
 
 /** Dollars with 4 decimals. */
 export const usd = (value: number | undefined): string => `$${(value ?? 0).toFixed(4)}`;
+
+/**
+ * True when `session` still waits for decision `decisionId` (for any decision when undefined): the check both the
+ * session page and Chat make before deciding, so a stale page or a second tab is told where the session went
+ * instead of being refused.
+ */
+export function awaitsDecision(session: Pick<SessionView, 'status' | 'pending'>, decisionId?: string): boolean {
+  const pending = session.pending;
+  return session.status === 'awaiting_decision' && pending?.kind === 'decision' && (decisionId === undefined || pending.id === decisionId);
+}
