@@ -36,6 +36,9 @@ import { healthRoutes } from './health-routes.ts';
 import { requestRules, type SignInVerification } from './request-rules/index.ts';
 import { orgPreparation, orgRoutes } from './org-routes.ts';
 import { meRoutes } from './me-routes.ts';
+import { invitationRoutes } from './invitation-routes.ts';
+import { createTxtLookup } from '../../core/adapters/dns/txt-lookup.ts';
+import type { TxtLookup } from '../../core/ports/txt-lookup.ts';
 import { semanticRoutes } from './semantic-routes.ts';
 import { semanticEditorRoutes } from './semantic-editor-routes.ts';
 import { semanticPlaygroundRoutes } from './semantic-playground-routes.ts';
@@ -87,6 +90,8 @@ export interface ApiAppParts {
   rateRedis?: RedisConnection;
   /** Live text of model calls for the AG-UI streams (absent: messages are streamed whole as they are recorded). */
   textDeltas?: TextDeltas;
+  /** DNS TXT lookups for domain verification (default: the system's resolvers). */
+  txt?: TxtLookup;
   logger: Logger;
   /** Receives each access-log line. */
   printAccessLine(line: string): void;
@@ -113,7 +118,7 @@ export function createApiApp(parts: ApiAppParts) {
   const orgDeps = { docs, clock: systemClock, ids: cryptoIds };
   const callerOf = (request: Request) => {
     const principal = rules.requirePrincipal(request);
-    return { subject: principal.id, email: principal.email, ...(principal.name ? { name: principal.name } : {}) };
+    return { subject: principal.id, email: principal.email, ...(principal.name ? { name: principal.name } : {}), ...(principal.managedDomain ? { managedDomain: principal.managedDomain } : {}) };
   };
   // Under dev-user this starts the default organization at once (boot); otherwise a first request gets a personal one.
   const prepareCaller = orgPreparation({ deps: orgDeps, mode: env.signIn.mode, devUser: { subject: devUserPrincipal.id, email: devUserPrincipal.email, name: devUserPrincipal.name }, logger });
@@ -138,6 +143,7 @@ export function createApiApp(parts: ApiAppParts) {
     .use(semanticAccessRoutes(semanticEnv))
     .use(meRoutes({ logger, callerOf, prepare: prepareCaller, signInMode: env.signIn.mode }))
     .use(orgRoutes({ deps: orgDeps, logger, callerOf, prepare: prepareCaller }))
+    .use(invitationRoutes({ deps: { ...orgDeps, dnsVerification: env.identity.dnsVerification, txt: parts.txt ?? createTxtLookup() }, appBaseUrl: env.appBaseUrl, logger, callerOf, prepare: prepareCaller }))
     .use(agentRoutes({ deps: agentDeps, enqueueOperation: operationEnqueuer(parts.queue), logger, callerOf, prepare: prepareCaller }))
     .use(webhookRoutes({ docs, builds, clock: systemClock, admission: admissionDeps({ docs, ids: cryptoIds }), queue: parts.queue, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, logger }))
     .use(callbackRoutes({ docs, ids: cryptoIds, builds, services: parts.config.services, queue: parts.queue, print: (line) => logger.info({}, line), logger }))

@@ -6,13 +6,13 @@
  *
  * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors; issue 7 § Organizations and roles.
  */
-import type { OrganizationListAnswer, OrganizationView } from '../../core/org/api-views.ts';
+import type { GroupView, MemberView, OrganizationDetail, OrganizationListAnswer, OrganizationView } from '../../core/org/api-views.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import type { Logger } from '../../core/ports/logger.ts';
 import {
-  addMember, addToGroup, AgentRoleGrant, createGroup, createOrganization, deleteGroup, ensureDefaultOrganization, ensurePersonalOrganization,
-  getGroup, getMember, listGroups, listMembers, listOrganizations, orgAccess, PermissionSchema, removeFromGroup, removeMember, requirePermission, updateGroup,
+  addMember, addToGroup, AgentRoleGrant, createGroup, createOrganization, deleteGroup, ensureDefaultOrganization,
+  getGroup, getMember, listGroups, listMembers, listOrganizations, orgAccess, PermissionSchema, prepareSignedIn, removeFromGroup, removeMember, requirePermission, updateGroup,
   type GroupRecord, type OrgAccess, type OrgCaller, type OrgDeps, type OrganizationRecord,
 } from '../../core/org/index.ts';
 import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
@@ -31,7 +31,9 @@ const rememberedCallers = 10_000;
  * - dev-user: the fixed user's default organization is ensured at once (at API boot); a request waits for it,
  *   and a failed attempt (logged) is retried by the next request;
  * - oidc and cloud-alb: a caller's first request ensures their personal organization (idempotent and
- *   race-safe in core/org; remembered per process so later requests skip the lookup).
+ *   race-safe in core/org; remembered per process so later requests skip the lookup), unless auto-onboarding
+ *   offers them membership of their domain's organization (core/org/onboarding.ts: no personal organization
+ *   unless they dismiss it).
  *
  * Source: issue 7 § Organizations and roles (default organization at first boot; personal organization at first sign-in).
  */
@@ -52,7 +54,8 @@ export function orgPreparation(options: { deps: OrgDeps; mode: 'dev-user' | 'oid
   const done = new Set<string>();
   return async (caller) => {
     if (done.has(caller.subject)) return;
-    await ensurePersonalOrganization(deps, caller);
+    // An auto-onboarding offer awaiting the person's decision: no personal organization yet, asked again next request.
+    if (await prepareSignedIn(deps, caller) === 'offered') return;
     if (done.size >= rememberedCallers) done.clear();
     done.add(caller.subject);
   };
@@ -152,17 +155,18 @@ function orgView(org: OrganizationRecord): OrganizationView {
 }
 
 /** The organization with what the caller holds in it. */
-async function orgDetail(deps: OrgDeps, caller: OrgCaller, org: OrganizationRecord) {
+async function orgDetail(deps: OrgDeps, caller: OrgCaller, org: OrganizationRecord): Promise<OrganizationDetail> {
   const access: OrgAccess = await orgAccess(deps, caller, org._id);
-  return { ...orgView(org), you: { memberId: access.member._id, permissions: access.permissions, groups: access.groups.map((g) => ({ id: g._id, name: g.name })) } };
+  const you = { memberId: access.member._id, permissions: access.permissions, groups: access.groups.map((g) => ({ id: g._id, name: g.name })), owner: access.groups.some((g) => g.builtin === 'owner') };
+  return { ...orgView(org), you };
 }
 
-function memberView(view: { member: { _id: string; subject: string; email: string; name?: string; addedAt: Date }; groupIds: string[] }) {
+function memberView(view: { member: { _id: string; subject: string; email: string; name?: string; addedAt: Date }; groupIds: string[] }): MemberView {
   const { member } = view;
-  return { id: member._id, subject: member.subject, email: member.email, name: member.name ?? null, groups: view.groupIds, addedAt: member.addedAt };
+  return { id: member._id, subject: member.subject, email: member.email, name: member.name ?? null, groups: view.groupIds, addedAt: member.addedAt.toISOString() };
 }
 
-function groupView(group: GroupRecord, memberIds: string[]) {
+function groupView(group: GroupRecord, memberIds: string[]): GroupView {
   return { id: group._id, name: group.name, builtin: group.builtin ?? null, permissions: group.permissions, agentRoles: group.agentRoles, members: memberIds };
 }
 

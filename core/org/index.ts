@@ -18,7 +18,10 @@ export {
   type GroupMemberRecord,
   type GroupRecord,
   type MemberRecord,
+  type DomainRecord,
+  type InvitationRecord,
   type OrgCaller,
+  type PersonStamp,
   type OrgDeps,
   type OrganizationKind,
   type OrganizationRecord,
@@ -27,5 +30,11 @@ export {
 export { agentRoleNames, builtinGroupId, builtinGroups, effectiveAgentRole, effectivePermissions, highestRole, roleAtLeast, roleRank } from './rules.ts';
 export { orgAccess, requireAgentRole, requirePermission, type OrgAccess } from './access.ts';
 export { createOrganization, defaultOrganizationKey, ensureDefaultOrganization, ensureOrgIndexes, ensurePersonalOrganization, listOrganizations } from './organizations.ts';
-export { addMember, getGroup, getMember, listMembers, removeMember, type MemberView } from './members.ts';
+export { addMember, getGroup, getMember, listMembers, removeMember, type MemberWithGroups } from './members.ts';
 export { addToGroup, createGroup, deleteGroup, listGroups, removeFromGroup, updateGroup, type GroupChange, type GroupView } from './groups.ts';
+export {
+  acceptInvitation, createInvitation, dismissInvitation, invitationByToken, invitationForCaller, invitationLifetimeMs, invitationListLimit,
+  invitationState, isMember, listInvitations, normalEmail, offersFor, revokeInvitation, type InvitationDecisionResult, type InvitationState, type NewInvitation,
+} from './invitations.ts';
+export { addDomain, getDomain, listDomains, normalDomain, removeDomain, txtNameOf, updateDomain, verificationRecordPrefix, verifyDomain, type DomainDeps } from './domains.ts';
+export { prepareSignedIn, type SignedInState } from './onboarding.ts';

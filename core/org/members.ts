@@ -11,13 +11,13 @@ import { ensureMember, insertOnce } from './organizations.ts';
 import { assertKeepsOwner, builtinGroupId, membershipId, withoutMember } from './rules.ts';
 
 /** A member with the ids of their groups. */
-export interface MemberView {
+export interface MemberWithGroups {
   member: MemberRecord;
   groupIds: string[];
 }
 
 /** Every member of `orgId` with their groups, by email. */
-export async function listMembers(deps: Pick<OrgDeps, 'docs'>, orgId: string): Promise<MemberView[]> {
+export async function listMembers(deps: Pick<OrgDeps, 'docs'>, orgId: string): Promise<MemberWithGroups[]> {
   const members = await deps.docs.collection<MemberRecord>(orgCollections.members).find({ orgId }, { sort: { email: 1, _id: 1 } });
   const memberships = await deps.docs.collection<GroupMemberRecord>(orgCollections.groupMembers).find({ orgId }, { sort: { groupId: 1 } });
   return members.map((member) => ({ member, groupIds: memberships.filter((m) => m.memberId === member._id).map((m) => m.groupId) }));
@@ -46,7 +46,7 @@ export async function getGroup(deps: Pick<OrgDeps, 'docs'>, orgId: string, group
  * @throws PlatformError `conflict` (409) when the person is already a member; `not_found` (404) for a group of
  *   another organization or none
  */
-export async function addMember(deps: OrgDeps, orgId: string, person: OrgCaller, groupIds?: readonly string[]): Promise<MemberView> {
+export async function addMember(deps: OrgDeps, orgId: string, person: OrgCaller, groupIds?: readonly string[]): Promise<MemberWithGroups> {
   const wanted = [...new Set(groupIds ?? [builtinGroupId(orgId, 'user')])];
   for (const id of wanted) await getGroup(deps, orgId, id);
   const { member, added } = await ensureMember(deps, orgId, person);

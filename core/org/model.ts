@@ -22,6 +22,9 @@ export const orgCollections = {
   members: 'org_members',
   groups: 'org_groups',
   groupMembers: 'org_group_members',
+  invitations: 'org_invitations',
+  domains: 'org_domains',
+  verifiedDomains: 'org_verified_domains',
 } as const;
 
 /** The world the organization use cases need, passed in (no module-level connections). */
@@ -40,6 +43,8 @@ export interface OrgCaller {
   subject: string;
   email: string;
   name?: string;
+  /** Domain the identity provider says manages this identity (PLATFORM_MANAGED_DOMAIN_CLAIM), lower case, when asserted. */
+  managedDomain?: string;
 }
 
 /**
@@ -126,3 +131,62 @@ export const GroupMemberRecord = Type.Object({
   addedAt: Type.Date(),
 });
 export type GroupMemberRecord = Static<typeof GroupMemberRecord>;
+
+/** Who made an invitation or added a domain, as they were signed in then. */
+export const PersonStamp = Type.Object({ subject: Type.String(), email: Type.String(), name: Type.Optional(Type.String()) });
+export type PersonStamp = Static<typeof PersonStamp>;
+
+/** Stored states of an invitation (`expired` is derived from `expiresAt` when read). */
+export type StoredInvitationStatus = 'pending' | 'accepted' | 'dismissed' | 'revoked';
+
+/**
+ * An invitation: an offer to one e-mail address to join `orgId` into `groupIds`. Only the digest of its
+ * link token is kept. `slot` is `<orgId>:<email>` while pending (unique, so one pending offer per address
+ * and organization) and the invitation's own id once decided. `source` is `domain` for auto-onboarding's offer.
+ * Source: spec/platform-service.md § Authentication rules 5 and 7.
+ */
+export const InvitationRecord = Type.Object({
+  _id: Type.String(),
+  schemaVersion: SchemaVersion,
+  orgId: Type.String(),
+  /** Lower case. */
+  email: Type.String(),
+  groupIds: Type.Array(Type.String()),
+  source: Type.Union([Type.Literal('invitation'), Type.Literal('domain')]),
+  tokenDigest: Type.String(),
+  slot: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('dismissed'), Type.Literal('revoked')]),
+  invitedBy: PersonStamp,
+  createdAt: Type.Date(),
+  expiresAt: Type.Date(),
+  decidedAt: Type.Optional(Type.Date()),
+  /** Subject of who accepted, dismissed or revoked it. */
+  decidedBy: Type.Optional(Type.String()),
+});
+export type InvitationRecord = Static<typeof InvitationRecord>;
+
+/**
+ * An e-mail domain an organization claims; `_id` is `<orgId>:<domain>`. Verified when the TXT record
+ * `_cairn-verification.<domain>` holds `txtValue` (or at once with PLATFORM_DNS_VERIFICATION off).
+ * Auto-onboarding is off until an Organization Owner turns it on.
+ * Source: spec/platform-service.md § Authentication rule 5, § Deployment settings (PLATFORM_DNS_VERIFICATION).
+ */
+export const DomainRecord = Type.Object({
+  _id: Type.String(),
+  schemaVersion: SchemaVersion,
+  orgId: Type.String(),
+  /** Lower case, without a trailing dot. */
+  domain: Type.String(),
+  txtValue: Type.String(),
+  verifiedAt: Type.Optional(Type.Date()),
+  lastCheck: Type.Optional(Type.Object({ at: Type.Date(), message: Type.String() })),
+  autoOnboarding: Type.Boolean(),
+  defaultGroupId: Type.String(),
+  addedBy: PersonStamp,
+  addedAt: Type.Date(),
+});
+export type DomainRecord = Static<typeof DomainRecord>;
+
+/** Which organization a domain is verified for: `_id` is the domain, so a domain is verified for one organization at most. */
+export const VerifiedDomainRecord = Type.Object({ _id: Type.String(), schemaVersion: SchemaVersion, orgId: Type.String(), verifiedAt: Type.Date() });
+export type VerifiedDomainRecord = Static<typeof VerifiedDomainRecord>;

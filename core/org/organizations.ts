@@ -25,6 +25,11 @@ export async function ensureOrgIndexes(docs: DocumentStore): Promise<void> {
   await docs.collection(orgCollections.groups).createIndex({ orgId: 1, name: 1 }, { unique: true });
   await docs.collection(orgCollections.groupMembers).createIndex({ orgId: 1, memberId: 1 });
   await docs.collection(orgCollections.groupMembers).createIndex({ groupId: 1 });
+  await docs.collection(orgCollections.invitations).createIndex({ slot: 1 }, { unique: true });
+  await docs.collection(orgCollections.invitations).createIndex({ tokenDigest: 1 }, { unique: true });
+  await docs.collection(orgCollections.invitations).createIndex({ email: 1, status: 1 });
+  await docs.collection(orgCollections.invitations).createIndex({ orgId: 1, createdAt: -1 });
+  await docs.collection(orgCollections.domains).createIndex({ orgId: 1, domain: 1 });
 }
 
 /** Inserts `doc`, treating an existing record (same id or unique key) as done; true when this call stored it. */
