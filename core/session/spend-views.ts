@@ -6,10 +6,10 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 
-/** A workflow's spend cap and spend so far in one period (day, week, month); only periods with a cap are listed. */
+/** A workflow's spend cap (null: none) and spend so far in one period (day, week, month); every period is listed, capped or not. */
 export const SpendCapView = Type.Object({
   period: Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month')]),
-  limitUsd: Type.Number(),
+  limitUsd: Type.Union([Type.Number(), Type.Null()]),
   spentUsd: Type.Number(),
   periodStart: Type.String(),
 });

@@ -20,14 +20,17 @@ const capId = (scope: SpendScope, period: SpendPeriod) => `${scope.agentId}:${sc
 const totalId = (scope: SpendScope, period: SpendPeriod, start: Date) => `${capId(scope, period)}:${start.toISOString().slice(0, 10)}`;
 const periodWords: Record<SpendPeriod, string> = { day: 'UTC day', week: 'week (from Monday, UTC)', month: 'month (UTC)' };
 
-/** The caps of a scope, with what was spent in each one's current period. */
-export async function spendStatus(deps: { docs: DocumentStore; clock: Clock }, scope: SpendScope): Promise<{ period: SpendPeriod; limitUsd: number; spentUsd: number; periodStart: Date }[]> {
+/**
+ * Every period (day, week, month) of a scope: its cap in USD (null: none) and what was spent in its current
+ * period, counted whether or not a cap is set.
+ */
+export async function spendStatus(deps: { docs: DocumentStore; clock: Clock }, scope: SpendScope): Promise<{ period: SpendPeriod; limitUsd: number | null; spentUsd: number; periodStart: Date }[]> {
   const now = deps.clock.now();
   const caps = await capsOf(deps.docs).find({ agentId: scope.agentId, environment: scope.environment, workflow: scope.workflow });
-  return Promise.all(caps.map(async (cap) => {
-    const start = periodStart(cap.period, now);
-    const total = await totalsOf(deps.docs).findOne({ _id: totalId(scope, cap.period, start) });
-    return { period: cap.period, limitUsd: cap.limitUsd, spentUsd: total?.costUsd ?? 0, periodStart: start };
+  return Promise.all(spendPeriods.map(async (period) => {
+    const start = periodStart(period, now);
+    const total = await totalsOf(deps.docs).findOne({ _id: totalId(scope, period, start) });
+    return { period, limitUsd: caps.find((c) => c.period === period)?.limitUsd ?? null, spentUsd: total?.costUsd ?? 0, periodStart: start };
   }));
 }
 
@@ -40,7 +43,7 @@ export async function checkSpendCaps(deps: { docs: DocumentStore; clock: Clock }
   const status = await spendStatus(deps, scope);
   for (const period of spendPeriods) {
     const cap = status.find((s) => s.period === period);
-    if (cap && cap.spentUsd >= cap.limitUsd) {
+    if (cap && cap.limitUsd !== null && cap.spentUsd >= cap.limitUsd) {
       throw new PlatformError('spend_cap_reached', `Workflow "${scope.workflow}" reached its spend cap of ${cap.limitUsd} USD for this ${periodWords[period]} in environment "${scope.environment}" (spent ${cap.spentUsd.toFixed(4)} USD); it takes no new turn until the period ends or a maintainer raises the cap.`, { status: 429 });
     }
   }

@@ -143,7 +143,11 @@ describe('Agents and environments, Connections', () => {
       await caps.getByRole('button', { name: 'Save cap' }).first().click();
       await caps.locator('tr', { hasText: 'Per day' }).getByText('$0.0000').waitFor();
       expect(await (await fetch(`${product.base}/api/agents/flights-analyst/environments/main/workflows/flights-analyst/spend-caps`)).json())
-        .toEqual({ caps: [expect.objectContaining({ period: 'day', limitUsd: 5, spentUsd: 0 })] });
+        .toEqual({ caps: [
+          expect.objectContaining({ period: 'day', limitUsd: 5, spentUsd: 0 }),
+          expect.objectContaining({ period: 'week', limitUsd: null, spentUsd: 0 }),
+          expect.objectContaining({ period: 'month', limitUsd: null, spentUsd: 0 }),
+        ] });
       // Still no trigger names crm: after publish its endpoint answers 404 and its row says Not used.
       expect((await fire()).status).toBe(404);
       await page.getByRole('link', { name: 'Connections' }).click();

@@ -34,7 +34,7 @@ export function SpendCaps({ agent, env, workflow }: { agent: string; env: string
 
 function CapRow({ agent, env, workflow, period, cap }: { agent: string; env: string; workflow: string; period: SpendCapView['period']; cap: SpendCapView | undefined }) {
   const client = useQueryClient();
-  const saved = cap ? String(cap.limitUsd) : '';
+  const saved = cap?.limitUsd == null ? '' : String(cap.limitUsd);
   const [value, setValue] = useState(saved);
   const save = useMutation({
     mutationFn: (body: SpendCapBody) => api(environmentPath(agent, env, `/workflows/${encodeURIComponent(workflow)}/spend-caps/${period}`), { method: 'PUT', body }),
@@ -46,7 +46,7 @@ function CapRow({ agent, env, workflow, period, cap }: { agent: string; env: str
   return (
     <tr>
       <th scope="row" data-label="Period">{periodLabel[period]}</th>
-      <td data-label="Spent so far">{cap ? `$${cap.spentUsd.toFixed(4)}` : <span className="muted">no cap, not counted</span>}</td>
+      <td data-label="Spent so far">{cap ? `$${cap.spentUsd.toFixed(4)}` : <span className="muted">not known</span>}</td>
       <td data-label="Cap (USD)"><div>
         <div className="cap-edit">
           <label htmlFor={inputId} className="visually-hidden">Cap of {workflow} {period} in USD</label>
