@@ -88,10 +88,13 @@ describe('Sessions pages', () => {
     await stale.goto(`${product.base}/sessions/${decided}`);
     await stale.getByRole('button', { name: 'done', exact: true }).waitFor();
 
+    await page.getByLabel('Comment (optional)').fill('Numbers checked against the source.');
     await page.getByRole('button', { name: 'done', exact: true }).click();
     await page.getByText('Decided: done.').waitFor();
     await page.waitForFunction(() => document.querySelector('.page-header h1 .badge')?.textContent === 'succeeded', undefined, { timeout: 60_000 });
     await trail.getByText('done', { exact: true }).waitFor();
+    // The decision's comment is recorded in the trail.
+    await trail.getByText('Numbers checked against the source.', { exact: false }).waitFor();
     await expect(page.getByRole('button', { name: 'Cancel session' }).count()).resolves.toBe(0);
     // Deciding again in the other tab is answered with where the session went, not an error.
     await stale.getByRole('button', { name: 'done', exact: true }).click();

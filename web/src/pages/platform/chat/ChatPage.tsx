@@ -15,7 +15,7 @@ import { Link, useLocation } from 'wouter';
 import { api } from '../../../api/client.ts';
 import type { ChatHistoryItem, ChatHistoryList, ChatWorkflowList, ChatWorkflowView } from '../../../../../core/session/chat-views.ts';
 import type { SessionDetailView } from '../../../../../core/session/session-views.ts';
-import { Button, ErrorMessage, Loading, PageHeader, RelativeTime } from '../../../ui/kit.tsx';
+import { Button, ErrorMessage, Loading, PageHeader, RelativeTime, TextField } from '../../../ui/kit.tsx';
 import { Conversation, conversationOf, remember, type ConversationState } from './conversation.ts';
 import { chatEnded, fromStoredMessages, pendingDecision, type SubWorkflowBlock, type TranscriptItem } from './transcript.ts';
 
@@ -192,29 +192,36 @@ function TranscriptEntry({ item, state, conversation }: { item: TranscriptItem; 
         <span className="small muted"> · a message answers it.</span>
       </li>
     );
-    case 'decision': {
-      const isPending = pendingDecision(state)?.key === item.key;
-      const note = state.decisionNote?.interruptId === item.interruptId ? state.decisionNote.text : undefined;
-      return (
-        <li className="chat-decision card">
-          <strong>{note ? 'Decision' : 'Decision needed'}</strong>
-          {/* The options are listed below with their descriptions: the message's own list of them is left out. */}
-          <p>{item.options.length > 0 && item.message.includes(':') ? `${item.message.split(':')[0]}.` : item.message}</p>
-          {isPending && !note ? (
-            <ul className="chat-options" aria-label="Options">
-              {item.options.map((o) => (
-                <li key={o.to}>
-                  <Button kind="primary" busy={state.deciding === item.interruptId} onClick={() => void conversation.decide(item.interruptId, o.to)}>{o.to}</Button>
-                  {o.description ? <span className="small">{o.description}</span> : null}
-                </li>
-              ))}
-            </ul>
-          ) : null}
-          {note ? <p className="small" role="status">{note}</p> : null}
-        </li>
-      );
-    }
+    case 'decision': return <DecisionEntry item={item} state={state} conversation={conversation} />;
   }
+}
+
+/** A decision of the transcript: its options as buttons, with an optional comment, while it is pending. */
+function DecisionEntry({ item, state, conversation }: { item: Extract<TranscriptItem, { kind: 'decision' }>; state: ConversationState; conversation: Conversation }) {
+  const [comment, setComment] = useState('');
+  const isPending = pendingDecision(state)?.key === item.key;
+  const note = state.decisionNote?.interruptId === item.interruptId ? state.decisionNote.text : undefined;
+  return (
+    <li className="chat-decision card">
+      <strong>{note ? 'Decision' : 'Decision needed'}</strong>
+      {/* The options are listed below with their descriptions: the message's own list of them is left out. */}
+      <p>{item.options.length > 0 && item.message.includes(':') ? `${item.message.split(':')[0]}.` : item.message}</p>
+      {isPending && !note ? (
+        <>
+          <TextField label="Comment (optional)" value={comment} maxLength={10000} onChange={(e) => setComment(e.target.value)} hint="Recorded with the decision in the session's trail." />
+          <ul className="chat-options" aria-label="Options">
+            {item.options.map((o) => (
+              <li key={o.to}>
+                <Button kind="primary" busy={state.deciding === item.interruptId} onClick={() => void conversation.decide(item.interruptId, o.to, comment.trim() || undefined)}>{o.to}</Button>
+                {o.description ? <span className="small">{o.description}</span> : null}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {note ? <p className="small" role="status">{note}</p> : null}
+    </li>
+  );
 }
 
 /** A child session as a collapsible block, its children nested. */

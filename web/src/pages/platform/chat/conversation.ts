@@ -108,7 +108,7 @@ export class Conversation {
    * Decides the pending decision `interruptId` with option `to`: first reads the session; when it no longer waits
    * for that decision, says so (no request that would be refused), else sends the resume entry.
    */
-  async decide(interruptId: string, to: string): Promise<void> {
+  async decide(interruptId: string, to: string, comment?: string): Promise<void> {
     if (this.state.deciding || this.state.running) return;
     this.set({ ...this.state, deciding: interruptId, decisionNote: undefined });
     try {
@@ -123,7 +123,7 @@ export class Conversation {
         }
       }
       this.set({ ...this.state, decisionNote: { interruptId, text: `Decided: ${to}.` } });
-      await this.run({ resume: [{ interruptId, status: 'resolved', payload: { to } }] });
+      await this.run({ resume: [{ interruptId, status: 'resolved', payload: { to, ...(comment ? { comment } : {}) } }] });
     } catch (error) {
       this.push({ kind: 'error', key: `err-${Date.now()}`, message: `The decision could not be sent: ${error instanceof Error ? error.message : String(error)}` });
     } finally {

@@ -11,7 +11,7 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import { api, ApiError } from '../../../api/client.ts';
 import type { MessageView, SessionDetailView, SessionView, ToolResultView, TurnQueuedView } from '../../../../../core/session/session-views.ts';
-import { Button, ErrorMessage, Loading, PageHeader, RelativeTime, TextArea } from '../../../ui/kit.tsx';
+import { Button, ErrorMessage, Loading, PageHeader, RelativeTime, TextArea, TextField } from '../../../ui/kit.tsx';
 import { awaitsDecision, isBusy, sessionKeys, statusClass, statusText, usd, useSession } from './session-queries.ts';
 
 /** The session page. */
@@ -75,6 +75,7 @@ function Actions({ session }: { session: SessionView }) {
   const client = useQueryClient();
   const [note, setNote] = useState<string>();
   const [reply, setReply] = useState('');
+  const [comment, setComment] = useState('');
   const [confirming, setConfirming] = useState(false);
   const refresh = () => client.invalidateQueries({ queryKey: sessionKeys.all });
   const path = `/api/sessions/${encodeURIComponent(session.id)}`;
@@ -84,7 +85,7 @@ function Actions({ session }: { session: SessionView }) {
       // This page may be stale (another tab decided): look first, so a second decision is answered without a refusal.
       const now = await api<SessionDetailView>(path);
       if (!awaitsDecision(now.session, session.pending?.kind === 'decision' ? session.pending.id : undefined)) return null;
-      return api<TurnQueuedView>(`${path}/decide`, { method: 'POST', body: { to } });
+      return api<TurnQueuedView>(`${path}/decide`, { method: 'POST', body: { to, ...(comment.trim() ? { comment: comment.trim() } : {}) } });
     },
     onSuccess: (turn, to) => { setNote(turn ? `Decided: ${to}.` : alreadyTaken); void refresh(); },
     onError: (error) => {
@@ -108,6 +109,7 @@ function Actions({ session }: { session: SessionView }) {
       {pending?.kind === 'decision' && session.status === 'awaiting_decision' ? (
         <div className="session-card">
           <h2>Decision in {pending.state}</h2>
+          <TextField label="Comment (optional)" value={comment} maxLength={10000} onChange={(e) => setComment(e.target.value)} hint="Recorded with the decision in the session's trail." />
           <ul className="session-options">
             {pending.options.map((o) => (
               <li key={o.to}>
