@@ -4,16 +4,19 @@
  *
  * Routes: / (sent on to /chat), /chat and /chat/<threadId> (Chat), /projects (semantic projects),
  * /projects/<slug>/<tab> (editor, playground, access, monitoring, improvements), /<projectId>/monitoring (the spec's monitoring address, sent on to the
- * project's tab), /signed-out.
+ * project's tab), /members and /members/<org>/<tab> (members, groups, invitations, domains), /invitations (the
+ * signed-in person's invitation offers; a notice above every page says when there is one), /invite/<token>
+ * (an invitation's consent page: a signed-out person signs in first and comes back to it), /signed-out.
  *
  * Source: spec/platform-service.md § Platform sign-in modes, § Rules 3, 18; spec/semantic-query-service.md
- * § What the service does (5); issue 9.
+ * § What the service does (5); issue 9; issue 10 (Members).
  */
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { SessionProvider, useSession } from '../auth/session.tsx';
 import { SignedOut, SignInScreens } from '../auth/screens.tsx';
 import { lazy, Suspense } from 'react';
 import { Button, Loading } from '../ui/kit.tsx';
+import { OffersNotice } from '../pages/platform/members/OffersNotice.tsx';
 import { useBranding } from './branding.ts';
 
 // Each section is its own chunk, loaded when first opened: the AG-UI client (chat), the MCP SDK (playground) and
@@ -21,6 +24,9 @@ import { useBranding } from './branding.ts';
 const ChatPage = lazy(() => import('../pages/platform/chat/ChatPage.tsx').then((m) => ({ default: m.ChatPage })));
 const AgentsPage = lazy(() => import('../pages/platform/AgentsPage.tsx').then((m) => ({ default: m.AgentsPage })));
 const SessionsPage = lazy(() => import('../pages/platform/SessionsPage.tsx').then((m) => ({ default: m.SessionsPage })));
+const MembersPage = lazy(() => import('../pages/platform/MembersPage.tsx').then((m) => ({ default: m.MembersPage })));
+const InvitePage = lazy(() => import('../pages/platform/InvitePage.tsx').then((m) => ({ default: m.InvitePage })));
+const OffersPage = lazy(() => import('../pages/platform/members/OffersPage.tsx').then((m) => ({ default: m.OffersPage })));
 const ProjectsPage = lazy(() => import('../pages/semantic/ProjectsPage.tsx').then((m) => ({ default: m.ProjectsPage })));
 const ProjectLayout = lazy(() => import('../pages/semantic/ProjectLayout.tsx').then((m) => ({ default: m.ProjectLayout })));
 const ProjectIdRedirect = lazy(() => import('../pages/semantic/ProjectLayout.tsx').then((m) => ({ default: m.ProjectIdRedirect })));
@@ -54,6 +60,7 @@ function Shell() {
           <NavLink href="/agents">Agents</NavLink>
           <NavLink href="/sessions">Sessions</NavLink>
           <NavLink href="/projects">Semantic projects</NavLink>
+          <NavLink href="/members">Members</NavLink>
         </nav>
         <div className="who">
           <span className="who-name" title={me?.email}>{me?.name ?? me?.email}</span>
@@ -61,6 +68,7 @@ function Shell() {
         </div>
       </header>
       <main id="main" className="content">
+        <OffersNotice />
         <Suspense fallback={<Loading what="Loading the page" />}>
         <Switch>
           <Route path="/"><Redirect to="/chat" replace /></Route>
@@ -73,6 +81,10 @@ function Shell() {
           <Route path="/agents/:agent/environments/:env/:tab?">{(params) => <AgentsPage agent={params.agent} env={params.env} tab={params.tab} />}</Route>
           <Route path="/sessions">{() => <SessionsPage />}</Route>
           <Route path="/sessions/:id">{(params) => <SessionsPage id={params.id} />}</Route>
+          <Route path="/members">{() => <MembersPage />}</Route>
+          <Route path="/members/:org/:tab?">{(params) => <MembersPage org={params.org} tab={params.tab} />}</Route>
+          <Route path="/invitations">{() => <OffersPage />}</Route>
+          <Route path="/invite/:token">{(params) => <InvitePage token={params.token} />}</Route>
           <Route path="/:projectId/monitoring">{(params) => <ProjectIdRedirect projectId={params.projectId} />}</Route>
           <Route><NotFound /></Route>
         </Switch>
