@@ -75,9 +75,9 @@ function OrgMembers({ org, tab }: { org: string; tab: string }) {
   return (
     <div>
       {(orgs.data?.length ?? 0) > 1 ? <p className="crumbs"><Link href="/members">Organizations</Link> / <span>{o.name}</span></p> : null}
-      <PageHeader title={<>{o.name} <span className="muted small">· members</span></>} />
+      <PageHeader title={o.name} />
       <p className="muted small">
-        You are in {o.you.groups.map((g) => g.name).join(', ') || 'no group'}{o.you.owner ? ' (Organization Owner)' : ''}.
+        Your groups: {o.you.groups.map((g) => g.name).join(', ') || 'none'}.
         {manage ? ' You can manage this organization.' : ' Only members who can manage the organization change its members, groups, invitations and domains.'}
       </p>
       <nav className="tabs" aria-label="Organization pages">

@@ -79,6 +79,8 @@ function GroupForm({ org, group, agentChoices, onDone }: { org: OrganizationDeta
   const setRole = (i: number, change: Partial<{ agent: string; role: string }>) => setRoles((now) => now.map((r, j) => j === i ? { ...r, ...change } : r));
   const choices = (agent: string): [string, string][] => agentChoices.some(([id]) => id === agent) ? agentChoices : [...agentChoices, [agent, agent]];
   const title = group ? `Edit ${group.name}` : 'New group';
+  /** The first agent choice with no role yet (each agent takes one role). */
+  const unused = agentChoices.find(([id]) => !roles.some((r) => r.agent === id))?.[0];
   return (
     <form className="card group-form" onSubmit={submit} aria-label={title}>
       <h3>{title}</h3>
@@ -103,7 +105,8 @@ function GroupForm({ org, group, agentChoices, onDone }: { org: OrganizationDeta
             <Button onClick={() => setRoles((now) => now.filter((_, j) => j !== i))} aria-label={`Remove agent role ${i + 1}`}>Remove</Button>
           </div>
         ))}
-        <Button onClick={() => setRoles((now) => [...now, { agent: '*', role: 'reader' }])}>Add agent role</Button>
+        {unused ? <Button onClick={() => setRoles((now) => [...now, { agent: unused, role: 'reader' }])}>Add agent role</Button>
+          : <p className="hint">Every agent has a role here; each agent takes one role.</p>}
       </fieldset>
       {save.isError ? <ErrorMessage error={save.error} title="The group was not saved" /> : null}
       <div className="actions">

@@ -34,13 +34,13 @@ export function OfferCard({ offer, by, heading = 'h2' }: { offer: InvitationOffe
         {offer.status === 'pending' ? <><dt>Expires</dt><dd><RelativeTime at={offer.expiresAt} /></dd></> : null}
       </dl>
       {offer.status !== 'pending' ? <ClosedNotice offer={offer} />
-        : offer.alreadyMember ? <p className="notice">You are already a member of {org}. <Link href={`/members/${encodeURIComponent(offer.organization.id)}/members`}>See its members</Link></p>
         : !offer.forYou ? (
           <div className="warning" role="status">
             <p><strong>This invitation is for {offer.email}.</strong> You are signed in as {offer.signedInAs}. Sign out and sign in with {offer.email} (its identity provider must say the address is verified) to join.</p>
             {session.state.kind === 'signed-in' && session.state.me.signInMode === 'oidc' ? <Button onClick={() => void session.signOut()}>Sign out</Button> : null}
           </div>
-        ) : (
+        ) : offer.alreadyMember ? <p className="notice">You are already a member of {org}. <Link href={`/members/${encodeURIComponent(offer.organization.id)}/members`}>See its members</Link></p>
+        : (
           <>
             <p>Joining adds you to {org} with the groups above. Dismiss declines the invitation; nothing happens until you choose.</p>
             {refusal ? <div className="error-box" role="alert"><strong>{refusal.title}</strong><p className="pre-wrap">{refusal.message}</p></div> : null}
