@@ -58,4 +58,9 @@ describe('invitation wording', () => {
     expect(refusalText(new ApiError(410, 'invitation_expired', 'x')).title).toBe('This invitation has expired');
     expect(refusalText(new Error('boom')).message).toBe('boom');
   });
+
+  it('marks refusals that trying again cannot change as final (the buttons go away), and not an outage', () => {
+    expect(['invitation_other_address', 'invitation_closed', 'invitation_expired'].map((code) => refusalText(new ApiError(409, code, 'x')).final)).toEqual([true, true, true]);
+    expect(refusalText(new ApiError(0, 'unreachable', 'The cairn server cannot be reached.')).final).toBe(false);
+  });
 });

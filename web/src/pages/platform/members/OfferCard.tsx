@@ -21,6 +21,7 @@ export function OfferCard({ offer, by, heading = 'h2' }: { offer: InvitationOffe
   const headingId = `offer-${offer.id}`;
   if (decision.isSuccess) return <Decided decision={decision.data} headingId={headingId} H={H} />;
   const refusal = decision.isError ? refusalText(decision.error, offer.signedInAs, offer.email) : undefined;
+  const signOut = session.state.kind === 'signed-in' && session.state.me.signInMode === 'oidc' ? () => void session.signOut() : undefined;
   return (
     <section className="card offer" aria-labelledby={headingId}>
       <H id={headingId}>{offer.source === 'domain' ? `Join ${org}?` : `You are invited to join ${org}`}</H>
@@ -37,17 +38,18 @@ export function OfferCard({ offer, by, heading = 'h2' }: { offer: InvitationOffe
         : !offer.forYou ? (
           <div className="warning" role="status">
             <p><strong>This invitation is for {offer.email}.</strong> You are signed in as {offer.signedInAs}. Sign out and sign in with {offer.email} (its identity provider must say the address is verified) to join.</p>
-            {session.state.kind === 'signed-in' && session.state.me.signInMode === 'oidc' ? <Button onClick={() => void session.signOut()}>Sign out</Button> : null}
+            {signOut ? <Button onClick={signOut}>Sign out</Button> : null}
           </div>
         ) : offer.alreadyMember ? <p className="notice">You are already a member of {org}. <Link href={`/members/${encodeURIComponent(offer.organization.id)}/members`}>See its members</Link></p>
         : (
           <>
             <p>Joining adds you to {org} with the groups above. Dismiss declines the invitation; nothing happens until you choose.</p>
             {refusal ? <div className="error-box" role="alert"><strong>{refusal.title}</strong><p className="pre-wrap">{refusal.message}</p></div> : null}
-            <div className="actions">
+            {refusal?.final && refusal.code === 'invitation_other_address' && signOut ? <Button onClick={signOut}>Sign out</Button> : null}
+            {refusal?.final ? null : <div className="actions">
               <Button kind="primary" busy={decision.isPending && decision.variables?.choice === 'join'} disabled={decision.isPending} onClick={() => decision.mutate({ ref: by, choice: 'join' })}>Join {org}</Button>
               <Button busy={decision.isPending && decision.variables?.choice === 'dismiss'} disabled={decision.isPending} onClick={() => decision.mutate({ ref: by, choice: 'dismiss' })} aria-label={`Dismiss the invitation to ${org}`}>Dismiss</Button>
-            </div>
+            </div>}
           </>
         )}
     </section>

@@ -35,8 +35,19 @@ export function useDecision() {
  * `invitation_other_address`), is closed (409 `invitation_closed`: already joined, dismissed or revoked,
  * or replaced), or expired (410 `invitation_expired`); anything else keeps the API's message.
  */
-export function refusalText(error: unknown, signedInAs?: string, invited?: string): { title: string; message: string } {
+export function refusalText(error: unknown, signedInAs?: string, invited?: string): Refusal {
   const code = error instanceof ApiError ? error.code : undefined;
+  const final = code !== undefined && finalCodes.has(code);
+  return { ...words(error, code, signedInAs, invited), final, ...(code ? { code } : {}) };
+}
+
+/** Refusals that asking again cannot change (the buttons go away). */
+const finalCodes = new Set(['invitation_other_address', 'invitation_closed', 'invitation_expired', 'invitation_not_found']);
+
+/** A refusal in words; `final` when Join/Dismiss cannot succeed by trying again; `code` the API's. */
+export interface Refusal { title: string; message: string; final: boolean; code?: string }
+
+function words(error: unknown, code: string | undefined, signedInAs?: string, invited?: string): { title: string; message: string } {
   if (code === 'invitation_other_address') {
     return { title: 'This invitation is for another address', message: `You are signed in as ${signedInAs ?? 'another address'}${invited ? `, but the invitation is for ${invited}` : ''}. Sign out and sign in with the invited address to answer it.` };
   }
