@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatWorkflowList } from '../../core/session/chat-views.ts';
 import type { MemberListAnswer, OrganizationListAnswer } from '../../core/org/api-views.ts';
 import { installAgentOverApi } from '../helpers/agent-over-api.ts';
-import { launchBrowser, newTestPage, screenshotBoth, startWebApp, type StartedWebApp } from '../helpers/browser.ts';
+import { launchBrowser, newTestPage, screenshotBoth, signInAtProvider, startWebApp, type StartedWebApp } from '../helpers/browser.ts';
 import { startComputedModelServer } from '../helpers/demo-model.ts';
 import { oidcSignInEnv, startOidcProvider, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
 import { freePort } from '../helpers/ports.ts';
@@ -88,16 +88,8 @@ function accessTokenOf(page: Page): () => string {
   return () => token;
 }
 
-/** From the app's sign-in page (already shown), signs in at the provider's login page as `login` and comes back. */
-async function signInAt(page: Page, login: string): Promise<void> {
-  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${provider.issuer}/interaction/**`);
-  await page.getByLabel('Login').fill(login);
-  await page.getByLabel('Password').fill('any password');
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${product.base}/**`);
-}
+/** From the app's sign-in page (already shown), signs in at the provider as `login` and comes back. */
+const signInAt = (page: Page, login: string) => signInAtProvider(page, provider.issuer, product.base, login);
 
 async function apiAs<T>(token: string, path: string): Promise<T> {
   const response = await fetch(`${product.base}${path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -165,14 +157,14 @@ describe('Members and Chat under oidc', () => {
     await grace.page.goto(link);
     await signInAt(grace.page, 'grace');
     await grace.page.waitForURL(link);
-    const join = grace.page.getByRole('button', { name: `Join ${org!.name}` });
-    await join.waitFor();
+    const joinButton = grace.page.getByRole('button', { name: `Join ${org!.name}` });
+    await joinButton.waitFor();
     await grace.page.getByText('Readers').first().waitFor();
     await screenshotBoth(grace.page, 'members-invite-consent', { fullPage: true });
     const before = await apiAs<MemberListAnswer>(adaToken(), `/api/orgs/${org!.id}/members`);
     expect(before.members.map((m) => m.email)).toEqual(['ada@example.com']);
 
-    await join.click();
+    await joinButton.click();
     await grace.page.getByText(/You joined/).waitFor();
     await screenshotBoth(grace.page, 'members-invite-joined', { fullPage: true });
     const after = await apiAs<MemberListAnswer>(adaToken(), `/api/orgs/${org!.id}/members`);
