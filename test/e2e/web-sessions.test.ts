@@ -4,7 +4,8 @@
  * CAIRN_MODEL_*: a webhook fired at the demo agent's hooks connection (its URL read from the start banner) opens a
  * session that shows in /sessions filtered by agent flights-analyst; its page shows the trail and the tool calls
  * with their statuses; the review decision is taken from the page (a second click on the now-gone decision is
- * harmless) and the session finishes; another session is cancelled from its page with the confirm step. No console
+ * harmless) and the session finishes; another session is cancelled from its page with the confirm step; a chat the
+ * model asked back on (waiting for input) is answered with Reply from its session page and goes on to review. No console
  * errors or CSP violations. Screenshots (1280 and 375 px) land in test-results/web/.
  *
  * Source: issue 10 § Sessions, § Tests (create a webhook connection and fire it with curl, see the session
@@ -14,13 +15,14 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionListView } from '../../core/session/session-views.ts';
 import { launchBrowser, newTestPage, screenshotBoth, startWebApp, type StartedWebApp } from '../helpers/browser.ts';
-import { DEMO_ANSWER, startDemoModelServer } from '../helpers/demo-model.ts';
+import { DEMO_ANSWER, DEMO_CLARIFY, DEMO_UNCLEAR_QUESTION, startDemoModelServer } from '../helpers/demo-model.ts';
 import type { ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 
 let model: ScriptedModelServer;
 let product: StartedWebApp;
 let browser: Browser;
 let hooksUrl: string;
+let chatUrl: string;
 
 beforeAll(async () => {
   model = await startDemoModelServer();
@@ -30,6 +32,8 @@ beforeAll(async () => {
   ]);
   const banner = /^Demo agent webhook \(hooks\): +(\S+)/;
   hooksUrl = banner.exec(product.run.lines.find((l) => banner.test(l)) ?? await product.run.waitForLine(banner, 60_000))![1];
+  const chatBanner = /^Demo agent AG-UI chat \(chat\): +(\S+)/;
+  chatUrl = chatBanner.exec(product.run.lines.find((l) => chatBanner.test(l)) ?? await product.run.waitForLine(chatBanner, 60_000))![1];
 }, 450_000);
 
 afterAll(async () => {
@@ -51,6 +55,18 @@ async function fireAndPark(deliveryId: string): Promise<string> {
     if (Date.now() > deadline) throw new Error(`No session of delivery ${deliveryId} reached the review decision in 90 s.`);
     await new Promise((r) => setTimeout(r, 500));
   }
+}
+
+/** Sends `message` as a new chat to the demo agent's AG-UI endpoint (a public caller), reads the stream to its end, and answers the id of the session it left waiting for input. */
+async function chatAndPark(message: string): Promise<string> {
+  const input = { threadId: '', runId: 'run-1', state: {}, tools: [], context: [], forwardedProps: {}, messages: [{ id: 'm-1', role: 'user', content: message }] };
+  const streamed = await fetch(chatUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(input) });
+  expect(streamed.status).toBe(200);
+  const events = await streamed.text();
+  expect(events).toContain('RUN_FINISHED');
+  const listed = await (await fetch(`${product.base}/api/sessions?agent=flights-analyst&workflow=flights-analyst&status=awaiting_input`)).json() as SessionListView;
+  expect(listed.sessions).toHaveLength(1);
+  return listed.sessions[0]!.id;
 }
 
 const badgeOf = (page: Page) => page.locator('.page-header h1 .badge');
@@ -121,6 +137,24 @@ describe('Sessions pages', () => {
     await page.locator(`a[href="/sessions/${cancelled}"]`).waitFor();
     await expect(page.locator(`a[href="/sessions/${decided}"]`).count()).resolves.toBe(0);
 
+    expect(problems.all()).toEqual([]);
+    await context.close();
+  });
+
+  it('replies from the page to a session waiting for input; the reply takes it on to the review decision', { timeout: 180_000 }, async () => {
+    const waiting = await chatAndPark(DEMO_UNCLEAR_QUESTION);
+    const { context, page, problems } = await newTestPage(browser, { origin: product.base });
+    await page.goto(`${product.base}/sessions/${waiting}`);
+    await page.waitForFunction(() => document.querySelector('.page-header h1 .badge')?.textContent === 'awaiting input');
+    await page.getByText(DEMO_CLARIFY).first().waitFor();
+    await expect(page.getByRole('button', { name: 'Send reply' }).isDisabled()).resolves.toBe(true);
+    await page.getByLabel('Reply').fill('Departure delays, by state.');
+    await screenshotBoth(page, 'session-reply', { fullPage: true });
+    await page.getByRole('button', { name: 'Send reply' }).click();
+    await page.getByText('Reply sent.').waitFor();
+    await page.waitForFunction(() => document.querySelector('.page-header h1 .badge')?.textContent === 'awaiting decision', undefined, { timeout: 60_000 });
+    await page.getByText('Departure delays, by state.').first().waitFor();
+    await page.getByRole('button', { name: 'done', exact: true }).waitFor();
     expect(problems.all()).toEqual([]);
     await context.close();
   });

@@ -18,7 +18,7 @@
 import { decodeJwt } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, newTestPage, newThirdPartyCookiesPage, screenshot, screenshotBoth, startWebApp, type StartedWebApp } from '../helpers/browser.ts';
+import { launchBrowser, newTestPage, newThirdPartyCookiesPage, screenshot, screenshotBoth, signInAtProvider, startWebApp, type StartedWebApp } from '../helpers/browser.ts';
 import { oidcSignInEnv, startOidcProvider, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
 import { freePort } from '../helpers/ports.ts';
 
@@ -138,13 +138,7 @@ describe('oidc against the local OpenID provider (https)', () => {
   /** Signs in at the provider's login page as `login`, from the app's sign-in page. */
   async function signInAs(page: Page, login: string): Promise<void> {
     await page.goto(`${product.base}/projects`);
-    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${provider.issuer}/interaction/**`);
-    await page.getByLabel('Login').fill(login);
-    await page.getByLabel('Password').fill('any password');
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL(`${product.base}/**`);
+    await signInAtProvider(page, provider.issuer, product.base, login);
   }
 
   /** Collects the tokens the provider's token endpoint hands the page (to look for them in storage); `answers` keeps the bodies. */

@@ -181,3 +181,18 @@ export async function startWebApp(env: Record<string, string>, port?: number): P
   }
   return { run, base: `http://127.0.0.1:${ports.PORT}`, dataDir, stop: async () => { await run.stop(); rmSync(dataDir, { recursive: true, force: true }); } };
 }
+
+/**
+ * From the app's sign-in page (already shown in `page`), signs in at the local OpenID provider's login page
+ * (test/helpers/oidc-provider.ts) as `login` with any password, and waits until the provider sends the page back
+ * to `appBase`.
+ */
+export async function signInAtProvider(page: Page, issuer: string, appBase: string, login: string): Promise<void> {
+  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL(`${issuer}/interaction/**`);
+  await page.getByLabel('Login').fill(login);
+  await page.getByLabel('Password').fill('any password');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL(`${appBase}/**`);
+}

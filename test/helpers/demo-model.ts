@@ -7,15 +7,22 @@
  * Rule: in a state offering `platform_advance`, the first request of a visit sets the variable `answer` to
  * {@link DEMO_ANSWER} and advances to the first state offered (review from answer, intake and briefing; done
  * from look-up); any later request of the visit (the engine sent tool results back: something was refused)
- * answers with text only, which parks the session for input instead of looping.
+ * answers with text only, which parks the session for input instead of looping. A member message (or
+ * webhook payload) holding {@link DEMO_UNCLEAR_QUESTION} is answered with {@link DEMO_CLARIFY} only, which
+ * parks the session for the member's reply; the reply then takes the rule above.
  */
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from './scripted-model-server.ts';
 
 /** The answer every demo session gets. */
 export const DEMO_ANSWER = 'California had the most delayed departures: 177,731 flights with delay > 0 (January to June 2001).';
 
+/** A question the demo model asks back about instead of answering (the session waits for a reply). */
+export const DEMO_UNCLEAR_QUESTION = 'Tell me about delays.';
+/** What the demo model asks back. */
+export const DEMO_CLARIFY = 'Do you mean departure delays or arrival delays?';
+
 interface ChatRequest {
-  messages?: { role: string }[];
+  messages?: { role: string; content?: unknown }[];
   tools?: { function: { name: string; parameters?: { properties?: { to?: { enum?: string[] } } } } }[];
 }
 
@@ -23,7 +30,9 @@ interface ChatRequest {
 export function demoTurn(body: ChatRequest | undefined): ScriptedTurn {
   const advance = body?.tools?.find((t) => t.function.name === 'platform_advance');
   const to = advance?.function.parameters?.properties?.to?.enum?.[0];
-  if (!to || body?.messages?.at(-1)?.role === 'tool') return { text: 'I could not finish this answer; please rephrase the question.' };
+  const last = body?.messages?.at(-1);
+  if (last?.role === 'user' && JSON.stringify(last.content ?? '').includes(DEMO_UNCLEAR_QUESTION)) return { text: DEMO_CLARIFY };
+  if (!to || last?.role === 'tool') return { text: 'I could not finish this answer; please rephrase the question.' };
   return {
     text: DEMO_ANSWER,
     toolCalls: [
@@ -35,10 +44,18 @@ export function demoTurn(body: ChatRequest | undefined): ScriptedTurn {
 
 /** Starts the scripted model server answering every request with {@link demoTurn} of its body. */
 export async function startDemoModelServer(): Promise<ScriptedModelServer> {
+  return startComputedModelServer((body) => demoTurn(body as ChatRequest));
+}
+
+/**
+ * Starts the scripted model server answering request n with `turnOf(body of request n)`, so concurrent
+ * sessions each get the turn their own request asks for.
+ */
+export async function startComputedModelServer(turnOf: (body: unknown) => ScriptedTurn): Promise<ScriptedModelServer> {
   let server: ScriptedModelServer | undefined;
   // The server reads turns[n] after recording request n; the proxy computes that turn from the recorded body.
   const turns = new Proxy([] as ScriptedTurn[], {
-    get: (target, key) => (typeof key === 'string' && /^\d+$/.test(key) ? demoTurn(server?.requests[Number(key)]?.body as ChatRequest) : Reflect.get(target, key)),
+    get: (target, key) => (typeof key === 'string' && /^\d+$/.test(key) ? turnOf(server?.requests[Number(key)]?.body) : Reflect.get(target, key)),
   });
   server = await startScriptedModelServer(turns);
   return server;

@@ -1,0 +1,189 @@
+/**
+ * Members, invitations and Chat under oidc, in a real browser (Debian's Chromium through playwright-core) against
+ * the product as `scripts/start` starts it, signing in at the local OpenID provider over https, with a scripted model
+ * computed per request:
+ * - Ada signs in and installs the `front` test agent in her organization over the API (its concierge workflow chats
+ *   over AG-UI connection `front`, calls its helper workflow as a sub-workflow, and asks a person to review);
+ * - she chats with it from an example: the helper's child session shows as a sub-workflow block, never in the
+ *   concierge's text, and she takes the review decision inline with a comment; the chat ends succeeded;
+ * - she creates a Readers group (Reader on every agent) and invites grace@example.com into it; the link is shown once;
+ * - Grace opens the link signed out, signs in at the provider and comes back to the consent page; signing in and
+ *   reading it joined nothing; Join makes her a member in Readers;
+ * - Grace, a Reader, gets no workflow to chat with, and Ada's members page lists her.
+ * No console errors or CSP violations on any page. Screenshots (1280 and 375 px) land in test-results/web/.
+ *
+ * Source: issue 10 § Tests (chat through a decision to the end, see the sub-workflow block, invite a second member
+ * under oidc and have them join, check that a Reader cannot start a chat); spec/platform-service.md § Authentication
+ * rules 4, 7 and 8, § Stream and custom events.
+ */
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatWorkflowList } from '../../core/session/chat-views.ts';
+import type { MemberListAnswer, OrganizationListAnswer } from '../../core/org/api-views.ts';
+import { installAgentOverApi } from '../helpers/agent-over-api.ts';
+import { launchBrowser, newTestPage, screenshotBoth, signInAtProvider, startWebApp, type StartedWebApp } from '../helpers/browser.ts';
+import { startComputedModelServer } from '../helpers/demo-model.ts';
+import { oidcSignInEnv, startOidcProvider, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
+import { freePort } from '../helpers/ports.ts';
+import { repoRoot } from '../helpers/product.ts';
+import type { ScriptedModelServer, ScriptedTurn } from '../helpers/scripted-model-server.ts';
+
+interface ChatRequest {
+  messages?: { role: string }[];
+  tools?: { function: { name: string; parameters?: { properties?: { to?: { enum?: string[] } } } } }[];
+}
+
+/**
+ * The front agent's model: the concierge calls its helper for a member's message, the helper looks the topic up and
+ * finishes, and the concierge, given the helper's result, moves to review.
+ */
+function frontTurn(body: ChatRequest | undefined): ScriptedTurn {
+  const names = body?.tools?.map((t) => t.function.name) ?? [];
+  const to = body?.tools?.find((t) => t.function.name === 'platform_advance')?.function.parameters?.properties?.to?.enum?.[0];
+  if (to === 'finished') return { text: 'Three flights were cancelled on 2001-01-03.', toolCalls: [{ name: 'platform_advance', arguments: { to, reason: 'looked up' } }] };
+  if (names.includes('platform_workflow_helper') && body?.messages?.at(-1)?.role === 'user') {
+    return { text: 'Asking the helper.', toolCalls: [{ name: 'platform_workflow_helper', arguments: { topic: 'cancelled flights' } }] };
+  }
+  if (to === 'review') return { text: 'The helper found three cancelled flights; please review.', toolCalls: [{ name: 'platform_advance', arguments: { to, reason: 'ready for review' } }] };
+  return { text: 'Noted.' };
+}
+
+let model: ScriptedModelServer;
+let provider: RunningOidcProvider;
+let product: StartedWebApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  const port = await freePort();
+  model = await startComputedModelServer((body) => frontTurn(body as ChatRequest));
+  provider = await startOidcProvider([], 'https://api.cairn.test', {
+    https: true,
+    webClient: { origins: [`http://127.0.0.1:${port}`] },
+    people: [
+      { login: 'ada', email: 'ada@example.com', name: 'Ada Lovelace' },
+      { login: 'grace', email: 'grace@example.com', name: 'Grace Hopper' },
+    ],
+  });
+  [product, browser] = await Promise.all([
+    startWebApp({ ...oidcSignInEnv(provider), NODE_EXTRA_CA_CERTS: provider.certificateFile!, CAIRN_MODEL_BASE_URL: model.baseUrl, CAIRN_MODEL: 'scripted-model' }, port),
+    launchBrowser(),
+  ]);
+}, 450_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await product?.stop();
+  await provider?.stop();
+  await model?.close();
+});
+
+/** Watches the provider's token answers to `page` and keeps the newest access token (to call the API as that person). */
+function accessTokenOf(page: Page): () => string {
+  let token = '';
+  page.on('response', async (response) => {
+    if (response.url() !== `${provider.issuer}/token` || !response.ok()) return;
+    token = ((await response.json()) as { access_token?: string }).access_token ?? token;
+  });
+  return () => token;
+}
+
+/** From the app's sign-in page (already shown), signs in at the provider as `login` and comes back. */
+const signInAt = (page: Page, login: string) => signInAtProvider(page, provider.issuer, product.base, login);
+
+async function apiAs<T>(token: string, path: string): Promise<T> {
+  const response = await fetch(`${product.base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200);
+  return response.json() as Promise<T>;
+}
+
+describe('Members and Chat under oidc', () => {
+  it('chats through a sub-workflow and a decision, invites Grace as a Reader, and Grace joins at the link but cannot chat', { timeout: 300_000 }, async () => {
+    const ada = await newTestPage(browser, { origin: product.base });
+    const adaToken = accessTokenOf(ada.page);
+    await ada.page.goto(`${product.base}/chat`);
+    await signInAt(ada.page, 'ada');
+    await ada.page.getByRole('heading', { name: 'Chat', exact: true }).waitFor();
+    await expect.poll(adaToken).not.toBe('');
+    const [org] = (await apiAs<OrganizationListAnswer>(adaToken(), '/api/orgs')).organizations;
+    expect(org).toMatchObject({ kind: 'personal', name: 'Ada Lovelace (personal)' });
+    await installAgentOverApi(product.base, adaToken(), org!.id, join(repoRoot, 'test/fixtures/agents/front'), 'front', [
+      { identifier: 'front', protocol: 'agui', auth: 'public', origins: [product.base] },
+    ]);
+
+    // Chat: example → streamed answer with the helper's child session as its own block → inline decision with a comment.
+    await ada.page.reload();
+    const card = ada.page.locator('.chat-card', { has: ada.page.getByRole('heading', { name: 'Concierge' }) });
+    await card.getByRole('button', { name: 'Look up cancelled flights.' }).click();
+    await ada.page.getByRole('button', { name: 'Send' }).click();
+    const sub = ada.page.locator('details.chat-sub');
+    await sub.locator('summary', { hasText: 'Sub-workflow helper' }).waitFor({ timeout: 60_000 });
+    await ada.page.getByText('Decision needed').waitFor({ timeout: 60_000 });
+    await sub.locator('summary').click();
+    await sub.getByText('Three flights were cancelled on 2001-01-03.').waitFor();
+    // The child's text is in its block only, never among the concierge's own messages.
+    await expect(ada.page.locator('.chat-msg-assistant', { hasText: 'Three flights were cancelled' }).count()).resolves.toBe(0);
+    await ada.page.locator('.chat-msg-assistant', { hasText: 'The helper found three cancelled flights' }).waitFor();
+    await screenshotBoth(ada.page, 'members-chat-sub-workflow', { fullPage: true });
+    await ada.page.getByLabel('Comment (optional)').fill('Matches the operations log.');
+    await ada.page.getByRole('button', { name: 'approved', exact: true }).click();
+    await ada.page.getByText(/This chat has ended \(succeeded\)/).waitFor({ timeout: 60_000 });
+
+    // A Readers group, then an invitation of Grace into it; the link is shown once.
+    await ada.page.getByRole('link', { name: 'Members', exact: true }).click();
+    await ada.page.getByRole('heading', { name: /^Members/ }).waitFor();
+    await screenshotBoth(ada.page, 'members-list', { fullPage: true });
+    await ada.page.getByRole('link', { name: 'Groups' }).click();
+    await ada.page.getByRole('button', { name: 'New group' }).click();
+    await ada.page.getByLabel('Group name').fill('Readers');
+    await ada.page.getByLabel('Agent').fill('*');
+    await ada.page.getByLabel('Role').selectOption('reader');
+    await ada.page.getByRole('button', { name: 'Create group' }).click();
+    await ada.page.getByRole('cell', { name: 'Readers' }).waitFor();
+    await screenshotBoth(ada.page, 'members-groups', { fullPage: true });
+
+    await ada.page.getByRole('link', { name: 'Invitations' }).click();
+    await ada.page.getByLabel('E-mail address').fill('grace@example.com');
+    await ada.page.getByRole('checkbox', { name: 'Readers' }).check();
+    await ada.page.getByRole('checkbox', { name: 'User' }).uncheck();
+    await ada.page.getByRole('button', { name: 'Invite', exact: true }).click();
+    const link = (await ada.page.getByLabel('Invitation link').textContent())!.trim();
+    expect(link).toMatch(new RegExp(`^${product.base}/invite/[A-Za-z0-9_-]{43}$`));
+    await screenshotBoth(ada.page, 'members-invitation-link', { fullPage: true });
+
+    // Grace, signed out, opens the link, signs in, and comes back to the consent page; nothing is joined yet.
+    const grace = await newTestPage(browser, { origin: product.base });
+    const graceToken = accessTokenOf(grace.page);
+    await grace.page.goto(link);
+    await signInAt(grace.page, 'grace');
+    await grace.page.waitForURL(link);
+    const joinButton = grace.page.getByRole('button', { name: `Join ${org!.name}` });
+    await joinButton.waitFor();
+    await grace.page.getByText('Readers').first().waitFor();
+    await screenshotBoth(grace.page, 'members-invite-consent', { fullPage: true });
+    const before = await apiAs<MemberListAnswer>(adaToken(), `/api/orgs/${org!.id}/members`);
+    expect(before.members.map((m) => m.email)).toEqual(['ada@example.com']);
+
+    await joinButton.click();
+    await grace.page.getByText(/You joined/).waitFor();
+    await screenshotBoth(grace.page, 'members-invite-joined', { fullPage: true });
+    const after = await apiAs<MemberListAnswer>(adaToken(), `/api/orgs/${org!.id}/members`);
+    expect(after.members.map((m) => m.email)).toEqual(['ada@example.com', 'grace@example.com']);
+
+    // A Reader gets no workflow to chat with; the member with User (Ada) gets the concierge.
+    await grace.page.goto(`${product.base}/chat`);
+    await grace.page.getByText('No published workflow you may use has a chat trigger.').waitFor();
+    await expect(grace.page.locator('.chat-card').count()).resolves.toBe(0);
+    await screenshotBoth(grace.page, 'members-reader-chat', { fullPage: true });
+    expect((await apiAs<ChatWorkflowList>(graceToken(), '/api/chat/workflows')).workflows).toEqual([]);
+    expect((await apiAs<ChatWorkflowList>(adaToken(), '/api/chat/workflows')).workflows.map((w) => w.workflow)).toEqual(['concierge']);
+
+    await ada.page.getByRole('link', { name: 'Members' }).first().click();
+    await ada.page.reload();
+    await ada.page.getByText('grace@example.com').waitFor();
+    expect(ada.problems.all()).toEqual([]);
+    expect(grace.problems.all()).toEqual([]);
+    await ada.context.close();
+    await grace.context.close();
+  });
+});
