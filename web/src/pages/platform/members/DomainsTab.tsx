@@ -57,6 +57,9 @@ function DomainCard({ org, domain: d, dns, groups }: { org: OrganizationDetail; 
   const verify = useOrgChange<DomainView, void>(org.id, () => ({ method: 'POST', path: `${path}/verify`, body: {} }));
   const update = useOrgChange<DomainView, { autoOnboarding?: boolean; defaultGroup?: string }>(org.id, (body) => ({ method: 'PUT', path, body }));
   const remove = useOrgChange<unknown, void>(org.id, () => ({ method: 'DELETE', path }));
+  /** The switch's state while a change is on its way (null: the domain's own). */
+  const [requested, setRequested] = useState<boolean | null>(null);
+  const [requestedGroup, setRequestedGroup] = useState<string | null>(null);
   const verified = d.status === 'verified';
   const canTurnOn = org.you.owner && verified;
   const switchId = `auto-${d.domain}`;
@@ -84,14 +87,14 @@ function DomainCard({ org, domain: d, dns, groups }: { org: OrganizationDetail; 
       {verify.isError ? <ErrorMessage error={verify.error} title="The domain could not be checked" /> : null}
       <div className="onboarding">
         <label className="check" htmlFor={switchId}>
-          <input id={switchId} type="checkbox" role="switch" checked={d.autoOnboarding} disabled={update.isPending || (!d.autoOnboarding && !canTurnOn)}
-            onChange={(e) => update.mutate({ autoOnboarding: e.target.checked })} />
-          <span>Auto-onboarding for {d.domain} <span className="muted small">({d.autoOnboarding ? 'on' : 'off'})</span></span>
+          <input id={switchId} type="checkbox" role="switch" checked={requested ?? d.autoOnboarding} disabled={update.isPending || (!d.autoOnboarding && !canTurnOn)}
+            onChange={(e) => { setRequested(e.target.checked); update.mutate({ autoOnboarding: e.target.checked }, { onSettled: () => setRequested(null) }); }} />
+          <span>Auto-onboarding for {d.domain} <span className="muted small">({d.autoOnboarding ? 'on' : 'off'}{requested !== null ? ', saving' : ''})</span></span>
         </label>
         {!org.you.owner && !d.autoOnboarding ? <p className="hint">Only an Organization Owner can turn this on.</p>
           : !verified && !d.autoOnboarding ? <p className="hint">The domain must be verified before auto-onboarding can be turned on.</p> : null}
-        <SelectField label="Default group (offered to onboarded people)" value={d.defaultGroup.id} options={groupOptions} disabled={update.isPending}
-          onChange={(e) => update.mutate({ defaultGroup: e.target.value })} />
+        <SelectField label="Default group (offered to onboarded people)" value={requestedGroup ?? d.defaultGroup.id} options={groupOptions} disabled={update.isPending}
+          onChange={(e) => { setRequestedGroup(e.target.value); update.mutate({ defaultGroup: e.target.value }, { onSettled: () => setRequestedGroup(null) }); }} />
       </div>
       {update.isError ? <ErrorMessage error={update.error} title="The domain was not changed" /> : null}
       <div className="row-actions">
