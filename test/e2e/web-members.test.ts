@@ -63,10 +63,17 @@ beforeAll(async () => {
     people: [
       { login: 'ada', email: 'ada@example.com', name: 'Ada Lovelace' },
       { login: 'grace', email: 'grace@example.com', name: 'Grace Hopper' },
+      // An account example.com manages (the provider asserts the managed-domain claim).
+      { login: 'hal', email: 'hal@example.com', name: 'Hal Abelson', claims: { managed_domain: 'example.com' } },
     ],
   });
   [product, browser] = await Promise.all([
-    startWebApp({ ...oidcSignInEnv(provider), NODE_EXTRA_CA_CERTS: provider.certificateFile!, CAIRN_MODEL_BASE_URL: model.baseUrl, CAIRN_MODEL: 'scripted-model' }, port),
+    // DNS verification off: a domain counts as verified when added (the TXT path is tested against a loopback DNS server in
+    // test/integration/org-invitations.test.ts and bins/api/invitation-routes.test.ts).
+    startWebApp({
+      ...oidcSignInEnv(provider), NODE_EXTRA_CA_CERTS: provider.certificateFile!, CAIRN_MODEL_BASE_URL: model.baseUrl, CAIRN_MODEL: 'scripted-model',
+      PLATFORM_DNS_VERIFICATION: 'off', PLATFORM_MANAGED_DOMAIN_CLAIM: 'managed_domain',
+    }, port),
     // The provider's certificate is self-signed (made at start).
     launchBrowser({ ignoreCertificateErrors: true }),
   ]);
@@ -189,5 +196,47 @@ describe('Members and Chat under oidc', () => {
     expect(grace.problems.all()).toEqual([]);
     await ada.context.close();
     await grace.context.close();
+  });
+
+  it('offers a first sign-in through an account of a verified domain membership instead of a personal organization, once the owner turns auto-onboarding on', { timeout: 180_000 }, async () => {
+    const ada = await newTestPage(browser, { origin: product.base });
+    const adaToken = accessTokenOf(ada.page);
+    await ada.page.goto(`${product.base}/members`);
+    await signInAt(ada.page, 'ada');
+    await ada.page.getByRole('link', { name: 'Domains' }).click();
+    await ada.page.getByLabel('Domain', { exact: true }).fill('example.com');
+    await ada.page.getByRole('button', { name: 'Add domain' }).click();
+    const card = ada.page.getByRole('article', { name: 'example.com' });
+    await card.getByText('Verified', { exact: false }).first().waitFor();
+    const toggle = card.getByRole('switch', { name: /Auto-onboarding for example.com/ });
+    await expect(toggle.isChecked()).resolves.toBe(false);
+    await toggle.check();
+    await card.getByText('(on)').waitFor();
+    await screenshotBoth(ada.page, 'members-domains', { fullPage: true });
+    await expect.poll(adaToken).not.toBe('');
+    const [org] = (await apiAs<OrganizationListAnswer>(adaToken(), '/api/orgs')).organizations;
+
+    // Hal's first sign-in: no personal organization, an offer instead; Join makes him a member.
+    const hal = await newTestPage(browser, { origin: product.base });
+    const halToken = accessTokenOf(hal.page);
+    await hal.page.goto(`${product.base}/chat`);
+    await signInAt(hal.page, 'hal');
+    await hal.page.getByText(`You are invited to join ${org!.name}`).waitFor();
+    await expect.poll(halToken).not.toBe('');
+    expect((await apiAs<OrganizationListAnswer>(halToken(), '/api/orgs')).organizations).toEqual([]);
+    await hal.page.getByText('No published workflow you may use has a chat trigger.').waitFor();
+    await screenshotBoth(hal.page, 'members-onboarding-notice', { fullPage: true });
+    await hal.page.getByRole('link', { name: 'Review' }).click();
+    await hal.page.getByRole('heading', { name: 'Your invitations' }).waitFor();
+    await hal.page.getByRole('button', { name: `Join ${org!.name}` }).click();
+    await hal.page.getByText(`You joined ${org!.name}`).waitFor();
+    await screenshotBoth(hal.page, 'members-onboarding-joined', { fullPage: true });
+    expect((await apiAs<OrganizationListAnswer>(halToken(), '/api/orgs')).organizations.map((o) => o.name)).toEqual([org!.name]);
+    // Hal joined the domain's default group (User): he may chat with the concierge.
+    expect((await apiAs<ChatWorkflowList>(halToken(), '/api/chat/workflows')).workflows.map((w) => w.workflow)).toEqual(['concierge']);
+    expect(ada.problems.all()).toEqual([]);
+    expect(hal.problems.all()).toEqual([]);
+    await ada.context.close();
+    await hal.context.close();
   });
 });

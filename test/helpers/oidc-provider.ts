@@ -41,6 +41,8 @@ export interface TestPerson {
   /** Default true. */
   emailVerified?: boolean;
   name?: string;
+  /** More claims on their tokens, e.g. the managed-domain claim `{ managed_domain: 'example.com' }`. */
+  claims?: Record<string, unknown>;
 }
 
 /** What a browser test adds to the provider. */
@@ -237,7 +239,7 @@ function logoutPage(ctx: { body: string }, form: string): void {
 }
 
 function personClaims(person: TestPerson): Record<string, unknown> {
-  return { email: person.email, email_verified: person.emailVerified ?? true, ...(person.name ? { name: person.name } : {}) };
+  return { email: person.email, email_verified: person.emailVerified ?? true, ...(person.name ? { name: person.name } : {}), ...person.claims };
 }
 
 function identityClaims(client: TestClient | undefined): Record<string, unknown> | undefined {
