@@ -132,6 +132,11 @@ describe('Members and Chat under oidc', () => {
     // The child's text is in its block only, never among the concierge's own messages.
     await expect(ada.page.locator('.chat-msg-assistant', { hasText: 'Three flights were cancelled' }).count()).resolves.toBe(0);
     await ada.page.locator('.chat-msg-assistant', { hasText: 'The helper found three cancelled flights' }).waitFor();
+    // The tool call behind it, opened: its input and its result.
+    const call = ada.page.locator('.chat-tool', { hasText: 'platform_workflow_helper' });
+    await call.locator('summary').click();
+    await expect(call.getByLabel('Input').textContent()).resolves.toContain('"topic": "cancelled flights"');
+    await expect(call.getByLabel('Result').textContent()).resolves.toContain('Three flights were cancelled on 2001-01-03.');
     await screenshotBoth(ada.page, 'members-chat-sub-workflow', { fullPage: true });
     await ada.page.getByLabel('Comment (optional)').fill('Matches the operations log.');
     await ada.page.getByRole('button', { name: 'approved', exact: true }).click();

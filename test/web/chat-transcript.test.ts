@@ -18,6 +18,9 @@ describe('chat transcript', () => {
       { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
       { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Looking ' },
       { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'platform_workflow_helper' },
+      { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"topic":' },
+      { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '"cancellations"}' },
+      { type: 'TOOL_CALL_END', toolCallId: 'c1' },
       custom('platform.sub_workflow_start', { dispatchId: '1', workflow: 'helper' }),
       custom('platform.sub_workflow_frame', { dispatchId: '1', message: { id: 'x', role: 'assistant', content: 'Child text: 42 cancellations.' } }),
       custom('platform.sub_workflow_start', { dispatchId: '1~1', parent: '1', workflow: 'deeper' }),
@@ -43,7 +46,7 @@ describe('chat transcript', () => {
     expect(sub.block.children[0]).toMatchObject({ dispatchId: '1~1', parent: '1', workflow: 'deeper', frames: [{ text: 'Grandchild.' }], result: { status: 'succeeded' } });
     expect(t.items.filter((i) => i.kind === 'assistant').some((i) => i.kind === 'assistant' && i.text.includes('Child text'))).toBe(false);
     expect(pendingDecision(t)).toMatchObject({ interruptId: 'i1', options: [{ to: 'approved' }, { to: 'rejected' }] });
-    expect(t.items[1]).toMatchObject({ kind: 'tool', name: 'platform_workflow_helper', done: true });
+    expect(t.items[1]).toMatchObject({ kind: 'tool', name: 'platform_workflow_helper', done: true, args: '{"topic":"cancellations"}', result: 'Child text: 42 cancellations.' });
   });
 
   it('shows a wait with its end, a success that ends the chat, and a failed run as an error', () => {
@@ -64,10 +67,16 @@ describe('chat transcript', () => {
     const t = fromStoredMessages([
       { seq: 0, state: 'answer', turnId: 't', at: '', message: { role: 'system', content: 'You are…' } },
       { seq: 1, state: 'answer', turnId: 't', at: '', message: { role: 'user', content: 'Which state?' } },
-      { seq: 2, state: 'answer', turnId: 't', at: '', message: { role: 'assistant', content: 'California.', toolCalls: [{ id: 'c', name: 'platform_advance', input: {} }] } },
-      { seq: 3, state: 'answer', turnId: 't', at: '', message: { role: 'tool', results: [] } },
+      { seq: 2, state: 'answer', turnId: 't', at: '', message: { role: 'assistant', content: '', toolCalls: [{ id: 'q', name: 'semantic/execute_query', input: { modelName: 'flights', sql: 'SELECT 1' } }] } },
+      { seq: 3, state: 'answer', turnId: 't', at: '', message: { role: 'tool', results: [{ callId: 'q', name: 'semantic/execute_query', output: 'x'.repeat(5000), isError: true }] } },
+      { seq: 4, state: 'answer', turnId: 't', at: '', message: { role: 'assistant', content: 'California.', toolCalls: [{ id: 'c', name: 'platform_advance', input: {} }] } },
+      { seq: 5, state: 'answer', turnId: 't', at: '', message: { role: 'tool', results: [] } },
     ], { id: 's9', status: 'awaiting_decision', pending: { kind: 'decision', id: 'd9', state: 'review', options: [{ to: 'done', description: 'Approve.' }] } }, 'th9');
-    expect(t.items.map((i) => i.kind)).toEqual(['user', 'assistant', 'tool', 'decision']);
+    expect(t.items.map((i) => i.kind)).toEqual(['user', 'tool', 'assistant', 'tool', 'decision']);
+    // The query's input and its (failed, long) result, cut to 4000 characters; a stored call without a result is shown as done, with none.
+    expect(t.items[1]).toMatchObject({ kind: 'tool', name: 'semantic/execute_query', args: '{"modelName":"flights","sql":"SELECT 1"}', done: true, isError: true, result: `${'x'.repeat(4000)}… (1000 more characters)` });
+    expect(t.items[3]).toMatchObject({ kind: 'tool', name: 'platform_advance', done: true, args: '{}' });
+    expect(t.items[3]).not.toHaveProperty('result');
     expect(pendingDecision(t)).toMatchObject({ interruptId: 'd9', options: [{ to: 'done' }] });
     expect([t.threadId, t.sessionId]).toEqual(['th9', 's9']);
   });

@@ -181,7 +181,7 @@ function TranscriptEntry({ item, state, conversation }: { item: TranscriptItem; 
   switch (item.kind) {
     case 'user': return <li className="chat-msg chat-msg-user"><span className="chat-who">You</span><p className="pre-wrap">{item.text}</p></li>;
     case 'assistant': return <li className="chat-msg chat-msg-assistant" aria-busy={item.streaming || undefined}><span className="chat-who">{state.title}</span><p className="pre-wrap">{item.text}</p></li>;
-    case 'tool': return <li className="chat-tool small muted">Tool {item.name}{item.done ? '' : ' (running)'}</li>;
+    case 'tool': return <li className="chat-tool small"><ToolCall item={item} /></li>;
     case 'sub': return <li className="chat-sub-item"><SubBlock block={item.block} /></li>;
     case 'notice': return <li className="notice small">{item.text}</li>;
     case 'error': return <li className="error-box" role="alert"><strong>Error{item.code ? ` (${item.code})` : ''}</strong><p className="pre-wrap">{item.message}</p></li>;
@@ -194,6 +194,29 @@ function TranscriptEntry({ item, state, conversation }: { item: TranscriptItem; 
     );
     case 'decision': return <DecisionEntry item={item} state={state} conversation={conversation} />;
   }
+}
+
+/**
+ * A tool call, folded: its name and state; opened, its input (an SQL query shown as SQL) and its result, so a
+ * member sees the semantic queries behind an answer.
+ */
+function ToolCall({ item }: { item: Extract<TranscriptItem, { kind: 'tool' }> }) {
+  const input = parsed(item.args);
+  const sql = input && typeof input === 'object' && typeof (input as { sql?: unknown }).sql === 'string' ? (input as { sql: string }).sql : undefined;
+  const state = !item.done ? 'running' : item.isError ? 'failed' : 'done';
+  return (
+    <details>
+      <summary>Tool <code>{item.name}</code> <span className={`badge${state === 'failed' ? ' badge-error' : ''}`}>{state}</span></summary>
+      {sql ? <><p className="chat-tool-caption">SQL</p><pre className="chat-tool-sql" aria-label="SQL">{sql}</pre></> : null}
+      <p className="chat-tool-caption">Input</p>
+      <pre className="chat-tool-io" aria-label="Input">{input === undefined ? item.args : JSON.stringify(input, null, 2)}</pre>
+      {item.result !== undefined ? <><p className="chat-tool-caption">Result</p><pre className="chat-tool-io" aria-label="Result">{item.result}</pre></> : null}
+    </details>
+  );
+}
+
+function parsed(text: string): unknown {
+  try { return JSON.parse(text); } catch { return undefined; }
 }
 
 /** A decision of the transcript: its options as buttons, with an optional comment, while it is pending. */

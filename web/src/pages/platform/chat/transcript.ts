@@ -31,7 +31,8 @@ export interface SubWorkflowBlock {
 export type TranscriptItem =
   | { kind: 'user'; key: string; text: string }
   | { kind: 'assistant'; key: string; text: string; streaming: boolean }
-  | { kind: 'tool'; key: string; name: string; done: boolean; isError?: boolean }
+  /** A tool call: `args` its input as sent (JSON text), `result` what came back (at most {@link toolResultChars}). */
+  | { kind: 'tool'; key: string; name: string; done: boolean; isError?: boolean; args: string; result?: string }
   | { kind: 'sub'; key: string; block: SubWorkflowBlock }
   | { kind: 'decision'; key: string; interruptId: string; message: string; options: DecisionOption[] }
   | { kind: 'wait'; key: string; interruptId: string; message: string; expiresAt?: string }
@@ -127,11 +128,16 @@ export function applyEvent(before: Transcript, event: ChatEvent): Transcript {
       return t;
     }
     case 'TOOL_CALL_START':
-      items.push({ kind: 'tool', key: str(event.toolCallId) ?? keyOf('t'), name: str(event.toolCallName) ?? 'tool', done: false });
+      items.push({ kind: 'tool', key: str(event.toolCallId) ?? keyOf('t'), name: str(event.toolCallName) ?? 'tool', done: false, args: '' });
       return t;
+    case 'TOOL_CALL_ARGS': {
+      const found = items.find((i) => i.kind === 'tool' && i.key === str(event.toolCallId));
+      if (found && found.kind === 'tool') found.args += str(event.delta) ?? '';
+      return t;
+    }
     case 'TOOL_CALL_RESULT': {
       const found = items.find((i) => i.kind === 'tool' && i.key === str(event.toolCallId));
-      if (found && found.kind === 'tool') found.done = true;
+      if (found && found.kind === 'tool') Object.assign(found, { done: true, result: excerpt(str(event.content) ?? '') });
       return t;
     }
     case 'CUSTOM':
@@ -194,15 +200,37 @@ function applyFinished(t: Transcript, event: ChatEvent): Transcript {
   return next;
 }
 
+/** At most this many characters of a tool's result are kept for the page. */
+export const toolResultChars = 4000;
+
+function excerpt(text: string): string {
+  return text.length > toolResultChars ? `${text.slice(0, toolResultChars)}… (${text.length - toolResultChars} more characters)` : text;
+}
+
+/** The text of a stored tool input or output. */
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value ?? null);
+}
+
 /** The transcript of a chat opened from history: the session's stored user and assistant messages, and what it waits for. */
 export function fromStoredMessages(messages: MessageView[], session: { id: string; status: string; pending: PendingView }, threadId: string): Transcript {
   const items: TranscriptItem[] = [];
+  const calls = new Map<string, Extract<TranscriptItem, { kind: 'tool' }>>();
   for (const m of messages) {
     const message = m.message;
     if (message.role === 'user' && message.content.trim()) items.push({ kind: 'user', key: `s${m.seq}`, text: message.content });
     else if (message.role === 'assistant') {
       if (message.content.trim()) items.push({ kind: 'assistant', key: `s${m.seq}`, text: message.content, streaming: false });
-      for (const call of message.toolCalls ?? []) items.push({ kind: 'tool', key: `s${m.seq}-${call.id}`, name: call.name, done: true });
+      for (const call of message.toolCalls ?? []) {
+        const item = { kind: 'tool' as const, key: `s${m.seq}-${call.id}`, name: call.name, done: true, args: asText(call.input ?? {}) };
+        calls.set(call.id, item);
+        items.push(item);
+      }
+    } else if (message.role === 'tool') {
+      for (const r of message.results) {
+        const item = calls.get(r.callId);
+        if (item) Object.assign(item, { done: true, result: excerpt(asText(r.output)), ...(r.isError ? { isError: true } : {}) });
+      }
     }
   }
   const pending = session.pending;
