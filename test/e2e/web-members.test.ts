@@ -9,7 +9,10 @@
  * - she creates a Readers group (Reader on every agent) and invites grace@example.com into it; the link is shown once;
  * - Grace opens the link signed out, signs in at the provider and comes back to the consent page; signing in and
  *   reading it joined nothing; Join makes her a member in Readers;
- * - Grace, a Reader, gets no workflow to chat with, and Ada's members page lists her.
+ * - Grace, a Reader, gets no workflow to chat with, and Ada's members page lists her;
+ * - with auto-onboarding on for example.com (DNS verification off here), Hal's first sign-in through an account
+ *   example.com manages is offered membership and gets no personal organization; he joins from Your invitations;
+ * - a connection two triggers name shows Error with the deployment's message, and Retry now reconciles again.
  * No console errors or CSP violations on any page. Screenshots (1280 and 375 px) land in test-results/web/.
  *
  * Source: issue 10 § Tests (chat through a decision to the end, see the sub-workflow block, invite a second member
@@ -243,5 +246,37 @@ describe('Members and Chat under oidc', () => {
     expect(hal.problems.all()).toEqual([]);
     await ada.context.close();
     await hal.context.close();
+  });
+
+  it('shows a connection in error with its deployment\'s message, and Retry now tries every deployment again', { timeout: 180_000 }, async () => {
+    const ada = await newTestPage(browser, { origin: product.base });
+    const adaToken = accessTokenOf(ada.page);
+    await ada.page.goto(`${product.base}/agents`);
+    await signInAt(ada.page, 'ada');
+    await expect.poll(adaToken).not.toBe('');
+    const [org] = (await apiAs<OrganizationListAnswer>(adaToken(), '/api/orgs')).organizations;
+    // Two webhook triggers of this agent name connection "inbox": neither can be deployed (a configuration problem).
+    await installAgentOverApi(product.base, adaToken(), org!.id, join(repoRoot, 'test/fixtures/agents/deployments'), 'deploys', [
+      { identifier: 'desk', protocol: 'agui', auth: 'public' }, { identifier: 'inbox', protocol: 'webhook', auth: 'public' },
+    ]);
+    type Listed = { reconciliation: { reason: string; status: string; requestedAt: string } | null };
+    const deployments = () => apiAs<Listed>(adaToken(), '/api/agents/deploys/environments/main/deployments');
+    await ada.page.goto(`${product.base}/agents/deploys/environments/main/connections`);
+    const inbox = ada.page.locator('tr', { has: ada.page.getByText('inbox', { exact: true }) });
+    await inbox.getByText('Error', { exact: true }).waitFor({ timeout: 60_000 });
+    await inbox.getByText('Connection "inbox" is named by 2 triggers', { exact: false }).waitFor();
+    await ada.page.locator('tr', { has: ada.page.getByText('desk', { exact: true }) }).getByText('Serving (1)').waitFor({ timeout: 60_000 });
+    await screenshotBoth(ada.page, 'connections-error', { fullPage: true });
+    const before = (await deployments()).reconciliation!;
+
+    await inbox.getByRole('button', { name: 'Retry now' }).click();
+    await inbox.getByText('Retry asked.').waitFor();
+    await expect.poll(async () => (await deployments()).reconciliation, { timeout: 60_000 })
+      .toMatchObject({ reason: 'retry_now', status: 'done', requestedAt: expect.not.stringMatching(`^${before.requestedAt}$`) });
+    // Retrying does not mend a configuration problem: the row still says why, until a publish fixes it.
+    await ada.page.reload();
+    await inbox.getByText('Connection "inbox" is named by 2 triggers', { exact: false }).waitFor();
+    expect(ada.problems.all()).toEqual([]);
+    await ada.context.close();
   });
 });
