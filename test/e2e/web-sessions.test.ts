@@ -5,12 +5,15 @@
  * session that shows in /sessions filtered by agent flights-analyst; its page shows the trail and the tool calls
  * with their statuses; the review decision is taken from the page (a second click on the now-gone decision is
  * harmless) and the session finishes; another session is cancelled from its page with the confirm step; a chat the
- * model asked back on (waiting for input) is answered with Reply from its session page and goes on to review. No console
+ * model asked back on (waiting for input) is answered with Reply from its session page and goes on to review; a
+ * webhook connection created on the Connections page is published, its curl example is run by curl, and the session
+ * it opens is decided from its page. No console
  * errors or CSP violations. Screenshots (1280 and 375 px) land in test-results/web/.
  *
  * Source: issue 10 § Sessions, § Tests (create a webhook connection and fire it with curl, see the session
  * appear, decide it from the session page); spec/platform-service.md § Session facts named.
  */
+import { execFileSync } from 'node:child_process';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionListView } from '../../core/session/session-views.ts';
@@ -155,6 +158,52 @@ describe('Sessions pages', () => {
     await page.waitForFunction(() => document.querySelector('.page-header h1 .badge')?.textContent === 'awaiting decision', undefined, { timeout: 60_000 });
     await page.getByText('Departure delays, by state.').first().waitFor();
     await page.getByRole('button', { name: 'done', exact: true }).waitFor();
+    expect(problems.all()).toEqual([]);
+    await context.close();
+  });
+
+  it('wires a webhook from the Connections page and fires its curl example: the session appears and is decided from its page', { timeout: 240_000 }, async () => {
+    // Start from an environment whose webhook trigger names connection "hooks", which it does not have.
+    const connections = `${product.base}/api/agents/flights-analyst/environments/main/connections`;
+    expect((await fetch(`${connections}/hooks`, { method: 'DELETE' })).status).toBe(204);
+    const { context, page, problems } = await newTestPage(browser, { origin: product.base });
+    await page.goto(`${product.base}/agents/flights-analyst/environments/main/connections`);
+    const row = (identifier: string) => page.locator('tr', { has: page.locator(`strong:text-is("${identifier}")`) });
+    await row('chat').waitFor();
+    await expect(row('hooks').count()).resolves.toBe(0);
+
+    await page.getByRole('button', { name: 'New connection' }).click();
+    await page.getByLabel('Identifier').fill('hooks');
+    await page.getByLabel('Protocol').selectOption({ label: 'Webhook' });
+    await page.getByLabel('Authentication').selectOption({ label: 'None: anyone with the URL' });
+    await page.getByRole('button', { name: 'Create connection' }).click();
+    await page.getByRole('status').filter({ hasText: 'Connection “hooks” created' }).waitFor();
+    // As the page says, it takes effect on the next publish.
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.locator('.op-status').getByText('Publish: Succeeded').waitFor({ timeout: 60_000 });
+    await page.getByRole('link', { name: 'Connections' }).click();
+    await row('hooks').locator('td[data-label="Status"]').getByText('Serving (1)').waitFor({ timeout: 60_000 });
+
+    // The row's curl example, run by curl as the sender would.
+    await row('hooks').getByRole('button', { name: 'Examples' }).click();
+    const example = (await page.getByLabel('Webhook (curl)', { exact: true }).textContent())!;
+    expect(example).toMatch(/^curl -X POST '/);
+    const sent = execFileSync('sh', ['-c', `${example.trim()} -sS -H 'x-delivery-id: web-sessions-curl'`], { encoding: 'utf8' });
+    expect(JSON.parse(sent)).toEqual({ delivery: 'web-sessions-curl' });
+
+    // The session appears on the Sessions page and is decided from its own page.
+    let sessionId: string | undefined;
+    await expect.poll(async () => {
+      const listed = await (await fetch(`${product.base}/api/sessions?agent=flights-analyst&workflow=flights-analyst&status=awaiting_decision`)).json() as SessionListView;
+      sessionId = listed.sessions.find((s) => (s.variables.trigger as { deliveryId?: string } | undefined)?.deliveryId === 'web-sessions-curl')?.id;
+      return sessionId;
+    }, { timeout: 90_000 }).toBeDefined();
+    await page.getByRole('link', { name: 'Sessions', exact: true }).click();
+    await page.locator(`a[href="/sessions/${sessionId}"]`).click();
+    await page.getByRole('button', { name: 'done', exact: true }).click();
+    await page.waitForFunction(() => document.querySelector('.page-header h1 .badge')?.textContent === 'succeeded', undefined, { timeout: 60_000 });
+    await screenshotBoth(page, 'session-from-curl', { fullPage: true });
     expect(problems.all()).toEqual([]);
     await context.close();
   });
