@@ -102,6 +102,21 @@ function accessTokenOf(page: Page): () => string {
 /** From the app's sign-in page (already shown), signs in at the provider as `login` and comes back. */
 const signInAt = (page: Page, login: string) => signInAtProvider(page, provider.issuer, product.base, login);
 
+/** A fresh browser context that opens `path` signed out, signs in at the provider as `login`, and has their access token. */
+async function signedIn(login: string, path: string) {
+  const opened = await newTestPage(browser, { origin: product.base });
+  const token = accessTokenOf(opened.page);
+  await opened.page.goto(path.startsWith('http') ? path : `${product.base}${path}`);
+  await signInAt(opened.page, login);
+  await expect.poll(token).not.toBe('');
+  return { ...opened, token };
+}
+
+/** The first organization of the holder of `token`. */
+async function firstOrg(token: string) {
+  return (await apiAs<OrganizationListAnswer>(token, '/api/orgs')).organizations[0]!;
+}
+
 async function apiAs<T>(token: string, path: string): Promise<T> {
   const response = await fetch(`${product.base}${path}`, { headers: { authorization: `Bearer ${token}` } });
   expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200);
@@ -110,13 +125,10 @@ async function apiAs<T>(token: string, path: string): Promise<T> {
 
 describe('Members and Chat under oidc', () => {
   it('chats through a sub-workflow and a decision, invites Grace as a Reader, and Grace joins at the link but cannot chat', { timeout: 300_000 }, async () => {
-    const ada = await newTestPage(browser, { origin: product.base });
-    const adaToken = accessTokenOf(ada.page);
-    await ada.page.goto(`${product.base}/chat`);
-    await signInAt(ada.page, 'ada');
+    const ada = await signedIn('ada', '/chat');
+    const adaToken = ada.token;
     await ada.page.getByRole('heading', { name: 'Chat', exact: true }).waitFor();
-    await expect.poll(adaToken).not.toBe('');
-    const [org] = (await apiAs<OrganizationListAnswer>(adaToken(), '/api/orgs')).organizations;
+    const org = await firstOrg(adaToken());
     expect(org).toMatchObject({ kind: 'personal', name: 'Ada Lovelace (personal)' });
     await installAgentOverApi(product.base, adaToken(), org!.id, join(repoRoot, 'test/fixtures/agents/front'), 'front', [
       { identifier: 'front', protocol: 'agui', auth: 'public', origins: [product.base] },
@@ -171,10 +183,8 @@ describe('Members and Chat under oidc', () => {
     await screenshotBoth(ada.page, 'members-invitation-link', { fullPage: true });
 
     // Grace, signed out, opens the link, signs in, and comes back to the consent page; nothing is joined yet.
-    const grace = await newTestPage(browser, { origin: product.base });
-    const graceToken = accessTokenOf(grace.page);
-    await grace.page.goto(link);
-    await signInAt(grace.page, 'grace');
+    const grace = await signedIn('grace', link);
+    const graceToken = grace.token;
     await grace.page.waitForURL(link);
     const joinButton = grace.page.getByRole('button', { name: `Join ${org!.name}` });
     await joinButton.waitFor();
@@ -207,10 +217,7 @@ describe('Members and Chat under oidc', () => {
   });
 
   it('offers a first sign-in through an account of a verified domain membership instead of a personal organization, once the owner turns auto-onboarding on', { timeout: 180_000 }, async () => {
-    const ada = await newTestPage(browser, { origin: product.base });
-    const adaToken = accessTokenOf(ada.page);
-    await ada.page.goto(`${product.base}/members`);
-    await signInAt(ada.page, 'ada');
+    const ada = await signedIn('ada', '/members');
     await ada.page.getByRole('link', { name: 'Domains' }).click();
     await ada.page.getByLabel('Domain', { exact: true }).fill('example.com');
     await ada.page.getByRole('button', { name: 'Add domain' }).click();
@@ -221,16 +228,12 @@ describe('Members and Chat under oidc', () => {
     await toggle.check();
     await card.getByText('(on)').waitFor();
     await screenshotBoth(ada.page, 'members-domains', { fullPage: true });
-    await expect.poll(adaToken).not.toBe('');
-    const [org] = (await apiAs<OrganizationListAnswer>(adaToken(), '/api/orgs')).organizations;
+    const org = await firstOrg(ada.token());
 
     // Hal's first sign-in: no personal organization, an offer instead; Join makes him a member.
-    const hal = await newTestPage(browser, { origin: product.base });
-    const halToken = accessTokenOf(hal.page);
-    await hal.page.goto(`${product.base}/chat`);
-    await signInAt(hal.page, 'hal');
+    const hal = await signedIn('hal', '/chat');
+    const halToken = hal.token;
     await hal.page.getByText(`You are invited to join ${org!.name}`).waitFor();
-    await expect.poll(halToken).not.toBe('');
     expect((await apiAs<OrganizationListAnswer>(halToken(), '/api/orgs')).organizations).toEqual([]);
     await hal.page.getByText('No published workflow you may use has a chat trigger.').waitFor();
     await screenshotBoth(hal.page, 'members-onboarding-notice', { fullPage: true });
@@ -249,12 +252,9 @@ describe('Members and Chat under oidc', () => {
   });
 
   it('shows a connection in error with its deployment\'s message, and Retry now tries every deployment again', { timeout: 180_000 }, async () => {
-    const ada = await newTestPage(browser, { origin: product.base });
-    const adaToken = accessTokenOf(ada.page);
-    await ada.page.goto(`${product.base}/agents`);
-    await signInAt(ada.page, 'ada');
-    await expect.poll(adaToken).not.toBe('');
-    const [org] = (await apiAs<OrganizationListAnswer>(adaToken(), '/api/orgs')).organizations;
+    const ada = await signedIn('ada', '/agents');
+    const adaToken = ada.token;
+    const org = await firstOrg(adaToken());
     // Two webhook triggers of this agent name connection "inbox": neither can be deployed (a configuration problem).
     await installAgentOverApi(product.base, adaToken(), org!.id, join(repoRoot, 'test/fixtures/agents/deployments'), 'deploys', [
       { identifier: 'desk', protocol: 'agui', auth: 'public' }, { identifier: 'inbox', protocol: 'webhook', auth: 'public' },
