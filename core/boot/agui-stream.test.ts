@@ -1,9 +1,11 @@
 /**
  * The AG-UI stream's pure parts: live text deltas against the checkpoint records (a missed start, a late delta,
- * deltas out of line, a child's text), and the RUN_FINISHED outcome of each way a turn leaves a chat.
+ * deltas out of line, a child's text), and the RUN_FINISHED outcome of each way a turn leaves a chat, also when
+ * the session is read while its settled turn's status is not yet written to it.
  */
 import { describe, expect, it } from 'vitest';
 import type { MessageRecord, SessionRecord } from '../session/model.ts';
+import { settledSession } from '../session/session-store.ts';
 import { finishEvent, LiveText } from './agui-stream.ts';
 
 const record = (seq: number, content: string): MessageRecord => ({
@@ -72,5 +74,18 @@ describe('how a run finishes', () => {
   it('ends a cancelled chat as cancelled and a failed turn with RUN_ERROR naming the failure', () => {
     expect(finishEvent(run, session({ status: 'cancelled' }))).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'cancelled' } });
     expect(finishEvent(run, session({ status: 'failed', error: { code: 'turn_limit', message: 'The turn ran out of time.' } }))).toEqual({ type: 'RUN_ERROR', code: 'turn_limit', message: 'The turn ran out of time.' });
+  });
+
+  it('takes the settled turn\'s status when the session is read between the two writes of settling (still running)', () => {
+    const pending = { kind: 'decision' as const, id: 'p4', state: 'review', options: [{ to: 'approved', description: 'Yes.' }] };
+    const between = session({ status: 'running', pending });
+    expect(finishEvent(run, settledSession(between, { status: 'awaiting_decision', error: null })))
+      .toMatchObject({ type: 'RUN_FINISHED', result: { status: 'awaiting_decision' }, outcome: { type: 'interrupt', interrupts: [{ id: 'p4', reason: 'decision' }] } });
+    expect(finishEvent(run, settledSession(session({ status: 'running' }), { status: 'failed', error: { code: 'turn_limit', message: 'Out of time.' } })))
+      .toEqual({ type: 'RUN_ERROR', code: 'turn_limit', message: 'Out of time.' });
+    // A session already written, or a turn not settled, is left as it is.
+    expect(settledSession(session({ status: 'succeeded' }), { status: 'awaiting_decision', error: null }).status).toBe('succeeded');
+    expect(settledSession(between, { status: 'running', error: null }).status).toBe('running');
+    expect(settledSession(between, null).status).toBe('running');
   });
 });

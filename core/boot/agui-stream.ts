@@ -15,8 +15,8 @@
  * § Tool-call result status (AG-UI turn parked); issue 8 § Endpoints (AG-UI).
  */
 import { EventType, type BaseEvent } from '@ag-ui/core';
-import { finalStatuses, sessionCollections, type MessageRecord, type SessionRecord } from '../session/model.ts';
-import { sessionsOf, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import { finalStatuses, sessionCollections, type MessageRecord, type SessionRecord, type TurnRecord } from '../session/model.ts';
+import { sessionsOf, settledSession, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
 import type { StartedRun } from './agui-runs.ts';
 
@@ -50,9 +50,10 @@ export async function streamRun(deps: AguiStreamDeps, run: StartedRun, emit: (ev
   const children = new Map<string, FollowedChild>();
   const open = new Map(run.openChildren.map((c) => [c.sessionId, c.fromSeq]));
   const dispatchOf = new Map<string, string>();
+  let turn: TurnRecord | null = null;
   try {
     for (;;) {
-      const turn = await turnsOf(deps).findOne({ _id: run.turnId });
+      turn = await turnsOf(deps).findOne({ _id: run.turnId });
       const settled = !turn || (turn.status !== 'queued' && turn.status !== 'running');
       for (const record of await messagesOf(deps).find({ sessionId: root, seq: { $gte: live.nextSeq } }, { sort: { seq: 1 } })) live.record(record);
       await followChildren(deps, root, run.since, children, open, dispatchOf, (event) => emit(stamp(event)));
@@ -66,7 +67,7 @@ export async function streamRun(deps: AguiStreamDeps, run: StartedRun, emit: (ev
   }
   live.closeOpen();
   const session = await sessionsOf(deps).findOne({ _id: root });
-  emit(stamp(finishEvent(run, session)));
+  emit(stamp(finishEvent(run, session && settledSession(session, turn))));
 }
 
 /**

@@ -13,8 +13,8 @@ import type { JobQueue } from '../ports/job-queue.ts';
 import type { ConnectionRecord } from '../connection/model.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { openFiredSession } from '../session/firings.ts';
-import type { SessionValue } from '../session/model.ts';
-import { readThread, sessionsOf, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import type { SessionValue, TurnRecord } from '../session/model.ts';
+import { readThread, sessionsOf, settledSession, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import { checkSpendCaps } from '../session/spend.ts';
 import { argumentProblem, mcpToolsOf, type McpTool, type UnlistedTool } from './mcp-tools.ts';
 import { sessionDeps } from './session-wiring.ts';
@@ -95,21 +95,23 @@ export async function callMcpTool(deps: McpCallDeps, connection: ConnectionRecor
   return resultOf(deps, tool, session._id, settled);
 }
 
-/** Polls turn `turnId` until it leaves queued/running or the bound passes; true when it settled. */
-async function waitForTurn(deps: McpCallDeps, turnId: string): Promise<boolean> {
+/** Polls turn `turnId` until it leaves queued/running or the bound passes; the settled turn, or null. */
+async function waitForTurn(deps: McpCallDeps, turnId: string): Promise<TurnRecord | null> {
   const pollMs = deps.pollMs ?? 200;
   const attempts = Math.max(1, Math.ceil((deps.waitMs ?? 60_000) / pollMs));
   for (let i = 0; i < attempts; i += 1) {
     const turn = await turnsOf(deps).findOne({ _id: turnId });
-    if (turn && turn.status !== 'queued' && turn.status !== 'running') return true;
+    if (turn && turn.status !== 'queued' && turn.status !== 'running') return turn;
     await deps.sleep(pollMs);
   }
-  return false;
+  return null;
 }
 
-/** The structured result of a call whose turn settled (or not: `running`). */
-async function resultOf(deps: McpCallDeps, tool: McpTool, sessionId: string, settled: boolean): Promise<McpToolResult> {
-  const session = await sessionsOf(deps).findOne({ _id: sessionId });
+/** The structured result of a call whose turn settled (or not, null: `running`). */
+async function resultOf(deps: McpCallDeps, tool: McpTool, sessionId: string, settledTurn: TurnRecord | null): Promise<McpToolResult> {
+  const stored = await sessionsOf(deps).findOne({ _id: sessionId });
+  const session = stored && settledSession(stored, settledTurn);
+  const settled = settledTurn !== null;
   const thread = await readThread(deps, sessionId);
   const assistant = thread.map((m) => m.message).filter((m) => m.role === 'assistant');
   const lastText = [...assistant].reverse().find((m) => m.content.trim().length > 0)?.content;

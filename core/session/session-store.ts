@@ -134,6 +134,17 @@ export async function recordUsage(deps: SessionStoreDeps, turn: Pick<TurnRecord,
 }
 
 /**
+ * The session as its settled `turn` left it. {@link settleTurn} marks the turn first (the exactly-once claim) and
+ * the session right after, so a reader that saw the turn settle may still read the session as `running`: it then
+ * takes the turn's status and error, the session's last write (its pending decision or wait is checkpointed
+ * before the turn settles).
+ */
+export function settledSession(session: SessionRecord, turn: Pick<TurnRecord, 'status' | 'error'> | null): SessionRecord {
+  if (session.status !== 'running' || !turn || turn.status === 'queued' || turn.status === 'running') return session;
+  return { ...session, status: turn.status, error: turn.error };
+}
+
+/**
  * Settles a running turn and its session with the engine's outcome. A turn cancelled meanwhile stays cancelled.
  * @returns false when the turn was no longer running
  */
