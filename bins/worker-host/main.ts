@@ -40,10 +40,11 @@ try {
   });
   const host = await startWorkerHost({ ...env.workerHost, launcher, log: print });
   const bind = env.workerHost.bind === '0.0.0.0' ? 'every interface' : env.workerHost.bind;
-  print(`[worker-host] serving workers on ${bind}, port ${host.port} (TLS; each connection proves PLATFORM_WORKER_HOST_KEY)`);
+  // The stop handlers go in before the serving line: whoever waits for that line may signal at once.
   const stop = () => void host.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  print(`[worker-host] serving workers on ${bind}, port ${host.port} (TLS; each connection proves PLATFORM_WORKER_HOST_KEY)`);
 } catch (error) {
   console.error(`[worker-host] could not start: ${(error as Error).message}`);
   process.exit(1);

@@ -59,7 +59,8 @@ describe('webhook session keys', () => {
     expect(first).toMatchObject({ status: 'awaiting_input', variables: { trigger: { deliveryId: 'd-1', body: { ticket: 'T-1' } } } });
 
     await deliver('d-2', { ticket: 'T-1', update: 'customer replied' });
-    const shown = await until(() => show(first.id), (s) => s.turns.length === 2 && s.session.status === 'awaiting_input');
+    // The session reads awaiting_input from its first turn until the second one runs: wait for both turns to settle.
+    const shown = await until(() => show(first.id), (s) => s.turns.length === 2 && s.turns.every((t) => t.status !== 'queued' && t.status !== 'running') && s.session.status === 'awaiting_input');
     expect(shown.turns.map((t) => [t.kind, t.status])).toEqual([['delivery', 'awaiting_input'], ['delivery', 'awaiting_input']]);
     expect(shown.session.variables.trigger.deliveryId).toBe('d-1');
     const userMessages = shown.messages.filter((m) => m.message.role === 'user').map((m) => String(m.message.content));
