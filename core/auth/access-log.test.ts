@@ -22,7 +22,12 @@ describe('accessLogLine', () => {
 describe('redactRequestUri', () => {
   it.each([
     ['/api/webhooks/whk_s3cret', '/api/webhooks/[redacted]'],
-    ['/api/webhooks/whk_s3cret?source=crm', '/api/webhooks/[redacted]?source=crm'],
+    ['/api/webhooks/whk_s3cret?source=crm', '/api/webhooks/[redacted]?source=[redacted]'],
+    ['/api/webhooks/whk_s3cret?access_token=s3cret&source=crm&flag', '/api/webhooks/[redacted]?access_token=[redacted]&source=[redacted]&[redacted]'],
+    ['/api/callbacks/cb_s3cret?validationToken=s3cret', '/api/callbacks/[redacted]?validationToken=[redacted]'],
+    ['/api/mcp/mcp_s3cret?api%5Fkey=s3cret', '/api/mcp/[redacted]?api%5Fkey=[redacted]'],
+    ['/api/sessions?agent=a1&status=running&access_token=s3cret', '/api/sessions?agent=a1&status=running&access_token=[redacted]'],
+    ['/api/sessions?%E0%A4%A=s3cret', '/api/sessions?[redacted]'],
     ['/api/callbacks/cb_s3cret', '/api/callbacks/[redacted]'],
     ['/api/agui/ag_s3cret', '/api/agui/[redacted]'],
     ['/api/mcp/mcp_s3cret/.well-known/oauth-protected-resource', '/api/mcp/[redacted]/.well-known/oauth-protected-resource'],
@@ -33,7 +38,7 @@ describe('redactRequestUri', () => {
     ['/api/oauth2/callback', '/api/oauth2/callback'],
     ['/api/oauth2/client-metadata?x=1', '/api/oauth2/client-metadata?x=1'],
     ['/api/agents/webhooks/a1', '/api/agents/webhooks/a1'],
-    ['https://app.test/invite/inv_s3cret?x=1#frag', 'https://app.test/invite/[redacted]?x=1#frag'],
+    ['https://app.test/invite/inv_s3cret?x=1#frag', 'https://app.test/invite/[redacted]?x=[redacted]#frag'],
     ['https://app.test/api/oauth2/callback?code=c0de#state=x', 'https://app.test/api/oauth2/callback?[redacted]#[redacted]'],
   ])('%s → %s', (uri, redacted) => {
     expect(redactRequestUri(uri)).toBe(redacted);

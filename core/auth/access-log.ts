@@ -39,7 +39,9 @@ const oauth2Callback = /^\/+api\/+oauth2\/+callback\/*$/i;
 /**
  * Redacts a request target: the token of /api/webhooks/<token>, /api/callbacks/<token>, /api/agui/<token>,
  * /api/mcp/<token>, /api/invitations/link/<token> and /invite/<token> becomes `[redacted]` (what follows it
- * is kept); the whole query of /api/oauth2/callback becomes `[redacted]`. Other targets are unchanged.
+ * is kept); the whole query of /api/oauth2/callback becomes `[redacted]`; on those endpoint paths every query
+ * value becomes `[redacted]` (a name alone too), elsewhere the values of secret-looking names (token, key,
+ * secret, pass, auth, code, sig, session, credential, jwt) do. Names are kept.
  * @param uri - a path with optional query, or an absolute URL (scheme, host and fragment are kept)
  * @returns the redacted target
  *
@@ -56,9 +58,28 @@ export function redactRequestUri(uri: string): string {
   const path = queryAt >= 0 ? target.slice(0, queryAt) : target;
   const query = queryAt >= 0 ? target.slice(queryAt + 1) : undefined;
   const redactedPath = path.replace(tokenPath, (_whole, prefix: string) => `${prefix}${REDACTED}`);
-  const redactedQuery = query === undefined ? '' : `?${oauth2Callback.test(path) ? REDACTED : query}`;
+  const redactedQuery = query === undefined ? '' : `?${oauth2Callback.test(path) ? REDACTED : redactQuery(query, tokenPath.test(path))}`;
   const redactedFragment = fragment && oauth2Callback.test(path) ? `#${REDACTED}` : fragment;
   return `${origin}${redactedPath}${redactedQuery}${redactedFragment}`;
+}
+
+/** Query names whose values are secrets on any path (`access_token`, `api_key`, `code`, `sig`, …). */
+const secretName = /token|key|secret|pass|auth|code|sig|session|credential|jwt/i;
+
+/**
+ * Redacts a query string's values: every value on an endpoint path (`all`: outside callers put credentials there,
+ * e.g. `?access_token=…` on a webhook), else the values of secret-looking names. Names are kept so a line still
+ * says what was sent; a name that does not decode is redacted as a whole.
+ */
+function redactQuery(query: string, all: boolean): string {
+  return query.split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    const name = eq >= 0 ? pair.slice(0, eq) : pair;
+    let decoded: string;
+    try { decoded = decodeURIComponent(name.replace(/\+/g, ' ')); } catch { return REDACTED; }
+    if (eq < 0) return all && name !== '' ? REDACTED : name;
+    return all || secretName.test(decoded) ? `${name}=${REDACTED}` : pair;
+  }).join('&');
 }
 
 /**
