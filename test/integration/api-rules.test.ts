@@ -4,8 +4,8 @@
  * JSON-only bodies, body limits, sign-in, public routes, access-log redaction and client addresses through
  * trusted proxies. Routes the API does not have yet (webhooks, callbacks, AG-UI, MCP endpoints,
  * invitations) are reached anyway: the rules run before routing, so their answer (401, 403, 413, or the
- * router's 404) shows what the rules did. The per-user ceiling is consumed by no route yet; its rule is
- * tested in bins/api/request-rules/user-rate.test.ts.
+ * router's 404) shows what the rules did. The per-user ceiling is tested through the proxy in
+ * test/e2e/user-ceiling.test.ts.
  *
  * Source: ../shared/spec/platform-service.md § Authentication; § Events (Access log); § Errors; § Limits.
  */
@@ -242,9 +242,9 @@ describe('sign-in', () => {
 });
 
 describe('access log and client addresses', () => {
-  it('redacts every token path, a Referer naming one, and the oauth2 callback query', async () => {
-    const secrets = ['whk_S3CRET', 'cb_S3CRET', 'ag_S3CRET', 'mcp_S3CRET', 'inv_S3CRET', 'code_S3CRET', 'ref_S3CRET'];
-    await oidcApi.fetch('/api/webhooks/whk_S3CRET?source=crm', { method: 'POST', body: '{}' });
+  it('redacts every token path, its query values, a Referer naming one, and the oauth2 callback query', async () => {
+    const secrets = ['whk_S3CRET', 'cb_S3CRET', 'ag_S3CRET', 'mcp_S3CRET', 'inv_S3CRET', 'code_S3CRET', 'ref_S3CRET', 'tok_S3CRET'];
+    await oidcApi.fetch('/api/webhooks/whk_S3CRET?access_token=tok_S3CRET&source=crm', { method: 'POST', body: '{}' });
     await oidcApi.fetch('/api/callbacks/cb_S3CRET');
     await oidcApi.fetch('/api/agui/ag_S3CRET', { method: 'POST', body: '{}', headers: jsonHeaders });
     await oidcApi.fetch('/api/mcp/mcp_S3CRET/.well-known/oauth-protected-resource');
@@ -252,7 +252,7 @@ describe('access log and client addresses', () => {
     await oidcApi.fetch('/api/oauth2/callback?code=code_S3CRET&state=st', { redirect: 'manual' });
     const lines = await oidcApi.accessLines(6, (line) => /S3CRET|redacted/.test(line));
     expect(lines).toEqual(expect.arrayContaining([
-      expect.stringContaining('"POST /api/webhooks/[redacted]?source=crm" 404'),
+      expect.stringContaining('"POST /api/webhooks/[redacted]?access_token=[redacted]&source=[redacted]" 404'),
       expect.stringContaining('"GET /api/callbacks/[redacted]" 404'),
       expect.stringContaining('"POST /api/agui/[redacted]" 404'),
       expect.stringContaining('"GET /api/mcp/[redacted]/.well-known/oauth-protected-resource" 404'),

@@ -1,8 +1,9 @@
 /**
  * The API's request rules, applied in order before any route runs: (a) client address through trusted
  * proxies, (b) the access log, (c) the own-pages rule (403), (e) body limits by declared length (413),
- * (f) platform sign-in (401 without a principal where one is required). (d) JSON-only bodies and (g) the
- * per-user ceiling are helpers routes call (`readJson`/`jsonOnly`, `consumeUserRate`).
+ * (f) platform sign-in (401 without a principal where one is required), (g) the per-user ceiling on the routes
+ * that start work (429 with Retry-After; route-classes.ts `userCeilingClass`). (d) JSON-only bodies are a helper
+ * routes call (`readJson`/`jsonOnly`).
  *
  * Source: spec/platform-service.md § Authentication; § Events (Access log); § Errors; § Limits;
  * ../shared/ARCHITECTURE.md § Conventions (client addresses).
@@ -18,7 +19,7 @@ import type { RateLimiter } from '../../../core/ports/rate-limiter.ts';
 import { errorToResponse } from '../http-helpers.ts';
 import { refuseOversizedBody } from './body-limits.ts';
 import { isCrossSiteRequest, refuseCrossSite, type CrossSitePolicy } from './cross-site.ts';
-import { checksOwnCallers, isStateChanging, requestPath, signInNeed } from './route-classes.ts';
+import { checksOwnCallers, isStateChanging, requestPath, signInNeed, userCeilingClass } from './route-classes.ts';
 import { createPrincipalResolver, type SignInVerification } from './sign-in.ts';
 import { createUserRate, type ConsumeUserRate } from './user-rate.ts';
 
@@ -64,7 +65,10 @@ export interface RequestRules {
   requirePrincipal(request: Request): Principal;
   /** The client address of `request` (socket peer, or the X-Forwarded-For client a trusted proxy names). */
   clientAddressOf(request: Request): string | undefined;
-  /** The per-user ceiling: call once in every route that starts work. @throws PlatformError `rate_limited` (429, Retry-After) */
+  /**
+   * The per-user ceiling the gate already applies to the routes `userCeilingClass` names; a route starting work by
+   * another path calls it once. @throws PlatformError `rate_limited` (429, Retry-After)
+   */
   consumeUserRate: ConsumeUserRate;
 }
 
@@ -83,8 +87,10 @@ interface RequestFacts {
 export function requestRules(options: RequestRulesOptions): RequestRules {
   const facts = new WeakMap<Request, RequestFacts>();
   const principalOf = (request: Request) => facts.get(request)?.principal;
+  // One count per rules instance: the gate (rule g) and any route calling consumeUserRate share it.
+  const consumeUserRate = createUserRate({ perMinute: options.userRatePerMinute, redis: options.redis, limiter: options.userRateLimiter });
   return {
-    plugin: buildPlugin(options, facts),
+    plugin: buildPlugin(options, facts, consumeUserRate),
     principalOf,
     requirePrincipal(request) {
       const principal = principalOf(request);
@@ -92,9 +98,11 @@ export function requestRules(options: RequestRulesOptions): RequestRules {
       return principal;
     },
     clientAddressOf: (request) => facts.get(request)?.clientAddress,
-    consumeUserRate: createUserRate({ perMinute: options.userRatePerMinute, redis: options.redis, limiter: options.userRateLimiter }),
+    consumeUserRate,
   };
 }
+
+
 
 /** Everything the rules need per app. */
 interface RuleContext {
@@ -102,12 +110,14 @@ interface RuleContext {
   facts: WeakMap<Request, RequestFacts>;
   trusted: ReturnType<typeof parseTrustedProxies>;
   resolvePrincipal: (request: Request) => Promise<Principal | undefined>;
+  consumeUserRate: ConsumeUserRate;
 }
 
-function buildPlugin(options: RequestRulesOptions, facts: WeakMap<Request, RequestFacts>) {
+function buildPlugin(options: RequestRulesOptions, facts: WeakMap<Request, RequestFacts>, consumeUserRate: ConsumeUserRate) {
   const context: RuleContext = {
     options, facts, trusted: parseTrustedProxies(options.trustedProxies.join(',')),
     resolvePrincipal: createPrincipalResolver({ signIn: options.signIn, ...options.identity }),
+    consumeUserRate,
   };
   return new Elysia({ name: 'request-rules', seed: Math.random() })
     .wrap((fn, request) => accessLogged(context, fn, request))
@@ -119,7 +129,7 @@ function buildPlugin(options: RequestRulesOptions, facts: WeakMap<Request, Reque
     .derive({ as: 'global' }, ({ request }) => ({ principal: facts.get(request)?.principal, clientAddress: facts.get(request)?.clientAddress }));
 }
 
-/** Rules (a), (c), (e), (f) in order; answers the refusal, or undefined to let the route run. */
+/** Rules (a), (c), (e), (f), (g) in order; answers the refusal, or undefined to let the route run. */
 async function gate(context: RuleContext, request: Request, peer: string): Promise<Response | undefined> {
   const path = requestPath(request.url);
   const own: RequestFacts = { clientAddress: clientAddress(peer, request.headers.get('x-forwarded-for'), context.trusted) };
@@ -130,6 +140,7 @@ async function gate(context: RuleContext, request: Request, peer: string): Promi
     if (isStateChanging(request.method) && !checksOwnCallers(path)) refuseCrossSite(request, policy);
     refuseOversizedBody(request, path);
     own.principal = await signIn(context, request, path, policy);
+    if (own.principal && countsAgainstCeiling(context, request, path, policy)) await context.consumeUserRate(own.principal);
     return undefined;
   } catch (error) {
     return refusal(error, context.options);
@@ -148,6 +159,22 @@ async function signIn(context: RuleContext, request: Request, path: string, poli
   const principal = await context.resolvePrincipal(request);
   if (!principal) throw new PlatformError('unauthorized', 'Sign in to continue.', { status: 401 });
   return principal;
+}
+
+/**
+ * True when this request starts work for its signed-in member (rule g): a work-starting route, or an AG-UI run
+ * whose sign-in is the member's own doing (their bearer token under oidc, or the platform's own pages; an outside
+ * caller of a public endpoint under dev-user is not the dev user).
+ *
+ * Source: spec/platform-service.md § Limits (per-user ceiling); § Incoming connection authentication (rule 2)
+ */
+function countsAgainstCeiling(context: RuleContext, request: Request, path: string, policy: CrossSitePolicy): boolean {
+  const kind = userCeilingClass(request.method, path);
+  if (kind !== 'member-run') return kind === 'always';
+  const origin = request.headers.get('origin');
+  const fromOwnPage = origin !== null && policy.allowedOrigins.includes(origin);
+  const bearer = /^Bearer\s/i.test(request.headers.get('authorization') ?? '');
+  return fromOwnPage || (context.options.signIn.mode === 'oidc' && bearer);
 }
 
 /**

@@ -56,6 +56,36 @@ export function checksOwnCallers(path: string): boolean {
 }
 
 /**
+ * The routes that start work and so count against the per-user ceiling (PLATFORM_USER_RATE_PER_MINUTE), by
+ * method and path: session starts, replies and decisions; member runs of an AG-UI endpoint (chat messages: the
+ * the request rules decide whether the run is a member's); and, by the names their routes take,
+ * evaluations, design-agent turns, trigger replays and connection tests.
+ *
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_USER_RATE_PER_MINUTE); § Limits (per-user ceiling)
+ */
+export type UserCeilingClass = 'none' | 'always' | 'member-run';
+
+const ceilingPaths = [
+  /^\/api\/sessions\/?$/,
+  /^\/api\/sessions\/[^/]+\/(?:reply|decide)\/?$/,
+  /^\/api\/(?:[^/]+\/)*(?:evaluations|evaluate|design-agent|replay|replays)(?:\/|$)/,
+  /^\/api\/agents\/[^/]+\/environments\/[^/]+\/connections\/[^/]+\/test\/?$/,
+];
+const memberRunPaths = /^\/api\/agui\/[^/]+\/?$/;
+
+/**
+ * How `method` `path` counts against the per-user ceiling: `always` (a work-starting route of a signed-in
+ * member), `member-run` (an AG-UI run: counted when the caller is a member by their own doing), or `none`.
+ *
+ * Source: spec/platform-service.md § Limits (per-user ceiling)
+ */
+export function userCeilingClass(method: string, path: string): UserCeilingClass {
+  if (method.toUpperCase() !== 'POST') return 'none';
+  if (memberRunPaths.test(path)) return 'member-run';
+  return ceilingPaths.some((p) => p.test(path)) ? 'always' : 'none';
+}
+
+/**
  * True for methods that may change something (everything but GET, HEAD and OPTIONS).
  *
  * Source: spec/platform-service.md § Authentication rule 1

@@ -1,8 +1,8 @@
 /**
  * The per-user ceiling on a real Redis (the count every API replica shares), as the request rules hand it
  * to routes: over PLATFORM_USER_RATE_PER_MINUTE one person gets 429 with Retry-After, others keep going.
- * No API route starts work yet, so the ceiling is tested here rather than through the app
- * (test/integration/api-rules.test.ts drives the app for every other rule).
+ * The request rules apply it to the routes that start work (route-classes.ts `userCeilingClass`);
+ * test/e2e/user-ceiling.test.ts drives it through the proxy.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRedis, type RedisConnection } from '../../../core/adapters/redis/index.ts';
