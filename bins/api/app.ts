@@ -146,7 +146,10 @@ export function createApiApp(parts: ApiAppParts) {
     .use(invitationRoutes({ deps: { ...orgDeps, dnsVerification: env.identity.dnsVerification, txt: parts.txt ?? createTxtLookup() }, appBaseUrl: env.appBaseUrl, logger, callerOf, prepare: prepareCaller }))
     .use(agentRoutes({ deps: agentDeps, enqueueOperation: operationEnqueuer(parts.queue), logger, callerOf, prepare: prepareCaller }))
     .use(webhookRoutes({ docs, builds, clock: systemClock, admission: admissionDeps({ docs, ids: cryptoIds }), queue: parts.queue, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, logger }))
-    .use(callbackRoutes({ docs, ids: cryptoIds, builds, services: parts.config.services, queue: parts.queue, print: (line) => logger.info({}, line), logger }))
+    .use(callbackRoutes({
+      docs, ids: cryptoIds, builds, services: parts.config.services, queue: parts.queue, print: (line) => logger.info({}, line), logger,
+      rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf,
+    }))
     .use(mcpRoutes({ calls: endpointCalls, admission: admissionDeps({ docs, ids: cryptoIds }), rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, appBaseUrl: env.appBaseUrl, version: env.appVersion, logger }))
     .use(aguiRoutes({ runs: { ...endpointCalls, now: () => Date.now(), textDeltas: parts.textDeltas }, admission: admissionDeps({ docs, ids: cryptoIds }), rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, logger }))
     .use(connectionRoutes({ deps: connections, appBaseUrl: env.appBaseUrl, deployments: connectionDeploymentHooks({ docs, clock: systemClock, ids: cryptoIds, queue: parts.queue }), logger, callerOf, prepare: prepareCaller }))

@@ -11,8 +11,11 @@
  * The check is called from this process through the tool catalog (the broker's side of a call worker would make the
  * same call; no worker is started for the synchronous answer). Firings a collection returns for a check are ignored.
  *
- * Source: spec/platform-service.md § Endpoints (/api/callbacks/<token>), § Limits (256 KiB), § Errors (404 for an
- * address that serves nothing); issue 8 (callback triggers).
+ * Calls are counted per address before anything else (a webhook's calls per minute, {@link callbackRates}): over
+ * them the answer is 429 with Retry-After.
+ *
+ * Source: spec/platform-service.md § Endpoints (/api/callbacks/<token>), § Limits (256 KiB; calls per minute),
+ * § Errors (404 for an address that serves nothing; 429 with a retry time); issue 8 (callback triggers); issue 17 § 6.
  */
 import { Elysia } from 'elysia';
 import { createServiceCatalog, type ServiceCatalog } from '../../core/adapters/mcp-services/index.ts';
@@ -26,7 +29,9 @@ import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { isPlatformError, PlatformError } from '../../core/ports/platform-error.ts';
 import { callbackAnswer } from '../../core/trigger/callback-answer.ts';
-import { endpointNotFound } from './endpoint-rate.ts';
+import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
+import { defaultRates } from '../../core/connection/index.ts';
+import { consumeEndpointRates, endpointLimiters, endpointNotFound, rateLimitedError } from './endpoint-rate.ts';
 import { errorToResponse, json, readBody } from './http-helpers.ts';
 import { deliveryIdOf, webhookPayload } from './webhook-payload.ts';
 
@@ -45,7 +50,20 @@ export interface CallbackRouteDeps {
   /** Receives `[services] …` lines of the catalog. */
   print(line: string): void;
   logger: Logger;
+  /** The queue store the calls per minute are counted in (shared by replicas); omitted counts in this process. */
+  rateRedis?: RedisConnection;
+  /** The client address the request rules resolved (socket peer, or the client a trusted proxy names). */
+  clientAddress?(request: Request): string | undefined;
 }
+
+/**
+ * Calls per minute of one callback address: a webhook's defaults (600 per caller, 600 per endpoint), counted
+ * per address before it is looked up, so an address that serves nothing is limited like one that does.
+ *
+ * Source: spec/platform-service.md § Limits (webhook default calls per minute); issue 17 § 6 (callbacks get the
+ * per-endpoint limit)
+ */
+export const callbackRates = defaultRates.webhook;
 
 /** The request as the collection is handed it (the webhook firing payload's fields, headers by name). */
 function callbackRequest(request: Request, body: Uint8Array): CallbackRequest {
@@ -61,8 +79,12 @@ function callbackRequest(request: Request, body: Uint8Array): CallbackRequest {
 export function callbackRoutes(deps: CallbackRouteDeps) {
   let catalog: ServiceCatalog | undefined;
   const catalogOf = () => (catalog ??= createServiceCatalog({ services: deps.services, log: deps.print, retryAfterMs: 5_000 }));
+  const limiterFor = endpointLimiters(deps.rateRedis);
   const handle = async (request: Request, address: string): Promise<Response> => {
     try {
+      const endpoint = { _id: `callback:${address.slice(0, 100)}`, rate: callbackRates };
+      const over = await consumeEndpointRates(limiterFor, endpoint, deps.clientAddress?.(request) ?? '-');
+      if (over) return errorToResponse(rateLimitedError(over), deps.logger);
       const target = await callbackTargetOf(deps, address);
       if (!target) return endpointNotFound();
       const body = await readBody(request, maxCallbackBytes);
