@@ -10,6 +10,7 @@ import { Elysia } from 'elysia';
 import { createAlbVerifier } from '../../core/adapters/cloud-alb/index.ts';
 import { createObjectStoreGitRepo } from '../../core/adapters/git/index.ts';
 import { orgAgentAuthority } from '../../core/boot/agent-authority.ts';
+import { orgSemanticAuthority } from '../../core/boot/semantic-authority.ts';
 import { createOidcVerifier } from '../../core/adapters/oidc/index.ts';
 import type { RedisConnection } from '../../core/adapters/redis/index.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
@@ -131,7 +132,7 @@ export function createApiApp(parts: ApiAppParts) {
   const connections = connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: env.production });
   const endpointCalls = mcpCallDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, builds });
   const memberSignIn = { principalOf: rules.principalOf, signInMode: env.signIn.mode, platformOrigins: [env.appBaseUrl, ...env.corsAllowedOrigins].filter((o): o is string => Boolean(o)) };
-  const semanticEnv = { deps: { docs, objects, git, clock: systemClock, ids: cryptoIds }, logger, authorOf, callerOf };
+  const semanticEnv = { deps: { docs, objects, git, clock: systemClock, ids: cryptoIds, authority: orgSemanticAuthority(orgDeps) }, logger, authorOf, callerOf, prepare: prepareCaller };
   const embeddedQueue = env.embeddedQueue.enabled ? { lease: createDocumentLease(docs, systemClock), instanceId: parts.instanceId } : undefined;
   return new Elysia()
     .use(rules.plugin)

@@ -9,6 +9,8 @@ import type { Logger } from '../../core/ports/logger.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import type { ImprovementList, ImprovementView } from '../../core/semantic/api/access.ts';
 import { submitImprovement } from '../../core/semantic/improvements.ts';
+import { orgSemanticAuthority } from '../../core/boot/semantic-authority.ts';
+import { addMember, builtinGroupId, createOrganization } from '../../core/org/index.ts';
 import { createProject } from '../../core/semantic/projects.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
@@ -24,15 +26,18 @@ async function routes() {
   const docs = createMemoryDocumentStore({ now: clock.now });
   /** The git port is not used by these routes. */
   const git = {} as GitRepo;
-  const deps = { docs, objects: createMemoryObjectStore(), clock, ids: cryptoIds, git };
+  const deps = { docs, objects: createMemoryObjectStore(), clock, ids: cryptoIds, git, authority: orgSemanticAuthority({ docs }) };
+  // Ana owns the organization of both projects; Bo is one of its Maintainers.
+  const org = await createOrganization(deps, { subject: 'sub-ana@example.com', email: 'ana@example.com' }, 'Flights team');
+  await addMember(deps, org._id, { subject: 'sub-bo@example.com', email: 'bo@example.com' }, [builtinGroupId(org._id, 'maintainer')]);
   const callerOf = (request: Request) => {
     const email = request.headers.get('x-test-member');
     if (!email) throw new PlatformError('unauthorized', 'Sign in first.', { status: 401 });
     return { subject: `sub-${email}`, email };
   };
-  const app = semanticAccessRoutes({ deps, logger, callerOf, authorOf: (request) => ({ name: 'x', email: callerOf(request).email }) });
-  const project = await createProject(deps, { slug: 'flights' });
-  const other = await createProject(deps, { slug: 'other' });
+  const app = semanticAccessRoutes({ deps, logger, callerOf, prepare: async () => undefined, authorOf: (request) => ({ name: 'x', email: callerOf(request).email }) });
+  const project = await createProject(deps, { orgId: org._id, slug: 'flights' });
+  const other = await createProject(deps, { orgId: org._id, slug: 'other' });
   const submit = async (projectId: string, title: string) => {
     const record = await submitImprovement(deps, { projectId, modelName: 'flights', title, description: `about ${title}`, tokenId: 't1' });
     now = new Date(now.getTime() + 1000);

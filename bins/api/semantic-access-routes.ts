@@ -9,12 +9,11 @@
 import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { defaultImprovementsLimit, listImprovements, markImprovementDone, maxImprovementsLimit } from '../../core/semantic/improvements.ts';
-import { getProject } from '../../core/semantic/projects.ts';
 import { ImprovementStatusFilter, MarkImprovementDoneBody, type ImprovementList, type ImprovementView } from '../../core/semantic/api/access.ts';
 import { json, parseJsonBody, readBody } from './http-helpers.ts';
 import { NoQuery, wholeNumberParam } from './query-params.ts';
 import { improvementView } from './semantic-access-views.ts';
-import { checkedRoute, type SemanticRouteDeps } from './semantic-routes.ts';
+import { projectRoute, type SemanticRouteDeps } from './semantic-routes.ts';
 
 /**
  * Query of GET …/improvements/list: `status` open | done | all (default all) and `limit`, the newest
@@ -33,21 +32,20 @@ const maxMarkDoneBodyBytes = 1024;
  * - GET /api/semantic/projects/:slug/improvements/list?status=&limit= → {@link ImprovementList}
  * - POST /api/semantic/projects/:slug/improvements/:id/done (body absent or `{}`) → {@link ImprovementView}, done
  * - DELETE /api/semantic/projects/:slug/improvements/:id/done → {@link ImprovementView}, open again
- * Errors: `not_found` (404) for an unknown project or request, `invalid_argument` (400) for a bad query or body,
+ * Roles: Reader lists, Maintainer marks done and reopens (semantic-routes.ts).
+ * Errors: `not_found` (404) for an unknown project (or one of an organization the caller is not in) or request,
+ * `project_role_required` (403), `invalid_argument` (400) for a bad query or body,
  * `unauthorized` (401) without a signed-in caller.
  */
 export function semanticAccessRoutes(env: SemanticRouteDeps) {
   const { deps } = env;
   type Params = { slug: string; id: string };
-  const mark = (done: boolean) => checkedRoute<Params, typeof NoQuery>(env.logger, NoQuery, async ({ request, params }) => {
+  const mark = (done: boolean) => projectRoute<Params, typeof NoQuery>(env, 'maintainer', NoQuery, async ({ request, params, caller, project }) => {
     if (done) await readMarkDoneBody(request);
-    const caller = env.callerOf(request);
-    const project = await getProject(deps, params.slug);
     return json(improvementView(await markImprovementDone(deps, project._id, params.id, caller.email || caller.subject, done)));
   });
   return new Elysia({ name: 'semanticAccessRoutes', prefix: '/api/semantic' })
-    .get('/projects/:slug/improvements/list', checkedRoute<{ slug: string }, typeof ImprovementListQuery>(env.logger, ImprovementListQuery, async ({ params, query }) => {
-      const project = await getProject(deps, params.slug);
+    .get('/projects/:slug/improvements/list', projectRoute<{ slug: string }, typeof ImprovementListQuery>(env, 'reader', ImprovementListQuery, async ({ project, query }) => {
       const records = await listImprovements(deps, project._id, { limit: query.limit, status: query.status });
       const list: ImprovementList = { improvements: records.map(improvementView) };
       return json(list);

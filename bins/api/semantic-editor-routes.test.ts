@@ -16,6 +16,8 @@ import { createMemoryDocumentStore } from '../../core/testing/memory-document-st
 import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
 import { semanticEditorRoutes } from './semantic-editor-routes.ts';
 import { semanticRoutes } from './semantic-routes.ts';
+import { orgSemanticAuthority } from '../../core/boot/semantic-authority.ts';
+import { ensureDefaultOrganization } from '../../core/org/index.ts';
 
 const logger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, child: () => logger };
 const base = 'https://cairn.example.com/api/semantic/projects';
@@ -28,9 +30,13 @@ let app: { handle(request: Request): Promise<Response> };
 beforeEach(async () => {
   scratchDir = await mkdtemp(join(tmpdir(), 'cairn-editor-'));
   const objects = createMemoryObjectStore();
+  const docs = createMemoryDocumentStore();
+  const caller = { subject: 'u1', email: 'ada@example.com' };
+  // Ada's only organization: projects she creates go to it.
+  await ensureDefaultOrganization({ docs, clock: systemClock, ids: cryptoIds }, caller);
   const env = {
-    deps: { docs: createMemoryDocumentStore(), objects, git: createObjectStoreGitRepo({ objectStore: objects, scratchDir }), clock: systemClock, ids: cryptoIds },
-    logger, authorOf: () => ({ name: 'Ada', email: 'ada@example.com' }), callerOf: () => ({ subject: 'u1', email: 'ada@example.com' }),
+    deps: { docs, objects, git: createObjectStoreGitRepo({ objectStore: objects, scratchDir }), clock: systemClock, ids: cryptoIds, authority: orgSemanticAuthority({ docs }) },
+    logger, authorOf: () => ({ name: 'Ada', email: 'ada@example.com' }), callerOf: () => caller, prepare: async () => undefined,
   };
   app = new Elysia().use(semanticRoutes(env)).use(semanticEditorRoutes(env));
 });

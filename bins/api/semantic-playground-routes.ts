@@ -4,7 +4,9 @@
  * - GET …/projects/:slug/calls/stats: calls, errors and execute_query latency per time bucket ({@link CallStatsView}),
  *   with the filters of GET …/calls (tool, status, token, from, to) and `bucketMinutes`.
  * - GET …/projects/:slug/calls/tokens: names of every token of the project, playground ones included ({@link CallTokenList}).
- * Errors: 401 `unauthorized` without a signed-in member, 404 `not_found` for an unknown project, 400
+ * Roles: User for the playground token (it queries every model), Reader for the others (semantic-routes.ts).
+ * Errors: 401 `unauthorized` without a signed-in member, 404 `not_found` for an unknown project (or one of an
+ * organization the caller is not in), 403 `project_role_required`, 400
  * `invalid_argument` naming a bad query parameter.
  *
  * Source: ../shared/spec/semantic-query-service.md § What the service does 2 and 5, § Resources (call log entry); issue 9.
@@ -12,13 +14,12 @@
 import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { callStats } from '../../core/semantic/call-log.ts';
-import { getProject } from '../../core/semantic/projects.ts';
 import { callLogTokenNames, mintPlaygroundToken } from '../../core/semantic/tokens.ts';
 import type { CallStatsView, CallTokenList } from '../../core/semantic/api/monitoring.ts';
 import type { PlaygroundTokenView } from '../../core/semantic/api/playground.ts';
 import { json } from './http-helpers.ts';
 import { NoQuery } from './query-params.ts';
-import { callLogFilterParams, checkedRoute, type SemanticRouteDeps } from './semantic-routes.ts';
+import { callLogFilterParams, projectRoute, type SemanticRouteDeps } from './semantic-routes.ts';
 
 /** Query of GET …/calls/stats: the filters of GET …/calls and the bucket width. */
 const StatsQuery = Type.Object({
@@ -28,24 +29,20 @@ const StatsQuery = Type.Object({
 
 /** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
 export function semanticPlaygroundRoutes(env: SemanticRouteDeps) {
-  const { deps, logger } = env;
+  const { deps } = env;
   type Slug = { slug: string };
   return new Elysia({ name: 'semanticPlaygroundRoutes', prefix: '/api/semantic' })
-    .post('/projects/:slug/playground-token', checkedRoute<Slug, typeof NoQuery>(logger, NoQuery, async ({ request, params }) => {
-      const caller = env.callerOf(request);
-      const project = await getProject(deps, params.slug);
+    .post('/projects/:slug/playground-token', projectRoute<Slug, typeof NoQuery>(env, 'user', NoQuery, async ({ caller, project }) => {
       const { token, record } = await mintPlaygroundToken(deps, project._id, { subject: caller.subject, email: caller.email });
       const view: PlaygroundTokenView = { token, expiresAt: record.expiresAt!.toISOString(), tokenId: record._id };
       return json(view, 201);
     }), { parse: 'none' })
-    .get('/projects/:slug/calls/stats', checkedRoute<Slug, typeof StatsQuery>(logger, StatsQuery, async ({ params, query }) => {
-      const project = await getProject(deps, params.slug);
+    .get('/projects/:slug/calls/stats', projectRoute<Slug, typeof StatsQuery>(env, 'reader', StatsQuery, async ({ project, query }) => {
       const stats = await callStats(deps, project._id, { tool: query.tool, status: query.status, tokenId: query.token, from: query.from, to: query.to, bucketMinutes: query.bucketMinutes });
       const view: CallStatsView = { ...stats, from: stats.from.toISOString(), to: stats.to.toISOString(), buckets: stats.buckets.map((b) => ({ ...b, start: b.start.toISOString() })) };
       return json(view);
     }))
-    .get('/projects/:slug/calls/tokens', checkedRoute<Slug, typeof NoQuery>(logger, NoQuery, async ({ params }) => {
-      const project = await getProject(deps, params.slug);
+    .get('/projects/:slug/calls/tokens', projectRoute<Slug, typeof NoQuery>(env, 'reader', NoQuery, async ({ project }) => {
       const view: CallTokenList = { tokens: await callLogTokenNames(deps, project._id) };
       return json(view);
     }));

@@ -2,7 +2,19 @@
  * JSON routes of the semantic service under /api/semantic/… (used by the `cairn semantic` commands
  * and, later, the web app): projects, sources, data uploads, publish, tokens, call log, improvements.
  *
- * Source: ../shared/spec/semantic-query-service.md § Resources, § States and transitions; issue 2.
+ * Every route checks the caller's role on the project (core/semantic/project-access.ts), before any body is read:
+ *
+ * | Route | Needs |
+ * |---|---|
+ * | GET /projects (`?orgId=`) | member: lists the projects of the caller's organizations they hold Reader on |
+ * | POST /projects (body `orgId`, default the caller's only organization) | `agents:create` in that organization |
+ * | GET /projects/:slug, …/sources, …/changes, POST …/validate, GET …/tokens, …/calls, …/calls/stats, …/calls/tokens, …/improvements, …/improvements/list | Reader |
+ * | POST …/playground-token | User |
+ * | PATCH /projects/:slug, PUT …/blobs/:name, POST …/sources, …/publish, …/tokens, DELETE …/tokens/:id, POST/DELETE …/improvements/:id/done | Maintainer |
+ *
+ * A project of an organization the caller is not in answers 404 exactly as one that does not exist.
+ *
+ * Source: ../shared/spec/semantic-query-service.md § Resources, § States and transitions; issue 2; issue 17 § 1.
  */
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
@@ -13,7 +25,8 @@ import { calledTools, defaultCallLogLimit, listCalls, maxCallLogLimit } from '..
 import type { SemanticDeps } from '../../core/semantic/deps.ts';
 import { defaultImprovementsLimit, listImprovements, maxImprovementsLimit } from '../../core/semantic/improvements.ts';
 import { publish } from '../../core/semantic/planes.ts';
-import { createProject, getProject, listProjects, updateProject } from '../../core/semantic/projects.ts';
+import { createProjectFor, listProjectsFor, loadProject, type ProjectRole, type SemanticAuthority, type SemanticCaller } from '../../core/semantic/project-access.ts';
+import { updateProject } from '../../core/semantic/projects.ts';
 import type { ProjectRecord } from '../../core/semantic/records.ts';
 import { putDataBlob, readSourceSnapshot, saveSources } from '../../core/semantic/sources.ts';
 import { createToken, listTokens, revokeToken } from '../../core/semantic/tokens.ts';
@@ -25,12 +38,15 @@ import { improvementView, tokenView } from './semantic-access-views.ts';
 
 /** Dependencies of the semantic routes. */
 export interface SemanticRouteDeps {
-  deps: SemanticDeps & { git: GitRepo };
+  /** The stores and the organization checks (core/boot/semantic-authority.ts). */
+  deps: SemanticDeps & { git: GitRepo; authority: SemanticAuthority };
   logger: Logger;
   /** The signed-in member making a request: author of the commits it makes. */
   authorOf(request: Request): { name: string; email: string };
   /** The signed-in caller of a request. @throws PlatformError `unauthorized` (401) */
-  callerOf(request: Request): { subject: string; email: string; name?: string };
+  callerOf(request: Request): SemanticCaller;
+  /** Runs before every handler for the caller (their organization prepared: org-routes.ts orgPreparation). */
+  prepare(caller: SemanticCaller): Promise<void>;
 }
 
 /**
@@ -54,27 +70,44 @@ const CallsQuery = Type.Object({
   ...callLogFilterParams,
   limit: wholeNumberParam({ minimum: 1, maximum: maxCallLogLimit, default: defaultCallLogLimit }),
 }, { additionalProperties: false });
+/** Query of GET /api/semantic/projects: `orgId`, one of the caller's organizations (default: all of them). */
+const ListProjectsQuery = Type.Object({ orgId: textParam('an organization id') }, { additionalProperties: false });
 /** Query of GET …/improvements: `status` open | done | all (default all) and `limit`, the newest requests answered: default 100, at most 500. */
 const ImprovementsQuery = Type.Object({
   status: Type.Optional(ImprovementStatusFilter),
   limit: wholeNumberParam({ minimum: 1, maximum: maxImprovementsLimit, default: defaultImprovementsLimit }),
 }, { additionalProperties: false });
 
-/** What a route handler receives: the request, its path parameters and its checked query. */
-export interface RouteContext<P, Q> { request: Request; params: P; query: Q }
+/** What a route handler receives: the request, its path parameters, its checked query and the signed-in caller. */
+export interface RouteContext<P, Q> { request: Request; params: P; query: Q; caller: SemanticCaller }
+
+/** What a project route's handler receives: also the project, the caller's role on it checked. */
+export interface ProjectContext<P, Q> extends RouteContext<P, Q> { project: ProjectRecord }
 
 /**
- * A route handler that first checks the query string against `query` ({@link readQuery}) and answers
- * every error through {@link errorToResponse}.
+ * A route handler that first checks the query string against `query` ({@link readQuery}), then resolves and
+ * prepares the signed-in caller, and answers every error through {@link errorToResponse}.
  */
-export function checkedRoute<P, S extends TObject>(logger: Logger, query: S, handler: (ctx: RouteContext<P, Static<S>>) => Promise<Response>) {
+export function checkedRoute<P, S extends TObject>(env: SemanticRouteDeps, query: S, handler: (ctx: RouteContext<P, Static<S>>) => Promise<Response>) {
   return async ({ request, params }: { request: Request; params: P }): Promise<Response> => {
     try {
-      return await handler({ request, params, query: readQuery(request, query) });
+      const checked = readQuery(request, query);
+      const caller = env.callerOf(request);
+      await env.prepare(caller);
+      return await handler({ request, params, query: checked, caller });
     } catch (error) {
-      return errorToResponse(error, logger);
+      return errorToResponse(error, env.logger);
     }
   };
+}
+
+/**
+ * A route on the project `:slug`: as {@link checkedRoute}, then {@link loadProject} with `role` before the
+ * handler runs (before any body is read): 404 for a project that does not exist or whose organization the
+ * caller is not in (the same answer), 403 `project_role_required` for a member whose role is too low.
+ */
+export function projectRoute<P extends { slug: string }, S extends TObject>(env: SemanticRouteDeps, role: ProjectRole, query: S, handler: (ctx: ProjectContext<P, Static<S>>) => Promise<Response>) {
+  return checkedRoute<P, S>(env, query, async (ctx) => handler({ ...ctx, project: await loadProject(env.deps, ctx.caller, ctx.params.slug, role) }));
 }
 
 /**
@@ -83,60 +116,55 @@ export function checkedRoute<P, S extends TObject>(logger: Logger, query: S, han
  */
 export function semanticRoutes(env: SemanticRouteDeps) {
   const { deps } = env;
-  /** A route that takes no query parameters. */
-  const route = <P>(handler: (ctx: RouteContext<P, Static<typeof NoQuery>>) => Promise<Response>) => checkedRoute(env.logger, NoQuery, handler);
   type Slug = { slug: string };
+  /** A project route that takes no query parameters. */
+  const on = <P extends Slug = Slug>(role: ProjectRole, handler: (ctx: ProjectContext<P, Static<typeof NoQuery>>) => Promise<Response>) => projectRoute(env, role, NoQuery, handler);
   return new Elysia({ prefix: '/api/semantic' })
-    .get('/projects', route(async () => json({ projects: (await listProjects(deps)).map(projectView) })))
-    .post('/projects', route(async ({ request }) => json(projectView(await createProject(deps, await readJson(request, CreateProjectBody))), 201)), { parse: 'none' })
-    .get('/projects/:slug', route<Slug>(async ({ params }) => json(await projectDetail(deps, await getProject(deps, params.slug)))))
-    .patch('/projects/:slug', route<Slug>(async ({ request, params }) => json(projectView(await updateProject(deps, params.slug, await readJson(request, UpdateProjectBody))))), { parse: 'none' })
-    .put('/projects/:slug/blobs/:name', route<Slug & { name: string }>(async ({ request, params }) => {
-      const project = await getProject(deps, params.slug);
-      return json(await putDataBlob(deps, project, params.name, await readBody(request, maxUploadBytes)), 201);
-    }), { parse: 'none' })
-    .post('/projects/:slug/sources', route<Slug>(async ({ request, params }) => {
-      const project = await getProject(deps, params.slug);
+    .get('/projects', checkedRoute(env, ListProjectsQuery, async ({ caller, query }) => json({ projects: (await listProjectsFor(deps, caller, query.orgId)).map(projectView) })))
+    .post('/projects', checkedRoute(env, NoQuery, async ({ request, caller }) => json(projectView(await createProjectFor(deps, caller, await readJson(request, CreateProjectBody))), 201)), { parse: 'none' })
+    .get('/projects/:slug', on('reader', async ({ project }) => json(await projectDetail(deps, project))))
+    .patch('/projects/:slug', on('maintainer', async ({ request, project }) => json(projectView(await updateProject(deps, project, await readJson(request, UpdateProjectBody))))), { parse: 'none' })
+    .put('/projects/:slug/blobs/:name', on<Slug & { name: string }>('maintainer', async ({ request, params, project }) =>
+      json(await putDataBlob(deps, project, params.name, await readBody(request, maxUploadBytes)), 201)), { parse: 'none' })
+    .post('/projects/:slug/sources', on('maintainer', async ({ request, project }) => {
       const body = await readJson(request, SaveSourcesBody);
       const snapshot = await saveSources(deps, project, { models: body.models, data: body.data, replace: body.replace ?? false, deletes: body.deletes, message: body.message ?? 'Save sources', author: env.authorOf(request) });
       const saved: SavedSourcesView = { revision: snapshot.revision, commitId: snapshot.commitId, models: Object.keys(snapshot.models).sort(), data: snapshot.data.map((d) => ({ name: d.name, sha256: d.sha256, size: d.size })) };
       return json(saved);
     }), { parse: 'none' })
-    .post('/projects/:slug/publish', route<Slug>(async ({ params }) => {
-      const build = await publish(deps, await getProject(deps, params.slug));
+    .post('/projects/:slug/publish', on('maintainer', async ({ project }) => {
+      const build = await publish(deps, project);
       const published: PublishedView = { buildId: build.buildId, revision: build.revision, commitId: build.commitId, publishedAt: build.publishedAt, models: Object.keys(build.models).sort() };
       return json(published);
     }), { parse: 'none' })
-    .get('/projects/:slug/tokens', route<Slug>(async ({ params }) => {
-      const list: TokenList = { tokens: (await listTokens(deps, (await getProject(deps, params.slug))._id)).map(tokenView) };
+    .get('/projects/:slug/tokens', on('reader', async ({ project }) => {
+      const list: TokenList = { tokens: (await listTokens(deps, project._id)).map(tokenView) };
       return json(list);
     }))
-    .post('/projects/:slug/tokens', route<Slug>(async ({ request, params }) => {
-      const project = await getProject(deps, params.slug);
+    .post('/projects/:slug/tokens', on('maintainer', async ({ request, project }) => {
       const body = await readJson(request, CreateTokenBody);
       const { token, record } = await createToken(deps, { projectId: project._id, name: body.name ?? 'token', models: body.models, expiresAt: parseExpiry(body.expiresAt) });
       const created: CreatedTokenView = { token, id: record._id, name: record.name, models: record.models, expiresAt: record.expiresAt?.toISOString() ?? null, displayPrefix: record.displayPrefix };
       return json(created, 201);
     }), { parse: 'none' })
-    .delete('/projects/:slug/tokens/:id', route<Slug & { id: string }>(async ({ params }) => {
-      await revokeToken(deps, (await getProject(deps, params.slug))._id, params.id);
+    .delete('/projects/:slug/tokens/:id', on<Slug & { id: string }>('maintainer', async ({ params, project }) => {
+      await revokeToken(deps, project._id, params.id);
       const revoked: RevokedTokenView = { revoked: params.id };
       return json(revoked);
     }))
-    .get('/projects/:slug/calls', checkedRoute<Slug, typeof CallsQuery>(env.logger, CallsQuery, async ({ params, query }) => {
-      const project = await getProject(deps, params.slug);
+    .get('/projects/:slug/calls', projectRoute<Slug, typeof CallsQuery>(env, 'reader', CallsQuery, async ({ project, query }) => {
       const calls = await listCalls(deps, project._id, { tool: query.tool, status: query.status, tokenId: query.token, from: query.from, to: query.to, limit: query.limit });
       return json({ calls, tools: await calledTools(deps, project._id) });
     }))
-    .get('/projects/:slug/improvements', checkedRoute<Slug, typeof ImprovementsQuery>(env.logger, ImprovementsQuery, async ({ params, query }) => {
-      const records = await listImprovements(deps, (await getProject(deps, params.slug))._id, { limit: query.limit, status: query.status });
+    .get('/projects/:slug/improvements', projectRoute<Slug, typeof ImprovementsQuery>(env, 'reader', ImprovementsQuery, async ({ project, query }) => {
+      const records = await listImprovements(deps, project._id, { limit: query.limit, status: query.status });
       const list: ImprovementList = { improvements: records.map(improvementView) };
       return json(list);
     }));
 }
 
 function projectView(p: ProjectRecord): ProjectView {
-  return { id: p._id, slug: p.slug, name: p.name, pageSize: p.pageSize, createdAt: p.createdAt.toISOString(), sourceRevision: p.sourceRevision, publishedRevision: p.publishedRevision ?? null, publishedAt: p.publishedAt?.toISOString() ?? null };
+  return { id: p._id, orgId: p.orgId, slug: p.slug, name: p.name, pageSize: p.pageSize, createdAt: p.createdAt.toISOString(), sourceRevision: p.sourceRevision, publishedRevision: p.publishedRevision ?? null, publishedAt: p.publishedAt?.toISOString() ?? null };
 }
 
 async function projectDetail(deps: SemanticDeps, project: ProjectRecord): Promise<ProjectDetail> {

@@ -23,7 +23,7 @@ import { ensureOrgIndexes } from '../org/organizations.ts';
 import { ensureAgentIndexes } from '../agent/hosting-model.ts';
 import { ensureConnectionIndexes } from '../connection/index.ts';
 import { createRedisLease, openRedis, type RedisConnection } from '../adapters/redis/index.ts';
-import { systemClock } from '../adapters/runtime/system.ts';
+import { cryptoIds, systemClock } from '../adapters/runtime/system.ts';
 import { openDocumentStore, openObjectStore } from '../adapters/stores/open-stores.ts';
 import { platformRelease } from './platform-release.ts';
 
@@ -77,7 +77,7 @@ export async function openBootStores(env: ServiceEnv, options: { owner: string; 
   const lease = redis ? createRedisLease(redis) : createDocumentLease(docs, systemClock);
   await runDataUpdatesAtBoot(
     { docs, lease, clock: systemClock, logger: options.print, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), owner: options.owner },
-    platformRelease(),
+    platformRelease({ docs, clock: systemClock, ids: cryptoIds }),
     { allowNewerData: env.allowNewerData },
   );
   await ensureSemanticIndexes(docs);

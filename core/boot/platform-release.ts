@@ -6,7 +6,8 @@
  */
 import { leaseCollection } from '../lease/document-lease.ts';
 import type { ReleaseData } from '../data-update/index.ts';
-import { collections as semanticCollections, semanticSchemaVersion } from '../semantic/records.ts';
+import { collections as semanticCollections, projectSchemaVersion, semanticSchemaVersion } from '../semantic/records.ts';
+import { semanticProjectOrgUpdate, type ProjectUpdateWorld } from './semantic-project-update.ts';
 import { CREDENTIAL_SECRETS_COLLECTION } from '../adapters/secrets/db-secret-store.ts';
 import { orgCollections, orgSchemaVersion } from '../org/model.ts';
 import { agentCollections, agentSchemaVersion } from '../agent/hosting-model.ts';
@@ -18,16 +19,21 @@ import { callbackAddressesCollection } from './callback-addresses.ts';
 import { aguiThreadsCollection } from './agui-runs.ts';
 import { sessionKeyClaimsCollection } from '../session/session-key-claims.ts';
 
-/** The release's collections and data updates. */
-export function platformRelease(): ReleaseData {
+/**
+ * The release's collections and data updates.
+ * @param world - the stores the updates read beyond the documents they rewrite (the default organization of
+ *   semantic_projects 1→2); omit it where updates are only listed
+ */
+export function platformRelease(world?: ProjectUpdateWorld): ReleaseData {
   const first = { baseline: 1, current: 1 };
   const names = [...Object.values(semanticCollections), leaseCollection, CREDENTIAL_SECRETS_COLLECTION, pollStatesCollection, callbackAddressesCollection, aguiThreadsCollection, sessionKeyClaimsCollection];
   const collections = Object.fromEntries(names.map((name) => [name, first]));
   for (const name of Object.values(semanticCollections)) collections[name] = { baseline: 1, current: semanticSchemaVersion };
+  collections[semanticCollections.projects] = { baseline: 1, current: projectSchemaVersion };
   for (const name of Object.values(orgCollections)) collections[name] = { baseline: 1, current: orgSchemaVersion };
   for (const name of Object.values(agentCollections)) collections[name] = { baseline: 1, current: agentSchemaVersion };
   for (const name of Object.values(connectionCollections)) collections[name] = { baseline: 1, current: connectionSchemaVersion };
   for (const name of Object.values(deploymentCollections)) collections[name] = { baseline: 1, current: deploymentSchemaVersion };
   for (const name of Object.values(sessionCollections)) collections[name] = { baseline: 1, current: sessionSchemaVersion };
-  return { collections, updates: [] };
+  return { collections, updates: [semanticProjectOrgUpdate(world)] };
 }

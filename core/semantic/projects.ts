@@ -7,11 +7,12 @@ import { Value } from '@sinclair/typebox/value';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { SemanticDeps } from './deps.ts';
-import { callLogRetentionDays, collections, defaultPageSize, ProjectSlug, semanticSchemaVersion, type ProjectRecord } from './records.ts';
+import { callLogRetentionDays, collections, defaultPageSize, ProjectSlug, projectSchemaVersion, type ProjectRecord } from './records.ts';
 
 /** Declares the indexes of the semantic collections (idempotent; run at boot). */
 export async function ensureSemanticIndexes(docs: DocumentStore): Promise<void> {
   await docs.collection(collections.projects).createIndex({ slug: 1 }, { unique: true });
+  await docs.collection(collections.projects).createIndex({ orgId: 1, slug: 1 });
   await docs.collection(collections.tokens).createIndex({ tokenHash: 1 }, { unique: true });
   await docs.collection(collections.tokens).createIndex({ projectId: 1 });
   await docs.collection(collections.callLog).createIndex({ at: 1 }, { expireAfterSeconds: callLogRetentionDays * 86_400 });
@@ -22,6 +23,8 @@ export async function ensureSemanticIndexes(docs: DocumentStore): Promise<void> 
 
 /** Input of {@link createProject}. */
 export interface CreateProjectInput {
+  /** The organization that owns it (checked by the caller: core/semantic/project-access.ts). */
+  orgId: string;
   slug: string;
   /** Display name; defaults to the slug. */
   name?: string;
@@ -31,7 +34,8 @@ export interface CreateProjectInput {
 
 /**
  * Creates a project.
- * @throws PlatformError `invalid_argument` (400) for a bad slug or page size, `conflict` (409) when the slug exists
+ * @throws PlatformError `invalid_argument` (400) for a bad slug or page size, `conflict` (409) when the slug is taken
+ *   (slugs are unique across the deployment: the MCP endpoint URL names one; the message names no organization)
  */
 export async function createProject(deps: SemanticDeps, input: CreateProjectInput): Promise<ProjectRecord> {
   if (!Value.Check(ProjectSlug, input.slug)) {
@@ -40,7 +44,8 @@ export async function createProject(deps: SemanticDeps, input: CreateProjectInpu
   const pageSize = checkPageSize(input.pageSize ?? defaultPageSize);
   const record: ProjectRecord = {
     _id: deps.ids.newId(),
-    schemaVersion: semanticSchemaVersion,
+    schemaVersion: projectSchemaVersion,
+    orgId: input.orgId,
     slug: input.slug,
     name: input.name?.trim() || input.slug,
     pageSize,
@@ -51,7 +56,7 @@ export async function createProject(deps: SemanticDeps, input: CreateProjectInpu
     await deps.docs.collection<ProjectRecord>(collections.projects).insertOne(record);
   } catch (error) {
     if (isPlatformError(error, 'duplicate_key')) {
-      throw new PlatformError('conflict', `A project with slug "${input.slug}" already exists.`, { status: 409 });
+      throw new PlatformError('conflict', `The project slug "${input.slug}" is taken: choose another slug.`, { status: 409 });
     }
     throw error;
   }
@@ -59,13 +64,11 @@ export async function createProject(deps: SemanticDeps, input: CreateProjectInpu
 }
 
 /**
- * The project named by `slug`.
- * @throws PlatformError `not_found` (404)
+ * The one refusal of a project that does not exist or that the caller may not see (the two read the same:
+ * no slug, no organization; issue 17 § 1).
  */
-export async function getProject(deps: Pick<SemanticDeps, 'docs'>, slug: string): Promise<ProjectRecord> {
-  const project = await findProject(deps, slug);
-  if (!project) throw new PlatformError('not_found', `No semantic project "${slug}": create it first (cairn semantic import <dir> --project ${slug}).`, { status: 404 });
-  return project;
+export function projectNotFound(): PlatformError {
+  return new PlatformError('not_found', 'No such semantic project among your organizations\' projects: GET /api/semantic/projects lists them, and cairn semantic import <dir> --project <slug> creates one.', { status: 404 });
 }
 
 /** The project named by `slug`, or null. */
@@ -73,17 +76,17 @@ export async function findProject(deps: Pick<SemanticDeps, 'docs'>, slug: string
   return deps.docs.collection<ProjectRecord>(collections.projects).findOne({ slug });
 }
 
-/** Every project, by slug. */
-export async function listProjects(deps: Pick<SemanticDeps, 'docs'>): Promise<ProjectRecord[]> {
-  return deps.docs.collection<ProjectRecord>(collections.projects).find({}, { sort: { slug: 1 } });
+/** The projects of the organizations `orgIds`, by slug. */
+export async function listProjects(deps: Pick<SemanticDeps, 'docs'>, orgIds: readonly string[]): Promise<ProjectRecord[]> {
+  if (orgIds.length === 0) return [];
+  return deps.docs.collection<ProjectRecord>(collections.projects).find({ orgId: { $in: [...orgIds] } }, { sort: { slug: 1 } });
 }
 
 /**
- * Changes a project's display name or digest page size.
- * @throws PlatformError `invalid_argument` (400) for a page size outside 1–200, `not_found` (404)
+ * Changes a project's display name or digest page size (the caller's role was checked by its loader).
+ * @throws PlatformError `invalid_argument` (400) for a page size outside 1–200
  */
-export async function updateProject(deps: Pick<SemanticDeps, 'docs'>, slug: string, change: { name?: string; pageSize?: number }): Promise<ProjectRecord> {
-  const project = await getProject(deps, slug);
+export async function updateProject(deps: Pick<SemanticDeps, 'docs'>, project: ProjectRecord, change: { name?: string; pageSize?: number }): Promise<ProjectRecord> {
   const set: Record<string, unknown> = {};
   if (change.pageSize !== undefined) set.pageSize = checkPageSize(change.pageSize);
   if (change.name !== undefined && change.name.trim()) set.name = change.name.trim();

@@ -11,6 +11,13 @@ import { Type, type Static } from '@sinclair/typebox';
  */
 export const semanticSchemaVersion = 1 as const;
 
+/**
+ * Version of the project documents (`semantic_projects`): 2 since a project belongs to an organization
+ * (`orgId`; issue 17 § 1). The data update from 1 (core/boot/semantic-project-update.ts) gives older projects
+ * to the default organization. The other semantic collections stay at {@link semanticSchemaVersion}.
+ */
+export const projectSchemaVersion = 2 as const;
+
 /** Collection names, one place. */
 export const collections = {
   projects: 'semantic_projects',
@@ -26,12 +33,17 @@ export const ProjectSlug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' })
 /** Default items per digest page (datasets, relationships, metrics, fields). */
 export const defaultPageSize = 25;
 
-/** A semantic project: named by its slug in endpoint URLs. */
 const SchemaVersion = Type.Literal(semanticSchemaVersion);
 
+/**
+ * A semantic project: named by its slug in endpoint URLs (unique across the deployment, as the MCP endpoint
+ * URL `/mcp/<slug>/mcp` names it), owned by one organization.
+ */
 export const ProjectRecord = Type.Object({
   _id: Type.String(),
-  schemaVersion: SchemaVersion,
+  schemaVersion: Type.Literal(projectSchemaVersion),
+  /** The organization that owns it: its members' roles decide who reads and changes it (issue 17 § 1). */
+  orgId: Type.String(),
   slug: ProjectSlug,
   name: Type.String(),
   /** Items per digest page, 1–200. */

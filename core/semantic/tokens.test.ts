@@ -43,8 +43,8 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; statu
 describe('authenticateEndpoint', () => {
   it('refuses an unknown project exactly as it refuses a bad or foreign token', async () => {
     const { deps } = world();
-    const alpha = await createProject(deps, { slug: 'alpha', name: 'Alpha' });
-    await createProject(deps, { slug: 'beta', name: 'Beta' });
+    const alpha = await createProject(deps, { orgId: 'org-1', slug: 'alpha', name: 'Alpha' });
+    await createProject(deps, { orgId: 'org-1', slug: 'beta', name: 'Beta' });
     const { token } = await createToken(deps, { projectId: alpha._id, name: 'a', models: ['m'] });
     const refusals = await Promise.all([
       refusal(authenticateEndpoint(deps, 'no-such-project', undefined)),
@@ -61,7 +61,7 @@ describe('authenticateEndpoint', () => {
 
   it('writes Last Used at most once per interval, and a revoked token is refused at once', async () => {
     const { deps, advance, updates } = world();
-    const project = await createProject(deps, { slug: 'gamma', name: 'Gamma' });
+    const project = await createProject(deps, { orgId: 'org-1', slug: 'gamma', name: 'Gamma' });
     const { token, record } = await createToken(deps, { projectId: project._id, name: 'g', models: ['m'] });
     const before = updates();
     const first = await authenticateEndpoint(deps, 'gamma', token);
@@ -81,7 +81,7 @@ describe('authenticateEndpoint', () => {
 describe('playground tokens', () => {
   it('reach every model (saved later too), expire after 8 h, stay hidden from MCP Access, and replace the member\'s earlier one', async () => {
     const { deps, advance } = world();
-    const alpha = await createProject(deps, { slug: 'alpha', name: 'Alpha' });
+    const alpha = await createProject(deps, { orgId: 'org-1', slug: 'alpha', name: 'Alpha' });
     await createToken(deps, { projectId: alpha._id, name: 'agent', models: ['m'] });
     const first = await mintPlaygroundToken(deps, alpha._id, { subject: 'sub-ann', email: 'ann@example.com' });
     const other = await mintPlaygroundToken(deps, alpha._id, { subject: 'sub-bob', email: 'bob@example.com' });

@@ -8,8 +8,12 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 
-/** Body of POST /api/semantic/projects: `slug` as in the URL (`^[a-z0-9][a-z0-9-]{0,62}$`), optional display name and digest page size. */
-export const CreateProjectBody = Type.Object({ slug: Type.String(), name: Type.Optional(Type.String({ maxLength: 200 })), pageSize: Type.Optional(Type.Integer()) }, { additionalProperties: false });
+/**
+ * Body of POST /api/semantic/projects: `slug` as in the URL (`^[a-z0-9][a-z0-9-]{0,62}$`), `orgId` the owning
+ * organization (default: the caller's only one; 409 `ambiguous_organization` when they are in several),
+ * optional display name and digest page size.
+ */
+export const CreateProjectBody = Type.Object({ slug: Type.String(), orgId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), name: Type.Optional(Type.String({ maxLength: 200 })), pageSize: Type.Optional(Type.Integer()) }, { additionalProperties: false });
 export type CreateProjectBody = Static<typeof CreateProjectBody>;
 
 /** Body of PATCH /api/semantic/projects/:slug. */
@@ -33,6 +37,8 @@ export type SaveSourcesBody = Static<typeof SaveSourcesBody>;
 /** A project as listed (GET /api/semantic/projects → `{ projects: ProjectView[] }`); times are ISO-8601 strings on the wire. */
 export const ProjectView = Type.Object({
   id: Type.String(),
+  /** The organization that owns the project. */
+  orgId: Type.String(),
   slug: Type.String(),
   name: Type.String(),
   pageSize: Type.Integer(),
