@@ -14,6 +14,7 @@ import {
   type DocumentStoreFixture,
   type Item,
 } from './document-store-writes.contract.ts';
+import { registerKeyCases } from './document-store-keys.contract.ts';
 
 export type { DocumentStoreFixture, Item } from './document-store-writes.contract.ts';
 
@@ -49,6 +50,7 @@ export function documentStoreContract(
     registerQueryCases(state);
     registerDateAndOrderCases(state);
     registerWriteCases(state, options.ttlWaitMs ?? 0);
+    registerKeyCases(state);
   });
 }
 

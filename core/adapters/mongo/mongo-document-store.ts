@@ -9,6 +9,7 @@
 import { MongoClient, type Collection, type Document } from 'mongodb';
 import type { BaseDocument, DocumentCollection, DocumentStore, Filter, FindOptions, IndexOptions, Update } from '../../ports/document-store.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
+import { escapeKeysDeep, unescapeKeysDeep } from '../document-keys.ts';
 import { mongoFailure, redactMongoUri, scrubCredentials } from './mongo-errors.ts';
 
 /**
@@ -30,7 +31,9 @@ export interface MongoDocumentStoreOptions {
  * an unknown query operator answers `invalid_filter`; `updateOne` with `upsert` inserts the filter's
  * equality fields plus the update, with a fresh string `_id` unless the filter names one; undefined
  * fields are left out (as the embedded store does); an index on the same keys with other options answers
- * `index_conflict`.
+ * `index_conflict`. Keys of stored values that MongoDB would refuse or misread (`$`-prefixed such as `$date` or
+ * `$ref`, dotted, `__proto__`, empty) are escaped on write (documents and `$set` values) and restored on read
+ * (../document-keys.ts); filters and update paths pass as written: they name the platform's own fields.
  *
  * @returns the store; `close()` closes the client, after which calls fail with `store_closed`
  * @throws PlatformError `invalid_config` when the URI cannot be parsed; `store_unreachable` (503) when
@@ -97,9 +100,9 @@ function mongoCollection<T extends BaseDocument>(collection: Collection<Document
     }
   };
   return {
-    insertOne: (doc) => run('write', async () => void (await collection.insertOne({ ...doc } as Document))),
-    findOne: (filter) => run('read', async () => (await collection.findOne(filter)) as T | null),
-    find: (filter, findOptions) => run('read', async () => (await findCursor(collection, filter, findOptions).toArray()) as unknown as T[]),
+    insertOne: (doc) => run('write', async () => void (await collection.insertOne(escapeKeysDeep({ ...doc }) as Document))),
+    findOne: (filter) => run('read', async () => unescapeKeysDeep(await collection.findOne(filter)) as T | null),
+    find: (filter, findOptions) => run('read', async () => (await findCursor(collection, filter, findOptions).toArray()).map(unescapeKeysDeep) as T[]),
     countDocuments: (filter) => run('read', () => collection.countDocuments(filter)),
     updateOne: (filter, update, updateOptions) => run('write', () => updateOne(collection, filter, update, updateOptions?.upsert === true)),
     deleteOne: (filter) => run('read', async () => (await collection.deleteOne(filter)).deletedCount),
@@ -129,7 +132,8 @@ function findCursor(collection: Collection<Document>, filter: Filter, options: F
 
 async function updateOne(collection: Collection<Document>, filter: Filter, update: Update, upsert: boolean) {
   const modifier: Document = {};
-  if (update.$set !== undefined && Object.keys(update.$set).length > 0) modifier.$set = update.$set;
+  // $set's paths are the platform's own field names; the values' keys (a caller's or a model's) are escaped.
+  if (update.$set !== undefined && Object.keys(update.$set).length > 0) modifier.$set = escapeSetValues(update.$set);
   if (update.$unset !== undefined && Object.keys(update.$unset).length > 0) modifier.$unset = update.$unset;
   if (update.$inc !== undefined && Object.keys(update.$inc).length > 0) modifier.$inc = update.$inc;
   // MongoDB would give an upserted document an ObjectId; the port's _id is always a string.
@@ -138,6 +142,11 @@ async function updateOne(collection: Collection<Document>, filter: Filter, updat
   if (Object.keys(modifier).length === 0) modifier.$set = {};
   const result = await collection.updateOne(filter, modifier, { upsert });
   return { matched: result.matchedCount, upserted: result.upsertedCount > 0 };
+}
+
+/** `$set` with each value's keys escaped (../document-keys.ts) and each path as it is. */
+function escapeSetValues(set: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(set).map(([path, value]) => [path, escapeKeysDeep(value)]));
 }
 
 /** True when `filter` fixes `_id` by equality at the top level or inside `$and` (MongoDB then seeds it). */

@@ -10,6 +10,7 @@ import * as queryOperators from 'mingo/operators/query';
 import { Query } from 'mingo/query';
 import { update as mingoUpdate } from 'mingo/updater';
 import { PlatformError } from '../../ports/platform-error.ts';
+import { escapeKeysDeep, unescapeKeysDeep } from '../document-keys.ts';
 import type { FindOptions, Filter, Update } from '../../ports/document-store.ts';
 
 /**
@@ -104,7 +105,9 @@ export function applyFindOptions<T extends PlainDocument>(docs: T[], options: Fi
  * @throws PlatformError `invalid_update` when the update would change `_id`, or `$inc` is not numeric
  */
 export function applyUpdate(doc: PlainDocument, update: Update): PlainDocument {
-  const next = structuredClone(doc);
+  // mingo runs on the stored form (keys escaped: ../document-keys.ts), so a caller's `__proto__`, `$`-key or dotted
+  // key in a value is data to it, never lost or read as a path; update paths are the platform's own field names.
+  const next = escapeKeysDeep(doc) as PlainDocument;
   if ('_id' in (update.$set ?? {}) && update.$set?._id !== doc._id) {
     throw new PlatformError('invalid_update', 'An update cannot change _id.', { status: 400 });
   }
@@ -112,10 +115,12 @@ export function applyUpdate(doc: PlainDocument, update: Update): PlainDocument {
     throw new PlatformError('invalid_update', 'An update cannot remove _id.', { status: 400 });
   }
   const modifier: Record<string, Record<string, unknown>> = {};
-  if (update.$set !== undefined) modifier.$set = structuredClone(update.$set);
+  if (update.$set !== undefined) {
+    modifier.$set = Object.fromEntries(Object.entries(update.$set).map(([path, value]) => [path, escapeKeysDeep(structuredClone(value))]));
+  }
   if (update.$unset !== undefined) modifier.$unset = Object.fromEntries(Object.keys(update.$unset).map((k) => [k, '']));
   if (update.$inc !== undefined) modifier.$inc = update.$inc;
-  if (Object.keys(modifier).length === 0) return next;
+  if (Object.keys(modifier).length === 0) return structuredClone(doc);
   try {
     mingoUpdate(next, modifier, undefined, undefined, { queryOptions });
   } catch (error) {
@@ -124,7 +129,7 @@ export function applyUpdate(doc: PlainDocument, update: Update): PlainDocument {
       cause: error,
     });
   }
-  return next;
+  return unescapeKeysDeep(next) as PlainDocument;
 }
 
 /**
