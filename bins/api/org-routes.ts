@@ -1,8 +1,9 @@
 /**
  * JSON routes of organizations under /api/orgs/… : the caller's organizations, members, groups with
  * their permissions and agent roles, and group memberships. Every route checks the caller's place in
- * the organization (403 with `permission_required` when they lack organization:manage; 404 when they
- * are not a member), takes no query parameters, and checks bodies with TypeBox (400 naming the field).
+ * the organization (403 with `permission_required` when they lack organization:manage; 404 naming no
+ * identifier when they are not a member), takes no query parameters, and checks bodies with TypeBox (400 naming
+ * the field). Nobody is added without their consent: members join through invitations (spec rule 7).
  *
  * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors; issue 7 § Organizations and roles.
  */
@@ -10,8 +11,9 @@ import type { GroupView, MemberView, OrganizationDetail, OrganizationListAnswer,
 import { Type, type Static } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import type { Logger } from '../../core/ports/logger.ts';
+import { PlatformError } from '../../core/ports/platform-error.ts';
 import {
-  addMember, addToGroup, AgentRoleGrant, createGroup, createOrganization, deleteGroup, ensureDefaultOrganization,
+  addToGroup, AgentRoleGrant, createGroup, createOrganization, deleteGroup, ensureDefaultOrganization,
   getGroup, getMember, listGroups, listMembers, listOrganizations, orgAccess, PermissionSchema, prepareSignedIn, removeFromGroup, removeMember, requirePermission, updateGroup,
   type GroupRecord, type OrgAccess, type OrgCaller, type OrgDeps, type OrganizationRecord,
 } from '../../core/org/index.ts';
@@ -63,12 +65,6 @@ export function orgPreparation(options: { deps: OrgDeps; mode: 'dev-user' | 'oid
 
 const Name = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '\\S' });
 const CreateOrgBody = Type.Object({ name: Name(200) }, { additionalProperties: false });
-const AddMemberBody = Type.Object({
-  subject: Type.String({ minLength: 1, maxLength: 300 }),
-  email: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' }),
-  name: Type.Optional(Type.String({ maxLength: 200 })),
-  groups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50 })),
-}, { additionalProperties: false });
 const GroupFields = {
   permissions: Type.Optional(Type.Array(PermissionSchema, { maxItems: 10 })),
   agentRoles: Type.Optional(Type.Array(AgentRoleGrant, { maxItems: 1000 })),
@@ -84,7 +80,11 @@ export function orgRoutes(env: OrgRouteDeps) {
   return new Elysia().use(organizationAndMemberRoutes(env)).use(groupRoutes(env));
 }
 
-/** GET|POST /api/orgs, GET /api/orgs/:org, GET|POST …/members, DELETE …/members/:member (a member may remove themselves). */
+/**
+ * GET|POST /api/orgs, GET /api/orgs/:org, GET …/members, DELETE …/members/:member (a member may remove themselves);
+ * POST …/members answers 410 `members_join_by_invitation` (members join only by accepting an invitation, or through
+ * domain onboarding: bins/api/invitation-routes.ts).
+ */
 function organizationAndMemberRoutes(env: OrgRouteDeps) {
   const { deps } = env;
   const route = callerRoutes(env);
@@ -99,11 +99,9 @@ function organizationAndMemberRoutes(env: OrgRouteDeps) {
       await orgAccess(deps, caller, params.org);
       return json({ members: (await listMembers(deps, params.org)).map(memberView) });
     }))
-    .post('/:org/members', route<Org>(async ({ request, params, caller }) => {
-      await requirePermission(deps, caller, params.org, 'organization:manage');
-      const body = await readJson(request, AddMemberBody);
-      const person = { subject: body.subject, email: body.email, ...(body.name ? { name: body.name } : {}) };
-      return json(memberView(await addMember(deps, params.org, person, body.groups)), 201);
+    .post('/:org/members', route<Org>(async () => {
+      // Nobody joins without consent (spec § Authentication rule 7): the route that added any subject is gone.
+      throw new PlatformError('members_join_by_invitation', 'Members are no longer added directly: invite the person with POST /api/orgs/<org>/invitations {email, groups?}; they join when they accept it (or through domain onboarding).', { status: 410 });
     }), noParse)
     .delete('/:org/members/:member', route<Org & { member: string }>(async ({ params, caller }) => {
       const access = await orgAccess(deps, caller, params.org);

@@ -28,12 +28,16 @@ async function world() {
     requireRole: async (caller, _org, agentId) => {
       if (!readers[caller.subject]?.includes(agentId)) throw new PlatformError('agent_role_required', 'You need the Reader role on this agent.', { status: 403 });
     },
-    resolveAgent: async (_caller, ref) => ({ orgId: 'o', agentId: ref.agent }),
+    seesEveryChat: async () => false,
+    resolveAgent: async (caller, ref) => {
+      if (!readers[caller.subject]?.includes(ref.agent)) throw new PlatformError('agent_not_found', 'No such agent among your organizations\' agents.', { status: 404 });
+      return { orgId: 'o', agentId: ref.agent };
+    },
     resolveWorkflow: async () => { throw new Error('not used'); },
     enqueueTurn: async () => undefined,
   };
   const app = sessionRoutes({
-    deps, logger, prepare: async () => undefined, readableAgents: async (caller) => readers[caller.subject] ?? [],
+    deps, logger, prepare: async () => undefined, readableAgents: async (caller) => ({ agentIds: readers[caller.subject] ?? [], everyChatIn: [] }),
     callerOf: (request) => {
       const who = request.headers.get('x-test-member');
       if (!who) throw new PlatformError('unauthorized', 'Sign in first.', { status: 401 });
@@ -92,7 +96,7 @@ describe('GET /api/sessions', () => {
     expect(second.body.hasMore).toBe(false);
   });
 
-  it('refuses a bad parameter (400 naming it), an unreadable agent (403), an empty range (400) and no sign-in (401)', async () => {
+  it('refuses a bad parameter (400 naming it), an unreadable agent (404), an empty range (400) and no sign-in (401)', async () => {
     const { get } = await world();
     const bad = await get('/api/sessions?status=done');
     expect(bad.status).toBe(400);
@@ -101,7 +105,7 @@ describe('GET /api/sessions', () => {
     expect((await get('/api/sessions?from=yesterday')).body.error.message).toContain('"from"');
     expect((await get('/api/sessions?colour=red')).body.error.message).toContain('Unknown query parameter "colour"');
     expect((await get('/api/sessions?from=2026-11-22&to=2026-11-21')).status).toBe(400);
-    expect((await get('/api/sessions?agent=a2', 'bo')).status).toBe(403);
+    expect((await get('/api/sessions?agent=a2', 'bo')).status).toBe(404);
     expect((await get('/api/sessions', null)).status).toBe(401);
   });
 

@@ -8,7 +8,11 @@
  * - `POST /api/sessions/:id/decide` {to, comment?}, `…/reply` {message}, `…/cancel` {} (User)
  * - `PATCH /api/sessions/:id/attributes` {key: value | null} (User)
  * - `GET|PUT /api/agents/:agent/environments/:env/workflows/:workflow/spend-caps[/:period]` {limitUsd | null} (Reader / Maintainer)
- * `:agent` is an agent id or slug. Bodies are checked with TypeBox (400 naming the field).
+ * `:agent` is an agent id or slug among the caller's organizations (core/agent's one resolver; 409 `ambiguous_agent`
+ * for a slug in several of them). A session or agent the caller may not see (another organization's, another
+ * member's chat without sessions:personal) is 404 with no identifier. A child session is decided, replied to and
+ * cancelled only through its parent (409 `decide_through_parent`, `reply_through_parent`, `cancel_through_parent`).
+ * Bodies are checked with TypeBox (400 naming the field).
  *
  * Source: issue 7 § Operators, § Sessions and turns; spec/platform-service.md § Session facts named, § Errors.
  */
@@ -16,7 +20,7 @@ import { SpendCapBody, type SpendCapsAnswer } from '../../core/session/spend-vie
 import { Type, type Static } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { agentCollections, type AgentRecord } from '../../core/agent/hosting-model.ts';
-import { listOrganizations, requireAgentRole } from '../../core/org/index.ts';
+import { listOrganizations, orgAccess } from '../../core/org/index.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import {
   messageView, sessionView, turnView, type SessionDetailView, type SessionListView, type SessionView, type TurnQueuedView,
@@ -35,8 +39,11 @@ import { readQuery, textParam, wholeNumberParam } from './query-params.ts';
 /** Dependencies of the session routes. */
 export interface SessionRouteDeps extends CallerRouteDeps<SessionCaller> {
   deps: SessionDeps;
-  /** Agents the caller holds Reader (or more) on, in every organization it belongs to; default: from the org and agent collections. */
-  readableAgents?(caller: SessionCaller): Promise<string[]>;
+  /**
+   * Agents the caller holds Reader (or more) on, in every organization it belongs to, and where it holds
+   * sessions:personal; default: from the org and agent collections.
+   */
+  readableAgents?(caller: SessionCaller): Promise<ReadableSessions>;
 }
 
 const Slug = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' });
@@ -84,14 +91,21 @@ async function withSlugs(deps: SessionDeps, views: SessionView[]): Promise<Sessi
   return views.map((v) => (slugs.has(v.agentId) ? { ...v, agentSlug: slugs.get(v.agentId) } : v));
 }
 
-/** The agents `caller` reads, over the org and agent collections. */
-async function readableAgentsIn(deps: SessionDeps, caller: SessionCaller): Promise<string[]> {
-  const orgs = await listOrganizations(deps, caller);
-  if (orgs.length === 0) return [];
-  const agents = await deps.docs.collection<AgentRecord>(agentCollections.agents).find({ orgId: { $in: orgs.map((o) => o._id) } });
-  const readable: string[] = [];
-  for (const agent of agents) {
-    if (await requireAgentRole(deps, caller, agent.orgId, agent._id, 'reader').then(() => true, () => false)) readable.push(agent._id);
+/** What the session list reads across organizations: the agents the caller reads, and where they see every chat. */
+export interface ReadableSessions {
+  agentIds: string[];
+  /** Organizations where the caller holds sessions:personal. */
+  everyChatIn: string[];
+}
+
+/** The agents `caller` reads (a role on them) and where they hold sessions:personal, over the org and agent collections. */
+async function readableAgentsIn(deps: SessionDeps, caller: SessionCaller): Promise<ReadableSessions> {
+  const readable: ReadableSessions = { agentIds: [], everyChatIn: [] };
+  for (const org of await listOrganizations(deps, caller)) {
+    const access = await orgAccess(deps, caller, org._id);
+    if (access.permissions.includes('sessions:personal')) readable.everyChatIn.push(org._id);
+    const agents = await deps.docs.collection<AgentRecord>(agentCollections.agents).find({ orgId: org._id });
+    readable.agentIds.push(...agents.filter((a) => access.agentRole(a._id) !== undefined).map((a) => a._id));
   }
   return readable;
 }
@@ -106,14 +120,13 @@ export function sessionRoutes(env: SessionRouteDeps) {
   const list = (ref: { agent: string; environment?: string; workflow?: string }, caller: SessionCaller) => listSessions(deps, caller, ref).then((found) => json({ sessions: found.map(sessionJson) }));
   const readable = env.readableAgents ?? ((caller: SessionCaller) => readableAgentsIn(deps, caller));
   const listAcross = async (request: Request, query: Static<typeof ListQuery>, caller: SessionCaller): Promise<Response> => {
-    let agentIds: string[];
+    let scope: ReadableSessions;
     if (query.agent) {
       const agent = await deps.resolveAgent(caller, { agent: query.agent });
-      await deps.requireRole(caller, agent.orgId, agent.agentId, 'reader');
-      agentIds = [agent.agentId];
-    } else agentIds = await readable(caller);
+      scope = { agentIds: [agent.agentId], everyChatIn: await deps.seesEveryChat(caller, agent.orgId) ? [agent.orgId] : [] };
+    } else scope = await readable(caller);
     const page = await findSessions(deps, caller, {
-      agentIds, environment: query.env, workflow: query.workflow, status: query.status,
+      ...scope, environment: query.env, workflow: query.workflow, status: query.status,
       from: dateOf(query.from, 'from', false), to: dateOf(query.to, 'to', true), offset: query.offset, limit: query.limit,
     });
     const answer: SessionListView = { sessions: await withSlugs(deps, page.sessions.map(sessionView)), hasMore: page.hasMore };
@@ -153,7 +166,6 @@ export function sessionRoutes(env: SessionRouteDeps) {
     .patch('/api/sessions/:id/attributes', route<Id>(async ({ request, params, caller }) => json({ attributes: await setSessionAttributes(deps, caller, params.id, await readJson(request, AttributesBody)) })), noParse)
     .get('/api/agents/:agent/environments/:env/workflows/:workflow/spend-caps', route<Scope>(async ({ params, caller }) => {
       const agent = await deps.resolveAgent(caller, { agent: params.agent });
-      await deps.requireRole(caller, agent.orgId, agent.agentId, 'reader');
       const caps = await spendStatus(deps, { ...agent, environment: params.env, workflow: params.workflow });
       return json({ caps: caps.map((c) => ({ ...c, periodStart: c.periodStart.toISOString() })) } satisfies SpendCapsAnswer);
     }))

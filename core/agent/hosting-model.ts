@@ -74,8 +74,13 @@ export type AgentRoleName = 'reader' | 'user' | 'maintainer' | 'administrator';
 export interface AgentAuthority {
   /** Requires `agents:create` of the caller in `orgId`. */
   requireCreate(caller: AgentCaller, orgId: string): Promise<void>;
-  /** Requires at least `role` on agent `agentId` of `orgId`. */
+  /**
+   * Requires at least `role` on agent `agentId` of `orgId`: `not_found` (404) when the caller is not a member or
+   * holds no role at all on the agent (it does not see it), `agent_role_required` (403) for a lower role.
+   */
   requireRole(caller: AgentCaller, orgId: string, agentId: string, role: AgentRoleName): Promise<void>;
+  /** Ids of the organizations the caller is a member of (where agent references are looked up). */
+  memberOrgIds(caller: AgentCaller): Promise<string[]>;
   /** The caller's role on each agent of `orgId` (undefined: none). */
   rolesIn(caller: AgentCaller, orgId: string): Promise<(agentId: string) => AgentRoleName | undefined>;
 }

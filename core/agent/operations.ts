@@ -69,7 +69,7 @@ export async function requestOperation(deps: AgentDeps, caller: AgentCaller, age
 export async function readOperation(deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, agentId: string, operationId: string): Promise<OperationRecord> {
   const agent = await loadAgent(deps, caller, agentId, 'reader');
   const op = await operationsOf(deps).findOne({ _id: operationId, agentId: agent._id });
-  if (!op) throw new PlatformError('operation_not_found', `Agent "${agent.slug}" has no environment operation "${operationId.slice(0, 100)}".`, { status: 404 });
+  if (!op) throw new PlatformError('operation_not_found', `Agent "${agent.slug}" has no such environment operation.`, { status: 404 });
   return op;
 }
 

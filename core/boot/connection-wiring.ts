@@ -1,45 +1,34 @@
 /**
  * Wires the connection use cases (core/connection) to hosted agents (core/agent) and organizations
- * (core/org): the agent found by id or slug among the caller's organizations, its environment, the caller's
- * role on it; the member rule of admission (the User role or above holds workflows:use); and the OIDC
- * endpoint verifier; connection edits put in effect when their environment is published.
+ * (core/org): the agent found by id or slug among the caller's organizations and the caller's role on it (the
+ * one resolver and authorization helper, core/boot/agent-authority.ts `agentScope`), its environment; the member
+ * rule of admission (the User role or above holds workflows:use); and the OIDC endpoint verifier (owner-supplied
+ * URLs guarded unless PLATFORM_ALLOW_PRIVATE_URLS); connection edits
+ * put in effect when their environment is published.
  *
  * Source: issue 8 § Connections; spec/platform-service.md § Incoming connection authentication (rule 1).
  */
 import { createEndpointJwtVerifier } from '../adapters/oidc/index.ts';
 import type { FetchFunction } from '../adapters/oidc/index.ts';
-import { agentCollections, type AgentRecord, type EnvironmentRecord } from '../agent/hosting-model.ts';
+import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
+import { agentScope } from './agent-authority.ts';
 import { applyPendingEdits, type AdmissionDeps, type ConnectionDeps } from '../connection/index.ts';
 import type { OperationRecord } from '../agent/hosting.ts';
 import { reconciliationAfter } from './deployment-wiring.ts';
-import { orgAccess, requireAgentRole, roleAtLeast } from '../org/index.ts';
+import { orgAccess, roleAtLeast } from '../org/index.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 
-/** Finds an agent by id, or by slug among the organizations the caller belongs to. */
-async function findAgent(docs: DocumentStore, subject: string, ref: string): Promise<AgentRecord> {
-  const agents = docs.collection<AgentRecord>(agentCollections.agents);
-  const byId = await agents.findOne({ _id: ref });
-  const candidates = byId ? [byId] : await agents.find({ slug: ref });
-  const visible: AgentRecord[] = [];
-  for (const agent of candidates) {
-    if (await orgAccess({ docs }, { subject }, agent.orgId).then(() => true, () => false)) visible.push(agent);
-  }
-  if (visible.length === 1) return visible[0];
-  if (visible.length > 1) throw new PlatformError('ambiguous_agent', `Agent "${ref}" exists in several of your organizations (${visible.map((a) => a.orgId).join(', ')}); use the agent's id instead of its slug.`, { status: 409 });
-  throw new PlatformError('agent_not_found', `No agent "${ref.slice(0, 80)}" was found in your organizations.`, { status: 404 });
-}
-
 /** ConnectionDeps over the stores and core/org's roles. */
-export function connectionDeps(parts: { docs: DocumentStore; clock: Clock; ids: Ids; production: boolean }): ConnectionDeps {
+export function connectionDeps(parts: { docs: DocumentStore; clock: Clock; ids: Ids; production: boolean; allowPrivateUrls?: boolean }): ConnectionDeps {
   const { docs } = parts;
+  const agentOf = agentScope(docs);
   return {
-    docs, clock: parts.clock, ids: parts.ids, production: parts.production,
+    docs, clock: parts.clock, ids: parts.ids, production: parts.production, allowPrivateUrls: parts.allowPrivateUrls === true,
     scope: async (caller, agentRef, environment, role) => {
-      const agent = await findAgent(docs, caller.subject, agentRef);
-      await requireAgentRole({ docs }, caller, agent.orgId, agent._id, role);
+      const agent = await agentOf(caller, agentRef, role);
       const env = await docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: agent._id, name: environment });
       if (!env) throw new PlatformError('environment_not_found', `Agent "${agent.slug}" has no environment "${environment.slice(0, 60)}".`, { status: 404 });
       return { orgId: agent.orgId, agentId: agent._id, environment: env.name };
@@ -51,8 +40,11 @@ export function connectionDeps(parts: { docs: DocumentStore; clock: Clock; ids: 
  * AdmissionDeps: digests, the endpoint JWT verifier, and the member rule (a member whose role on the agent
  * is User or above holds workflows:use).
  */
-export function admissionDeps(parts: { docs: DocumentStore; ids: Ids; fetch?: FetchFunction; now?: () => Date }): AdmissionDeps {
-  const jwt = createEndpointJwtVerifier({ ...(parts.fetch ? { fetch: parts.fetch } : {}), ...(parts.now ? { now: parts.now } : {}) });
+export function admissionDeps(parts: { docs: DocumentStore; ids: Ids; fetch?: FetchFunction; now?: () => Date; allowPrivateUrls?: boolean }): AdmissionDeps {
+  // Owner-supplied issuer and key URLs are guarded unless PLATFORM_ALLOW_PRIVATE_URLS (never in production).
+  const jwt = createEndpointJwtVerifier({
+    ...(parts.fetch ? { fetch: parts.fetch } : {}), ...(parts.now ? { now: parts.now } : {}), allowPrivateUrls: parts.allowPrivateUrls === true,
+  });
   return {
     ids: parts.ids, jwt,
     memberMayUse: async (subject, orgId, agentId) => {

@@ -21,10 +21,12 @@ export interface OrgAccess {
   agentRole(agentId: string): AgentRole | undefined;
 }
 
-/** The refusal of an organization that does not exist or the caller is not in (the two read the same). */
-function notFound(orgId: string): PlatformError {
-  const shown = /^[\w.-]{1,64}$/.test(orgId) ? ` "${orgId}"` : '';
-  return new PlatformError('not_found', `No organization${shown} among yours; GET /api/orgs lists the organizations you are a member of.`, { status: 404 });
+/**
+ * The refusal of an organization that does not exist or the caller is not in (the two read the same, and name no
+ * identifier: an id typed for another tenant's organization is not echoed back).
+ */
+function notFound(): PlatformError {
+  return new PlatformError('not_found', 'No such organization among yours; GET /api/orgs lists the organizations you are a member of.', { status: 404 });
 }
 
 /**
@@ -34,7 +36,7 @@ function notFound(orgId: string): PlatformError {
 export async function orgAccess(deps: Pick<OrgDeps, 'docs'>, caller: Pick<OrgCaller, 'subject'>, orgId: string): Promise<OrgAccess> {
   const org = await deps.docs.collection<OrganizationRecord>(orgCollections.organizations).findOne({ _id: orgId });
   const member = org ? await deps.docs.collection<MemberRecord>(orgCollections.members).findOne({ orgId, subject: caller.subject }) : null;
-  if (!org || !member) throw notFound(orgId);
+  if (!org || !member) throw notFound();
   const memberships = await deps.docs.collection<GroupMemberRecord>(orgCollections.groupMembers).find({ orgId, memberId: member._id });
   const groups = memberships.length === 0 ? [] : await deps.docs.collection<GroupRecord>(orgCollections.groups).find({ orgId, _id: { $in: memberships.map((m) => m.groupId) } }, { sort: { name: 1 } });
   return { org, member, groups, permissions: effectivePermissions(groups), agentRole: (agentId) => effectiveAgentRole(groups, agentId) };

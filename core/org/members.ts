@@ -41,7 +41,8 @@ export async function getGroup(deps: Pick<OrgDeps, 'docs'>, orgId: string, group
 }
 
 /**
- * Adds `person` to `orgId` and to `groupIds` (default: the built-in User group).
+ * Adds `person` to `orgId` and to `groupIds` (default: the built-in User group), without asking them: no API route
+ * calls it (nobody joins without accepting an invitation, spec § Authentication rule 7); for in-process fixtures.
  * @returns the member with their groups
  * @throws PlatformError `conflict` (409) when the person is already a member; `not_found` (404) for a group of
  *   another organization or none

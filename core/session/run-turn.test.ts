@@ -56,6 +56,7 @@ function setup(script: Record<string, Reply[]>, views: Record<string, WorkflowVi
   const deps: SessionDeps = {
     ...store,
     requireRole: async () => undefined,
+    seesEveryChat: async () => false,
     resolveWorkflow: async (_c, ref) => ({ orgId: 'o1', agentId: 'a1', environment: ref.environment, buildId: 'b1', commitId: 'c1', view: views[ref.workflow] }),
     resolveAgent: async () => ({ orgId: 'o1', agentId: 'a1' }),
     enqueueTurn: async (id) => { queue.push(id); },

@@ -1,7 +1,8 @@
 /**
  * Sessions across the agents a member can read, filtered and paged: the list of the web app's Sessions page
  * (`GET /api/sessions`). Root sessions only (child sessions show on their parent's page); newest first.
- * A chat session started by another member is not listed (as in {@link listSessions}).
+ * A chat session started by another member is not listed (as in {@link listSessions}), except in the organizations
+ * where the caller holds sessions:personal.
  *
  * Source: spec/platform-service.md § Session facts named; issue 10 § Sessions (list with filters: agent,
  * environment, workflow, status, date).
@@ -29,6 +30,8 @@ export interface SessionListFilter {
   offset?: number;
   /** Page size, 1 to {@link MAX_SESSION_PAGE}; default 50. */
   limit?: number;
+  /** Organizations where the caller holds sessions:personal: every member's chats there are listed. Default none. */
+  everyChatIn?: string[];
 }
 
 /**
@@ -42,7 +45,7 @@ export async function findSessions(deps: Pick<SessionStoreDeps, 'docs'>, caller:
   }
   const query: Record<string, unknown> = {
     agentId: { $in: filter.agentIds }, depth: 0,
-    $or: [{ startedBy: { $exists: false } }, { startedBy: caller.subject }],
+    $or: [{ startedBy: { $exists: false } }, { startedBy: caller.subject }, ...(filter.everyChatIn?.length ? [{ orgId: { $in: filter.everyChatIn } }] : [])],
   };
   if (filter.environment) query.environment = filter.environment;
   if (filter.workflow) query.workflow = filter.workflow;

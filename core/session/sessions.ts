@@ -1,11 +1,13 @@
 /**
  * Session use cases of the API and the operator command: start a session of a published workflow, decide, reply,
  * cancel, list, show, set attributes and spend caps. Every one checks the caller's agent role (Reader reads, User
- * starts and answers, Maintainer sets caps). A turn is queued here and run by a dispatcher.
+ * starts and answers, Maintainer sets caps). A member's chat (`startedBy`, inherited by its children through the
+ * root) is personal: another member's is not found unless they hold sessions:personal. A child session is answered
+ * only through its parent. A turn is queued here and run by a dispatcher.
  *
  * Source: spec/platform-service.md § Session facts named, § Tool-call result status; issue 7 § Sessions and turns, § Operators.
  */
-import { PlatformError } from '../ports/platform-error.ts';
+import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { finalStatuses, type SessionRecord, type SessionValue, type SpendPeriod, type TurnRecord } from './model.ts';
 import { checkAttributes } from './rules.ts';
 import { insertSession, insertTurn, readThread, sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
@@ -20,8 +22,13 @@ export interface ResolvedWorkflow { orgId: string; agentId: string; environment:
 
 /** What the session use cases need besides the stores. */
 export interface SessionDeps extends SessionStoreDeps {
-  /** Requires at least `role` on the agent. @throws PlatformError `agent_role_required` (403), `not_found` (404) */
+  /**
+   * Requires at least `role` on the agent. @throws PlatformError `agent_role_required` (403), `not_found` (404) when
+   * the caller does not see the agent (not a member of its organization, or no role on it)
+   */
   requireRole(caller: SessionCaller, orgId: string, agentId: string, role: 'reader' | 'user' | 'maintainer'): Promise<void>;
+  /** True when the caller holds sessions:personal in `orgId`: they see every member's chats there. */
+  seesEveryChat(caller: SessionCaller, orgId: string): Promise<boolean>;
   /** The published workflow of an agent's environment. @throws PlatformError `agent_not_found`, `not_published`, `workflow_not_found` */
   resolveWorkflow(caller: SessionCaller, ref: { orgId?: string; agent: string; environment: string; workflow: string }): Promise<ResolvedWorkflow>;
   /** Resolves an agent (slug or id) without a workflow. */
@@ -64,12 +71,55 @@ export async function startSession(deps: SessionDeps, caller: SessionCaller, opt
   return { session, turn };
 }
 
+/** The 404 of a session the caller may not see (or that does not exist: the two read the same; no identifier). */
+const sessionNotFound = () => new PlatformError('not_found', 'No such session among the sessions you can see; GET /api/sessions lists them.', { status: 404 });
+
+/**
+ * The member a session belongs to: its own `startedBy`, or its root's for a child session (children of a member's
+ * chat are as personal as the chat); undefined for a session that belongs to no member.
+ */
+export async function ownerOf(deps: Pick<SessionStoreDeps, 'docs'>, session: SessionRecord): Promise<string | undefined> {
+  if (session.startedBy !== undefined || !session.rootId) return session.startedBy;
+  return (await sessionsOf(deps).findOne({ _id: session.rootId }))?.startedBy;
+}
+
+/**
+ * Whether `caller` (who reads the session's agent) sees `session`: a session of no member, their own chat, or any
+ * chat where they hold sessions:personal. Source: spec § Session facts named (a chat is personal).
+ */
+export async function seesSession(deps: Pick<SessionDeps, 'docs' | 'seesEveryChat'>, caller: SessionCaller, session: SessionRecord): Promise<boolean> {
+  const owner = await ownerOf(deps, session);
+  return owner === undefined || owner === caller.subject || deps.seesEveryChat(caller, session.orgId);
+}
+
+/**
+ * A session the caller sees, with at least `role` on its agent: visibility first (Reader role, then the chat's
+ * owner), so a session the caller may not see is 404 whatever the role asked; then `role` (403 when lower).
+ * @throws PlatformError `not_found` (404, no identifier), `agent_role_required` (403)
+ */
 async function loadSession(deps: SessionDeps, caller: SessionCaller, sessionId: string, role: 'reader' | 'user' | 'maintainer'): Promise<SessionRecord> {
   const session = await sessionsOf(deps).findOne({ _id: sessionId });
-  if (!session) throw new PlatformError('not_found', `Session ${sessionId.slice(0, 80)} was not found.`, { status: 404 });
-  await deps.requireRole(caller, session.orgId, session.agentId, role);
-  if (session.startedBy !== undefined && session.startedBy !== caller.subject) throw new PlatformError('not_found', `Session ${sessionId.slice(0, 80)} was not found.`, { status: 404 });
+  if (!session) throw sessionNotFound();
+  try {
+    await deps.requireRole(caller, session.orgId, session.agentId, 'reader');
+  } catch (error) {
+    if (isPlatformError(error, 'not_found')) throw sessionNotFound();
+    throw error;
+  }
+  if (!(await seesSession(deps, caller, session))) throw sessionNotFound();
+  if (role !== 'reader') await deps.requireRole(caller, session.orgId, session.agentId, role);
   return session;
+}
+
+/**
+ * Refuses to answer a child session directly: a child is decided (or replied to, or cancelled) only through its
+ * parent, whose pending work mirrors the child's; answering the child itself would run a second live turn.
+ * @throws PlatformError `<what>_through_parent` (409) naming the parent session (same organization, visible)
+ */
+function refuseChild(session: SessionRecord, what: 'decide' | 'reply' | 'cancel'): void {
+  if (session.depth === 0 && !session.parentId) return;
+  const how = what === 'cancel' ? 'cancel its root session' : `${what} through its parent session ${session.parentId ?? ''}`;
+  throw new PlatformError(`${what}_through_parent`, `This is a child session of a workflow call: ${how}.`, { status: 409 });
 }
 
 /**
@@ -78,7 +128,9 @@ async function loadSession(deps: SessionDeps, caller: SessionCaller, sessionId: 
  * @throws PlatformError `no_decision_pending` (409), `invalid_decision` (400) naming the options
  */
 export async function decideSession(deps: SessionDeps, caller: SessionCaller, sessionId: string, decision: { to: string; comment?: string }): Promise<TurnRecord> {
-  return takeDecision(deps, await loadSession(deps, caller, sessionId, 'user'), decision, caller.subject);
+  const session = await loadSession(deps, caller, sessionId, 'user');
+  refuseChild(session, 'decide');
+  return takeDecision(deps, session, decision, caller.subject);
 }
 
 /** What queuing a turn on an existing session needs. */
@@ -110,7 +162,9 @@ export async function takeDecision(deps: TurnQueueDeps, session: SessionRecord, 
  * @throws PlatformError `not_awaiting_input` (409) saying what the session waits for
  */
 export async function replySession(deps: SessionDeps, caller: SessionCaller, sessionId: string, message: string): Promise<TurnRecord> {
-  return takeReply(deps, await loadSession(deps, caller, sessionId, 'user'), message);
+  const session = await loadSession(deps, caller, sessionId, 'user');
+  refuseChild(session, 'reply');
+  return takeReply(deps, session, message);
 }
 
 /**
@@ -140,6 +194,7 @@ export async function takeReply(deps: TurnQueueDeps, session: SessionRecord, mes
  */
 export async function cancelSession(deps: SessionDeps, caller: SessionCaller, sessionId: string): Promise<SessionRecord> {
   const session = await loadSession(deps, caller, sessionId, 'user');
+  refuseChild(session, 'cancel');
   if (finalStatuses.includes(session.status)) throw new PlatformError('session_ended', `Session ${session._id} already ended ${session.status}.`, { status: 409 });
   const now = deps.clock.now();
   const children = session.depth === 0 ? await sessionsOf(deps).find({ rootId: session._id }) : [];
@@ -153,15 +208,18 @@ export async function cancelSession(deps: SessionDeps, caller: SessionCaller, se
   return (await sessionsOf(deps).findOne({ _id: session._id }))!;
 }
 
-/** Root sessions of an agent (newest first, at most `limit`, default 50), optionally of one environment and workflow. */
+/**
+ * Root sessions of an agent (newest first, at most `limit`, default 50), optionally of one environment and workflow:
+ * sessions of no member and the caller's own chats (every member's with sessions:personal).
+ */
 export async function listSessions(deps: SessionDeps, caller: SessionCaller, ref: { orgId?: string; agent: string; environment?: string; workflow?: string; limit?: number }): Promise<SessionRecord[]> {
   const agent = await deps.resolveAgent(caller, ref);
   await deps.requireRole(caller, agent.orgId, agent.agentId, 'reader');
   const filter: Record<string, unknown> = { agentId: agent.agentId, depth: 0 };
   if (ref.environment) filter.environment = ref.environment;
   if (ref.workflow) filter.workflow = ref.workflow;
-  const found = await sessionsOf(deps).find(filter, { sort: { createdAt: -1 }, limit: Math.min(ref.limit ?? 50, 500) });
-  return found.filter((s) => s.startedBy === undefined || s.startedBy === caller.subject);
+  if (!(await deps.seesEveryChat(caller, agent.orgId))) filter.$or = [{ startedBy: { $exists: false } }, { startedBy: caller.subject }];
+  return sessionsOf(deps).find(filter, { sort: { createdAt: -1 }, limit: Math.min(ref.limit ?? 50, 500) });
 }
 
 /** A session with its checkpoint thread, its turns and its child sessions. */

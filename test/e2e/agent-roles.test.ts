@@ -53,7 +53,10 @@ describe('agent routes check the caller\'s role', () => {
     expect([asked.status, asked.body.operation.status]).toEqual([202, 'queued']);
     const published = await waitForOperation(api.url, agent, asked.body.operation.id, { authorization: `Bearer ${tokens.ada}` });
     expect(published.result!.published.counts).toEqual({ workflows: 1, states: 1, triggers: 1, skills: 0, tests: 0 });
-    expect((await as('ada', 'POST', `/api/orgs/${org}/members`, { subject: 'bob', email: 'bob@example.com', groups: [`${org}.user`] })).status).toBe(201);
+    const invited = await as('ada', 'POST', `/api/orgs/${org}/invitations`, { email: 'bob@example.com', groups: [`${org}.user`] });
+    expect(invited.status).toBe(201);
+    const joined = await as('bob', 'POST', `/api/invitations/link/${(invited.body.link as string).split('/invite/')[1]}/join`);
+    expect(joined.body.status).toBe('accepted');
 
     expect((await as('bob', 'GET', `/api/orgs/${org}/agents`)).body.agents.map((a: { slug: string }) => a.slug)).toEqual(['helper']);
     expect((await as('bob', 'GET', `/api/agents/${agent}/environments/main`)).status).toBe(200);
@@ -64,7 +67,7 @@ describe('agent routes check the caller\'s role', () => {
       await as('bob', 'POST', `/api/agents/${agent}/environments/main/promote`, { to: 'staging' }),
     ];
     for (const r of refusals) expect([r.status, r.body.error.code]).toEqual([403, 'agent_role_required']);
-    expect(refusals[0].body.error.message).toContain('You need the Maintainer role on agent');
+    expect(refusals[0].body.error.message).toContain('You need the Maintainer role on this agent');
     const create = await as('bob', 'POST', `/api/orgs/${org}/agents`, { slug: 'mine' });
     expect([create.status, create.body.error.code]).toEqual([403, 'permission_required']);
     const cli = runCairn(api.url, ['--token', tokens.bob, 'agent', 'import', `${repoRoot}/scripts/demo/agent`, '--agent', 'mine', '--org', org]);

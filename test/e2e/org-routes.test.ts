@@ -80,7 +80,6 @@ describe('under dev-user sign-in', () => {
     const cases: [Answer, string][] = [
       [await dev('POST', '/api/orgs', { name: 5 }), '/name'],
       [await dev('POST', '/api/orgs', { name: 'x', color: 'red' }), '/color'],
-      [await dev('POST', `/api/orgs/${orgId}/members`, { subject: 's', email: 'not-an-address' }), '/email'],
       [await dev('POST', `/api/orgs/${orgId}/groups`, { name: 'Ops', permissions: ['fly'] }), '/permissions/0'],
       [await dev('PUT', `/api/orgs/${orgId}/groups/${orgId}.user`, { agentRoles: [{ agent: 'a1', role: 'boss' }] }), '/agentRoles/0/role'],
     ];
@@ -95,21 +94,34 @@ describe('under dev-user sign-in', () => {
     expect((await call(devApi, 'POST', '/api/orgs', { raw: '{' })).body.error.code).toBe('invalid_json');
   });
 
-  it('creates a group with agent roles and adds and removes a member', async () => {
+  it('adds nobody without consent: POST …/members is gone (410, pointing to invitations)', async () => {
     const added = await dev('POST', `/api/orgs/${orgId}/members`, { subject: 'sub-eve', email: 'eve@example.com', name: 'Eve' });
-    expect(added.status).toBe(201);
-    expect(added.body.groups).toEqual([`${orgId}.user`]);
+    expect([added.status, added.body.error.code]).toEqual([410, 'members_join_by_invitation']);
+    expect(added.body.error.message).toContain('POST /api/orgs/<org>/invitations');
+    expect((await dev('GET', `/api/orgs/${orgId}/members`)).body.members).toHaveLength(1);
+  });
+
+  it('creates a group with agent roles and puts a member in and out of it', async () => {
     const group = await dev('POST', `/api/orgs/${orgId}/groups`, { name: 'Flight crew', permissions: ['sessions:personal'], agentRoles: [{ agent: 'flights', role: 'maintainer' }] });
     expect(group.status).toBe(201);
-    const joined = await dev('POST', `/api/orgs/${orgId}/groups/${group.body.id}/members/${added.body.id}`);
-    expect(joined.body.groups.sort()).toEqual([`${orgId}.user`, group.body.id].sort());
+    const joined = await dev('POST', `/api/orgs/${orgId}/groups/${group.body.id}/members/${devMemberId}`);
+    expect(joined.body.groups.sort()).toEqual([`${orgId}.owner`, group.body.id].sort());
     const changed = await dev('PUT', `/api/orgs/${orgId}/groups/${group.body.id}`, { agentRoles: [{ agent: 'flights', role: 'administrator' }] });
-    expect(changed.body).toMatchObject({ name: 'Flight crew', permissions: ['sessions:personal'], agentRoles: [{ agent: 'flights', role: 'administrator' }], members: [added.body.id] });
-    expect((await dev('DELETE', `/api/orgs/${orgId}/groups/${group.body.id}/members/${added.body.id}`)).body.members).toEqual([]);
-    expect((await dev('DELETE', `/api/orgs/${orgId}/members/${added.body.id}`)).body).toEqual({ removed: added.body.id });
+    expect(changed.body).toMatchObject({ name: 'Flight crew', permissions: ['sessions:personal'], agentRoles: [{ agent: 'flights', role: 'administrator' }], members: [devMemberId] });
+    expect((await dev('DELETE', `/api/orgs/${orgId}/groups/${group.body.id}/members/${devMemberId}`)).body.members).toEqual([]);
     expect((await dev('DELETE', `/api/orgs/${orgId}/groups/${group.body.id}`)).status).toBe(200);
   });
 });
+
+/** `who` joins `org` by accepting an invitation `inviter` sent to their address. @returns their member id */
+async function invite(inviter: string, org: string, who: string, groups?: string[]): Promise<string> {
+  const sent = await as(inviter, 'POST', `/api/orgs/${org}/invitations`, { email: `${who}@example.com`, ...(groups ? { groups } : {}) });
+  expect(sent.status).toBe(201);
+  const token = (sent.body.link as string).split('/invite/')[1];
+  const joined = await as(who, 'POST', `/api/invitations/link/${token}/join`);
+  expect([joined.status, joined.body.status]).toEqual([200, 'accepted']);
+  return joined.body.memberId as string;
+}
 
 describe('under oidc sign-in', () => {
   it('a first sign-in gets a personal organization; two racing first requests create one', async () => {
@@ -124,15 +136,14 @@ describe('under oidc sign-in', () => {
     const acme = await as('ada', 'POST', '/api/orgs', { name: 'Acme' });
     expect(acme.status).toBe(201);
     const org = acme.body.id as string;
-    const bob = await as('ada', 'POST', `/api/orgs/${org}/members`, { subject: 'bob', email: 'bob@example.com', name: 'Bob' });
-    expect(bob.status).toBe(201);
+    const bobId = await invite('ada', org, 'bob');
     expect((await as('bob', 'GET', '/api/orgs')).body.organizations.map((o: { name: string }) => o.name)).toEqual(['Acme', 'Bob (personal)']);
     expect((await as('bob', 'GET', `/api/orgs/${org}/members`)).status).toBe(200);
     const refusals = [
-      await as('bob', 'POST', `/api/orgs/${org}/members`, { subject: 'cy', email: 'cy@example.com' }),
+      await as('bob', 'POST', `/api/orgs/${org}/invitations`, { email: 'cy@example.com' }),
       await as('bob', 'POST', `/api/orgs/${org}/groups`, { name: 'Mine' }),
       await as('bob', 'PUT', `/api/orgs/${org}/groups/${org}.user`, { permissions: ['organization:manage'] }),
-      await as('bob', 'POST', `/api/orgs/${org}/groups/${org}.owner/members/${bob.body.id}`),
+      await as('bob', 'POST', `/api/orgs/${org}/groups/${org}.owner/members/${bobId}`),
       await as('bob', 'DELETE', `/api/orgs/${org}/members/${acme.body.you.memberId}`),
     ];
     for (const r of refusals) {
@@ -140,7 +151,9 @@ describe('under oidc sign-in', () => {
       expect(r.body.error).toEqual({ code: 'permission_required', message: 'You need the organization:manage permission in organization "Acme" for this; ask an Organization Owner to add you to a group that grants it.' });
     }
     expect((await as('bob', 'GET', `/api/orgs/${org}`)).body.you.permissions).toEqual(['workflows:use']);
-    expect((await as('cy', 'GET', `/api/orgs/${org}`)).status).toBe(404);
+    const foreign = await as('cy', 'GET', `/api/orgs/${org}`);
+    expect(foreign.status).toBe(404);
+    expect(JSON.stringify(foreign.body)).not.toContain(org);
   });
 
   it('ownership passes on, and the last owner cannot leave', async () => {
