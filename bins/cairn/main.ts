@@ -20,7 +20,7 @@ const help = `cairn — operate a cairn instance
 Usage: cairn [--url URL] [--token TOKEN] [--json] <command>
 
 Semantic models:
-  semantic import <dir> --project <slug> [--publish] [--page-size N]
+  semantic import <dir> --project <slug> [--org <id>] [--publish] [--page-size N]
                                                        save models/*.yaml and data/* as the project's sources
   semantic publish <slug>                              publish the saved sources to the production endpoint
   semantic token create <slug> --models a,b [--expires YYYY-MM-DD] [--name N]

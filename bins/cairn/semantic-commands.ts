@@ -8,6 +8,8 @@ import { terminalSafe } from './terminal-text.ts';
 /** Parsed options the commands read (strings as given on the command line). */
 export interface CommandOptions {
   project?: string;
+  /** `--org <id>`: the organization a new project goes to (default: the caller's only one). */
+  org?: string;
   publish?: boolean;
   models?: string;
   expires?: string;
@@ -51,11 +53,11 @@ export async function runSemantic(target: ApiTarget, args: string[], options: Co
 }
 
 async function importCommand(target: ApiTarget, rest: string[], options: CommandOptions, progress: (line: string) => void): Promise<CommandOutput> {
-  const dir = need(rest[0], 'cairn semantic import <dir> --project <slug> [--publish]');
-  const slug = need(options.project, 'cairn semantic import <dir> --project <slug> [--publish]');
+  const dir = need(rest[0], 'cairn semantic import <dir> --project <slug> [--org <id>] [--publish]');
+  const slug = need(options.project, 'cairn semantic import <dir> --project <slug> [--org <id>] [--publish]');
   const pageSize = options['page-size'] === undefined ? undefined : Number(options['page-size']);
   if (pageSize !== undefined && !Number.isInteger(pageSize)) throw new CliError('--page-size must be a whole number from 1 to 200', 2);
-  const result = await importProject(target, { dir, slug, publish: Boolean(options.publish), pageSize, progress });
+  const result = await importProject(target, { dir, slug, orgId: options.org, publish: Boolean(options.publish), pageSize, progress });
   const human = [
     `${result.created ? 'Created' : 'Updated'} project ${slug}: revision ${result.revision} (commit ${result.commitId.slice(0, 10)})`,
     `  models: ${result.models.join(', ')}`,

@@ -1,6 +1,7 @@
 /**
- * `cairn semantic import <dir> --project <slug> [--publish]`: saves a project directory
- * (models/*.yaml, data/*) as the project's sources, creating the project when it is new.
+ * `cairn semantic import <dir> --project <slug> [--org <id>] [--publish]`: saves a project directory
+ * (models/*.yaml, data/*) as the project's sources, creating the project when it is new: in organization
+ * `--org`, or the caller's only one (the API answers 409 `ambiguous_organization` when they are in several).
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
@@ -16,6 +17,8 @@ const progressFromBytes = 1024 * 1024;
 export interface ImportOptions {
   dir: string;
   slug: string;
+  /** The organization a new project goes to; omitted: the caller's only organization. Ignored for an existing project. */
+  orgId?: string;
   publish: boolean;
   /** Digest page size to set on the project (1–200); unchanged when omitted. */
   pageSize?: number;
@@ -27,7 +30,7 @@ export interface ImportOptions {
 export async function importProject(target: ApiTarget, options: ImportOptions) {
   const models = await readModels(options.dir);
   const dataFiles = await listDataFiles(options.dir);
-  const created = await ensureProject(target, options.slug);
+  const created = await ensureProject(target, options.slug, options.orgId);
   if (options.pageSize !== undefined) await callApi(target, 'PATCH', `/api/semantic/projects/${options.slug}`, { pageSize: options.pageSize });
   const data: { name: string; sha256: string }[] = [];
   for (const file of dataFiles) data.push(await uploadDataFile(target, options, file));
@@ -59,14 +62,14 @@ async function listDataFiles(dir: string): Promise<{ name: string; path: string;
   return files;
 }
 
-async function ensureProject(target: ApiTarget, slug: string): Promise<boolean> {
+async function ensureProject(target: ApiTarget, slug: string, orgId: string | undefined): Promise<boolean> {
   try {
     await callApi(target, 'GET', `/api/semantic/projects/${slug}`);
     return false;
   } catch (error) {
     if (!(error instanceof CliError) || !/\(not_found\)$/.test(error.message)) throw error;
   }
-  await callApi(target, 'POST', '/api/semantic/projects', { slug });
+  await callApi(target, 'POST', '/api/semantic/projects', { slug, ...(orgId ? { orgId } : {}) });
   return true;
 }
 
