@@ -8,6 +8,7 @@
  */
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import type { WorkerBroker } from '../../core/ports/worker.ts';
+import { hookOperationViolation } from '../../core/session/broker-call-rules.ts';
 import { runTurn } from '../../core/session/run-turn.ts';
 import { turnHostMethods, type TurnHost } from '../../core/session/turn-host.ts';
 import { runHook } from './hook.ts';
@@ -19,10 +20,20 @@ export function brokerTurnHost(broker: WorkerBroker): TurnHost {
   return host as unknown as TurnHost;
 }
 
-/** Runs the turn named by the payload `{ turnId }`; resolves with its outcome. */
+/**
+ * The broker a turn's hook scripts get: no operations at all (a hook reads its input and returns its value), so a
+ * script's `platform.call` never reaches the turn's channel. Source: issue 17 § 4.
+ */
+export const hookBroker: WorkerBroker = {
+  request: async (op) => {
+    throw new PlatformError('operation_refused', hookOperationViolation(op).message);
+  },
+};
+
+/** Runs the turn named by the payload `{ turnId }`; resolves with its outcome. Its hooks get {@link hookBroker}. */
 export async function runTurnTask(payload: unknown, broker: WorkerBroker): Promise<unknown> {
   const turnId = (payload as { turnId?: unknown } | null)?.turnId;
   if (typeof turnId !== 'string') throw new PlatformError('invalid_payload', 'The turn task needs {turnId}.');
-  const hooks = { run: (source: string, input: unknown, options: { timeoutMs: number }) => runHook({ source, input, timeoutMs: options.timeoutMs }, broker) };
+  const hooks = { run: (source: string, input: unknown, options: { timeoutMs: number }) => runHook({ source, input, timeoutMs: options.timeoutMs }, hookBroker) };
   return runTurn({ host: brokerTurnHost(broker), hooks, now: () => Date.now() }, turnId);
 }

@@ -16,6 +16,7 @@ import type { WorkerLauncher, WorkerLimits } from '../ports/worker.ts';
 import { TURN_HEARTBEAT_MS } from '../session/model.ts';
 import { beatTurn, claimTurn, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import { failTurnTree } from '../session/stale-turns.ts';
+import { BrokerViolationError } from '../session/broker-rules.ts';
 import { createStoreHost } from '../session/store-host.ts';
 import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
 import { turnHostMethods, type TurnHost } from '../session/turn-host.ts';
@@ -52,8 +53,11 @@ export function configuredCost(models: ModelsConfig | undefined, model: string |
   return offered ? priceUsage(usage, offered.prices) : 0;
 }
 
-/** Codes of a broker refusal (an operation the worker may not ask for), each logged as a `[worker] refused` line. */
-const refusalCodes = new Set(['operation_refused', 'turn_not_allowed']);
+/**
+ * Codes of a broker refusal (an operation the worker may not ask for, or a report breaking the workflow's rules:
+ * core/session/broker-rules.ts), each logged as a `[worker] refused` line.
+ */
+const refusalCodes = new Set(['operation_refused', 'turn_not_allowed', 'workflow_violation']);
 
 /**
  * The broker: answers one worker request with the host, refusing operations that are not the host's and turns that
@@ -67,7 +71,10 @@ export function turnBroker(host: TurnHost, refusal: { subject: string; log?(line
       if (!brokerMethods.has(method) || !Array.isArray(args)) throw new PlatformError('operation_refused', 'The broker does not answer this operation.');
       return await (host[method as keyof TurnHost] as (...a: unknown[]) => Promise<unknown>)(...args);
     } catch (error) {
-      if (error instanceof PlatformError && refusalCodes.has(error.code)) refusal.log?.(`[worker] refused ${/^[A-Za-z.]{1,40}$/.test(op) ? op : 'an operation'} for ${refusal.subject}`);
+      if (error instanceof PlatformError && refusalCodes.has(error.code)) {
+        const rule = error instanceof BrokerViolationError ? `: it breaks the workflow rule ${error.rule}` : '';
+        refusal.log?.(`[worker] refused ${/^[A-Za-z.]{1,40}$/.test(op) ? op : 'an operation'} for ${refusal.subject}${rule}`);
+      }
       throw error;
     }
   };
@@ -90,6 +97,8 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
   }, pollMs);
   const host = createStoreHost({
     ...deps, signal: controller.signal,
+    // A report the broker refused ended the turn failed: the worker is stopped, nothing more of it is taken.
+    onViolation: () => controller.abort(),
     ...(deps.textDeltas ? { onText: (delta: TextDelta) => deps.textDeltas!.publish(delta) } : {}),
     callSignal: (timeoutMs) => (timeoutMs === undefined ? controller.signal : AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)])),
     costOf: (model, usage) => configuredCost(deps.modelsConfig, model, usage),

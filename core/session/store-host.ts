@@ -2,19 +2,22 @@
  * The host of a running turn over the stores: what the broker side of a worker answers (and what runs a turn
  * in-process in tests). It is scoped to one root turn: only that turn and the child turns it opened may be named;
  * any other id is refused (`turn_not_allowed`). Model calls are made here, through the ModelProvider port, with
- * usage and cost recorded on the turn, the session and the spend totals, and refused once a spend cap is reached.
+ * usage and cost recorded on the turn, the session and the spend totals, each call reserved against the spend caps
+ * of its workflow and its ancestors before it runs (./metered-call.ts).
  *
  * Source: spec/platform-service.md § Rules 6 (a worker reaches platform data only through the process that
  * started it), § Session facts named; issue 7 § Models, § Dispatcher and workers.
  */
-import type { ModelProvider, ModelToolCall, ModelUsage } from '../ports/model-provider.ts';
+import type { ModelProvider, ModelUsage } from '../ports/model-provider.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { TextDelta } from '../ports/text-deltas.ts';
-import { noUsage, type SessionRecord, type TurnRecord } from './model.ts';
+import type { SessionRecord, TurnRecord } from './model.ts';
 import {
-  applyCheckpoint, insertSession, insertTurn, loadTurnRecords, readThread, recordUsage, sessionsOf, settleTurn, type SessionStoreDeps,
+  applyCheckpoint, insertSession, insertTurn, loadTurnRecords, readThread, sessionsOf, settleTurn, type SessionStoreDeps,
 } from './session-store.ts';
-import { addSpend, checkSpendCaps } from './spend.ts';
+import { meteredModelCall } from './metered-call.ts';
+import { createBrokerGuard } from './broker-guard.ts';
+import type { BrokerViolationError } from './broker-rules.ts';
 import type { ModelCallReply, ServiceTool, SessionView, TurnContext, TurnHost, TurnOutcome } from './turn-host.ts';
 import type { WorkflowView } from './workflow-view.ts';
 
@@ -34,6 +37,8 @@ export interface StoreHostDeps extends SessionStoreDeps {
   callSignal(timeoutMs?: number): AbortSignal | undefined;
   /** Called with each text delta of a model call (live chat streams); optional. */
   onText?(delta: TextDelta): void;
+  /** Told of the first report the broker refused (the turn tree already ended failed): stop the worker. */
+  onViolation?(error: BrokerViolationError): void;
 }
 
 /** The engine's view of a stored session. */
@@ -45,14 +50,18 @@ export function sessionView(session: SessionRecord): SessionView {
   };
 }
 
-/** A TurnHost for the root turn `rootTurnId` and the child turns it opens. */
+/**
+ * A TurnHost for the root turn `rootTurnId` and the child turns it opens. Every report is checked against the
+ * workflow's rules before it is recorded (./broker-guard.ts): the first one refused ends the turn failed.
+ */
 export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHost {
   const allowed = new Set([rootTurnId]);
+  const guard = createBrokerGuard(deps, rootTurnId);
   const records = async (turnId: string) => {
-    if (!allowed.has(turnId)) throw new PlatformError('turn_not_allowed', `Turn ${turnId} is not this worker's.`, { status: 403 });
+    guard.ensureOpen();
+    if (typeof turnId !== 'string' || !allowed.has(turnId)) throw new PlatformError('turn_not_allowed', `Turn ${String(turnId).slice(0, 80)} is not this worker's.`, { status: 403 });
     return loadTurnRecords(deps, turnId);
   };
-  const scope = (s: SessionRecord) => ({ orgId: s.orgId, agentId: s.agentId, environment: s.environment, workflow: s.workflow });
 
   return {
     async loadTurn(turnId): Promise<TurnContext> {
@@ -66,66 +75,51 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
     },
     async callModel(turnId, request): Promise<ModelCallReply> {
       const { turn, session } = await records(turnId);
-      await checkSpendCaps(deps, scope(session));
-      const reply = await streamCall(deps, session, request);
-      const costUsd = deps.costOf(request.model, reply.usage);
-      await recordUsage(deps, turn, { ...reply.usage, modelCalls: 1, costUsd });
-      await addSpend(deps, scope(session), costUsd);
-      return { ...reply, costUsd };
+      // Reserved against the spend caps of the workflow and its ancestors, settled after (./metered-call.ts).
+      const reply = await meteredModelCall(deps, turn, session, request);
+      guard.noteReply(turnId, request, reply.toolCalls);
+      return reply;
     },
     async callTool(turnId, call) {
-      await records(turnId);
-      return deps.callServiceTool(call, deps.signal);
+      const { session } = await records(turnId);
+      await guard.toolCall(session, call);
+      return deps.callServiceTool({ collection: call.collection, name: call.name, input: call.input }, deps.signal);
     },
     async checkpoint(turnId, patch) {
-      const { turn } = await records(turnId);
+      const { turn, session } = await records(turnId);
+      await guard.checkpoint(turn, session, patch);
       await applyCheckpoint(deps, turn, patch);
     },
     async openChild(turnId, request) {
       const { session: parent } = await records(turnId);
-      const target = (await deps.workflowOf(parent.buildId, parent.workflow)).callable[request.workflow];
-      if (!target) throw new PlatformError('not_found', `Workflow ${request.workflow} cannot be called from ${parent.workflow}.`, { status: 404 });
-      const entry = { state: target.entry, trigger: target.trigger };
+      // The callee, its arguments, inherited forbids and ancestry come from the records, never from the worker.
+      const fields = await guard.child(parent, request);
+      const target = (await deps.workflowOf(parent.buildId, parent.workflow)).callable[fields.workflow];
       const child = await insertSession(deps, {
-        orgId: parent.orgId, agentId: parent.agentId, environment: parent.environment, workflow: request.workflow, buildId: parent.buildId, commitId: parent.commitId,
-        state: entry.state, trigger: entry.trigger, variables: { ...request.arguments as Record<string, never> }, lockedVariables: Object.keys(request.arguments),
-        depth: parent.depth + 1, inheritedForbid: request.inheritedForbid, ancestry: request.ancestry,
-        parentId: parent._id, rootId: parent.rootId ?? parent._id, dispatchId: request.dispatchId,
+        orgId: parent.orgId, agentId: parent.agentId, environment: parent.environment, workflow: fields.workflow, buildId: parent.buildId, commitId: parent.commitId,
+        state: target.entry, trigger: target.trigger, variables: { ...fields.arguments as Record<string, never> }, lockedVariables: Object.keys(fields.arguments),
+        depth: parent.depth + 1, inheritedForbid: fields.inheritedForbid, ancestry: fields.ancestry,
+        parentId: parent._id, rootId: parent.rootId ?? parent._id, dispatchId: fields.dispatchId,
       });
-      const turn = await insertTurn(deps, child, 'prompt', { message: JSON.stringify(request.arguments) }, 'running');
+      const turn = await insertTurn(deps, child, 'prompt', { message: JSON.stringify(fields.arguments) }, 'running');
       allowed.add(turn._id);
       return { sessionId: child._id, turnId: turn._id };
     },
     async resumeChild(turnId, childSessionId, input) {
-      const { session: parent } = await records(turnId);
-      const child = await sessionsOf(deps).findOne({ _id: childSessionId, parentId: parent._id });
-      if (!child) throw new PlatformError('not_found', `Child session ${childSessionId} was not found.`, { status: 404 });
-      await sessionsOf(deps).updateOne({ _id: child._id }, { $set: { status: 'running', updatedAt: deps.clock.now() } });
-      const { kind, ...rest } = input;
+      const { turn: parentTurn, session: parent } = await records(turnId);
+      // Only the child this session is parked on, still parked, with the parent turn's own input (not the worker's).
+      const { child, input: own } = await guard.resume(parentTurn, parent, childSessionId, input);
+      const { matched } = await sessionsOf(deps).updateOne({ _id: child._id, status: child.status }, { $set: { status: 'running', updatedAt: deps.clock.now() } });
+      if (matched === 0) throw new PlatformError('child_not_parked', `Child session ${child._id} is no longer parked; it was resumed meanwhile.`, { status: 409 });
+      const { kind, ...rest } = own;
       const turn = await insertTurn(deps, child, kind, rest, 'running');
       allowed.add(turn._id);
       return { turnId: turn._id };
     },
     async endTurn(turnId, outcome: TurnOutcome) {
-      const { turn } = await records(turnId);
-      await settleTurn(deps, turn as TurnRecord, outcome);
+      const { turn, session } = await records(turnId);
+      await guard.outcome(session, outcome);
+      await settleTurn(deps, turn as TurnRecord, { status: outcome.status, ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}) });
     },
   };
-}
-
-async function streamCall(deps: StoreHostDeps, session: SessionRecord, request: Parameters<TurnHost['callModel']>[1]): Promise<Omit<ModelCallReply, 'costUsd'>> {
-  const signal = deps.callSignal(request.timeoutMs);
-  // The reply is checkpointed as the thread's next message: live deltas carry that message's id.
-  const live = { rootId: session.rootId ?? session._id, sessionId: session._id, messageId: `${session._id}:${session.messageCount}` };
-  let text = '';
-  const toolCalls: ModelToolCall[] = [];
-  let finish = 'stop';
-  let usage: ModelUsage = noUsage();
-  for await (const event of deps.models.stream({ model: request.model, messages: request.messages, tools: request.tools, promptCache: request.promptCache, signal })) {
-    if (event.type === 'text') { deps.onText?.({ ...live, offset: text.length, text: event.text }); text += event.text; }
-    else if (event.type === 'tool-call') toolCalls.push(event.call);
-    else { finish = event.reason; usage = event.usage; }
-  }
-  const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = usage;
-  return { text, toolCalls, finish, usage: { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } };
 }

@@ -1,0 +1,93 @@
+/**
+ * The broker's guard over one worker's turn (the store host's trusted side): before a report of the worker is
+ * recorded, it loads what the records say (the workflow of the session's build, the session, the turn, the
+ * children named) and applies the rules of ./broker-rules.ts and ./broker-call-rules.ts. The first report that
+ * breaks a rule ends the run: the root turn and its running children end failed with `workflow_violation` naming
+ * the rule, nothing of the report is written, every later operation of the worker is refused with the same error,
+ * and `onViolation` is told (the dispatcher stops the worker and logs a line).
+ *
+ * Source: issue 17 § 4 (the broker enforces the workflow; the worker is not trusted); spec/platform-service.md
+ * § Rules 6, § Operational log lines ([worker] refused …).
+ */
+import type { ModelToolCall } from '../ports/model-provider.ts';
+import { childOpening, childResume, toolCallViolation, type ChildFields, type ResumeInput } from './broker-call-rules.ts';
+import { BrokerViolationError, checkpointViolation, outcomeViolation, type BrokerViolation, type RecordedChild } from './broker-rules.ts';
+import type { SessionRecord, TurnRecord } from './model.ts';
+import { loadTurnRecords, sessionsOf, type SessionStoreDeps } from './session-store.ts';
+import { controlTools } from './state-prompt.ts';
+import { failTurnTree } from './stale-turns.ts';
+import type { ChildRequest, ModelCallRequest, SessionPatch, TurnOutcome } from './turn-host.ts';
+import type { WorkflowView } from './workflow-view.ts';
+
+/** What the guard needs. */
+export interface BrokerGuardDeps extends SessionStoreDeps {
+  /** The workflow `slug` of published build `buildId`. @throws PlatformError `not_found` */
+  workflowOf(buildId: string, slug: string): Promise<WorkflowView>;
+  /** Told of the first refused report (after the turn tree ended failed): the dispatcher stops the worker. */
+  onViolation?(error: BrokerViolationError): void;
+}
+
+/** The guard of the run of root turn `rootTurnId`; see the module comment. */
+export function createBrokerGuard(deps: BrokerGuardDeps, rootTurnId: string) {
+  /** `to` of the platform_advance calls of each turn's latest model reply that offered tools, until one is taken. */
+  const advances = new Map<string, string[]>();
+  let refused: BrokerViolationError | undefined;
+
+  const refuse = async (operation: string, found: BrokerViolation): Promise<never> => {
+    if (refused) throw refused;
+    refused = new BrokerViolationError(operation, found);
+    const root = await loadTurnRecords(deps, rootTurnId).catch(() => undefined);
+    if (root) await failTurnTree(deps, root.turn, { code: refused.code, message: refused.message });
+    deps.onViolation?.(refused);
+    throw refused;
+  };
+  const workflowOf = (session: SessionRecord) => deps.workflowOf(session.buildId, session.workflow);
+  const childrenNamed = async (session: SessionRecord, ids: (string | undefined)[]): Promise<Record<string, RecordedChild>> => {
+    const wanted = [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
+    const found = wanted.length === 0 ? [] : await sessionsOf(deps).find({ parentId: session._id, _id: { $in: wanted } });
+    return Object.fromEntries(found.map((child) => [child._id, { status: child.status, pending: child.pending }]));
+  };
+
+  return {
+    /** @throws the violation that ended this run, once there was one */
+    ensureOpen(): void {
+      if (refused) throw refused;
+    },
+    /** Notes a model reply of `turnId`: a reply to a call offering tools may carry the next advance. */
+    noteReply(turnId: string, request: Pick<ModelCallRequest, 'tools'>, toolCalls: ModelToolCall[]): void {
+      if (request.tools.length === 0) return;
+      const targets = toolCalls.filter((call) => call.name === controlTools.advance).map((call) => (call.input as { to?: unknown } | null)?.to);
+      advances.set(turnId, targets.filter((to): to is string => typeof to === 'string'));
+    },
+    /** Checks a checkpoint before it is applied. @throws BrokerViolationError */
+    async checkpoint(turn: TurnRecord, session: SessionRecord, patch: SessionPatch): Promise<void> {
+      const children = await childrenNamed(session, [session.pending?.childSessionId as string | undefined, patch?.pending?.childSessionId]);
+      const facts = { workflow: await workflowOf(session), session, turn, advances: advances.get(turn._id) ?? [], children };
+      const found = patch !== null && typeof patch === 'object' ? checkpointViolation(facts, patch) : { rule: 'state_change_source' as const, message: 'a checkpoint is an object' };
+      if (found) await refuse('checkpoint', found);
+      if (patch.trail?.via === 'advance') advances.delete(turn._id);
+    },
+    /** Checks a service tool call. @throws BrokerViolationError */
+    async toolCall(session: SessionRecord, call: { collection: unknown; name: unknown; input: unknown }): Promise<void> {
+      const found = toolCallViolation(await workflowOf(session), session, call ?? {} as never);
+      if (found) await refuse('tool call', found);
+    },
+    /** The fields of the child a workflow call opens, from the records. @throws BrokerViolationError */
+    async child(parent: SessionRecord, request: ChildRequest): Promise<ChildFields> {
+      const used = (await sessionsOf(deps).find({ parentId: parent._id })).map((c) => c.dispatchId ?? '');
+      const opened = childOpening(await workflowOf(parent), parent, request ?? {} as never, used);
+      return 'rule' in opened ? refuse('workflow call', opened) : opened;
+    },
+    /** The input a parked child is resumed with (the parent turn's own). @throws BrokerViolationError */
+    async resume(turn: TurnRecord, parent: SessionRecord, childSessionId: unknown, requested: unknown): Promise<{ child: SessionRecord; input: ResumeInput }> {
+      const child = typeof childSessionId === 'string' ? await sessionsOf(deps).findOne({ _id: childSessionId, parentId: parent._id }) : null;
+      const input = childResume({ session: parent, turn }, child, requested);
+      return 'rule' in input ? refuse('child resume', input) : { child: child!, input };
+    },
+    /** Checks how a turn ends against its recorded session. @throws BrokerViolationError */
+    async outcome(session: SessionRecord, outcome: TurnOutcome): Promise<void> {
+      const found = outcomeViolation({ workflow: await workflowOf(session), session }, outcome ?? {} as never);
+      if (found) await refuse('end of turn', found);
+    },
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * The workflow rules the broker (the trusted side of a turn worker's channel) applies to what a worker reports:
+ * pure functions over the records the broker holds, each answering the rule a report breaks, or undefined. The
+ * worker runs the engine, but it is not trusted: a checkpoint, a turn's end, a tool call, a workflow call and a
+ * resumed child are checked here before anything is recorded. Tool calls, workflow calls, resumed children and
+ * hooks: ./broker-call-rules.ts.
+ *
+ * Source: issue 17 § 4 (the broker enforces the workflow; the worker is not trusted); ../shared/AGENT-FORMAT.md
+ * § workflow.yaml (states, transitions, requires, on_error, control tools); spec/platform-service.md § Rules 6.
+ */
+import { PlatformError } from '../ports/platform-error.ts';
+import { finalStatuses, type SessionRecord, type TurnRecord } from './model.ts';
+import type { SessionPatch, TurnOutcome } from './turn-host.ts';
+import type { StateView, WorkflowView } from './workflow-view.ts';
+
+/**
+ * The rules, by name (the name is in every refusal and in the `[worker] refused …` log line):
+ * - `state_exists`: a state change names a state of the session's workflow;
+ * - `state_change_source`: a state change comes with its trail entry, taken through `platform_advance`, an
+ *   `on_error` route or a decision (never `start`);
+ * - `out_edge`: an advance follows an out-edge of the active agent state;
+ * - `advance_called`: an advance was asked for by the model's latest reply in this turn (`platform_advance`);
+ * - `requires_set`: an advance leaves a state only with its `requires` variables set;
+ * - `on_error_route`: an error route goes to the active state's `on_error`;
+ * - `decision_from_decide`: a decision trail entry comes only from the decision this turn carries (`decide`);
+ * - `locked_variable`: locked variables and `trigger` never change;
+ * - `park_matches_state`: a pending decision is a human state's (its out-edges) or mirrors a parked child's;
+ * - `finished_child`: a park on a child session is cleared only once that child finished;
+ * - `visit_counters`: a visit's model calls and parks never go back (they reset only on entering a state);
+ * - `thread_roles`: the thread holds user, assistant and tool messages only (no system message);
+ * - `reachable_outcome`: a turn ends only as the engine can end it from the recorded session;
+ * - `tool_rules`, `workflow_call`, `resume_parked_child`, `hook_no_operations`: see ./broker-call-rules.ts.
+ */
+export type BrokerRule =
+  | 'state_exists' | 'state_change_source' | 'out_edge' | 'advance_called' | 'requires_set' | 'on_error_route'
+  | 'decision_from_decide' | 'locked_variable' | 'park_matches_state' | 'finished_child' | 'visit_counters'
+  | 'thread_roles' | 'reachable_outcome' | 'tool_rules' | 'workflow_call' | 'resume_parked_child' | 'hook_no_operations';
+
+/** A report the broker refuses: the rule it breaks and what was wrong (names of states and tools, never a value). */
+export interface BrokerViolation { rule: BrokerRule; message: string }
+
+/**
+ * The error of a refused report: code `workflow_violation` (403), naming the operation and the rule.
+ * Source: issue 17 § 4 (the turn fails with a clear error naming the rule).
+ */
+export class BrokerViolationError extends PlatformError {
+  readonly rule: BrokerRule;
+  constructor(operation: string, violation: BrokerViolation) {
+    super('workflow_violation', `The platform refused the worker's ${operation}: ${violation.message} (rule ${violation.rule}); the turn ends failed and nothing of it was recorded.`, { status: 403 });
+    this.rule = violation.rule;
+  }
+}
+
+/** A session as the checkpoint rules read it. */
+export type RecordedSession = Pick<SessionRecord, 'state' | 'variables' | 'lockedVariables' | 'pending' | 'visit'>;
+/** A child session named by a park, as the rules read it. */
+export type RecordedChild = Pick<SessionRecord, 'status' | 'pending'>;
+
+/** What the broker knows when a worker checkpoints a turn's session. */
+export interface CheckpointFacts {
+  workflow: WorkflowView;
+  session: RecordedSession;
+  turn: Pick<TurnRecord, 'kind' | 'input'>;
+  /** `to` of each `platform_advance` call of the model's latest reply (a call offering tools) in this turn, not yet taken. */
+  advances: readonly string[];
+  /** This session's child sessions named by its pending park or the patch's, by id. */
+  children: Readonly<Record<string, RecordedChild>>;
+}
+
+const violation = (rule: BrokerRule, message: string): BrokerViolation => ({ rule, message });
+const quoted = (value: unknown): string => JSON.stringify(typeof value === 'string' ? value.slice(0, 80) : typeof value);
+const edgesOf = (state: StateView): string[] => state.transitions.map((t) => t.to);
+const sameList = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
+const blank = (value: unknown): boolean => value === undefined || value === null || value === '';
+
+/** The variable names a worker may never write: the session's locked variables and `trigger`. */
+export function lockedNames(session: Pick<SessionRecord, 'lockedVariables'>): Set<string> {
+  return new Set([...session.lockedVariables, 'trigger']);
+}
+
+/**
+ * Why a checkpoint `patch` may not be applied to the recorded session, or undefined when it may.
+ * Source: issue 17 § 4 (a state change is an out-edge taken through platform_advance, on_error or a decision;
+ * locked variables and `trigger` never change; decision trail entries come only from decide).
+ */
+export function checkpointViolation(facts: CheckpointFacts, patch: SessionPatch): BrokerViolation | undefined {
+  const { session } = facts;
+  const system = (patch.messages ?? []).find((m) => !['user', 'assistant', 'tool'].includes(m?.role));
+  if (system) return violation('thread_roles', `a ${quoted(system?.role)} message cannot be written to the thread`);
+  const locked = lockedNames(session);
+  const touched = Object.keys(patch.variables ?? {}).filter((name) => locked.has(name));
+  if (touched.length > 0) return violation('locked_variable', `${touched.map(quoted).join(', ')} ${touched.length > 1 ? 'are' : 'is'} locked`);
+  const moved = stateChangeViolation(facts, patch);
+  if (moved) return moved;
+  const parked = parkViolation(facts, patch);
+  if (parked) return parked;
+  if (patch.visit && patch.state === undefined) {
+    const was = session.visit;
+    if (patch.visit.modelCalls < was.modelCalls || patch.visit.parks < was.parks || (was.entered && !patch.visit.entered)) {
+      return violation('visit_counters', `the visit of state ${quoted(session.state)} cannot be reset without entering a state`);
+    }
+  }
+  return undefined;
+}
+
+function stateChangeViolation(facts: CheckpointFacts, patch: SessionPatch): BrokerViolation | undefined {
+  const { workflow, session } = facts;
+  const trail = patch.trail;
+  if (patch.state === undefined && trail === undefined) return undefined;
+  if (patch.state === undefined || trail === undefined || trail.state !== patch.state) {
+    return violation('state_change_source', 'a state change and its trail entry come together and name the same state');
+  }
+  const to = patch.state;
+  if (typeof to !== 'string' || !Object.hasOwn(workflow.states, to)) {
+    return violation('state_exists', `state ${quoted(to)} is not a state of workflow "${workflow.slug}"`);
+  }
+  const active = workflow.states[session.state];
+  if (!active) return violation('state_exists', `the active state ${quoted(session.state)} is not in workflow "${workflow.slug}"`);
+  if (trail.via !== 'decision' && trail.by !== undefined) return violation('decision_from_decide', 'only a decision names who decided');
+  switch (trail.via) {
+    case 'advance': return advanceViolation(facts, active, to, patch);
+    case 'error':
+      return active.onError === to ? undefined : violation('on_error_route', `state "${active.slug}" routes its errors ${active.onError ? `to "${active.onError}"` : 'nowhere'}, not to "${to}"`);
+    case 'decision': return decisionViolation(facts, active, to, trail);
+    default: return violation('state_change_source', `a worker cannot write a ${quoted(trail.via)} trail entry; states change by advance, on_error or decision`);
+  }
+}
+
+function advanceViolation(facts: CheckpointFacts, active: StateView, to: string, patch: SessionPatch): BrokerViolation | undefined {
+  if (active.type !== 'agent' || !edgesOf(active).includes(to)) {
+    return violation('out_edge', `"${to}" is not an out-edge of state "${active.slug}"${active.type === 'human' ? ' (a human state moves by decision only)' : ''}`);
+  }
+  if (!facts.advances.includes(to)) return violation('advance_called', `the model's latest reply in this turn did not call platform_advance to "${to}"`);
+  const variables = { ...facts.session.variables, ...patch.variables };
+  const missing = active.requires.filter((name) => blank(variables[name]));
+  return missing.length > 0 ? violation('requires_set', `state "${active.slug}" is left only with ${missing.join(', ')} set`) : undefined;
+}
+
+function decisionViolation(facts: CheckpointFacts, active: StateView, to: string, trail: NonNullable<SessionPatch['trail']>): BrokerViolation | undefined {
+  const decision = facts.turn.kind === 'decision' ? facts.turn.input.decision : undefined;
+  const pending = facts.session.pending;
+  if (!decision || pending?.kind !== 'decision' || pending.childSessionId !== undefined) {
+    return violation('decision_from_decide', 'a decision trail entry is written only by a turn carrying a decision taken with decide');
+  }
+  if (decision.to !== to || trail.by !== decision.by || (trail.note ?? undefined) !== (decision.comment ?? undefined)) {
+    return violation('decision_from_decide', 'the decision trail entry differs from the decision taken with decide');
+  }
+  return edgesOf(active).includes(to) ? undefined : violation('out_edge', `"${to}" is not an out-edge of state "${active.slug}"`);
+}
+
+function parkViolation(facts: CheckpointFacts, patch: SessionPatch): BrokerViolation | undefined {
+  if (patch.pending === undefined) return undefined;
+  const recorded = facts.session.pending?.childSessionId;
+  const next = patch.pending;
+  if (recorded !== undefined && (next === null || next.childSessionId !== recorded)) {
+    const child = facts.children[recorded as string];
+    if (!child || !finalStatuses.includes(child.status)) return violation('finished_child', 'the park on a child session is cleared only once that child finished');
+  }
+  if (next === null) return undefined;
+  if (next.childSessionId !== undefined) {
+    const child = facts.children[next.childSessionId];
+    const parked = child && (child.status === 'awaiting_decision' || child.status === 'awaiting_input') && child.pending?.kind === next.kind;
+    const options = next.kind === 'decision' && child?.pending?.kind === 'decision' ? sameList(next.options.map((o) => o.to), child.pending.options.map((o) => o.to)) : true;
+    return parked && options ? undefined : violation('park_matches_state', 'a park on a child mirrors a parked child session of this session');
+  }
+  if (next.kind !== 'decision') {
+    const kind: unknown = next.kind;
+    return kind === 'input' ? undefined : violation('park_matches_state', `a session parks for a decision or for input, not ${quoted(kind)}`);
+  }
+  const state = facts.workflow.states[patch.state ?? facts.session.state];
+  const options: unknown = next.options;
+  const named = Array.isArray(options) ? options.map((o: { to?: string } | null) => String(o?.to)) : undefined;
+  if (!state || state.type !== 'human' || next.state !== state.slug || !named || !sameList(named, edgesOf(state))) {
+    return violation('park_matches_state', 'a pending decision is that of the active human state, with its out-edges as the options');
+  }
+  return undefined;
+}
+
+/** The session as the outcome rules read it (after the turn's checkpoints). */
+export interface OutcomeFacts { workflow: WorkflowView; session: Pick<SessionRecord, 'state' | 'pending'> }
+
+/** Statuses a turn can end with (never `queued`, `running` or `cancelled`: only a member cancels). */
+export const reachableOutcomes = ['succeeded', 'failed', 'awaiting_decision', 'awaiting_input'] as const;
+
+/**
+ * Why `outcome` may not settle the turn, or undefined: `succeeded` needs a terminal active state and nothing
+ * pending, `awaiting_decision`/`awaiting_input` a recorded pending decision/input, `failed` an error.
+ * Source: issue 17 § 4 (endTurn accepts only the outcomes the engine can reach from the recorded state).
+ */
+export function outcomeViolation(facts: OutcomeFacts, outcome: TurnOutcome): BrokerViolation | undefined {
+  const status = outcome?.status;
+  if (!(reachableOutcomes as readonly unknown[]).includes(status)) {
+    return violation('reachable_outcome', `a turn ends ${reachableOutcomes.join(', ')}; never ${quoted(status)}`);
+  }
+  const { session, workflow } = facts;
+  const pending = session.pending;
+  if (status === 'succeeded') {
+    const state = workflow.states[session.state];
+    if (!state || state.transitions.length > 0 || pending) return violation('reachable_outcome', `the session is in state "${session.state}", which is not terminal: it cannot end succeeded`);
+  }
+  if (status === 'awaiting_decision' && pending?.kind !== 'decision') return violation('reachable_outcome', 'the session has no pending decision: it cannot await one');
+  if (status === 'awaiting_input' && pending?.kind !== 'input') return violation('reachable_outcome', 'the session has no pending input: it cannot await input');
+  if (status === 'failed' && (typeof outcome.error?.code !== 'string' || typeof outcome.error?.message !== 'string')) {
+    return violation('reachable_outcome', 'a failed turn carries its error (code and message)');
+  }
+  return undefined;
+}
