@@ -51,7 +51,20 @@ export interface WorkerRunOptions {
   broker: BrokerHandler;
   /** Aborting kills the worker (SIGTERM, SIGKILL 2 s later); the outcome is `signalled`. */
   signal?: AbortSignal;
+  /**
+   * A turn's own time limit in seconds (the workflow's `turn_seconds`): the launcher ends the worker once it has
+   * run this long plus a 1 s grace (outcome limit `turn time`), whatever the code inside is doing. Default none.
+   */
+  turnSeconds?: number;
 }
+
+/**
+ * Which limit ended a worker: its memory or wall time (PLATFORM_WORKER_*), a hook's time, the turn's
+ * `turn_seconds`, or the channel's line length.
+ *
+ * Source: spec/platform-service.md § Errors (worker exceeds memory or wall-time limit); issue 17 § 3
+ */
+export type WorkerLimitName = 'memory' | 'wall time' | 'hook time' | 'turn time' | 'channel line';
 
 /**
  * Why a worker run failed:
@@ -74,7 +87,7 @@ export type WorkerFailureReason = 'refused to start' | 'exceeded a limit' | 'los
  */
 export type WorkerOutcome =
   | { ended: 'finished'; result: unknown }
-  | { ended: 'failed'; reason: WorkerFailureReason; message: string; limit?: 'memory' | 'wall time'; code?: string };
+  | { ended: 'failed'; reason: WorkerFailureReason; message: string; limit?: WorkerLimitName; code?: string };
 
 /**
  * Starts workers and waits for them; at most the kind's slots run at once, further runs wait in order.

@@ -6,7 +6,7 @@
  * Source: ../shared/spec/semantic-query-service.md § Limits; ../shared/spec/platform-service.md § Rules 7.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Resident set and data size of a process in bytes, from /proc/<pid>/status. */
 export interface ProcessMemory {
@@ -51,4 +51,50 @@ export function limitDataSize(pid: number, bytes: number): Promise<string | unde
       resolve(`${error.message.split('\n')[0]}${stderr ? `: ${String(stderr).trim().slice(0, 200)}` : ''}`);
     });
   });
+}
+
+/** The process ids of `pid`'s children (/proc/<pid>/task/<tid>/children of each of its threads). */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return children;
+  }
+  for (const task of tasks) {
+    try {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) children.push(Number(child));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return children;
+}
+
+/**
+ * The memory of `pid` and all its descendants, summed (a sandboxed worker runs under bubblewrap's two small
+ * processes: the runtime is a grandchild of the process the launcher started).
+ * @returns undefined where /proc is unavailable or `pid` is gone
+ *
+ * Source: spec/platform-service.md § Rules 7
+ */
+export async function readProcessTreeMemory(pid: number): Promise<ProcessMemory | undefined> {
+  const root = await readProcessMemory(pid);
+  if (!root) return undefined;
+  const total = { ...root };
+  const seen = new Set([pid]);
+  const queue = childrenOf(pid);
+  while (queue.length > 0 && seen.size < 64) {
+    const next = queue.shift()!;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    const memory = await readProcessMemory(next);
+    if (memory) {
+      total.rssBytes += memory.rssBytes;
+      total.dataBytes += memory.dataBytes;
+    }
+    queue.push(...childrenOf(next));
+  }
+  return total;
 }

@@ -1,15 +1,21 @@
 /**
  * The worker launcher: runs each turn or call in its own worker process (see ./worker-process.ts) within
- * the kind's slots, with the worker environment built from parsed settings (never this process's own).
+ * the kind's slots, with the worker environment built from parsed settings (never this process's own), in the
+ * sandbox its isolation setting and the kernel allow (./sandbox.ts). On creation it ends the workers that a
+ * stopped process left running (./worker-registry.ts) and probes the sandbox, printing one line when workers
+ * run with weaker isolation or are refused.
  *
  * Source: ../shared/spec/platform-service.md § Rules 6–8; § Deployment settings (a worker reads none:
- * its environment is built from …); § Operational log lines ([worker]).
+ * its environment is built from …); § Operational log lines ([worker]); issue 17 § 3.
  */
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { WorkerKind, WorkerLauncher, WorkerOutcome, WorkerRunOptions } from '../../ports/worker.ts';
 import type { WorkerProgram } from './program.ts';
+import { findProgram, planSandbox, probeNamespaces, type SandboxPlan, type WorkerIsolation } from './sandbox.ts';
 import { WorkerSlots } from './slots.ts';
 import { runWorkerProcess } from './worker-process.ts';
+import { endLeftoverWorkers } from './worker-registry.ts';
 
 /**
  * What the launcher needs.
@@ -32,9 +38,17 @@ export interface WorkerLauncherDeps {
   /**
    * PLATFORM_WORKER_INSPECT=on (never in production; the boot rules refuse it): each worker starts with an
    * inspector on a free loopback port and without the permission model; one `[worker] inspector …` line
-   * names the port. Default off.
+   * names the port. Its sandbox keeps the host's network (the port must be reachable). Default off.
    */
   inspect?: boolean;
+  /** PLATFORM_WORKER_ISOLATION (default `namespaces`): see ./sandbox.ts. */
+  isolation?: WorkerIsolation;
+  /** Whether this is a production process: without namespaces it refuses workers instead of falling back. Default false. */
+  production?: boolean;
+  /** The run folder of worker records (default `cairn-workers` in the OS temp directory). */
+  runDir?: string;
+  /** The PATH searched for bwrap and setpriv (default this process's). */
+  path?: string;
 }
 
 /**
@@ -50,25 +64,40 @@ export type LauncherRunOptions = WorkerRunOptions & { entryFile?: string; onStar
 /**
  * Creates a launcher; `run` waits for a slot of the run's kind, then starts the worker.
  * A run cancelled while waiting for its slot ends `signalled` without starting a worker (and without a log line).
+ * `sandbox()` resolves with the isolation workers get (after the one probe at creation).
  *
  * Source: spec/platform-service.md § Rules 6–8
  */
-export function createWorkerLauncher(deps: WorkerLauncherDeps): WorkerLauncher & { run(options: LauncherRunOptions): Promise<WorkerOutcome>; slots: WorkerSlots } {
+export function createWorkerLauncher(deps: WorkerLauncherDeps): WorkerLauncher & { run(options: LauncherRunOptions): Promise<WorkerOutcome>; slots: WorkerSlots; sandbox(): Promise<SandboxPlan> } {
   const slots = new WorkerSlots(deps.slots);
   const inspect = deps.inspect ?? false;
-  const processDeps = (options: LauncherRunOptions) => ({
+  const path = deps.path ?? process.env.PATH;
+  const runDir = deps.runDir ?? join(tmpdir(), 'cairn-workers');
+  for (const line of endLeftoverWorkers(runDir)) deps.log(line);
+  const isolation = deps.isolation ?? 'namespaces';
+  const sandbox = (isolation === 'namespaces' ? probeNamespaces(path) : Promise.resolve(undefined)).then((probe) => {
+    const { plan, line } = planSandbox(isolation, deps.production ?? false, probe);
+    if (line) deps.log(line);
+    return plan;
+  });
+  const setpriv = findProgram('setpriv', path);
+  const processDeps = (options: LauncherRunOptions, plan: SandboxPlan) => ({
     env: deps.environment(options.kind, options.limits.memoryMb),
     tempRoot: deps.tempRoot ?? tmpdir(),
     killGraceMs: deps.killGraceMs ?? 2000,
     log: options.log ?? deps.log,
-    inspect,
+    inspect, sandbox: plan, runDir,
+    ...(setpriv ? { setpriv } : {}),
     ...(options.onStarted ? { onStarted: options.onStarted } : {}),
   });
   return {
     slots,
+    sandbox: () => sandbox,
     async run(options: LauncherRunOptions): Promise<WorkerOutcome> {
       const { memoryMb } = options.limits;
-      return slots.runInSlot(options, () => runWorkerProcess(processDeps(options), options, (workDir) => deps.program.command({ workDir, memoryMb, entryFile: options.entryFile, inspect })));
+      const plan = await sandbox;
+      const command = (workDir: string) => deps.program.command({ workDir, memoryMb, entryFile: options.entryFile, inspect });
+      return slots.runInSlot(options, () => runWorkerProcess(processDeps(options, plan), options, command));
     },
   };
 }

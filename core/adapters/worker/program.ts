@@ -23,20 +23,25 @@ import { QUICKJS_BUNDLE_NAME } from './protocol.ts';
 
 /**
  * The permission flags baked into the worker executable: the permission model on, reads and writes only
- * in the working directory (the worker's own). No child process, worker thread, addon or WASI allowance.
+ * in the working directory (the worker's own). No child process, worker thread, addon or WASI allowance, and
+ * no inspector started by SIGUSR1 (`--disable-sigusr1`).
  *
  * Source: spec/platform-service.md § Rules 8
  */
-export const SEA_PERMISSION_FLAGS: readonly string[] = ['--permission', '--allow-fs-read=.', '--allow-fs-write=.'];
+export const SEA_PERMISSION_FLAGS: readonly string[] = ['--permission', '--allow-fs-read=.', '--allow-fs-write=.', '--disable-sigusr1'];
 
 /** The QuickJS library's entry, bundled apart from the worker's main file as {@link QUICKJS_BUNDLE_NAME}. */
 export const QUICKJS_LIBRARY_ENTRY = 'bins/worker/quickjs-library.ts';
 export { QUICKJS_BUNDLE_NAME };
 
-/** A command that starts one worker. */
+/**
+ * A command that starts one worker; `reads` names the files it reads besides its working directory (the
+ * program's bundle and QuickJS library): the sandbox binds them, and `command` itself, read-only.
+ */
 export interface WorkerCommand {
   command: string;
   args: string[];
+  reads?: string[];
 }
 
 /**
@@ -91,11 +96,13 @@ export function bundledWorkerProgram(options: { appDir: string; node?: string; b
       const key = `${bun}\n${entry}`;
       if (!bundles.has(key)) bundles.set(key, bundle(bun, entry, options.appDir));
       const file = await bundles.get(key)!;
+      const quickJs = join(dirname(file), QUICKJS_BUNDLE_NAME);
       const permission = [
-        '--permission', `--allow-fs-read=${file}`, `--allow-fs-read=${join(dirname(file), QUICKJS_BUNDLE_NAME)}`,
-        `--allow-fs-read=${workDir}`, `--allow-fs-write=${workDir}`,
+        '--permission', `--allow-fs-read=${file}`, `--allow-fs-read=${quickJs}`,
+        `--allow-fs-read=${workDir}`, `--allow-fs-write=${workDir}`, '--disable-sigusr1',
       ];
-      return { command: node, args: [...(inspect ? [INSPECT_FLAG] : permission), `--max-old-space-size=${memoryMb}`, file] };
+      const args = [...(inspect ? [INSPECT_FLAG] : permission), `--max-old-space-size=${memoryMb}`, file];
+      return { command: node, args, reads: [file, quickJs] };
     },
   };
 }

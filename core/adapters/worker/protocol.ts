@@ -4,7 +4,10 @@
  *
  * Launcher → worker: `start` first (the per-worker token and the job), then `reply` per request.
  * Worker → launcher, each carrying the token: `started` once the job is read, `request` (an operation on
- * platform data), `denied` (the permission model refused something), and one `result` or `failed`.
+ * platform data), `denied` (the permission model refused something), `deadline` (before and after a hook: the
+ * launcher ends the worker itself when a hook outlives its time, since a hook caught in native code never
+ * yields to the worker's own timer), and one `result` or `failed`. The launcher reads lines of at most
+ * {@link WORKER_CHANNEL_LINE_LIMIT} characters.
  *
  * Source: ../shared/spec/platform-service.md § Rules 6 (reaches platform data only through the process
  * that started it), § Rules 8; § Operational log lines ([worker]).
@@ -38,8 +41,18 @@ export type WorkerMessage =
   | { type: 'started'; token: string }
   | { type: 'request'; token: string; id: number; op: string; args: unknown }
   | { type: 'denied'; token: string; permission: string }
+  /** Hook `id` starts and may run `ms` milliseconds (the launcher ends the worker past it); `ms: null` when it ended. */
+  | { type: 'deadline'; token: string; id: number; ms: number | null }
   | { type: 'result'; token: string; result: unknown }
   | { type: 'failed'; token: string; error: WireError };
+
+/**
+ * Longest channel line the launcher reads from a worker, in characters (32 MiB of text): a longer line ends
+ * the worker (its reading would otherwise grow the starting process's heap without bound).
+ *
+ * Source: spec/platform-service.md § Rules 6; issue 17 § 3
+ */
+export const WORKER_CHANNEL_LINE_LIMIT = 32 * 1024 * 1024;
 
 /**
  * File name of the QuickJS library bundled apart from the worker's main file: an asset of the worker

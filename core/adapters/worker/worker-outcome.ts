@@ -6,7 +6,8 @@
  * Source: ../shared/spec/platform-service.md § Operational log lines ([worker] ended <worker> for <turn or
  * call> with the reason); § Errors (worker exceeds memory or wall-time limit); § Rules 7.
  */
-import type { WorkerKind, WorkerLimits, WorkerOutcome, WorkerRunOptions } from '../../ports/worker.ts';
+import type { WorkerKind, WorkerLimitName, WorkerLimits, WorkerOutcome, WorkerRunOptions } from '../../ports/worker.ts';
+import { constants } from 'node:os';
 import { REFUSED_TO_START_EXIT_CODE, type WireError } from './protocol.ts';
 
 /** A failed outcome decided by the launcher (it killed the worker for it). */
@@ -28,6 +29,8 @@ export interface EndFacts {
   stderr: string;
   code?: number | null;
   signal?: NodeJS.Signals | null;
+  /** Whether it ran under bubblewrap (which exits 128 + n when its worker was killed by signal n). */
+  sandboxed?: boolean;
 }
 
 /** Node's words when a heap or allocation limit ended the process. */
@@ -35,15 +38,21 @@ const OUT_OF_MEMORY = /JavaScript heap out of memory|Reached heap limit|Fatal pr
 
 /**
  * The failed outcome for a limit, naming it with its variable and value, e.g. "the turn worker exceeded
- * its memory limit (PLATFORM_WORKER_TURN_MEMORY_MB = 128 MiB)".
+ * its memory limit (PLATFORM_WORKER_TURN_MEMORY_MB = 128 MiB)". `value` is the hook's or turn's limit in
+ * seconds (`hook time`, `turn time`) or the line limit in characters (`channel line`).
  *
- * Source: spec/platform-service.md § Errors; § Deployment settings (PLATFORM_WORKER_*)
+ * Source: spec/platform-service.md § Errors; § Deployment settings (PLATFORM_WORKER_*); issue 17 § 3
  */
-export function limitMessage(kind: WorkerKind, limit: 'memory' | 'wall time', limits: WorkerLimits): KilledFor {
+export function limitMessage(kind: WorkerKind, limit: WorkerLimitName, limits: WorkerLimits, value?: number): KilledFor {
   const prefix = `PLATFORM_WORKER_${kind.toUpperCase()}`;
-  const named = limit === 'memory' ? `${prefix}_MEMORY_MB = ${limits.memoryMb} MiB` : `${prefix}_SECONDS = ${limits.wallTimeSeconds} s`;
-  const what = limit === 'memory' ? 'memory limit' : 'wall-time limit';
-  return { ended: 'failed', reason: 'exceeded a limit', limit, message: `the ${kind} worker exceeded its ${what} (${named})` };
+  const named: Record<WorkerLimitName, string> = {
+    memory: `memory limit (${prefix}_MEMORY_MB = ${limits.memoryMb} MiB)`,
+    'wall time': `wall-time limit (${prefix}_SECONDS = ${limits.wallTimeSeconds} s)`,
+    'hook time': `hook time limit (a hook runs at most ${value} s; it was stopped from outside the worker)`,
+    'turn time': `turn time limit (the workflow's turn_seconds = ${value} s; it was stopped from outside the worker)`,
+    'channel line': `channel line limit (${Math.round((value ?? 0) / 1024 / 1024)} MiB per message)`,
+  };
+  return { ended: 'failed', reason: 'exceeded a limit', limit, message: `the ${kind} worker exceeded its ${named[limit]}` };
 }
 
 /**
@@ -62,8 +71,16 @@ export function classifyEnd(options: Pick<WorkerRunOptions, 'kind' | 'limits'>, 
     return { ended: 'failed', reason: 'refused to start', message: `the ${kind} worker refused to start: ${said}` };
   }
   if (OUT_OF_MEMORY.test(facts.stderr)) return limitMessage(kind, 'memory', options.limits);
-  if (facts.signal) return { ended: 'failed', reason: 'signalled', message: `the ${kind} worker was ended by ${facts.signal}` };
+  const signal = facts.signal ?? signalOfSandboxExit(facts);
+  if (signal) return { ended: 'failed', reason: 'signalled', message: `the ${kind} worker was ended by ${signal}` };
   return { ended: 'failed', reason: 'lost its channel', message: `the ${kind} worker ended (exit code ${facts.code ?? 'unknown'}) without answering` };
+}
+
+/** A sandboxed worker's signal as bubblewrap reports it: exit code 128 + the signal's number. */
+function signalOfSandboxExit(facts: EndFacts): string | undefined {
+  if (!facts.sandboxed || typeof facts.code !== 'number' || facts.code <= 128 || facts.code >= 128 + 65) return undefined;
+  const number = facts.code - 128;
+  return Object.entries(constants.signals).find(([, n]) => n === number)?.[0];
 }
 
 /**

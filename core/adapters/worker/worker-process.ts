@@ -1,24 +1,38 @@
 /**
- * One worker process from start to end: a fresh working directory, the per-worker token and job on the
- * first line of its channel, the token checked (constant time) on every message and revoked once the
- * worker has answered, its memory (resident set, every 50 ms) and wall time watched, and its ending
- * turned into a {@link WorkerOutcome} with one `[worker] ended …` line.
+ * One worker process from start to end: a fresh working directory, the sandbox of the launcher's plan
+ * (./sandbox.ts: bubblewrap namespaces, or the permission model alone under a parent-death signal), its own
+ * process group and a record in the run folder (./worker-registry.ts), the per-worker token and job on the
+ * first line of its channel, the token checked (constant time) on every message and revoked once the worker has
+ * answered, channel lines capped ({@link WORKER_CHANNEL_LINE_LIMIT}), its memory (resident set of its process
+ * tree, every 50 ms), wall time, turn time (`turnSeconds`) and hook deadlines (announced on the channel) enforced
+ * from outside, and its ending turned into a {@link WorkerOutcome} with one `[worker] ended …` line.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6–8; § Operational log lines ([worker]); § Errors.
+ * Source: ../shared/spec/platform-service.md § Rules 6–8; § Operational log lines ([worker]); § Errors;
+ * issue 17 § 3.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isPlatformError } from '../../ports/platform-error.ts';
 import type { WorkerOutcome, WorkerRunOptions } from '../../ports/worker.ts';
-import { readProcessMemory } from '../runtime/process-memory.ts';
-import { readMessages, writeLine, type WireError, type WorkerMessage } from './protocol.ts';
+import { LineTooLongError } from '../runtime/json-lines.ts';
+import { readProcessTreeMemory } from '../runtime/process-memory.ts';
+import { readMessages, WORKER_CHANNEL_LINE_LIMIT, writeLine, type WireError, type WorkerMessage } from './protocol.ts';
 import { classifyEnd, endedReason, limitMessage, type EndFacts } from './worker-outcome.ts';
 import type { WorkerCommand } from './program.ts';
+import { sandboxCommand, type SandboxPlan } from './sandbox.ts';
+import { recordWorker } from './worker-registry.ts';
 
 /** Interval of the resident-set watchdog, in milliseconds. */
 export const WORKER_WATCHDOG_INTERVAL_MS = 50;
+
+/** Milliseconds past a hook's or turn's own deadline before the launcher ends the worker (its own timer may say first). */
+export const OUTSIDE_DEADLINE_GRACE_MS = 1000;
+
+/** Hook deadlines a worker may hold at once (child turns run hooks side by side); further ones are ignored. */
+const MAX_HOOK_DEADLINES = 64;
 
 /**
  * What a worker run needs from the launcher.
@@ -34,6 +48,12 @@ export interface WorkerProcessDeps {
   inspect?: boolean;
   /** Called with the worker's process id once it was started (the worker host logs and relays it). */
   onStarted?(pid: number): void;
+  /** How workers are isolated (./sandbox.ts); default permission-only. */
+  sandbox?: SandboxPlan;
+  /** setpriv's path: outside a namespace sandbox, the worker gets SIGKILL as parent-death signal through it. */
+  setpriv?: string;
+  /** The run folder of worker records (./worker-registry.ts); none when undefined. */
+  runDir?: string;
 }
 
 /** What Node prints on stderr when its inspector listens: the port is the first group. */
@@ -45,11 +65,15 @@ const INSPECTOR_LISTENING = /Debugger listening on ws:\/\/127\.0\.0\.1:(\d+)\//;
  * Source: spec/platform-service.md § Rules 6–8
  */
 export async function runWorkerProcess(deps: WorkerProcessDeps, options: WorkerRunOptions, start: (workDir: string) => Promise<WorkerCommand>): Promise<WorkerOutcome> {
+  if (deps.sandbox?.mode === 'refused') {
+    deps.log(`[worker] ended ${options.kind} worker (not started) for ${options.subject} (refused to start)`);
+    return { ended: 'failed', reason: 'refused to start', message: `the ${options.kind} worker could not start: ${deps.sandbox.reason}` };
+  }
   let workDir: string | undefined;
   let command: WorkerCommand;
   try {
     workDir = await mkdtemp(join(deps.tempRoot, 'cairn-worker-'));
-    command = await start(workDir);
+    command = isolate(deps, await start(workDir), workDir);
   } catch (error) {
     if (workDir) await rm(workDir, { recursive: true, force: true });
     const fallback = workDir ? 'its program is not available' : `its working directory could not be made under ${deps.tempRoot}`;
@@ -63,6 +87,14 @@ export async function runWorkerProcess(deps: WorkerProcessDeps, options: WorkerR
   }
 }
 
+/** The command under the launcher's sandbox: bubblewrap, or setpriv's parent-death signal (when installed). */
+function isolate(deps: WorkerProcessDeps, command: WorkerCommand, workDir: string): WorkerCommand {
+  if (!existsSync(command.command)) return command; // its start fails as such (ENOENT), sandboxed or not
+  if (deps.sandbox?.mode === 'namespaces') return sandboxCommand(deps.sandbox.bwrap, command, { workDir, shareNet: deps.inspect });
+  if (deps.setpriv) return { command: deps.setpriv, args: ['--pdeathsig', 'KILL', '--', command.command, ...command.args] };
+  return command;
+}
+
 class WorkerRun {
   readonly ended: Promise<WorkerOutcome>;
   private readonly child: ChildProcess;
@@ -71,9 +103,13 @@ class WorkerRun {
   private readonly facts: EndFacts = { stderr: '' };
   /** Run when the worker has ended: timers and listeners. */
   private readonly cleanups: (() => void)[] = [];
+  /** Hook deadlines the worker announced, by its hook id. */
+  private readonly hookDeadlines = new Map<number, ReturnType<typeof setTimeout>>();
 
   constructor(private readonly deps: WorkerProcessDeps, private readonly options: WorkerRunOptions, command: WorkerCommand, workDir: string) {
-    this.child = spawn(command.command, command.args, { cwd: workDir, env: deps.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group (detached: a new session), so that it and anything under it are ended together.
+    this.child = spawn(command.command, command.args, { cwd: workDir, env: deps.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    this.facts.sandboxed = deps.sandbox?.mode === 'namespaces';
     this.ended = new Promise((resolve) => {
       this.child.on('close', (code, signal) => resolve(this.onClosed(code, signal)));
     });
@@ -83,9 +119,11 @@ class WorkerRun {
     this.child.stdin?.on('error', () => undefined); // a dead worker's pipe: its end is handled on close
     this.readStderr();
     readMessages<WorkerMessage>(this.child.stdout!, (message) => this.onMessage(message), (error) => {
-      if (error) this.kill({ ended: 'failed', reason: 'lost its channel', message: `the ${options.kind} worker wrote something that is not a channel message` });
-    });
+      if (error instanceof LineTooLongError) this.kill(limitMessage(options.kind, 'channel line', options.limits, WORKER_CHANNEL_LINE_LIMIT));
+      else if (error) this.kill({ ended: 'failed', reason: 'lost its channel', message: `the ${options.kind} worker wrote something that is not a channel message` });
+    }, { maxLineChars: WORKER_CHANNEL_LINE_LIMIT });
     if (this.child.pid !== undefined) {
+      if (deps.runDir) this.cleanups.push(recordWorker(deps.runDir, this.child.pid, workDir));
       this.watch();
       deps.onStarted?.(this.child.pid);
     }
@@ -108,16 +146,23 @@ class WorkerRun {
   }
 
   private watch(): void {
-    const { kind, limits, signal } = this.options;
+    const { kind, limits, signal, turnSeconds } = this.options;
     const pid = this.child.pid!;
     const ceiling = limits.memoryMb * 1024 * 1024;
     const watchdog = setInterval(() => {
-      void readProcessMemory(pid).then((memory) => {
+      void readProcessTreeMemory(pid).then((memory) => {
         if (memory && memory.rssBytes > ceiling) this.kill(limitMessage(kind, 'memory', limits));
       });
     }, WORKER_WATCHDOG_INTERVAL_MS);
     const wallTime = setTimeout(() => this.kill(limitMessage(kind, 'wall time', limits)), limits.wallTimeSeconds * 1000);
     this.cleanups.push(() => clearInterval(watchdog), () => clearTimeout(wallTime));
+    if (turnSeconds !== undefined && turnSeconds > 0 && turnSeconds < limits.wallTimeSeconds) {
+      const turnTime = setTimeout(() => this.kill(limitMessage(kind, 'turn time', limits, turnSeconds)), turnSeconds * 1000 + OUTSIDE_DEADLINE_GRACE_MS);
+      this.cleanups.push(() => clearTimeout(turnTime));
+    }
+    this.cleanups.push(() => {
+      for (const timer of this.hookDeadlines.values()) clearTimeout(timer);
+    });
     const onAbort = (): void => this.kill({ ended: 'failed', reason: 'signalled', message: `the ${kind} worker was stopped: its run was cancelled` }, 'SIGTERM');
     if (signal?.aborted) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -129,13 +174,36 @@ class WorkerRun {
     if (this.facts.killedFor || this.facts.answer || this.child.exitCode !== null || this.child.signalCode !== null) return;
     this.facts.killedFor = outcome;
     this.revoked = true;
-    this.child.kill(signal);
+    this.signalGroup(signal);
     if (signal !== 'SIGKILL') this.killAfterGrace();
+  }
+
+  /** Sends `signal` to the worker's process group (it leads one), else to the worker alone. */
+  private signalGroup(signal: NodeJS.Signals): void {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    try {
+      process.kill(-this.child.pid!, signal);
+    } catch {
+      this.child.kill(signal);
+    }
+  }
+
+  /** A hook starts (`ms` its time) or ended (`ms` null): the launcher ends the worker at the hook's deadline. */
+  private onDeadline(id: number, ms: number | null): void {
+    if (!Number.isSafeInteger(id)) return;
+    clearTimeout(this.hookDeadlines.get(id));
+    this.hookDeadlines.delete(id);
+    if (ms === null || typeof ms !== 'number' || !(ms > 0) || this.hookDeadlines.size >= MAX_HOOK_DEADLINES) return;
+    const { kind, limits } = this.options;
+    const seconds = Math.round(ms / 100) / 10;
+    const waitMs = Math.min(ms, limits.wallTimeSeconds * 1000) + OUTSIDE_DEADLINE_GRACE_MS;
+    this.hookDeadlines.set(id, setTimeout(() => this.kill(limitMessage(kind, 'hook time', limits, seconds)), waitMs));
   }
 
   private onMessage(message: WorkerMessage): void {
     if (!this.holdsToken(message)) return this.refuse(message);
     if (message.type === 'request') return void this.answerRequest(message.id, message.op, message.args);
+    if (message.type === 'deadline') return this.onDeadline(message.id, message.ms);
     if (message.type === 'denied') {
       const permission = /^[A-Za-z]{1,40}$/.test(String(message.permission)) ? message.permission : 'an operation';
       return this.deps.log(`[worker] refused ${permission} for ${this.options.subject}`);
@@ -178,7 +246,7 @@ class WorkerRun {
   }
 
   private killAfterGrace(): void {
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), this.deps.killGraceMs);
+    const timer = setTimeout(() => this.signalGroup('SIGKILL'), this.deps.killGraceMs);
     this.cleanups.push(() => clearTimeout(timer));
   }
 
