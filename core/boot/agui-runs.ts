@@ -1,10 +1,12 @@
 /**
  * Runs of the AG-UI endpoint of an incoming connection: which chat trigger the connection serves on the
  * environment's current published build, the thread ids the platform issues (each bound to the connection and to
- * the caller it was issued to), and the start of one run: a fresh chat opens a session at the chat trigger's state;
+ * the caller it was issued to: a member or OIDC subject by subject, a public or bearer-token caller by a thread
+ * secret issued with the thread and sent back in `forwardedProps.threadSecret`), and the start of one run: a fresh chat opens a session at the chat trigger's state;
  * a message on a thread continues its session where the previous turn left off (a reply; history is not
  * replayed); a resume entry answers the pending decision (or wait). A message while a turn runs or a decision is
- * pending is refused with 409 and changes nothing.
+ * pending is refused with 409 and changes nothing. A chat a member starts with their own sign-in is theirs
+ * (`startedBy`); chats of endpoint callers belong to no member.
  *
  * Source: spec/platform-service.md § AG-UI request (rules 1, 2, 4, 5), § Tool-call result status (AG-UI rows),
  * § Session facts named (endpoint sessions), § Errors (409); issue 8 § Endpoints (AG-UI).
@@ -32,6 +34,12 @@ export interface AguiThreadRecord {
   /** Who it was issued to ({@link threadOwner}). */
   owner: string;
   sessionId: string;
+  /**
+   * SHA-256 (hex) of the thread secret issued with it to a caller without a subject of their own (public or
+   * bearer-token callers): a later run continues the thread only with that secret. Absent for members and OIDC
+   * subjects (bound to their subject).
+   */
+  secretHash?: string;
   createdAt: Date;
 }
 
@@ -49,6 +57,8 @@ export interface AguiRunInput {
   tools: unknown[];
   context: unknown[];
   resume?: { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown }[];
+  /** Props the client forwards; the platform reads `threadSecret` (a string) from it ({@link threadSecretOf}). */
+  forwardedProps?: unknown;
 }
 
 /** The chat trigger a connection serves, on the environment's published build. */
@@ -66,6 +76,8 @@ export interface ServedChat {
 /** A started run: the thread to send next, the session, the turn to follow, and where its messages begin. */
 export interface StartedRun {
   threadId: string;
+  /** The thread's secret, for a caller without a subject of their own (sent with RUN_STARTED; see {@link threadOwner}). */
+  threadSecret?: string;
   runId: string;
   session: SessionRecord;
   turnId: string;
@@ -109,10 +121,45 @@ export async function servedChat(deps: AguiRunDeps, connection: ConnectionRecord
   return { orgId: env.orgId, buildId: env.published.buildId, commitId: env.published.commitId, workflow: chat.workflow, trigger: { id: chat.trigger.id, state: chat.trigger.state }, disabled: chat.disabled, ...(sessionKey ? { sessionKey } : {}) };
 }
 
-/** Whom a thread id is issued to: a member or an OIDC subject by subject; a bearer-token or public caller by the connection alone. */
+/**
+ * Whom a thread id is issued to: a member or an OIDC subject by subject; a bearer-token or public caller, who has no
+ * subject of their own, by the connection and a thread secret issued with the thread ({@link needsThreadSecret}).
+ */
 export function threadOwner(caller: AdmittedCaller): string {
   if (caller.kind === 'member' || caller.kind === 'oidc') return `${caller.kind}:${caller.subject ?? ''}`;
   return caller.kind;
+}
+
+/** True for a caller whose threads are bound to a thread secret (public and bearer-token callers: no subject). */
+export function needsThreadSecret(caller: AdmittedCaller): boolean {
+  return caller.kind === 'public' || caller.kind === 'token';
+}
+
+/** The thread secret a run sends back: `forwardedProps.threadSecret` when it is a string of at most 200 characters. */
+export function threadSecretOf(input: Pick<AguiRunInput, 'forwardedProps'>): string | undefined {
+  const props = input.forwardedProps;
+  const secret = props && typeof props === 'object' ? (props as { threadSecret?: unknown }).threadSecret : undefined;
+  return typeof secret === 'string' && secret.length > 0 && secret.length <= 200 ? secret : undefined;
+}
+
+/** A fresh thread secret (32 random bytes, base64url) and its SHA-256 hex, which alone is stored. */
+async function newThreadSecret(ids: AguiRunDeps['ids']): Promise<{ secret: string; hash: string }> {
+  const secret = btoa(String.fromCharCode(...ids.randomBytes(32))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return { secret, hash: await ids.sha256Hex(secret) };
+}
+
+/**
+ * The thread `input.threadId` names when it was issued to this caller on this connection (and, for a caller without
+ * a subject, the run sends its secret); null otherwise: a value not issued to this caller opens a fresh chat
+ * (spec § AG-UI request rule 1), so holding someone else's thread id continues nothing.
+ */
+async function issuedThread(deps: AguiRunDeps, connection: ConnectionRecord, caller: AdmittedCaller, input: AguiRunInput): Promise<AguiThreadRecord | null> {
+  if (!input.threadId) return null;
+  const thread = await threads(deps).findOne({ _id: input.threadId, connectionId: connection._id, owner: threadOwner(caller) });
+  if (!thread || !needsThreadSecret(caller)) return thread;
+  const sent = threadSecretOf(input);
+  if (!thread.secretHash || sent === undefined) return null;
+  return (await deps.ids.sha256Hex(sent)) === thread.secretHash ? thread : null;
 }
 
 /** The text of the last user message of the input (history is not replayed: earlier ones are ignored). */
@@ -144,14 +191,15 @@ const conflict = (code: string, message: string) => new PlatformError(code, mess
 export async function startAguiRun(deps: AguiRunDeps, connection: ConnectionRecord, served: ServedChat, caller: AdmittedCaller, input: AguiRunInput, beforeTurn: () => Promise<void>): Promise<StartedRun> {
   const since = deps.clock.now();
   const owner = threadOwner(caller);
-  const thread = input.threadId ? await threads(deps).findOne({ _id: input.threadId, connectionId: connection._id, owner }) : null;
+  const thread = await issuedThread(deps, connection, caller, input);
   const session = thread ? await sessionsOf(deps).findOne({ _id: thread.sessionId }) : null;
   const ignored = ignoredNote(input);
   const runId = input.runId || deps.ids.newId();
   if (thread && session && !finalStatuses.includes(session.status)) {
     const openChildren = await openChildrenOf(deps, session._id);
     const turnId = await continueChat(deps, session, caller, input, beforeTurn);
-    return { threadId: thread._id, runId, session, turnId, fromSeq: session.messageCount, openChildren, since, ...(ignored ? { ignored } : {}) };
+    const sent = needsThreadSecret(caller) ? threadSecretOf(input) : undefined;
+    return { threadId: thread._id, ...(sent ? { threadSecret: sent } : {}), runId, session, turnId, fromSeq: session.messageCount, openChildren, since, ...(ignored ? { ignored } : {}) };
   }
   const text = lastUserText(input);
   if (!text?.trim()) throw new PlatformError('no_message', 'The run has no user message: send the message to the chat as the last entry of messages, {id, role: "user", content}.', { status: 400 });
@@ -162,12 +210,19 @@ export async function startAguiRun(deps: AguiRunDeps, connection: ConnectionReco
   const payload = { connection: connection.identifier, caller: caller.kind, ...(caller.subject ? { subject: caller.subject } : {}) };
   // A chat trigger's session key (e.g. one chat per OIDC subject) sends a fresh thread to the open chat of that key.
   const sessionKey = sessionKeyOf(served.sessionKey, { id: served.trigger.id, type: 'chat', ...payload });
-  const opened = await openFiredSession(deps, { ...scope, buildId: served.buildId, commitId: served.commitId, state: served.trigger.state, trigger: { id: served.trigger.id, type: 'chat' } }, { payload, message: text, ...(sessionKey ? { sessionKey } : {}) });
+  // A chat a member starts with their own sign-in is theirs (startedBy); an endpoint caller's belongs to no member.
+  const startedBy = caller.kind === 'member' && caller.subject ? caller.subject : undefined;
+  const firing = { payload, message: text, ...(sessionKey ? { sessionKey } : {}), ...(startedBy ? { startedBy } : {}) };
+  const opened = await openFiredSession(deps, { ...scope, buildId: served.buildId, commitId: served.commitId, state: served.trigger.state, trigger: { id: served.trigger.id, type: 'chat' } }, firing);
   const threadId = deps.ids.newId();
-  await threads(deps).insertOne({ _id: threadId, schemaVersion: sessionSchemaVersion, connectionId: connection._id, owner, sessionId: opened.session._id, createdAt: deps.clock.now() });
+  const secret = needsThreadSecret(caller) ? await newThreadSecret(deps.ids) : undefined;
+  await threads(deps).insertOne({
+    _id: threadId, schemaVersion: sessionSchemaVersion, connectionId: connection._id, owner, sessionId: opened.session._id,
+    ...(secret ? { secretHash: secret.hash } : {}), createdAt: deps.clock.now(),
+  });
   const joined = opened.outcome === 'delivered';
   const openChildren = joined ? await openChildrenOf(deps, opened.session._id) : [];
-  return { threadId, runId, session: opened.session, turnId: opened.turnId, fromSeq: joined ? opened.session.messageCount : 0, openChildren, since, ...(ignored ? { ignored } : {}) };
+  return { threadId, ...(secret ? { threadSecret: secret.secret } : {}), runId, session: opened.session, turnId: opened.turnId, fromSeq: joined ? opened.session.messageCount : 0, openChildren, since, ...(ignored ? { ignored } : {}) };
 }
 
 /** Child sessions of root `rootId` that have not ended, with their message counts now. */

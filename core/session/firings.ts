@@ -49,6 +49,12 @@ export interface Firing {
    * session-key-expression.ts `sessionKeyOf`); undefined opens a new session. Source: AGENT-FORMAT.md § Triggers.
    */
   sessionKey?: string;
+  /**
+   * The member whose chat this firing opens (a chat through the AG-UI endpoint with the member's own sign-in),
+   * written as the session's `startedBy`; undefined for sessions that belong to no member. A keyed firing of a member
+   * joins only that member's session of its key. Source: spec § Session facts named (a chat is personal).
+   */
+  startedBy?: string;
 }
 
 /** What a firing did: `opened` a new session, or `delivered` a turn to the open session of its key. */
@@ -72,11 +78,12 @@ const KEYED_ROUNDS = 3;
  */
 export async function openFiredSession(deps: FiringDeps, target: FiringTarget, firing: Firing): Promise<FiringResult> {
   if (firing.sessionKey === undefined) return { ...(await openSession(deps, target, firing)), outcome: 'opened' };
-  const key = firing.sessionKey;
-  checkSessionKey(key);
+  checkSessionKey(firing.sessionKey);
+  // A member's chats are personal: their keys are claimed apart from everyone else's.
+  const key = firing.startedBy === undefined ? firing.sessionKey : `${firing.sessionKey}\u0000member:${firing.startedBy}`;
   const scope: SessionKeyScope = { agentId: target.agentId, environment: target.environment, workflow: target.workflow, trigger: target.trigger.id };
   for (let round = 0; round < KEYED_ROUNDS; round += 1) {
-    if (await takeClaim(deps, scope, key)) return { ...(await openClaimed(deps, target, firing, scope)), outcome: 'opened' };
+    if (await takeClaim(deps, scope, key)) return { ...(await openClaimed(deps, target, firing, scope, key)), outcome: 'opened' };
     const claim = await readClaim(deps, scope, key);
     if (!claim) continue;
     const session = claim.sessionId === null ? null : await sessionsOf(deps).findOne({ _id: claim.sessionId });
@@ -85,6 +92,7 @@ export async function openFiredSession(deps: FiringDeps, target: FiringTarget, f
       await releaseClaim(deps, claim);
       continue;
     }
+    if (session.startedBy !== firing.startedBy) throw busy(target, 'its session belongs to someone else');
     if (session.status === 'awaiting_input') {
       const delivered = await deliverToSession(deps, session, target, firing);
       if (delivered) return { session: { ...session, status: 'running' }, turnId: delivered, outcome: 'delivered' };
@@ -109,6 +117,7 @@ async function openSession(deps: FiringDeps, target: FiringTarget, firing: Firin
     variables: { ...args, trigger: { id: target.trigger.id, type: target.trigger.type, ...firing.payload } } as never,
     lockedVariables: [...Object.keys(args), 'trigger'],
     ...(firing.sessionKey === undefined ? {} : { sessionKey: firing.sessionKey }),
+    ...(firing.startedBy === undefined ? {} : { startedBy: firing.startedBy }),
   });
   const turn = await insertTurn(deps, session, 'delivery', { message: firing.message });
   await deps.enqueueTurn(turn._id);
@@ -116,8 +125,7 @@ async function openSession(deps: FiringDeps, target: FiringTarget, firing: Firin
 }
 
 /** Opens the session of a claim this firing took and names it on the claim; the claim is dropped if opening fails. */
-async function openClaimed(deps: FiringDeps, target: FiringTarget, firing: Firing, scope: SessionKeyScope): Promise<{ session: SessionRecord; turnId: string }> {
-  const key = firing.sessionKey!;
+async function openClaimed(deps: FiringDeps, target: FiringTarget, firing: Firing, scope: SessionKeyScope, key: string): Promise<{ session: SessionRecord; turnId: string }> {
   let opened: { session: SessionRecord; turnId: string };
   try {
     opened = await openSession(deps, target, firing);

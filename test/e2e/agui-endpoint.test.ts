@@ -5,6 +5,8 @@
  * on that thread, streams a child session as platform.sub_workflow_* events without leaking its text into the
  * chat's messages, parks on a decision (RUN_FINISHED with an interrupt outcome), refuses a message while the
  * decision is pending (409) and takes the decision as a resume entry. Client tools are reported as not honoured.
+ * A public caller's thread is bound to the thread secret issued with it (RUN_STARTED and `platform.thread_secret`):
+ * the thread id without the secret opens a fresh chat.
  */
 import { HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { AGUI_MEDIA_TYPE, decode } from '@ag-ui/proto';
@@ -24,6 +26,10 @@ beforeAll(async () => {
     { toolCalls: [{ name: 'platform_workflow_helper', arguments: { topic: 'cancellations' } }] },
     { text: 'Child text: 42 cancellations.', toolCalls: [{ name: 'platform_advance', arguments: { to: 'finished', reason: 'looked up' } }] },
     { text: 'The helper found 42 cancellations; a person should review this.', toolCalls: [{ name: 'platform_advance', arguments: { to: 'review', reason: 'finding ready' } }] },
+    { text: 'Public hello.' },
+    { text: 'Stranger hello.' },
+    { text: 'Stranger again.' },
+    { text: 'Owner again.' },
     { text: 'Binary hello.' },
     { text: 'Hello, member.' },
     { text: 'Still here, member.' },
@@ -44,14 +50,35 @@ afterAll(async () => {
   await model?.close();
 });
 
-/** Runs the agent once, collecting every event; the thread id RUN_STARTED issues becomes the agent's. */
+/** The thread secret RUN_STARTED issued to each agent (a public caller sends it back with every later run). */
+const secrets = new WeakMap<HttpAgent, string>();
+
+/**
+ * Runs the agent once, collecting every event; the thread id RUN_STARTED issues becomes the agent's, and its thread
+ * secret is sent back in forwardedProps on the next runs.
+ */
 async function run(agent: HttpAgent, options: Parameters<HttpAgent['runAgent']>[0] = {}): Promise<BaseEvent[]> {
   const events: BaseEvent[] = [];
-  await agent.runAgent(options, {
+  const secret = secrets.get(agent);
+  await agent.runAgent({ ...options, ...(secret ? { forwardedProps: { threadSecret: secret } } : {}) }, {
     onEvent: ({ event }) => { events.push(event); },
-    onRunStartedEvent: ({ event }) => { agent.threadId = event.threadId; },
+    onRunStartedEvent: ({ event }) => {
+      agent.threadId = event.threadId;
+      const issued = (event as { threadSecret?: unknown }).threadSecret;
+      if (typeof issued === 'string') secrets.set(agent, issued);
+    },
   });
   return events;
+}
+
+/** One run over fetch (server-sent events): its status and events. */
+async function postRun(body: Record<string, unknown>): Promise<{ status: number; events: Record<string, any>[] }> {
+  const response = await fetch(url, {
+    method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ runId: 'r', tools: [], context: [], ...body }),
+  });
+  const text = await response.text();
+  return { status: response.status, events: text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Record<string, any>) };
 }
 
 const ofType = (events: BaseEvent[], type: string) => events.filter((e) => e.type === type) as (BaseEvent & Record<string, unknown>)[];
@@ -97,7 +124,7 @@ describe('the AG-UI endpoint', () => {
 
     const refused = await fetch(url, {
       method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ threadId, runId: 'r-409', tools: [], context: [], messages: [{ id: 'u3', role: 'user', content: 'Are you there?' }] }),
+      body: JSON.stringify({ threadId, runId: 'r-409', tools: [], context: [], forwardedProps: { threadSecret: secrets.get(agent) }, messages: [{ id: 'u3', role: 'user', content: 'Are you there?' }] }),
     });
     expect(refused.status).toBe(409);
     expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'decision_pending', message: expect.stringContaining(interrupt.id) });
@@ -108,6 +135,27 @@ describe('the AG-UI endpoint', () => {
     const sessions = (await (await fetch(`${product.url}/api/agents/front/environments/main/workflows/concierge/sessions`)).json()) as { sessions: { status: string; variables: Record<string, unknown> }[] };
     expect(sessions.sessions).toHaveLength(1);
     expect(sessions.sessions[0]).toMatchObject({ status: 'succeeded', variables: { trigger: { type: 'chat', connection: 'front', caller: 'public' } } });
+  });
+
+  it('binds a public thread to the secret issued with it: its id alone continues nothing', async () => {
+    const first = await postRun({ threadId: '', messages: [{ id: 'u1', role: 'user', content: 'Hello' }] });
+    expect(first.status).toBe(200);
+    const started = first.events[0];
+    expect(started).toMatchObject({ type: 'RUN_STARTED', threadSecret: expect.stringMatching(/^[\w-]{43}$/) });
+    expect(first.events[1]).toMatchObject({ type: 'CUSTOM', name: 'platform.thread_secret', value: { threadId: started.threadId, threadSecret: started.threadSecret } });
+    const sessionOf = (events: Record<string, any>[]) => events.at(-1)!.result.sessionId as string;
+    const session = sessionOf(first.events);
+    // Someone who learnt the thread id, without the secret or with a wrong one: a fresh chat of their own.
+    for (const forwardedProps of [{}, { threadSecret: 'not-the-secret' }]) {
+      const stranger = await postRun({ threadId: started.threadId, forwardedProps, messages: [{ id: 'u2', role: 'user', content: 'Show me that chat' }] });
+      expect(stranger.status).toBe(200);
+      expect(stranger.events[0].threadId).not.toBe(started.threadId);
+      expect(sessionOf(stranger.events)).not.toBe(session);
+    }
+    const owner = await postRun({ threadId: started.threadId, forwardedProps: { threadSecret: started.threadSecret }, messages: [{ id: 'u3', role: 'user', content: 'Still there?' }] });
+    expect(owner.events[0]).toMatchObject({ type: 'RUN_STARTED', threadId: started.threadId });
+    expect(sessionOf(owner.events)).toBe(session);
+    expect(owner.events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => e.delta).join('')).toBe('Owner again.');
   });
 
   it('refuses a body that is not a RunAgentInput or has no user message (400), and 404s an unknown address', async () => {
