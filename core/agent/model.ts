@@ -123,7 +123,8 @@ export const stateSchema = (triggers: TSchema) => Strict({
 /**
  * Workflow settings: `model` (model id, default the platform's first offered model), `prompt_cache`
  * (default true), and `limits`: `child_depth` (1..8, default 3), `child_concurrency` (1..16, default 4),
- * `turn_seconds` (1..3600, default 600), `model_calls_per_turn` (1..1000, default 50).
+ * `turn_seconds` (1..3600, default 600), `model_calls_per_turn` (1..1000, default 50), `output_tokens_per_call`
+ * (1..200000, default 4096: the output bound sent with every model call and reserved against spend caps).
  * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (settings: model, prompt cache, limits).
  */
 export const Settings = Strict({
@@ -134,6 +135,7 @@ export const Settings = Strict({
     child_concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 })),
     turn_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
     model_calls_per_turn: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    output_tokens_per_call: Type.Optional(Type.Integer({ minimum: 1, maximum: 200_000 })),
   })),
 });
 

@@ -52,6 +52,7 @@ export function workflowView(agent: PublishedAgent, slug: string): WorkflowView 
     limits: {
       childDepth: limits.child_depth ?? defaultWorkflowLimits.childDepth, childConcurrency: limits.child_concurrency ?? defaultWorkflowLimits.childConcurrency,
       turnSeconds: limits.turn_seconds ?? defaultWorkflowLimits.turnSeconds, modelCallsPerTurn: limits.model_calls_per_turn ?? defaultWorkflowLimits.modelCallsPerTurn,
+      ...(limits.output_tokens_per_call === undefined ? {} : { outputTokensPerCall: limits.output_tokens_per_call }),
     },
     tools: { allowAlways: rules(d.tools?.allow_always), forbidAlways: rules(d.tools?.forbid_always) },
     skills: (d.skills?.allow_always ?? []).filter((s) => !forbiddenSkills.has(s) && agent.skills[s]).map((s) => ({ name: s, ...agent.skills[s] })),

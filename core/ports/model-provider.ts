@@ -108,11 +108,23 @@ export type ModelEvent =
  */
 export const MODEL_ERROR_CODES = ['model_not_configured', 'model_unavailable', 'model_refused', 'model_cancelled'] as const;
 
+/**
+ * The usage a provider reported for a call that then failed (the provider bills it): a model call's PlatformError
+ * carries it as `usage` when the stream had reported it before failing; undefined otherwise.
+ *
+ * Source: issue 17 § 5 (charge usage of failed and aborted calls when the provider reports it)
+ */
+export function reportedUsage(error: unknown): ModelUsage | undefined {
+  const usage = (error as { usage?: ModelUsage } | null)?.usage;
+  return typeof usage === 'object' && usage !== null && typeof usage.inputTokens === 'number' ? usage : undefined;
+}
+
 /** Makes model calls. Source: ../shared/ARCHITECTURE.md § Ports (ModelProvider) */
 export interface ModelProvider {
   /**
    * Streams one model call.
-   * @throws PlatformError (while iterating) with a code of {@link MODEL_ERROR_CODES}; never a secret in the message
+   * @throws PlatformError (while iterating) with a code of {@link MODEL_ERROR_CODES}; never a secret in the message;
+   *   carrying the usage the provider reported before failing, if any ({@link reportedUsage})
    */
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
 }

@@ -139,8 +139,9 @@ describe('the turn engine', () => {
   });
 
   it('refuses a turn once a spend cap is reached, naming the period', async () => {
-    const t = setup({ answer: [{ text: 'Hello.' }] });
-    await setSpendCap(t.deps, caller, { agent: 'a', environment: 'main', workflow: 'analyst' }, 'week', 0.001);
+    // A call reserves its bound (50 output tokens here) before it runs; the scripted usage then passes the cap.
+    const t = setup({ answer: [{ text: 'Hello.' }] }, { analyst: { ...analyst, limits: { ...analyst.limits, outputTokensPerCall: 50 } }, lookup });
+    await setSpendCap(t.deps, caller, { agent: 'a', environment: 'main', workflow: 'analyst' }, 'week', 0.003);
     const { session } = await startSession(t.deps, caller, { agent: 'a', environment: 'main', workflow: 'analyst', message: 'hi' });
     expect(await t.runQueued()).toMatchObject({ status: 'awaiting_input' });
     await expect(replySession(t.deps, caller, session._id, 'more')).rejects.toMatchObject({ code: 'spend_cap_reached', status: 429, message: expect.stringContaining('week (from Monday, UTC)') });

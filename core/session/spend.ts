@@ -2,6 +2,8 @@
  * Spend caps: a ceiling on a workflow's model cost in USD within one environment over one UTC period (day, week
  * from Monday, month); one cap per period per workflow per environment; the first one reached refuses the turn.
  * Spend is totalled for every period after each model call, so a cap set mid-period counts what was spent before.
+ * A workflow's spend includes the spend of the child workflows it calls (at any depth), so an ancestor's cap bounds
+ * its children too. Model calls reserve before they run and settle after: core/session/spend-reservations.ts.
  *
  * Source: spec/platform-service.md § Session facts named (Spend cap); issue 7 § Sessions and turns.
  */
@@ -16,9 +18,15 @@ export interface SpendScope { orgId: string; agentId: string; environment: strin
 
 const capsOf = (docs: DocumentStore) => docs.collection<SpendCapRecord>(sessionCollections.spendCaps);
 const totalsOf = (docs: DocumentStore) => docs.collection<SpendTotalRecord>(sessionCollections.spendTotals);
-const capId = (scope: SpendScope, period: SpendPeriod) => `${scope.agentId}:${scope.environment}:${scope.workflow}:${period}`;
-const totalId = (scope: SpendScope, period: SpendPeriod, start: Date) => `${capId(scope, period)}:${start.toISOString().slice(0, 10)}`;
-const periodWords: Record<SpendPeriod, string> = { day: 'UTC day', week: 'week (from Monday, UTC)', month: 'month (UTC)' };
+/** `_id` of the cap of one period of a scope: `<agentId>:<environment>:<workflow>:<period>`. */
+export const capId = (scope: SpendScope, period: SpendPeriod) => `${scope.agentId}:${scope.environment}:${scope.workflow}:${period}`;
+/** `_id` of the spend counter of one period of a scope: the cap id, `:`, the period's start as an ISO date. */
+export const totalId = (scope: SpendScope, period: SpendPeriod, start: Date) =>
+  `${capId(scope, period)}:${start.toISOString().slice(0, 10)}`;
+/** A period as messages name it. */
+export const periodWords: Record<SpendPeriod, string> = {
+  day: 'UTC day', week: 'week (from Monday, UTC)', month: 'month (UTC)',
+};
 
 /**
  * Every period (day, week, month) of a scope: its cap in USD (null: none) and what was spent in its current
@@ -49,7 +57,10 @@ export async function checkSpendCaps(deps: { docs: DocumentStore; clock: Clock }
   }
 }
 
-/** Adds a model call's cost to the scope's totals of every period. */
+/**
+ * Adds a cost to the scope's totals of every period, spent and committed alike (model calls go through
+ * core/session/spend-reservations.ts, which reserves first; this is for a cost known after the fact).
+ */
 export async function addSpend(deps: { docs: DocumentStore; clock: Clock }, scope: SpendScope, costUsd: number): Promise<void> {
   if (costUsd <= 0) return;
   const now = deps.clock.now();
@@ -57,7 +68,10 @@ export async function addSpend(deps: { docs: DocumentStore; clock: Clock }, scop
     const start = periodStart(period, now);
     await totalsOf(deps.docs).updateOne(
       { _id: totalId(scope, period, start) },
-      { $inc: { costUsd }, $set: { schemaVersion: sessionSchemaVersion, agentId: scope.agentId, environment: scope.environment, workflow: scope.workflow, period, periodStart: start } },
+      {
+        $inc: { costUsd, committedNano: Math.round(costUsd * 1_000_000_000) },
+        $set: { schemaVersion: sessionSchemaVersion, agentId: scope.agentId, environment: scope.environment, workflow: scope.workflow, period, periodStart: start },
+      },
       { upsert: true },
     );
   }

@@ -64,6 +64,11 @@ export interface WorkflowLimits {
   turnSeconds: number;
   /** Model calls per turn (default 50). */
   modelCallsPerTurn: number;
+  /**
+   * Output tokens one model call may produce (`limits.output_tokens_per_call`); absent: the platform's default
+   * of 4096 (core/session/call-estimate.ts DEFAULT_OUTPUT_TOKENS_PER_CALL). Sent with every call and reserved.
+   */
+  outputTokensPerCall?: number;
 }
 
 /** A workflow of a published build, as the engine runs it. */

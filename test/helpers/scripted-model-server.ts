@@ -22,8 +22,10 @@ export interface ScriptedTurn {
   /** The answer's text; an array is streamed one delta per element. */
   text?: string | string[];
   toolCalls?: ScriptedToolCall[];
-  /** Default: prompt 10, completion 5, no cached tokens. */
-  usage?: { promptTokens: number; completionTokens: number; cachedTokens?: number };
+  /** Default: prompt 10, completion 5, no cached tokens. A function computes it from the request's body. */
+  usage?: ScriptedUsage | ((body: any) => ScriptedUsage); // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Streamed: after the usage chunk, send an error chunk instead of `[DONE]` (a failure the provider billed). */
+  failAfterUsage?: boolean;
   /** Wait this long before answering (milliseconds). */
   delayMs?: number;
   /** Answer this HTTP status with an error body instead of a completion. */
@@ -31,6 +33,9 @@ export interface ScriptedTurn {
   /** Stream only the first text delta, then keep the connection open until the client closes it. */
   hang?: boolean;
 }
+
+/** Token counts the scripted model reports. */
+export interface ScriptedUsage { promptTokens: number; completionTokens: number; cachedTokens?: number }
 
 /** A request the server received (any path: a request to another route is recorded, then answered 404). */
 export interface RecordedRequest {
@@ -75,7 +80,8 @@ export async function startScriptedModelServer(turns: ScriptedTurn[]): Promise<S
       record.clientClosed = true;
       for (const wake of closeWaiters.get(index) ?? []) wake();
     });
-    const turn = turns[index];
+    const scripted = turns[index];
+    const turn = typeof scripted?.usage === 'function' ? { ...scripted, usage: scripted.usage(body) } : scripted;
     if (turn === undefined) return json(res, 500, { error: { message: `scripted model server: no turn ${index + 1} in a script of ${turns.length}` } });
     if (turn.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, turn.delayMs));
     if (turn.status !== undefined) return json(res, turn.status, { error: { message: `scripted status ${turn.status}`, type: 'scripted_error' } });
@@ -111,7 +117,7 @@ function json(res: ServerResponse, status: number, value: unknown): void {
 const MODEL = 'scripted';
 
 function usageOf(turn: ScriptedTurn): Record<string, unknown> {
-  const usage = turn.usage ?? { promptTokens: 10, completionTokens: 5 };
+  const usage = (turn.usage as ScriptedUsage | undefined) ?? { promptTokens: 10, completionTokens: 5 };
   return {
     prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens,
     prompt_tokens_details: { cached_tokens: usage.cachedTokens ?? 0 },
@@ -163,6 +169,10 @@ function streamTurn(res: ServerResponse, turn: ScriptedTurn, request: number): v
   });
   chunk({}, finishReason(turn));
   res.write(`data: ${JSON.stringify({ id: `chatcmpl-${request}`, object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [], usage: usageOf(turn) })}\n\n`);
+  if (turn.failAfterUsage === true) {
+    res.end(`data: ${JSON.stringify({ error: { message: 'scripted failure after usage', type: 'server_error' } })}\n\n`);
+    return;
+  }
   res.end('data: [DONE]\n\n');
 }
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAiModelProvider } from '../../core/adapters/models/ai-model-provider.ts';
 import type { ModelsConfig } from '../../core/config/config-model.ts';
 import { costOf } from '../../core/model/cost.ts';
-import type { ModelEvent, ModelProvider, ModelRequest } from '../../core/ports/model-provider.ts';
+import { reportedUsage, type ModelEvent, type ModelProvider, type ModelRequest } from '../../core/ports/model-provider.ts';
 import { isPlatformError, type PlatformError } from '../../core/ports/platform-error.ts';
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from '../helpers/scripted-model-server.ts';
 
@@ -106,6 +106,17 @@ describe('the model provider against the scripted model server', () => {
     expect(error.code).toBe('model_cancelled');
     await server!.clientClosed(0);
     expect(server!.requests[0].clientClosed).toBe(true);
+  });
+
+  it('a stream that fails after the provider reported usage fails carrying that usage (it is billed); the output bound is sent', async () => {
+    const provider = await providerFor([{ text: 'Half an answer', usage: { promptTokens: 300, completionTokens: 7 }, failAfterUsage: true }]);
+    const error = await failure(provider.stream(ask('Hi', { maxOutputTokens: 512 })));
+    expect(error.code).toBe('model_unavailable');
+    expect(reportedUsage(error)).toEqual({ inputTokens: 300, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    expect(server!.requests[0].body.max_tokens).toBe(512);
+    // A failure with nothing reported carries no usage.
+    await server!.close();
+    expect(reportedUsage((await failure((await providerFor([{ status: 500 }])).stream(ask('Hi')))))).toBeUndefined();
   });
 
   it('a signal aborted before the call sends nothing', async () => {

@@ -7,7 +7,8 @@
  */
 import { streamText, type TextStreamPart, type ToolSet } from 'ai';
 import type { ModelsConfig, OfferedModelConfig, ModelProviderConfig } from '../../config/config-model.ts';
-import type { ModelEvent, ModelFinishReason, ModelProvider, ModelRequest } from '../../ports/model-provider.ts';
+import type { ModelEvent, ModelFinishReason, ModelProvider, ModelRequest, ModelUsage } from '../../ports/model-provider.ts';
+import type { PlatformError } from '../../ports/platform-error.ts';
 import { cacheBreakpoint, modelFactory, type ModelFactory } from './language-models.ts';
 import { modelCancelled, modelError, modelNotConfigured, type CallLabel } from './model-errors.ts';
 import { toAiMessages, toAiTools, toModelUsage } from './model-messages.ts';
@@ -86,8 +87,16 @@ async function* streamCall(request: ModelRequest, routeNow: () => Route, factory
     ...(signal === undefined ? {} : { abortSignal: signal }),
     onError: ({ error }) => { failure = error; },
   });
+  // An error part is held until the stream's finish, which may still carry the usage the provider reported: a
+  // failed call that was billed is thrown with that usage (core/ports/model-provider.ts reportedUsage).
+  let failed: { error: unknown } | undefined;
   try {
     for await (const part of result.stream) {
+      if (part.type === 'error' && !isAborted(signal)) { failed ??= { error: part.error }; continue; }
+      if (failed !== undefined) {
+        if (part.type === 'finish') throw withUsage(modelError(failed.error, label, isAborted(signal)), toModelUsage(part.totalUsage));
+        continue;
+      }
       const event = toEvent(part, label, signal);
       if (event !== undefined) yield event;
       if (event?.type === 'finish') return;
@@ -95,7 +104,13 @@ async function* streamCall(request: ModelRequest, routeNow: () => Route, factory
   } catch (error) {
     throw modelError(error, label, isAborted(signal));
   }
-  throw modelError(failure ?? new Error('the stream ended without a finish'), label, isAborted(signal));
+  throw modelError(failed?.error ?? failure ?? new Error('the stream ended without a finish'), label, isAborted(signal));
+}
+
+/** `error` carrying `usage` when the provider reported any tokens. */
+function withUsage(error: PlatformError, usage: ModelUsage): PlatformError {
+  const billed = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens > 0;
+  return billed ? Object.assign(error, { usage }) : error;
 }
 
 /** One stream part as a port event (undefined: a part the port does not carry). @throws PlatformError on error/abort */

@@ -1,0 +1,88 @@
+/**
+ * One model call as the broker makes it, metered: reserve an upper bound of its cost on every capped counter it
+ * counts in (its workflow and every ancestor workflow), call the model with the workflow's output-token limit and a
+ * time bound, then settle the reservation to the cost of the reported usage. A call that fails is charged what the
+ * provider reported before failing; without a report, one that had already streamed output (aborted or cut off
+ * mid-stream: the provider bills it) is charged its prompt bound plus the output received; one that failed before
+ * any output (unreachable, refused) is charged nothing and its reservation is released.
+ *
+ * Source: issue 17 § 5 (spend caps hold under concurrency); spec/platform-service.md § Session facts named.
+ */
+import { reportedUsage, type ModelProvider, type ModelToolCall, type ModelUsage } from '../ports/model-provider.ts';
+import type { TextDelta } from '../ports/text-deltas.ts';
+import { callCostBound, DEFAULT_OUTPUT_TOKENS_PER_CALL, hasPrices, outputTokens, promptTokenBound, usageOf } from './call-estimate.ts';
+import { noUsage, type SessionRecord, type TurnRecord } from './model.ts';
+import { recordUsage, type SessionStoreDeps } from './session-store.ts';
+import { RESERVATION_GRACE_MS, reserveSpend, settleSpend, spendScopes } from './spend-reservations.ts';
+import type { ModelCallReply, ModelCallRequest } from './turn-host.ts';
+import type { WorkflowView } from './workflow-view.ts';
+
+/** What a metered call needs (a part of core/session/store-host.ts StoreHostDeps). */
+export interface MeteredCallDeps extends SessionStoreDeps {
+  /** The workflow `slug` of published build `buildId` (its limits). */
+  workflowOf(buildId: string, slug: string): Promise<WorkflowView>;
+  models: ModelProvider;
+  /** Cost in USD of a usage on `model` (the config's prices; 0 for a model without prices). */
+  costOf(model: string | undefined, usage: ModelUsage): number;
+  /** The signal of one model call, bounded by `timeoutMs`. */
+  callSignal(timeoutMs?: number): AbortSignal | undefined;
+  /** Called with each text delta (live chat streams); optional. */
+  onText?(delta: TextDelta): void;
+}
+
+/** What a call streamed before it ended or failed. */
+interface Streamed { text: string; toolCalls: ModelToolCall[] }
+
+/**
+ * Makes one metered model call for `turn` of `session`.
+ * @throws PlatformError `spend_cap_reached` (429) or `spend_cap_unpriced` (422) before the call
+ *   (core/session/spend-reservations.ts); the model's errors (core/ports/model-provider.ts) after it was charged
+ */
+export async function meteredModelCall(deps: MeteredCallDeps, turn: Pick<TurnRecord, '_id' | 'sessionId'>, session: SessionRecord, request: ModelCallRequest): Promise<ModelCallReply> {
+  const workflow = await deps.workflowOf(session.buildId, session.workflow);
+  const maxOutputTokens = workflow.limits.outputTokensPerCall ?? DEFAULT_OUTPUT_TOKENS_PER_CALL;
+  // A call never outlives its turn's wall time, so its reservation (that bound plus a grace) never expires under it.
+  const turnMs = workflow.limits.turnSeconds * 1000;
+  const timeoutMs = Math.min(request.timeoutMs ?? turnMs, turnMs);
+  const price = (usage: ModelUsage) => deps.costOf(request.model, usage);
+  const promptTokens = promptTokenBound(request.messages, request.tools);
+  const reservation = await reserveSpend(deps, await spendScopes(deps, session), callCostBound(price, promptTokens, maxOutputTokens), {
+    ttlMs: timeoutMs + RESERVATION_GRACE_MS, priced: hasPrices(price), model: request.model ?? workflow.model,
+  });
+  const streamed: Streamed = { text: '', toolCalls: [] };
+  let costUsd = 0;
+  try {
+    const reply = await streamCall(deps, session, { ...request, timeoutMs }, maxOutputTokens, streamed);
+    costUsd = price(reply.usage);
+    await recordUsage(deps, turn, { ...reply.usage, modelCalls: 1, costUsd });
+    return { ...reply, costUsd };
+  } catch (error) {
+    const output = streamed.text !== '' || streamed.toolCalls.length > 0;
+    const usage = reportedUsage(error) ?? (output ? usageOf(promptTokens, outputTokens(streamed.text, streamed.toolCalls)) : undefined);
+    if (usage !== undefined && costUsd === 0) {
+      costUsd = price(usage);
+      await recordUsage(deps, turn, { ...usage, modelCalls: 1, costUsd });
+    }
+    throw error;
+  } finally {
+    await settleSpend(deps, reservation, costUsd);
+  }
+}
+
+async function streamCall(deps: MeteredCallDeps, session: SessionRecord, request: ModelCallRequest, maxOutputTokens: number, streamed: Streamed): Promise<Omit<ModelCallReply, 'costUsd'>> {
+  const signal = deps.callSignal(request.timeoutMs);
+  // The reply is checkpointed as the thread's next message: live deltas carry that message's id.
+  const live = { rootId: session.rootId ?? session._id, sessionId: session._id, messageId: `${session._id}:${session.messageCount}` };
+  let finish = 'stop';
+  let usage: ModelUsage = noUsage();
+  const call = { model: request.model, messages: request.messages, tools: request.tools, promptCache: request.promptCache, maxOutputTokens, signal };
+  for await (const event of deps.models.stream(call)) {
+    if (event.type === 'text') {
+      deps.onText?.({ ...live, offset: streamed.text.length, text: event.text });
+      streamed.text += event.text;
+    } else if (event.type === 'tool-call') streamed.toolCalls.push(event.call);
+    else { finish = event.reason; usage = event.usage; }
+  }
+  const { inputTokens, outputTokens: output, cacheReadTokens, cacheWriteTokens } = usage;
+  return { text: streamed.text, toolCalls: streamed.toolCalls, finish, usage: { inputTokens, outputTokens: output, cacheReadTokens, cacheWriteTokens } };
+}
