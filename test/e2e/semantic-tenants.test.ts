@@ -40,7 +40,8 @@ async function as(who: string, method: string, path: string, body?: unknown, byt
   const headers: Record<string, string> = { authorization: `Bearer ${tokens[who]}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (bytes !== undefined) headers['content-type'] = 'application/octet-stream';
-  const response = await fetch(`${api.url}${path}`, { method, headers, body: bytes ?? (body === undefined ? undefined : JSON.stringify(body)) });
+  const payload: BodyInit | undefined = bytes ? new Blob([bytes as Uint8Array<ArrayBuffer>]) : body === undefined ? undefined : JSON.stringify(body);
+  const response = await fetch(`${api.url}${path}`, { method, headers, body: payload });
   const text = await response.text();
   return { status: response.status, text, body: JSON.parse(text) as Record<string, any> };
 }

@@ -1,5 +1,5 @@
 /**
- * Import a project directory from the browser: a slug and name, files dropped onto a drop zone (folders walked
+ * Import a project directory from the browser: a slug and name (and the organization, for a member of several), files dropped onto a drop zone (folders walked
  * with DataTransferItem.webkitGetAsEntry) or picked ("Choose a folder", "Choose files"), each shown as a model
  * file, a data file or ignored (the CLI's rule: core/semantic/api/import-files.ts `classifyImportPath`). Import
  * creates the project (POST /api/semantic/projects), uploads each data file with a progress bar
@@ -16,6 +16,7 @@ import type { CreateProjectBody, ProjectView, SavedSourcesView, SaveSourcesBody 
 import { api, ApiError, projectPath } from '../../api/client.ts';
 import { Button, ErrorMessage, TextField, usePaged } from '../../ui/kit.tsx';
 import { keys } from './queries.ts';
+import { useOrganizationChoice } from './OrganizationChoice.tsx';
 import { formatBytes, maxDataFileBytes, uploadDataFile } from './editor/upload.ts';
 import './editor/editor.css';
 
@@ -59,6 +60,7 @@ export function ImportProject({ onDone }: { onDone: () => void }) {
   const [formError, setFormError] = useState<string>();
   const [run, setRun] = useState<Run>({ uploaded: {} });
   const running = run.doing !== undefined;
+  const org = useOrganizationChoice(running);
   const chosen = classifyAll(files);
   const models = chosen.filter((c) => c.kind === 'model');
   const data = chosen.filter((c) => c.kind === 'data');
@@ -94,7 +96,7 @@ export function ImportProject({ onDone }: { onDone: () => void }) {
     try {
       if (state.createdSlug !== target) {
         await step(`Creating project ${target}`, async () => {
-          const body: CreateProjectBody = { slug: target, ...(name.trim() ? { name: name.trim() } : {}) };
+          const body: CreateProjectBody = { slug: target, ...(org.orgId ? { orgId: org.orgId } : {}), ...(name.trim() ? { name: name.trim() } : {}) };
           await api<ProjectView>('/api/semantic/projects', { body });
         });
         state = { ...state, createdSlug: target, uploaded: {} };
@@ -139,6 +141,7 @@ export function ImportProject({ onDone }: { onDone: () => void }) {
       <div className="field-row">
         <TextField label="Slug" value={slug} onChange={(e) => setSlug(e.target.value)} required pattern="[a-z0-9][a-z0-9\-]{0,62}" hint="Lower-case letters, digits and dashes; it appears in the MCP endpoint's URL." disabled={running} />
         <TextField label="Name (optional)" value={name} onChange={(e) => setName(e.target.value)} maxLength={200} disabled={running} />
+        {org.field}
       </div>
       <div className={over ? 'drop-zone over' : 'drop-zone'} role="group" aria-label="Drop zone"
         onDragOver={(e) => { e.preventDefault(); setOver(true); }} onDragLeave={() => setOver(false)} onDrop={drop}>

@@ -1,5 +1,5 @@
 /**
- * Semantic projects: the list (paged), Create (slug and name), and Import a project directory
+ * Semantic projects: the list (paged), Create (slug, name, and the organization when the member is in several), and Import a project directory
  * (ImportProject.tsx).
  *
  * Source: spec/semantic-query-service.md § Resources and their fields (project); issue 9 (Projects).
@@ -11,6 +11,7 @@ import type { CreateProjectBody, ProjectView } from '../../../../core/semantic/a
 import { api } from '../../api/client.ts';
 import { Button, ErrorMessage, Loading, PageHeader, RelativeTime, TextField, usePaged } from '../../ui/kit.tsx';
 import { ImportProject } from './ImportProject.tsx';
+import { useOrganizationChoice } from './OrganizationChoice.tsx';
 import { keys, useProjects } from './queries.ts';
 
 /** /projects */
@@ -60,6 +61,7 @@ function CreateProject({ onDone }: { onDone: () => void }) {
   const [, navigate] = useLocation();
   const [slug, setSlug] = useState('');
   const [name, setName] = useState('');
+  const org = useOrganizationChoice();
   const create = useMutation({
     mutationFn: (body: CreateProjectBody) => api<ProjectView>('/api/semantic/projects', { body }),
     onSuccess: (project) => {
@@ -70,13 +72,14 @@ function CreateProject({ onDone }: { onDone: () => void }) {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate({ slug: slug.trim(), ...(name.trim() ? { name: name.trim() } : {}) });
+    create.mutate({ slug: slug.trim(), ...(org.orgId ? { orgId: org.orgId } : {}), ...(name.trim() ? { name: name.trim() } : {}) });
   };
   return (
     <form className="card" onSubmit={submit} aria-label="Create project">
       <h2>Create project</h2>
       <TextField label="Slug" value={slug} onChange={(e) => setSlug(e.target.value)} required pattern="[a-z0-9][a-z0-9\-]{0,62}" hint="Lower-case letters, digits and dashes; it appears in the MCP endpoint's URL." autoFocus />
       <TextField label="Name (optional)" value={name} onChange={(e) => setName(e.target.value)} maxLength={200} />
+      {org.field}
       {create.isError ? <ErrorMessage error={create.error} title="The project was not created" /> : null}
       <div className="actions">
         <Button kind="primary" type="submit" busy={create.isPending}>Create</Button>
