@@ -7,6 +7,8 @@ import { resolve } from 'node:path';
 import { parseEmbeddedQueueMaxMemory } from '../../core/config/embedded-queue-settings.ts';
 import { optional, port, type EnvRecord } from '../../core/config/env-values.ts';
 import { bindAddress } from '../../core/config/net-values.ts';
+import { parseHttpSettings } from '../../core/config/service-settings.ts';
+import { LOOPBACK_HOST_NAMES, ownHostNames } from '../../core/auth/own-hosts.ts';
 import { parseSignInMode } from '../../core/config/sign-in-settings.ts';
 
 /** What the entrypoint wires. */
@@ -29,6 +31,11 @@ export interface EntrypointSettings {
   instanceId: string;
   /** PLATFORM_TRUSTED_PROXIES entries (validated by each service at boot), for the front proxy. */
   trustedProxies: string[];
+  /**
+   * Host names the front proxy answers (CAIRN_PROXY_HOSTS; IP literals are answered too): the loopback names and
+   * the hosts of APP_BASE_URL and CORS_ALLOWED_ORIGINS (issue 17 § 7, DNS rebinding).
+   */
+  proxyHosts: string[];
 }
 
 /** Parses the environment; embedded defaults fill DOCDB_URI and OBJSTORE_* when unset. */
@@ -62,7 +69,19 @@ export function parseEntrypointSettings(env: EnvRecord, cwd: string, instanceId:
     : undefined;
   const proxyBind = bindAddress(env, 'CAIRN_PROXY_BIND', '0.0.0.0');
   return { publicPort, proxyBind, exposedDevUser: !isLoopback(proxyBind) && isDevUser(env), apiPort, semanticMcpPort, dataDir, childEnv, embedded, embeddedQueue, instanceId,
-    trustedProxies: (optional(env, 'PLATFORM_TRUSTED_PROXIES') ?? '').split(',').map((e) => e.trim()).filter(Boolean) };
+    trustedProxies: (optional(env, 'PLATFORM_TRUSTED_PROXIES') ?? '').split(',').map((e) => e.trim()).filter(Boolean), proxyHosts: proxyHosts(env) };
+}
+
+/** Loopback names plus the hosts of APP_BASE_URL and CORS_ALLOWED_ORIGINS (only loopback when they are invalid: the API then refuses to start, naming them). */
+function proxyHosts(env: EnvRecord): string[] {
+  let origins: string[] = [];
+  try {
+    const http = parseHttpSettings(env, []);
+    origins = [...(http.appBaseUrl ? [http.appBaseUrl] : []), ...http.corsAllowedOrigins];
+  } catch {
+    // reported by the API's own first line
+  }
+  return [...new Set([...LOOPBACK_HOST_NAMES, ...ownHostNames(origins)])];
 }
 
 /** True for 127.0.0.0/8, ::1 and localhost. */

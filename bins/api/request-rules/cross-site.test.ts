@@ -1,15 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { isCrossSiteRequest, refuseCrossSite } from './cross-site.ts';
 
-const post = (headers: Record<string, string>) => new Request('http://app.test/api/agents', { method: 'POST', headers: { host: 'app.test', ...headers } });
+const post = (headers: Record<string, string>, host = 'app.cairn.test') =>
+  new Request(`http://${host}/api/agents`, { method: 'POST', headers: { host, ...headers } });
 
 describe('isCrossSiteRequest', () => {
   const policy = { allowedOrigins: ['https://app.cairn.test/', 'http://localhost:5173'] };
 
-  it('passes the request\'s own host, allowed origins and clients that are not browsers', () => {
-    expect(isCrossSiteRequest(post({ origin: 'https://app.test' }), policy)).toBe(false);
+  it('passes the platform\'s origins, its own host names on the request\'s own host, and clients that are not browsers', () => {
     expect(isCrossSiteRequest(post({ origin: 'https://app.cairn.test', 'sec-fetch-site': 'cross-site' }), policy)).toBe(false);
+    expect(isCrossSiteRequest(post({ origin: 'http://app.cairn.test:8080' }, 'app.cairn.test:8080'), policy)).toBe(false);
     expect(isCrossSiteRequest(post({ origin: 'http://localhost:5173' }), policy)).toBe(false);
+    expect(isCrossSiteRequest(post({ origin: 'http://localhost:8080' }, 'localhost:8080'), policy)).toBe(false);
+    expect(isCrossSiteRequest(post({ origin: 'http://127.0.0.1:8080' }, '127.0.0.1:8080'), policy)).toBe(false);
+    expect(isCrossSiteRequest(post({ origin: 'http://[::1]:8080' }, '[::1]:8080'), policy)).toBe(false);
+    expect(isCrossSiteRequest(post({ origin: 'http://192.168.1.5:8080' }, '192.168.1.5:8080'), policy)).toBe(false);
     expect(isCrossSiteRequest(post({}), policy)).toBe(false);
     expect(isCrossSiteRequest(post({ 'sec-fetch-site': 'same-origin' }), policy)).toBe(false);
   });
@@ -22,10 +27,18 @@ describe('isCrossSiteRequest', () => {
     }
   });
 
+  it('refuses an Origin equal to a Host that is not one of the platform\'s names (a DNS-rebinding page)', () => {
+    const rebound = 'rebind.attacker.example:8080';
+    expect(isCrossSiteRequest(post({ origin: `http://${rebound}` }, rebound), policy)).toBe(true);
+    expect(isCrossSiteRequest(post({ origin: 'http://127.0.0.1:9999' }, '127.0.0.1:8080'), policy)).toBe(true);
+  });
+
   it('believes X-Forwarded-Host only when told the peer is a trusted proxy', () => {
-    const viaProxy = post({ origin: 'https://public.test', 'x-forwarded-host': 'public.test' });
-    expect(isCrossSiteRequest(viaProxy, {})).toBe(true);
-    expect(isCrossSiteRequest(viaProxy, { forwardedHostTrusted: true })).toBe(false);
+    const viaProxy = post({ origin: 'https://public.test', 'x-forwarded-host': 'public.test' }, '127.0.0.1:3001');
+    const withPublic = { allowedOrigins: ['https://public.test:8443'] };
+    expect(isCrossSiteRequest(viaProxy, withPublic)).toBe(true);
+    expect(isCrossSiteRequest(viaProxy, { ...withPublic, forwardedHostTrusted: true })).toBe(false);
+    expect(isCrossSiteRequest(viaProxy, { forwardedHostTrusted: true })).toBe(true);
   });
 });
 

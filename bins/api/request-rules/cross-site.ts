@@ -1,12 +1,18 @@
 /**
  * The platform's own-pages rule: a state-changing request sent by another site's page is refused before
  * anything happens. A request counts as another site's when the browser says so (Sec-Fetch-Site cross-site
- * or same-site without an Origin), or its Origin is neither the request's own host nor an allowed origin
- * (APP_BASE_URL, CORS_ALLOWED_ORIGINS). Clients that are not browsers send neither header and pass.
+ * or same-site without an Origin), or its Origin is not one of the platform's origins: an allowed origin
+ * (APP_BASE_URL, CORS_ALLOWED_ORIGINS), or the request's own host when that host is one of the platform's own
+ * names (core/auth/own-hosts.ts: loopback, an IP literal, a configured origin's host). "Origin equals Host"
+ * alone is not enough: a DNS-rebinding page sends its own name in both. Clients that are not browsers send
+ * neither header and pass.
  *
- * Source: spec/platform-service.md § Authentication rule 1; § Errors (state-changing request sent by another site's page: 403).
+ * Source: spec/platform-service.md § Authentication rule 1; § Errors (state-changing request sent by another site's page: 403);
+ * issue 17 § 7.
  */
+import { isOwnHost, ownHostNames } from '../../../core/auth/own-hosts.ts';
 import { PlatformError } from '../../../core/ports/platform-error.ts';
+import { requestHost } from './host-check.ts';
 
 /**
  * Who counts as the platform's own pages.
@@ -36,10 +42,11 @@ export function isCrossSiteRequest(request: Request, policy: CrossSitePolicy = {
   } catch {
     return true;
   }
-  if ((policy.allowedOrigins ?? []).some((allowed) => sameOrigin(allowed, originUrl))) return false;
-  const forwarded = policy.forwardedHostTrusted ? request.headers.get('x-forwarded-host')?.split(',')[0]?.trim() : undefined;
-  const host = forwarded || request.headers.get('host');
-  return host === null || originUrl.host.toLowerCase() !== host.toLowerCase();
+  const allowed = policy.allowedOrigins ?? [];
+  if (allowed.some((origin) => sameOrigin(origin, originUrl))) return false;
+  const host = requestHost(request, policy.forwardedHostTrusted);
+  if (host === undefined || originUrl.host.toLowerCase() !== host.toLowerCase()) return true;
+  return !isOwnHost(host, ownHostNames(allowed));
 }
 
 /**

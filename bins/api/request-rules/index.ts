@@ -7,6 +7,7 @@ export { requestRules, type RequestRules, type RequestRulesOptions } from './req
 export { ALB_IDENTITY_HEADER, bearerToken, createPrincipalResolver, type PrincipalResolverOptions, type SignInVerification } from './sign-in.ts';
 export { createUserRate, UserRateLimitedError, type ConsumeUserRate, type UserRateOptions } from './user-rate.ts';
 export { isCrossSiteRequest, refuseCrossSite, type CrossSitePolicy } from './cross-site.ts';
+export { refuseForeignHost, requestHost } from './host-check.ts';
 export {
   bodyLimitFor, isJsonType, jsonOnly, maxIncomingBodyBytes, maxJsonBytes, maxUploadBytes, payloadTooLarge, refuseOversizedBody, requireJsonBody,
 } from './body-limits.ts';

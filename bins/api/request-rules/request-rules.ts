@@ -1,6 +1,6 @@
 /**
  * The API's request rules, applied in order before any route runs: (a) client address through trusted
- * proxies, (b) the access log, (c) the own-pages rule (403), (e) body limits by declared length (413),
+ * proxies, (b) the access log, the Host check (421: host-check.ts), (c) the own-pages rule (403), (e) body limits by declared length (413),
  * (f) platform sign-in (401 without a principal where one is required), (g) the per-user ceiling on the routes
  * that start work (429 with Retry-After; route-classes.ts `userCeilingClass`). (d) JSON-only bodies are a helper
  * routes call (`readJson`/`jsonOnly`).
@@ -19,6 +19,7 @@ import type { RateLimiter } from '../../../core/ports/rate-limiter.ts';
 import { errorToResponse } from '../http-helpers.ts';
 import { refuseOversizedBody } from './body-limits.ts';
 import { isCrossSiteRequest, refuseCrossSite, type CrossSitePolicy } from './cross-site.ts';
+import { refuseForeignHost } from './host-check.ts';
 import { checksOwnCallers, isStateChanging, requestPath, signInNeed, userCeilingClass } from './route-classes.ts';
 import { createPrincipalResolver, type SignInVerification } from './sign-in.ts';
 import { createUserRate, type ConsumeUserRate } from './user-rate.ts';
@@ -137,6 +138,7 @@ async function gate(context: RuleContext, request: Request, peer: string): Promi
   if (request.method === 'OPTIONS') return undefined;
   const policy: CrossSitePolicy = { allowedOrigins: context.options.allowedOrigins, forwardedHostTrusted: isTrusted(peer, context.trusted) };
   try {
+    refuseForeignHost(request, policy);
     if (isStateChanging(request.method) && !checksOwnCallers(path)) refuseCrossSite(request, policy);
     refuseOversizedBody(request, path);
     own.principal = await signIn(context, request, path, policy);

@@ -1,0 +1,45 @@
+/**
+ * The Host check against DNS rebinding: the API answers only its own host names (a loopback name, an IP literal,
+ * the host of APP_BASE_URL or of a CORS_ALLOWED_ORIGINS entry, any port) and refuses any other Host with 421
+ * before anything else happens, in every sign-in mode. The front proxy applies the same rule (proxy/Caddyfile).
+ *
+ * Source: issue 17 § 7; spec/platform-service.md § Deployment settings (APP_BASE_URL, CORS_ALLOWED_ORIGINS).
+ */
+import { isOwnHost, ownHostNames } from '../../../core/auth/own-hosts.ts';
+import { PlatformError } from '../../../core/ports/platform-error.ts';
+
+/**
+ * The host a request was sent to: the first X-Forwarded-Host entry when the peer is a trusted proxy and sent one,
+ * else the Host header, else the request URL's host (a Request built in process has no Host header).
+ */
+export function requestHost(request: Request, forwardedHostTrusted = false): string | undefined {
+  const forwarded = forwardedHostTrusted ? request.headers.get('x-forwarded-host')?.split(',')[0]?.trim() : undefined;
+  if (forwarded) return forwarded;
+  const host = request.headers.get('host');
+  if (host !== null) return host;
+  try {
+    return new URL(request.url).host || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The message of a refused Host: what was wrong and what to do, never the host name sent or a configured one.
+ */
+export const MISDIRECTED_MESSAGE = 'This server does not answer for that host name. Open it at its own address (APP_BASE_URL, '
+  + 'a CORS_ALLOWED_ORIGINS entry, localhost or an IP address), or add the name to APP_BASE_URL or CORS_ALLOWED_ORIGINS.';
+
+/**
+ * Refuses a request whose host is none of the platform's own ({@link isOwnHost}).
+ * @param policy - `allowedOrigins`: APP_BASE_URL and CORS_ALLOWED_ORIGINS; `forwardedHostTrusted`: the peer is a
+ *   trusted proxy, so its X-Forwarded-Host counts (the request rules' CrossSitePolicy)
+ * @throws PlatformError `misdirected_request` (421)
+ *
+ * Source: issue 17 § 7
+ */
+export function refuseForeignHost(request: Request, policy: { allowedOrigins?: readonly string[]; forwardedHostTrusted?: boolean } = {}): void {
+  const host = requestHost(request, policy.forwardedHostTrusted);
+  if (host !== undefined && isOwnHost(host, ownHostNames(policy.allowedOrigins ?? []))) return;
+  throw new PlatformError('misdirected_request', MISDIRECTED_MESSAGE, { status: 421 });
+}

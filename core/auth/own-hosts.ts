@@ -1,0 +1,66 @@
+/**
+ * The platform's own host names, against DNS rebinding: a page of another site whose name an attacker points at
+ * this server's address reaches it with its own name in Host (and Origin). The front proxy and the API answer
+ * only a Host that is a loopback name (localhost, 127.0.0.1, [::1]), an IP address literal (a rebinding page
+ * needs a name; this keeps `HOST=0.0.0.0 scripts/start` reachable at the machine's own addresses), or the host
+ * of APP_BASE_URL or of a CORS_ALLOWED_ORIGINS entry; any port.
+ *
+ * Source: issue 17 § 7 (the API answers only its own host names); spec/platform-service.md § Deployment settings
+ * (APP_BASE_URL, CORS_ALLOWED_ORIGINS), § Authentication rule 1.
+ */
+import ipaddr from 'ipaddr.js';
+
+/** The loopback names every deployment answers on. */
+export const LOOPBACK_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '::1'];
+
+/**
+ * Host names (lower case, no port, IPv6 without brackets) of `origins` (APP_BASE_URL, CORS_ALLOWED_ORIGINS entries);
+ * entries that are no URL are skipped (the settings parser refuses them at boot).
+ */
+export function ownHostNames(origins: readonly string[]): string[] {
+  const names = new Set<string>();
+  for (const origin of origins) {
+    try {
+      names.add(stripBrackets(new URL(origin).hostname.toLowerCase()));
+    } catch {
+      // not a URL: never a host name of ours
+    }
+  }
+  return [...names];
+}
+
+/**
+ * The host name part of a Host header value (`name`, `name:port`, `1.2.3.4:port`, `[::1]:port`): lower case,
+ * without port or IPv6 brackets; undefined when the value is no host at all.
+ */
+export function hostNameOf(host: string): string | undefined {
+  const value = host.trim().toLowerCase();
+  if (value.startsWith('[')) {
+    const end = value.indexOf(']');
+    if (end < 0 || (end + 1 < value.length && !/^:\d*$/.test(value.slice(end + 1)))) return undefined;
+    return value.slice(1, end);
+  }
+  const colon = value.lastIndexOf(':');
+  if (colon >= 0 && !/^\d*$/.test(value.slice(colon + 1))) return undefined;
+  const name = colon >= 0 ? value.slice(0, colon) : value;
+  return name.length > 0 && !name.includes(':') ? name : undefined;
+}
+
+/** True for a dotted-quad IPv4 address or an IPv6 address (as written in a URL host, brackets removed). */
+export function isIpLiteral(name: string): boolean {
+  return ipaddr.IPv4.isValidFourPartDecimal(name) || (name.includes(':') && ipaddr.IPv6.isValid(name));
+}
+
+/**
+ * True when `host` (a Host header value) names this platform: a loopback name, an IP literal, or one of `names`
+ * ({@link ownHostNames}); any port.
+ */
+export function isOwnHost(host: string, names: readonly string[]): boolean {
+  const name = hostNameOf(host);
+  if (name === undefined) return false;
+  return LOOPBACK_HOST_NAMES.includes(name) || isIpLiteral(name) || names.includes(name);
+}
+
+function stripBrackets(name: string): string {
+  return name.startsWith('[') && name.endsWith(']') ? name.slice(1, -1) : name;
+}

@@ -1,0 +1,108 @@
+/**
+ * DNS rebinding, through the whole product (entrypoint, Caddy with proxy/Caddyfile, the API) under the default
+ * dev-user sign-in: a page of another site whose name resolves to this machine sends its own name in Host and
+ * Origin. The front proxy and the API answer such a Host with 421 and change nothing; loopback names, IP literals
+ * (HOST=0.0.0.0 reached at the machine's address) and the APP_BASE_URL host keep working; the own-pages rule wants
+ * one of the platform's origins, not merely "Origin equals Host"; health checks keep answering.
+ *
+ * Source: issue 17 § 7; ../shared/spec/platform-service.md § Authentication rule 1, § Deployment settings (APP_BASE_URL).
+ */
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/ports.ts';
+import { startProduct, type RunningProduct } from '../helpers/product.ts';
+
+let product: RunningProduct;
+let port: number;
+let apiPort: number;
+const publicName = 'cairn.test.example';
+
+beforeAll(async () => {
+  port = await freePort();
+  apiPort = await freePort();
+  product = await startProduct({ PORT: String(port), API_PORT: String(apiPort), APP_BASE_URL: `http://${publicName}:${port}` });
+}, 120_000);
+
+afterAll(async () => {
+  await product?.stop();
+});
+
+interface Answer { status: number; type: string; body: any }
+
+/** One HTTP request to 127.0.0.1:`to` with the Host (and Origin) a browser on `host` would send. */
+function send(to: number, method: string, path: string, host: string, options: { origin?: string; body?: unknown } = {}): Promise<Answer> {
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const headers: Record<string, string> = { host, ...(options.origin ? { origin: options.origin } : {}), ...(body ? { 'content-type': 'application/json' } : {}) };
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: to, method, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        const type = String(res.headers['content-type'] ?? '');
+        resolve({ status: res.statusCode ?? 0, type, body: type.includes('json') ? JSON.parse(text) : text });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const orgNames = async () => ((await send(port, 'GET', '/api/orgs', `127.0.0.1:${port}`)).body.organizations as { name: string }[]).map((o) => o.name);
+
+describe('the Host check (DNS rebinding)', () => {
+  it('refuses POST /api/orgs from a rebinding page with 421 and a clear JSON error, creating nothing', async () => {
+    const rebound = `rebind.attacker.example:${port}`;
+    const before = await orgNames();
+    const answer = await send(port, 'POST', '/api/orgs', rebound, { origin: `http://${rebound}`, body: { name: 'Rebound' } });
+    expect(answer.status).toBe(421);
+    expect(answer.type).toContain('application/json');
+    expect(answer.body.error.code).toBe('misdirected_request');
+    expect(answer.body.error.message).toMatch(/APP_BASE_URL/);
+    expect(answer.body.error.message).not.toContain('attacker');
+    expect(await orgNames()).toEqual(before);
+    expect(before).not.toContain('Rebound');
+  });
+
+  it.each(['/api/orgs', '/api/agents', '/api/semantic/projects', '/api/health', '/healthz', '/', '/mcp/_health'])('refuses GET %s for a foreign name', async (path) => {
+    const answer = await send(port, 'GET', path, `rebind.attacker.example:${port}`);
+    expect(answer.status).toBe(421);
+    expect(answer.body.error.code).toBe('misdirected_request');
+  });
+
+  it('refuses a foreign name at the API too, when it is reached without the proxy', async () => {
+    const answer = await send(apiPort, 'POST', '/api/orgs', `rebind.attacker.example:${port}`, { origin: `http://rebind.attacker.example:${port}`, body: { name: 'Direct' } });
+    expect(answer.status).toBe(421);
+    expect(answer.body.error.code).toBe('misdirected_request');
+    expect((await send(apiPort, 'GET', '/api/orgs', `localhost.attacker.example:${apiPort}`)).status).toBe(421);
+    expect(await orgNames()).not.toContain('Direct');
+  });
+
+  it.each(['localhost', '127.0.0.1', '[::1]', '192.0.2.10', publicName])('serves %s (a page of its own creates an organization)', async (name) => {
+    const host = `${name}:${port}`;
+    const created = await send(port, 'POST', '/api/orgs', host, { origin: `http://${host}`, body: { name: `Via ${name}` } });
+    expect(created.status).toBe(201);
+    expect((await send(port, 'GET', '/api/orgs', host)).status).toBe(200);
+    expect((await send(port, 'GET', '/', host)).status).toBe(200);
+    expect(await orgNames()).toContain(`Via ${name}`);
+  });
+
+  it('wants one of the platform\'s origins: a foreign Origin on an own Host is 403, not 421', async () => {
+    const answer = await send(port, 'POST', '/api/orgs', `127.0.0.1:${port}`, { origin: `http://rebind.attacker.example:${port}`, body: { name: 'Cross' } });
+    expect(answer.status).toBe(403);
+    expect(answer.body.error.code).toBe('cross_site_request');
+    expect(await orgNames()).not.toContain('Cross');
+  });
+
+  it('keeps health checks answering: /healthz through the proxy and /api/health on the API\'s own port', async () => {
+    // /healthz is readiness: 503 until this container holds the dispatcher lease, then 200.
+    let healthz = 0;
+    for (let attempt = 0; attempt < 300 && healthz !== 200; attempt += 1) {
+      healthz = (await send(port, 'GET', '/healthz', `127.0.0.1:${port}`)).status;
+      if (healthz !== 200) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(healthz).toBe(200);
+    expect((await send(apiPort, 'GET', '/api/health', `127.0.0.1:${apiPort}`)).status).toBe(200);
+    expect((await send(apiPort, 'GET', '/api/health', `localhost:${apiPort}`)).status).toBe(200);
+  }, 90_000);
+});
