@@ -129,7 +129,11 @@ export function createApiApp(parts: ApiAppParts) {
   };
   // One cache of published builds and one set of connection use cases for every route of this process.
   const builds = publishedWorkflows({ docs, objects });
-  const connections = connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: env.production });
+  const connections = connectionDeps({
+    docs, clock: systemClock, ids: cryptoIds, production: env.production, allowPrivateUrls: env.allowPrivateUrls,
+  });
+  // One admission (and one OIDC key cache) for the webhook, MCP and AG-UI endpoints; owner-supplied URLs guarded.
+  const admission = admissionDeps({ docs, ids: cryptoIds, allowPrivateUrls: env.allowPrivateUrls });
   const endpointCalls = mcpCallDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, builds });
   const memberSignIn = { principalOf: rules.principalOf, signInMode: env.signIn.mode, platformOrigins: [env.appBaseUrl, ...env.corsAllowedOrigins].filter((o): o is string => Boolean(o)) };
   const semanticEnv = { deps: { docs, objects, git, clock: systemClock, ids: cryptoIds, authority: orgSemanticAuthority(orgDeps) }, logger, authorOf, callerOf, prepare: prepareCaller };
@@ -146,13 +150,13 @@ export function createApiApp(parts: ApiAppParts) {
     .use(orgRoutes({ deps: orgDeps, logger, callerOf, prepare: prepareCaller }))
     .use(invitationRoutes({ deps: { ...orgDeps, dnsVerification: env.identity.dnsVerification, txt: parts.txt ?? createTxtLookup() }, appBaseUrl: env.appBaseUrl, logger, callerOf, prepare: prepareCaller }))
     .use(agentRoutes({ deps: agentDeps, enqueueOperation: operationEnqueuer(parts.queue), logger, callerOf, prepare: prepareCaller }))
-    .use(webhookRoutes({ docs, builds, clock: systemClock, admission: admissionDeps({ docs, ids: cryptoIds }), queue: parts.queue, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, logger }))
+    .use(webhookRoutes({ docs, builds, clock: systemClock, admission, queue: parts.queue, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, logger }))
     .use(callbackRoutes({
       docs, ids: cryptoIds, builds, services: parts.config.services, queue: parts.queue, print: (line) => logger.info({}, line), logger,
       rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf,
     }))
-    .use(mcpRoutes({ calls: endpointCalls, admission: admissionDeps({ docs, ids: cryptoIds }), rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, appBaseUrl: env.appBaseUrl, version: env.appVersion, logger }))
-    .use(aguiRoutes({ runs: { ...endpointCalls, now: () => Date.now(), textDeltas: parts.textDeltas }, admission: admissionDeps({ docs, ids: cryptoIds }), rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, logger }))
+    .use(mcpRoutes({ calls: endpointCalls, admission, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, appBaseUrl: env.appBaseUrl, version: env.appVersion, logger }))
+    .use(aguiRoutes({ runs: { ...endpointCalls, now: () => Date.now(), textDeltas: parts.textDeltas }, admission, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, logger }))
     .use(connectionRoutes({ deps: connections, appBaseUrl: env.appBaseUrl, deployments: connectionDeploymentHooks({ docs, clock: systemClock, ids: cryptoIds, queue: parts.queue }), logger, callerOf, prepare: prepareCaller }))
     .use(deploymentRoutes({ access: deploymentAccess({ docs, clock: systemClock, ids: cryptoIds, queue: parts.queue, scope: connections.scope }), logger, callerOf, prepare: prepareCaller }))
     .use(sessionRoutes({ deps: sessionDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: builds.workflowOf }), logger, callerOf, prepare: prepareCaller }))

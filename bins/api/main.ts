@@ -5,6 +5,7 @@
  *
  * Source: ../shared/spec/platform-service.md § Endpoints, § Rules 2 and 11–14; ../shared/ARCHITECTURE.md § Processes.
  */
+import { maxHeaderSize } from 'node:http';
 import { hostname, tmpdir } from 'node:os';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
 import { createBullJobQueue, createRedisTextDeltas, openRedis } from '../../core/adapters/redis/index.ts';
@@ -41,6 +42,9 @@ const app = createApiApp({
 });
 app.listen({ hostname: listen.host, port: listen.port, maxRequestBodySize: 21 * 1024 * 1024 });
 logger.info({ host: listen.host, port: listen.port, signIn: env.signIn.mode }, `api listening on ${listen.host}:${listen.port}`);
+// Spec § Limits: request header lines up to 32 KiB. Bun takes it only as a start flag (the entrypoint passes it,
+// scripts/build bakes it into the executable); say so when this process was started without it.
+if (maxHeaderSize < 32 * 1024) logger.warn({ maxHeaderSize }, 'request headers are limited below 32 KiB: start the API with --max-http-header-size=32768');
 
 stopOnSignals(process, async () => {
   await app.stop();

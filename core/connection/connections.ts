@@ -79,7 +79,7 @@ async function newToken(deps: ConnectionDeps): Promise<{ token: string; digest: 
  */
 export async function createConnection(deps: ConnectionDeps, caller: ConnectionCaller, agent: string, environment: string, input: CreateConnectionInput): Promise<ConnectionWithToken> {
   const identifier = checkIdentifier(input.identifier);
-  const settings = checkSettings(input, deps.production);
+  const settings = checkSettings(input, deps.production, deps.allowPrivateUrls);
   const scope = await deps.scope(caller, agent, environment, 'maintainer');
   const key = keyOf(scope, identifier);
   const issued = settings.auth === 'bearer' ? await newToken(deps) : undefined;
@@ -132,7 +132,7 @@ export async function updateConnection(deps: ConnectionDeps, caller: ConnectionC
   const basis = current.pending ?? current;
   const auth = change.auth ?? basis.auth;
   const oidc = auth !== 'oidc' ? undefined : change.oidc ?? basis.oidc;
-  const settings = checkSettings({ protocol: current.protocol, auth, ...(oidc ? { oidc } : {}), origins: change.origins ?? basis.origins, rate: change.rate ?? basis.rate }, deps.production);
+  const settings = checkSettings({ protocol: current.protocol, auth, ...(oidc ? { oidc } : {}), origins: change.origins ?? basis.origins, rate: change.rate ?? basis.rate }, deps.production, deps.allowPrivateUrls);
   const issued = settings.auth === 'bearer' && basis.auth !== 'bearer' ? await newToken(deps) : undefined;
   const tokenDigest = settings.auth !== 'bearer' ? undefined : issued?.digest ?? basis.tokenDigest;
   const now = deps.clock.now();

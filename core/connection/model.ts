@@ -135,6 +135,11 @@ export interface ConnectionDeps {
   /** Production: an OIDC issuer must be https (no loopback http). */
   production: boolean;
   /**
+   * PLATFORM_ALLOW_PRIVATE_URLS (effective: false in production): when true an OIDC issuer or JWKS URL may be
+   * plain http or name a local, loopback or private host. Default false.
+   */
+  allowPrivateUrls?: boolean;
+  /**
    * The agent (id or slug) and environment after checking the caller holds `role` on the agent.
    * @throws PlatformError `agent_not_found` / `environment_not_found` (404), `agent_role_required` (403)
    */

@@ -5,6 +5,7 @@
  * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication
  * (rule 5), § Limits.
  */
+import { outboundUrlProblem } from '../ports/outbound-url.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import { authModes, defaultRates, protocols, type AuthMode, type OidcSettings, type Protocol, type RateSettings } from './model.ts';
 
@@ -58,10 +59,12 @@ export function checkIdentifier(identifier: string): string {
 /**
  * Checks and completes a connection's settings: public only for agui and webhook; oidc needs issuer and
  * audience (algorithms default ['RS256']); origins only for agui and mcp; rates default by protocol.
- * @param production - when true, an issuer or JWKS URL must be https (http is allowed on loopback otherwise)
+ * @param production - when true, an issuer or JWKS URL must be https whatever `allowPrivateUrls` says
+ * @param allowPrivateUrls - PLATFORM_ALLOW_PRIVATE_URLS: an issuer or JWKS URL may then be http or name a local or
+ *   private host; otherwise it must be https to a public host (core/ports/outbound-url.ts). Default false.
  * @throws PlatformError `invalid_argument` (400) naming the field and saying what to do
  */
-export function checkSettings(input: ConnectionSettingsInput, production: boolean): ConnectionSettings {
+export function checkSettings(input: ConnectionSettingsInput, production: boolean, allowPrivateUrls = false): ConnectionSettings {
   if (!(protocols as readonly string[]).includes(input.protocol)) throw invalid('protocol', `"${input.protocol.slice(0, 40)}" is not a protocol; use one of ${protocols.join(', ')}.`);
   if (!(authModes as readonly string[]).includes(input.auth)) throw invalid('auth', `"${input.auth.slice(0, 40)}" is not an authentication mode; use one of ${authModes.join(', ')}.`);
   const protocol = input.protocol as Protocol;
@@ -71,30 +74,24 @@ export function checkSettings(input: ConnectionSettingsInput, production: boolea
   if (auth === 'oidc' && !input.oidc) throw invalid('oidc', 'auth "oidc" needs the OIDC settings: give oidc.issuer and oidc.audience.');
   const origins = checkOrigins(protocol, input.origins ?? []);
   const rate = checkRate(input.rate ?? defaultRates[protocol]);
-  return { protocol, auth, ...(auth === 'oidc' && input.oidc ? { oidc: checkOidc(input.oidc, production) } : {}), origins, rate };
+  return { protocol, auth, ...(auth === 'oidc' && input.oidc ? { oidc: checkOidc(input.oidc, allowPrivateUrls && !production) } : {}), origins, rate };
 }
 
-function checkOidc(input: OidcInput, production: boolean): OidcSettings {
-  const issuer = checkIssuerUrl('oidc.issuer', input.issuer, production);
+function checkOidc(input: OidcInput, allowPrivateUrls: boolean): OidcSettings {
+  const issuer = checkIssuerUrl('oidc.issuer', input.issuer, allowPrivateUrls);
   if (input.audience.trim() === '') throw invalid('oidc.audience', 'the audience is required (without it any token the issuer signs for any application would be admitted); give the audience your tokens carry.');
   const algorithms = input.algorithms === undefined || input.algorithms.length === 0 ? ['RS256'] : [...new Set(input.algorithms)];
   for (const alg of algorithms) {
     if (!(acceptedAlgorithms as readonly string[]).includes(alg)) throw invalid('oidc.algorithms', `"${alg.slice(0, 20)}" is not accepted; use some of ${acceptedAlgorithms.join(', ')} (or none for RS256).`);
   }
-  return { issuer, audience: input.audience.trim(), ...(input.jwksUrl ? { jwksUrl: checkIssuerUrl('oidc.jwksUrl', input.jwksUrl, production) } : {}), algorithms };
+  return { issuer, audience: input.audience.trim(), ...(input.jwksUrl ? { jwksUrl: checkIssuerUrl('oidc.jwksUrl', input.jwksUrl, allowPrivateUrls) } : {}), algorithms };
 }
 
-/** An https URL (http only on a loopback host outside production). */
-function checkIssuerUrl(field: string, value: string, production: boolean): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalid(field, `"${value.slice(0, 200)}" is not a URL; give an https URL such as https://id.example.com.`);
-  }
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback && !production)) return value;
-  throw invalid(field, `"${value.slice(0, 200)}" must be an https URL${production ? '' : ' (http is accepted only on a loopback host outside production)'}.`);
+/** An https URL to a public host, unless PLATFORM_ALLOW_PRIVATE_URLS allows http and local or private hosts. */
+function checkIssuerUrl(field: string, value: string, allowPrivateUrls: boolean): string {
+  const problem = outboundUrlProblem(value, allowPrivateUrls);
+  if (problem) throw invalid(field, `${problem}.`);
+  return value;
 }
 
 /** Origins: agui/mcp only; each `scheme://host[:port]`, or the single entry `*`. */

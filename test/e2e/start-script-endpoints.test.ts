@@ -47,6 +47,8 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'cairn-demo-endpoints-'));
   const ports = Object.fromEntries(await Promise.all(['PORT', 'API_PORT', 'SEMANTIC_MCP_PORT', 'CAIRN_EMBEDDED_QUEUE_PORT'].map(async (n) => [n, String(await freePort())])));
   env = { ...ports, CAIRN_DATA_DIR: dataDir, HOST: '', CAIRN_PROXY_BIND: '', PLATFORM_CONFIG: '', PLATFORM_CONFIG_FILE: '', CAIRN_MODEL_BASE_URL: model.baseUrl, CAIRN_MODEL: 'demo-model', CAIRN_MODEL_API_KEY: '', CAIRN_MODEL_PROVIDER: '', CAIRN_MODEL_PRICES: '' };
+  // The test's OpenID provider is on loopback over http: owner-supplied URLs may point there (issue 17 § 6).
+  env.PLATFORM_ALLOW_PRIVATE_URLS = 'true';
   base = `http://127.0.0.1:${ports.PORT}`;
   start = runStartScript(env);
   Object.assign(endpoints, await bannerEndpoints(start));

@@ -28,7 +28,8 @@ export async function startApi(queueUrl: string, env: Record<string, string> = {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-api-'));
   const port = await freePort();
   const docdbPath = join(dir, 'docdb.sqlite');
-  const child: ChildProcess = spawn(bunPath, [join(repoRoot, 'bins/api/main.ts')], {
+  // Header lines up to 32 KiB, as the entrypoint starts the API (spec § Limits).
+  const child: ChildProcess = spawn(bunPath, ['--max-http-header-size=32768', join(repoRoot, 'bins/api/main.ts')], {
     cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       PATH: process.env.PATH, HOME: dir, NODE_ENV: 'development', DOCDB_URI: `sqlite:${docdbPath}`, OBJSTORE_ENDPOINT: `file://${dir}/objects`,

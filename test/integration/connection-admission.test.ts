@@ -3,12 +3,14 @@
  * test/helpers/oidc-provider.ts) and real organization records: a JWT of the declared issuer and audience is
  * admitted (its subject named, no platform user created); another audience, another issuer, an expired
  * token, an algorithm the connection does not accept and a missing token are refused 401; the JWKS URL may be
- * given instead of discovery. Origins are checked before anything (403); a member's own sign-in admits them
+ * given instead of discovery; without PLATFORM_ALLOW_PRIVATE_URLS the loopback provider (and a name resolving to
+ * loopback) is refused with 503 naming the variable. Origins are checked before anything (403); a member's own sign-in admits them
  * on AG-UI and MCP with the User role, never on a webhook, never when it is not their own doing.
  * Source: spec/platform-service.md § Incoming connection authentication (rules 1–5); issue 8 § Connections.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admissionDeps, connectionDeps } from '../../core/boot/connection-wiring.ts';
+import { createGuardedFetch } from '../../core/adapters/outbound/guarded-fetch.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { admitCaller, createConnection, ensureConnectionIndexes, listConnections, type AdmissionDeps, type ConnectionRecord } from '../../core/connection/index.ts';
 import { addMember, createGroup, createOrganization, ensureOrgIndexes, orgCollections } from '../../core/org/index.ts';
@@ -44,7 +46,8 @@ beforeAll(async () => {
   const readers = await createGroup(orgDeps, orgId, { name: 'Readers', agentRoles: [{ agent: agentId, role: 'reader' }] });
   await addMember(orgDeps, orgId, { subject: 'reader-1', email: 'r@example.com' }, [readers._id]);
   await addMember(orgDeps, orgId, { subject: 'user-1', email: 'u@example.com' }, [`${orgId}.user`]);
-  admission = admissionDeps({ docs, ids: cryptoIds });
+  // The local provider is on loopback over http: PLATFORM_ALLOW_PRIVATE_URLS=true, as a test deployment sets it.
+  admission = admissionDeps({ docs, ids: cryptoIds, allowPrivateUrls: true });
 });
 afterAll(async () => {
   await op?.stop();
@@ -65,6 +68,22 @@ describe('oidc mode against the real provider', () => {
     const jwksUrl = (await (await fetch(`${op.issuer}/.well-known/openid-configuration`)).json() as { jwks_uri: string }).jwks_uri;
     const result = await admitCaller(admission, connection({ oidc: { issuer: op.issuer, audience, jwksUrl, algorithms: ['RS256'] } }), bearer(await op.clientCredentialsToken('crm')));
     expect(result.admitted).toBe(true);
+  });
+
+  it('without PLATFORM_ALLOW_PRIVATE_URLS refuses the loopback issuer, a private JWKS URL and a name resolving to loopback (503 naming the variable)', async () => {
+    const token = bearer(await op.clientCredentialsToken('crm'));
+    const guarded = admissionDeps({ docs, ids: cryptoIds });
+    const refusals = [
+      await admitCaller(guarded, connection({}), token),
+      await admitCaller(guarded, connection({ oidc: { issuer: 'https://id.example.com', audience, jwksUrl: `https://127.0.0.2:${new URL(op.issuer).port}/jwks`, algorithms: ['RS256'] } }), token),
+    ];
+    // DNS rebinding: a public-looking name that resolves to this machine when the keys are fetched.
+    const rebinding = admissionDeps({ docs, ids: cryptoIds, fetch: createGuardedFetch({ lookup: async () => [{ address: '127.0.0.1', family: 4 }] }) });
+    refusals.push(await admitCaller(rebinding, connection({ oidc: { issuer: 'https://id.rebind.example', audience, algorithms: ['RS256'] } }), token));
+    for (const refusal of refusals) {
+      expect(refusal).toMatchObject({ admitted: false, status: 503 });
+      expect(JSON.stringify(refusal)).toContain('PLATFORM_ALLOW_PRIVATE_URLS=true');
+    }
   });
 
   it('refuses another audience, another issuer, an expired token, an algorithm not declared, and no token', async () => {

@@ -142,7 +142,7 @@ async function gate(context: RuleContext, request: Request, peer: string): Promi
     if (isStateChanging(request.method) && !checksOwnCallers(path)) refuseCrossSite(request, policy);
     refuseOversizedBody(request, path);
     own.principal = await signIn(context, request, path, policy);
-    if (own.principal && countsAgainstCeiling(context, request, path, policy)) await context.consumeUserRate(own.principal);
+    if (own.principal && countsAgainstCeiling(context, request, path)) await context.consumeUserRate(own.principal);
     return undefined;
   } catch (error) {
     return refusal(error, context.options);
@@ -170,11 +170,11 @@ async function signIn(context: RuleContext, request: Request, path: string, poli
  *
  * Source: spec/platform-service.md § Limits (per-user ceiling); § Incoming connection authentication (rule 2)
  */
-function countsAgainstCeiling(context: RuleContext, request: Request, path: string, policy: CrossSitePolicy): boolean {
+function countsAgainstCeiling(context: RuleContext, request: Request, path: string): boolean {
   const kind = userCeilingClass(request.method, path);
   if (kind !== 'member-run') return kind === 'always';
   const origin = request.headers.get('origin');
-  const fromOwnPage = origin !== null && policy.allowedOrigins.includes(origin);
+  const fromOwnPage = origin !== null && context.options.allowedOrigins.includes(origin);
   const bearer = /^Bearer\s/i.test(request.headers.get('authorization') ?? '');
   return fromOwnPage || (context.options.signIn.mode === 'oidc' && bearer);
 }

@@ -2,13 +2,16 @@
  * Verifies JWTs sent to an incoming connection's endpoint in oidc mode, for any issuer, audience, JWKS URL
  * and algorithm list a connection declares: keys from the JWKS URL, or from the issuer's discovery document
  * when none is declared; the issuer exactly, the audience, the algorithms and expiry. Key sets and discovery
- * documents are cached per issuer and URL. Errors never carry token contents.
+ * documents are cached per issuer and URL. Errors never carry token contents. Owner-supplied URLs are guarded
+ * (https to public hosts, checked again at connect time) unless PLATFORM_ALLOW_PRIVATE_URLS is true.
  *
  * Source: spec/platform-service.md § Incoming connection (issuer, audience, JWKS URL, accepted algorithms),
  * § Incoming connection authentication (oidc; rule 3).
  */
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
+import { outboundUrlProblem } from '../../ports/outbound-url.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
+import { createGuardedFetch, OutboundUrlRefusedError } from '../outbound/guarded-fetch.ts';
 import { createDiscoveryLoader, type DiscoveryDocument, type FetchFunction } from './discovery.ts';
 
 /** One connection's OIDC settings (the shape core/connection stores). */
@@ -22,7 +25,14 @@ export interface EndpointOidcSettings {
 
 /** Options of {@link createEndpointJwtVerifier}. */
 export interface EndpointJwtVerifierOptions {
+  /** The fetch discovery and keys are read with (default: the guarded fetch of core/adapters/outbound). */
   fetch?: FetchFunction;
+  /**
+   * PLATFORM_ALLOW_PRIVATE_URLS (effective; false in production). False (the default): the issuer, the JWKS URL and
+   * the `jwks_uri` discovery names must be https to a public host, and (with the default fetch) every address they
+   * resolve to must be public at connect time; a refusal is `identity_provider_unavailable` naming the variable.
+   */
+  allowPrivateUrls?: boolean;
   /** Allowed clock skew on exp/nbf/iat, seconds (default 30). */
   clockToleranceSeconds?: number;
   /** Current time (default the system clock). */
@@ -66,20 +76,32 @@ export function createEndpointJwtVerifier(options: EndpointJwtVerifierOptions = 
   const max = options.maxCached ?? 500;
   const discoveries = boundedCache<() => Promise<DiscoveryDocument>>(max);
   const keySets = boundedCache<ReturnType<typeof createRemoteJWKSet>>(max);
+  const allowPrivate = options.allowPrivateUrls === true;
+  const fetchFn: FetchFunction = options.fetch ?? createGuardedFetch({ allowPrivate });
+  const guard = (what: string, url: string): string => {
+    const problem = outboundUrlProblem(url, allowPrivate);
+    if (problem) throw unavailable(`The ${what} ${problem}.`);
+    return url;
+  };
   const jwksUrlOf = async (settings: EndpointOidcSettings): Promise<string> => {
-    if (settings.jwksUrl) return settings.jwksUrl;
-    const load = discoveries(settings.issuer, () => createDiscoveryLoader({ issuer: settings.issuer, fetch: options.fetch, nowMs: () => now().getTime() }));
+    if (settings.jwksUrl) return guard('connection\'s JWKS URL', settings.jwksUrl);
+    guard('connection\'s issuer', settings.issuer);
+    const load = discoveries(settings.issuer, () => createDiscoveryLoader({ issuer: settings.issuer, fetch: fetchFn, nowMs: () => now().getTime() }));
+    let jwksUri: string;
     try {
-      return (await load()).jwks_uri;
+      jwksUri = (await load()).jwks_uri;
     } catch (cause) {
+      const refused = refusalIn(cause);
+      if (refused) throw unavailable(refused.message, cause);
       throw unavailable(`The discovery document of issuer ${settings.issuer} cannot be read or names another issuer; check the connection's issuer, or give its JWKS URL.`, cause);
     }
+    return guard('jwks_uri of the issuer\'s discovery document', jwksUri);
   };
   return {
     async verify(token, settings) {
       if (token.length === 0 || token.length > MAX_TOKEN_CHARS) throw unauthorized('The token is empty or too long.');
       const uri = await jwksUrlOf(settings);
-      const keys = keySets(uri, () => createRemoteJWKSet(new URL(uri), options.fetch ? { [customFetch]: options.fetch } : {}));
+      const keys = keySets(uri, () => createRemoteJWKSet(new URL(uri), { [customFetch]: fetchFn }));
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, keys, {
@@ -104,8 +126,18 @@ function unavailable(message: string, cause?: unknown): PlatformError {
   return new PlatformError('identity_provider_unavailable', message, { status: 503, ...(cause === undefined ? {} : { cause }) });
 }
 
+/** The outbound URL refusal somewhere in `error`'s cause chain (undici wraps it in `fetch failed`), if any. */
+function refusalIn(error: unknown): OutboundUrlRefusedError | undefined {
+  for (let at = error, depth = 0; at instanceof Error && depth < 5; at = at.cause, depth += 1) {
+    if (at instanceof OutboundUrlRefusedError) return at;
+  }
+  return undefined;
+}
+
 /** Maps a jose failure to a PlatformError naming the failed check, never the token or its claims. */
 function mapError(error: unknown): PlatformError {
+  const refused = refusalIn(error);
+  if (refused) return unavailable(refused.message, error);
   if (error instanceof errors.JWTExpired) return unauthorized('The token has expired.');
   if (error instanceof errors.JWTClaimValidationFailed) return unauthorized(`The token's ${error.claim} claim is not the one this endpoint accepts.`);
   if (error instanceof errors.JOSEAlgNotAllowed) return unauthorized('The token is signed with an algorithm this endpoint does not accept.');

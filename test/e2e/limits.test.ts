@@ -1,7 +1,10 @@
 /**
- * The per-user ceiling (PLATFORM_USER_RATE_PER_MINUTE) through the front proxy of the real product: with the
- * ceiling at 5, nine session starts in a row by one member give five 201s, then 429 with Retry-After; a
- * reply of the same member is refused the same way, while reading is not counted.
+ * Limits the spec names, through the front proxy of the real product (entrypoint, Caddy, API):
+ * - the per-user ceiling (PLATFORM_USER_RATE_PER_MINUTE): with the ceiling at 5, nine session starts in a row by
+ *   one member give five 201s, then 429 with Retry-After; a reply is refused the same way, reading is not counted;
+ * - owner-supplied outbound URLs: an oidc connection whose issuer or JWKS URL is local, loopback, private or plain
+ *   http is refused with 400 naming PLATFORM_ALLOW_PRIVATE_URLS;
+ * - a 20 KiB request header line passes every hop; one over 32 KiB is refused by the proxy (431).
  *
  * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_USER_RATE_PER_MINUTE), § Errors,
  * § Limits; issue 17 § 6.
@@ -44,4 +47,33 @@ describe('PLATFORM_USER_RATE_PER_MINUTE through the proxy', () => {
     // Reading starts no work: not counted, not refused.
     expect((await fetch(`${product.url}/api/sessions/${answers[0].body.session!.id}`)).status).toBe(200);
   }, 60_000);
+});
+
+describe('owner-supplied outbound URLs through the proxy', () => {
+  it('refuses an oidc connection whose issuer or JWKS URL is local, loopback, private or plain http, naming the variable', async () => {
+    const base = '/api/agents/flights-analyst/environments/main/connections';
+    const create = async (identifier: string, oidc: Record<string, string>) => {
+      const response = await post(base, { identifier, protocol: 'mcp', auth: 'oidc', oidc: { audience: 'tools', ...oidc } });
+      return { status: response.status, body: await response.json() as { error?: { code: string; message: string } } };
+    };
+    const refused = [
+      { issuer: 'https://127.0.0.2:9' }, { issuer: 'https://localhost:9' }, { issuer: 'https://192.168.1.20' }, { issuer: 'http://id.example.com' },
+      { issuer: 'https://id.example.com', jwksUrl: 'https://169.254.169.254/keys' },
+    ];
+    for (const [i, oidc] of refused.entries()) {
+      const answer = await create(`guarded-${i}`, oidc);
+      expect(answer.status, JSON.stringify(oidc)).toBe(400);
+      expect(answer.body.error?.message).toMatch(/^oidc\.(issuer|jwksUrl): .*PLATFORM_ALLOW_PRIVATE_URLS=true/);
+    }
+    expect((await create('public-issuer', { issuer: 'https://id.example.com' })).status).toBe(201);
+  });
+});
+
+describe('request header lines through the proxy', () => {
+  it('passes a 20 KiB header line to the API and refuses one over 32 KiB at the proxy', async () => {
+    const withHeader = (bytes: number) => fetch(`${product.url}/api/sessions`, { headers: { 'x-filler': 'a'.repeat(bytes) } });
+    expect((await withHeader(20 * 1024)).status).toBe(200);
+    expect((await withHeader(31 * 1024)).status).toBe(200);
+    expect((await withHeader(40 * 1024)).status).toBe(431);
+  });
 });
