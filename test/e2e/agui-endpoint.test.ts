@@ -54,18 +54,19 @@ afterAll(async () => {
 const secrets = new WeakMap<HttpAgent, string>();
 
 /**
- * Runs the agent once, collecting every event; the thread id RUN_STARTED issues becomes the agent's, and its thread
- * secret is sent back in forwardedProps on the next runs.
+ * Runs the agent once, collecting every event; the thread id RUN_STARTED issues becomes the agent's, and the thread
+ * secret of `platform.thread_secret` is sent back in forwardedProps on the next runs.
  */
 async function run(agent: HttpAgent, options: Parameters<HttpAgent['runAgent']>[0] = {}): Promise<BaseEvent[]> {
   const events: BaseEvent[] = [];
   const secret = secrets.get(agent);
   await agent.runAgent({ ...options, ...(secret ? { forwardedProps: { threadSecret: secret } } : {}) }, {
     onEvent: ({ event }) => { events.push(event); },
-    onRunStartedEvent: ({ event }) => {
-      agent.threadId = event.threadId;
-      const issued = (event as { threadSecret?: unknown }).threadSecret;
-      if (typeof issued === 'string') secrets.set(agent, issued);
+    onRunStartedEvent: ({ event }) => { agent.threadId = event.threadId; },
+    // HttpAgent keeps only the protocol's own fields of RUN_STARTED: the secret comes as a custom event too.
+    onCustomEvent: ({ event }) => {
+      const issued = (event.value as { threadSecret?: unknown } | undefined)?.threadSecret;
+      if (event.name === 'platform.thread_secret' && typeof issued === 'string') secrets.set(agent, issued);
     },
   });
   return events;
