@@ -10,6 +10,7 @@ import { hostname, tmpdir } from 'node:os';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
+import { ownerGuardedCatalog, semanticCollectionOwners } from '../../core/boot/service-owners.ts';
 import { platformRelease } from '../../core/boot/platform-release.ts';
 import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
 import { DATA_UPDATE_SWEEP_INTERVAL_MS, runDataUpdateSweep } from '../../core/data-update/index.ts';
@@ -74,7 +75,11 @@ await ensureSessionIndexes(docs);
 await ensureCallbackIndexes(docs);
 const queue = stores.redis ? createBullJobQueue({ connection: stores.redis, onError: (error) => logger.warn({ err: error.message }, 'queue store error') }) : undefined;
 // A service that fails discovery (e.g. semantic-mcp still starting beside us) is tried again after 5 s (logged once per outage).
-const catalog = createServiceCatalog({ services: boot.config.services, log: print, retryAfterMs: 5_000 });
+// A collection whose service token is a semantic project's answers only that project's organization (issue 17 § 1).
+const catalog = ownerGuardedCatalog(
+  createServiceCatalog({ services: boot.config.services, log: print, retryAfterMs: 5_000 }),
+  semanticCollectionOwners({ docs, ids: cryptoIds }, boot.config.services),
+);
 void catalog.warm();
 // Retries are due on the next look at the catalog: look every 5 s so a late service is offered before a turn needs it.
 const catalogTimer = setInterval(() => { void catalog.tools().catch(() => undefined); }, 5_000);

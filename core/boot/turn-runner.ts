@@ -103,7 +103,8 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
     callSignal: (timeoutMs) => (timeoutMs === undefined ? controller.signal : AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)])),
     costOf: (model, usage) => configuredCost(deps.modelsConfig, model, usage),
     serviceTools: () => deps.catalog.tools(),
-    callServiceTool: (call, signal) => deps.catalog.call(call.collection, call.name, call.input, { signal }),
+    // The turn record's organization (written by the platform): an owned collection answers only its owner's agents.
+    callServiceTool: (call, signal) => deps.catalog.call(call.collection, call.name, call.input, { signal, orgId: turn.orgId }),
   }, turnId);
   try {
     const outcome = await deps.launcher.run({ kind: 'turn', subject: `turn ${turnId}`, task: 'turn', payload: { turnId }, limits: deps.limits, broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log }), signal: controller.signal });

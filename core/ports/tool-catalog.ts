@@ -34,6 +34,12 @@ export interface ToolCallResult {
 export interface ToolCallOptions {
   /** Aborting it cancels the call: {@link ToolCatalog.call} then rejects with PlatformError `tool_cancelled`. */
   signal?: AbortSignal;
+  /**
+   * The organization of the agent the call is made for (from the trusted records, never from a worker). A
+   * collection whose service belongs to one organization refuses every other, and a call naming none
+   * (core/boot/service-owners.ts; issue 17 § 1).
+   */
+  orgId?: string;
 }
 
 /**

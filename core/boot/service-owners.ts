@@ -1,0 +1,73 @@
+/**
+ * The semantic service offered to hosted agents as a tool collection answers only the organization that owns it.
+ *
+ * Today the config's services list holds one deployment-wide token per service; for the semantic service that
+ * token is an access token of one semantic project, which belongs to one organization. Until collections carry
+ * per-organization credentials (a later issue), a call into such a collection is refused for an agent of any other
+ * organization, in the dispatcher (the trusted side: the broker makes every service call, the worker holds no
+ * token and names no organization), before anything reaches the service. A service whose token is not a semantic
+ * project's token has no owner and is not restricted.
+ *
+ * Source: issue 17 § 1 (the semantic service as a tool collection); spec/platform-service.md § Rules 15.
+ */
+import type { ServiceConfig } from '../config/config-model.ts';
+import type { DocumentStore } from '../ports/document-store.ts';
+import type { Ids } from '../ports/ids.ts';
+import type { ToolCallOptions, ToolCallResult, ToolCatalog } from '../ports/tool-catalog.ts';
+import { collections, type ProjectRecord, type TokenRecord } from '../semantic/records.ts';
+
+/** Which organization, if any, a collection's service belongs to. */
+export interface CollectionOwners {
+  /** The owning organization's id, or undefined when the collection's service belongs to none. */
+  ownerOf(collection: string): Promise<string | undefined>;
+}
+
+/**
+ * The owners of the configured services' collections: for a service whose token is a semantic project's access
+ * token, the project's organization. The first service of a collection counts (as in the catalog). An owner once
+ * found is kept (a token's project and a project's organization never change); a token not found is looked up
+ * again on the next call (it may be minted later).
+ */
+export function semanticCollectionOwners(deps: { docs: DocumentStore; ids: Pick<Ids, 'sha256Hex'> }, services: readonly ServiceConfig[]): CollectionOwners {
+  const tokenOf = new Map<string, string>();
+  for (const service of services) {
+    const collection = service.collection ?? service.id;
+    if (!tokenOf.has(collection)) tokenOf.set(collection, service.token);
+  }
+  const found = new Map<string, string>();
+  return {
+    ownerOf: async (collection) => {
+      const known = found.get(collection);
+      if (known !== undefined) return known;
+      const token = tokenOf.get(collection);
+      if (token === undefined) return undefined;
+      const record = await deps.docs.collection<TokenRecord>(collections.tokens).findOne({ tokenHash: await deps.ids.sha256Hex(token) });
+      const project = record ? await deps.docs.collection<ProjectRecord>(collections.projects).findOne({ _id: record.projectId }) : null;
+      if (!project?.orgId) return undefined;
+      found.set(collection, project.orgId);
+      return project.orgId;
+    },
+  };
+}
+
+/** The tool error an agent of another organization gets (names no organization). */
+export function foreignCollectionRefusal(collection: string): ToolCallResult {
+  return {
+    isError: true,
+    output: `The ${collection} service of this deployment belongs to another organization; its tools answer only that organization's agents. Ask the operator for a ${collection} service of your own organization.`,
+  };
+}
+
+/**
+ * `catalog` with each call into an owned collection checked against `options.orgId`, the organization of the agent
+ * the call is made for: another organization, or none given, gets {@link foreignCollectionRefusal} and the service
+ * is not called. Listing tools and every other member of `catalog` are unchanged.
+ */
+export function ownerGuardedCatalog<C extends ToolCatalog>(catalog: C, owners: CollectionOwners): C {
+  const call = async (collection: string, name: string, input: unknown, options: ToolCallOptions = {}): Promise<ToolCallResult> => {
+    const owner = await owners.ownerOf(collection);
+    if (owner !== undefined && options.orgId !== owner) return foreignCollectionRefusal(collection);
+    return catalog.call(collection, name, input, options);
+  };
+  return { ...catalog, call };
+}

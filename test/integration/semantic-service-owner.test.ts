@@ -1,0 +1,81 @@
+/**
+ * The semantic service as a tool collection answers only the organization that owns the configured token's project
+ * (issue 17 § 1): the dispatcher's catalog (core/boot/service-owners.ts over the mcp-services catalog) against the
+ * real product started from sources (semantic-mcp behind the front proxy) and its own document store. An agent of
+ * another organization, or a call naming none, gets a tool error naming no organization, and the service never
+ * sees the call (its call log does not grow); the owner's agents are answered; a service whose token is not a
+ * semantic project's is not restricted.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServiceCatalog, type ServiceCatalog } from '../../core/adapters/mcp-services/index.ts';
+import { cryptoIds } from '../../core/adapters/runtime/system.ts';
+import { openSqliteDocumentStore } from '../../core/adapters/sqlite/index.ts';
+import { ownerGuardedCatalog, semanticCollectionOwners } from '../../core/boot/service-owners.ts';
+import type { ServiceConfig } from '../../core/config/config-model.ts';
+import type { DocumentStore } from '../../core/ports/document-store.ts';
+import { runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
+import { flightsModel, projectDir } from '../helpers/semantic-fixtures.ts';
+
+let product: RunningProduct;
+let docs: DocumentStore;
+let token: string;
+let ownerOrg: string;
+const catalogs: ServiceCatalog[] = [];
+
+beforeAll(async () => {
+  product = await startProduct({}, { mode: 'sources' });
+  const imported = runCairn(product.url, ['semantic', 'import', projectDir([flightsModel]), '--project', 'flights', '--publish'], { mode: 'sources' });
+  expect(imported.status, imported.stderr).toBe(0);
+  const created = runCairn(product.url, ['semantic', 'token', 'create', 'flights', '--models', 'flights'], { mode: 'sources' });
+  expect(created.status, created.stderr).toBe(0);
+  token = created.stdout.trim();
+  ownerOrg = ((await (await fetch(`${product.url}/api/orgs`)).json()) as { organizations: { id: string }[] }).organizations[0]!.id;
+  docs = await openSqliteDocumentStore({ path: join(product.dataDir, 'docdb.sqlite') });
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(catalogs.map((catalog) => catalog.close()));
+  await docs?.close();
+  await product?.stop();
+});
+
+/** The dispatcher's catalog over `services`, guarded by the owners read from the product's store. */
+function guarded(services: ServiceConfig[]) {
+  const catalog = createServiceCatalog({ services, log: () => undefined });
+  catalogs.push(catalog);
+  return ownerGuardedCatalog(catalog, semanticCollectionOwners({ docs, ids: cryptoIds }, services));
+}
+
+/** Calls of the flights project the semantic service logged. */
+async function loggedCalls(): Promise<number> {
+  return ((await (await fetch(`${product.url}/api/semantic/projects/flights/calls`)).json()) as { calls: unknown[] }).calls.length;
+}
+
+describe('the semantic collection of a deployment-wide token', () => {
+  it('refuses agents of another organization, and calls naming none, before the service sees them', async () => {
+    const catalog = guarded([{ id: 'semantic', endpoint: `${product.url}/mcp/flights/mcp`, token }]);
+    expect((await catalog.tools()).map((t) => t.name)).toContain('list_semantic_models');
+    const before = await loggedCalls();
+    for (const orgId of ['another-org', undefined]) {
+      const refused = await catalog.call('semantic', 'execute_query', { modelName: 'flights', sql: 'SELECT 1 AS one', store: false }, { orgId });
+      expect(refused.isError).toBe(true);
+      expect(refused.output).toBe('The semantic service of this deployment belongs to another organization; its tools answer only that organization\'s agents. Ask the operator for a semantic service of your own organization.');
+      expect(String(refused.output)).not.toContain(ownerOrg);
+    }
+    expect(await loggedCalls()).toBe(before);
+
+    const answered = await catalog.call('semantic', 'execute_query', { modelName: 'flights', sql: 'SELECT 1 AS one', store: false }, { orgId: ownerOrg });
+    expect(answered).toMatchObject({ isError: false, output: { rows: [[1]] } });
+    expect(await loggedCalls()).toBe(before + 1);
+  });
+
+  it('leaves a service whose token is no semantic project\'s unrestricted (it is not refused for lack of an owner)', async () => {
+    // The same service under another collection with a token the platform never minted: the service refuses the token
+    // itself (401), so the answer is the service's own error, not the ownership refusal.
+    const catalog = guarded([{ id: 'other', endpoint: `${product.url}/mcp/flights/mcp`, token: 'cairn_mcp_not-a-minted-token-0000' }]);
+    const result = await catalog.call('other', 'list_semantic_models', {}, { orgId: 'another-org' });
+    expect(result.isError).toBe(true);
+    expect(String(result.output)).not.toContain('belongs to another organization');
+  });
+});
