@@ -1,0 +1,92 @@
+/**
+ * Spend caps hold under concurrency (issue 17 § 5), through the product (entrypoint, proxy, API, dispatcher with a
+ * worker per turn, embedded store) against the scripted OpenAI-compatible model server: a day cap of 1 USD on the
+ * relay agent's `lead` workflow, 12 sessions started at once with 12 turn slots, a model priced per prompt token.
+ * The scripted model reports the prompt tokens it was sent (o200k_base count of the messages and tools, as a
+ * provider with that tokenizer would) and answers slowly, so every turn's call is asked for while the others are in
+ * flight. Each call reserves its bound before it runs, so the calls that go through never spend more than the cap
+ * (the bound's margin covers this provider's count: the estimate error is ≤ 0); the others end failed with
+ * `spend_cap_reached` and never reach the model. The figures are printed as `[spend-cap figures] …`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { join } from 'node:path';
+import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
+import { startScriptedModelServer, type ScriptedModelServer, scriptedModels } from '../helpers/scripted-model-server.ts';
+
+const SESSIONS = 12;
+const CAP_USD = 1;
+/** USD per million prompt tokens; output tokens are free. */
+const INPUT_PRICE = 150;
+/** A long question, so that one call costs about 0.15 USD. */
+const question = `Count the delayed flights of each airline, then tell me which one is worst. ${'Please be thorough. '.repeat(180)}`;
+
+type Body = { messages: { content?: string | null; tool_calls?: unknown }[]; tools?: unknown[] };
+/** The prompt tokens a provider with the o200k_base tokenizer bills for `body`. */
+function promptTokens(body: Body): number {
+  const text = body.messages.map((m) => `${m.content ?? ''}${m.tool_calls ? JSON.stringify(m.tool_calls) : ''}`);
+  return text.reduce((sum, t) => sum + countTokens(t) + 3, 3) + (body.tools ? countTokens(JSON.stringify(body.tools)) : 0);
+}
+
+let model: ScriptedModelServer;
+let product: RunningProduct;
+
+beforeAll(async () => {
+  // Each lead session that ends (failed included) fires the relay agent's uncapped `after-lead` workflow: spare turns.
+  model = await startScriptedModelServer(Array.from({ length: 3 * SESSIONS }, () => ({
+    text: 'Counting.', delayMs: 4000, usage: (body: Body) => ({ promptTokens: promptTokens(body), completionTokens: 3 }),
+  })));
+  const config = { models: scriptedModels(model, { input: INPUT_PRICE, output: 0, cacheRead: INPUT_PRICE, cacheWrite: INPUT_PRICE }) };
+  product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config), PLATFORM_WORKER_TURN_SLOTS: String(SESSIONS) });
+  const imported = runCairn(product.url, ['agent', 'import', join(repoRoot, 'test/fixtures/agents/relay'), '--agent', 'relay', '--publish']);
+  expect(imported.status, imported.stderr).toBe(0);
+}, 180_000);
+
+afterAll(async () => {
+  await product?.stop();
+  await model?.close();
+});
+
+type Session = { id: string; status: string; error: { code: string; message: string } | null; usage: { modelCalls: number; costUsd: number } };
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${product.url}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: response.status, body: await response.json() as T };
+}
+
+async function settled(id: string): Promise<Session> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const { body } = await api<{ session: Session }>('GET', `/api/sessions/${id}`);
+    if (body.session.status !== 'running') return body.session;
+    if (Date.now() > deadline) throw new Error(`session ${id} still running\n${product.output.slice(-30).join('\n')}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('a day cap of 1 USD and 12 sessions started at once', () => {
+  it('lets through only the calls the cap can pay for; the rest end spend_cap_reached without reaching the model', { timeout: 240_000 }, async () => {
+    const caps = '/api/agents/relay/environments/main/workflows/lead/spend-caps';
+    expect((await api('PUT', `${caps}/day`, { limitUsd: CAP_USD })).status).toBe(200);
+    const started = await Promise.all(Array.from({ length: SESSIONS }, () => api<{ session: Session }>('POST', '/api/sessions', { agent: 'relay', environment: 'main', workflow: 'lead', message: question })));
+    expect(started.map((s) => s.status)).toEqual(Array(SESSIONS).fill(201));
+    const sessions = await Promise.all(started.map((s) => settled(s.body.session.id)));
+
+    const through = sessions.filter((s) => s.usage.modelCalls > 0);
+    const refused = sessions.filter((s) => s.usage.modelCalls === 0);
+    const { body } = await api<{ caps: { period: string; spentUsd: number; limitUsd: number | null }[] }>('GET', caps);
+    const spent = body.caps.find((c) => c.period === 'day')!.spentUsd;
+    const leadCalls = model.requests.filter((r) => r.body.messages.at(-1).content === question);
+    const callUsd = leadCalls.map((r) => (promptTokens(r.body) * INPUT_PRICE) / 1e6);
+    console.log(`[spend-cap figures] ${through.length} of ${SESSIONS} calls went through, ${spent.toFixed(4)} USD spent against a cap of ${CAP_USD} USD (overshoot ${Math.max(0, spent - CAP_USD).toFixed(4)} USD); one call cost ${callUsd[0]?.toFixed(4)} USD`);
+
+    expect(leadCalls).toHaveLength(through.length);
+    expect(through.length).toBeGreaterThan(0);
+    expect(spent).toBeCloseTo(callUsd.reduce((a, b) => a + b, 0), 9);
+    expect(spent).toBeLessThanOrEqual(CAP_USD);
+    // The reservation is a bound, not a refusal of everything: the cap pays for as many calls as bounds fit in it.
+    expect(through.length).toBeGreaterThanOrEqual(Math.floor(CAP_USD / (Math.max(...callUsd) * 1.5)));
+    for (const s of refused) expect(s).toMatchObject({ status: 'failed', error: { code: 'spend_cap_reached', message: expect.stringContaining('less than the call may cost') } });
+    expect(through.every((s) => s.status === 'awaiting_input')).toBe(true);
+  });
+});
