@@ -56,7 +56,7 @@ describe('owner-supplied outbound URLs through the proxy', () => {
       const response = await post(base, { identifier, protocol: 'mcp', auth: 'oidc', oidc: { audience: 'tools', ...oidc } });
       return { status: response.status, body: await response.json() as { error?: { code: string; message: string } } };
     };
-    const refused = [
+    const refused: Record<string, string>[] = [
       { issuer: 'https://127.0.0.2:9' }, { issuer: 'https://localhost:9' }, { issuer: 'https://192.168.1.20' }, { issuer: 'http://id.example.com' },
       { issuer: 'https://id.example.com', jwksUrl: 'https://169.254.169.254/keys' },
     ];
