@@ -11,7 +11,7 @@ import { agentRoles, permissions, type AgentRole, type Permission } from '../../
 
 const permissionText: Record<Permission, { label: string; hint: string }> = {
   'workflows:use': { label: 'Use workflows', hint: 'start workflows in Chat and through connections' },
-  'sessions:personal': { label: 'Personal sessions', hint: 'have sessions of their own' },
+  'sessions:personal': { label: 'Personal sessions', hint: "see every member's chats" },
   'organization:manage': { label: 'Manage the organization', hint: 'members, groups, invitations and domains' },
   'agents:create': { label: 'Create agents', hint: 'import and create agents' },
 };
