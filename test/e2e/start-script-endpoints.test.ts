@@ -160,14 +160,21 @@ describe('the demo agent\'s endpoints against scripts/start', () => {
     agent.addMessage({ id: 'u1', role: 'user', content: QUESTION });
     type Finished = { result: { status: string; sessionId: string }; outcome: { type: string; interrupts?: { id: string; reason: string }[] } };
     let finished: Finished | undefined;
+    let threadSecret: string | undefined;
     const subscriber = {
       onRunStartedEvent: ({ event }: { event: { threadId: string } }) => { agent.threadId = event.threadId; },
+      // A public caller's thread continues only with the secret issued with it (docs/endpoints.md § Thread secret).
+      onCustomEvent: ({ event }: { event: { name: string; value: { threadSecret?: string } } }) => {
+        if (event.name === 'platform.thread_secret') threadSecret = event.value.threadSecret;
+      },
       onRunFinishedEvent: ({ event }: { event: unknown }) => { finished = event as Finished; },
     };
     await agent.runAgent({}, subscriber);
     expect(finished).toMatchObject({ result: { status: 'awaiting_decision' }, outcome: { type: 'interrupt', interrupts: [{ reason: 'decision' }] } });
     const interruptId = finished!.outcome.interrupts![0].id;
-    await agent.runAgent({ resume: [{ interruptId, status: 'resolved', payload: { to: 'done', comment: 'Looks right.' } }] } as Parameters<HttpAgent['runAgent']>[0], subscriber);
+    expect(threadSecret).toMatch(/^[\w-]{43}$/);
+    const resume = [{ interruptId, status: 'resolved', payload: { to: 'done', comment: 'Looks right.' } }];
+    await agent.runAgent({ resume, forwardedProps: { threadSecret } } as Parameters<HttpAgent['runAgent']>[0], subscriber);
     expect(finished).toMatchObject({ result: { status: 'succeeded' }, outcome: { type: 'success' } });
     const body = JSON.stringify({ threadId: '', runId: 'r', tools: [], context: [], messages: [{ id: 'u1', role: 'user', content: QUESTION }] });
     const fromPage = (origin: string) => fetch(endpoints.chat, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', origin }, body });
