@@ -149,3 +149,38 @@ describe('the turn engine', () => {
     expect(await turnsOf(t.deps).countDocuments({})).toBe(1);
   });
 });
+
+describe('platform_wait (issue 17 § 6)', () => {
+  const waiting: WorkflowView = {
+    ...lookup, slug: 'waiting', states: { ask: state('ask', { triggers: ['manual'], transitions: [{ to: 'done', description: 'Loaded.' }] }), done: state('done') },
+  };
+  const resultsOf = async (t: ReturnType<typeof setup>, sessionId: string) => (await showSession(t.deps, caller, sessionId)).messages
+    .flatMap((m) => (m.message.role === 'tool' ? m.message.results : []));
+
+  it('refuses an until already past or not a time (tool error), so the wait never resumes at every sweep; a future until parks', async () => {
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    const t = setup({ ask: [
+      { calls: [['platform_wait', { reason: 'Nightly load', until: '2020-01-01T00:00:00Z' }]] },
+      { calls: [['platform_wait', { reason: 'Nightly load', until: 'tomorrow' }]] },
+      { calls: [['platform_wait', { reason: 'Nightly load', until: future }]] },
+    ] }, { waiting });
+    const { session } = await startSession(t.deps, caller, { agent: 'a', environment: 'main', workflow: 'waiting', message: 'Wait for the load.' });
+    expect(await t.runQueued()).toMatchObject({ status: 'awaiting_input' });
+    const results = await resultsOf(t, session._id);
+    expect(results.map((r) => [r.isError === true, String(r.output)])).toEqual([
+      [true, expect.stringMatching(/until \(2020-01-01T00:00:00\.000Z\) is already past; give a future time/)],
+      [true, expect.stringMatching(/until must be an ISO time .* "tomorrow" is not/)],
+      [false, 'Waiting for the reply.'],
+    ]);
+    expect((await sessionsOf(t.deps).findOne({ _id: session._id }))?.pending).toMatchObject({ kind: 'input', until: future });
+  });
+
+  it('gives budget.parks a default of 50 waits per visit', async () => {
+    const t = setup({ ask: [{ text: 'Still waiting?', calls: [['platform_wait', { reason: 'More input' }]] }, { text: 'Carrying on.' }] }, { waiting });
+    const { session } = await startSession(t.deps, caller, { agent: 'a', environment: 'main', workflow: 'waiting', message: 'Go.' });
+    await sessionsOf(t.deps).updateOne({ _id: session._id }, { $set: { 'visit.parks': 50 } });
+    await t.runQueued();
+    const [refused] = await resultsOf(t, session._id);
+    expect(refused).toMatchObject({ isError: true, output: 'This step may wait at most 50 times; carry on without waiting.' });
+  });
+});

@@ -44,14 +44,7 @@ async function answerControl(run: TurnRun, state: StateView, call: ModelToolCall
   const input = record(call.input);
   switch (call.name) {
     case controlTools.advance: return advance(run, state, call, input, effects);
-    case controlTools.wait: {
-      if (typeof input.reason !== 'string') return fail(call, 'platform_wait needs a reason (text).');
-      const parks = state.budget.parks;
-      if (parks !== undefined && run.session.visit.parks >= parks) return fail(call, `This step may wait at most ${parks} times; carry on without waiting.`);
-      const until = typeof input.until === 'string' && !Number.isNaN(Date.parse(input.until)) ? new Date(Date.parse(input.until)).toISOString() : undefined;
-      effects.wait = { reason: input.reason, until };
-      return ok(call, 'Waiting for the reply.');
-    }
+    case controlTools.wait: return wait(run, state, call, input, effects);
     case controlTools.raise:
       effects.raise = { code: typeof input.code === 'string' && input.code ? input.code : 'raised', reason: typeof input.reason === 'string' ? input.reason : 'no reason given' };
       return ok(call, 'The session ends failed.');
@@ -62,6 +55,36 @@ async function answerControl(run: TurnRun, state: StateView, call: ModelToolCall
       return ok(call, names ? Object.fromEntries(names.filter((n) => n in all).map((n) => [n, all[n]])) : all);
     }
   }
+}
+
+/**
+ * Waits per state visit when the state's `budget.parks` is not set. Every park awaiting input counts (a wait, or
+ * a reply that ends a turn); a wait past it is refused as a tool error and the model carries on.
+ *
+ * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (budget); issue 17 § 6 (give `parks` a default)
+ */
+export const DEFAULT_PARKS = 50;
+
+/**
+ * `platform_wait({reason, until?})`: parks awaiting input, resuming by itself at `until`. A `until` that is not an
+ * ISO time, or is not in the future (by the turn's clock), is refused as a tool error: a wait already over would
+ * resume at every park sweep. Waits beyond the state's `budget.parks` (default {@link DEFAULT_PARKS}) are refused.
+ *
+ * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (control tools, budget); issue 17 § 6
+ */
+function wait(run: TurnRun, state: StateView, call: ModelToolCall, input: Record<string, unknown>, effects: MessageEffects): ModelToolResult {
+  if (typeof input.reason !== 'string') return fail(call, 'platform_wait needs a reason (text).');
+  const parks = state.budget.parks ?? DEFAULT_PARKS;
+  if (run.session.visit.parks >= parks) return fail(call, `This step may wait at most ${parks} times; carry on without waiting.`);
+  let until: string | undefined;
+  if (input.until !== undefined && input.until !== null) {
+    const at = typeof input.until === 'string' ? Date.parse(input.until) : Number.NaN;
+    if (Number.isNaN(at)) return fail(call, `platform_wait's until must be an ISO time such as 2026-01-31T09:00:00Z; ${JSON.stringify(input.until).slice(0, 60)} is not. Leave it out to wait for the reply.`);
+    if (at <= run.deps.now()) return fail(call, `platform_wait's until (${new Date(at).toISOString()}) is already past; give a future time, or leave it out to wait for the reply.`);
+    until = new Date(at).toISOString();
+  }
+  effects.wait = { reason: input.reason, until };
+  return ok(call, 'Waiting for the reply.');
 }
 
 async function advance(run: TurnRun, state: StateView, call: ModelToolCall, input: Record<string, unknown>, effects: MessageEffects): Promise<ModelToolResult> {
