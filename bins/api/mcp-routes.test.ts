@@ -65,4 +65,23 @@ describe('the MCP endpoint under oidc', () => {
     expect(Number(second.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await sessionsOf({ docs }).countDocuments({})).toBe(1);
   });
+
+  it('answers a batch over the rate per call once one of its calls opened a session, and whole (429) while none has', async () => {
+    const { docs, post } = await endpoint();
+    const batch = await post([call(1, { question: 'a' }), { jsonrpc: '2.0', id: 2, method: 'ping' }, call(3, { question: 'b' }), call(4, { question: 'c' })]);
+    expect(batch.status).toBe(200);
+    const answers = await batch.json() as { id: number; result?: { structuredContent?: { status: string } }; error?: { message: string; data: { retryAfterSeconds: number } } }[];
+    expect(answers.map((a) => a.id)).toEqual([1, 2, 3, 4]);
+    expect(answers[0].result?.structuredContent?.status).toBe('running');
+    expect(answers[1]).toMatchObject({ result: {} });
+    for (const refused of answers.slice(2)) {
+      expect(refused.error?.message).toMatch(/^Too many calls from this caller; retry in \d+ s\.$/);
+      expect(refused.error?.data.retryAfterSeconds).toBeGreaterThan(0);
+    }
+    expect(await sessionsOf({ docs }).countDocuments({})).toBe(1);
+    const whole = await post([{ jsonrpc: '2.0', id: 5, method: 'tools/list' }, call(6, { question: 'd' })]);
+    expect(whole.status).toBe(429);
+    expect(Number(whole.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await sessionsOf({ docs }).countDocuments({})).toBe(1);
+  });
 });

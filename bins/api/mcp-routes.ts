@@ -4,7 +4,9 @@
  * admitted by the connection's mode, or as a member by their own sign-in (rules 1–2); a refused caller gets 401
  * with a Bearer challenge, naming `/api/mcp/<address>/.well-known/oauth-protected-resource` under oidc (rule 7),
  * which is served for oidc connections. Calls per minute per caller and per endpoint count only `tools/call`
- * messages that would start a turn, just before the session opens (429 with Retry-After for the whole POST).
+ * messages that would start a turn, just before the session opens: 429 with Retry-After for the whole POST while
+ * none of its calls opened a session, else a JSON-RPC error for each call over the rate (a batch's earlier calls
+ * keep their answers).
  * Methods: initialize, ping, tools/list, tools/call, notifications. A browser origin the connection lists gets CORS
  * headers and its preflight (OPTIONS) answered; another site's is refused (403).
  *
@@ -87,37 +89,46 @@ async function answer(deps: McpRouteDeps, limiterFor: (points: number) => RateLi
   if (refused) return refused;
   const body = readCalls(new TextDecoder().decode(await readBody(request, maxJsonBytes)));
   if (body instanceof Response) return body;
+  // Sessions opened by this POST so far: a call over a rate before any is the whole POST's 429; after one, that
+  // call (and each later one over the rate) is answered on its own, so the answer tells which calls started.
+  let opened = 0;
   const beforeOpen = async () => {
-    const limited = await consumeRates(limiterFor, connection, admission.caller);
-    if (limited) throw new RateRefusal(limited);
+    const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);
+    if (over) throw new RateRefusal(over.retryAfterSeconds, over.which);
+    opened += 1;
   };
   let served: ServedTools | undefined;
   const tools = async () => (served ??= await servedTools(deps.calls, connection));
   const responses: JsonRpcResponse[] = [];
-  try {
-    for (const call of body.calls) {
-      const response = await answerCall(deps, { connection, caller: admission.caller, tools, beforeOpen }, call);
-      if (response) responses.push(response);
+  for (const call of body.calls) {
+    let response: JsonRpcResponse | undefined;
+    try {
+      response = await answerCall(deps, { connection, caller: admission.caller, tools, beforeOpen }, call);
+    } catch (error) {
+      if (!(error instanceof RateRefusal)) throw error;
+      if (opened === 0) return error.response();
+      response = { jsonrpc: '2.0', id: call.id ?? null, error: { code: rpcErrors.server, message: error.message, data: { retryAfterSeconds: error.retryAfterSeconds } } };
     }
-  } catch (error) {
-    if (error instanceof RateRefusal) return error.response;
-    throw error;
+    if (response) responses.push(response);
   }
   return respond(responses, body.batch);
 }
 
-/** A call over a rate: the whole POST is answered 429. */
+/**
+ * A call over the caller's or the endpoint's calls per minute, found just before its session would open: the whole
+ * POST's 429 with Retry-After while nothing opened yet, else that call's JSON-RPC error (`data.retryAfterSeconds`).
+ *
+ * Source: spec/platform-service.md § Errors (rate-limited endpoint call: before any session opens); issue 17 § 6
+ */
 class RateRefusal extends Error {
-  constructor(readonly response: Response) { super('rate limited'); }
-}
+  constructor(readonly retryAfterSeconds: number, which: string) { super(`Too many calls ${which}; retry in ${retryAfterSeconds} s.`); }
 
-/** Counts one call that would start a turn against the caller's and the endpoint's calls per minute; a 429 when over. */
-async function consumeRates(limiterFor: (points: number) => RateLimiter, connection: ConnectionRecord, caller: AdmittedCaller): Promise<Response | undefined> {
-  const tooMany = (retryAfterSeconds: number, which: string) => new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: rpcErrors.server, message: `Too many calls ${which}; retry in ${retryAfterSeconds} s.` }, id: null }), {
-    status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds) },
-  });
-  const over = await consumeEndpointRates(limiterFor, connection, caller.rateKey);
-  return over ? tooMany(over.retryAfterSeconds, over.which) : undefined;
+  /** The 429 answering the whole POST. */
+  response(): Response {
+    return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: rpcErrors.server, message: this.message }, id: null }), {
+      status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(this.retryAfterSeconds) },
+    });
+  }
 }
 
 const logged = new Set<string>();
