@@ -42,6 +42,7 @@ export class WorkerChannel implements WorkerBroker {
   readonly job: Promise<WorkerJob>;
   private token: string | undefined;
   private nextId = 1;
+  private nextDeadline = 1;
   private readonly pending = new Map<number, Pending>();
   private receive!: (job: WorkerJob) => void;
   private answered = false;
@@ -60,6 +61,16 @@ export class WorkerChannel implements WorkerBroker {
       this.pending.set(id, { resolve, reject });
       this.send({ type: 'request', token: this.token!, id, op, args });
     });
+  }
+
+  /** Announces a hook's deadline on the channel (sent at once: stdout is a pipe, written synchronously). */
+  hookDeadline(ms: number): () => void {
+    if (this.token === undefined) return () => undefined;
+    const id = this.nextDeadline++;
+    this.send({ type: 'deadline', token: this.token, id, ms });
+    return () => {
+      if (!this.answered && this.token !== undefined) this.send({ type: 'deadline', token: this.token, id, ms: null });
+    };
   }
 
   /** Reports a permission the model refused (a plain permission name, never a path or value). */

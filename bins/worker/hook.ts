@@ -76,10 +76,13 @@ export async function runHook(payload: unknown, broker: WorkerBroker): Promise<u
   const overtime = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new PlatformError('hook_failed', `the hook ran past its time limit (${timeoutMs} ms)`)), timeoutMs);
   });
+  // The launcher ends the worker at this deadline too: a hook caught in native code never yields to the timers here.
+  const withdraw = broker.hookDeadline?.(timeoutMs);
   try {
     installPlatform(vm, runtime, broker, session);
     return await Promise.race([evaluate(vm, runtime, source, input), overtime]);
   } finally {
+    withdraw?.();
     clearTimeout(timer);
     session.alive = false;
     for (const deferred of session.open) deferred.dispose();

@@ -34,6 +34,9 @@ export const hookBroker: WorkerBroker = {
 export async function runTurnTask(payload: unknown, broker: WorkerBroker): Promise<unknown> {
   const turnId = (payload as { turnId?: unknown } | null)?.turnId;
   if (typeof turnId !== 'string') throw new PlatformError('invalid_payload', 'The turn task needs {turnId}.');
-  const hooks = { run: (source: string, input: unknown, options: { timeoutMs: number }) => runHook({ source, input, timeoutMs: options.timeoutMs }, hookBroker) };
+  // No operations, but the hook's deadline is still announced on the turn's channel (the launcher enforces it).
+  const hookDeadline = broker.hookDeadline?.bind(broker);
+  const hooksBroker: WorkerBroker = hookDeadline ? { ...hookBroker, hookDeadline } : hookBroker;
+  const hooks = { run: (source: string, input: unknown, options: { timeoutMs: number }) => runHook({ source, input, timeoutMs: options.timeoutMs }, hooksBroker) };
   return runTurn({ host: brokerTurnHost(broker), hooks, now: () => Date.now() }, turnId);
 }

@@ -14,7 +14,7 @@ import { PlatformError } from '../ports/platform-error.ts';
 import type { ToolCatalog } from '../ports/tool-catalog.ts';
 import type { WorkerLauncher, WorkerLimits } from '../ports/worker.ts';
 import { TURN_HEARTBEAT_MS } from '../session/model.ts';
-import { beatTurn, claimTurn, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import { beatTurn, claimTurn, loadTurnRecords, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import { failTurnTree } from '../session/stale-turns.ts';
 import { BrokerViolationError } from '../session/broker-rules.ts';
 import { createStoreHost } from '../session/store-host.ts';
@@ -80,6 +80,16 @@ export function turnBroker(host: TurnHost, refusal: { subject: string; log?(line
   };
 }
 
+/** The `turn_seconds` of the workflow the turn runs, or undefined when it cannot be read (the worker then reports it). */
+async function turnSecondsOf(deps: TurnRunnerDeps, turnId: string): Promise<number | undefined> {
+  try {
+    const { session } = await loadTurnRecords(deps, turnId);
+    return (await deps.workflowOf(session.buildId, session.workflow)).limits.turnSeconds;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs the queued turn `turnId` to its end; a turn no longer queued (claimed elsewhere, cancelled) is left alone. */
 export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promise<void> {
   const turn = await claimTurn(deps, turnId, deps.instanceId);
@@ -107,7 +117,12 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
     callServiceTool: (call, signal) => deps.catalog.call(call.collection, call.name, call.input, { signal, orgId: turn.orgId }),
   }, turnId);
   try {
-    const outcome = await deps.launcher.run({ kind: 'turn', subject: `turn ${turnId}`, task: 'turn', payload: { turnId }, limits: deps.limits, broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log }), signal: controller.signal });
+    // The workflow's turn_seconds is enforced from outside the worker too (its own check never runs while it is stuck).
+    const turnSeconds = await turnSecondsOf(deps, turnId);
+    const outcome = await deps.launcher.run({
+      kind: 'turn', subject: `turn ${turnId}`, task: 'turn', payload: { turnId }, limits: deps.limits, broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log }),
+      signal: controller.signal, ...(turnSeconds === undefined ? {} : { turnSeconds }),
+    });
     if (outcome.ended === 'failed') await failTurnTree(deps, turn, { code: outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed'), message: outcome.message });
     await deps.afterTurn?.(turnId);
   } finally {

@@ -107,4 +107,10 @@ export interface WorkerLauncher {
  */
 export interface WorkerBroker {
   request(op: string, args: unknown): Promise<unknown>;
+  /**
+   * Announces to the starting process that a hook starts and may run `ms` milliseconds: past that (plus a
+   * grace) the launcher ends the worker from outside, whatever the hook is doing. Returns the function that
+   * withdraws the announcement once the hook has ended. Absent where nothing watches (tests, fixtures).
+   */
+  hookDeadline?(ms: number): () => void;
 }

@@ -38,7 +38,10 @@ export function checkRunMessage(message: unknown): RunMessage | string {
   if (typeof run.task !== 'string' || !/^[A-Za-z][\w-]{0,63}$/.test(run.task)) return 'task must be a task name';
   const { memoryMb, wallTimeSeconds } = run.limits ?? ({} as Partial<RunMessage['limits']>);
   if (!Number.isInteger(memoryMb) || memoryMb! < 1 || !Number.isInteger(wallTimeSeconds) || wallTimeSeconds! < 1) return 'limits must be { memoryMb, wallTimeSeconds } positive integers';
-  return { type: 'run', kind: run.kind, subject: run.subject, task: run.task, payload: run.payload ?? null, limits: { memoryMb: memoryMb!, wallTimeSeconds: wallTimeSeconds! } };
+  const { turnSeconds } = run;
+  if (turnSeconds !== undefined && !(Number.isInteger(turnSeconds) && turnSeconds > 0)) return 'turnSeconds must be a positive integer when given';
+  const checked: RunMessage = { type: 'run', kind: run.kind, subject: run.subject, task: run.task, payload: run.payload ?? null, limits: { memoryMb: memoryMb!, wallTimeSeconds: wallTimeSeconds! } };
+  return turnSeconds === undefined ? checked : { ...checked, turnSeconds };
 }
 
 /**
@@ -57,6 +60,7 @@ export async function serveRun(channel: MessageSocket<DispatcherMessage, HostMes
   let pid: number | string = '(not started)';
   const outcome = await launcher.run({
     kind: job.kind, subject: job.subject, task: job.task, payload: job.payload, limits: job.limits,
+    ...(job.turnSeconds === undefined ? {} : { turnSeconds: job.turnSeconds }),
     signal: relay.cancelled.signal,
     broker: (op, args) => relay.request(op, args),
     onStarted: (started) => {

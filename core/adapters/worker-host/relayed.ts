@@ -5,9 +5,10 @@
  *
  * Source: ../shared/spec/platform-service.md § Rules 10; § Operational log lines ([worker]).
  */
-import type { WorkerFailureReason, WorkerOutcome } from '../../ports/worker.ts';
+import type { WorkerFailureReason, WorkerLimitName, WorkerOutcome } from '../../ports/worker.ts';
 
 const REASONS: readonly WorkerFailureReason[] = ['refused to start', 'exceeded a limit', 'lost its channel', 'signalled', 'error'];
+const LIMITS: readonly WorkerLimitName[] = ['memory', 'wall time', 'hook time', 'turn time', 'channel line'];
 
 /**
  * `line` when it is one `[worker] …` line of printable characters (at most 1000), else undefined.
@@ -29,7 +30,7 @@ export function checkOutcome(value: unknown): WorkerOutcome | undefined {
   if (outcome?.ended !== 'failed' || typeof outcome.message !== 'string') return undefined;
   if (!REASONS.includes(outcome.reason as WorkerFailureReason)) return undefined;
   const failed: WorkerOutcome = { ended: 'failed', reason: outcome.reason as WorkerFailureReason, message: outcome.message.slice(0, 4000) };
-  if (outcome.limit === 'memory' || outcome.limit === 'wall time') failed.limit = outcome.limit;
+  if (LIMITS.includes(outcome.limit as WorkerLimitName)) failed.limit = outcome.limit as WorkerLimitName;
   if (typeof outcome.code === 'string') failed.code = outcome.code;
   return failed;
 }

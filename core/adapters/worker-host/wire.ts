@@ -25,6 +25,8 @@ export interface RunMessage {
   task: string;
   payload: unknown;
   limits: WorkerLimits;
+  /** The turn's own time limit in seconds (the workflow's turn_seconds), enforced by the host's launcher. */
+  turnSeconds?: number;
 }
 
 /** A message from the dispatching process to the host. */
