@@ -159,7 +159,7 @@ export function createApiApp(parts: ApiAppParts) {
     .use(aguiRoutes({ runs: { ...endpointCalls, now: () => Date.now(), textDeltas: parts.textDeltas }, admission, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, logger }))
     .use(connectionRoutes({ deps: connections, appBaseUrl: env.appBaseUrl, deployments: connectionDeploymentHooks({ docs, clock: systemClock, ids: cryptoIds, queue: parts.queue }), logger, callerOf, prepare: prepareCaller }))
     .use(deploymentRoutes({ access: deploymentAccess({ docs, clock: systemClock, ids: cryptoIds, queue: parts.queue, scope: connections.scope }), logger, callerOf, prepare: prepareCaller }))
-    .use(sessionRoutes({ deps: sessionDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: builds.workflowOf }), logger, callerOf, prepare: prepareCaller }))
+    .use(sessionRoutes({ deps: sessionDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: builds.workflowOf, models: parts.config.models }), logger, callerOf, prepare: prepareCaller }))
     .use(chatRoutes({ deps: { docs, builds }, logger, callerOf, prepare: prepareCaller }))
     .onError(({ code }) => {
       if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });

@@ -104,7 +104,7 @@ const turnDeps = {
   // Live text of model calls for the AG-UI streams (Redis pub/sub on the queue store).
   ...(stores.redis ? { textDeltas: createRedisTextDeltas(stores.redis, (error) => logger.warn({ err: error.message }, 'text delta publish failed')) } : {}),
 };
-const operationDeps = operationHostingDeps({ ...store, scratchDir: env.scratchDir });
+const operationDeps = operationHostingDeps({ ...store, scratchDir: env.scratchDir, models: boot.config.models });
 const enqueueTurn = async (turnId: string) => { if (queue) await enqueueTurnJob(queue, turnId); };
 /** Polls, callback runs and callback activations run in call workers; the broker's calls go through the catalog. */
 const triggerCallDeps = { ...store, enqueueTurn, builds, launcher, catalog, callLimits: env.workers.call, log: print, appBaseUrl: env.appBaseUrl ?? '' };

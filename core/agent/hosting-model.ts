@@ -18,6 +18,7 @@ import type { Lease } from '../ports/lease.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { AgentFile } from './documents.ts';
+import type { AgentProblem } from './yaml-source.ts';
 import { slugRegExp } from './model.ts';
 
 /** Version of the document shape each hosting collection holds (`schemaVersion` on every document). Source: spec § Versioning. */
@@ -60,6 +61,11 @@ export interface AgentDeps {
   template(): Promise<AgentFile[]>;
   /** Resolves after `ms` milliseconds (the lock's poll; a timer of the runtime). */
   wait(ms: number): Promise<void>;
+  /**
+   * Checks a publish makes beyond the validator with what the process knows (the config's models, the
+   * environment's spend caps: core/boot/spend-cap-models.ts); any problem refuses the publish. Optional.
+   */
+  publishChecks?(agentId: string, environment: string, files: AgentFile[]): Promise<AgentProblem[]>;
 }
 
 /** Agent roles, lowest first (core/org's roles; a member's role is the highest their groups give). */

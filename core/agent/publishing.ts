@@ -54,6 +54,8 @@ export async function publishEnvironment(deps: AgentDeps, caller: AgentCaller, a
     const files = await readDraftFiles(deps, agent._id, env.name, true);
     const validation = validateAgentRepository(files);
     if (!validation.ok) throw new AgentInvalidError(validation.problems, agent.slug, env.name);
+    const refused = (await deps.publishChecks?.(agent._id, env.name, files)) ?? [];
+    if (refused.length > 0) throw new AgentInvalidError(refused, agent.slug, env.name);
     const publishedAt = deps.clock.now();
     const buildId = deps.ids.newId();
     const objectKey = agentKeys.build(agent._id, buildId);

@@ -15,6 +15,8 @@ import type { Ids } from '../ports/ids.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import { orgAgentAuthority } from './agent-authority.ts';
+import { unpricedCapProblems } from './spend-cap-models.ts';
+import type { ModelsConfig } from '../config/config-model.ts';
 
 /** The queue environment operations are put on (every dispatcher consumes it). Source: spec § Processes. */
 export const ENVIRONMENT_OPERATIONS_QUEUE = 'environment-operations';
@@ -31,11 +33,13 @@ export function operationEnqueuer(queue: JobQueue | undefined): EnqueueOperation
 /**
  * The hosting dependencies a dispatcher runs operations with: git through the object store (scratch copies
  * under `scratchDir`), the per-agent lock in the document store (the API's lock), core/org's roles.
- * New agents are not created here, so the template is the built-in one.
+ * New agents are not created here, so the template is the built-in one. With `models` (the config's models section)
+ * a publish is refused when it leaves a capped workflow on a model without prices (./spend-cap-models.ts).
  */
-export function operationHostingDeps(parts: { docs: DocumentStore; objects: ObjectStore; scratchDir: string; clock: Clock; ids: Ids }): AgentDeps {
+export function operationHostingDeps(parts: { docs: DocumentStore; objects: ObjectStore; scratchDir: string; clock: Clock; ids: Ids; models?: ModelsConfig }): AgentDeps {
   const { docs, objects, clock, ids } = parts;
   return {
+    ...('models' in parts ? { publishChecks: unpricedCapProblems({ docs, models: parts.models }) } : {}),
     docs, objects, clock, ids, git: createObjectStoreGitRepo({ objectStore: objects, scratchDir: parts.scratchDir }), lease: createDocumentLease(docs, clock),
     authority: orgAgentAuthority({ docs }), template: async () => builtinTemplate(), wait: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
   };

@@ -6,6 +6,8 @@
  *
  * Source: issue 7 § Sessions and turns, § Operators; spec/platform-service.md § Session facts named.
  */
+import type { ModelsConfig } from '../config/config-model.ts';
+import { modelHasPrices } from './spend-cap-models.ts';
 import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import { orgAccess } from '../org/index.ts';
 import { agentScope, requireAgentRoleOf } from './agent-authority.ts';
@@ -31,8 +33,9 @@ export async function enqueueTurnJob(queue: JobQueue, turnId: string, jobId = tu
 /**
  * SessionDeps over the stores, core/org's roles and a turn queue.
  * @param workflowOf - the engine's view of a build's workflow (core/boot/workflow-view.ts)
+ * @param models - the config's models section: given, a spend cap on a workflow whose model has no prices is refused
  */
-export function sessionDeps(parts: SessionStoreDeps & { queue: JobQueue | undefined; workflowOf(buildId: string, slug: string): Promise<WorkflowView> }): SessionDeps {
+export function sessionDeps(parts: SessionStoreDeps & { queue: JobQueue | undefined; workflowOf(buildId: string, slug: string): Promise<WorkflowView>; models?: ModelsConfig }): SessionDeps {
   const agentOf = agentScope(parts.docs);
   const lookup = (ref: { orgId?: string }) => (ref.orgId === undefined ? {} : { orgId: ref.orgId });
   return {
@@ -54,6 +57,7 @@ export function sessionDeps(parts: SessionStoreDeps & { queue: JobQueue | undefi
       const view = await parts.workflowOf(env.published.buildId, ref.workflow);
       return { orgId: agent.orgId, agentId: agent._id, environment: env.name, buildId: env.published.buildId, commitId: env.published.commitId, view };
     },
+    ...('models' in parts ? { modelHasPrices: (id: string | undefined) => modelHasPrices(parts.models, id) } : {}),
     enqueueTurn: async (turnId) => {
       if (!parts.queue) throw new PlatformError('queue_unavailable', 'No queue store is configured (QUEUE_URL), so no turn can run; set QUEUE_URL or run the all-in-one container.', { status: 503 });
       await enqueueTurnJob(parts.queue, turnId);

@@ -35,6 +35,11 @@ export interface SessionDeps extends SessionStoreDeps {
   resolveAgent(caller: SessionCaller, ref: { orgId?: string; agent: string }): Promise<{ orgId: string; agentId: string }>;
   /** Puts a queued turn on the turn queue. */
   enqueueTurn(turnId: string): Promise<void>;
+  /**
+   * Whether model `id` (undefined: the default) has prices in the config; given, a cap is refused on a published
+   * workflow whose calls run on a model without (issue 17 § 5). Optional.
+   */
+  modelHasPrices?(id: string | undefined): boolean;
 }
 
 /** Options of {@link startSession}. */
@@ -248,5 +253,24 @@ export async function setSessionAttributes(deps: SessionDeps, caller: SessionCal
 export async function setSpendCap(deps: SessionDeps, caller: SessionCaller, ref: { orgId?: string; agent: string; environment: string; workflow: string }, period: SpendPeriod, limitUsd: number | null): Promise<void> {
   const agent = await deps.resolveAgent(caller, ref);
   await deps.requireRole(caller, agent.orgId, agent.agentId, 'maintainer');
+  if (limitUsd !== null && deps.modelHasPrices) await refuseUnpricedCap(deps, caller, ref, deps.modelHasPrices);
   await writeSpendCap(deps, { ...agent, environment: ref.environment, workflow: ref.workflow }, period, limitUsd, caller.subject);
+}
+
+/**
+ * Refuses a cap on a published workflow that calls a model without prices (it could never be reached); a workflow
+ * not published yet is checked when it is published (core/boot/spend-cap-models.ts).
+ * @throws PlatformError `spend_cap_unpriced` (422)
+ */
+async function refuseUnpricedCap(deps: SessionDeps, caller: SessionCaller, ref: Parameters<SessionDeps['resolveWorkflow']>[1], priced: (id: string | undefined) => boolean): Promise<void> {
+  const published = await deps.resolveWorkflow(caller, ref).catch((error: unknown) => {
+    if (error instanceof PlatformError && ['not_published', 'workflow_not_found', 'not_found'].includes(error.code)) return undefined;
+    throw error;
+  });
+  if (!published) return;
+  const { view } = published;
+  const models = [...new Set([view.model, ...Object.values(view.states).map((s) => s.model ?? view.model)])];
+  const unpriced = models.findIndex((m) => !priced(m));
+  if (unpriced < 0) return;
+  throw new PlatformError('spend_cap_unpriced', `Workflow "${view.slug}" runs on model "${models[unpriced] ?? 'default'}", which has no prices in the config (not offered, or its input and output prices are 0), so a spend cap could never be reached: give the model prices in the models section or name a priced model, publish, then set the cap.`, { status: 422 });
 }

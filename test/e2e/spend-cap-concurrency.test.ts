@@ -10,6 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
 import { startScriptedModelServer, type ScriptedModelServer, scriptedModels } from '../helpers/scripted-model-server.ts';
@@ -36,7 +38,10 @@ beforeAll(async () => {
   model = await startScriptedModelServer(Array.from({ length: 3 * SESSIONS }, () => ({
     text: 'Counting.', delayMs: 4000, usage: (body: Body) => ({ promptTokens: promptTokens(body), completionTokens: 3 }),
   })));
-  const config = { models: scriptedModels(model, { input: INPUT_PRICE, output: 0, cacheRead: INPUT_PRICE, cacheWrite: INPUT_PRICE }) };
+  const priced = scriptedModels(model, { input: INPUT_PRICE, output: 0, cacheRead: INPUT_PRICE, cacheWrite: INPUT_PRICE });
+  // A model without prices (a free local one): a capped workflow may not run on it.
+  const free = { id: 'free-model', provider: 'scripted', prices: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } };
+  const config = { models: { ...priced, offered: [...priced.offered, free] } };
   product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config), PLATFORM_WORKER_TURN_SLOTS: String(SESSIONS) });
   const imported = runCairn(product.url, ['agent', 'import', join(repoRoot, 'test/fixtures/agents/relay'), '--agent', 'relay', '--publish']);
   expect(imported.status, imported.stderr).toBe(0);
@@ -88,5 +93,32 @@ describe('a day cap of 1 USD and 12 sessions started at once', () => {
     expect(through.length).toBeGreaterThanOrEqual(Math.floor(CAP_USD / (Math.max(...callUsd) * 1.5)));
     for (const s of refused) expect(s).toMatchObject({ status: 'failed', error: { code: 'spend_cap_reached', message: expect.stringContaining('less than the call may cost') } });
     expect(through.every((s) => s.status === 'awaiting_input')).toBe(true);
+  });
+
+  it('refuses a cap on a workflow that runs on a model without prices, and a publish that would leave one there', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-free-'));
+    try {
+      cpSync(join(repoRoot, 'test/fixtures/agents/relay'), dir, { recursive: true });
+      const onFree = (slug: string) => {
+        const file = join(dir, 'workflows', slug, 'workflow.yaml');
+        writeFileSync(file, `settings:\n  model: free-model\n${readFileSync(file, 'utf8')}`);
+      };
+      onFree('helper');
+      const first = runCairn(product.url, ['agent', 'import', dir, '--agent', 'relay-free', '--publish']);
+      expect(first.status, first.stderr).toBe(0);
+      const caps = '/api/agents/relay-free/environments/main/workflows';
+      const refused = await api<{ error: { code: string; message: string } }>('PUT', `${caps}/helper/spend-caps/day`, { limitUsd: 5 });
+      expect(refused).toMatchObject({ status: 422, body: { error: { code: 'spend_cap_unpriced', message: expect.stringContaining('model "free-model"') } } });
+      expect((await api('PUT', `${caps}/lead/spend-caps/week`, { limitUsd: 5 })).status).toBe(200);
+      // Moving the capped lead workflow onto the free model: the publish is refused, the published build stays.
+      onFree('lead');
+      const second = runCairn(product.url, ['agent', 'import', dir, '--agent', 'relay-free', '--publish']);
+      expect(second.status).not.toBe(0);
+      expect(`${second.stdout}${second.stderr}`).toContain('workflows/lead/workflow.yaml:1:1 settings.model: Workflow "lead" has a spend cap');
+      const { body } = await api<{ caps: { period: string; limitUsd: number | null }[] }>('GET', `${caps}/helper/spend-caps`);
+      expect(body.caps.map((c) => c.limitUsd)).toEqual([null, null, null]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
