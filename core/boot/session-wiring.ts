@@ -40,7 +40,9 @@ export function sessionDeps(parts: SessionStoreDeps & { queue: JobQueue | undefi
   const lookup = (ref: { orgId?: string }) => (ref.orgId === undefined ? {} : { orgId: ref.orgId });
   return {
     docs: parts.docs, objects: parts.objects as ObjectStore, clock: parts.clock, ids: parts.ids,
-    requireRole: async (caller, orgId, agentId, role) => { await requireAgentRoleOf({ docs: parts.docs }, caller, orgId, agentId, role); },
+    requireRole: async (caller, orgId, agentId, role) => {
+      await requireAgentRoleOf({ docs: parts.docs }, caller, orgId, agentId, role);
+    },
     seesEveryChat: async (caller, orgId) => {
       const access = await orgAccess({ docs: parts.docs }, caller, orgId).catch(() => undefined);
       return access?.permissions.includes('sessions:personal') ?? false;

@@ -77,13 +77,17 @@ export async function startSession(deps: SessionDeps, caller: SessionCaller, opt
 }
 
 /** The 404 of a session the caller may not see (or that does not exist: the two read the same; no identifier). */
-const sessionNotFound = () => new PlatformError('not_found', 'No such session among the sessions you can see; GET /api/sessions lists them.', { status: 404 });
+const sessionNotFound = () => new PlatformError(
+  'not_found', 'No such session among the sessions you can see; GET /api/sessions lists them.', { status: 404 },
+);
 
 /**
  * The member a session belongs to: its own `startedBy`, or its root's for a child session (children of a member's
  * chat are as personal as the chat); undefined for a session that belongs to no member.
  */
-export async function ownerOf(deps: Pick<SessionStoreDeps, 'docs'>, session: SessionRecord): Promise<string | undefined> {
+export async function ownerOf(
+  deps: Pick<SessionStoreDeps, 'docs'>, session: SessionRecord,
+): Promise<string | undefined> {
   if (session.startedBy !== undefined || !session.rootId) return session.startedBy;
   return (await sessionsOf(deps).findOne({ _id: session.rootId }))?.startedBy;
 }
@@ -92,7 +96,9 @@ export async function ownerOf(deps: Pick<SessionStoreDeps, 'docs'>, session: Ses
  * Whether `caller` (who reads the session's agent) sees `session`: a session of no member, their own chat, or any
  * chat where they hold sessions:personal. Source: spec § Session facts named (a chat is personal).
  */
-export async function seesSession(deps: Pick<SessionDeps, 'docs' | 'seesEveryChat'>, caller: SessionCaller, session: SessionRecord): Promise<boolean> {
+export async function seesSession(
+  deps: Pick<SessionDeps, 'docs' | 'seesEveryChat'>, caller: SessionCaller, session: SessionRecord,
+): Promise<boolean> {
   const owner = await ownerOf(deps, session);
   return owner === undefined || owner === caller.subject || deps.seesEveryChat(caller, session.orgId);
 }
@@ -123,8 +129,10 @@ async function loadSession(deps: SessionDeps, caller: SessionCaller, sessionId: 
  */
 function refuseChild(session: SessionRecord, what: 'decide' | 'reply' | 'cancel'): void {
   if (session.depth === 0 && !session.parentId) return;
-  const how = what === 'cancel' ? 'cancel its root session' : `${what} through its parent session ${session.parentId ?? ''}`;
-  throw new PlatformError(`${what}_through_parent`, `This is a child session of a workflow call: ${how}.`, { status: 409 });
+  const how = what === 'cancel'
+    ? 'cancel its root session' : `${what} through its parent session ${session.parentId ?? ''}`;
+  const message = `This is a child session of a workflow call: ${how}.`;
+  throw new PlatformError(`${what}_through_parent`, message, { status: 409 });
 }
 
 /**
@@ -223,7 +231,9 @@ export async function listSessions(deps: SessionDeps, caller: SessionCaller, ref
   const filter: Record<string, unknown> = { agentId: agent.agentId, depth: 0 };
   if (ref.environment) filter.environment = ref.environment;
   if (ref.workflow) filter.workflow = ref.workflow;
-  if (!(await deps.seesEveryChat(caller, agent.orgId))) filter.$or = [{ startedBy: { $exists: false } }, { startedBy: caller.subject }];
+  if (!(await deps.seesEveryChat(caller, agent.orgId))) {
+    filter.$or = [{ startedBy: { $exists: false } }, { startedBy: caller.subject }];
+  }
   return sessionsOf(deps).find(filter, { sort: { createdAt: -1 }, limit: Math.min(ref.limit ?? 50, 500) });
 }
 
