@@ -101,7 +101,9 @@ function organizationAndMemberRoutes(env: OrgRouteDeps) {
     }))
     .post('/:org/members', route<Org>(async () => {
       // Nobody joins without consent (spec § Authentication rule 7): the route that added any subject is gone.
-      throw new PlatformError('members_join_by_invitation', 'Members are no longer added directly: invite the person with POST /api/orgs/<org>/invitations {email, groups?}; they join when they accept it (or through domain onboarding).', { status: 410 });
+      const message = 'Members are no longer added directly: invite the person with POST /api/orgs/<org>/invitations '
+        + '{email, groups?}; they join when they accept it (or through domain onboarding).';
+      throw new PlatformError('members_join_by_invitation', message, { status: 410 });
     }), noParse)
     .delete('/:org/members/:member', route<Org & { member: string }>(async ({ params, caller }) => {
       const access = await orgAccess(deps, caller, params.org);

@@ -20,7 +20,7 @@ import { SpendCapBody, type SpendCapsAnswer } from '../../core/session/spend-vie
 import { Type, type Static } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { agentCollections, type AgentRecord } from '../../core/agent/hosting-model.ts';
-import { listOrganizations, orgAccess } from '../../core/org/index.ts';
+import { readableSessionScope, type ReadableSessions } from '../../core/boot/agent-authority.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import {
   messageView, sessionView, turnView, type SessionDetailView, type SessionListView, type SessionView, type TurnQueuedView,
@@ -91,24 +91,6 @@ async function withSlugs(deps: SessionDeps, views: SessionView[]): Promise<Sessi
   return views.map((v) => (slugs.has(v.agentId) ? { ...v, agentSlug: slugs.get(v.agentId) } : v));
 }
 
-/** What the session list reads across organizations: the agents the caller reads, and where they see every chat. */
-export interface ReadableSessions {
-  agentIds: string[];
-  /** Organizations where the caller holds sessions:personal. */
-  everyChatIn: string[];
-}
-
-/** The agents `caller` reads (a role on them) and where they hold sessions:personal, over the org and agent collections. */
-async function readableAgentsIn(deps: SessionDeps, caller: SessionCaller): Promise<ReadableSessions> {
-  const readable: ReadableSessions = { agentIds: [], everyChatIn: [] };
-  for (const org of await listOrganizations(deps, caller)) {
-    const access = await orgAccess(deps, caller, org._id);
-    if (access.permissions.includes('sessions:personal')) readable.everyChatIn.push(org._id);
-    const agents = await deps.docs.collection<AgentRecord>(agentCollections.agents).find({ orgId: org._id });
-    readable.agentIds.push(...agents.filter((a) => access.agentRole(a._id) !== undefined).map((a) => a._id));
-  }
-  return readable;
-}
 const noParse = { parse: 'none' as const };
 type Id = { id: string };
 type Scope = { agent: string; env: string; workflow: string };
@@ -118,12 +100,13 @@ export function sessionRoutes(env: SessionRouteDeps) {
   const { deps } = env;
   const route = callerRoutes(env);
   const list = (ref: { agent: string; environment?: string; workflow?: string }, caller: SessionCaller) => listSessions(deps, caller, ref).then((found) => json({ sessions: found.map(sessionJson) }));
-  const readable = env.readableAgents ?? ((caller: SessionCaller) => readableAgentsIn(deps, caller));
+  const readable = env.readableAgents ?? ((caller: SessionCaller) => readableSessionScope(deps, caller));
   const listAcross = async (request: Request, query: Static<typeof ListQuery>, caller: SessionCaller): Promise<Response> => {
     let scope: ReadableSessions;
     if (query.agent) {
       const agent = await deps.resolveAgent(caller, { agent: query.agent });
-      scope = { agentIds: [agent.agentId], everyChatIn: await deps.seesEveryChat(caller, agent.orgId) ? [agent.orgId] : [] };
+      const everyChat = await deps.seesEveryChat(caller, agent.orgId);
+      scope = { agentIds: [agent.agentId], everyChatIn: everyChat ? [agent.orgId] : [] };
     } else scope = await readable(caller);
     const page = await findSessions(deps, caller, {
       ...scope, environment: query.env, workflow: query.workflow, status: query.status,

@@ -19,7 +19,8 @@ export interface AgentLookup {
 
 /** The 404 of an agent the caller may not see (or that does not exist: the two read the same). */
 export function agentNotFound(): PlatformError {
-  return new PlatformError('agent_not_found', 'No such agent among your organizations\' agents; GET /api/orgs/<org>/agents lists them.', { status: 404 });
+  const message = 'No such agent among your organizations\' agents; GET /api/orgs/<org>/agents lists them.';
+  return new PlatformError('agent_not_found', message, { status: 404 });
 }
 
 /**
@@ -30,7 +31,9 @@ export function agentNotFound(): PlatformError {
  *   caller's organizations (the message names those organizations, all the caller's own: use the agent's id or name
  *   the organization)
  */
-export async function resolveAgent(deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, ref: string, lookup: AgentLookup = {}): Promise<AgentRecord> {
+export async function resolveAgent(
+  deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, ref: string, lookup: AgentLookup = {},
+): Promise<AgentRecord> {
   const mine = await deps.authority.memberOrgIds(caller);
   const orgIds = lookup.orgId === undefined ? mine : mine.filter((id) => id === lookup.orgId);
   if (orgIds.length === 0 || ref.length === 0) throw agentNotFound();
@@ -41,7 +44,9 @@ export async function resolveAgent(deps: Pick<AgentDeps, 'docs' | 'authority'>, 
   if (bySlug.length === 1) return bySlug[0];
   if (bySlug.length > 1) {
     const where = bySlug.map((a) => a.orgId).join(', ');
-    throw new PlatformError('ambiguous_agent', `That slug names an agent in ${bySlug.length} of your organizations (${where}); use the agent's id, or name the organization (orgId, --org).`, { status: 409 });
+    const message = `That slug names an agent in ${bySlug.length} of your organizations (${where}); `
+      + 'use the agent\'s id, or name the organization (orgId, --org).';
+    throw new PlatformError('ambiguous_agent', message, { status: 409 });
   }
   throw agentNotFound();
 }
@@ -52,7 +57,10 @@ export async function resolveAgent(deps: Pick<AgentDeps, 'docs' | 'authority'>, 
  * @throws PlatformError `agent_not_found` (404) as {@link resolveAgent}, or when the caller holds no role on the agent;
  *   `ambiguous_agent` (409); `agent_role_required` (403) naming the role needed when the caller holds a lower one
  */
-export async function loadAgent(deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, ref: string, role: AgentRoleName, lookup: AgentLookup = {}): Promise<AgentRecord> {
+export async function loadAgent(
+  deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, ref: string, role: AgentRoleName,
+  lookup: AgentLookup = {},
+): Promise<AgentRecord> {
   const agent = await resolveAgent(deps, caller, ref, lookup);
   try {
     await deps.authority.requireRole(caller, agent.orgId, agent._id, role);

@@ -67,11 +67,13 @@ export async function listAgents(deps: Pick<AgentDeps, 'docs' | 'authority'>, ca
 }
 
 /**
- * One agent and its environments (Reader role at least); `agentId` is the agent's id or slug (core/agent/agent-access.ts).
+ * One agent and its environments (Reader role at least); `agentId` is the agent's id or slug
+ * (core/agent/agent-access.ts).
  * @throws as {@link loadAgent}
  */
 export async function getAgent(deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, agentId: string): Promise<{ agent: AgentRecord; environments: EnvironmentRecord[] }> {
   const agent = await loadAgent(deps, caller, agentId, 'reader');
-  const environments = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).find({ agentId: agent._id }, { sort: { name: 1 } });
+  const environments = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments)
+    .find({ agentId: agent._id }, { sort: { name: 1 } });
   return { agent, environments };
 }

@@ -69,7 +69,10 @@ export async function requestOperation(deps: AgentDeps, caller: AgentCaller, age
 export async function readOperation(deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, agentId: string, operationId: string): Promise<OperationRecord> {
   const agent = await loadAgent(deps, caller, agentId, 'reader');
   const op = await operationsOf(deps).findOne({ _id: operationId, agentId: agent._id });
-  if (!op) throw new PlatformError('operation_not_found', `Agent "${agent.slug}" has no such environment operation.`, { status: 404 });
+  if (!op) {
+    const message = `Agent "${agent.slug}" has no such environment operation.`;
+    throw new PlatformError('operation_not_found', message, { status: 404 });
+  }
   return op;
 }
 

@@ -12,13 +12,19 @@
  * issue 17 § 2 (one authorization helper; anything the caller may not see is 404 with no identifier).
  */
 import { loadAgent, type AgentLookup } from '../agent/agent-access.ts';
-import type { AgentAuthority, AgentCaller, AgentRecord, AgentRoleName } from '../agent/hosting-model.ts';
-import { agentRoleNames, listOrganizations, orgAccess, requirePermission, roleAtLeast, type OrgDeps } from '../org/index.ts';
+import {
+  agentCollections, type AgentAuthority, type AgentCaller, type AgentRecord, type AgentRoleName,
+} from '../agent/hosting-model.ts';
+import {
+  agentRoleNames, listOrganizations, orgAccess, requirePermission, roleAtLeast, type OrgDeps,
+} from '../org/index.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 
 /** The 404 of an agent record the caller may not see (no identifier in it). */
-const notVisible = () => new PlatformError('not_found', 'No such agent among your organizations\' agents.', { status: 404 });
+const notVisible = () => new PlatformError('not_found', 'No such agent among your organizations\' agents.', {
+  status: 404,
+});
 
 /**
  * Requires at least `role` of `caller` on agent `agentId` of `orgId`.
@@ -26,21 +32,35 @@ const notVisible = () => new PlatformError('not_found', 'No such agent among you
  * @throws PlatformError `not_found` (404, no identifier) when the caller is not a member or holds no role on the
  *   agent; `agent_role_required` (403) naming the role needed and the one held
  */
-export async function requireAgentRoleOf(deps: Pick<OrgDeps, 'docs'>, caller: Pick<AgentCaller, 'subject'>, orgId: string, agentId: string, role: AgentRoleName): Promise<{ permissions: string[] }> {
-  const access = await orgAccess(deps, caller, orgId).catch((error: unknown) => { throw isPlatformError(error, 'not_found') ? notVisible() : error; });
+export async function requireAgentRoleOf(
+  deps: Pick<OrgDeps, 'docs'>, caller: Pick<AgentCaller, 'subject'>, orgId: string, agentId: string,
+  role: AgentRoleName,
+): Promise<{ permissions: string[] }> {
+  const access = await orgAccess(deps, caller, orgId).catch((error: unknown) => {
+    throw isPlatformError(error, 'not_found') ? notVisible() : error;
+  });
   const held = access.agentRole(agentId);
   if (held === undefined) throw notVisible();
   if (!roleAtLeast(held, role)) {
-    throw new PlatformError('agent_role_required', `You need the ${agentRoleNames[role]} role on this agent for this (you have the ${agentRoleNames[held]} role); ask an Organization Owner to add you to a group that gives it.`, { status: 403 });
+    const message = `You need the ${agentRoleNames[role]} role on this agent for this `
+      + `(you have the ${agentRoleNames[held]} role); ask an Organization Owner to add you to a group that gives it.`;
+    throw new PlatformError('agent_role_required', message, { status: 403 });
   }
   return { permissions: access.permissions };
 }
+
+/** The agent a caller names, with their role on it checked (see {@link agentScope}). */
+export type AgentScope = (
+  caller: Pick<AgentCaller, 'subject'>, ref: string, role: AgentRoleName, lookup?: AgentLookup,
+) => Promise<AgentRecord>;
 
 /** An AgentAuthority over the organization records in `deps.docs`. */
 export function orgAgentAuthority(deps: Pick<OrgDeps, 'docs'>): AgentAuthority {
   return {
     requireCreate: async (caller, orgId) => { await requirePermission(deps, caller, orgId, 'agents:create'); },
-    requireRole: async (caller, orgId, agentId, role) => { await requireAgentRoleOf(deps, caller, orgId, agentId, role); },
+    requireRole: async (caller, orgId, agentId, role) => {
+      await requireAgentRoleOf(deps, caller, orgId, agentId, role);
+    },
     rolesIn: async (caller, orgId) => (await orgAccess(deps, caller, orgId)).agentRole,
     memberOrgIds: async (caller) => (await listOrganizations(deps, caller)).map((o) => o._id),
   };
@@ -49,10 +69,33 @@ export function orgAgentAuthority(deps: Pick<OrgDeps, 'docs'>): AgentAuthority {
 /**
  * The agent `ref` (id or slug, among the caller's organizations) with the caller's role on it checked: core/agent's
  * one resolver over {@link orgAgentAuthority}. For the wiring of other domains (sessions, connections, deployments).
- * @throws PlatformError as core/agent `loadAgent`: `agent_not_found` (404), `ambiguous_agent` (409), `agent_role_required` (403)
+ * @throws PlatformError as core/agent `loadAgent`: `agent_not_found` (404), `ambiguous_agent` (409),
+ *   `agent_role_required` (403)
  */
-export function agentScope(docs: DocumentStore): (caller: Pick<AgentCaller, 'subject'>, ref: string, role: AgentRoleName, lookup?: AgentLookup) => Promise<AgentRecord> {
+export function agentScope(docs: DocumentStore): AgentScope {
   const deps = { docs, authority: orgAgentAuthority({ docs }) };
   // The checks read the subject only.
   return (caller, ref, role, lookup = {}) => loadAgent(deps, { email: '', ...caller }, ref, role, lookup);
+}
+
+/** What a member's session lists read across their organizations. */
+export interface ReadableSessions {
+  /** The agents they hold a role on (Reader or more). */
+  agentIds: string[];
+  /** Organizations where they hold sessions:personal (every member's chats listed). */
+  everyChatIn: string[];
+}
+
+/** The agents `caller` holds a role on in each of their organizations, and where they hold sessions:personal. */
+export async function readableSessionScope(
+  deps: Pick<OrgDeps, 'docs'>, caller: Pick<AgentCaller, 'subject'>,
+): Promise<ReadableSessions> {
+  const readable: ReadableSessions = { agentIds: [], everyChatIn: [] };
+  for (const org of await listOrganizations(deps, caller)) {
+    const access = await orgAccess(deps, caller, org._id);
+    if (access.permissions.includes('sessions:personal')) readable.everyChatIn.push(org._id);
+    const agents = await deps.docs.collection<AgentRecord>(agentCollections.agents).find({ orgId: org._id });
+    readable.agentIds.push(...agents.filter((a) => access.agentRole(a._id) !== undefined).map((a) => a._id));
+  }
+  return readable;
 }

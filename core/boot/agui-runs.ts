@@ -2,7 +2,8 @@
  * Runs of the AG-UI endpoint of an incoming connection: which chat trigger the connection serves on the
  * environment's current published build, the thread ids the platform issues (each bound to the connection and to
  * the caller it was issued to: a member or OIDC subject by subject, a public or bearer-token caller by a thread
- * secret issued with the thread and sent back in `forwardedProps.threadSecret`), and the start of one run: a fresh chat opens a session at the chat trigger's state;
+ * secret issued with the thread and sent back in `forwardedProps.threadSecret`), and the start of one
+ * run: a fresh chat opens a session at the chat trigger's state;
  * a message on a thread continues its session where the previous turn left off (a reply; history is not
  * replayed); a resume entry answers the pending decision (or wait). A message while a turn runs or a decision is
  * pending is refused with 409 and changes nothing. A chat a member starts with their own sign-in is theirs
@@ -76,7 +77,7 @@ export interface ServedChat {
 /** A started run: the thread to send next, the session, the turn to follow, and where its messages begin. */
 export interface StartedRun {
   threadId: string;
-  /** The thread's secret, for a caller without a subject of their own (sent with RUN_STARTED; see {@link threadOwner}). */
+  /** The thread's secret, for a caller without a subject of their own (sent with RUN_STARTED; {@link threadOwner}). */
   threadSecret?: string;
   runId: string;
   session: SessionRecord;
@@ -144,7 +145,8 @@ export function threadSecretOf(input: Pick<AguiRunInput, 'forwardedProps'>): str
 
 /** A fresh thread secret (32 random bytes, base64url) and its SHA-256 hex, which alone is stored. */
 async function newThreadSecret(ids: AguiRunDeps['ids']): Promise<{ secret: string; hash: string }> {
-  const secret = btoa(String.fromCharCode(...ids.randomBytes(32))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const base64 = btoa(String.fromCharCode(...ids.randomBytes(32)));
+  const secret = base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
   return { secret, hash: await ids.sha256Hex(secret) };
 }
 
@@ -153,9 +155,12 @@ async function newThreadSecret(ids: AguiRunDeps['ids']): Promise<{ secret: strin
  * a subject, the run sends its secret); null otherwise: a value not issued to this caller opens a fresh chat
  * (spec § AG-UI request rule 1), so holding someone else's thread id continues nothing.
  */
-async function issuedThread(deps: AguiRunDeps, connection: ConnectionRecord, caller: AdmittedCaller, input: AguiRunInput): Promise<AguiThreadRecord | null> {
+async function issuedThread(
+  deps: AguiRunDeps, connection: ConnectionRecord, caller: AdmittedCaller, input: AguiRunInput,
+): Promise<AguiThreadRecord | null> {
   if (!input.threadId) return null;
-  const thread = await threads(deps).findOne({ _id: input.threadId, connectionId: connection._id, owner: threadOwner(caller) });
+  const owner = threadOwner(caller);
+  const thread = await threads(deps).findOne({ _id: input.threadId, connectionId: connection._id, owner });
   if (!thread || !needsThreadSecret(caller)) return thread;
   const sent = threadSecretOf(input);
   if (!thread.secretHash || sent === undefined) return null;
@@ -199,7 +204,10 @@ export async function startAguiRun(deps: AguiRunDeps, connection: ConnectionReco
     const openChildren = await openChildrenOf(deps, session._id);
     const turnId = await continueChat(deps, session, caller, input, beforeTurn);
     const sent = needsThreadSecret(caller) ? threadSecretOf(input) : undefined;
-    return { threadId: thread._id, ...(sent ? { threadSecret: sent } : {}), runId, session, turnId, fromSeq: session.messageCount, openChildren, since, ...(ignored ? { ignored } : {}) };
+    return {
+      threadId: thread._id, ...(sent ? { threadSecret: sent } : {}), runId, session, turnId,
+      fromSeq: session.messageCount, openChildren, since, ...(ignored ? { ignored } : {}),
+    };
   }
   const text = lastUserText(input);
   if (!text?.trim()) throw new PlatformError('no_message', 'The run has no user message: send the message to the chat as the last entry of messages, {id, role: "user", content}.', { status: 400 });
@@ -213,16 +221,22 @@ export async function startAguiRun(deps: AguiRunDeps, connection: ConnectionReco
   // A chat a member starts with their own sign-in is theirs (startedBy); an endpoint caller's belongs to no member.
   const startedBy = caller.kind === 'member' && caller.subject ? caller.subject : undefined;
   const firing = { payload, message: text, ...(sessionKey ? { sessionKey } : {}), ...(startedBy ? { startedBy } : {}) };
-  const opened = await openFiredSession(deps, { ...scope, buildId: served.buildId, commitId: served.commitId, state: served.trigger.state, trigger: { id: served.trigger.id, type: 'chat' } }, firing);
+  const trigger = { id: served.trigger.id, type: 'chat' };
+  const target = { ...scope, buildId: served.buildId, commitId: served.commitId, state: served.trigger.state, trigger };
+  const opened = await openFiredSession(deps, target, firing);
   const threadId = deps.ids.newId();
   const secret = needsThreadSecret(caller) ? await newThreadSecret(deps.ids) : undefined;
   await threads(deps).insertOne({
-    _id: threadId, schemaVersion: sessionSchemaVersion, connectionId: connection._id, owner, sessionId: opened.session._id,
+    _id: threadId, schemaVersion: sessionSchemaVersion, connectionId: connection._id, owner,
+    sessionId: opened.session._id,
     ...(secret ? { secretHash: secret.hash } : {}), createdAt: deps.clock.now(),
   });
   const joined = opened.outcome === 'delivered';
   const openChildren = joined ? await openChildrenOf(deps, opened.session._id) : [];
-  return { threadId, ...(secret ? { threadSecret: secret.secret } : {}), runId, session: opened.session, turnId: opened.turnId, fromSeq: joined ? opened.session.messageCount : 0, openChildren, since, ...(ignored ? { ignored } : {}) };
+  return {
+    threadId, ...(secret ? { threadSecret: secret.secret } : {}), runId, session: opened.session,
+    turnId: opened.turnId, fromSeq: joined ? opened.session.messageCount : 0, openChildren, since, ...(ignored ? { ignored } : {}),
+  };
 }
 
 /** Child sessions of root `rootId` that have not ended, with their message counts now. */

@@ -1,12 +1,13 @@
 /**
  * The events of one AG-UI run, read from the checkpoint records while the turn runs on a dispatcher: RUN_STARTED
  * with the thread id to send next (and, for a public or bearer-token caller, the thread secret to send with it,
- * also as the custom event `platform.thread_secret` {threadId, threadSecret}); the assistant's messages and tool calls as they are checkpointed (text as
- * TEXT_MESSAGE_START/CONTENT/END, calls as TOOL_CALL_START/ARGS/END and TOOL_CALL_RESULT); child sessions as the
- * custom events `platform.sub_workflow_start`, `platform.sub_workflow_frame` (each child message) and
- * `platform.sub_workflow_result`, each naming the child by its dispatch id and its parent's when nested (a child's
- * text never enters the parent's messages); then RUN_FINISHED, whose outcome is an interrupt describing a pending
- * decision or wait (a resume entry answers it by id), `cancelled`, or success; a failed turn ends with RUN_ERROR.
+ * also as the custom event `platform.thread_secret` {threadId, threadSecret}); the assistant's messages and tool
+ * calls as they are checkpointed (text as TEXT_MESSAGE_START/CONTENT/END, calls as TOOL_CALL_START/ARGS/END and
+ * TOOL_CALL_RESULT); child sessions as the custom events `platform.sub_workflow_start`,
+ * `platform.sub_workflow_frame` (each child message) and `platform.sub_workflow_result`, each naming the child by
+ * its dispatch id and its parent's when nested (a child's text never enters the parent's messages); then
+ * RUN_FINISHED, whose outcome is an interrupt describing a pending decision or wait (a resume entry answers it by
+ * id), `cancelled`, or success; a failed turn ends with RUN_ERROR.
  *
  * The turn runs in a dispatcher: the checkpoint records are the truth every replica can read, and the live text
  * deltas the dispatcher publishes (TextDeltas) stream a reply's text as the model writes it; a missed delta only
@@ -43,9 +44,13 @@ const messagesOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collectio
  */
 export async function streamRun(deps: AguiStreamDeps, run: StartedRun, emit: (event: BaseEvent) => void, signal?: AbortSignal): Promise<void> {
   const stamp = <E extends object>(event: E): BaseEvent => ({ ...event, timestamp: deps.now() }) as unknown as BaseEvent;
-  emit(stamp({ type: EventType.RUN_STARTED, threadId: run.threadId, runId: run.runId, ...(run.threadSecret ? { threadSecret: run.threadSecret } : {}) }));
+  const secret = run.threadSecret;
+  const { threadId, runId } = run;
+  emit(stamp({ type: EventType.RUN_STARTED, threadId, runId, ...(secret ? { threadSecret: secret } : {}) }));
   // The binary encoding keeps only the protocol's own fields: the secret rides on a custom event as well.
-  if (run.threadSecret) emit(stamp({ type: EventType.CUSTOM, name: 'platform.thread_secret', value: { threadId: run.threadId, threadSecret: run.threadSecret } }));
+  if (secret) {
+    emit(stamp({ type: EventType.CUSTOM, name: 'platform.thread_secret', value: { threadId, threadSecret: secret } }));
+  }
   if (run.ignored) emit(stamp({ type: EventType.CUSTOM, name: 'platform.notice', value: { code: 'client_tools_ignored', message: run.ignored } }));
   const root = run.session._id;
   const live = new LiveText(root, run.fromSeq, (event) => emit(stamp(event)));

@@ -36,7 +36,9 @@ export function operationEnqueuer(queue: JobQueue | undefined): EnqueueOperation
  * New agents are not created here, so the template is the built-in one. With `models` (the config's models section)
  * a publish is refused when it leaves a capped workflow on a model without prices (./spend-cap-models.ts).
  */
-export function operationHostingDeps(parts: { docs: DocumentStore; objects: ObjectStore; scratchDir: string; clock: Clock; ids: Ids; models?: ModelsConfig }): AgentDeps {
+export function operationHostingDeps(parts: {
+  docs: DocumentStore; objects: ObjectStore; scratchDir: string; clock: Clock; ids: Ids; models?: ModelsConfig;
+}): AgentDeps {
   const { docs, objects, clock, ids } = parts;
   return {
     ...('models' in parts ? { publishChecks: unpricedCapProblems({ docs, models: parts.models }) } : {}),

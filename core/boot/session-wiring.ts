@@ -35,7 +35,9 @@ export async function enqueueTurnJob(queue: JobQueue, turnId: string, jobId = tu
  * @param workflowOf - the engine's view of a build's workflow (core/boot/workflow-view.ts)
  * @param models - the config's models section: given, a spend cap on a workflow whose model has no prices is refused
  */
-export function sessionDeps(parts: SessionStoreDeps & { queue: JobQueue | undefined; workflowOf(buildId: string, slug: string): Promise<WorkflowView>; models?: ModelsConfig }): SessionDeps {
+export function sessionDeps(parts: SessionStoreDeps & {
+  queue: JobQueue | undefined; workflowOf(buildId: string, slug: string): Promise<WorkflowView>; models?: ModelsConfig;
+}): SessionDeps {
   const agentOf = agentScope(parts.docs);
   const lookup = (ref: { orgId?: string }) => (ref.orgId === undefined ? {} : { orgId: ref.orgId });
   return {

@@ -21,13 +21,16 @@ export function modelHasPrices(models: ModelsConfig | undefined, id: string | un
 }
 
 /** The models a workflow's calls run on: the workflow's (undefined: the default) and each state's own. */
-export function workflowModels(workflow: { model?: string; states: Record<string, { model?: string }> }): (string | undefined)[] {
+export function workflowModels(
+  workflow: { model?: string; states: Record<string, { model?: string }> },
+): (string | undefined)[] {
   return [...new Set([workflow.model, ...Object.values(workflow.states).map((s) => s.model ?? workflow.model)])];
 }
 
 /** The message of a capped workflow on a model without prices. */
 export function unpricedCapMessage(workflow: string, environment: string, model: string | undefined): string {
-  return `Workflow "${workflow}" has a spend cap in environment "${environment}", but its model "${model ?? 'default'}" `
+  return `Workflow "${workflow}" has a spend cap in environment "${environment}", `
+    + `but its model "${model ?? 'default'}" `
     + 'has no prices in the config (not offered, or its input and output prices are 0), so the cap could never be '
     + 'reached: give the model prices in the models section, name a priced model, or remove the cap.';
 }
@@ -38,7 +41,8 @@ export function unpricedCapMessage(workflow: string, environment: string, model:
  */
 export function unpricedCapProblems(parts: { docs: DocumentStore; models: ModelsConfig | undefined }) {
   return async (agentId: string, environment: string, files: AgentFile[]): Promise<AgentProblem[]> => {
-    const caps = await parts.docs.collection<SpendCapRecord>(sessionCollections.spendCaps).find({ agentId, environment });
+    const caps = await parts.docs.collection<SpendCapRecord>(sessionCollections.spendCaps)
+      .find({ agentId, environment });
     if (caps.length === 0) return [];
     const agent = readPublishedAgent({ files });
     const problems: AgentProblem[] = [];
@@ -50,7 +54,8 @@ export function unpricedCapProblems(parts: { docs: DocumentStore; models: Models
       const unpriced = models.findIndex((m) => !modelHasPrices(parts.models, m));
       if (unpriced < 0) continue;
       const file = `workflows/${slug}/workflow.yaml`;
-      problems.push({ file, line: 1, column: 1, key: 'settings.model', message: unpricedCapMessage(slug, environment, models[unpriced]) });
+      const message = unpricedCapMessage(slug, environment, models[unpriced]);
+      problems.push({ file, line: 1, column: 1, key: 'settings.model', message });
     }
     return problems;
   };

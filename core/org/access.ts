@@ -26,7 +26,8 @@ export interface OrgAccess {
  * identifier: an id typed for another tenant's organization is not echoed back).
  */
 function notFound(): PlatformError {
-  return new PlatformError('not_found', 'No such organization among yours; GET /api/orgs lists the organizations you are a member of.', { status: 404 });
+  const message = 'No such organization among yours; GET /api/orgs lists the organizations you are a member of.';
+  return new PlatformError('not_found', message, { status: 404 });
 }
 
 /**

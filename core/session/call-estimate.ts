@@ -25,7 +25,9 @@ const PER_REQUEST = 16;
 /** The text of one message as a provider tokenizes it (tool calls and results as their JSON). */
 function messageText(message: ModelMessage): string {
   if (message.role === 'tool') return JSON.stringify(message.results);
-  if (message.role === 'assistant' && message.toolCalls?.length) return `${message.content}${JSON.stringify(message.toolCalls)}`;
+  if (message.role === 'assistant' && message.toolCalls?.length) {
+    return `${message.content}${JSON.stringify(message.toolCalls)}`;
+  }
   return message.content;
 }
 
@@ -50,7 +52,9 @@ export const usageOf = (input: number, output: number, cacheWrite = 0): ModelUsa
  * The upper bound in USD of a call with `promptTokens` and `maxOutputTokens`, under `price` (the configured cost of a
  * usage on the call's model): the dearer of the prompt as plain input or as a cache write.
  */
-export function callCostBound(price: (usage: ModelUsage) => number, promptTokens: number, maxOutputTokens: number): number {
+export function callCostBound(
+  price: (usage: ModelUsage) => number, promptTokens: number, maxOutputTokens: number,
+): number {
   return Math.max(price(usageOf(promptTokens, maxOutputTokens)), price(usageOf(0, maxOutputTokens, promptTokens)));
 }
 

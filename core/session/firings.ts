@@ -80,10 +80,13 @@ export async function openFiredSession(deps: FiringDeps, target: FiringTarget, f
   if (firing.sessionKey === undefined) return { ...(await openSession(deps, target, firing)), outcome: 'opened' };
   checkSessionKey(firing.sessionKey);
   // A member's chats are personal: their keys are claimed apart from everyone else's.
-  const key = firing.startedBy === undefined ? firing.sessionKey : `${firing.sessionKey}\u0000member:${firing.startedBy}`;
+  const key = firing.startedBy === undefined
+    ? firing.sessionKey : `${firing.sessionKey}\u0000member:${firing.startedBy}`;
   const scope: SessionKeyScope = { agentId: target.agentId, environment: target.environment, workflow: target.workflow, trigger: target.trigger.id };
   for (let round = 0; round < KEYED_ROUNDS; round += 1) {
-    if (await takeClaim(deps, scope, key)) return { ...(await openClaimed(deps, target, firing, scope, key)), outcome: 'opened' };
+    if (await takeClaim(deps, scope, key)) {
+      return { ...(await openClaimed(deps, target, firing, scope, key)), outcome: 'opened' };
+    }
     const claim = await readClaim(deps, scope, key);
     if (!claim) continue;
     const session = claim.sessionId === null ? null : await sessionsOf(deps).findOne({ _id: claim.sessionId });
@@ -125,7 +128,9 @@ async function openSession(deps: FiringDeps, target: FiringTarget, firing: Firin
 }
 
 /** Opens the session of a claim this firing took and names it on the claim; the claim is dropped if opening fails. */
-async function openClaimed(deps: FiringDeps, target: FiringTarget, firing: Firing, scope: SessionKeyScope, key: string): Promise<{ session: SessionRecord; turnId: string }> {
+async function openClaimed(
+  deps: FiringDeps, target: FiringTarget, firing: Firing, scope: SessionKeyScope, key: string,
+): Promise<{ session: SessionRecord; turnId: string }> {
   let opened: { session: SessionRecord; turnId: string };
   try {
     opened = await openSession(deps, target, firing);

@@ -10,7 +10,9 @@
  */
 import { reportedUsage, type ModelProvider, type ModelToolCall, type ModelUsage } from '../ports/model-provider.ts';
 import type { TextDelta } from '../ports/text-deltas.ts';
-import { callCostBound, DEFAULT_OUTPUT_TOKENS_PER_CALL, hasPrices, outputTokens, promptTokenBound, usageOf } from './call-estimate.ts';
+import {
+  callCostBound, DEFAULT_OUTPUT_TOKENS_PER_CALL, hasPrices, outputTokens, promptTokenBound, usageOf,
+} from './call-estimate.ts';
 import { noUsage, type SessionRecord, type TurnRecord } from './model.ts';
 import { recordUsage, type SessionStoreDeps } from './session-store.ts';
 import { RESERVATION_GRACE_MS, reserveSpend, settleSpend, spendScopes } from './spend-reservations.ts';
@@ -38,7 +40,9 @@ interface Streamed { text: string; toolCalls: ModelToolCall[] }
  * @throws PlatformError `spend_cap_reached` (429) or `spend_cap_unpriced` (422) before the call
  *   (core/session/spend-reservations.ts); the model's errors (core/ports/model-provider.ts) after it was charged
  */
-export async function meteredModelCall(deps: MeteredCallDeps, turn: Pick<TurnRecord, '_id' | 'sessionId'>, session: SessionRecord, request: ModelCallRequest): Promise<ModelCallReply> {
+export async function meteredModelCall(
+  deps: MeteredCallDeps, turn: Pick<TurnRecord, '_id' | 'sessionId'>, session: SessionRecord, request: ModelCallRequest,
+): Promise<ModelCallReply> {
   const workflow = await deps.workflowOf(session.buildId, session.workflow);
   const maxOutputTokens = workflow.limits.outputTokensPerCall ?? DEFAULT_OUTPUT_TOKENS_PER_CALL;
   // A call never outlives its turn's wall time, so its reservation (that bound plus a grace) never expires under it.
@@ -46,7 +50,8 @@ export async function meteredModelCall(deps: MeteredCallDeps, turn: Pick<TurnRec
   const timeoutMs = Math.min(request.timeoutMs ?? turnMs, turnMs);
   const price = (usage: ModelUsage) => deps.costOf(request.model, usage);
   const promptTokens = promptTokenBound(request.messages, request.tools);
-  const reservation = await reserveSpend(deps, await spendScopes(deps, session), callCostBound(price, promptTokens, maxOutputTokens), {
+  const bound = callCostBound(price, promptTokens, maxOutputTokens);
+  const reservation = await reserveSpend(deps, await spendScopes(deps, session), bound, {
     ttlMs: timeoutMs + RESERVATION_GRACE_MS, priced: hasPrices(price), model: request.model ?? workflow.model,
   });
   const streamed: Streamed = { text: '', toolCalls: [] };
@@ -58,7 +63,8 @@ export async function meteredModelCall(deps: MeteredCallDeps, turn: Pick<TurnRec
     return { ...reply, costUsd };
   } catch (error) {
     const output = streamed.text !== '' || streamed.toolCalls.length > 0;
-    const usage = reportedUsage(error) ?? (output ? usageOf(promptTokens, outputTokens(streamed.text, streamed.toolCalls)) : undefined);
+    const received = output ? usageOf(promptTokens, outputTokens(streamed.text, streamed.toolCalls)) : undefined;
+    const usage = reportedUsage(error) ?? received;
     if (usage !== undefined && costUsd === 0) {
       costUsd = price(usage);
       await recordUsage(deps, turn, { ...usage, modelCalls: 1, costUsd });
@@ -69,13 +75,17 @@ export async function meteredModelCall(deps: MeteredCallDeps, turn: Pick<TurnRec
   }
 }
 
-async function streamCall(deps: MeteredCallDeps, session: SessionRecord, request: ModelCallRequest, maxOutputTokens: number, streamed: Streamed): Promise<Omit<ModelCallReply, 'costUsd'>> {
+async function streamCall(
+  deps: MeteredCallDeps, session: SessionRecord, request: ModelCallRequest, maxOutputTokens: number, streamed: Streamed,
+): Promise<Omit<ModelCallReply, 'costUsd'>> {
   const signal = deps.callSignal(request.timeoutMs);
   // The reply is checkpointed as the thread's next message: live deltas carry that message's id.
-  const live = { rootId: session.rootId ?? session._id, sessionId: session._id, messageId: `${session._id}:${session.messageCount}` };
+  const messageId = `${session._id}:${session.messageCount}`;
+  const live = { rootId: session.rootId ?? session._id, sessionId: session._id, messageId };
   let finish = 'stop';
   let usage: ModelUsage = noUsage();
-  const call = { model: request.model, messages: request.messages, tools: request.tools, promptCache: request.promptCache, maxOutputTokens, signal };
+  const { model, messages, tools, promptCache } = request;
+  const call = { model, messages, tools, promptCache, maxOutputTokens, signal };
   for await (const event of deps.models.stream(call)) {
     if (event.type === 'text') {
       deps.onText?.({ ...live, offset: streamed.text.length, text: event.text });
@@ -84,5 +94,6 @@ async function streamCall(deps: MeteredCallDeps, session: SessionRecord, request
     else { finish = event.reason; usage = event.usage; }
   }
   const { inputTokens, outputTokens: output, cacheReadTokens, cacheWriteTokens } = usage;
-  return { text: streamed.text, toolCalls: streamed.toolCalls, finish, usage: { inputTokens, outputTokens: output, cacheReadTokens, cacheWriteTokens } };
+  const reported = { inputTokens, outputTokens: output, cacheReadTokens, cacheWriteTokens };
+  return { text: streamed.text, toolCalls: streamed.toolCalls, finish, usage: reported };
 }

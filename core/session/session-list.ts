@@ -45,7 +45,10 @@ export async function findSessions(deps: Pick<SessionStoreDeps, 'docs'>, caller:
   }
   const query: Record<string, unknown> = {
     agentId: { $in: filter.agentIds }, depth: 0,
-    $or: [{ startedBy: { $exists: false } }, { startedBy: caller.subject }, ...(filter.everyChatIn?.length ? [{ orgId: { $in: filter.everyChatIn } }] : [])],
+    $or: [
+      { startedBy: { $exists: false } }, { startedBy: caller.subject },
+      ...(filter.everyChatIn?.length ? [{ orgId: { $in: filter.everyChatIn } }] : []),
+    ],
   };
   if (filter.environment) query.environment = filter.environment;
   if (filter.workflow) query.workflow = filter.workflow;

@@ -272,9 +272,13 @@ export async function setSpendCap(deps: SessionDeps, caller: SessionCaller, ref:
  * not published yet is checked when it is published (core/boot/spend-cap-models.ts).
  * @throws PlatformError `spend_cap_unpriced` (422)
  */
-async function refuseUnpricedCap(deps: SessionDeps, caller: SessionCaller, ref: Parameters<SessionDeps['resolveWorkflow']>[1], priced: (id: string | undefined) => boolean): Promise<void> {
+async function refuseUnpricedCap(
+  deps: SessionDeps, caller: SessionCaller, ref: Parameters<SessionDeps['resolveWorkflow']>[1],
+  priced: (id: string | undefined) => boolean,
+): Promise<void> {
+  const unpublished = ['not_published', 'workflow_not_found', 'not_found'];
   const published = await deps.resolveWorkflow(caller, ref).catch((error: unknown) => {
-    if (error instanceof PlatformError && ['not_published', 'workflow_not_found', 'not_found'].includes(error.code)) return undefined;
+    if (error instanceof PlatformError && unpublished.includes(error.code)) return undefined;
     throw error;
   });
   if (!published) return;
@@ -282,5 +286,9 @@ async function refuseUnpricedCap(deps: SessionDeps, caller: SessionCaller, ref: 
   const models = [...new Set([view.model, ...Object.values(view.states).map((s) => s.model ?? view.model)])];
   const unpriced = models.findIndex((m) => !priced(m));
   if (unpriced < 0) return;
-  throw new PlatformError('spend_cap_unpriced', `Workflow "${view.slug}" runs on model "${models[unpriced] ?? 'default'}", which has no prices in the config (not offered, or its input and output prices are 0), so a spend cap could never be reached: give the model prices in the models section or name a priced model, publish, then set the cap.`, { status: 422 });
+  throw new PlatformError('spend_cap_unpriced', [
+    `Workflow "${view.slug}" runs on model "${models[unpriced] ?? 'default'}", which has no prices in the config`,
+    '(not offered, or its input and output prices are 0), so a spend cap could never be reached: give the model',
+    'prices in the models section or name a priced model, publish, then set the cap.',
+  ].join(' '), { status: 422 });
 }

@@ -21,8 +21,8 @@ import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
 import { PlatformError } from '../ports/platform-error.ts';
-import { sessionCollections, sessionSchemaVersion, spendPeriods, type SessionRecord, type SpendCapRecord } from './model.ts';
-import type { SpendPeriod, SpendTotalRecord } from './model.ts';
+import { sessionCollections, sessionSchemaVersion, spendPeriods } from './model.ts';
+import type { SessionRecord, SpendCapRecord, SpendPeriod, SpendTotalRecord } from './model.ts';
 import { periodStart } from './rules.ts';
 import { sessionsOf } from './session-store.ts';
 import { capId, periodWords, totalId, type SpendScope } from './spend.ts';
@@ -52,7 +52,11 @@ export interface SpendReservation {
 export interface SpendDeps { docs: DocumentStore; clock: Clock; ids: Pick<Ids, 'newId'> }
 
 /** A counter document with the fields reservations add. */
-type Counter = SpendTotalRecord & { committedNano?: number; reservedNano?: number; reservations?: Record<string, { amountNano: number; expiresAt: Date }> };
+type Counter = SpendTotalRecord & {
+  committedNano?: number;
+  reservedNano?: number;
+  reservations?: Record<string, { amountNano: number; expiresAt: Date }>;
+};
 
 const totalsOf = (docs: DocumentStore) => docs.collection<Counter>(sessionCollections.spendTotals);
 const capsOf = (docs: DocumentStore) => docs.collection<SpendCapRecord>(sessionCollections.spendCaps);
@@ -82,14 +86,17 @@ export async function spendScopes(deps: { docs: DocumentStore }, session: Sessio
  * @throws PlatformError `spend_cap_reached` (429) when a cap cannot hold the estimate besides what is spent and
  *   reserved (nothing stays reserved); `spend_cap_unpriced` (422) when a cap applies and the model has no prices
  */
-export async function reserveSpend(deps: SpendDeps, scopes: SpendScope[], estimateUsd: number, options: { ttlMs: number; priced: boolean; model?: string }): Promise<SpendReservation> {
+export async function reserveSpend(
+  deps: SpendDeps, scopes: SpendScope[], estimateUsd: number,
+  options: { ttlMs: number; priced: boolean; model?: string },
+): Promise<SpendReservation> {
   const now = deps.clock.now();
   const counters = scopes.flatMap((scope) => spendPeriods.map((period) => {
     const start = periodStart(period, now);
     return { id: totalId(scope, period, start), scope, period, periodStart: start };
   }));
   const caps = await Promise.all(counters.map((c) => capsOf(deps.docs).findOne({ _id: capId(c.scope, c.period) })));
-  const capped = counters.map((counter, i) => ({ counter, limitUsd: caps[i]?.limitUsd })).filter((c): c is { counter: SpendCounter; limitUsd: number } => c.limitUsd !== undefined);
+  const capped = counters.flatMap((counter, i) => (caps[i] ? [{ counter, limitUsd: caps[i].limitUsd }] : []));
   const reservation: SpendReservation = { id: deps.ids.newId(), counters, held: [], amountNano: 0 };
   if (capped.length === 0) return reservation;
   if (!options.priced) throw unpriced(capped[0].counter, options.model);
@@ -99,7 +106,10 @@ export async function reserveSpend(deps: SpendDeps, scopes: SpendScope[], estima
     await prepareCounter(deps, counter, now);
     const { matched } = await totalsOf(deps.docs).updateOne(
       { _id: counter.id, committedNano: { $lte: toNano(limitUsd) - reservation.amountNano } },
-      { $inc: { committedNano: reservation.amountNano, reservedNano: reservation.amountNano }, $set: { [`reservations.${reservation.id}`]: entry } },
+      {
+        $inc: { committedNano: reservation.amountNano, reservedNano: reservation.amountNano },
+        $set: { [`reservations.${reservation.id}`]: entry },
+      },
     );
     if (matched === 0) {
       await releaseSpend(deps, reservation);
@@ -114,7 +124,9 @@ export async function reserveSpend(deps: SpendDeps, scopes: SpendScope[], estima
  * Settles a reservation to the call's cost: each counter gains `costUsd`; a held counter gives back the reserved
  * amount in the same write (once: a reservation already swept only adds the cost). `costUsd` 0 releases.
  */
-export async function settleSpend(deps: Pick<SpendDeps, 'docs'>, reservation: SpendReservation, costUsd: number): Promise<void> {
+export async function settleSpend(
+  deps: Pick<SpendDeps, 'docs'>, reservation: SpendReservation, costUsd: number,
+): Promise<void> {
   const cost = Math.max(0, costUsd);
   const costNano = toNano(cost);
   for (const counter of reservation.counters) {
@@ -122,7 +134,12 @@ export async function settleSpend(deps: Pick<SpendDeps, 'docs'>, reservation: Sp
       const key = `reservations.${reservation.id}`;
       const { matched } = await totalsOf(deps.docs).updateOne(
         { _id: counter.id, [key]: { $exists: true } },
-        { $unset: { [key]: true }, $inc: { costUsd: cost, committedNano: costNano - reservation.amountNano, reservedNano: -reservation.amountNano } },
+        {
+          $unset: { [key]: true },
+          $inc: {
+            costUsd: cost, committedNano: costNano - reservation.amountNano, reservedNano: -reservation.amountNano,
+          },
+        },
       );
       if (matched === 1) continue;
     }
@@ -132,11 +149,14 @@ export async function settleSpend(deps: Pick<SpendDeps, 'docs'>, reservation: Sp
 
 /** Gives a reservation back without a cost (a call that failed before the provider answered anything). */
 export async function releaseSpend(deps: Pick<SpendDeps, 'docs'>, reservation: SpendReservation): Promise<void> {
-  await settleSpend(deps, { ...reservation, counters: reservation.counters.filter((c) => reservation.held.includes(c.id)) }, 0);
+  const held = reservation.counters.filter((c) => reservation.held.includes(c.id));
+  await settleSpend(deps, { ...reservation, counters: held }, 0);
 }
 
 /** Adds `costUsd` to one counter (created when missing), spent and committed alike. */
-export async function addToCounter(deps: Pick<SpendDeps, 'docs'>, counter: SpendCounter, costUsd: number): Promise<void> {
+export async function addToCounter(
+  deps: Pick<SpendDeps, 'docs'>, counter: SpendCounter, costUsd: number,
+): Promise<void> {
   await totalsOf(deps.docs).updateOne(
     { _id: counter.id },
     { $inc: { costUsd, committedNano: toNano(costUsd) }, $set: counterFields(counter) },
@@ -149,25 +169,35 @@ async function prepareCounter(deps: Pick<SpendDeps, 'docs'>, counter: SpendCount
   const totals = totalsOf(deps.docs);
   let doc = await totals.findOne({ _id: counter.id });
   if (!doc) {
-    await totals.updateOne({ _id: counter.id }, { $inc: { costUsd: 0, committedNano: 0, reservedNano: 0 }, $set: counterFields(counter) }, { upsert: true })
-      .catch((error: unknown) => { if (!(error instanceof PlatformError && error.code === 'duplicate_key')) throw error; });
+    const fresh = { $inc: { costUsd: 0, committedNano: 0, reservedNano: 0 }, $set: counterFields(counter) };
+    // Two processes may create it at once: the second one's insert is a duplicate, and the counter exists.
+    await totals.updateOne({ _id: counter.id }, fresh, { upsert: true }).catch((error: unknown) => {
+      if (!(error instanceof PlatformError && error.code === 'duplicate_key')) throw error;
+    });
     doc = await totals.findOne({ _id: counter.id });
   } else if (doc.committedNano === undefined) {
-    await totals.updateOne({ _id: counter.id, committedNano: { $exists: false } }, { $set: { committedNano: toNano(doc.costUsd ?? 0), reservedNano: 0 } });
+    const committed = { $set: { committedNano: toNano(doc.costUsd ?? 0), reservedNano: 0 } };
+    await totals.updateOne({ _id: counter.id, committedNano: { $exists: false } }, committed);
   }
   for (const [id, held] of Object.entries(doc?.reservations ?? {})) {
     if (new Date(held.expiresAt).getTime() > now.getTime()) continue;
     const key = `reservations.${id}`;
-    await totals.updateOne({ _id: counter.id, [key]: { $exists: true } }, { $unset: { [key]: true }, $inc: { committedNano: -held.amountNano, reservedNano: -held.amountNano } });
+    await totals.updateOne(
+      { _id: counter.id, [key]: { $exists: true } },
+      { $unset: { [key]: true }, $inc: { committedNano: -held.amountNano, reservedNano: -held.amountNano } },
+    );
   }
 }
 
 function counterFields(counter: SpendCounter): Record<string, unknown> {
   const { agentId, environment, workflow } = counter.scope;
-  return { schemaVersion: sessionSchemaVersion, agentId, environment, workflow, period: counter.period, periodStart: counter.periodStart };
+  const { period, periodStart: start } = counter;
+  return { schemaVersion: sessionSchemaVersion, agentId, environment, workflow, period, periodStart: start };
 }
 
-async function capReached(deps: Pick<SpendDeps, 'docs'>, counter: SpendCounter, limitUsd: number, amountNano: number): Promise<PlatformError> {
+async function capReached(
+  deps: Pick<SpendDeps, 'docs'>, counter: SpendCounter, limitUsd: number, amountNano: number,
+): Promise<PlatformError> {
   const doc = await totalsOf(deps.docs).findOne({ _id: counter.id });
   const spent = toNano(doc?.costUsd ?? 0);
   const reserved = doc?.reservedNano ?? 0;
@@ -175,7 +205,8 @@ async function capReached(deps: Pick<SpendDeps, 'docs'>, counter: SpendCounter, 
   const left = Math.max(0, toNano(limitUsd) - spent - reserved);
   return new PlatformError('spend_cap_reached', [
     `Workflow "${workflow}" cannot make this model call: its spend cap of ${limitUsd} USD for this`,
-    `${periodWords[counter.period]} in environment "${environment}" has ${usd(left)} USD left (${usd(spent)} USD spent,`,
+    `${periodWords[counter.period]} in environment "${environment}" has ${usd(left)} USD left`,
+    `(${usd(spent)} USD spent,`,
     `${usd(reserved)} USD held by model calls in flight), less than the call may cost (up to ${usd(amountNano)} USD).`,
     'It takes no new model call until the period ends or a maintainer raises the cap.',
   ].join(' '), { status: 429 });
@@ -183,5 +214,10 @@ async function capReached(deps: Pick<SpendDeps, 'docs'>, counter: SpendCounter, 
 
 function unpriced(counter: SpendCounter, model: string | undefined): PlatformError {
   const { workflow, environment } = counter.scope;
-  return new PlatformError('spend_cap_unpriced', `Workflow "${workflow}" has a ${counter.period} spend cap in environment "${environment}", but model "${model ?? 'the default model'}" has no prices (its models.offered prices are 0), so the cap could never be reached: give the model its prices (USD per million tokens) in the config's models section, or remove the cap.`, { status: 422 });
+  return new PlatformError('spend_cap_unpriced', [
+    `Workflow "${workflow}" has a ${counter.period} spend cap in environment "${environment}", but model`,
+    `"${model ?? 'the default model'}" has no prices (not offered, or its input and output prices are 0), so the cap`,
+    'could never be reached: give the model its prices (USD per million tokens) in the config\'s models section,',
+    'or remove the cap.',
+  ].join(' '), { status: 422 });
 }

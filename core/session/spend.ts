@@ -19,7 +19,8 @@ export interface SpendScope { orgId: string; agentId: string; environment: strin
 const capsOf = (docs: DocumentStore) => docs.collection<SpendCapRecord>(sessionCollections.spendCaps);
 const totalsOf = (docs: DocumentStore) => docs.collection<SpendTotalRecord>(sessionCollections.spendTotals);
 /** `_id` of the cap of one period of a scope: `<agentId>:<environment>:<workflow>:<period>`. */
-export const capId = (scope: SpendScope, period: SpendPeriod) => `${scope.agentId}:${scope.environment}:${scope.workflow}:${period}`;
+export const capId = (scope: SpendScope, period: SpendPeriod) =>
+  `${scope.agentId}:${scope.environment}:${scope.workflow}:${period}`;
 /** `_id` of the spend counter of one period of a scope: the cap id, `:`, the period's start as an ISO date. */
 export const totalId = (scope: SpendScope, period: SpendPeriod, start: Date) =>
   `${capId(scope, period)}:${start.toISOString().slice(0, 10)}`;
@@ -70,7 +71,10 @@ export async function addSpend(deps: { docs: DocumentStore; clock: Clock }, scop
       { _id: totalId(scope, period, start) },
       {
         $inc: { costUsd, committedNano: Math.round(costUsd * 1_000_000_000) },
-        $set: { schemaVersion: sessionSchemaVersion, agentId: scope.agentId, environment: scope.environment, workflow: scope.workflow, period, periodStart: start },
+        $set: {
+          schemaVersion: sessionSchemaVersion, agentId: scope.agentId, environment: scope.environment,
+          workflow: scope.workflow, period, periodStart: start,
+        },
       },
       { upsert: true },
     );
