@@ -8,10 +8,12 @@
  * - within Ada's organization, Cy with the Reader role on the project reads but may not mint a playground token,
  *   edit, publish or manage tokens (403 naming the role needed), and once her group gives Maintainer she may;
  * - creation names the organization: the caller's only one by default, 409 `ambiguous_organization` when she is
- *   in several, `agents:create` needed there.
+ *   in several (the API and `cairn semantic import`, which takes --org), `agents:create` needed there.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type RunningApi } from '../helpers/api-process.ts';
+import { runCairn } from '../helpers/product.ts';
+import { flightsModel, projectDir } from '../helpers/semantic-fixtures.ts';
 import { oidcSignInEnv, startOidcProvider, threePeople, tokensOf, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 
@@ -167,6 +169,17 @@ describe('roles on a project within one organization', () => {
     expect(created.status).toBe(201);
     expect(created.body.orgId).toBe(own.id);
     expect((await as('ada', 'GET', '/api/semantic/projects/cy-one')).status).toBe(404);
+
+    // The CLI: without --org it says to name one; with --org the project goes there.
+    const dir = projectDir([flightsModel]);
+    const cli = (args: string[]) => runCairn(api.url, ['--token', tokens.cy!, 'semantic', 'import', dir, '--project', 'cy-cli', ...args], { mode: 'sources' });
+    const unnamed = cli([]);
+    expect(unnamed.status).not.toBe(0);
+    expect(unnamed.stderr).toContain('ambiguous_organization');
+    expect(unnamed.stderr).toContain('--org');
+    const named = cli(['--org', own.id]);
+    expect(named.status, named.stderr).toBe(0);
+    expect((await as('cy', 'GET', '/api/semantic/projects/cy-cli')).body.orgId).toBe(own.id);
   });
 
   it('once her group gives Maintainer on the project, Cy edits, publishes and mints tokens', async () => {
