@@ -73,7 +73,8 @@ export function turnBroker(host: TurnHost, refusal: { subject: string; log?(line
     } catch (error) {
       if (error instanceof PlatformError && refusalCodes.has(error.code)) {
         const rule = error instanceof BrokerViolationError ? `: it breaks the workflow rule ${error.rule}` : '';
-        refusal.log?.(`[worker] refused ${/^[A-Za-z.]{1,40}$/.test(op) ? op : 'an operation'} for ${refusal.subject}${rule}`);
+        const named = /^[A-Za-z.]{1,40}$/.test(op) ? op : 'an operation';
+        refusal.log?.(`[worker] refused ${named} for ${refusal.subject}${rule}`);
       }
       throw error;
     }

@@ -10,8 +10,11 @@
  * § Rules 6, § Operational log lines ([worker] refused …).
  */
 import type { ModelToolCall } from '../ports/model-provider.ts';
-import { childOpening, childResume, toolCallViolation, type ChildFields, type ResumeInput } from './broker-call-rules.ts';
-import { BrokerViolationError, checkpointViolation, outcomeViolation, type BrokerViolation, type RecordedChild } from './broker-rules.ts';
+import {
+  childOpening, childResume, toolCallViolation, type AskedToolCall, type ChildFields, type ResumeInput,
+} from './broker-call-rules.ts';
+import { outcomeViolation } from './broker-outcome-rules.ts';
+import { BrokerViolationError, checkpointViolation, type BrokerViolation, type RecordedChild } from './broker-rules.ts';
 import type { SessionRecord, TurnRecord } from './model.ts';
 import { loadTurnRecords, sessionsOf, type SessionStoreDeps } from './session-store.ts';
 import { controlTools } from './state-prompt.ts';
@@ -26,6 +29,17 @@ export interface BrokerGuardDeps extends SessionStoreDeps {
   /** Told of the first refused report (after the turn tree ended failed): the dispatcher stops the worker. */
   onViolation?(error: BrokerViolationError): void;
 }
+
+/** The guard's operations, one per checked report (each throws BrokerViolationError for a refused one). */
+export type BrokerGuard = ReturnType<typeof createBrokerGuard>;
+
+/** A child to resume and the input it is resumed with. */
+interface Resumed { child: SessionRecord; input: ResumeInput }
+
+const childIdOf = (pending: unknown): string | undefined => {
+  const id = (pending as { childSessionId?: unknown } | null | undefined)?.childSessionId;
+  return typeof id === 'string' ? id : undefined;
+};
 
 /** The guard of the run of root turn `rootTurnId`; see the module comment. */
 export function createBrokerGuard(deps: BrokerGuardDeps, rootTurnId: string) {
@@ -42,10 +56,14 @@ export function createBrokerGuard(deps: BrokerGuardDeps, rootTurnId: string) {
     throw refused;
   };
   const workflowOf = (session: SessionRecord) => deps.workflowOf(session.buildId, session.workflow);
-  const childrenNamed = async (session: SessionRecord, ids: (string | undefined)[]): Promise<Record<string, RecordedChild>> => {
-    const wanted = [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
-    const found = wanted.length === 0 ? [] : await sessionsOf(deps).find({ parentId: session._id, _id: { $in: wanted } });
-    return Object.fromEntries(found.map((child) => [child._id, { status: child.status, pending: child.pending }]));
+  /** This session's children among `ids` (strings only: an id never becomes a query operator). */
+  const childrenNamed = async (session: SessionRecord, ids: (string | undefined)[]) => {
+    const wanted = [...new Set(ids.filter((id): id is string => id !== undefined))];
+    if (wanted.length === 0) return {};
+    const found = await sessionsOf(deps).find({ parentId: session._id, _id: { $in: wanted } });
+    const children: Record<string, RecordedChild> = {};
+    for (const child of found) children[child._id] = { status: child.status, pending: child.pending };
+    return children;
   };
 
   return {
@@ -56,37 +74,40 @@ export function createBrokerGuard(deps: BrokerGuardDeps, rootTurnId: string) {
     /** Notes a model reply of `turnId`: a reply to a call offering tools may carry the next advance. */
     noteReply(turnId: string, request: Pick<ModelCallRequest, 'tools'>, toolCalls: ModelToolCall[]): void {
       if (request.tools.length === 0) return;
-      const targets = toolCalls.filter((call) => call.name === controlTools.advance).map((call) => (call.input as { to?: unknown } | null)?.to);
+      const targets = toolCalls.filter((call) => call.name === controlTools.advance)
+        .map((call) => (call.input as { to?: unknown } | null)?.to);
       advances.set(turnId, targets.filter((to): to is string => typeof to === 'string'));
     },
     /** Checks a checkpoint before it is applied. @throws BrokerViolationError */
     async checkpoint(turn: TurnRecord, session: SessionRecord, patch: SessionPatch): Promise<void> {
-      const children = await childrenNamed(session, [session.pending?.childSessionId as string | undefined, patch?.pending?.childSessionId]);
-      const facts = { workflow: await workflowOf(session), session, turn, advances: advances.get(turn._id) ?? [], children };
-      const found = patch !== null && typeof patch === 'object' ? checkpointViolation(facts, patch) : { rule: 'state_change_source' as const, message: 'a checkpoint is an object' };
+      const children = await childrenNamed(session, [childIdOf(session.pending), childIdOf(patch?.pending)]);
+      const workflow = await workflowOf(session);
+      const taken = advances.get(turn._id) ?? [];
+      const found = checkpointViolation({ workflow, session, turn, advances: taken, children }, patch);
       if (found) await refuse('checkpoint', found);
       if (patch.trail?.via === 'advance') advances.delete(turn._id);
     },
     /** Checks a service tool call. @throws BrokerViolationError */
-    async toolCall(session: SessionRecord, call: { collection: unknown; name: unknown; input: unknown }): Promise<void> {
-      const found = toolCallViolation(await workflowOf(session), session, call ?? {} as never);
+    async toolCall(session: SessionRecord, call: AskedToolCall): Promise<void> {
+      const found = toolCallViolation(await workflowOf(session), session, call);
       if (found) await refuse('tool call', found);
     },
     /** The fields of the child a workflow call opens, from the records. @throws BrokerViolationError */
     async child(parent: SessionRecord, request: ChildRequest): Promise<ChildFields> {
       const used = (await sessionsOf(deps).find({ parentId: parent._id })).map((c) => c.dispatchId ?? '');
-      const opened = childOpening(await workflowOf(parent), parent, request ?? {} as never, used);
+      const opened = childOpening(await workflowOf(parent), parent, request, used);
       return 'rule' in opened ? refuse('workflow call', opened) : opened;
     },
     /** The input a parked child is resumed with (the parent turn's own). @throws BrokerViolationError */
-    async resume(turn: TurnRecord, parent: SessionRecord, childSessionId: unknown, requested: unknown): Promise<{ child: SessionRecord; input: ResumeInput }> {
-      const child = typeof childSessionId === 'string' ? await sessionsOf(deps).findOne({ _id: childSessionId, parentId: parent._id }) : null;
+    async resume(turn: TurnRecord, parent: SessionRecord, childId: unknown, requested: unknown): Promise<Resumed> {
+      const named = typeof childId === 'string' ? childId : undefined;
+      const child = named === undefined ? null : await sessionsOf(deps).findOne({ _id: named, parentId: parent._id });
       const input = childResume({ session: parent, turn }, child, requested);
       return 'rule' in input ? refuse('child resume', input) : { child: child!, input };
     },
     /** Checks how a turn ends against its recorded session. @throws BrokerViolationError */
     async outcome(session: SessionRecord, outcome: TurnOutcome): Promise<void> {
-      const found = outcomeViolation({ workflow: await workflowOf(session), session }, outcome ?? {} as never);
+      const found = outcomeViolation({ workflow: await workflowOf(session), session }, outcome);
       if (found) await refuse('end of turn', found);
     },
   };

@@ -3,18 +3,19 @@
  * pure functions over the records the broker holds, each answering the rule a report breaks, or undefined. The
  * worker runs the engine, but it is not trusted: a checkpoint, a turn's end, a tool call, a workflow call and a
  * resumed child are checked here before anything is recorded. Tool calls, workflow calls, resumed children and
- * hooks: ./broker-call-rules.ts.
+ * hooks: ./broker-call-rules.ts; how a turn ends: ./broker-outcome-rules.ts.
  *
  * Source: issue 17 § 4 (the broker enforces the workflow; the worker is not trusted); ../shared/AGENT-FORMAT.md
  * § workflow.yaml (states, transitions, requires, on_error, control tools); spec/platform-service.md § Rules 6.
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import { finalStatuses, type SessionRecord, type TurnRecord } from './model.ts';
-import type { SessionPatch, TurnOutcome } from './turn-host.ts';
+import type { SessionPatch } from './turn-host.ts';
 import type { StateView, WorkflowView } from './workflow-view.ts';
 
 /**
  * The rules, by name (the name is in every refusal and in the `[worker] refused …` log line):
+ * - `checkpoint_shape`: a checkpoint's fields have the engine's shapes (variables an object, messages a list, …);
  * - `state_exists`: a state change names a state of the session's workflow;
  * - `state_change_source`: a state change comes with its trail entry, taken through `platform_advance`, an
  *   `on_error` route or a decision (never `start`);
@@ -28,13 +29,14 @@ import type { StateView, WorkflowView } from './workflow-view.ts';
  * - `finished_child`: a park on a child session is cleared only once that child finished;
  * - `visit_counters`: a visit's model calls and parks never go back (they reset only on entering a state);
  * - `thread_roles`: the thread holds user, assistant and tool messages only (no system message);
- * - `reachable_outcome`: a turn ends only as the engine can end it from the recorded session;
+ * - `reachable_outcome`: a turn ends only as the engine can end it (./broker-outcome-rules.ts);
  * - `tool_rules`, `workflow_call`, `resume_parked_child`, `hook_no_operations`: see ./broker-call-rules.ts.
  */
 export type BrokerRule =
-  | 'state_exists' | 'state_change_source' | 'out_edge' | 'advance_called' | 'requires_set' | 'on_error_route'
-  | 'decision_from_decide' | 'locked_variable' | 'park_matches_state' | 'finished_child' | 'visit_counters'
-  | 'thread_roles' | 'reachable_outcome' | 'tool_rules' | 'workflow_call' | 'resume_parked_child' | 'hook_no_operations';
+  | 'checkpoint_shape' | 'state_exists' | 'state_change_source' | 'out_edge' | 'advance_called' | 'requires_set'
+  | 'on_error_route' | 'decision_from_decide' | 'locked_variable' | 'park_matches_state' | 'finished_child'
+  | 'visit_counters' | 'thread_roles' | 'reachable_outcome' | 'tool_rules' | 'workflow_call' | 'resume_parked_child'
+  | 'hook_no_operations';
 
 /** A report the broker refuses: the rule it breaks and what was wrong (names of states and tools, never a value). */
 export interface BrokerViolation { rule: BrokerRule; message: string }
@@ -46,7 +48,8 @@ export interface BrokerViolation { rule: BrokerRule; message: string }
 export class BrokerViolationError extends PlatformError {
   readonly rule: BrokerRule;
   constructor(operation: string, violation: BrokerViolation) {
-    super('workflow_violation', `The platform refused the worker's ${operation}: ${violation.message} (rule ${violation.rule}); the turn ends failed and nothing of it was recorded.`, { status: 403 });
+    super('workflow_violation', `The platform refused the worker's ${operation}: ${violation.message} `
+      + `(rule ${violation.rule}); the turn ends failed and nothing of it was recorded.`, { status: 403 });
     this.rule = violation.rule;
   }
 }
@@ -61,21 +64,39 @@ export interface CheckpointFacts {
   workflow: WorkflowView;
   session: RecordedSession;
   turn: Pick<TurnRecord, 'kind' | 'input'>;
-  /** `to` of each `platform_advance` call of the model's latest reply (a call offering tools) in this turn, not yet taken. */
+  /** `to` of each platform_advance call of the model's latest reply offering tools in this turn, not yet taken. */
   advances: readonly string[];
   /** This session's child sessions named by its pending park or the patch's, by id. */
   children: Readonly<Record<string, RecordedChild>>;
 }
 
+type Found = BrokerViolation | undefined;
 const violation = (rule: BrokerRule, message: string): BrokerViolation => ({ rule, message });
-const quoted = (value: unknown): string => JSON.stringify(typeof value === 'string' ? value.slice(0, 80) : typeof value);
+const quoted = (value: unknown): string => JSON.stringify(
+  typeof value === 'string' ? value.slice(0, 80) : typeof value,
+);
 const edgesOf = (state: StateView): string[] => state.transitions.map((t) => t.to);
 const sameList = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
 const blank = (value: unknown): boolean => value === undefined || value === null || value === '';
+const isObject = (value: unknown): boolean => value !== null && typeof value === 'object' && !Array.isArray(value);
+const count = (value: unknown): boolean => Number.isInteger(value) && (value as number) >= 0;
 
 /** The variable names a worker may never write: the session's locked variables and `trigger`. */
 export function lockedNames(session: Pick<SessionRecord, 'lockedVariables'>): Set<string> {
   return new Set([...session.lockedVariables, 'trigger']);
+}
+
+function shapeViolation(patch: SessionPatch): Found {
+  const shaped = isObject(patch)
+    && (patch.variables === undefined || isObject(patch.variables))
+    && (patch.messages === undefined || (Array.isArray(patch.messages) && patch.messages.every(isObject)))
+    && (patch.trail === undefined || isObject(patch.trail))
+    && (patch.pending === undefined || patch.pending === null || isObject(patch.pending))
+    && (patch.visit === undefined || (isObject(patch.visit) && count(patch.visit.modelCalls) && count(patch.visit.parks)
+      && typeof patch.visit.entered === 'boolean'))
+    && (patch.dispatchCount === undefined || count(patch.dispatchCount));
+  if (shaped) return undefined;
+  return violation('checkpoint_shape', 'a checkpoint has the fields the engine writes, with their types');
 }
 
 /**
@@ -83,27 +104,30 @@ export function lockedNames(session: Pick<SessionRecord, 'lockedVariables'>): Se
  * Source: issue 17 § 4 (a state change is an out-edge taken through platform_advance, on_error or a decision;
  * locked variables and `trigger` never change; decision trail entries come only from decide).
  */
-export function checkpointViolation(facts: CheckpointFacts, patch: SessionPatch): BrokerViolation | undefined {
+export function checkpointViolation(facts: CheckpointFacts, patch: SessionPatch): Found {
+  const shape = shapeViolation(patch);
+  if (shape) return shape;
   const { session } = facts;
-  const system = (patch.messages ?? []).find((m) => !['user', 'assistant', 'tool'].includes(m?.role));
-  if (system) return violation('thread_roles', `a ${quoted(system?.role)} message cannot be written to the thread`);
+  const system = (patch.messages ?? []).find((m) => !['user', 'assistant', 'tool'].includes(m.role));
+  if (system) return violation('thread_roles', `a ${quoted(system.role)} message cannot be written to the thread`);
   const locked = lockedNames(session);
   const touched = Object.keys(patch.variables ?? {}).filter((name) => locked.has(name));
-  if (touched.length > 0) return violation('locked_variable', `${touched.map(quoted).join(', ')} ${touched.length > 1 ? 'are' : 'is'} locked`);
-  const moved = stateChangeViolation(facts, patch);
-  if (moved) return moved;
-  const parked = parkViolation(facts, patch);
-  if (parked) return parked;
-  if (patch.visit && patch.state === undefined) {
-    const was = session.visit;
-    if (patch.visit.modelCalls < was.modelCalls || patch.visit.parks < was.parks || (was.entered && !patch.visit.entered)) {
-      return violation('visit_counters', `the visit of state ${quoted(session.state)} cannot be reset without entering a state`);
-    }
+  if (touched.length > 0) {
+    const verb = touched.length > 1 ? 'are' : 'is';
+    return violation('locked_variable', `${touched.map(quoted).join(', ')} ${verb} locked`);
+  }
+  const found = stateChangeViolation(facts, patch) ?? parkViolation(facts, patch);
+  if (found) return found;
+  const was = session.visit;
+  const visit = patch.visit;
+  if (visit && patch.state === undefined
+    && (visit.modelCalls < was.modelCalls || visit.parks < was.parks || (was.entered && !visit.entered))) {
+    return violation('visit_counters', `the visit of state ${quoted(session.state)} is reset only by entering a state`);
   }
   return undefined;
 }
 
-function stateChangeViolation(facts: CheckpointFacts, patch: SessionPatch): BrokerViolation | undefined {
+function stateChangeViolation(facts: CheckpointFacts, patch: SessionPatch): Found {
   const { workflow, session } = facts;
   const trail = patch.trail;
   if (patch.state === undefined && trail === undefined) return undefined;
@@ -115,93 +139,90 @@ function stateChangeViolation(facts: CheckpointFacts, patch: SessionPatch): Brok
     return violation('state_exists', `state ${quoted(to)} is not a state of workflow "${workflow.slug}"`);
   }
   const active = workflow.states[session.state];
-  if (!active) return violation('state_exists', `the active state ${quoted(session.state)} is not in workflow "${workflow.slug}"`);
-  if (trail.via !== 'decision' && trail.by !== undefined) return violation('decision_from_decide', 'only a decision names who decided');
+  if (!active) {
+    return violation('state_exists', `the active state ${quoted(session.state)} is not in workflow "${workflow.slug}"`);
+  }
+  if (trail.via !== 'decision' && trail.by !== undefined) {
+    return violation('decision_from_decide', 'only a decision names who decided');
+  }
   switch (trail.via) {
     case 'advance': return advanceViolation(facts, active, to, patch);
-    case 'error':
-      return active.onError === to ? undefined : violation('on_error_route', `state "${active.slug}" routes its errors ${active.onError ? `to "${active.onError}"` : 'nowhere'}, not to "${to}"`);
     case 'decision': return decisionViolation(facts, active, to, trail);
-    default: return violation('state_change_source', `a worker cannot write a ${quoted(trail.via)} trail entry; states change by advance, on_error or decision`);
+    case 'error': {
+      if (active.onError === to) return undefined;
+      const routes = active.onError ? `to "${active.onError}"` : 'nowhere';
+      return violation('on_error_route', `state "${active.slug}" routes its errors ${routes}, not to "${to}"`);
+    }
+    default:
+      return violation('state_change_source', `a worker cannot write a ${quoted(trail.via)} trail entry; `
+        + 'states change by advance, on_error or decision');
   }
 }
 
-function advanceViolation(facts: CheckpointFacts, active: StateView, to: string, patch: SessionPatch): BrokerViolation | undefined {
+function advanceViolation(facts: CheckpointFacts, active: StateView, to: string, patch: SessionPatch): Found {
   if (active.type !== 'agent' || !edgesOf(active).includes(to)) {
-    return violation('out_edge', `"${to}" is not an out-edge of state "${active.slug}"${active.type === 'human' ? ' (a human state moves by decision only)' : ''}`);
+    const human = active.type === 'human' ? ' (a human state moves by decision only)' : '';
+    return violation('out_edge', `"${to}" is not an out-edge of state "${active.slug}"${human}`);
   }
-  if (!facts.advances.includes(to)) return violation('advance_called', `the model's latest reply in this turn did not call platform_advance to "${to}"`);
+  if (!facts.advances.includes(to)) {
+    const why = `the model's latest reply in this turn did not call platform_advance to "${to}"`;
+    return violation('advance_called', why);
+  }
   const variables = { ...facts.session.variables, ...patch.variables };
   const missing = active.requires.filter((name) => blank(variables[name]));
-  return missing.length > 0 ? violation('requires_set', `state "${active.slug}" is left only with ${missing.join(', ')} set`) : undefined;
+  if (missing.length === 0) return undefined;
+  return violation('requires_set', `state "${active.slug}" is left only with ${missing.join(', ')} set`);
 }
 
-function decisionViolation(facts: CheckpointFacts, active: StateView, to: string, trail: NonNullable<SessionPatch['trail']>): BrokerViolation | undefined {
+type Trail = NonNullable<SessionPatch['trail']>;
+
+function decisionViolation(facts: CheckpointFacts, active: StateView, to: string, trail: Trail): Found {
   const decision = facts.turn.kind === 'decision' ? facts.turn.input.decision : undefined;
   const pending = facts.session.pending;
   if (!decision || pending?.kind !== 'decision' || pending.childSessionId !== undefined) {
-    return violation('decision_from_decide', 'a decision trail entry is written only by a turn carrying a decision taken with decide');
+    const why = 'a decision trail entry is written only by a turn carrying a decision taken with decide';
+    return violation('decision_from_decide', why);
   }
   if (decision.to !== to || trail.by !== decision.by || (trail.note ?? undefined) !== (decision.comment ?? undefined)) {
     return violation('decision_from_decide', 'the decision trail entry differs from the decision taken with decide');
   }
-  return edgesOf(active).includes(to) ? undefined : violation('out_edge', `"${to}" is not an out-edge of state "${active.slug}"`);
+  if (edgesOf(active).includes(to)) return undefined;
+  return violation('out_edge', `"${to}" is not an out-edge of state "${active.slug}"`);
 }
 
-function parkViolation(facts: CheckpointFacts, patch: SessionPatch): BrokerViolation | undefined {
+const parkedStatuses: readonly string[] = ['awaiting_decision', 'awaiting_input'];
+
+function parkViolation(facts: CheckpointFacts, patch: SessionPatch): Found {
   if (patch.pending === undefined) return undefined;
-  const recorded = facts.session.pending?.childSessionId;
+  const recorded = facts.session.pending?.childSessionId as string | undefined;
   const next = patch.pending;
   if (recorded !== undefined && (next === null || next.childSessionId !== recorded)) {
-    const child = facts.children[recorded as string];
-    if (!child || !finalStatuses.includes(child.status)) return violation('finished_child', 'the park on a child session is cleared only once that child finished');
+    const child = facts.children[recorded];
+    if (!child || !finalStatuses.includes(child.status)) {
+      return violation('finished_child', 'the park on a child session is cleared only once that child finished');
+    }
   }
   if (next === null) return undefined;
+  const options: unknown = next.kind === 'decision' ? next.options : [];
+  const named = Array.isArray(options) ? options.map((o: { to?: unknown } | null) => String(o?.to)) : undefined;
   if (next.childSessionId !== undefined) {
     const child = facts.children[next.childSessionId];
-    const parked = child && (child.status === 'awaiting_decision' || child.status === 'awaiting_input') && child.pending?.kind === next.kind;
-    const options = next.kind === 'decision' && child?.pending?.kind === 'decision' ? sameList(next.options.map((o) => o.to), child.pending.options.map((o) => o.to)) : true;
-    return parked && options ? undefined : violation('park_matches_state', 'a park on a child mirrors a parked child session of this session');
+    const childPending = child?.pending;
+    const mirrors = child !== undefined && parkedStatuses.includes(child.status) && childPending?.kind === next.kind
+      && (childPending.kind !== 'decision'
+        || (named !== undefined && sameList(named, childPending.options.map((o) => o.to))));
+    if (mirrors) return undefined;
+    return violation('park_matches_state', 'a park on a child mirrors a parked child session of this session');
   }
   if (next.kind !== 'decision') {
     const kind: unknown = next.kind;
-    return kind === 'input' ? undefined : violation('park_matches_state', `a session parks for a decision or for input, not ${quoted(kind)}`);
+    if (kind === 'input') return undefined;
+    return violation('park_matches_state', `a session parks for a decision or for input, not ${quoted(kind)}`);
   }
   const state = facts.workflow.states[patch.state ?? facts.session.state];
-  const options: unknown = next.options;
-  const named = Array.isArray(options) ? options.map((o: { to?: string } | null) => String(o?.to)) : undefined;
   if (!state || state.type !== 'human' || next.state !== state.slug || !named || !sameList(named, edgesOf(state))) {
-    return violation('park_matches_state', 'a pending decision is that of the active human state, with its out-edges as the options');
-  }
-  return undefined;
-}
-
-/** The session as the outcome rules read it (after the turn's checkpoints). */
-export interface OutcomeFacts { workflow: WorkflowView; session: Pick<SessionRecord, 'state' | 'pending'> }
-
-/** Statuses a turn can end with (never `queued`, `running` or `cancelled`: only a member cancels). */
-export const reachableOutcomes = ['succeeded', 'failed', 'awaiting_decision', 'awaiting_input'] as const;
-
-/**
- * Why `outcome` may not settle the turn, or undefined: `succeeded` needs a terminal active state and nothing
- * pending, `awaiting_decision`/`awaiting_input` a recorded pending decision/input, `failed` an error.
- * Source: issue 17 § 4 (endTurn accepts only the outcomes the engine can reach from the recorded state).
- */
-export function outcomeViolation(facts: OutcomeFacts, outcome: TurnOutcome): BrokerViolation | undefined {
-  const status = outcome?.status;
-  if (!(reachableOutcomes as readonly unknown[]).includes(status)) {
-    return violation('reachable_outcome', `a turn ends ${reachableOutcomes.join(', ')}; never ${quoted(status)}`);
-  }
-  const { session, workflow } = facts;
-  const pending = session.pending;
-  if (status === 'succeeded') {
-    const state = workflow.states[session.state];
-    if (!state || state.transitions.length > 0 || pending) return violation('reachable_outcome', `the session is in state "${session.state}", which is not terminal: it cannot end succeeded`);
-  }
-  if (status === 'awaiting_decision' && pending?.kind !== 'decision') return violation('reachable_outcome', 'the session has no pending decision: it cannot await one');
-  if (status === 'awaiting_input' && pending?.kind !== 'input') return violation('reachable_outcome', 'the session has no pending input: it cannot await input');
-  if (status === 'failed' && (typeof outcome.error?.code !== 'string' || typeof outcome.error?.message !== 'string')) {
-    return violation('reachable_outcome', 'a failed turn carries its error (code and message)');
+    const why = 'a pending decision is that of the active human state, with its out-edges as the options';
+    return violation('park_matches_state', why);
   }
   return undefined;
 }

@@ -8,6 +8,7 @@
  * timeouts fail a turn).
  */
 import { PlatformError } from '../ports/platform-error.ts';
+import { lockedNames } from './broker-rules.ts';
 import type { TurnRun } from './turn-state.ts';
 import type { HookView, StateView } from './workflow-view.ts';
 
@@ -45,9 +46,14 @@ function safeJson(text: string): unknown {
   try { return JSON.parse(text); } catch { return undefined; }
 }
 
-/** Runs the before hooks of `state`; returns variables the scripts set. @throws PlatformError `hook_failed` */
+/**
+ * Runs the before hooks of `state`; returns variables the scripts set. A script setting a locked variable or
+ * `trigger` fails (the broker would refuse the write: core/session/broker-rules.ts).
+ * @throws PlatformError `hook_failed`
+ */
 export async function runBeforeHooks(run: TurnRun, state: StateView): Promise<Record<string, unknown>> {
   const variables: Record<string, unknown> = {};
+  const locked = lockedNames(run.session);
   for (const hook of state.before) {
     if (hook.rubric !== undefined) {
       const { score, reason } = await grade(run, hook, state);
@@ -55,7 +61,13 @@ export async function runBeforeHooks(run: TurnRun, state: StateView): Promise<Re
       continue;
     }
     const result = await runScript(run, hook, { when: 'before', state: state.slug, variables: { ...run.session.variables, ...variables } });
-    Object.assign(variables, record(result.variables));
+    const set = record(result.variables);
+    const refused = Object.keys(set).filter((name) => locked.has(name));
+    if (refused.length > 0) {
+      const names = refused.join(', ');
+      throw new PlatformError('hook_failed', `Hook ${hook.name} may not set ${names}: locked (set by the firing).`);
+    }
+    Object.assign(variables, set);
   }
   return variables;
 }

@@ -59,7 +59,10 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
   const guard = createBrokerGuard(deps, rootTurnId);
   const records = async (turnId: string) => {
     guard.ensureOpen();
-    if (typeof turnId !== 'string' || !allowed.has(turnId)) throw new PlatformError('turn_not_allowed', `Turn ${String(turnId).slice(0, 80)} is not this worker's.`, { status: 403 });
+    if (typeof turnId !== 'string' || !allowed.has(turnId)) {
+      const named = String(turnId).slice(0, 80);
+      throw new PlatformError('turn_not_allowed', `Turn ${named} is not this worker's.`, { status: 403 });
+    }
     return loadTurnRecords(deps, turnId);
   };
 
@@ -96,8 +99,9 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       const fields = await guard.child(parent, request);
       const target = (await deps.workflowOf(parent.buildId, parent.workflow)).callable[fields.workflow];
       const child = await insertSession(deps, {
-        orgId: parent.orgId, agentId: parent.agentId, environment: parent.environment, workflow: fields.workflow, buildId: parent.buildId, commitId: parent.commitId,
-        state: target.entry, trigger: target.trigger, variables: { ...fields.arguments as Record<string, never> }, lockedVariables: Object.keys(fields.arguments),
+        orgId: parent.orgId, agentId: parent.agentId, environment: parent.environment, workflow: fields.workflow,
+        buildId: parent.buildId, commitId: parent.commitId, state: target.entry, trigger: target.trigger,
+        variables: { ...fields.arguments as Record<string, never> }, lockedVariables: Object.keys(fields.arguments),
         depth: parent.depth + 1, inheritedForbid: fields.inheritedForbid, ancestry: fields.ancestry,
         parentId: parent._id, rootId: parent.rootId ?? parent._id, dispatchId: fields.dispatchId,
       });
@@ -109,8 +113,12 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       const { turn: parentTurn, session: parent } = await records(turnId);
       // Only the child this session is parked on, still parked, with the parent turn's own input (not the worker's).
       const { child, input: own } = await guard.resume(parentTurn, parent, childSessionId, input);
-      const { matched } = await sessionsOf(deps).updateOne({ _id: child._id, status: child.status }, { $set: { status: 'running', updatedAt: deps.clock.now() } });
-      if (matched === 0) throw new PlatformError('child_not_parked', `Child session ${child._id} is no longer parked; it was resumed meanwhile.`, { status: 409 });
+      const running = { $set: { status: 'running', updatedAt: deps.clock.now() } };
+      const { matched } = await sessionsOf(deps).updateOne({ _id: child._id, status: child.status }, running);
+      if (matched === 0) {
+        const why = `Child session ${child._id} is no longer parked; it was resumed meanwhile.`;
+        throw new PlatformError('child_not_parked', why, { status: 409 });
+      }
       const { kind, ...rest } = own;
       const turn = await insertTurn(deps, child, kind, rest, 'running');
       allowed.add(turn._id);
@@ -119,7 +127,9 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
     async endTurn(turnId, outcome: TurnOutcome) {
       const { turn, session } = await records(turnId);
       await guard.outcome(session, outcome);
-      await settleTurn(deps, turn as TurnRecord, { status: outcome.status, ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}) });
+      // Only what the outcome rules read is recorded: the status and the error's code and message.
+      const error = outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {};
+      await settleTurn(deps, turn as TurnRecord, { status: outcome.status, ...error });
     },
   };
 }

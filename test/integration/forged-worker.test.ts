@@ -21,19 +21,47 @@ import type { DocumentStore } from '../../core/ports/document-store.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import type { WorkerLauncher } from '../../core/ports/worker.ts';
 import { sessionCollections } from '../../core/session/model.ts';
-import { insertSession, insertTurn, sessionsOf, turnsOf, type SessionStoreDeps } from '../../core/session/session-store.ts';
+import {
+  insertSession,
+  insertTurn,
+  sessionsOf,
+  turnsOf,
+  type SessionStoreDeps,
+} from '../../core/session/session-store.ts';
 import type { StateView, WorkflowView } from '../../core/session/workflow-view.ts';
 import { repoRoot, roomyLimits, testLauncher } from '../fixtures/worker-launcher.ts';
 
 const forgedEntry = join(repoRoot, 'test/fixtures/forged-worker.ts');
 const state = (slug: string, fields: Partial<StateView> = {}): StateView => ({
-  slug, type: 'agent', transitions: [], tools: { allow: [], forbid: [] }, requires: [], budget: {}, before: [], after: [], triggers: [], ...fields,
+  slug,
+  type: 'agent',
+  transitions: [],
+  tools: { allow: [], forbid: [] },
+  requires: [],
+  budget: {},
+  before: [],
+  after: [],
+  triggers: [],
+  ...fields,
 });
-const base = { agentPrompt: 'p', disabled: false, promptCache: false, skills: [], callable: {}, limits: { childDepth: 2, childConcurrency: 2, turnSeconds: 60, modelCallsPerTurn: 5 } };
+const base = {
+  agentPrompt: 'p',
+  disabled: false,
+  promptCache: false,
+  skills: [],
+  callable: {},
+  limits: { childDepth: 2, childConcurrency: 2, turnSeconds: 60, modelCallsPerTurn: 5 },
+};
 const analyst: WorkflowView = {
-  ...base, slug: 'analyst', tools: { allowAlways: [], forbidAlways: [{ tool: 'semantic/request_improvement' }] },
+  ...base,
+  slug: 'analyst',
+  tools: { allowAlways: [], forbidAlways: [{ tool: 'semantic/request_improvement' }] },
   states: {
-    ask: state('ask', { triggers: ['manual'], tools: { allow: [{ tool: 'semantic' }], forbid: [] }, transitions: [{ to: 'review', description: 'Written.' }] }),
+    ask: state('ask', {
+      triggers: ['manual'],
+      tools: { allow: [{ tool: 'semantic' }], forbid: [] },
+      transitions: [{ to: 'review', description: 'Written.' }],
+    }),
     review: state('review', { type: 'human', transitions: [{ to: 'done', description: 'Approve.' }] }),
     done: state('done'),
   },
@@ -47,13 +75,37 @@ const hookSource = `export default async (input) => {
   }
 }`;
 const hooked: WorkflowView = {
-  ...base, slug: 'hooked', tools: { allowAlways: [], forbidAlways: [] },
+  ...base,
+  slug: 'hooked',
+  tools: { allowAlways: [], forbidAlways: [] },
   states: {
-    gate: state('gate', { type: 'human', triggers: ['manual'], before: [{ name: 'hooks/gate.js', source: hookSource, threshold: 0.7 }], transitions: [{ to: 'done', description: 'Go.' }] }),
+    gate: state('gate', {
+      type: 'human',
+      triggers: ['manual'],
+      before: [{ name: 'hooks/gate.js', source: hookSource, threshold: 0.7 }],
+      transitions: [{ to: 'done', description: 'Go.' }],
+    }),
     done: state('done'),
   },
 };
-const views: Record<string, WorkflowView> = { analyst, hooked };
+const relocking: WorkflowView = {
+  ...hooked,
+  slug: 'relocking',
+  states: {
+    ...hooked.states,
+    gate: {
+      ...hooked.states.gate,
+      before: [
+        {
+          name: 'hooks/relock.js',
+          source: 'export default { variables: { trigger: { id: "hook" } } }',
+          threshold: 0.7,
+        },
+      ],
+    },
+  },
+};
+const views: Record<string, WorkflowView> = { analyst, hooked, relocking };
 
 let dir: string;
 let docs: DocumentStore;
@@ -72,8 +124,18 @@ afterAll(async () => {
 async function runTurn(workflow: string, message: string, entryFile?: string) {
   const entry = Object.values(views[workflow].states).find((s) => s.triggers.length > 0)!.slug;
   const session = await insertSession(store, {
-    orgId: 'o1', agentId: 'a1', environment: 'main', workflow, buildId: 'b1', commitId: 'c1', state: entry, trigger: 'manual',
-    variables: { region: 'EU', trigger: { id: 'manual', arguments: { region: 'EU' } } }, lockedVariables: ['region', 'trigger'], depth: 0, inheritedForbid: [],
+    orgId: 'o1',
+    agentId: 'a1',
+    environment: 'main',
+    workflow,
+    buildId: 'b1',
+    commitId: 'c1',
+    state: entry,
+    trigger: 'manual',
+    variables: { region: 'EU', trigger: { id: 'manual', arguments: { region: 'EU' } } },
+    lockedVariables: ['region', 'trigger'],
+    depth: 0,
+    inheritedForbid: [],
   });
   const turn = await insertTurn(store, session, 'prompt', { message });
   await sessionsOf(store).updateOne({ _id: session._id }, { $set: { 'variables.turn_id': turn._id } });
@@ -82,17 +144,35 @@ async function runTurn(workflow: string, message: string, entryFile?: string) {
   const launcher: WorkerLauncher = { run: (options) => real.run({ ...options, ...(entryFile ? { entryFile } : {}) }) };
   const toolCalls: unknown[] = [];
   const deps: TurnRunnerDeps = {
-    ...store, launcher, limits: roomyLimits, instanceId: 'test-dispatcher', modelsConfig: undefined, promptCache: { enabled: false, ttl: '5m' },
-    models: { stream: () => { throw new PlatformError('model_unavailable', 'no model call is expected in this test'); } },
-    catalog: {
-      tools: async () => [{ collection: 'semantic', name: 'request_improvement', description: 'd', inputSchema: { type: 'object' } }],
-      call: async (collection, name, input) => (toolCalls.push({ collection, name, input }), { output: 'answered', isError: false }),
+    ...store,
+    launcher,
+    limits: roomyLimits,
+    instanceId: 'test-dispatcher',
+    modelsConfig: undefined,
+    promptCache: { enabled: false, ttl: '5m' },
+    models: {
+      stream: () => {
+        throw new PlatformError('model_unavailable', 'no model call is expected in this test');
+      },
     },
-    workflowOf: async (_build, slug) => views[slug], log: (line) => lines.push(line),
+    catalog: {
+      tools: async () => [
+        { collection: 'semantic', name: 'request_improvement', description: 'd', inputSchema: { type: 'object' } },
+      ],
+      call: async (collection, name, input) => (
+        toolCalls.push({ collection, name, input }),
+        { output: 'answered', isError: false }
+      ),
+    },
+    workflowOf: async (_build, slug) => views[slug],
+    log: (line) => lines.push(line),
   };
   await runQueuedTurn(deps, turn._id);
   return {
-    lines, toolCalls, before: before!, turnId: turn._id,
+    lines,
+    toolCalls,
+    before: before!,
+    turnId: turn._id,
     session: (await sessionsOf(store).findOne({ _id: session._id }))!,
     turn: (await turnsOf(store).findOne({ _id: turn._id }))!,
     messages: await docs.collection(sessionCollections.messages).countDocuments({ sessionId: session._id }),
@@ -106,37 +186,59 @@ describe('a forged turn worker', () => {
     ['decision-trail', 'turn.checkpoint', 'decision_from_decide'],
     ['end-queued', 'turn.endTurn', 'reachable_outcome'],
     ['forbidden-tool', 'turn.callTool', 'tool_rules'],
-  ])('sending %s is refused (%s, rule %s), the turn ends failed and nothing of it is recorded', async (forgery, op, rule) => {
-    const run = await runTurn('analyst', forgery, forgedEntry);
-    const error = { code: 'workflow_violation', message: expect.stringContaining(`(rule ${rule})`) };
-    expect(run.turn).toMatchObject({ status: 'failed', error });
-    expect(run.session).toMatchObject({ status: 'failed', error, state: 'ask', pending: null, messageCount: 0 });
-    expect(run.session.variables).toEqual(run.before.variables);
-    expect(run.session.trail).toEqual(run.before.trail);
-    expect(run.session.visit).toEqual(run.before.visit);
-    expect(run.messages).toBe(0);
-    expect(run.toolCalls).toEqual([]);
-    expect(run.lines).toContain(`[worker] refused ${op} for turn ${run.turnId}: it breaks the workflow rule ${rule}`);
-    expect(run.lines.join('\n')).not.toMatch(/ceo@example\.com|forged/);
-    // The refusal stopped the forged worker: it sent nothing the broker took after it.
-    expect(run.lines).toContainEqual(expect.stringMatching(new RegExp(`^\\[worker\\] ended turn worker \\d+ for turn ${run.turnId} \\((signalled|finished)\\)$`)));
-  }, 60_000);
+  ])(
+    'sending %s is refused (%s, rule %s), the turn ends failed and nothing of it is recorded',
+    async (forgery, op, rule) => {
+      const run = await runTurn('analyst', forgery, forgedEntry);
+      const error = { code: 'workflow_violation', message: expect.stringContaining(`(rule ${rule})`) };
+      expect(run.turn).toMatchObject({ status: 'failed', error });
+      expect(run.session).toMatchObject({ status: 'failed', error, state: 'ask', pending: null, messageCount: 0 });
+      expect(run.session.variables).toEqual(run.before.variables);
+      expect(run.session.trail).toEqual(run.before.trail);
+      expect(run.session.visit).toEqual(run.before.visit);
+      expect(run.messages).toBe(0);
+      expect(run.toolCalls).toEqual([]);
+      expect(run.lines).toContain(`[worker] refused ${op} for turn ${run.turnId}: it breaks the workflow rule ${rule}`);
+      expect(run.lines.join('\n')).not.toMatch(/ceo@example\.com|forged/);
+      // The refusal stopped the forged worker: it sent nothing the broker took after it.
+      expect(run.lines).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`^\\[worker\\] ended turn worker \\d+ for turn ${run.turnId} \\((signalled|finished)\\)$`),
+        ),
+      );
+    },
+    60_000,
+  );
 
   it('sending honest reports over the same forged channel has them recorded (the positive control)', async () => {
     const run = await runTurn('analyst', 'honest', forgedEntry);
     expect(run.turn).toMatchObject({ status: 'failed', error: { code: 'raised', message: 'Given up honestly.' } });
-    expect(run.session).toMatchObject({ status: 'failed', state: 'ask', messageCount: 1, variables: { ...run.before.variables, after: 'the forgery' } });
+    expect(run.session).toMatchObject({
+      status: 'failed',
+      state: 'ask',
+      messageCount: 1,
+      variables: { ...run.before.variables, after: 'the forgery' },
+    });
     expect(run.messages).toBe(1);
     expect(run.lines.filter((line) => line.includes('refused'))).toEqual([]);
   }, 60_000);
 });
 
-describe('a turn\'s hook', () => {
-  it('reaches no broker operation, even knowing its turn\'s id: the turn goes on and nothing the hook asked for is recorded', async () => {
+describe("a turn's hook", () => {
+  it("reaches no broker operation, even knowing its turn's id: nothing it asked for is recorded", async () => {
     const run = await runTurn('hooked', 'go');
     expect(run.turn).toMatchObject({ status: 'awaiting_decision' });
     expect(run.session.variables).toMatchObject({ hook: 'operation_refused' });
     expect(run.session.variables).not.toHaveProperty('written_by_hook');
     expect(run.lines.filter((line) => line.includes('refused'))).toEqual([]);
+  }, 60_000);
+
+  it('setting a locked variable fails the hook, naming it, and trigger is kept', async () => {
+    const run = await runTurn('relocking', 'go');
+    expect(run.turn).toMatchObject({
+      status: 'failed',
+      error: { code: 'hook_failed', message: 'Hook hooks/relock.js may not set trigger: locked (set by the firing).' },
+    });
+    expect(run.session.variables).toEqual(run.before.variables);
   }, 60_000);
 });
