@@ -77,7 +77,7 @@ export interface ServedChat {
 /** A started run: the thread to send next, the session, the turn to follow, and where its messages begin. */
 export interface StartedRun {
   threadId: string;
-  /** The thread's secret, for a caller without a subject of their own (sent with RUN_STARTED; {@link threadOwner}). */
+  /** The thread's secret, for a caller without a subject of their own (streamed after RUN_STARTED; {@link threadOwner}). */
   threadSecret?: string;
   runId: string;
   session: SessionRecord;

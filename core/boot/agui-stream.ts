@@ -1,7 +1,7 @@
 /**
  * The events of one AG-UI run, read from the checkpoint records while the turn runs on a dispatcher: RUN_STARTED
- * with the thread id to send next (and, for a public or bearer-token caller, the thread secret to send with it,
- * also as the custom event `platform.thread_secret` {threadId, threadSecret}); the assistant's messages and tool
+ * with the thread id to send next (for a public or bearer-token caller followed by the custom event
+ * `platform.thread_secret` {threadId, threadSecret}: the secret to send with it); the assistant's messages and tool
  * calls as they are checkpointed (text as TEXT_MESSAGE_START/CONTENT/END, calls as TOOL_CALL_START/ARGS/END and
  * TOOL_CALL_RESULT); child sessions as the custom events `platform.sub_workflow_start`,
  * `platform.sub_workflow_frame` (each child message) and `platform.sub_workflow_result`, each naming the child by
@@ -46,8 +46,8 @@ export async function streamRun(deps: AguiStreamDeps, run: StartedRun, emit: (ev
   const stamp = <E extends object>(event: E): BaseEvent => ({ ...event, timestamp: deps.now() }) as unknown as BaseEvent;
   const secret = run.threadSecret;
   const { threadId, runId } = run;
-  emit(stamp({ type: EventType.RUN_STARTED, threadId, runId, ...(secret ? { threadSecret: secret } : {}) }));
-  // The binary encoding keeps only the protocol's own fields: the secret rides on a custom event as well.
+  emit(stamp({ type: EventType.RUN_STARTED, threadId, runId }));
+  // A custom event, not a field of RUN_STARTED: clients (and the binary encoding) keep only the protocol's own fields.
   if (secret) {
     emit(stamp({ type: EventType.CUSTOM, name: 'platform.thread_secret', value: { threadId, threadSecret: secret } }));
   }

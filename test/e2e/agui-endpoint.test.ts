@@ -5,7 +5,7 @@
  * on that thread, streams a child session as platform.sub_workflow_* events without leaking its text into the
  * chat's messages, parks on a decision (RUN_FINISHED with an interrupt outcome), refuses a message while the
  * decision is pending (409) and takes the decision as a resume entry. Client tools are reported as not honoured.
- * A public caller's thread is bound to the thread secret issued with it (RUN_STARTED and `platform.thread_secret`):
+ * A public caller's thread is bound to the thread secret issued with it (custom event `platform.thread_secret`):
  * the thread id without the secret opens a fresh chat.
  */
 import { HttpAgent, type BaseEvent } from '@ag-ui/client';
@@ -63,7 +63,7 @@ async function run(agent: HttpAgent, options: Parameters<HttpAgent['runAgent']>[
   await agent.runAgent({ ...options, ...(secret ? { forwardedProps: { threadSecret: secret } } : {}) }, {
     onEvent: ({ event }) => { events.push(event); },
     onRunStartedEvent: ({ event }) => { agent.threadId = event.threadId; },
-    // HttpAgent keeps only the protocol's own fields of RUN_STARTED: the secret comes as a custom event too.
+    // The thread secret comes as a custom event (clients keep only the protocol's own fields of RUN_STARTED).
     onCustomEvent: ({ event }) => {
       const issued = (event.value as { threadSecret?: unknown } | undefined)?.threadSecret;
       if (event.name === 'platform.thread_secret' && typeof issued === 'string') secrets.set(agent, issued);
@@ -142,8 +142,10 @@ describe('the AG-UI endpoint', () => {
     const first = await postRun({ threadId: '', messages: [{ id: 'u1', role: 'user', content: 'Hello' }] });
     expect(first.status).toBe(200);
     const started = first.events[0];
-    expect(started).toMatchObject({ type: 'RUN_STARTED', threadSecret: expect.stringMatching(/^[\w-]{43}$/) });
-    expect(first.events[1]).toMatchObject({ type: 'CUSTOM', name: 'platform.thread_secret', value: { threadId: started.threadId, threadSecret: started.threadSecret } });
+    expect(started.type).toBe('RUN_STARTED');
+    const issued = first.events[1];
+    expect(issued).toMatchObject({ type: 'CUSTOM', name: 'platform.thread_secret', value: { threadId: started.threadId, threadSecret: expect.stringMatching(/^[\w-]{43}$/) } });
+    const secret = issued.value.threadSecret as string;
     const sessionOf = (events: Record<string, any>[]) => events.at(-1)!.result.sessionId as string;
     const session = sessionOf(first.events);
     // Someone who learnt the thread id, without the secret or with a wrong one: a fresh chat of their own.
@@ -153,7 +155,7 @@ describe('the AG-UI endpoint', () => {
       expect(stranger.events[0].threadId).not.toBe(started.threadId);
       expect(sessionOf(stranger.events)).not.toBe(session);
     }
-    const owner = await postRun({ threadId: started.threadId, forwardedProps: { threadSecret: started.threadSecret }, messages: [{ id: 'u3', role: 'user', content: 'Still there?' }] });
+    const owner = await postRun({ threadId: started.threadId, forwardedProps: { threadSecret: secret }, messages: [{ id: 'u3', role: 'user', content: 'Still there?' }] });
     expect(owner.events[0]).toMatchObject({ type: 'RUN_STARTED', threadId: started.threadId });
     expect(sessionOf(owner.events)).toBe(session);
     expect(owner.events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => e.delta).join('')).toBe('Owner again.');
