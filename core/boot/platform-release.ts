@@ -13,7 +13,8 @@ import { orgCollections, orgSchemaVersion } from '../org/model.ts';
 import { agentCollections, agentSchemaVersion } from '../agent/hosting-model.ts';
 import { connectionCollections, connectionSchemaVersion } from '../connection/model.ts';
 import { deploymentCollections, deploymentSchemaVersion } from '../deployment/model.ts';
-import { sessionCollections, sessionSchemaVersion } from '../session/model.ts';
+import { sessionCollections, sessionRecordSchemaVersion, sessionSchemaVersion } from '../session/model.ts';
+import { chatOwnerUpdate } from './chat-owner-update.ts';
 import { pollStatesCollection } from './poll-sweep.ts';
 import { callbackAddressesCollection } from './callback-addresses.ts';
 import { aguiThreadsCollection } from './agui-runs.ts';
@@ -22,7 +23,7 @@ import { sessionKeyClaimsCollection } from '../session/session-key-claims.ts';
 /**
  * The release's collections and data updates.
  * @param world - the stores the updates read beyond the documents they rewrite (the default organization of
- *   semantic_projects 1→2); omit it where updates are only listed
+ *   semantic_projects 1→2, the AG-UI threads of sessions 1→2); omit it where updates are only listed
  */
 export function platformRelease(world?: ProjectUpdateWorld): ReleaseData {
   const first = { baseline: 1, current: 1 };
@@ -35,5 +36,6 @@ export function platformRelease(world?: ProjectUpdateWorld): ReleaseData {
   for (const name of Object.values(connectionCollections)) collections[name] = { baseline: 1, current: connectionSchemaVersion };
   for (const name of Object.values(deploymentCollections)) collections[name] = { baseline: 1, current: deploymentSchemaVersion };
   for (const name of Object.values(sessionCollections)) collections[name] = { baseline: 1, current: sessionSchemaVersion };
-  return { collections, updates: [semanticProjectOrgUpdate(world)] };
+  collections[sessionCollections.sessions] = { baseline: 1, current: sessionRecordSchemaVersion };
+  return { collections, updates: [semanticProjectOrgUpdate(world), chatOwnerUpdate(world)] };
 }

@@ -86,10 +86,16 @@ export interface UsageTotals extends ModelUsage { modelCalls: number; costUsd: n
 /** The zero usage. */
 export const noUsage = (): UsageTotals => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, modelCalls: 0, costUsd: 0 });
 
+/**
+ * Version of the `sessions` collection's documents: 2 since chats record the member who started them (`startedBy`;
+ * the data update core/boot/chat-owner-update.ts writes it for older chats). Source: spec § Versioning.
+ */
+export const sessionRecordSchemaVersion = 2 as const;
+
 /** A session record (collection `sessions`). */
 export interface SessionRecord {
   _id: string;
-  schemaVersion: typeof sessionSchemaVersion;
+  schemaVersion: typeof sessionRecordSchemaVersion;
   orgId: string;
   agentId: string;
   environment: string;

@@ -12,7 +12,7 @@ import type { ModelMessage } from '../ports/model-provider.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import {
-  noUsage, sessionCollections, sessionKeys, sessionSchemaVersion,
+  noUsage, sessionCollections, sessionKeys, sessionRecordSchemaVersion, sessionSchemaVersion,
   type MessageRecord, type SessionRecord, type TurnKind, type TurnRecord, type UsageTotals,
 } from './model.ts';
 import type { SessionPatch, TurnOutcome } from './turn-host.ts';
@@ -49,7 +49,7 @@ export type NewSession = Pick<SessionRecord, 'orgId' | 'agentId' | 'environment'
 export async function insertSession(deps: SessionStoreDeps, fields: NewSession): Promise<SessionRecord> {
   const now = deps.clock.now();
   const session: SessionRecord = {
-    _id: deps.ids.newId(), schemaVersion: sessionSchemaVersion, attributes: {}, ancestry: [], ...fields,
+    _id: deps.ids.newId(), schemaVersion: sessionRecordSchemaVersion, attributes: {}, ancestry: [], ...fields,
     status: 'running', trail: [{ state: fields.state, via: 'start', at: now }], pending: null,
     visit: { modelCalls: 0, parks: 0, entered: false }, usage: noUsage(), messageCount: 0, dispatchCount: 0,
     error: null, createdAt: now, updatedAt: now,
