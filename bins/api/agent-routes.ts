@@ -11,8 +11,11 @@
  *   then the answer is `202 {operation}` (status `queued`), or 503 `queue_unavailable` without a queue store;
  * - `GET /api/agents/:agent/operations/:id` (Reader): the operation, ending `succeeded` with `result` (the
  *   environment after it) or `failed` with `error` (a refused publish: `agent_invalid` with located `problems`).
- * No route takes query parameters; bodies are checked with TypeBox (400 naming the field); role refusals
- * are 403 with core/org's codes.
+ * `:agent` is the agent's id or slug among the caller's organizations (core/agent/agent-access.ts, the one
+ * resolver; 409 `ambiguous_agent` for a slug in several of them). An agent the caller may not see (another
+ * organization's, or one they hold no role on) is 404 `agent_not_found` naming no identifier; a lower role than
+ * needed is 403 `agent_role_required` (core/boot/agent-authority.ts, the one check). docs/routes.md lists the roles.
+ * No route takes query parameters; bodies are checked with TypeBox (400 naming the field).
  *
  * Source: ../shared/spec/platform-service.md (What the service does; § Limits; § Errors); issue 7 § Agents
  * and environments, § Operators.
