@@ -102,7 +102,7 @@ describe('the store host as the broker', () => {
     expect(w.violations).toEqual([]);
   });
 
-  it('refuses an advance no model reply asked for; the first refusal ends the run, taking nothing after it', async () => {
+  it('refuses an advance no model reply asked for; the first refusal ends the run and takes nothing more', async () => {
     const w = await world();
     const refused = { code: 'workflow_violation', rule: 'advance_called' };
     await expect(w.host.checkpoint(w.turn._id, advance('review'))).rejects.toMatchObject(refused);
