@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PlatformError } from '../ports/platform-error.ts';
+import { BrokerViolationError } from '../session/broker-rules.ts';
 import type { TurnHost } from '../session/turn-host.ts';
 import { configuredCost, turnBroker } from './turn-runner.ts';
 
@@ -17,6 +18,19 @@ describe('the turn broker', () => {
     await expect(broker('turn.constructor', [])).rejects.toMatchObject({ code: 'operation_refused' });
     await expect(broker('turn.loadTurn/../x', 't1')).rejects.toMatchObject({ code: 'operation_refused' });
     expect(lines).toEqual(['[worker] refused turn.loadTurn for turn t1', '[worker] refused secrets.read for turn t1', '[worker] refused turn.constructor for turn t1', '[worker] refused an operation for turn t1']);
+  });
+
+  it('logs a report the workflow\'s rules refuse with the rule it breaks, never a value', async () => {
+    const lines: string[] = [];
+    const found = { rule: 'locked_variable' as const, message: '"trigger" is locked' };
+    const violation = new BrokerViolationError('checkpoint', found);
+    const refusing = { checkpoint: async () => { throw violation; } } as unknown as TurnHost;
+    const broker = turnBroker(refusing, { subject: 'turn t1', log: (line) => lines.push(line) });
+    const forged = ['t1', { variables: { trigger: 'ceo@example.com' } }];
+    await expect(broker('turn.checkpoint', forged)).rejects.toBe(violation);
+    expect(lines).toEqual([
+      '[worker] refused turn.checkpoint for turn t1: it breaks the workflow rule locked_variable',
+    ]);
   });
 
   it('prices a call with the offered model\'s prices (the default when none is named), 0 without prices', () => {
