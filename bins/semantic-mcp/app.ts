@@ -1,12 +1,14 @@
 /**
  * HTTP routes of semantic-mcp: the production and test MCP endpoints of every project, behind a
- * per-client-IP rate limit and Bearer token authentication.
+ * per-client-IP rate limit and Bearer token authentication. A call the platform makes for an organization's agent
+ * (PLATFORM_CALLER_HEADER) is counted per token and that organization and agent instead, once its token verifies.
  *
  * Source: ../shared/spec/semantic-query-service.md § Endpoints, § Authentication, § Limits.
  */
 import { Elysia } from 'elysia';
 import { clientAddress, type TrustedProxies } from '../../core/auth/client-address.ts';
 import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
+import { PLATFORM_CALLER_HEADER } from '../../core/ports/tool-catalog.ts';
 import { isPlatformError, PlatformError } from '../../core/ports/platform-error.ts';
 import type { Plane } from '../../core/semantic/records.ts';
 import { authenticateEndpoint } from '../../core/semantic/tokens.ts';
@@ -36,15 +38,34 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
     response.headers.set('server-timing', timing.header());
     return response;
   };
+  const limited = (key: string, who: string) => async (): Promise<Response | undefined> => {
+    const limit = await env.rateLimiter.consume(key);
+    if (limit.allowed) return undefined;
+    return errorResponse(new PlatformError('rate_limited', `Too many requests ${who}: at most the configured number per 60 s. Retry after ${limit.retryAfterSeconds} s.`, { status: 429 }), { 'retry-after': String(limit.retryAfterSeconds) });
+  };
   const answer = async (plane: Plane, request: Request, slug: string, client: string, timing: ServerTiming): Promise<Response> => {
     try {
-      const limit = await timing.measure('rate', () => env.rateLimiter.consume(client));
-      if (!limit.allowed) {
-        return errorResponse(new PlatformError('rate_limited', `Too many requests from this address: at most the configured number per 60 s. Retry after ${limit.retryAfterSeconds} s.`, { status: 429 }), { 'retry-after': String(limit.retryAfterSeconds) });
+      const caller = platformCallerOf(request);
+      const perAddress = limited(client, 'from this address');
+      if (caller === undefined) {
+        const refused = await timing.measure('rate', perAddress);
+        if (refused) return refused;
       }
-      const { project, token } = await timing.measure('auth', () => authenticateEndpoint(env.deps, slug, bearer(request)));
+      const authenticate = () => authenticateEndpoint(env.deps, slug, bearer(request));
+      // A call the platform makes for one organization's agent (every such call comes from the dispatcher's address)
+      // counts per token and that caller, so one tenant's agent cannot use up another's calls; a token that does not
+      // verify still counts against its address.
+      const { project, token } = await timing.measure('auth', caller === undefined ? authenticate : () => authenticate().catch(async (error: unknown) => {
+        const refused = await perAddress();
+        throw refused ? new RateRefusal(refused) : error;
+      }));
+      if (caller !== undefined) {
+        const refused = await timing.measure('rate', limited(`caller:${token._id}:${caller}`, 'for this organization\'s agent'));
+        if (refused) return refused;
+      }
       return await timing.measure('mcp', () => handleMcpRequest(env, request, { project, token, plane }, timing));
     } catch (error) {
+      if (error instanceof RateRefusal) return error.response;
       if (isPlatformError(error) && error.status && error.status < 500) {
         return errorResponse(error, error.status === 401 ? { 'www-authenticate': 'Bearer realm="cairn-semantic"' } : {});
       }
@@ -56,6 +77,22 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
     .get('/mcp/_health', () => ({ status: 'ok', version: env.version }))
     .all('/mcp/:slug/mcp', serve('production'), { parse: 'none' })
     .all('/mcp/:slug/test/mcp', serve('test'), { parse: 'none' });
+}
+
+/** A refusal over a rate found while authenticating (answered as it is). */
+class RateRefusal extends Error {
+  constructor(readonly response: Response) { super('rate limited'); }
+}
+
+/**
+ * The organization and agent the platform names for a tools/call (PLATFORM_CALLER_HEADER, `<orgId>/<agentId>`), or
+ * undefined when absent or malformed (then the call counts per address, as the spec's per-IP limit says).
+ *
+ * Source: issue 17 § 6 (limit platform calls per calling organization and agent)
+ */
+function platformCallerOf(request: Request): string | undefined {
+  const value = request.headers.get(PLATFORM_CALLER_HEADER) ?? '';
+  return /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/.test(value) ? value : undefined;
 }
 
 function bearer(request: Request): string | undefined {

@@ -14,7 +14,7 @@ import { PlatformError } from '../ports/platform-error.ts';
 import type { ToolCatalog } from '../ports/tool-catalog.ts';
 import type { WorkerLauncher, WorkerLimits } from '../ports/worker.ts';
 import { TURN_HEARTBEAT_MS } from '../session/model.ts';
-import { beatTurn, claimTurn, loadTurnRecords, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import { beatTurn, claimTurn, loadTurnRecords, sessionsOf, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import { failTurnTree } from '../session/stale-turns.ts';
 import { BrokerViolationError } from '../session/broker-rules.ts';
 import { createStoreHost } from '../session/store-host.ts';
@@ -106,6 +106,8 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
     const status = beat ? beatTurn(deps, turnId, deps.instanceId) : turnsOf(deps).findOne({ _id: turnId }).then((t) => t?.status);
     void status.then((s) => { if (s === 'cancelled') controller.abort(); }, () => undefined);
   }, pollMs);
+  let agentLookup: Promise<string | undefined> | undefined;
+  const agentOfTurn = () => (agentLookup ??= sessionsOf(deps).findOne({ _id: turn.sessionId }).then((s) => s?.agentId, () => undefined));
   const host = createStoreHost({
     ...deps, signal: controller.signal,
     // A report the broker refused ended the turn failed: the worker is stopped, nothing more of it is taken.
@@ -115,7 +117,10 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
     costOf: (model, usage) => configuredCost(deps.modelsConfig, model, usage),
     serviceTools: () => deps.catalog.tools(),
     // The turn record's organization (written by the platform): an owned collection answers only its owner's agents.
-    callServiceTool: (call, signal) => deps.catalog.call(call.collection, call.name, call.input, { signal, orgId: turn.orgId }),
+    // With the session's agent (the records, never the worker) it is the service's rate key (issue 17 § 6).
+    callServiceTool: async (call, signal) => deps.catalog.call(call.collection, call.name, call.input, {
+      signal, orgId: turn.orgId, agentId: await agentOfTurn(),
+    }),
   }, turnId);
   try {
     // The workflow's turn_seconds is enforced from outside the worker too (its own check never runs while it is stuck).

@@ -40,6 +40,26 @@ export interface ToolCallOptions {
    * (core/boot/service-owners.ts; issue 17 § 1).
    */
   orgId?: string;
+  /**
+   * The agent the call is made for (from the trusted records). With `orgId` it is sent to the service as
+   * {@link PLATFORM_CALLER_HEADER} so a service keys its rate limit per calling organization and agent rather than
+   * per address (every call of a dispatcher comes from one address; issue 17 § 6).
+   */
+  agentId?: string;
+}
+
+/**
+ * The header naming the organization and agent a tools/call is made for: `<orgId>/<agentId>` (each 1–100 of
+ * `[A-Za-z0-9_.-]`). semantic-mcp counts its rate limit per token and this caller when it is present.
+ *
+ * Source: issue 17 § 6 (one tenant's agent cannot deny another's tools)
+ */
+export const PLATFORM_CALLER_HEADER = 'x-cairn-caller';
+
+/** The header value for `orgId`/`agentId`, or undefined when either is missing or not of the allowed characters. */
+export function platformCallerValue(orgId: string | undefined, agentId: string | undefined): string | undefined {
+  const part = /^[A-Za-z0-9_.-]{1,100}$/;
+  return orgId && agentId && part.test(orgId) && part.test(agentId) ? `${orgId}/${agentId}` : undefined;
 }
 
 /**

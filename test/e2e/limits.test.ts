@@ -4,21 +4,28 @@
  *   one member give five 201s, then 429 with Retry-After; a reply is refused the same way, reading is not counted;
  * - owner-supplied outbound URLs: an oidc connection whose issuer or JWKS URL is local, loopback, private or plain
  *   http is refused with 400 naming PLATFORM_ALLOW_PRIVATE_URLS;
- * - a 20 KiB request header line passes every hop; one over 32 KiB is refused by the proxy (431).
+ * - a 20 KiB request header line passes every hop; one over 32 KiB is refused by the proxy (431);
+ * - semantic-mcp (MCP_RATE_LIMIT_MAX 5) counts the platform's tool calls per calling organization and agent: one
+ *   organization's agent using up its calls leaves another's answered, though both come from the same address.
  *
  * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_USER_RATE_PER_MINUTE), § Errors,
  * § Limits; issue 17 § 6.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServiceCatalog } from '../../core/adapters/mcp-services/index.ts';
 import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
+import { flightsModel, projectDir } from '../helpers/semantic-fixtures.ts';
 
 let product: RunningProduct;
+let semanticToken: string;
 
 beforeAll(async () => {
-  product = await startProduct({ PLATFORM_USER_RATE_PER_MINUTE: '5' });
+  product = await startProduct({ PLATFORM_USER_RATE_PER_MINUTE: '5', MCP_RATE_LIMIT_MAX: '5' });
   const imported = runCairn(product.url, ['agent', 'import', join(repoRoot, 'scripts/demo/agent'), '--agent', 'flights-analyst', '--publish']);
   expect(imported.status, imported.stderr).toBe(0);
+  expect(runCairn(product.url, ['semantic', 'import', projectDir([flightsModel]), '--project', 'flights', '--publish']).status).toBe(0);
+  semanticToken = runCairn(product.url, ['semantic', 'token', 'create', 'flights', '--models', 'flights']).stdout.trim();
 }, 180_000);
 
 afterAll(async () => { await product?.stop(); });
@@ -76,4 +83,23 @@ describe('request header lines through the proxy', () => {
     expect((await withHeader(31 * 1024)).status).toBe(200);
     expect((await withHeader(40 * 1024)).status).toBe(431);
   });
+});
+
+describe('semantic tool calls of hosted agents', () => {
+  it('counts per calling organization and agent: one agent over the limit does not refuse another organization\'s', async () => {
+    const catalog = createServiceCatalog({ services: [{ id: 'semantic', endpoint: `${product.url}/mcp/flights/mcp`, token: semanticToken }], log: () => undefined });
+    try {
+      await catalog.warm();
+      const list = (orgId: string, agentId: string) => catalog.call('semantic', 'list_semantic_models', {}, { orgId, agentId });
+      const greedy = [];
+      for (let i = 0; i < 7; i += 1) greedy.push(await list('org-a', 'agent-1'));
+      expect(greedy.slice(0, 5).map((r) => r.isError)).toEqual([false, false, false, false, false]);
+      expect(greedy[5]).toMatchObject({ isError: true, output: expect.stringMatching(/429|Too many requests/) });
+      const other = await list('org-b', 'agent-2');
+      expect(other.isError, JSON.stringify(other.output)).toBe(false);
+      expect(JSON.stringify(other.output)).toContain('flights');
+    } finally {
+      await catalog.close();
+    }
+  }, 60_000);
 });

@@ -8,7 +8,7 @@
 import type { ServiceConfig } from '../../config/config-model.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
-import type { CatalogTool, ToolCallOptions, ToolCallResult, ToolCatalog } from '../../ports/tool-catalog.ts';
+import { platformCallerValue, type CatalogTool, type ToolCallOptions, type ToolCallResult, type ToolCatalog } from '../../ports/tool-catalog.ts';
 import { callServiceTool, unreachable } from './service-call.ts';
 import { failureReason } from './failure-reason.ts';
 import { openServiceConnection, type ServiceConnection } from './service-connection.ts';
@@ -95,7 +95,8 @@ export function createServiceCatalog(options: ServiceCatalogOptions): ServiceCat
       if (!state.tools.some((tool) => tool.name === name)) {
         throw toolNotFound(collection, name, `the ${collection} service offers ${state.tools.map((t) => t.name).join(', ') || 'no tools'}`);
       }
-      return callServiceTool(state, name, input, { signal: callOptions.signal, timeoutMs: callTimeoutMs });
+      const caller = platformCallerValue(callOptions.orgId, callOptions.agentId);
+      return callServiceTool(state, name, input, { signal: callOptions.signal, timeoutMs: callTimeoutMs, ...(caller ? { caller } : {}) });
     },
     close: async () => { await Promise.all([...states.values()].map((state) => state.connection.close())); },
   };

@@ -9,9 +9,10 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServiceConfig } from '../../config/config-model.ts';
+import { PLATFORM_CALLER_HEADER } from '../../ports/tool-catalog.ts';
 
 /** Options of {@link openServiceConnection}. */
 export interface ServiceConnectionOptions {
@@ -26,6 +27,8 @@ export interface ServiceConnectionOptions {
 /** Options of one {@link ServiceConnection.callTool}. */
 export interface ServiceCallOptions {
   signal?: AbortSignal;
+  /** `<orgId>/<agentId>` sent as PLATFORM_CALLER_HEADER on the tools/call request (the service's rate key). */
+  caller?: string;
   /** Longest wait for the answer, in ms. */
   timeoutMs: number;
 }
@@ -55,8 +58,9 @@ const MAX_PAGES = 100;
  * Source: spec/platform-service.md § Rules 15
  */
 export function openServiceConnection(service: ServiceConfig, options: ServiceConnectionOptions): ServiceConnection {
-  const callSignal = new AsyncLocalStorage<AbortSignal>();
-  const fetchOf = abortableFetch(options.fetch ?? ((input, init) => fetch(input, init)), callSignal);
+  const callSignal = new AsyncLocalStorage<CallContext>();
+  const callers = new AsyncLocalStorage<string | undefined>();
+  const fetchOf = callerFetch(abortableFetch(options.fetch ?? ((input, init) => fetch(input, init)), callSignal), callers);
   let current: Promise<Client> | undefined;
   const connected = (): Promise<Client> => {
     current ??= connect(service, { ...options, fetch: fetchOf }).catch((error: unknown) => {
@@ -77,38 +81,60 @@ export function openServiceConnection(service: ServiceConfig, options: ServiceCo
     try {
       return await request(await used);
     } catch (error) {
-      if (error instanceof McpError || signal?.aborted) throw error;
+      // A refusal over the service's rate is an answer, not a broken connection: reconnecting would only spend more.
+      if (error instanceof McpError || signal?.aborted || (error instanceof StreamableHTTPError && error.code === 429)) throw error;
       await drop(used);
       return request(await connected());
     }
   };
   return {
     listTools: () => withReconnect((client) => listAllTools(client, options.discoveryTimeoutMs)),
-    callTool: (name, input, call) => withReconnect(async (client) => {
+    // The call's context (its signal, its caller) covers a reconnect made for it too: the caller's header goes on
+    // the new connection's requests as well.
+    callTool: (name, input, call) => callers.run(call.caller, () => withReconnect(async (client) => {
       const params = { name, arguments: input as Record<string, unknown> };
       // Ends the HTTP request too when the call fails (a timeout): the SDK alone would leave it open.
       const ended = new AbortController();
       const signal = call.signal ? AbortSignal.any([call.signal, ended.signal]) : ended.signal;
       try {
-        return await callSignal.run(signal, () => client.callTool(params, undefined, { signal: call.signal, timeout: call.timeoutMs })) as CallToolResult;
+        return await callSignal.run({ signal }, () => client.callTool(params, undefined, { signal: call.signal, timeout: call.timeoutMs })) as CallToolResult;
       } catch (error) {
         ended.abort(error);
         throw error;
       }
-    }, call.signal),
+    }, call.signal)),
     close: () => drop(),
   };
 }
+
+/** What a tools/call's async context carries to the transport's fetch. */
+interface CallContext { signal: AbortSignal }
 
 /**
  * `base`, except that a tools/call request sent while `callSignal` holds a call's signal is aborted with it (the
  * SDK gives its transport no per-request signal; the call's async context carries it to the fetch).
  */
-function abortableFetch(base: typeof fetch, callSignal: AsyncLocalStorage<AbortSignal>): typeof fetch {
+function abortableFetch(base: typeof fetch, callSignal: AsyncLocalStorage<CallContext>): typeof fetch {
   return (input, init) => {
-    const signal = callSignal.getStore();
+    const signal = callSignal.getStore()?.signal;
     if (signal === undefined || typeof init?.body !== 'string' || !init.body.includes('"method":"tools/call"')) return base(input, init);
     return base(input, { ...init, signal: init.signal ? AbortSignal.any([init.signal, signal]) : signal });
+  };
+}
+
+/**
+ * `base`, except that every request made in a call's async context names the call's caller in
+ * PLATFORM_CALLER_HEADER (`<orgId>/<agentId>`): the service counts its rate per caller rather than per address.
+ *
+ * Source: issue 17 § 6 (one tenant's agent cannot deny another's tools)
+ */
+function callerFetch(base: typeof fetch, callers: AsyncLocalStorage<string | undefined>): typeof fetch {
+  return (input, init) => {
+    const caller = callers.getStore();
+    if (caller === undefined) return base(input, init);
+    const headers = new Headers(init?.headers);
+    headers.set(PLATFORM_CALLER_HEADER, caller);
+    return base(input, { ...init, headers });
   };
 }
 
