@@ -91,6 +91,8 @@ const launcher = env.remoteWorkerHost
     program: workerProgramFor({ execPath: process.execPath, compiled: isCompiledExecutable(process.execPath), appDir }),
     environment: (kind, memoryMb) => workerEnvironment(env, { kind, memoryLimitMb: memoryMb }),
     slots: workerSlots, log: print, inspect: env.workers.inspect,
+    // Each worker in its own namespaces (no network, no other process in sight); refused in production without them.
+    isolation: env.workers.isolation, production: env.production,
   });
 const builds = publishedWorkflows({ docs, objects });
 /** The stores every session use case of this process works on. */

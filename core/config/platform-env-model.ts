@@ -81,8 +81,16 @@ export type SecretStoreSettings = Static<typeof SecretStoreSettings>;
 
 const WorkerKindLimits = Type.Object({ memoryMb: Type.Integer(), wallTimeSeconds: Type.Integer(), slots: Type.Integer() });
 
-/** Worker limits of a process. Source: spec/platform-service.md § Rules 7, § Limits */
-export const WorkerLimits = Type.Object({ turn: WorkerKindLimits, call: WorkerKindLimits, inspect: Type.Boolean() });
+/**
+ * Worker limits of a process, the inspector switch and `isolation` (PLATFORM_WORKER_ISOLATION: `namespaces`, the
+ * default, runs each worker in bubblewrap's network, PID and user namespaces; `permission-only` opts out, under
+ * Node's permission model alone, with a warning line). Source: spec/platform-service.md § Rules 7–8, § Limits;
+ * issue 17 § 3
+ */
+export const WorkerLimits = Type.Object({
+  turn: WorkerKindLimits, call: WorkerKindLimits, inspect: Type.Boolean(),
+  isolation: Type.Union([Type.Literal('namespaces'), Type.Literal('permission-only')]),
+});
 /**
  * Worker limits.
  *

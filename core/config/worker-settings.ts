@@ -3,7 +3,7 @@
  *
  * Source: spec/platform-service.md § Rules 6–7, 10; § Deployment settings (PLATFORM_WORKER_*); § Limits.
  */
-import { base64Bytes, flag, integerAtLeast, invalid, port, positiveInteger, type EnvRecord } from './env-values.ts';
+import { base64Bytes, flag, integerAtLeast, invalid, oneOf, port, positiveInteger, type EnvRecord } from './env-values.ts';
 import { bindAddress, hostAndPort } from './net-values.ts';
 import type { WorkerLimits } from './platform-env-model.ts';
 
@@ -14,9 +14,13 @@ export const MIN_WORKER_HOST_KEY_BYTES = 32;
 /** Default worker host port. Source: spec/platform-service.md § Limits (worker host port) */
 export const DEFAULT_WORKER_HOST_PORT = 7340;
 
+/** Values of PLATFORM_WORKER_ISOLATION. Source: issue 17 § 3 */
+export const WORKER_ISOLATIONS = ['namespaces', 'permission-only'] as const;
+
 /**
- * Limits and slots of turn and call workers, and PLATFORM_WORKER_INSPECT.
- * @returns turn `{ memoryMb: 1024, wallTimeSeconds: 3600, slots: 3 }`, call `{ 512, 300, 6 }` by default; inspect off
+ * Limits and slots of turn and call workers, PLATFORM_WORKER_INSPECT and PLATFORM_WORKER_ISOLATION.
+ * @returns turn `{ memoryMb: 1024, wallTimeSeconds: 3600, slots: 3 }`, call `{ 512, 300, 6 }` by default; inspect off;
+ *   isolation `namespaces`
  * @throws PlatformError `invalid_config` naming the first bad variable
  *
  * Source: spec/platform-service.md § Deployment settings (PLATFORM_WORKER_*); § Limits
@@ -34,6 +38,7 @@ export function parseWorkerLimits(env: EnvRecord): WorkerLimits {
       slots: positiveInteger(env, 'PLATFORM_WORKER_CALL_SLOTS', 6),
     },
     inspect: flag(env, 'PLATFORM_WORKER_INSPECT', false),
+    isolation: oneOf(env, 'PLATFORM_WORKER_ISOLATION', WORKER_ISOLATIONS, 'namespaces'),
   };
 }
 

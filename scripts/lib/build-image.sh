@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The container image from dist/ (scripts/build --image calls this after compiling):
-#   1. a Debian root file system (debootstrap minbase + caddy, redis-server, curl, CA certificates),
+#   1. a Debian root file system (debootstrap minbase + caddy, redis-server, bubblewrap, curl, CA certificates),
 #      made once and cached in $CAIRN_ROOTFS_CACHE (default /var/cache/cairn-rootfs) under a key of
 #      the suite, architecture and package list; delete the directory to take newer Debian updates;
 #   2. a staged build context: app/bin/<every dist executable of bins/*/main.ts>, app/proxy, app/web;
@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
 done
 
 suite=bookworm
-packages=(ca-certificates curl redis-server caddy libstdc++6)
+packages=(ca-certificates curl redis-server caddy libstdc++6 bubblewrap)
 recipe=3 # raise when the steps below change
 mirror="${CAIRN_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 security="${CAIRN_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"

@@ -1,0 +1,113 @@
+/**
+ * A worker dies with its dispatcher: a process standing in for the dispatcher (test/fixtures/worker-parent.ts,
+ * on Bun) starts a busy worker and is killed with SIGKILL; every process of the worker's tree is then gone, in
+ * the namespace sandbox (bubblewrap's --die-with-parent) and under permission-only isolation (setpriv's
+ * parent-death signal). And a launcher starting where a stopped process left a worker running ends it (the run
+ * folder's record), leaving alone the workers of a process still running.
+ * Source: ../shared/spec/platform-service.md § Rules 6–7; issue 17 § 3 (a worker dies with its dispatcher).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createWorkerLauncher } from '../../core/adapters/worker/index.ts';
+import { processStartTime } from '../../core/adapters/worker/worker-registry.ts';
+import { bunPath } from '../helpers/product.ts';
+import { repoRoot } from '../fixtures/worker-launcher.ts';
+
+const runDirs: string[] = [];
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const dir of runDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function newRunDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-orphans-'));
+  runDirs.push(dir);
+  return dir;
+}
+
+/** `pid` and all its descendants, as /proc lists each process's children. */
+function tree(pid: number): number[] {
+  const found = [pid];
+  for (let i = 0; i < found.length; i += 1) {
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${found[i]}/task`);
+    } catch {
+      continue;
+    }
+    for (const task of tasks) {
+      try {
+        for (const child of readFileSync(`/proc/${found[i]}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) found.push(Number(child));
+      } catch {
+        // ended meanwhile
+      }
+    }
+  }
+  return found;
+}
+
+const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+
+/** Waits (every 50 ms, at most 20 s) until `check` holds. */
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !check(); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+/** Starts the stand-in dispatcher; resolves with it and its worker's pid once the worker runs. */
+async function parentWithBusyWorker(isolation: string): Promise<{ parent: ChildProcess; worker: number; said: () => string }> {
+  const parent = spawn(bunPath, [join(repoRoot, 'test/fixtures/worker-parent.ts'), isolation, newRunDir()], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } });
+  children.push(parent);
+  let said = '';
+  for (const stream of [parent.stdout!, parent.stderr!]) stream.on('data', (chunk: Buffer) => (said += chunk.toString()));
+  await until(() => /^worker \d+$/m.test(said) || parent.exitCode !== null);
+  const worker = Number(/^worker (\d+)$/m.exec(said)?.[1]);
+  if (!worker) throw new Error(`the stand-in dispatcher started no worker:\n${said}`);
+  return { parent, worker, said: () => said };
+}
+
+describe('a worker dies with its dispatcher', () => {
+  it.each(['namespaces', 'permission-only'])('kill -9 of the dispatcher with a busy worker (%s) leaves no worker process behind', async (isolation) => {
+    const { parent, worker, said } = await parentWithBusyWorker(isolation);
+    expect(said()).toContain(`sandbox ${isolation}`);
+    await until(() => tree(worker).length >= (isolation === 'namespaces' ? 3 : 1) && tree(worker).some((pid) => /node/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))));
+    const processes = tree(worker);
+    expect(processes.every(alive)).toBe(true);
+    expect(processes.some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('worker-probes'))).toBe(true);
+    parent.kill('SIGKILL');
+    await until(() => !processes.some(alive));
+    expect(processes.filter(alive)).toEqual([]);
+  }, 60_000);
+
+  it('a launcher starting after a stopped process ends the worker it left running, and leaves a live owner\'s alone', async () => {
+    const runDir = newRunDir();
+    const sleeper = () => {
+      const child = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
+      children.push(child);
+      return child.pid!;
+    };
+    const gone = spawn('true');
+    await new Promise((resolve) => gone.once('exit', resolve));
+    const leftover = sleeper();
+    const kept = sleeper();
+    await until(() => processStartTime(leftover) !== undefined && processStartTime(kept) !== undefined);
+    const workDir = mkdtempSync(join(tmpdir(), 'cairn-worker-'));
+    const record = (pid: number, owner: number, ownerStarted: string, dir: string) =>
+      writeFileSync(join(runDir, `${pid}.json`), JSON.stringify({ pid, started: processStartTime(pid), owner, ownerStarted, workDir: dir }));
+    record(leftover, gone.pid!, '1', workDir);
+    record(kept, process.pid, processStartTime(process.pid)!, join(tmpdir(), 'cairn-worker-not-this-one'));
+    expect([alive(leftover), alive(kept)]).toEqual([true, true]);
+    const lines: string[] = [];
+    createWorkerLauncher({ program: { command: async () => ({ command: 'true', args: [] }) }, environment: () => ({}), slots: { turn: 1, call: 1 }, log: (line) => lines.push(line), runDir, isolation: 'permission-only' });
+    expect(lines).toContain(`[worker] ended leftover worker ${leftover} of a stopped process (pid ${gone.pid})`);
+    await until(() => !alive(leftover));
+    expect(alive(leftover)).toBe(false);
+    expect(existsSync(workDir)).toBe(false);
+    expect(readdirSync(runDir)).toEqual([`${kept}.json`]);
+    expect(alive(kept)).toBe(true);
+    expect(spawnSync('kill', ['-0', String(kept)]).status).toBe(0);
+  });
+});
