@@ -73,10 +73,16 @@ describe('a worker dies with its dispatcher', () => {
   it.each(['namespaces', 'permission-only'])('kill -9 of the dispatcher with a busy worker (%s) leaves no worker process behind', async (isolation) => {
     const { parent, worker, said } = await parentWithBusyWorker(isolation);
     expect(said()).toContain(`sandbox ${isolation}`);
-    await until(() => tree(worker).length >= (isolation === 'namespaces' ? 3 : 1) && tree(worker).some((pid) => /node/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))));
+    // Busy: its hook asked the broker, then loops in native code (the runtime's process is running, not waiting).
+    await until(() => /^busy$/m.test(said()));
+    const runtime = () => tree(worker).find((pid) => {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return args[0].endsWith('/node') && args.some((arg) => arg.includes('worker-probes'));
+    });
+    await until(() => runtime() !== undefined && /^State:\s+R/m.test(readFileSync(`/proc/${runtime()}/status`, 'utf8')));
     const processes = tree(worker);
     expect(processes.every(alive)).toBe(true);
-    expect(processes.some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('worker-probes'))).toBe(true);
+    expect(readFileSync(`/proc/${runtime()}/status`, 'utf8')).toMatch(/^State:\s+R/m);
     parent.kill('SIGKILL');
     await until(() => !processes.some(alive));
     expect(processes.filter(alive)).toEqual([]);
