@@ -10,11 +10,15 @@ import { modelHasPrices, unpricedCapProblems } from './spend-cap-models.ts';
 
 const models: ModelsConfig = {
   providers: [{ id: 'p', type: 'openai-compatible', apiBaseUrl: 'http://127.0.0.1:9/v1' }],
-  offered: [{ id: 'paid', provider: 'p', prices: { input: 3, output: 15 } }, { id: 'free', provider: 'p', prices: { input: 0, output: 0 } }],
+  offered: [
+    { id: 'paid', provider: 'p', prices: { input: 3, output: 15 } },
+    { id: 'free', provider: 'p', prices: { input: 0, output: 0 } },
+  ],
 };
 const workflow = (settings: string, stateModel = '') => ({
   path: 'workflows/desk/workflow.yaml',
-  text: `${settings}states:\n  ask:\n    triggers:\n      manual: {}\n${stateModel}    transitions:\n      - to: done\n        description: Done.\n  done:\n    title: Done\n`,
+  text: `${settings}states:\n  ask:\n    triggers:\n      manual: {}\n${stateModel}`
+    + '    transitions:\n      - to: done\n        description: Done.\n  done:\n    title: Done\n',
 });
 const agentFile = { path: 'AGENTS.md', text: '---\nname: Desk\ndescription: A desk.\n---\nYou help.\n' };
 
@@ -38,7 +42,10 @@ describe('spend caps and model prices', () => {
     await writeSpendCap({ docs, clock: { now: () => new Date(0) } }, scope, 'day', 1, 'sub-ada');
     expect(await check('a1', 'main', files(''))).toEqual([]);
     expect(await check('a1', 'main', files('settings:\n  model: free\n'))).toEqual([
-      { file: 'workflows/desk/workflow.yaml', line: 1, column: 1, key: 'settings.model', message: expect.stringContaining('Workflow "desk" has a spend cap in environment "main", but its model "free" has no prices') },
+      {
+        file: 'workflows/desk/workflow.yaml', line: 1, column: 1, key: 'settings.model',
+        message: expect.stringContaining('in environment "main", but its model "free" has no prices'),
+      },
     ]);
     expect(await check('a1', 'main', files('', '    model: free\n'))).toHaveLength(1);
     // Another environment's cap does not bind this one.

@@ -17,29 +17,46 @@ import type { StoreHostDeps } from './store-host.ts';
 import type { ModelCallRequest } from './turn-host.ts';
 import type { WorkflowView } from './workflow-view.ts';
 
-const usage = (input: number, output: number) => ({ inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0 });
+const usage = (input: number, output: number) => ({
+  inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0,
+});
 /** USD per million tokens: input 3, output 15. */
-const costOf = (_model: string | undefined, u: ReturnType<typeof usage>) => (u.inputTokens * 3 + u.outputTokens * 15) / 1e6;
+const costOf = (_model: string | undefined, u: ReturnType<typeof usage>) =>
+  (u.inputTokens * 3 + u.outputTokens * 15) / 1e6;
 const scope = { orgId: 'o1', agentId: 'a1', environment: 'main', workflow: 'analyst' };
-const request: ModelCallRequest = { messages: [{ role: 'system', content: 'You count flights.' }, { role: 'user', content: 'How many?' }], tools: [], promptCache: { enabled: false, ttl: '5m' } };
+const request: ModelCallRequest = {
+  messages: [{ role: 'system', content: 'You count flights.' }, { role: 'user', content: 'How many?' }],
+  tools: [], promptCache: { enabled: false, ttl: '5m' },
+};
+type Turn = { _id: string; usage?: Record<string, number> };
+type Counter = { _id: string; committedNano: number; reservedNano: number };
 
-function setup(stream: (request: ModelRequest) => AsyncIterable<ModelEvent>, limits: Partial<WorkflowView['limits']> = {}) {
+function setup(
+  stream: (request: ModelRequest) => AsyncIterable<ModelEvent>, limits: Partial<WorkflowView['limits']> = {},
+) {
   const docs = createMemoryDocumentStore();
   let n = 0;
   const seen: ModelRequest[] = [];
   const models: ModelProvider = { stream: (r) => { seen.push(r); return stream(r); } };
-  const view = { slug: 'analyst', limits: { childDepth: 1, childConcurrency: 1, turnSeconds: 60, modelCallsPerTurn: 5, ...limits } } as WorkflowView;
+  const all = { childDepth: 1, childConcurrency: 1, turnSeconds: 60, modelCallsPerTurn: 5, ...limits };
+  const view = { slug: 'analyst', limits: all } as WorkflowView;
+  const ids = {
+    newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '0',
+  };
   const deps: StoreHostDeps = {
-    docs, objects: createMemoryObjectStore(), clock: { now: () => new Date('2026-11-24T09:00:00Z') }, ids: { newId: () => `id${(n += 1)}`, randomBytes: (k) => new Uint8Array(k), sha256Hex: async () => '0' },
-    workflowOf: async () => view, models, costOf, serviceTools: async () => [], callServiceTool: async () => ({ output: null, isError: false }),
+    docs, objects: createMemoryObjectStore(), clock: { now: () => new Date('2026-11-24T09:00:00Z') }, ids,
+    workflowOf: async () => view, models, costOf, serviceTools: async () => [],
+    callServiceTool: async () => ({ output: null, isError: false }),
     promptCache: { enabled: false, ttl: '5m' }, callSignal: () => undefined,
   };
   const session = { _id: 's1', ...scope, buildId: 'b1', messageCount: 0 } as SessionRecord;
   const turn = { _id: 't1', sessionId: 's1' };
-  const turnUsage = async () => (await docs.collection<{ _id: string; usage?: Record<string, number> }>(sessionCollections.turns).findOne({ _id: 't1' }))?.usage;
-  const counter = () => docs.collection<{ _id: string; committedNano: number; reservedNano: number }>(sessionCollections.spendTotals).findOne({ _id: 'a1:main:analyst:day:2026-11-24' });
+  const turns = docs.collection<Turn>(sessionCollections.turns);
+  const turnUsage = async () => (await turns.findOne({ _id: 't1' }))?.usage;
+  const counter = () => docs.collection<Counter>(sessionCollections.spendTotals)
+    .findOne({ _id: 'a1:main:analyst:day:2026-11-24' });
   return { deps, seen, session, turn, turnUsage, counter, setup: async () => {
-    await docs.collection<{ _id: string; usage: object }>(sessionCollections.turns).insertOne({ _id: 't1', usage: { ...usage(0, 0), modelCalls: 0, costUsd: 0 } });
+    await turns.insertOne({ _id: 't1', usage: { ...usage(0, 0), modelCalls: 0, costUsd: 0 } });
     await writeSpendCap(deps, scope, 'day', 1, 'sub-ada');
   } };
 }
@@ -57,10 +74,15 @@ describe('a metered model call', () => {
     const bound = (promptTokenBound(request.messages, []) * 3 + DEFAULT_OUTPUT_TOKENS_PER_CALL * 15) / 1e6;
     expect(t.seen[0].maxOutputTokens).toBe(4096);
     expect(during).toMatchObject({ reservedNano: Math.ceil(bound * 1e9) });
+    // It expires after the call's bound (the turn's 60 s here) and a grace of 60 s, should the dispatcher die.
+    const [held] = Object.values((during as { reservations: Record<string, { expiresAt: Date }> }).reservations);
+    expect(held.expiresAt).toEqual(new Date('2026-11-24T09:02:00Z'));
     expect(reply.costUsd).toBeCloseTo((20 * 3 + 3 * 15) / 1e6, 12);
     expect(await t.counter()).toMatchObject({ reservedNano: 0, committedNano: Math.round(reply.costUsd * 1e9) });
 
-    const limited = setup(async function* () { yield { type: 'finish', reason: 'length', usage: usage(20, 100) }; }, { outputTokensPerCall: 100 });
+    const limited = setup(async function* () {
+      yield { type: 'finish', reason: 'length', usage: usage(20, 100) };
+    }, { outputTokensPerCall: 100 });
     await meteredModelCall(limited.deps, limited.turn, limited.session, request);
     expect(limited.seen[0].maxOutputTokens).toBe(100);
   });
@@ -71,7 +93,8 @@ describe('a metered model call', () => {
       throw Object.assign(new PlatformError('model_unavailable', 'scripted failure'), { usage: usage(1000, 50) });
     });
     await t.setup();
-    await expect(meteredModelCall(t.deps, t.turn, t.session, request)).rejects.toMatchObject({ code: 'model_unavailable' });
+    await expect(meteredModelCall(t.deps, t.turn, t.session, request))
+      .rejects.toMatchObject({ code: 'model_unavailable' });
     expect(await t.turnUsage()).toMatchObject({ inputTokens: 1000, outputTokens: 50, modelCalls: 1 });
     expect((await spendStatus(t.deps, scope))[0].spentUsd).toBeCloseTo((1000 * 3 + 50 * 15) / 1e6, 12);
     expect(await t.counter()).toMatchObject({ reservedNano: 0 });
@@ -83,7 +106,8 @@ describe('a metered model call', () => {
       throw new PlatformError('model_cancelled', 'cancelled');
     });
     await t.setup();
-    await expect(meteredModelCall(t.deps, t.turn, t.session, request)).rejects.toMatchObject({ code: 'model_cancelled' });
+    await expect(meteredModelCall(t.deps, t.turn, t.session, request))
+      .rejects.toMatchObject({ code: 'model_cancelled' });
     const prompt = promptTokenBound(request.messages, []);
     expect(await t.turnUsage()).toMatchObject({ inputTokens: prompt, outputTokens: 3, modelCalls: 1 });
     expect((await spendStatus(t.deps, scope))[0].spentUsd).toBeCloseTo((prompt * 3 + 3 * 15) / 1e6, 12);

@@ -18,9 +18,12 @@ function setup() {
 }
 const scope: SpendScope = { orgId: 'o1', agentId: 'a1', environment: 'main', workflow: 'analyst' };
 const day = (docs: ReturnType<typeof setup>['deps']) => spendStatus(docs, scope).then((s) => s[0]);
+type Counter = { _id: string; committedNano: number; reservedNano: number; reservations?: object };
 const counterOf = async (t: ReturnType<typeof setup>, workflow = 'analyst') =>
-  t.deps.docs.collection<{ _id: string; committedNano: number; reservedNano: number; reservations?: object }>(sessionCollections.spendTotals)
+  t.deps.docs.collection<Counter>(sessionCollections.spendTotals)
     .findOne({ _id: `a1:main:${workflow}:day:2026-11-24` });
+const reasons = (tries: PromiseSettledResult<unknown>[]) =>
+  tries.flatMap((r) => (r.status === 'rejected' ? [r.reason as { code: string; message: string }] : []));
 const ttl = { ttlMs: 60_000, priced: true };
 
 describe('spend reservations', () => {
@@ -30,9 +33,9 @@ describe('spend reservations', () => {
     const tries = await Promise.allSettled(Array.from({ length: 12 }, () => reserveSpend(t.deps, [scope], 0.155, ttl)));
     const held = tries.filter((r) => r.status === 'fulfilled');
     expect(held).toHaveLength(6);
-    expect(tries.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(Array(6).fill('spend_cap_reached'));
+    expect(reasons(tries).map((r) => r.code)).toEqual(Array(6).fill('spend_cap_reached'));
     expect(await counterOf(t)).toMatchObject({ committedNano: 930_000_000, reservedNano: 930_000_000 });
-    expect((tries.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason.message).toContain('0.0700 USD left (0.0000 USD spent, 0.9300 USD held');
+    expect(reasons(tries)[0].message).toContain('0.0700 USD left (0.0000 USD spent, 0.9300 USD held');
   });
 
   it('settles to the reported cost once, and a release gives the amount back', async () => {
@@ -40,7 +43,8 @@ describe('spend reservations', () => {
     await writeSpendCap(t.deps, scope, 'day', 1, 'sub-ada');
     const first = await reserveSpend(t.deps, [scope], 0.5, ttl);
     const second = await reserveSpend(t.deps, [scope], 0.5, ttl);
-    await expect(reserveSpend(t.deps, [scope], 0.01, ttl)).rejects.toMatchObject({ code: 'spend_cap_reached', status: 429 });
+    await expect(reserveSpend(t.deps, [scope], 0.01, ttl))
+      .rejects.toMatchObject({ code: 'spend_cap_reached', status: 429 });
     await settleSpend(t.deps, first, 0.2);
     await settleSpend(t.deps, first, 0.2); // a second settle adds the cost again but gives nothing back twice
     await releaseSpend(t.deps, second);
@@ -56,7 +60,8 @@ describe('spend reservations', () => {
     const t = setup();
     await writeSpendCap(t.deps, scope, 'day', 10, 'sub-ada');
     await writeSpendCap(t.deps, scope, 'month', 0.1, 'sub-ada');
-    await expect(reserveSpend(t.deps, [scope], 0.2, ttl)).rejects.toMatchObject({ code: 'spend_cap_reached', message: expect.stringContaining('month (UTC)') });
+    await expect(reserveSpend(t.deps, [scope], 0.2, ttl))
+      .rejects.toMatchObject({ code: 'spend_cap_reached', message: expect.stringContaining('month (UTC)') });
     expect(await counterOf(t)).toMatchObject({ committedNano: 0, reservedNano: 0 });
   });
 
@@ -68,14 +73,15 @@ describe('spend reservations', () => {
     await reserveSpend(t.deps, [scope], 0.05, ttl);
   });
 
-  it('sweeps the expired reservation of a process that died at the next reservation, and settles a late call once', async () => {
+  it('sweeps a dead process\'s expired reservation at the next reservation, and settles a late call once', async () => {
     const t = setup();
     await writeSpendCap(t.deps, scope, 'day', 1, 'sub-ada');
     const lost = await reserveSpend(t.deps, [scope], 0.9, { ttlMs: 30_000, priced: true });
     await expect(reserveSpend(t.deps, [scope], 0.2, ttl)).rejects.toMatchObject({ code: 'spend_cap_reached' });
     t.advance(30_000);
     const next = await reserveSpend(t.deps, [scope], 0.2, ttl);
-    expect(await counterOf(t)).toMatchObject({ committedNano: 200_000_000, reservations: { [next.id]: expect.any(Object) } });
+    const held = { [next.id]: expect.any(Object) };
+    expect(await counterOf(t)).toMatchObject({ committedNano: 200_000_000, reservations: held });
     // Were the swept call to report after all, its cost is added without giving back its amount a second time.
     await settleSpend(t.deps, lost, 0.3);
     expect(await counterOf(t)).toMatchObject({ committedNano: 500_000_000, reservedNano: 200_000_000 });
@@ -85,7 +91,9 @@ describe('spend reservations', () => {
   it('reserves on every ancestor\'s caps and counts the spend there too', async () => {
     const t = setup();
     const sessions = t.deps.docs.collection<SessionRecord>(sessionCollections.sessions);
-    const record = (id: string, workflow: string, parentId?: string) => ({ _id: id, orgId: 'o1', agentId: 'a1', environment: 'main', workflow, ...(parentId ? { parentId } : {}) }) as SessionRecord;
+    const record = (id: string, workflow: string, parentId?: string) => ({
+      _id: id, orgId: 'o1', agentId: 'a1', environment: 'main', workflow, ...(parentId ? { parentId } : {}),
+    }) as SessionRecord;
     await sessions.insertOne(record('s1', 'lead'));
     await sessions.insertOne(record('s2', 'helper', 's1'));
     await sessions.insertOne(record('s3', 'lookup', 's2'));
@@ -93,18 +101,23 @@ describe('spend reservations', () => {
     expect(scopes.map((s) => s.workflow)).toEqual(['lookup', 'helper', 'lead']);
     await writeSpendCap(t.deps, { ...scope, workflow: 'lead' }, 'day', 0.5, 'sub-ada');
     const held = await reserveSpend(t.deps, scopes, 0.3, ttl);
-    await expect(reserveSpend(t.deps, scopes, 0.3, ttl)).rejects.toMatchObject({ code: 'spend_cap_reached', message: expect.stringContaining('Workflow "lead"') });
+    await expect(reserveSpend(t.deps, scopes, 0.3, ttl))
+      .rejects.toMatchObject({ code: 'spend_cap_reached', message: expect.stringContaining('Workflow "lead"') });
     await settleSpend(t.deps, held, 0.25);
-    const spent = await Promise.all(['lookup', 'helper', 'lead'].map((workflow) => spendStatus(t.deps, { ...scope, workflow }).then((s) => s[0].spentUsd)));
+    const dayOf = (workflow: string) => spendStatus(t.deps, { ...scope, workflow }).then((s) => s[0].spentUsd);
+    const spent = await Promise.all(['lookup', 'helper', 'lead'].map(dayOf));
     expect(spent).toEqual([0.25, 0.25, 0.25]);
     expect(await counterOf(t, 'lead')).toMatchObject({ committedNano: 250_000_000, reservedNano: 0 });
   });
 
   it('refuses a capped call on a model without prices, and lets an uncapped one run', async () => {
     const t = setup();
-    await expect(reserveSpend(t.deps, [scope], 0, { ttlMs: 1000, priced: false })).resolves.toMatchObject({ held: [], amountNano: 0 });
+    await expect(reserveSpend(t.deps, [scope], 0, { ttlMs: 1000, priced: false }))
+      .resolves.toMatchObject({ held: [], amountNano: 0 });
     await writeSpendCap(t.deps, scope, 'week', 5, 'sub-ada');
     await expect(reserveSpend(t.deps, [scope], 0, { ttlMs: 1000, priced: false, model: 'local-llama' }))
-      .rejects.toMatchObject({ code: 'spend_cap_unpriced', status: 422, message: expect.stringContaining('model "local-llama" has no prices') });
+      .rejects.toMatchObject({
+        code: 'spend_cap_unpriced', status: 422, message: expect.stringContaining('model "local-llama" has no prices'),
+      });
   });
 });

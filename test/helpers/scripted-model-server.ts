@@ -170,7 +170,8 @@ function streamTurn(res: ServerResponse, turn: ScriptedTurn, request: number): v
   chunk({}, finishReason(turn));
   res.write(`data: ${JSON.stringify({ id: `chatcmpl-${request}`, object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [], usage: usageOf(turn) })}\n\n`);
   if (turn.failAfterUsage === true) {
-    res.end(`data: ${JSON.stringify({ error: { message: 'scripted failure after usage', type: 'server_error' } })}\n\n`);
+    const error = { message: 'scripted failure after usage', type: 'server_error' };
+    res.end(`data: ${JSON.stringify({ error })}\n\n`);
     return;
   }
   res.end('data: [DONE]\n\n');

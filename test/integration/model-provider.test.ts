@@ -7,7 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAiModelProvider } from '../../core/adapters/models/ai-model-provider.ts';
 import type { ModelsConfig } from '../../core/config/config-model.ts';
 import { costOf } from '../../core/model/cost.ts';
-import { reportedUsage, type ModelEvent, type ModelProvider, type ModelRequest } from '../../core/ports/model-provider.ts';
+import {
+  reportedUsage, type ModelEvent, type ModelProvider, type ModelRequest,
+} from '../../core/ports/model-provider.ts';
 import { isPlatformError, type PlatformError } from '../../core/ports/platform-error.ts';
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from '../helpers/scripted-model-server.ts';
 
@@ -108,11 +110,14 @@ describe('the model provider against the scripted model server', () => {
     expect(server!.requests[0].clientClosed).toBe(true);
   });
 
-  it('a stream that fails after the provider reported usage fails carrying that usage (it is billed); the output bound is sent', async () => {
-    const provider = await providerFor([{ text: 'Half an answer', usage: { promptTokens: 300, completionTokens: 7 }, failAfterUsage: true }]);
+  it('a stream failing after usage was reported carries it (the call is billed); the output bound is sent', async () => {
+    const provider = await providerFor([
+      { text: 'Half an answer', usage: { promptTokens: 300, completionTokens: 7 }, failAfterUsage: true },
+    ]);
     const error = await failure(provider.stream(ask('Hi', { maxOutputTokens: 512 })));
     expect(error.code).toBe('model_unavailable');
-    expect(reportedUsage(error)).toEqual({ inputTokens: 300, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    const billed = { inputTokens: 300, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    expect(reportedUsage(error)).toEqual(billed);
     expect(server!.requests[0].body.max_tokens).toBe(512);
     // A failure with nothing reported carries no usage.
     await server!.close();
