@@ -110,7 +110,7 @@ describe('the model provider against the scripted model server', () => {
     expect(server!.requests[0].clientClosed).toBe(true);
   });
 
-  it('a stream failing after usage was reported carries it (the call is billed); the output bound is sent', async () => {
+  it('a stream failing after usage was reported carries it (it is billed); the output bound is sent', async () => {
     const provider = await providerFor([
       { text: 'Half an answer', usage: { promptTokens: 300, completionTokens: 7 }, failAfterUsage: true },
     ]);
