@@ -8,6 +8,9 @@
  *    not asserted). Also a trivial hook through the launcher (QuickJS loaded, one broker round trip).
  * 2. a full scripted-model turn (through the worker launcher, the broker over in-memory stores) against the
  *    model call alone (scripts/bench-runtime-turn.ts).
+ * Each worker row runs in the namespace sandbox (bubblewrap, ../core/adapters/worker/sandbox.ts) and, for
+ * comparison, under the permission model alone; the closing lines print the sandboxed start-up (spawn → exit)
+ * against bare node with the ratio (issue 17 § 3: within 1.5×).
  * Options: --runs N (default 20).
  *
  * Source: ../shared/spec/platform-service.md § Rules 6 (start-up adds 0.3 to 0.65 s on a fast machine).
@@ -19,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { workerEnvironment } from '../core/config/worker-environment.ts';
 import { bundledWorkerProgram, createWorkerLauncher, executableWorkerProgram, type WorkerProgram } from '../core/adapters/worker/index.ts';
+import { probeNamespaces, sandboxCommand, type WorkerIsolation } from '../core/adapters/worker/sandbox.ts';
 import { readMessages, writeLine, type WorkerMessage } from '../core/adapters/worker/protocol.ts';
 import { fmt } from './lib/bench-stats.ts';
 import { benchTurn } from './bench-runtime-turn.ts';
@@ -46,10 +50,14 @@ function exitTime(command: string, args: string[]): Promise<number> {
   });
 }
 
-/** A worker started by hand with `program`: milliseconds to its first channel message, to its answer, and to its exit. */
-async function handTimes(program: WorkerProgram): Promise<{ first: number; answer: number; exit: number }> {
+/**
+ * A worker started by hand with `program` (under bubblewrap at `bwrap` when given): milliseconds to its first
+ * channel message, to its answer, and to its exit.
+ */
+async function handTimes(program: WorkerProgram, bwrap?: string): Promise<{ first: number; answer: number; exit: number }> {
   const workDir = await mkdtemp(join(tmpdir(), 'cairn-bench-worker-'));
-  const { command, args } = await program.command({ workDir, memoryMb: limits.memoryMb });
+  const plain = await program.command({ workDir, memoryMb: limits.memoryMb });
+  const { command, args } = bwrap ? sandboxCommand(bwrap, plain, { workDir }) : plain;
   const t0 = performance.now();
   const times = { first: 0, answer: 0, exit: 0 };
   await new Promise<void>((done, fail) => {
@@ -69,9 +77,10 @@ async function handTimes(program: WorkerProgram): Promise<{ first: number; answe
 /** A trivial hook: QuickJS loaded, one broker round trip. */
 const trivialHook = { task: 'hook', payload: { source: 'export default async (input) => ({ input, answer: await platform.call("bench.ping") })', input: 1 } };
 
-/** Launcher `run` to outcome for `job` (default the echo task), in milliseconds. */
-async function launcherTime(program: WorkerProgram, job: { task: string; payload: unknown } = { task: 'echo', payload: { ok: true } }): Promise<number> {
-  const launcher = createWorkerLauncher({ program, environment: env, slots: { turn: 1, call: 1 }, log: () => undefined });
+/** Launcher `run` to outcome for `job` (default the echo task) with `isolation`, in milliseconds (the sandbox probe excluded). */
+async function launcherTime(program: WorkerProgram, isolation: WorkerIsolation, job: { task: string; payload: unknown } = { task: 'echo', payload: { ok: true } }): Promise<number> {
+  const launcher = createWorkerLauncher({ program, environment: env, slots: { turn: 1, call: 1 }, log: () => undefined, isolation });
+  await launcher.sandbox();
   const t0 = performance.now();
   const outcome = await launcher.run({ kind: 'call', subject: 'call bench', ...job, limits, broker: async () => 'pong' });
   if (outcome.ended !== 'finished') throw new Error(`the worker did not finish: ${JSON.stringify(outcome)}`);
@@ -84,7 +93,10 @@ async function partOne(): Promise<void> {
   if (existsSync(executable)) programs.push(['dist/worker (single executable)', executableWorkerProgram(executable)]);
   else console.log('dist/worker is missing (scripts/build worker makes it): measuring the sources bundle only');
   programs.push(['sources bundle on node', bundledWorkerProgram({ appDir: root })]);
-  for (const [, program] of programs) await launcherTime(program); // warm-up: bundling, page cache
+  const probe = await probeNamespaces();
+  if (!probe.ok) console.log(`no namespace sandbox here (${probe.reason}): sandboxed rows are left out`);
+  const isolations: [WorkerIsolation, string | undefined][] = probe.ok ? [['namespaces', probe.bwrap], ['permission-only', undefined]] : [['permission-only', undefined]];
+  for (const [, program] of programs) await launcherTime(program, 'permission-only'); // warm-up: bundling, page cache
   await exitTime(node, ['-e', '0']);
   const bare: number[] = [];
   const rows = new Map<string, number[]>();
@@ -92,12 +104,15 @@ async function partOne(): Promise<void> {
   for (let i = 0; i < runs; i += 1) {
     bare.push(await exitTime(node, ['-e', '0']));
     for (const [name, program] of programs) {
-      add(`${name}: launcher run → outcome`, await launcherTime(program));
-      const hand = await handTimes(program);
-      add(`${name}: spawn → first message`, hand.first);
-      add(`${name}: spawn → answer`, hand.answer);
-      add(`${name}: spawn → exit`, hand.exit);
-      add(`${name}: launcher run → outcome, trivial hook`, await launcherTime(program, trivialHook));
+      for (const [isolation, bwrap] of isolations) {
+        const label = `${name} [${isolation}]`;
+        add(`${label}: launcher run → outcome`, await launcherTime(program, isolation));
+        const hand = await handTimes(program, bwrap);
+        add(`${label}: spawn → first message`, hand.first);
+        add(`${label}: spawn → answer`, hand.answer);
+        add(`${label}: spawn → exit`, hand.exit);
+        add(`${label}: launcher run → outcome, trivial hook`, await launcherTime(program, isolation, trivialHook));
+      }
     }
   }
   const base = summary(bare);
@@ -107,6 +122,13 @@ async function partOne(): Promise<void> {
   for (const [name, ms] of rows) {
     const s = summary(ms);
     console.log(`${name.padEnd(72)}${fmt(s.median)}  ${fmt(s.p90)}  ${(s.median / base.median).toFixed(2).padStart(6)}`);
+  }
+  for (const [name] of programs) {
+    const sandboxed = rows.get(`${name} [namespaces]: spawn → first message`);
+    if (!sandboxed) continue;
+    const s = summary(sandboxed);
+    const verdict = s.median <= base.median * 1.5 ? 'within' : 'over';
+    console.log(`\nsandboxed start-up, ${name} (spawn → first channel message): ${s.median.toFixed(1)} ms; bare node -e 0: ${base.median.toFixed(1)} ms; ratio ${(s.median / base.median).toFixed(2)} (${verdict} the 1.5× target)`);
   }
 }
 

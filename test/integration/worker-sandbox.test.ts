@@ -3,7 +3,9 @@
  * namespaces plus the permission model), loopback TCP to a listening server, UDP, a foreign Unix socket (by path
  * and abstract), the API's and redis's ports, a signal to the parent and to a sibling process,
  * `process._debugProcess`, the inspector and /proc/<ppid>/environ each fail; the very same probe run in the test
- * process succeeds (the positive control: the door exists, and the probe can open it).
+ * process succeeds (the positive control: the door exists, and the probe can open it). Where namespaces are not
+ * available, production refuses to start workers with a line saying why; elsewhere they run under the permission
+ * model alone after a warning line.
  * Source: ../shared/spec/platform-service.md § Rules 6, 8; issue 17 § 3.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -13,9 +15,11 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledWorkerProgram, createWorkerLauncher } from '../../core/adapters/worker/index.ts';
+import { workerEnvironment } from '../../core/config/worker-environment.ts';
 import type { WorkerOutcome } from '../../core/ports/worker.ts';
 import { sandboxProbes } from '../fixtures/sandbox-probes.ts';
-import { probesEntry, recordingBroker, roomyLimits, testLauncher } from '../fixtures/worker-launcher.ts';
+import { probesEntry, recordingBroker, repoRoot, roomyLimits, testLauncher, testSettings } from '../fixtures/worker-launcher.ts';
 import { startApi, type RunningApi } from '../helpers/api-process.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 
@@ -150,5 +154,33 @@ describe('worker sandbox: each door is shut inside a worker and open outside it'
     const outcome = await inside('readEnviron', { pid: process.pid });
     expect(outcome).toMatchObject({ ended: 'failed', reason: 'error' });
     expect(JSON.stringify(outcome)).not.toContain(process.env.PATH ?? 'PATH');
+  });
+});
+
+describe('where namespaces are not available', () => {
+  const run = (production: boolean) => {
+    const lines: string[] = [];
+    // No bubblewrap on this PATH: the same as a kernel that refuses namespaces.
+    const launcher = createWorkerLauncher({
+      program: bundledWorkerProgram({ appDir: repoRoot }), slots: { turn: 1, call: 1 },
+      environment: (kind, memoryMb) => workerEnvironment(testSettings, { kind, memoryLimitMb: memoryMb }),
+      log: (line) => lines.push(line), path: '/nonexistent', production,
+    });
+    return { lines, outcome: launcher.run({ kind: 'turn', subject: 'turn t-none', task: 'echo', payload: 1, limits: roomyLimits, broker: recordingBroker().broker }) };
+  };
+
+  it('production refuses to start workers, with one line saying why', async () => {
+    const { lines, outcome } = run(true);
+    expect(await outcome).toEqual({ ended: 'failed', reason: 'refused to start', message: expect.stringMatching(/^the turn worker could not start: workers need network and PID namespaces and bubblewrap \(bwrap\) is not installed.*PLATFORM_WORKER_ISOLATION=permission-only/) });
+    expect(lines).toEqual([
+      expect.stringMatching(/^\[worker\] refusing to start workers: workers need network and PID namespaces and bubblewrap \(bwrap\) is not installed/),
+      '[worker] ended turn worker (not started) for turn t-none (refused to start)',
+    ]);
+  });
+
+  it('outside production workers run under the permission model alone, after a warning line', async () => {
+    const { lines, outcome } = run(false);
+    expect(await outcome).toEqual({ ended: 'finished', result: 1 });
+    expect(lines[0]).toMatch(/^\[worker\] warning: bubblewrap \(bwrap\) is not installed.*outside production workers run under the permission model alone/);
   });
 });
