@@ -92,7 +92,7 @@ const launcher = env.remoteWorkerHost
     environment: (kind, memoryMb) => workerEnvironment(env, { kind, memoryLimitMb: memoryMb }),
     slots: workerSlots, log: print, inspect: env.workers.inspect,
     // Each worker in its own namespaces (no network, no other process in sight); refused in production without them.
-    isolation: env.workers.isolation, production: env.production,
+    isolation: env.workers.isolation, production: env.production, path: process.env.PATH,
   });
 const builds = publishedWorkflows({ docs, objects });
 /** The stores every session use case of this process works on. */

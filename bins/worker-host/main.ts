@@ -38,7 +38,7 @@ try {
     slots: { turn: Number.POSITIVE_INFINITY, call: Number.POSITIVE_INFINITY },
     log: print, tempRoot: tmpdir(), inspect: env.workers.inspect,
     // The same isolation as a dispatcher's own workers (bubblewrap namespaces; refused in production without them).
-    isolation: env.workers.isolation, production: env.production,
+    isolation: env.workers.isolation, production: env.production, path: process.env.PATH,
   });
   const host = await startWorkerHost({ ...env.workerHost, launcher, log: print });
   const bind = env.workerHost.bind === '0.0.0.0' ? 'every interface' : env.workerHost.bind;

@@ -47,7 +47,7 @@ export interface WorkerLauncherDeps {
   production?: boolean;
   /** The run folder of worker records (default `cairn-workers` in the OS temp directory). */
   runDir?: string;
-  /** The PATH searched for bwrap and setpriv (default this process's). */
+  /** The PATH searched for bwrap and setpriv (the process's PATH variable; default /usr/local/bin:/usr/bin:/bin). */
   path?: string;
 }
 
@@ -71,7 +71,7 @@ export type LauncherRunOptions = WorkerRunOptions & { entryFile?: string; onStar
 export function createWorkerLauncher(deps: WorkerLauncherDeps): WorkerLauncher & { run(options: LauncherRunOptions): Promise<WorkerOutcome>; slots: WorkerSlots; sandbox(): Promise<SandboxPlan> } {
   const slots = new WorkerSlots(deps.slots);
   const inspect = deps.inspect ?? false;
-  const path = deps.path ?? process.env.PATH;
+  const { path } = deps;
   const runDir = deps.runDir ?? join(tmpdir(), 'cairn-workers');
   for (const line of endLeftoverWorkers(runDir)) deps.log(line);
   const isolation = deps.isolation ?? 'namespaces';

@@ -64,7 +64,7 @@ export function findProgram(name: string, path: string | undefined): string | un
  *
  * Source: spec/platform-service.md § Rules 8
  */
-export function probeNamespaces(path = process.env.PATH): Promise<NamespaceProbe> {
+export function probeNamespaces(path?: string): Promise<NamespaceProbe> {
   const bwrap = findProgram('bwrap', path);
   if (!bwrap) return Promise.resolve({ ok: false, reason: 'bubblewrap (bwrap) is not installed: install the Debian package bubblewrap' });
   const trial = existsSync('/usr/bin/true') ? '/usr/bin/true' : '/bin/true';
