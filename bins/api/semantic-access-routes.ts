@@ -40,16 +40,21 @@ const maxMarkDoneBodyBytes = 1024;
 export function semanticAccessRoutes(env: SemanticRouteDeps) {
   const { deps } = env;
   type Params = { slug: string; id: string };
-  const mark = (done: boolean) => projectRoute<Params, typeof NoQuery>(env, 'maintainer', NoQuery, async ({ request, params, caller, project }) => {
+  const mark = (done: boolean) => projectRoute<Params, typeof NoQuery>(env, 'maintainer', NoQuery, async (ctx) => {
+    const { request, params, caller, project } = ctx;
     if (done) await readMarkDoneBody(request);
-    return json(improvementView(await markImprovementDone(deps, project._id, params.id, caller.email || caller.subject, done)));
+    const marked = await markImprovementDone(deps, project._id, params.id, caller.email || caller.subject, done);
+    return json(improvementView(marked));
+  });
+  type Slug = { slug: string };
+  const listed = projectRoute<Slug, typeof ImprovementListQuery>(env, 'reader', ImprovementListQuery, async (ctx) => {
+    const { project, query } = ctx;
+    const records = await listImprovements(deps, project._id, { limit: query.limit, status: query.status });
+    const list: ImprovementList = { improvements: records.map(improvementView) };
+    return json(list);
   });
   return new Elysia({ name: 'semanticAccessRoutes', prefix: '/api/semantic' })
-    .get('/projects/:slug/improvements/list', projectRoute<{ slug: string }, typeof ImprovementListQuery>(env, 'reader', ImprovementListQuery, async ({ project, query }) => {
-      const records = await listImprovements(deps, project._id, { limit: query.limit, status: query.status });
-      const list: ImprovementList = { improvements: records.map(improvementView) };
-      return json(list);
-    }))
+    .get('/projects/:slug/improvements/list', listed)
     .post('/projects/:slug/improvements/:id/done', mark(true), { parse: 'none' })
     .delete('/projects/:slug/improvements/:id/done', mark(false), { parse: 'none' });
 }

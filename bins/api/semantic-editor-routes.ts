@@ -6,7 +6,8 @@
  *   (body {@link ValidateModelsBody}), from the validator Publish uses; always 200 (problems are the answer).
  * - GET  /projects/:slug/changes  → {@link ChangesView}: what Publish would change.
  * Roles: Reader on the project for each (validation writes nothing); see semantic-routes.ts.
- * Errors: 404 `not_found` (no such project, or one of an organization the caller is not in), 400/413/415 for a bad body (http-helpers.ts), 500 `build_missing`
+ * Errors: 404 `not_found` (no such project, or one of an organization the caller is not in), 400/413/415 for a
+ * bad body (http-helpers.ts), 500 `build_missing`
  * when the published build is gone from the object store.
  *
  * Source: ../shared/spec/semantic-query-service.md § What the service does (1–2), § States and transitions; issue 9.
@@ -26,7 +27,7 @@ export function semanticEditorRoutes(env: SemanticRouteDeps) {
   const { deps } = env;
   /** A handler taking no query parameters, the caller's Reader role on the project checked ({@link projectRoute}). */
   const route = (handler: (request: Request, project: ProjectRecord) => Promise<Response>) =>
-    projectRoute<{ slug: string }, typeof NoQuery>(env, 'reader', NoQuery, ({ request, project }) => handler(request, project));
+    projectRoute<{ slug: string }, typeof NoQuery>(env, 'reader', NoQuery, (ctx) => handler(ctx.request, ctx.project));
   return new Elysia({ name: 'semanticEditorRoutes', prefix: '/api/semantic' })
     .get('/projects/:slug/sources', route(async (_request, project) => {
       const snapshot = await readSourceSnapshot(deps, project);

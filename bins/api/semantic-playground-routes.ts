@@ -32,17 +32,20 @@ export function semanticPlaygroundRoutes(env: SemanticRouteDeps) {
   const { deps } = env;
   type Slug = { slug: string };
   return new Elysia({ name: 'semanticPlaygroundRoutes', prefix: '/api/semantic' })
-    .post('/projects/:slug/playground-token', projectRoute<Slug, typeof NoQuery>(env, 'user', NoQuery, async ({ caller, project }) => {
+    .post('/projects/:slug/playground-token', projectRoute<Slug, typeof NoQuery>(env, 'user', NoQuery, async (ctx) => {
+      const { caller, project } = ctx;
       const { token, record } = await mintPlaygroundToken(deps, project._id, { subject: caller.subject, email: caller.email });
       const view: PlaygroundTokenView = { token, expiresAt: record.expiresAt!.toISOString(), tokenId: record._id };
       return json(view, 201);
     }), { parse: 'none' })
-    .get('/projects/:slug/calls/stats', projectRoute<Slug, typeof StatsQuery>(env, 'reader', StatsQuery, async ({ project, query }) => {
+    .get('/projects/:slug/calls/stats', projectRoute<Slug, typeof StatsQuery>(env, 'reader', StatsQuery, async (ctx) => {
+      const { project, query } = ctx;
       const stats = await callStats(deps, project._id, { tool: query.tool, status: query.status, tokenId: query.token, from: query.from, to: query.to, bucketMinutes: query.bucketMinutes });
       const view: CallStatsView = { ...stats, from: stats.from.toISOString(), to: stats.to.toISOString(), buckets: stats.buckets.map((b) => ({ ...b, start: b.start.toISOString() })) };
       return json(view);
     }))
-    .get('/projects/:slug/calls/tokens', projectRoute<Slug, typeof NoQuery>(env, 'reader', NoQuery, async ({ project }) => {
+    .get('/projects/:slug/calls/tokens', projectRoute<Slug, typeof NoQuery>(env, 'reader', NoQuery, async (ctx) => {
+      const { project } = ctx;
       const view: CallTokenList = { tokens: await callLogTokenNames(deps, project._id) };
       return json(view);
     }));

@@ -8,9 +8,11 @@
  * |---|---|
  * | GET /projects (`?orgId=`) | member: lists the projects of the caller's organizations they hold Reader on |
  * | POST /projects (body `orgId`, default the caller's only organization) | `agents:create` in that organization |
- * | GET /projects/:slug, …/sources, …/changes, POST …/validate, GET …/tokens, …/calls, …/calls/stats, …/calls/tokens, …/improvements, …/improvements/list | Reader |
+ * | GET /projects/:slug, …/sources, …/changes, …/tokens, …/calls, …/calls/stats, …/calls/tokens, | Reader |
+ * | …/improvements, …/improvements/list; POST …/validate | |
  * | POST …/playground-token | User |
- * | PATCH /projects/:slug, PUT …/blobs/:name, POST …/sources, …/publish, …/tokens, DELETE …/tokens/:id, POST/DELETE …/improvements/:id/done | Maintainer |
+ * | PATCH /projects/:slug, PUT …/blobs/:name, POST …/sources, …/publish, …/tokens, | Maintainer |
+ * | DELETE …/tokens/:id, POST and DELETE …/improvements/:id/done | |
  *
  * A project of an organization the caller is not in answers 404 exactly as one that does not exist.
  *
@@ -25,7 +27,9 @@ import { calledTools, defaultCallLogLimit, listCalls, maxCallLogLimit } from '..
 import type { SemanticDeps } from '../../core/semantic/deps.ts';
 import { defaultImprovementsLimit, listImprovements, maxImprovementsLimit } from '../../core/semantic/improvements.ts';
 import { publish } from '../../core/semantic/planes.ts';
-import { createProjectFor, listProjectsFor, loadProject, type ProjectRole, type SemanticAuthority, type SemanticCaller } from '../../core/semantic/project-access.ts';
+import {
+  createProjectFor, listProjectsFor, loadProject, type ProjectRole, type SemanticAuthority, type SemanticCaller,
+} from '../../core/semantic/project-access.ts';
 import { updateProject } from '../../core/semantic/projects.ts';
 import type { ProjectRecord } from '../../core/semantic/records.ts';
 import { putDataBlob, readSourceSnapshot, saveSources } from '../../core/semantic/sources.ts';
@@ -78,7 +82,7 @@ const ImprovementsQuery = Type.Object({
   limit: wholeNumberParam({ minimum: 1, maximum: maxImprovementsLimit, default: defaultImprovementsLimit }),
 }, { additionalProperties: false });
 
-/** What a route handler receives: the request, its path parameters, its checked query and the signed-in caller. */
+/** What a route handler receives: the request, its path parameters, its checked query, the signed-in caller. */
 export interface RouteContext<P, Q> { request: Request; params: P; query: Q; caller: SemanticCaller }
 
 /** What a project route's handler receives: also the project, the caller's role on it checked. */
@@ -88,7 +92,9 @@ export interface ProjectContext<P, Q> extends RouteContext<P, Q> { project: Proj
  * A route handler that first checks the query string against `query` ({@link readQuery}), then resolves and
  * prepares the signed-in caller, and answers every error through {@link errorToResponse}.
  */
-export function checkedRoute<P, S extends TObject>(env: SemanticRouteDeps, query: S, handler: (ctx: RouteContext<P, Static<S>>) => Promise<Response>) {
+export function checkedRoute<P, S extends TObject>(
+  env: SemanticRouteDeps, query: S, handler: (ctx: RouteContext<P, Static<S>>) => Promise<Response>,
+) {
   return async ({ request, params }: { request: Request; params: P }): Promise<Response> => {
     try {
       const checked = readQuery(request, query);
@@ -106,8 +112,14 @@ export function checkedRoute<P, S extends TObject>(env: SemanticRouteDeps, query
  * handler runs (before any body is read): 404 for a project that does not exist or whose organization the
  * caller is not in (the same answer), 403 `project_role_required` for a member whose role is too low.
  */
-export function projectRoute<P extends { slug: string }, S extends TObject>(env: SemanticRouteDeps, role: ProjectRole, query: S, handler: (ctx: ProjectContext<P, Static<S>>) => Promise<Response>) {
-  return checkedRoute<P, S>(env, query, async (ctx) => handler({ ...ctx, project: await loadProject(env.deps, ctx.caller, ctx.params.slug, role) }));
+export function projectRoute<P extends { slug: string }, S extends TObject>(
+  env: SemanticRouteDeps, role: ProjectRole, query: S,
+  handler: (ctx: ProjectContext<P, Static<S>>) => Promise<Response>,
+) {
+  return checkedRoute<P, S>(env, query, async (ctx) => {
+    const project = await loadProject(env.deps, ctx.caller, ctx.params.slug, role);
+    return handler({ ...ctx, project });
+  });
 }
 
 /**
@@ -117,26 +129,42 @@ export function projectRoute<P extends { slug: string }, S extends TObject>(env:
 export function semanticRoutes(env: SemanticRouteDeps) {
   const { deps } = env;
   type Slug = { slug: string };
+  type Named = Slug & { name: string };
   /** A project route that takes no query parameters. */
-  const on = <P extends Slug = Slug>(role: ProjectRole, handler: (ctx: ProjectContext<P, Static<typeof NoQuery>>) => Promise<Response>) => projectRoute(env, role, NoQuery, handler);
+  type Handler<P> = (ctx: ProjectContext<P, Static<typeof NoQuery>>) => Promise<Response>;
+  const on = <P extends Slug = Slug>(role: ProjectRole, handler: Handler<P>) =>
+    projectRoute(env, role, NoQuery, handler);
+  const noParse = { parse: 'none' as const };
+  const improvements = projectRoute<Slug, typeof ImprovementsQuery>(env, 'reader', ImprovementsQuery, async (c) => {
+    const records = await listImprovements(deps, c.project._id, { limit: c.query.limit, status: c.query.status });
+    const list: ImprovementList = { improvements: records.map(improvementView) };
+    return json(list);
+  });
   return new Elysia({ prefix: '/api/semantic' })
-    .get('/projects', checkedRoute(env, ListProjectsQuery, async ({ caller, query }) => json({ projects: (await listProjectsFor(deps, caller, query.orgId)).map(projectView) })))
-    .post('/projects', checkedRoute(env, NoQuery, async ({ request, caller }) => json(projectView(await createProjectFor(deps, caller, await readJson(request, CreateProjectBody))), 201)), { parse: 'none' })
+    .get('/projects', checkedRoute(env, ListProjectsQuery, async ({ caller, query }) =>
+      json({ projects: (await listProjectsFor(deps, caller, query.orgId)).map(projectView) })))
+    .post('/projects', checkedRoute(env, NoQuery, async ({ request, caller }) => {
+      const created = await createProjectFor(deps, caller, await readJson(request, CreateProjectBody));
+      return json(projectView(created), 201);
+    }), noParse)
     .get('/projects/:slug', on('reader', async ({ project }) => json(await projectDetail(deps, project))))
-    .patch('/projects/:slug', on('maintainer', async ({ request, project }) => json(projectView(await updateProject(deps, project, await readJson(request, UpdateProjectBody))))), { parse: 'none' })
-    .put('/projects/:slug/blobs/:name', on<Slug & { name: string }>('maintainer', async ({ request, params, project }) =>
-      json(await putDataBlob(deps, project, params.name, await readBody(request, maxUploadBytes)), 201)), { parse: 'none' })
+    .patch('/projects/:slug', on('maintainer', async ({ request, project }) =>
+      json(projectView(await updateProject(deps, project, await readJson(request, UpdateProjectBody))))), noParse)
+    .put('/projects/:slug/blobs/:name', on<Named>('maintainer', async ({ request, params, project }) => {
+      const bytes = await readBody(request, maxUploadBytes);
+      return json(await putDataBlob(deps, project, params.name, bytes), 201);
+    }), noParse)
     .post('/projects/:slug/sources', on('maintainer', async ({ request, project }) => {
       const body = await readJson(request, SaveSourcesBody);
       const snapshot = await saveSources(deps, project, { models: body.models, data: body.data, replace: body.replace ?? false, deletes: body.deletes, message: body.message ?? 'Save sources', author: env.authorOf(request) });
       const saved: SavedSourcesView = { revision: snapshot.revision, commitId: snapshot.commitId, models: Object.keys(snapshot.models).sort(), data: snapshot.data.map((d) => ({ name: d.name, sha256: d.sha256, size: d.size })) };
       return json(saved);
-    }), { parse: 'none' })
+    }), noParse)
     .post('/projects/:slug/publish', on('maintainer', async ({ project }) => {
       const build = await publish(deps, project);
       const published: PublishedView = { buildId: build.buildId, revision: build.revision, commitId: build.commitId, publishedAt: build.publishedAt, models: Object.keys(build.models).sort() };
       return json(published);
-    }), { parse: 'none' })
+    }), noParse)
     .get('/projects/:slug/tokens', on('reader', async ({ project }) => {
       const list: TokenList = { tokens: (await listTokens(deps, project._id)).map(tokenView) };
       return json(list);
@@ -146,25 +174,27 @@ export function semanticRoutes(env: SemanticRouteDeps) {
       const { token, record } = await createToken(deps, { projectId: project._id, name: body.name ?? 'token', models: body.models, expiresAt: parseExpiry(body.expiresAt) });
       const created: CreatedTokenView = { token, id: record._id, name: record.name, models: record.models, expiresAt: record.expiresAt?.toISOString() ?? null, displayPrefix: record.displayPrefix };
       return json(created, 201);
-    }), { parse: 'none' })
+    }), noParse)
     .delete('/projects/:slug/tokens/:id', on<Slug & { id: string }>('maintainer', async ({ params, project }) => {
       await revokeToken(deps, project._id, params.id);
       const revoked: RevokedTokenView = { revoked: params.id };
       return json(revoked);
     }))
-    .get('/projects/:slug/calls', projectRoute<Slug, typeof CallsQuery>(env, 'reader', CallsQuery, async ({ project, query }) => {
-      const calls = await listCalls(deps, project._id, { tool: query.tool, status: query.status, tokenId: query.token, from: query.from, to: query.to, limit: query.limit });
+    .get('/projects/:slug/calls', projectRoute<Slug, typeof CallsQuery>(env, 'reader', CallsQuery, async (ctx) => {
+      const { project, query } = ctx;
+      const filter = { tool: query.tool, status: query.status, tokenId: query.token, from: query.from, to: query.to };
+      const calls = await listCalls(deps, project._id, { ...filter, limit: query.limit });
       return json({ calls, tools: await calledTools(deps, project._id) });
     }))
-    .get('/projects/:slug/improvements', projectRoute<Slug, typeof ImprovementsQuery>(env, 'reader', ImprovementsQuery, async ({ project, query }) => {
-      const records = await listImprovements(deps, project._id, { limit: query.limit, status: query.status });
-      const list: ImprovementList = { improvements: records.map(improvementView) };
-      return json(list);
-    }));
+    .get('/projects/:slug/improvements', improvements);
 }
 
 function projectView(p: ProjectRecord): ProjectView {
-  return { id: p._id, orgId: p.orgId, slug: p.slug, name: p.name, pageSize: p.pageSize, createdAt: p.createdAt.toISOString(), sourceRevision: p.sourceRevision, publishedRevision: p.publishedRevision ?? null, publishedAt: p.publishedAt?.toISOString() ?? null };
+  return {
+    id: p._id, orgId: p.orgId, slug: p.slug, name: p.name, pageSize: p.pageSize, createdAt: p.createdAt.toISOString(),
+    sourceRevision: p.sourceRevision, publishedRevision: p.publishedRevision ?? null,
+    publishedAt: p.publishedAt?.toISOString() ?? null,
+  };
 }
 
 async function projectDetail(deps: SemanticDeps, project: ProjectRecord): Promise<ProjectDetail> {

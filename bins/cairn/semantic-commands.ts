@@ -57,7 +57,8 @@ async function importCommand(target: ApiTarget, rest: string[], options: Command
   const slug = need(options.project, 'cairn semantic import <dir> --project <slug> [--org <id>] [--publish]');
   const pageSize = options['page-size'] === undefined ? undefined : Number(options['page-size']);
   if (pageSize !== undefined && !Number.isInteger(pageSize)) throw new CliError('--page-size must be a whole number from 1 to 200', 2);
-  const result = await importProject(target, { dir, slug, orgId: options.org, publish: Boolean(options.publish), pageSize, progress });
+  const publish = Boolean(options.publish);
+  const result = await importProject(target, { dir, slug, orgId: options.org, publish, pageSize, progress });
   const human = [
     `${result.created ? 'Created' : 'Updated'} project ${slug}: revision ${result.revision} (commit ${result.commitId.slice(0, 10)})`,
     `  models: ${result.models.join(', ')}`,

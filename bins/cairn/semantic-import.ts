@@ -17,7 +17,7 @@ const progressFromBytes = 1024 * 1024;
 export interface ImportOptions {
   dir: string;
   slug: string;
-  /** The organization a new project goes to; omitted: the caller's only organization. Ignored for an existing project. */
+  /** The organization a new project goes to; omitted: the caller's only one. Ignored for an existing project. */
   orgId?: string;
   publish: boolean;
   /** Digest page size to set on the project (1–200); unchanged when omitted. */

@@ -6,7 +6,9 @@
  */
 import { leaseCollection } from '../lease/document-lease.ts';
 import type { ReleaseData } from '../data-update/index.ts';
-import { collections as semanticCollections, projectSchemaVersion, semanticSchemaVersion } from '../semantic/records.ts';
+import {
+  collections as semanticCollections, projectSchemaVersion, semanticSchemaVersion,
+} from '../semantic/records.ts';
 import { semanticProjectOrgUpdate, type ProjectUpdateWorld } from './semantic-project-update.ts';
 import { CREDENTIAL_SECRETS_COLLECTION } from '../adapters/secrets/db-secret-store.ts';
 import { orgCollections, orgSchemaVersion } from '../org/model.ts';

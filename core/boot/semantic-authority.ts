@@ -6,7 +6,9 @@
  * Source: issue 17 § 1; ../shared/spec/platform-service.md § Authentication rule 8.
  */
 import { PlatformError } from '../ports/platform-error.ts';
-import { agentRoleNames, listOrganizations, orgAccess, requirePermission, roleAtLeast, type OrgDeps } from '../org/index.ts';
+import {
+  agentRoleNames, listOrganizations, orgAccess, requirePermission, roleAtLeast, type OrgDeps,
+} from '../org/index.ts';
 import type { SemanticAuthority } from '../semantic/project-access.ts';
 
 /** A SemanticAuthority over the organization records in `deps.docs`. */
@@ -18,7 +20,9 @@ export function orgSemanticAuthority(deps: Pick<OrgDeps, 'docs'>): SemanticAutho
       const held = (await orgAccess(deps, caller, project.orgId)).agentRole(project._id);
       if (roleAtLeast(held, role)) return;
       const has = held === undefined ? 'no role' : `the ${agentRoleNames[held]} role`;
-      throw new PlatformError('project_role_required', `You need the ${agentRoleNames[role]} role on semantic project "${project.slug}" for this (you have ${has}); ask an Organization Owner to add you to a group that gives it.`, { status: 403 });
+      const message = `You need the ${agentRoleNames[role]} role on semantic project "${project.slug}" for this `
+        + `(you have ${has}); ask an Organization Owner to add you to a group that gives it.`;
+      throw new PlatformError('project_role_required', message, { status: 403 });
     },
     rolesIn: async (caller, orgId) => (await orgAccess(deps, caller, orgId)).agentRole,
   };

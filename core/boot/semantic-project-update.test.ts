@@ -12,18 +12,21 @@ import { collections } from '../semantic/records.ts';
 import { platformRelease } from './platform-release.ts';
 
 const off = { allowNewerData: false };
-const oldProject = (id: string, slug: string) => ({ _id: id, schemaVersion: 1, slug, name: slug, pageSize: 25, createdAt: new Date(0), sourceRevision: 0 });
+const oldProject = (id: string, slug: string) =>
+  ({ _id: id, schemaVersion: 1, slug, name: slug, pageSize: 25, createdAt: new Date(0), sourceRevision: 0 });
 
 describe('semantic_projects 1→2 (a project belongs to an organization)', () => {
   it('gives projects without one to the default organization, creating it when missing', async () => {
     const w = createTestWorld();
     await w.insert(collections.projects, oldProject('p1', 'flights'), oldProject('p2', 'sales'));
-    const { applied } = await runDataUpdatesAtBoot(w.deps, platformRelease({ docs: w.docs, clock: w.deps.clock, ids: cryptoIds }), off);
+    const release = platformRelease({ docs: w.docs, clock: w.deps.clock, ids: cryptoIds });
+    const { applied } = await runDataUpdatesAtBoot(w.deps, release, off);
     expect(applied.map((a) => [a.collection, a.from, a.to, a.documents])).toEqual([[collections.projects, 1, 2, 2]]);
     const orgs = await w.docs.collection<OrganizationRecord>(orgCollections.organizations).find({});
     expect(orgs.map((o) => [o.key, o.createdBy, o.setupComplete])).toEqual([['default', 'dev-user', true]]);
     const projects = await w.all(collections.projects);
-    expect(projects.map((p) => [p._id, p.schemaVersion, p.orgId])).toEqual([['p1', 2, orgs[0]!._id], ['p2', 2, orgs[0]!._id]]);
+    const orgId = orgs[0]!._id;
+    expect(projects.map((p) => [p._id, p.schemaVersion, p.orgId])).toEqual([['p1', 2, orgId], ['p2', 2, orgId]]);
   });
 
   it('uses the default organization the dev-user boot already prepared', async () => {
@@ -39,7 +42,8 @@ describe('semantic_projects 1→2 (a project belongs to an organization)', () =>
   it('is refused, leaving the project as it was, by a release given no stores', async () => {
     const w = createTestWorld();
     await w.insert(collections.projects, oldProject('p1', 'flights'));
-    await expect(runDataUpdatesAtBoot(w.deps, platformRelease(), off)).rejects.toMatchObject({ code: 'data_update_failed' });
+    const refused = runDataUpdatesAtBoot(w.deps, platformRelease(), off);
+    await expect(refused).rejects.toMatchObject({ code: 'data_update_failed' });
     expect((await w.all(collections.projects)).map((p) => [p.schemaVersion, p.orgId])).toEqual([[1, undefined]]);
   });
 });

@@ -10,7 +10,9 @@
  */
 import { devUserPrincipal } from '../auth/principal.ts';
 import type { DataUpdate, StoredDocument } from '../data-update/index.ts';
-import { defaultOrganizationKey, ensureDefaultOrganization, orgCollections, type OrganizationRecord } from '../org/index.ts';
+import {
+  defaultOrganizationKey, ensureDefaultOrganization, orgCollections, type OrganizationRecord,
+} from '../org/index.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
@@ -28,7 +30,8 @@ export interface ProjectUpdateWorld {
  * @throws PlatformError as core/org's ensureDefaultOrganization
  */
 export async function defaultOrganizationId(world: ProjectUpdateWorld): Promise<string> {
-  const found = await world.docs.collection<OrganizationRecord>(orgCollections.organizations).findOne({ key: defaultOrganizationKey });
+  const orgs = world.docs.collection<OrganizationRecord>(orgCollections.organizations);
+  const found = await orgs.findOne({ key: defaultOrganizationKey });
   if (found?.setupComplete) return found._id;
   const dev = { subject: devUserPrincipal.id, email: devUserPrincipal.email, name: devUserPrincipal.name };
   return (await ensureDefaultOrganization(world, dev))._id;
@@ -41,7 +44,8 @@ export async function defaultOrganizationId(world: ProjectUpdateWorld): Promise<
 export function semanticProjectOrgUpdate(world?: ProjectUpdateWorld): DataUpdate {
   let orgId: Promise<string> | undefined;
   return {
-    collection: collections.projects, from: 1, to: 2, description: 'gives each project to the default organization (orgId)',
+    collection: collections.projects, from: 1, to: 2,
+    description: 'gives each project to the default organization (orgId)',
     apply: async (doc: StoredDocument) => {
       if (typeof doc.orgId === 'string' && doc.orgId !== '') return doc;
       if (!world) throw new Error('this update needs the document store to find the default organization');

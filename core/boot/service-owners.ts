@@ -28,7 +28,9 @@ export interface CollectionOwners {
  * found is kept (a token's project and a project's organization never change); a token not found is looked up
  * again on the next call (it may be minted later).
  */
-export function semanticCollectionOwners(deps: { docs: DocumentStore; ids: Pick<Ids, 'sha256Hex'> }, services: readonly ServiceConfig[]): CollectionOwners {
+export function semanticCollectionOwners(
+  deps: { docs: DocumentStore; ids: Pick<Ids, 'sha256Hex'> }, services: readonly ServiceConfig[],
+): CollectionOwners {
   const tokenOf = new Map<string, string>();
   for (const service of services) {
     const collection = service.collection ?? service.id;
@@ -41,8 +43,10 @@ export function semanticCollectionOwners(deps: { docs: DocumentStore; ids: Pick<
       if (known !== undefined) return known;
       const token = tokenOf.get(collection);
       if (token === undefined) return undefined;
-      const record = await deps.docs.collection<TokenRecord>(collections.tokens).findOne({ tokenHash: await deps.ids.sha256Hex(token) });
-      const project = record ? await deps.docs.collection<ProjectRecord>(collections.projects).findOne({ _id: record.projectId }) : null;
+      const tokenHash = await deps.ids.sha256Hex(token);
+      const record = await deps.docs.collection<TokenRecord>(collections.tokens).findOne({ tokenHash });
+      const projects = deps.docs.collection<ProjectRecord>(collections.projects);
+      const project = record ? await projects.findOne({ _id: record.projectId }) : null;
       if (!project?.orgId) return undefined;
       found.set(collection, project.orgId);
       return project.orgId;
@@ -54,7 +58,8 @@ export function semanticCollectionOwners(deps: { docs: DocumentStore; ids: Pick<
 export function foreignCollectionRefusal(collection: string): ToolCallResult {
   return {
     isError: true,
-    output: `The ${collection} service of this deployment belongs to another organization; its tools answer only that organization's agents. Ask the operator for a ${collection} service of your own organization.`,
+    output: `The ${collection} service of this deployment belongs to another organization; its tools answer only that `
+      + `organization's agents. Ask the operator for a ${collection} service of your own organization.`,
   };
 }
 
@@ -64,7 +69,7 @@ export function foreignCollectionRefusal(collection: string): ToolCallResult {
  * is not called. Listing tools and every other member of `catalog` are unchanged.
  */
 export function ownerGuardedCatalog<C extends ToolCatalog>(catalog: C, owners: CollectionOwners): C {
-  const call = async (collection: string, name: string, input: unknown, options: ToolCallOptions = {}): Promise<ToolCallResult> => {
+  const call = async (collection: string, name: string, input: unknown, options: ToolCallOptions = {}) => {
     const owner = await owners.ownerOf(collection);
     if (owner !== undefined && options.orgId !== owner) return foreignCollectionRefusal(collection);
     return catalog.call(collection, name, input, options);

@@ -39,10 +39,13 @@ export interface SemanticAuthority {
   /** Requires `agents:create` of the caller in `orgId`. */
   requireCreate(caller: SemanticCaller, orgId: string): Promise<void>;
   /** Requires at least `role` on `project` (of `project.orgId`). */
-  requireRole(caller: SemanticCaller, project: Pick<ProjectRecord, '_id' | 'orgId' | 'slug'>, role: ProjectRole): Promise<void>;
+  requireRole(caller: SemanticCaller, project: ProjectRef, role: ProjectRole): Promise<void>;
   /** The caller's role on each project of `orgId` (undefined: none). */
   rolesIn(caller: SemanticCaller, orgId: string): Promise<(projectId: string) => ProjectRole | undefined>;
 }
+
+/** The parts of a project the role check reads. */
+export type ProjectRef = Pick<ProjectRecord, '_id' | 'orgId' | 'slug'>;
 
 /** What the access checks need. */
 export type ProjectAccessDeps = Pick<SemanticDeps, 'docs'> & { authority: SemanticAuthority };
@@ -52,7 +55,9 @@ export type ProjectAccessDeps = Pick<SemanticDeps, 'docs'> & { authority: Semant
  * @throws PlatformError `not_found` (404, {@link projectNotFound}) when there is no such project or the caller is
  *   not a member of its organization; `project_role_required` (403) when their role is too low
  */
-export async function loadProject(deps: ProjectAccessDeps, caller: SemanticCaller, slug: string, role: ProjectRole): Promise<ProjectRecord> {
+export async function loadProject(
+  deps: ProjectAccessDeps, caller: SemanticCaller, slug: string, role: ProjectRole,
+): Promise<ProjectRecord> {
   const project = await deps.docs.collection<ProjectRecord>(collections.projects).findOne({ slug });
   if (!project) throw projectNotFound();
   try {
@@ -66,18 +71,22 @@ export async function loadProject(deps: ProjectAccessDeps, caller: SemanticCalle
 
 /** The organization filter of a project list (`?orgId=`) that names none of the caller's. */
 function noSuchOrganization(): PlatformError {
-  return new PlatformError('not_found', 'No such organization among yours; GET /api/orgs lists the organizations you are a member of.', { status: 404 });
+  const message = 'No such organization among yours; GET /api/orgs lists the organizations you are a member of.';
+  return new PlatformError('not_found', message, { status: 404 });
 }
 
 /**
  * The projects the caller holds at least Reader on, in their organizations (or in `orgId` only), by slug.
  * @throws PlatformError `not_found` (404) when `orgId` is not one of the caller's organizations (no id in it)
  */
-export async function listProjectsFor(deps: ProjectAccessDeps, caller: SemanticCaller, orgId?: string): Promise<ProjectRecord[]> {
+export async function listProjectsFor(
+  deps: ProjectAccessDeps, caller: SemanticCaller, orgId?: string,
+): Promise<ProjectRecord[]> {
   const mine = await deps.authority.orgIdsOf(caller);
   if (orgId !== undefined && !mine.includes(orgId)) throw noSuchOrganization();
   const orgIds = orgId === undefined ? mine : [orgId];
-  const roles = new Map(await Promise.all(orgIds.map(async (id) => [id, await deps.authority.rolesIn(caller, id)] as const)));
+  const roleOf = async (id: string) => [id, await deps.authority.rolesIn(caller, id)] as const;
+  const roles = new Map(await Promise.all(orgIds.map(roleOf)));
   return (await listProjects(deps, orgIds)).filter((p) => roles.get(p.orgId)?.(p._id) !== undefined);
 }
 
@@ -86,7 +95,9 @@ export async function listProjectsFor(deps: ProjectAccessDeps, caller: SemanticC
  * @throws PlatformError `not_found` (404) for an `orgId` that is not the caller's; `ambiguous_organization` (409)
  *   when the caller is in several and named none; `no_organization` (409) when they are in none
  */
-export async function organizationForNewProject(deps: ProjectAccessDeps, caller: SemanticCaller, orgId?: string): Promise<string> {
+export async function organizationForNewProject(
+  deps: ProjectAccessDeps, caller: SemanticCaller, orgId?: string,
+): Promise<string> {
   const mine = await deps.authority.orgIdsOf(caller);
   if (orgId !== undefined) {
     if (!mine.includes(orgId)) throw noSuchOrganization();
@@ -94,16 +105,25 @@ export async function organizationForNewProject(deps: ProjectAccessDeps, caller:
   }
   if (mine.length === 1) return mine[0]!;
   if (mine.length === 0) {
-    throw new PlatformError('no_organization', 'You are not a member of any organization yet: create one (POST /api/orgs) or accept an invitation, then create the project.', { status: 409 });
+    const message = 'You are not a member of any organization yet: create one (POST /api/orgs) or accept an '
+      + 'invitation, then create the project.';
+    throw new PlatformError('no_organization', message, { status: 409 });
   }
-  throw new PlatformError('ambiguous_organization', `You are a member of ${mine.length} organizations: name the one the project belongs to with "orgId" in the body (GET /api/orgs lists them; cairn semantic import takes --org).`, { status: 409 });
+  const message = `You are a member of ${mine.length} organizations: name the one the project belongs to with "orgId" `
+    + 'in the body (GET /api/orgs lists them; cairn semantic import takes --org).';
+  throw new PlatformError('ambiguous_organization', message, { status: 409 });
 }
+
+/** Input of {@link createProjectFor}: {@link CreateProjectInput} with `orgId` optional. */
+export type NewProjectInput = Omit<CreateProjectInput, 'orgId'> & { orgId?: string };
 
 /**
  * Creates a project in `input.orgId` (or the caller's only organization) after checking `agents:create` there.
  * @throws PlatformError as {@link organizationForNewProject}; `permission_required` (403); as {@link createProject}
  */
-export async function createProjectFor(deps: ProjectAccessDeps & SemanticDeps, caller: SemanticCaller, input: Omit<CreateProjectInput, 'orgId'> & { orgId?: string }): Promise<ProjectRecord> {
+export async function createProjectFor(
+  deps: ProjectAccessDeps & SemanticDeps, caller: SemanticCaller, input: NewProjectInput,
+): Promise<ProjectRecord> {
   const orgId = await organizationForNewProject(deps, caller, input.orgId);
   await deps.authority.requireCreate(caller, orgId);
   return createProject(deps, { ...input, orgId });

@@ -7,7 +7,9 @@ import { Value } from '@sinclair/typebox/value';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { SemanticDeps } from './deps.ts';
-import { callLogRetentionDays, collections, defaultPageSize, ProjectSlug, projectSchemaVersion, type ProjectRecord } from './records.ts';
+import {
+  callLogRetentionDays, collections, defaultPageSize, ProjectSlug, projectSchemaVersion, type ProjectRecord,
+} from './records.ts';
 
 /** Declares the indexes of the semantic collections (idempotent; run at boot). */
 export async function ensureSemanticIndexes(docs: DocumentStore): Promise<void> {
@@ -56,7 +58,8 @@ export async function createProject(deps: SemanticDeps, input: CreateProjectInpu
     await deps.docs.collection<ProjectRecord>(collections.projects).insertOne(record);
   } catch (error) {
     if (isPlatformError(error, 'duplicate_key')) {
-      throw new PlatformError('conflict', `The project slug "${input.slug}" is taken: choose another slug.`, { status: 409 });
+      const message = `The project slug "${input.slug}" is taken: choose another slug.`;
+      throw new PlatformError('conflict', message, { status: 409 });
     }
     throw error;
   }
@@ -68,7 +71,9 @@ export async function createProject(deps: SemanticDeps, input: CreateProjectInpu
  * no slug, no organization; issue 17 § 1).
  */
 export function projectNotFound(): PlatformError {
-  return new PlatformError('not_found', 'No such semantic project among your organizations\' projects: GET /api/semantic/projects lists them, and cairn semantic import <dir> --project <slug> creates one.', { status: 404 });
+  const message = 'No such semantic project among your organizations\' projects: GET /api/semantic/projects lists '
+    + 'them, and cairn semantic import <dir> --project <slug> creates one.';
+  return new PlatformError('not_found', message, { status: 404 });
 }
 
 /** The project named by `slug`, or null. */
@@ -79,14 +84,17 @@ export async function findProject(deps: Pick<SemanticDeps, 'docs'>, slug: string
 /** The projects of the organizations `orgIds`, by slug. */
 export async function listProjects(deps: Pick<SemanticDeps, 'docs'>, orgIds: readonly string[]): Promise<ProjectRecord[]> {
   if (orgIds.length === 0) return [];
-  return deps.docs.collection<ProjectRecord>(collections.projects).find({ orgId: { $in: [...orgIds] } }, { sort: { slug: 1 } });
+  const projects = deps.docs.collection<ProjectRecord>(collections.projects);
+  return projects.find({ orgId: { $in: [...orgIds] } }, { sort: { slug: 1 } });
 }
 
 /**
  * Changes a project's display name or digest page size (the caller's role was checked by its loader).
  * @throws PlatformError `invalid_argument` (400) for a page size outside 1–200
  */
-export async function updateProject(deps: Pick<SemanticDeps, 'docs'>, project: ProjectRecord, change: { name?: string; pageSize?: number }): Promise<ProjectRecord> {
+export async function updateProject(
+  deps: Pick<SemanticDeps, 'docs'>, project: ProjectRecord, change: { name?: string; pageSize?: number },
+): Promise<ProjectRecord> {
   const set: Record<string, unknown> = {};
   if (change.pageSize !== undefined) set.pageSize = checkPageSize(change.pageSize);
   if (change.name !== undefined && change.name.trim()) set.name = change.name.trim();

@@ -13,14 +13,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/ports.ts';
 import { repoRoot, runCairn, startProduct, type ProductOptions, type RunningProduct } from '../helpers/product.ts';
-import { scriptedModels, startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from '../helpers/scripted-model-server.ts';
+import {
+  scriptedModels, startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn,
+} from '../helpers/scripted-model-server.ts';
 import { flightsModel, projectDir } from '../helpers/semantic-fixtures.ts';
 
 const mode: ProductOptions = {};
 const query = { modelName: 'flights', sql: 'SELECT COUNT(*) AS airports FROM origin_airports', store: false };
 const ask: ScriptedTurn = { toolCalls: [{ name: 'semantic__execute_query', arguments: query }] };
-const wait: ScriptedTurn = { text: 'Which period?', toolCalls: [{ name: 'platform_wait', arguments: { reason: 'Which period?' } }] };
-const refusal = 'The semantic service of this deployment belongs to another organization; its tools answer only that organization\'s agents.';
+const wait: ScriptedTurn = {
+  text: 'Which period?', toolCalls: [{ name: 'platform_wait', arguments: { reason: 'Which period?' } }],
+};
+const refusal = 'The semantic service of this deployment belongs to another organization; its tools answer only '
+  + 'that organization\'s agents.';
 
 let model: ScriptedModelServer;
 let product: RunningProduct;
@@ -28,14 +33,18 @@ let dataDir: string;
 const orgs: { own: string; other: string } = { own: '', other: '' };
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${product.url}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const response = await fetch(`${product.url}${path}`, { method, headers, body: payload });
   return { status: response.status, body: await response.json() as T };
 }
 
 /** Starts a session of the demo agent of `orgId` and waits until its first turn settled. */
 async function sessionIn(orgId: string): Promise<{ status: string }> {
   const agents = await api<{ agents: { id: string }[] }>('GET', `/api/orgs/${orgId}/agents`);
-  const started = await api<{ session: { id: string } }>('POST', '/api/sessions', { agent: agents.body.agents[0]!.id, environment: 'main', workflow: 'flights-analyst', message: 'How many airports?' });
+  const agent = agents.body.agents[0]!.id;
+  const start = { agent, environment: 'main', workflow: 'flights-analyst', message: 'How many airports?' };
+  const started = await api<{ session: { id: string } }>('POST', '/api/sessions', start);
   expect(started.status, JSON.stringify(started.body)).toBe(201);
   for (let i = 0; i < 300; i += 1) {
     const { body } = await api<{ session: { status: string } }>('GET', `/api/sessions/${started.body.session.id}`);
@@ -47,28 +56,39 @@ async function sessionIn(orgId: string): Promise<{ status: string }> {
 
 /** The tool message the model was given in request `index`. */
 function toolMessageOf(index: number): string {
-  const message = model.requests[index]!.body.messages.find((m: { role: string }) => m.role === 'tool') as { content: string };
-  return message.content;
+  const messages = model.requests[index]!.body.messages as { role: string; content: string }[];
+  return messages.find((m) => m.role === 'tool')!.content;
 }
 
-const loggedCalls = async () => (await api<{ calls: unknown[] }>('GET', '/api/semantic/projects/flights/calls')).body.calls.length;
+const loggedCalls = async () =>
+  (await api<{ calls: unknown[] }>('GET', '/api/semantic/projects/flights/calls')).body.calls.length;
 
 beforeAll(async () => {
   model = await startScriptedModelServer([ask, wait, ask, wait]);
   dataDir = mkdtempSync(join(tmpdir(), 'cairn-collection-tenants-'));
   const ports: Record<string, string> = {};
-  for (const name of ['PORT', 'API_PORT', 'SEMANTIC_MCP_PORT', 'CAIRN_EMBEDDED_QUEUE_PORT']) ports[name] = String(await freePort());
-  // First boot: the flights project and its token in the default organization, a second organization, the demo agent in both.
+  for (const name of ['PORT', 'API_PORT', 'SEMANTIC_MCP_PORT', 'CAIRN_EMBEDDED_QUEUE_PORT']) {
+    ports[name] = String(await freePort());
+  }
+  // First boot: the flights project and its token in the default organization, a second organization, the demo
+  // agent in both.
   const first = await startProduct({ CAIRN_DATA_DIR: dataDir, ...ports }, mode);
   let token: string;
   try {
-    expect(runCairn(first.url, ['semantic', 'import', projectDir([flightsModel]), '--project', 'flights', '--publish'], mode).status).toBe(0);
+    const dir = projectDir([flightsModel]);
+    const project = runCairn(first.url, ['semantic', 'import', dir, '--project', 'flights', '--publish'], mode);
+    expect(project.status, project.stderr).toBe(0);
     token = runCairn(first.url, ['semantic', 'token', 'create', 'flights', '--models', 'flights'], mode).stdout.trim();
-    orgs.own = ((await (await fetch(`${first.url}/api/orgs`)).json()) as { organizations: { id: string }[] }).organizations[0]!.id;
-    const created = await fetch(`${first.url}/api/orgs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Other team' }) });
+    const mine = (await (await fetch(`${first.url}/api/orgs`)).json()) as { organizations: { id: string }[] };
+    orgs.own = mine.organizations[0]!.id;
+    const headers = { 'content-type': 'application/json' };
+    const body = JSON.stringify({ name: 'Other team' });
+    const created = await fetch(`${first.url}/api/orgs`, { method: 'POST', headers, body });
     orgs.other = ((await created.json()) as { id: string }).id;
     for (const org of [orgs.own, orgs.other]) {
-      const imported = runCairn(first.url, ['agent', 'import', join(repoRoot, 'scripts/demo/agent'), '--agent', 'flights-analyst', '--org', org, '--publish'], mode);
+      const agentDir = join(repoRoot, 'scripts/demo/agent');
+      const args = ['agent', 'import', agentDir, '--agent', 'flights-analyst', '--org', org, '--publish'];
+      const imported = runCairn(first.url, args, mode);
       expect(imported.status, imported.stderr).toBe(0);
     }
   } finally {
@@ -81,7 +101,8 @@ beforeAll(async () => {
   };
   product = await startProduct({ CAIRN_DATA_DIR: dataDir, ...ports, PLATFORM_CONFIG: JSON.stringify(config) }, mode);
   const deadline = Date.now() + 60_000;
-  while (!product.output.some((line) => line.includes('[services] semantic offered')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  const offered = () => product.output.some((line) => line.includes('[services] semantic offered'));
+  while (!offered() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
   expect(product.output.join('\n')).toContain('[services] semantic offered: 6 tools');
 }, 240_000);
 
@@ -92,7 +113,7 @@ afterAll(async () => {
 });
 
 describe('the semantic collection of the deployment', () => {
-  it('refuses the other organization\'s agent with a tool error naming no organization; the service never sees it', async () => {
+  it('refuses another organization\'s agent with a tool error naming none, unseen by the service', async () => {
     const before = await loggedCalls();
     expect(await sessionIn(orgs.other)).toMatchObject({ status: 'awaiting_input' });
     const told = toolMessageOf(1);

@@ -14,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type RunningApi } from '../helpers/api-process.ts';
 import { runCairn } from '../helpers/product.ts';
 import { flightsModel, projectDir } from '../helpers/semantic-fixtures.ts';
-import { oidcSignInEnv, startOidcProvider, threePeople, tokensOf, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
+import {
+  oidcSignInEnv, startOidcProvider, threePeople, tokensOf, type RunningOidcProvider,
+} from '../helpers/oidc-provider.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 
 let redis: RunningRedis;
@@ -36,19 +38,26 @@ afterAll(async () => {
 });
 
 interface Answer { status: number; text: string; body: Record<string, any> }
+interface TokenRow { id: string; name: string; state: string }
 
 /** One call as `who`: a JSON body, or raw bytes (`bytes`) for a blob upload. */
 async function as(who: string, method: string, path: string, body?: unknown, bytes?: Uint8Array): Promise<Answer> {
   const headers: Record<string, string> = { authorization: `Bearer ${tokens[who]}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (bytes !== undefined) headers['content-type'] = 'application/octet-stream';
-  const payload: BodyInit | undefined = bytes ? new Blob([bytes as Uint8Array<ArrayBuffer>]) : body === undefined ? undefined : JSON.stringify(body);
+  const json = body === undefined ? undefined : JSON.stringify(body);
+  const payload: BodyInit | undefined = bytes ? new Blob([bytes as Uint8Array<ArrayBuffer>]) : json;
   const response = await fetch(`${api.url}${path}`, { method, headers, body: payload });
   const text = await response.text();
   return { status: response.status, text, body: JSON.parse(text) as Record<string, any> };
 }
 
-const model = (name: string) => `version: "0.1.1"\nsemantic_model:\n  - name: ${name}\n    datasets:\n      - name: t\n        source: data.t\n        fields:\n          - name: id\n            expression:\n              dialects:\n                - dialect: ANSI_SQL\n                  expression: id\n`;
+const model = (name: string) => [
+  'version: "0.1.1"', 'semantic_model:', `  - name: ${name}`, '    datasets:', '      - name: t',
+  '        source: data.t', '        fields:', '          - name: id', '            expression:',
+  '              dialects:',
+  '                - dialect: ANSI_SQL', '                  expression: id', '',
+].join('\n');
 const csv = new TextEncoder().encode('id\n1\n2\n');
 
 /** Every route under /api/semantic/projects/:slug, with a body each accepts. */
@@ -58,10 +67,12 @@ function projectRoutes(slug: string, tokenId: string): [string, string, unknown?
     ['GET', p], ['PATCH', p, { name: 'Renamed by a stranger' }], ['PUT', `${p}/blobs/t.csv`, undefined, csv],
     ['GET', `${p}/sources`], ['POST', `${p}/sources`, { models: { 'x.yaml': model('x') }, data: [], replace: true }],
     ['POST', `${p}/validate`, { models: { 'x.yaml': model('x') } }], ['GET', `${p}/changes`], ['POST', `${p}/publish`],
-    ['GET', `${p}/tokens`], ['POST', `${p}/tokens`, { name: 'stolen', models: ['secret_model'] }], ['DELETE', `${p}/tokens/${tokenId}`],
+    ['GET', `${p}/tokens`], ['POST', `${p}/tokens`, { name: 'stolen', models: ['secret_model'] }],
+    ['DELETE', `${p}/tokens/${tokenId}`],
     ['GET', `${p}/calls`], ['GET', `${p}/calls/stats`], ['GET', `${p}/calls/tokens`],
     ['GET', `${p}/improvements`], ['GET', `${p}/improvements/list`],
-    ['POST', `${p}/improvements/imp-1/done`], ['DELETE', `${p}/improvements/imp-1/done`], ['POST', `${p}/playground-token`],
+    ['POST', `${p}/improvements/imp-1/done`], ['DELETE', `${p}/improvements/imp-1/done`],
+    ['POST', `${p}/playground-token`],
   ];
 }
 
@@ -78,15 +89,17 @@ describe('semantic projects of two organizations under oidc', () => {
     project = created.body;
     expect(project).toMatchObject({ slug: 'ada-secret', orgId: adaOrg.id });
     expect((await as('ada', 'PUT', '/api/semantic/projects/ada-secret/blobs/t.csv', undefined, csv)).status).toBe(201);
-    const saved = await as('ada', 'POST', '/api/semantic/projects/ada-secret/sources', { models: { 'secret_model.yaml': model('secret_model') }, data: [] });
+    const sources = { models: { 'secret_model.yaml': model('secret_model') }, data: [] };
+    const saved = await as('ada', 'POST', '/api/semantic/projects/ada-secret/sources', sources);
     expect(saved.status).toBe(200);
     expect((await as('ada', 'POST', '/api/semantic/projects/ada-secret/publish')).status).toBe(200);
-    const token = await as('ada', 'POST', '/api/semantic/projects/ada-secret/tokens', { name: 'ada-token', models: ['secret_model'] });
+    const wanted = { name: 'ada-token', models: ['secret_model'] };
+    const token = await as('ada', 'POST', '/api/semantic/projects/ada-secret/tokens', wanted);
     expect(token.status).toBe(201);
     tokenId = token.body.id;
   });
 
-  it('Bob gets, on every route, exactly the 404 of a project that does not exist, naming nothing of Ada\'s', async () => {
+  it('Bob gets, on every route, exactly the 404 of a missing project, naming nothing of Ada\'s', async () => {
     const secrets = ['ada-secret', project.id, adaOrg.id, adaOrg.name, 'Ada', tokenId, 'secret_model'];
     const bobs = projectRoutes('ada-secret', tokenId);
     const missing = projectRoutes('no-such-project', tokenId);
@@ -99,7 +112,9 @@ describe('semantic projects of two organizations under oidc', () => {
     }
     const list = await as('bob', 'GET', '/api/semantic/projects');
     expect(list.body.projects).toEqual([]);
-    for (const answer of [await as('bob', 'GET', `/api/semantic/projects?orgId=${adaOrg.id}`), await as('bob', 'POST', '/api/semantic/projects', { slug: 'bobs', orgId: adaOrg.id })]) {
+    const listed = await as('bob', 'GET', `/api/semantic/projects?orgId=${adaOrg.id}`);
+    const created = await as('bob', 'POST', '/api/semantic/projects', { slug: 'bobs', orgId: adaOrg.id });
+    for (const answer of [listed, created]) {
       expect(answer.status).toBe(404);
       for (const secret of secrets) expect(answer.text).not.toContain(secret);
     }
@@ -107,9 +122,13 @@ describe('semantic projects of two organizations under oidc', () => {
 
   it('Ada\'s own calls on the same routes succeed, and nothing Bob sent changed her project', async () => {
     const detail = await as('ada', 'GET', '/api/semantic/projects/ada-secret');
-    expect(detail.body).toMatchObject({ name: 'Ada secret', orgId: adaOrg.id, models: ['secret_model.yaml'], publishedRevision: 1 });
-    expect((await as('ada', 'GET', '/api/semantic/projects/ada-secret/tokens')).body.tokens.map((t: { name: string }) => t.name)).toEqual(['ada-token']);
-    expect((await as('ada', 'GET', '/api/semantic/projects')).body.projects.map((p: { slug: string }) => p.slug)).toEqual(['ada-secret']);
+    const unchanged = { name: 'Ada secret', orgId: adaOrg.id, models: ['secret_model.yaml'], publishedRevision: 1 };
+    expect(detail.body).toMatchObject(unchanged);
+    const tokenList = async () =>
+      (await as('ada', 'GET', '/api/semantic/projects/ada-secret/tokens')).body.tokens as TokenRow[];
+    expect((await tokenList()).map((t) => t.name)).toEqual(['ada-token']);
+    const slugs = (await as('ada', 'GET', '/api/semantic/projects')).body.projects.map((p: { slug: string }) => p.slug);
+    expect(slugs).toEqual(['ada-secret']);
     expect((await as('ada', 'GET', `/api/semantic/projects?orgId=${adaOrg.id}`)).body.projects).toHaveLength(1);
     for (const [method, path, body, bytes] of projectRoutes('ada-secret', tokenId)) {
       const answer = await as('ada', method, path, body, bytes);
@@ -117,7 +136,7 @@ describe('semantic projects of two organizations under oidc', () => {
       if (path.includes('/improvements/imp-1/')) expect(answer.body.error.message, path).toContain('imp-1');
       else expect(answer.status, `${method} ${path}`).toBeLessThan(300);
     }
-    expect((await as('ada', 'GET', '/api/semantic/projects/ada-secret/tokens')).body.tokens.find((t: { id: string }) => t.id === tokenId).state).toBe('revoked');
+    expect((await tokenList()).find((t) => t.id === tokenId)?.state).toBe('revoked');
   });
 });
 
@@ -128,21 +147,28 @@ describe('roles on a project within one organization', () => {
   it('Cy, invited with the Reader role on the project, reads it but may not use, change or manage it', async () => {
     orgId = (await as('ada', 'GET', '/api/orgs')).body.organizations[0].id;
     const projectId = (await as('ada', 'POST', '/api/semantic/projects', { slug: 'ada-shared' })).body.id;
-    await as('ada', 'POST', '/api/semantic/projects/ada-shared/sources', { models: { 'm.yaml': model('m') }, data: [] });
+    const sources = { models: { 'm.yaml': model('m') }, data: [] };
+    await as('ada', 'POST', '/api/semantic/projects/ada-shared/sources', sources);
     expect((await as('cy', 'GET', '/api/orgs')).status).toBe(200);
-    const group = await as('ada', 'POST', `/api/orgs/${orgId}/groups`, { name: 'Semantic readers', permissions: [], agentRoles: [{ agent: projectId, role: 'reader' }] });
+    const readers = { name: 'Semantic readers', permissions: [], agentRoles: [{ agent: projectId, role: 'reader' }] };
+    const group = await as('ada', 'POST', `/api/orgs/${orgId}/groups`, readers);
     expect(group.status).toBe(201);
     groupId = group.body.id;
-    const invitation = await as('ada', 'POST', `/api/orgs/${orgId}/invitations`, { email: 'cy@example.com', groups: [groupId] });
+    const invited = { email: 'cy@example.com', groups: [groupId] };
+    const invitation = await as('ada', 'POST', `/api/orgs/${orgId}/invitations`, invited);
     expect(invitation.status).toBe(201);
-    expect((await as('cy', 'POST', `/api/invitations/link/${invitation.body.link.split('/invite/')[1]}/join`)).status).toBe(200);
+    const key = String(invitation.body.link).split('/invite/')[1];
+    expect((await as('cy', 'POST', `/api/invitations/link/${key}/join`)).status).toBe(200);
 
     const p = '/api/semantic/projects/ada-shared';
-    for (const path of [p, `${p}/sources`, `${p}/changes`, `${p}/tokens`, `${p}/calls`, `${p}/calls/stats`, `${p}/improvements/list`]) {
+    const reads = [p, `${p}/sources`, `${p}/changes`, `${p}/tokens`, `${p}/calls`, `${p}/calls/stats`];
+    reads.push(`${p}/calls/tokens`, `${p}/improvements`, `${p}/improvements/list`);
+    for (const path of reads) {
       expect((await as('cy', 'GET', path)).status, path).toBe(200);
     }
     expect((await as('cy', 'POST', `${p}/validate`, { models: {} })).status).toBe(200);
-    expect((await as('cy', 'GET', '/api/semantic/projects')).body.projects.map((x: { slug: string }) => x.slug)).toEqual(['ada-shared']);
+    const seen = (await as('cy', 'GET', '/api/semantic/projects')).body.projects.map((x: { slug: string }) => x.slug);
+    expect(seen).toEqual(['ada-shared']);
     const refusals: [Answer, string][] = [
       [await as('cy', 'POST', `${p}/playground-token`), 'User'],
       [await as('cy', 'PATCH', p, { name: 'x' }), 'Maintainer'],
@@ -172,7 +198,9 @@ describe('roles on a project within one organization', () => {
 
     // The CLI: without --org it says to name one; with --org the project goes there.
     const dir = projectDir([flightsModel]);
-    const cli = (args: string[]) => runCairn(api.url, ['--token', tokens.cy!, 'semantic', 'import', dir, '--project', 'cy-cli', ...args], { mode: 'sources' });
+    const cli = (args: string[]) =>
+      runCairn(api.url, ['--token', tokens.cy!, 'semantic', 'import', dir, '--project', 'cy-cli', ...args],
+        { mode: 'sources' });
     const unnamed = cli([]);
     expect(unnamed.status).not.toBe(0);
     expect(unnamed.stderr).toContain('ambiguous_organization');
@@ -184,7 +212,8 @@ describe('roles on a project within one organization', () => {
 
   it('once her group gives Maintainer on the project, Cy edits, publishes and mints tokens', async () => {
     const projectId = (await as('ada', 'GET', '/api/semantic/projects/ada-shared')).body.id;
-    expect((await as('ada', 'PUT', `/api/orgs/${orgId}/groups/${groupId}`, { agentRoles: [{ agent: projectId, role: 'maintainer' }] })).status).toBe(200);
+    const maintainers = { agentRoles: [{ agent: projectId, role: 'maintainer' }] };
+    expect((await as('ada', 'PUT', `/api/orgs/${orgId}/groups/${groupId}`, maintainers)).status).toBe(200);
     const p = '/api/semantic/projects/ada-shared';
     expect((await as('cy', 'PATCH', p, { name: 'Shared' })).body.name).toBe('Shared');
     expect((await as('cy', 'POST', `${p}/publish`)).status).toBe(200);

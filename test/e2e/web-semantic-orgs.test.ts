@@ -21,12 +21,17 @@ afterAll(async () => {
 });
 
 async function apiJson<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${product.base}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const response = await fetch(`${product.base}${path}`, { method, headers, body: payload });
   expect(response.ok, `${method} ${path}: ${response.status}`).toBe(true);
   return await response.json() as T;
 }
 
-const orgOf = async (slug: string) => (await apiJson<{ projects: { slug: string; orgId: string }[] }>('GET', '/api/semantic/projects')).projects.find((p) => p.slug === slug)?.orgId;
+const orgOf = async (slug: string) => {
+  const { projects } = await apiJson<{ projects: { slug: string; orgId: string }[] }>('GET', '/api/semantic/projects');
+  return projects.find((p) => p.slug === slug)?.orgId;
+};
 
 describe('the organization of a new project', () => {
   it('is the member\'s only one without asking, and chosen from a select once they are in two', async () => {
@@ -47,7 +52,8 @@ describe('the organization of a new project', () => {
     await page.getByRole('button', { name: 'Create project' }).click();
     const picker = page.getByLabel('Organization');
     await picker.waitFor();
-    expect(await picker.locator('option').allTextContents()).toEqual(['Choose an organization', 'Default organization', 'Second team']);
+    const options = await picker.locator('option').allTextContents();
+    expect(options).toEqual(['Choose an organization', 'Default organization', 'Second team']);
     await page.getByLabel('Slug').fill('second-team-project');
     await picker.selectOption({ label: 'Second team' });
     await screenshot(page, 'semantic-orgs-create-1280');

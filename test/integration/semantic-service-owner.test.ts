@@ -25,12 +25,15 @@ const catalogs: ServiceCatalog[] = [];
 
 beforeAll(async () => {
   product = await startProduct({}, { mode: 'sources' });
-  const imported = runCairn(product.url, ['semantic', 'import', projectDir([flightsModel]), '--project', 'flights', '--publish'], { mode: 'sources' });
+  const sources = { mode: 'sources' } as const;
+  const dir = projectDir([flightsModel]);
+  const imported = runCairn(product.url, ['semantic', 'import', dir, '--project', 'flights', '--publish'], sources);
   expect(imported.status, imported.stderr).toBe(0);
-  const created = runCairn(product.url, ['semantic', 'token', 'create', 'flights', '--models', 'flights'], { mode: 'sources' });
+  const created = runCairn(product.url, ['semantic', 'token', 'create', 'flights', '--models', 'flights'], sources);
   expect(created.status, created.stderr).toBe(0);
   token = created.stdout.trim();
-  ownerOrg = ((await (await fetch(`${product.url}/api/orgs`)).json()) as { organizations: { id: string }[] }).organizations[0]!.id;
+  const orgs = (await (await fetch(`${product.url}/api/orgs`)).json()) as { organizations: { id: string }[] };
+  ownerOrg = orgs.organizations[0]!.id;
   docs = await openSqliteDocumentStore({ path: join(product.dataDir, 'docdb.sqlite') });
 }, 180_000);
 
@@ -47,9 +50,13 @@ function guarded(services: ServiceConfig[]) {
   return ownerGuardedCatalog(catalog, semanticCollectionOwners({ docs, ids: cryptoIds }, services));
 }
 
+/** A query every organization's agent might send. */
+const one = { modelName: 'flights', sql: 'SELECT 1 AS one', store: false };
+
 /** Calls of the flights project the semantic service logged. */
 async function loggedCalls(): Promise<number> {
-  return ((await (await fetch(`${product.url}/api/semantic/projects/flights/calls`)).json()) as { calls: unknown[] }).calls.length;
+  const answer = await fetch(`${product.url}/api/semantic/projects/flights/calls`);
+  return ((await answer.json()) as { calls: unknown[] }).calls.length;
 }
 
 describe('the semantic collection of a deployment-wide token', () => {
@@ -58,22 +65,24 @@ describe('the semantic collection of a deployment-wide token', () => {
     expect((await catalog.tools()).map((t) => t.name)).toContain('list_semantic_models');
     const before = await loggedCalls();
     for (const orgId of ['another-org', undefined]) {
-      const refused = await catalog.call('semantic', 'execute_query', { modelName: 'flights', sql: 'SELECT 1 AS one', store: false }, { orgId });
+      const refused = await catalog.call('semantic', 'execute_query', one, { orgId });
       expect(refused.isError).toBe(true);
-      expect(refused.output).toBe('The semantic service of this deployment belongs to another organization; its tools answer only that organization\'s agents. Ask the operator for a semantic service of your own organization.');
+      expect(refused.output).toBe('The semantic service of this deployment belongs to another organization; its tools '
+        + 'answer only that organization\'s agents. Ask the operator for a semantic service of your own organization.');
       expect(String(refused.output)).not.toContain(ownerOrg);
     }
     expect(await loggedCalls()).toBe(before);
 
-    const answered = await catalog.call('semantic', 'execute_query', { modelName: 'flights', sql: 'SELECT 1 AS one', store: false }, { orgId: ownerOrg });
+    const answered = await catalog.call('semantic', 'execute_query', one, { orgId: ownerOrg });
     expect(answered).toMatchObject({ isError: false, output: { rows: [[1]] } });
     expect(await loggedCalls()).toBe(before + 1);
   });
 
-  it('leaves a service whose token is no semantic project\'s unrestricted (it is not refused for lack of an owner)', async () => {
+  it('leaves a service whose token is no semantic project\'s unrestricted (no refusal without an owner)', async () => {
     // The same service under another collection with a token the platform never minted: the service refuses the token
     // itself (401), so the answer is the service's own error, not the ownership refusal.
-    const catalog = guarded([{ id: 'other', endpoint: `${product.url}/mcp/flights/mcp`, token: 'cairn_mcp_not-a-minted-token-0000' }]);
+    const endpoint = `${product.url}/mcp/flights/mcp`;
+    const catalog = guarded([{ id: 'other', endpoint, token: 'cairn_mcp_not-a-minted-token-0000' }]);
     const result = await catalog.call('other', 'list_semantic_models', {}, { orgId: 'another-org' });
     expect(result.isError).toBe(true);
     expect(String(result.output)).not.toContain('belongs to another organization');

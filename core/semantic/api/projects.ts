@@ -13,7 +13,12 @@ import { Type, type Static } from '@sinclair/typebox';
  * organization (default: the caller's only one; 409 `ambiguous_organization` when they are in several),
  * optional display name and digest page size.
  */
-export const CreateProjectBody = Type.Object({ slug: Type.String(), orgId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), name: Type.Optional(Type.String({ maxLength: 200 })), pageSize: Type.Optional(Type.Integer()) }, { additionalProperties: false });
+export const CreateProjectBody = Type.Object({
+  slug: Type.String(),
+  orgId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  pageSize: Type.Optional(Type.Integer()),
+}, { additionalProperties: false });
 export type CreateProjectBody = Static<typeof CreateProjectBody>;
 
 /** Body of PATCH /api/semantic/projects/:slug. */

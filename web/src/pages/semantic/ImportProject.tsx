@@ -1,5 +1,6 @@
 /**
- * Import a project directory from the browser: a slug and name (and the organization, for a member of several), files dropped onto a drop zone (folders walked
+ * Import a project directory from the browser: a slug and name (and the organization, for a member of several),
+ * files dropped onto a drop zone (folders walked
  * with DataTransferItem.webkitGetAsEntry) or picked ("Choose a folder", "Choose files"), each shown as a model
  * file, a data file or ignored (the CLI's rule: core/semantic/api/import-files.ts `classifyImportPath`). Import
  * creates the project (POST /api/semantic/projects), uploads each data file with a progress bar
@@ -96,7 +97,8 @@ export function ImportProject({ onDone }: { onDone: () => void }) {
     try {
       if (state.createdSlug !== target) {
         await step(`Creating project ${target}`, async () => {
-          const body: CreateProjectBody = { slug: target, ...(org.orgId ? { orgId: org.orgId } : {}), ...(name.trim() ? { name: name.trim() } : {}) };
+          const orgId = org.orgId ? { orgId: org.orgId } : {};
+          const body: CreateProjectBody = { slug: target, ...orgId, ...(name.trim() ? { name: name.trim() } : {}) };
           await api<ProjectView>('/api/semantic/projects', { body });
         });
         state = { ...state, createdSlug: target, uploaded: {} };

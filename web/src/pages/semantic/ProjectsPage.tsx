@@ -1,5 +1,6 @@
 /**
- * Semantic projects: the list (paged), Create (slug, name, and the organization when the member is in several), and Import a project directory
+ * Semantic projects: the list (paged), Create (slug, name, and the organization when the member is in several),
+ * and Import a project directory
  * (ImportProject.tsx).
  *
  * Source: spec/semantic-query-service.md § Resources and their fields (project); issue 9 (Projects).
@@ -72,7 +73,8 @@ function CreateProject({ onDone }: { onDone: () => void }) {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate({ slug: slug.trim(), ...(org.orgId ? { orgId: org.orgId } : {}), ...(name.trim() ? { name: name.trim() } : {}) });
+    const orgId = org.orgId ? { orgId: org.orgId } : {};
+    create.mutate({ slug: slug.trim(), ...orgId, ...(name.trim() ? { name: name.trim() } : {}) });
   };
   return (
     <form className="card" onSubmit={submit} aria-label="Create project">
