@@ -5,6 +5,7 @@
  *
  * Source: ../shared/spec/platform-service.md § Rules 6 (turn workers and call workers).
  */
+import { networkInterfaces } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import type { WorkerBroker } from '../../core/ports/worker.ts';
 import { runHook } from './hook.ts';
@@ -30,6 +31,16 @@ export function sandboxFacts(): { permissionModel: boolean; readsRoot: boolean; 
 }
 
 /**
+ * Where the worker runs, as it sees it: its process id and its parent's (2 and 1 in its own PID namespace) and its
+ * network interfaces (only `lo` in its own network namespace).
+ *
+ * Source: issue 17 § 3 (the worker sandbox)
+ */
+export function isolationFacts(): { pid: number; ppid: number; interfaces: string[] } {
+  return { pid: process.pid, ppid: process.ppid, interfaces: Object.keys(networkInterfaces()).sort() };
+}
+
+/**
  * A worker task.
  *
  * Source: spec/platform-service.md § Rules 6
@@ -38,7 +49,7 @@ export type WorkerTask = (payload: unknown, broker: WorkerBroker) => Promise<unk
 
 /**
  * Every task of the worker program. `echo` answers its payload (start-up measurements and health
- * checks); `hook` runs an author hook script in QuickJS (see ./hook.ts); `turn` runs a session's turn
+ * checks); `sandbox` and `isolation` report what the worker is allowed and where it runs; `hook` runs an author hook script in QuickJS (see ./hook.ts); `turn` runs a session's turn
  * (see ./turn.ts); `poll`, `subscribe` and `callback` make a polling or callback trigger's one service call and
  * read its answer (see ./service-tasks.ts).
  *
@@ -47,6 +58,7 @@ export type WorkerTask = (payload: unknown, broker: WorkerBroker) => Promise<unk
 export const workerTasks: Record<string, WorkerTask> = {
   echo: async (payload) => payload,
   sandbox: async () => sandboxFacts(),
+  isolation: async () => isolationFacts(),
   hook: runHook,
   turn: runTurnTask,
   poll: runPollTask,

@@ -72,6 +72,10 @@ describe('worker sandbox: each door is shut inside a worker and open outside it'
     await redis?.stop();
   });
 
+  it('the worker runs in its own PID space (pid 2 under bubblewrap\'s init) with only its own loopback', async () => {
+    expect(await inside('isolation', null)).toEqual({ ended: 'finished', result: { pid: 2, ppid: 1, interfaces: ['lo'] } });
+  });
+
   it('loopback TCP: a server listening on 127.0.0.1', async () => {
     const server = await helloServer((s, ready) => s.listen(0, '127.0.0.1', ready));
     closers.push(() => server.close());
