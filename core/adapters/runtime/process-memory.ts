@@ -53,8 +53,13 @@ export function limitDataSize(pid: number, bytes: number): Promise<string | unde
   });
 }
 
-/** The process ids of `pid`'s children (/proc/<pid>/task/<tid>/children of each of its threads). */
-function childrenOf(pid: number): number[] {
+/**
+ * The process ids of `pid`'s children (/proc/<pid>/task/<tid>/children of each of its threads); none where /proc
+ * is unavailable or `pid` is gone.
+ *
+ * Source: spec/platform-service.md § Rules 7
+ */
+export function childrenOf(pid: number): number[] {
   const children: number[] = [];
   let tasks: string[];
   try {

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { isPlatformError } from '../../ports/platform-error.ts';
 import type { WorkerOutcome, WorkerRunOptions } from '../../ports/worker.ts';
 import { LineTooLongError } from '../runtime/json-lines.ts';
-import { readProcessTreeMemory } from '../runtime/process-memory.ts';
+import { childrenOf, readProcessTreeMemory } from '../runtime/process-memory.ts';
 import { readMessages, WORKER_CHANNEL_LINE_LIMIT, writeLine, type WireError, type WorkerMessage } from './protocol.ts';
 import { classifyEnd, endedReason, limitMessage, type EndFacts } from './worker-outcome.ts';
 import type { WorkerCommand } from './program.ts';
@@ -178,9 +178,24 @@ class WorkerRun {
     if (signal !== 'SIGKILL') this.killAfterGrace();
   }
 
-  /** Sends `signal` to the worker's process group (it leads one), else to the worker alone. */
+  /**
+   * Sends `signal` to the worker's process group (it leads one), else to the worker alone. A sandboxed worker's
+   * namespace is ended through its init (bubblewrap's second process, which takes every process of the namespace
+   * with it): SIGKILL, since a namespace's init ignores other signals from outside; bubblewrap's first process
+   * then exits by itself, having reaped it (killing the first process first would leave the init to the
+   * machine's init as a zombie).
+   */
   private signalGroup(signal: NodeJS.Signals): void {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const inits = this.facts.sandboxed ? childrenOf(this.child.pid!) : [];
+    for (const init of inits) {
+      try {
+        process.kill(init, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    if (inits.length > 0) return;
     try {
       process.kill(-this.child.pid!, signal);
     } catch {
