@@ -15,7 +15,8 @@
  * them the answer is 429 with Retry-After.
  *
  * Source: spec/platform-service.md § Endpoints (/api/callbacks/<token>), § Limits (256 KiB; calls per minute),
- * § Errors (404 for an address that serves nothing; 429 with a retry time); issue 8 (callback triggers); issue 17 § 6.
+ * § Errors (404 for an address that serves nothing; 429 with a retry time); issue 8 (callback triggers);
+ * issue 17 § 6.
  */
 import { Elysia } from 'elysia';
 import { createServiceCatalog, type ServiceCatalog } from '../../core/adapters/mcp-services/index.ts';

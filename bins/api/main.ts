@@ -44,7 +44,10 @@ app.listen({ hostname: listen.host, port: listen.port, maxRequestBodySize: 21 * 
 logger.info({ host: listen.host, port: listen.port, signIn: env.signIn.mode }, `api listening on ${listen.host}:${listen.port}`);
 // Spec § Limits: request header lines up to 32 KiB. Bun takes it only as a start flag (the entrypoint passes it,
 // scripts/build bakes it into the executable); say so when this process was started without it.
-if (maxHeaderSize < 32 * 1024) logger.warn({ maxHeaderSize }, 'request headers are limited below 32 KiB: start the API with --max-http-header-size=32768');
+if (maxHeaderSize < 32 * 1024) {
+  const hint = 'request headers are limited below 32 KiB: start the API with --max-http-header-size=32768';
+  logger.warn({ maxHeaderSize }, hint);
+}
 
 stopOnSignals(process, async () => {
   await app.stop();

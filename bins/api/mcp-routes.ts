@@ -107,7 +107,9 @@ async function answer(deps: McpRouteDeps, limiterFor: (points: number) => RateLi
     } catch (error) {
       if (!(error instanceof RateRefusal)) throw error;
       if (opened === 0) return error.response();
-      response = { jsonrpc: '2.0', id: call.id ?? null, error: { code: rpcErrors.server, message: error.message, data: { retryAfterSeconds: error.retryAfterSeconds } } };
+      const data = { retryAfterSeconds: error.retryAfterSeconds };
+      const refused = { code: rpcErrors.server, message: error.message, data };
+      response = { jsonrpc: '2.0', id: call.id ?? null, error: refused };
     }
     if (response) responses.push(response);
   }
@@ -121,11 +123,14 @@ async function answer(deps: McpRouteDeps, limiterFor: (points: number) => RateLi
  * Source: spec/platform-service.md § Errors (rate-limited endpoint call: before any session opens); issue 17 § 6
  */
 class RateRefusal extends Error {
-  constructor(readonly retryAfterSeconds: number, which: string) { super(`Too many calls ${which}; retry in ${retryAfterSeconds} s.`); }
+  constructor(readonly retryAfterSeconds: number, which: string) {
+    super(`Too many calls ${which}; retry in ${retryAfterSeconds} s.`);
+  }
 
   /** The 429 answering the whole POST. */
   response(): Response {
-    return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: rpcErrors.server, message: this.message }, id: null }), {
+    const body = { jsonrpc: '2.0', error: { code: rpcErrors.server, message: this.message }, id: null };
+    return new Response(JSON.stringify(body), {
       status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(this.retryAfterSeconds) },
     });
   }

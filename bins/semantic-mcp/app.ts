@@ -41,7 +41,9 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
   const limited = (key: string, who: string) => async (): Promise<Response | undefined> => {
     const limit = await env.rateLimiter.consume(key);
     if (limit.allowed) return undefined;
-    return errorResponse(new PlatformError('rate_limited', `Too many requests ${who}: at most the configured number per 60 s. Retry after ${limit.retryAfterSeconds} s.`, { status: 429 }), { 'retry-after': String(limit.retryAfterSeconds) });
+    const retry = limit.retryAfterSeconds;
+    const message = `Too many requests ${who}: at most the configured number per 60 s. Retry after ${retry} s.`;
+    return errorResponse(new PlatformError('rate_limited', message, { status: 429 }), { 'retry-after': String(retry) });
   };
   const answer = async (plane: Plane, request: Request, slug: string, client: string, timing: ServerTiming): Promise<Response> => {
     try {
@@ -55,12 +57,15 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
       // A call the platform makes for one organization's agent (every such call comes from the dispatcher's address)
       // counts per token and that caller, so one tenant's agent cannot use up another's calls; a token that does not
       // verify still counts against its address.
-      const { project, token } = await timing.measure('auth', caller === undefined ? authenticate : () => authenticate().catch(async (error: unknown) => {
+      const authenticateCounted = () => authenticate().catch(async (error: unknown) => {
         const refused = await perAddress();
         throw refused ? new RateRefusal(refused) : error;
-      }));
+      });
+      const checked = caller === undefined ? authenticate : authenticateCounted;
+      const { project, token } = await timing.measure('auth', checked);
       if (caller !== undefined) {
-        const refused = await timing.measure('rate', limited(`caller:${token._id}:${caller}`, 'for this organization\'s agent'));
+        const perCaller = limited(`caller:${token._id}:${caller}`, 'for this organization\'s agent');
+        const refused = await timing.measure('rate', perCaller);
         if (refused) return refused;
       }
       return await timing.measure('mcp', () => handleMcpRequest(env, request, { project, token, plane }, timing));

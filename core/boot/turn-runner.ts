@@ -14,7 +14,9 @@ import { PlatformError } from '../ports/platform-error.ts';
 import type { ToolCatalog } from '../ports/tool-catalog.ts';
 import type { WorkerLauncher, WorkerLimits } from '../ports/worker.ts';
 import { TURN_HEARTBEAT_MS } from '../session/model.ts';
-import { beatTurn, claimTurn, loadTurnRecords, sessionsOf, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import {
+  beatTurn, claimTurn, loadTurnRecords, sessionsOf, turnsOf, type SessionStoreDeps,
+} from '../session/session-store.ts';
 import { failTurnTree } from '../session/stale-turns.ts';
 import { BrokerViolationError } from '../session/broker-rules.ts';
 import { createStoreHost } from '../session/store-host.ts';
@@ -107,7 +109,8 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
     void status.then((s) => { if (s === 'cancelled') controller.abort(); }, () => undefined);
   }, pollMs);
   let agentLookup: Promise<string | undefined> | undefined;
-  const agentOfTurn = () => (agentLookup ??= sessionsOf(deps).findOne({ _id: turn.sessionId }).then((s) => s?.agentId, () => undefined));
+  const agentOfTurn = () => (agentLookup ??= sessionsOf(deps).findOne({ _id: turn.sessionId })
+    .then((s) => s?.agentId, () => undefined));
   const host = createStoreHost({
     ...deps, signal: controller.signal,
     // A report the broker refused ended the turn failed: the worker is stopped, nothing more of it is taken.

@@ -64,7 +64,9 @@ export function checkIdentifier(identifier: string): string {
  *   private host; otherwise it must be https to a public host (core/ports/outbound-url.ts). Default false.
  * @throws PlatformError `invalid_argument` (400) naming the field and saying what to do
  */
-export function checkSettings(input: ConnectionSettingsInput, production: boolean, allowPrivateUrls = false): ConnectionSettings {
+export function checkSettings(
+  input: ConnectionSettingsInput, production: boolean, allowPrivateUrls = false,
+): ConnectionSettings {
   if (!(protocols as readonly string[]).includes(input.protocol)) throw invalid('protocol', `"${input.protocol.slice(0, 40)}" is not a protocol; use one of ${protocols.join(', ')}.`);
   if (!(authModes as readonly string[]).includes(input.auth)) throw invalid('auth', `"${input.auth.slice(0, 40)}" is not an authentication mode; use one of ${authModes.join(', ')}.`);
   const protocol = input.protocol as Protocol;
@@ -74,7 +76,8 @@ export function checkSettings(input: ConnectionSettingsInput, production: boolea
   if (auth === 'oidc' && !input.oidc) throw invalid('oidc', 'auth "oidc" needs the OIDC settings: give oidc.issuer and oidc.audience.');
   const origins = checkOrigins(protocol, input.origins ?? []);
   const rate = checkRate(input.rate ?? defaultRates[protocol]);
-  return { protocol, auth, ...(auth === 'oidc' && input.oidc ? { oidc: checkOidc(input.oidc, allowPrivateUrls && !production) } : {}), origins, rate };
+  const oidc = auth === 'oidc' && input.oidc ? { oidc: checkOidc(input.oidc, allowPrivateUrls && !production) } : {};
+  return { protocol, auth, ...oidc, origins, rate };
 }
 
 function checkOidc(input: OidcInput, allowPrivateUrls: boolean): OidcSettings {
@@ -84,7 +87,8 @@ function checkOidc(input: OidcInput, allowPrivateUrls: boolean): OidcSettings {
   for (const alg of algorithms) {
     if (!(acceptedAlgorithms as readonly string[]).includes(alg)) throw invalid('oidc.algorithms', `"${alg.slice(0, 20)}" is not accepted; use some of ${acceptedAlgorithms.join(', ')} (or none for RS256).`);
   }
-  return { issuer, audience: input.audience.trim(), ...(input.jwksUrl ? { jwksUrl: checkIssuerUrl('oidc.jwksUrl', input.jwksUrl, allowPrivateUrls) } : {}), algorithms };
+  const jwksUrl = input.jwksUrl ? { jwksUrl: checkIssuerUrl('oidc.jwksUrl', input.jwksUrl, allowPrivateUrls) } : {};
+  return { issuer, audience: input.audience.trim(), ...jwksUrl, algorithms };
 }
 
 /** An https URL to a public host, unless PLATFORM_ALLOW_PRIVATE_URLS allows http and local or private hosts. */

@@ -25,13 +25,17 @@ export function isPublicAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   if (!ipaddr.isValid(bare)) return false;
   let parsed = ipaddr.parse(bare);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
   if (parsed.kind() === 'ipv6' && ['6to4', 'teredo', 'rfc6052', 'rfc6145'].includes(parsed.range())) return false;
   return parsed.range() === 'unicast';
 }
 
 /** Host names that always mean this machine or its network. */
-const localNames = /^(?:localhost|localhost\.localdomain|ip6-localhost|ip6-loopback)$|\.(?:localhost|local|internal|home\.arpa)$/i;
+const localNames = new RegExp(
+  '^(?:localhost|localhost\\.localdomain|ip6-localhost|ip6-loopback)$|\\.(?:localhost|local|internal|home\\.arpa)$', 'i',
+);
 
 /**
  * What is wrong with `value` as an owner-supplied outbound URL, or undefined when it may be used. With
@@ -56,6 +60,8 @@ export function outboundUrlProblem(value: string, allowPrivate: boolean): string
   const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
   if (localNames.test(host)) return `${shown} names a local host, which is refused ${allowPrivateHint}`;
   const literal = ipaddr.isValid(host) || /^[\d.]+$/.test(host);
-  if (literal && !isPublicAddress(host)) return `${shown} names a loopback, private, link-local or reserved address, which is refused ${allowPrivateHint}`;
+  if (literal && !isPublicAddress(host)) {
+    return `${shown} names a loopback, private, link-local or reserved address, which is refused ${allowPrivateHint}`;
+  }
   return undefined;
 }

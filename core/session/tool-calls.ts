@@ -72,15 +72,25 @@ export const DEFAULT_PARKS = 50;
  *
  * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (control tools, budget); issue 17 § 6
  */
-function wait(run: TurnRun, state: StateView, call: ModelToolCall, input: Record<string, unknown>, effects: MessageEffects): ModelToolResult {
+function wait(
+  run: TurnRun, state: StateView, call: ModelToolCall, input: Record<string, unknown>, effects: MessageEffects,
+): ModelToolResult {
   if (typeof input.reason !== 'string') return fail(call, 'platform_wait needs a reason (text).');
   const parks = state.budget.parks ?? DEFAULT_PARKS;
-  if (run.session.visit.parks >= parks) return fail(call, `This step may wait at most ${parks} times; carry on without waiting.`);
+  if (run.session.visit.parks >= parks) {
+    return fail(call, `This step may wait at most ${parks} times; carry on without waiting.`);
+  }
   let until: string | undefined;
   if (input.until !== undefined && input.until !== null) {
     const at = typeof input.until === 'string' ? Date.parse(input.until) : Number.NaN;
-    if (Number.isNaN(at)) return fail(call, `platform_wait's until must be an ISO time such as 2026-01-31T09:00:00Z; ${JSON.stringify(input.until).slice(0, 60)} is not. Leave it out to wait for the reply.`);
-    if (at <= run.deps.now()) return fail(call, `platform_wait's until (${new Date(at).toISOString()}) is already past; give a future time, or leave it out to wait for the reply.`);
+    if (Number.isNaN(at)) {
+      const given = JSON.stringify(input.until).slice(0, 60);
+      return fail(call, `platform_wait's until must be an ISO time such as 2026-01-31T09:00:00Z; ${given} is not. Leave it out to wait for the reply.`);
+    }
+    if (at <= run.deps.now()) {
+      const past = new Date(at).toISOString();
+      return fail(call, `platform_wait's until (${past}) is already past; give a future time, or leave it out to wait for the reply.`);
+    }
     until = new Date(at).toISOString();
   }
   effects.wait = { reason: input.reason, until };

@@ -89,7 +89,9 @@ export function requestRules(options: RequestRulesOptions): RequestRules {
   const facts = new WeakMap<Request, RequestFacts>();
   const principalOf = (request: Request) => facts.get(request)?.principal;
   // One count per rules instance: the gate (rule g) and any route calling consumeUserRate share it.
-  const consumeUserRate = createUserRate({ perMinute: options.userRatePerMinute, redis: options.redis, limiter: options.userRateLimiter });
+  const consumeUserRate = createUserRate({
+    perMinute: options.userRatePerMinute, redis: options.redis, limiter: options.userRateLimiter,
+  });
   return {
     plugin: buildPlugin(options, facts, consumeUserRate),
     principalOf,
@@ -114,7 +116,9 @@ interface RuleContext {
   consumeUserRate: ConsumeUserRate;
 }
 
-function buildPlugin(options: RequestRulesOptions, facts: WeakMap<Request, RequestFacts>, consumeUserRate: ConsumeUserRate) {
+function buildPlugin(
+  options: RequestRulesOptions, facts: WeakMap<Request, RequestFacts>, consumeUserRate: ConsumeUserRate,
+) {
   const context: RuleContext = {
     options, facts, trusted: parseTrustedProxies(options.trustedProxies.join(',')),
     resolvePrincipal: createPrincipalResolver({ signIn: options.signIn, ...options.identity }),

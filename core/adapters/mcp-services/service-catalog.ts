@@ -8,7 +8,9 @@
 import type { ServiceConfig } from '../../config/config-model.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
-import { platformCallerValue, type CatalogTool, type ToolCallOptions, type ToolCallResult, type ToolCatalog } from '../../ports/tool-catalog.ts';
+import {
+  platformCallerValue, type CatalogTool, type ToolCallOptions, type ToolCallResult, type ToolCatalog,
+} from '../../ports/tool-catalog.ts';
 import { callServiceTool, unreachable } from './service-call.ts';
 import { failureReason } from './failure-reason.ts';
 import { openServiceConnection, type ServiceConnection } from './service-connection.ts';
@@ -96,7 +98,8 @@ export function createServiceCatalog(options: ServiceCatalogOptions): ServiceCat
         throw toolNotFound(collection, name, `the ${collection} service offers ${state.tools.map((t) => t.name).join(', ') || 'no tools'}`);
       }
       const caller = platformCallerValue(callOptions.orgId, callOptions.agentId);
-      return callServiceTool(state, name, input, { signal: callOptions.signal, timeoutMs: callTimeoutMs, ...(caller ? { caller } : {}) });
+      const serviceCall = { signal: callOptions.signal, timeoutMs: callTimeoutMs, ...(caller ? { caller } : {}) };
+      return callServiceTool(state, name, input, serviceCall);
     },
     close: async () => { await Promise.all([...states.values()].map((state) => state.connection.close())); },
   };

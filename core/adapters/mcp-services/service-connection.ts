@@ -60,7 +60,8 @@ const MAX_PAGES = 100;
 export function openServiceConnection(service: ServiceConfig, options: ServiceConnectionOptions): ServiceConnection {
   const callSignal = new AsyncLocalStorage<CallContext>();
   const callers = new AsyncLocalStorage<string | undefined>();
-  const fetchOf = callerFetch(abortableFetch(options.fetch ?? ((input, init) => fetch(input, init)), callSignal), callers);
+  const baseFetch: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const fetchOf = callerFetch(abortableFetch(baseFetch, callSignal), callers);
   let current: Promise<Client> | undefined;
   const connected = (): Promise<Client> => {
     current ??= connect(service, { ...options, fetch: fetchOf }).catch((error: unknown) => {
@@ -82,7 +83,8 @@ export function openServiceConnection(service: ServiceConfig, options: ServiceCo
       return await request(await used);
     } catch (error) {
       // A refusal over the service's rate is an answer, not a broken connection: reconnecting would only spend more.
-      if (error instanceof McpError || signal?.aborted || (error instanceof StreamableHTTPError && error.code === 429)) throw error;
+      const overRate = error instanceof StreamableHTTPError && error.code === 429;
+      if (error instanceof McpError || signal?.aborted || overRate) throw error;
       await drop(used);
       return request(await connected());
     }
@@ -97,7 +99,8 @@ export function openServiceConnection(service: ServiceConfig, options: ServiceCo
       const ended = new AbortController();
       const signal = call.signal ? AbortSignal.any([call.signal, ended.signal]) : ended.signal;
       try {
-        return await callSignal.run({ signal }, () => client.callTool(params, undefined, { signal: call.signal, timeout: call.timeoutMs })) as CallToolResult;
+        const request = () => client.callTool(params, undefined, { signal: call.signal, timeout: call.timeoutMs });
+        return await callSignal.run({ signal }, request) as CallToolResult;
       } catch (error) {
         ended.abort(error);
         throw error;

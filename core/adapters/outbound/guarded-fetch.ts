@@ -53,7 +53,10 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     connect: (connectOptions, callback) => {
       const host = connectOptions.hostname.replace(/^\[|\]$/g, '');
       resolvePublic(host, lookup).then(
-        (address) => connect({ ...connectOptions, hostname: address, servername: connectOptions.servername ?? (isIp(host) ? undefined : host) } as typeof connectOptions, callback),
+        (address) => {
+          const servername = connectOptions.servername ?? (isIp(host) ? undefined : host);
+          connect({ ...connectOptions, hostname: address, servername } as typeof connectOptions, callback);
+        },
         (error: Error) => callback(error, null),
       );
     },
@@ -62,7 +65,8 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const problem = outboundUrlProblem(url, false);
     if (problem) throw new OutboundUrlRefusedError(`${problem}.`);
-    return await undiciFetch(url, { ...(init as object), dispatcher } as Parameters<typeof undiciFetch>[1]) as unknown as Response;
+    const options = { ...(init as object), dispatcher } as Parameters<typeof undiciFetch>[1];
+    return await undiciFetch(url, options) as unknown as Response;
   };
 }
 
@@ -71,7 +75,10 @@ async function resolvePublic(host: string, lookup: (host: string) => Promise<Res
   const addresses = isIp(host) ? [{ address: host, family: host.includes(':') ? 6 : 4 }] : await lookup(host);
   const refused = addresses.find((a) => !isPublicAddress(a.address));
   if (refused || addresses.length === 0) {
-    throw new OutboundUrlRefusedError(`The host "${host.slice(0, 200)}" resolves to a loopback, private, link-local or reserved address, which is refused ${allowPrivateHint}.`);
+    const shown = host.slice(0, 200);
+    throw new OutboundUrlRefusedError(
+      `The host "${shown}" resolves to a loopback, private, link-local or reserved address, which is refused ${allowPrivateHint}.`,
+    );
   }
   return addresses[0].address;
 }
