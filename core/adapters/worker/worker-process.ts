@@ -12,17 +12,17 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isPlatformError } from '../../ports/platform-error.ts';
 import type { WorkerOutcome, WorkerRunOptions } from '../../ports/worker.ts';
 import { LineTooLongError } from '../runtime/json-lines.ts';
-import { childrenOf, readProcessTreeMemory } from '../runtime/process-memory.ts';
+import { readProcessTreeMemory } from '../runtime/process-memory.ts';
 import { readMessages, WORKER_CHANNEL_LINE_LIMIT, writeLine, type WireError, type WorkerMessage } from './protocol.ts';
 import { classifyEnd, endedReason, limitMessage, type EndFacts } from './worker-outcome.ts';
 import type { WorkerCommand } from './program.ts';
-import { sandboxCommand, type SandboxPlan } from './sandbox.ts';
+import type { SandboxPlan } from './sandbox.ts';
+import { isolate, signalWorker } from './worker-signals.ts';
 import { recordWorker } from './worker-registry.ts';
 
 /** Interval of the resident-set watchdog, in milliseconds. */
@@ -85,14 +85,6 @@ export async function runWorkerProcess(deps: WorkerProcessDeps, options: WorkerR
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
-}
-
-/** The command under the launcher's sandbox: bubblewrap, or setpriv's parent-death signal (when installed). */
-function isolate(deps: WorkerProcessDeps, command: WorkerCommand, workDir: string): WorkerCommand {
-  if (!existsSync(command.command)) return command; // its start fails as such (ENOENT), sandboxed or not
-  if (deps.sandbox?.mode === 'namespaces') return sandboxCommand(deps.sandbox.bwrap, command, { workDir, shareNet: deps.inspect });
-  if (deps.setpriv) return { command: deps.setpriv, args: ['--pdeathsig', 'KILL', '--', command.command, ...command.args] };
-  return command;
 }
 
 class WorkerRun {
@@ -178,29 +170,10 @@ class WorkerRun {
     if (signal !== 'SIGKILL') this.killAfterGrace();
   }
 
-  /**
-   * Sends `signal` to the worker's process group (it leads one), else to the worker alone. A sandboxed worker's
-   * namespace is ended through its init (bubblewrap's second process, which takes every process of the namespace
-   * with it): SIGKILL, since a namespace's init ignores other signals from outside; bubblewrap's first process
-   * then exits by itself, having reaped it (killing the first process first would leave the init to the
-   * machine's init as a zombie).
-   */
+  /** Sends `signal` to the worker (see {@link signalWorker}), unless it has ended. */
   private signalGroup(signal: NodeJS.Signals): void {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const inits = this.facts.sandboxed ? childrenOf(this.child.pid!) : [];
-    for (const init of inits) {
-      try {
-        process.kill(init, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    if (inits.length > 0) return;
-    try {
-      process.kill(-this.child.pid!, signal);
-    } catch {
-      this.child.kill(signal);
-    }
+    signalWorker(this.child, this.facts.sandboxed ?? false, signal);
   }
 
   /** A hook starts (`ms` its time) or ended (`ms` null): the launcher ends the worker at the hook's deadline. */
