@@ -13,10 +13,12 @@ const logger: Logger = { info: () => undefined, warn: () => undefined, error: ()
 describe('callback endpoint rate', () => {
   it('answers 429 with Retry-After past the per-endpoint calls of a minute', async () => {
     const app = callbackRoutes({
-      docs: createMemoryDocumentStore(), ids: { newId: () => 'x', randomBytes: (n) => new Uint8Array(n), sha256Hex: async () => '0'.repeat(64) },
+      docs: createMemoryDocumentStore(),
+      ids: { newId: () => 'x', randomBytes: (n) => new Uint8Array(n), sha256Hex: async () => '0'.repeat(64) },
       builds: {} as never, services: [], print: () => undefined, logger, clientAddress: () => '203.0.113.7',
     });
-    const call = (address: string) => app.handle(new Request(`http://localhost/api/callbacks/${address}`, { method: 'POST', body: '{}' }));
+    const call = (address: string) =>
+      app.handle(new Request(`http://localhost/api/callbacks/${address}`, { method: 'POST', body: '{}' }));
     expect(callbackRates).toEqual({ perCaller: 600, perEndpoint: 600 });
     const statuses = new Map<number, number>();
     for (let i = 0; i < 600; i += 1) {

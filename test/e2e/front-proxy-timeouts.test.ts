@@ -18,17 +18,19 @@ import { repoRoot } from '../helpers/product.ts';
 let caddy: RunningCaddy;
 
 beforeAll(async () => {
-  caddy = await startCaddy({ apiPort: await freePort(), semanticMcpPort: await freePort(), env: { CAIRN_PROXY_READ_HEADER_TIMEOUT: '1s' } });
+  const ports = { apiPort: await freePort(), semanticMcpPort: await freePort() };
+  caddy = await startCaddy({ ...ports, env: { CAIRN_PROXY_READ_HEADER_TIMEOUT: '1s' } });
 }, 30_000);
 afterAll(async () => { await caddy?.stop(); });
 
 describe('front proxy timeouts', () => {
   it('configures read_header 10 s, idle 2 min and 32 KiB header lines by default', () => {
-    const adapted = spawnSync('caddy', ['adapt', '--config', join(repoRoot, 'proxy/Caddyfile'), '--adapter', 'caddyfile'], {
-      encoding: 'utf8', env: { PATH: process.env.PATH, PORT: '8080', API_PORT: '3001', SEMANTIC_MCP_PORT: '3002', WEB_ROOT: '/tmp' },
-    });
+    const env = { PATH: process.env.PATH, PORT: '8080', API_PORT: '3001', SEMANTIC_MCP_PORT: '3002', WEB_ROOT: '/tmp' };
+    const config = join(repoRoot, 'proxy/Caddyfile');
+    const adapted = spawnSync('caddy', ['adapt', '--config', config, '--adapter', 'caddyfile'], { encoding: 'utf8', env });
     expect(adapted.status, adapted.stderr).toBe(0);
-    const servers = Object.values((JSON.parse(adapted.stdout) as { apps: { http: { servers: Record<string, Record<string, unknown>> } } }).apps.http.servers);
+    type Adapted = { apps: { http: { servers: Record<string, Record<string, unknown>> } } };
+    const servers = Object.values((JSON.parse(adapted.stdout) as Adapted).apps.http.servers);
     expect(servers.length).toBeGreaterThan(0);
     for (const server of servers) {
       expect(server).toMatchObject({ read_header_timeout: 10e9, idle_timeout: 120e9, max_header_bytes: 32 * 1024 });

@@ -22,10 +22,12 @@ let semanticToken: string;
 
 beforeAll(async () => {
   product = await startProduct({ PLATFORM_USER_RATE_PER_MINUTE: '5', MCP_RATE_LIMIT_MAX: '5' });
-  const imported = runCairn(product.url, ['agent', 'import', join(repoRoot, 'scripts/demo/agent'), '--agent', 'flights-analyst', '--publish']);
+  const cairn = (...args: string[]) => runCairn(product.url, args);
+  const demoAgent = join(repoRoot, 'scripts/demo/agent');
+  const imported = cairn('agent', 'import', demoAgent, '--agent', 'flights-analyst', '--publish');
   expect(imported.status, imported.stderr).toBe(0);
-  expect(runCairn(product.url, ['semantic', 'import', projectDir([flightsModel]), '--project', 'flights', '--publish']).status).toBe(0);
-  semanticToken = runCairn(product.url, ['semantic', 'token', 'create', 'flights', '--models', 'flights']).stdout.trim();
+  expect(cairn('semantic', 'import', projectDir([flightsModel]), '--project', 'flights', '--publish').status).toBe(0);
+  semanticToken = cairn('semantic', 'token', 'create', 'flights', '--models', 'flights').stdout.trim();
 }, 180_000);
 
 afterAll(async () => { await product?.stop(); });
@@ -36,10 +38,13 @@ const post = (path: string, body: unknown) => fetch(`${product.url}${path}`, {
 
 describe('PLATFORM_USER_RATE_PER_MINUTE through the proxy', () => {
   it('answers 429 with Retry-After from the sixth session start of a minute, and counts replies too', async () => {
-    const answers: { status: number; retryAfter: string | null; body: { session?: { id: string }; error?: { code: string; message: string } } }[] = [];
+    type Body = { session?: { id: string }; error?: { code: string; message: string } };
+    const answers: { status: number; retryAfter: string | null; body: Body }[] = [];
+    const start = { agent: 'flights-analyst', environment: 'main', workflow: 'flights-analyst' };
     for (let i = 0; i < 9; i += 1) {
-      const response = await post('/api/sessions', { agent: 'flights-analyst', environment: 'main', workflow: 'flights-analyst', message: `question ${i}` });
-      answers.push({ status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() as never });
+      const response = await post('/api/sessions', { ...start, message: `question ${i}` });
+      const body = await response.json() as Body;
+      answers.push({ status: response.status, retryAfter: response.headers.get('retry-after'), body });
     }
     expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201, 201, 429, 429, 429, 429]);
     for (const refused of answers.slice(5)) {
@@ -57,14 +62,16 @@ describe('PLATFORM_USER_RATE_PER_MINUTE through the proxy', () => {
 });
 
 describe('owner-supplied outbound URLs through the proxy', () => {
-  it('refuses an oidc connection whose issuer or JWKS URL is local, loopback, private or plain http, naming the variable', async () => {
+  it('refuses an oidc connection whose issuer or JWKS URL is local, loopback, private or plain http', async () => {
     const base = '/api/agents/flights-analyst/environments/main/connections';
     const create = async (identifier: string, oidc: Record<string, string>) => {
-      const response = await post(base, { identifier, protocol: 'mcp', auth: 'oidc', oidc: { audience: 'tools', ...oidc } });
+      const body = { identifier, protocol: 'mcp', auth: 'oidc', oidc: { audience: 'tools', ...oidc } };
+      const response = await post(base, body);
       return { status: response.status, body: await response.json() as { error?: { code: string; message: string } } };
     };
     const refused: Record<string, string>[] = [
-      { issuer: 'https://127.0.0.2:9' }, { issuer: 'https://localhost:9' }, { issuer: 'https://192.168.1.20' }, { issuer: 'http://id.example.com' },
+      { issuer: 'https://127.0.0.2:9' }, { issuer: 'https://localhost:9' }, { issuer: 'https://192.168.1.20' },
+      { issuer: 'http://id.example.com' },
       { issuer: 'https://id.example.com', jwksUrl: 'https://169.254.169.254/keys' },
     ];
     for (const [i, oidc] of refused.entries()) {
@@ -78,7 +85,9 @@ describe('owner-supplied outbound URLs through the proxy', () => {
 
 describe('request header lines through the proxy', () => {
   it('passes a 20 KiB header line to the API and refuses one over 32 KiB at the proxy', async () => {
-    const withHeader = (bytes: number) => fetch(`${product.url}/api/sessions`, { headers: { 'x-filler': 'a'.repeat(bytes) } });
+    const withHeader = (bytes: number) => fetch(`${product.url}/api/sessions`, {
+      headers: { 'x-filler': 'a'.repeat(bytes) },
+    });
     expect((await withHeader(20 * 1024)).status).toBe(200);
     expect((await withHeader(31 * 1024)).status).toBe(200);
     expect((await withHeader(40 * 1024)).status).toBe(431);
@@ -86,11 +95,13 @@ describe('request header lines through the proxy', () => {
 });
 
 describe('semantic tool calls of hosted agents', () => {
-  it('counts per calling organization and agent: one agent over the limit does not refuse another organization\'s', async () => {
-    const catalog = createServiceCatalog({ services: [{ id: 'semantic', endpoint: `${product.url}/mcp/flights/mcp`, token: semanticToken }], log: () => undefined });
+  it('counts per calling organization and agent: one agent over the limit leaves another answered', async () => {
+    const service = { id: 'semantic', endpoint: `${product.url}/mcp/flights/mcp`, token: semanticToken };
+    const catalog = createServiceCatalog({ services: [service], log: () => undefined });
     try {
       await catalog.warm();
-      const list = (orgId: string, agentId: string) => catalog.call('semantic', 'list_semantic_models', {}, { orgId, agentId });
+      const list = (orgId: string, agentId: string) =>
+        catalog.call('semantic', 'list_semantic_models', {}, { orgId, agentId });
       const greedy = [];
       for (let i = 0; i < 7; i += 1) greedy.push(await list('org-a', 'agent-1'));
       expect(greedy.slice(0, 5).map((r) => r.isError)).toEqual([false, false, false, false, false]);
