@@ -41,11 +41,14 @@ export interface RunWorkerOptions {
 
 /**
  * Runs the worker: exits with {@link REFUSED_TO_START_EXIT_CODE} and a line on standard error naming the
- * foreign variables (never a value) when the environment holds any; otherwise answers the job.
+ * foreign variables (never a value) when the environment holds any; otherwise answers the job. `PWD` naming its
+ * own working directory (bubblewrap sets it) is removed from `env` first.
  *
  * Source: spec/platform-service.md § Deployment settings (a worker reads none)
  */
 export function runWorker({ tasks, env, io }: RunWorkerOptions): void {
+  // The sandbox (bubblewrap) sets PWD to the working directory it enters: that one is dropped, never checked.
+  if (env.PWD !== undefined && env.PWD === process.cwd()) delete env.PWD;
   const foreign = foreignWorkerVariables(env);
   if (foreign.length > 0) {
     process.stderr.write(`worker refused to start: its environment holds ${foreign.join(', ')}; a worker holds only ${WORKER_ENVIRONMENT_VARIABLES.join(', ')}. Start it through the worker launcher.\n`);

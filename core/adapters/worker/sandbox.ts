@@ -37,9 +37,6 @@ export type SandboxPlan = { mode: 'namespaces'; bwrap: string } | { mode: 'permi
 /** Whether this machine runs namespaced sandboxes: bubblewrap's path, or why not. */
 export type NamespaceProbe = { ok: true; bwrap: string } | { ok: false; reason: string };
 
-/** coreutils' env, under /usr (bound read-only). */
-const ENV_PROGRAM = '/usr/bin/env';
-
 /** The top-level system directories a dynamically linked runtime may need besides /usr. */
 const SYSTEM_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
@@ -130,7 +127,7 @@ export function sandboxCommand(bwrap: string, command: WorkerCommand, options: {
   const reads = new Set([real, ...(command.reads ?? []).map((path) => realpathSync(path))]);
   const args = [...namespaceFlags(options.shareNet ?? false), ...systemBinds()];
   for (const path of reads) args.push('--ro-bind', path, path);
-  args.push('--bind', options.workDir, options.workDir, '--chdir', options.workDir);
-  // bubblewrap sets PWD, which is not in the worker's allowlist: `env -u PWD` takes it out again.
-  return { command: bwrap, args: [...args, '--', ENV_PROGRAM, '-u', 'PWD', real, ...command.args] };
+  // bubblewrap sets PWD to this directory; the worker drops it before checking its environment (bins/worker/run.ts).
+  args.push('--bind', options.workDir, options.workDir, '--chdir', options.workDir, '--', real, ...command.args);
+  return { command: bwrap, args };
 }
