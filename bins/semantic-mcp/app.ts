@@ -15,9 +15,22 @@ import { authenticateEndpoint } from '../../core/semantic/tokens.ts';
 import { handleMcpRequest, type McpEndpointDeps } from './mcp-endpoint.ts';
 import { startServerTiming, type ServerTiming } from './server-timing.ts';
 
+/**
+ * How many times MCP_RATE_LIMIT_MAX one token may spend per 60 s across all the calling agents it names.
+ *
+ * Source: issue 17 § 6 (per calling organization and agent, without lifting the limit for a token holder)
+ */
+export const TOKEN_RATE_FACTOR = 10;
+
 /** Dependencies of the app. */
 export interface SemanticMcpAppDeps extends McpEndpointDeps {
+  /** MCP_RATE_LIMIT_MAX per 60 s: per client address, or per token and calling agent (PLATFORM_CALLER_HEADER). */
   rateLimiter: RateLimiter;
+  /**
+   * {@link TOKEN_RATE_FACTOR} × MCP_RATE_LIMIT_MAX per 60 s for all the calls of one token that name a calling agent:
+   * a token holder naming made-up agents gets no more than that (absent: no such cap).
+   */
+  tokenRateLimiter?: RateLimiter;
   trustedProxies: TrustedProxies;
 }
 
@@ -45,6 +58,13 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
     const message = `Too many requests ${who}: at most the configured number per 60 s. Retry after ${retry} s.`;
     return errorResponse(new PlatformError('rate_limited', message, { status: 429 }), { 'retry-after': String(retry) });
   };
+  const perToken = async (tokenId: string): Promise<Response | undefined> => {
+    const limit = await env.tokenRateLimiter?.consume(`token:${tokenId}`);
+    if (!limit || limit.allowed) return undefined;
+    const retry = limit.retryAfterSeconds;
+    const message = `Too many requests with this token: at most ${TOKEN_RATE_FACTOR} × the configured number per 60 s. Retry after ${retry} s.`;
+    return errorResponse(new PlatformError('rate_limited', message, { status: 429 }), { 'retry-after': String(retry) });
+  };
   const answer = async (plane: Plane, request: Request, slug: string, client: string, timing: ServerTiming): Promise<Response> => {
     try {
       const caller = platformCallerOf(request);
@@ -65,7 +85,7 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
       const { project, token } = await timing.measure('auth', checked);
       if (caller !== undefined) {
         const perCaller = limited(`caller:${token._id}:${caller}`, 'for this organization\'s agent');
-        const refused = await timing.measure('rate', perCaller);
+        const refused = await timing.measure('rate', perCaller) ?? await perToken(token._id);
         if (refused) return refused;
       }
       return await timing.measure('mcp', () => handleMcpRequest(env, request, { project, token, plane }, timing));

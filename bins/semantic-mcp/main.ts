@@ -29,7 +29,7 @@ if (queryProcess) {
   await serveQueryProcess(process.stdin, process.stdout);
   process.exit(0);
 }
-const [{ hostname, tmpdir }, { createPinoLogger }, { createRateLimiter }, { openRedis }, { appDirectory }, { cryptoIds, systemClock }, { startRole, stopOnSignals }, { createCallLogWriter }, { createSemanticMcpApp }, { parseSemanticMcpSettings }, { createDuckDbQueryEngine }] = await Promise.all([
+const [{ hostname, tmpdir }, { createPinoLogger }, { createRateLimiter }, { openRedis }, { appDirectory }, { cryptoIds, systemClock }, { startRole, stopOnSignals }, { createCallLogWriter }, { createSemanticMcpApp, TOKEN_RATE_FACTOR }, { parseSemanticMcpSettings }, { createDuckDbQueryEngine }] = await Promise.all([
   import('node:os'),
   import('../../core/adapters/log/pino-logger.ts'),
   import('../../core/adapters/rate-limit/rate-limiter.ts'),
@@ -83,6 +83,11 @@ const app = createSemanticMcpApp({
   version: boot.env.appVersion,
   planeCache: new Map(),
   rateLimiter: createRateLimiter({ points: settings.rateLimitMax, durationSeconds: settings.rateLimitWindowSeconds, keyPrefix: 'cairn:mcp-rate', redis }),
+  // A token's calls for every organization and agent it names, together (issue 17 § 6): TOKEN_RATE_FACTOR × the limit.
+  tokenRateLimiter: createRateLimiter({
+    points: settings.rateLimitMax * TOKEN_RATE_FACTOR, durationSeconds: settings.rateLimitWindowSeconds,
+    keyPrefix: 'cairn:mcp-token-rate', redis,
+  }),
   trustedProxies: settings.trustedProxies,
 });
 app.listen({ hostname: settings.host, port: settings.port });

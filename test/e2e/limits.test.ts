@@ -6,7 +6,8 @@
  *   http is refused with 400 naming PLATFORM_ALLOW_PRIVATE_URLS;
  * - a 20 KiB request header line passes every hop; one over 32 KiB is refused by the proxy (431);
  * - semantic-mcp (MCP_RATE_LIMIT_MAX 5) counts the platform's tool calls per calling organization and agent: one
- *   organization's agent using up its calls leaves another's answered, though both come from the same address.
+ *   organization's agent using up its calls leaves another's answered, though both come from the same address; one
+ *   token naming made-up agents gets at most 10 × the limit in all.
  *
  * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_USER_RATE_PER_MINUTE), § Errors,
  * § Limits; issue 17 § 6.
@@ -109,6 +110,11 @@ describe('semantic tool calls of hosted agents', () => {
       const other = await list('org-b', 'agent-2');
       expect(other.isError, JSON.stringify(other.output)).toBe(false);
       expect(JSON.stringify(other.output)).toContain('flights');
+      // Naming made-up agents gets a token holder no more than 10 × the limit in all (6 of its 50 calls are spent).
+      const spoofed = [];
+      for (let i = 0; i < 45; i += 1) spoofed.push(await list('org-a', `made-up-${Math.floor(i / 5)}`));
+      expect(spoofed.slice(0, 44).every((r) => !r.isError)).toBe(true);
+      expect(spoofed[44]).toMatchObject({ isError: true, output: expect.stringMatching(/429/) });
     } finally {
       await catalog.close();
     }
