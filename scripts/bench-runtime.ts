@@ -50,11 +50,14 @@ function exitTime(command: string, args: string[]): Promise<number> {
   });
 }
 
+/** Milliseconds of a worker started by hand. */
+type HandTimes = { first: number; answer: number; exit: number };
+
 /**
  * A worker started by hand with `program` (under bubblewrap at `bwrap` when given): milliseconds to its first
  * channel message, to its answer, and to its exit.
  */
-async function handTimes(program: WorkerProgram, bwrap?: string): Promise<{ first: number; answer: number; exit: number }> {
+async function handTimes(program: WorkerProgram, bwrap?: string): Promise<HandTimes> {
   const workDir = await mkdtemp(join(tmpdir(), 'cairn-bench-worker-'));
   const plain = await program.command({ workDir, memoryMb: limits.memoryMb });
   const { command, args } = bwrap ? sandboxCommand(bwrap, plain, { workDir }) : plain;
@@ -77,9 +80,15 @@ async function handTimes(program: WorkerProgram, bwrap?: string): Promise<{ firs
 /** A trivial hook: QuickJS loaded, one broker round trip. */
 const trivialHook = { task: 'hook', payload: { source: 'export default async (input) => ({ input, answer: await platform.call("bench.ping") })', input: 1 } };
 
-/** Launcher `run` to outcome for `job` (default the echo task) with `isolation`, in milliseconds (the sandbox probe excluded). */
-async function launcherTime(program: WorkerProgram, isolation: WorkerIsolation, job: { task: string; payload: unknown } = { task: 'echo', payload: { ok: true } }): Promise<number> {
-  const launcher = createWorkerLauncher({ program, environment: env, slots: { turn: 1, call: 1 }, log: () => undefined, isolation });
+/** The default job: the echo task. */
+const echoJob = { task: 'echo', payload: { ok: true } };
+
+/** Launcher `run` to outcome for `job` (default the echo task) with `isolation`, in ms (the sandbox probe excluded). */
+async function launcherTime(
+  program: WorkerProgram, isolation: WorkerIsolation, job: { task: string; payload: unknown } = echoJob,
+): Promise<number> {
+  const slots = { turn: 1, call: 1 };
+  const launcher = createWorkerLauncher({ program, environment: env, slots, log: () => undefined, isolation });
   await launcher.sandbox();
   const t0 = performance.now();
   const outcome = await launcher.run({ kind: 'call', subject: 'call bench', ...job, limits, broker: async () => 'pong' });
@@ -95,7 +104,8 @@ async function partOne(): Promise<void> {
   programs.push(['sources bundle on node', bundledWorkerProgram({ appDir: root })]);
   const probe = await probeNamespaces();
   if (!probe.ok) console.log(`no namespace sandbox here (${probe.reason}): sandboxed rows are left out`);
-  const isolations: [WorkerIsolation, string | undefined][] = probe.ok ? [['namespaces', probe.bwrap], ['permission-only', undefined]] : [['permission-only', undefined]];
+  const isolations: [WorkerIsolation, string | undefined][] = [['permission-only', undefined]];
+  if (probe.ok) isolations.unshift(['namespaces', probe.bwrap]);
   for (const [, program] of programs) await launcherTime(program, 'permission-only'); // warm-up: bundling, page cache
   await exitTime(node, ['-e', '0']);
   const bare: number[] = [];
@@ -128,7 +138,9 @@ async function partOne(): Promise<void> {
     if (!sandboxed) continue;
     const s = summary(sandboxed);
     const verdict = s.median <= base.median * 1.5 ? 'within' : 'over';
-    console.log(`\nsandboxed start-up, ${name} (spawn → first channel message): ${s.median.toFixed(1)} ms; bare node -e 0: ${base.median.toFixed(1)} ms; ratio ${(s.median / base.median).toFixed(2)} (${verdict} the 1.5× target)`);
+    const ratio = (s.median / base.median).toFixed(2);
+    console.log(`\nsandboxed start-up, ${name} (spawn → first channel message): ${s.median.toFixed(1)} ms; `
+      + `bare node -e 0: ${base.median.toFixed(1)} ms; ratio ${ratio} (${verdict} the 1.5× target)`);
   }
 }
 

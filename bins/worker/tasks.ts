@@ -49,7 +49,8 @@ export type WorkerTask = (payload: unknown, broker: WorkerBroker) => Promise<unk
 
 /**
  * Every task of the worker program. `echo` answers its payload (start-up measurements and health
- * checks); `sandbox` and `isolation` report what the worker is allowed and where it runs; `hook` runs an author hook script in QuickJS (see ./hook.ts); `turn` runs a session's turn
+ * checks); `sandbox` and `isolation` report what the worker is allowed and where it runs; `hook` runs an
+ * author hook script in QuickJS (see ./hook.ts); `turn` runs a session's turn
  * (see ./turn.ts); `poll`, `subscribe` and `callback` make a polling or callback trigger's one service call and
  * read its answer (see ./service-tasks.ts).
  *

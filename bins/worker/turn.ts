@@ -37,6 +37,9 @@ export async function runTurnTask(payload: unknown, broker: WorkerBroker): Promi
   // No operations, but the hook's deadline is still announced on the turn's channel (the launcher enforces it).
   const hookDeadline = broker.hookDeadline?.bind(broker);
   const hooksBroker: WorkerBroker = hookDeadline ? { ...hookBroker, hookDeadline } : hookBroker;
-  const hooks = { run: (source: string, input: unknown, options: { timeoutMs: number }) => runHook({ source, input, timeoutMs: options.timeoutMs }, hooksBroker) };
+  const hooks = {
+    run: (source: string, input: unknown, options: { timeoutMs: number }) =>
+      runHook({ source, input, timeoutMs: options.timeoutMs }, hooksBroker),
+  };
   return runTurn({ host: brokerTurnHost(broker), hooks, now: () => Date.now() }, turnId);
 }

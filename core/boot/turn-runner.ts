@@ -83,7 +83,7 @@ export function turnBroker(host: TurnHost, refusal: { subject: string; log?(line
   };
 }
 
-/** The `turn_seconds` of the workflow the turn runs, or undefined when it cannot be read (the worker then reports it). */
+/** The `turn_seconds` of the workflow the turn runs; undefined when it cannot be read (the worker then reports it). */
 async function turnSecondsOf(deps: TurnRunnerDeps, turnId: string): Promise<number | undefined> {
   try {
     const { session } = await loadTurnRecords(deps, turnId);
@@ -129,8 +129,9 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
     // The workflow's turn_seconds is enforced from outside the worker too (its own check never runs while it is stuck).
     const turnSeconds = await turnSecondsOf(deps, turnId);
     const outcome = await deps.launcher.run({
-      kind: 'turn', subject: `turn ${turnId}`, task: 'turn', payload: { turnId }, limits: deps.limits, broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log }),
-      signal: controller.signal, ...(turnSeconds === undefined ? {} : { turnSeconds }),
+      kind: 'turn', subject: `turn ${turnId}`, task: 'turn', payload: { turnId }, limits: deps.limits,
+      broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log }), signal: controller.signal,
+      ...(turnSeconds === undefined ? {} : { turnSeconds }),
     });
     if (outcome.ended === 'failed') await failTurnTree(deps, turn, { code: outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed'), message: outcome.message });
     await deps.afterTurn?.(turnId);

@@ -3,7 +3,9 @@
  *
  * Source: spec/platform-service.md § Rules 6–7, 10; § Deployment settings (PLATFORM_WORKER_*); § Limits.
  */
-import { base64Bytes, flag, integerAtLeast, invalid, oneOf, port, positiveInteger, type EnvRecord } from './env-values.ts';
+import {
+  base64Bytes, flag, integerAtLeast, invalid, oneOf, port, positiveInteger, type EnvRecord,
+} from './env-values.ts';
 import { bindAddress, hostAndPort } from './net-values.ts';
 import type { WorkerLimits } from './platform-env-model.ts';
 

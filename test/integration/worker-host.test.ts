@@ -55,9 +55,12 @@ describe('worker host', () => {
     await echoStillServes('call c-echo');
   });
 
-  it('its workers get the same isolation as a dispatcher\'s own: their own PID space and no network but their own loopback', async () => {
+  it('its workers get a dispatcher\'s isolation: their own PID space, no network but their own loopback', async () => {
     const { launcher } = remoteLauncher(host);
-    const outcome = await launcher.run({ kind: 'call', subject: 'call c-isolation', task: 'isolation', payload: null, limits: roomy, broker: async () => null });
+    const outcome = await launcher.run({
+      kind: 'call', subject: 'call c-isolation', task: 'isolation', payload: null, limits: roomy,
+      broker: async () => null,
+    });
     expect(outcome).toEqual({ ended: 'finished', result: { pid: 2, ppid: 1, interfaces: ['lo'] } });
   });
 

@@ -41,7 +41,8 @@ function tree(pid: number): number[] {
     }
     for (const task of tasks) {
       try {
-        for (const child of readFileSync(`/proc/${found[i]}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) found.push(Number(child));
+        const listed = readFileSync(`/proc/${found[i]}/task/${task}/children`, 'utf8').split(' ');
+        for (const child of listed) if (child.trim()) found.push(Number(child));
       } catch {
         // ended meanwhile
       }
@@ -50,7 +51,8 @@ function tree(pid: number): number[] {
   return found;
 }
 
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+const state = (pid: number) => /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+const alive = (pid: number) => existsSync(`/proc/${pid}`) && state(pid) !== 'Z';
 
 /** Waits (every 50 ms, at most 20 s) until `check` holds. */
 async function until(check: () => boolean): Promise<void> {
@@ -58,11 +60,16 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 /** Starts the stand-in dispatcher; resolves with it and its worker's pid once the worker runs. */
-async function parentWithBusyWorker(isolation: string): Promise<{ parent: ChildProcess; worker: number; said: () => string }> {
-  const parent = spawn(bunPath, [join(repoRoot, 'test/fixtures/worker-parent.ts'), isolation, newRunDir()], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } });
+type BusyParent = { parent: ChildProcess; worker: number; said(): string };
+async function parentWithBusyWorker(isolation: string): Promise<BusyParent> {
+  const fixture = join(repoRoot, 'test/fixtures/worker-parent.ts');
+  const options = { stdio: ['ignore', 'pipe', 'pipe'] as ('ignore' | 'pipe')[], env: { PATH: process.env.PATH } };
+  const parent = spawn(bunPath, [fixture, isolation, newRunDir()], options);
   children.push(parent);
   let said = '';
-  for (const stream of [parent.stdout!, parent.stderr!]) stream.on('data', (chunk: Buffer) => (said += chunk.toString()));
+  for (const stream of [parent.stdout!, parent.stderr!]) {
+    stream.on('data', (chunk: Buffer) => (said += chunk.toString()));
+  }
   await until(() => /^worker \d+$/m.test(said) || parent.exitCode !== null);
   const worker = Number(/^worker (\d+)$/m.exec(said)?.[1]);
   if (!worker) throw new Error(`the stand-in dispatcher started no worker:\n${said}`);
@@ -70,7 +77,7 @@ async function parentWithBusyWorker(isolation: string): Promise<{ parent: ChildP
 }
 
 describe('a worker dies with its dispatcher', () => {
-  it.each(['namespaces', 'permission-only'])('kill -9 of the dispatcher with a busy worker (%s) leaves no worker process behind', async (isolation) => {
+  it.each(['namespaces', 'permission-only'])('kill -9 of the dispatcher, worker busy (%s), leaves none', async (isolation) => {
     const { parent, worker, said } = await parentWithBusyWorker(isolation);
     expect(said()).toContain(`sandbox ${isolation}`);
     // Busy: its hook asked the broker, then loops in native code (the runtime's process is running, not waiting).
@@ -79,16 +86,16 @@ describe('a worker dies with its dispatcher', () => {
       const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       return args[0].endsWith('/node') && args.some((arg) => arg.includes('worker-probes'));
     });
-    await until(() => runtime() !== undefined && /^State:\s+R/m.test(readFileSync(`/proc/${runtime()}/status`, 'utf8')));
+    await until(() => runtime() !== undefined && state(runtime()!) === 'R');
     const processes = tree(worker);
     expect(processes.every(alive)).toBe(true);
-    expect(readFileSync(`/proc/${runtime()}/status`, 'utf8')).toMatch(/^State:\s+R/m);
+    expect(state(runtime()!)).toBe('R');
     parent.kill('SIGKILL');
     await until(() => !processes.some(alive));
     expect(processes.filter(alive)).toEqual([]);
   }, 60_000);
 
-  it('a launcher starting after a stopped process ends the worker it left running, and leaves a live owner\'s alone', async () => {
+  it('a launcher starting after a stopped process ends the worker it left, not a live owner\'s', async () => {
     const runDir = newRunDir();
     const sleeper = () => {
       const child = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
@@ -101,13 +108,18 @@ describe('a worker dies with its dispatcher', () => {
     const kept = sleeper();
     await until(() => processStartTime(leftover) !== undefined && processStartTime(kept) !== undefined);
     const workDir = mkdtempSync(join(tmpdir(), 'cairn-worker-'));
-    const record = (pid: number, owner: number, ownerStarted: string, dir: string) =>
-      writeFileSync(join(runDir, `${pid}.json`), JSON.stringify({ pid, started: processStartTime(pid), owner, ownerStarted, workDir: dir }));
+    const record = (pid: number, owner: number, ownerStarted: string, dir: string) => {
+      const content = { pid, started: processStartTime(pid), owner, ownerStarted, workDir: dir };
+      writeFileSync(join(runDir, `${pid}.json`), JSON.stringify(content));
+    };
     record(leftover, gone.pid!, '1', workDir);
     record(kept, process.pid, processStartTime(process.pid)!, join(tmpdir(), 'cairn-worker-not-this-one'));
     expect([alive(leftover), alive(kept)]).toEqual([true, true]);
     const lines: string[] = [];
-    createWorkerLauncher({ program: { command: async () => ({ command: 'true', args: [] }) }, environment: () => ({}), slots: { turn: 1, call: 1 }, log: (line) => lines.push(line), runDir, isolation: 'permission-only' });
+    createWorkerLauncher({
+      program: { command: async () => ({ command: 'true', args: [] }) }, environment: () => ({}),
+      slots: { turn: 1, call: 1 }, log: (line) => lines.push(line), runDir, isolation: 'permission-only',
+    });
     expect(lines).toContain(`[worker] ended leftover worker ${leftover} of a stopped process (pid ${gone.pid})`);
     await until(() => !alive(leftover));
     expect(alive(leftover)).toBe(false);

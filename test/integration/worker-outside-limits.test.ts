@@ -15,19 +15,22 @@ import { insertSession, insertTurn, turnsOf } from '../../core/session/session-s
 import type { WorkflowView } from '../../core/session/workflow-view.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
+import type { LauncherRunOptions } from '../../core/adapters/worker/index.ts';
 import { probesEntry, recordingBroker, roomyLimits, testLauncher } from '../fixtures/worker-launcher.ts';
 
 const nativeLoop = 'export default () => Array.prototype.indexOf.call({ length: 2 ** 40 }, 1)';
+const outside = 'it was stopped from outside the worker';
 
-/** A one-state workflow whose state runs `source` as a before hook. */
+/** A one-state workflow whose state runs the native loop as a before hook. */
 function loopingWorkflow(turnSeconds: number): WorkflowView {
   return {
     slug: 'loop', agentPrompt: 'You answer briefly.', disabled: false, promptCache: false, skills: [], callable: {},
-    limits: { childDepth: 1, childConcurrency: 1, turnSeconds, modelCallsPerTurn: 5 }, tools: { allowAlways: [], forbidAlways: [] },
+    limits: { childDepth: 1, childConcurrency: 1, turnSeconds, modelCallsPerTurn: 5 },
+    tools: { allowAlways: [], forbidAlways: [] },
     states: {
       ask: {
-        slug: 'ask', type: 'agent', triggers: ['manual'], transitions: [], tools: { allow: [], forbid: [] }, requires: [], budget: {},
-        before: [{ name: 'loop', source: nativeLoop, threshold: 0 }], after: [],
+        slug: 'ask', type: 'agent', triggers: ['manual'], transitions: [], tools: { allow: [], forbid: [] },
+        requires: [], budget: {}, before: [{ name: 'loop', source: nativeLoop, threshold: 0 }], after: [],
       },
     },
   } as unknown as WorkflowView;
@@ -36,54 +39,66 @@ function loopingWorkflow(turnSeconds: number): WorkflowView {
 describe('limits enforced from outside the worker', () => {
   const { launcher, lines } = testLauncher({ slots: { turn: 1, call: 1 } });
   const { broker } = recordingBroker();
+  const run = (subject: string, task: string, payload: unknown, more: Partial<LauncherRunOptions> = {}) =>
+    launcher.run({ kind: 'turn', subject, task, payload, limits: roomyLimits, broker, ...more });
+  const endedLine = (subject: string) =>
+    new RegExp(`^\\[worker\\] ended turn worker \\d+ for ${subject} \\(exceeded a limit\\)$`);
   /** The single turn slot is free again: usage shows none running and the next run finishes. */
   const slotFree = async () => {
     expect(launcher.slots.usage('turn')).toEqual({ running: 0, waiting: 0 });
-    expect(await launcher.run({ kind: 'turn', subject: 'turn t-next', task: 'echo', payload: 'next', limits: roomyLimits, broker })).toEqual({ ended: 'finished', result: 'next' });
+    expect(await run('turn t-next', 'echo', 'next')).toEqual({ ended: 'finished', result: 'next' });
   };
 
-  it('a hook looping in native code ends at its 10 s deadline with the hook-limit error, and frees its slot', async () => {
+  it('a hook looping in native code ends at its 10 s deadline with the hook-limit error; slot freed', async () => {
     lines.length = 0;
-    const outcome = await launcher.run({ kind: 'turn', subject: 'turn t-native', task: 'hook', payload: { source: nativeLoop, timeoutMs: 10_000 }, limits: roomyLimits, broker });
+    const outcome = await run('turn t-native', 'hook', { source: nativeLoop, timeoutMs: 10_000 });
     expect(outcome).toEqual({
       ended: 'failed', reason: 'exceeded a limit', limit: 'hook time',
-      message: 'the turn worker exceeded its hook time limit (a hook runs at most 10 s; it was stopped from outside the worker)',
+      message: `the turn worker exceeded its hook time limit (a hook runs at most 10 s; ${outside})`,
     });
-    expect(lines).toEqual([expect.stringMatching(/^\[worker\] ended turn worker \d+ for turn t-native \(exceeded a limit\)$/)]);
+    expect(lines).toEqual([expect.stringMatching(endedLine('turn t-native'))]);
     await slotFree();
   }, 60_000);
 
   it('a turn stuck in native code ends at the workflow\'s turn_seconds, naming it', async () => {
-    const outcome = await launcher.run({ kind: 'turn', subject: 'turn t-turn-time', task: 'hook', payload: { source: nativeLoop, timeoutMs: 600_000 }, limits: roomyLimits, broker, turnSeconds: 1 });
+    const payload = { source: nativeLoop, timeoutMs: 600_000 };
+    const outcome = await run('turn t-turn-time', 'hook', payload, { turnSeconds: 1 });
     expect(outcome).toEqual({
       ended: 'failed', reason: 'exceeded a limit', limit: 'turn time',
-      message: 'the turn worker exceeded its turn time limit (the workflow\'s turn_seconds = 1 s; it was stopped from outside the worker)',
+      message: `the turn worker exceeded its turn time limit (the workflow's turn_seconds = 1 s; ${outside})`,
     });
     await slotFree();
   }, 60_000);
 
   it('one endless channel line ends the worker at the line cap (the reader keeps at most 32 MiB)', async () => {
     lines.length = 0;
-    const outcome = await launcher.run({ kind: 'turn', subject: 'turn t-endless', task: 'endlessLine', payload: null, limits: roomyLimits, broker, entryFile: probesEntry });
-    expect(outcome).toEqual({ ended: 'failed', reason: 'exceeded a limit', limit: 'channel line', message: 'the turn worker exceeded its channel line limit (32 MiB per message)' });
-    expect(lines).toEqual([expect.stringMatching(/^\[worker\] ended turn worker \d+ for turn t-endless \(exceeded a limit\)$/)]);
+    const outcome = await run('turn t-endless', 'endlessLine', null, { entryFile: probesEntry });
+    expect(outcome).toEqual({
+      ended: 'failed', reason: 'exceeded a limit', limit: 'channel line',
+      message: 'the turn worker exceeded its channel line limit (32 MiB per message)',
+    });
+    expect(lines).toEqual([expect.stringMatching(endedLine('turn t-endless'))]);
     await slotFree();
   }, 60_000);
 
-  it('a queued turn whose before hook loops in native code fails with the hook limit; the dispatcher\'s slot is free', async () => {
-    const store = { docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock: systemClock, ids: cryptoIds };
+  it('a queued turn whose before hook loops in native code fails with the hook limit; the slot is free', async () => {
+    const stores = { docs: createMemoryDocumentStore(), objects: createMemoryObjectStore() };
+    const store = { ...stores, clock: systemClock, ids: cryptoIds };
     const deps = {
-      ...store, launcher, models: createAiModelProvider({ models: undefined }), modelsConfig: undefined, instanceId: 'test', promptCache: { enabled: false, ttl: '5m' as const },
-      limits: roomyLimits, catalog: { tools: async () => [], call: async () => ({ output: '', isError: true }) }, workflowOf: async () => loopingWorkflow(600),
+      ...store, launcher, models: createAiModelProvider({ models: undefined }), modelsConfig: undefined,
+      instanceId: 'test', promptCache: { enabled: false, ttl: '5m' as const }, limits: roomyLimits,
+      workflowOf: async () => loopingWorkflow(600),
+      catalog: { tools: async () => [], call: async () => ({ output: '', isError: true }) },
     };
     const session = await insertSession(store, {
-      orgId: 'o', agentId: 'a', environment: 'main', workflow: 'loop', buildId: 'b', commitId: 'c', state: 'ask', variables: {}, lockedVariables: [],
-      trigger: 'manual', depth: 0, inheritedForbid: [],
+      orgId: 'o', agentId: 'a', environment: 'main', workflow: 'loop', buildId: 'b', commitId: 'c', state: 'ask',
+      variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [],
     });
     const turn = await insertTurn(store, session, 'prompt', { message: 'Go.' });
     await runQueuedTurn(deps as never, turn._id);
     const settled = await turnsOf(store).findOne({ _id: turn._id });
-    expect(settled).toMatchObject({ status: 'failed', error: { code: 'worker_limit', message: expect.stringMatching(/^the turn worker exceeded its hook time limit \(a hook runs at most 10 s/) } });
+    const message = expect.stringMatching(/^the turn worker exceeded its hook time limit \(a hook runs at most 10 s/);
+    expect(settled).toMatchObject({ status: 'failed', error: { code: 'worker_limit', message } });
     await slotFree();
   }, 60_000);
 });

@@ -69,7 +69,8 @@ export function childrenOf(pid: number): number[] {
   }
   for (const task of tasks) {
     try {
-      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) children.push(Number(child));
+      const listed = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ');
+      for (const child of listed) if (child.trim()) children.push(Number(child));
     } catch {
       // the thread ended meanwhile
     }

@@ -39,8 +39,12 @@ export function checkRunMessage(message: unknown): RunMessage | string {
   const { memoryMb, wallTimeSeconds } = run.limits ?? ({} as Partial<RunMessage['limits']>);
   if (!Number.isInteger(memoryMb) || memoryMb! < 1 || !Number.isInteger(wallTimeSeconds) || wallTimeSeconds! < 1) return 'limits must be { memoryMb, wallTimeSeconds } positive integers';
   const { turnSeconds } = run;
-  if (turnSeconds !== undefined && !(Number.isInteger(turnSeconds) && turnSeconds > 0)) return 'turnSeconds must be a positive integer when given';
-  const checked: RunMessage = { type: 'run', kind: run.kind, subject: run.subject, task: run.task, payload: run.payload ?? null, limits: { memoryMb: memoryMb!, wallTimeSeconds: wallTimeSeconds! } };
+  if (turnSeconds !== undefined && !(Number.isInteger(turnSeconds) && turnSeconds > 0)) {
+    return 'turnSeconds must be a positive integer when given';
+  }
+  const limits = { memoryMb: memoryMb!, wallTimeSeconds: wallTimeSeconds! };
+  const { kind, subject, task } = run;
+  const checked: RunMessage = { type: 'run', kind, subject, task, payload: run.payload ?? null, limits };
   return turnSeconds === undefined ? checked : { ...checked, turnSeconds };
 }
 

@@ -97,7 +97,8 @@ class RemoteRun {
     this.proven = true;
     this.channel.raiseLimit(PROVEN_LINE_CHARS);
     const { kind, subject, task, payload, limits, turnSeconds } = this.run;
-    this.channel.send({ type: 'run', kind, subject, task, payload: payload ?? null, limits, ...(turnSeconds === undefined ? {} : { turnSeconds }) });
+    const turnLimit = turnSeconds === undefined ? {} : { turnSeconds };
+    this.channel.send({ type: 'run', kind, subject, task, payload: payload ?? null, limits, ...turnLimit });
     if (this.cancelled || this.run.signal?.aborted) this.channel.send({ type: 'cancel' });
     // A host that stays silent past the run's wall time (it enforces the limit itself) counts as lost.
     this.timers.push(setTimeout(() => socket.destroy(), limits.wallTimeSeconds * 1000 + (this.options.graceMs ?? 30_000)));

@@ -43,7 +43,7 @@ export interface WorkerLauncherDeps {
   inspect?: boolean;
   /** PLATFORM_WORKER_ISOLATION (default `namespaces`): see ./sandbox.ts. */
   isolation?: WorkerIsolation;
-  /** Whether this is a production process: without namespaces it refuses workers instead of falling back. Default false. */
+  /** Whether this is a production process: without namespaces it refuses workers, not falls back (default false). */
   production?: boolean;
   /** The run folder of worker records (default `cairn-workers` in the OS temp directory). */
   runDir?: string;
@@ -62,13 +62,24 @@ export interface WorkerLauncherDeps {
 export type LauncherRunOptions = WorkerRunOptions & { entryFile?: string; onStarted?(pid: number): void; log?(line: string): void };
 
 /**
+ * A local launcher: the port's `run` taking {@link LauncherRunOptions}, its slots, and the sandbox its workers get.
+ *
+ * Source: spec/platform-service.md § Rules 6–8
+ */
+export type LocalWorkerLauncher = WorkerLauncher & {
+  run(options: LauncherRunOptions): Promise<WorkerOutcome>;
+  slots: WorkerSlots;
+  sandbox(): Promise<SandboxPlan>;
+};
+
+/**
  * Creates a launcher; `run` waits for a slot of the run's kind, then starts the worker.
  * A run cancelled while waiting for its slot ends `signalled` without starting a worker (and without a log line).
  * `sandbox()` resolves with the isolation workers get (after the one probe at creation).
  *
  * Source: spec/platform-service.md § Rules 6–8
  */
-export function createWorkerLauncher(deps: WorkerLauncherDeps): WorkerLauncher & { run(options: LauncherRunOptions): Promise<WorkerOutcome>; slots: WorkerSlots; sandbox(): Promise<SandboxPlan> } {
+export function createWorkerLauncher(deps: WorkerLauncherDeps): LocalWorkerLauncher {
   const slots = new WorkerSlots(deps.slots);
   const inspect = deps.inspect ?? false;
   const { path } = deps;
@@ -96,7 +107,8 @@ export function createWorkerLauncher(deps: WorkerLauncherDeps): WorkerLauncher &
     async run(options: LauncherRunOptions): Promise<WorkerOutcome> {
       const { memoryMb } = options.limits;
       const plan = await sandbox;
-      const command = (workDir: string) => deps.program.command({ workDir, memoryMb, entryFile: options.entryFile, inspect });
+      const { entryFile } = options;
+      const command = (workDir: string) => deps.program.command({ workDir, memoryMb, entryFile, inspect });
       return slots.runInSlot(options, () => runWorkerProcess(processDeps(options, plan), options, command));
     },
   };

@@ -28,7 +28,9 @@ import { QUICKJS_BUNDLE_NAME } from './protocol.ts';
  *
  * Source: spec/platform-service.md § Rules 8
  */
-export const SEA_PERMISSION_FLAGS: readonly string[] = ['--permission', '--allow-fs-read=.', '--allow-fs-write=.', '--disable-sigusr1'];
+export const SEA_PERMISSION_FLAGS: readonly string[] = [
+  '--permission', '--allow-fs-read=.', '--allow-fs-write=.', '--disable-sigusr1',
+];
 
 /** The QuickJS library's entry, bundled apart from the worker's main file as {@link QUICKJS_BUNDLE_NAME}. */
 export const QUICKJS_LIBRARY_ENTRY = 'bins/worker/quickjs-library.ts';

@@ -41,7 +41,7 @@ export type WorkerMessage =
   | { type: 'started'; token: string }
   | { type: 'request'; token: string; id: number; op: string; args: unknown }
   | { type: 'denied'; token: string; permission: string }
-  /** Hook `id` starts and may run `ms` milliseconds (the launcher ends the worker past it); `ms: null` when it ended. */
+  /** Hook `id` starts and may run `ms` milliseconds (the launcher ends the worker past it); `ms: null`: it ended. */
   | { type: 'deadline'; token: string; id: number; ms: number | null }
   | { type: 'result'; token: string; result: unknown }
   | { type: 'failed'; token: string; error: WireError };

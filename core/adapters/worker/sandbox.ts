@@ -32,7 +32,10 @@ export type WorkerIsolation = 'namespaces' | 'permission-only';
  *
  * Source: spec/platform-service.md § Rules 8
  */
-export type SandboxPlan = { mode: 'namespaces'; bwrap: string } | { mode: 'permission-only' } | { mode: 'refused'; reason: string };
+export type SandboxPlan =
+  | { mode: 'namespaces'; bwrap: string }
+  | { mode: 'permission-only' }
+  | { mode: 'refused'; reason: string };
 
 /** Whether this machine runs namespaced sandboxes: bubblewrap's path, or why not. */
 export type NamespaceProbe = { ok: true; bwrap: string } | { ok: false; reason: string };
@@ -63,7 +66,10 @@ export function findProgram(name: string, path: string | undefined): string | un
  */
 export function probeNamespaces(path?: string): Promise<NamespaceProbe> {
   const bwrap = findProgram('bwrap', path);
-  if (!bwrap) return Promise.resolve({ ok: false, reason: 'bubblewrap (bwrap) is not installed: install the Debian package bubblewrap' });
+  if (!bwrap) {
+    const reason = 'bubblewrap (bwrap) is not installed: install the Debian package bubblewrap';
+    return Promise.resolve({ ok: false, reason });
+  }
   const trial = existsSync('/usr/bin/true') ? '/usr/bin/true' : '/bin/true';
   const args = [...namespaceFlags(false), ...systemBinds(), '--', trial];
   return new Promise((resolve) => {
@@ -81,22 +87,31 @@ export function probeNamespaces(path?: string): Promise<NamespaceProbe> {
  *
  * Source: spec/platform-service.md § Rules 8; § Deployment settings (PLATFORM_WORKER_ISOLATION)
  */
-export function planSandbox(requested: WorkerIsolation, production: boolean, probe: NamespaceProbe | undefined): { plan: SandboxPlan; line?: string } {
+export function planSandbox(
+  requested: WorkerIsolation, production: boolean, probe: NamespaceProbe | undefined,
+): { plan: SandboxPlan; line?: string } {
   if (requested === 'permission-only') {
-    return { plan: { mode: 'permission-only' }, line: '[worker] warning: PLATFORM_WORKER_ISOLATION=permission-only: workers run without network and PID namespaces, under the permission model alone (they can reach the network and signal processes of this user)' };
+    const line = '[worker] warning: PLATFORM_WORKER_ISOLATION=permission-only: workers run without network and PID '
+      + 'namespaces, under the permission model alone (they can reach the network and signal processes of this user)';
+    return { plan: { mode: 'permission-only' }, line };
   }
   if (probe?.ok) return { plan: { mode: 'namespaces', bwrap: probe.bwrap } };
   const why = probe?.reason ?? 'namespaces were not probed';
   if (production) {
-    const reason = `workers need network and PID namespaces and ${why}; run the container with user namespaces allowed, or set PLATFORM_WORKER_ISOLATION=permission-only to accept the weaker isolation`;
+    const reason = `workers need network and PID namespaces and ${why}; `
+      + 'run the container with user namespaces allowed, '
+      + 'or set PLATFORM_WORKER_ISOLATION=permission-only to accept the weaker isolation';
     return { plan: { mode: 'refused', reason }, line: `[worker] refusing to start workers: ${reason}` };
   }
-  return { plan: { mode: 'permission-only' }, line: `[worker] warning: ${why}; outside production workers run under the permission model alone (no network or PID namespace)` };
+  const line = `[worker] warning: ${why}; outside production workers run under the permission model alone `
+    + '(no network or PID namespace)';
+  return { plan: { mode: 'permission-only' }, line };
 }
 
 /** bubblewrap's namespace, session and capability flags; `shareNet` keeps the host network (inspector runs only). */
 function namespaceFlags(shareNet: boolean): string[] {
-  return ['--unshare-all', ...(shareNet ? ['--share-net'] : []), '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
+  const net = shareNet ? ['--share-net'] : [];
+  return ['--unshare-all', ...net, '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
 }
 
 /** Read-only /usr with the top-level links into it (or their own read-only binds), the loader cache, /dev and /proc. */
@@ -122,7 +137,9 @@ function systemBinds(): string[] {
  *
  * Source: spec/platform-service.md § Rules 8
  */
-export function sandboxCommand(bwrap: string, command: WorkerCommand, options: { workDir: string; shareNet?: boolean }): WorkerCommand {
+export function sandboxCommand(
+  bwrap: string, command: WorkerCommand, options: { workDir: string; shareNet?: boolean },
+): WorkerCommand {
   const real = realpathSync(command.command);
   const reads = new Set([real, ...(command.reads ?? []).map((path) => realpathSync(path))]);
   const args = [...namespaceFlags(options.shareNet ?? false), ...systemBinds()];

@@ -43,7 +43,9 @@ const OUT_OF_MEMORY = /JavaScript heap out of memory|Reached heap limit|Fatal pr
  *
  * Source: spec/platform-service.md § Errors; § Deployment settings (PLATFORM_WORKER_*); issue 17 § 3
  */
-export function limitMessage(kind: WorkerKind, limit: WorkerLimitName, limits: WorkerLimits, value?: number): KilledFor {
+export function limitMessage(
+  kind: WorkerKind, limit: WorkerLimitName, limits: WorkerLimits, value?: number,
+): KilledFor {
   const prefix = `PLATFORM_WORKER_${kind.toUpperCase()}`;
   const named: Record<WorkerLimitName, string> = {
     memory: `memory limit (${prefix}_MEMORY_MB = ${limits.memoryMb} MiB)`,
@@ -52,7 +54,8 @@ export function limitMessage(kind: WorkerKind, limit: WorkerLimitName, limits: W
     'turn time': `turn time limit (the workflow's turn_seconds = ${value} s; it was stopped from outside the worker)`,
     'channel line': `channel line limit (${Math.round((value ?? 0) / 1024 / 1024)} MiB per message)`,
   };
-  return { ended: 'failed', reason: 'exceeded a limit', limit, message: `the ${kind} worker exceeded its ${named[limit]}` };
+  const message = `the ${kind} worker exceeded its ${named[limit]}`;
+  return { ended: 'failed', reason: 'exceeded a limit', limit, message };
 }
 
 /**
@@ -78,7 +81,8 @@ export function classifyEnd(options: Pick<WorkerRunOptions, 'kind' | 'limits'>, 
 
 /** A sandboxed worker's signal as bubblewrap reports it: exit code 128 + the signal's number. */
 function signalOfSandboxExit(facts: EndFacts): string | undefined {
-  if (!facts.sandboxed || typeof facts.code !== 'number' || facts.code <= 128 || facts.code >= 128 + 65) return undefined;
+  if (!facts.sandboxed || typeof facts.code !== 'number') return undefined;
+  if (facts.code <= 128 || facts.code >= 128 + 65) return undefined;
   const number = facts.code - 128;
   return Object.entries(constants.signals).find(([, n]) => n === number)?.[0];
 }

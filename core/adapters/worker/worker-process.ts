@@ -28,7 +28,7 @@ import { recordWorker } from './worker-registry.ts';
 /** Interval of the resident-set watchdog, in milliseconds. */
 export const WORKER_WATCHDOG_INTERVAL_MS = 50;
 
-/** Milliseconds past a hook's or turn's own deadline before the launcher ends the worker (its own timer may say first). */
+/** Milliseconds past a hook's or turn's own deadline before the launcher ends the worker (its own timer says first). */
 export const OUTSIDE_DEADLINE_GRACE_MS = 1000;
 
 /** Hook deadlines a worker may hold at once (child turns run hooks side by side); further ones are ignored. */
@@ -67,7 +67,8 @@ const INSPECTOR_LISTENING = /Debugger listening on ws:\/\/127\.0\.0\.1:(\d+)\//;
 export async function runWorkerProcess(deps: WorkerProcessDeps, options: WorkerRunOptions, start: (workDir: string) => Promise<WorkerCommand>): Promise<WorkerOutcome> {
   if (deps.sandbox?.mode === 'refused') {
     deps.log(`[worker] ended ${options.kind} worker (not started) for ${options.subject} (refused to start)`);
-    return { ended: 'failed', reason: 'refused to start', message: `the ${options.kind} worker could not start: ${deps.sandbox.reason}` };
+    const message = `the ${options.kind} worker could not start: ${deps.sandbox.reason}`;
+    return { ended: 'failed', reason: 'refused to start', message };
   }
   let workDir: string | undefined;
   let command: WorkerCommand;
@@ -100,7 +101,8 @@ class WorkerRun {
 
   constructor(private readonly deps: WorkerProcessDeps, private readonly options: WorkerRunOptions, command: WorkerCommand, workDir: string) {
     // Its own process group (detached: a new session), so that it and anything under it are ended together.
-    this.child = spawn(command.command, command.args, { cwd: workDir, env: deps.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const stdio: ['pipe', 'pipe', 'pipe'] = ['pipe', 'pipe', 'pipe'];
+    this.child = spawn(command.command, command.args, { cwd: workDir, env: deps.env, stdio, detached: true });
     this.facts.sandboxed = deps.sandbox?.mode === 'namespaces';
     this.ended = new Promise((resolve) => {
       this.child.on('close', (code, signal) => resolve(this.onClosed(code, signal)));
@@ -111,8 +113,12 @@ class WorkerRun {
     this.child.stdin?.on('error', () => undefined); // a dead worker's pipe: its end is handled on close
     this.readStderr();
     readMessages<WorkerMessage>(this.child.stdout!, (message) => this.onMessage(message), (error) => {
-      if (error instanceof LineTooLongError) this.kill(limitMessage(options.kind, 'channel line', options.limits, WORKER_CHANNEL_LINE_LIMIT));
-      else if (error) this.kill({ ended: 'failed', reason: 'lost its channel', message: `the ${options.kind} worker wrote something that is not a channel message` });
+      if (error instanceof LineTooLongError) {
+        this.kill(limitMessage(options.kind, 'channel line', options.limits, WORKER_CHANNEL_LINE_LIMIT));
+      } else if (error) {
+        const message = `the ${options.kind} worker wrote something that is not a channel message`;
+        this.kill({ ended: 'failed', reason: 'lost its channel', message });
+      }
     }, { maxLineChars: WORKER_CHANNEL_LINE_LIMIT });
     if (this.child.pid !== undefined) {
       if (deps.runDir) this.cleanups.push(recordWorker(deps.runDir, this.child.pid, workDir));
@@ -149,7 +155,8 @@ class WorkerRun {
     const wallTime = setTimeout(() => this.kill(limitMessage(kind, 'wall time', limits)), limits.wallTimeSeconds * 1000);
     this.cleanups.push(() => clearInterval(watchdog), () => clearTimeout(wallTime));
     if (turnSeconds !== undefined && turnSeconds > 0 && turnSeconds < limits.wallTimeSeconds) {
-      const turnTime = setTimeout(() => this.kill(limitMessage(kind, 'turn time', limits, turnSeconds)), turnSeconds * 1000 + OUTSIDE_DEADLINE_GRACE_MS);
+      const turnMs = turnSeconds * 1000 + OUTSIDE_DEADLINE_GRACE_MS;
+      const turnTime = setTimeout(() => this.kill(limitMessage(kind, 'turn time', limits, turnSeconds)), turnMs);
       this.cleanups.push(() => clearTimeout(turnTime));
     }
     this.cleanups.push(() => {

@@ -57,7 +57,8 @@ export function recordWorker(runDir: string, pid: number, workDir: string): () =
   const file = join(runDir, `${pid}.json`);
   try {
     mkdirSync(runDir, { recursive: true, mode: 0o700 });
-    writeFileSync(file, JSON.stringify({ pid, started, owner: process.pid, ownerStarted, workDir } satisfies WorkerRecord), { mode: 0o600 });
+    const record: WorkerRecord = { pid, started, owner: process.pid, ownerStarted, workDir };
+    writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
   } catch {
     return () => undefined; // an unwritable run folder loses only this second layer
   }
@@ -87,7 +88,8 @@ export function endLeftoverWorkers(runDir: string): string[] {
     } catch {
       continue;
     }
-    if (!Number.isInteger(record.pid) || !Number.isInteger(record.owner) || isRunning(record.owner, record.ownerStarted)) continue;
+    if (!Number.isInteger(record.pid) || !Number.isInteger(record.owner)) continue;
+    if (isRunning(record.owner, record.ownerStarted)) continue;
     if (isRunning(record.pid, record.started)) {
       for (const target of [-record.pid, record.pid]) {
         try {
@@ -98,7 +100,8 @@ export function endLeftoverWorkers(runDir: string): string[] {
       }
       lines.push(`[worker] ended leftover worker ${record.pid} of a stopped process (pid ${record.owner})`);
     }
-    if (typeof record.workDir === 'string' && /\/cairn-worker-[^/]+$/.test(record.workDir)) rmSync(record.workDir, { recursive: true, force: true });
+    const ownDirectory = typeof record.workDir === 'string' && /\/cairn-worker-[^/]+$/.test(record.workDir);
+    if (ownDirectory) rmSync(record.workDir, { recursive: true, force: true });
     try {
       unlinkSync(file);
     } catch {

@@ -18,10 +18,16 @@ import { sandboxCommand, type SandboxPlan } from './sandbox.ts';
  *
  * Source: issue 17 § 3
  */
-export function isolate(deps: { sandbox?: SandboxPlan; setpriv?: string; inspect?: boolean }, command: WorkerCommand, workDir: string): WorkerCommand {
+export function isolate(
+  deps: { sandbox?: SandboxPlan; setpriv?: string; inspect?: boolean }, command: WorkerCommand, workDir: string,
+): WorkerCommand {
   if (!existsSync(command.command)) return command;
-  if (deps.sandbox?.mode === 'namespaces') return sandboxCommand(deps.sandbox.bwrap, command, { workDir, shareNet: deps.inspect });
-  if (deps.setpriv) return { command: deps.setpriv, args: ['--pdeathsig', 'KILL', '--', command.command, ...command.args] };
+  if (deps.sandbox?.mode === 'namespaces') {
+    return sandboxCommand(deps.sandbox.bwrap, command, { workDir, shareNet: deps.inspect });
+  }
+  if (deps.setpriv) {
+    return { command: deps.setpriv, args: ['--pdeathsig', 'KILL', '--', command.command, ...command.args] };
+  }
   return command;
 }
 
