@@ -94,9 +94,9 @@ afterAll(async () => {
 }, 120_000);
 
 describe('scripts/start on a clean Debian machine with only nodejs and npm', () => {
-  it('installs caddy, redis-server and the npm dependencies, and answers /api/health through the front proxy', async (ctx) => {
+  it('installs caddy, redis-server, bubblewrap and the npm dependencies, and answers /api/health through the proxy', async (ctx) => {
     if (!probe.available) return ctx.skip(probe.reason);
-    expect(start!.lines).toContain('[setup] installing Debian packages: caddy redis-server');
+    expect(start!.lines).toContain('[setup] installing Debian packages: caddy redis-server bubblewrap');
     expect(start!.lines).toContain('[setup] installing npm dependencies (npm install with the committed lockfile)');
     expect((await fetch(`http://127.0.0.1:${publicPort}/api/health`)).status).toBe(200);
   });
