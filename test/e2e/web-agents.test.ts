@@ -24,7 +24,11 @@ let product: StartedWebApp;
 let browser: Browser;
 
 beforeAll(async () => {
-  [product, browser] = await Promise.all([startWebApp({ PLATFORM_SIGN_IN: 'dev-user' }), launchBrowser()]);
+  [product, browser] = await Promise.all([startWebApp({
+    // A priced model (never called here): a spend cap holds only on a model with prices (issue 17 § 5).
+    PLATFORM_SIGN_IN: 'dev-user', CAIRN_MODEL_BASE_URL: 'http://127.0.0.1:9/v1', CAIRN_MODEL: 'demo-model',
+    CAIRN_MODEL_PRICES: '3,15,0.3,3.75',
+  }), launchBrowser()]);
 }, 600_000);
 
 afterAll(async () => {
