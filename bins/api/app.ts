@@ -136,7 +136,10 @@ export function createApiApp(parts: ApiAppParts) {
   const admission = admissionDeps({ docs, ids: cryptoIds, allowPrivateUrls: env.allowPrivateUrls });
   const endpointCalls = mcpCallDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, builds });
   const memberSignIn = { principalOf: rules.principalOf, signInMode: env.signIn.mode, platformOrigins: [env.appBaseUrl, ...env.corsAllowedOrigins].filter((o): o is string => Boolean(o)) };
-  const semanticEnv = { deps: { docs, objects, git, clock: systemClock, ids: cryptoIds, authority: orgSemanticAuthority(orgDeps) }, logger, authorOf, callerOf, prepare: prepareCaller };
+  const semanticEnv = {
+    deps: { docs, objects, git, clock: systemClock, ids: cryptoIds, authority: orgSemanticAuthority(orgDeps) },
+    logger, authorOf, callerOf, prepare: prepareCaller,
+  };
   const embeddedQueue = env.embeddedQueue.enabled ? { lease: createDocumentLease(docs, systemClock), instanceId: parts.instanceId } : undefined;
   return new Elysia()
     .use(rules.plugin)
@@ -150,16 +153,32 @@ export function createApiApp(parts: ApiAppParts) {
     .use(orgRoutes({ deps: orgDeps, logger, callerOf, prepare: prepareCaller }))
     .use(invitationRoutes({ deps: { ...orgDeps, dnsVerification: env.identity.dnsVerification, txt: parts.txt ?? createTxtLookup() }, appBaseUrl: env.appBaseUrl, logger, callerOf, prepare: prepareCaller }))
     .use(agentRoutes({ deps: agentDeps, enqueueOperation: operationEnqueuer(parts.queue), logger, callerOf, prepare: prepareCaller }))
-    .use(webhookRoutes({ docs, builds, clock: systemClock, admission, queue: parts.queue, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, logger }))
+    .use(webhookRoutes({
+      docs, builds, clock: systemClock, admission, queue: parts.queue, rateRedis: parts.rateRedis,
+      clientAddress: rules.clientAddressOf, logger,
+    }))
     .use(callbackRoutes({
-      docs, ids: cryptoIds, builds, services: parts.config.services, queue: parts.queue, print: (line) => logger.info({}, line), logger,
+      docs, ids: cryptoIds, builds, services: parts.config.services, queue: parts.queue,
+      print: (line) => logger.info({}, line), logger,
       rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf,
     }))
-    .use(mcpRoutes({ calls: endpointCalls, admission, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, appBaseUrl: env.appBaseUrl, version: env.appVersion, logger }))
-    .use(aguiRoutes({ runs: { ...endpointCalls, now: () => Date.now(), textDeltas: parts.textDeltas }, admission, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, logger }))
+    .use(mcpRoutes({
+      calls: endpointCalls, admission, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf,
+      ...memberSignIn, appBaseUrl: env.appBaseUrl, version: env.appVersion, logger,
+    }))
+    .use(aguiRoutes({
+      runs: { ...endpointCalls, now: () => Date.now(), textDeltas: parts.textDeltas },
+      admission, rateRedis: parts.rateRedis, clientAddress: rules.clientAddressOf, ...memberSignIn, logger,
+    }))
     .use(connectionRoutes({ deps: connections, appBaseUrl: env.appBaseUrl, deployments: connectionDeploymentHooks({ docs, clock: systemClock, ids: cryptoIds, queue: parts.queue }), logger, callerOf, prepare: prepareCaller }))
     .use(deploymentRoutes({ access: deploymentAccess({ docs, clock: systemClock, ids: cryptoIds, queue: parts.queue, scope: connections.scope }), logger, callerOf, prepare: prepareCaller }))
-    .use(sessionRoutes({ deps: sessionDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: builds.workflowOf, models: parts.config.models }), logger, callerOf, prepare: prepareCaller }))
+    .use(sessionRoutes({
+      deps: sessionDeps({
+        docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: builds.workflowOf,
+        models: parts.config.models,
+      }),
+      logger, callerOf, prepare: prepareCaller,
+    }))
     .use(chatRoutes({ deps: { docs, builds }, logger, callerOf, prepare: prepareCaller }))
     .onError(({ code }) => {
       if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });

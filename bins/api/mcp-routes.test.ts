@@ -66,11 +66,19 @@ describe('the MCP endpoint under oidc', () => {
     expect(await sessionsOf({ docs }).countDocuments({})).toBe(1);
   });
 
-  it('answers a batch over the rate per call once one of its calls opened a session, and whole (429) while none has', async () => {
+  it('answers a batch over the rate per call once one of its calls opened a session, '
+    + 'and whole (429) while none has', async () => {
     const { docs, post } = await endpoint();
-    const batch = await post([call(1, { question: 'a' }), { jsonrpc: '2.0', id: 2, method: 'ping' }, call(3, { question: 'b' }), call(4, { question: 'c' })]);
+    const batch = await post([
+      call(1, { question: 'a' }), { jsonrpc: '2.0', id: 2, method: 'ping' }, call(3, { question: 'b' }),
+      call(4, { question: 'c' }),
+    ]);
     expect(batch.status).toBe(200);
-    const answers = await batch.json() as { id: number; result?: { structuredContent?: { status: string } }; error?: { message: string; data: { retryAfterSeconds: number } } }[];
+    const answers = await batch.json() as {
+      id: number;
+      result?: { structuredContent?: { status: string } };
+      error?: { message: string; data: { retryAfterSeconds: number } };
+    }[];
     expect(answers.map((a) => a.id)).toEqual([1, 2, 3, 4]);
     expect(answers[0].result?.structuredContent?.status).toBe('running');
     expect(answers[1]).toMatchObject({ result: {} });

@@ -26,16 +26,25 @@ async function routes() {
   const docs = createMemoryDocumentStore({ now: clock.now });
   /** The git port is not used by these routes. */
   const git = {} as GitRepo;
-  const deps = { docs, objects: createMemoryObjectStore(), clock, ids: cryptoIds, git, authority: orgSemanticAuthority({ docs }) };
+  const deps = {
+    docs, objects: createMemoryObjectStore(), clock, ids: cryptoIds, git, authority: orgSemanticAuthority({ docs }),
+  };
   // Ana owns the organization of both projects; Bo is one of its Maintainers.
-  const org = await createOrganization(deps, { subject: 'sub-ana@example.com', email: 'ana@example.com' }, 'Flights team');
-  await addMember(deps, org._id, { subject: 'sub-bo@example.com', email: 'bo@example.com' }, [builtinGroupId(org._id, 'maintainer')]);
+  const org = await createOrganization(
+    deps, { subject: 'sub-ana@example.com', email: 'ana@example.com' }, 'Flights team',
+  );
+  await addMember(
+    deps, org._id, { subject: 'sub-bo@example.com', email: 'bo@example.com' }, [builtinGroupId(org._id, 'maintainer')],
+  );
   const callerOf = (request: Request) => {
     const email = request.headers.get('x-test-member');
     if (!email) throw new PlatformError('unauthorized', 'Sign in first.', { status: 401 });
     return { subject: `sub-${email}`, email };
   };
-  const app = semanticAccessRoutes({ deps, logger, callerOf, prepare: async () => undefined, authorOf: (request) => ({ name: 'x', email: callerOf(request).email }) });
+  const app = semanticAccessRoutes({
+    deps, logger, callerOf, prepare: async () => undefined,
+    authorOf: (request) => ({ name: 'x', email: callerOf(request).email }),
+  });
   const project = await createProject(deps, { orgId: org._id, slug: 'flights' });
   const other = await createProject(deps, { orgId: org._id, slug: 'other' });
   const submit = async (projectId: string, title: string) => {

@@ -35,8 +35,12 @@ beforeEach(async () => {
   // Ada's only organization: projects she creates go to it.
   await ensureDefaultOrganization({ docs, clock: systemClock, ids: cryptoIds }, caller);
   const env = {
-    deps: { docs, objects, git: createObjectStoreGitRepo({ objectStore: objects, scratchDir }), clock: systemClock, ids: cryptoIds, authority: orgSemanticAuthority({ docs }) },
-    logger, authorOf: () => ({ name: 'Ada', email: 'ada@example.com' }), callerOf: () => caller, prepare: async () => undefined,
+    deps: {
+      docs, objects, git: createObjectStoreGitRepo({ objectStore: objects, scratchDir }), clock: systemClock,
+      ids: cryptoIds, authority: orgSemanticAuthority({ docs }),
+    },
+    logger, authorOf: () => ({ name: 'Ada', email: 'ada@example.com' }), callerOf: () => caller,
+    prepare: async () => undefined,
   };
   app = new Elysia().use(semanticRoutes(env)).use(semanticEditorRoutes(env));
 });

@@ -38,7 +38,8 @@ export function semanticPlaygroundRoutes(env: SemanticRouteDeps) {
       const view: PlaygroundTokenView = { token, expiresAt: record.expiresAt!.toISOString(), tokenId: record._id };
       return json(view, 201);
     }), { parse: 'none' })
-    .get('/projects/:slug/calls/stats', projectRoute<Slug, typeof StatsQuery>(env, 'reader', StatsQuery, async (ctx) => {
+    .get('/projects/:slug/calls/stats', projectRoute<Slug, typeof StatsQuery>(
+      env, 'reader', StatsQuery, async (ctx) => {
       const { project, query } = ctx;
       const stats = await callStats(deps, project._id, { tool: query.tool, status: query.status, tokenId: query.token, from: query.from, to: query.to, bucketMinutes: query.bucketMinutes });
       const view: CallStatsView = { ...stats, from: stats.from.toISOString(), to: stats.to.toISOString(), buckets: stats.buckets.map((b) => ({ ...b, start: b.start.toISOString() })) };

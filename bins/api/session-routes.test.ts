@@ -30,14 +30,17 @@ async function world() {
     },
     seesEveryChat: async () => false,
     resolveAgent: async (caller, ref) => {
-      if (!readers[caller.subject]?.includes(ref.agent)) throw new PlatformError('agent_not_found', 'No such agent among your organizations\' agents.', { status: 404 });
+      if (!readers[caller.subject]?.includes(ref.agent)) {
+        throw new PlatformError('agent_not_found', 'No such agent among your organizations\' agents.', { status: 404 });
+      }
       return { orgId: 'o', agentId: ref.agent };
     },
     resolveWorkflow: async () => { throw new Error('not used'); },
     enqueueTurn: async () => undefined,
   };
   const app = sessionRoutes({
-    deps, logger, prepare: async () => undefined, readableAgents: async (caller) => ({ agentIds: readers[caller.subject] ?? [], everyChatIn: [] }),
+    deps, logger, prepare: async () => undefined,
+    readableAgents: async (caller) => ({ agentIds: readers[caller.subject] ?? [], everyChatIn: [] }),
     callerOf: (request) => {
       const who = request.headers.get('x-test-member');
       if (!who) throw new PlatformError('unauthorized', 'Sign in first.', { status: 401 });
@@ -96,7 +99,8 @@ describe('GET /api/sessions', () => {
     expect(second.body.hasMore).toBe(false);
   });
 
-  it('refuses a bad parameter (400 naming it), an unreadable agent (404), an empty range (400) and no sign-in (401)', async () => {
+  it('refuses a bad parameter (400 naming it), an unreadable agent (404), an empty range (400) '
+    + 'and no sign-in (401)', async () => {
     const { get } = await world();
     const bad = await get('/api/sessions?status=done');
     expect(bad.status).toBe(400);

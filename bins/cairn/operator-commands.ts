@@ -53,7 +53,8 @@ export async function runDataUpdates(args: string[], env: EnvRecord, print: (lin
     const result = await dataUpdatesCommand({
       action, docs, lease: redis ? createRedisLease(redis) : createDocumentLease(docs, systemClock), clock: systemClock,
       sleep: (ms) => new Promise((r) => setTimeout(r, ms)), owner: `cairn data-updates@${hostname()}:${process.pid}`,
-      release: platformRelease({ docs, clock: systemClock, ids: cryptoIds }), allowNewerData: flag(env, 'PLATFORM_ALLOW_NEWER_DATA', false), log: print,
+      release: platformRelease({ docs, clock: systemClock, ids: cryptoIds }),
+      allowNewerData: flag(env, 'PLATFORM_ALLOW_NEWER_DATA', false), log: print,
     });
     // The command prints its own lines (pending updates, refusals, applied updates) through `print`.
     return { data: result, human: '' };

@@ -135,7 +135,10 @@ let sweeping = false;
 
 async function sweepLoop(): Promise<void> {
   while (sweeping && (await sleep(DATA_UPDATE_SWEEP_INTERVAL_MS))) {
-    await runDataUpdateSweep({ docs, lease, clock: systemClock, logger: print, sleep: async (ms) => { await sleep(ms); }, owner: leaseOwner }, platformRelease({ docs, clock: systemClock, ids: cryptoIds }))
+    await runDataUpdateSweep(
+      { docs, lease, clock: systemClock, logger: print, sleep: async (ms) => { await sleep(ms); }, owner: leaseOwner },
+      platformRelease({ docs, clock: systemClock, ids: cryptoIds }),
+    )
       .catch((error: Error) => logger.error({ err: error.message }, 'data update sweep failed'));
   }
 }

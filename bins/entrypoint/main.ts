@@ -50,7 +50,10 @@ const bin = (name: string, extraEnv: Record<string, string> = {}): ChildSpec => 
   const env = { ...settings.childEnv, CAIRN_APP_DIR: root, ...extraEnv };
   return compiled
     ? { tag: name, command: join(dirname(process.execPath), name), args: [], env, cwd: settings.dataDir }
-    : { tag: name, command: process.execPath, args: [BUN_HEADER_FLAG, join(root, 'bins', name, 'main.ts')], env, cwd: root };
+    : {
+      tag: name, command: process.execPath, args: [BUN_HEADER_FLAG, join(root, 'bins', name, 'main.ts')], env,
+      cwd: root,
+    };
 };
 // The built web app: dist/web/ of a checkout (scripts/build-web), else web/ of an installed tree (/app/web, /opt/cairn/web).
 const webRoot = existsSync(join(root, 'dist', 'web', 'index.html')) ? join(root, 'dist', 'web') : join(root, 'web');
@@ -59,8 +62,14 @@ const proxy: ChildSpec = {
   tag: 'proxy',
   command: process.env.CAIRN_CADDY ?? 'caddy',
   args: ['run', '--config', join(root, 'proxy', 'Caddyfile'), '--adapter', 'caddyfile'],
-  env: { PATH: process.env.PATH, HOME: settings.dataDir, XDG_DATA_HOME: join(settings.dataDir, 'caddy'), XDG_CONFIG_HOME: join(settings.dataDir, 'caddy'), PORT: String(settings.publicPort), CAIRN_PROXY_BIND: settings.proxyBind, API_PORT: String(settings.apiPort), SEMANTIC_MCP_PORT: String(settings.semanticMcpPort), WEB_ROOT: webRoot,
-    CAIRN_PROXY_HOSTS: settings.proxyHosts.join(' '), ...(settings.trustedProxies.length > 0 ? { CAIRN_TRUSTED_PROXIES: settings.trustedProxies.join(' ') } : {}) },
+  env: {
+    PATH: process.env.PATH, HOME: settings.dataDir, XDG_DATA_HOME: join(settings.dataDir, 'caddy'),
+    XDG_CONFIG_HOME: join(settings.dataDir, 'caddy'), PORT: String(settings.publicPort),
+    CAIRN_PROXY_BIND: settings.proxyBind, API_PORT: String(settings.apiPort),
+    SEMANTIC_MCP_PORT: String(settings.semanticMcpPort), WEB_ROOT: webRoot,
+    CAIRN_PROXY_HOSTS: settings.proxyHosts.join(' '),
+    ...(settings.trustedProxies.length > 0 ? { CAIRN_TRUSTED_PROXIES: settings.trustedProxies.join(' ') } : {}),
+  },
   cwd: root,
 };
 tagged('entrypoint', `front proxy on ${settings.proxyBind}:${settings.publicPort}; api on 127.0.0.1:${settings.apiPort}; semantic-mcp on 127.0.0.1:${settings.semanticMcpPort}`);

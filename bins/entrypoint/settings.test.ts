@@ -59,12 +59,16 @@ describe('entrypoint settings', () => {
     expect(() => parseEntrypointSettings({ CAIRN_PROXY_BIND: 'not an address' }, '/tmp', 'test')).toThrow(/^CAIRN_PROXY_BIND must be an IP address or host name/);
   });
 
-  it('gives the front proxy the loopback names and the hosts of APP_BASE_URL and CORS_ALLOWED_ORIGINS (issue 17 § 7)', () => {
+  it('gives the front proxy the loopback names and the hosts of APP_BASE_URL and CORS_ALLOWED_ORIGINS '
+    + '(issue 17 § 7)', () => {
     const hosts = (env: Record<string, string>) => parseEntrypointSettings(env, '/tmp', 'test').proxyHosts;
     expect(hosts({})).toEqual(['localhost', '127.0.0.1', '::1']);
-    expect(hosts({ APP_BASE_URL: 'https://Cairn.Example.com/', CORS_ALLOWED_ORIGINS: 'http://dev.example:5173, http://[::1]:5173' }))
+    expect(hosts({
+      APP_BASE_URL: 'https://Cairn.Example.com/', CORS_ALLOWED_ORIGINS: 'http://dev.example:5173, http://[::1]:5173',
+    }))
       .toEqual(['localhost', '127.0.0.1', '::1', 'cairn.example.com', 'dev.example']);
-    expect(hosts({ CORS_ALLOWED_ORIGINS: 'https://first.example,https://second.example' })).toEqual(['localhost', '127.0.0.1', '::1', 'first.example', 'second.example']);
+    expect(hosts({ CORS_ALLOWED_ORIGINS: 'https://first.example,https://second.example' }))
+      .toEqual(['localhost', '127.0.0.1', '::1', 'first.example', 'second.example']);
     expect(hosts({ APP_BASE_URL: 'not a url' })).toEqual(['localhost', '127.0.0.1', '::1']);
   });
 });

@@ -68,11 +68,18 @@ export function parseEntrypointSettings(env: EnvRecord, cwd: string, instanceId:
     ? { port: port(env, 'CAIRN_EMBEDDED_QUEUE_PORT', 6379), maxMemory: parseEmbeddedQueueMaxMemory(env) }
     : undefined;
   const proxyBind = bindAddress(env, 'CAIRN_PROXY_BIND', '0.0.0.0');
-  return { publicPort, proxyBind, exposedDevUser: !isLoopback(proxyBind) && isDevUser(env), apiPort, semanticMcpPort, dataDir, childEnv, embedded, embeddedQueue, instanceId,
-    trustedProxies: (optional(env, 'PLATFORM_TRUSTED_PROXIES') ?? '').split(',').map((e) => e.trim()).filter(Boolean), proxyHosts: proxyHosts(env) };
+  return {
+    publicPort, proxyBind, exposedDevUser: !isLoopback(proxyBind) && isDevUser(env), apiPort, semanticMcpPort, dataDir,
+    childEnv, embedded, embeddedQueue, instanceId,
+    trustedProxies: (optional(env, 'PLATFORM_TRUSTED_PROXIES') ?? '').split(',').map((e) => e.trim()).filter(Boolean),
+    proxyHosts: proxyHosts(env),
+  };
 }
 
-/** Loopback names plus the hosts of APP_BASE_URL and CORS_ALLOWED_ORIGINS (only loopback when they are invalid: the API then refuses to start, naming them). */
+/**
+ * Loopback names plus the hosts of APP_BASE_URL and CORS_ALLOWED_ORIGINS (only loopback when they are invalid: the
+ * API then refuses to start, naming them).
+ */
 function proxyHosts(env: EnvRecord): string[] {
   let origins: string[] = [];
   try {

@@ -62,7 +62,8 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
     const limit = await env.tokenRateLimiter?.consume(`token:${tokenId}`);
     if (!limit || limit.allowed) return undefined;
     const retry = limit.retryAfterSeconds;
-    const message = `Too many requests with this token: at most ${TOKEN_RATE_FACTOR} × the configured number per 60 s. Retry after ${retry} s.`;
+    const message = `Too many requests with this token: at most ${TOKEN_RATE_FACTOR} × the configured number per 60 s. `
+      + `Retry after ${retry} s.`;
     return errorResponse(new PlatformError('rate_limited', message, { status: 429 }), { 'retry-after': String(retry) });
   };
   const answer = async (plane: Plane, request: Request, slug: string, client: string, timing: ServerTiming): Promise<Response> => {

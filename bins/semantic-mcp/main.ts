@@ -29,7 +29,11 @@ if (queryProcess) {
   await serveQueryProcess(process.stdin, process.stdout);
   process.exit(0);
 }
-const [{ hostname, tmpdir }, { createPinoLogger }, { createRateLimiter }, { openRedis }, { appDirectory }, { cryptoIds, systemClock }, { startRole, stopOnSignals }, { createCallLogWriter }, { createSemanticMcpApp, TOKEN_RATE_FACTOR }, { parseSemanticMcpSettings }, { createDuckDbQueryEngine }] = await Promise.all([
+const [
+  { hostname, tmpdir }, { createPinoLogger }, { createRateLimiter }, { openRedis }, { appDirectory },
+  { cryptoIds, systemClock }, { startRole, stopOnSignals }, { createCallLogWriter },
+  { createSemanticMcpApp, TOKEN_RATE_FACTOR }, { parseSemanticMcpSettings }, { createDuckDbQueryEngine },
+] = await Promise.all([
   import('node:os'),
   import('../../core/adapters/log/pino-logger.ts'),
   import('../../core/adapters/rate-limit/rate-limiter.ts'),

@@ -1,9 +1,11 @@
 import { BSON } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { escapeKey, escapeKeysDeep, KEY_MARKER, keyNeedsEscape, unescapeKey, unescapeKeysDeep } from './document-keys.ts';
+import {
+  escapeKey, escapeKeysDeep, KEY_MARKER, keyNeedsEscape, unescapeKey, unescapeKeysDeep,
+} from './document-keys.ts';
 
-const hostileKeys = ['$date', '$where', '$set', '$oid', '$ref', '$id', 'a.b', '.', '..', 'a..b.', '', '__proto__', '%2E', '%25.%',
-  `${KEY_MARKER}`, `${KEY_MARKER}date`, `${KEY_MARKER}%2E`, '$', '$.$'];
+const hostileKeys = ['$date', '$where', '$set', '$oid', '$ref', '$id', 'a.b', '.', '..', 'a..b.', '', '__proto__',
+  '%2E', '%25.%', `${KEY_MARKER}`, `${KEY_MARKER}date`, `${KEY_MARKER}%2E`, '$', '$.$'];
 
 describe('document key escape', () => {
   it('leaves the platform\'s own field names and ordinary keys as they are', () => {
@@ -29,7 +31,9 @@ describe('document key escape', () => {
 
   it('round-trips nested values through arrays, keeping Dates and __proto__ as an own key without polluting', () => {
     const when = new Date('2026-01-01T00:00:00.000Z');
-    const value = JSON.parse('{"__proto__":{"x":1},"list":[{"$gt":1},{"a.b":[{"":2}]}],"$date":"tomorrow"}') as Record<string, unknown>;
+    const value = JSON.parse(
+      '{"__proto__":{"x":1},"list":[{"$gt":1},{"a.b":[{"":2}]}],"$date":"tomorrow"}',
+    ) as Record<string, unknown>;
     value.when = when;
     const escaped = escapeKeysDeep(value) as Record<string, unknown>;
     expect(Object.keys(escaped).some((k) => k.startsWith('$') || k.includes('.') || k === '__proto__')).toBe(false);

@@ -31,7 +31,10 @@ export function escapeKey(key: string): string {
   return KEY_MARKER + key.replace(/[%.]/g, (c) => (c === '%' ? '%25' : '%2E'));
 }
 
-/** The key a stored key stands for: the inverse of {@link escapeKey} (keys without the marker are returned as they are). */
+/**
+ * The key a stored key stands for: the inverse of {@link escapeKey} (keys without the marker are returned as they
+ * are).
+ */
 export function unescapeKey(stored: string): string {
   if (stored.charCodeAt(0) !== MARKER_CODE) return stored;
   return stored.slice(1).replace(/%(25|2E)/g, (_m, hex: string) => (hex === '25' ? '%' : '.'));
@@ -42,8 +45,11 @@ export function unescapeKey(stored: string): string {
  * the prototype instead and lose the value).
  */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
 }
 
 /**

@@ -19,16 +19,27 @@ const cy: OrgCaller = { subject: 'sub-cy', email: 'cy@example.com' };
 
 /** The refusal of `promise` as `code status`, with its message. */
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  return promise.then(() => ({ code: 'no refusal', message: '' }), (error: { code?: string; status?: number; message: string }) => ({ code: `${error.code} ${error.status}`, message: error.message }));
+  return promise.then(
+    () => ({ code: 'no refusal', message: '' }),
+    (error: { code?: string; status?: number; message: string }) => ({
+      code: `${error.code} ${error.status}`, message: error.message,
+    }),
+  );
 }
 
 describe('the agent resolver', () => {
   const docs = createMemoryDocumentStore();
   let n = 0;
-  const deps = { docs, authority: orgAgentAuthority({ docs }), clock: { now: () => new Date('2026-11-26T10:00:00Z') }, ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '' } };
+  const deps = {
+    docs, authority: orgAgentAuthority({ docs }), clock: { now: () => new Date('2026-11-26T10:00:00Z') },
+    ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '' },
+  };
   const orgs: Record<string, string> = {};
   const agent = async (_id: string, orgId: string, slug: string) => {
-    const record: AgentRecord = { _id, schemaVersion: agentSchemaVersion, orgId, slug, name: slug, description: '', createdAt: new Date(), createdBy: 'x' };
+    const record: AgentRecord = {
+      _id, schemaVersion: agentSchemaVersion, orgId, slug, name: slug, description: '', createdAt: new Date(),
+      createdBy: 'x',
+    };
     await docs.collection<AgentRecord>(agentCollections.agents).insertOne(record);
   };
 
@@ -55,14 +66,18 @@ describe('the agent resolver', () => {
 
   it('answers another tenant\'s agent 404 naming nothing of it, by id, by slug or with its organization', async () => {
     for (const attempt of [loadAgent(deps, bob, 'agent-ada-desk', 'reader'), loadAgent(deps, bob, 'report', 'reader'),
-      loadAgent(deps, bob, 'agent-ada-desk', 'reader', { orgId: orgs.acme }), loadAgent(deps, ada, 'agent-bob-desk', 'reader')]) {
+      loadAgent(deps, bob, 'agent-ada-desk', 'reader', { orgId: orgs.acme }),
+      loadAgent(deps, ada, 'agent-bob-desk', 'reader')]) {
       const { code, message } = await refusal(attempt);
       expect(code).toBe('agent_not_found 404');
-      for (const id of ['agent-ada-desk', 'agent-bob-desk', 'report', orgs.acme, orgs.bobs]) expect(message).not.toContain(id);
+      for (const id of ['agent-ada-desk', 'agent-bob-desk', 'report', orgs.acme, orgs.bobs]) {
+        expect(message).not.toContain(id);
+      }
     }
   });
 
-  it('refuses a slug that names agents in several of the caller\'s organizations (409), naming only theirs', async () => {
+  it('refuses a slug that names agents in several of the caller\'s organizations (409), '
+    + 'naming only theirs', async () => {
     const { code, message } = await refusal(resolveAgent(deps, ada, 'report'));
     expect(code).toBe('ambiguous_agent 409');
     expect(message).toContain(orgs.acme);
@@ -71,7 +86,9 @@ describe('the agent resolver', () => {
 
   it('hides an agent from a member holding no role on it (404), and refuses a lower role (403)', async () => {
     expect((await refusal(loadAgent(deps, cy, 'agent-ada-desk', 'reader'))).code).toBe('agent_not_found 404');
-    const readers = await createGroup(deps, orgs.acme, { name: 'Readers', agentRoles: [{ agent: 'agent-ada-desk', role: 'reader' }] });
+    const readers = await createGroup(deps, orgs.acme, {
+      name: 'Readers', agentRoles: [{ agent: 'agent-ada-desk', role: 'reader' }],
+    });
     await addMember(deps, orgs.acme, { subject: 'sub-dee', email: 'dee@example.com' }, [readers._id]);
     const dee = { subject: 'sub-dee', email: 'dee@example.com' };
     expect((await loadAgent(deps, dee, 'design-desk', 'reader'))._id).toBe('agent-ada-desk');

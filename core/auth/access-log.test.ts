@@ -23,10 +23,16 @@ describe('redactRequestUri', () => {
   it.each([
     ['/api/webhooks/whk_s3cret', '/api/webhooks/[redacted]'],
     ['/api/webhooks/whk_s3cret?source=crm', '/api/webhooks/[redacted]?source=[redacted]'],
-    ['/api/webhooks/whk_s3cret?access_token=s3cret&source=crm&flag', '/api/webhooks/[redacted]?access_token=[redacted]&source=[redacted]&[redacted]'],
+    [
+      '/api/webhooks/whk_s3cret?access_token=s3cret&source=crm&flag',
+      '/api/webhooks/[redacted]?access_token=[redacted]&source=[redacted]&[redacted]',
+    ],
     ['/api/callbacks/cb_s3cret?validationToken=s3cret', '/api/callbacks/[redacted]?validationToken=[redacted]'],
     ['/api/mcp/mcp_s3cret?api%5Fkey=s3cret', '/api/mcp/[redacted]?api%5Fkey=[redacted]'],
-    ['/api/sessions?agent=a1&status=running&access_token=s3cret', '/api/sessions?agent=a1&status=running&access_token=[redacted]'],
+    [
+      '/api/sessions?agent=a1&status=running&access_token=s3cret',
+      '/api/sessions?agent=a1&status=running&access_token=[redacted]',
+    ],
     ['/api/sessions?%E0%A4%A=s3cret', '/api/sessions?[redacted]'],
     ['/api/callbacks/cb_s3cret', '/api/callbacks/[redacted]'],
     ['/api/agui/ag_s3cret', '/api/agui/[redacted]'],

@@ -58,7 +58,9 @@ export function redactRequestUri(uri: string): string {
   const path = queryAt >= 0 ? target.slice(0, queryAt) : target;
   const query = queryAt >= 0 ? target.slice(queryAt + 1) : undefined;
   const redactedPath = path.replace(tokenPath, (_whole, prefix: string) => `${prefix}${REDACTED}`);
-  const queryShown = query === undefined ? undefined : oauth2Callback.test(path) ? REDACTED : redactQuery(query, tokenPath.test(path));
+  const queryShown = query === undefined
+    ? undefined
+    : oauth2Callback.test(path) ? REDACTED : redactQuery(query, tokenPath.test(path));
   const redactedQuery = queryShown === undefined ? '' : `?${queryShown}`;
   const redactedFragment = fragment && oauth2Callback.test(path) ? `#${REDACTED}` : fragment;
   return `${origin}${redactedPath}${redactedQuery}${redactedFragment}`;

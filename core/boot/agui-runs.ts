@@ -77,7 +77,10 @@ export interface ServedChat {
 /** A started run: the thread to send next, the session, the turn to follow, and where its messages begin. */
 export interface StartedRun {
   threadId: string;
-  /** The thread's secret, for a caller without a subject of their own (streamed after RUN_STARTED; {@link threadOwner}). */
+  /**
+   * The thread's secret, for a caller without a subject of their own (streamed after RUN_STARTED;
+   * {@link threadOwner}).
+   */
   threadSecret?: string;
   runId: string;
   session: SessionRecord;
@@ -235,7 +238,8 @@ export async function startAguiRun(deps: AguiRunDeps, connection: ConnectionReco
   const openChildren = joined ? await openChildrenOf(deps, opened.session._id) : [];
   return {
     threadId, ...(secret ? { threadSecret: secret.secret } : {}), runId, session: opened.session,
-    turnId: opened.turnId, fromSeq: joined ? opened.session.messageCount : 0, openChildren, since, ...(ignored ? { ignored } : {}),
+    turnId: opened.turnId, fromSeq: joined ? opened.session.messageCount : 0, openChildren, since,
+    ...(ignored ? { ignored } : {}),
   };
 }
 

@@ -22,11 +22,14 @@ import type { Ids } from '../ports/ids.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 
 /** ConnectionDeps over the stores and core/org's roles. */
-export function connectionDeps(parts: { docs: DocumentStore; clock: Clock; ids: Ids; production: boolean; allowPrivateUrls?: boolean }): ConnectionDeps {
+export function connectionDeps(parts: {
+  docs: DocumentStore; clock: Clock; ids: Ids; production: boolean; allowPrivateUrls?: boolean;
+}): ConnectionDeps {
   const { docs } = parts;
   const agentOf = agentScope(docs);
   return {
-    docs, clock: parts.clock, ids: parts.ids, production: parts.production, allowPrivateUrls: parts.allowPrivateUrls === true,
+    docs, clock: parts.clock, ids: parts.ids, production: parts.production,
+    allowPrivateUrls: parts.allowPrivateUrls === true,
     scope: async (caller, agentRef, environment, role) => {
       const agent = await agentOf(caller, agentRef, role);
       const env = await docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: agent._id, name: environment });
@@ -40,10 +43,13 @@ export function connectionDeps(parts: { docs: DocumentStore; clock: Clock; ids: 
  * AdmissionDeps: digests, the endpoint JWT verifier, and the member rule (a member whose role on the agent
  * is User or above holds workflows:use).
  */
-export function admissionDeps(parts: { docs: DocumentStore; ids: Ids; fetch?: FetchFunction; now?: () => Date; allowPrivateUrls?: boolean }): AdmissionDeps {
+export function admissionDeps(parts: {
+  docs: DocumentStore; ids: Ids; fetch?: FetchFunction; now?: () => Date; allowPrivateUrls?: boolean;
+}): AdmissionDeps {
   // Owner-supplied issuer and key URLs are guarded unless PLATFORM_ALLOW_PRIVATE_URLS (never in production).
   const jwt = createEndpointJwtVerifier({
-    ...(parts.fetch ? { fetch: parts.fetch } : {}), ...(parts.now ? { now: parts.now } : {}), allowPrivateUrls: parts.allowPrivateUrls === true,
+    ...(parts.fetch ? { fetch: parts.fetch } : {}), ...(parts.now ? { now: parts.now } : {}),
+    allowPrivateUrls: parts.allowPrivateUrls === true,
   });
   return {
     ids: parts.ids, jwt,

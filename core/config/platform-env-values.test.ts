@@ -85,8 +85,8 @@ const rows: Row[] = [
   { name: 'PLATFORM_WORKER_CALL_SLOTS', pick: (e) => e.workers.call.slots, good: ['8', 8], bad: '-1', fallback: 6 },
   { name: 'PLATFORM_WORKER_INSPECT', pick: (e) => e.workers.inspect, good: ['on', true], bad: 'debug', fallback: false },
   {
-    name: 'PLATFORM_WORKER_ISOLATION', pick: (e) => e.workers.isolation, good: ['permission-only', 'permission-only'], bad: 'none',
-    fallback: 'namespaces',
+    name: 'PLATFORM_WORKER_ISOLATION', pick: (e) => e.workers.isolation, good: ['permission-only', 'permission-only'],
+    bad: 'none', fallback: 'namespaces',
   },
   { name: 'PLATFORM_WORKER_HOST', pick: (e) => e.remoteWorkerHost && [e.remoteWorkerHost.hostname, e.remoteWorkerHost.port], base: { PLATFORM_WORKER_HOST_KEY: KEY32 }, fallbackBase: {}, good: ['workers.internal:7340', ['workers.internal', 7340]], bad: 'workers.internal', fallback: undefined },
   { name: 'PLATFORM_WORKER_HOST_KEY', pick: (e) => e.remoteWorkerHost?.key.length, base: { PLATFORM_WORKER_HOST: '[fd00::1]:7340' }, fallbackBase: {}, good: [KEY32, 32], bad: KEY16, fallback: undefined },

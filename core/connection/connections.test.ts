@@ -127,23 +127,35 @@ describe('settings', () => {
     expect(await create({ rate: { perCaller: 50, perEndpoint: 10 } })).toMatch(/rate\.perCaller: 50 calls per caller exceed/);
   });
 
-  it('refuses local, loopback, private and link-local issuers and JWKS URLs, and plain http, naming PLATFORM_ALLOW_PRIVATE_URLS', async () => {
-    const create = (identifier: string, oidc: Record<string, string>) => refusal(createConnection(deps, caller, 'a', 'main', { identifier, protocol: 'mcp', auth: 'oidc', oidc: { audience: 'a', ...oidc } as { issuer: string; audience: string } }));
+  it('refuses local, loopback, private and link-local issuers and JWKS URLs, and plain http, '
+    + 'naming PLATFORM_ALLOW_PRIVATE_URLS', async () => {
+    const create = (identifier: string, oidc: Record<string, string>) => refusal(
+      createConnection(deps, caller, 'a', 'main', {
+        identifier, protocol: 'mcp', auth: 'oidc',
+        oidc: { audience: 'a', ...oidc } as { issuer: string; audience: string },
+      }),
+    );
     const refused = [
-      'https://127.0.0.2:9', 'https://localhost:9', 'https://LOCALHOST./x', 'https://idp.localhost', 'https://[::1]/', 'https://10.1.2.3',
-      'https://192.168.0.10', 'https://172.16.0.1', 'https://169.254.169.254/latest', 'https://[fe80::1]', 'https://[fd00::1]',
-      'https://[::ffff:127.0.0.1]', 'https://0.0.0.0', 'https://2130706433', 'https://100.64.0.1', 'http://id.example.com',
+      'https://127.0.0.2:9', 'https://localhost:9', 'https://LOCALHOST./x', 'https://idp.localhost', 'https://[::1]/',
+      'https://10.1.2.3', 'https://192.168.0.10', 'https://172.16.0.1', 'https://169.254.169.254/latest',
+      'https://[fe80::1]', 'https://[fd00::1]', 'https://[::ffff:127.0.0.1]', 'https://0.0.0.0', 'https://2130706433',
+      'https://100.64.0.1', 'http://id.example.com',
     ];
     for (const [i, issuer] of refused.entries()) {
-      expect(await create(`i${i}`, { issuer }), issuer).toMatch(/^400 invalid_argument: oidc\.issuer: .*PLATFORM_ALLOW_PRIVATE_URLS=true/);
+      expect(await create(`i${i}`, { issuer }), issuer)
+        .toMatch(/^400 invalid_argument: oidc\.issuer: .*PLATFORM_ALLOW_PRIVATE_URLS=true/);
     }
-    expect(await create('j', { issuer: 'https://id.example.com', jwksUrl: 'https://127.0.0.1/keys' })).toMatch(/^400 invalid_argument: oidc\.jwksUrl: .*PLATFORM_ALLOW_PRIVATE_URLS/);
-    expect(await create('ok', { issuer: 'https://id.example.com', jwksUrl: 'https://93.184.215.14/keys' })).toBe('no refusal');
+    expect(await create('j', { issuer: 'https://id.example.com', jwksUrl: 'https://127.0.0.1/keys' }))
+      .toMatch(/^400 invalid_argument: oidc\.jwksUrl: .*PLATFORM_ALLOW_PRIVATE_URLS/);
+    expect(await create('ok', { issuer: 'https://id.example.com', jwksUrl: 'https://93.184.215.14/keys' }))
+      .toBe('no refusal');
     deps.allowPrivateUrls = true;
     const oidc = { issuer: 'http://127.0.0.1:9000', audience: 'a' };
     expect((await createConnection(deps, caller, 'a', 'main', { identifier: 'dev', protocol: 'mcp', auth: 'oidc', oidc })).connection.oidc?.issuer).toBe(oidc.issuer);
     deps.production = true;
-    expect(await refusal(createConnection(deps, caller, 'a', 'main', { identifier: 'prod', protocol: 'mcp', auth: 'oidc', oidc }))).toMatch(/^400 invalid_argument: oidc\.issuer: .* must be an https URL; plain http is refused/);
+    expect(await refusal(createConnection(deps, caller, 'a', 'main', {
+      identifier: 'prod', protocol: 'mcp', auth: 'oidc', oidc,
+    }))).toMatch(/^400 invalid_argument: oidc\.issuer: .* must be an https URL; plain http is refused/);
   });
 
   it('refuses a second identifier in the environment (409) and another protocol on edit (409)', async () => {

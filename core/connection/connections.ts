@@ -132,7 +132,13 @@ export async function updateConnection(deps: ConnectionDeps, caller: ConnectionC
   const basis = current.pending ?? current;
   const auth = change.auth ?? basis.auth;
   const oidc = auth !== 'oidc' ? undefined : change.oidc ?? basis.oidc;
-  const settings = checkSettings({ protocol: current.protocol, auth, ...(oidc ? { oidc } : {}), origins: change.origins ?? basis.origins, rate: change.rate ?? basis.rate }, deps.production, deps.allowPrivateUrls);
+  const settings = checkSettings(
+    {
+      protocol: current.protocol, auth, ...(oidc ? { oidc } : {}), origins: change.origins ?? basis.origins,
+      rate: change.rate ?? basis.rate,
+    },
+    deps.production, deps.allowPrivateUrls,
+  );
   const issued = settings.auth === 'bearer' && basis.auth !== 'bearer' ? await newToken(deps) : undefined;
   const tokenDigest = settings.auth !== 'bearer' ? undefined : issued?.digest ?? basis.tokenDigest;
   const now = deps.clock.now();

@@ -82,7 +82,9 @@ export async function findProject(deps: Pick<SemanticDeps, 'docs'>, slug: string
 }
 
 /** The projects of the organizations `orgIds`, by slug. */
-export async function listProjects(deps: Pick<SemanticDeps, 'docs'>, orgIds: readonly string[]): Promise<ProjectRecord[]> {
+export async function listProjects(
+  deps: Pick<SemanticDeps, 'docs'>, orgIds: readonly string[],
+): Promise<ProjectRecord[]> {
   if (orgIds.length === 0) return [];
   const projects = deps.docs.collection<ProjectRecord>(collections.projects);
   return projects.find({ orgId: { $in: [...orgIds] } }, { sort: { slug: 1 } });

@@ -15,14 +15,19 @@ const target: FiringTarget = {
   orgId: 'o1', agentId: 'a1', environment: 'main', buildId: 'b1', commitId: 'c1', workflow: 'concierge', state: 'talk',
   trigger: { id: 'chat', type: 'chat' },
 };
-const chat = (startedBy?: string) => ({ payload: { caller: startedBy ? 'member' : 'public' }, message: 'Hello', sessionKey: 'one-desk', ...(startedBy ? { startedBy } : {}) });
+const chat = (startedBy?: string) => ({
+  payload: { caller: startedBy ? 'member' : 'public' }, message: 'Hello', sessionKey: 'one-desk',
+  ...(startedBy ? { startedBy } : {}),
+});
 
 describe('keyed chats of members', () => {
   it('join only the same member\'s open chat of the key', async () => {
     let n = 0;
     const deps = {
-      docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock: { now: () => new Date('2026-11-26T10:00:00Z') },
-      ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '' }, enqueueTurn: async () => undefined,
+      docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(),
+      clock: { now: () => new Date('2026-11-26T10:00:00Z') },
+      ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '' },
+      enqueueTurn: async () => undefined,
     };
     const ada = await openFiredSession(deps, target, chat('ada'));
     expect(ada.session.startedBy).toBe('ada');

@@ -11,7 +11,9 @@ import { PlatformError } from '../ports/platform-error.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { insertSession, sessionsOf, turnsOf } from './session-store.ts';
-import { cancelSession, decideSession, listSessions, replySession, setSessionAttributes, showSession, type SessionDeps } from './sessions.ts';
+import {
+  cancelSession, decideSession, listSessions, replySession, setSessionAttributes, showSession, type SessionDeps,
+} from './sessions.ts';
 
 const ada = { subject: 'sub-ada', email: 'ada@example.com' };
 const cy = { subject: 'sub-cy', email: 'cy@example.com' };
@@ -21,26 +23,43 @@ async function world(personal: Set<string>) {
   let n = 0;
   const queued: string[] = [];
   const deps: SessionDeps = {
-    docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock: { now: () => new Date('2026-11-26T10:00:00Z') },
+    docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(),
+    clock: { now: () => new Date('2026-11-26T10:00:00Z') },
     ids: { newId: () => `s${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '' },
     requireRole: async (caller) => {
-      if (![ada.subject, cy.subject].includes(caller.subject)) throw new PlatformError('not_found', 'No such agent.', { status: 404 });
+      if (![ada.subject, cy.subject].includes(caller.subject)) {
+        throw new PlatformError('not_found', 'No such agent.', { status: 404 });
+      }
     },
     seesEveryChat: async (caller) => personal.has(caller.subject),
     resolveAgent: async () => ({ orgId: 'o1', agentId: 'a1' }),
     resolveWorkflow: async () => { throw new Error('not used'); },
     enqueueTurn: async (id) => { queued.push(id); },
   };
-  const base = { orgId: 'o1', agentId: 'a1', environment: 'main', workflow: 'concierge', buildId: 'b', commitId: 'c', state: 'review', variables: {}, lockedVariables: [], trigger: 'chat', inheritedForbid: [] };
+  const base = {
+    orgId: 'o1', agentId: 'a1', environment: 'main', workflow: 'concierge', buildId: 'b', commitId: 'c',
+    state: 'review', variables: {}, lockedVariables: [], trigger: 'chat', inheritedForbid: [],
+  };
   const chat = await insertSession(deps, { ...base, depth: 0, startedBy: ada.subject });
-  const child = await insertSession(deps, { ...base, workflow: 'helper', depth: 1, parentId: chat._id, rootId: chat._id, dispatchId: '1' });
-  for (const s of [chat, child]) await sessionsOf(deps).updateOne({ _id: s._id }, { $set: { status: 'awaiting_decision', pending: { ...decision, ...(s === chat ? { childSessionId: child._id } : {}) } } });
+  const child = await insertSession(deps, {
+    ...base, workflow: 'helper', depth: 1, parentId: chat._id, rootId: chat._id, dispatchId: '1',
+  });
+  for (const s of [chat, child]) {
+    await sessionsOf(deps).updateOne({ _id: s._id }, {
+      $set: {
+        status: 'awaiting_decision', pending: { ...decision, ...(s === chat ? { childSessionId: child._id } : {}) },
+      },
+    });
+  }
   const firing = await insertSession(deps, { ...base, trigger: 'hook', depth: 0 });
   return { deps, chat, child, firing, queued };
 }
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
-  return promise.then(() => 'no refusal', (error: { code?: string; status?: number; message: string }) => `${error.status} ${error.code}: ${error.message}`);
+  return promise.then(
+    () => 'no refusal',
+    (error: { code?: string; status?: number; message: string }) => `${error.status} ${error.code}: ${error.message}`,
+  );
 }
 
 describe('personal chats', () => {
@@ -61,7 +80,8 @@ describe('personal chats', () => {
     expect((await sessionsOf(deps).findOne({ _id: chat._id }))?.status).toBe('awaiting_decision');
     expect(queued).toEqual([]);
     expect((await showSession(deps, ada, chat._id)).children.map((c) => c._id)).toEqual([child._id]);
-    expect((await listSessions(deps, ada, { agent: 'a1' })).map((s) => s._id).sort()).toEqual([chat._id, firing._id].sort());
+    expect((await listSessions(deps, ada, { agent: 'a1' })).map((s) => s._id).sort())
+      .toEqual([chat._id, firing._id].sort());
   });
 
   it('are seen by a member holding sessions:personal', async () => {
@@ -75,9 +95,13 @@ describe('personal chats', () => {
 describe('a child session', () => {
   it('is decided, replied to and cancelled only through its parent (409, nothing queued)', async () => {
     const { deps, chat, child, queued } = await world(new Set());
-    expect(await refusal(decideSession(deps, ada, child._id, { to: 'approved' }))).toBe(`409 decide_through_parent: This is a child session of a workflow call: decide through its parent session ${chat._id}.`);
+    expect(await refusal(decideSession(deps, ada, child._id, { to: 'approved' }))).toBe(
+      '409 decide_through_parent: This is a child session of a workflow call: '
+        + `decide through its parent session ${chat._id}.`,
+    );
     expect(await refusal(replySession(deps, ada, child._id, 'hi'))).toMatch(/^409 reply_through_parent: /);
-    expect(await refusal(cancelSession(deps, ada, child._id))).toMatch(/^409 cancel_through_parent: .*cancel its root session/);
+    expect(await refusal(cancelSession(deps, ada, child._id)))
+      .toMatch(/^409 cancel_through_parent: .*cancel its root session/);
     expect((await sessionsOf(deps).findOne({ _id: child._id }))?.status).toBe('awaiting_decision');
     expect(await turnsOf(deps).find({ sessionId: child._id })).toEqual([]);
     expect(queued).toEqual([]);

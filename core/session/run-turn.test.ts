@@ -140,7 +140,9 @@ describe('the turn engine', () => {
 
   it('refuses a turn once a spend cap is reached, naming the period', async () => {
     // A call reserves its bound (50 output tokens here) before it runs; the scripted usage then passes the cap.
-    const t = setup({ answer: [{ text: 'Hello.' }] }, { analyst: { ...analyst, limits: { ...analyst.limits, outputTokensPerCall: 50 } }, lookup });
+    const t = setup({ answer: [{ text: 'Hello.' }] }, {
+      analyst: { ...analyst, limits: { ...analyst.limits, outputTokensPerCall: 50 } }, lookup,
+    });
     await setSpendCap(t.deps, caller, { agent: 'a', environment: 'main', workflow: 'analyst' }, 'week', 0.003);
     const { session } = await startSession(t.deps, caller, { agent: 'a', environment: 'main', workflow: 'analyst', message: 'hi' });
     expect(await t.runQueued()).toMatchObject({ status: 'awaiting_input' });
@@ -152,19 +154,28 @@ describe('the turn engine', () => {
 
 describe('platform_wait (issue 17 § 6)', () => {
   const waiting: WorkflowView = {
-    ...lookup, slug: 'waiting', states: { ask: state('ask', { triggers: ['manual'], transitions: [{ to: 'done', description: 'Loaded.' }] }), done: state('done') },
+    ...lookup, slug: 'waiting',
+    states: {
+      ask: state('ask', { triggers: ['manual'], transitions: [{ to: 'done', description: 'Loaded.' }] }),
+      done: state('done'),
+    },
   };
-  const resultsOf = async (t: ReturnType<typeof setup>, sessionId: string) => (await showSession(t.deps, caller, sessionId)).messages
+  const resultsOf = async (t: ReturnType<typeof setup>, sessionId: string) => (
+    await showSession(t.deps, caller, sessionId)
+  ).messages
     .flatMap((m) => (m.message.role === 'tool' ? m.message.results : []));
 
-  it('refuses an until already past or not a time (tool error), so the wait never resumes at every sweep; a future until parks', async () => {
+  it('refuses an until already past or not a time (tool error), so the wait never resumes at every sweep; '
+    + 'a future until parks', async () => {
     const future = new Date(Date.now() + 3_600_000).toISOString();
     const t = setup({ ask: [
       { calls: [['platform_wait', { reason: 'Nightly load', until: '2020-01-01T00:00:00Z' }]] },
       { calls: [['platform_wait', { reason: 'Nightly load', until: 'tomorrow' }]] },
       { calls: [['platform_wait', { reason: 'Nightly load', until: future }]] },
     ] }, { waiting });
-    const { session } = await startSession(t.deps, caller, { agent: 'a', environment: 'main', workflow: 'waiting', message: 'Wait for the load.' });
+    const { session } = await startSession(t.deps, caller, {
+      agent: 'a', environment: 'main', workflow: 'waiting', message: 'Wait for the load.',
+    });
     expect(await t.runQueued()).toMatchObject({ status: 'awaiting_input' });
     const results = await resultsOf(t, session._id);
     expect(results.map((r) => [r.isError === true, String(r.output)])).toEqual([
@@ -172,15 +183,22 @@ describe('platform_wait (issue 17 § 6)', () => {
       [true, expect.stringMatching(/until must be an ISO time .* "tomorrow" is not/)],
       [false, 'Waiting for the reply.'],
     ]);
-    expect((await sessionsOf(t.deps).findOne({ _id: session._id }))?.pending).toMatchObject({ kind: 'input', until: future });
+    expect((await sessionsOf(t.deps).findOne({ _id: session._id }))?.pending)
+      .toMatchObject({ kind: 'input', until: future });
   });
 
   it('gives budget.parks a default of 50 waits per visit', async () => {
-    const t = setup({ ask: [{ text: 'Still waiting?', calls: [['platform_wait', { reason: 'More input' }]] }, { text: 'Carrying on.' }] }, { waiting });
-    const { session } = await startSession(t.deps, caller, { agent: 'a', environment: 'main', workflow: 'waiting', message: 'Go.' });
+    const t = setup({
+      ask: [{ text: 'Still waiting?', calls: [['platform_wait', { reason: 'More input' }]] }, { text: 'Carrying on.' }],
+    }, { waiting });
+    const { session } = await startSession(t.deps, caller, {
+      agent: 'a', environment: 'main', workflow: 'waiting', message: 'Go.',
+    });
     await sessionsOf(t.deps).updateOne({ _id: session._id }, { $set: { 'visit.parks': 50 } });
     await t.runQueued();
     const [refused] = await resultsOf(t, session._id);
-    expect(refused).toMatchObject({ isError: true, output: 'This step may wait at most 50 times; carry on without waiting.' });
+    expect(refused).toMatchObject({
+      isError: true, output: 'This step may wait at most 50 times; carry on without waiting.',
+    });
   });
 });

@@ -48,7 +48,12 @@ function controlDefinitions(state: StateView): ModelToolDefinition[] {
     });
   }
   tools.push(
-    { name: controlTools.wait, description: 'Stop and wait for the person\'s reply (for example to ask a question). `until` (a future ISO time) resumes by itself then.', inputSchema: object({ reason: { type: 'string' }, until: { type: 'string' } }, ['reason']) },
+    {
+      name: controlTools.wait,
+      description: 'Stop and wait for the person\'s reply (for example to ask a question). '
+        + '`until` (a future ISO time) resumes by itself then.',
+      inputSchema: object({ reason: { type: 'string' }, until: { type: 'string' } }, ['reason']),
+    },
     { name: controlTools.raise, description: 'End the session as failed, with a code and a reason, when the work cannot be done.', inputSchema: object({ code: { type: 'string' }, reason: { type: 'string' } }, ['code', 'reason']) },
     { name: controlTools.setVariables, description: 'Set session variables (name → value).', inputSchema: object({ variables: { type: 'object' } }, ['variables']) },
     { name: controlTools.getVariables, description: 'Read session variables (all, or the names given).', inputSchema: object({ names: { type: 'array', items: { type: 'string' } } }, []) },

@@ -13,7 +13,8 @@ import { PlatformError } from '../ports/platform-error.ts';
 import type { TextDelta } from '../ports/text-deltas.ts';
 import type { SessionRecord, TurnRecord } from './model.ts';
 import {
-  applyCheckpoint, insertSession, insertTurn, loadTurnRecords, readThread, sessionsOf, settleTurn, type SessionStoreDeps,
+  applyCheckpoint, insertSession, insertTurn, loadTurnRecords, readThread, sessionsOf, settleTurn,
+  type SessionStoreDeps,
 } from './session-store.ts';
 import { meteredModelCall } from './metered-call.ts';
 import { createBrokerGuard } from './broker-guard.ts';

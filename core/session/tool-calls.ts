@@ -85,11 +85,18 @@ function wait(
     const at = typeof input.until === 'string' ? Date.parse(input.until) : Number.NaN;
     if (Number.isNaN(at)) {
       const given = JSON.stringify(input.until).slice(0, 60);
-      return fail(call, `platform_wait's until must be an ISO time such as 2026-01-31T09:00:00Z; ${given} is not. Leave it out to wait for the reply.`);
+      return fail(
+        call,
+        `platform_wait's until must be an ISO time such as 2026-01-31T09:00:00Z; ${given} is not. `
+          + 'Leave it out to wait for the reply.',
+      );
     }
     if (at <= run.deps.now()) {
       const past = new Date(at).toISOString();
-      return fail(call, `platform_wait's until (${past}) is already past; give a future time, or leave it out to wait for the reply.`);
+      return fail(
+        call,
+        `platform_wait's until (${past}) is already past; give a future time, or leave it out to wait for the reply.`,
+      );
     }
     until = new Date(at).toISOString();
   }

@@ -41,7 +41,8 @@ function expectHostile(value: unknown): void {
 
 /** Registers the key cases on `state`. */
 export function registerKeyCases(state: ContractState): void {
-  it('round-trips any key a caller sends ($date, $where, dotted, __proto__, empty) through insert, exactly', async () => {
+  it('round-trips any key a caller sends ($date, $where, dotted, __proto__, empty) through insert, '
+    + 'exactly', async () => {
     const when = new Date('2026-05-06T07:08:09.010Z');
     await state.items.insertOne({ _id: 'k1', kind: 'hook', trigger: hostileValue(), when });
     const found = await state.items.findOne({ _id: 'k1' });
@@ -52,17 +53,21 @@ export function registerKeyCases(state: ContractState): void {
 
   it('round-trips such keys through $set and upsert, and the document stays updatable', async () => {
     await state.items.insertOne({ _id: 'k2', status: 'running' });
-    expect(await state.items.updateOne({ _id: 'k2' }, { $set: { trigger: hostileValue(), 'result.body': hostileValue() } })).toEqual({ matched: 1, upserted: false });
+    expect(await state.items.updateOne({ _id: 'k2' }, {
+      $set: { trigger: hostileValue(), 'result.body': hostileValue() },
+    })).toEqual({ matched: 1, upserted: false });
     const updated = await state.items.findOne({ _id: 'k2' });
     expectHostile(updated?.trigger);
     expectHostile((updated?.result as Item).body);
-    expect(await state.items.updateOne({ _id: 'k2', status: 'running' }, { $set: { status: 'succeeded' } })).toEqual({ matched: 1, upserted: false });
+    expect(await state.items.updateOne({ _id: 'k2', status: 'running' }, { $set: { status: 'succeeded' } }))
+      .toEqual({ matched: 1, upserted: false });
     expect((await state.items.findOne({ _id: 'k2' }))?.status).toBe('succeeded');
     await state.items.updateOne({ _id: 'k3' }, { $set: { vars: hostileValue() } }, { upsert: true });
     expectHostile((await state.items.findOne({ _id: 'k3' }))?.vars);
   });
 
-  it('keeps the platform\'s own fields queryable next to such keys, and such values never match as operators', async () => {
+  it('keeps the platform\'s own fields queryable next to such keys, '
+    + 'and such values never match as operators', async () => {
     await state.items.insertOne({ _id: 'q1', kind: 'hook', trigger: hostileValue() });
     await state.items.insertOne({ _id: 'q2', kind: 'other', trigger: { plain: true } });
     expect((await state.items.find({ kind: 'hook' })).map((d) => d._id)).toEqual(['q1']);

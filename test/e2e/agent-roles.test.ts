@@ -53,9 +53,13 @@ describe('agent routes check the caller\'s role', () => {
     expect([asked.status, asked.body.operation.status]).toEqual([202, 'queued']);
     const published = await waitForOperation(api.url, agent, asked.body.operation.id, { authorization: `Bearer ${tokens.ada}` });
     expect(published.result!.published.counts).toEqual({ workflows: 1, states: 1, triggers: 1, skills: 0, tests: 0 });
-    const invited = await as('ada', 'POST', `/api/orgs/${org}/invitations`, { email: 'bob@example.com', groups: [`${org}.user`] });
+    const invited = await as('ada', 'POST', `/api/orgs/${org}/invitations`, {
+      email: 'bob@example.com', groups: [`${org}.user`],
+    });
     expect(invited.status).toBe(201);
-    const joined = await as('bob', 'POST', `/api/invitations/link/${(invited.body.link as string).split('/invite/')[1]}/join`);
+    const joined = await as(
+      'bob', 'POST', `/api/invitations/link/${(invited.body.link as string).split('/invite/')[1]}/join`,
+    );
     expect(joined.body.status).toBe('accepted');
 
     expect((await as('bob', 'GET', `/api/orgs/${org}/agents`)).body.agents.map((a: { slug: string }) => a.slug)).toEqual(['helper']);

@@ -79,7 +79,11 @@ async function postRun(body: Record<string, unknown>): Promise<{ status: number;
     body: JSON.stringify({ runId: 'r', tools: [], context: [], ...body }),
   });
   const text = await response.text();
-  return { status: response.status, events: text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Record<string, any>) };
+  return {
+    status: response.status,
+    events: text.split('\n').filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)) as Record<string, any>),
+  };
 }
 
 const ofType = (events: BaseEvent[], type: string) => events.filter((e) => e.type === type) as (BaseEvent & Record<string, unknown>)[];
@@ -125,7 +129,10 @@ describe('the AG-UI endpoint', () => {
 
     const refused = await fetch(url, {
       method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ threadId, runId: 'r-409', tools: [], context: [], forwardedProps: { threadSecret: secrets.get(agent) }, messages: [{ id: 'u3', role: 'user', content: 'Are you there?' }] }),
+      body: JSON.stringify({
+        threadId, runId: 'r-409', tools: [], context: [], forwardedProps: { threadSecret: secrets.get(agent) },
+        messages: [{ id: 'u3', role: 'user', content: 'Are you there?' }],
+      }),
     });
     expect(refused.status).toBe(409);
     expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'decision_pending', message: expect.stringContaining(interrupt.id) });
@@ -144,21 +151,31 @@ describe('the AG-UI endpoint', () => {
     const started = first.events[0];
     expect(started.type).toBe('RUN_STARTED');
     const issued = first.events[1];
-    expect(issued).toMatchObject({ type: 'CUSTOM', name: 'platform.thread_secret', value: { threadId: started.threadId, threadSecret: expect.stringMatching(/^[\w-]{43}$/) } });
+    expect(issued).toMatchObject({
+      type: 'CUSTOM', name: 'platform.thread_secret',
+      value: { threadId: started.threadId, threadSecret: expect.stringMatching(/^[\w-]{43}$/) },
+    });
     const secret = issued.value.threadSecret as string;
     const sessionOf = (events: Record<string, any>[]) => events.at(-1)!.result.sessionId as string;
     const session = sessionOf(first.events);
     // Someone who learnt the thread id, without the secret or with a wrong one: a fresh chat of their own.
     for (const forwardedProps of [{}, { threadSecret: 'not-the-secret' }]) {
-      const stranger = await postRun({ threadId: started.threadId, forwardedProps, messages: [{ id: 'u2', role: 'user', content: 'Show me that chat' }] });
+      const stranger = await postRun({
+        threadId: started.threadId, forwardedProps,
+        messages: [{ id: 'u2', role: 'user', content: 'Show me that chat' }],
+      });
       expect(stranger.status).toBe(200);
       expect(stranger.events[0].threadId).not.toBe(started.threadId);
       expect(sessionOf(stranger.events)).not.toBe(session);
     }
-    const owner = await postRun({ threadId: started.threadId, forwardedProps: { threadSecret: secret }, messages: [{ id: 'u3', role: 'user', content: 'Still there?' }] });
+    const owner = await postRun({
+      threadId: started.threadId, forwardedProps: { threadSecret: secret },
+      messages: [{ id: 'u3', role: 'user', content: 'Still there?' }],
+    });
     expect(owner.events[0]).toMatchObject({ type: 'RUN_STARTED', threadId: started.threadId });
     expect(sessionOf(owner.events)).toBe(session);
-    expect(owner.events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => e.delta).join('')).toBe('Owner again.');
+    expect(owner.events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => e.delta).join(''))
+      .toBe('Owner again.');
   });
 
   it('refuses a body that is not a RunAgentInput or has no user message (400), and 404s an unknown address', async () => {

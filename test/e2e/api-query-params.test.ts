@@ -99,13 +99,17 @@ describe('GET /api/semantic/projects/:slug/improvements', () => {
 
 describe('routes that take no query parameters', () => {
   it('refuse any parameter with 400 naming it', async () => {
-    for (const path of ['/api/semantic/projects/demo', '/api/semantic/projects/demo/tokens', '/api/health', '/api/health/ready', '/api/sign-in-settings', '/api/branding']) {
+    for (const path of ['/api/semantic/projects/demo', '/api/semantic/projects/demo/tokens', '/api/health',
+      '/api/health/ready', '/api/sign-in-settings', '/api/branding']) {
       const { status, body } = await get(`${path}?limit=abc`);
       expect({ path, status, body: body.error }).toEqual({ path, status: 400, body: { code: 'invalid_argument', message: 'This route takes no query parameters; remove "limit".' } });
     }
     // The project list takes one: the organization (issue 17 § 1).
     const { status, body } = await get('/api/semantic/projects?limit=abc');
-    expect({ status, body: body.error }).toEqual({ status: 400, body: { code: 'invalid_argument', message: 'Unknown query parameter "limit"; this route takes "orgId".' } });
+    expect({ status, body: body.error }).toEqual({
+      status: 400,
+      body: { code: 'invalid_argument', message: 'Unknown query parameter "limit"; this route takes "orgId".' },
+    });
   });
 
   it('still answer without parameters', async () => {

@@ -94,7 +94,8 @@ afterAll(async () => {
 }, 120_000);
 
 describe('scripts/start on a clean Debian machine with only nodejs and npm', () => {
-  it('installs caddy, redis-server, bubblewrap and the npm dependencies, and answers /api/health through the proxy', async (ctx) => {
+  it('installs caddy, redis-server, bubblewrap and the npm dependencies, '
+    + 'and answers /api/health through the proxy', async (ctx) => {
     if (!probe.available) return ctx.skip(probe.reason);
     expect(start!.lines).toContain('[setup] installing Debian packages: caddy redis-server bubblewrap');
     expect(start!.lines).toContain('[setup] installing npm dependencies (npm install with the committed lockfile)');

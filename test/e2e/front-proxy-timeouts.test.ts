@@ -27,7 +27,9 @@ describe('front proxy timeouts', () => {
   it('configures read_header 10 s, idle 2 min and 32 KiB header lines by default', () => {
     const env = { PATH: process.env.PATH, PORT: '8080', API_PORT: '3001', SEMANTIC_MCP_PORT: '3002', WEB_ROOT: '/tmp' };
     const config = join(repoRoot, 'proxy/Caddyfile');
-    const adapted = spawnSync('caddy', ['adapt', '--config', config, '--adapter', 'caddyfile'], { encoding: 'utf8', env });
+    const adapted = spawnSync(
+      'caddy', ['adapt', '--config', config, '--adapter', 'caddyfile'], { encoding: 'utf8', env },
+    );
     expect(adapted.status, adapted.stderr).toBe(0);
     type Adapted = { apps: { http: { servers: Record<string, Record<string, unknown>> } } };
     const servers = Object.values((JSON.parse(adapted.stdout) as Adapted).apps.http.servers);

@@ -5,7 +5,8 @@
  * (HOST=0.0.0.0 reached at the machine's address) and the APP_BASE_URL host keep working; the own-pages rule wants
  * one of the platform's origins, not merely "Origin equals Host"; health checks keep answering.
  *
- * Source: issue 17 § 7; ../shared/spec/platform-service.md § Authentication rule 1, § Deployment settings (APP_BASE_URL).
+ * Source: issue 17 § 7; ../shared/spec/platform-service.md § Authentication rule 1, § Deployment settings
+ * (APP_BASE_URL).
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +21,9 @@ const publicName = 'cairn.test.example';
 beforeAll(async () => {
   port = await freePort();
   apiPort = await freePort();
-  product = await startProduct({ PORT: String(port), API_PORT: String(apiPort), APP_BASE_URL: `http://${publicName}:${port}` });
+  product = await startProduct({
+    PORT: String(port), API_PORT: String(apiPort), APP_BASE_URL: `http://${publicName}:${port}`,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -30,9 +33,14 @@ afterAll(async () => {
 interface Answer { status: number; type: string; body: any }
 
 /** One HTTP request to 127.0.0.1:`to` with the Host (and Origin) a browser on `host` would send. */
-function send(to: number, method: string, path: string, host: string, options: { origin?: string; body?: unknown } = {}): Promise<Answer> {
+function send(
+  to: number, method: string, path: string, host: string, options: { origin?: string; body?: unknown } = {},
+): Promise<Answer> {
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-  const headers: Record<string, string> = { host, ...(options.origin ? { origin: options.origin } : {}), ...(body ? { 'content-type': 'application/json' } : {}) };
+  const headers: Record<string, string> = {
+    host, ...(options.origin ? { origin: options.origin } : {}),
+    ...(body ? { 'content-type': 'application/json' } : {}),
+  };
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: to, method, path, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -48,13 +56,17 @@ function send(to: number, method: string, path: string, host: string, options: {
   });
 }
 
-const orgNames = async () => ((await send(port, 'GET', '/api/orgs', `127.0.0.1:${port}`)).body.organizations as { name: string }[]).map((o) => o.name);
+const orgNames = async () => (
+  (await send(port, 'GET', '/api/orgs', `127.0.0.1:${port}`)).body.organizations as { name: string }[]
+).map((o) => o.name);
 
 describe('the Host check (DNS rebinding)', () => {
   it('refuses POST /api/orgs from a rebinding page with 421 and a clear JSON error, creating nothing', async () => {
     const rebound = `rebind.attacker.example:${port}`;
     const before = await orgNames();
-    const answer = await send(port, 'POST', '/api/orgs', rebound, { origin: `http://${rebound}`, body: { name: 'Rebound' } });
+    const answer = await send(port, 'POST', '/api/orgs', rebound, {
+      origin: `http://${rebound}`, body: { name: 'Rebound' },
+    });
     expect(answer.status).toBe(421);
     expect(answer.type).toContain('application/json');
     expect(answer.body.error.code).toBe('misdirected_request');
@@ -64,23 +76,31 @@ describe('the Host check (DNS rebinding)', () => {
     expect(before).not.toContain('Rebound');
   });
 
-  it.each(['/api/orgs', '/api/agents', '/api/semantic/projects', '/api/health', '/healthz', '/', '/mcp/_health'])('refuses GET %s for a foreign name', async (path) => {
+  it.each([
+    '/api/orgs', '/api/agents', '/api/semantic/projects', '/api/health', '/healthz', '/', '/mcp/_health',
+  ])('refuses GET %s for a foreign name', async (path) => {
     const answer = await send(port, 'GET', path, `rebind.attacker.example:${port}`);
     expect(answer.status).toBe(421);
     expect(answer.body.error.code).toBe('misdirected_request');
   });
 
   it('refuses a foreign name at the API too, when it is reached without the proxy', async () => {
-    const answer = await send(apiPort, 'POST', '/api/orgs', `rebind.attacker.example:${port}`, { origin: `http://rebind.attacker.example:${port}`, body: { name: 'Direct' } });
+    const answer = await send(apiPort, 'POST', '/api/orgs', `rebind.attacker.example:${port}`, {
+      origin: `http://rebind.attacker.example:${port}`, body: { name: 'Direct' },
+    });
     expect(answer.status).toBe(421);
     expect(answer.body.error.code).toBe('misdirected_request');
     expect((await send(apiPort, 'GET', '/api/orgs', `localhost.attacker.example:${apiPort}`)).status).toBe(421);
     expect(await orgNames()).not.toContain('Direct');
   });
 
-  it.each(['localhost', '127.0.0.1', '[::1]', '192.0.2.10', publicName])('serves %s (a page of its own creates an organization)', async (name) => {
+  it.each([
+    'localhost', '127.0.0.1', '[::1]', '192.0.2.10', publicName,
+  ])('serves %s (a page of its own creates an organization)', async (name) => {
     const host = `${name}:${port}`;
-    const created = await send(port, 'POST', '/api/orgs', host, { origin: `http://${host}`, body: { name: `Via ${name}` } });
+    const created = await send(port, 'POST', '/api/orgs', host, {
+      origin: `http://${host}`, body: { name: `Via ${name}` },
+    });
     expect(created.status).toBe(201);
     expect((await send(port, 'GET', '/api/orgs', host)).status).toBe(200);
     expect((await send(port, 'GET', '/', host)).status).toBe(200);
@@ -88,7 +108,9 @@ describe('the Host check (DNS rebinding)', () => {
   });
 
   it('wants one of the platform\'s origins: a foreign Origin on an own Host is 403, not 421', async () => {
-    const answer = await send(port, 'POST', '/api/orgs', `127.0.0.1:${port}`, { origin: `http://rebind.attacker.example:${port}`, body: { name: 'Cross' } });
+    const answer = await send(port, 'POST', '/api/orgs', `127.0.0.1:${port}`, {
+      origin: `http://rebind.attacker.example:${port}`, body: { name: 'Cross' },
+    });
     expect(answer.status).toBe(403);
     expect(answer.body.error.code).toBe('cross_site_request');
     expect(await orgNames()).not.toContain('Cross');

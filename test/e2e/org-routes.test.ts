@@ -107,15 +107,21 @@ describe('under dev-user sign-in', () => {
     const joined = await dev('POST', `/api/orgs/${orgId}/groups/${group.body.id}/members/${devMemberId}`);
     expect(joined.body.groups.sort()).toEqual([`${orgId}.owner`, group.body.id].sort());
     const changed = await dev('PUT', `/api/orgs/${orgId}/groups/${group.body.id}`, { agentRoles: [{ agent: 'flights', role: 'administrator' }] });
-    expect(changed.body).toMatchObject({ name: 'Flight crew', permissions: ['sessions:personal'], agentRoles: [{ agent: 'flights', role: 'administrator' }], members: [devMemberId] });
-    expect((await dev('DELETE', `/api/orgs/${orgId}/groups/${group.body.id}/members/${devMemberId}`)).body.members).toEqual([]);
+    expect(changed.body).toMatchObject({
+      name: 'Flight crew', permissions: ['sessions:personal'],
+      agentRoles: [{ agent: 'flights', role: 'administrator' }], members: [devMemberId],
+    });
+    expect((await dev('DELETE', `/api/orgs/${orgId}/groups/${group.body.id}/members/${devMemberId}`)).body.members)
+      .toEqual([]);
     expect((await dev('DELETE', `/api/orgs/${orgId}/groups/${group.body.id}`)).status).toBe(200);
   });
 });
 
 /** `who` joins `org` by accepting an invitation `inviter` sent to their address. @returns their member id */
 async function invite(inviter: string, org: string, who: string, groups?: string[]): Promise<string> {
-  const sent = await as(inviter, 'POST', `/api/orgs/${org}/invitations`, { email: `${who}@example.com`, ...(groups ? { groups } : {}) });
+  const sent = await as(inviter, 'POST', `/api/orgs/${org}/invitations`, {
+    email: `${who}@example.com`, ...(groups ? { groups } : {}),
+  });
   expect(sent.status).toBe(201);
   const token = (sent.body.link as string).split('/invite/')[1];
   const joined = await as(who, 'POST', `/api/invitations/link/${token}/join`);

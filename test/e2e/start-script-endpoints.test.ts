@@ -174,7 +174,9 @@ describe('the demo agent\'s endpoints against scripts/start', () => {
     const interruptId = finished!.outcome.interrupts![0].id;
     expect(threadSecret).toMatch(/^[\w-]{43}$/);
     const resume = [{ interruptId, status: 'resolved', payload: { to: 'done', comment: 'Looks right.' } }];
-    await agent.runAgent({ resume, forwardedProps: { threadSecret } } as Parameters<HttpAgent['runAgent']>[0], subscriber);
+    await agent.runAgent(
+      { resume, forwardedProps: { threadSecret } } as Parameters<HttpAgent['runAgent']>[0], subscriber,
+    );
     expect(finished).toMatchObject({ result: { status: 'succeeded' }, outcome: { type: 'success' } });
     const body = JSON.stringify({ threadId: '', runId: 'r', tools: [], context: [], messages: [{ id: 'u1', role: 'user', content: QUESTION }] });
     const fromPage = (origin: string) => fetch(endpoints.chat, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', origin }, body });

@@ -10,18 +10,27 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
-import { startScriptedModelServer, type ScriptedModelServer, scriptedModels } from '../helpers/scripted-model-server.ts';
+import {
+  startScriptedModelServer, type ScriptedModelServer, scriptedModels,
+} from '../helpers/scripted-model-server.ts';
 
 let model: ScriptedModelServer;
 let product: RunningProduct;
 let hookUrl: string;
 
 beforeAll(async () => {
-  model = await startScriptedModelServer([{ text: 'Triaged the first delivery.' }, { text: 'Triaged the second delivery.' }]);
+  model = await startScriptedModelServer([
+    { text: 'Triaged the first delivery.' }, { text: 'Triaged the second delivery.' },
+  ]);
   product = await startProduct({ PLATFORM_CONFIG: JSON.stringify({ models: scriptedModels(model) }) });
-  const imported = runCairn(product.url, ['agent', 'import', join(repoRoot, 'test/fixtures/agents/hooks'), '--agent', 'hooks', '--publish']);
+  const imported = runCairn(product.url, [
+    'agent', 'import', join(repoRoot, 'test/fixtures/agents/hooks'), '--agent', 'hooks', '--publish',
+  ]);
   expect(imported.status, imported.stderr).toBe(0);
-  const created = runCairn(product.url, ['connection', 'create', '--agent', 'hooks', '--env', 'main', '--id', 'github', '--protocol', 'webhook', '--auth', 'public', '--json']);
+  const created = runCairn(product.url, [
+    'connection', 'create', '--agent', 'hooks', '--env', 'main', '--id', 'github', '--protocol', 'webhook',
+    '--auth', 'public', '--json',
+  ]);
   expect(created.status, created.stderr).toBe(0);
   hookUrl = (JSON.parse(created.stdout) as { url: string }).url.replace(/^https?:\/\/[^/]+/, product.url);
 }, 120_000);
@@ -60,7 +69,8 @@ describe('a webhook body with reserved keys', () => {
   });
 
   it('keeps every other reserved key a caller may send, exactly as sent', { timeout: 90_000 }, async () => {
-    const text = '{"$where":"sleep(1000)","$set":{"admin":true},"ref":{"$ref":"users","$id":"u1"},"a.b":{"c.d":[{"$gt":1}]},'
+    const text = '{"$where":"sleep(1000)","$set":{"admin":true},"ref":{"$ref":"users","$id":"u1"},'
+      + '"a.b":{"c.d":[{"$gt":1}]},'
       + '"":"empty","\uFF04date":"marker","at":{"$date":"2026-01-02T03:04:05.000Z"},"__proto__":{"polluted":true}}';
     expect((await deliver('reserved', text)).status).toBe(202);
     const sessions = await settledSessions(2);

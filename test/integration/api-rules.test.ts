@@ -243,7 +243,9 @@ describe('sign-in', () => {
 
 describe('access log and client addresses', () => {
   it('redacts every token path, its query values, a Referer naming one, and the oauth2 callback query', async () => {
-    const secrets = ['whk_S3CRET', 'cb_S3CRET', 'ag_S3CRET', 'mcp_S3CRET', 'inv_S3CRET', 'code_S3CRET', 'ref_S3CRET', 'tok_S3CRET'];
+    const secrets = [
+      'whk_S3CRET', 'cb_S3CRET', 'ag_S3CRET', 'mcp_S3CRET', 'inv_S3CRET', 'code_S3CRET', 'ref_S3CRET', 'tok_S3CRET',
+    ];
     await oidcApi.fetch('/api/webhooks/whk_S3CRET?access_token=tok_S3CRET&source=crm', { method: 'POST', body: '{}' });
     await oidcApi.fetch('/api/callbacks/cb_S3CRET');
     await oidcApi.fetch('/api/agui/ag_S3CRET', { method: 'POST', body: '{}', headers: jsonHeaders });

@@ -4,7 +4,8 @@
  * admitted (its subject named, no platform user created); another audience, another issuer, an expired
  * token, an algorithm the connection does not accept and a missing token are refused 401; the JWKS URL may be
  * given instead of discovery; without PLATFORM_ALLOW_PRIVATE_URLS the loopback provider (and a name resolving to
- * loopback) is refused with 503 naming the variable. Origins are checked before anything (403); a member's own sign-in admits them
+ * loopback) is refused with 503 naming the variable. Origins are checked before anything (403); a member's own
+ * sign-in admits them
  * on AG-UI and MCP with the User role, never on a webhook, never when it is not their own doing.
  * Source: spec/platform-service.md § Incoming connection authentication (rules 1–5); issue 8 § Connections.
  */
@@ -70,16 +71,26 @@ describe('oidc mode against the real provider', () => {
     expect(result.admitted).toBe(true);
   });
 
-  it('without PLATFORM_ALLOW_PRIVATE_URLS refuses the loopback issuer, a private JWKS URL and a name resolving to loopback (503 naming the variable)', async () => {
+  it('without PLATFORM_ALLOW_PRIVATE_URLS refuses the loopback issuer, a private JWKS URL '
+    + 'and a name resolving to loopback (503 naming the variable)', async () => {
     const token = bearer(await op.clientCredentialsToken('crm'));
     const guarded = admissionDeps({ docs, ids: cryptoIds });
     const refusals = [
       await admitCaller(guarded, connection({}), token),
-      await admitCaller(guarded, connection({ oidc: { issuer: 'https://id.example.com', audience, jwksUrl: `https://127.0.0.2:${new URL(op.issuer).port}/jwks`, algorithms: ['RS256'] } }), token),
+      await admitCaller(guarded, connection({
+        oidc: {
+          issuer: 'https://id.example.com', audience, jwksUrl: `https://127.0.0.2:${new URL(op.issuer).port}/jwks`,
+          algorithms: ['RS256'],
+        },
+      }), token),
     ];
     // DNS rebinding: a public-looking name that resolves to this machine when the keys are fetched.
-    const rebinding = admissionDeps({ docs, ids: cryptoIds, fetch: createGuardedFetch({ lookup: async () => [{ address: '127.0.0.1', family: 4 }] }) });
-    refusals.push(await admitCaller(rebinding, connection({ oidc: { issuer: 'https://id.rebind.example', audience, algorithms: ['RS256'] } }), token));
+    const rebinding = admissionDeps({
+      docs, ids: cryptoIds, fetch: createGuardedFetch({ lookup: async () => [{ address: '127.0.0.1', family: 4 }] }),
+    });
+    refusals.push(await admitCaller(rebinding, connection({
+      oidc: { issuer: 'https://id.rebind.example', audience, algorithms: ['RS256'] },
+    }), token));
     for (const refusal of refusals) {
       expect(refusal).toMatchObject({ admitted: false, status: 503 });
       expect(JSON.stringify(refusal)).toContain('PLATFORM_ALLOW_PRIVATE_URLS=true');

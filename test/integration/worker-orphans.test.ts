@@ -77,7 +77,9 @@ async function parentWithBusyWorker(isolation: string): Promise<BusyParent> {
 }
 
 describe('a worker dies with its dispatcher', () => {
-  it.each(['namespaces', 'permission-only'])('kill -9 of the dispatcher, worker busy (%s), leaves none', async (isolation) => {
+  it.each([
+    'namespaces', 'permission-only',
+  ])('kill -9 of the dispatcher, worker busy (%s), leaves none', async (isolation) => {
     const { parent, worker, said } = await parentWithBusyWorker(isolation);
     expect(said()).toContain(`sandbox ${isolation}`);
     // Busy: its hook asked the broker, then loops in native code (the runtime's process is running, not waiting).

@@ -7,9 +7,11 @@ const post = (headers: Record<string, string>, host = 'app.cairn.test') =>
 describe('isCrossSiteRequest', () => {
   const policy = { allowedOrigins: ['https://app.cairn.test/', 'http://localhost:5173'] };
 
-  it('passes the platform\'s origins, its own host names on the request\'s own host, and clients that are not browsers', () => {
+  it('passes the platform\'s origins, its own host names on the request\'s own host, '
+    + 'and clients that are not browsers', () => {
     expect(isCrossSiteRequest(post({ origin: 'https://app.cairn.test', 'sec-fetch-site': 'cross-site' }), policy)).toBe(false);
-    expect(isCrossSiteRequest(post({ origin: 'http://app.cairn.test:8080' }, 'app.cairn.test:8080'), policy)).toBe(false);
+    expect(isCrossSiteRequest(post({ origin: 'http://app.cairn.test:8080' }, 'app.cairn.test:8080'), policy))
+      .toBe(false);
     expect(isCrossSiteRequest(post({ origin: 'http://localhost:5173' }), policy)).toBe(false);
     expect(isCrossSiteRequest(post({ origin: 'http://localhost:8080' }, 'localhost:8080'), policy)).toBe(false);
     expect(isCrossSiteRequest(post({ origin: 'http://127.0.0.1:8080' }, '127.0.0.1:8080'), policy)).toBe(false);

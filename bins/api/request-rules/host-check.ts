@@ -27,8 +27,10 @@ export function requestHost(request: Request, forwardedHostTrusted = false): str
 /**
  * The message of a refused Host: what was wrong and what to do, never the host name sent or a configured one.
  */
-export const MISDIRECTED_MESSAGE = 'This server does not answer for that host name. Open it at its own address (APP_BASE_URL, '
-  + 'a CORS_ALLOWED_ORIGINS entry, localhost or an IP address), or add the name to APP_BASE_URL or CORS_ALLOWED_ORIGINS.';
+export const MISDIRECTED_MESSAGE = 'This server does not answer for that host name. '
+  + 'Open it at its own address (APP_BASE_URL, '
+  + 'a CORS_ALLOWED_ORIGINS entry, localhost or an IP address), '
+  + 'or add the name to APP_BASE_URL or CORS_ALLOWED_ORIGINS.';
 
 /**
  * Refuses a request whose host is none of the platform's own ({@link isOwnHost}).
@@ -38,7 +40,10 @@ export const MISDIRECTED_MESSAGE = 'This server does not answer for that host na
  *
  * Source: issue 17 § 7
  */
-export function refuseForeignHost(request: Request, policy: { allowedOrigins?: readonly string[]; forwardedHostTrusted?: boolean } = {}): void {
+export function refuseForeignHost(
+  request: Request,
+  policy: { allowedOrigins?: readonly string[]; forwardedHostTrusted?: boolean } = {},
+): void {
   const host = requestHost(request, policy.forwardedHostTrusted);
   if (host !== undefined && isOwnHost(host, ownHostNames(policy.allowedOrigins ?? []))) return;
   throw new PlatformError('misdirected_request', MISDIRECTED_MESSAGE, { status: 421 });

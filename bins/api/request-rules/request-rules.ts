@@ -1,6 +1,7 @@
 /**
  * The API's request rules, applied in order before any route runs: (a) client address through trusted
- * proxies, (b) the access log, the Host check (421: host-check.ts), (c) the own-pages rule (403), (e) body limits by declared length (413),
+ * proxies, (b) the access log, the Host check (421: host-check.ts), (c) the own-pages rule (403), (e) body limits
+ * by declared length (413),
  * (f) platform sign-in (401 without a principal where one is required), (g) the per-user ceiling on the routes
  * that start work (429 with Retry-After; route-classes.ts `userCeilingClass`). (d) JSON-only bodies are a helper
  * routes call (`readJson`/`jsonOnly`).

@@ -32,12 +32,15 @@ describe('checksOwnCallers and isStateChanging', () => {
 
 describe('userCeilingClass (PLATFORM_USER_RATE_PER_MINUTE)', () => {
   it.each([
-    ['POST', '/api/sessions', 'always'], ['POST', '/api/sessions/s1/reply', 'always'], ['POST', '/api/sessions/s1/decide', 'always'],
+    ['POST', '/api/sessions', 'always'], ['POST', '/api/sessions/s1/reply', 'always'],
+    ['POST', '/api/sessions/s1/decide', 'always'],
     ['POST', '/api/agui/ag_1', 'member-run'],
     ['POST', '/api/agents/a1/environments/main/workflows/w/evaluations', 'always'],
-    ['POST', '/api/agents/a1/design-agent/turns', 'always'], ['POST', '/api/agents/a1/environments/main/triggers/t/replay', 'always'],
+    ['POST', '/api/agents/a1/design-agent/turns', 'always'],
+    ['POST', '/api/agents/a1/environments/main/triggers/t/replay', 'always'],
     ['POST', '/api/agents/a1/environments/main/connections/hooks/test', 'always'],
-    ['GET', '/api/sessions', 'none'], ['POST', '/api/sessions/s1/cancel', 'none'], ['PATCH', '/api/sessions/s1/attributes', 'none'],
+    ['GET', '/api/sessions', 'none'], ['POST', '/api/sessions/s1/cancel', 'none'],
+    ['PATCH', '/api/sessions/s1/attributes', 'none'],
     ['POST', '/api/webhooks/whk_1', 'none'], ['POST', '/api/mcp/mcp_1', 'none'], ['OPTIONS', '/api/agui/ag_1', 'none'],
     ['POST', '/api/orgs', 'none'], ['POST', '/api/agents/a1/environments/main/connections', 'none'],
   ])('%s %s → %s', (method, path, kind) => {

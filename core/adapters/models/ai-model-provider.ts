@@ -7,7 +7,9 @@
  */
 import { streamText, type TextStreamPart, type ToolSet } from 'ai';
 import type { ModelsConfig, OfferedModelConfig, ModelProviderConfig } from '../../config/config-model.ts';
-import type { ModelEvent, ModelFinishReason, ModelProvider, ModelRequest, ModelUsage } from '../../ports/model-provider.ts';
+import type {
+  ModelEvent, ModelFinishReason, ModelProvider, ModelRequest, ModelUsage,
+} from '../../ports/model-provider.ts';
 import type { PlatformError } from '../../ports/platform-error.ts';
 import { cacheBreakpoint, modelFactory, type ModelFactory } from './language-models.ts';
 import { modelCancelled, modelError, modelNotConfigured, type CallLabel } from './model-errors.ts';
@@ -94,7 +96,9 @@ async function* streamCall(request: ModelRequest, routeNow: () => Route, factory
     for await (const part of result.stream) {
       if (part.type === 'error' && !isAborted(signal)) { failed ??= { error: part.error }; continue; }
       if (failed !== undefined) {
-        if (part.type === 'finish') throw withUsage(modelError(failed.error, label, isAborted(signal)), toModelUsage(part.totalUsage));
+        if (part.type === 'finish') {
+          throw withUsage(modelError(failed.error, label, isAborted(signal)), toModelUsage(part.totalUsage));
+        }
         continue;
       }
       const event = toEvent(part, label, signal);
@@ -104,7 +108,9 @@ async function* streamCall(request: ModelRequest, routeNow: () => Route, factory
   } catch (error) {
     throw modelError(error, label, isAborted(signal));
   }
-  throw modelError(failed?.error ?? failure ?? new Error('the stream ended without a finish'), label, isAborted(signal));
+  throw modelError(
+    failed?.error ?? failure ?? new Error('the stream ended without a finish'), label, isAborted(signal),
+  );
 }
 
 /** `error` carrying `usage` when the provider reported any tokens. */

@@ -100,9 +100,13 @@ function mongoCollection<T extends BaseDocument>(collection: Collection<Document
     }
   };
   return {
-    insertOne: (doc) => run('write', async () => void (await collection.insertOne(escapeKeysDeep({ ...doc }) as Document))),
+    insertOne: (doc) => run(
+      'write', async () => void (await collection.insertOne(escapeKeysDeep({ ...doc }) as Document)),
+    ),
     findOne: (filter) => run('read', async () => unescapeKeysDeep(await collection.findOne(filter)) as T | null),
-    find: (filter, findOptions) => run('read', async () => (await findCursor(collection, filter, findOptions).toArray()).map(unescapeKeysDeep) as T[]),
+    find: (filter, findOptions) => run(
+      'read', async () => (await findCursor(collection, filter, findOptions).toArray()).map(unescapeKeysDeep) as T[],
+    ),
     countDocuments: (filter) => run('read', () => collection.countDocuments(filter)),
     updateOne: (filter, update, updateOptions) => run('write', () => updateOne(collection, filter, update, updateOptions?.upsert === true)),
     deleteOne: (filter) => run('read', async () => (await collection.deleteOne(filter)).deletedCount),

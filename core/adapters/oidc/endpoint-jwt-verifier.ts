@@ -86,7 +86,9 @@ export function createEndpointJwtVerifier(options: EndpointJwtVerifierOptions = 
   const jwksUrlOf = async (settings: EndpointOidcSettings): Promise<string> => {
     if (settings.jwksUrl) return guard('connection\'s JWKS URL', settings.jwksUrl);
     guard('connection\'s issuer', settings.issuer);
-    const loader = () => createDiscoveryLoader({ issuer: settings.issuer, fetch: fetchFn, nowMs: () => now().getTime() });
+    const loader = () => createDiscoveryLoader({
+      issuer: settings.issuer, fetch: fetchFn, nowMs: () => now().getTime(),
+    });
     const load = discoveries(settings.issuer, loader);
     let jwksUri: string;
     try {

@@ -77,7 +77,8 @@ async function resolvePublic(host: string, lookup: (host: string) => Promise<Res
   if (refused || addresses.length === 0) {
     const shown = host.slice(0, 200);
     throw new OutboundUrlRefusedError(
-      `The host "${shown}" resolves to a loopback, private, link-local or reserved address, which is refused ${allowPrivateHint}.`,
+      `The host "${shown}" resolves to a loopback, private, link-local or reserved address, `
+        + `which is refused ${allowPrivateHint}.`,
     );
   }
   return addresses[0].address;

@@ -116,7 +116,9 @@ export function applyUpdate(doc: PlainDocument, update: Update): PlainDocument {
   }
   const modifier: Record<string, Record<string, unknown>> = {};
   if (update.$set !== undefined) {
-    modifier.$set = Object.fromEntries(Object.entries(update.$set).map(([path, value]) => [path, escapeKeysDeep(structuredClone(value))]));
+    modifier.$set = Object.fromEntries(
+      Object.entries(update.$set).map(([path, value]) => [path, escapeKeysDeep(structuredClone(value))]),
+    );
   }
   if (update.$unset !== undefined) modifier.$unset = Object.fromEntries(Object.keys(update.$unset).map((k) => [k, '']));
   if (update.$inc !== undefined) modifier.$inc = update.$inc;

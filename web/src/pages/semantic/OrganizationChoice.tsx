@@ -12,7 +12,9 @@ export function useOrganizationChoice(disabled = false): { orgId: string | undef
   const [picked, setPicked] = useState('');
   const list = orgs.data ?? [];
   if (list.length <= 1) return { orgId: undefined, field: null };
-  const options: [string, string][] = [['', 'Choose an organization'], ...list.map((o): [string, string] => [o.id, o.name])];
+  const options: [string, string][] = [
+    ['', 'Choose an organization'], ...list.map((o): [string, string] => [o.id, o.name]),
+  ];
   const field = (
     <SelectField label="Organization" value={picked} onChange={(e) => setPicked(e.target.value)} options={options}
       required disabled={disabled} />
