@@ -28,22 +28,12 @@ import {
   turnsOf,
   type SessionStoreDeps,
 } from '../../core/session/session-store.ts';
-import type { StateView, WorkflowView } from '../../core/session/workflow-view.ts';
+import type { WorkflowView } from '../../core/session/workflow-view.ts';
 import { repoRoot, roomyLimits, testLauncher } from '../fixtures/worker-launcher.ts';
+import { brokerState } from '../helpers/broker-workflow.ts';
 
 const forgedEntry = join(repoRoot, 'test/fixtures/forged-worker.ts');
-const state = (slug: string, fields: Partial<StateView> = {}): StateView => ({
-  slug,
-  type: 'agent',
-  transitions: [],
-  tools: { allow: [], forbid: [] },
-  requires: [],
-  budget: {},
-  before: [],
-  after: [],
-  triggers: [],
-  ...fields,
-});
+const state = brokerState;
 const base = {
   agentPrompt: 'p',
   disabled: false,
