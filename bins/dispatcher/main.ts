@@ -44,7 +44,7 @@ import { runQueuedTurn } from '../../core/boot/turn-runner.ts';
 import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
 import { ensureSessionIndexes } from '../../core/session/session-store.ts';
-import { settleLostJobs } from './settle-lost-jobs.ts';
+import { queueStoreStart, settleLostJobs } from './settle-lost-jobs.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const logger = createPinoLogger({ name: 'dispatcher' });
@@ -56,8 +56,7 @@ const startedAt = systemClock.now();
  */
 async function queueStoreStartedAt(): Promise<Date> {
   const info = stores.redis ? await stores.redis.info('server').catch(() => '') : '';
-  const uptime = Number(/uptime_in_seconds:(\d+)/.exec(info)?.[1]);
-  return Number.isFinite(uptime) ? new Date(Date.now() - uptime * 1000) : startedAt;
+  return queueStoreStart(info, new Date()) ?? startedAt;
 }
 const instanceId = process.env.PLATFORM_INSTANCE_ID ?? `${hostname()}-${process.pid}`;
 const { boot, stores, owner: leaseOwner } = await startRole('dispatcher', {

@@ -4,7 +4,7 @@ import { agentCollections, agentSchemaVersion, type OperationRecord } from '../.
 import { claimTurn, insertSession, insertTurn, sessionsOf, turnsOf } from '../../core/session/session-store.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
-import { settleLostJobs } from './settle-lost-jobs.ts';
+import { queueStoreStart, settleLostJobs } from './settle-lost-jobs.ts';
 
 describe('settling turns lost with the queue store (the replacement table)', () => {
   it('ends a running turn failed (interrupted by a platform restart) and enqueues a queued one again', async () => {
@@ -45,5 +45,15 @@ describe('settling turns lost with the queue store (the replacement table)', () 
     expect(await ops.findOne({ _id: 'lost-queued' })).toMatchObject(failed);
     expect(await ops.findOne({ _id: 'lost-running' })).toMatchObject(failed);
     expect(await ops.findOne({ _id: 'new-queued' })).toMatchObject({ status: 'queued', error: null });
+  });
+});
+
+describe('the queue store\'s start (which queued operations are lost)', () => {
+  it('is at or before the real start: uptime is whole seconds rounded down', () => {
+    const now = new Date('2026-11-26T12:00:01.900Z');
+    // Started at 12:00:00.000: 1.9 s of uptime reads 1; an operation queued at 12:00:00.800 is in this store.
+    const start = queueStoreStart('# Server\r\nredis_version:7.0.15\r\nuptime_in_seconds:1\r\n', now);
+    expect(start!.getTime()).toBeLessThanOrEqual(new Date('2026-11-26T12:00:00.000Z').getTime());
+    expect(queueStoreStart('no uptime here', now)).toBeUndefined();
   });
 });

@@ -64,3 +64,13 @@ export async function settleLostJobs(deps: SettleDeps): Promise<string[]> {
   }
   return lines.length > 0 ? lines : ['no records waited on lost jobs'];
 }
+
+/**
+ * When the queue store started, from its `INFO server` text and the time now: at or before the real start, since
+ * `uptime_in_seconds` is whole seconds rounded down (one second more is taken off), so an operation queued in the
+ * store's first second is never taken for one lost with a previous store. Undefined when the text has no uptime.
+ */
+export function queueStoreStart(info: string, now: Date): Date | undefined {
+  const uptime = Number(/uptime_in_seconds:(\d+)/.exec(info)?.[1]);
+  return Number.isFinite(uptime) ? new Date(now.getTime() - (uptime + 1) * 1000) : undefined;
+}

@@ -6,7 +6,7 @@
 // core/testing/skip.ts's skipBecause), else the note given to `ctx.skip(note)` (recorded by
 // scripts/lib/skip-notes-reporter.mjs in $CAIRN_SKIP_NOTES), else a "(skipped: …)" in its name; a skip
 // with none of these is named with "no reason recorded". A missing report, or a test file that failed before any test ran, counts
-// as one failure each. Exits 1 when anything failed.
+// as one failure each; the tests of a file whose setup failed count as failed, not skipped. Exits 1 when anything failed.
 import { existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
@@ -23,9 +23,11 @@ export function summariseReport(report, notes = []) {
   for (const suite of report.testResults ?? []) {
     const results = suite.assertionResults ?? [];
     if (suite.status === 'failed' && results.length === 0) failed += 1;
+    // A file whose setup failed (beforeAll) reports its tests as skipped: each counts as failed, not skipped.
+    const setupFailed = suite.status === 'failed' && !results.some((t) => t.status === 'failed');
     for (const test of results) {
       if (test.status === 'passed') passed += 1;
-      else if (test.status === 'failed') failed += 1;
+      else if (test.status === 'failed' || setupFailed) failed += 1;
       else skipped.push(`skipped: ${relative(process.cwd(), suite.name)} › ${test.fullName} — ${skipReason(test, notes.find((n) => n.file === suite.name && n.fullName === test.fullName)?.note)}`);
     }
   }
