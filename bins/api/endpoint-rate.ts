@@ -11,6 +11,7 @@ import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { originAllowed, type ConnectionRecord, type RequestFacts } from '../../core/connection/index.ts';
 import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
 import { json } from './http-helpers.ts';
+import { signInIsOwnDoing } from './request-rules/cross-site.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
 
 /** The answer of an address that serves nothing (for any reason). */
@@ -69,10 +70,7 @@ export interface MemberSignIn {
 export function memberOf(deps: MemberSignIn, request: Request): { subject: string; viaOwnDoing: boolean } | undefined {
   const principal = deps.principalOf(request);
   if (!principal) return undefined;
-  const origin = request.headers.get('origin');
-  const fromOwnPage = origin !== null && deps.platformOrigins.includes(origin);
-  const viaOwnDoing = deps.signInMode === 'oidc' ? /^Bearer\s/i.test(request.headers.get('authorization') ?? '') || fromOwnPage : fromOwnPage;
-  return { subject: principal.id, viaOwnDoing };
+  return { subject: principal.id, viaOwnDoing: signInIsOwnDoing(request, deps.signInMode, deps.platformOrigins) };
 }
 
 /**

@@ -69,3 +69,18 @@ function sameOrigin(allowed: string, origin: URL): boolean {
     return false;
   }
 }
+
+/**
+ * True when a request's platform sign-in is its member's own doing (incoming connections, rule 2): it comes from
+ * one of `platformOrigins` (APP_BASE_URL, CORS_ALLOWED_ORIGINS), or under oidc carries the member's bearer token.
+ * Used by the per-user ceiling (member runs) and the AG-UI and MCP endpoints (bins/api/endpoint-rate.ts).
+ *
+ * Source: spec/platform-service.md § Incoming connection authentication (rule 2); § Limits (per-user ceiling)
+ */
+export function signInIsOwnDoing(
+  request: Request, signInMode: 'oidc' | 'cloud-alb' | 'dev-user', platformOrigins: readonly string[],
+): boolean {
+  const origin = request.headers.get('origin');
+  const fromOwnPage = origin !== null && platformOrigins.includes(origin);
+  return fromOwnPage || (signInMode === 'oidc' && /^Bearer\s/i.test(request.headers.get('authorization') ?? ''));
+}

@@ -19,7 +19,7 @@ import { isPlatformError, PlatformError } from '../../../core/ports/platform-err
 import type { RateLimiter } from '../../../core/ports/rate-limiter.ts';
 import { errorToResponse } from '../http-helpers.ts';
 import { refuseOversizedBody } from './body-limits.ts';
-import { isCrossSiteRequest, refuseCrossSite, type CrossSitePolicy } from './cross-site.ts';
+import { isCrossSiteRequest, refuseCrossSite, signInIsOwnDoing, type CrossSitePolicy } from './cross-site.ts';
 import { refuseForeignHost } from './host-check.ts';
 import { checksOwnCallers, isStateChanging, requestPath, signInNeed, userCeilingClass } from './route-classes.ts';
 import { createPrincipalResolver, type SignInVerification } from './sign-in.ts';
@@ -178,10 +178,7 @@ async function signIn(context: RuleContext, request: Request, path: string, poli
 function countsAgainstCeiling(context: RuleContext, request: Request, path: string): boolean {
   const kind = userCeilingClass(request.method, path);
   if (kind !== 'member-run') return kind === 'always';
-  const origin = request.headers.get('origin');
-  const fromOwnPage = origin !== null && context.options.allowedOrigins.includes(origin);
-  const bearer = /^Bearer\s/i.test(request.headers.get('authorization') ?? '');
-  return fromOwnPage || (context.options.signIn.mode === 'oidc' && bearer);
+  return signInIsOwnDoing(request, context.options.signIn.mode, context.options.allowedOrigins);
 }
 
 /**
