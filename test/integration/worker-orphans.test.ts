@@ -51,8 +51,23 @@ function tree(pid: number): number[] {
   return found;
 }
 
-const state = (pid: number) => /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && state(pid) !== 'Z';
+/** A process's state letter (R, S, Z…), or undefined once it has ended (its /proc entry may go between reads). */
+function state(pid: number): string | undefined {
+  try {
+    return /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+const alive = (pid: number) => existsSync(`/proc/${pid}`) && ![undefined, 'Z'].includes(state(pid));
+/** A process's command line, or [] once it has ended. */
+function commandLine(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
+}
 
 /** Waits (every 50 ms, at most 20 s) until `check` holds. */
 async function until(check: () => boolean): Promise<void> {
@@ -85,8 +100,8 @@ describe('a worker dies with its dispatcher', () => {
     // Busy: its hook asked the broker, then loops in native code (the runtime's process is running, not waiting).
     await until(() => /^busy$/m.test(said()));
     const runtime = () => tree(worker).find((pid) => {
-      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      return args[0].endsWith('/node') && args.some((arg) => arg.includes('worker-probes'));
+      const args = commandLine(pid);
+      return (args[0] ?? '').endsWith('/node') && args.some((arg) => arg.includes('worker-probes'));
     });
     await until(() => runtime() !== undefined && state(runtime()!) === 'R');
     const processes = tree(worker);
