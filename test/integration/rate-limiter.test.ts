@@ -3,7 +3,7 @@
  * a cluster, passed without a cast) and in process memory: two limiters with the same prefix share one
  * count, as replicas do. The servers are real redis-server processes on loopback, stopped by PID.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits (rate limit per client IP);
+ * Source: ../shared/spec/semantic-query-service.md § Limits (rate limit per client IP); issue 18 § 3 (N points at once);
  * spec/platform-service.md § Limits (per-user ceiling); issue 6 § 3 (RedisConnection admits a cluster).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/ports.ts';
 import { openRedis, type RedisConnection } from '../../core/adapters/redis/index.ts';
 import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.ts';
+import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cairn-rate-limit-'));
 const servers: ChildProcess[] = [];
@@ -69,11 +70,40 @@ describe.each([['one server', () => singleUrl], ['a cluster', () => clusterUrl]]
     expect(answers[3].retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect((await a.consume('another caller')).allowed).toBe(true);
   });
+
+  it('counts several points at once; a count that does not fit is refused and takes nothing', async () => {
+    const [first, second] = [await open(url()), await open(url())];
+    const options = { points: 5, durationSeconds: 60, keyPrefix: `test-points-${shape.replace(' ', '-')}` };
+    await expectPointsContract(createRateLimiter({ ...options, redis: first }), createRateLimiter({ ...options, redis: second }));
+  });
 });
+
+/**
+ * The contract of `consume(key, points)` every adapter keeps: N points at once, a count that does not fit refused
+ * untaken (the window keeps its remaining points for smaller counts), a count above the limit never fits.
+ * `a` and `b` share one count (the same store and prefix).
+ */
+async function expectPointsContract(a: RateLimiter, b: RateLimiter): Promise<void> {
+  expect(await a.consume('batch', 3)).toEqual({ allowed: true, retryAfterSeconds: 0, remaining: 2, limit: 5 });
+  const over = await b.consume('batch', 3);
+  expect(over).toMatchObject({ allowed: false, remaining: 2, limit: 5 });
+  expect(over.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  expect(over.retryAfterSeconds).toBeLessThanOrEqual(60);
+  expect(await b.consume('batch', 2)).toMatchObject({ allowed: true, remaining: 0 });
+  expect(await a.consume('batch')).toMatchObject({ allowed: false, remaining: 0 });
+  expect(await a.consume('fresh', 6)).toMatchObject({ allowed: false, remaining: 5, limit: 5 });
+  expect(await b.consume('fresh', 5)).toMatchObject({ allowed: true, remaining: 0 });
+  await expect(a.consume('fresh', 0)).rejects.toThrow(/whole number/);
+}
 
 describe('createRateLimiter without a queue store', () => {
   it('counts in this process only', async () => {
     const [a, b] = [createRateLimiter({ points: 1, durationSeconds: 60, keyPrefix: 'memory' }), createRateLimiter({ points: 1, durationSeconds: 60, keyPrefix: 'memory' })];
     expect([(await a.consume('x')).allowed, (await a.consume('x')).allowed, (await b.consume('x')).allowed]).toEqual([true, false, true]);
+  });
+
+  it('counts several points at once; a count that does not fit is refused and takes nothing', async () => {
+    const limiter = createRateLimiter({ points: 5, durationSeconds: 60, keyPrefix: 'memory-points' });
+    await expectPointsContract(limiter, limiter);
   });
 });
