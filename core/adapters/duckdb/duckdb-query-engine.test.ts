@@ -71,7 +71,10 @@ describe('execute', () => {
     const views = [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 5' }, { name: 'broken', sql: 'SELECT * FROM data.nope' }];
     const error = await failure(engine.execute(request({ scope: '_scope_broken_00000000000b', views, sql: 'SELECT 42' })));
     expect(error.code).toBe('view_materialisation_failed');
-    expect(error.message).toMatch(/^Dataset "broken" could not be materialised from its view_query: Catalog Error: Table with name nope does not exist/);
+    expect(error.message).toMatch(/^Dataset "broken" could not be materialised from its view_query \(Catalog Error; /);
+    expect(error.message).not.toMatch(/nope/);
+    const logged = logger.lines.find((line) => line.message === 'view_query could not be materialised' && line.fields.dataset === 'broken');
+    expect(logged?.fields.error).toMatch(/^Catalog Error: Table with name nope does not exist/);
     const after = await engine.execute(request({ scope, sql: 'SELECT count(*) FROM flights' }));
     expect(after.rows).toEqual([[2000]]);
     const half = await failure(engine.execute(request({ scope, sql: 'SELECT count(*) FROM "_scope_broken_00000000000b".flights' })));
@@ -206,7 +209,7 @@ describe('query processes', () => {
       await small.execute(request({ data: other, views: [{ name: 'other', sql: 'SELECT * FROM data.other' }], sql: 'SELECT * FROM other' }));
       await new Promise((resolve) => setTimeout(resolve, 50));
       const closed = lines.lines.filter((line) => line.message === 'query process killed').map((line) => [line.fields.dataKey, line.fields.reason]);
-      expect(closed).toEqual([[data.key, 'room needed for another data key']]);
+      expect(closed).toEqual([[JSON.stringify([data.key, '_scope_test']), 'room needed for another data key']]);
       expect((await small.execute(request({ sql: 'SELECT count(*) FROM flights' }))).rows).toEqual([[2000]]);
     } finally {
       await small.close();

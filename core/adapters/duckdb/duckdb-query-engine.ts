@@ -1,12 +1,14 @@
 /**
- * The QueryEngine on DuckDB (@duckdb/node-api). Parsing and the data build stay in this process:
- * a data database per DataSet key, built once from the object store. Execution runs in query
- * processes (children of semantic-mcp, see process-pool.ts and query-process.ts), each holding a
- * query instance of one data key (read-only `data` catalog, external access off, configuration
- * locked, threads 2, memory_limit 512MiB) and running one query at a time, so the time limit stops
- * the work (the child is killed when it does not stop), the memory ceiling holds for values, and a
- * runaway query costs only its caller. Scoped views are materialised only when their digest is new
- * to the child; queries run with search_path set to the scope.
+ * The QueryEngine on DuckDB (@duckdb/node-api). Parsing and the builds stay in this process: a data
+ * database per DataSet key, built once from the object store, and a scope file per (data key, scope)
+ * holding only the rows and columns of the scope's view_queries (scope-build.ts: the view is a barrier
+ * by construction). Execution runs in query processes (children of semantic-mcp, see process-pool.ts
+ * and query-process.ts), each holding a query instance of one scope file (attached read-only as the
+ * `data` catalog, external access off, configuration locked, threads 2, memory_limit 512MiB) and
+ * running one query at a time, so the time limit stops the work (the child is killed when it does not
+ * stop), the memory ceiling holds for values, and a runaway query costs only its caller. In the child
+ * each dataset is a scoped view `SELECT * FROM data."<dataset>"`; queries run with search_path set to
+ * the scope.
  *
  * Source: ../shared/spec/semantic-query-service.md § What the service does (3, 4), § Query validation, § Limits.
  */
@@ -19,6 +21,8 @@ import { cacheDirectoryName, createDataBuilder } from './data-build.ts';
 import { createDuckDbParser } from './parser.ts';
 import { createQueryProcessPool } from './process-pool.ts';
 import type { QueryProcessCommand } from './query-process.ts';
+import { createScopeBuilder } from './scope-build.ts';
+import { quoteIdentifier } from './sql-text.ts';
 
 /**
  * Dependencies of {@link createDuckDbQueryEngine}.
@@ -39,15 +43,30 @@ export interface DuckDbQueryEngineDeps {
   interruptGraceMs?: number;
   /** Set RLIMIT_DATA on query processes with prlimit (default true); the RSS watchdog runs either way. */
   kernelMemoryLimit?: boolean;
+  /** Milliseconds a scope file build may take before it is interrupted (default 120,000; scope-build.ts). */
+  scopeBuildTimeoutMs?: number;
+}
+
+/** The pool key of a scope: processes are bound to one scope file of one data key (JSON, so both parts stay apart). */
+function poolKey(dataKey: string, scope: string): string {
+  return JSON.stringify([dataKey, scope]);
+}
+
+function dataKeyOf(key: string): string {
+  return (JSON.parse(key) as [string, string])[0];
 }
 
 /**
  * Creates the DuckDB query engine.
  * - `parse`: json_serialize_sql on a dedicated in-memory instance of this process.
- * - `execute`: builds the data database on first use (`data_file_invalid`), takes a query process
- *   of the data key from the pool (waiting for room), and runs the request there under the deadline
- *   (`query_timeout`, `query_memory_exceeded`, `query_rejected`, `view_materialisation_failed`,
- *   `query_failed`, `query_invalid_params`). The deadline starts when the process takes the request.
+ * - `execute`: builds the data database on first use (`data_file_invalid`) and the scope file on the
+ *   first call of a scope (the call waits; `view_materialisation_failed` names the dataset and the
+ *   engine's error class only), takes a query process of that scope file from the pool (waiting for
+ *   room), and runs the request there under the deadline
+ *   (`query_timeout`, `query_memory_exceeded`, `query_rejected`, `query_failed` with the engine's
+ *   text, `query_invalid_params`). The deadline starts when the process takes the request. Run-time
+ *   engine text may quote row values; it is safe to return because the instance holds only the rows
+ *   the scope's views return.
  * - `close`: kills every query process and waits for them.
  *
  * Source: spec/semantic-query-service.md § Query validation
@@ -55,6 +74,7 @@ export interface DuckDbQueryEngineDeps {
 export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngine {
   const logger = deps.logger.child({ component: 'duckdb' });
   const builder = createDataBuilder({ objectStore: deps.objectStore, cacheDir: deps.cacheDir, logger });
+  const scopes = createScopeBuilder({ cacheDir: deps.cacheDir, logger, buildTimeoutMs: deps.scopeBuildTimeoutMs });
   let spillCounter = 0;
   const pool = createQueryProcessPool({
     command: deps.queryProcess,
@@ -62,9 +82,9 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
     maxProcesses: deps.maxProcesses ?? 4,
     graceMs: deps.interruptGraceMs,
     kernelLimit: deps.kernelMemoryLimit,
-    spillDirectory: (dataKey) => {
+    spillDirectory: (key) => {
       spillCounter += 1;
-      return join(deps.cacheDir, cacheDirectoryName(dataKey), `spill-${pid}-${spillCounter}`);
+      return join(deps.cacheDir, cacheDirectoryName(dataKeyOf(key)), `spill-${pid}-${spillCounter}`);
     },
   });
   const parser = createDuckDbParser();
@@ -74,8 +94,10 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
 
     async execute(request: ExecuteRequest): Promise<QueryResult> {
       const databaseFile = await builder.databaseFile(request.data);
-      const process = await pool.acquire(request.data.key, databaseFile);
-      const { scope, views, sql, params, maxRows, maxBytes } = request;
+      const { scope, sql, params, maxRows, maxBytes } = request;
+      const scopeFile = await scopes.scopeFile({ dataKey: request.data.key, dataFile: databaseFile, scope, views: request.views });
+      const process = await pool.acquire(poolKey(request.data.key, scope), scopeFile.path).finally(scopeFile.release);
+      const views = request.views.map((view) => ({ name: view.name, sql: `SELECT * FROM data.${quoteIdentifier(view.name)}` }));
       const execution = process.execute({ scope, views, sql, params, maxRows, maxBytes }, request.timeoutMs);
       void execution.done.then((reusable) => pool.release(process, reusable));
       return execution.result;

@@ -47,12 +47,24 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
     throw new PlatformError('query_invalid_params', `Query rejected: the query uses $${validated.parameterCount} but ${params.length} param(s) were given; pass one string per placeholder in params.`);
   }
   const views = model.datasets.map((d) => ({ name: d.name, sql: d.viewQuery as string }));
-  const scope = `_scope_${model.name.replace(/[^A-Za-z0-9_]/g, '_')}_${(await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${JSON.stringify(views)}`)).slice(0, 12)}`;
+  const scope = await scopeName(ctx, model, views);
   try {
     return await ctx.engine.execute({ data: ctx.plane.data, scope, views, sql: validated.sql, params, maxRows: maxResultRows, maxBytes: maxResultBytes, timeoutMs: queryTimeoutMs });
   } catch (error) {
     throw hideScopes(error);
   }
+}
+
+/**
+ * `_scope_<model>_<owner>_<views>`: the family `_scope_<model>_<owner>` is one model of one project in
+ * one plane (8 hex digits over project id, plane and model name), so another project with the same data,
+ * the other plane or a model whose name sanitises alike never replaces its scope; the last 12 hex digits
+ * cover the views, so a changed view_query is a new scope (the engine then drops the family's old one).
+ */
+async function scopeName(ctx: ToolContext, model: SemanticModel, views: { name: string; sql: string }[]): Promise<string> {
+  const owner = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${ctx.plane.plane}\n${model.name}`)).slice(0, 8);
+  const digest = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${JSON.stringify(views)}`)).slice(0, 12);
+  return `_scope_${model.name.replace(/[^A-Za-z0-9_]/g, '_')}_${owner}_${digest}`;
 }
 
 function toOutput(result: QueryResult): QueryOutput {
