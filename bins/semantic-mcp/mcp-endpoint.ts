@@ -117,11 +117,19 @@ async function callToolResult(env: McpEndpointDeps, caller: McpCaller, timing: S
   };
 }
 
-/** `engine` with its parse and execute calls timed as the `parse` and `engine` phases of `timing`. */
+/**
+ * `engine` with its parse and execute calls timed as the `parse` and `engine` phases of `timing`, plus the
+ * query process's phases of a result (`prepare`, `run`, `convert`: EngineTiming).
+ */
 function timedEngine(engine: QueryEngine, timing: ServerTiming): QueryEngine {
   return {
     parse: (sql) => timing.measure('parse', () => engine.parse(sql)),
-    execute: (request) => timing.measure('engine', () => engine.execute(request)),
+    async execute(request) {
+      const result = await timing.measure('engine', () => engine.execute(request));
+      // The query process's own phases (prepare, run, convert): the rest of `engine` is the pipe and the pool.
+      for (const [phase, ms] of Object.entries(result.timing ?? {})) timing.add(phase, ms);
+      return result;
+    },
     close: () => engine.close(),
   };
 }

@@ -14,6 +14,8 @@
 export interface ServerTiming {
   /** Runs `work` and adds its duration to phase `name` (also when it throws). */
   measure<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /** Adds `ms` to phase `name` (a duration measured elsewhere, e.g. inside a query process). */
+  add(name: string, ms: number): void;
   /** The `Server-Timing` header value, e.g. `rate;dur=0.05, auth;dur=0.40, total;dur=4.10`. */
   header(): string;
 }
@@ -26,15 +28,19 @@ export interface ServerTiming {
 export function startServerTiming(): ServerTiming {
   const started = performance.now();
   const phases = new Map<string, number>();
+  const add = (name: string, ms: number): void => {
+    phases.set(name, (phases.get(name) ?? 0) + ms);
+  };
   return {
     async measure(name, work) {
       const t0 = performance.now();
       try {
         return await work();
       } finally {
-        phases.set(name, (phases.get(name) ?? 0) + performance.now() - t0);
+        add(name, performance.now() - t0);
       }
     },
+    add,
     header() {
       const parts = [...phases].map(([name, ms]) => `${name};dur=${ms.toFixed(2)}`);
       parts.push(`total;dur=${(performance.now() - started).toFixed(2)}`);

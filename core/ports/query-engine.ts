@@ -94,4 +94,17 @@ export interface QueryResult {
   truncated: boolean;
   /** Which cap ended reading, present only when `truncated`. */
   truncatedBy?: 'rows' | 'bytes';
+  /** Where the engine's milliseconds went (for `Server-Timing`; never part of a tool's output). */
+  timing?: EngineTiming;
+}
+
+/**
+ * Milliseconds (fractional) one query spent inside the engine's query process, by phase: `prepare`
+ * (search_path, prepare, bind), `run` (the engine producing rows: start and every chunk fetched),
+ * `convert` (rows to JSON values and their byte count). Source: issue 18 "Done when" (where the milliseconds go).
+ */
+export interface EngineTiming {
+  prepare: number;
+  run: number;
+  convert: number;
 }

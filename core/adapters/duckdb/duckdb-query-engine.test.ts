@@ -38,7 +38,9 @@ function request(overrides: Partial<ExecuteRequest>): ExecuteRequest {
 describe('execute', () => {
   it('builds the data once and queries a scoped view by its bare name', async () => {
     const result = await engine.execute(request({ sql: 'SELECT count(*) AS c, max(n) AS top FROM flights' }));
-    expect(result).toEqual({ columns: [{ name: 'c', type: 'BIGINT' }, { name: 'top', type: 'BIGINT' }], rows: [[2000, 1999]], truncated: false });
+    const timing = { prepare: expect.any(Number), run: expect.any(Number), convert: expect.any(Number) };
+    const columns = [{ name: 'c', type: 'BIGINT' }, { name: 'top', type: 'BIGINT' }];
+    expect(result).toEqual({ columns, rows: [[2000, 1999]], truncated: false, timing });
     await engine.execute(request({ sql: 'SELECT 1 FROM flights LIMIT 1' }));
     expect(logger.lines.filter((line) => line.message === 'data database built')).toHaveLength(1);
   });

@@ -1,5 +1,7 @@
 /**
- * Conversion of DuckDB values to the JSON values of a QueryResult.
+ * Conversion of DuckDB values to the JSON values of a QueryResult. The conversion of a column is
+ * chosen once from its type ({@link jsonConverter}) and then applied to each of its values, so a
+ * result pays the type dispatch per column, not per value.
  *
  * Source: ../shared/spec/semantic-query-service.md § Tools (execute_query); core/ports/query-engine.ts (QueryResult).
  */
@@ -27,65 +29,106 @@ import {
 const maxExactInteger = BigInt(Number.MAX_SAFE_INTEGER);
 /** Doubles carry 15 significant decimal digits exactly (DBL_DIG). */
 const maxExactDecimalDigits = 15;
+const microsPerDay = 86_400_000_000n;
+/** 10000-01-01 00:00:00 in microseconds since the epoch: below it a date has four year digits. */
+const fourDigitYearsEnd = 253_402_300_800_000_000n;
 
 /**
- * One DuckDB value as JSON: integers beyond ±(2^53−1) and DECIMALs with more than 15 significant
- * digits as strings (else numbers); NaN/±Infinity as strings; DATE `YYYY-MM-DD`; TIMESTAMP
- * ISO-8601 (`YYYY-MM-DDTHH:MM:SS[.ffffff]`, TIMESTAMPTZ in UTC with `Z`); TIME, INTERVAL, UUID,
- * ENUM, BIT as strings; BLOB as base64; LIST/ARRAY as arrays; STRUCT as objects; MAP as
+ * Converts one value of a column to JSON; SQL NULL (null) gives null.
+ *
+ * Source: spec/semantic-query-service.md § Tools (execute_query)
+ */
+export type JsonConverter = (value: DuckDBValue) => unknown;
+
+/**
+ * The converter of values of `type`, chosen once: integers beyond ±(2^53−1) and DECIMALs with more
+ * than 15 significant digits as strings (else numbers); NaN/±Infinity as strings; DATE `YYYY-MM-DD`;
+ * TIMESTAMP ISO-8601 (`YYYY-MM-DDTHH:MM:SS[.ffffff]`, TIMESTAMPTZ in UTC with `Z`); TIME, INTERVAL,
+ * UUID, ENUM, BIT as strings; BLOB as base64; LIST/ARRAY as arrays; STRUCT as objects; MAP as
  * `[{ key, value }]`; UNION as its member's value.
+ * @param type - the column (or element) type
+ *
+ * Source: spec/semantic-query-service.md § Tools (execute_query)
+ */
+export function jsonConverter(type: DuckDBType): JsonConverter {
+  const convert = nonNullConverter(type);
+  return (value) => (value === null || value === undefined ? null : convert(value));
+}
+
+/**
+ * One DuckDB value as JSON, as {@link jsonConverter} converts it (for a single value; a column
+ * should take its converter once).
  * @param value - the engine's value (null for SQL NULL)
  * @param type - the column (or element) type
  *
  * Source: spec/semantic-query-service.md § Tools (execute_query)
  */
 export function toJsonValue(value: DuckDBValue, type: DuckDBType): unknown {
-  if (value === null || value === undefined) return null;
+  return jsonConverter(type)(value);
+}
+
+type NonNullConverter = (value: NonNullable<DuckDBValue>) => unknown;
+
+function nonNullConverter(type: DuckDBType): NonNullConverter {
   switch (type.typeId) {
     case DuckDBTypeId.BOOLEAN:
-      return Boolean(value);
+      return (value) => Boolean(value);
     case DuckDBTypeId.TINYINT: case DuckDBTypeId.SMALLINT: case DuckDBTypeId.INTEGER:
     case DuckDBTypeId.UTINYINT: case DuckDBTypeId.USMALLINT: case DuckDBTypeId.UINTEGER:
-      return Number(value);
+      return (value) => Number(value);
     case DuckDBTypeId.BIGINT: case DuckDBTypeId.UBIGINT: case DuckDBTypeId.HUGEINT:
     case DuckDBTypeId.UHUGEINT: case DuckDBTypeId.BIGNUM:
-      return integerToJson(value as bigint);
+      return (value) => integerToJson(value as bigint);
     case DuckDBTypeId.FLOAT: case DuckDBTypeId.DOUBLE:
-      return Number.isFinite(value) ? value : String(value);
+      return (value) => (Number.isFinite(value) ? value : String(value));
     case DuckDBTypeId.DECIMAL:
-      return decimalToJson(value as DuckDBDecimalValue);
-    case DuckDBTypeId.TIMESTAMP: case DuckDBTypeId.TIMESTAMP_S:
-    case DuckDBTypeId.TIMESTAMP_MS: case DuckDBTypeId.TIMESTAMP_NS:
-      return isoTimestamp(String(value), '');
+      return (value) => decimalToJson(value as DuckDBDecimalValue);
+    case DuckDBTypeId.VARCHAR:
+      return (value) => value;
+    case DuckDBTypeId.TIMESTAMP:
+      return (value) => timestampToJson(value as DuckDBTimestampValue);
+    case DuckDBTypeId.TIMESTAMP_S: case DuckDBTypeId.TIMESTAMP_MS: case DuckDBTypeId.TIMESTAMP_NS:
+      return (value) => isoTimestamp(String(value), '');
     case DuckDBTypeId.TIMESTAMP_TZ:
-      return utcTimestamp(value as DuckDBTimestampTZValue);
+      return (value) => utcTimestamp(value as DuckDBTimestampTZValue);
     case DuckDBTypeId.BLOB:
-      return Buffer.from((value as DuckDBBlobValue).bytes).toString('base64');
+      return (value) => Buffer.from((value as DuckDBBlobValue).bytes).toString('base64');
     default:
-      return nestedToJson(value, type);
+      return nestedConverter(type);
   }
 }
 
-/** LIST, ARRAY, STRUCT, MAP, UNION recursively; every other type as its text. */
-function nestedToJson(value: DuckDBValue, type: DuckDBType): unknown {
+/** LIST, ARRAY, STRUCT, MAP, UNION with their element converters chosen once; every other type as its text. */
+function nestedConverter(type: DuckDBType): NonNullConverter {
   if (type instanceof DuckDBListType || type instanceof DuckDBArrayType) {
-    return (value as DuckDBListValue | DuckDBArrayValue).items.map((item) => toJsonValue(item, type.valueType));
+    const item = jsonConverter(type.valueType);
+    return (value) => (value as DuckDBListValue | DuckDBArrayValue).items.map(item);
   }
   if (type instanceof DuckDBStructType) {
-    const { entries } = value as DuckDBStructValue;
-    return Object.fromEntries(type.entryNames.map((name, index) => [name, toJsonValue(entries[name], type.entryTypes[index])]));
+    const entries = type.entryNames.map((name, index) => [name, jsonConverter(type.entryTypes[index])] as const);
+    return (value) => {
+      const fields = (value as DuckDBStructValue).entries;
+      return Object.fromEntries(entries.map(([name, convert]) => [name, convert(fields[name])]));
+    };
   }
   if (type instanceof DuckDBMapType) {
-    return (value as DuckDBMapValue).entries.map((entry) => ({
-      key: toJsonValue(entry.key, type.keyType),
-      value: toJsonValue(entry.value, type.valueType),
-    }));
+    const key = jsonConverter(type.keyType);
+    const item = jsonConverter(type.valueType);
+    return (value) => (value as DuckDBMapValue).entries.map((entry) => ({ key: key(entry.key), value: item(entry.value) }));
   }
   if (type instanceof DuckDBUnionType) {
-    const union = value as DuckDBUnionValue;
-    return toJsonValue(union.value, type.memberTypeForTag(union.tag));
+    const members = new Map<string, JsonConverter>();
+    return (value) => {
+      const union = value as DuckDBUnionValue;
+      let member = members.get(union.tag);
+      if (!member) {
+        member = jsonConverter(type.memberTypeForTag(union.tag));
+        members.set(union.tag, member);
+      }
+      return member(union.value);
+    };
   }
-  return String(value);
+  return (value) => String(value);
 }
 
 function integerToJson(value: bigint): number | string {
@@ -99,6 +142,26 @@ function decimalToJson(value: DuckDBDecimalValue): number | string {
   const digits = (value.value < 0n ? -value.value : value.value).toString().replace(/0+$/, '').length;
   const number = Number(text);
   return digits <= maxExactDecimalDigits && Math.abs(number) <= Number.MAX_SAFE_INTEGER ? number : text;
+}
+
+/**
+ * A TIMESTAMP (microseconds) as `YYYY-MM-DDTHH:MM:SS[.ffffff]` (fraction without trailing zeros),
+ * the engine's text with `T`: from 1970 to 9999 by arithmetic, else through the engine's text.
+ */
+function timestampToJson(value: DuckDBTimestampValue): string {
+  const { micros } = value;
+  if (micros < 0n || micros >= fourDigitYearsEnd) return isoTimestamp(value.toString(), '');
+  const days = Number(micros / microsPerDay);
+  const inDay = Number(micros - BigInt(days) * microsPerDay);
+  const fraction = inDay % 1_000_000;
+  const seconds = (inDay - fraction) / 1_000_000;
+  const date = new Date(days * 86_400_000).toISOString().slice(0, 10);
+  const time = `${date}T${twoDigits(Math.floor(seconds / 3600))}:${twoDigits(Math.floor(seconds / 60) % 60)}:${twoDigits(seconds % 60)}`;
+  return fraction === 0 ? time : `${time}.${String(fraction).padStart(6, '0').replace(/0+$/, '')}`;
+}
+
+function twoDigits(value: number): string {
+  return value < 10 ? `0${value}` : String(value);
 }
 
 /** `YYYY-MM-DD HH:MM:SS…` → `YYYY-MM-DDTHH:MM:SS…` + `suffix`; other texts (infinity, BC) unchanged. */

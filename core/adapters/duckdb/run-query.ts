@@ -10,9 +10,9 @@
 import { Buffer } from 'node:buffer';
 import { StatementType, type DuckDBConnection, type DuckDBInstance, type DuckDBPreparedStatement, type DuckDBResult } from '@duckdb/node-api';
 import { isPlatformError, PlatformError } from '../../ports/platform-error.ts';
-import type { QueryResult } from '../../ports/query-engine.ts';
+import type { EngineTiming, QueryResult } from '../../ports/query-engine.ts';
 import { bindParameters } from './bind-parameters.ts';
-import { toJsonValue } from './json-values.ts';
+import { jsonConverter } from './json-values.ts';
 import { engineMemoryLimitMiB } from './query-instance.ts';
 import { engineMessage, quoteIdentifier, quoteLiteral } from './sql-text.ts';
 
@@ -61,7 +61,8 @@ export async function openQuerySession(instance: DuckDBInstance): Promise<QueryS
 }
 
 /**
- * Starts `query` on the session's connection.
+ * Starts `query` on the session's connection. `result` carries where its milliseconds went
+ * ({@link EngineTiming}: prepare, run, convert).
  * `result` rejects with PlatformError `query_rejected` (the engine reports another statement kind
  * than SELECT: EXPLAIN, DDL, SET, …), `query_invalid_params`, `query_memory_exceeded` (the engine
  * ran out of memory) or `query_failed` with the engine's message.
@@ -86,8 +87,10 @@ interface RunState {
 
 async function runSteps(session: QuerySession, query: QueryToRun, state: RunState): Promise<QueryResult> {
   const { connection } = session;
+  const timing: EngineTiming = { prepare: 0, run: 0, convert: 0 };
   let prepared: DuckDBPreparedStatement | undefined;
   try {
+    const started = performance.now();
     if (session.scope !== query.scope) {
       session.scope = undefined;
       await connection.run(`SET search_path = ${quoteLiteral(quoteIdentifier(query.scope))}`);
@@ -97,8 +100,12 @@ async function runSteps(session: QuerySession, query: QueryToRun, state: RunStat
     if (prepared.statementType !== StatementType.SELECT) throw notSelect(prepared.statementType);
     await bindParameters(connection, prepared, query.params);
     if (state.stopped) throw new Error('INTERRUPT Error: Interrupted!');
+    const running = performance.now();
+    timing.prepare = running - started;
     const pending = await prepared.startStream();
-    return await readRows(await pending.getResult(), query, state);
+    const result = await pending.getResult();
+    timing.run = performance.now() - running;
+    return await readRows(result, query, state, timing);
   } catch (error) {
     if (isPlatformError(error)) throw error;
     const message = engineMessage(error);
@@ -111,24 +118,38 @@ async function runSteps(session: QuerySession, query: QueryToRun, state: RunStat
 
 /**
  * Reads rows chunk by chunk until a row beyond `maxRows` exists, the next row would pass `maxBytes`
- * of JSON row text, or the result ends. Rows beyond a cap are never converted.
+ * of JSON row text, or the result ends. Each column's converter is chosen once from its type; rows
+ * beyond a cap are never converted. Adds the engine's time (fetching chunks) to `timing.run` and the
+ * conversion's to `timing.convert`.
  */
-async function readRows(result: DuckDBResult, query: QueryToRun, state: RunState): Promise<QueryResult> {
+async function readRows(result: DuckDBResult, query: QueryToRun, state: RunState, timing: EngineTiming): Promise<QueryResult> {
   const types = result.columnTypes();
   const columns = result.columnNames().map((name, index) => ({ name, type: types[index].toString() }));
+  const converters = types.map((type) => jsonConverter(type));
   const rows: unknown[][] = [];
   let bytes = 2; // the brackets of the rows array
+  const done = (cut?: 'rows' | 'bytes'): QueryResult => (
+    { columns, rows, truncated: cut !== undefined, ...(cut ? { truncatedBy: cut } : {}), timing }
+  );
   for (;;) {
     if (state.stopped) throw new Error('INTERRUPT Error: Interrupted!');
+    const fetching = performance.now();
     const chunk = await result.fetchChunk();
-    if (!chunk || chunk.rowCount === 0) return { columns, rows, truncated: false };
-    for (let index = 0; index < chunk.rowCount; index += 1) {
-      if (rows.length === query.maxRows) return { columns, rows, truncated: true, truncatedBy: 'rows' };
-      const row = chunk.getRowValues(index).map((value, column) => toJsonValue(value, types[column]));
-      const size = Buffer.byteLength(JSON.stringify(row)) + (rows.length > 0 ? 1 : 0);
-      if (bytes + size > query.maxBytes) return { columns, rows, truncated: true, truncatedBy: 'bytes' };
-      rows.push(row);
-      bytes += size;
+    const converting = performance.now();
+    timing.run += converting - fetching;
+    if (!chunk || chunk.rowCount === 0) return done();
+    try {
+      const vectors = converters.map((_, column) => chunk.getColumnVector(column));
+      for (let index = 0; index < chunk.rowCount; index += 1) {
+        if (rows.length === query.maxRows) return done('rows');
+        const row = vectors.map((vector, column) => converters[column](vector.getItem(index)));
+        const size = Buffer.byteLength(JSON.stringify(row)) + (rows.length > 0 ? 1 : 0);
+        if (bytes + size > query.maxBytes) return done('bytes');
+        rows.push(row);
+        bytes += size;
+      }
+    } finally {
+      timing.convert += performance.now() - converting;
     }
   }
 }
