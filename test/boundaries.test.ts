@@ -1,13 +1,15 @@
 /**
- * Import rules of ../shared/ARCHITECTURE.md § Layout, checked by parsing every source file (imports and
+ * Import rules of docs/architecture.md § Import rules, checked by parsing every source file (imports and
  * host-global uses come from the TypeScript parser, so comments and strings never count), plus a
  * circular-import check over relative imports. The domain's type-check without Node types or the DOM
  * library is `tsconfig.core.json`, run by scripts/test; its Deno smoke is scripts/lib/deno-smoke.ts.
+ * The last describe keeps docs/architecture.md true to the tree (§ Keeping this page true).
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { platformRelease } from '../core/boot/platform-release.ts';
 import { hostGlobalUses, importEdges } from './helpers/source-scan.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -63,7 +65,7 @@ describe('the source scanner', () => {
   });
 });
 
-describe('import rules (ARCHITECTURE.md § Layout)', () => {
+describe('import rules (docs/architecture.md § Import rules)', () => {
   it('domain modules import only their own domain, core/ports and small pure libraries', () => {
     const violations = production.filter((f) => isDomain(coreArea(f))).flatMap((file) => {
       const area = coreArea(file);
@@ -147,5 +149,78 @@ describe('import rules (ARCHITECTURE.md § Layout)', () => {
     };
     for (const file of graph.keys()) visit(file, []);
     expect(cycles).toEqual([]);
+  });
+});
+
+/** docs/architecture.md as text; its whitespace collapsed where names wrap across lines. */
+const architecture = () => readFileSync(join(root, 'docs', 'architecture.md'), 'utf8');
+const flat = (text: string) => text.replace(/\s+/g, ' ');
+
+/** The `## <title>` section of a markdown text, up to the next `## ` heading; empty when it has none. */
+function section(text: string, title: string): string {
+  const start = text.indexOf(`\n## ${title}\n`);
+  if (start < 0) return '';
+  const end = text.indexOf('\n## ', start + 1);
+  return text.slice(start, end < 0 ? undefined : end);
+}
+
+/** Folders under `dir` (relative to the root) down to `depth` levels; none below node_modules or a testdata folder. */
+function folders(dir: string, depth = Infinity): string[] {
+  if (depth < 1) return [];
+  return readdirSync(join(root, dir), { withFileTypes: true })
+    .filter((e) => e.isDirectory() && e.name !== 'node_modules')
+    .flatMap((e) => {
+      const path = `${dir}/${e.name}`;
+      return [path, ...(e.name === 'testdata' ? [] : folders(path, depth - 1))];
+    });
+}
+
+/** Repository paths a text names: words starting with a top-level folder, not part of a longer path or word. */
+function namedPaths(text: string): string[] {
+  const paths = /(?<![\w./-])((?:core|bins|web|scripts|test|proxy|docs|types)\/[\w./<>*@-]*)/g;
+  return [...text.matchAll(paths)].map((m) => m[1].replace(/[./]+$/, ''));
+}
+
+describe('docs/architecture.md (its § Keeping this page true)', () => {
+  it('names every folder of core/ and bins/, and every folder directly under web/src/, scripts/ and test/', () => {
+    const named = new Set(namedPaths(architecture()));
+    const shallow = ['web/src', 'scripts', 'test'].flatMap((d) => folders(d, 1));
+    const all = [...folders('core'), ...folders('bins'), ...shallow];
+    expect(all.filter((f) => !named.has(f))).toEqual([]);
+  });
+
+  it('names no path that does not exist (patterns with <…> or * aside)', () => {
+    const missing = namedPaths(architecture()).filter((p) => !/[<>*]/.test(p) && !existsSync(join(root, p)));
+    expect([...new Set(missing)]).toEqual([]);
+  });
+
+  it('names every file of core/ports in its ports table', () => {
+    const ports = section(architecture(), 'Ports and adapters');
+    const files = readdirSync(join(root, 'core', 'ports')).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+    expect(files.length).toBeGreaterThan(0);
+    expect(files.filter((f) => !ports.includes(`\`core/ports/${f}\``))).toEqual([]);
+  });
+
+  it('names every BullMQ queue of the code and every collection of the release', () => {
+    const text = section(architecture(), 'Queues and collections');
+    const queueConstant = /export const \w+_QUEUE = '([^']+)'/g;
+    const queues = production.flatMap((f) => [...readFileSync(f, 'utf8').matchAll(queueConstant)].map((m) => m[1]));
+    const collections = Object.keys(platformRelease().collections);
+    expect(queues).toContain('turns');
+    expect(collections).toContain('sessions');
+    expect([...queues, ...collections].filter((name) => !text.includes(`\`${name}\``))).toEqual([]);
+  });
+
+  it('cites every test of the import rules by name, and the README links to it', () => {
+    const source = readFileSync(join(root, 'test', 'boundaries.test.ts'), 'utf8');
+    const start = source.indexOf("describe('import rules");
+    const block = source.slice(start, source.indexOf("describe('docs/architecture.md", start));
+    const names = [...block.matchAll(/^ {2}it\('((?:[^'\\]|\\.)*)'/gm)].map((m) => m[1].replace(/\\'/g, "'"));
+    expect(names.length).toBeGreaterThan(5);
+    const rules = flat(section(architecture(), 'Import rules'));
+    expect(names.filter((name) => !rules.includes(name))).toEqual([]);
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toContain('(docs/architecture.md)');
+    expect(readme).not.toContain('shared/ARCHITECTURE.md');
   });
 });
