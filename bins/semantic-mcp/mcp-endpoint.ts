@@ -123,7 +123,7 @@ async function callToolResult(env: McpEndpointDeps, caller: McpCaller, timing: S
  */
 function timedEngine(engine: QueryEngine, timing: ServerTiming): QueryEngine {
   return {
-    parse: (sql) => timing.measure('parse', () => engine.parse(sql)),
+    parse: (sql, partition) => timing.measure('parse', () => engine.parse(sql, partition)),
     async execute(request) {
       const result = await timing.measure('engine', () => engine.execute(request));
       // The query process's own phases (prepare, run, convert): the rest of `engine` is the pipe and the pool.

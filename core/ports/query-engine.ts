@@ -7,9 +7,11 @@
 export interface QueryEngine {
   /**
    * Parses `sql` with the engine's parser (DuckDB `json_serialize_sql`, SQL bound as a parameter).
+   * @param partition - whose parse this is (the semantic project's id): a remembered parse serves only the same
+   *   partition, so one project cannot time whether another parsed a text recently (issue 18 § 6); default ''
    * @returns ok with the serialised statement list, or ok: false with the parser's text verbatim
    */
-  parse(sql: string): Promise<ParseOutcome>;
+  parse(sql: string, partition?: string): Promise<ParseOutcome>;
   /**
    * Materialises the model's scoped views from `views` unless the scope is already current (its
    * name carries a digest of the views: see {@link ExecuteRequest.scope}) and runs `sql` with

@@ -1,13 +1,15 @@
 /**
- * The call log writer: records off the response path, bounds what it stores, and loses nothing
- * that was recorded before drain() on a clean stop.
+ * The call log writer: records off the response path, bounds what it stores (input, output, unknown tool
+ * names, model names), and loses nothing that was recorded before drain() on a clean stop.
  */
 import { describe, expect, it } from 'vitest';
 import type { BaseDocument, DocumentStore } from '../ports/document-store.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
-import { boundForLog, createCallLogWriter, maxLoggedChars, type CallLogEntry } from './call-log-writer.ts';
-import { listCalls } from './call-log.ts';
+import {
+  boundForLog, createCallLogWriter, loggedToolName, markedExcerpt, maxLoggedChars, maxLoggedToolNameChars, type CallLogEntry,
+} from './call-log-writer.ts';
+import { calledTools, listCalls } from './call-log.ts';
 import type { SemanticDeps } from './deps.ts';
 
 const now = new Date('2026-11-23T10:00:00Z');
@@ -94,5 +96,25 @@ describe('call log writer', () => {
     writer.record(entry({ text: 'lost' }));
     await writer.drain();
     expect(failures).toEqual(['Error: disk full execute_query']);
+  });
+
+  it('logs a known tool name whole and any other name as a marked 64-character excerpt (issue 18 § 4)', async () => {
+    const deps = depsWith(createMemoryDocumentStore({ now: () => now }));
+    const writer = createCallLogWriter(deps, { onError: () => undefined });
+    const huge = 'n'.repeat(5 * 1024 * 1024);
+    writer.record({ ...entry({ error: 'Unknown tool' }), tool: huge, modelName: 'm'.repeat(1_000_000) });
+    writer.record({ ...entry({ error: 'Unknown tool' }), tool: 'drop_everything' });
+    writer.record(entry({ text: 'ok' }));
+    await writer.drain();
+    const logged = await listCalls(deps, 'p1', {});
+    const tools = logged.map((e) => e.tool);
+    expect(tools).toContain(`${'n'.repeat(maxLoggedToolNameChars)}… [truncated: ${huge.length} characters]`);
+    expect(tools).toContain('drop_everything');
+    expect(tools).toContain('execute_query');
+    const cut = logged.find((e) => e.tool.startsWith('nnn'));
+    expect(cut?.modelName).toBe(`${'m'.repeat(200)}… [truncated: 1000000 characters]`);
+    expect(JSON.stringify(await calledTools(deps, 'p1')).length).toBeLessThan(300);
+    expect(loggedToolName('get_datasets')).toBe('get_datasets');
+    expect(markedExcerpt('abcdef', 4)).toBe('abcd… [truncated: 6 characters]');
   });
 });

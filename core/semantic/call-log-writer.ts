@@ -1,13 +1,15 @@
 /**
  * The call log's writer: a tools/call is recorded after its answer has gone out (the write is off
- * the response path), with its input and output bounded to an excerpt, and every pending write is
- * awaited on a clean stop (`drain`), so no entry is lost.
+ * the response path), with every field a caller chooses bounded (input and output to an excerpt, an unknown
+ * tool name and the model name to a marked excerpt), and every pending write is awaited on a clean stop
+ * (`drain`), so no entry is lost.
  *
  * Source: ../shared/spec/semantic-query-service.md § Events, § Resources (call log entry).
  */
 import { recordCall } from './call-log.ts';
 import type { SemanticDeps } from './deps.ts';
 import type { CallLogRecord } from './records.ts';
+import { toolDefinitions } from './tools/tool-definitions.ts';
 
 /**
  * Characters of JSON kept per logged input and per logged output (65,536). A larger value is
@@ -74,7 +76,7 @@ export function createCallLogWriter(deps: SemanticDeps, options: CallLogWriterOp
   const defer = options.defer ?? ((work: () => void) => work());
   return {
     record(entry) {
-      const write: Promise<void> = new Promise<CallLogEntry>((resolve) => defer(() => resolve({ ...entry, input: boundForLog(entry.input), output: boundForLog(entry.output) })))
+      const write: Promise<void> = new Promise<CallLogEntry>((resolve) => defer(() => resolve(boundEntry(entry))))
         .then(async (bounded) => {
           try {
             await recordCall(deps, bounded);
@@ -102,4 +104,42 @@ export function boundForLog<T>(value: T, maxChars = maxLoggedChars): T | LogExce
   const text = JSON.stringify(value) ?? 'null';
   if (text.length <= maxChars) return value;
   return { excerpt: text.slice(0, maxChars), truncated: true, originalChars: text.length };
+}
+
+/**
+ * Characters kept of a tool name that is none of the six tools (64): any caller can send any name, and the
+ * Monitoring list shows every logged name. Source: issue 18 § 4.
+ */
+export const maxLoggedToolNameChars = 64;
+/** Characters kept of a logged model name (200, the tool schemas' limit; a name failing the schema may be longer). */
+export const maxLoggedModelNameChars = 200;
+
+const knownTools: ReadonlySet<string> = new Set(toolDefinitions.map((t) => t.name));
+
+/**
+ * `text` itself when it has at most `maxChars` characters, else its first `maxChars` characters followed by
+ * `… [truncated: N characters]` (N the whole length), so a reader sees it was cut.
+ */
+export function markedExcerpt(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  return `${text.slice(0, maxChars)}… [truncated: ${text.length} characters]`;
+}
+
+/**
+ * The tool name as logged: one of the six tools as it is, any other name as a {@link markedExcerpt} of
+ * {@link maxLoggedToolNameChars} characters.
+ *
+ * Source: issue 18 § 4 (the call log stores only known tool names, or a bounded excerpt)
+ */
+export function loggedToolName(name: string): string {
+  return knownTools.has(name) ? name : markedExcerpt(name, maxLoggedToolNameChars);
+}
+
+/** `entry` with every caller-chosen field bounded: tool name, model name, input and output. */
+function boundEntry(entry: CallLogEntry): CallLogEntry {
+  const bounded: CallLogEntry = {
+    ...entry, tool: loggedToolName(entry.tool), input: boundForLog(entry.input), output: boundForLog(entry.output),
+  };
+  if (entry.modelName !== undefined) bounded.modelName = markedExcerpt(entry.modelName, maxLoggedModelNameChars);
+  return bounded;
 }

@@ -10,6 +10,7 @@ import type { SemanticDeps } from './deps.ts';
 import {
   callLogRetentionDays, collections, defaultPageSize, ProjectSlug, projectSchemaVersion, type ProjectRecord,
 } from './records.ts';
+import { ensureStoredQueryIndexes } from './stored-queries.ts';
 
 /** Declares the indexes of the semantic collections (idempotent; run at boot). */
 export async function ensureSemanticIndexes(docs: DocumentStore): Promise<void> {
@@ -19,7 +20,7 @@ export async function ensureSemanticIndexes(docs: DocumentStore): Promise<void> 
   await docs.collection(collections.tokens).createIndex({ projectId: 1 });
   await docs.collection(collections.callLog).createIndex({ at: 1 }, { expireAfterSeconds: callLogRetentionDays * 86_400 });
   await docs.collection(collections.callLog).createIndex({ projectId: 1, at: -1 });
-  await docs.collection(collections.storedQueries).createIndex({ projectId: 1 });
+  await ensureStoredQueryIndexes(docs);
   await docs.collection(collections.improvements).createIndex({ projectId: 1, createdAt: -1 });
 }
 

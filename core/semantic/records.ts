@@ -118,6 +118,11 @@ export const StoredQueryRecord = Type.Object({
   params: Type.Array(Type.String()),
   tokenId: Type.String(),
   createdAt: Type.Date(),
+  /**
+   * When it was last stored or replayed (to within an hour); it expires 30 days later (TTL index). Absent on
+   * queries stored before expiry was kept: they count as last used at `createdAt` (core/semantic/stored-queries.ts).
+   */
+  lastUsedAt: Type.Optional(Type.Date()),
 });
 export type StoredQueryRecord = Static<typeof StoredQueryRecord>;
 

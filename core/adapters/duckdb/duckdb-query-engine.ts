@@ -90,7 +90,7 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
   const parser = createDuckDbParser();
 
   return {
-    parse: (sql) => parser.parse(sql),
+    parse: (sql, partition) => parser.parse(sql, partition),
 
     async execute(request: ExecuteRequest): Promise<QueryResult> {
       const databaseFile = await builder.databaseFile(request.data);

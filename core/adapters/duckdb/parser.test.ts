@@ -1,6 +1,7 @@
 /**
  * The parser reuses one connection and one prepared statement: concurrent parses must each get
- * their own text's tree, and a parse error must not disturb the next parse.
+ * their own text's tree, and a parse error must not disturb the next parse. Remembered parses serve
+ * only their own partition (project).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDuckDbParser } from './parser.ts';
@@ -26,6 +27,24 @@ describe('DuckDB parser', () => {
     if (first.ok) (first.statements[0] as { node: { select_list: { value: { value: number } }[] } }).node.select_list[0].value.value = 999;
     const second = await parser.parse('SELECT 41');
     expect(second.ok && constantOf(second.statements)).toBe(41);
+  });
+
+  it('remembers a parse per partition: another project\'s repeat of a text goes to the engine (issue 18 § 6)', async () => {
+    const own = createDuckDbParser();
+    try {
+      const sql = 'SELECT 4242 AS answer';
+      await own.parse(sql, 'project-a');
+      await own.parse(sql, 'project-a');
+      expect(own.engineParses()).toBe(1);
+      const other = await own.parse(sql, 'project-b');
+      expect(other.ok && constantOf(other.statements)).toBe(4242);
+      expect(own.engineParses()).toBe(2);
+      await own.parse(sql, 'project-b');
+      await own.parse(sql);
+      expect(own.engineParses()).toBe(3);
+    } finally {
+      own.close();
+    }
   });
 
   it('opens again after close', async () => {

@@ -15,10 +15,14 @@ import type { ParseOutcome } from '../../ports/query-engine.ts';
 export interface DuckDbParser {
   /**
    * Parses `sql` with `json_serialize_sql`.
+   * @param partition - whose parse this is (a project id); a remembered answer serves only its own partition,
+   *   so one partition cannot time whether another parsed a text recently (issue 18 § 6); default ''
    * @returns `{ ok: true, statements }` (the `statements` array) or `{ ok: false, message }` with the
    *   parser's `error_message` verbatim
    */
-  parse(sql: string): Promise<ParseOutcome>;
+  parse(sql: string, partition?: string): Promise<ParseOutcome>;
+  /** Texts sent to the engine so far (the parses no remembered answer served), for tests and the benchmark. */
+  engineParses(): number;
   /** Frees the instance; a later parse opens a new one. */
   close(): void;
 }
@@ -37,7 +41,7 @@ interface SerialisedSql {
 /**
  * Creates a parser. The instance, one connection and the prepared `json_serialize_sql` statement
  * are made on first use (one thread, external access disabled) and reused by every parse; the
- * engine's answers for the last 256 texts of at most 8,192 characters are remembered.
+ * engine's answers for the last 256 texts of at most 8,192 characters are remembered, per partition.
  *
  * Source: spec/semantic-query-service.md § Query validation
  */
@@ -55,16 +59,20 @@ export function createDuckDbParser(): DuckDbParser {
   let queue: Promise<unknown> = Promise.resolve();
   // The engine's answer for recently parsed texts (an agent re-runs, retries and replays the same
   // SQL): parsing is a pure function of the text, so the same text needs no second trip to the engine.
+  // Keyed by partition and text: a newline never occurs in a partition (a project id).
   const recent = new Map<string, string>();
-  const remember = (sql: string, text: string): void => {
+  let sentToEngine = 0;
+  const remember = (key: string, sql: string, text: string): void => {
     if (sql.length > maxRememberedSqlChars) return;
-    recent.set(sql, text);
+    recent.set(key, text);
     if (recent.size > maxRememberedParses) recent.delete(recent.keys().next().value as string);
   };
   return {
-    async parse(sql) {
-      let text = recent.get(sql);
+    async parse(sql, partition = '') {
+      const key = `${partition}\n${sql}`;
+      let text = recent.get(key);
       if (text === undefined) {
+        sentToEngine += 1;
         const parser = await open();
         const turn = queue.then(async () => {
           parser.statement.bindVarchar(1, sql);
@@ -72,13 +80,14 @@ export function createDuckDbParser(): DuckDbParser {
         });
         queue = turn.catch(() => undefined);
         text = await turn;
-        remember(sql, text);
+        remember(key, sql, text);
       }
       // Parsed anew from the engine's text each time: no caller ever shares a tree with another.
       const serialised = JSON.parse(text) as SerialisedSql;
       if (serialised.error) return { ok: false, message: serialised.error_message ?? 'the parser gave no message' };
       return { ok: true, statements: serialised.statements ?? [] };
     },
+    engineParses: () => sentToEngine,
     close() {
       const current = opened;
       opened = undefined;

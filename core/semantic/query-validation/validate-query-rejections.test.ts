@@ -17,6 +17,7 @@ type Case = [string, 'query_rejected' | 'query_parse_error', RegExp];
 
 const kindRejected = /^Query rejected: only (one read-only )?SELECT, WITH (and|or) DESCRIBE statements? (are|is) allowed/;
 const oneStatement = /^Query rejected: exactly one statement is allowed, but the query holds 2/;
+const nul = /^Query rejected: the SQL contains a NUL character \(U\+0000\).*Remove the NUL character/;
 const empty = /^Could not parse query: the query is empty/;
 const explainAnalyze = /^Query rejected: EXPLAIN ANALYZE is not allowed because it runs the statement\. To check a query, run it with LIMIT 1/;
 const explain = /^Query rejected: EXPLAIN is not available because a plan would show how the model's datasets are built/;
@@ -32,6 +33,9 @@ const qualifiedFn = /^Query rejected: functions cannot be called with a schema o
 const unknown = (name: string) => new RegExp(`^Query rejected: unknown table "${name}"; ${ourTables}$`);
 
 const statementRules: Case[] = [
+  ["SELECT 1\u0000; CREATE MACRO upper(x) AS 'PWNED'", 'query_rejected', nul],
+  ['SELECT * FROM flights\u0000', 'query_rejected', nul],
+  ['\u0000', 'query_rejected', nul],
   ['SELECT 1; SELECT 2', 'query_rejected', oneStatement],
   ["SELECT ';'; SELECT 2", 'query_rejected', oneStatement],
   ['SELECT * FROM flights; SELECT * FROM airports;', 'query_rejected', oneStatement],

@@ -41,6 +41,10 @@ export interface ValidatedQuery {
   parameterCount: number;
 }
 
+/** Why SQL holding a NUL character is refused (issue 18 § 6). */
+const nulMessage = 'the SQL contains a NUL character (U+0000); the engine would ignore everything after it. '
+  + 'Remove the NUL character and send the statement alone.';
+
 /** Prefix of the parser's message for statements json_serialize_sql will not serialise. */
 const notSerialisable = 'Only SELECT statements can be serialized';
 
@@ -52,13 +56,15 @@ const notSerialisable = 'Only SELECT statements can be serialized';
  * @param input - `sql`, the engine's `parse`, the model's `datasetNames`
  * @returns the SQL to run (the input, unchanged) and the highest placeholder index
  * @throws PlatformError `query_rejected` (message `Query rejected: …` saying what to change: any
- *   statement the engine will not serialise as a SELECT, including every spelling of EXPLAIN and
+ *   statement the engine will not serialise as a SELECT, SQL holding a NUL character, every spelling of EXPLAIN and
  *   EXPLAIN ANALYZE, SET, PRAGMA, DDL and DML); `query_parse_error` (message
  *   `Could not parse query: ` + the parser's text verbatim, or a note that the query is empty)
  *
  * Source: spec/semantic-query-service.md § Query validation
  */
 export async function validateQuery(input: ValidateQueryInput): Promise<ValidatedQuery> {
+  // The engine reads SQL up to the first NUL and ignores the rest, which the call log would show as run.
+  if (input.sql.includes('\u0000')) throw rejected(nulMessage);
   const statements = await parseOne(input);
   const statement = statements[0] as { node?: { type?: unknown } } | null;
   if (!statement || typeof statement !== 'object' || !queryNodeTypes.has(String(statement.node?.type))) {

@@ -42,10 +42,10 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
   if (missing.length > 0) {
     throw new PlatformError('model_unqueryable', `Model "${model.name}" cannot be queried: these datasets have no view_query: ${missing.join(', ')}. Ask the modeller to add a view_query custom extension to each (request_improvement can say so).`);
   }
-  const validated = await validateQuery({ sql, parse: (text) => ctx.engine.parse(text), datasetNames: model.datasets.map((d) => d.name) });
-  if (validated.parameterCount > params.length) {
-    throw new PlatformError('query_invalid_params', `Query rejected: the query uses $${validated.parameterCount} but ${params.length} param(s) were given; pass one string per placeholder in params.`);
-  }
+  // The parse cache is kept per project: another project cannot time whether this text was parsed recently.
+  const parse = (text: string) => ctx.engine.parse(text, ctx.project._id);
+  const validated = await validateQuery({ sql, parse, datasetNames: model.datasets.map((d) => d.name) });
+  checkParamCount(validated.parameterCount, params.length);
   const views = model.datasets.map((d) => ({ name: d.name, sql: d.viewQuery as string }));
   const scope = await scopeName(ctx, model, views);
   try {
@@ -65,6 +65,18 @@ async function scopeName(ctx: ToolContext, model: SemanticModel, views: { name: 
   const owner = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${ctx.plane.plane}\n${model.name}`)).slice(0, 8);
   const digest = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${JSON.stringify(views)}`)).slice(0, 12);
   return `_scope_${model.name.replace(/[^A-Za-z0-9_]/g, '_')}_${owner}_${digest}`;
+}
+
+/**
+ * Refuses params that do not match the placeholders: fewer than the highest `$n`, or more (issue 18 § 4: extra
+ * params would only fill the stored query).
+ * @throws PlatformError `query_invalid_params` saying how many params the SQL uses
+ */
+function checkParamCount(used: number, given: number): void {
+  if (used === given) return;
+  const uses = used === 0 ? 'uses no placeholder' : `uses placeholders up to $${used}`;
+  const fix = used === 0 ? 'omit params (or pass [])' : `pass exactly ${used} string(s) in params, one per placeholder`;
+  throw new PlatformError('query_invalid_params', `Query rejected: the query ${uses} but ${given} param(s) were given; ${fix}.`);
 }
 
 function toOutput(result: QueryResult): QueryOutput {
