@@ -31,7 +31,7 @@ if (queryProcess) {
 }
 const [
   { hostname, tmpdir }, { createPinoLogger }, { createRateLimiter }, { openRedis }, { appDirectory },
-  { cryptoIds, systemClock }, { startRole, stopOnSignals }, { createCallLogWriter },
+  { cryptoIds, systemClock }, { startRole, stopOnSignals }, { createCallLogWriter }, { improvementsPerTokenPerDay },
   { createSemanticMcpApp, TOKEN_RATE_FACTOR }, { parseSemanticMcpSettings }, { createDuckDbQueryEngine },
 ] = await Promise.all([
   import('node:os'),
@@ -42,6 +42,7 @@ const [
   import('../../core/adapters/runtime/system.ts'),
   import('../../core/boot/start-role.ts'),
   import('../../core/semantic/call-log-writer.ts'),
+  import('../../core/semantic/tools/tool-context.ts'),
   import('./app.ts'),
   import('./settings.ts'),
   import('../../core/adapters/duckdb/index.ts'),
@@ -86,6 +87,10 @@ const app = createSemanticMcpApp({
   logger,
   version: boot.env.appVersion,
   planeCache: new Map(),
+  // request_improvement per token and day (issue 18 § 4), shared by the replicas when a queue store is configured.
+  improvementLimiter: createRateLimiter({
+    points: improvementsPerTokenPerDay, durationSeconds: 86_400, keyPrefix: 'cairn:mcp-improvements', redis,
+  }),
   rateLimiter: createRateLimiter({ points: settings.rateLimitMax, durationSeconds: settings.rateLimitWindowSeconds, keyPrefix: 'cairn:mcp-rate', redis }),
   // A token's calls for every organization and agent it names, together (issue 17 § 6): TOKEN_RATE_FACTOR × the limit.
   tokenRateLimiter: createRateLimiter({

@@ -11,6 +11,7 @@
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../core/ports/logger.ts';
 import type { QueryEngine } from '../../core/ports/query-engine.ts';
+import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
 import type { CallLogWriter } from '../../core/semantic/call-log-writer.ts';
 import type { SemanticDeps } from '../../core/semantic/deps.ts';
 import { assemblePlane, type AssembledPlane } from '../../core/semantic/planes.ts';
@@ -30,6 +31,8 @@ export interface McpEndpointDeps {
   planeCache: Map<string, AssembledPlane>;
   /** Records each tools/call after its answer (drained on a clean stop). */
   callLog: CallLogWriter;
+  /** request_improvement per token: improvementsPerTokenPerDay per 86,400 s (core/semantic/tools/tool-context.ts). */
+  improvementLimiter: RateLimiter;
 }
 
 const instructions = 'Semantic models of this project. Call list_semantic_models, then get_semantic_model and get_datasets to learn datasets and fields, then execute_query with SQL over bare dataset names. Ask with request_improvement when the model lacks something.';
@@ -105,7 +108,10 @@ function initializeResult(caller: McpCaller, version: string, params: Record<str
 /** tools/call: the tool's text and structured content, or a tool error the agent reads (isError). */
 async function callToolResult(env: McpEndpointDeps, caller: McpCaller, timing: ServerTiming, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
   const plane = await timing.measure('plane', () => assemblePlane(env.deps, caller.project, caller.plane, env.planeCache));
-  const context = { deps: env.deps, engine: timedEngine(env.engine, timing), project: caller.project, token: caller.token, plane, callLog: env.callLog };
+  const context = {
+    deps: env.deps, engine: timedEngine(env.engine, timing), project: caller.project, token: caller.token, plane,
+    callLog: env.callLog, improvementLimiter: env.improvementLimiter,
+  };
   const outcome = await timing.measure('tool', () => callTool(context, name, args));
   if (!outcome.ok) {
     if (outcome.cause) env.logger.error({ tool: name, project: caller.project.slug, cause: String((outcome.cause as { error?: unknown }).error), reference: (outcome.cause as { reference?: string }).reference }, 'tool failed unexpectedly');

@@ -15,6 +15,7 @@ import {
   type RequestImprovementInput, type ToolName,
 } from './tool-definitions.ts';
 import type { ToolContext, ToolResult } from './tool-context.ts';
+import { loggedToolName } from '../call-log-writer.ts';
 
 /** Outcome of {@link callTool}: a result, or an error text for the agent (an MCP tool error). */
 export type CallOutcome = { ok: true; result: ToolResult } | { ok: false; code: string; message: string; cause?: unknown };
@@ -48,7 +49,9 @@ export async function callTool(ctx: ToolContext, name: string, args: unknown): P
 async function runTool(ctx: ToolContext, name: string, args: unknown): Promise<CallOutcome> {
   const definition = toolDefinitions.find((t) => t.name === name);
   if (!definition) {
-    return { ok: false, code: 'unknown_tool', message: `Unknown tool "${name}". Tools: ${toolDefinitions.map((t) => t.name).join(', ')}.` };
+    // The name is echoed as the call log keeps it (a marked 64-character excerpt): any caller can send any name.
+    const tools = toolDefinitions.map((t) => t.name).join(', ');
+    return { ok: false, code: 'unknown_tool', message: `Unknown tool "${loggedToolName(name)}". Tools: ${tools}.` };
   }
   const problems = [...Value.Errors(definition.inputSchema, args)];
   if (problems.length > 0) {

@@ -1,4 +1,5 @@
 import type { QueryEngine } from '../../ports/query-engine.ts';
+import type { RateLimiter } from '../../ports/rate-limiter.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { CallLogWriter } from '../call-log-writer.ts';
 import type { SemanticDeps } from '../deps.ts';
@@ -16,7 +17,15 @@ export interface ToolContext {
   plane: AssembledPlane;
   /** Where the call is recorded once answered. */
   callLog: CallLogWriter;
+  /**
+   * Counts request_improvement per token: {@link improvementsPerTokenPerDay} per 24 h window, keyed
+   * `improvements:<tokenId>` (issue 18 § 4).
+   */
+  improvementLimiter: RateLimiter;
 }
+
+/** Improvement requests one token may submit per 24-hour window (20); the 21st is a tool error. */
+export const improvementsPerTokenPerDay = 20;
 
 /** What a tool returns: text for the agent, structured content when the tool has an output schema. */
 export interface ToolResult {

@@ -36,7 +36,7 @@ export const GetDatasetsInput = Type.Object({
 export const ExecuteQueryInput = Type.Object({
   modelName: ModelName,
   sql: Type.String({ minLength: 1, maxLength: 100_000, description: 'One SELECT (or WITH / DESCRIBE) over bare dataset names, with positional placeholders $1, $2, … . No schema or catalog prefixes. EXPLAIN is not available; check a query with LIMIT 1.' }),
-  params: Type.Optional(Type.Array(Type.String({ maxLength: 10_000 }), { maxItems: 100, description: 'Values for $1, $2, … as strings; default none.' })),
+  params: Type.Optional(Type.Array(Type.String({ maxLength: 10_000 }), { maxItems: 100, description: 'Values for $1, $2, … as strings, exactly one per placeholder; default none.' })),
   store: Type.Optional(Type.Boolean({ description: 'Default true: store the query and return storedQueryId for execute_stored_query.' })),
 }, { additionalProperties: false });
 
@@ -91,8 +91,11 @@ export const toolDefinitions: ToolDefinition[] = [
     description: 'Run one read-only SQL query (DuckDB dialect) over the datasets of a model, written against bare dataset names (no schema or catalog prefixes), with $1, $2 … placeholders bound from params. Returns columns and rows (at most 1,000 rows and 4 MiB of row data; truncated: true when more exist) and a storedQueryId (unless store is false). Queries stop after 30 s.' },
   { name: 'execute_stored_query', title: 'Replay a stored query', inputSchema: ExecuteStoredQueryInput, outputSchema: QueryOutput,
     annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false },
-    description: 'Run a query stored by an earlier execute_query again, with new params (omit params to reuse the stored ones). Same row cap and timeout as execute_query.' },
+    description: 'Run a query stored by an earlier execute_query again, with new params (omit params to reuse the '
+      + 'stored ones). Same row cap and timeout as execute_query. A stored query expires 30 days after its last use, '
+      + 'and a token keeps its 200 most recently used: for an unknown id, run execute_query again.' },
   { name: 'request_improvement', title: 'Request a model improvement', inputSchema: RequestImprovementInput,
     annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false, openWorldHint: false },
-    description: 'Tell the modellers what is missing or wrong in a model (a field, a description, a view_query, a metric). Title at most 200 characters, description at most 2,000.' },
+    description: 'Tell the modellers what is missing or wrong in a model (a field, a description, a view_query, a '
+      + 'metric). Title at most 200 characters, description at most 2,000; at most 20 requests per token per 24 hours.' },
 ];
