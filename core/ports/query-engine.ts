@@ -13,10 +13,15 @@ export interface QueryEngine {
    */
   parse(sql: string, partition?: string): Promise<ParseOutcome>;
   /**
-   * Materialises the model's scoped views from `views` unless the scope is already current (its
-   * name carries a digest of the views: see {@link ExecuteRequest.scope}) and runs `sql` with
-   * `search_path` set to the scope, isolated so that a runaway query costs only its caller.
-   * @throws PlatformError `view_materialisation_failed` (names the dataset, not other scopes),
+   * Materialises the scope's rows from `views` unless the scope is already current (its name carries
+   * a digest of the views: see {@link ExecuteRequest.scope}) and runs `sql` with `search_path` set to
+   * the scope, isolated so that a runaway query costs only its caller. The view is a barrier: `sql`
+   * sees only the rows and columns each view_query returns (the DuckDB engine materialises them into
+   * a scope file; hidden rows are absent, not filtered), and ENUM columns are text, so no type names a
+   * value only hidden rows hold. A new scope waits for its materialisation (seconds on millions of rows).
+   * Engine text of a failing query may quote row values: only visible rows exist, so it is returned.
+   * @throws PlatformError `view_materialisation_failed` naming the dataset and the engine's error
+   *   class only (a view_query runs over hidden rows too, so its engine text stays in the log),
    *   `query_timeout` after `timeoutMs` (the work is stopped), `query_memory_exceeded` when the
    *   query needs more memory than its ceiling, `query_rejected` for a statement that is not a
    *   read-only SELECT, `query_invalid_params`, `query_failed` with the engine's message
@@ -57,10 +62,11 @@ export interface ScopedView {
 export interface ExecuteRequest {
   data: DataSet;
   /**
-   * Scope schema name (never shown to agents), `<family>_<digest>` where `<digest>` is 12 lower-case
-   * hex digits over the views, e.g. `_scope_flights_0123456789ab`: an unchanged name promises
+   * Scope name (never shown to agents), `<family>_<digest>` where `<digest>` is 12 lower-case hex
+   * digits over the views, e.g. `_scope_flights_1a2b3c4d_0123456789ab`: an unchanged name promises
    * unchanged views (materialisation is skipped), and a new digest of the same family replaces the
-   * family's previous scope. A name without such a digest is a family of its own.
+   * family's previous scope. A name without such a digest is a family of its own. The semantic
+   * service makes one family per project, plane and model, so those never replace each other.
    */
   scope: string;
   views: ScopedView[];
