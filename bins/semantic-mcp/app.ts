@@ -12,6 +12,7 @@ import { PLATFORM_CALLER_HEADER } from '../../core/ports/tool-catalog.ts';
 import { isPlatformError, PlatformError } from '../../core/ports/platform-error.ts';
 import type { Plane } from '../../core/semantic/records.ts';
 import { authenticateEndpoint } from '../../core/semantic/tokens.ts';
+import { foreignHostRefusal } from './host-check.ts';
 import { handleMcpRequest, type McpEndpointDeps } from './mcp-endpoint.ts';
 import { startServerTiming, type ServerTiming } from './server-timing.ts';
 
@@ -32,6 +33,11 @@ export interface SemanticMcpAppDeps extends McpEndpointDeps {
    */
   tokenRateLimiter?: RateLimiter;
   trustedProxies: TrustedProxies;
+  /**
+   * Host names answered besides loopback names and IP literals: those of APP_BASE_URL and CORS_ALLOWED_ORIGINS
+   * (`ownHostNames`); default none. Any other Host is 421 (issue 18 § 5: ./host-check.ts).
+   */
+  hostNames?: readonly string[];
 }
 
 /** What an endpoint handler reads of Elysia's context: the request, the slug, the socket peer. */
@@ -100,6 +106,7 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
     }
   };
   return new Elysia()
+    .onRequest(({ request }) => foreignHostRefusal(request, env.hostNames ?? []))
     .get('/mcp/_health', () => ({ status: 'ok', version: env.version }))
     .all('/mcp/:slug/mcp', serve('production'), { parse: 'none' })
     .all('/mcp/:slug/test/mcp', serve('test'), { parse: 'none' });

@@ -32,6 +32,7 @@ if (queryProcess) {
 const [
   { hostname, tmpdir }, { createPinoLogger }, { createRateLimiter }, { openRedis }, { appDirectory },
   { cryptoIds, systemClock }, { startRole, stopOnSignals }, { createCallLogWriter }, { improvementsPerTokenPerDay },
+  { ownHostNames },
   { createSemanticMcpApp, TOKEN_RATE_FACTOR }, { parseSemanticMcpSettings }, { createDuckDbQueryEngine },
 ] = await Promise.all([
   import('node:os'),
@@ -43,6 +44,7 @@ const [
   import('../../core/boot/start-role.ts'),
   import('../../core/semantic/call-log-writer.ts'),
   import('../../core/semantic/tools/tool-context.ts'),
+  import('../../core/auth/own-hosts.ts'),
   import('./app.ts'),
   import('./settings.ts'),
   import('../../core/adapters/duckdb/index.ts'),
@@ -98,6 +100,8 @@ const app = createSemanticMcpApp({
     keyPrefix: 'cairn:mcp-token-rate', redis,
   }),
   trustedProxies: settings.trustedProxies,
+  // DNS rebinding: only the platform's own host names are answered, as at the API (issue 18 § 5).
+  hostNames: ownHostNames([boot.env.appBaseUrl, ...boot.env.corsAllowedOrigins].filter((o): o is string => Boolean(o))),
 });
 app.listen({ hostname: settings.host, port: settings.port });
 logger.info({ host: settings.host, port: settings.port, rateLimitMax: settings.rateLimitMax, sharedRateCount: Boolean(redis) }, `semantic-mcp listening on ${settings.host}:${settings.port}`);

@@ -16,13 +16,16 @@ import { startProduct, type RunningProduct } from '../helpers/product.ts';
 let product: RunningProduct;
 let port: number;
 let apiPort: number;
+let mcpPort: number;
 const publicName = 'cairn.test.example';
 
 beforeAll(async () => {
   port = await freePort();
   apiPort = await freePort();
+  mcpPort = await freePort();
   product = await startProduct({
-    PORT: String(port), API_PORT: String(apiPort), APP_BASE_URL: `http://${publicName}:${port}`,
+    PORT: String(port), API_PORT: String(apiPort), SEMANTIC_MCP_PORT: String(mcpPort),
+    APP_BASE_URL: `http://${publicName}:${port}`,
   });
 }, 120_000);
 
@@ -127,4 +130,63 @@ describe('the Host check (DNS rebinding)', () => {
     expect((await send(apiPort, 'GET', '/api/health', `127.0.0.1:${apiPort}`)).status).toBe(200);
     expect((await send(apiPort, 'GET', '/api/health', `localhost:${apiPort}`)).status).toBe(200);
   }, 90_000);
+});
+
+describe('the Host check on the semantic admin routes and the MCP endpoints (issue 18 § 5)', () => {
+  const own = () => `127.0.0.1:${port}`;
+  const rebound = () => `rebind.attacker.example:${port}`;
+  const slug = 'rebind-target';
+  const tokenIds = async () => ((await send(port, 'GET', `/api/semantic/projects/${slug}/tokens`, own())).body
+    .tokens as { id: string }[]).map((t) => t.id);
+
+  beforeAll(async () => {
+    const orgs = (await send(port, 'GET', '/api/orgs', own())).body.organizations as { id: string; name: string }[];
+    const orgId = orgs.find((o) => o.name === 'Via 127.0.0.1')?.id ?? orgs[0].id;
+    const created = await send(port, 'POST', '/api/semantic/projects', own(), {
+      origin: `http://${own()}`, body: { slug, orgId },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+  });
+
+  it('refuses creating a project and minting a token from a rebinding page, changing nothing', async () => {
+    const project = await send(port, 'POST', '/api/semantic/projects', rebound(), {
+      origin: `http://${rebound()}`, body: { slug: 'rebound-project' },
+    });
+    expect(project.status).toBe(421);
+    expect(project.body.error.code).toBe('misdirected_request');
+    const before = await tokenIds();
+    const minted = await send(port, 'POST', `/api/semantic/projects/${slug}/tokens`, rebound(), {
+      origin: `http://${rebound()}`, body: { name: 'stolen', models: ['secret_model'] },
+    });
+    expect(minted.status).toBe(421);
+    expect(JSON.stringify(minted.body)).not.toContain('cairn_mcp_');
+    expect(await tokenIds()).toEqual(before);
+    const slugs = (await send(port, 'GET', '/api/semantic/projects', own())).body.projects.map((p: { slug: string }) => p.slug);
+    expect(slugs).toContain(slug);
+    expect(slugs).not.toContain('rebound-project');
+  });
+
+  it.each([
+    `/api/semantic/projects/${slug}`, `/api/semantic/projects/${slug}/tokens`, `/api/semantic/projects/${slug}/calls`,
+  ])('refuses GET %s for a foreign name (and answers it for an own one)', async (path) => {
+    expect((await send(port, 'GET', path, rebound())).status).toBe(421);
+    expect((await send(port, 'GET', path, own())).status).toBe(200);
+  });
+
+  it.each([`/mcp/${slug}/mcp`, `/mcp/${slug}/test/mcp`])(
+    'refuses POST %s for a foreign name through the proxy and at semantic-mcp itself',
+    async (path) => {
+      const body = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+      for (const [to, host] of [[port, rebound()], [mcpPort, `rebind.attacker.example:${mcpPort}`]] as const) {
+        const answer = await send(to, 'POST', path, host, { origin: `http://${host}`, body });
+        expect(answer.status, `${host} → ${to}`).toBe(421);
+        expect(answer.body.error.code).toBe('misdirected_request');
+        expect(answer.body.error.message).not.toContain('attacker');
+      }
+      // An own name reaches the endpoint, which asks for its token.
+      expect((await send(port, 'POST', path, own(), { body })).status).toBe(401);
+      expect((await send(mcpPort, 'POST', path, `127.0.0.1:${mcpPort}`, { body })).status).toBe(401);
+      expect((await send(mcpPort, 'POST', path, `${publicName}:${port}`, { body })).status).toBe(401);
+    },
+  );
 });

@@ -5,7 +5,7 @@
  *
  * Source: issue 17 § 7; spec/platform-service.md § Deployment settings (APP_BASE_URL, CORS_ALLOWED_ORIGINS).
  */
-import { isOwnHost, ownHostNames } from '../../../core/auth/own-hosts.ts';
+import { isOwnHost, MISDIRECTED_MESSAGE, ownHostNames } from '../../../core/auth/own-hosts.ts';
 import { PlatformError } from '../../../core/ports/platform-error.ts';
 
 /**
@@ -24,13 +24,8 @@ export function requestHost(request: Request, forwardedHostTrusted = false): str
   }
 }
 
-/**
- * The message of a refused Host: what was wrong and what to do, never the host name sent or a configured one.
- */
-export const MISDIRECTED_MESSAGE = 'This server does not answer for that host name. '
-  + 'Open it at its own address (APP_BASE_URL, '
-  + 'a CORS_ALLOWED_ORIGINS entry, localhost or an IP address), '
-  + 'or add the name to APP_BASE_URL or CORS_ALLOWED_ORIGINS.';
+/** The message of a refused Host (core/auth/own-hosts.ts, shared with semantic-mcp). */
+export { MISDIRECTED_MESSAGE };
 
 /**
  * Refuses a request whose host is none of the platform's own ({@link isOwnHost}).
