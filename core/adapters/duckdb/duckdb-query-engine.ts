@@ -95,9 +95,11 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
     async execute(request: ExecuteRequest): Promise<QueryResult> {
       const databaseFile = await builder.databaseFile(request.data);
       const { scope, sql, params, maxRows, maxBytes } = request;
-      const scopeFile = await scopes.scopeFile({ dataKey: request.data.key, dataFile: databaseFile, scope, views: request.views });
+      const scopeFile = await scopes.scopeFile({
+        dataKey: request.data.key, dataFile: databaseFile, scope, views: request.views,
+      });
       const process = await pool.acquire(poolKey(request.data.key, scope), scopeFile.path).finally(scopeFile.release);
-      const views = request.views.map((view) => ({ name: view.name, sql: `SELECT * FROM data.${quoteIdentifier(view.name)}` }));
+      const views = request.views.map(({ name }) => ({ name, sql: `SELECT * FROM data.${quoteIdentifier(name)}` }));
       const execution = process.execute({ scope, views, sql, params, maxRows, maxBytes }, request.timeoutMs);
       void execution.done.then((reusable) => pool.release(process, reusable));
       return execution.result;

@@ -61,7 +61,7 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
  * the other plane or a model whose name sanitises alike never replaces its scope; the last 12 hex digits
  * cover the views, so a changed view_query is a new scope (the engine then drops the family's old one).
  */
-async function scopeName(ctx: ToolContext, model: SemanticModel, views: { name: string; sql: string }[]): Promise<string> {
+async function scopeName(ctx: ToolContext, model: SemanticModel, views: object[]): Promise<string> {
   const owner = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${ctx.plane.plane}\n${model.name}`)).slice(0, 8);
   const digest = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${JSON.stringify(views)}`)).slice(0, 12);
   return `_scope_${model.name.replace(/[^A-Za-z0-9_]/g, '_')}_${owner}_${digest}`;
