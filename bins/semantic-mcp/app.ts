@@ -2,16 +2,19 @@
  * HTTP routes of semantic-mcp: the production and test MCP endpoints of every project, behind a
  * per-client-IP rate limit and Bearer token authentication. A call the platform makes for an organization's agent
  * (PLATFORM_CALLER_HEADER) is counted per token and that organization and agent instead, once its token verifies.
+ * Every limit counts calls: a request carrying N `tools/call` (a JSON-RPC batch holds up to 100) counts N, all
+ * before any of them runs, and is refused whole (429) when they do not fit; any other request counts 1.
  *
- * Source: ../shared/spec/semantic-query-service.md § Endpoints, § Authentication, § Limits.
+ * Source: ../shared/spec/semantic-query-service.md § Endpoints, § Authentication, § Limits; issue 18 § 3.
  */
 import { Elysia } from 'elysia';
 import { clientAddress, type TrustedProxies } from '../../core/auth/client-address.ts';
-import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
+import type { RateCount, RateLimiter } from '../../core/ports/rate-limiter.ts';
 import { PLATFORM_CALLER_HEADER } from '../../core/ports/tool-catalog.ts';
 import { isPlatformError, PlatformError } from '../../core/ports/platform-error.ts';
 import type { Plane } from '../../core/semantic/records.ts';
 import { authenticateEndpoint } from '../../core/semantic/tokens.ts';
+import { readCalls, refuseHeaders, type JsonRpcCall } from './json-rpc.ts';
 import { foreignHostRefusal } from './host-check.ts';
 import { handleMcpRequest, type McpEndpointDeps } from './mcp-endpoint.ts';
 import { startServerTiming, type ServerTiming } from './server-timing.ts';
@@ -57,27 +60,22 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
     response.headers.set('server-timing', timing.header());
     return response;
   };
-  const limited = (key: string, who: string) => async (): Promise<Response | undefined> => {
-    const limit = await env.rateLimiter.consume(key);
-    if (limit.allowed) return undefined;
-    const retry = limit.retryAfterSeconds;
-    const message = `Too many requests ${who}: at most the configured number per 60 s. Retry after ${retry} s.`;
-    return errorResponse(new PlatformError('rate_limited', message, { status: 429 }), { 'retry-after': String(retry) });
+  /** Counts `calls` for `key`; the 429 when they do not fit (`taken`: calls of this request counted already). */
+  const limited = (key: string, who: string) => async (calls = 1, taken = 0): Promise<Response | undefined> => {
+    const count = await env.rateLimiter.consume(key, calls);
+    return count.allowed ? undefined : rateRefusal(count, who, calls + taken, '');
   };
-  const perToken = async (tokenId: string): Promise<Response | undefined> => {
-    const limit = await env.tokenRateLimiter?.consume(`token:${tokenId}`);
-    if (!limit || limit.allowed) return undefined;
-    const retry = limit.retryAfterSeconds;
-    const message = `Too many requests with this token: at most ${TOKEN_RATE_FACTOR} × the configured number per 60 s. `
-      + `Retry after ${retry} s.`;
-    return errorResponse(new PlatformError('rate_limited', message, { status: 429 }), { 'retry-after': String(retry) });
+  const perToken = async (tokenId: string, calls: number): Promise<Response | undefined> => {
+    const count = await env.tokenRateLimiter?.consume(`token:${tokenId}`, calls);
+    if (!count || count.allowed) return undefined;
+    return rateRefusal(count, 'with this token', calls, ` (${TOKEN_RATE_FACTOR} × the limit per agent)`);
   };
   const answer = async (plane: Plane, request: Request, slug: string, client: string, timing: ServerTiming): Promise<Response> => {
     try {
       const caller = platformCallerOf(request);
       const perAddress = limited(client, 'from this address');
       if (caller === undefined) {
-        const refused = await timing.measure('rate', perAddress);
+        const refused = await timing.measure('rate', () => perAddress());
         if (refused) return refused;
       }
       const authenticate = () => authenticateEndpoint(env.deps, slug, bearer(request));
@@ -90,12 +88,20 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
       });
       const checked = caller === undefined ? authenticate : authenticateCounted;
       const { project, token } = await timing.measure('auth', checked);
-      if (caller !== undefined) {
-        const perCaller = limited(`caller:${token._id}:${caller}`, 'for this organization\'s agent');
-        const refused = await timing.measure('rate', perCaller) ?? await perToken(token._id);
+      // An authenticated request with good headers has its body read here: each of its calls counts before any runs.
+      const body = refuseHeaders(request) ? undefined : readCalls(await request.text());
+      const calls = body === undefined || body instanceof Response ? 1 : callCount(body.calls);
+      if (caller === undefined && calls > 1) {
+        const refused = await timing.measure('rate', () => perAddress(calls - 1, 1));
         if (refused) return refused;
       }
-      return await timing.measure('mcp', () => handleMcpRequest(env, request, { project, token, plane }, timing));
+      if (caller !== undefined) {
+        const perCaller = limited(`caller:${token._id}:${caller}`, 'for this organization\'s agent');
+        const refused = await timing.measure('rate', () => perCaller(calls)) ?? await perToken(token._id, calls);
+        if (refused) return refused;
+      }
+      const mcp = () => handleMcpRequest(env, request, { project, token, plane }, timing, body);
+      return await timing.measure('mcp', mcp);
     } catch (error) {
       if (error instanceof RateRefusal) return error.response;
       if (isPlatformError(error) && error.status && error.status < 500) {
@@ -110,6 +116,31 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
     .get('/mcp/_health', () => ({ status: 'ok', version: env.version }))
     .all('/mcp/:slug/mcp', serve('production'), { parse: 'none' })
     .all('/mcp/:slug/test/mcp', serve('test'), { parse: 'none' });
+}
+
+/**
+ * What one request counts against the rate limits: its `tools/call` messages that expect an answer (each runs a
+ * tool; a notification is never run), and at least 1.
+ */
+export function callCount(calls: JsonRpcCall[]): number {
+  return Math.max(1, calls.filter((c) => c.method === 'tools/call' && c.id !== undefined).length);
+}
+
+/**
+ * The 429 of a count that did not fit, with Retry-After. One call: the limit and the wait. A batch: how many calls
+ * it carried, the limit, how many calls the window still holds for the next request, and to send fewer calls per
+ * request. `extra` follows the limit (how it is derived).
+ */
+function rateRefusal(count: RateCount, who: string, calls: number, extra: string): Response {
+  const retry = count.retryAfterSeconds;
+  const limit = `${count.limit} calls per 60 s${extra}`;
+  const message = calls <= 1
+    ? `Too many requests ${who}: at most ${limit}. Retry after ${retry} s.`
+    : `Too many calls ${who}: this request carries ${calls} tools/call and each counts against the limit of ${limit}; `
+      + (calls > count.limit
+        ? `no window holds that many. Send at most ${count.limit} calls per request.`
+        : `${count.remaining} remain in this window. Send fewer calls per request, or retry after ${retry} s.`);
+  return errorResponse(new PlatformError('rate_limited', message, { status: 429 }), { 'retry-after': String(retry) });
 }
 
 /** A refusal over a rate found while authenticating (answered as it is). */

@@ -18,7 +18,8 @@ import { assemblePlane, type AssembledPlane } from '../../core/semantic/planes.t
 import type { Plane, ProjectRecord, TokenRecord } from '../../core/semantic/records.ts';
 import { callTool } from '../../core/semantic/tools/call-tool.ts';
 import { toolDefinitions } from '../../core/semantic/tools/tool-definitions.ts';
-import { isObject, readCalls, refuseHeaders, respond, rpcErrors, type JsonRpcCall, type JsonRpcResponse } from './json-rpc.ts';
+import { batchAnswer } from './batch-answer.ts';
+import { isObject, readCalls, refuseHeaders, rpcErrors, type JsonRpcCall, type JsonRpcResponse } from './json-rpc.ts';
 import type { ServerTiming } from './server-timing.ts';
 
 /** What the endpoint needs besides the request. */
@@ -58,20 +59,30 @@ export interface McpCaller {
 
 /**
  * Answers one authenticated MCP request for `caller.project` on `caller.plane`, timing its phases:
- * the header refusals of {@link refuseHeaders}, then each JSON-RPC call of the body in order.
+ * the header refusals of {@link refuseHeaders}, then each JSON-RPC call of the body in order (`read`: the body
+ * the caller read already, having counted its calls); {@link batchAnswer} bounds the whole answer.
  */
-export async function handleMcpRequest(env: McpEndpointDeps, request: Request, caller: McpCaller, timing: ServerTiming): Promise<Response> {
+export async function handleMcpRequest(
+  env: McpEndpointDeps, request: Request, caller: McpCaller, timing: ServerTiming, read?: ReadCalls,
+): Promise<Response> {
   const refused = refuseHeaders(request);
   if (refused) return refused;
-  const body = readCalls(await request.text());
+  const body = read ?? readCalls(await request.text());
   if (body instanceof Response) return body;
-  const responses: JsonRpcResponse[] = [];
+  const answer = batchAnswer(body.calls);
   for (const call of body.calls) {
+    if (answer.full) {
+      answer.skip(call);
+      continue;
+    }
     const response = await answerCall(env, call, caller, timing);
-    if (response) responses.push(response);
+    if (response) answer.add(call, response);
   }
-  return respond(responses, body.batch);
+  return answer.respond(body.batch);
 }
+
+/** What {@link readCalls} answers: the calls of a body, or the 400 for one that is not readable. */
+export type ReadCalls = ReturnType<typeof readCalls>;
 
 /** The response to one call; undefined for a notification (no id). */
 async function answerCall(env: McpEndpointDeps, call: JsonRpcCall, caller: McpCaller, timing: ServerTiming): Promise<JsonRpcResponse | undefined> {

@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probePodman, type Podman } from '../helpers/container.ts';
 import { freePort } from '../helpers/ports.ts';
 import { repoRoot } from '../helpers/product.ts';
-import { mcpClient } from '../helpers/semantic-fixtures.ts';
+import { mcpClient, queryOutputOf } from '../helpers/semantic-fixtures.ts';
 import { holdPorts, listeningAddresses, pidOf, runStartScript, type StartedScript } from '../helpers/start-script.ts';
 
 const probe = probePodman();
@@ -121,7 +121,7 @@ describe('scripts/start on a clean Debian machine with only nodejs and npm', () 
     const client = await mcpClient(`http://127.0.0.1:${publicPort}/mcp/flights/mcp`, token);
     try {
       const answer = await client.callTool({ name: 'execute_query', arguments: { modelName: 'flights', sql: 'SELECT count(*) AS n FROM flights' } });
-      expect((answer.structuredContent as { rows: number[][] }).rows).toEqual([[3_000_000]]);
+      expect(queryOutputOf(answer).rows).toEqual([[3_000_000]]);
     } finally {
       await client.close();
     }

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preloadDuckDbLibrary } from '../../core/adapters/duckdb/native-library.ts';
 import { freePort } from '../helpers/ports.ts';
 import { distDir, repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
-import { flightsModel, mcpClient, projectDir } from '../helpers/semantic-fixtures.ts';
+import { flightsModel, mcpClient, projectDir, queryOutputOf } from '../helpers/semantic-fixtures.ts';
 
 const compiled = { mode: 'compiled' } as const;
 let product: RunningProduct;
@@ -55,7 +55,7 @@ describe('compiled executables', () => {
       arguments: { modelName: 'flights', sql: 'SELECT o.state, COUNT(*) AS n FROM flights f JOIN origin_airports o ON f.origin = o.iata WHERE f.delay > 0 GROUP BY o.state ORDER BY n DESC LIMIT 1' },
     });
     expect(result.isError).toBeFalsy();
-    expect((result.structuredContent as { rows: unknown[][] }).rows).toEqual([['CA', 177731]]);
+    expect(queryOutputOf(result).rows).toEqual([['CA', 177731]]);
   });
 
   it('writes the embedded DuckDB library once under the data directory and reuses it on the next start', async () => {

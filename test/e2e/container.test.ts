@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildImage, probePodman, waitForStatus, type Podman } from '../helpers/container.ts';
 import { freePort } from '../helpers/ports.ts';
 import { runCairn } from '../helpers/product.ts';
-import { flightsModel, mcpClient, projectDir } from '../helpers/semantic-fixtures.ts';
+import { flightsModel, mcpClient, projectDir, queryOutputOf } from '../helpers/semantic-fixtures.ts';
 
 const probe = probePodman();
 const tag = 'localhost/cairn:e2e';
@@ -78,7 +78,7 @@ describe.skipIf(!probe.available)(`container image${probe.available ? '' : ` (sk
     try {
       const result = await client.callTool({ name: 'execute_query', arguments: { modelName: 'flights', sql: 'SELECT COUNT(*) AS n FROM flights' } });
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-      expect((result.structuredContent as { rows: unknown[][] }).rows).toEqual([[3000000]]);
+      expect(queryOutputOf(result).rows).toEqual([[3000000]]);
     } finally {
       await client.close();
     }

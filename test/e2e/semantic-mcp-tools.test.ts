@@ -6,7 +6,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
-import { fixtureModel, flightsModel, mcpClient, projectDir, textOf } from '../helpers/semantic-fixtures.ts';
+import {
+  fixtureModel, flightsModel, mcpClient, projectDir, queryOutputOf, textOf,
+} from '../helpers/semantic-fixtures.ts';
 
 let product: RunningProduct;
 let endpoint: string;
@@ -50,13 +52,15 @@ describe('connection and authentication', () => {
     await expect(mcpClient(endpoint)).rejects.toThrow();
   });
 
-  it('lists the six tools with annotations and the output schema of the query tools', async () => {
+  it('lists the six tools with annotations; the query tools describe their JSON text, no output schema', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['list_semantic_models', 'get_semantic_model', 'get_datasets', 'execute_query', 'execute_stored_query', 'request_improvement']);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.get_semantic_model.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
     expect(byName.request_improvement.annotations?.readOnlyHint).toBe(false);
-    expect(byName.execute_query.outputSchema?.properties).toHaveProperty('rows');
+    // Rows are carried once, as JSON text (issue 18 § 3): an output schema would oblige structuredContent too.
+    expect(tools.filter((t) => t.outputSchema !== undefined)).toEqual([]);
+    expect(byName.execute_query.description).toMatch(/Answers JSON text \{columns: \[\{name, type\}\], rows: /);
     expect(byName.get_datasets.inputSchema.properties?.datasets).toMatchObject({ minItems: 1, maxItems: 10 });
   });
 });
@@ -100,36 +104,39 @@ describe('execute_query', () => {
     FROM flights f JOIN origin_airports o ON f.origin = o.iata
     WHERE f.delay > 0 GROUP BY o.state ORDER BY delayed_departures DESC LIMIT 3`;
 
-  it('answers which state has the most delayed departures, as text and structured content', async () => {
+  it('answers which state has the most delayed departures, as JSON text carried once', async () => {
     const result = await call('execute_query', { modelName: 'flights', sql: stateQuestion });
     expect(result.isError).toBeFalsy();
-    const structured = result.structuredContent as { columns: { name: string }[]; rows: unknown[][]; storedQueryId: string };
-    expect(structured.columns.map((c) => c.name)).toEqual(['state', 'delayed_departures']);
-    expect(structured.rows[0]).toEqual(['CA', 177731]);
-    expect(JSON.parse(textOf(result))).toEqual(structured);
-    expect(structured.storedQueryId).toMatch(/^[a-z2-7]{26}$/);
+    const output = queryOutputOf(result);
+    expect(output.columns.map((c) => c.name)).toEqual(['state', 'delayed_departures']);
+    expect(output.rows[0]).toEqual(['CA', 177731]);
+    expect(output.rowCount).toBe(3);
+    expect(output.storedQueryId).toMatch(/^[a-z2-7]{26}$/);
   });
 
   it('replays a stored query with new params, and with the stored ones when omitted', async () => {
     const first = await call('execute_query', { modelName: 'flights', sql: 'SELECT COUNT(*) AS n FROM flights WHERE origin = $1 AND delay > $2', params: ['SFO', '30'] });
-    const { storedQueryId, rows } = first.structuredContent as { storedQueryId: string; rows: number[][] };
+    const { storedQueryId, rows } = queryOutputOf(first) as { storedQueryId: string; rows: number[][] };
     expect(rows[0][0]).toBeGreaterThan(0);
     const replay = await call('execute_stored_query', { storedQueryId, params: ['LAX', '30'] });
     const same = await call('execute_stored_query', { storedQueryId });
-    expect((replay.structuredContent as { rows: number[][] }).rows[0][0]).not.toBe(rows[0][0]);
-    expect((same.structuredContent as { rows: number[][] }).rows[0][0]).toBe(rows[0][0]);
+    expect(queryOutputOf(replay).rows[0][0]).not.toBe(rows[0][0]);
+    expect(queryOutputOf(same).rows[0][0]).toBe(rows[0][0]);
+    expect(queryOutputOf(same).storedQueryId).toBe(storedQueryId);
   });
 
   it('does not store when store is false', async () => {
     const result = await call('execute_query', { modelName: 'flights', sql: 'SELECT 1 AS one', store: false });
-    expect(result.structuredContent).not.toHaveProperty('storedQueryId');
+    expect(queryOutputOf(result)).toEqual({ columns: [{ name: 'one', type: 'INTEGER' }], rows: [[1]], rowCount: 1 });
   });
 
   it('caps results at 1,000 rows and sets truncated only when a 1,001st row exists', async () => {
-    const over = (await call('execute_query', { modelName: 'flights', sql: 'SELECT origin FROM flights LIMIT 1001', store: false })).structuredContent as { rows: unknown[]; truncated?: boolean };
+    const sqlUpTo = (n: number) => `SELECT origin FROM flights LIMIT ${n}`;
+    const rowsUpTo = (n: number) => call('execute_query', { modelName: 'flights', sql: sqlUpTo(n), store: false });
+    const over = queryOutputOf(await rowsUpTo(1001));
     expect(over.rows).toHaveLength(1000);
     expect(over.truncated).toBe(true);
-    const exact = (await call('execute_query', { modelName: 'flights', sql: 'SELECT origin FROM flights LIMIT 1000', store: false })).structuredContent as { rows: unknown[]; truncated?: boolean };
+    const exact = queryOutputOf(await rowsUpTo(1000));
     expect(exact.rows).toHaveLength(1000);
     expect(exact).not.toHaveProperty('truncated');
   });

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
-import { fixtureModel, mcpClient, projectDir, textOf } from '../helpers/semantic-fixtures.ts';
+import { fixtureModel, mcpClient, projectDir, queryOutputOf, textOf } from '../helpers/semantic-fixtures.ts';
 
 const airportsModel = (description: string, viewQuery: string) => `version: "0.2.0.dev0"
 semantic_model:
@@ -59,17 +59,18 @@ describe('planes', () => {
     expect(saved.status, saved.stderr).toBe(0);
     expect(saved.stdout).toContain('not published');
     const sql = 'SELECT version FROM airports LIMIT 1';
-    expect((await query('test/mcp', sql)).structuredContent).toMatchObject({ rows: [['v2']] });
+    expect(queryOutputOf(await query('test/mcp', sql))).toMatchObject({ rows: [['v2']] });
     const before = await query('mcp', sql);
     expect(before.isError).toBe(true);
     expect(textOf(before)).toMatch(/version/);
     expect(runCairn(product.url, ['semantic', 'publish', 'airports']).status).toBe(0);
-    expect((await query('mcp', sql)).structuredContent).toMatchObject({ rows: [['v2']] });
+    expect(queryOutputOf(await query('mcp', sql))).toMatchObject({ rows: [['v2']] });
   });
 
   it('re-materialises views on every call: a changed view_query takes effect on the next call', async () => {
     importDir([{ name: 'airports.yaml', text: airportsModel('Version three.', "SELECT iata, 'v3' AS version FROM data.airports") }], false);
-    expect((await query('test/mcp', 'SELECT version FROM airports LIMIT 1')).structuredContent).toMatchObject({ rows: [['v3']] });
+    const v3 = await query('test/mcp', 'SELECT version FROM airports LIMIT 1');
+    expect(queryOutputOf(v3)).toMatchObject({ rows: [['v3']] });
     importDir([{ name: 'airports.yaml', text: airportsModel('Broken view.', 'SELECT no_such_column FROM data.airports') }], false);
     const broken = await query('test/mcp', 'SELECT * FROM airports LIMIT 1');
     expect(broken.isError).toBe(true);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
-import { mcpClient, projectDir, textOf } from '../helpers/semantic-fixtures.ts';
+import { mcpClient, projectDir, queryOutputOf, textOf } from '../helpers/semantic-fixtures.ts';
 
 const fixtures = join(repoRoot, 'test/fixtures/semantic/attack');
 /** Text that exists only in rows or columns the token must never see. */
@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 const query = (sql: string) => client.callTool({ name: 'execute_query', arguments: { modelName: 'public_notes', sql, store: false } });
-const rowsOf = (result: object) => (result as { structuredContent: { rows: unknown[][] } }).structuredContent.rows;
+const rowsOf = (result: object) => queryOutputOf(result).rows;
 
 describe('the query path refuses the attack round', () => {
   it.each([

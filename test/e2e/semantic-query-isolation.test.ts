@@ -9,7 +9,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
-import { fixtureModel, flightsModel, mcpClient, projectDir, textOf } from '../helpers/semantic-fixtures.ts';
+import {
+  fixtureModel, flightsModel, mcpClient, projectDir, queryOutputOf, textOf,
+} from '../helpers/semantic-fixtures.ts';
 
 let product: RunningProduct;
 let runawayAgent: Client;
@@ -35,7 +37,7 @@ afterAll(async () => {
 const runaway = "SELECT levenshtein(repeat('a', 250000), repeat('b', 250000)) AS distance";
 const execute = (client: Client, modelName: string, sql: string) =>
   client.callTool({ name: 'execute_query', arguments: { modelName, sql, store: false } }, undefined, { timeout: 120_000 });
-const rowsOf = (result: object) => (result as { structuredContent: { rows: unknown[][] } }).structuredContent.rows;
+const rowsOf = (result: object) => queryOutputOf(result).rows;
 
 describe('a runaway query', () => {
   it('leaves the other model answering while it runs, and is answered with the timeout error', async () => {
@@ -64,9 +66,10 @@ describe('result size', () => {
   it('caps a result at 4 MiB of row data, truncated with a note saying how to narrow the query', async () => {
     const result = await execute(otherAgent, 'flights', "SELECT repeat('x', 100000) AS big FROM range(1000)");
     expect(result.isError).toBeFalsy();
-    const structured = result.structuredContent as { rows: unknown[][]; rowCount: number; truncated?: boolean; note?: string };
-    expect(structured).toMatchObject({ rowCount: 41, truncated: true });
-    expect(structured.note).toMatch(/^Result truncated: the rows passed the 4 MiB \(4,194,304 bytes\) cap on row data, so only the first 41 row\(s\) are shown\. Narrow the query: select fewer or shorter columns/);
+    const output = queryOutputOf(result);
+    expect(output).toMatchObject({ rowCount: 41, truncated: true });
+    expect(output.note).toMatch(/^Result truncated: the rows passed the 4 MiB \(4,194,304 bytes\) cap on row data, /);
+    expect(output.note).toMatch(/so only the first 41 row\(s\) are shown\. Narrow the query: select fewer or shorter /);
     expect(textOf(result).length).toBeLessThan(4.5 * 1024 * 1024);
   });
 

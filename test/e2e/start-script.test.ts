@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/ports.ts';
-import { mcpClient } from '../helpers/semantic-fixtures.ts';
+import { mcpClient, queryOutputOf } from '../helpers/semantic-fixtures.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { holdPorts, listeningAddresses, pidOf, runStartScript, type StartedScript } from '../helpers/start-script.ts';
 
@@ -78,7 +78,7 @@ describe('scripts/start with 3001, 3002 and 6379 taken', () => {
     try {
       const answer = await client.callTool({ name: 'execute_query', arguments: { modelName: 'flights', sql: 'SELECT count(*) AS n FROM flights' } });
       expect(answer.isError).toBeFalsy();
-      expect((answer.structuredContent as { rows: number[][] }).rows).toEqual([[3_000_000]]);
+      expect(queryOutputOf(answer).rows).toEqual([[3_000_000]]);
     } finally {
       await client.close();
     }

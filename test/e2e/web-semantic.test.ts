@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, newTestPage, screenshot, screenshotBoth, startWebApp, type StartedWebApp } from '../helpers/browser.ts';
-import { mcpClient, toolsListStatus } from '../helpers/semantic-fixtures.ts';
+import { mcpClient, queryOutputOf, toolsListStatus } from '../helpers/semantic-fixtures.ts';
 
 const slug = 'cities';
 /** The model as imported: one dataset over data/cities.csv. */
@@ -148,7 +148,7 @@ describe('a newcomer without the CLI', () => {
     try {
       const result = await client.callTool({ name: 'execute_query', arguments: { modelName: 'cities', sql: question } });
       expect(result.isError ?? false).toBe(false);
-      const answer = result.structuredContent as { columns: { name: string }[]; rows: unknown[][] };
+      const answer = queryOutputOf(result);
       expect(answer.columns.map((c) => c.name)).toEqual(['name', 'population']);
       expect(answer.rows.map((r) => r[0])).toEqual(['Shanghai', 'Lagos', 'Tokyo', 'Delhi']);
     } finally {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { QueryOutput } from '../../core/semantic/tools/tool-definitions.ts';
 import { repoRoot } from './product.ts';
 
 export const flightsModel = join(repoRoot, 'scripts/demo/flights/models/flights.yaml');
@@ -38,6 +39,22 @@ export async function mcpClient(endpoint: string, token?: string): Promise<Clien
 export function textOf(result: object): string {
   const content = ((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[];
   return content.map((c) => c.text ?? '').join('\n');
+}
+
+/**
+ * The answer of execute_query or execute_stored_query: the JSON text of the result's one text item. Throws when the
+ * result has any other shape, structuredContent included: the rows are carried once, as text (issue 18 § 3).
+ */
+export function queryOutputOf(result: object): QueryOutput {
+  type Result = { content?: { type: string; text?: string }[]; structuredContent?: unknown };
+  const { content, structuredContent } = result as Result;
+  if (structuredContent !== undefined) {
+    throw new Error('The query result carries structuredContent: its rows must be carried once, as text.');
+  }
+  if (content?.length !== 1 || content[0].type !== 'text') {
+    throw new Error(`The query result is not one text item: ${JSON.stringify(content).slice(0, 300)}`);
+  }
+  return JSON.parse(content[0].text ?? '') as QueryOutput;
 }
 
 /** A tools/list to an MCP endpoint with `token`, straight over HTTP (no client): the status code (401 for a refused token). */

@@ -3,7 +3,8 @@
  * a cluster, passed without a cast) and in process memory: two limiters with the same prefix share one
  * count, as replicas do. The servers are real redis-server processes on loopback, stopped by PID.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits (rate limit per client IP); issue 18 § 3 (N points at once);
+ * Source: ../shared/spec/semantic-query-service.md § Limits (rate limit per client IP);
+ * issue 18 § 3 (N points at once);
  * spec/platform-service.md § Limits (per-user ceiling); issue 6 § 3 (RedisConnection admits a cluster).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

@@ -91,11 +91,12 @@ describe('discovery and calls against the semantic service', () => {
     await expect(catalog.call('semantic', 'list_semantic_models', {})).rejects.toSatisfy((e) => isPlatformError(e, 'tool_not_found'));
   });
 
-  it('answers execute_query with the structured rows', async () => {
+  it('answers execute_query with the rows as the JSON text the model reads (carried once)', async () => {
     const { catalog } = catalogOf({});
     const result = await catalog.call('semantic', 'execute_query', { modelName: 'flights', sql: stateQuestion, store: false });
     expect(result.isError).toBe(false);
-    const output = result.output as { columns: { name: string }[]; rows: unknown[][] };
+    expect(typeof result.output).toBe('string');
+    const output = JSON.parse(result.output as string) as { columns: { name: string }[]; rows: unknown[][] };
     expect(output.columns.map((c) => c.name)).toEqual(['state', 'delayed_departures']);
     expect(output.rows[0]).toEqual(['CA', 177731]);
   });
@@ -130,7 +131,8 @@ describe('discovery and calls against the semantic service', () => {
     controller.abort();
     await expect(slow).rejects.toSatisfy((e) => isPlatformError(e, 'tool_cancelled'));
     const next = await catalog.call('semantic', 'execute_query', { modelName: 'flights', sql: 'SELECT 1 AS one', store: false });
-    expect(next).toMatchObject({ isError: false, output: { rows: [[1]] } });
+    expect(next.isError).toBe(false);
+    expect(JSON.parse(next.output as string)).toMatchObject({ rows: [[1]] });
   });
 });
 
@@ -170,7 +172,9 @@ describe('services that fail discovery', () => {
     expect(down.output).toMatch(/^The semantic service could not be reached: /);
     up = await forwarder(port);
     try {
-      expect(await catalog.call('semantic', 'execute_query', question)).toMatchObject({ isError: false, output: { rows: [[2]] } });
+      const answer = await catalog.call('semantic', 'execute_query', question);
+      expect(answer.isError).toBe(false);
+      expect(JSON.parse(answer.output as string)).toMatchObject({ rows: [[2]] });
     } finally {
       await up.close();
     }

@@ -29,9 +29,7 @@ import {
 const maxExactInteger = BigInt(Number.MAX_SAFE_INTEGER);
 /** Doubles carry 15 significant decimal digits exactly (DBL_DIG). */
 const maxExactDecimalDigits = 15;
-const microsPerDay = 86_400_000_000n;
-/** 10000-01-01 00:00:00 in microseconds since the epoch: below it a date has four year digits. */
-const fourDigitYearsEnd = 253_402_300_800_000_000n;
+const microsPerDay = 86_400_000_000;
 
 /**
  * Converts one value of a column to JSON; SQL NULL (null) gives null.
@@ -86,7 +84,7 @@ function nonNullConverter(type: DuckDBType): NonNullConverter {
     case DuckDBTypeId.VARCHAR:
       return (value) => value;
     case DuckDBTypeId.TIMESTAMP:
-      return (value) => timestampToJson(value as DuckDBTimestampValue);
+      return timestampConverter();
     case DuckDBTypeId.TIMESTAMP_S: case DuckDBTypeId.TIMESTAMP_MS: case DuckDBTypeId.TIMESTAMP_NS:
       return (value) => isoTimestamp(String(value), '');
     case DuckDBTypeId.TIMESTAMP_TZ:
@@ -132,7 +130,7 @@ function nestedConverter(type: DuckDBType): NonNullConverter {
 }
 
 function integerToJson(value: bigint): number | string {
-  const big = BigInt(value);
+  const big = typeof value === 'bigint' ? value : BigInt(value);
   return big <= maxExactInteger && big >= -maxExactInteger ? Number(big) : big.toString();
 }
 
@@ -145,19 +143,30 @@ function decimalToJson(value: DuckDBDecimalValue): number | string {
 }
 
 /**
- * A TIMESTAMP (microseconds) as `YYYY-MM-DDTHH:MM:SS[.ffffff]` (fraction without trailing zeros),
- * the engine's text with `T`: from 1970 to 9999 by arithmetic, else through the engine's text.
+ * TIMESTAMP (microseconds) as `YYYY-MM-DDTHH:MM:SS[.ffffff]` (fraction without trailing zeros), the
+ * engine's text with `T`. From 1970 to 2255 (0 … 2^53−1 µs) by arithmetic on doubles, which are exact there,
+ * remembering the date text of the last day seen (a column's rows often share days); else through the
+ * engine's text.
  */
-function timestampToJson(value: DuckDBTimestampValue): string {
-  const { micros } = value;
-  if (micros < 0n || micros >= fourDigitYearsEnd) return isoTimestamp(value.toString(), '');
-  const days = Number(micros / microsPerDay);
-  const inDay = Number(micros - BigInt(days) * microsPerDay);
-  const fraction = inDay % 1_000_000;
-  const seconds = (inDay - fraction) / 1_000_000;
-  const date = new Date(days * 86_400_000).toISOString().slice(0, 10);
-  const time = `${date}T${twoDigits(Math.floor(seconds / 3600))}:${twoDigits(Math.floor(seconds / 60) % 60)}:${twoDigits(seconds % 60)}`;
-  return fraction === 0 ? time : `${time}.${String(fraction).padStart(6, '0').replace(/0+$/, '')}`;
+function timestampConverter(): NonNullConverter {
+  let lastDay = Number.NaN;
+  let lastDate = '';
+  return (value) => {
+    const { micros } = value as DuckDBTimestampValue;
+    if (micros < 0n || micros > maxExactInteger) return isoTimestamp(value.toString(), '');
+    const exact = Number(micros);
+    const day = Math.floor(exact / microsPerDay);
+    if (day !== lastDay) {
+      lastDay = day;
+      lastDate = new Date(day * 86_400_000).toISOString().slice(0, 10);
+    }
+    const inDay = exact - day * microsPerDay;
+    const fraction = inDay % 1_000_000;
+    const seconds = (inDay - fraction) / 1_000_000;
+    const hours = Math.floor(seconds / 3600);
+    const time = `${lastDate}T${twoDigits(hours)}:${twoDigits(Math.floor(seconds / 60) % 60)}:${twoDigits(seconds % 60)}`;
+    return fraction === 0 ? time : `${time}.${String(fraction).padStart(6, '0').replace(/0+$/, '')}`;
+  };
 }
 
 function twoDigits(value: number): string {

@@ -1,6 +1,7 @@
 /**
  * Handlers of execute_query and execute_stored_query: validate against the engine's parser, run on
- * the model's scoped views, store the query for replay.
+ * the model's scoped views, store the query for replay. The result is carried once, as the JSON text of
+ * {@link QueryOutput} (see tool-definitions.ts: why text and not structuredContent).
  *
  * Source: ../shared/spec/semantic-query-service.md § Tools (execute_query, execute_stored_query),
  * § Query validation, § Errors, § Limits.
@@ -24,7 +25,7 @@ export async function executeQuery(ctx: ToolContext, input: Static<typeof Execut
   if (input.store !== false) {
     output.storedQueryId = await storeQuery(ctx.deps, { projectId: ctx.project._id, modelName: model.name, sql: input.sql, params, tokenId: ctx.token._id });
   }
-  return { text: JSON.stringify(output), structured: output };
+  return { text: JSON.stringify(output) };
 }
 
 /** execute_stored_query: the stored SQL with new params (or the stored ones). */
@@ -33,7 +34,7 @@ export async function executeStoredQuery(ctx: ToolContext, input: Static<typeof 
   const model = requireModel(ctx, stored.modelName);
   const result = await runQuery(ctx, model, stored.sql, input.params ?? stored.params);
   const output: QueryOutput = { ...toOutput(result), storedQueryId: stored._id };
-  return { text: JSON.stringify(output), structured: output };
+  return { text: JSON.stringify(output) };
 }
 
 /** Validates and runs `sql` on `model`'s scoped views. */

@@ -53,7 +53,13 @@ export const RequestImprovementInput = Type.Object({
 
 export const ListSemanticModelsInput = Type.Object({}, { additionalProperties: false });
 
-/** Structured result of the query tools (also sent as JSON text). */
+/**
+ * The result of the query tools, carried once: as the JSON text of the result's one text content item, with no
+ * `structuredContent` and no `outputSchema` (issue 18 § 3). Text is what every MCP host hands its model (several
+ * hosts ignore `structuredContent`, and clients of protocol versions before 2025-06-18 do not know it), while a
+ * declared `outputSchema` would oblige the server to send `structuredContent` (MCP 2025-06-18 § Tools, Structured
+ * content) and so carry the rows twice. Programs read it with `JSON.parse` of the text.
+ */
 export const QueryOutput = Type.Object({
   columns: Type.Array(Type.Object({ name: Type.String(), type: Type.String() })),
   rows: Type.Array(Type.Array(Type.Unknown()), { description: 'Rows as arrays aligned with columns, JSON values only.' }),
@@ -86,14 +92,19 @@ export const toolDefinitions: ToolDefinition[] = [
     description: 'Markdown digest of one model: description, instructions, datasets (with the quoted table name to use in SQL), relationships (which columns join which) and metrics (with expressions). Without scope: an overview with the first page of each section; with scope: one page of that section.' },
   { name: 'get_datasets', title: 'Get dataset fields', inputSchema: GetDatasetsInput, annotations: readOnly,
     description: 'Field lists of 1 to 10 datasets of a model: data types, expressions, time dimensions, enums, examples, synonyms and instructions. Each dataset pages its fields independently (page, default 1).' },
-  { name: 'execute_query', title: 'Run a read-only SQL query', inputSchema: ExecuteQueryInput, outputSchema: QueryOutput,
+  { name: 'execute_query', title: 'Run a read-only SQL query', inputSchema: ExecuteQueryInput,
     annotations: { readOnlyHint: true, idempotentHint: false, destructiveHint: false, openWorldHint: false },
-    description: 'Run one read-only SQL query (DuckDB dialect) over the datasets of a model, written against bare dataset names (no schema or catalog prefixes), with $1, $2 … placeholders bound from params. Returns columns and rows (at most 1,000 rows and 4 MiB of row data; truncated: true when more exist) and a storedQueryId (unless store is false). Queries stop after 30 s.' },
-  { name: 'execute_stored_query', title: 'Replay a stored query', inputSchema: ExecuteStoredQueryInput, outputSchema: QueryOutput,
+    description: 'Run one read-only SQL query (DuckDB dialect) over the datasets of a model, written against bare '
+      + 'dataset names (no schema or catalog prefixes), with $1, $2 … placeholders bound from params. Answers '
+      + 'JSON text {columns: [{name, type}], rows: [[…]] aligned with columns, rowCount, truncated?, note?, '
+      + 'storedQueryId?}: at most 1,000 rows and 4 MiB of row data (truncated: true when more exist; at the byte cap, '
+      + 'note says how to narrow the query), and a storedQueryId unless store is false. Queries stop after 30 s.' },
+  { name: 'execute_stored_query', title: 'Replay a stored query', inputSchema: ExecuteStoredQueryInput,
     annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false },
     description: 'Run a query stored by an earlier execute_query again, with new params (omit params to reuse the '
-      + 'stored ones). Same row cap and timeout as execute_query. A stored query expires 30 days after its last use, '
-      + 'and a token keeps its 200 most recently used: for an unknown id, run execute_query again.' },
+      + 'stored ones). Same JSON text answer, row cap and timeout as execute_query. A stored query expires 30 days '
+      + 'after its last use, and a token keeps its 200 most recently used: for an unknown id, run execute_query '
+      + 'again.' },
   { name: 'request_improvement', title: 'Request a model improvement', inputSchema: RequestImprovementInput,
     annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false, openWorldHint: false },
     description: 'Tell the modellers what is missing or wrong in a model (a field, a description, a view_query, a '

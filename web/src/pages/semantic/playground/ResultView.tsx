@@ -1,13 +1,14 @@
 /**
  * A tool result as the agent gets it: for execute_query the columns and rows as a table captioned "Result",
  * the row count and a clear "truncated" notice when the tool says so; a tool error verbatim in an alert;
- * and the raw result (text and structuredContent) behind a disclosure.
+ * and the raw result (text and structuredContent) behind a disclosure. The query tools answer their result as
+ * JSON text (no structuredContent), read with {@link queryOutputOf}.
  *
  * Source: ../shared/spec/semantic-query-service.md § Tools (execute_query), § Errors, § Limits; issue 9.
  */
-import type { QueryOutput } from '../../../../../core/semantic/tools/tool-definitions.ts';
+import { useMemo } from 'react';
 import { usePaged } from '../../../ui/kit.tsx';
-import type { ToolCallResult } from './mcp.ts';
+import { queryOutputOf, type ToolCallResult } from './mcp.ts';
 
 /** Rows of the result table per page. */
 const rowsPerPage = 50;
@@ -45,7 +46,7 @@ function cell(value: unknown): string {
 
 /** execute_query's answer: table, row count, truncation, raw view. */
 export function QueryResultView({ result }: { result: ToolCallResult }) {
-  const output = result.structuredContent as QueryOutput | undefined;
+  const output = useMemo(() => queryOutputOf(result), [result]);
   const rows = output?.rows ?? [];
   const { rows: pageRows, pager } = usePaged(rows, rowsPerPage);
   if (result.isError) return <><ToolError result={result} /><RawResult result={result} /></>;

@@ -14,6 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { endpointPath, type PlaygroundPlane, type PlaygroundTokenView } from '../../../../../core/semantic/api/playground.ts';
+import type { QueryOutput } from '../../../../../core/semantic/tools/tool-definitions.ts';
 import { api, projectPath } from '../../../api/client.ts';
 
 /**
@@ -33,6 +34,20 @@ export interface ToolCallResult {
   isError: boolean;
   /** The whole result object, for the raw view. */
   raw: unknown;
+}
+
+/**
+ * The query tools' result in `result`: the JSON text of their one text item (the semantic service carries rows once,
+ * as text: issue 18 § 3), or structured content of that shape; undefined for any other result or a tool error.
+ */
+export function queryOutputOf(result: ToolCallResult): QueryOutput | undefined {
+  if (result.isError) return undefined;
+  let value: unknown = result.structuredContent;
+  if (value === undefined) {
+    try { value = JSON.parse(result.text); } catch { return undefined; }
+  }
+  const output = value as Partial<QueryOutput> | null;
+  return output && Array.isArray(output.columns) && Array.isArray(output.rows) ? output as QueryOutput : undefined;
 }
 
 /**
