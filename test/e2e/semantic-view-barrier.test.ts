@@ -9,7 +9,7 @@
  * Scope files of two projects with identical data and of both planes of a model never evict each other.
  * Source: ../shared/spec/semantic-query-service.md § What the service does (3), § Query validation; issue 18 § 1.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -39,20 +39,26 @@ function model(name: string, datasets: Record<string, string>): string {
         custom_extensions:
           - vendor_name: COMMON
             data: '${JSON.stringify({ view_query: viewQuery }).replace(/'/g, "''")}'`);
-  return `version: "0.1.1"\nsemantic_model:\n  - name: ${name}\n    description: View barrier, ${name}.\n    datasets:\n${entries.join('\n')}\n`;
+  const head = `version: "0.1.1"\nsemantic_model:\n  - name: ${name}\n    description: View barrier, ${name}.\n`;
+  return `${head}    datasets:\n${entries.join('\n')}\n`;
 }
 
-/** events: 300,000 rows, region cycling EU/US/APAC; allow: the allow-list (EU); ev_enum: an ENUM whose SECRET_ZONE only row 7 holds. */
+/**
+ * events: 300,000 rows, region cycling EU/US/APAC; allow: the allow-list (EU); ev_enum: an ENUM column
+ * whose value SECRET_ZONE only row 7 (a US row, hidden) holds.
+ */
 async function writeData(file: string): Promise<void> {
   const instance = await DuckDBInstance.create(file);
   const connection = await instance.connect();
   try {
     await connection.run(`CREATE TABLE events AS SELECT range AS id, ['EU', 'US', 'APAC'][range % 3 + 1] AS region,
-      'user' || range || '@' || lower(['EU', 'US', 'APAC'][range % 3 + 1]) || '.example' AS email, (range % 1000) * 1.5 AS amount
-      FROM range(300000)`);
+      'user' || range || '@' || lower(['EU', 'US', 'APAC'][range % 3 + 1]) || '.example' AS email,
+      (range % 1000) * 1.5 AS amount FROM range(300000)`);
     await connection.run("CREATE TABLE allow AS SELECT 'EU' AS region");
-    await connection.run(`CREATE TABLE ev_enum AS SELECT range AS id, CAST(CASE WHEN range = 7 THEN 'SECRET_ZONE'
-      ELSE ['EU', 'US', 'APAC'][range % 3 + 1] END AS ENUM('EU', 'US', 'APAC', 'SECRET_ZONE')) AS region FROM range(1000)`);
+    await connection.run(`CREATE TABLE ev_enum AS SELECT range AS id,
+      CAST(CASE WHEN range = 7 THEN 'SECRET_ZONE' ELSE ['EU', 'US', 'APAC'][range % 3 + 1] END
+        AS ENUM('EU', 'US', 'APAC', 'SECRET_ZONE')) AS region
+      FROM range(1000)`);
     await connection.run('CHECKPOINT');
   } finally {
     connection.closeSync();
@@ -62,7 +68,8 @@ async function writeData(file: string): Promise<void> {
 
 function importProject(slug: string, models: Record<string, string>, publish: boolean): void {
   for (const [name, text] of Object.entries(models)) writeFileSync(join(projectDir, 'models', `${name}.yaml`), text);
-  const imported = runCairn(product.url, ['semantic', 'import', projectDir, '--project', slug, ...(publish ? ['--publish'] : [])]);
+  const args = ['semantic', 'import', projectDir, '--project', slug, ...(publish ? ['--publish'] : [])];
+  const imported = runCairn(product.url, args);
   expect(imported.status, imported.stderr).toBe(0);
 }
 
@@ -74,7 +81,8 @@ beforeAll(async () => {
   await writeData(join(projectDir, 'data', 'barrier.duckdb'));
   const models = Object.fromEntries(Object.entries(kinds).map(([name, view]) => [name, model(name, { events: view })]));
   importProject('barrier', { ...models, enum_kind: model('enum_kind', { ev_enum: enumView }) }, true);
-  const created = runCairn(product.url, ['semantic', 'token', 'create', 'barrier', '--models', [...Object.keys(kinds), 'enum_kind'].join(',')]);
+  const scopeOfToken = [...Object.keys(kinds), 'enum_kind'].join(',');
+  const created = runCairn(product.url, ['semantic', 'token', 'create', 'barrier', '--models', scopeOfToken]);
   expect(created.status, created.stderr).toBe(0);
   token = created.stdout.trim();
   client = await mcpClient(`${product.url}/mcp/barrier/mcp`, token);
@@ -90,12 +98,16 @@ const query = (modelName: string, sql: string, on: Client = client) =>
 /** The rows of a query answer (carried as JSON text, or as structuredContent by older builds). */
 const rowsOf = (result: object) => ((result as { structuredContent?: { rows: unknown[][] } }).structuredContent
   ?? (JSON.parse(textOf(result)) as { rows: unknown[][] })).rows;
-const answerOf = (result: object) => `${textOf(result)} ${JSON.stringify((result as { structuredContent?: unknown }).structuredContent ?? null)}`;
+/** Everything an answer carries as text. */
+const answerOf = (result: object) =>
+  `${textOf(result)} ${JSON.stringify((result as { structuredContent?: unknown }).structuredContent ?? null)}`;
+/** The reproduction's predicate: its pattern holds the email itself for any row not in EU. */
+const reproduction = "regexp_full_match(email, CASE WHEN email LIKE '%@eu.%' THEN '.*' ELSE email || '(' END)";
 const regexpProbe = (condition: string) => `regexp_full_match(email, CASE WHEN ${condition} THEN '(' ELSE '.*' END)`;
 
 describe.each(Object.keys(kinds))('a view filtered by the %s kind is a barrier on 300,000 rows', (kind) => {
   it('the reproduction answers over visible rows only, naming no hidden email', async () => {
-    const result = await query(kind, "SELECT count(*) FROM events WHERE regexp_full_match(email, CASE WHEN email LIKE '%@eu.%' THEN '.*' ELSE email || '(' END)");
+    const result = await query(kind, `SELECT count(*) FROM events WHERE ${reproduction}`);
     expect(answerOf(result)).not.toMatch(hiddenEmail);
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(rowsOf(result)).toEqual([[100_000]]);
@@ -105,7 +117,8 @@ describe.each(Object.keys(kinds))('a view filtered by the %s kind is a barrier o
     const leaked: string[] = [];
     for (let step = 0; step < 3; step += 1) {
       const excluded = leaked.map((email) => `'${email}'`).join(', ') || "''";
-      const result = await query(kind, `SELECT count(*) FROM events WHERE email NOT IN (${excluded}) AND regexp_full_match(email, CASE WHEN email LIKE '%@eu.%' THEN '.*' ELSE email || '(' END)`);
+      const sql = `SELECT count(*) FROM events WHERE email NOT IN (${excluded}) AND ${reproduction}`;
+      const result = await query(kind, sql);
       const found = hiddenEmail.exec(answerOf(result));
       if (!found) break;
       leaked.push(found[0]);
@@ -114,13 +127,15 @@ describe.each(Object.keys(kinds))('a view filtered by the %s kind is a barrier o
   });
 
   it('an error oracle keyed on a hidden row near row 51,200 stays silent', async () => {
-    const result = await query(kind, `SELECT count(*) FROM events WHERE ${regexpProbe("email = 'user51200@apac.example'")}`);
+    const oracle = regexpProbe("email = 'user51200@apac.example'");
+    const result = await query(kind, `SELECT count(*) FROM events WHERE ${oracle}`);
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(rowsOf(result)).toEqual([[100_000]]);
   });
 
   it('the same oracle keyed on a visible row errors (the query shape reaches the engine)', async () => {
-    const result = await query(kind, `SELECT count(*) FROM events WHERE ${regexpProbe("email = 'user51201@eu.example'")}`);
+    const oracle = regexpProbe("email = 'user51201@eu.example'");
+    const result = await query(kind, `SELECT count(*) FROM events WHERE ${oracle}`);
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/missing \)/);
     expect(textOf(result)).not.toMatch(hiddenEmail);
@@ -143,26 +158,42 @@ describe('an ENUM column names no value that only hidden rows hold', () => {
 });
 
 describe('scope files', () => {
-  const builds = () => product.output.filter((line) => line.includes('"scope file built"')).length;
+  /** The scope files of model `constant` (all projects and planes: they share one data build), with inode and mtime. */
+  const constantFiles = () => {
+    const cache = join(product.dataDir, 'cache', 'semantic');
+    return readdirSync(cache).flatMap((key) => {
+      const scopes = join(cache, key, 'scopes');
+      if (!existsSync(scopes)) return [];
+      return readdirSync(scopes).filter((name) => /^_scope_constant_.*\.duckdb$/.test(name)).map((name) => {
+        const { ino, mtimeMs } = statSync(join(scopes, name));
+        return `${key}/${name} ${ino} ${mtimeMs}`;
+      });
+    }).sort();
+  };
 
   it('of two projects with identical data and of both planes of one model do not evict each other', async () => {
     const views = { constant: model('constant', { events: "SELECT id, email FROM data.events WHERE region = 'US'" }) };
     importProject('barrier-twin', views, true);
-    const twinToken = runCairn(product.url, ['semantic', 'token', 'create', 'barrier-twin', '--models', 'constant']).stdout.trim();
+    const twinToken = runCairn(product.url, ['semantic', 'token', 'create', 'barrier-twin', '--models', 'constant'])
+      .stdout.trim();
     const twin = await mcpClient(`${product.url}/mcp/barrier-twin/mcp`, twinToken);
-    importProject('barrier', { constant: model('constant', { events: "SELECT id, email FROM data.events WHERE region = 'APAC'" }) }, false);
+    const apac = model('constant', { events: "SELECT id, email FROM data.events WHERE region = 'APAC'" });
+    importProject('barrier', { constant: apac }, false);
     const tester = await mcpClient(`${product.url}/mcp/barrier/test/mcp`, token);
     try {
       const sql = 'SELECT min(id), count(*) FROM events';
       // production of barrier (EU), production of barrier-twin (US), test plane of barrier (APAC)
       const expected = [[[0, 100_000]], [[1, 100_000]], [[2, 100_000]]];
-      const round = async () => [rowsOf(await query('constant', sql)), rowsOf(await query('constant', sql, twin)), rowsOf(await query('constant', sql, tester))];
-      const before = builds();
+      const round = async () => {
+        const rows = [];
+        for (const on of [client, twin, tester]) rows.push(rowsOf(await query('constant', sql, on)));
+        return rows;
+      };
       expect(await round()).toEqual(expected);
-      const after = builds();
-      expect(after - before).toBe(3);
+      const files = constantFiles();
+      expect(files).toHaveLength(3);
       expect(await round()).toEqual(expected);
-      expect(builds()).toBe(after);
+      expect(constantFiles()).toEqual(files);
     } finally {
       await twin.close();
       await tester.close();

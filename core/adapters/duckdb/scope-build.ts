@@ -7,35 +7,35 @@
  * ENUM columns (also inside LIST, ARRAY, STRUCT, MAP and UNION) are stored as VARCHAR, so a type
  * never names a value that only a hidden row holds.
  *
- * The builder instance attaches the data database READ_ONLY as `data`, then disables external
- * access and locks its configuration before any view_query runs; each view_query runs as one
- * prepared statement. The file is built under a temporary name, checkpointed and renamed into place
- * (atomic). A new scope of a family (see {@link scopeFamily}) removes the family's older files;
- * a query process that still has one open keeps reading it (Linux keeps unlinked files), and is
- * never handed the new scope because the pool keys processes by data key and scope.
+ * scope-tables.ts writes the file (data attached READ_ONLY, external access off and configuration
+ * locked before any view_query runs, each view_query one prepared statement); here it is built under
+ * a temporary name and renamed into place (atomic), at most `maxConcurrentBuilds` at once. A new scope
+ * of a family (see {@link scopeFamily}) retires the family's older files once no call in this process
+ * still holds a lease on them; a query process that has one open keeps reading it (Linux keeps
+ * unlinked files) and is never handed the new scope, because the pool keys processes by data key and
+ * scope.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (3), § States (view_query changed).
+ * Source: ../shared/spec/semantic-query-service.md § What the service does (3),
+ * § States (view_query changed).
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import {
-  DuckDBArrayType, DuckDBInstance, DuckDBListType, DuckDBMapType, DuckDBStructType, DuckDBTypeId, DuckDBUnionType, VARCHAR,
-  type DuckDBConnection, type DuckDBType,
-} from '@duckdb/node-api';
 import type { Logger } from '../../ports/logger.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { ScopedView } from '../../ports/query-engine.ts';
 import { cacheDirectoryName } from './data-build.ts';
 import { scopeFamily } from './materialise-views.ts';
-import { engineMessage, quoteIdentifier, quoteLiteral } from './sql-text.ts';
+import { writeScopeTables } from './scope-tables.ts';
 
-/** Milliseconds one scope build may take before it is interrupted (default of {@link ScopeBuilderDeps.buildTimeoutMs}). */
+/** Milliseconds one scope build may take before it is interrupted (default of `buildTimeoutMs`). */
 export const defaultScopeBuildTimeoutMs = 120_000;
 
-/** Milliseconds a failed build is remembered, so repeated calls do not rebuild a failing view_query. */
+/** Milliseconds a refused build is remembered, so repeated calls do not rebuild a failing view_query. */
 const failureMemoryMs = 60_000;
+/** Refused builds remembered at most (expired ones are dropped first). */
+const failuresKept = 1_000;
 
 /**
  * Dependencies of {@link createScopeBuilder}.
@@ -105,7 +105,7 @@ export function createScopeBuilder(deps: ScopeBuilderDeps): ScopeBuilder {
     if (!pending) {
       pending = slots.run(() => buildScope(deps, request, target, files))
         .catch((error: unknown) => {
-          if (error instanceof PlatformError) failed.set(target, { error, until: Date.now() + failureMemoryMs });
+          if (error instanceof PlatformError) remember(failed, target, error);
           throw error;
         })
         .finally(() => building.delete(target));
@@ -115,7 +115,8 @@ export function createScopeBuilder(deps: ScopeBuilderDeps): ScopeBuilder {
   };
   return {
     async scopeFile(request) {
-      const target = join(deps.cacheDir, cacheDirectoryName(request.dataKey), 'scopes', `${cacheDirectoryName(request.scope)}.duckdb`);
+      const directory = join(deps.cacheDir, cacheDirectoryName(request.dataKey), 'scopes');
+      const target = join(directory, `${cacheDirectoryName(request.scope)}.duckdb`);
       const release = files.take(target);
       try {
         return { path: await build(request, target), release };
@@ -125,6 +126,15 @@ export function createScopeBuilder(deps: ScopeBuilderDeps): ScopeBuilder {
       }
     },
   };
+}
+
+function remember(failed: Map<string, { error: unknown; until: number }>, target: string, error: unknown): void {
+  const now = Date.now();
+  if (failed.size >= failuresKept) {
+    for (const [key, entry] of failed) if (entry.until <= now) failed.delete(key);
+    if (failed.size >= failuresKept) failed.delete(failed.keys().next().value as string);
+  }
+  failed.set(target, { error, until: now + failureMemoryMs });
 }
 
 type Leases = ReturnType<typeof createLeases>;
@@ -155,138 +165,27 @@ function createLeases() {
   };
 }
 
-async function buildScope(deps: ScopeBuilderDeps, request: ScopeFileRequest, target: string, files: Leases): Promise<string> {
+async function buildScope(
+  deps: ScopeBuilderDeps, request: ScopeFileRequest, target: string, files: Leases,
+): Promise<string> {
   const directory = dirname(target);
   await mkdir(directory, { recursive: true });
   const temporary = `${target}.${randomUUID()}.tmp`;
   const started = performance.now();
   try {
-    await materialise(deps, request, temporary);
+    await writeScopeTables(temporary, request, deps.buildTimeoutMs ?? defaultScopeBuildTimeoutMs, deps.logger);
     await rename(temporary, target);
-    deps.logger.info({ dataKey: request.dataKey, scope: request.scope, ms: Math.round(performance.now() - started) }, 'scope file built');
+    const ms = Math.round(performance.now() - started);
+    deps.logger.info({ dataKey: request.dataKey, scope: request.scope, ms }, 'scope file built');
     await removeFamily(files, target, request.scope);
     return target;
   } finally {
-    await Promise.all([temporary, `${temporary}.wal`, `${temporary}.tmp`].map((path) => rm(path, { recursive: true, force: true })));
+    const leftovers = [temporary, `${temporary}.wal`, `${temporary}.tmp`];
+    await Promise.all(leftovers.map((path) => rm(path, { recursive: true, force: true })));
   }
 }
 
-async function materialise(deps: ScopeBuilderDeps, request: ScopeFileRequest, file: string): Promise<void> {
-  const instance = await DuckDBInstance.create(file, {
-    threads: '2',
-    memory_limit: '512MiB',
-    autoinstall_known_extensions: 'false',
-    autoload_known_extensions: 'false',
-    allow_community_extensions: 'false',
-  });
-  const connection = await instance.connect();
-  const timeoutMs = deps.buildTimeoutMs ?? defaultScopeBuildTimeoutMs;
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    connection.interrupt();
-  }, timeoutMs);
-  try {
-    await connection.run(`ATTACH ${quoteLiteral(request.dataFile)} AS data (READ_ONLY)`);
-    await connection.run('SET enable_external_access = false');
-    await connection.run('SET lock_configuration = true');
-    for (const view of request.views) {
-      try {
-        await createTable(connection, view);
-      } catch (error) {
-        throw refusal(deps.logger, request, view.name, error, timedOut ? timeoutMs : undefined);
-      }
-    }
-    await connection.run('CHECKPOINT');
-  } finally {
-    clearTimeout(timer);
-    connection.closeSync();
-    instance.closeSync();
-  }
-}
-
-/** `CREATE TABLE "<dataset>" AS <view_query>`, with ENUM columns cast to text; prepared, so one statement only. */
-async function createTable(connection: DuckDBConnection, view: ScopedView): Promise<void> {
-  const query = view.sql.replace(/[\s;]+$/, '');
-  const probe = await connection.prepare(query);
-  const columns = Array.from({ length: probe.columnCount }, (_, index) => ({ name: probe.columnName(index), type: probe.columnType(index) }));
-  probe.destroySync();
-  const table = quoteIdentifier(view.name);
-  let sql = `CREATE TABLE ${table} AS ${query}\n`;
-  if (columns.some((column) => hasEnum(column.type))) {
-    const aliases = columns.map((_, index) => quoteIdentifier(`c${index}`));
-    const select = columns.map((column, index) => {
-      const value = `s.${aliases[index]}`;
-      const text = hasEnum(column.type) ? `CAST(${value} AS ${withoutEnums(column.type).toString()})` : value;
-      return `${text} AS ${quoteIdentifier(column.name)}`;
-    });
-    sql = `CREATE TABLE ${table} AS SELECT ${select.join(', ')} FROM (\n${query}\n) AS s(${aliases.join(', ')})`;
-  }
-  const prepared = await connection.prepare(sql);
-  try {
-    await prepared.run();
-  } finally {
-    prepared.destroySync();
-  }
-}
-
-/** True when `type` is an ENUM or holds one at any depth. */
-function hasEnum(type: DuckDBType): boolean {
-  switch (type.typeId) {
-    case DuckDBTypeId.ENUM: return true;
-    case DuckDBTypeId.LIST: case DuckDBTypeId.ARRAY: return hasEnum(type.valueType);
-    case DuckDBTypeId.MAP: return hasEnum(type.keyType) || hasEnum(type.valueType);
-    case DuckDBTypeId.STRUCT: return type.entryTypes.some(hasEnum);
-    case DuckDBTypeId.UNION: return type.memberTypes.some(hasEnum);
-    default: return false;
-  }
-}
-
-/**
- * `type` with every ENUM node replaced by VARCHAR (the rest of the tree unchanged).
- *
- * Source: spec/semantic-query-service.md § What the service does
- */
-export function withoutEnums(type: DuckDBType): DuckDBType {
-  if (!hasEnum(type)) return type;
-  switch (type.typeId) {
-    case DuckDBTypeId.LIST: return new DuckDBListType(withoutEnums(type.valueType));
-    case DuckDBTypeId.ARRAY: return new DuckDBArrayType(withoutEnums(type.valueType), type.length);
-    case DuckDBTypeId.MAP: return new DuckDBMapType(withoutEnums(type.keyType), withoutEnums(type.valueType));
-    case DuckDBTypeId.STRUCT: return new DuckDBStructType(type.entryNames, type.entryTypes.map(withoutEnums));
-    case DuckDBTypeId.UNION: return new DuckDBUnionType(type.memberTags, type.memberTypes.map(withoutEnums));
-    default: return VARCHAR;
-  }
-}
-
-/**
- * The caller's answer for a view_query that did not build: the dataset and the engine's error
- * class only. The engine's text is computed over every row of the data, hidden ones included (a
- * cast error quotes the value), so it goes to the service log only.
- */
-function refusal(logger: Logger, request: ScopeFileRequest, dataset: string, error: unknown, timeoutMs?: number): PlatformError {
-  const message = engineMessage(error);
-  logger.warn({ dataKey: request.dataKey, scope: request.scope, dataset, error: message }, 'view_query could not be materialised');
-  const what = timeoutMs === undefined
-    ? `(${errorClass(message)}; the engine's full message is in the service log)`
-    : `within ${timeoutMs / 1000} s, the limit of a view build`;
-  return new PlatformError(
-    'view_materialisation_failed',
-    `Dataset "${dataset}" could not be materialised from its view_query ${what}. The model's view_query needs a fix by its modeller (request_improvement can say so).`,
-    { status: 422, cause: error },
-  );
-}
-
-/**
- * The error class at the head of a DuckDB message (`Conversion Error: …` → `Conversion Error`), else `engine error`.
- *
- * Source: spec/semantic-query-service.md § Errors
- */
-export function errorClass(message: string): string {
-  return /^([A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)* Error):/.exec(message)?.[1] ?? 'engine error';
-}
-
-/** Retires the other files of `scope`'s family beside `target` (older versions of the same model's views). */
+/** Retires the other files of `scope`'s family beside `target` (older versions of one model's views). */
 async function removeFamily(files: Leases, target: string, scope: string): Promise<void> {
   const family = scopeFamily(scope);
   const directory = dirname(target);
