@@ -1,6 +1,7 @@
 /**
  * Stored queries are bounded (issue 18 § 4): each expires 30 days after its last use (a replay is a use), one
- * stored before expiry was kept expires 30 days after its creation, and a token keeps its 200 most recently used.
+ * stored before expiry was kept expires 30 days after its creation, and a token keeps its 200 most recently used
+ * within 16 MiB of SQL and params.
  * Run against the memory store, the SQLite adapter (its TTL index and read filter) and MongoDB when
  * TEST_DOCDB_URI names a server.
  */
@@ -17,7 +18,9 @@ import { skipBecause } from '../testing/skip.ts';
 import type { SemanticDeps } from './deps.ts';
 import { ensureSemanticIndexes } from './projects.ts';
 import { collections, semanticSchemaVersion, type StoredQueryRecord } from './records.ts';
-import { getStoredQuery, maxStoredQueriesPerToken, storeQuery, storedQueryExpiryDays } from './stored-queries.ts';
+import {
+  getStoredQuery, maxStoredCharsPerToken, maxStoredQueriesPerToken, storeQuery, storedQueryExpiryDays,
+} from './stored-queries.ts';
 
 const dayMs = 86_400_000;
 const mongoUri = process.env.TEST_DOCDB_URI || undefined;
@@ -119,5 +122,20 @@ describe.each(stores)('stored queries on the %s store', (name, open) => {
     expect((await replay(w, first[0])).sql).toBe('SELECT 1');
     expect((await replay(w, later[16])).sql).toBe('SELECT 27');
     expect((await replay(w, otherToken)).tokenId).toBe('t2');
+  });
+
+  it('keeps at most 16 MiB of SQL and params per token, the most recently used first', async (ctx) => {
+    if (!open) return skipBecause(ctx, `TEST_DOCDB_URI is not set: no MongoDB server runs here (${name})`);
+    const w = await world(open);
+    const ids: string[] = [];
+    for (let n = 1; n <= 17; n += 1) {
+      ids.push(await storeQuery(w.deps, { ...query('t1', `SELECT $1 AS big_${n}`), params: ['x'.repeat(1_000_000)] }));
+      w.advance(60_000);
+    }
+    const stored = w.docs.collection<StoredQueryRecord>(collections.storedQueries);
+    expect(maxStoredCharsPerToken).toBe(16_777_216);
+    expect(await stored.countDocuments({ tokenId: 't1' })).toBe(16);
+    expect((await refusal(replay(w, ids[0]))).message).toMatch(/16 MiB of SQL and params at most/);
+    expect((await replay(w, ids[1])).sql).toBe('SELECT $1 AS big_2');
   });
 });

@@ -2,7 +2,8 @@
  * Stored queries agents replay with execute_stored_query, bounded in time and number: a stored query expires
  * {@link storedQueryExpiryDays} days after its last use (the document store's own TTL index on `lastUsedAt`:
  * MongoDB's TTL monitor, the SQLite adapter's read filter and purge), and each token keeps its
- * {@link maxStoredQueriesPerToken} most recently used ones (an older one is dropped when a new one is stored).
+ * {@link maxStoredQueriesPerToken} most recently used ones within {@link maxStoredCharsPerToken} characters of SQL
+ * and params (older ones are dropped when new ones are stored).
  * A dropped or expired query answers the same not-found error as an unknown id, with the hint to run
  * execute_query again.
  *
@@ -17,6 +18,12 @@ import { collections, semanticSchemaVersion, type StoredQueryRecord } from './re
 export const storedQueryExpiryDays = 30;
 /** Stored queries kept per token, the most recently used (200); storing one more drops the least recently used. */
 export const maxStoredQueriesPerToken = 200;
+/**
+ * Characters of SQL and params kept per token (16 MiB worth: 16,777,216), counted from the most recently used
+ * query: one query holds at most 100,000 characters of SQL and 100 params of 10,000, so 200 large ones would
+ * otherwise keep about 220 MB for one token.
+ */
+export const maxStoredCharsPerToken = 16 * 1024 * 1024;
 /**
  * A replay moves `lastUsedAt` forward only when it is older than this (1 hour, in ms): one write per hour of use
  * rather than one per replay. Expiry and the per-token order are therefore exact to within an hour.
@@ -67,13 +74,21 @@ function quotaCheckDue(docs: DocumentStore, tokenId: string): boolean {
   return count === 0;
 }
 
-/** Deletes token `tokenId`'s least recently used stored queries beyond {@link maxStoredQueriesPerToken}. */
+/**
+ * Deletes token `tokenId`'s stored queries beyond its quota: counted from the most recently used, every one past
+ * the {@link maxStoredQueriesPerToken}-th or past {@link maxStoredCharsPerToken} characters of SQL and params.
+ * @returns how many were deleted
+ */
 export async function dropBeyondQuota(deps: SemanticDeps, tokenId: string): Promise<number> {
   const stored = storedQueriesOf(deps);
-  const excess = (await stored.countDocuments({ tokenId })) - maxStoredQueriesPerToken;
-  if (excess <= 0) return 0;
-  const oldest = await stored.find({ tokenId }, { sort: { lastUsedAt: 1, createdAt: 1 }, limit: excess });
-  return stored.deleteMany({ tokenId, _id: { $in: oldest.map((q) => q._id) } });
+  const newestFirst = await stored.find({ tokenId }, { sort: { lastUsedAt: -1, createdAt: -1 } });
+  let chars = 0;
+  const beyond = newestFirst.filter((query, index) => {
+    chars += query.sql.length + query.params.reduce((sum, param) => sum + param.length, 0);
+    return index >= maxStoredQueriesPerToken || chars > maxStoredCharsPerToken;
+  });
+  if (beyond.length === 0) return 0;
+  return stored.deleteMany({ tokenId, _id: { $in: beyond.map((q) => q._id) } });
 }
 
 /**
@@ -102,7 +117,7 @@ export async function getStoredQuery(deps: SemanticDeps, projectId: string, id: 
 function notFound(id: string): PlatformError {
   return new PlatformError('not_found', `No stored query "${id}" is available to this token: stored queries expire `
     + `${storedQueryExpiryDays} days after their last use and each token keeps its ${maxStoredQueriesPerToken} most `
-    + 'recently used; run execute_query again to get a new storedQueryId.');
+    + 'recently used (16 MiB of SQL and params at most); run execute_query again to get a new storedQueryId.');
 }
 
 function storedQueriesOf(deps: SemanticDeps) {

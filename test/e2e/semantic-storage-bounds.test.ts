@@ -116,8 +116,8 @@ describe('stored queries', () => {
     const expired = await run(clients[0], 'execute_stored_query', { storedQueryId });
     expect(expired.isError).toBe(true);
     expect(textOf(expired)).toBe(`No stored query "${storedQueryId}" is available to this token: stored queries expire `
-      + '30 days after their last use and each token keeps its 200 most recently used; run execute_query again to get '
-      + 'a new storedQueryId.');
+      + '30 days after their last use and each token keeps its 200 most recently used (16 MiB of SQL and params at '
+      + 'most); run execute_query again to get a new storedQueryId.');
   });
 
   it('keep a token\'s 200 most recently used: storing more drops the least recently used', async () => {

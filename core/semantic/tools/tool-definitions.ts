@@ -103,8 +103,8 @@ export const toolDefinitions: ToolDefinition[] = [
     annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false },
     description: 'Run a query stored by an earlier execute_query again, with new params (omit params to reuse the '
       + 'stored ones). Same JSON text answer, row cap and timeout as execute_query. A stored query expires 30 days '
-      + 'after its last use, and a token keeps its 200 most recently used: for an unknown id, run execute_query '
-      + 'again.' },
+      + 'after its last use, and a token keeps its 200 most recently used (16 MiB of SQL and params at most): for an '
+      + 'unknown id, run execute_query again.' },
   { name: 'request_improvement', title: 'Request a model improvement', inputSchema: RequestImprovementInput,
     annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false, openWorldHint: false },
     description: 'Tell the modellers what is missing or wrong in a model (a field, a description, a view_query, a '
