@@ -75,7 +75,12 @@ const redis = queueUrl ? await openRedis(queueUrl, { maxRetriesPerRequest: 2 }).
 const { docs, objects } = stores;
 // Queries run in child processes of this executable (one data key each, killed on timeout or past
 // their memory ceiling); they get the data database's path, never a secret or a store connection.
-const engine = createDuckDbQueryEngine({ objectStore: objects, cacheDir: settings.cacheDir, logger, queryProcess: queryProcessCommand(process.execPath, process.argv, process.execArgv, process.env) });
+const engine = createDuckDbQueryEngine({
+  objectStore: objects, cacheDir: settings.cacheDir, logger,
+  queryProcess: queryProcessCommand(process.execPath, process.argv, process.execArgv, process.env),
+  // Fair shares per project and token (issue 18 § 2): see settings.ts.
+  maxProcesses: settings.queryProcesses, shareLimits: settings.shareLimits,
+});
 const semanticDeps = { docs, objects, clock: systemClock, ids: cryptoIds };
 // Calls are logged after they are answered; the stop drains the pending writes before closing the stores.
 const callLog = createCallLogWriter(semanticDeps, {

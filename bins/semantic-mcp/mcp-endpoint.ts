@@ -60,7 +60,10 @@ export interface McpCaller {
 /**
  * Answers one authenticated MCP request for `caller.project` on `caller.plane`, timing its phases:
  * the header refusals of {@link refuseHeaders}, then each JSON-RPC call of the body in order (`read`: the body
- * the caller read already, having counted its calls); {@link batchAnswer} bounds the whole answer.
+ * the caller read already, having counted its calls); {@link batchAnswer} bounds the whole answer. Once the
+ * client has gone (`request.signal` aborts: Bun aborts it when the connection closes, and the front proxy
+ * closes its upstream connection when its own client goes) a running query is interrupted and the calls
+ * not yet run are dropped, each logged as cancelled (issue 18 § 2).
  */
 export async function handleMcpRequest(
   env: McpEndpointDeps, request: Request, caller: McpCaller, timing: ServerTiming, read?: ReadCalls,
@@ -71,11 +74,15 @@ export async function handleMcpRequest(
   if (body instanceof Response) return body;
   const answer = batchAnswer(body.calls);
   for (const call of body.calls) {
+    if (request.signal.aborted) {
+      logCancelled(env, caller, call, 'call dropped: its client went away before it ran');
+      continue;
+    }
     if (answer.full) {
       answer.skip(call);
       continue;
     }
-    const response = await answerCall(env, call, caller, timing);
+    const response = await answerCall(env, call, caller, timing, request.signal);
     if (response) answer.add(call, response);
   }
   return answer.respond(body.batch);
@@ -84,8 +91,19 @@ export async function handleMcpRequest(
 /** What {@link readCalls} answers: the calls of a body, or the 400 for one that is not readable. */
 export type ReadCalls = ReturnType<typeof readCalls>;
 
+/** The server log line of a call its client did not wait for (ids only: no SQL, no arguments). */
+function logCancelled(env: McpEndpointDeps, caller: McpCaller, call: JsonRpcCall, message: string): void {
+  const name = call.params?.name;
+  const tool = call.method === 'tools/call' && typeof name === 'string' ? name.slice(0, 64) : undefined;
+  const method = call.method.slice(0, 64);
+  const fields = { project: caller.project.slug, tokenId: caller.token._id, method, tool, status: 'cancelled' };
+  env.logger.info(fields, message);
+}
+
 /** The response to one call; undefined for a notification (no id). */
-async function answerCall(env: McpEndpointDeps, call: JsonRpcCall, caller: McpCaller, timing: ServerTiming): Promise<JsonRpcResponse | undefined> {
+async function answerCall(
+  env: McpEndpointDeps, call: JsonRpcCall, caller: McpCaller, timing: ServerTiming, signal: AbortSignal,
+): Promise<JsonRpcResponse | undefined> {
   if (call.id === undefined) return undefined;
   const id = call.id;
   try {
@@ -99,7 +117,7 @@ async function answerCall(env: McpEndpointDeps, call: JsonRpcCall, caller: McpCa
         if (typeof name !== 'string' || (args !== undefined && !isObject(args))) {
           return { jsonrpc: '2.0', id, error: { code: rpcErrors.invalidParams, message: 'Invalid params: tools/call needs "name" (a string) and optional "arguments" (an object).' } };
         }
-        return { jsonrpc: '2.0', id, result: await callToolResult(env, caller, timing, name, args) };
+        return { jsonrpc: '2.0', id, result: await callToolResult(env, caller, timing, name, args, signal) };
       }
       default: return { jsonrpc: '2.0', id, error: { code: rpcErrors.methodNotFound, message: `Method not found: ${call.method}` } };
     }
@@ -117,13 +135,20 @@ function initializeResult(caller: McpCaller, version: string, params: Record<str
 }
 
 /** tools/call: the tool's text and structured content, or a tool error the agent reads (isError). */
-async function callToolResult(env: McpEndpointDeps, caller: McpCaller, timing: ServerTiming, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+async function callToolResult(
+  env: McpEndpointDeps, caller: McpCaller, timing: ServerTiming, name: string,
+  args: Record<string, unknown> | undefined, signal: AbortSignal,
+): Promise<CallToolResult> {
   const plane = await timing.measure('plane', () => assemblePlane(env.deps, caller.project, caller.plane, env.planeCache));
   const context = {
     deps: env.deps, engine: timedEngine(env.engine, timing), project: caller.project, token: caller.token, plane,
-    callLog: env.callLog, improvementLimiter: env.improvementLimiter,
+    callLog: env.callLog, improvementLimiter: env.improvementLimiter, signal,
   };
   const outcome = await timing.measure('tool', () => callTool(context, name, args));
+  if (!outcome.ok && outcome.code === 'query_cancelled') {
+    const call = { method: 'tools/call', params: { name } };
+    logCancelled(env, caller, call, 'call cancelled: its client went away; its query was stopped');
+  }
   if (!outcome.ok) {
     if (outcome.cause) env.logger.error({ tool: name, project: caller.project.slug, cause: String((outcome.cause as { error?: unknown }).error), reference: (outcome.cause as { reference?: string }).reference }, 'tool failed unexpectedly');
     return { isError: true, content: [{ type: 'text', text: outcome.message }] };

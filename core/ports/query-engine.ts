@@ -24,7 +24,10 @@ export interface QueryEngine {
    *   class only (a view_query runs over hidden rows too, so its engine text stays in the log),
    *   `query_timeout` after `timeoutMs` (the work is stopped), `query_memory_exceeded` when the
    *   query needs more memory than its ceiling, `query_rejected` for a statement that is not a
-   *   read-only SELECT, `query_invalid_params`, `query_failed` with the engine's message
+   *   read-only SELECT, `query_invalid_params`, `query_failed` with the engine's message;
+   *   `query_cancelled` once `signal` aborts (waiting: it leaves the queue; running: it is interrupted),
+   *   `too_many_queries` when the caller's project or token already has as many queries waiting as allowed,
+   *   `query_busy` when no query process became free within the engine's longest wait (issue 18 § 2)
    */
   execute(request: ExecuteRequest): Promise<QueryResult>;
   /** Frees every engine instance. */
@@ -82,6 +85,19 @@ export interface ExecuteRequest {
   maxBytes: number;
   /** Query timeout in milliseconds (30,000); the work is interrupted, or its process killed. */
   timeoutMs: number;
+  /**
+   * Who runs the query: the engine's fair shares (queries running and waiting) are counted per project and per
+   * token. Absent: the query counts toward no share (tests, tools of the operator). Source: issue 18 § 2.
+   */
+  caller?: QueryCaller;
+  /** Aborted when the caller has gone (its HTTP client disconnected): the query is dropped or interrupted. */
+  signal?: AbortSignal;
+}
+
+/** The project and token a query runs for (record ids, never shown to callers). */
+export interface QueryCaller {
+  projectId: string;
+  tokenId: string;
 }
 
 /** Column of a result: name and the engine's type name (e.g. `BIGINT`, `DECIMAL(18,2)`). */

@@ -19,7 +19,8 @@ import type { ObjectStore } from '../../ports/object-store.ts';
 import type { ExecuteRequest, QueryEngine, QueryResult } from '../../ports/query-engine.ts';
 import { cacheDirectoryName, createDataBuilder } from './data-build.ts';
 import { createDuckDbParser } from './parser.ts';
-import { createQueryProcessPool } from './process-pool.ts';
+import { createQueryProcessPool, type ShareLimits } from './process-pool.ts';
+import { cancelledError } from './query-execution.ts';
 import type { QueryProcessCommand } from './query-process.ts';
 import { createScopeBuilder } from './scope-build.ts';
 import { quoteIdentifier } from './sql-text.ts';
@@ -37,8 +38,10 @@ export interface DuckDbQueryEngineDeps {
   logger: Logger;
   /** How to start a query process (semantic-mcp's own executable with its query-process flag). */
   queryProcess: QueryProcessCommand;
-  /** Query processes alive at most (default 4); beyond, callers wait in arrival order. */
+  /** Query processes alive at most (default 4); beyond, callers wait, served round-robin across projects. */
   maxProcesses?: number;
+  /** Fair shares per project and token and the longest wait for a process (defaults: pool-shares.ts). */
+  shareLimits?: Partial<ShareLimits>;
   /** Milliseconds a timed-out query gets to stop after the interrupt before its process is killed (default 500). */
   interruptGraceMs?: number;
   /** Set RLIMIT_DATA on query processes with prlimit (default true); the RSS watchdog runs either way. */
@@ -80,6 +83,7 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
     command: deps.queryProcess,
     logger,
     maxProcesses: deps.maxProcesses ?? 4,
+    limits: deps.shareLimits,
     graceMs: deps.interruptGraceMs,
     kernelLimit: deps.kernelMemoryLimit,
     spillDirectory: (key) => {
@@ -93,15 +97,31 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
     parse: (sql, partition) => parser.parse(sql, partition),
 
     async execute(request: ExecuteRequest): Promise<QueryResult> {
+      const { signal, caller } = request;
+      if (signal?.aborted) throw cancelledError();
       const databaseFile = await builder.databaseFile(request.data);
       const { scope, sql, params, maxRows, maxBytes } = request;
       const scopeFile = await scopes.scopeFile({
         dataKey: request.data.key, dataFile: databaseFile, scope, views: request.views,
       });
-      const process = await pool.acquire(poolKey(request.data.key, scope), scopeFile.path).finally(scopeFile.release);
+      const process = await pool.acquire(poolKey(request.data.key, scope), scopeFile.path, { share: caller, signal })
+        .finally(scopeFile.release);
+      if (signal?.aborted) {
+        pool.release(process, true);
+        logger.info({ ...caller }, 'query cancelled before it ran: its caller went away');
+        throw cancelledError();
+      }
       const views = request.views.map(({ name }) => ({ name, sql: `SELECT * FROM data.${quoteIdentifier(name)}` }));
       const execution = process.execute({ scope, views, sql, params, maxRows, maxBytes }, request.timeoutMs);
-      void execution.done.then((reusable) => pool.release(process, reusable));
+      const cancel = () => {
+        logger.info({ ...caller, pid: process.pid }, 'query cancelled while running: its caller went away; interrupted');
+        execution.cancel();
+      };
+      signal?.addEventListener('abort', cancel, { once: true });
+      void execution.done.then((reusable) => {
+        signal?.removeEventListener('abort', cancel);
+        pool.release(process, reusable);
+      });
       return execution.result;
     },
 

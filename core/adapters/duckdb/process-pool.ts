@@ -1,15 +1,27 @@
 /**
  * The pool of query processes of semantic-mcp: at most `maxProcesses` children in all, each bound to
- * one data key and running one query at a time. Callers wait in arrival order; the first waiter gets
- * an idle child of its key, else a new child while there is room, else the room of the least
- * recently used idle child (of another key), which is closed. A killed or ended child frees its
- * room and is replaced on demand, so a runaway query holds one child and other keys keep running.
+ * one data key and running one query at a time. Shares are fair (issue 18 § 2): a project and a token
+ * may have only so many queries running and waiting (pool-shares.ts), a query waits at most
+ * `limits.maxWaitMs`, and waiters are served round-robin across projects (the waiting project served
+ * least recently goes first; in arrival order within a project), so a quiet project gets a process
+ * while a busy one has work queued. The waiter served gets an idle child of its key, else a new child
+ * while there is room, else the room of the least recently used idle child (of another key), which is
+ * closed. A killed or ended child frees its room and is replaced on demand. A waiter whose caller has
+ * gone (its AbortSignal) leaves the queue at once with `query_cancelled`.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits.
+ * Source: ../shared/spec/semantic-query-service.md § Limits; issue 18 § 2.
  */
 import type { Logger } from '../../ports/logger.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
-import { startQueryProcess, type QueryProcess, type QueryProcessCommand } from './query-process.ts';
+import {
+  busyError, defaultShareLimits, mayRun, ShareCounts, waitRefusal, type QueryShare, type ShareLimits,
+} from './pool-shares.ts';
+import { cancelledError } from './query-execution.ts';
+import {
+  startQueryProcess, type QueryProcess, type QueryProcessCommand, type QueryProcessOptions,
+} from './query-process.ts';
+
+export type { QueryShare, ShareLimits } from './pool-shares.ts';
 
 /**
  * Options of {@link createQueryProcessPool}.
@@ -21,11 +33,23 @@ export interface QueryProcessPoolOptions {
   logger: Logger;
   /** Children alive at most (starting, idle and busy together). */
   maxProcesses: number;
+  /** Shares per project and token and the longest wait (default {@link defaultShareLimits} of maxProcesses). */
+  limits?: Partial<ShareLimits>;
   /** A new, unused spill directory for a child of `dataKey`. */
   spillDirectory(dataKey: string): string;
   /** See QueryProcessOptions. */
   graceMs?: number;
   kernelLimit?: boolean;
+  /** Starts a child (default startQueryProcess; tests pass a fake QueryProcess). */
+  start?: (options: QueryProcessOptions) => QueryProcess;
+}
+
+/** Who waits and how they may stop waiting: see {@link QueryProcessPool.acquire}. */
+export interface AcquireOptions {
+  /** The project and token the query runs for; without it the query counts toward no share. */
+  share?: QueryShare;
+  /** Aborted when the caller has gone: the waiter leaves the queue with `query_cancelled`. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -37,10 +61,13 @@ export interface QueryProcessPool {
   /**
    * A ready, idle child of `dataKey` (started over `databaseFile` when needed), reserved for the
    * caller until {@link release}.
-   * @throws PlatformError `query_failed` when a child cannot start or open the data, or the pool is closed
+   * @throws PlatformError `too_many_queries` (429) when the share's token or project already has as many
+   *   queries waiting as allowed, `query_busy` (503) after `maxWaitMs` without a child, `query_cancelled`
+   *   (499) when `options.signal` aborts while waiting, `query_failed` when a child cannot start or open
+   *   the data, or the pool is closed
    */
-  acquire(dataKey: string, databaseFile: string): Promise<QueryProcess>;
-  /** Gives `process` back: idle when `reusable` and alive, else it is retired. */
+  acquire(dataKey: string, databaseFile: string, options?: AcquireOptions): Promise<QueryProcess>;
+  /** Gives `process` back (its share's running count drops): idle when `reusable` and alive, else it is retired. */
   release(process: QueryProcess, reusable: boolean): void;
   /** Kills every child and waits until they have ended. */
   close(): Promise<void>;
@@ -49,8 +76,11 @@ export interface QueryProcessPool {
 interface Waiter {
   dataKey: string;
   databaseFile: string;
+  share?: QueryShare;
   resolve(process: QueryProcess): void;
   reject(error: Error): void;
+  /** Clears the wait timer and the abort listener. */
+  detach(): void;
 }
 
 /**
@@ -62,6 +92,9 @@ export function createQueryProcessPool(options: QueryProcessPoolOptions): QueryP
   return new FairProcessPool(options);
 }
 
+const closedError = () =>
+  new PlatformError('query_failed', 'The query engine is shutting down; try again shortly.', { status: 503 });
+
 class FairProcessPool implements QueryProcessPool {
   /** Every child not yet ended, killed ones included (close waits for them). */
   private readonly all = new Set<QueryProcess>();
@@ -69,21 +102,55 @@ class FairProcessPool implements QueryProcessPool {
   private readonly live = new Set<QueryProcess>();
   /** Idle children, least recently used first. */
   private readonly idle = new Set<QueryProcess>();
-  private readonly starting = new Set<QueryProcess>();
+  /** Children handed out or starting for a waiter, with the share they count toward. */
+  private readonly granted = new Map<QueryProcess, QueryShare | undefined>();
   private readonly waiting: Waiter[] = [];
+  private readonly counts = new ShareCounts();
+  /** When each project was last served (a counter), for the round-robin. */
+  private readonly served = new Map<string, number>();
+  private serveCounter = 0;
+  private readonly limits: ShareLimits;
   private closed = false;
 
-  constructor(private readonly options: QueryProcessPoolOptions) {}
+  constructor(private readonly options: QueryProcessPoolOptions) {
+    this.limits = { ...defaultShareLimits(options.maxProcesses), ...options.limits };
+  }
 
-  acquire(dataKey: string, databaseFile: string): Promise<QueryProcess> {
-    if (this.closed) return Promise.reject(new PlatformError('query_failed', 'The query engine is shutting down; try again shortly.', { status: 503 }));
+  acquire(dataKey: string, databaseFile: string, options: AcquireOptions = {}): Promise<QueryProcess> {
+    if (this.closed) return Promise.reject(closedError());
+    const { share, signal } = options;
+    if (signal?.aborted) return Promise.reject(cancelledError());
+    const refused = waitRefusal(share, this.waiting.map((waiter) => waiter.share), this.limits);
+    if (refused) {
+      this.options.logger.info({ ...share, code: refused.code }, 'query refused: too many queries waiting');
+      return Promise.reject(refused);
+    }
     return new Promise((resolve, reject) => {
-      this.waiting.push({ dataKey, databaseFile, resolve, reject });
+      const leave = (error: Error, stage: string) => {
+        if (!this.waiting.includes(waiter)) return;
+        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        waiter.detach();
+        this.options.logger.info({ ...share, dataKey, code: (error as PlatformError).code }, `query ${stage}`);
+        reject(error);
+      };
+      const onAbort = () => leave(cancelledError(), 'cancelled while waiting for a query process');
+      const busy = () => leave(busyError(this.limits.maxWaitMs), 'refused: waited too long for a query process');
+      const timer = setTimeout(busy, this.limits.maxWaitMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const waiter: Waiter = {
+        dataKey, databaseFile, share, resolve, reject,
+        detach: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+        },
+      };
+      this.waiting.push(waiter);
       this.pump();
     });
   }
 
   release(process: QueryProcess, reusable: boolean): void {
+    this.ungrant(process);
     if (reusable && process.alive && !this.closed) this.idle.add(process);
     else process.kill('retired');
     this.pump();
@@ -91,34 +158,62 @@ class FairProcessPool implements QueryProcessPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    const error = new PlatformError('query_failed', 'The query engine is shutting down; try again shortly.', { status: 503 });
-    this.waiting.splice(0).forEach((waiter) => waiter.reject(error));
+    for (const waiter of this.waiting.splice(0)) {
+      waiter.detach();
+      waiter.reject(closedError());
+    }
     const processes = [...this.all];
     processes.forEach((process) => process.kill('engine closed'));
     await Promise.all(processes.map((process) => process.ended));
   }
 
-  /** Serves waiters in arrival order as far as idle children and room allow. */
+  /** Serves waiters, fairest first, as far as shares, idle children and room allow. */
   private pump(): void {
     if (this.closed) return;
-    const startingByKey = new Map<string, number>();
-    for (const process of this.starting) startingByKey.set(process.dataKey, (startingByKey.get(process.dataKey) ?? 0) + 1);
-    for (const waiter of [...this.waiting]) {
-      const idle = [...this.idle].find((process) => process.dataKey === waiter.dataKey);
+    for (let waiter = this.next(); waiter; waiter = this.next()) {
+      const idle = [...this.idle].find((process) => process.dataKey === waiter!.dataKey);
       if (idle) {
         this.idle.delete(idle);
-        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        this.grant(waiter, idle);
         waiter.resolve(idle);
         continue;
       }
-      const coming = startingByKey.get(waiter.dataKey) ?? 0;
-      if (coming > 0) {
-        startingByKey.set(waiter.dataKey, coming - 1);
-        continue;
-      }
       if (this.live.size >= this.options.maxProcesses && !this.evictIdle()) return;
-      this.spawn(waiter.dataKey, waiter.databaseFile);
+      this.grant(waiter, this.spawn(waiter));
     }
+  }
+
+  /**
+   * The waiter to serve next: within its shares, of the project served least recently, earliest arrived
+   * (the queue is in arrival order).
+   */
+  private next(): Waiter | undefined {
+    let best: Waiter | undefined;
+    let bestServed = Infinity;
+    for (const waiter of this.waiting) {
+      if (!mayRun(this.counts, waiter.share, this.limits)) continue;
+      const served = this.served.get(waiter.share?.projectId ?? '') ?? 0;
+      if (served < bestServed) {
+        best = waiter;
+        bestServed = served;
+      }
+    }
+    return best;
+  }
+
+  /** Takes `waiter` out of the queue; its share counts `process` as running until release. */
+  private grant(waiter: Waiter, process: QueryProcess): void {
+    this.waiting.splice(this.waiting.indexOf(waiter), 1);
+    waiter.detach();
+    this.served.set(waiter.share?.projectId ?? '', (this.serveCounter += 1));
+    this.counts.add(waiter.share);
+    this.granted.set(process, waiter.share);
+  }
+
+  private ungrant(process: QueryProcess): void {
+    if (!this.granted.has(process)) return;
+    this.counts.remove(this.granted.get(process));
+    this.granted.delete(process);
   }
 
   /** Closes the least recently used idle child; false when none is idle. */
@@ -131,12 +226,14 @@ class FairProcessPool implements QueryProcessPool {
     return true;
   }
 
-  private spawn(dataKey: string, databaseFile: string): void {
-    const process = startQueryProcess({
+  /** Starts a child for `waiter`, which gets it once ready (or its error). */
+  private spawn(waiter: Waiter): QueryProcess {
+    const start = this.options.start ?? startQueryProcess;
+    const process = start({
       command: this.options.command,
-      dataKey,
-      databaseFile,
-      spillDirectory: this.options.spillDirectory(dataKey),
+      dataKey: waiter.dataKey,
+      databaseFile: waiter.databaseFile,
+      spillDirectory: this.options.spillDirectory(waiter.dataKey),
       logger: this.options.logger,
       graceMs: this.options.graceMs,
       kernelLimit: this.options.kernelLimit,
@@ -144,23 +241,21 @@ class FairProcessPool implements QueryProcessPool {
     });
     this.all.add(process);
     this.live.add(process);
-    this.starting.add(process);
     process.ready.then(
       () => {
-        this.starting.delete(process);
-        if (process.alive) this.idle.add(process);
-        this.pump();
+        if (process.alive) waiter.resolve(process);
+        else this.failed(process, waiter, closedError());
       },
-      (error: Error) => this.failed(process, error),
+      (error: Error) => this.failed(process, waiter, error),
     );
+    return process;
   }
 
-  /** A child that could not open: the first waiter of its key gets the error. */
-  private failed(process: QueryProcess, error: Error): void {
-    this.starting.delete(process);
+  /** A child that could not open: its waiter gets the error. */
+  private failed(process: QueryProcess, waiter: Waiter, error: Error): void {
     process.kill('open failed');
-    const index = this.waiting.findIndex((waiter) => waiter.dataKey === process.dataKey);
-    if (index >= 0) this.waiting.splice(index, 1)[0].reject(error);
+    this.ungrant(process);
+    waiter.reject(error);
     this.pump();
   }
 
@@ -168,7 +263,6 @@ class FairProcessPool implements QueryProcessPool {
     this.all.delete(process);
     this.live.delete(process);
     this.idle.delete(process);
-    this.starting.delete(process);
     this.pump();
   }
 }

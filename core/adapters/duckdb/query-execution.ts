@@ -21,6 +21,12 @@ import { memoryExceeded } from './run-query.ts';
 export interface Execution {
   result: Promise<QueryResult>;
   done: Promise<boolean>;
+  /**
+   * Stops the query because its caller has gone: `result` rejects with `query_cancelled` at once (unless it
+   * has settled), the child is asked to interrupt and is killed after the grace period if it has not answered.
+   * Source: issue 18 § 2 (a request whose client has gone stops)
+   */
+  cancel(): void;
 }
 
 /**
@@ -85,6 +91,13 @@ export class ExecutionTracker implements Execution {
     this.timers.push(setTimeout(() => this.process.kill('timeout'), this.process.graceMs));
   }
 
+  cancel(): void {
+    if (this.finished || this.settled) return;
+    this.reply(() => this.settle.reject(cancelledError()));
+    this.process.interrupt(this.id);
+    this.timers.push(setTimeout(() => this.process.kill('cancelled'), this.process.graceMs));
+  }
+
   private async checkMemory(): Promise<void> {
     const rss = await this.process.overCeiling();
     if (rss === undefined || this.finished) return;
@@ -110,6 +123,17 @@ export class ExecutionTracker implements Execution {
 
 function processEnded(): PlatformError {
   return new PlatformError('query_failed', 'The query stopped because its query process ended unexpectedly. Try again; if it happens again, narrow the query (filter rows, aggregate, or add LIMIT).', { status: 500 });
+}
+
+/**
+ * PlatformError `query_cancelled` (499, the client closed the request) for a query whose caller went away
+ * before its answer: it was taken out of the queue or interrupted.
+ *
+ * Source: issue 18 § 2
+ */
+export function cancelledError(): PlatformError {
+  return new PlatformError('query_cancelled', 'Query cancelled: its client went away before the answer, so it was '
+    + 'stopped. Send it again if you still need the answer.', { status: 499 });
 }
 
 /**

@@ -32,7 +32,7 @@ export interface OpenMessage {
  *
  * Source: spec/semantic-query-service.md § Query validation
  */
-export interface ExecuteMessage extends Omit<ExecuteRequest, 'data' | 'timeoutMs'> {
+export interface ExecuteMessage extends Omit<ExecuteRequest, 'data' | 'timeoutMs' | 'caller' | 'signal'> {
   type: 'execute';
   /** Request number, echoed in the answer. */
   id: number;

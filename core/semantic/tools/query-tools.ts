@@ -50,7 +50,12 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
   const views = model.datasets.map((d) => ({ name: d.name, sql: d.viewQuery as string }));
   const scope = await scopeName(ctx, model, views);
   try {
-    return await ctx.engine.execute({ data: ctx.plane.data, scope, views, sql: validated.sql, params, maxRows: maxResultRows, maxBytes: maxResultBytes, timeoutMs: queryTimeoutMs });
+    return await ctx.engine.execute({
+      data: ctx.plane.data, scope, views, sql: validated.sql, params,
+      maxRows: maxResultRows, maxBytes: maxResultBytes, timeoutMs: queryTimeoutMs,
+      // Fair shares count per project and token; the signal stops the query once the caller has gone (issue 18 § 2).
+      caller: { projectId: ctx.project._id, tokenId: ctx.token._id }, signal: ctx.signal,
+    });
   } catch (error) {
     throw hideScopes(error);
   }

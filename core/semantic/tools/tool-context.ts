@@ -22,6 +22,8 @@ export interface ToolContext {
    * `improvements:<tokenId>` (issue 18 § 4).
    */
   improvementLimiter: RateLimiter;
+  /** Aborted when the caller's HTTP client has gone: a running query is stopped (issue 18 § 2). */
+  signal?: AbortSignal;
 }
 
 /** Improvement requests one token may submit per 24-hour window (20); the 21st is a tool error. */
