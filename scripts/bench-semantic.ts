@@ -24,6 +24,7 @@ import { freePort } from '../test/helpers/ports.ts';
 import { startProduct } from '../test/helpers/product.ts';
 import { fmt, PhaseTimes, ratio, stats, time } from './lib/bench-stats.ts';
 import { openRawDuckDb, orderRows, seedOrdersProject, type RawDuckDb } from './lib/bench-semantic-setup.ts';
+import { measureStarvation } from './lib/bench-starvation.ts';
 import { seedDemo } from './seed-demo.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -146,7 +147,7 @@ function breakdown(measured: Measured[]): void {
 }
 
 /** The figures of issue 18's "Done when", from the measurements above. */
-async function doneWhen(measured: Measured[], url: string, tokens: Record<string, string>): Promise<void> {
+async function doneWhen(measured: Measured[], url: string): Promise<void> {
   const median = (m: Measured) => ({ mcp: stats(m.proxy).median, raw: stats(m.raw).median });
   const line = (m: Measured) => { const { mcp, raw } = median(m); return `${m.query.name}: ${mcp.toFixed(2)} ms against ${raw.toFixed(2)} ms raw (${(mcp / raw).toFixed(2)}x)`; };
   console.log('\nissue 18 "Done when" figures (this run)');
@@ -159,15 +160,10 @@ async function doneWhen(measured: Measured[], url: string, tokens: Record<string
   const worst = measured.reduce((a, b) => (median(a).mcp / median(a).raw >= median(b).mcp / median(b).raw ? a : b));
   const within = measured.filter((m) => median(m).mcp / median(m).raw <= 1.5).length;
   console.log(`realistic queries within 1.5x of raw DuckDB: ${within} of ${measured.length}; worst ${line(worst)}`);
-  console.log(`starvation (target ≤ 5 s): ${await starvationFigure(url, tokens)}`);
-}
-
-/**
- * The starvation figure of issue 18 § 2. CALL SITE for helper H2's scripts/lib/bench-starvation.ts, which
- * was not on main when this was written: until then this prints that it was not measured.
- */
-async function starvationFigure(_url: string, _tokens: Record<string, string>): Promise<string> {
-  return 'not measured in this run (scripts/lib/bench-starvation.ts is not there yet)';
+  // Last: the busy project's 12 runaway queries are abandoned and stopped, but would disturb latencies measured after.
+  const quietMs = await measureStarvation({ url });
+  console.log(`starvation: another project's SELECT 1 answered in ${(quietMs / 1000).toFixed(2)} s while one project's 12 `
+    + 'abandoned runaway queries were being stopped (target ≤ 5 s)');
 }
 
 function digestTokens() {
@@ -205,7 +201,7 @@ async function main() {
     const measured = await realistic({ flights, orders: callers('orders') }, raw);
     breakdown(measured);
     raw.close();
-    await doneWhen(measured, product.url, tokens);
+    await doneWhen(measured, product.url);
   } finally {
     await product.stop();
     rmSync(workDir, { recursive: true, force: true });
