@@ -11,6 +11,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerCapMessage, maxAnswerBytes } from '../../bins/semantic-mcp/batch-answer.ts';
+import { PLATFORM_CALLER_HEADER } from '../../core/ports/tool-catalog.ts';
 import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
 import { mcpClient, projectDir, queryOutputOf, textOf } from '../helpers/semantic-fixtures.ts';
 
@@ -23,7 +24,7 @@ let product: RunningProduct;
 beforeAll(async () => {
   product = await startProduct({ MCP_RATE_LIMIT_MAX: String(limit) });
   // One project per test, so each project's call log holds only that test's calls.
-  for (const slug of ['shapes', 'answers', 'rates']) {
+  for (const slug of ['shapes', 'answers', 'rates', 'agents']) {
     const dir = projectDir([join(fixtures, 'public_notes.yaml')]);
     copyFileSync(join(fixtures, 'items.csv'), join(dir, 'data', 'items.csv'));
     const imported = runCairn(product.url, ['semantic', 'import', dir, '--project', slug, '--publish']);
@@ -45,12 +46,15 @@ interface RpcAnswer {
   error?: unknown;
 }
 
-/** One POST of `body` (a message or a batch) to `slug`'s production endpoint, with its token. */
-const post = (slug: string, body: unknown) => fetch(`${product.url}/mcp/${slug}/mcp`, {
+/**
+ * One POST of `body` (a message or a batch) to `slug`'s production endpoint, with its token; `caller` names the
+ * calling organization and agent as the dispatcher does (then the call counts per token and agent, not per address).
+ */
+const post = (slug: string, body: unknown, caller?: string) => fetch(`${product.url}/mcp/${slug}/mcp`, {
   method: 'POST',
   headers: {
     authorization: `Bearer ${tokens[slug]}`, 'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
+    accept: 'application/json, text/event-stream', ...(caller ? { [PLATFORM_CALLER_HEADER]: caller } : {}),
   },
   body: JSON.stringify(body),
 });
@@ -174,5 +178,25 @@ describe('the per-IP limit', () => {
     expect(await fits.json()).toHaveLength(remaining - 1);
     expect((await post('rates', queryCall(1, 'SELECT 1 AS one'))).status).toBe(429);
     expect(await settledQueries('rates', 200 + remaining - 1)).toBe(200 + remaining - 1);
+  }, 120_000);
+});
+
+describe('the limit per calling organization and agent', () => {
+  it('counts every call of a batch the platform sends for one agent, before any runs', async () => {
+    // The per-address count is spent by now: these calls count per token and agent instead.
+    const statuses: number[] = [];
+    let message = '';
+    for (let i = 0; i < 3; i += 1) {
+      const response = await post('agents', batchOf(100, 'SELECT 1 AS one'), 'org-a/agent-1');
+      statuses.push(response.status);
+      if (response.status === 429) message = ((await response.json()) as { error: { message: string } }).error.message;
+      else expect(await response.json()).toHaveLength(100);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(message).toMatch(/^Too many calls for this organization's agent: this request carries 100 tools\/call /);
+    expect(message).toMatch(/ against the limit of 250 calls per 60 s; 50 remain in this window\. /);
+    // Another agent of the same token has its own count.
+    expect((await post('agents', batchOf(100, 'SELECT 1 AS one'), 'org-a/agent-2')).status).toBe(200);
+    expect(await settledQueries('agents', 300)).toBe(300);
   }, 120_000);
 });
