@@ -7,7 +7,8 @@ import type { BaseDocument, DocumentStore } from '../ports/document-store.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import {
-  boundForLog, createCallLogWriter, loggedToolName, markedExcerpt, maxLoggedChars, maxLoggedToolNameChars, type CallLogEntry,
+  boundForLog, createCallLogWriter, loggedToolName, markedExcerpt, maxLoggedChars, maxLoggedToolNameChars,
+  type CallLogEntry,
 } from './call-log-writer.ts';
 import { calledTools, listCalls } from './call-log.ts';
 import type { SemanticDeps } from './deps.ts';

@@ -53,21 +53,30 @@ async function world(open: Opener): Promise<World> {
   const docs = await open(() => now);
   await ensureSemanticIndexes(docs);
   const ids = {
-    newId: () => `q${(counter += 1)}`, randomBytes: (n: number) => new Uint8Array(n), sha256Hex: async () => '0'.repeat(64),
+    newId: () => `q${(counter += 1)}`, randomBytes: (n: number) => new Uint8Array(n),
+    sha256Hex: async () => '0'.repeat(64),
   };
   const deps: SemanticDeps = { docs, objects: createMemoryObjectStore(), clock: { now: () => now }, ids };
   return { deps, docs, advance: (ms) => { now = new Date(now.getTime() + ms); } };
 }
 
-const query = (tokenId: string, sql = 'SELECT 1') => ({ projectId: 'p1', modelName: 'flights', sql, params: [], tokenId });
+const query = (tokenId: string, sql = 'SELECT 1') => ({
+  projectId: 'p1', modelName: 'flights', sql, params: [] as string[], tokenId,
+});
 const replay = (w: World, id: string) => getStoredQuery(w.deps, 'p1', id, ['flights']);
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  return promise.then(() => { throw new Error('expected a refusal'); }, (error: { code: string; message: string }) => error);
+  return promise.then(
+    () => { throw new Error('expected a refusal'); },
+    (error: { code: string; message: string }) => error,
+  );
 }
 
 describe.each(stores)('stored queries on the %s store', (name, open) => {
   it('expire 30 days after their last use, a replay counting as a use', async (ctx) => {
-    if (!open) return skipBecause(ctx, `TEST_DOCDB_URI is not set: no MongoDB server runs here; run TEST_DOCDB_URI=mongodb://… node_modules/.bin/vitest run core/semantic/stored-queries.test.ts (${name})`);
+    if (!open) {
+      return skipBecause(ctx, 'TEST_DOCDB_URI is not set: no MongoDB server runs here; run TEST_DOCDB_URI=mongodb://… '
+        + `node_modules/.bin/vitest run core/semantic/stored-queries.test.ts (${name})`);
+    }
     const w = await world(open);
     const used = await storeQuery(w.deps, query('t1', 'SELECT 1 AS used'));
     const unused = await storeQuery(w.deps, query('t1', 'SELECT 2 AS unused'));
@@ -82,7 +91,7 @@ describe.each(stores)('stored queries on the %s store', (name, open) => {
     expect((await refusal(replay(w, used))).code).toBe('not_found');
   });
 
-  it('treats a query stored before expiry was kept as last used when created, and deletes it once expired', async (ctx) => {
+  it('counts a query stored before expiry was kept as used when created, deleted once expired', async (ctx) => {
     if (!open) return skipBecause(ctx, `TEST_DOCDB_URI is not set: no MongoDB server runs here (${name})`);
     const w = await world(open);
     const legacy: StoredQueryRecord = {
@@ -129,7 +138,8 @@ describe.each(stores)('stored queries on the %s store', (name, open) => {
     const w = await world(open);
     const ids: string[] = [];
     for (let n = 1; n <= 17; n += 1) {
-      ids.push(await storeQuery(w.deps, { ...query('t1', `SELECT $1 AS big_${n}`), params: ['x'.repeat(1_000_000)] }));
+      const big = { ...query('t1', `SELECT $1 AS big_${n}`), params: ['x'.repeat(1_000_000)] };
+      ids.push(await storeQuery(w.deps, big));
       w.advance(60_000);
     }
     const stored = w.docs.collection<StoredQueryRecord>(collections.storedQueries);

@@ -98,7 +98,9 @@ export async function dropBeyondQuota(deps: SemanticDeps, tokenId: string): Prom
  * @throws PlatformError `not_found` — the same message whether the id is unknown, expired, dropped by the quota,
  *   of another project or outside the token's scope, so nothing outside the scope is revealed
  */
-export async function getStoredQuery(deps: SemanticDeps, projectId: string, id: string, scope: string[]): Promise<StoredQueryRecord> {
+export async function getStoredQuery(
+  deps: SemanticDeps, projectId: string, id: string, scope: string[],
+): Promise<StoredQueryRecord> {
   const stored = storedQueriesOf(deps);
   const record = await stored.findOne({ _id: id, projectId });
   if (!record || !scope.includes(record.modelName)) throw notFound(id);

@@ -1,5 +1,6 @@
 /**
- * semantic-storage-bounds.test.ts with the compiled executables (dist/, rebuilt by scripts/build when a source is newer).
+ * semantic-storage-bounds.test.ts with the compiled executables (dist/, rebuilt by scripts/build when a source is
+ * newer).
  */
 import { ensureDist } from '../helpers/product.ts';
 

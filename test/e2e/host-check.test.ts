@@ -161,7 +161,8 @@ describe('the Host check on the semantic admin routes and the MCP endpoints (iss
     expect(minted.status).toBe(421);
     expect(JSON.stringify(minted.body)).not.toContain('cairn_mcp_');
     expect(await tokenIds()).toEqual(before);
-    const slugs = (await send(port, 'GET', '/api/semantic/projects', own())).body.projects.map((p: { slug: string }) => p.slug);
+    const projects = (await send(port, 'GET', '/api/semantic/projects', own())).body.projects as { slug: string }[];
+    const slugs = projects.map((p) => p.slug);
     expect(slugs).toContain(slug);
     expect(slugs).not.toContain('rebound-project');
   });

@@ -46,7 +46,8 @@ afterAll(async () => {
 
 const modelName = 'public_notes';
 const run = (client: Client, name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
-const query = (client: Client, sql: string, extra: Record<string, unknown> = {}) => run(client, 'execute_query', { modelName, sql, ...extra });
+const query = (client: Client, sql: string, extra: Record<string, unknown> = {}) =>
+  run(client, 'execute_query', { modelName, sql, ...extra });
 /** The JSON answer of a query tool (its text item). */
 const answerOf = (result: object) => JSON.parse(textOf(result)) as { rows: unknown[][]; storedQueryId?: string };
 
@@ -88,11 +89,15 @@ describe('execute_query params', () => {
       + '(or pass []).');
     const extra = await query(clients[0], 'SELECT $1 AS v', { params: ['a', 'b'] });
     expect(extra.isError).toBe(true);
-    expect(textOf(extra)).toMatch(/^Query rejected: the query uses placeholders up to \$1 but 2 param\(s\) were given; pass exactly 1/);
+    expect(textOf(extra)).toMatch(
+      /^Query rejected: the query uses placeholders up to \$1 but 2 param\(s\) were given; pass exactly 1/,
+    );
     const fewer = await query(clients[0], 'SELECT $1 AS v, $2 AS w', { params: ['a'] });
     expect(textOf(fewer)).toMatch(/uses placeholders up to \$2 but 1 param\(s\)/);
     expect(answerOf(await query(clients[0], 'SELECT $1 AS v', { params: ['a'] })).rows).toEqual([['a']]);
-    const stored = withStore((db) => db.prepare("SELECT count(*) AS n FROM c_semantic_stored_queries WHERE doc LIKE '%yyyy%' OR doc LIKE '%xxxx%'").get());
+    const stored = withStore((db) => db.prepare(
+      "SELECT count(*) AS n FROM c_semantic_stored_queries WHERE doc LIKE '%yyyy%' OR doc LIKE '%xxxx%'",
+    ).get());
     expect(stored).toEqual({ n: 0 });
   });
 
@@ -105,7 +110,7 @@ describe('execute_query params', () => {
 });
 
 describe('stored queries', () => {
-  it('expire 30 days after their last use: the replay answers not found with the hint to run execute_query', async () => {
+  it('expire 30 days after their last use: a replay answers not found with the hint to run execute_query', async () => {
     const { storedQueryId } = answerOf(await query(clients[0], 'SELECT 42 AS answer'));
     expect(answerOf(await run(clients[0], 'execute_stored_query', { storedQueryId })).rows).toEqual([[42]]);
     const longAgo = JSON.stringify({ $date: new Date(Date.now() - 31 * 86_400_000).toISOString() });
@@ -122,7 +127,9 @@ describe('stored queries', () => {
 
   it('keep a token\'s 200 most recently used: storing more drops the least recently used', async () => {
     const ids: string[] = [];
-    for (let n = 1; n <= 225; n += 1) ids.push(answerOf(await query(clients[1], `SELECT ${n} AS quota_${n}`)).storedQueryId as string);
+    for (let n = 1; n <= 225; n += 1) {
+      ids.push(answerOf(await query(clients[1], `SELECT ${n} AS quota_${n}`)).storedQueryId as string);
+    }
     const kept = withStore((db) => db.prepare(
       "SELECT count(*) AS n FROM c_semantic_stored_queries WHERE json_extract(doc, '$.sql') LIKE 'SELECT % AS quota_%'",
     ).get());
@@ -142,7 +149,8 @@ describe('the call log', () => {
       const response = await fetch(endpoint, {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${tokens[2]}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${tokens[2]}`, 'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: n + 1, method: 'tools/call', params: { name, arguments: {} } }),
       });
@@ -150,7 +158,8 @@ describe('the call log', () => {
       const answer = await response.json();
       expect(answer.result.isError).toBe(true);
       expect(JSON.stringify(answer).length).toBeLessThan(2_000);
-      expect(answer.result.content[0].text).toContain(`"huge_${'n'.repeat(59)}… [truncated: ${name.length} characters]"`);
+      const echoed = `"huge_${'n'.repeat(59)}… [truncated: ${name.length} characters]"`;
+      expect(answer.result.content[0].text).toContain(echoed);
     }
     const cut = `huge_${'n'.repeat(59)}… [truncated: ${name.length} characters]`;
     const log = await logWhere((calls) => calls.filter((c) => c.tool === cut).length === 3);
@@ -161,12 +170,14 @@ describe('the call log', () => {
 });
 
 describe('improvement requests', () => {
-  it('are limited to 20 per token per day: the 21st is a clear tool error and stores nothing; other tokens go on', async () => {
-    const submit = (client: Client, n: number) => run(client, 'request_improvement', { modelName, title: `Idea ${n}`, description: 'More fields.' });
+  it('are limited to 20 per token a day: the 21st is a tool error, stores nothing; other tokens go on', async () => {
+    const submit = (client: Client, n: number) =>
+      run(client, 'request_improvement', { modelName, title: `Idea ${n}`, description: 'More fields.' });
     for (let n = 1; n <= 20; n += 1) expect((await submit(clients[2], n)).isError ?? false).toBe(false);
     const refused = await submit(clients[2], 21);
     expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toMatch(/^Improvement request not stored: this token has submitted 20 in the current 24-hour window, the most allowed\. Try again in \d+ h \d+ min \(\d+ s\)/);
+    expect(textOf(refused)).toMatch(new RegExp('^Improvement request not stored: this token has submitted 20 in the '
+      + 'current 24-hour window, the most allowed\\. Try again in \\d+ h \\d+ min \\(\\d+ s\\)'));
     expect((await submit(clients[0], 22)).isError ?? false).toBe(false);
     const response = await fetch(`${product.url}/api/semantic/projects/${slug}/improvements?limit=500`);
     const titles = ((await response.json()).improvements as { title: string }[]).map((i) => i.title);

@@ -18,9 +18,10 @@ export async function requestImprovement(ctx: ToolContext, input: Static<typeof 
   if (!quota.allowed) {
     const hours = Math.floor(quota.retryAfterSeconds / 3600);
     const minutes = Math.ceil((quota.retryAfterSeconds % 3600) / 60);
-    throw new PlatformError('improvement_quota_exceeded', `Improvement request not stored: this token has submitted `
-      + `${improvementsPerTokenPerDay} in the current 24-hour window, the most allowed. Try again in ${hours} h ${minutes} min `
-      + `(${quota.retryAfterSeconds} s); the modellers already see the earlier ones.`, { status: 429 });
+    const message = 'Improvement request not stored: this token has submitted '
+      + `${improvementsPerTokenPerDay} in the current 24-hour window, the most allowed. Try again in ${hours} h `
+      + `${minutes} min (${quota.retryAfterSeconds} s); the modellers already see the earlier ones.`;
+    throw new PlatformError('improvement_quota_exceeded', message, { status: 429 });
   }
   const record = await submitImprovement(ctx.deps, { projectId: ctx.project._id, modelName: model.name, title: input.title, description: input.description, tokenId: ctx.token._id });
   return { text: `Improvement request submitted for model "${model.name}" (id ${record._id}): "${record.title}". The modellers of this project will see it.` };

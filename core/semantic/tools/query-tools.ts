@@ -82,7 +82,8 @@ function checkParamCount(used: number, given: number): void {
   if (used === given) return;
   const uses = used === 0 ? 'uses no placeholder' : `uses placeholders up to $${used}`;
   const fix = used === 0 ? 'omit params (or pass [])' : `pass exactly ${used} string(s) in params, one per placeholder`;
-  throw new PlatformError('query_invalid_params', `Query rejected: the query ${uses} but ${given} param(s) were given; ${fix}.`);
+  const message = `Query rejected: the query ${uses} but ${given} param(s) were given; ${fix}.`;
+  throw new PlatformError('query_invalid_params', message);
 }
 
 function toOutput(result: QueryResult): QueryOutput {

@@ -36,7 +36,9 @@ export const GetDatasetsInput = Type.Object({
 export const ExecuteQueryInput = Type.Object({
   modelName: ModelName,
   sql: Type.String({ minLength: 1, maxLength: 100_000, description: 'One SELECT (or WITH / DESCRIBE) over bare dataset names, with positional placeholders $1, $2, … . No schema or catalog prefixes. EXPLAIN is not available; check a query with LIMIT 1.' }),
-  params: Type.Optional(Type.Array(Type.String({ maxLength: 10_000 }), { maxItems: 100, description: 'Values for $1, $2, … as strings, exactly one per placeholder; default none.' })),
+  params: Type.Optional(Type.Array(Type.String({ maxLength: 10_000 }), {
+    maxItems: 100, description: 'Values for $1, $2, … as strings, exactly one per placeholder; default none.',
+  })),
   store: Type.Optional(Type.Boolean({ description: 'Default true: store the query and return storedQueryId for execute_stored_query.' })),
 }, { additionalProperties: false });
 
@@ -108,5 +110,6 @@ export const toolDefinitions: ToolDefinition[] = [
   { name: 'request_improvement', title: 'Request a model improvement', inputSchema: RequestImprovementInput,
     annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false, openWorldHint: false },
     description: 'Tell the modellers what is missing or wrong in a model (a field, a description, a view_query, a '
-      + 'metric). Title at most 200 characters, description at most 2,000; at most 20 requests per token per 24 hours.' },
+      + 'metric). Title at most 200 characters, description at most 2,000; at most 20 requests per token per '
+      + '24 hours.' },
 ];

@@ -1,0 +1,79 @@
+/**
+ * execute_query through callTool with the real DuckDB parser behind a query engine port whose execute is a fake:
+ * the parse cache is kept per project, so a text one project ran recently is parsed anew for another (no timing
+ * tells it), and params beyond the placeholders are refused before anything runs or is stored (issue 18 § 4, § 6).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDuckDbParser } from '../../adapters/duckdb/parser.ts';
+import type { ExecuteRequest, QueryEngine } from '../../ports/query-engine.ts';
+import { createMemoryDocumentStore } from '../../testing/memory-document-store.ts';
+import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
+import type { SemanticDeps } from '../deps.ts';
+import type { SemanticModel } from '../model.ts';
+import type { AssembledPlane } from '../planes.ts';
+import { collections, type ProjectRecord, type TokenRecord } from '../records.ts';
+import { callTool } from './call-tool.ts';
+import type { ToolContext } from './tool-context.ts';
+
+const parser = createDuckDbParser();
+afterAll(() => parser.close());
+
+let counter = 0;
+const deps: SemanticDeps = {
+  docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(),
+  clock: { now: () => new Date('2026-11-26T10:00:00Z') },
+  ids: {
+    newId: () => `id${(counter += 1)}`, randomBytes: (n) => new Uint8Array(n),
+    sha256Hex: async (d) => `${String(d).length}`.padStart(64, '0'),
+  },
+};
+const executed: ExecuteRequest[] = [];
+const partitions: (string | undefined)[] = [];
+/** The query engine port: the real parser (recording whose parse it was), a fake execute answering one row. */
+const engine: QueryEngine = {
+  parse: (sql, partition) => { partitions.push(partition); return parser.parse(sql, partition); },
+  execute: async (request) => {
+    executed.push(request);
+    return { columns: [{ name: 'one', type: 'INTEGER' }], rows: [[1]], truncated: false };
+  },
+  close: async () => undefined,
+};
+const model = {
+  name: 'notes_model', datasets: [{ name: 'notes', viewQuery: 'SELECT 1 AS id' }],
+} as unknown as SemanticModel;
+const plane = {
+  plane: 'production', key: 'k', revision: 1, models: [model], problems: [], data: {},
+} as unknown as AssembledPlane;
+
+function contextOf(projectId: string): ToolContext {
+  return {
+    deps, engine, plane,
+    project: { _id: projectId, slug: projectId } as ProjectRecord,
+    token: { _id: `token-of-${projectId}`, models: ['notes_model'] } as unknown as TokenRecord,
+    callLog: { record: () => undefined, drain: async () => undefined, pendingCount: () => 0 },
+    improvementLimiter: { consume: async () => ({ allowed: true, retryAfterSeconds: 0, remaining: 1, limit: 20 }) },
+  };
+}
+
+describe('execute_query', () => {
+  it('parses per project: a text project A ran recently goes to the engine again for project B', async () => {
+    const sql = 'SELECT count(*) AS recently_run FROM notes';
+    const before = parser.engineParses();
+    for (const projectId of ['project-a', 'project-a', 'project-b']) {
+      const args = { modelName: 'notes_model', sql, store: false };
+      const outcome = await callTool(contextOf(projectId), 'execute_query', args);
+      expect(outcome.ok).toBe(true);
+    }
+    expect(partitions.slice(-3)).toEqual(['project-a', 'project-a', 'project-b']);
+    expect(parser.engineParses() - before).toBe(2);
+  });
+
+  it('refuses params beyond the placeholders before running or storing anything', async () => {
+    const runs = executed.length;
+    const args = { modelName: 'notes_model', sql: 'SELECT 1', params: ['x'] };
+    const outcome = await callTool(contextOf('project-a'), 'execute_query', args);
+    expect(outcome).toMatchObject({ ok: false, code: 'query_invalid_params' });
+    expect(executed.length).toBe(runs);
+    expect(await deps.docs.collection(collections.storedQueries).countDocuments({})).toBe(0);
+  });
+});
