@@ -112,7 +112,9 @@ function nestedConverter(type: DuckDBType): NonNullConverter {
   if (type instanceof DuckDBMapType) {
     const key = jsonConverter(type.keyType);
     const item = jsonConverter(type.valueType);
-    return (value) => (value as DuckDBMapValue).entries.map((entry) => ({ key: key(entry.key), value: item(entry.value) }));
+    return (value) => (value as DuckDBMapValue).entries.map((entry) => (
+      { key: key(entry.key), value: item(entry.value) }
+    ));
   }
   if (type instanceof DuckDBUnionType) {
     const members = new Map<string, JsonConverter>();
@@ -164,7 +166,8 @@ function timestampConverter(): NonNullConverter {
     const fraction = inDay % 1_000_000;
     const seconds = (inDay - fraction) / 1_000_000;
     const hours = Math.floor(seconds / 3600);
-    const time = `${lastDate}T${twoDigits(hours)}:${twoDigits(Math.floor(seconds / 60) % 60)}:${twoDigits(seconds % 60)}`;
+    const minutes = Math.floor(seconds / 60) % 60;
+    const time = `${lastDate}T${twoDigits(hours)}:${twoDigits(minutes)}:${twoDigits(seconds % 60)}`;
     return fraction === 0 ? time : `${time}.${String(fraction).padStart(6, '0').replace(/0+$/, '')}`;
   };
 }

@@ -11,7 +11,7 @@ import { Buffer } from 'node:buffer';
 import { StatementType, type DuckDBConnection, type DuckDBInstance, type DuckDBPreparedStatement, type DuckDBResult } from '@duckdb/node-api';
 import { isPlatformError, PlatformError } from '../../ports/platform-error.ts';
 import type { EngineTiming, QueryResult } from '../../ports/query-engine.ts';
-import { bindParameters } from './bind-parameters.ts';
+import { bindParameters, CastStatements } from './bind-parameters.ts';
 import { jsonConverter } from './json-values.ts';
 import { engineMemoryLimitMiB } from './query-instance.ts';
 import { engineMessage, quoteIdentifier, quoteLiteral } from './sql-text.ts';
@@ -49,6 +49,8 @@ export interface RunningQuery {
 export interface QuerySession {
   connection: DuckDBConnection;
   scope?: string;
+  /** The connection's prepared param conversions (freed when the scope changes). */
+  casts: CastStatements;
 }
 
 /**
@@ -57,7 +59,8 @@ export interface QuerySession {
  * Source: spec/semantic-query-service.md § Query validation (engine connection)
  */
 export async function openQuerySession(instance: DuckDBInstance): Promise<QuerySession> {
-  return { connection: await instance.connect() };
+  const connection = await instance.connect();
+  return { connection, casts: new CastStatements(connection) };
 }
 
 /**
@@ -93,12 +96,13 @@ async function runSteps(session: QuerySession, query: QueryToRun, state: RunStat
     const started = performance.now();
     if (session.scope !== query.scope) {
       session.scope = undefined;
+      session.casts.clear();
       await connection.run(`SET search_path = ${quoteLiteral(quoteIdentifier(query.scope))}`);
       session.scope = query.scope;
     }
     prepared = await connection.prepare(query.sql);
     if (prepared.statementType !== StatementType.SELECT) throw notSelect(prepared.statementType);
-    await bindParameters(connection, prepared, query.params);
+    await bindParameters(session.casts, prepared, query.params);
     if (state.stopped) throw new Error('INTERRUPT Error: Interrupted!');
     const running = performance.now();
     timing.prepare = running - started;
@@ -122,7 +126,9 @@ async function runSteps(session: QuerySession, query: QueryToRun, state: RunStat
  * beyond a cap are never converted. Adds the engine's time (fetching chunks) to `timing.run` and the
  * conversion's to `timing.convert`.
  */
-async function readRows(result: DuckDBResult, query: QueryToRun, state: RunState, timing: EngineTiming): Promise<QueryResult> {
+async function readRows(
+  result: DuckDBResult, query: QueryToRun, state: RunState, timing: EngineTiming,
+): Promise<QueryResult> {
   const types = result.columnTypes();
   const columns = result.columnNames().map((name, index) => ({ name, type: types[index].toString() }));
   const converters = types.map((type) => jsonConverter(type));
