@@ -117,5 +117,6 @@ describe('call log writer', () => {
     expect(JSON.stringify(await calledTools(deps, 'p1')).length).toBeLessThan(300);
     expect(loggedToolName('get_datasets')).toBe('get_datasets');
     expect(markedExcerpt('abcdef', 4)).toBe('abcd… [truncated: 6 characters]');
+    expect(markedExcerpt('abcd… [truncated: 6 characters]', 4)).toBe('abcd… [truncated: 6 characters]');
   });
 });

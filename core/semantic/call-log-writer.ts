@@ -6,10 +6,9 @@
  *
  * Source: ../shared/spec/semantic-query-service.md § Events, § Resources (call log entry).
  */
-import { recordCall } from './call-log.ts';
+import { loggedToolName, markedExcerpt, maxLoggedModelNameChars, recordCall } from './call-log.ts';
 import type { SemanticDeps } from './deps.ts';
 import type { CallLogRecord } from './records.ts';
-import { toolDefinitions } from './tools/tool-definitions.ts';
 
 /**
  * Characters of JSON kept per logged input and per logged output (65,536). A larger value is
@@ -32,6 +31,8 @@ export interface LogExcerpt {
   /** Length of the whole JSON text, in characters. */
   originalChars: number;
 }
+
+export { loggedToolName, markedExcerpt, maxLoggedModelNameChars, maxLoggedToolNameChars } from './call-log.ts';
 
 /** An entry as {@link CallLogWriter.record} takes it. */
 export type CallLogEntry = Omit<CallLogRecord, '_id' | 'schemaVersion'>;
@@ -104,35 +105,6 @@ export function boundForLog<T>(value: T, maxChars = maxLoggedChars): T | LogExce
   const text = JSON.stringify(value) ?? 'null';
   if (text.length <= maxChars) return value;
   return { excerpt: text.slice(0, maxChars), truncated: true, originalChars: text.length };
-}
-
-/**
- * Characters kept of a tool name that is none of the six tools (64): any caller can send any name, and the
- * Monitoring list shows every logged name. Source: issue 18 § 4.
- */
-export const maxLoggedToolNameChars = 64;
-/** Characters kept of a logged model name (200, the tool schemas' limit; a name failing the schema may be longer). */
-export const maxLoggedModelNameChars = 200;
-
-const knownTools: ReadonlySet<string> = new Set(toolDefinitions.map((t) => t.name));
-
-/**
- * `text` itself when it has at most `maxChars` characters, else its first `maxChars` characters followed by
- * `… [truncated: N characters]` (N the whole length), so a reader sees it was cut.
- */
-export function markedExcerpt(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  return `${text.slice(0, maxChars)}… [truncated: ${text.length} characters]`;
-}
-
-/**
- * The tool name as logged: one of the six tools as it is, any other name as a {@link markedExcerpt} of
- * {@link maxLoggedToolNameChars} characters.
- *
- * Source: issue 18 § 4 (the call log stores only known tool names, or a bounded excerpt)
- */
-export function loggedToolName(name: string): string {
-  return knownTools.has(name) ? name : markedExcerpt(name, maxLoggedToolNameChars);
 }
 
 /** `entry` with every caller-chosen field bounded: tool name, model name, input and output. */

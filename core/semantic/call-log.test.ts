@@ -25,6 +25,19 @@ describe('call log', () => {
     expect(await calledTools(deps, 'p3')).toEqual([]);
   });
 
+  it('answers a tool or model name stored whole before the bound as its marked excerpt (issue 18 § 4)', async () => {
+    const huge = `huge_${'n'.repeat(5 * 1024 * 1024)}`;
+    await recordCall(deps, {
+      projectId: 'p5', tokenId: 't1', tool: huge, status: 'error', at: now, plane: 'production', input: {}, output: {},
+      durationMs: 1, modelName: 'm'.repeat(1_000),
+    });
+    const cut = `huge_${'n'.repeat(59)}… [truncated: ${huge.length} characters]`;
+    const [entry] = await listCalls(deps, 'p5', {});
+    expect(entry.tool).toBe(cut);
+    expect(entry.modelName).toBe(`${'m'.repeat(200)}… [truncated: 1000 characters]`);
+    expect(await calledTools(deps, 'p5')).toEqual([cut]);
+  });
+
   it('filters by tool, status and an inclusive day range', async () => {
     await call('p4', 'execute_query', 'success', new Date('2026-11-01T00:00:00Z'));
     await call('p4', 'execute_query', 'error', new Date('2026-11-03T23:59:59Z'));

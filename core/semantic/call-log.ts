@@ -9,6 +9,38 @@ import type { SemanticDeps } from './deps.ts';
 import { collections, semanticSchemaVersion, type CallLogRecord } from './records.ts';
 import { toolDefinitions } from './tools/tool-definitions.ts';
 
+/**
+ * Characters kept of a tool name that is none of the six tools (64): any caller can send any name, and the
+ * Monitoring list shows every logged name. Source: issue 18 § 4.
+ */
+export const maxLoggedToolNameChars = 64;
+/** Characters kept of a logged model name (200, the tool schemas' limit; a name failing the schema may be longer). */
+export const maxLoggedModelNameChars = 200;
+
+const knownTools: ReadonlySet<string> = new Set(toolDefinitions.map((t) => t.name));
+
+/**
+ * `text` itself when it has at most `maxChars` characters or already is such an excerpt, else its first `maxChars`
+ * characters followed by `… [truncated: N characters]` (N the whole length), so a reader sees it was cut.
+ */
+export function markedExcerpt(text: string, maxChars: number): string {
+  if (text.length <= maxChars || excerptMarker.test(text.slice(maxChars))) return text;
+  return `${text.slice(0, maxChars)}… [truncated: ${text.length} characters]`;
+}
+
+/** The marker {@link markedExcerpt} appends, alone. */
+const excerptMarker = /^… \[truncated: \d{1,16} characters\]$/;
+
+/**
+ * The tool name as logged: one of the six tools as it is, any other name as a {@link markedExcerpt} of
+ * {@link maxLoggedToolNameChars} characters.
+ *
+ * Source: issue 18 § 4 (the call log stores only known tool names, or a bounded excerpt)
+ */
+export function loggedToolName(name: string): string {
+  return knownTools.has(name) ? name : markedExcerpt(name, maxLoggedToolNameChars);
+}
+
 /** Records one call. */
 export async function recordCall(deps: SemanticDeps, entry: Omit<CallLogRecord, '_id' | 'schemaVersion'>): Promise<void> {
   await deps.docs.collection<CallLogRecord>(collections.callLog).insertOne({ _id: deps.ids.newId(), schemaVersion: semanticSchemaVersion, ...entry });
@@ -42,7 +74,20 @@ export const maxCallLogLimit = 500;
 export async function listCalls(deps: SemanticDeps, projectId: string, query: CallLogQuery): Promise<CallLogRecord[]> {
   const filter = callFilter(projectId, query);
   const limit = Math.min(Math.max(wholeNumber(query.limit ?? defaultCallLogLimit, 'limit'), 1), maxCallLogLimit);
-  return deps.docs.collection<CallLogRecord>(collections.callLog).find(filter, { sort: { at: -1 }, limit, skip: Math.max(wholeNumber(query.skip ?? 0, 'skip'), 0) });
+  const skip = Math.max(wholeNumber(query.skip ?? 0, 'skip'), 0);
+  const log = deps.docs.collection<CallLogRecord>(collections.callLog);
+  const entries = await log.find(filter, { sort: { at: -1 }, limit, skip });
+  return entries.map(boundedNames);
+}
+
+/**
+ * `entry` with its tool and model names as the writer bounds them now: entries written before the bound
+ * (kept up to 30 days) may hold megabytes in either (issue 18 § 4).
+ */
+function boundedNames(entry: CallLogRecord): CallLogRecord {
+  const bounded = { ...entry, tool: loggedToolName(entry.tool) };
+  if (typeof entry.modelName === 'string') bounded.modelName = markedExcerpt(entry.modelName, maxLoggedModelNameChars);
+  return bounded;
 }
 
 /** The document filter of a {@link CallLogQuery} (its limit and skip aside). */
@@ -71,7 +116,7 @@ export async function calledTools(deps: SemanticDeps, projectId: string): Promis
   const known = toolDefinitions.map((t) => t.name as string);
   const called = await Promise.all(known.map(async (tool) => ((await log.find({ projectId, tool }, { limit: 1 })).length > 0 ? [tool] : [])));
   const unknown = await log.find({ projectId, tool: { $nin: known } }, { sort: { at: -1 }, limit: maxUnknownToolEntries });
-  return [...new Set([...called.flat(), ...unknown.map((e) => e.tool)])].sort();
+  return [...new Set([...called.flat(), ...unknown.map((e) => loggedToolName(e.tool))])].sort();
 }
 
 /** Newest calls of unknown tool names read to list those names (a caller can send any name). */
