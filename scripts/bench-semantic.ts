@@ -5,67 +5,47 @@
  *    trivial tools/call and execute_query of SELECT 1; the small aggregate stored and with new SQL text;
  *    1,000 rows with and without the proxy's gzip;
  * 2. median and p95 execute_query latency of realistic queries (the flights model, 3,000,000 rows, and
- *    a 10-row GROUP BY over the 30,000-row `orders` model) against raw DuckDB on the same rows (ratio);
+ *    a 10-row GROUP BY over the 30,000-row `orders` model) against raw DuckDB on the same rows (ratio),
+ *    and the validator's time per query;
  * 3. where each millisecond of those calls went: the proxy hop (through Caddy − straight to
  *    semantic-mcp), HTTP and JSON between semantic-mcp and the client, and the Server-Timing phases,
  *    including the query process's own (prepare, run, convert) and the pipe and pool around them;
  * 4. the figures issue 18's "Done when" asks for (heavy-query and small-aggregate ratios, the orders
- *    case, the starvation figure);
- * 5. validator time per query; digest vs YAML tokens per model (o200k_base).
+ *    case, every realistic query against 1.5x, the starvation figure);
+ * 5. digest vs YAML tokens per model (o200k_base).
  * Options: --runs N (default 30).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createDuckDbParser } from '../core/adapters/duckdb/index.ts';
-import { measureDigest } from '../core/semantic/digest/measure-digest.ts';
 import { validateQuery } from '../core/semantic/query-validation/index.ts';
 import { freePort } from '../test/helpers/ports.ts';
 import { startProduct } from '../test/helpers/product.ts';
-import { fmt, PhaseTimes, ratio, stats, time } from './lib/bench-stats.ts';
-import { openRawDuckDb, orderRows, seedOrdersProject, type RawDuckDb } from './lib/bench-semantic-setup.ts';
+import { printDigestTokens } from './lib/bench-digest.ts';
+import {
+  datasetsOf, mcpCaller, queries, smallAggregate, type BenchQuery, type Caller,
+} from './lib/bench-semantic-queries.ts';
+import { openRawDuckDb, seedOrdersProject, type RawDuckDb } from './lib/bench-semantic-setup.ts';
 import { measureStarvation } from './lib/bench-starvation.ts';
+import { fmt, PhaseTimes, ratio, stats, time } from './lib/bench-stats.ts';
 import { seedDemo } from './seed-demo.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 30;
-const smallAggregate = 'SELECT state, COUNT(*) AS airports FROM origin_airports GROUP BY state ORDER BY airports DESC LIMIT 5';
 
-interface BenchQuery { name: string; model: 'flights' | 'orders'; sql: string; params?: string[]; heavy?: boolean }
-const queries: BenchQuery[] = [
-  { name: 'state with most delayed departures', model: 'flights', heavy: true, sql: 'SELECT o.state, COUNT(*) AS delayed FROM flights f JOIN origin_airports o ON f.origin = o.iata WHERE f.delay > 0 GROUP BY o.state ORDER BY delayed DESC LIMIT 5' },
-  { name: 'average delay per month', model: 'flights', heavy: true, sql: 'SELECT departure_month, AVG(delay) AS avg_delay FROM flights GROUP BY 1 ORDER BY 1' },
-  { name: 'top routes', model: 'flights', heavy: true, sql: 'SELECT route, COUNT(*) AS n FROM flights GROUP BY route ORDER BY n DESC LIMIT 10' },
-  { name: 'point lookup with params', model: 'flights', sql: 'SELECT COUNT(*) FROM flights WHERE origin = $1 AND delay > $2', params: ['SFO', '15'] },
-  { name: '1,000 rows', model: 'flights', sql: 'SELECT date, delay, origin, destination FROM flights LIMIT 1000' },
-  { name: 'small aggregate', model: 'flights', sql: smallAggregate },
-  { name: `orders: 10-row GROUP BY over ${orderRows.toLocaleString('en-US')}`, model: 'orders', sql: 'SELECT region, COUNT(*) AS orders, SUM(amount) AS revenue FROM orders GROUP BY region ORDER BY region' },
-];
-const datasetsOf = { flights: ['flights', 'origin_airports', 'destination_airports'], orders: ['orders'] };
-
-type Caller = (name: string, args: Record<string, unknown>, phases?: PhaseTimes) => Promise<unknown>;
-
-/** A JSON-RPC tools/call over plain fetch (no SDK client in the timed path), keeping Server-Timing. */
-function mcpCaller(endpoint: string, token: string, headers: Record<string, string> = {}): Caller {
-  let id = 0;
-  return async (name, args, phases) => {
-    const response = await fetch(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, ...headers },
-      body: JSON.stringify({ jsonrpc: '2.0', id: (id += 1), method: 'tools/call', params: { name, arguments: args } }),
-    });
-    const body = (await response.json()) as { result?: { isError?: boolean } };
-    if (!response.ok || body.result?.isError) throw new Error(`${name} failed: ${JSON.stringify(body).slice(0, 300)}`);
-    phases?.add(response.headers.get('server-timing'));
-    return body;
-  };
-}
-
-/** Calls of one model: through the front proxy (gzip as the client asks), without gzip, and straight to semantic-mcp. */
+/** Calls of one model: through the front proxy (gzip as the client asks), without gzip, straight to semantic-mcp. */
 interface ModelCallers { proxy: Caller; identity: Caller; direct: Caller }
 
+/** Right-aligned cells of widths `widths` after a left-aligned label of `labelWidth`. */
+const row = (label: string, labelWidth: number, cells: string[], widths: number[]): string => (
+  `${label.padEnd(labelWidth)} ${cells.map((cell, i) => cell.padStart(widths[i] ?? 8)).join(' ')}`
+);
+
 /** Times `candidate` and `baseline` alternately, `runs` times after 3 warm-ups; prints one row. */
-async function compare(label: string, candidate: () => Promise<unknown>, baseline: () => Promise<unknown>, baselineName: string): Promise<void> {
+async function compare(
+  label: string, candidate: () => Promise<unknown>, baseline: () => Promise<unknown>, baselineName: string,
+): Promise<void> {
   for (let i = 0; i < 3; i += 1) { await candidate(); await baseline(); }
   const a: number[] = []; const b: number[] = [];
   for (let i = 0; i < runs; i += 1) {
@@ -73,48 +53,79 @@ async function compare(label: string, candidate: () => Promise<unknown>, baselin
     b.push(await time(baseline));
   }
   const x = stats(a); const y = stats(b);
-  console.log(`${label.padEnd(40)} ${fmt(x.median)} ${fmt(x.p95)}   ${baselineName.padEnd(22)} ${fmt(y.median)} ${fmt(y.p95)} ${ratio(x.median, y.median)}`);
+  const base = `  ${baselineName.padEnd(22)}`;
+  const cells = [fmt(x.median), fmt(x.p95), base, fmt(y.median), fmt(y.p95), ratio(x.median, y.median)];
+  console.log(row(label, 40, cells, [8, 8, 24, 8, 8, 7]));
 }
 
-async function overhead(url: string, flights: ModelCallers, raw: RawDuckDb) {
+async function overhead(url: string, flights: ModelCallers, raw: RawDuckDb): Promise<void> {
   console.log(`\nper-call overhead through the front proxy, ${runs} runs each after 3 warm-ups (ms)`);
-  console.log(`${'call'.padEnd(40)} ${'median'.padStart(8)} ${'p95'.padStart(8)}   ${'baseline'.padEnd(22)} ${'median'.padStart(8)} ${'p95'.padStart(8)} ${'ratio'.padStart(7)}`);
+  const header = ['median', 'p95', `  ${'baseline'.padEnd(22)}`, 'median', 'p95', 'ratio'];
+  console.log(row('call', 40, header, [8, 8, 24, 8, 8, 7]));
   const health = async () => { const r = await fetch(`${url}/api/health`); await r.text(); };
-  const query = (sql: string, extra: Record<string, unknown> = {}) => ({ modelName: 'flights', sql, store: false, ...extra });
+  const query = (sql: string, extra: Record<string, unknown> = {}) => (
+    { modelName: 'flights', sql, store: false, ...extra }
+  );
   const rawFlights = raw.model('flights');
-  await compare('tools/call list_semantic_models', () => flights.proxy('list_semantic_models', {}), health, 'GET /api/health');
-  await compare('execute_query SELECT 1', () => flights.proxy('execute_query', query('SELECT 1')), health, 'GET /api/health');
-  await compare('small aggregate, stored (store: true)', () => flights.proxy('execute_query', query(smallAggregate, { store: true })), () => rawFlights.run(smallAggregate), 'raw DuckDB');
+  const rawSmall = () => rawFlights.run(smallAggregate);
+  const list = () => flights.proxy('list_semantic_models', {});
+  await compare('tools/call list_semantic_models', list, health, 'GET /api/health');
+  const one = () => flights.proxy('execute_query', query('SELECT 1'));
+  await compare('execute_query SELECT 1', one, health, 'GET /api/health');
+  const stored = () => flights.proxy('execute_query', query(smallAggregate, { store: true }));
+  await compare('small aggregate, stored (store: true)', stored, rawSmall, 'raw DuckDB');
   // A text the parser has not seen (a new comment each call): no remembered parse.
   let fresh = 0;
   const novel = () => `${smallAggregate} /* ${(fresh += 1)} */`;
-  await compare('small aggregate, new SQL text each call', () => flights.proxy('execute_query', query(novel())), () => rawFlights.run(novel()), 'raw DuckDB');
+  const novelCall = () => flights.proxy('execute_query', query(novel()));
+  await compare('small aggregate, new SQL text each call', novelCall, () => rawFlights.run(novel()), 'raw DuckDB');
   const rows = queries.find((q) => q.name === '1,000 rows')!.sql;
-  await compare('1,000 rows without gzip (identity)', () => flights.identity('execute_query', query(rows)), () => flights.proxy('execute_query', query(rows)), 'with the proxy\'s gzip');
+  const identity = () => flights.identity('execute_query', query(rows));
+  const gzip = () => flights.proxy('execute_query', query(rows));
+  await compare('1,000 rows without gzip (identity)', identity, gzip, 'with the proxy\'s gzip');
 }
 
-/** One realistic query's measurements: client times through the proxy and straight, raw times, and phases. */
-interface Measured { query: BenchQuery; proxy: number[]; direct: number[]; raw: number[]; validate: number[]; phases: PhaseTimes; directPhases: PhaseTimes }
+/** One realistic query's client times through the proxy and straight, raw times, validator times and phases. */
+interface Measured {
+  query: BenchQuery;
+  proxy: number[];
+  direct: number[];
+  raw: number[];
+  validate: number[];
+  phases: PhaseTimes;
+  directPhases: PhaseTimes;
+}
 
 async function realistic(callers: Record<BenchQuery['model'], ModelCallers>, raw: RawDuckDb): Promise<Measured[]> {
   const parser = createDuckDbParser();
   const measured: Measured[] = [];
-  console.log(`\nexecute_query latency through the front proxy against raw DuckDB on the same rows, ${runs} runs each after 3 warm-ups (ms)`);
-  console.log(`${'query'.padEnd(40)} ${'MCP med'.padStart(8)} ${'MCP p95'.padStart(8)} ${'raw med'.padStart(8)} ${'raw p95'.padStart(8)} ${'ratio'.padStart(7)} ${'validate'.padStart(9)}`);
+  console.log('\nexecute_query through the front proxy against raw DuckDB on the same rows, '
+    + `${runs} runs each after 3 warm-ups (ms)`);
+  console.log(row('query', 40, ['MCP med', 'MCP p95', 'raw med', 'raw p95', 'ratio', 'validate'], [8, 8, 8, 8, 7, 9]));
   for (const query of queries) {
     const args = { modelName: query.model, sql: query.sql, params: query.params ?? [], store: false };
     const { proxy, direct } = callers[query.model];
     const rawModel = raw.model(query.model);
-    const m: Measured = { query, proxy: [], direct: [], raw: [], validate: [], phases: new PhaseTimes(), directPhases: new PhaseTimes() };
-    for (let i = 0; i < 3; i += 1) { await proxy('execute_query', args); await direct('execute_query', args); await rawModel.run(query.sql, query.params); }
+    const m: Measured = {
+      query, proxy: [], direct: [], raw: [], validate: [], phases: new PhaseTimes(), directPhases: new PhaseTimes(),
+    };
+    const datasetNames = datasetsOf[query.model];
+    const validate = () => validateQuery({ sql: query.sql, parse: (s) => parser.parse(s), datasetNames });
+    for (let i = 0; i < 3; i += 1) {
+      await proxy('execute_query', args);
+      await direct('execute_query', args);
+      await rawModel.run(query.sql, query.params);
+    }
     for (let i = 0; i < runs; i += 1) {
       m.proxy.push(await time(() => proxy('execute_query', args, m.phases)));
       m.direct.push(await time(() => direct('execute_query', args, m.directPhases)));
       m.raw.push(await time(() => rawModel.run(query.sql, query.params)));
-      m.validate.push(await time(() => validateQuery({ sql: query.sql, parse: (s) => parser.parse(s), datasetNames: datasetsOf[query.model] })));
+      m.validate.push(await time(validate));
     }
     const p = stats(m.proxy); const r = stats(m.raw);
-    console.log(`${query.name.padEnd(40)} ${fmt(p.median)} ${fmt(p.p95)} ${fmt(r.median)} ${fmt(r.p95)} ${ratio(p.median, r.median)} ${fmt(stats(m.validate).median)} `);
+    const validated = fmt(stats(m.validate).median);
+    const cells = [fmt(p.median), fmt(p.p95), fmt(r.median), fmt(r.p95), ratio(p.median, r.median), validated];
+    console.log(row(query.name, 40, cells, [8, 8, 8, 8, 7, 9]));
     measured.push(m);
   }
   parser.close();
@@ -123,74 +134,67 @@ async function realistic(callers: Record<BenchQuery['model'], ModelCallers>, raw
 
 /** Where the milliseconds of each realistic call went (medians; server phases from Server-Timing). */
 function breakdown(measured: Measured[]): void {
-  console.log('\nwhere the milliseconds went (medians, ms): client = through the proxy; proxy = that − straight to semantic-mcp;');
-  console.log('http = straight − server total (HTTP, JSON parse in the client); auth = rate + auth + plane; tool = validation walk,');
-  console.log('scope name, output text; pipe = engine − prepare − run − convert (pool, pipe both ways, scope file lookup);');
-  console.log('answer = server total − auth − tool phases (JSON-RPC response); raw = raw DuckDB');
-  const columns = ['client', 'proxy', 'http', 'server', 'auth', 'parse', 'tool', 'pipe', 'prepare', 'run', 'convert', 'answer', 'raw'];
-  console.log(`${'query'.padEnd(40)}${columns.map((c) => c.padStart(8)).join('')}`);
+  console.log([
+    '\nwhere the milliseconds went (medians, ms): client = through the proxy; proxy = that − straight to',
+    'semantic-mcp; http = straight − server total (HTTP, JSON parse in the client); auth = rate + auth + plane;',
+    'tool = validation walk, scope name, output text; pipe = engine − prepare − run − convert (pool, pipe both',
+    'ways, scope file lookup); answer = server total − auth − tool phases (JSON-RPC response); raw = raw DuckDB',
+  ].join('\n'));
+  const columns = [
+    'client', 'proxy', 'http', 'server', 'auth', 'parse', 'tool', 'pipe', 'prepare', 'run', 'convert', 'answer', 'raw',
+  ];
+  console.log(row('query', 40, columns, []));
   for (const m of measured) {
     const client = stats(m.proxy).median;
     const direct = stats(m.direct).median;
-    const http = direct - m.directPhases.median((p) => p('total'));
     const ph = m.phases;
-    const engineOwn = (p: (name: string) => number) => p('prepare') + p('run') + p('convert');
+    const own = (p: (name: string) => number) => p('prepare') + p('run') + p('convert');
     const values = [
-      client, client - direct, http, ph.median((p) => p('total')),
+      client, client - direct, direct - m.directPhases.median((p) => p('total')), ph.median((p) => p('total')),
       ph.median((p) => p('rate') + p('auth') + p('plane')), ph.median((p) => p('parse')),
-      ph.median((p) => p('tool') - p('engine') - p('parse')), ph.median((p) => p('engine') - engineOwn(p)),
+      ph.median((p) => p('tool') - p('engine') - p('parse')), ph.median((p) => p('engine') - own(p)),
       ph.median((p) => p('prepare')), ph.median((p) => p('run')), ph.median((p) => p('convert')),
       ph.median((p) => p('total') - p('rate') - p('auth') - p('plane') - p('tool')), stats(m.raw).median,
     ];
-    console.log(`${m.query.name.padEnd(40)}${values.map(fmt).join('')}`);
+    console.log(row(m.query.name, 40, values.map((v) => fmt(v).trim()), []));
   }
 }
 
-/** The figures of issue 18's "Done when", from the measurements above. */
+/** The figures of issue 18's "Done when", from the measurements above, and the starvation figure. */
 async function doneWhen(measured: Measured[], url: string): Promise<void> {
-  const median = (m: Measured) => ({ mcp: stats(m.proxy).median, raw: stats(m.raw).median });
-  const line = (m: Measured) => { const { mcp, raw } = median(m); return `${m.query.name}: ${mcp.toFixed(2)} ms against ${raw.toFixed(2)} ms raw (${(mcp / raw).toFixed(2)}x)`; };
+  const of = (m: Measured) => ({ mcp: stats(m.proxy).median, raw: stats(m.raw).median });
+  const times = (m: Measured) => of(m).mcp / of(m).raw;
+  const line = (m: Measured) => {
+    const { mcp, raw } = of(m);
+    return `${m.query.name}: ${mcp.toFixed(2)} ms against ${raw.toFixed(2)} ms raw (${(mcp / raw).toFixed(2)}x)`;
+  };
+  const worstOf = (list: Measured[]) => list.reduce((a, b) => (times(a) >= times(b) ? a : b));
   console.log('\nissue 18 "Done when" figures (this run)');
   const heavy = measured.filter((m) => m.query.heavy);
-  const worstHeavy = heavy.reduce((a, b) => (median(a).mcp / median(a).raw >= median(b).mcp / median(b).raw ? a : b));
+  const worstHeavy = worstOf(heavy);
   console.log(`heavy-query ratio (3 M-row flights aggregates, worst; target ≤ 1.5x): ${line(worstHeavy)}`);
   for (const m of heavy.filter((h) => h !== worstHeavy)) console.log(`  also ${line(m)}`);
   console.log(`small-aggregate ratio: ${line(measured.find((m) => m.query.name === 'small aggregate')!)}`);
   console.log(`another model's 10-row GROUP BY: ${line(measured.find((m) => m.query.model === 'orders')!)}`);
-  const worst = measured.reduce((a, b) => (median(a).mcp / median(a).raw >= median(b).mcp / median(b).raw ? a : b));
-  const within = measured.filter((m) => median(m).mcp / median(m).raw <= 1.5).length;
-  console.log(`realistic queries within 1.5x of raw DuckDB: ${within} of ${measured.length}; worst ${line(worst)}`);
+  const within = measured.filter((m) => times(m) <= 1.5).length;
+  const worst = line(worstOf(measured));
+  console.log(`realistic queries within 1.5x of raw DuckDB: ${within} of ${measured.length}; worst ${worst}`);
   // Last: the busy project's 12 runaway queries are abandoned and stopped, but would disturb latencies measured after.
   const quietMs = await measureStarvation({ url });
-  console.log(`starvation: another project's SELECT 1 answered in ${(quietMs / 1000).toFixed(2)} s while one project's 12 `
-    + 'abandoned runaway queries were being stopped (target ≤ 5 s)');
+  const seconds = (quietMs / 1000).toFixed(2);
+  console.log(`starvation: another project's SELECT 1 answered in ${seconds} s while one project's 12 abandoned `
+    + 'runaway queries were being stopped (target ≤ 5 s)');
 }
 
-function digestTokens() {
-  console.log('\ndigest vs YAML tokens (o200k_base; digest = every page an agent must read to see the whole model)');
-  console.log(`${'model file'.padEnd(44)} ${'YAML'.padStart(7)} ${'digest'.padStart(7)} ${'ratio'.padStart(7)} ${'ratio w/o comments'.padStart(19)} ${'calls'.padStart(6)}`);
-  const files = [
-    join(root, 'scripts/demo/flights/models/flights.yaml'),
-    join(root, 'scripts/demo/tpcds/models/tpcds_retail_model.yaml'),
-    ...readdirSync(join(root, 'core/semantic/osi/testdata/valid'), { recursive: true, encoding: 'utf8' })
-      .filter((p) => p.endsWith('.yaml')).sort().map((p) => join(root, 'core/semantic/osi/testdata/valid', p)),
-  ];
-  for (const path of files) {
-    let text: string;
-    try { text = readFileSync(path, 'utf8'); } catch { continue; }
-    const [m] = measureDigest([{ fileName: path.split('/').pop()!, text }]);
-    console.log(`${path.replace(`${root}/`, '').replace('core/semantic/osi/testdata/valid/', 'osi/').slice(-44).padEnd(44)} ${String(m.yamlTokens).padStart(7)} ${String(m.digestTokens).padStart(7)} ${m.ratio.toFixed(2).padStart(6)}x ${m.ratioWithoutComments.toFixed(2).padStart(18)}x ${String(m.calls).padStart(6)}`);
-  }
-}
-
-async function main() {
+async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'cairn-bench-semantic-'));
   const semanticPort = await freePort();
   const product = await startProduct({ MCP_RATE_LIMIT_MAX: '1000000', SEMANTIC_MCP_PORT: String(semanticPort) });
   try {
-    const tokens = await seedDemo({ url: product.url, dataDir: product.dataDir, root, log: () => {}, waitUntilUp: async () => {} });
+    const seed = { url: product.url, dataDir: product.dataDir, root, log: () => {}, waitUntilUp: async () => {} };
+    const tokens = await seedDemo(seed);
     tokens.orders = await seedOrdersProject(product.url, root, workDir);
-    const callers = (model: 'flights' | 'orders'): ModelCallers => ({
+    const callers = (model: BenchQuery['model']): ModelCallers => ({
       proxy: mcpCaller(`${product.url}/mcp/${model}/mcp`, tokens[model]),
       identity: mcpCaller(`${product.url}/mcp/${model}/mcp`, tokens[model], { 'accept-encoding': 'identity' }),
       direct: mcpCaller(`http://127.0.0.1:${semanticPort}/mcp/${model}/mcp`, tokens[model]),
@@ -206,7 +210,7 @@ async function main() {
     await product.stop();
     rmSync(workDir, { recursive: true, force: true });
   }
-  digestTokens();
+  printDigestTokens(root);
 }
 
 await main();

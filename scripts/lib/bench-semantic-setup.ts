@@ -27,7 +27,7 @@ semantic_model:
         source: data.orders
         custom_extensions:
           - vendor_name: COMMON
-            data: '${JSON.stringify({ view_query: ordersViewQuery })}'
+            data: '${JSON.stringify({ view_query: ordersViewQuery }).replace(/'/g, "''")}'
         fields:
           - name: region
             expression: { dialects: [ { dialect: ANSI_SQL, expression: region } ] }
@@ -58,7 +58,9 @@ export async function seedOrdersProject(url: string, root: string, workDir: stri
   db.closeSync();
   const options = { url, dataDir: workDir, root, log: () => {}, waitUntilUp: async () => {} };
   await cairn(options, ['semantic', 'import', dir, '--project', 'orders', '--publish']);
-  return (await cairn(options, ['semantic', 'token', 'create', 'orders', '--models', 'orders', '--name', 'bench'])).trim();
+  const create = ['semantic', 'token', 'create', 'orders', '--models', 'orders', '--name', 'bench'];
+  const token = await cairn(options, create);
+  return token.trim();
 }
 
 /** A raw DuckDB connection whose search_path is one model's schema. */
@@ -121,7 +123,8 @@ export async function openRawDuckDb(root: string, workDir: string): Promise<RawD
 /** The flights model's datasets and view_queries, read from scripts/demo/flights/models/flights.yaml. */
 function flightsViews(root: string): { name: string; sql: string }[] {
   const doc = parseYaml(readFileSync(join(root, 'scripts/demo/flights/models/flights.yaml'), 'utf8'));
-  return doc.semantic_model[0].datasets.map((ds: { name: string; custom_extensions: { vendor_name: string; data: string }[] }) => {
+  type Dataset = { name: string; custom_extensions: { vendor_name: string; data: string }[] };
+  return doc.semantic_model[0].datasets.map((ds: Dataset) => {
     const common = ds.custom_extensions.find((e) => e.vendor_name === 'COMMON')!;
     return { name: ds.name, sql: JSON.parse(common.data).view_query as string };
   });

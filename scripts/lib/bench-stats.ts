@@ -8,7 +8,8 @@
 export function stats(ms: number[]): { median: number; p95: number } {
   const sorted = [...ms].sort((a, b) => a - b);
   if (sorted.length === 0) return { median: Number.NaN, p95: Number.NaN };
-  return { median: sorted[Math.floor(sorted.length / 2)], p95: sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)] };
+  const p95 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)];
+  return { median: sorted[Math.floor(sorted.length / 2)], p95 };
 }
 
 /** Wall time of one call of `fn`, in milliseconds. */
