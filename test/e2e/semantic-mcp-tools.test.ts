@@ -125,6 +125,28 @@ describe('execute_query', () => {
     expect(queryOutputOf(same).storedQueryId).toBe(storedQueryId);
   });
 
+  it('tells in Server-Timing where the time went, the query process\'s phases too; the output does not', async () => {
+    const body = JSON.stringify({
+      jsonrpc: '2.0', id: 1, method: 'tools/call',
+      params: { name: 'execute_query', arguments: { modelName: 'flights', sql: stateQuestion, store: false } },
+    });
+    const headers = {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+    };
+    const response = await fetch(endpoint, { method: 'POST', headers, body });
+    const phases = Object.fromEntries((response.headers.get('server-timing') ?? '').split(', ').map((part) => {
+      const [name, duration] = part.split(';dur=');
+      return [name, Number(duration)];
+    }));
+    for (const name of ['auth', 'engine', 'prepare', 'run', 'convert', 'tool', 'total']) {
+      expect(phases[name], name).toBeGreaterThanOrEqual(0);
+    }
+    expect(phases.prepare + phases.run + phases.convert).toBeLessThanOrEqual(phases.engine);
+    const text = (await response.json()).result.content[0].text as string;
+    expect(Object.keys(JSON.parse(text))).toEqual(['columns', 'rows', 'rowCount']);
+  });
+
   it('does not store when store is false', async () => {
     const result = await call('execute_query', { modelName: 'flights', sql: 'SELECT 1 AS one', store: false });
     expect(queryOutputOf(result)).toEqual({ columns: [{ name: 'one', type: 'INTEGER' }], rows: [[1]], rowCount: 1 });
