@@ -3,6 +3,7 @@
  * the parse cache is kept per project, so a text one project ran recently is parsed anew for another (no timing
  * tells it), and params beyond the placeholders are refused before anything runs or is stored (issue 18 § 4, § 6).
  */
+import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDuckDbParser } from '../../adapters/duckdb/parser.ts';
 import type { ExecuteRequest, QueryEngine } from '../../ports/query-engine.ts';
@@ -24,7 +25,7 @@ const deps: SemanticDeps = {
   clock: { now: () => new Date('2026-11-26T10:00:00Z') },
   ids: {
     newId: () => `id${(counter += 1)}`, randomBytes: (n) => new Uint8Array(n),
-    sha256Hex: async (d) => `${String(d).length}`.padStart(64, '0'),
+    sha256Hex: async (d) => createHash('sha256').update(d).digest('hex'),
   },
 };
 const executed: ExecuteRequest[] = [];
@@ -75,5 +76,21 @@ describe('execute_query', () => {
     expect(outcome).toMatchObject({ ok: false, code: 'query_invalid_params' });
     expect(executed.length).toBe(runs);
     expect(await deps.docs.collection(collections.storedQueries).countDocuments({})).toBe(0);
+  });
+
+  it('names the scope of a model with the longest name (200) within a file name (255 bytes), distinct per model', async () => {
+    const names = ['m'.repeat(200), `${'m'.repeat(199)}n`];
+    const scopes: string[] = [];
+    for (const name of names) {
+      const long = { name, datasets: [{ name: 'notes', viewQuery: 'SELECT 1 AS id' }] } as unknown as SemanticModel;
+      const context = { ...contextOf('project-a'), plane: { ...plane, models: [long] } as AssembledPlane };
+      context.token = { ...context.token, models: [name] } as TokenRecord;
+      const outcome = await callTool(context, 'execute_query', { modelName: name, sql: 'SELECT 1', store: false });
+      expect(outcome, JSON.stringify(outcome).slice(0, 300)).toMatchObject({ ok: true });
+      scopes.push(executed[executed.length - 1].scope);
+    }
+    // The scope file's temporary name (scope-build.ts) is the longest name the scope becomes.
+    for (const scope of scopes) expect(`${scope}.duckdb.${crypto.randomUUID()}.tmp.wal`.length).toBeLessThanOrEqual(255);
+    expect(new Set(scopes).size).toBe(2);
   });
 });

@@ -70,7 +70,9 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
 async function scopeName(ctx: ToolContext, model: SemanticModel, views: object[]): Promise<string> {
   const owner = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${ctx.plane.plane}\n${model.name}`)).slice(0, 8);
   const digest = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${JSON.stringify(views)}`)).slice(0, 12);
-  return `_scope_${model.name.replace(/[^A-Za-z0-9_]/g, '_')}_${owner}_${digest}`;
+  // The name part is cut at 64 characters (the scope names a file: at most 255 bytes); the owner digest covers the
+  // whole model name, so two long names alike in their first 64 characters still differ.
+  return `_scope_${model.name.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 64)}_${owner}_${digest}`;
 }
 
 /**
