@@ -90,6 +90,12 @@ describe('execute', () => {
     expect(error.message).toMatch(/only_one does not exist/);
   });
 
+  it('binds bare names straight to the scope file\'s tables: no view in between, no scope schema to see', async () => {
+    const sql = 'SELECT current_database() AS db, current_schema() AS s, count(*) AS c FROM flights';
+    const result = await engine.execute(request({ scope: '_scope_direct_0123456789ab', sql }));
+    expect(result.rows).toEqual([['data', 'main', 2000]]);
+  });
+
   it.each([
     [1000, false, 1000],
     [1001, true, 1000],

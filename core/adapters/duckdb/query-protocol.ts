@@ -36,6 +36,11 @@ export interface ExecuteMessage extends Omit<ExecuteRequest, 'data' | 'timeoutMs
   type: 'execute';
   /** Request number, echoed in the answer. */
   id: number;
+  /**
+   * The search_path of the query (e.g. `data.main`, the scope file's tables) instead of the scope's schema of
+   * views: bare names then bind to tables, not to views over them (binding a view doubled the prepare time).
+   */
+  searchPath?: string;
 }
 
 /** Asks the child to interrupt request `id` (ignored when it is no longer running). */

@@ -23,6 +23,8 @@ import { engineMessage, quoteIdentifier, quoteLiteral } from './sql-text.ts';
  */
 export interface QueryToRun {
   scope: string;
+  /** search_path of the query (`catalog.schema`); default: the scope's schema. */
+  searchPath?: string;
   sql: string;
   params: readonly string[];
   maxRows: number;
@@ -48,6 +50,7 @@ export interface RunningQuery {
  */
 export interface QuerySession {
   connection: DuckDBConnection;
+  /** The search_path set now (the scope's schema, or the request's searchPath). */
   scope?: string;
   /** The connection's prepared param conversions (freed when the scope changes). */
   casts: CastStatements;
@@ -94,11 +97,12 @@ async function runSteps(session: QuerySession, query: QueryToRun, state: RunStat
   let prepared: DuckDBPreparedStatement | undefined;
   try {
     const started = performance.now();
-    if (session.scope !== query.scope) {
+    const path = query.searchPath ?? quoteIdentifier(query.scope);
+    if (session.scope !== path) {
       session.scope = undefined;
       session.casts.clear();
-      await connection.run(`SET search_path = ${quoteLiteral(quoteIdentifier(query.scope))}`);
-      session.scope = query.scope;
+      await connection.run(`SET search_path = ${quoteLiteral(path)}`);
+      session.scope = path;
     }
     prepared = await connection.prepare(query.sql);
     if (prepared.statementType !== StatementType.SELECT) throw notSelect(prepared.statementType);
