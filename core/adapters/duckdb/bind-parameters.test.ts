@@ -3,7 +3,10 @@
  * then only executed (issue 18: per-call waste), bounded, freed when the scope changes, and still the
  * same refusals.
  */
-import { BIGINT, DATE, DECIMAL, DuckDBInstance, INTEGER } from '@duckdb/node-api';
+import {
+  BIGINT, DATE, DECIMAL, DuckDBInstance, HUGEINT, INTEGER, SMALLINT, TINYINT, UBIGINT, UHUGEINT, UINTEGER,
+  USMALLINT, UTINYINT, VARCHAR,
+} from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CastStatements } from './bind-parameters.ts';
 import { openQuerySession, runQuery, type QuerySession } from './run-query.ts';
@@ -14,7 +17,7 @@ let session: QuerySession;
 beforeAll(async () => {
   instance = await DuckDBInstance.create(':memory:', { threads: '1' });
   const setup = await instance.connect();
-  await setup.run('CREATE SCHEMA a; CREATE VIEW a.t AS SELECT range AS n FROM range(10)');
+  await setup.run('CREATE SCHEMA a; CREATE VIEW a.t AS SELECT range AS n, range / 2 AS h FROM range(10)');
   await setup.run('CREATE SCHEMA b; CREATE VIEW b.t AS SELECT 1 AS n');
   setup.closeSync();
   session = await openQuerySession(instance);
@@ -56,10 +59,34 @@ describe('CastStatements', () => {
   });
 });
 
+describe('integer params', () => {
+  it('converts plain integers exactly as the engine\'s TRY_CAST does, for every integer type', async () => {
+    const connection = await instance.connect();
+    const casts = new CastStatements(connection);
+    const types = [TINYINT, SMALLINT, INTEGER, BIGINT, HUGEINT, UTINYINT, USMALLINT, UINTEGER, UBIGINT, UHUGEINT];
+    const texts = [
+      '15', '-15', '015', '-0', '0', '127', '128', '-128', '-129', '255', '256', '65535', '2147483647', '2147483648',
+      '-2147483649', '4294967295', '4294967296', '999999999999999999', '-999999999999999999', '9223372036854775808',
+      ' 15', '+15', '1e3', '15.0', '15.5', '', '-', 'abc', '١٢', '0x10', '1_000',
+    ];
+    for (const type of types) {
+      for (const text of texts) {
+        const sql = `SELECT TRY_CAST($1::VARCHAR AS ${type.toString()})`;
+        const reader = await connection.runAndReadAll(sql, [text], [VARCHAR]);
+        expect(await casts.convert(type, text), `${text} as ${type.toString()}`).toStrictEqual(reader.getRows()[0][0]);
+      }
+    }
+    connection.closeSync();
+  });
+});
+
 describe('params of query after query on one session', () => {
   it('binds each query\'s own values through the reused conversion; refuses one that does not convert', async () => {
     expect((await run('a', 'SELECT count(*) AS c FROM t WHERE n > $1', ['6'])).rows).toEqual([[3]]);
     expect((await run('a', 'SELECT count(*) AS c FROM t WHERE n > $1', ['2'])).rows).toEqual([[7]]);
+    expect(session.casts.size).toBe(0); // plain integers need no engine conversion
+    expect((await run('a', 'SELECT count(*) AS c FROM t WHERE h > $1', ['2.5'])).rows).toEqual([[4]]);
+    expect((await run('a', 'SELECT count(*) AS c FROM t WHERE h > $1', ['1'])).rows).toEqual([[7]]);
     expect(session.casts.size).toBe(1);
     await expect(run('a', 'SELECT count(*) AS c FROM t WHERE n > $1', ['two'])).rejects.toMatchObject({
       code: 'query_invalid_params',
@@ -69,7 +96,7 @@ describe('params of query after query on one session', () => {
   });
 
   it('frees the conversions when the scope changes', async () => {
-    await run('a', 'SELECT count(*) AS c FROM t WHERE n > $1', ['1']);
+    await run('a', 'SELECT count(*) AS c FROM t WHERE h > $1', ['1.5']);
     expect(session.casts.size).toBeGreaterThan(0);
     expect((await run('b', 'SELECT n FROM t', [])).rows).toEqual([[1]]);
     expect(session.casts.size).toBe(0);

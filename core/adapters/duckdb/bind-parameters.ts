@@ -26,8 +26,14 @@ export class CastStatements {
 
   constructor(private readonly connection: DuckDBConnection) {}
 
-  /** The value of `text` converted to `type` by the engine (TRY_CAST: null when it does not convert). */
+  /**
+   * The value of `text` converted to `type` as the engine's TRY_CAST converts it (null when it does not):
+   * a plain decimal integer of at most 18 digits for an integer type that holds it is converted here (the
+   * engine's answer is that same number), everything else by the engine.
+   */
   async convert(type: DuckDBType, text: string): Promise<DuckDBValue> {
+    const integer = plainInteger(type.typeId, text);
+    if (integer !== undefined) return integer;
     const key = type.toString();
     let statement = this.byType.get(key);
     if (statement) {
@@ -93,6 +99,31 @@ async function bindOne(
     throw new PlatformError('query_invalid_params', `Parameter $${index} must be ${describeType(type)}; "${shown}" does not convert to ${type.toString()}.`, { status: 400 });
   }
   prepared.bindValue(index, converted, type);
+}
+
+/** Integer types whose TRY_CAST gives a JS number, with their range. */
+const numberRanges = new Map<DuckDBTypeId, [number, number]>([
+  [DuckDBTypeId.TINYINT, [-128, 127]], [DuckDBTypeId.SMALLINT, [-32_768, 32_767]],
+  [DuckDBTypeId.INTEGER, [-2_147_483_648, 2_147_483_647]], [DuckDBTypeId.UTINYINT, [0, 255]],
+  [DuckDBTypeId.USMALLINT, [0, 65_535]], [DuckDBTypeId.UINTEGER, [0, 4_294_967_295]],
+]);
+/** Integer types whose TRY_CAST gives a bigint (every 18-digit integer fits the signed ones). */
+const bigintTypes = new Set([DuckDBTypeId.BIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.UHUGEINT]);
+const unsignedTypes = new Set([DuckDBTypeId.UBIGINT, DuckDBTypeId.UHUGEINT]);
+
+/**
+ * `text` as the engine's value of integer type `typeId` when it is a plain decimal integer (optional minus,
+ * 1 to 18 digits) within the type's range; undefined otherwise (then the engine converts it).
+ */
+function plainInteger(typeId: DuckDBTypeId, text: string): number | bigint | undefined {
+  if (!/^-?[0-9]{1,18}$/.test(text)) return undefined;
+  const range = numberRanges.get(typeId);
+  if (range) {
+    const value = Number(text) + 0; // -0 → 0
+    return value >= range[0] && value <= range[1] ? value : undefined;
+  }
+  if (!bigintTypes.has(typeId) || (unsignedTypes.has(typeId) && text.startsWith('-'))) return undefined;
+  return BigInt(text);
 }
 
 /** The placeholder's type when DuckDB infers one other than VARCHAR, else undefined (bind as VARCHAR). */
