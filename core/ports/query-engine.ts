@@ -30,6 +30,15 @@ export interface QueryEngine {
    *   `query_busy` when no query process became free within the engine's longest wait (issue 18 § 2)
    */
   execute(request: ExecuteRequest): Promise<QueryResult>;
+  /**
+   * Starts, without waiting, what a first query of `target`'s scope would wait for (the data build and
+   * the scope's materialisation), so an agent that reads a model before querying it does not wait for
+   * seconds on its first query. Never throws: a failure is left for `execute` to report. Optional: an
+   * engine with nothing to prepare leaves it out.
+   *
+   * Source: spec/semantic-query-service.md § What the service does (3)
+   */
+  prepareScope?(target: ScopeTarget): void;
   /** Frees every engine instance. */
   close(): Promise<void>;
 }
@@ -60,6 +69,9 @@ export interface ScopedView {
   name: string;
   sql: string;
 }
+
+/** What {@link QueryEngine.prepareScope} prepares: the data and the scope of an {@link ExecuteRequest}. */
+export type ScopeTarget = Pick<ExecuteRequest, 'data' | 'scope' | 'views'>;
 
 /** Input of {@link QueryEngine.execute}. */
 export interface ExecuteRequest {

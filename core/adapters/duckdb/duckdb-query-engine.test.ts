@@ -3,7 +3,7 @@
  * digest, failing view_query, scoping through search_path, the row cap, the timeout, parameter
  * binding, SELECT-only execution, external access, eviction when the process pool is full.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DataSet, ExecuteRequest, QueryEngine } from '../../ports/query-engine.ts';
 import { createDuckDbQueryEngine } from './index.ts';
 import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
@@ -51,6 +51,20 @@ describe('execute', () => {
     expect([first.rows, second.rows]).toEqual([[[10]], [[25]]]);
     const old = await failure(engine.execute(request({ scope: '_scope_changes_00000000000b', sql: 'SELECT count(*) FROM "_scope_changes_00000000000a".flights' })));
     expect(old.message).toMatch(/_scope_changes_00000000000a/);
+  });
+
+  it('prepareScope builds the scope file ahead without starting a query process; the next query builds nothing', async () => {
+    const scope = '_scope_ahead_0123456789ab';
+    const views = [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 5' }];
+    const built = () => logger.lines.filter((line) => line.message === 'scope file built' && line.fields.scope === scope);
+    const started = () => logger.lines.filter((line) => line.message === 'query process started').length;
+    const processesBefore = started();
+    engine.prepareScope?.({ data, scope, views });
+    await vi.waitFor(() => expect(built()).toHaveLength(1), { timeout: 60_000, interval: 50 });
+    expect(started()).toBe(processesBefore);
+    const result = await engine.execute(request({ scope, views, sql: 'SELECT count(*) FROM flights' }));
+    expect(result.rows).toEqual([[5]]);
+    expect(built()).toHaveLength(1);
   });
 
   it('does not re-materialise a scope whose digest it has already materialised', async () => {

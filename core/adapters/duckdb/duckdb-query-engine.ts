@@ -68,6 +68,8 @@ function dataKeyOf(key: string): string {
  *   text, `query_invalid_params`). The deadline starts when the process takes the request. Run-time
  *   engine text may quote row values; it is safe to return because the instance holds only the rows
  *   the scope's views return.
+ * - `prepareScope`: starts the data build and the scope file's build without waiting (failures are
+ *   left for `execute`, which reports them; a refused build is remembered for a minute, see scope-build.ts).
  * - `close`: kills every query process and waits for them.
  *
  * Source: spec/semantic-query-service.md § Query validation
@@ -123,6 +125,13 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
         pool.release(process, reusable);
       });
       return execution.result;
+    },
+
+    prepareScope(target) {
+      void builder.databaseFile(target.data)
+        .then((dataFile) => scopes.scopeFile({ dataKey: target.data.key, dataFile, scope: target.scope, views: target.views }))
+        .then((lease) => lease.release())
+        .catch(() => undefined);
     },
 
     async close() {

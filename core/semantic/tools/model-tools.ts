@@ -7,6 +7,7 @@ import { renderDatasets, renderModelList, renderModelOverview, renderModelSectio
 import { formatProblems } from '../planes.ts';
 import type { Static } from '@sinclair/typebox';
 import type { GetDatasetsInput, GetSemanticModelInput } from './tool-definitions.ts';
+import { prepareModelScope } from './query-tools.ts';
 import { requireModel, scopedModelNames, type ToolContext, type ToolResult } from './tool-context.ts';
 
 /** list_semantic_models: names and descriptions within the token's scopes (plus problems of scoped files). */
@@ -22,16 +23,18 @@ export function listSemanticModels(ctx: ToolContext): ToolResult {
   return { text };
 }
 
-/** get_semantic_model: overview, or one page of a section. */
+/** get_semantic_model: overview, or one page of a section; starts preparing the model's scope for its queries. */
 export function getSemanticModel(ctx: ToolContext, input: Static<typeof GetSemanticModelInput>): ToolResult {
   const model = requireModel(ctx, input.modelName);
+  prepareModelScope(ctx, model);
   const pageSize = ctx.project.pageSize;
   if (!input.scope) return { text: renderModelOverview(model, { pageSize }) };
   return { text: renderModelSection(model, { scope: input.scope, page: input.page ?? 1, pageSize }) };
 }
 
-/** get_datasets: compact field lists of 1–10 datasets, each paged independently. */
+/** get_datasets: compact field lists of 1–10 datasets, each paged independently; starts preparing the scope too. */
 export function getDatasets(ctx: ToolContext, input: Static<typeof GetDatasetsInput>): ToolResult {
   const model = requireModel(ctx, input.modelName);
+  prepareModelScope(ctx, model);
   return { text: renderDatasets(model, input.datasets, { pageSize: ctx.project.pageSize }) };
 }

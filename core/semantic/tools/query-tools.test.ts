@@ -4,15 +4,16 @@
  * tells it), and params beyond the placeholders are refused before anything runs or is stored (issue 18 § 4, § 6).
  */
 import { createHash } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createDuckDbParser } from '../../adapters/duckdb/parser.ts';
-import type { ExecuteRequest, QueryEngine } from '../../ports/query-engine.ts';
+import type { ExecuteRequest, QueryEngine, ScopeTarget } from '../../ports/query-engine.ts';
 import { createMemoryDocumentStore } from '../../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
 import type { SemanticDeps } from '../deps.ts';
 import type { SemanticModel } from '../model.ts';
 import type { AssembledPlane } from '../planes.ts';
 import { collections, type ProjectRecord, type TokenRecord } from '../records.ts';
+import { loadModelFile } from '../osi/index.ts';
 import { callTool } from './call-tool.ts';
 import type { ToolContext } from './tool-context.ts';
 
@@ -29,6 +30,7 @@ const deps: SemanticDeps = {
   },
 };
 const executed: ExecuteRequest[] = [];
+const prepared: ScopeTarget[] = [];
 const partitions: (string | undefined)[] = [];
 /** The query engine port: the real parser (recording whose parse it was), a fake execute answering one row. */
 const engine: QueryEngine = {
@@ -38,10 +40,26 @@ const engine: QueryEngine = {
     return { columns: [{ name: 'one', type: 'INTEGER' }], rows: [[1]], truncated: false };
   },
   close: async () => undefined,
+  prepareScope: (target) => { prepared.push(target); },
 };
-const model = {
-  name: 'notes_model', datasets: [{ name: 'notes', viewQuery: 'SELECT 1 AS id' }],
-} as unknown as SemanticModel;
+/** A real model (loaded from OSI YAML, so the digests render it): dataset `notes` from a view_query. */
+const model = loadModelFile({
+  fileName: 'models/notes_model.yaml',
+  text: `version: "0.1.1"
+semantic_model:
+  - name: notes_model
+    description: Notes.
+    datasets:
+      - name: notes
+        source: data.notes
+        fields:
+          - name: id
+            expression: { dialects: [{ dialect: ANSI_SQL, expression: id }] }
+        custom_extensions:
+          - vendor_name: COMMON
+            data: '{"view_query": "SELECT 1 AS id"}'
+`,
+}).model as SemanticModel;
 const plane = {
   plane: 'production', key: 'k', revision: 1, models: [model], problems: [], data: {},
 } as unknown as AssembledPlane;
@@ -49,7 +67,7 @@ const plane = {
 function contextOf(projectId: string): ToolContext {
   return {
     deps, engine, plane,
-    project: { _id: projectId, slug: projectId } as ProjectRecord,
+    project: { _id: projectId, slug: projectId, pageSize: 20 } as ProjectRecord,
     token: { _id: `token-of-${projectId}`, models: ['notes_model'] } as unknown as TokenRecord,
     callLog: { record: () => undefined, drain: async () => undefined, pendingCount: () => 0 },
     improvementLimiter: { consume: async () => ({ allowed: true, retryAfterSeconds: 0, remaining: 1, limit: 20 }) },
@@ -92,5 +110,20 @@ describe('execute_query', () => {
     // The scope file's temporary name (scope-build.ts) is the longest name the scope becomes.
     for (const scope of scopes) expect(`${scope}.duckdb.${crypto.randomUUID()}.tmp.wal`.length).toBeLessThanOrEqual(255);
     expect(new Set(scopes).size).toBe(2);
+  });
+
+  it('get_semantic_model and get_datasets start preparing the scope a later execute_query of the model runs on', async () => {
+    prepared.length = 0;
+    const context = contextOf('project-prepare');
+    const overview = await callTool(context, 'get_semantic_model', { modelName: 'notes_model' });
+    expect(overview, JSON.stringify(overview)).toMatchObject({ ok: true });
+    const datasets = await callTool(context, 'get_datasets', { modelName: 'notes_model', datasets: [{ name: 'notes' }] });
+    expect(datasets, JSON.stringify(datasets)).toMatchObject({ ok: true });
+    await vi.waitFor(() => expect(prepared).toHaveLength(2));
+    const queried = await callTool(context, 'execute_query', { modelName: 'notes_model', sql: 'SELECT 1', store: false });
+    expect(queried, JSON.stringify(queried)).toMatchObject({ ok: true });
+    const ran = executed[executed.length - 1];
+    const expected = { data: ran.data, scope: ran.scope, views: ran.views };
+    expect(prepared).toEqual([expected, expected]);
   });
 });

@@ -37,6 +37,24 @@ export async function executeStoredQuery(ctx: ToolContext, input: Static<typeof 
   return { text: JSON.stringify(output) };
 }
 
+/**
+ * Starts preparing `model`'s scope (the engine's data build and materialisation) without waiting, when the
+ * model is queryable: agents read a model before they query it, so the first query need not wait for seconds.
+ *
+ * Source: spec/semantic-query-service.md § What the service does (3)
+ */
+export function prepareModelScope(ctx: ToolContext, model: SemanticModel): void {
+  if (!ctx.engine.prepareScope || datasetsWithoutViewQuery(model).length > 0) return;
+  const views = scopedViews(model);
+  void scopeName(ctx, model, views)
+    .then((scope) => ctx.engine.prepareScope?.({ data: ctx.plane.data, scope, views }))
+    .catch(() => undefined);
+}
+
+function scopedViews(model: SemanticModel): { name: string; sql: string }[] {
+  return model.datasets.map((d) => ({ name: d.name, sql: d.viewQuery as string }));
+}
+
 /** Validates and runs `sql` on `model`'s scoped views. */
 async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, params: string[]): Promise<QueryResult> {
   const missing = datasetsWithoutViewQuery(model);
@@ -47,7 +65,7 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
   const parse = (text: string) => ctx.engine.parse(text, ctx.project._id);
   const validated = await validateQuery({ sql, parse, datasetNames: model.datasets.map((d) => d.name) });
   checkParamCount(validated.parameterCount, params.length);
-  const views = model.datasets.map((d) => ({ name: d.name, sql: d.viewQuery as string }));
+  const views = scopedViews(model);
   const scope = await scopeName(ctx, model, views);
   try {
     return await ctx.engine.execute({
