@@ -75,7 +75,8 @@ describe.each([['one server', () => singleUrl], ['a cluster', () => clusterUrl]]
   it('counts several points at once; a count that does not fit is refused and takes nothing', async () => {
     const [first, second] = [await open(url()), await open(url())];
     const options = { points: 5, durationSeconds: 60, keyPrefix: `test-points-${shape.replace(' ', '-')}` };
-    await expectPointsContract(createRateLimiter({ ...options, redis: first }), createRateLimiter({ ...options, redis: second }));
+    const [one, other] = [first, second].map((redis) => createRateLimiter({ ...options, redis }));
+    await expectPointsContract(one, other);
   });
 });
 

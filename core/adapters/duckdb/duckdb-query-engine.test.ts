@@ -53,10 +53,11 @@ describe('execute', () => {
     expect(old.message).toMatch(/_scope_changes_00000000000a/);
   });
 
-  it('prepareScope builds the scope file ahead without starting a query process; the next query builds nothing', async () => {
+  it('prepareScope builds the scope file ahead, starting no query process; the next query builds nothing', async () => {
     const scope = '_scope_ahead_0123456789ab';
     const views = [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 5' }];
-    const built = () => logger.lines.filter((line) => line.message === 'scope file built' && line.fields.scope === scope);
+    const built = () => logger.lines
+      .filter((line) => line.message === 'scope file built' && line.fields.scope === scope);
     const started = () => logger.lines.filter((line) => line.message === 'query process started').length;
     const processesBefore = started();
     engine.prepareScope?.({ data, scope, views });
@@ -89,7 +90,8 @@ describe('execute', () => {
     expect(error.code).toBe('view_materialisation_failed');
     expect(error.message).toMatch(/^Dataset "broken" could not be materialised from its view_query \(Catalog Error; /);
     expect(error.message).not.toMatch(/nope/);
-    const logged = logger.lines.find((line) => line.message === 'view_query could not be materialised' && line.fields.dataset === 'broken');
+    const logged = logger.lines
+      .find((line) => line.message === 'view_query could not be materialised' && line.fields.dataset === 'broken');
     expect(logged?.fields.error).toMatch(/^Catalog Error: Table with name nope does not exist/);
     const after = await engine.execute(request({ scope, sql: 'SELECT count(*) FROM flights' }));
     expect(after.rows).toEqual([[2000]]);

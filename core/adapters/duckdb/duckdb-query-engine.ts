@@ -116,7 +116,8 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
       const query = { scope, views: [], searchPath: 'data.main', sql, params, maxRows, maxBytes };
       const execution = process.execute(query, request.timeoutMs);
       const cancel = () => {
-        logger.info({ ...caller, pid: process.pid }, 'query cancelled while running: its caller went away; interrupted');
+        const message = 'query cancelled while running: its caller went away; interrupted';
+        logger.info({ ...caller, pid: process.pid }, message);
         execution.cancel();
       };
       signal?.addEventListener('abort', cancel, { once: true });
@@ -127,9 +128,9 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
       return execution.result;
     },
 
-    prepareScope(target) {
-      void builder.databaseFile(target.data)
-        .then((dataFile) => scopes.scopeFile({ dataKey: target.data.key, dataFile, scope: target.scope, views: target.views }))
+    prepareScope({ data, scope, views }) {
+      void builder.databaseFile(data)
+        .then((dataFile) => scopes.scopeFile({ dataKey: data.key, dataFile, scope, views }))
         .then((lease) => lease.release())
         .catch(() => undefined);
     },

@@ -81,11 +81,14 @@ describe('JSON values', () => {
     const sql = `SELECT ts, CAST(ts AS VARCHAR) AS text FROM (
       SELECT TIMESTAMP '1900-01-01 00:00:00' + to_microseconds(i * 7777777777777) AS ts FROM range(5000) t(i)
       UNION ALL SELECT * FROM (VALUES (TIMESTAMP '1970-01-01 00:00:00'), (TIMESTAMP '1969-12-31 23:59:59.999999'),
-        (TIMESTAMP '2001-01-01 00:01:00'), (TIMESTAMP '9999-12-31 23:59:59.999999'), (TIMESTAMP '12345-06-07 08:09:10.5'),
+        (TIMESTAMP '2001-01-01 00:01:00'), (TIMESTAMP '9999-12-31 23:59:59.999999'),
+        (TIMESTAMP '12345-06-07 08:09:10.5'),
         (TIMESTAMP '0044-03-15 (BC) 12:00:00'), (NULL)) v(ts))`;
-    const result = await engine.execute({ data, scope: '_scope_values', views: [], sql, params: [], maxRows: 6000, maxBytes: 1 << 22, timeoutMs: 30_000 });
+    const request = { data, scope: '_scope_values', views: [], sql, params: [], maxRows: 6000, maxBytes: 1 << 22 };
+    const result = await engine.execute({ ...request, timeoutMs: 30_000 });
     expect(result.rows).toHaveLength(5007);
-    const iso = (text: string | null) => (text && /^\d{4,}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/.test(text) ? text.replace(' ', 'T') : text);
+    const engineText = /^\d{4,}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/;
+    const iso = (text: string | null) => (text && engineText.test(text) ? text.replace(' ', 'T') : text);
     const mismatches = result.rows.filter(([value, text]) => value !== iso(text as string | null));
     expect(mismatches).toEqual([]);
     expect(result.rows.slice(-7).map(([value]) => value)).toEqual([

@@ -30,11 +30,14 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const limiter = options.redis ? new RateLimiterRedis({ ...base, storeClient: options.redis, useRedisPackage: false }) : new RateLimiterMemory(base);
   const limit = options.points;
   const refused = (res: RateLimiterRes): RateCount => ({
-    allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)), remaining: Math.max(0, res.remainingPoints), limit,
+    allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+    remaining: Math.max(0, res.remainingPoints), limit,
   });
   return {
     async consume(key, points = 1) {
-      if (!Number.isInteger(points) || points < 1) throw new RangeError(`points must be a whole number ≥ 1, not ${points}`);
+      if (!Number.isInteger(points) || points < 1) {
+        throw new RangeError(`points must be a whole number ≥ 1, not ${points}`);
+      }
       if (points > 1) {
         const seen = await limiter.get(key);
         const used = seen?.consumedPoints ?? 0;

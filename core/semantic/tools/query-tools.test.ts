@@ -96,7 +96,7 @@ describe('execute_query', () => {
     expect(await deps.docs.collection(collections.storedQueries).countDocuments({})).toBe(0);
   });
 
-  it('names the scope of a model with the longest name (200) within a file name (255 bytes), distinct per model', async () => {
+  it('names the scope of the longest model name (200) within a file name (255 bytes), distinct per model', async () => {
     const names = ['m'.repeat(200), `${'m'.repeat(199)}n`];
     const scopes: string[] = [];
     for (const name of names) {
@@ -108,19 +108,22 @@ describe('execute_query', () => {
       scopes.push(executed[executed.length - 1].scope);
     }
     // The scope file's temporary name (scope-build.ts) is the longest name the scope becomes.
-    for (const scope of scopes) expect(`${scope}.duckdb.${crypto.randomUUID()}.tmp.wal`.length).toBeLessThanOrEqual(255);
+    const longest = (scope: string) => `${scope}.duckdb.${crypto.randomUUID()}.tmp.wal`;
+    for (const scope of scopes) expect(longest(scope).length).toBeLessThanOrEqual(255);
     expect(new Set(scopes).size).toBe(2);
   });
 
-  it('get_semantic_model and get_datasets start preparing the scope a later execute_query of the model runs on', async () => {
+  it('get_semantic_model and get_datasets start preparing the scope a later execute_query runs on', async () => {
     prepared.length = 0;
     const context = contextOf('project-prepare');
     const overview = await callTool(context, 'get_semantic_model', { modelName: 'notes_model' });
     expect(overview, JSON.stringify(overview)).toMatchObject({ ok: true });
-    const datasets = await callTool(context, 'get_datasets', { modelName: 'notes_model', datasets: [{ name: 'notes' }] });
+    const datasets = await callTool(context, 'get_datasets',
+      { modelName: 'notes_model', datasets: [{ name: 'notes' }] });
     expect(datasets, JSON.stringify(datasets)).toMatchObject({ ok: true });
     await vi.waitFor(() => expect(prepared).toHaveLength(2));
-    const queried = await callTool(context, 'execute_query', { modelName: 'notes_model', sql: 'SELECT 1', store: false });
+    const query = { modelName: 'notes_model', sql: 'SELECT 1', store: false };
+    const queried = await callTool(context, 'execute_query', query);
     expect(queried, JSON.stringify(queried)).toMatchObject({ ok: true });
     const ran = executed[executed.length - 1];
     const expected = { data: ran.data, scope: ran.scope, views: ran.views };
