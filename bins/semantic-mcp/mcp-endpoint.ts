@@ -161,7 +161,7 @@ async function callToolResult(
 
 /**
  * `engine` with its parse and execute calls timed as the `parse` and `engine` phases of `timing`, plus the
- * query process's phases of a result (`prepare`, `run`, `convert`: EngineTiming).
+ * query process's phases of a result (`prepare`, `run`, `convert`: EngineTiming); `prepareScope` passes through.
  */
 function timedEngine(engine: QueryEngine, timing: ServerTiming): QueryEngine {
   return {
@@ -172,6 +172,8 @@ function timedEngine(engine: QueryEngine, timing: ServerTiming): QueryEngine {
       for (const [phase, ms] of Object.entries(result.timing ?? {})) timing.add(phase, ms);
       return result;
     },
+    // Forwarded, not timed: it starts work in the background and answers at once.
+    prepareScope: (target) => engine.prepareScope?.(target),
     close: () => engine.close(),
   };
 }

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
 import { mcpClient, textOf } from '../helpers/semantic-fixtures.ts';
 
@@ -158,18 +158,39 @@ describe('an ENUM column names no value that only hidden rows hold', () => {
 });
 
 describe('scope files', () => {
-  /** The scope files of model `constant` (all projects and planes: they share one data build), with inode and mtime. */
-  const constantFiles = () => {
+  /** The scope files of model `name` (all projects and planes: they share one data build), with inode and mtime. */
+  const scopeFiles = (name: string) => {
     const cache = join(product.dataDir, 'cache', 'semantic');
+    const pattern = new RegExp(`^_scope_${name}_.*\\.duckdb$`);
+    if (!existsSync(cache)) return [];
     return readdirSync(cache).flatMap((key) => {
       const scopes = join(cache, key, 'scopes');
       if (!existsSync(scopes)) return [];
-      return readdirSync(scopes).filter((name) => /^_scope_constant_.*\.duckdb$/.test(name)).map((name) => {
-        const { ino, mtimeMs } = statSync(join(scopes, name));
-        return `${key}/${name} ${ino} ${mtimeMs}`;
+      return readdirSync(scopes).filter((file) => pattern.test(file)).map((file) => {
+        const { ino, mtimeMs } = statSync(join(scopes, file));
+        return `${key}/${file} ${ino} ${mtimeMs}`;
       });
     }).sort();
   };
+  const constantFiles = () => scopeFiles('constant');
+
+  it('of a model are built once the model is read, before its first query, which then builds nothing', async () => {
+    importProject('barrier-ahead', { ahead: model('ahead', { events: kinds.constant }) }, true);
+    const aheadToken = runCairn(product.url, ['semantic', 'token', 'create', 'barrier-ahead', '--models', 'ahead'])
+      .stdout.trim();
+    const reader = await mcpClient(`${product.url}/mcp/barrier-ahead/mcp`, aheadToken);
+    try {
+      expect(scopeFiles('ahead')).toEqual([]);
+      const overview = await reader.callTool({ name: 'get_semantic_model', arguments: { modelName: 'ahead' } });
+      expect(overview.isError, textOf(overview)).toBeFalsy();
+      await vi.waitFor(() => expect(scopeFiles('ahead')).toHaveLength(1), { timeout: 120_000, interval: 100 });
+      const built = scopeFiles('ahead');
+      expect(rowsOf(await query('ahead', 'SELECT count(*) FROM events', reader))).toEqual([[100_000]]);
+      expect(scopeFiles('ahead')).toEqual(built);
+    } finally {
+      await reader.close();
+    }
+  }, 180_000);
 
   it('of two projects with identical data and of both planes of one model do not evict each other', async () => {
     const views = { constant: model('constant', { events: "SELECT id, email FROM data.events WHERE region = 'US'" }) };
