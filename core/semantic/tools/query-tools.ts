@@ -88,7 +88,8 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
 async function scopeName(ctx: ToolContext, model: SemanticModel, views: object[]): Promise<string> {
   const owner = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${ctx.plane.plane}\n${model.name}`)).slice(0, 8);
   const digest = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${JSON.stringify(views)}`)).slice(0, 12);
-  // The name part is cut at 64 characters (the scope names a file: at most 255 bytes); the owner digest covers the
+  // The name part is cut at 64 characters so the scope stays a plain file name (the DuckDB engine hashes longer ones,
+  // and a hashed file is no longer found as its family's older version and retired); the owner digest covers the
   // whole model name, so two long names alike in their first 64 characters still differ.
   return `_scope_${model.name.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 64)}_${owner}_${digest}`;
 }
