@@ -7,7 +7,7 @@
  * Source: issue 18 § 5 (the MCP endpoints covered by issue 17 § 7's Host check); MCP 2025-06-18 § Transports,
  * Security warning (servers validate where a request comes from, against DNS rebinding).
  */
-import { isOwnHost, MISDIRECTED_MESSAGE } from '../../core/auth/own-hosts.ts';
+import { isOwnHost, MISDIRECTED_MESSAGE, requestHost } from '../../core/auth/own-hosts.ts';
 
 /**
  * The 421 answer (`misdirected_request`, JSON) when `request`'s Host is none of the platform's own, else undefined.
@@ -16,19 +16,10 @@ import { isOwnHost, MISDIRECTED_MESSAGE } from '../../core/auth/own-hosts.ts';
  * Source: issue 18 § 5
  */
 export function foreignHostRefusal(request: Request, names: readonly string[]): Response | undefined {
-  const host = request.headers.get('host') ?? hostOfUrl(request.url);
+  const host = requestHost(request);
   if (host !== undefined && isOwnHost(host, names)) return undefined;
   return new Response(JSON.stringify({ error: { code: 'misdirected_request', message: MISDIRECTED_MESSAGE } }), {
     status: 421,
     headers: { 'content-type': 'application/json' },
   });
-}
-
-/** The host of a request built in process (no Host header), or undefined. */
-function hostOfUrl(url: string): string | undefined {
-  try {
-    return new URL(url).host || undefined;
-  } catch {
-    return undefined;
-  }
 }

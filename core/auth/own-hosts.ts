@@ -73,3 +73,28 @@ export function isOwnHost(host: string, names: readonly string[]): boolean {
 function stripBrackets(name: string): string {
   return name.startsWith('[') && name.endsWith(']') ? name.slice(1, -1) : name;
 }
+
+/** What {@link requestHost} reads of a request (a fetch Request has both). */
+export interface HostedRequest {
+  url: string;
+  headers: { get(name: string): string | null };
+}
+
+/**
+ * The host a request was sent to: the first X-Forwarded-Host entry when the peer is a trusted proxy and sent one,
+ * else the Host header, else the request URL's host (a Request built in process has no Host header); undefined
+ * when none can be read.
+ *
+ * Source: spec/platform-service.md § Deployment settings (APP_BASE_URL)
+ */
+export function requestHost(request: HostedRequest, forwardedHostTrusted = false): string | undefined {
+  const forwarded = forwardedHostTrusted ? request.headers.get('x-forwarded-host')?.split(',')[0]?.trim() : undefined;
+  if (forwarded) return forwarded;
+  const host = request.headers.get('host');
+  if (host !== null) return host;
+  try {
+    return new URL(request.url).host || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -5,27 +5,10 @@
  *
  * Source: issue 17 § 7; spec/platform-service.md § Deployment settings (APP_BASE_URL, CORS_ALLOWED_ORIGINS).
  */
-import { isOwnHost, MISDIRECTED_MESSAGE, ownHostNames } from '../../../core/auth/own-hosts.ts';
+import { isOwnHost, MISDIRECTED_MESSAGE, ownHostNames, requestHost } from '../../../core/auth/own-hosts.ts';
 import { PlatformError } from '../../../core/ports/platform-error.ts';
 
-/**
- * The host a request was sent to: the first X-Forwarded-Host entry when the peer is a trusted proxy and sent one,
- * else the Host header, else the request URL's host (a Request built in process has no Host header).
- */
-export function requestHost(request: Request, forwardedHostTrusted = false): string | undefined {
-  const forwarded = forwardedHostTrusted ? request.headers.get('x-forwarded-host')?.split(',')[0]?.trim() : undefined;
-  if (forwarded) return forwarded;
-  const host = request.headers.get('host');
-  if (host !== null) return host;
-  try {
-    return new URL(request.url).host || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The message of a refused Host (core/auth/own-hosts.ts, shared with semantic-mcp). */
-export { MISDIRECTED_MESSAGE };
+export { MISDIRECTED_MESSAGE, requestHost };
 
 /**
  * Refuses a request whose host is none of the platform's own ({@link isOwnHost}).
