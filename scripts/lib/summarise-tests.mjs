@@ -44,7 +44,10 @@ export function summariseReport(report, notes = []) {
     for (const test of results) {
       if (test.status === 'passed') passed += 1;
       else if (test.status === 'failed' || setupFailed) failedHere += 1;
-      else skipped.push(`skipped: ${file} › ${test.fullName} — ${skipReason(test, notes.find((n) => n.file === suite.name && n.fullName === test.fullName)?.note)}`);
+      else {
+        const note = notes.find((n) => n.file === suite.name && n.fullName === test.fullName)?.note;
+        skipped.push(`skipped: ${file} › ${test.fullName} — ${skipReason(test, note)}`);
+      }
     }
     failed += failedHere;
     if (suite.status === 'failed' && results.length > 0 && failedHere === 0) {
