@@ -76,6 +76,9 @@ tagged('entrypoint', `front proxy on ${settings.proxyBind}:${settings.publicPort
 if (settings.exposedDevUser) tagged('entrypoint', `warning: the front proxy listens on ${settings.proxyBind}:${settings.publicPort} (beyond loopback) and sign-in is dev-user, so anyone who reaches that port acts as the owner: set PLATFORM_SIGN_IN (oidc or cloud-alb), or keep the port private`);
 if (settings.embedded.length > 0) tagged('entrypoint', `using embedded stores under ${settings.dataDir} (${settings.embedded.join(', ')} not set)`);
 if (queue) tagged('entrypoint', `running its own queue store on 127.0.0.1:${queue.port} (QUEUE_URL not set): this container serves alone; more containers need QUEUE_URL naming a shared store`);
+// The store keeps an append-only file in <data>/redis unless another entrypoint on the same data holds it (Rule 9).
+if (queue?.persistentDir) tagged('entrypoint', `the queue store keeps its data in ${queue.persistentDir} (append-only file)`);
+if (queue?.heldBy) tagged('entrypoint', `the queue store keeps nothing on disk: ${join(settings.dataDir, 'redis')} is held by another entrypoint (host ${queue.heldBy.host}, pid ${queue.heldBy.pid})`);
 // The dispatcher and the workers it starts run at a lower priority: under a burst the answers (202s, streams) come
 // first and the turns catch up after, rather than the other way round on a small machine.
 const dispatcher: ChildSpec = { ...bin('dispatcher', storeEnv), niceness: DISPATCHER_NICENESS };
@@ -86,6 +89,7 @@ const stop = async (signal: string) => {
   stopping = true;
   tagged('entrypoint', `${signal}: stopping every process`);
   await children.stop();
+  queue?.release();
   process.exit(0);
 };
 process.on('SIGTERM', () => void stop('SIGTERM'));
