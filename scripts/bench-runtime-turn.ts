@@ -4,7 +4,8 @@
  * settle, worker exit) against the same model call alone (the same ModelProvider, no worker, no stores), N runs
  * each, in one run. Stores are the in-memory ports, so the difference is the runtime's own cost.
  *
- * Source: issue 7 § Done when (scripts/bench-runtime prints a full scripted-model turn against the model call alone).
+ * Source: docs/decisions.md D7 § Done when (scripts/bench-runtime prints a full scripted-model turn against the model
+ * call alone).
  */
 import { createAiModelProvider } from '../core/adapters/models/ai-model-provider.ts';
 import { cryptoIds, systemClock } from '../core/adapters/runtime/system.ts';

@@ -10,7 +10,7 @@
  *    model call alone (scripts/bench-runtime-turn.ts).
  * Each worker row runs in the namespace sandbox (bubblewrap, ../core/adapters/worker/sandbox.ts) and, for
  * comparison, under the permission model alone; the closing lines print the sandboxed start-up (spawn → exit)
- * against bare node with the ratio (issue 17 § 3: within 1.5×).
+ * against bare node with the ratio (docs/decisions.md D17 § 3: within 1.5×).
  * Options: --runs N (default 20).
  *
  * Source: ../shared/spec/platform-service.md § Rules 6 (start-up adds 0.3 to 0.65 s on a fast machine).

@@ -10,7 +10,7 @@
  * 3. where each millisecond of those calls went: the proxy hop (through Caddy − straight to
  *    semantic-mcp), HTTP and JSON between semantic-mcp and the client, and the Server-Timing phases,
  *    including the query process's own (prepare, run, convert) and the pipe and pool around them;
- * 4. the figures issue 18's "Done when" asks for (heavy-query and small-aggregate ratios, the orders
+ * 4. the figures docs/decisions.md D18 ("Done when") asks for (heavy-query and small-aggregate ratios, the orders
  *    case, every realistic query against 1.5x, the starvation figure);
  * 5. digest vs YAML tokens per model (o200k_base).
  * Options: --runs N (default 30).
@@ -160,7 +160,7 @@ function breakdown(measured: Measured[]): void {
   }
 }
 
-/** The figures of issue 18's "Done when", from the measurements above, and the starvation figure. */
+/** The figures of docs/decisions.md D18 ("Done when"), from the measurements above, and the starvation figure. */
 async function doneWhen(measured: Measured[], url: string): Promise<void> {
   const of = (m: Measured) => ({ mcp: stats(m.proxy).median, raw: stats(m.raw).median });
   const times = (m: Measured) => of(m).mcp / of(m).raw;
@@ -169,7 +169,7 @@ async function doneWhen(measured: Measured[], url: string): Promise<void> {
     return `${m.query.name}: ${mcp.toFixed(2)} ms against ${raw.toFixed(2)} ms raw (${(mcp / raw).toFixed(2)}x)`;
   };
   const worstOf = (list: Measured[]) => list.reduce((a, b) => (times(a) >= times(b) ? a : b));
-  console.log('\nissue 18 "Done when" figures (this run)');
+  console.log('\ndocs/decisions.md D18 "Done when" figures (this run)');
   const heavy = measured.filter((m) => m.query.heavy);
   const worstHeavy = worstOf(heavy);
   console.log(`heavy-query ratio (3 M-row flights aggregates, worst; target ≤ 1.5x): ${line(worstHeavy)}`);

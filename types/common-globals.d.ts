@@ -4,7 +4,7 @@
  * loads neither Node's types nor the DOM library). Domain code may use what is declared here and nothing
  * else from its host; add a declaration only for a global all three runtimes provide.
  *
- * Source: ../shared/ARCHITECTURE.md § Layout (domain code runs on Deno too).
+ * Source: docs/architecture.md § Layout (domain code runs on Deno too).
  */
 
 /** WHATWG URL: parse and read parts (all three runtimes). */

@@ -5,7 +5,7 @@
  * Every limit counts calls: a request carrying N `tools/call` (a JSON-RPC batch holds up to 100) counts N, all
  * before any of them runs, and is refused whole (429) when they do not fit; any other request counts 1.
  *
- * Source: ../shared/spec/semantic-query-service.md § Endpoints, § Authentication, § Limits; issue 18 § 3.
+ * Source: ../shared/spec/semantic-query-service.md § Endpoints, § Authentication, § Limits; docs/decisions.md D18 § 3.
  */
 import { Elysia } from 'elysia';
 import { clientAddress, type TrustedProxies } from '../../core/auth/client-address.ts';
@@ -22,7 +22,7 @@ import { startServerTiming, type ServerTiming } from './server-timing.ts';
 /**
  * How many times MCP_RATE_LIMIT_MAX one token may spend per 60 s across all the calling agents it names.
  *
- * Source: issue 17 § 6 (per calling organization and agent, without lifting the limit for a token holder)
+ * Source: docs/decisions.md D17 § 6 (per calling organization and agent, without lifting the limit for a token holder)
  */
 export const TOKEN_RATE_FACTOR = 10;
 
@@ -38,7 +38,7 @@ export interface SemanticMcpAppDeps extends McpEndpointDeps {
   trustedProxies: TrustedProxies;
   /**
    * Host names answered besides loopback names and IP literals: those of APP_BASE_URL and CORS_ALLOWED_ORIGINS
-   * (`ownHostNames`); default none. Any other Host is 421 (issue 18 § 5: ./host-check.ts).
+   * (`ownHostNames`); default none. Any other Host is 421 (docs/decisions.md D18 § 5: ./host-check.ts).
    */
   hostNames?: readonly string[];
 }
@@ -152,7 +152,7 @@ class RateRefusal extends Error {
  * The organization and agent the platform names for a tools/call (PLATFORM_CALLER_HEADER, `<orgId>/<agentId>`), or
  * undefined when absent or malformed (then the call counts per address, as the spec's per-IP limit says).
  *
- * Source: issue 17 § 6 (limit platform calls per calling organization and agent)
+ * Source: docs/decisions.md D17 § 6 (limit platform calls per calling organization and agent)
  */
 function platformCallerOf(request: Request): string | undefined {
   const value = request.headers.get(PLATFORM_CALLER_HEADER) ?? '';

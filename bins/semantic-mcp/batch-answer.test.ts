@@ -1,6 +1,6 @@
 /**
  * The answer cap of one POST (batchAnswer) and what a request counts against the rate limits (callCount).
- * Source: issue 18 § 3.
+ * Source: docs/decisions.md D18 § 3.
  */
 import { describe, expect, it } from 'vitest';
 import { callCount } from './app.ts';

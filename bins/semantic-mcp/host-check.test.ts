@@ -1,5 +1,6 @@
 /**
- * semantic-mcp's Host check (issue 18 § 5): own names (loopback, IP literals, configured hosts, any port) pass;
+ * semantic-mcp's Host check (docs/decisions.md D18 § 5): own names (loopback, IP literals, configured hosts, any port)
+ * pass;
  * any other is a 421 JSON answer that names neither the host sent nor a configured one.
  */
 import { describe, expect, it } from 'vitest';

@@ -4,7 +4,8 @@
  * service): a Host that is a loopback name, an IP literal, or the host of APP_BASE_URL or of a CORS_ALLOWED_ORIGINS
  * entry (any port) is served; any other is answered 421 before anything else happens (no token check, no count).
  *
- * Source: issue 18 § 5 (the MCP endpoints covered by issue 17 § 7's Host check); MCP 2025-06-18 § Transports,
+ * Source: docs/decisions.md D18 § 5 (the MCP endpoints covered by docs/decisions.md D17 § 7's Host check); MCP
+ * 2025-06-18 § Transports,
  * Security warning (servers validate where a request comes from, against DNS rebinding).
  */
 import { isOwnHost, MISDIRECTED_MESSAGE, requestHost } from '../../core/auth/own-hosts.ts';
@@ -13,7 +14,7 @@ import { isOwnHost, MISDIRECTED_MESSAGE, requestHost } from '../../core/auth/own
  * The 421 answer (`misdirected_request`, JSON) when `request`'s Host is none of the platform's own, else undefined.
  * @param names - own host names besides loopback names and IP literals (core/auth/own-hosts.ts `ownHostNames`)
  *
- * Source: issue 18 § 5
+ * Source: docs/decisions.md D18 § 5
  */
 export function foreignHostRefusal(request: Request, names: readonly string[]): Response | undefined {
   const host = requestHost(request);

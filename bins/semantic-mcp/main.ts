@@ -5,7 +5,7 @@
  * protocol, no server, no stores, no secrets): that role is decided before anything else boots, so
  * a child loads only the DuckDB library and the query-process code.
  *
- * Source: ../shared/spec/semantic-query-service.md; ../shared/ARCHITECTURE.md § Processes.
+ * Source: ../shared/spec/semantic-query-service.md; docs/architecture.md § Processes.
  */
 import { join } from 'node:path';
 import { preloadDuckDbLibrary } from '../../core/adapters/duckdb/native-library.ts';
@@ -78,7 +78,7 @@ const { docs, objects } = stores;
 const engine = createDuckDbQueryEngine({
   objectStore: objects, cacheDir: settings.cacheDir, logger,
   queryProcess: queryProcessCommand(process.execPath, process.argv, process.execArgv, process.env),
-  // Fair shares per project and token (issue 18 § 2): see settings.ts.
+  // Fair shares per project and token (docs/decisions.md D18 § 2): see settings.ts.
   maxProcesses: settings.queryProcesses, shareLimits: settings.shareLimits,
 });
 const semanticDeps = { docs, objects, clock: systemClock, ids: cryptoIds };
@@ -94,18 +94,20 @@ const app = createSemanticMcpApp({
   logger,
   version: boot.env.appVersion,
   planeCache: new Map(),
-  // request_improvement per token and day (issue 18 § 4), shared by the replicas when a queue store is configured.
+  // request_improvement per token and day (docs/decisions.md D18 § 4), shared by the replicas when a queue store is
+  // configured.
   improvementLimiter: createRateLimiter({
     points: improvementsPerTokenPerDay, durationSeconds: 86_400, keyPrefix: 'cairn:mcp-improvements', redis,
   }),
   rateLimiter: createRateLimiter({ points: settings.rateLimitMax, durationSeconds: settings.rateLimitWindowSeconds, keyPrefix: 'cairn:mcp-rate', redis }),
-  // A token's calls for every organization and agent it names, together (issue 17 § 6): TOKEN_RATE_FACTOR × the limit.
+  // A token's calls for every organization and agent it names, together (docs/decisions.md D17 § 6): TOKEN_RATE_FACTOR
+  // × the limit.
   tokenRateLimiter: createRateLimiter({
     points: settings.rateLimitMax * TOKEN_RATE_FACTOR, durationSeconds: settings.rateLimitWindowSeconds,
     keyPrefix: 'cairn:mcp-token-rate', redis,
   }),
   trustedProxies: settings.trustedProxies,
-  // DNS rebinding: only the platform's own host names are answered, as at the API (issue 18 § 5).
+  // DNS rebinding: only the platform's own host names are answered, as at the API (docs/decisions.md D18 § 5).
   hostNames: ownHostNames([boot.env.appBaseUrl, ...boot.env.corsAllowedOrigins].filter((o): o is string => Boolean(o))),
 });
 app.listen({ hostname: settings.host, port: settings.port });

@@ -63,7 +63,7 @@ export interface McpCaller {
  * the caller read already, having counted its calls); {@link batchAnswer} bounds the whole answer. Once the
  * client has gone (`request.signal` aborts: Bun aborts it when the connection closes, and the front proxy
  * closes its upstream connection when its own client goes) a running query is interrupted and the calls
- * not yet run are dropped, each logged as cancelled (issue 18 § 2).
+ * not yet run are dropped, each logged as cancelled (docs/decisions.md D18 § 2).
  */
 export async function handleMcpRequest(
   env: McpEndpointDeps, request: Request, caller: McpCaller, timing: ServerTiming, read?: ReadCalls,

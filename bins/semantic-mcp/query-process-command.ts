@@ -5,7 +5,7 @@
  * executable itself and `argv[1]` a `/$bunfs/…` path inside it, which must not be passed on).
  * No heavy imports here: main.ts reads this before anything else boots.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits; ../shared/ARCHITECTURE.md § Processes.
+ * Source: ../shared/spec/semantic-query-service.md § Limits; docs/architecture.md § Processes.
  */
 import type { QueryProcessCommand } from '../../core/adapters/duckdb/query-process.ts';
 
@@ -21,7 +21,7 @@ export const queryProcessEnvironment = ['PATH', 'TMPDIR', 'BUN_TMPDIR', 'CAIRN_N
 /**
  * True when `argv` asks for a query process.
  *
- * Source: ../shared/ARCHITECTURE.md § Processes
+ * Source: docs/architecture.md § Processes
  */
 export function isQueryProcess(argv: readonly string[]): boolean {
   return argv.slice(1).includes(queryProcessFlag);
@@ -34,7 +34,7 @@ export function isQueryProcess(argv: readonly string[]): boolean {
  * @param execArgv - `process.execArgv` (runtime flags, kept from sources)
  * @param env - semantic-mcp's environment; only {@link queryProcessEnvironment} is passed on
  *
- * Source: ../shared/ARCHITECTURE.md § Processes
+ * Source: docs/architecture.md § Processes
  */
 export function queryProcessCommand(execPath: string, argv: readonly string[], execArgv: readonly string[], env: Record<string, string | undefined>): QueryProcessCommand {
   const script = argv[1];

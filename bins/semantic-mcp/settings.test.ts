@@ -1,5 +1,5 @@
 /**
- * semantic-mcp's settings of the query processes' fair shares (issue 18 § 2): defaults, overrides, and a
+ * semantic-mcp's settings of the query processes' fair shares (docs/decisions.md D18 § 2): defaults, overrides, and a
  * refusal naming the variable for a value that is not a positive whole number.
  */
 import { describe, expect, it } from 'vitest';

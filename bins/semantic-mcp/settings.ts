@@ -23,13 +23,14 @@ export interface SemanticMcpSettings {
   cacheDir: string;
   /** Query processes alive at most (SEMANTIC_QUERY_PROCESSES, default 4). */
   queryProcesses: number;
-  /** Fair shares of the query processes per project and token, and the longest wait for one (issue 18 § 2). */
+  /** Fair shares of the query processes per project and token, and the longest wait for one (docs/decisions.md D18 §
+   * 2). */
   shareLimits: ShareLimits;
 }
 
 /**
  * Parses SEMANTIC_MCP_HOST (default every interface), SEMANTIC_MCP_PORT (3002), SEMANTIC_CACHE_DIR, and the
- * query processes' shares (positive whole numbers; issue 18 § 2): SEMANTIC_QUERY_PROCESSES (4),
+ * query processes' shares (positive whole numbers; docs/decisions.md D18 § 2): SEMANTIC_QUERY_PROCESSES (4),
  * SEMANTIC_QUERIES_PER_PROJECT (running at once; processes − 1, at least 1), SEMANTIC_QUERIES_PER_TOKEN (2),
  * SEMANTIC_QUERIES_WAITING_PER_PROJECT (8), SEMANTIC_QUERIES_WAITING_PER_TOKEN (4), SEMANTIC_QUERY_WAIT_SECONDS (15).
  * @throws PlatformError `invalid_config` naming the first bad variable

@@ -6,8 +6,8 @@
  * - each item's id is its `id` field (a string or a number, as text), else `sha256-<hex>` of its canonical JSON
  *   (object keys sorted at every depth), so the same item always has the same id.
  *
- * Source: spec/platform-service.md § Rules 4, 6 (a poll runs in a call worker); ../shared/AGENT-FORMAT.md § Triggers
- * (polling: the collection call to poll); issue 8 (polling triggers).
+ * Source: spec/platform-service.md § Rules 4, 6 (a poll runs in a call worker); docs/agent-format.md § Triggers
+ * (polling: the collection call to poll); docs/decisions.md D8 (polling triggers).
  */
 import { createHash } from 'node:crypto';
 import { PlatformError } from '../../core/ports/platform-error.ts';

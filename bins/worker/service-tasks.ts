@@ -10,7 +10,7 @@
  * A tool that answers with an error fails the task with the service's own text.
  *
  * Source: spec/platform-service.md § Rules 4, 6 (call workers run a poll, a callback run, a trigger lifecycle step);
- * issue 8 (polling and callback triggers).
+ * docs/decisions.md D8 (polling and callback triggers).
  */
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import type { WorkerBroker } from '../../core/ports/worker.ts';

@@ -34,7 +34,7 @@ export function sandboxFacts(): { permissionModel: boolean; readsRoot: boolean; 
  * Where the worker runs, as it sees it: its process id and its parent's (2 and 1 in its own PID namespace) and its
  * network interfaces (only `lo` in its own network namespace).
  *
- * Source: issue 17 § 3 (the worker sandbox)
+ * Source: docs/decisions.md D17 § 3 (the worker sandbox)
  */
 export function isolationFacts(): { pid: number; ppid: number; interfaces: string[] } {
   return { pid: process.pid, ppid: process.ppid, interfaces: Object.keys(networkInterfaces()).sort() };

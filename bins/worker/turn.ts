@@ -4,7 +4,7 @@
  * hook scripts run in QuickJS inside this worker (./hook.ts).
  *
  * Source: spec/platform-service.md § Rules 6 (turn workers run a workflow turn with its tools, scripts and child
- * sessions); issue 7 § Dispatcher and workers.
+ * sessions); docs/decisions.md D7 § Dispatcher and workers.
  */
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import type { WorkerBroker } from '../../core/ports/worker.ts';
@@ -22,7 +22,7 @@ export function brokerTurnHost(broker: WorkerBroker): TurnHost {
 
 /**
  * The broker a turn's hook scripts get: no operations at all (a hook reads its input and returns its value), so a
- * script's `platform.call` never reaches the turn's channel. Source: issue 17 § 4.
+ * script's `platform.call` never reaches the turn's channel. Source: docs/decisions.md D17 § 4.
  */
 export const hookBroker: WorkerBroker = {
   request: async (op) => {

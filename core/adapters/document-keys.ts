@@ -9,7 +9,8 @@
  * (`%25`, `%2E`). Every stored key that starts with the marker is an escaped one, so reading reverses it
  * exactly; data written before the escape existed (no marker) reads unchanged.
  *
- * Source: issue 17 § 8 (hostile but valid input is stored losslessly); ../shared/ARCHITECTURE.md § Ports,
+ * Source: docs/decisions.md D17 § 8 (hostile but valid input is stored losslessly); docs/architecture.md § Ports and
+ * adapters,
  * adapters, contracts (DocumentStore).
  */
 

@@ -4,7 +4,7 @@
  * a slug in several of them is 409 `ambiguous_agent`; another tenant's agent, by id or slug, is 404 naming nothing
  * of it; a member holding no role on an agent does not see it; a lower role is 403.
  *
- * Source: issue 17 § 2 (one resolver, one authorization helper; 404 with no identifier).
+ * Source: docs/decisions.md D17 § 2 (one resolver, one authorization helper; 404 with no identifier).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { orgAgentAuthority } from '../boot/agent-authority.ts';

@@ -2,7 +2,7 @@
  * The per-agent lock around git work: a lease named `agent:<agentId>` in the Lease port (the queue store
  * or the document store), so two processes never commit to one agent's repository at once.
  *
- * Source: issue 7 § Agents and environments (worked on in the scratch directory under a per-agent lock);
+ * Source: docs/decisions.md D7 § Agents and environments (worked on in the scratch directory under a per-agent lock);
  * ../shared/spec/platform-service.md § Single-dispatcher lease (the Lease port).
  */
 import { PlatformError } from '../ports/platform-error.ts';

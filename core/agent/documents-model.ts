@@ -3,7 +3,7 @@
  * the evaluation cases `workflows/<slug>/tests/*.test.yaml`. Strict: unknown keys are errors, except
  * under `metadata`, `arguments`, `variables` and payloads, which are free data.
  *
- * Source: ../shared/AGENT-FORMAT.md (layout; § Tests); spec/platform-service.md § Limits (agent description).
+ * Source: docs/agent-format.md (layout; § Tests); spec/platform-service.md § Limits (agent description).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Metadata, OneOf, Slug, Strict, Text, ToolName } from './model.ts';
@@ -14,7 +14,7 @@ export const agentDescriptionMaxLength = 500;
 /**
  * AGENTS.md front matter: `description` (required, 1..500 characters: what the agent is for, shown to
  * members) and an optional display `name`. The body is the system prompt of every workflow.
- * Source: ../shared/AGENT-FORMAT.md (AGENTS.md); spec/platform-service.md § Limits.
+ * Source: docs/agent-format.md (AGENTS.md); spec/platform-service.md § Limits.
  */
 export const AgentFrontMatter = Strict({ name: Type.Optional(Text(100)), description: Text(agentDescriptionMaxLength) });
 export type AgentFrontMatter = Static<typeof AgentFrontMatter>;
@@ -22,7 +22,7 @@ export type AgentFrontMatter = Static<typeof AgentFrontMatter>;
 /**
  * SKILL.md front matter: `name` (the folder's slug), `description` (1..1024 characters: when to use the
  * skill; the model sees it before loading the body), optional `license` and free `metadata`.
- * Source: ../shared/AGENT-FORMAT.md (skills/<slug>/SKILL.md).
+ * Source: docs/agent-format.md (skills/<slug>/SKILL.md).
  */
 export const SkillFrontMatter = Strict({ name: Slug, description: Text(1024), license: Type.Optional(Text(200)), metadata: Type.Optional(Metadata) });
 export type SkillFrontMatter = Static<typeof SkillFrontMatter>;
@@ -30,7 +30,7 @@ export type SkillFrontMatter = Static<typeof SkillFrontMatter>;
 /**
  * A mocked tool result, chosen when the call's input contains every key of `input` with equal values:
  * `tool` (`<collection>/<tool>`), `input` (partial match, default any), and `result` or `error`.
- * Source: ../shared/AGENT-FORMAT.md § Tests (mocks).
+ * Source: docs/agent-format.md § Tests (mocks).
  */
 export const Mock = Strict({
   tool: ToolName,
@@ -47,7 +47,7 @@ export const parkKinds = ['decision', 'input'] as const;
  * (a trigger payload). Assertions: `succeeded`/`failed` (true), `parked` (decision | input),
  * `reachedState` (a state slug), `calledTool` (a tool name or {tool, input}), `reply` ({includes,
  * excludes}: text or list of texts), `variables` (values the session must hold), `grade` ({rubric,
- * threshold 0..1, model}). Source: ../shared/AGENT-FORMAT.md § Tests (steps).
+ * threshold 0..1, model}). Source: docs/agent-format.md § Tests (steps).
  */
 export const Step = Strict({
   send: Type.Optional(Text(20000)),
@@ -70,7 +70,7 @@ export type Step = Static<typeof Step>;
 /**
  * An evaluation case (one conversation on one session): `title`, `description`, `trigger` (a trigger id
  * of this workflow; default its first chat or manual trigger), `variables` (set before the first step),
- * `mocks`, `steps` (at least one). Source: ../shared/AGENT-FORMAT.md § Tests.
+ * `mocks`, `steps` (at least one). Source: docs/agent-format.md § Tests.
  */
 export const TestCase = Strict({
   title: Text(200),

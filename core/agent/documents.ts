@@ -2,7 +2,7 @@
  * Checks of the agent's Markdown files and evaluation cases: AGENTS.md and SKILL.md front matter,
  * WORKFLOW.md (no front matter), and `*.test.yaml` cases against the workflow they test.
  *
- * Source: ../shared/AGENT-FORMAT.md (layout, § Tests); spec/platform-service.md § Limits (agent description).
+ * Source: docs/agent-format.md (layout, § Tests); spec/platform-service.md § Limits (agent description).
  */
 import type { TSchema } from '@sinclair/typebox';
 import { AgentFrontMatter, SkillFrontMatter, TestCase } from './documents-model.ts';
@@ -10,7 +10,7 @@ import { schemaProblems } from './schema-problems.ts';
 import type { WorkflowSummary } from './workflow-checks.ts';
 import { isProblem, parseYamlSource, pointer, splitFrontMatter, type AgentProblem, type KeyedProblem, type YamlSource } from './yaml-source.ts';
 
-/** A file of the repository: its path (relative, `/`-separated) and text. Source: ../shared/AGENT-FORMAT.md. */
+/** A file of the repository: its path (relative, `/`-separated) and text. Source: docs/agent-format.md. */
 export interface AgentFile {
   path: string;
   text: string;
@@ -32,7 +32,7 @@ function checkFrontMatter(file: AgentFile, schema: TSchema, example: string, ext
 
 /**
  * Checks AGENTS.md: front matter with `description` (≤ 500 characters) and an optional `name`.
- * Source: ../shared/AGENT-FORMAT.md (AGENTS.md); spec/platform-service.md § Limits.
+ * Source: docs/agent-format.md (AGENTS.md); spec/platform-service.md § Limits.
  */
 export function checkAgentsFile(file: AgentFile): AgentProblem[] {
   return checkFrontMatter(file, AgentFrontMatter, 'description: <what the agent is for, at most 500 characters>');
@@ -40,7 +40,7 @@ export function checkAgentsFile(file: AgentFile): AgentProblem[] {
 
 /**
  * Checks skills/<folder>/SKILL.md: front matter `name` equal to the folder and a `description`.
- * Source: ../shared/AGENT-FORMAT.md (skills/<slug>/SKILL.md).
+ * Source: docs/agent-format.md (skills/<slug>/SKILL.md).
  */
 export function checkSkillFile(file: AgentFile, folder: string): AgentProblem[] {
   return checkFrontMatter(file, SkillFrontMatter, `name: ${folder} and description: <when to use it>`, (data) =>
@@ -49,7 +49,7 @@ export function checkSkillFile(file: AgentFile, folder: string): AgentProblem[] 
 
 /**
  * Checks WORKFLOW.md: prose for the model, with no front matter.
- * Source: ../shared/AGENT-FORMAT.md (workflows/<slug>/WORKFLOW.md).
+ * Source: docs/agent-format.md (workflows/<slug>/WORKFLOW.md).
  */
 export function checkWorkflowProse(file: AgentFile): AgentProblem[] {
   return splitFrontMatter(file.text) ? [whole(file.path, 'WORKFLOW.md takes no front matter; move its keys into workflow.yaml and keep only prose here')] : [];
@@ -84,7 +84,7 @@ function stepShapeProblems(data: Record<string, unknown>): KeyedProblem[] {
 /**
  * Checks one evaluation case against its schema and its workflow (trigger, decided and reached states).
  * @param workflow - the summary of the workflow the case lives in, or undefined when its workflow.yaml failed
- * Source: ../shared/AGENT-FORMAT.md § Tests.
+ * Source: docs/agent-format.md § Tests.
  */
 export function checkTestCase(file: AgentFile, workflow: WorkflowSummary | undefined): AgentProblem[] {
   const source: YamlSource | AgentProblem = parseYamlSource(file.path, file.text);

@@ -3,7 +3,7 @@
  * the draft), reading them back, and the environment's view (draft and published commits, counts).
  *
  * Source: ../shared/spec/platform-service.md (What the service does: environments, each a named branch
- * with a draft plane and a published plane); issue 7 § Agents and environments.
+ * with a draft plane and a published plane); docs/decisions.md D7 § Agents and environments.
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import { loadAgent } from './agent-access.ts';

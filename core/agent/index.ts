@@ -2,7 +2,7 @@
  * The agent repository format: schemas and the strict validator (`validateAgentRepository`), used at
  * publish and by `cairn agent validate <dir>`. The reference for authors is docs/agent-format.md.
  *
- * Source: ../shared/AGENT-FORMAT.md; spec/platform-service.md § Trigger declarations, § Limits, § Errors.
+ * Source: docs/agent-format.md; spec/platform-service.md § Trigger declarations, § Limits, § Errors.
  */
 export * from './model.ts';
 export * from './trigger-model.ts';

@@ -6,17 +6,17 @@
  * more than one value (transition targets, hooks on disk, trigger ids across workflows) are in
  * `workflow-checks.ts` and `validate.ts`. The reference for authors is docs/agent-format.md.
  *
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml; spec/platform-service.md § What the service does.
+ * Source: docs/agent-format.md § workflow.yaml; spec/platform-service.md § What the service does.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /**
  * A slug: lowercase letters and digits in groups joined by single hyphens (`flight-analyst`).
- * Names workflows, states, skills, trigger ids and connections. Source: ../shared/AGENT-FORMAT.md (Slugs).
+ * Names workflows, states, skills, trigger ids and connections. Source: docs/agent-format.md (Slugs).
  */
 export const slugPattern = '^[a-z0-9]+(-[a-z0-9]+)*$';
 
-/** {@link slugPattern} as a RegExp. Source: ../shared/AGENT-FORMAT.md (Slugs). */
+/** {@link slugPattern} as a RegExp. Source: docs/agent-format.md (Slugs). */
 export const slugRegExp = new RegExp(slugPattern);
 
 /**
@@ -35,10 +35,10 @@ export const OneOf = <T extends string>(words: readonly T[]) => Type.Union(words
 export const Strict = <P extends Record<string, TSchema>>(properties: P, description?: string) =>
   Type.Object(properties, { additionalProperties: false, description });
 
-/** A slug-valued string. Source: ../shared/AGENT-FORMAT.md (Slugs). */
+/** A slug-valued string. Source: docs/agent-format.md (Slugs). */
 export const Slug = Type.String({ pattern: slugPattern, maxLength: 63 });
 
-/** Free host data: never prompted, not part of the content hash. Source: ../shared/AGENT-FORMAT.md § workflow.yaml. */
+/** Free host data: never prompted, not part of the content hash. Source: docs/agent-format.md § workflow.yaml. */
 export const Metadata = Type.Record(Type.String(), Type.Unknown());
 
 /**
@@ -46,27 +46,27 @@ export const Metadata = Type.Record(Type.String(), Type.Unknown());
  * (`semantic/execute_query`), a `*` wildcard in the tool part (`semantic/get_*`), or a workflow called as a
  * tool (`platform_workflow_<slug>`); or that name with argument guards `{ tool, arguments }`, where each
  * argument must equal the given value for the rule to apply.
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (tools: entries may guard arguments).
+ * Source: docs/agent-format.md § workflow.yaml (tools: entries may guard arguments).
  */
 export const ToolName = Type.String({ pattern: '^[a-z0-9_-]+(/[A-Za-z0-9_*.-]+)?$', maxLength: 200 });
 /** A tool name with argument guards: the rule applies only when each named argument equals its value. */
 export const GuardedTool = Strict({ tool: ToolName, arguments: Type.Record(Type.String(), Type.Unknown()) });
-/** A tool rule entry: a {@link ToolName} or a {@link GuardedTool}. Source: ../shared/AGENT-FORMAT.md § workflow.yaml. */
+/** A tool rule entry: a {@link ToolName} or a {@link GuardedTool}. Source: docs/agent-format.md § workflow.yaml. */
 export const ToolEntry = Type.Union([ToolName, GuardedTool]);
 export type ToolEntry = Static<typeof ToolEntry>;
 
-/** Root tool rules: deny beats allow and binds child sessions. Source: ../shared/AGENT-FORMAT.md § workflow.yaml. */
+/** Root tool rules: deny beats allow and binds child sessions. Source: docs/agent-format.md § workflow.yaml. */
 export const RootTools = Strict({ allow_always: Type.Optional(Type.Array(ToolEntry)), forbid_always: Type.Optional(Type.Array(ToolEntry)) });
-/** Root skill rules (skill slugs). Source: ../shared/AGENT-FORMAT.md § workflow.yaml. */
+/** Root skill rules (skill slugs). Source: docs/agent-format.md § workflow.yaml. */
 export const RootSkills = Strict({ allow_always: Type.Optional(Type.Array(Slug)), forbid_always: Type.Optional(Type.Array(Slug)) });
-/** A state's tool rules, added to the root's while the state is active. Source: ../shared/AGENT-FORMAT.md § workflow.yaml. */
+/** A state's tool rules, added to the root's while the state is active. Source: docs/agent-format.md § workflow.yaml. */
 export const StateTools = Strict({ allow: Type.Optional(Type.Array(ToolEntry)), forbid: Type.Optional(Type.Array(ToolEntry)) });
-/** A state's skill rules. Source: ../shared/AGENT-FORMAT.md § workflow.yaml. */
+/** A state's skill rules. Source: docs/agent-format.md § workflow.yaml. */
 export const StateSkills = Strict({ allow: Type.Optional(Type.Array(Slug)), forbid: Type.Optional(Type.Array(Slug)) });
 
 /**
  * A transition: `to` (a state of the same workflow) and `description`, all the model knows about the edge
- * (for a human state, the label of the decision). Source: ../shared/AGENT-FORMAT.md § workflow.yaml.
+ * (for a human state, the label of the decision). Source: docs/agent-format.md § workflow.yaml.
  */
 export const Transition = Strict({ to: Slug, description: Text(500) });
 export type Transition = Static<typeof Transition>;
@@ -75,7 +75,7 @@ export type Transition = Static<typeof Transition>;
  * A hook run before the state's first model call (`before`) or before it is left (`after`): either a
  * `script` (`hooks/<name>.js` in the workflow folder, run in the worker's sandbox) or a `rubric` graded by
  * a model against `threshold` (0..1, default 0.7) with an optional `model`; exactly one of script and rubric.
- * A hook error fails the turn. Source: ../shared/AGENT-FORMAT.md § workflow.yaml (before/after hooks).
+ * A hook error fails the turn. Source: docs/agent-format.md § workflow.yaml (before/after hooks).
  */
 export const Hook = Strict({
   script: Type.Optional(Type.String({ pattern: '^hooks/[A-Za-z0-9_.-]+\\.js$' })),
@@ -88,7 +88,7 @@ export type Hook = Static<typeof Hook>;
 /**
  * Per-visit budget of a state: `model_calls` (1..1000), `call_seconds` (time per model call, 1..3600),
  * `parks` (times the visit may park awaiting input, 0..1000). Exhausting it fails the turn.
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (budget).
+ * Source: docs/agent-format.md § workflow.yaml (budget).
  */
 export const Budget = Strict({
   model_calls: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
@@ -102,7 +102,7 @@ export const stateTypes = ['agent', 'human'] as const;
 
 /**
  * Builds the state schema around the trigger map schema (kept in trigger-model.ts, checked per type).
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (A state).
+ * Source: docs/agent-format.md § workflow.yaml (A state).
  */
 export const stateSchema = (triggers: TSchema) => Strict({
   title: Type.Optional(Text(200)),
@@ -125,7 +125,7 @@ export const stateSchema = (triggers: TSchema) => Strict({
  * (default true), and `limits`: `child_depth` (1..8, default 3), `child_concurrency` (1..16, default 4),
  * `turn_seconds` (1..3600, default 600), `model_calls_per_turn` (1..1000, default 50), `output_tokens_per_call`
  * (1..200000, default 4096: the output bound sent with every model call and reserved against spend caps).
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (settings: model, prompt cache, limits).
+ * Source: docs/agent-format.md § workflow.yaml (settings: model, prompt cache, limits).
  */
 export const Settings = Strict({
   model: Type.Optional(Text(200)),
@@ -141,7 +141,7 @@ export const Settings = Strict({
 
 /**
  * Builds the workflow.yaml root schema around the state schema. `states` maps state slugs to states
- * (at least one). Source: ../shared/AGENT-FORMAT.md § workflow.yaml (Root).
+ * (at least one). Source: docs/agent-format.md § workflow.yaml (Root).
  */
 export const workflowSchema = (state: TSchema) => Strict({
   title: Type.Optional(Text(200)),

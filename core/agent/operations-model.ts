@@ -4,7 +4,7 @@
  * environment after it) or `failed` (with the error; a refused publish keeps its located problems).
  *
  * Source: ../shared/spec/platform-service.md § Processes (the dispatcher consumes environment operations),
- * § Replacement of a container (a queued or running environment operation ends failed); issue 7 § Agents
+ * § Replacement of a container (a queued or running environment operation ends failed); docs/decisions.md D7 § Agents
  * and environments.
  */
 import { Type, type Static } from '@sinclair/typebox';

@@ -5,7 +5,7 @@
  * {@link readOperation} (Reader) and {@link failInterruptedOperations} (the replacement table's rule).
  *
  * Source: ../shared/spec/platform-service.md § Processes, § Replacement of a container, § Errors;
- * issue 7 § Agents and environments.
+ * docs/decisions.md D7 § Agents and environments.
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { loadAgent } from './agent-access.ts';

@@ -3,7 +3,7 @@
  * WORKFLOW.md prose (HTML comments stripped), its hook scripts and trigger declarations, the AGENTS.md body, and
  * the skills (front matter description and body).
  *
- * Source: ../shared/AGENT-FORMAT.md; issue 7 § Agents and environments (a session runs on the published commit
+ * Source: docs/agent-format.md; docs/decisions.md D7 § Agents and environments (a session runs on the published commit
  * it started on).
  */
 import { parse } from 'yaml';

@@ -8,7 +8,7 @@
  * operation (core/agent/operations.ts) that a dispatcher runs with them, as the member who asked.
  *
  * Source: ../shared/spec/platform-service.md (What the service does; § Replacement of a container:
- * environment operations; § Errors); issue 7 § Agents and environments.
+ * environment operations; § Errors); docs/decisions.md D7 § Agents and environments.
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import { loadAgent } from './agent-access.ts';

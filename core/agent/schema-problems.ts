@@ -4,7 +4,7 @@
  * checked against the variant matching the value's kind, so an unknown key inside an object form is
  * reported as such rather than as "no variant matched".
  *
- * Source: ../shared/AGENT-FORMAT.md (unknown keys are errors; every message names file, line and key).
+ * Source: docs/agent-format.md (unknown keys are errors; every message names file, line and key).
  */
 import { Kind, type TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';

@@ -1,7 +1,7 @@
 /**
  * Session key expressions: templates with {{ path }} placeholders over a firing (dotted paths, indexes, quoted
  * names), what a missing value does, how values print, and the validator's check of a trigger's `session`.
- * Source: ../shared/AGENT-FORMAT.md § Triggers (`session`: session key expression over the firing).
+ * Source: docs/agent-format.md § Triggers (`session`: session key expression over the firing).
  */
 import { describe, expect, it } from 'vitest';
 import { parseSessionKey, sessionKeyOf, sessionKeyProblem } from './session-key-expression.ts';

@@ -9,8 +9,8 @@
  * Lives in the agent domain because it is part of the agent format: the validator parses it, core/boot evaluates it
  * at firing time and hands the key to core/session.
  *
- * Source: ../shared/AGENT-FORMAT.md § Triggers (chat/webhook `session`: session key expression over the firing);
- * spec/platform-service.md § Trigger declarations; issue 8 (session keys).
+ * Source: docs/agent-format.md § Triggers (chat/webhook `session`: session key expression over the firing);
+ * spec/platform-service.md § Trigger declarations; docs/decisions.md D8 (session keys).
  */
 import { PlatformError } from '../ports/platform-error.ts';
 

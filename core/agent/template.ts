@@ -4,7 +4,7 @@
  * chat workflow with a single state that answers and ends.
  *
  * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_TEMPLATE_REPO: built-in file
- * set when missing or empty); ../shared/AGENT-FORMAT.md.
+ * set when missing or empty); docs/agent-format.md.
  */
 import type { AgentFile } from './documents.ts';
 

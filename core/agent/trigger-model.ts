@@ -3,13 +3,13 @@
  * unique across the agent's workflows) and `type` says the kind; when the key itself is a kind word
  * (`chat:`, `schedule:` …) `type` may be left out. Each kind has its own strict schema.
  *
- * Source: ../shared/AGENT-FORMAT.md § Triggers; spec/platform-service.md § Resources and their fields
+ * Source: docs/agent-format.md § Triggers; spec/platform-service.md § Resources and their fields
  * (Trigger declarations), § Limits (example prompts per chat trigger).
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Metadata, OneOf, Slug, Strict, Text, variableNamePattern } from './model.ts';
 
-/** The trigger kinds. Source: ../shared/AGENT-FORMAT.md § Triggers. */
+/** The trigger kinds. Source: docs/agent-format.md § Triggers. */
 export const triggerTypes = ['chat', 'mcp', 'webhook', 'callback', 'schedule', 'polling', 'completion', 'manual'] as const;
 /** One trigger kind. */
 export type TriggerType = (typeof triggerTypes)[number];
@@ -54,7 +54,7 @@ const session = Type.Optional(Text(500));
  * - schedule: `cron` (5 fields or @daily-style nickname), `timezone` (IANA, default UTC).
  * - polling: `collection`, `tool`, `arguments`, `interval_minutes` (1..10080, default 5).
  * - completion: `workflow` (another workflow of the agent). manual: `description`, `requires`.
- * Source: ../shared/AGENT-FORMAT.md § Triggers; spec/platform-service.md § Trigger declarations.
+ * Source: docs/agent-format.md § Triggers; spec/platform-service.md § Trigger declarations.
  */
 export const triggerProperties: Record<TriggerType, Record<string, TSchema>> = {
   chat: {
@@ -84,7 +84,7 @@ export const triggerProperties: Record<TriggerType, Record<string, TSchema>> = {
 
 /**
  * The strict schema of one trigger kind; `type` is required unless `typeFromKey` (the id is the kind word).
- * Source: ../shared/AGENT-FORMAT.md § Triggers.
+ * Source: docs/agent-format.md § Triggers.
  */
 export function triggerSchema(type: TriggerType, typeFromKey: boolean): TSchema {
   const typeKey = typeFromKey ? Type.Optional(Type.Literal(type)) : Type.Literal(type);
@@ -96,7 +96,7 @@ export const isTriggerType = (word: unknown): word is TriggerType => (triggerTyp
 
 /**
  * A trigger as read from a state, after its schema passed: the kind, the id, and the declared keys.
- * Source: ../shared/AGENT-FORMAT.md § Triggers.
+ * Source: docs/agent-format.md § Triggers.
  */
 export interface TriggerDeclaration {
   id: string;

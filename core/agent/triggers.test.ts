@@ -1,7 +1,7 @@
 /**
  * Trigger declarations checked per kind: the kind word as key, cron expressions and time zones, and the
  * wording of schema problems (unions of words, object forms, front matter).
- * Source: ../shared/AGENT-FORMAT.md § Triggers; spec/platform-service.md § Trigger declarations.
+ * Source: docs/agent-format.md § Triggers; spec/platform-service.md § Trigger declarations.
  */
 import { describe, expect, it } from 'vitest';
 import { cronProblem, isTimeZone, splitFrontMatter } from './index.ts';

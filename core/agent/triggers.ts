@@ -3,7 +3,7 @@
  * the key when it is a kind word), the keys match the kind's schema, an mcp trigger declares no `file`
  * entry, a schedule's cron expression and time zone are valid, and a `session` key expression parses.
  *
- * Source: ../shared/AGENT-FORMAT.md § Triggers; spec/platform-service.md § Trigger declarations, § Errors
+ * Source: docs/agent-format.md § Triggers; spec/platform-service.md § Trigger declarations, § Errors
  * (mcp trigger declaring a file entry).
  */
 import { CronPattern } from 'croner';
@@ -17,7 +17,7 @@ import { pointer, type KeyedProblem } from './yaml-source.ts';
  * Why a cron expression is refused, or undefined when it is valid: five fields (minute hour day-of-month
  * month day-of-week, names such as MON and JAN allowed) or a nickname (@hourly, @daily, @weekly,
  * @monthly, @yearly). Seconds are not offered: schedules fire at minute precision.
- * Source: ../shared/AGENT-FORMAT.md § Triggers (schedule: cron).
+ * Source: docs/agent-format.md § Triggers (schedule: cron).
  */
 export function cronProblem(expression: string): string | undefined {
   try {

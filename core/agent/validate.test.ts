@@ -1,7 +1,7 @@
 /**
  * The strict validator of the agent repository format: the demo agent validates, and each broken copy
  * gives exactly the expected problem with its file, line, column and key.
- * Source: ../shared/AGENT-FORMAT.md; spec/platform-service.md § Trigger declarations, § Limits, § Errors.
+ * Source: docs/agent-format.md; spec/platform-service.md § Trigger declarations, § Limits, § Errors.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';

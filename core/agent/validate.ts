@@ -6,7 +6,7 @@
  * slugs, and a workflow folder holds only the files the format names. Every problem names file, line,
  * column and key, and says what to do.
  *
- * Source: ../shared/AGENT-FORMAT.md; spec/platform-service.md § Trigger declarations, § Limits, § Errors.
+ * Source: docs/agent-format.md; spec/platform-service.md § Trigger declarations, § Limits, § Errors.
  */
 import { checkAgentsFile, checkSkillFile, checkTestCase, checkWorkflowProse, type AgentFile } from './documents.ts';
 import { slugRegExp } from './model.ts';
@@ -16,7 +16,7 @@ import { isProblem, parseYamlSource, pointer, type AgentProblem, type YamlSource
 /**
  * The outcome of {@link validateAgentRepository}: `ok` when `problems` is empty; problems sorted by file,
  * line and column; `counts` of what the repository declares (workflows, states, triggers, skills, test cases).
- * Source: ../shared/AGENT-FORMAT.md.
+ * Source: docs/agent-format.md.
  */
 export interface AgentValidation {
   ok: boolean;
@@ -126,7 +126,7 @@ const byPosition = (a: AgentProblem, b: AgentProblem): number =>
  * @param input - the repository's files with paths relative to its root (`AGENTS.md`,
  *   `workflows/<slug>/…`, `skills/<slug>/…`); other paths are ignored
  * @returns `{ ok, problems, counts }`; never throws for bad content
- * Source: ../shared/AGENT-FORMAT.md; spec/platform-service.md § Trigger declarations, § Limits, § Errors.
+ * Source: docs/agent-format.md; spec/platform-service.md § Trigger declarations, § Limits, § Errors.
  */
 export function validateAgentRepository(input: AgentFile[]): AgentValidation {
   const files = input.map((f) => ({ path: normalize(f.path), text: f.text }));

@@ -4,7 +4,7 @@
  * terminal state (one without transitions), every state can be reached from a trigger's entry state, and
  * every hook script exists in the workflow's `hooks/` folder.
  *
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml, § Triggers.
+ * Source: docs/agent-format.md § workflow.yaml, § Triggers.
  */
 import { Type } from '@sinclair/typebox';
 import { slugRegExp, stateSchema, workflowSchema } from './model.ts';
@@ -13,7 +13,7 @@ import type { TriggerDeclaration } from './trigger-model.ts';
 import { checkStateTriggers } from './triggers.ts';
 import { pointer, type KeyedProblem } from './yaml-source.ts';
 
-/** workflow.yaml's schema; triggers are checked per kind by triggers.ts. Source: ../shared/AGENT-FORMAT.md § workflow.yaml. */
+/** workflow.yaml's schema; triggers are checked per kind by triggers.ts. Source: docs/agent-format.md § workflow.yaml. */
 export const WorkflowFile = workflowSchema(stateSchema(Type.Record(Type.String(), Type.Unknown())));
 
 /** What one workflow declares, for the agent-wide checks. */

@@ -4,7 +4,7 @@
  * node it names. Front matter (`---` … `---` at the top of a Markdown file) is parsed the same way, with
  * lines counted in the whole file.
  *
- * Source: ../shared/AGENT-FORMAT.md (every message names file, line and key).
+ * Source: docs/agent-format.md (every message names file, line and key).
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 
@@ -12,7 +12,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type
  * One problem of an agent repository: the `file` (path relative to the repository), the 1-based `line`
  * and `column` it starts at (1:1 for a whole file), the `key` (a JSON-pointer-like path, `/` for the
  * document itself) and a `message` that says what is wrong and what to do.
- * Source: ../shared/AGENT-FORMAT.md; issue 7 (one strict validator).
+ * Source: docs/agent-format.md; docs/decisions.md D7 (one strict validator).
  */
 export interface AgentProblem {
   file: string;

@@ -3,7 +3,7 @@
  * trusted proxy. Walks X-Forwarded-For from the right, skipping trusted proxies, so a header a client
  * sends itself can never choose its address.
  *
- * Source: ../shared/ARCHITECTURE.md § Conventions (client addresses); spec/platform-service.md
+ * Source: docs/architecture.md § Conventions (client addresses); spec/platform-service.md
  * § Deployment settings (PLATFORM_TRUSTED_PROXIES).
  */
 import ipaddr from 'ipaddr.js';

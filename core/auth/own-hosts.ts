@@ -5,7 +5,8 @@
  * needs a name; this keeps `HOST=0.0.0.0 scripts/start` reachable at the machine's own addresses), or the host
  * of APP_BASE_URL or of a CORS_ALLOWED_ORIGINS entry; any port.
  *
- * Source: issue 17 § 7 (the API answers only its own host names); spec/platform-service.md § Deployment settings
+ * Source: docs/decisions.md D17 § 7 (the API answers only its own host names); spec/platform-service.md § Deployment
+ * settings
  * (APP_BASE_URL, CORS_ALLOWED_ORIGINS), § Authentication rule 1.
  */
 import ipaddr from 'ipaddr.js';

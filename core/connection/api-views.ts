@@ -3,7 +3,7 @@
  * app (web/src/pages/platform/connections) so neither re-declares them. Times are ISO-8601 strings on the wire.
  *
  * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
- * § Errors; issue 8 § Connections; issue 10 (Connections page).
+ * § Errors; docs/decisions.md D8 § Connections; docs/decisions.md D10 (Connections page).
  */
 import { Type, type Static } from '@sinclair/typebox';
 

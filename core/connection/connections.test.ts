@@ -3,7 +3,7 @@
  * stable across delete and re-registration and distinct per environment; endpoint tokens are shown once,
  * stored only as digests, and regeneration replaces the digest at once; settings are checked with messages
  * naming the field; the protocol is fixed. The scope port is a fake (it stands for core/org's role check).
- * Source: spec/platform-service.md § Incoming connection; issue 8 § Connections.
+ * Source: spec/platform-service.md § Incoming connection; docs/decisions.md D8 § Connections.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { cryptoIds } from '../adapters/runtime/system.ts';

@@ -5,7 +5,7 @@
  * tokens are shown once; only their SHA-256 digest is stored.
  *
  * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication
- * (rules 4, 6); issue 8 § Connections.
+ * (rules 4, 6); docs/decisions.md D8 § Connections.
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import {

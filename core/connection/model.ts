@@ -4,7 +4,7 @@
  * address records, collection names, and the ports the use cases need.
  *
  * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
- * § Limits; issue 8 § Connections.
+ * § Limits; docs/decisions.md D8 § Connections.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { Clock } from '../ports/clock.ts';

@@ -7,7 +7,7 @@
  *
  * Source: ../shared/spec/platform-service.md § Trigger deployment, § Trigger declarations (connection; two
  * triggers naming one AG-UI or webhook connection both fail), § Errors (mcp trigger declaring a file entry; two
- * triggers naming one connection); issue 8 § Triggers.
+ * triggers naming one connection); docs/decisions.md D8 § Triggers.
  */
 import { CronPattern } from 'croner';
 import { deployingTriggerTypes } from './model.ts';

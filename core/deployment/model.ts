@@ -4,7 +4,8 @@
  * collection names, and the world the use cases need.
  *
  * Source: ../shared/spec/platform-service.md § Trigger deployment, § Trigger declarations, § Incoming connection
- * (row status), § Errors, § Limits (lost reconciliation retry; trigger deployment retries); issue 8 § Triggers.
+ * (row status), § Errors, § Limits (lost reconciliation retry; trigger deployment retries); docs/decisions.md D8 §
+ * Triggers.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { Clock } from '../ports/clock.ts';

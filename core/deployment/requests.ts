@@ -6,7 +6,7 @@
  * may request and run at once.
  *
  * Source: ../shared/spec/platform-service.md § Trigger deployment (reconciliation runs after …; the dispatcher
- * does not reconcile at startup); issue 8 § Triggers.
+ * does not reconcile at startup); docs/decisions.md D8 § Triggers.
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import {

@@ -5,7 +5,7 @@
  * Owner turns it on) with the group an onboarded person is offered.
  *
  * Source: ../shared/spec/platform-service.md § Authentication rule 5, § Deployment settings
- * (PLATFORM_DNS_VERIFICATION); issue 10 § Members.
+ * (PLATFORM_DNS_VERIFICATION); docs/decisions.md D10 § Members.
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { TxtLookup } from '../ports/txt-lookup.ts';

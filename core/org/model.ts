@@ -3,7 +3,7 @@
  * permissions and agent roles, and the ports the organization use cases need.
  *
  * Source: ../shared/spec/platform-service.md § Authentication rule 8 (permissions, agent roles, built-in
- * groups); issue 7 § Organizations and roles.
+ * groups); docs/decisions.md D7 § Organizations and roles.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { Clock } from '../ports/clock.ts';

@@ -7,7 +7,8 @@
  * membership with a fixed id) stores at most one record, and `setupComplete` is set last, so the
  * loser of a race, or the next call after a crash, finishes the same organization.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 5 and 8, § Platform sign-in modes; issue 7.
+ * Source: ../shared/spec/platform-service.md § Authentication rules 5 and 8, § Platform sign-in modes;
+ * docs/decisions.md D7.
  */
 import type { DocumentStore } from '../ports/document-store.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
@@ -110,7 +111,7 @@ export async function createOrganization(deps: OrgDeps, caller: OrgCaller, name:
 /**
  * Under dev-user sign-in: the default organization, owned by the fixed user, created at first boot
  * (idempotent; later boots return it unchanged).
- * Source: issue 7 § Organizations and roles (dev-user default organization).
+ * Source: docs/decisions.md D7 § Organizations and roles (dev-user default organization).
  */
 export async function ensureDefaultOrganization(deps: OrgDeps, devUser: OrgCaller): Promise<OrganizationRecord> {
   return ensureOrganization(deps, defaultOrganizationKey, 'default', 'Default organization', devUser);

@@ -99,7 +99,7 @@ describe('call log writer', () => {
     expect(failures).toEqual(['Error: disk full execute_query']);
   });
 
-  it('logs a known tool name whole and any other name as a marked 64-character excerpt (issue 18 § 4)', async () => {
+  it('logs a known tool name whole and any other name as a marked 64-character excerpt (D18 § 4)', async () => {
     const deps = depsWith(createMemoryDocumentStore({ now: () => now }));
     const writer = createCallLogWriter(deps, { onError: () => undefined });
     const huge = 'n'.repeat(5 * 1024 * 1024);

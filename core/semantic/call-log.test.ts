@@ -25,7 +25,7 @@ describe('call log', () => {
     expect(await calledTools(deps, 'p3')).toEqual([]);
   });
 
-  it('answers a tool or model name stored whole before the bound as its marked excerpt (issue 18 § 4)', async () => {
+  it('answers a tool or model name stored whole before the bound as its marked excerpt (D18 § 4)', async () => {
     const huge = `huge_${'n'.repeat(5 * 1024 * 1024)}`;
     await recordCall(deps, {
       projectId: 'p5', tokenId: 't1', tool: huge, status: 'error', at: now, plane: 'production', input: {}, output: {},

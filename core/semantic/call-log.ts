@@ -11,7 +11,7 @@ import { toolDefinitions } from './tools/tool-definitions.ts';
 
 /**
  * Characters kept of a tool name that is none of the six tools (64): any caller can send any name, and the
- * Monitoring list shows every logged name. Source: issue 18 § 4.
+ * Monitoring list shows every logged name. Source: docs/decisions.md D18 § 4.
  */
 export const maxLoggedToolNameChars = 64;
 /** Characters kept of a logged model name (200, the tool schemas' limit; a name failing the schema may be longer). */
@@ -35,7 +35,7 @@ const excerptMarker = /^… \[truncated: \d{1,16} characters\]$/;
  * The tool name as logged: one of the six tools as it is, any other name as a {@link markedExcerpt} of
  * {@link maxLoggedToolNameChars} characters.
  *
- * Source: issue 18 § 4 (the call log stores only known tool names, or a bounded excerpt)
+ * Source: docs/decisions.md D18 § 4 (the call log stores only known tool names, or a bounded excerpt)
  */
 export function loggedToolName(name: string): string {
   return knownTools.has(name) ? name : markedExcerpt(name, maxLoggedToolNameChars);
@@ -82,7 +82,7 @@ export async function listCalls(deps: SemanticDeps, projectId: string, query: Ca
 
 /**
  * `entry` with its tool and model names as the writer bounds them now: entries written before the bound
- * (kept up to 30 days) may hold megabytes in either (issue 18 § 4).
+ * (kept up to 30 days) may hold megabytes in either (docs/decisions.md D18 § 4).
  */
 function boundedNames(entry: CallLogRecord): CallLogRecord {
   const bounded = { ...entry, tool: loggedToolName(entry.tool) };
@@ -173,7 +173,7 @@ const autoBucketMinutes = [1, 5, 15, 60, 360, 1440];
  * @throws PlatformError `invalid_argument` (400) for an unreadable date or status, `from` after `to`, a bucket
  *   width that is not a whole number from 1 to 10,080, or more than {@link maxStatsBuckets} buckets
  *
- * Source: spec/semantic-query-service.md § Resources (call log entry); issue 9 (Monitoring plots).
+ * Source: spec/semantic-query-service.md § Resources (call log entry); docs/decisions.md D9 (Monitoring plots).
  */
 export async function callStats(deps: SemanticDeps, projectId: string, query: CallStatsQuery): Promise<CallStats> {
   const to = query.to ? parseBound(query.to, 'to', true) : deps.clock.now();

@@ -3,7 +3,7 @@
  * Publish uses), and what changed between the last published build and the saved sources (line diffs).
  *
  * Source: ../shared/spec/semantic-query-service.md § What the service does (1–2), § States and transitions
- * (source files, production build); issue 9 (Editor: validation shown inline; Publish with what changed).
+ * (source files, production build); docs/decisions.md D9 (Editor: validation shown inline; Publish with what changed).
  */
 import type { ChangesView, DataFileChange, ModelFileChange } from './api/editor.ts';
 import type { ModelProblem } from './model.ts';

@@ -48,7 +48,7 @@ export async function listImprovements(deps: SemanticDeps, projectId: string, op
  * @returns the request as stored afterwards
  * @throws PlatformError `not_found` (404) naming `id` when the project has no such request
  *
- * Source: issue 9 (Improvement requests: list, mark done)
+ * Source: docs/decisions.md D9 (Improvement requests: list, mark done)
  */
 export async function markImprovementDone(deps: SemanticDeps, projectId: string, id: string, by: string, done = true): Promise<ImprovementRecord> {
   const improvements = improvementsOf(deps);

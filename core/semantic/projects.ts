@@ -69,7 +69,7 @@ export async function createProject(deps: SemanticDeps, input: CreateProjectInpu
 
 /**
  * The one refusal of a project that does not exist or that the caller may not see (the two read the same:
- * no slug, no organization; issue 17 § 1).
+ * no slug, no organization; docs/decisions.md D17 § 1).
  */
 export function projectNotFound(): PlatformError {
   const message = 'No such semantic project among your organizations\' projects: GET /api/semantic/projects lists '

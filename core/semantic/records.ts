@@ -13,7 +13,8 @@ export const semanticSchemaVersion = 1 as const;
 
 /**
  * Version of the project documents (`semantic_projects`): 2 since a project belongs to an organization
- * (`orgId`; issue 17 § 1). The data update from 1 (core/boot/semantic-project-update.ts) gives older projects
+ * (`orgId`; docs/decisions.md D17 § 1). The data update from 1 (core/boot/semantic-project-update.ts) gives older
+ * projects
  * to the default organization. The other semantic collections stay at {@link semanticSchemaVersion}.
  */
 export const projectSchemaVersion = 2 as const;
@@ -42,7 +43,7 @@ const SchemaVersion = Type.Literal(semanticSchemaVersion);
 export const ProjectRecord = Type.Object({
   _id: Type.String(),
   schemaVersion: Type.Literal(projectSchemaVersion),
-  /** The organization that owns it: its members' roles decide who reads and changes it (issue 17 § 1). */
+  /** The organization that owns it: its members' roles decide who reads and changes it (docs/decisions.md D17 § 1). */
   orgId: Type.String(),
   slug: ProjectSlug,
   name: Type.String(),

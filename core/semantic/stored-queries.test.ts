@@ -1,5 +1,6 @@
 /**
- * Stored queries are bounded (issue 18 § 4): each expires 30 days after its last use (a replay is a use), one
+ * Stored queries are bounded (docs/decisions.md D18 § 4): each expires 30 days after its last use (a replay is a use),
+ * one
  * stored before expiry was kept expires 30 days after its creation, and a token keeps its 200 most recently used
  * within 16 MiB of SQL and params.
  * Run against the memory store, the SQLite adapter (its TTL index and read filter) and MongoDB when

@@ -174,7 +174,8 @@ export interface PlaygroundMember {
  * The member's earlier live playground tokens of the project are revoked first: one live per member and project.
  * @returns the raw token (shown once) and its record
  *
- * Source: spec/semantic-query-service.md § What the service does 2 (the playground uses the test endpoint); issue 9.
+ * Source: spec/semantic-query-service.md § What the service does 2 (the playground uses the test endpoint);
+ * docs/decisions.md D9.
  */
 export async function mintPlaygroundToken(deps: SemanticDeps, projectId: string, member: PlaygroundMember): Promise<{ token: string; record: TokenRecord }> {
   const tokens = deps.docs.collection<TokenRecord>(collections.tokens);

@@ -4,7 +4,7 @@
  * callback run and by the API answering a service's check (GET, HEAD) synchronously.
  *
  * Source: spec/platform-service.md § Endpoints (/api/callbacks/<token>: handed to the collection to turn into
- * firings; some services first check with a GET); issue 8 (callback triggers).
+ * firings; some services first check with a GET); docs/decisions.md D8 (callback triggers).
  */
 import { PlatformError } from '../ports/platform-error.ts';
 

@@ -3,7 +3,7 @@
  * that are equal as data give the same text, so it serves as an identity (a polled item's digest, a trigger call's
  * fingerprint).
  *
- * Source: issue 8 (polling triggers: an item without an id is known by the SHA-256 of its canonical JSON).
+ * Source: docs/decisions.md D8 (polling triggers: an item without an id is known by the SHA-256 of its canonical JSON).
  */
 
 /** The canonical JSON text of `value`. */

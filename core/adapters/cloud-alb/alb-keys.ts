@@ -14,7 +14,7 @@ import { refused } from './alb-token.ts';
 /**
  * A fetch function (the global one by default; tests may pass their own).
  *
- * Source: ../shared/ARCHITECTURE.md § Conventions (the world comes in as arguments)
+ * Source: docs/architecture.md § Conventions (the world comes in as arguments)
  */
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 

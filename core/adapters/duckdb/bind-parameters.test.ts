@@ -1,6 +1,6 @@
 /**
  * Param conversions on a query process's connection: the engine's TRY_CAST, prepared once per type and
- * then only executed (issue 18: per-call waste), bounded, freed when the scope changes, and still the
+ * then only executed (docs/decisions.md D18: per-call waste), bounded, freed when the scope changes, and still the
  * same refusals.
  */
 import {

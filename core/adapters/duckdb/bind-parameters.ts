@@ -19,7 +19,7 @@ const maxCastStatements = 32;
  * prepare and an execution (~0.3 ms less each). {@link CastStatements.clear} frees them; call it when the
  * connection's search_path changes (a type's name may then mean another type).
  *
- * Source: spec/semantic-query-service.md § Tools (execute_query: params); issue 18 (per-call waste)
+ * Source: spec/semantic-query-service.md § Tools (execute_query: params); docs/decisions.md D18 (per-call waste)
  */
 export class CastStatements {
   private readonly byType = new Map<string, DuckDBPreparedStatement>();

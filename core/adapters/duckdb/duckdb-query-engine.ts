@@ -112,7 +112,8 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
         throw cancelledError();
       }
       // Bare names bind straight to the scope file's tables (search_path data.main): through views over them
-      // (`SELECT * FROM data."<dataset>"`) the prepare took about twice as long (issue 18, per-call waste).
+      // (`SELECT * FROM data."<dataset>"`) the prepare took about twice as long (docs/decisions.md D18, per-call
+      // waste).
       const query = { scope, views: [], searchPath: 'data.main', sql, params, maxRows, maxBytes };
       const execution = process.execute(query, request.timeoutMs);
       const cancel = () => {

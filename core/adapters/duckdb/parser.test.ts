@@ -29,7 +29,7 @@ describe('DuckDB parser', () => {
     expect(second.ok && constantOf(second.statements)).toBe(41);
   });
 
-  it('remembers a parse per partition: another project\'s repeat goes to the engine (issue 18 § 6)', async () => {
+  it('remembers a parse per partition: another project\'s repeat goes to the engine (D18 § 6)', async () => {
     const own = createDuckDbParser();
     try {
       const sql = 'SELECT 4242 AS answer';

@@ -16,7 +16,7 @@ export interface DuckDbParser {
   /**
    * Parses `sql` with `json_serialize_sql`.
    * @param partition - whose parse this is (a project id); a remembered answer serves only its own partition,
-   *   so one partition cannot time whether another parsed a text recently (issue 18 § 6); default ''
+   *   so one partition cannot time whether another parsed a text recently (docs/decisions.md D18 § 6); default ''
    * @returns `{ ok: true, statements }` (the `statements` array) or `{ ok: false, message }` with the
    *   parser's `error_message` verbatim
    */

@@ -3,7 +3,8 @@
  * and waiting, how long a query waits for a process, and the answers given when a bound is reached.
  * The pool (process-pool.ts) applies them; semantic-mcp's settings choose the figures.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits; issue 18 § 2 (one caller cannot starve the others).
+ * Source: ../shared/spec/semantic-query-service.md § Limits; docs/decisions.md D18 § 2 (one caller cannot starve the
+ * others).
  */
 import { PlatformError } from '../../ports/platform-error.ts';
 
@@ -17,7 +18,7 @@ export interface QueryShare {
  * Bounds of the pool's shares. A query beyond a running bound waits; a query beyond a waiting bound is
  * refused at once (`too_many_queries`); a query that waits longer than `maxWaitMs` is refused (`query_busy`).
  *
- * Source: issue 18 § 2
+ * Source: docs/decisions.md D18 § 2
  */
 export interface ShareLimits {
   /** Queries of one project running at once (default maxProcesses − 1, at least 1: a quiet project finds room). */
@@ -35,7 +36,7 @@ export interface ShareLimits {
 /**
  * The default bounds for a pool of `maxProcesses` children.
  *
- * Source: issue 18 § 2
+ * Source: docs/decisions.md D18 § 2
  */
 export function defaultShareLimits(maxProcesses: number): ShareLimits {
   return {
@@ -85,7 +86,7 @@ export function mayRun(counts: ShareCounts, share: QueryShare | undefined, limit
  * The refusal of a query whose token or project already has as many queries waiting as `limits` allow, or
  * undefined when it may wait. `waiting` lists the shares of the queries waiting now.
  *
- * Source: issue 18 § 2 (an answer naming the limit)
+ * Source: docs/decisions.md D18 § 2 (an answer naming the limit)
  */
 export function waitRefusal(
   share: QueryShare | undefined, waiting: (QueryShare | undefined)[], limits: ShareLimits,
@@ -112,7 +113,7 @@ function tooMany(reason: string): PlatformError {
 /**
  * PlatformError `query_busy` (503) for a query that found no free query process within `maxWaitMs`.
  *
- * Source: issue 18 § 2 (a bounded wait in the pool)
+ * Source: docs/decisions.md D18 § 2 (a bounded wait in the pool)
  */
 export function busyError(maxWaitMs: number): PlatformError {
   const seconds = Number((maxWaitMs / 1000).toFixed(3));

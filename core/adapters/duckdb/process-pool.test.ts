@@ -1,5 +1,5 @@
 /**
- * The pool's fair shares (issue 18 § 2), with a fake QueryProcess (the pool's `start` seam; the real
+ * The pool's fair shares (docs/decisions.md D18 § 2), with a fake QueryProcess (the pool's `start` seam; the real
  * children are exercised in query-processes.test.ts and query-cancellation.test.ts): a quiet project gets
  * a process while a busy one has work queued, waiters are served round-robin across projects, running
  * and waiting queries are bounded per token and per project with an answer naming the limit, a wait is

@@ -1,6 +1,6 @@
 /**
  * The pool of query processes of semantic-mcp: at most `maxProcesses` children in all, each bound to
- * one data key and running one query at a time. Shares are fair (issue 18 § 2): a project and a token
+ * one data key and running one query at a time. Shares are fair (docs/decisions.md D18 § 2): a project and a token
  * may have only so many queries running and waiting (pool-shares.ts), a query waits at most
  * `limits.maxWaitMs`, and waiters are served round-robin across projects (the waiting project served
  * least recently goes first; in arrival order within a project), so a quiet project gets a process
@@ -9,7 +9,7 @@
  * closed. A killed or ended child frees its room and is replaced on demand. A waiter whose caller has
  * gone (its AbortSignal) leaves the queue at once with `query_cancelled`.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits; issue 18 § 2.
+ * Source: ../shared/spec/semantic-query-service.md § Limits; docs/decisions.md D18 § 2.
  */
 import type { Logger } from '../../ports/logger.ts';
 import { PlatformError } from '../../ports/platform-error.ts';

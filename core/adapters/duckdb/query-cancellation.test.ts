@@ -1,5 +1,5 @@
 /**
- * A query whose caller has gone stops, against real DuckDB in real query processes (issue 18 § 2): a
+ * A query whose caller has gone stops, against real DuckDB in real query processes (docs/decisions.md D18 § 2): a
  * running runaway query is interrupted when its request's signal aborts (answered `query_cancelled`,
  * logged, its process free for the next query long before the query's own deadline), and a query
  * waiting for a process leaves the queue. The shares hold at the engine's edge: one project's

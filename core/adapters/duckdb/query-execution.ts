@@ -24,7 +24,7 @@ export interface Execution {
   /**
    * Stops the query because its caller has gone: `result` rejects with `query_cancelled` at once (unless it
    * has settled), the child is asked to interrupt and is killed after the grace period if it has not answered.
-   * Source: issue 18 § 2 (a request whose client has gone stops)
+   * Source: docs/decisions.md D18 § 2 (a request whose client has gone stops)
    */
   cancel(): void;
 }
@@ -129,7 +129,7 @@ function processEnded(): PlatformError {
  * PlatformError `query_cancelled` (499, the client closed the request) for a query whose caller went away
  * before its answer: it was taken out of the queue or interrupted.
  *
- * Source: issue 18 § 2
+ * Source: docs/decisions.md D18 § 2
  */
 export function cancelledError(): PlatformError {
   return new PlatformError('query_cancelled', 'Query cancelled: its client went away before the answer, so it was '

@@ -3,7 +3,7 @@
  * `<cacheDir>/<data dir>/scopes/<scope>.duckdb` holds one table per dataset with exactly the rows and
  * columns its view_query returns, so rows a view hides are physically absent from what a query sees.
  * No optimizer setting has to hold: a caller's predicate can only ever run on rows the view returned
- * (issue 18 § 1: DuckDB pushes a caller's filter into the base scan beside the view's own filter).
+ * (docs/decisions.md D18 § 1: DuckDB pushes a caller's filter into the base scan beside the view's own filter).
  * ENUM columns (also inside LIST, ARRAY, STRUCT, MAP and UNION) are stored as VARCHAR, so a type
  * never names a value that only a hidden row holds.
  *

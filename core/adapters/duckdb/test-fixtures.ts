@@ -4,7 +4,7 @@
  * real query process (bun on bins/semantic-mcp/main.ts). The in-memory ObjectStore is core/testing's fake.
  * Used only by *.test.ts files in this folder.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (fake only a port).
+ * Source: docs/architecture.md § Ports and adapters (fake only a port).
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

@@ -3,7 +3,7 @@
  * folders. Writes go to a temporary file in the target folder, are flushed, then renamed over the
  * target, so readers see the old or the new object, never a mix.
  *
- * Source: ../shared/ARCHITECTURE.md § Processes (OBJSTORE_ENDPOINT=file:///data/objects); core/ports/object-store.ts.
+ * Source: docs/architecture.md § Processes (OBJSTORE_ENDPOINT=file:///data/objects); core/ports/object-store.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 /**
  * Filesystem object store (public edge of `core/adapters/fs-objects`).
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (ObjectStore).
+ * Source: docs/architecture.md § Ports and adapters (ObjectStore).
  */
 export { createFsObjectStore, fsObjectStoreRootFromUrl, type FsObjectStoreOptions } from './fs-object-store.ts';

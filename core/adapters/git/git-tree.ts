@@ -2,7 +2,7 @@
  * Git trees as flat maps (`path → blob`) for the object-store git repository: read a commit's tree,
  * apply a change, write the nested trees back. Works on a bare git directory; no working tree.
  *
- * Source: core/ports/git-repo.ts; ../shared/ARCHITECTURE.md § Ports (GitRepo).
+ * Source: core/ports/git-repo.ts; docs/architecture.md § Ports and adapters (GitRepo).
  */
 import * as fs from 'node:fs';
 import git from 'isomorphic-git';

@@ -4,7 +4,7 @@
  * archive into a fresh scratch directory and removes it afterwards; a commit writes blobs and trees
  * directly (no working tree, no index) and puts the new archive.
  *
- * Source: core/ports/git-repo.ts; ../shared/ARCHITECTURE.md § Ports (GitRepo).
+ * Source: core/ports/git-repo.ts; docs/architecture.md § Ports and adapters (GitRepo).
  */
 import * as fs from 'node:fs';
 import { join } from 'node:path';

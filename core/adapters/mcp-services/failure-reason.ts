@@ -2,7 +2,7 @@
  * Short, secret-free reasons for a service that failed: what an operator line or a tool error result says about
  * an MCP request that did not get an answer (refused connection, HTTP status, timeout).
  *
- * Source: spec/platform-service.md § Rules 15; issue 7 § The semantic service as a tool collection.
+ * Source: spec/platform-service.md § Rules 15; docs/decisions.md D7 § The semantic service as a tool collection.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

@@ -2,7 +2,7 @@
  * One tool call into a service, as a {@link ToolCallResult}: the tool's own result, or an error result saying that
  * the service could not be reached, refused the request or did not answer in time. Only a cancellation throws.
  *
- * Source: spec/platform-service.md § Rules 15; issue 7 § The semantic service as a tool collection.
+ * Source: spec/platform-service.md § Rules 15; docs/decisions.md D7 § The semantic service as a tool collection.
  */
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { PlatformError } from '../../ports/platform-error.ts';

@@ -3,7 +3,7 @@
  * over the tool protocol (MCP, Streamable HTTP) while warming, or lazily on the first `tools()`. A service that
  * fails discovery is logged once, not offered, and tried again on a later `tools()` once `retryAfterMs` passed.
  *
- * Source: spec/platform-service.md § Rules 15; issue 7 § The semantic service as a tool collection.
+ * Source: spec/platform-service.md § Rules 15; docs/decisions.md D7 § The semantic service as a tool collection.
  */
 import type { ServiceConfig } from '../../config/config-model.ts';
 import type { Clock } from '../../ports/clock.ts';

@@ -5,7 +5,7 @@
  * A call that is cancelled or times out also ends its HTTP request (the SDK alone would only send
  * `notifications/cancelled` and leave the request open).
  *
- * Source: spec/platform-service.md § Rules 15; issue 7 § The semantic service as a tool collection.
+ * Source: spec/platform-service.md § Rules 15; docs/decisions.md D7 § The semantic service as a tool collection.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -129,7 +129,7 @@ function abortableFetch(base: typeof fetch, callSignal: AsyncLocalStorage<CallCo
  * `base`, except that every request made in a call's async context names the call's caller in
  * PLATFORM_CALLER_HEADER (`<orgId>/<agentId>`): the service counts its rate per caller rather than per address.
  *
- * Source: issue 17 § 6 (one tenant's agent cannot deny another's tools)
+ * Source: docs/decisions.md D17 § 6 (one tenant's agent cannot deny another's tools)
  */
 function callerFetch(base: typeof fetch, callers: AsyncLocalStorage<string | undefined>): typeof fetch {
   return (input, init) => {

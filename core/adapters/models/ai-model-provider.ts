@@ -3,7 +3,7 @@
  * Tools have no `execute`, so a tool call ends the call and goes to the caller; the tool results come back as a
  * `tool` message of the next request. Aborting the request's signal aborts the HTTP request.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports (ModelProvider); issue 7 § Models.
+ * Source: docs/architecture.md § Ports and adapters (ModelProvider); docs/decisions.md D7 § Models.
  */
 import { streamText, type TextStreamPart, type ToolSet } from 'ai';
 import type { ModelsConfig, OfferedModelConfig, ModelProviderConfig } from '../../config/config-model.ts';
@@ -34,7 +34,7 @@ interface Route {
 /**
  * A ModelProvider for the config's models section.
  *
- * Source: issue 7 § Models
+ * Source: docs/decisions.md D7 § Models
  */
 export function createAiModelProvider(options: AiModelProviderOptions): ModelProvider {
   const factories = new Map<string, ModelFactory>();
@@ -53,7 +53,7 @@ export function createAiModelProvider(options: AiModelProviderOptions): ModelPro
  * offered model when the default was left out by a placeholder (or not given). Undefined when nothing is offered.
  * Pricing uses it too, so a call is priced as the model it ran on.
  *
- * Source: issue 7 § Models
+ * Source: docs/decisions.md D7 § Models
  */
 export function offeredModelId(models: ModelsConfig | undefined, requested: string | undefined): string | undefined {
   const offered = models?.offered ?? [];

@@ -11,7 +11,8 @@
  *   report `prompt_tokens_details.cached_tokens`, which becomes cacheReadTokens. Caching cannot be turned off there.
  * With PLATFORM_PROMPT_CACHE off, no breakpoint or cache point is sent.
  *
- * Source: issue 7 § Models; spec/platform-service.md § Environment variables (PLATFORM_PROMPT_CACHE, _TTL).
+ * Source: docs/decisions.md D7 § Models; spec/platform-service.md § Environment variables (PLATFORM_PROMPT_CACHE,
+ * _TTL).
  */
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import { createAnthropic } from '@ai-sdk/anthropic';
@@ -30,7 +31,7 @@ export type ModelFactory = (modelName: string) => LanguageModel;
  * A factory of language models for `provider`.
  * @param fetchImpl - the fetch the provider uses (default the global fetch); cancellation aborts its request
  *
- * Source: issue 7 § Models
+ * Source: docs/decisions.md D7 § Models
  */
 export function modelFactory(provider: ModelProviderConfig, fetchImpl?: typeof fetch): ModelFactory {
   const common = { ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }) };

@@ -2,7 +2,7 @@
  * Failures of a model call as PlatformErrors with the port's codes. Messages name the provider entry, the model
  * id and the HTTP status, never a key, a prompt or the provider's response body.
  *
- * Source: issue 7 § Models; core/ports/model-provider.ts (MODEL_ERROR_CODES).
+ * Source: docs/decisions.md D7 § Models; core/ports/model-provider.ts (MODEL_ERROR_CODES).
  */
 import { APICallError } from 'ai';
 import { PlatformError } from '../../ports/platform-error.ts';
@@ -20,7 +20,7 @@ const START_VARIABLES = 'CAIRN_MODEL_PROVIDER, CAIRN_MODEL_BASE_URL, CAIRN_MODEL
  * `model_not_configured`: the config has no model to offer, or not the one named.
  * @param offered - the offered model ids (empty when no models section or every entry was left out)
  *
- * Source: issue 7 § Models (with no model configured, a turn fails at once saying which variables to set)
+ * Source: docs/decisions.md D7 § Models (with no model configured, a turn fails at once saying which variables to set)
  */
 export function modelNotConfigured(requested: string | undefined, offered: string[]): PlatformError {
   if (offered.length === 0) {

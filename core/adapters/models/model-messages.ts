@@ -1,7 +1,7 @@
 /**
  * The port's messages and tools in the shapes of the `ai` package, and the `ai` package's usage in the port's.
  *
- * Source: issue 7 § Models.
+ * Source: docs/decisions.md D7 § Models.
  */
 import { jsonSchema, tool, type JSONValue, type LanguageModelUsage, type ModelMessage as AiMessage, type ToolSet } from 'ai';
 import type { ModelMessage, ModelToolDefinition, ModelToolResult, ModelUsage } from '../../ports/model-provider.ts';
@@ -50,7 +50,7 @@ function asJsonValue(output: unknown): JSONValue {
 /**
  * The tools as an `ai` tool set without `execute`: a tool call ends the call and is handed to the caller.
  *
- * Source: issue 7 § Models
+ * Source: docs/decisions.md D7 § Models
  */
 export function toAiTools(tools: ModelToolDefinition[] | undefined): ToolSet | undefined {
   if (tools === undefined || tools.length === 0) return undefined;
@@ -60,7 +60,7 @@ export function toAiTools(tools: ModelToolDefinition[] | undefined): ToolSet | u
 /**
  * The port's disjoint counts from the `ai` package's usage (input = input not read from nor written to the cache).
  *
- * Source: issue 7 § Models (usage: input, output, cache read, cache write)
+ * Source: docs/decisions.md D7 § Models (usage: input, output, cache read, cache write)
  */
 export function toModelUsage(usage: LanguageModelUsage | undefined): ModelUsage {
   const cacheReadTokens = usage?.inputTokenDetails?.cacheReadTokens ?? 0;

@@ -22,7 +22,7 @@ export interface DiscoveryDocument {
 /**
  * A fetch function (the global one by default; tests may pass their own).
  *
- * Source: ../shared/ARCHITECTURE.md § Conventions (the world comes in as arguments)
+ * Source: docs/architecture.md § Conventions (the world comes in as arguments)
  */
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 

@@ -5,7 +5,7 @@
  * name that resolves publicly once and privately the next time (DNS rebinding) cannot reach the private
  * address. Redirects are checked the same way (each hop connects through the same connector).
  *
- * Source: spec/platform-service.md § Deployment settings (PLATFORM_ALLOW_PRIVATE_URLS); issue 17 § 6.
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_ALLOW_PRIVATE_URLS); docs/decisions.md D17 § 6.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
@@ -30,7 +30,7 @@ export interface GuardedFetchOptions {
 /**
  * The refusal of an outbound URL or address; its message names PLATFORM_ALLOW_PRIVATE_URLS.
  *
- * Source: issue 17 § 6 (the message names the variable)
+ * Source: docs/decisions.md D17 § 6 (the message names the variable)
  */
 export class OutboundUrlRefusedError extends Error {
   readonly code = 'outbound_url_refused';
@@ -43,7 +43,7 @@ const systemLookup = async (host: string): Promise<ResolvedAddress[]> => dnsLook
  * @returns a fetch that rejects with {@link OutboundUrlRefusedError} (directly, or as the `cause` of undici's
  *   `TypeError: fetch failed`) for a refused URL or resolved address
  *
- * Source: issue 17 § 6 (check the resolved address at connect time too)
+ * Source: docs/decisions.md D17 § 6 (check the resolved address at connect time too)
  */
 export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
   if (options.allowPrivate) return (input, init) => fetch(input, init);

@@ -3,7 +3,7 @@
  * `cairn` command, the agent template): `.git` and symbolic links are skipped, so a link can never
  * pull in a file from outside the directory.
  *
- * Source: ../shared/AGENT-FORMAT.md (repository layout).
+ * Source: docs/agent-format.md (repository layout).
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';

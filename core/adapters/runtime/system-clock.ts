@@ -3,7 +3,7 @@
  * but the port, so the in-memory fakes of core/testing can use it (they may import only pure adapter
  * modules).
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (Clock).
+ * Source: docs/architecture.md § Ports and adapters (Clock).
  */
 import type { Clock } from '../../ports/clock.ts';
 

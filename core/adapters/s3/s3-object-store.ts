@@ -3,7 +3,7 @@
  * `@aws-sdk/client-s3`, optionally under a key prefix so several installs share one bucket.
  *
  * Source: ../shared/spec/platform-service.md § Deployment settings (OBJSTORE_*);
- * ../shared/ARCHITECTURE.md § Ports, adapters, contracts (ObjectStore).
+ * docs/architecture.md § Ports and adapters (ObjectStore).
  */
 import {
   DeleteObjectCommand,

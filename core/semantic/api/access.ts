@@ -6,7 +6,7 @@
  * Times travel as ISO-8601 strings.
  *
  * Source: ../shared/spec/semantic-query-service.md § Resources and their fields (access token, improvement
- * request), § Authentication 1–4; issue 9 (MCP Access, Improvement requests).
+ * request), § Authentication 1–4; docs/decisions.md D9 (MCP Access, Improvement requests).
  */
 import { Type, type Static } from '@sinclair/typebox';
 

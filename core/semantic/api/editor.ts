@@ -4,7 +4,7 @@
  * and the web app (web/src/pages/semantic/EditorPage.tsx), so neither re-declares a shape by hand.
  *
  * Source: ../shared/spec/semantic-query-service.md § What the service does (1–2), § States and transitions
- * (source files: saved → the test endpoint reflects them at once; production build: moved by Publish); issue 9 (Editor).
+ * (source files: saved → the test endpoint reflects them at once; production build: moved by Publish); docs/decisions.md D9 (Editor).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { ModelProblem } from '../model.ts';

@@ -4,7 +4,7 @@
  * web app (web/src/pages/semantic), so neither re-declares a shape by hand.
  *
  * Source: ../shared/spec/semantic-query-service.md § Resources and their fields (project), § States and
- * transitions (source files, production build); issue 9 (web app, part 1).
+ * transitions (source files, production build); docs/decisions.md D9 (web app, part 1).
  */
 import { Type, type Static } from '@sinclair/typebox';
 

@@ -41,7 +41,7 @@ export interface ValidatedQuery {
   parameterCount: number;
 }
 
-/** Why SQL holding a NUL character is refused (issue 18 § 6). */
+/** Why SQL holding a NUL character is refused (docs/decisions.md D18 § 6). */
 const nulMessage = 'the SQL contains a NUL character (U+0000); the engine would ignore everything after it. '
   + 'Remove the NUL character and send the statement alone.';
 

@@ -1,5 +1,6 @@
 /**
- * execute_query hands the engine who runs the query and the request's signal (issue 18 § 2): the engine's fair
+ * execute_query hands the engine who runs the query and the request's signal (docs/decisions.md D18 § 2): the engine's
+ * fair
  * shares count per project and token, and a query whose client has gone is stopped. A call so stopped is kept in
  * the call log as an error with code `query_cancelled`. The engine is a fake of the query engine port; the real
  * parser validates.

@@ -1,7 +1,8 @@
 /**
  * execute_query through callTool with the real DuckDB parser behind a query engine port whose execute is a fake:
  * the parse cache is kept per project, so a text one project ran recently is parsed anew for another (no timing
- * tells it), and params beyond the placeholders are refused before anything runs or is stored (issue 18 § 4, § 6).
+ * tells it), and params beyond the placeholders are refused before anything runs or is stored (docs/decisions.md D18 §
+ * 4, § 6).
  */
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it, vi } from 'vitest';

@@ -71,7 +71,8 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
     return await ctx.engine.execute({
       data: ctx.plane.data, scope, views, sql: validated.sql, params,
       maxRows: maxResultRows, maxBytes: maxResultBytes, timeoutMs: queryTimeoutMs,
-      // Fair shares count per project and token; the signal stops the query once the caller has gone (issue 18 § 2).
+      // Fair shares count per project and token; the signal stops the query once the caller has gone (docs/decisions.md
+      // D18 § 2).
       caller: { projectId: ctx.project._id, tokenId: ctx.token._id }, signal: ctx.signal,
     });
   } catch (error) {
@@ -95,7 +96,8 @@ async function scopeName(ctx: ToolContext, model: SemanticModel, views: object[]
 }
 
 /**
- * Refuses params that do not match the placeholders: fewer than the highest `$n`, or more (issue 18 § 4: extra
+ * Refuses params that do not match the placeholders: fewer than the highest `$n`, or more (docs/decisions.md D18 § 4:
+ * extra
  * params would only fill the stored query).
  * @throws PlatformError `query_invalid_params` saying how many params the SQL uses
  */

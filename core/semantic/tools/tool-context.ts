@@ -19,10 +19,10 @@ export interface ToolContext {
   callLog: CallLogWriter;
   /**
    * Counts request_improvement per token: {@link improvementsPerTokenPerDay} per 24 h window, keyed
-   * `improvements:<tokenId>` (issue 18 § 4).
+   * `improvements:<tokenId>` (docs/decisions.md D18 § 4).
    */
   improvementLimiter: RateLimiter;
-  /** Aborted when the caller's HTTP client has gone: a running query is stopped (issue 18 § 2). */
+  /** Aborted when the caller's HTTP client has gone: a running query is stopped (docs/decisions.md D18 § 2). */
   signal?: AbortSignal;
 }
 

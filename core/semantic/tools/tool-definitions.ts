@@ -57,7 +57,8 @@ export const ListSemanticModelsInput = Type.Object({}, { additionalProperties: f
 
 /**
  * The result of the query tools, carried once: as the JSON text of the result's one text content item, with no
- * `structuredContent` and no `outputSchema` (issue 18 § 3). Text is what every MCP host hands its model (several
+ * `structuredContent` and no `outputSchema` (docs/decisions.md D18 § 3). Text is what every MCP host hands its model
+ * (several
  * hosts ignore `structuredContent`, and clients of protocol versions before 2025-06-18 do not know it), while a
  * declared `outputSchema` would oblige the server to send `structuredContent` (MCP 2025-06-18 § Tools, Structured
  * content) and so carry the rows twice. Programs read it with `JSON.parse` of the text.

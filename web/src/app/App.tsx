@@ -9,7 +9,7 @@
  * (an invitation's consent page: a signed-out person signs in first and comes back to it), /signed-out.
  *
  * Source: spec/platform-service.md § Platform sign-in modes, § Rules 3, 18; spec/semantic-query-service.md
- * § What the service does (5); issue 9; issue 10 (Members).
+ * § What the service does (5); docs/decisions.md D9; docs/decisions.md D10 (Members).
  */
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { SessionProvider, useSession } from '../auth/session.tsx';

@@ -3,7 +3,7 @@
  * everywhere: each action a button or link with a visible text label, each request with a loading and an
  * error state, long lists paged.
  *
- * Source: issue 9 (web app: 375 px and desktop, keyboard reachable, labelled actions, loading and error states, paging).
+ * Source: docs/decisions.md D9 (web app: 375 px and desktop, keyboard reachable, labelled actions, loading and error states, paging).
  */
 import { useEffect, useId, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 import { ApiError } from '../api/client.ts';

@@ -5,7 +5,7 @@
  * and Connections (incoming connections, create and edit, token regeneration, copy-paste examples).
  *
  * Source: ../shared/spec/platform-service.md (What the service does; § Incoming connection; § Incoming
- * connection authentication; § Errors); issue 10 (Agents and environments, Connections).
+ * connection authentication; § Errors); docs/decisions.md D10 (Agents and environments, Connections).
  */
 import { Link } from 'wouter';
 import { ErrorMessage, Loading } from '../../ui/kit.tsx';

@@ -5,7 +5,7 @@
  * path through the provider's redirect).
  *
  * Source: ../shared/spec/platform-service.md § Authentication rules 4, 7; § Front proxy routes
- * (/invite/<token>); issue 10 (Members).
+ * (/invite/<token>); docs/decisions.md D10 (Members).
  */
 import { Link } from 'wouter';
 import { ApiError } from '../../api/client.ts';

@@ -4,7 +4,7 @@
  * after which the raw token is shown once with ready-to-paste client configurations.
  *
  * Source: spec/semantic-query-service.md § Endpoints, § Authentication, § Resources and their fields
- * (access token); issue 9 (MCP Access).
+ * (access token); docs/decisions.md D9 (MCP Access).
  */
 import { useState } from 'react';
 import type { CreatedTokenView } from '../../../../core/semantic/api/access.ts';

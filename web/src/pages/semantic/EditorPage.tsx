@@ -7,7 +7,8 @@
  * Leaving with unsaved changes asks first.
  *
  * Source: ../shared/spec/semantic-query-service.md § What the service does (1–2), § States and transitions
- * (source files: saved → the test endpoint reflects at once; production build: moved by Publish); issue 9 (Editor).
+ * (source files: saved → the test endpoint reflects at once; production build: moved by Publish); docs/decisions.md D9
+ * (Editor).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';

@@ -3,7 +3,7 @@
  * (paged) with model, title, description, when and status; a filter Open / Done / All; Mark done and Reopen.
  *
  * Source: spec/semantic-query-service.md § Resources and their fields (improvement request), § Tools
- * (request_improvement); issue 9 (Improvement requests: list, mark done).
+ * (request_improvement); docs/decisions.md D9 (Improvement requests: list, mark done).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';

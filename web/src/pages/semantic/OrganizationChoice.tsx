@@ -1,5 +1,5 @@
 /**
- * The organization a new semantic project goes to (issue 17 § 1): nothing to choose for a member of one
+ * The organization a new semantic project goes to (docs/decisions.md D17 § 1): nothing to choose for a member of one
  * organization (the API gives the project to it), a required select (GET /api/orgs) for a member of several.
  */
 import { useState, type ReactNode } from 'react';

@@ -3,7 +3,7 @@
  * playground, MCP Access, Monitoring and improvement requests. Also the spec's monitoring address
  * /<projectId>/monitoring, which is sent on to the project's Monitoring tab.
  *
- * Source: spec/semantic-query-service.md § What the service does (2, 5), § Endpoints; issue 9.
+ * Source: spec/semantic-query-service.md § What the service does (2, 5), § Endpoints; docs/decisions.md D9.
  */
 import { lazy, Suspense, type ComponentType } from 'react';
 import { Link, Redirect } from 'wouter';

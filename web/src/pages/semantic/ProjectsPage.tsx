@@ -3,7 +3,7 @@
  * and Import a project directory
  * (ImportProject.tsx).
  *
- * Source: spec/semantic-query-service.md § Resources and their fields (project); issue 9 (Projects).
+ * Source: spec/semantic-query-service.md § Resources and their fields (project); docs/decisions.md D9 (Projects).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';

@@ -2,7 +2,7 @@
  * Server state of the semantic pages (TanStack Query keys and readers), so every page reads a project
  * the same way and a change invalidates what it touched.
  *
- * Source: issue 9 (the semantic service's pages).
+ * Source: docs/decisions.md D9 (the semantic service's pages).
  */
 import { useQuery } from '@tanstack/react-query';
 import type { ProjectDetail, ProjectList } from '../../../../core/semantic/api/projects.ts';

@@ -4,7 +4,8 @@
  * queued operation's status until it ends and the validator's problems (file, line, reason) when a
  * publish is refused, and each published workflow's spend caps with the spend so far per period.
  *
- * Source: ../shared/spec/platform-service.md (What the service does; § Errors); issue 10 (Agents and environments).
+ * Source: ../shared/spec/platform-service.md (What the service does; § Errors); docs/decisions.md D10 (Agents and
+ * environments).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';

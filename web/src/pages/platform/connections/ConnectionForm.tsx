@@ -4,7 +4,7 @@
  * protocol's default). A change takes effect when the environment is next published, and the form says so.
  *
  * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
- * rules 1–7; issue 10 (Connections).
+ * rules 1–7; docs/decisions.md D10 (Connections).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';

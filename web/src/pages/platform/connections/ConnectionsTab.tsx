@@ -6,7 +6,7 @@
  * protocol (an AG-UI HttpAgent snippet, an MCP client configuration, a curl for a webhook).
  *
  * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
- * rules 1–7, § Trigger declarations, § Errors; issue 10 (Connections).
+ * rules 1–7, § Trigger declarations, § Errors; docs/decisions.md D10 (Connections).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';

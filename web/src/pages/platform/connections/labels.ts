@@ -3,7 +3,7 @@
  * examples of each protocol (an AG-UI HttpAgent snippet, an MCP client configuration, a curl for a webhook).
  *
  * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication
- * (UI labels); issue 10 (Connections).
+ * (UI labels); docs/decisions.md D10 (Connections).
  */
 import type { ConnectionView } from '../../../../../core/connection/api-views.ts';
 

@@ -7,7 +7,7 @@
  * 409 `domain_unverified` for a domain not yet verified).
  *
  * Source: ../shared/spec/platform-service.md § Authentication rules 4, 5; § Deployment settings
- * (PLATFORM_DNS_VERIFICATION); issue 10 (Members).
+ * (PLATFORM_DNS_VERIFICATION); docs/decisions.md D10 (Members).
  */
 import { useState, type FormEvent } from 'react';
 import type { DomainView, GroupView, OrganizationDetail } from '../../../../../core/org/api-views.ts';

@@ -5,7 +5,7 @@
  * Nobody joins until the holder of the verified address opens the link, signs in and chooses Join.
  *
  * Source: ../shared/spec/platform-service.md § Authentication rules 4, 7; § Deployment settings
- * (APP_BASE_URL); issue 10 (Members).
+ * (APP_BASE_URL); docs/decisions.md D10 (Members).
  */
 import { useState, type FormEvent } from 'react';
 import type { GroupView, InvitationCreated, InvitationView, OrganizationDetail } from '../../../../../core/org/api-views.ts';

@@ -2,7 +2,7 @@
  * Small parts the Members pages share: an action with a confirm step, and the wording of an invitation's
  * status.
  *
- * Source: issue 10 (Members: Remove / Leave with a confirm step).
+ * Source: docs/decisions.md D10 (Members: Remove / Leave with a confirm step).
  */
 import { useState } from 'react';
 import type { InvitationStatus } from '../../../../../core/org/api-views.ts';

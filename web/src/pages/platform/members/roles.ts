@@ -4,7 +4,7 @@
  * the error codes of the organization routes told apart.
  *
  * Source: ../shared/spec/platform-service.md § Authentication rule 8 (permissions, agent roles: a member's
- * role is the highest their groups give; built-in groups); issue 10 (Members).
+ * role is the highest their groups give; built-in groups); docs/decisions.md D10 (Members).
  */
 import type { GroupView, MemberView } from '../../../../../core/org/api-views.ts';
 import { agentRoles, permissions, type AgentRole, type Permission } from '../../../../../core/org/model.ts';

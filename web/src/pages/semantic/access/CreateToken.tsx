@@ -2,7 +2,8 @@
  * The Create token form: a name, the models it may reach (checkboxes, at least one) and an optional
  * expiry date. On success it hands the created token (raw value included) to the page, which shows it once.
  *
- * Source: spec/semantic-query-service.md § Authentication 1 (scopes and an optional expiry); issue 9 (MCP Access).
+ * Source: spec/semantic-query-service.md § Authentication 1 (scopes and an optional expiry); docs/decisions.md D9 (MCP
+ * Access).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';

@@ -2,7 +2,7 @@
  * The two MCP endpoints of a project, each with a copy button: production (the published build) and
  * test (the saved source files).
  *
- * Source: spec/semantic-query-service.md § Endpoints; issue 9 (MCP Access).
+ * Source: spec/semantic-query-service.md § Endpoints; docs/decisions.md D9 (MCP Access).
  */
 import { CopyButton } from '../../../ui/kit.tsx';
 import { endpointsOf } from './client-config.ts';

@@ -3,7 +3,7 @@
  * ready-to-paste client configurations (mcpServers JSON, Claude Code, curl) for the production or test
  * endpoint. Closing the panel forgets the token: the page keeps it only in this component's props.
  *
- * Source: spec/semantic-query-service.md § Authentication (client configuration shape); issue 9 (MCP
+ * Source: spec/semantic-query-service.md § Authentication (client configuration shape); docs/decisions.md D9 (MCP
  * Access: the raw token shown once, with a copy button and a ready-to-paste client configuration).
  */
 import { useState } from 'react';

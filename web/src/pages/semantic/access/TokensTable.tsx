@@ -2,7 +2,8 @@
  * The tokens of a project: name, prefix, scopes, expiry, Last Used (relative, absolute on hover),
  * Events (30d), state, and Revoke with a confirm step.
  *
- * Source: spec/semantic-query-service.md § Resources and their fields (access token); issue 9 (MCP Access).
+ * Source: spec/semantic-query-service.md § Resources and their fields (access token); docs/decisions.md D9 (MCP
+ * Access).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';

@@ -4,7 +4,7 @@
  *
  * Source: spec/semantic-query-service.md § Endpoints (POST /mcp/<project-slug>/mcp and …/test/mcp),
  * § Authentication (client configuration shape: the endpoint URL and a header Authorization carrying the
- * Bearer token); issue 9 (MCP Access: a ready-to-paste client configuration).
+ * Bearer token); docs/decisions.md D9 (MCP Access: a ready-to-paste client configuration).
  */
 
 /** The production endpoint (published build) and the test endpoint (saved source files) of project `slug` at `origin`. */

@@ -1,7 +1,7 @@
 /**
  * Server state of the MCP Access and Improvement requests pages: query keys and readers.
  *
- * Source: issue 9 (MCP Access, Improvement requests).
+ * Source: docs/decisions.md D9 (MCP Access, Improvement requests).
  */
 import { useQuery } from '@tanstack/react-query';
 import type { ImprovementList, ImprovementStatusFilter, TokenList } from '../../../../../core/semantic/api/access.ts';

@@ -2,7 +2,8 @@
  * A YAML text area with line numbers: the gutter follows the text's scrolling, lines with a problem are marked
  * in it, and `goTo` (through the ref) moves the caret to a line and column and scrolls it into view.
  *
- * Source: issue 9 (Editor: YAML edited with validation problems shown inline; a problem moves the caret to its line).
+ * Source: docs/decisions.md D9 (Editor: YAML edited with validation problems shown inline; a problem moves the caret to
+ * its line).
  */
 import { forwardRef, useId, useImperativeHandle, useRef, useState } from 'react';
 

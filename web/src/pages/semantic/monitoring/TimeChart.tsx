@@ -2,7 +2,7 @@
  * A time-series line chart drawn with uPlot, sized to its container (375 px to desktop), with a caption and
  * the figures as a table behind a disclosure for screen readers and keyboard users.
  *
- * Source: issue 9 (Monitoring: plots of calls and errors over time and of query latency).
+ * Source: docs/decisions.md D9 (Monitoring: plots of calls and errors over time and of query latency).
  */
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';

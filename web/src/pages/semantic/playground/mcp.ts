@@ -7,7 +7,8 @@
  * project); it is kept in memory only, minted again when it nears expiry or an endpoint refuses it (another
  * tab minted a newer one).
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does 2, § Endpoints, § Authentication; issue 9.
+ * Source: ../shared/spec/semantic-query-service.md § What the service does 2, § Endpoints, § Authentication;
+ * docs/decisions.md D9.
  */
 import './zod-jitless.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -38,7 +39,8 @@ export interface ToolCallResult {
 
 /**
  * The query tools' result in `result`: the JSON text of their one text item (the semantic service carries rows once,
- * as text: issue 18 § 3), or structured content of that shape; undefined for any other result or a tool error.
+ * as text: docs/decisions.md D18 § 3), or structured content of that shape; undefined for any other result or a tool
+ * error.
  */
 export function queryOutputOf(result: ToolCallResult): QueryOutput | undefined {
   if (result.isError) return undefined;

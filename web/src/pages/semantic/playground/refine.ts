@@ -2,7 +2,7 @@
  * The playground's address: `/projects/<slug>/playground?model=…&sql=…&params=<json array>&plane=test|production`,
  * which Monitoring's "Refine in playground" links to, and the model names a list_semantic_models digest names.
  *
- * Source: issue 9 (Refine: open an entry's query in the playground).
+ * Source: docs/decisions.md D9 (Refine: open an entry's query in the playground).
  */
 import type { PlaygroundPlane } from '../../../../../core/semantic/api/playground.ts';
 
