@@ -21,8 +21,9 @@ export interface LoadResult {
   machineCpu: number;
 }
 
-/** The `q` quantile (0..1) of `values`, nearest rank. */
+/** The `q` quantile (0..1) of `values`, nearest rank; NaN for no values (a run with no answer of its status). */
 export function quantile(values: number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * q) - 1))];
 }

@@ -21,7 +21,7 @@ describe('the bench agent', () => {
     expect(validation.problems).toEqual([]);
     expect(validation.ok).toBe(true);
     const text = files.map((f) => f.text).join('\n');
-    for (const connection of ['hook', 'retried', 'chat']) expect(text).toContain(`connection: ${connection}`);
+    for (const connection of ['hook', 'hook-paused', 'hook-live', 'retried', 'chat']) expect(text).toContain(`connection: ${connection}`);
   });
 });
 
@@ -32,6 +32,11 @@ describe('quantile', () => {
     expect(quantile(values, 0.99)).toBe(99);
     expect(quantile(values, 1)).toBe(100);
     expect(quantile([7], 0.99)).toBe(7);
+  });
+
+  it('is NaN for a run with no answer of its status, so the bench prints it rather than throws', () => {
+    expect(quantile([], 0.5)).toBeNaN();
+    expect(() => quantile([], 0.99).toFixed(2)).not.toThrow();
   });
 });
 

@@ -44,15 +44,26 @@ function connection(product: RunningProduct, id: string, protocol: string, extra
   return { url: (JSON.parse(created.stdout) as { url: string }).url.replace(/^https?:\/\/[^/]+/, product.url) };
 }
 
-const row = (label: string, r: LoadResult) =>
-  `${label.padEnd(34)} ${r.perSecond.toFixed(0).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.answers).padStart(8)} ${r.clientCpu.toFixed(2).padStart(7)}`;
+const fixed = (n: number, digits: number, width: number) => (Number.isFinite(n) ? n.toFixed(digits) : '—').padStart(width);
+/** One row of figures, or, for a run with no answer of its expected status, the row saying what came back instead. */
+const row = (label: string, r: LoadResult, expected: number) => {
+  if (r.answers === 0) {
+    const seen = Object.entries(r.statuses).map(([s, n]) => `${n}× ${s}`).join(', ') || 'nothing answered';
+    return `${label.padEnd(34)} FAILED: no ${expected} answer in the run (${seen})`;
+  }
+  return `${label.padEnd(34)} ${fixed(r.perSecond, 0, 8)} ${fixed(r.p50, 2, 8)} ${fixed(r.p99, 2, 8)} `
+    + `${String(r.answers).padStart(8)} ${fixed(r.clientCpu, 2, 7)}`;
+};
 const cpuLine = (r: LoadResult) => `machine ${r.machineCpu.toFixed(2)} of ${navigator.hardwareConcurrency} (not this bench ${(r.machineCpu - r.clientCpu - Object.values(r.serverCpu).reduce((a, b) => a + b, 0)).toFixed(2)}) | ` + Object.entries(r.serverCpu).filter(([, c]) => c >= 0.01).sort((a, b) => b[1] - a[1]).map(([n, c]) => `${n} ${c.toFixed(2)}`).join('  ');
 const others = (r: LoadResult, expected: number) => Object.entries(r.statuses).filter(([s]) => s !== String(expected)).map(([s, n]) => `${n}× ${s}`).join(', ');
 
 /** Longest the bench watches the dispatcher work through the measured deliveries after the runs (seconds). */
 const drainSeconds = 30;
 
-async function webhookThroughput(product: RunningProduct, hookUrl: string, print: (line: string) => void): Promise<void> {
+/** The webhook addresses of the load runs: the warm-up and duplicate runs, the dispatcher-stopped run, the headline run. */
+interface HookUrls { warm: string; paused: string; live: string }
+
+async function webhookThroughput(product: RunningProduct, hookUrls: HookUrls, print: (line: string) => void): Promise<void> {
   const pid = product.child.pid;
   const body = JSON.stringify({ action: 'opened', number: 7, repository: { full_name: 'cairn/bench' } });
   const send = async (url: string, init?: RequestInit) => {
@@ -61,6 +72,8 @@ async function webhookThroughput(product: RunningProduct, hookUrl: string, print
   const post = (url: string, deliveryId: string) => send(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-delivery-id': deliveryId }, body });
   const health = () => send(`${product.url}/api/health`);
   let run = 0;
+  // Each run posts to its own connection, so no run meets the calls-per-minute window the runs before it used.
+  let hookUrl = hookUrls.warm;
   const deliver = (n: number) => post(hookUrl, `bench-${run}-${n}`);
   const measure = (fn: (n: number) => Promise<number | 'error'>, expected: number) => runLoad(fn, { concurrency, seconds, expected, productPid: pid });
   // Warm-up: connections opened, code paths compiled on both sides; the dispatcher ends the warm-up's sessions first.
@@ -80,6 +93,7 @@ async function webhookThroughput(product: RunningProduct, hookUrl: string, print
   // The same deliveries with the dispatcher stopped (SIGSTOP; the trigger queue keeps the firings): the endpoint's
   // own cost. The dispatcher then resumes and works through them beside the headline run.
   run = 3;
+  hookUrl = hookUrls.paused;
   const dispatchers = processIdsNamed(pid!, 'dispatcher');
   for (const id of dispatchers) process.kill(id, 'SIGSTOP');
   let paused: LoadResult;
@@ -89,6 +103,7 @@ async function webhookThroughput(product: RunningProduct, hookUrl: string, print
     for (const id of dispatchers) process.kill(id, 'SIGCONT');
   }
   run = 4;
+  hookUrl = hookUrls.live;
   const hooks = await measure(deliver, 202);
   const total = paused.answers + hooks.answers;
   const loadEnd = performance.now();
@@ -99,14 +114,14 @@ async function webhookThroughput(product: RunningProduct, hookUrl: string, print
   const drainWall = (ended.at - loadEnd) / 1000;
   print(`\n1. webhook acknowledgements through the front proxy: ${concurrency} in flight, ${seconds} s each, keep-alive (latency ms)`);
   print(`${'request'.padEnd(34)} ${'per s'.padStart(8)} ${'p50'.padStart(8)} ${'p99'.padStart(8)} ${'answers'.padStart(8)} ${'client'.padStart(7)}`);
-  print(row('GET /api/health (baseline)', base));
-  print(row('POST /api/webhooks/<address> 202', hooks));
+  print(row('GET /api/health (baseline)', base, 200));
+  print(row('POST /api/webhooks/<address> 202', hooks, 202));
   print(`ratio webhook / health: ${(hooks.perSecond / base.perSecond).toFixed(2)}× the rate, ${(hooks.p50 / base.p50).toFixed(2)}× the p50, ${(hooks.p99 / base.p99).toFixed(2)}× the p99`);
   print(`targets (not asserted): ≥ 2,000 acknowledgements per second on a 2-core machine (n8n: about 23 per second on one process), p99 < 20 ms → ${hooks.perSecond >= 2000 ? 'rate met' : 'rate NOT met'}, ${hooks.p99 < 20 ? 'p99 met' : 'p99 NOT met'}`);
   print('where the time goes (the same POST; dispatcher idle, then stopped):');
-  print(row('… unknown address (404)', unknown));
-  print(row('… claimed already (202 duplicate)', duplicate));
-  print(row(`… dispatcher stopped${dispatchers.length === 0 ? ' (not found!)' : ''}`, paused));
+  print(row('… unknown address (404)', unknown, 404));
+  print(row('… claimed already (202 duplicate)', duplicate, 202));
+  print(row(`… dispatcher stopped${dispatchers.length === 0 ? ' (not found!)' : ''}`, paused, 202));
   for (const [label, r, expected] of [['health', base, 200], ['webhook', hooks, 202], ['unknown address', unknown, 404], ['claimed already', duplicate, 202], ['dispatcher stopped', paused, 202]] as const) {
     if (others(r, expected)) print(`other answers, ${label}: ${others(r, expected)}`);
   }
@@ -138,16 +153,32 @@ async function main(): Promise<void> {
   try {
     const imported = runCairn(product.url, ['agent', 'import', join(root, 'scripts/bench-fixtures/agents/bench-endpoints'), '--agent', agent, '--publish']);
     if (imported.status !== 0) throw new Error(`publishing the bench agent failed: ${imported.stderr || imported.stdout}`);
-    // The most calls per minute a connection may allow, so the counters never refuse the bench.
-    const hook = connection(product, 'hook', 'webhook', ['--rate', '100000,100000']);
+    // The most calls per minute a connection may allow (one connection per load run), so no counter refuses the bench.
+    const most = ['--rate', '100000,100000'];
+    const hooks = ['hook', 'hook-paused', 'hook-live'].map((id) => ({ id, ...connection(product, id, 'webhook', most) }));
     const retried = connection(product, 'retried', 'webhook');
-    if (!hook.url || !retried.url) throw new Error(`creating the webhook connections failed: ${hook.error ?? retried.error}`);
-    console.log(`cairn ${product.url} (sources on bun; embedded queue and document stores), ${navigator.hardwareConcurrency} cores, load average ${loadAverage()}`);
-    // Parts 2 and 3 run first, while the dispatcher is idle (part 1 leaves it thousands of turns to run); printed in order.
+    const notMade = [...hooks, { id: 'retried', ...retried }].filter((c) => !c.url);
+    if (notMade.length > 0) {
+      throw new Error(`creating the webhook connections failed: ${notMade.map((c) => `${c.id}: ${c.error}`).join('; ')}`);
+    }
+    const [warm, paused, live] = hooks.map((c) => c.url as string);
+    console.log(`cairn ${product.url} (sources on bun; embedded queue and document stores), `
+      + `${navigator.hardwareConcurrency} cores, load average ${loadAverage()}`);
+    // Parts 2 and 3 run first, while the dispatcher is idle (part 1 leaves it thousands of turns to run); printed in
+    // order. A part that fails prints which part and why, and the others still run.
     const parts: string[][] = [[], [], []];
-    await duplicates(product, retried.url, (line) => parts[1].push(line));
-    await benchAgui(product, () => connection(product, 'chat', 'agui', ['--rate', '100000,100000']), runs, (line) => parts[2].push(line));
-    await webhookThroughput(product, hook.url, (line) => parts[0].push(line));
+    const part = async (index: number, title: string, run: (print: (line: string) => void) => Promise<void>) => {
+      const print = (line: string) => parts[index].push(line);
+      try {
+        await run(print);
+      } catch (error) {
+        print(`\n${index + 1}. ${title}: FAILED: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    };
+    await part(1, 'retries of one delivery', (print) => duplicates(product, retried.url as string, print));
+    const chat = () => connection(product, 'chat', 'agui', most);
+    await part(2, 'AG-UI time to RUN_STARTED', (print) => benchAgui(product, chat, runs, print));
+    await part(0, 'webhook acknowledgements', (print) => webhookThroughput(product, { warm, paused, live }, print));
     for (const line of parts.flat()) console.log(line);
   } finally {
     await product.stop();
@@ -156,5 +187,11 @@ async function main(): Promise<void> {
   if (profileDir) console.log(`\nCPU profiles of the product's processes (markdown, one per process; the API's names bins/api): ${profileDir}`);
 }
 
-await main();
-process.exit(0);
+try {
+  await main();
+  process.exit(0);
+} catch (error) {
+  // Said, not thrown: what could not be set up (the product, the bench agent, its connections) and why.
+  console.error(`bench-endpoints failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
