@@ -55,6 +55,31 @@ describe('SQLite busy timeout and a busy database', () => {
     expect(await store.collection<{ _id: string }>('items').findOne({ _id: 'while-locked' })).toEqual({ _id: 'while-locked' });
   });
 
+  it('waits for another process’s write lock without stopping this process: the holder commits when told', async () => {
+    const store = await openSqliteDocumentStore({ path });
+    toClose.push(store);
+    const items = store.collection<{ _id: string; n: number }>('items');
+    const holder = spawn(process.execPath, ['--experimental-strip-types', probe, path, 'hold-until-told'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    const exited = new Promise<number | null>((done) => holder.on('close', done));
+    await new Promise<void>((locked, failed) => {
+      holder.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); if (output.includes('locked')) locked(); });
+      holder.on('close', (code) => failed(new Error(`the lock holder exited (${code}) before taking the lock: ${output}`)));
+    });
+    // Each write finds the file locked. The holder is told to commit only after they were called, from this event
+    // loop: a write that waited inside SQLite would hold the loop until its busy timeout and fail.
+    const writes = [
+      items.insertOne({ _id: 'while-locked', n: 1 }),
+      items.updateOne({ _id: 'upserted' }, { $set: { n: 2 } }, { upsert: true }),
+      items.deleteMany({ _id: 'absent' }),
+    ];
+    holder.stdin.write('commit\n');
+    expect(await Promise.all(writes)).toEqual([undefined, { matched: 0, upserted: true }, 0]);
+    expect(await exited).toBe(0);
+    expect(output).toContain('{"committed":true}');
+    expect(await items.find({}, { sort: { n: 1 } })).toEqual([{ _id: 'while-locked', n: 1 }, { _id: 'upserted', n: 2 }]);
+  });
+
   it('keeps the dispatcher lease while another connection holds a write transaction through a renewal', async () => {
     const writer = await openSqlDriver(path);
     const store = await openSqliteDocumentStore({ path, busyTimeoutMs: 20 });

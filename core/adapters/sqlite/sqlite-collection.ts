@@ -26,7 +26,9 @@ import {
   type IndexSpec,
   type PlainDocument,
 } from './document-semantics.ts';
-import { inImmediateTransaction, isUniqueViolation, type SqlDriver } from './sqlite-driver.ts';
+import {
+  inImmediateTransaction, isBusy, isUniqueViolation, withBusyTimeout, writeWithoutBlocking, type SqlDriver,
+} from './sqlite-driver.ts';
 import { declareIndex, purgeExpired, readIndexes } from './sqlite-indexes.ts';
 import { pushDown, tableFor } from './sqlite-sql.ts';
 
@@ -43,6 +45,8 @@ export interface SqliteCollectionContext {
   purgeIntervalMs: number;
   /** Index specs read by this store, valid while the file's `data_version` is `dataVersion`. */
   indexCache: IndexCache;
+  /** The connection's busy timeout, in ms: how long a write keeps trying for another connection's lock. */
+  busyTimeoutMs: number;
 }
 
 /**
@@ -75,14 +79,17 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
     }
     const text = encodeDocument(doc);
     const insert = () => this.#ctx.driver.prepare(`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`).run(doc._id, text);
-    try {
-      insert();
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      // The clashing document may have expired without being purged yet.
-      if (purgeExpired(this.#ctx.driver, this.#name, indexes, this.#ctx.now()) === 0) throw duplicateKeyError(this.#name, error);
-      this.#translate(insert);
-    }
+    await this.#write(() => {
+      try {
+        insert();
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // The clashing document may have expired without being purged yet.
+        const purged = purgeExpired(this.#ctx.driver, this.#name, indexes, this.#ctx.now());
+        if (purged === 0) throw duplicateKeyError(this.#name, error);
+        this.#translate(insert);
+      }
+    });
   }
 
   async findOne(filter: Filter): Promise<T | null> {
@@ -105,7 +112,7 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
 
   async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<{ matched: number; upserted: boolean }> {
     this.#enter();
-    return this.#translate(() =>
+    return this.#write(() => this.#translate(() =>
       inImmediateTransaction(this.#ctx.driver, () => {
         const indexes = readIndexes(this.#ctx.driver, this.#name);
         const current = this.#matching(filter, indexes, 1)[0];
@@ -120,7 +127,7 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
         this.#ctx.driver.prepare(`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`).run(created._id, encodeDocument(created));
         return { matched: 0, upserted: true };
       }),
-    );
+    ));
   }
 
   async deleteOne(filter: Filter): Promise<number> {
@@ -145,7 +152,13 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
     const last = this.#ctx.lastPurgeMs.get(this.#name);
     if (indexes.some((i) => i.expireAfterSeconds !== undefined) && (last === undefined || now.getTime() - last >= this.#ctx.purgeIntervalMs)) {
       this.#ctx.lastPurgeMs.set(this.#name, now.getTime());
-      purgeExpired(this.#ctx.driver, this.#name, indexes, now);
+      // Never waits for another connection's lock (reads hide expired documents anyway): a busy file is purged later.
+      try {
+        withBusyTimeout(this.#ctx.driver, 0, this.#ctx.busyTimeoutMs, () => purgeExpired(this.#ctx.driver, this.#name, indexes, now));
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+        this.#ctx.lastPurgeMs.delete(this.#name);
+      }
     }
     return indexes;
   }
@@ -183,12 +196,23 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
 
   async #delete(filter: Filter, limit: number | undefined): Promise<number> {
     this.#enter();
-    return inImmediateTransaction(this.#ctx.driver, () => {
+    return this.#write(() => inImmediateTransaction(this.#ctx.driver, () => {
       const indexes = readIndexes(this.#ctx.driver, this.#name);
       const statement = this.#ctx.driver.prepare(`DELETE FROM ${this.#table} WHERE _id = ?`);
       let deleted = 0;
       for (const doc of this.#matching(filter, indexes, limit)) deleted += statement.run(doc._id).changes;
       return deleted;
+    }));
+  }
+
+  /**
+   * Runs the synchronous write `fn` without blocking the event loop on another connection's write lock (see
+   * sqlite-driver.ts `writeWithoutBlocking`): a busy file is tried again after a timer, up to the busy timeout.
+   */
+  #write<R>(fn: () => R): Promise<R> {
+    return writeWithoutBlocking(this.#ctx.driver, this.#ctx.busyTimeoutMs, () => {
+      this.#ctx.assertOpen();
+      return fn();
     });
   }
 

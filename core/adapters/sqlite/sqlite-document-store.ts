@@ -33,13 +33,16 @@ export { SQLITE_BUSY_TIMEOUT_MS };
  * indexes (missing and null count as one value, arrays compare whole); TTL-expired documents are hidden
  * from every read and write at once and purged from the file at most once per `purgeIntervalMs`.
  * Updates and deletes run read-modify-write inside `BEGIN IMMEDIATE`; each call is synchronous inside,
- * so a call never holds a lock across an `await`. Documents hold JSON values and Dates only.
+ * so a call never holds a lock across an `await`. A write that finds another connection (another process) holding
+ * the write lock does not wait inside SQLite, which would stop this process's event loop: it is tried again after a
+ * short timer, for up to `busyTimeoutMs` (sqlite-driver.ts `writeWithoutBlocking`). Documents hold JSON values and Dates only.
  *
  * @returns the store; `close()` closes the connection, after which calls fail with `store_closed`
  * @throws the engine's error when the file cannot be opened
  */
 export async function openSqliteDocumentStore(options: SqliteDocumentStoreOptions): Promise<DocumentStore> {
-  const driver = await openSqlDriver(options.path, { busyTimeoutMs: options.busyTimeoutMs });
+  const busyTimeoutMs = options.busyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS;
+  const driver = await openSqlDriver(options.path, { busyTimeoutMs });
   try {
     driver.exec('PRAGMA journal_mode = WAL');
     driver.exec('PRAGMA synchronous = NORMAL');
@@ -58,6 +61,7 @@ export async function openSqliteDocumentStore(options: SqliteDocumentStoreOption
     lastPurgeMs: new Map(),
     purgeIntervalMs: options.purgeIntervalMs ?? 60_000,
     indexCache: { dataVersion: -1, byCollection: new Map() },
+    busyTimeoutMs,
   };
   const created = new Set<string>();
   return {

@@ -127,6 +127,52 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
+ * True when `error` is SQLite's SQLITE_BUSY ("database is locked": another connection holds the write lock), any
+ * extended code (primary code 5). node:sqlite puts the code in `errcode`, bun:sqlite in `errno`.
+ */
+export function isBusy(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { errcode, errno } = error as { errcode?: unknown; errno?: unknown };
+  const code = typeof errcode === 'number' ? errcode : errno;
+  return typeof code === 'number' && (code & 0xff) === 5;
+}
+
+/** Longest pause between two tries of a write that found the file locked, in ms. */
+const MAX_WRITE_BACKOFF_MS = 16;
+
+/**
+ * Runs the synchronous write `fn` without waiting inside SQLite for another connection's write lock: `fn` runs with
+ * the connection's busy timeout at 0, and when it fails with SQLITE_BUSY (it held nothing: a statement or a
+ * `BEGIN IMMEDIATE` that cannot take the lock fails before writing) it is tried again after a timer (1 ms, doubling
+ * to 16 ms, with jitter), so the event loop serves other work meanwhile; the busy timeout is restored after each
+ * try. After `busyTimeoutMs` of tries the last SQLITE_BUSY error is thrown, as a blocking wait would have.
+ * Source: docs/architecture.md § Queues and collections (the embedded document store is shared by processes).
+ * @param busyTimeoutMs - the connection's busy timeout (the budget of the tries), in ms
+ * @throws the error of `fn`; SQLITE_BUSY once the budget is spent
+ */
+export async function writeWithoutBlocking<R>(driver: SqlDriver, busyTimeoutMs: number, fn: () => R): Promise<R> {
+  const started = Date.now();
+  for (let pause = 1; ; pause = Math.min(pause * 2, MAX_WRITE_BACKOFF_MS)) {
+    try {
+      return withBusyTimeout(driver, 0, busyTimeoutMs, fn);
+    } catch (error) {
+      if (!isBusy(error) || Date.now() - started >= busyTimeoutMs) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
+  }
+}
+
+/** Runs `fn` with the connection's busy timeout at `during` ms, then sets it to `after` ms. */
+export function withBusyTimeout<R>(driver: SqlDriver, during: number, after: number, fn: () => R): R {
+  driver.prepare(`PRAGMA busy_timeout = ${during}`).get();
+  try {
+    return fn();
+  } finally {
+    driver.prepare(`PRAGMA busy_timeout = ${after}`).get();
+  }
+}
+
+/**
  * Runs `fn` inside `BEGIN IMMEDIATE … COMMIT` (rolled back when `fn` throws). `fn` must be
  * synchronous: an open write transaction must never span an `await`, or a second connection in the
  * same process would block the event loop on `busy_timeout` while holding nothing it can release.
