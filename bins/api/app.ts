@@ -51,6 +51,8 @@ import { operationEnqueuer } from '../../core/boot/environment-operations.ts';
 import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { TextDeltas } from '../../core/ports/text-deltas.ts';
+import type { SessionChanges } from '../../core/ports/session-changes.ts';
+import { createChangeWatch } from '../../core/boot/change-watch.ts';
 
 /** The verifier of the deployment's sign-in mode, and the OIDC discovery reader the auth routes use. */
 export interface ApiSignIn {
@@ -91,6 +93,8 @@ export interface ApiAppParts {
   rateRedis?: RedisConnection;
   /** Live text of model calls for the AG-UI streams (absent: messages are streamed whole as they are recorded). */
   textDeltas?: TextDeltas;
+  /** Change notifications of chats: streams and MCP calls wait on them (absent: they read on a timer). */
+  changes?: SessionChanges;
   /** DNS TXT lookups for domain verification (default: the system's resolvers). */
   txt?: TxtLookup;
   logger: Logger;
@@ -134,7 +138,11 @@ export function createApiApp(parts: ApiAppParts) {
   });
   // One admission (and one OIDC key cache) for the webhook, MCP and AG-UI endpoints; owner-supplied URLs guarded.
   const admission = admissionDeps({ docs, ids: cryptoIds, allowPrivateUrls: env.allowPrivateUrls });
-  const endpointCalls = mcpCallDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, builds });
+  // One watch of chats' records for every AG-UI stream and MCP call of this process (one safety read for all).
+  const watch = parts.changes ? createChangeWatch({ docs, changes: parts.changes }) : undefined;
+  const endpointCalls = mcpCallDeps({
+    docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, builds, ...(watch ? { watch } : {}),
+  });
   const memberSignIn = { principalOf: rules.principalOf, signInMode: env.signIn.mode, platformOrigins: [env.appBaseUrl, ...env.corsAllowedOrigins].filter((o): o is string => Boolean(o)) };
   const semanticEnv = {
     deps: { docs, objects, git, clock: systemClock, ids: cryptoIds, authority: orgSemanticAuthority(orgDeps) },
@@ -175,7 +183,7 @@ export function createApiApp(parts: ApiAppParts) {
     .use(sessionRoutes({
       deps: sessionDeps({
         docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: builds.workflowOf,
-        models: parts.config.models,
+        models: parts.config.models, ...(parts.changes ? { changes: parts.changes } : {}),
       }),
       logger, callerOf, prepare: prepareCaller,
     }))

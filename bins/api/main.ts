@@ -34,10 +34,12 @@ const rateRedis = env.stores.queueUrl ? await openRedis(env.stores.queueUrl, { m
   process.exit(1);
 }) : undefined;
 const queue = stores.redis ? createBullJobQueue({ connection: stores.redis, onError: (error) => logger.warn({ err: error.message }, 'queue store error') }) : undefined;
-// Live text of model calls reaches the AG-UI streams over the queue store's pub/sub (a subscriber connection of its own).
+// Live text of model calls reaches the AG-UI streams over the queue store's pub/sub (a subscriber connection of its own);
+// the same channel carries the change notifications streams and MCP calls wait on (core/boot/change-watch.ts).
 const textDeltas = stores.redis ? createRedisTextDeltas(stores.redis, (error) => logger.warn({ err: error.message }, 'live text subscription failed')) : undefined;
 const app = createApiApp({
   env, config: boot.config, docs, objects, signIn: apiSignIn(env.signIn), allInOne: listen.allInOne, instanceId, rateRedis, logger, queue, textDeltas,
+  changes: textDeltas,
   printAccessLine: print,
 });
 app.listen({ hostname: listen.host, port: listen.port, maxRequestBodySize: 21 * 1024 * 1024 });

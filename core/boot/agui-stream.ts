@@ -11,7 +11,9 @@
  *
  * The turn runs in a dispatcher: the checkpoint records are the truth every replica can read, and the live text
  * deltas the dispatcher publishes (TextDeltas) stream a reply's text as the model writes it; a missed delta only
- * means the rest of that reply comes whole once it is recorded.
+ * means the rest of that reply comes whole once it is recorded. The stream reads the records once when it starts
+ * and then once per change: it waits on the process's ChangeWatch (./change-watch.ts: a notification after each
+ * checkpoint, settle, claim or cancel, or the watch's safety read), not on a timer.
  *
  * Source: spec/platform-service.md § AG-UI request (rules 1, 3, 4, 5, 6), § Stream and custom events,
  * § Tool-call result status (AG-UI turn parked); issue 8 § Endpoints (AG-UI).
@@ -21,14 +23,17 @@ import { finalStatuses, sessionCollections, type MessageRecord, type SessionReco
 import { sessionsOf, settledSession, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
 import type { StartedRun } from './agui-runs.ts';
+import { Wakeup, type ChangeWatch } from './change-watch.ts';
 
 /** What the stream reads and how often. */
 export interface AguiStreamDeps extends Pick<SessionStoreDeps, 'docs'> {
   /** Live text of model calls (absent: each reply is streamed whole once it is recorded). */
   textDeltas?: TextDeltas;
+  /** Wakes the stream when the chat's records change (absent: the records are read every `pollMs`). */
+  watch?: ChangeWatch;
   /** Resolves after `ms` milliseconds. */
   sleep(ms: number): Promise<void>;
-  /** How often the records are read while the turn runs (ms; default 100). */
+  /** Without a `watch`, how often the records are read while the turn runs (ms; default 100). */
   pollMs?: number;
   now(): number;
 }
@@ -59,7 +64,11 @@ export async function streamRun(deps: AguiStreamDeps, run: StartedRun, emit: (ev
   const open = new Map(run.openChildren.map((c) => [c.sessionId, c.fromSeq]));
   const dispatchOf = new Map<string, string>();
   let turn: TurnRecord | null = null;
+  const wake = new Wakeup();
+  let stopFollowing: (() => void) | undefined;
   try {
+    // Followed before the first read: a change after it wakes the stream for one more read.
+    stopFollowing = await deps.watch?.follow({ rootId: root, turnId: run.turnId }, wake.notify);
     for (;;) {
       turn = await turnsOf(deps).findOne({ _id: run.turnId });
       const settled = !turn || (turn.status !== 'queued' && turn.status !== 'running');
@@ -67,11 +76,13 @@ export async function streamRun(deps: AguiStreamDeps, run: StartedRun, emit: (ev
       await followChildren(deps, root, run.since, children, open, dispatchOf, (event) => emit(stamp(event)));
       if (settled) break;
       if (signal?.aborted) return;
-      await deps.sleep(deps.pollMs ?? 100);
+      if (stopFollowing) await wake.wait(undefined, signal);
+      else await deps.sleep(deps.pollMs ?? 100);
       if (signal?.aborted) return;
     }
   } finally {
     unsubscribe?.();
+    stopFollowing?.();
   }
   live.closeOpen();
   const session = await sessionsOf(deps).findOne({ _id: root });

@@ -4,7 +4,9 @@ import type { PublishedAgent } from '../agent/hosting.ts';
 import { systemClock } from '../adapters/runtime/system-clock.ts';
 import type { ConnectionRecord } from '../connection/model.ts';
 import { sessionCollections } from '../session/model.ts';
-import { sessionsOf } from '../session/session-store.ts';
+import { claimTurn, sessionsOf, settleTurn, turnsOf } from '../session/session-store.ts';
+import { createMemorySessionChanges } from '../testing/memory-session-changes.ts';
+import { createChangeWatch } from './change-watch.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { callMcpTool, servedTools } from './mcp-calls.ts';
@@ -56,5 +58,25 @@ describe('MCP tool calls', () => {
     const cap = await callMcpTool(capped.deps, connection, await servedTools(capped.deps, connection), { name: 'lookup', args: { question: 'q' }, callerKind: 'token' });
     expect(cap).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/spend cap/) }] });
     expect(await sessionsOf(disabled.deps).countDocuments({}) + await sessionsOf(capped.deps).countDocuments({})).toBe(0);
+  });
+});
+
+describe('MCP tool calls waiting on change notifications', () => {
+  it('answer once the turn settles, woken by its notification, with no poll', async () => {
+    const w = await world(agentWith([{ slug: 'lookup', fields: { requires } }]));
+    const hub = createMemorySessionChanges();
+    const deps = {
+      ...w.deps, waitMs: 600_000, watch: createChangeWatch({ docs: w.deps.docs, changes: hub, safetyMs: 0 }),
+      sleep: async () => { throw new Error('a call with a watch never sleeps'); },
+    };
+    const call = callMcpTool(deps, connection, await servedTools(deps, connection), { name: 'lookup', args: { question: 'q' }, callerKind: 'token' });
+    while (hub.watchers() === 0) await new Promise((resolve) => setImmediate(resolve));
+    const session = (await sessionsOf(deps).findOne({}))!;
+    const turn = (await turnsOf(deps).findOne({ sessionId: session._id }))!;
+    await claimTurn(deps, turn._id, 'test');
+    await settleTurn(deps, turn, { status: 'succeeded' });
+    hub.changed(session._id);
+    expect((await call).structuredContent).toMatchObject({ status: 'succeeded', sessionId: session._id });
+    expect(hub.watchers()).toBe(0);
   });
 });

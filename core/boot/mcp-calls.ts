@@ -1,7 +1,7 @@
 /**
  * Calls of an MCP endpoint's tools: the tools served on the environment's current published build, and a call
  * that opens a new session of the workflow at its mcp entry state with the arguments as locked variables, then
- * waits for the turn to settle (polling the turn record) and answers the session's status, the last assistant text,
+ * waits for the turn to settle (reading the turn once per change of the session's records: ./change-watch.ts) and answers the session's status, the last assistant text,
  * the returns on success, and, with `trace: true`, the steps and the tool calls. A non-conforming argument, a
  * workflow out of service or a reached spend cap is a tool error and opens no session.
  *
@@ -20,6 +20,7 @@ import { argumentProblem, mcpToolsOf, type McpTool, type UnlistedTool } from './
 import { sessionDeps } from './session-wiring.ts';
 import type { publishedWorkflows } from './workflow-view.ts';
 import { publishedEnvironment } from './published-environment.ts';
+import { Wakeup, type ChangeWatch } from './change-watch.ts';
 
 /** What the MCP calls need. */
 export interface McpCallDeps extends SessionStoreDeps {
@@ -29,7 +30,9 @@ export interface McpCallDeps extends SessionStoreDeps {
   sleep(ms: number): Promise<void>;
   /** How long a call waits for its turn to settle before answering `running` (ms; default 60 000). */
   waitMs?: number;
-  /** How often the turn record is read while waiting (ms; default 200). */
+  /** Wakes a call when its session's records change (absent: the turn is read every `pollMs`). */
+  watch?: ChangeWatch;
+  /** Without a `watch`, how often the turn record is read while waiting (ms; default 200). */
   pollMs?: number;
 }
 
@@ -37,7 +40,10 @@ export interface McpCallDeps extends SessionStoreDeps {
  * McpCallDeps over the stores and the turn queue (turns go where every other turn goes: core/boot/session-wiring.ts).
  * @param parts - `waitMs`/`pollMs` as in {@link McpCallDeps}
  */
-export function mcpCallDeps(parts: SessionStoreDeps & { queue: JobQueue | undefined; builds: ReturnType<typeof publishedWorkflows>; waitMs?: number; pollMs?: number }): McpCallDeps {
+export function mcpCallDeps(parts: SessionStoreDeps & {
+  queue: JobQueue | undefined; builds: ReturnType<typeof publishedWorkflows>; waitMs?: number; pollMs?: number;
+  watch?: ChangeWatch;
+}): McpCallDeps {
   const { enqueueTurn } = sessionDeps({ ...parts, workflowOf: parts.builds.workflowOf });
   return { ...parts, enqueueTurn, sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
 }
@@ -91,12 +97,33 @@ export async function callMcpTool(deps: McpCallDeps, connection: ConnectionRecor
   const { session, turnId } = await openFiredSession(deps, {
     ...scope, buildId: served.build.buildId, commitId: served.build.commitId, state: tool.trigger.state, trigger: { id: tool.trigger.id, type: 'mcp' },
   }, { payload: { connection: connection.identifier, caller: call.callerKind }, args: call.args as Record<string, SessionValue>, message: `The tool "${tool.name}" was called; its arguments are locked variables (${Object.keys(call.args).join(', ') || 'none'}).` });
-  const settled = await waitForTurn(deps, turnId);
+  const settled = await waitForTurn(deps, session._id, turnId);
   return resultOf(deps, tool, session._id, settled);
 }
 
-/** Polls turn `turnId` until it leaves queued/running or the bound passes; the settled turn, or null. */
-async function waitForTurn(deps: McpCallDeps, turnId: string): Promise<TurnRecord | null> {
+/**
+ * Reads turn `turnId` of root session `rootId` until it leaves queued/running or the bound (`waitMs`) passes: once
+ * now and once per change with a `watch`, else every `pollMs`. The settled turn, or null.
+ */
+async function waitForTurn(deps: McpCallDeps, rootId: string, turnId: string): Promise<TurnRecord | null> {
+  const settled = (turn: TurnRecord | null) => turn !== null && turn.status !== 'queued' && turn.status !== 'running';
+  if (deps.watch) {
+    const wake = new Wakeup();
+    const stop = await deps.watch.follow({ rootId, turnId }, wake.notify);
+    let over = false;
+    const bound = setTimeout(() => { over = true; wake.notify(); }, deps.waitMs ?? 60_000);
+    try {
+      for (;;) {
+        const turn = await turnsOf(deps).findOne({ _id: turnId });
+        if (settled(turn)) return turn;
+        if (over) return null;
+        await wake.wait();
+      }
+    } finally {
+      clearTimeout(bound);
+      stop();
+    }
+  }
   const pollMs = deps.pollMs ?? 200;
   const attempts = Math.max(1, Math.ceil((deps.waitMs ?? 60_000) / pollMs));
   for (let i = 0; i < attempts; i += 1) {

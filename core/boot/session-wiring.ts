@@ -14,6 +14,7 @@ import { agentScope, requireAgentRoleOf } from './agent-authority.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
+import type { SessionChanges } from '../ports/session-changes.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SessionDeps } from '../session/sessions.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
@@ -34,14 +35,17 @@ export async function enqueueTurnJob(queue: JobQueue, turnId: string, jobId = tu
  * SessionDeps over the stores, core/org's roles and a turn queue.
  * @param workflowOf - the engine's view of a build's workflow (core/boot/workflow-view.ts)
  * @param models - the config's models section: given, a spend cap on a workflow whose model has no prices is refused
+ * @param changes - told after a cancel (readers of the chat and its running turn read again)
  */
 export function sessionDeps(parts: SessionStoreDeps & {
   queue: JobQueue | undefined; workflowOf(buildId: string, slug: string): Promise<WorkflowView>; models?: ModelsConfig;
+  changes?: SessionChanges;
 }): SessionDeps {
   const agentOf = agentScope(parts.docs);
   const lookup = (ref: { orgId?: string }) => (ref.orgId === undefined ? {} : { orgId: ref.orgId });
   return {
     docs: parts.docs, objects: parts.objects as ObjectStore, clock: parts.clock, ids: parts.ids,
+    ...(parts.changes ? { changes: parts.changes } : {}),
     requireRole: async (caller, orgId, agentId, role) => {
       await requireAgentRoleOf({ docs: parts.docs }, caller, orgId, agentId, role);
     },
