@@ -45,6 +45,7 @@ import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
 import { ensureSessionIndexes } from '../../core/session/session-store.ts';
 import { queueStoreStart, settleLostJobs } from './settle-lost-jobs.ts';
+import { stopWork } from './stop-work.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const logger = createPinoLogger({ name: 'dispatcher' });
@@ -96,8 +97,12 @@ const launcher = env.remoteWorkerHost
 const builds = publishedWorkflows({ docs, objects });
 /** The stores every session use case of this process works on. */
 const store = { docs, objects, clock: systemClock, ids: cryptoIds };
+/** Aborted when a stop's grace has passed: running turns end interrupted (./stop-work.ts). */
+const stopInterrupt = new AbortController();
+/** Turns this dispatcher runs now (for the stop's log lines). */
+const runningTurns = new Set<string>();
 const turnDeps = {
-  ...store, launcher, catalog, instanceId,
+  ...store, launcher, catalog, instanceId, interrupt: stopInterrupt.signal,
   models: createAiModelProvider({ models: boot.config.models }), modelsConfig: boot.config.models,
   promptCache: { enabled: env.promptCache, ttl: env.promptCacheTtl }, limits: env.workers.turn,
   workflowOf: builds.workflowOf, log: print,
@@ -150,7 +155,11 @@ async function startWork(): Promise<void> {
     const deployments = await startDeploymentWork({ ...store, queue, builds, offeredCollections: offeredCollectionsOf(boot.config), log, logError: (what, error) => logger.error({ err: error.message }, what) });
     // Jobs beyond the free turn slots stay claimed and wait for a slot (Rule 7).
     consumers = [
-      queue.consume(TURN_QUEUE, logged(TURN_QUEUE, async (job) => runQueuedTurn(turnDeps, (job.data as { turnId: string }).turnId)), { concurrency: env.workers.turn.slots * 2 }),
+      queue.consume(TURN_QUEUE, logged(TURN_QUEUE, async (job) => {
+        const { turnId } = job.data as { turnId: string };
+        runningTurns.add(turnId);
+        try { await runQueuedTurn(turnDeps, turnId); } finally { runningTurns.delete(turnId); }
+      }), { concurrency: env.workers.turn.slots * 2 }),
       queue.consume(TRIGGER_QUEUE, logged(TRIGGER_QUEUE, async (job) => {
         const firingDeps = { ...store, enqueueTurn, builds };
         if (job.name === 'completion') await runCompletionFiring(firingDeps, (job.data as { firing: CompletionFiring }).firing);
@@ -197,16 +206,21 @@ const finished = env.embeddedQueue.enabled
   ? runDispatcherLease({ lease: createDocumentLease(docs, systemClock), owner: instanceId, clock: systemClock, sleep, log, onAcquired: startWork, onLost: async () => { sweeping = false; clearInterval(parkTimer); clearInterval(scheduleTimer); clearInterval(pollTimer); await Promise.all(consumers.map((c) => c.stop())); consumers = []; }, stopping: () => stopRequested })
   : startWork().then(() => new Promise<void>((resolve) => { wakers.add(resolve); }));
 
+// A stop takes no more work, gives running turns a bounded grace, then ends them interrupted (./stop-work.ts); the
+// lease (embedded mode) is kept until then and released after.
 stopOnSignals(process, async () => {
-  stopRequested = true;
   sweeping = false;
-  for (const wake of [...wakers]) wake();
-  await Promise.all(consumers.map((c) => c.stop()));
-  await finished;
-  clearInterval(catalogTimer);
   clearInterval(parkTimer);
   clearInterval(scheduleTimer);
   clearInterval(pollTimer);
+  await stopWork({
+    consumers, graceMs: env.stopGraceSeconds * 1000, interrupt: stopInterrupt, runningTurns: () => runningTurns.size, log,
+  });
+  consumers = [];
+  stopRequested = true;
+  for (const wake of [...wakers]) wake();
+  await finished;
+  clearInterval(catalogTimer);
   await queue?.close();
   await catalog.close();
   await stores.close();

@@ -17,7 +17,7 @@ import { TURN_HEARTBEAT_MS } from '../session/model.ts';
 import {
   beatTurn, claimTurn, loadTurnRecords, sessionsOf, turnsOf, type SessionStoreDeps,
 } from '../session/session-store.ts';
-import { failTurnTree } from '../session/stale-turns.ts';
+import { failTurnTree, interruptedError } from '../session/stale-turns.ts';
 import { BrokerViolationError } from '../session/broker-rules.ts';
 import { createStoreHost } from '../session/store-host.ts';
 import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
@@ -46,6 +46,11 @@ export interface TurnRunnerDeps extends SessionStoreDeps {
   afterTurn?(turnId: string): Promise<void>;
   /** Where model calls' live text goes (the AG-UI streams); none without a queue store. */
   textDeltas?: TextDeltas;
+  /**
+   * Aborted when the dispatcher stops and its grace has passed: the turn ends failed, interrupted by a platform
+   * restart (with its running child turns), then its worker is stopped (platform-service.md § Replacement).
+   */
+  interrupt?: AbortSignal;
 }
 
 /** Cost in USD of `usage` on `model` (with none named, the model the call ran on: see offeredModelId); 0 without prices. */
@@ -125,6 +130,10 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
       signal, orgId: turn.orgId, agentId: await agentOfTurn(),
     }),
   }, turnId);
+  // Settled before the worker is stopped, so nothing the dying worker reports can settle it another way.
+  const interrupt = () => { void failTurnTree(deps, turn, interruptedError).finally(() => controller.abort()); };
+  if (deps.interrupt?.aborted) interrupt();
+  else deps.interrupt?.addEventListener('abort', interrupt, { once: true });
   try {
     // The workflow's turn_seconds is enforced from outside the worker too (its own check never runs while it is stuck).
     const turnSeconds = await turnSecondsOf(deps, turnId);
@@ -137,5 +146,6 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
     await deps.afterTurn?.(turnId);
   } finally {
     clearInterval(watch);
+    deps.interrupt?.removeEventListener('abort', interrupt);
   }
 }

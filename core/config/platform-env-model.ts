@@ -119,6 +119,8 @@ export const ServiceEnv = Type.Object({
   scratchDir: Str, templateRepo: Str, skillRegistriesDir: Str,
   signIn: Optional(SignInSettings), identity: IdentitySettings, secretStore: SecretStoreSettings, oauth2RedirectUrl: Optional(Str),
   triggerPollConcurrency: Type.Integer(),
+  /** Seconds a stopping dispatcher lets running turns finish before ending them interrupted (1–90; default 20). */
+  stopGraceSeconds: Type.Integer(),
   remoteWorkerHost: Optional(Type.Object({ hostname: Str, port: Type.Integer(), key: Type.Uint8Array() })),
   configSource: Type.Object({ inline: Type.Boolean(), file: Optional(Str) }),
   rubricModel: Optional(Type.Object({ apiBaseUrl: Str, apiKey: Str, model: Str })),

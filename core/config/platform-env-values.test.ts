@@ -76,6 +76,7 @@ const rows: Row[] = [
   { name: 'OAUTH2_REDIRECT_URL', pick: (e) => e.oauth2RedirectUrl, good: ['https://cairn.example/api/oauth2/callback', 'https://cairn.example/api/oauth2/callback'], bad: 'https://cairn.example/callback', fallback: undefined },
   { name: 'PLATFORM_DNS_VERIFICATION', pick: (e) => e.identity.dnsVerification, good: ['no', false], bad: 'nah', fallback: true },
   { name: 'PLATFORM_ALLOW_PRIVATE_URLS', pick: (e) => e.allowPrivateUrls, good: ['true', true], bad: 'yes', fallback: false },
+  { name: 'PLATFORM_STOP_GRACE_SECONDS', pick: (e) => e.stopGraceSeconds, good: ['5', 5], bad: '91', fallback: 20 },
   { name: 'PLATFORM_TRIGGER_POLL_CONCURRENCY', pick: (e) => e.triggerPollConcurrency, good: ['2', 2], bad: 'four', fallback: 4 },
   { name: 'PLATFORM_WORKER_TURN_MEMORY_MB', pick: (e) => e.workers.turn.memoryMb, good: ['2048', 2048], bad: '64', fallback: 1024 },
   { name: 'PLATFORM_WORKER_CALL_MEMORY_MB', pick: (e) => e.workers.call.memoryMb, good: ['256', 256], bad: '100', fallback: 512 },

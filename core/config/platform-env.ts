@@ -9,7 +9,7 @@ import {
   requireCloudAlbSettings, requireCloudSecretsSettings, requireObjectStoreKeyPair, requireOidcSettings, requireProductionMasterKey,
   requireProductionQueue, requireProductionSignIn, requireRubricModelTogether, requireStoreAddresses,
 } from './boot-rules.ts';
-import { oneOf, positiveInteger, type EnvRecord } from './env-values.ts';
+import { invalid, oneOf, positiveInteger, type EnvRecord } from './env-values.ts';
 import type { DispatchingEnv, PlatformEnv, ProcessRole, ServiceEnv, WorkerHostEnv } from './platform-env-model.ts';
 import { SECRET_STORE_KINDS, parseSecretStore } from './secret-store-settings.ts';
 import {
@@ -95,17 +95,32 @@ function parseServiceEnv(env: EnvRecord, role: Exclude<ProcessRole, 'worker-host
   if (!identity.emailVerification) warnings.push('PLATFORM_EMAIL_VERIFICATION is off: every address the identity provider supplies counts as verified.');
   const triggerPollConcurrency = positiveInteger(env, 'PLATFORM_TRIGGER_POLL_CONCURRENCY', 4);
   if (triggerPollConcurrency >= workers.call.slots) warnings.push('PLATFORM_TRIGGER_POLL_CONCURRENCY is not below PLATFORM_WORKER_CALL_SLOTS: polls can take every call worker.');
+  const stopGraceSeconds = stopGrace(env);
   const remoteWorkerHost = parseRemoteWorkerHost(env);
   const rubricModel = parseRubricModel(env);
   const configFile = env.PLATFORM_CONFIG_FILE?.trim() || undefined;
   return {
     role, nodeEnv, production, appVersion: parseAppVersion(env), ...http, ...parseStoreAndQueue(env, production),
     ...parseDirectories(env, tmpDir), ...(signIn === undefined ? {} : { signIn }), identity, secretStore: parseSecretStore(env),
-    ...parseWorkerFacingSettings(env, production, warnings), triggerPollConcurrency, workers,
+    ...parseWorkerFacingSettings(env, production, warnings), triggerPollConcurrency, workers, stopGraceSeconds,
     ...(remoteWorkerHost === undefined ? {} : { remoteWorkerHost }), ...(rubricModel === undefined ? {} : { rubricModel }),
     configSource: { inline: (env.PLATFORM_CONFIG ?? '').trim() !== '', ...(configFile === undefined ? {} : { file: configFile }) },
     warnings,
   };
+}
+
+/**
+ * PLATFORM_STOP_GRACE_SECONDS: how long a stopping dispatcher lets running turns finish (default 20, at most 90 so
+ * ending the rest and closing fit the stop timeout of 120 s). Source: platform-service.md § Limits (deployment
+ * guidance: stop timeout 120 s), § Replacement of a container. @throws PlatformError `invalid_config`
+ */
+function stopGrace(env: EnvRecord): number {
+  const seconds = positiveInteger(env, 'PLATFORM_STOP_GRACE_SECONDS', 20);
+  if (seconds > 90) {
+    throw invalid('PLATFORM_STOP_GRACE_SECONDS', 'must be at most 90: the stop timeout is 120 s, and ending the turns '
+      + 'still running and closing the stores take the rest');
+  }
+  return seconds;
 }
 
 function parseWorkerHostEnv(env: EnvRecord, configFileExists: boolean): WorkerHostEnv {
