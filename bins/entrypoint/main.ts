@@ -82,7 +82,8 @@ if (queue?.heldBy) tagged('entrypoint', `the queue store keeps nothing on disk: 
 // The dispatcher and the workers it starts run at a lower priority: under a burst the answers (202s, streams) come
 // first and the turns catch up after, rather than the other way round on a small machine.
 const dispatcher: ChildSpec = { ...bin('dispatcher', storeEnv), niceness: DISPATCHER_NICENESS };
-const children = supervise([...(queue ? [queue.spec] : []), bin('api', storeEnv), dispatcher, bin('semantic-mcp'), proxy]);
+// The queue store stops last: a stopping dispatcher settles its jobs in it (bins/dispatcher/stop-work.ts).
+const children = supervise([...(queue ? [{ ...queue.spec, stopLast: true }] : []), bin('api', storeEnv), dispatcher, bin('semantic-mcp'), proxy]);
 let stopping = false;
 const stop = async (signal: string) => {
   if (stopping) return;

@@ -1,6 +1,8 @@
 /**
  * Process supervisor of the all-in-one mode: starts each child, tags its output lines, starts it
- * again 2 s after it exits, and stops every child (by PID) on stop().
+ * again 2 s after it exits, and stops every child (by PID) on stop(): SIGTERM, SIGKILL after
+ * {@link stopKillAfterMs}; a child marked `stopLast` (the queue store) only once the others have exited, so a
+ * stopping dispatcher can still settle its jobs in it.
  *
  * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 1.
  */
@@ -21,7 +23,15 @@ export interface ChildSpec {
    * dispatcher's workers, so background turns never starve the API's answers.
    */
   niceness?: number;
+  /** Stopped only after every other child has exited (the queue store the others use while stopping). */
+  stopLast?: boolean;
 }
+
+/**
+ * How long a stop waits after SIGTERM before SIGKILL (ms): 100 s, within the stop timeout of 120 s
+ * (platform-service.md § Limits) and past the dispatcher's own bound (its grace, at most 90 s, then 15 s).
+ */
+export const stopKillAfterMs = 100_000;
 
 /** Niceness of the all-in-one dispatcher (and so of its workers): 10, below the API, proxy and stores at 0. */
 export const DISPATCHER_NICENESS = 10;
@@ -38,9 +48,18 @@ export function tagged(tag: string, line: string): void {
 }
 
 /** Runs `specs`; returns a stop function that ends every child and resolves once all have exited. */
-export function supervise(specs: ChildSpec[]): { stop(): Promise<void>; pids(): Record<string, number | undefined> } {
+export function supervise(specs: ChildSpec[], options: { killAfterMs?: number } = {}): {
+  stop(): Promise<void>; pids(): Record<string, number | undefined>;
+} {
   let stopping = false;
   const running = new Map<string, ChildProcess>();
+  const last = new Set(specs.filter((s) => s.stopLast).map((s) => s.tag));
+  const end = (child: ChildProcess) => new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? stopKillAfterMs).unref();
+  });
   const start = (spec: ChildSpec) => {
     const child = spawn(spec.command, spec.args, { env: spec.env as NodeJS.ProcessEnv, cwd: spec.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     running.set(spec.tag, child);
@@ -66,13 +85,9 @@ export function supervise(specs: ChildSpec[]): { stop(): Promise<void>; pids(): 
     pids: () => Object.fromEntries([...running].map(([tag, child]) => [tag, child.pid])),
     async stop() {
       stopping = true;
-      const exits = [...running.values()].map((child) => new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-      }));
-      await Promise.all(exits);
+      const children = [...running.entries()];
+      await Promise.all(children.filter(([tag]) => !last.has(tag)).map(([, child]) => end(child)));
+      await Promise.all(children.filter(([tag]) => last.has(tag)).map(([, child]) => end(child)));
     },
   };
 }
