@@ -6,10 +6,9 @@
  * Source: spec/platform-service.md § Errors (404; 429 with a retry time), § Limits (endpoint calls per minute),
  * § Incoming connection authentication (rules 1–2).
  */
-import { createRateLimiter } from '../../core/adapters/rate-limit/rate-limiter.ts';
+import { createRateChain, type RateChain } from '../../core/adapters/rate-limit/rate-chain.ts';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { originAllowed, type ConnectionRecord, type RequestFacts } from '../../core/connection/index.ts';
-import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
 import { json } from './http-helpers.ts';
 import { signInIsOwnDoing } from './request-rules/cross-site.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
@@ -17,23 +16,28 @@ import { PlatformError } from '../../core/ports/platform-error.ts';
 /** The answer of an address that serves nothing (for any reason). */
 export const endpointNotFound = (): Response => json({ error: { code: 'not_found', message: 'Nothing is served at this address.' } }, 404);
 
-/** One limiter per calls-per-minute figure (each counts in windows of 60 s). */
-export function endpointLimiters(rateRedis: RedisConnection | undefined): (points: number) => RateLimiter {
-  const made = new Map<number, RateLimiter>();
-  return (points) => {
-    let limiter = made.get(points);
-    if (!limiter) made.set(points, (limiter = createRateLimiter({ points, durationSeconds: 60, keyPrefix: `cairn:endpoint-rate:${points}`, redis: rateRedis })));
-    return limiter;
-  };
+/**
+ * The calls-per-minute counters of the endpoints (windows of 60 s): per caller and per endpoint, counted in one
+ * round trip to the shared queue store (core/adapters/rate-limit/rate-chain.ts), in this process without one.
+ */
+export function endpointLimiters(rateRedis: RedisConnection | undefined): RateChain {
+  return createRateChain({ durationSeconds: 60, keyPrefix: 'cairn:endpoint-rate', redis: rateRedis });
 }
 
-/** Counts one call of `rateKey` on `connection`; returns which limit refused it and when to retry, or undefined. */
-export async function consumeEndpointRates(limiterFor: (points: number) => RateLimiter, connection: Pick<ConnectionRecord, '_id' | 'rate'>, rateKey: string): Promise<{ retryAfterSeconds: number; which: string } | undefined> {
-  const perCaller = await limiterFor(connection.rate.perCaller).consume(`${connection._id}:${rateKey}`);
-  if (!perCaller.allowed) return { retryAfterSeconds: perCaller.retryAfterSeconds, which: 'from this caller' };
-  const perEndpoint = await limiterFor(connection.rate.perEndpoint).consume(connection._id);
-  if (!perEndpoint.allowed) return { retryAfterSeconds: perEndpoint.retryAfterSeconds, which: 'to this endpoint' };
-  return undefined;
+/**
+ * Counts one call of `rateKey` on `connection`, per caller and then per endpoint (a call the caller's limit refuses
+ * does not count against the endpoint's); returns which limit refused it and when to retry, or undefined.
+ */
+export async function consumeEndpointRates(
+  counters: RateChain, connection: Pick<ConnectionRecord, '_id' | 'rate'>, rateKey: string,
+): Promise<{ retryAfterSeconds: number; which: string } | undefined> {
+  const refused = await counters.consume(connection._id, [
+    { key: `caller:${rateKey}`, points: connection.rate.perCaller },
+    { key: 'endpoint', points: connection.rate.perEndpoint },
+  ]);
+  if (!refused) return undefined;
+  const which = refused.index === 0 ? 'from this caller' : 'to this endpoint';
+  return { retryAfterSeconds: refused.retryAfterSeconds, which };
 }
 
 /** The 429 refusal of a call over a rate (`rate_limited`, Retry-After from `retryAfterSeconds`) for the JSON endpoints. */

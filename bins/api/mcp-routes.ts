@@ -21,7 +21,6 @@ import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { callMcpTool, servedTools, type McpCallDeps, type ServedTools } from '../../core/boot/mcp-calls.ts';
 import { admitCaller, connectionByAddress, type AdmissionDeps, type AdmittedCaller, type ConnectionRecord } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
-import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
 import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, endpointRequestFacts, preflight, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
 import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
 
@@ -78,7 +77,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
 }
 
 /** Admission, header checks, the rates, then each JSON-RPC message of the body. */
-async function answer(deps: McpRouteDeps, limiterFor: (points: number) => RateLimiter, connection: ConnectionRecord, request: Request, base: string): Promise<Response> {
+async function answer(deps: McpRouteDeps, limiterFor: ReturnType<typeof endpointLimiters>, connection: ConnectionRecord, request: Request, base: string): Promise<Response> {
   const admission = await admitCaller(deps.admission, connection, endpointRequestFacts(deps, request));
   if (!admission.admitted && admission.status === 401) {
     const challenge = connection.auth === 'oidc' ? `Bearer resource_metadata="${metadataUrl(base, connection.address)}"` : 'Bearer';
