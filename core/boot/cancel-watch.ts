@@ -41,7 +41,8 @@ export async function watchCancellation(
     if (stopped) return;
     if (current?.status === 'running' && session?.status === 'cancelled') {
       // Cancelled while this runner held the turn (cancel writes the session first): end the turn cancelled too.
-      const mine = { _id: turn._id, status: 'running', runner: turn.runner, ...(turn.lease ? { lease: turn.lease } : {}) };
+      const fence = turn.lease ? { lease: turn.lease } : {};
+      const mine = { _id: turn._id, status: 'running', runner: turn.runner, ...fence };
       await turnsOf(deps).updateOne(mine, { $set: { status: 'cancelled', endedAt: deps.clock.now() } });
     } else if (current?.status !== 'cancelled') return;
     stopped = true;

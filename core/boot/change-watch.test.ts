@@ -28,13 +28,15 @@ const talk: StateView = {
 const chat: WorkflowView = {
   slug: 'chat', agentPrompt: 'You answer briefly.', disabled: false, promptCache: false, skills: [], callable: {},
   limits: { childDepth: 1, childConcurrency: 1, turnSeconds: 60, modelCallsPerTurn: 5 },
-  tools: { allowAlways: [], forbidAlways: [] }, states: { talk, done: { ...talk, slug: 'done', triggers: [], transitions: [] } },
+  tools: { allowAlways: [], forbidAlways: [] },
+  states: { talk, done: { ...talk, slug: 'done', triggers: [], transitions: [] } },
 };
 /** A ModelProvider fake (a port) that answers every call with `text`. */
 const saying = (text: string): ModelProvider => ({
   async *stream(): AsyncIterable<ModelEvent> {
     yield { type: 'text', text };
-    yield { type: 'finish', reason: 'stop', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 } };
+    const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    yield { type: 'finish', reason: 'stop', usage };
   },
 });
 /** A sleep that never ends: a stream that still polled would hang. */
@@ -44,7 +46,9 @@ function world() {
   let n = 0;
   const memory = createMemoryDocumentStore();
   const docs = countingDocumentStore(memory);
-  const ids = { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '0' };
+  const ids = {
+    newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '0',
+  };
   const store = { docs, objects: createMemoryObjectStore(), clock: systemClock, ids };
   const hub = createMemorySessionChanges();
   const watch = createChangeWatch({ docs, changes: hub, safetyMs: 0 });
@@ -112,7 +116,7 @@ describe('an AG-UI stream waiting on change notifications', () => {
     expect(w.hub.watchers()).toBe(0);
   });
 
-  it('finishes after a settle whose notification was lost: at the safety read, or when the subscription is made again', async () => {
+  it('finishes after a settle whose notification was lost: at the safety read, or subscribed again', async () => {
     for (const recover of ['safety read', 'subscription made again'] as const) {
       const w = world();
       const opened = await w.open();

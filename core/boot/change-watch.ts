@@ -74,7 +74,8 @@ export function createChangeWatch(deps: ChangeWatchDeps): ChangeWatch {
     const turns = turnIds.length === 0 ? new Map<string, TurnRecord>()
       : new Map((await turnsOf(deps).find({ _id: { $in: turnIds } })).map((t) => [t._id, t]));
     for (const follower of list) {
-      const version = versionOf(sessions.get(follower.rootId), follower.turnId ? turns.get(follower.turnId) : undefined);
+      const turn = follower.turnId ? turns.get(follower.turnId) : undefined;
+      const version = versionOf(sessions.get(follower.rootId), turn);
       if (version === follower.version || !followers.has(follower)) continue;
       follower.version = version;
       follower.onChange();

@@ -69,7 +69,8 @@ describe('MCP tool calls waiting on change notifications', () => {
       ...w.deps, waitMs: 600_000, watch: createChangeWatch({ docs: w.deps.docs, changes: hub, safetyMs: 0 }),
       sleep: async () => { throw new Error('a call with a watch never sleeps'); },
     };
-    const call = callMcpTool(deps, connection, await servedTools(deps, connection), { name: 'lookup', args: { question: 'q' }, callerKind: 'token' });
+    const served = await servedTools(deps, connection);
+    const call = callMcpTool(deps, connection, served, { name: 'lookup', args: { question: 'q' }, callerKind: 'token' });
     while (hub.watchers() === 0) await new Promise((resolve) => setImmediate(resolve));
     const session = (await sessionsOf(deps).findOne({}))!;
     const turn = (await turnsOf(deps).findOne({ sessionId: session._id }))!;

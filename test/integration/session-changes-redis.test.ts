@@ -30,7 +30,8 @@ const ping = () => spawnSync('redis-cli', ['-p', String(port), 'ping'], { encodi
 
 /** Starts redis-server on `port` (the same port after a restart) and waits for its PONG. */
 async function startServer(): Promise<void> {
-  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
+  server = spawn('redis-server', args, { stdio: 'ignore' });
   await until('redis-server to answer', () => ping() === 'PONG');
 }
 async function stopServer(): Promise<void> {
@@ -59,7 +60,7 @@ afterAll(async () => {
 });
 
 describe('change notifications on the queue store', () => {
-  it('reach another process\'s watchers of the chat only; deltas on the same channel reach only delta listeners', async () => {
+  it('reach another process\'s watchers of the chat only; deltas on its channel reach only delta listeners', async () => {
     const dispatcher = createRedisTextDeltas(publisher);
     const api = createRedisTextDeltas(reader);
     const changes: string[] = [];
@@ -93,7 +94,8 @@ describe('change notifications on the queue store', () => {
     await startServer();
     // Nothing was published: the wake-up is the watcher's cue that notifications may have been lost.
     await until('the wake-up after the restart', () => woken === 2, 20_000);
-    await until('a subscriber again', async () => (await publisher.publish('cairn:text:root-3', 'changed')) === 1, 20_000);
+    const delivered = async () => (await publisher.publish('cairn:text:root-3', 'changed')) === 1;
+    await until('a subscriber again', delivered, 20_000);
     await until('the notification after the restart', () => woken === 3);
     api.close();
   }, 60_000);

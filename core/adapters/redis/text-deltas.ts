@@ -66,7 +66,8 @@ export function createRedisTextDeltas(
   const publish = (rootId: string, message: string) => {
     redis.publish(channelOf(rootId), message).catch((error: Error) => onError(error));
   };
-  async function listen<K extends keyof Listeners>(rootId: string, kind: K, handler: Listeners[K] extends Set<infer H> ? H : never) {
+  type Handler<K extends keyof Listeners> = Listeners[K] extends Set<infer H> ? H : never;
+  async function listen<K extends 'deltas' | 'changes'>(rootId: string, kind: K, handler: Handler<K>) {
     const channel = channelOf(rootId);
     let listeners = channels.get(channel);
     if (!listeners) {
