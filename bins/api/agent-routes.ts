@@ -41,7 +41,10 @@ export interface AgentRouteDeps extends CallerRouteDeps<AgentCaller> {
 }
 
 const Slug = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', description: `a slug of at most ${max} lowercase letters and digits joined by hyphens` });
-const CreateAgentBody = Type.Object({ slug: Slug(60) }, { additionalProperties: false });
+/** `name`: the agent's name (default: the template's AGENTS.md name); 1–100 characters, not only spaces. */
+const CreateAgentBody = Type.Object({
+  slug: Slug(60), name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })),
+}, { additionalProperties: false });
 const FilesBody = Type.Object({
   files: Type.Array(Type.Object({ path: Type.String({ minLength: 1, maxLength: 300 }), text: Type.String() }, { additionalProperties: false }), { maxItems: 2000 }),
   replace: Type.Optional(Type.Boolean()),
@@ -112,7 +115,7 @@ export function agentRoutes(env: AgentRouteDeps) {
   return new Elysia()
     .post('/api/orgs/:org/agents', route<Org>(async ({ request, params, caller }) => {
       const body = await readJson(request, CreateAgentBody);
-      return json(agentView(await createAgent(deps, caller, params.org, body.slug)), 201);
+      return json(agentView(await createAgent(deps, caller, params.org, body.slug, body.name)), 201);
     }), noParse)
     .get('/api/orgs/:org/agents', route<Org>(async ({ params, caller }) => json({ agents: (await listAgents(deps, caller, params.org)).map(agentView) } satisfies AgentListAnswer)))
     .get('/api/agents/:agent', route<{ agent: string }>(async ({ params, caller }) => {

@@ -13,6 +13,7 @@ import { lstat, readFile } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { listFiles } from '../../core/adapters/runtime/list-files.ts';
 import type { AgentFile } from '../../core/agent/index.ts';
+import { describeAgent } from '../../core/agent/agents.ts';
 import { callApi, CliError, uploadBytes, type ApiTarget } from './api-client.ts';
 import { runEnvironmentOperation, type OperationProblem } from './environment-operation.ts';
 import type { CommandOutput } from './semantic-commands.ts';
@@ -50,12 +51,13 @@ async function organizationOf(target: ApiTarget, org: string | undefined): Promi
   return chosen.id;
 }
 
-/** The agent `slug` of `org`, created when missing. */
-async function agentOf(target: ApiTarget, org: string, slug: string): Promise<{ agent: AgentView; created: boolean }> {
+/** The agent `slug` of `org`, created when missing and named `name`. */
+async function agentOf(target: ApiTarget, org: string, slug: string, name: string): Promise<{ agent: AgentView; created: boolean }> {
   const { agents } = await callApi<{ agents: AgentView[] }>(target, 'GET', `/api/orgs/${encodeURIComponent(org)}/agents`);
   const existing = agents.find((a) => a.slug === slug);
   if (existing) return { agent: existing, created: false };
-  return { agent: await callApi<AgentView>(target, 'POST', `/api/orgs/${encodeURIComponent(org)}/agents`, { slug }), created: true };
+  const path = `/api/orgs/${encodeURIComponent(org)}/agents`;
+  return { agent: await callApi<AgentView>(target, 'POST', path, { slug, name }), created: true };
 }
 
 /** Publishes (a queued operation, waited for): the environment after it, or the problems of a refused publish. */
@@ -79,7 +81,9 @@ export async function importAgentCommand(target: ApiTarget, args: string[], opti
   if (!dir || args.length > 1 || !options.agent) throw new CliError('usage: cairn agent import <dir> --agent <slug> [--org <id>] [--env <name>] [--publish]', 2);
   const files = await readImportFiles(dir);
   const env = options.env ?? 'main';
-  const { agent, created } = await agentOf(target, await organizationOf(target, options.org), options.agent);
+  // A new agent is named as its publish would name it: AGENTS.md's front matter name, else the slug.
+  const name = describeAgent(files, options.agent).name;
+  const { agent, created } = await agentOf(target, await organizationOf(target, options.org), options.agent, name);
   const envPath = `/api/agents/${encodeURIComponent(agent.id)}/environments/${encodeURIComponent(env)}`;
   const body = new TextEncoder().encode(JSON.stringify({ files, replace: true, message: `Import ${files.length} file(s) with cairn agent import` }));
   const saved = await uploadBytes<EnvView>(target, `${envPath}/files`, body);

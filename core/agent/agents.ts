@@ -29,16 +29,21 @@ export function describeAgent(files: AgentFile[], slug: string): { name: string;
 
 /**
  * Creates agent `slug` in organization `orgId`, seeded from `deps.template()` as the first commit of its
- * `main` environment's draft (nothing published yet).
+ * `main` environment's draft (nothing published yet). Its name is `name` when given (trimmed, at most 100
+ * characters; an import passes its AGENTS.md's name or the slug), else the template's; a publish of `main` renames
+ * it after the published AGENTS.md.
  * @throws PlatformError `permission_required` (403) without `agents:create`; `not_found` (404) for an
  *   organization the caller is not in; `invalid_argument` (400) for a bad slug; `agent_exists` (409)
  */
-export async function createAgent(deps: AgentDeps, caller: AgentCaller, orgId: string, slug: string): Promise<AgentRecord> {
+export async function createAgent(
+  deps: AgentDeps, caller: AgentCaller, orgId: string, slug: string, name?: string,
+): Promise<AgentRecord> {
   await deps.authority.requireCreate(caller, orgId);
   checkAgentSlug(slug);
   const files = await deps.template();
   const agent: AgentRecord = {
     _id: deps.ids.newId(), schemaVersion: agentSchemaVersion, orgId, slug, ...describeAgent(files, slug),
+    ...(name?.trim() ? { name: name.trim().slice(0, 100) } : {}),
     createdAt: deps.clock.now(), createdBy: caller.subject,
   };
   try {
