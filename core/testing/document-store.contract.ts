@@ -15,6 +15,7 @@ import {
   type Item,
 } from './document-store-writes.contract.ts';
 import { registerKeyCases } from './document-store-keys.contract.ts';
+import { registerInCases } from './document-store-in.contract.ts';
 
 export type { DocumentStoreFixture, Item } from './document-store-writes.contract.ts';
 
@@ -51,6 +52,7 @@ export function documentStoreContract(
     registerDateAndOrderCases(state);
     registerWriteCases(state, options.ttlWaitMs ?? 0);
     registerKeyCases(state);
+    registerInCases(state);
   });
 }
 

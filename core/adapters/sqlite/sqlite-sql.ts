@@ -24,10 +24,13 @@ export interface SqlCondition {
 const SIMPLE_FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
- * Conditions SQL can check before mingo sees a row: the top-level `_id` equality / `$in` on strings,
- * and top-level string equalities on simple field names. The result is a superset of the matches
- * (a field holding an array is kept, since `{ tags: 'a' }` matches `tags: ['a', 'b']`); mingo then
- * evaluates the whole filter, so correctness never depends on the push-down.
+ * Conditions SQL can check before mingo sees a row: the top-level `_id` equality / `$in` on strings; on simple
+ * top-level field names, string and number equalities (`f: v`, `f: {$eq: v}`) and `$in` lists of strings only (the
+ * Sessions page's `agentId: {$in: …}`, `depth: 0`). The result is a superset of the matches (a field holding an
+ * array is kept, since `{ tags: 'a' }` matches `tags: ['a', 'b']`; SQLite reads JSON true as 1, so `{f: 1}` keeps
+ * `f: true`); mingo then evaluates the whole filter, so correctness never depends on the push-down. Each field
+ * condition is `json_extract(doc, path) … OR json_type(doc, path) = 'array'`: the value and type expression indexes
+ * of a declared index on the field (indexDdl) serve both sides.
  */
 export function pushDown(filter: Filter): SqlCondition {
   const clauses: string[] = [];
@@ -43,17 +46,26 @@ export function pushDown(filter: Filter): SqlCondition {
         clauses.push(ids.length === 0 ? '0' : `_id IN (${ids.map(() => '?').join(', ')})`);
         params.push(...ids);
       }
-    } else if (typeof value === 'string' && SIMPLE_FIELD.test(field)) {
-      const path = `'$."${field}"'`;
-      clauses.push(`(json_extract(doc, ${path}) = ? OR json_type(doc, ${path}) = 'array')`);
+      continue;
+    }
+    if (!SIMPLE_FIELD.test(field)) continue;
+    const path = `'$."${field}"'`;
+    const orArray = `OR json_type(doc, ${path}) = 'array'`;
+    const list = idList(condition);
+    if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) {
+      clauses.push(`(json_extract(doc, ${path}) = ? ${orArray})`);
       params.push(value);
+    } else if (list !== undefined) {
+      const within = list.length === 0 ? '0' : `json_extract(doc, ${path}) IN (${list.map(() => '?').join(', ')})`;
+      clauses.push(`(${within} ${orArray})`);
+      params.push(...list);
     }
   }
   return { where: clauses.length === 0 ? '1' : clauses.join(' AND '), params };
 }
 
 function equalityValue(condition: unknown): unknown {
-  if (typeof condition === 'string') return condition;
+  if (typeof condition === 'string' || typeof condition === 'number') return condition;
   if (typeof condition === 'object' && condition !== null && !Array.isArray(condition)) {
     const keys = Object.keys(condition);
     if (keys.length === 1 && keys[0] === '$eq') return (condition as { $eq: unknown }).$eq;

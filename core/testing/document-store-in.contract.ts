@@ -1,0 +1,58 @@
+/**
+ * `$in` and equality cases of the DocumentStore contract: the answers a store must give whatever it narrows in its
+ * own query language first (the SQLite adapter pushes string `$in` and string or number equalities down to SQL):
+ * a field holding an array matches when an element does, a string never matches a number or a boolean, an empty
+ * list matches nothing, `null` in a list matches a missing field, and an index on the field changes no answer.
+ * Registered by `documentStoreContract` in document-store.contract.ts.
+ *
+ * Source: docs/architecture.md § Ports and adapters (DocumentStore: MongoDB query semantics on every adapter).
+ */
+import { expect, it } from 'vitest';
+import { ids, type ContractState, type Item } from './document-store-writes.contract.ts';
+
+const SESSIONS: Item[] = [
+  { _id: 's1', agentId: 'a1', orgId: 'o1', depth: 0, status: 'running' },
+  { _id: 's2', agentId: 'a2', orgId: 'o1', depth: 1, status: 'completed' },
+  { _id: 's3', agentId: 'b1', orgId: 'o2', depth: 0, status: 'running' },
+  { _id: 's4', agentId: ['a1', 'b1'], orgId: 'o2', depth: [0, 2] },
+  { _id: 's5', agentId: 7, depth: true, status: null },
+  { _id: 's6', agentId: '7', depth: 0.0, status: { nested: 'running' } },
+];
+
+/** Registers the cases on the contract's `items` collection (see the module comment). */
+export function registerInCases(state: ContractState): void {
+  const seed = async (indexed: boolean) => {
+    if (indexed) {
+      await state.items.createIndex({ agentId: 1, createdAt: -1 });
+      await state.items.createIndex({ depth: 1 });
+    }
+    for (const session of SESSIONS) await state.items.insertOne(session);
+  };
+  for (const indexed of [false, true]) {
+    const label = indexed ? 'with an index on the fields' : 'without an index';
+    it(`matches $in of strings as MongoDB does, ${label}`, async () => {
+      await seed(indexed);
+      const found = async (filter: Record<string, unknown>) => ids(await state.items.find(filter));
+      expect(await found({ agentId: { $in: ['a1', 'a2'] } })).toEqual(['s1', 's2', 's4']);
+      expect(await found({ agentId: { $in: ['b1'] } })).toEqual(['s3', 's4']);
+      expect(await found({ agentId: { $in: ['7'] } })).toEqual(['s6']);
+      expect(await found({ agentId: { $in: [7] } })).toEqual(['s5']);
+      expect(await found({ agentId: { $in: [] } })).toEqual([]);
+      expect(await found({ status: { $in: [null, 'completed'] } })).toEqual(['s2', 's4', 's5']);
+      expect(await found({ status: { $in: ['running'] } })).toEqual(['s1', 's3']);
+      expect(await found({ agentId: { $in: ['a1', 'b1'] }, orgId: 'o2' })).toEqual(['s3', 's4']);
+      expect(await state.items.countDocuments({ agentId: { $in: ['a1', 'zz'] } })).toBe(2);
+    });
+    it(`matches number equalities as MongoDB does (never a boolean or a string), ${label}`, async () => {
+      await seed(indexed);
+      const found = async (filter: Record<string, unknown>) => ids(await state.items.find(filter));
+      expect(await found({ depth: 0 })).toEqual(['s1', 's3', 's4', 's6']);
+      expect(await found({ depth: { $eq: 1 } })).toEqual(['s2']);
+      expect(await found({ depth: 2 })).toEqual(['s4']);
+      expect(await found({ agentId: { $in: ['a1', 'a2', 'b1'] }, depth: 0 })).toEqual(['s1', 's3', 's4']);
+      const filter = { agentId: { $in: ['a1', 'b1'] }, depth: 0 };
+      const page = await state.items.find(filter, { sort: { _id: -1 }, limit: 2 });
+      expect(page.map((d) => d._id)).toEqual(['s4', 's3']);
+    });
+  }
+}
