@@ -101,14 +101,17 @@ const store = { docs, objects, clock: systemClock, ids: cryptoIds };
 const stopInterrupt = new AbortController();
 /** Turns this dispatcher runs now (for the stop's log lines). */
 const runningTurns = new Set<string>();
+const liveChannel = stores.redis
+  ? createRedisTextDeltas(stores.redis, (error) => logger.warn({ err: error.message }, 'live channel publish failed'))
+  : undefined;
 const turnDeps = {
   ...store, launcher, catalog, instanceId, interrupt: stopInterrupt.signal,
   models: createAiModelProvider({ models: boot.config.models }), modelsConfig: boot.config.models,
   promptCache: { enabled: env.promptCache, ttl: env.promptCacheTtl }, limits: env.workers.turn,
   workflowOf: builds.workflowOf, log: print,
   afterTurn: async (turnId: string) => { if (queue) await queueCompletionFiring({ ...store, queue }, turnId); },
-  // Live text of model calls for the AG-UI streams (Redis pub/sub on the queue store).
-  ...(stores.redis ? { textDeltas: createRedisTextDeltas(stores.redis, (error) => logger.warn({ err: error.message }, 'text delta publish failed')) } : {}),
+  // Live text of model calls for the AG-UI streams, and change notifications (Redis pub/sub on the queue store).
+  ...(liveChannel ? { textDeltas: liveChannel, changes: liveChannel } : {}),
 };
 const operationDeps = operationHostingDeps({ ...store, scratchDir: env.scratchDir, models: boot.config.models });
 const enqueueTurn = async (turnId: string) => { if (queue) await enqueueTurnJob(queue, turnId); };
@@ -221,6 +224,7 @@ stopOnSignals(process, async () => {
   for (const wake of [...wakers]) wake();
   await finished;
   clearInterval(catalogTimer);
+  liveChannel?.close();
   await queue?.close();
   await catalog.close();
   await stores.close();

@@ -1,8 +1,8 @@
 /**
  * Runs queued turns for a dispatcher: claims the turn, starts a turn worker for it (one process per turn, within
  * the turn slots), answers the worker's `turn.<method>` requests as the broker over the stores (its token checked
- * by the launcher), stops the worker when the turn is cancelled, and settles the turn when the worker ends badly
- * (a limit, a lost channel): the turn and its running child turns end failed with the worker's message.
+ * by the launcher), stops the worker when the turn or its session is cancelled, and settles the turn when the worker
+ * ends badly (a limit, a lost channel): the turn and its running child turns end failed with the worker's message.
  *
  * Source: spec/platform-service.md § Rules 6–7, § Replacement of a container; issue 7 § Dispatcher and workers, § Models.
  */
@@ -15,12 +15,14 @@ import type { ToolCatalog } from '../ports/tool-catalog.ts';
 import type { WorkerLauncher, WorkerLimits } from '../ports/worker.ts';
 import { TURN_HEARTBEAT_MS } from '../session/model.ts';
 import {
-  beatTurn, claimTurn, loadTurnRecords, sessionsOf, turnsOf, type SessionStoreDeps,
+  beatTurn, claimTurn, loadTurnRecords, sessionsOf, type SessionStoreDeps,
 } from '../session/session-store.ts';
 import { failTurnTree, interruptedError } from '../session/stale-turns.ts';
 import { BrokerViolationError } from '../session/broker-rules.ts';
 import { createStoreHost } from '../session/store-host.ts';
 import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
+import type { SessionChanges } from '../ports/session-changes.ts';
+import { watchCancellation } from './cancel-watch.ts';
 import { turnHostMethods, type TurnHost } from '../session/turn-host.ts';
 import type { WorkflowView } from '../session/workflow-view.ts';
 
@@ -38,8 +40,13 @@ export interface TurnRunnerDeps extends SessionStoreDeps {
   limits: WorkerLimits;
   instanceId: string;
   workflowOf(buildId: string, slug: string): Promise<WorkflowView>;
-  /** How often a running turn is checked for cancellation (ms); default 1000. */
+  /**
+   * How often a running turn's records are read for a cancel whatever the notifications (ms); default 10 000 with
+   * `changes`, 1000 without (./cancel-watch.ts).
+   */
   cancelPollMs?: number;
+  /** Change notifications: published after the claim and the end of the turn; a cancel's stops the worker. */
+  changes?: SessionChanges;
   /** Receives `[worker] refused …` lines of broker refusals. */
   log?(line: string): void;
   /** Called once the turn has settled (e.g. to queue its completion firing). */
@@ -103,16 +110,16 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
   const turn = await claimTurn(deps, turnId, deps.instanceId);
   if (!turn) return;
   const controller = new AbortController();
-  // Every poll looks for a cancel; every TURN_HEARTBEAT_MS it also renews the turn's heartbeat (a stale one means this dispatcher died).
-  const pollMs = deps.cancelPollMs ?? 1000;
-  let sinceBeat = 0;
+  // Every TURN_HEARTBEAT_MS the turn's heartbeat is renewed (a stale one means this dispatcher died).
   const watch = setInterval(() => {
-    sinceBeat += pollMs;
-    const beat = sinceBeat >= TURN_HEARTBEAT_MS;
-    if (beat) sinceBeat = 0;
-    const status = beat ? beatTurn(deps, turnId, deps.instanceId) : turnsOf(deps).findOne({ _id: turnId }).then((t) => t?.status);
-    void status.then((s) => { if (s === 'cancelled') controller.abort(); }, () => undefined);
-  }, pollMs);
+    const stopIfCancelled = (status: string | undefined) => { if (status === 'cancelled') controller.abort(); };
+    void beatTurn(deps, turnId, deps.instanceId).then(stopIfCancelled, () => undefined);
+  }, TURN_HEARTBEAT_MS);
+  // A cancel of the turn or its session stops the worker: read once per change notification (./cancel-watch.ts).
+  const cancelWatch = await watchCancellation(
+    { ...deps, safetyMs: deps.cancelPollMs }, { ...turn, runner: deps.instanceId }, () => controller.abort(),
+  );
+  deps.changes?.changed(cancelWatch.rootId);
   let agentLookup: Promise<string | undefined> | undefined;
   const agentOfTurn = () => (agentLookup ??= sessionsOf(deps).findOne({ _id: turn.sessionId })
     .then((s) => s?.agentId, () => undefined));
@@ -146,6 +153,9 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
     await deps.afterTurn?.(turnId);
   } finally {
     clearInterval(watch);
+    cancelWatch.end();
+    // The settle or failure above (or a cancel) changed the chat: its readers read again.
+    deps.changes?.changed(cancelWatch.rootId);
     deps.interrupt?.removeEventListener('abort', interrupt);
   }
 }

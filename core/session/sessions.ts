@@ -8,6 +8,7 @@
  * Source: spec/platform-service.md § Session facts named, § Tool-call result status; issue 7 § Sessions and turns, § Operators.
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
+import type { SessionChanges } from '../ports/session-changes.ts';
 import { finalStatuses, type SessionRecord, type SessionValue, type SpendPeriod, type TurnRecord } from './model.ts';
 import { checkAttributes } from './rules.ts';
 import { insertSession, insertTurn, readThread, sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
@@ -40,6 +41,8 @@ export interface SessionDeps extends SessionStoreDeps {
    * workflow whose calls run on a model without (issue 17 § 5). Optional.
    */
   modelHasPrices?(id: string | undefined): boolean;
+  /** Told after a cancel (the chat's readers and its running turn read again); optional. */
+  changes?: SessionChanges;
 }
 
 /** Options of {@link startSession}. */
@@ -218,6 +221,7 @@ export async function cancelSession(deps: SessionDeps, caller: SessionCaller, se
       await turnsOf(deps).updateOne({ _id: turn._id, status: turn.status }, { $set: { status: 'cancelled', endedAt: now } });
     }
   }
+  deps.changes?.changed(session._id);
   return (await sessionsOf(deps).findOne({ _id: session._id }))!;
 }
 

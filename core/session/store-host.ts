@@ -10,6 +10,7 @@
  */
 import type { ModelProvider, ModelUsage } from '../ports/model-provider.ts';
 import { PlatformError } from '../ports/platform-error.ts';
+import type { SessionChanges } from '../ports/session-changes.ts';
 import type { TextDelta } from '../ports/text-deltas.ts';
 import type { SessionRecord, TurnRecord } from './model.ts';
 import {
@@ -40,6 +41,8 @@ export interface StoreHostDeps extends SessionStoreDeps {
   onText?(delta: TextDelta): void;
   /** Told of the first report the broker refused (the turn tree already ended failed): stop the worker. */
   onViolation?(error: BrokerViolationError): void;
+  /** Told after each checkpoint, child opened or resumed and settle (readers read the chat again); optional. */
+  changes?: SessionChanges;
 }
 
 /** The engine's view of a stored session. */
@@ -66,6 +69,8 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
     }
     return loadTurnRecords(deps, turnId);
   };
+  /** After a write succeeded: the chat's readers read again (docs/architecture.md § Life of a turn). */
+  const changed = (session: SessionRecord) => deps.changes?.changed(session.rootId ?? session._id);
 
   return {
     async loadTurn(turnId): Promise<TurnContext> {
@@ -93,6 +98,7 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       const { turn, session } = await records(turnId);
       await guard.checkpoint(turn, session, patch);
       await applyCheckpoint(deps, turn, patch);
+      changed(session);
     },
     async openChild(turnId, request) {
       const { session: parent } = await records(turnId);
@@ -108,6 +114,7 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       });
       const turn = await insertTurn(deps, child, 'prompt', { message: JSON.stringify(fields.arguments) }, 'running');
       allowed.add(turn._id);
+      changed(child);
       return { sessionId: child._id, turnId: turn._id };
     },
     async resumeChild(turnId, childSessionId, input) {
@@ -123,6 +130,7 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       const { kind, ...rest } = own;
       const turn = await insertTurn(deps, child, kind, rest, 'running');
       allowed.add(turn._id);
+      changed(child);
       return { turnId: turn._id };
     },
     async endTurn(turnId, outcome: TurnOutcome) {
@@ -131,6 +139,7 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       // Only what the outcome rules read is recorded: the status and the error's code and message.
       const error = outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {};
       await settleTurn(deps, turn as TurnRecord, { status: outcome.status, ...error });
+      changed(session);
     },
   };
 }
