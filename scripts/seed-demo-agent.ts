@@ -14,7 +14,7 @@
  */
 import { join } from 'node:path';
 import { seedDemoConnections, type DemoEndpoint } from './seed-demo-connections.ts';
-import { api, cairn, withRetries, type SeedOptions } from './seed-demo.ts';
+import { api, cairn, SeedRefusal, withRetries, type SeedOptions } from './seed-demo.ts';
 
 /** The demo agent's slug, and its workflow's. */
 export const DEMO_AGENT = 'flights-analyst';
@@ -64,7 +64,7 @@ async function seedOnce(options: SeedOptions): Promise<SeededAgent> {
 async function defaultOrganization(url: string): Promise<OrgView> {
   const { body } = await api<{ organizations: OrgView[] }>(url, 'GET', '/api/orgs');
   const org = body?.organizations.find((o) => o.kind === 'default');
-  if (!org) throw new Error('no default organization: the demo agent is seeded under dev-user sign-in only');
+  if (!org) throw new SeedRefusal('no default organization: the demo agent is seeded under dev-user sign-in only');
   return org;
 }
 

@@ -7,7 +7,9 @@
  * by an API restart is imported again, replacing what was saved); the demo token is created only when
  * `<dataDir>/demo-tokens.json` has none for the project, after revoking any active token named `demo`
  * (one whose creation answer was lost), so a retry never leaves two. A failed step waits until the API
- * answers again and is tried again, up to `attempts` times.
+ * answers again and is tried again, up to `attempts` times; a refusal no retry can change (the API wants a sign-in
+ * token: {@link SeedRefusal}) ends seeding at once with what to do. Calls carry CAIRN_TOKEN as a bearer token when
+ * set (the `cairn` commands read it too).
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +32,18 @@ export interface SeedOptions {
 export type DemoTokens = Record<string, string>;
 
 const tokenName = 'demo';
+
+/** A refusal trying again cannot change (e.g. the API wants a sign-in token): seeding stops at once and says why. */
+export class SeedRefusal extends Error {}
+
+/** What to do when the API answers 401: seeding needs CAIRN_TOKEN (never its value in the message). */
+function signInNeeded(url: string): SeedRefusal {
+  const refused = process.env.CAIRN_TOKEN ? 'the CAIRN_TOKEN was refused (expired, or not for this API); ' : '';
+  return new SeedRefusal(`seeding needs an access token: this instance signs callers in (PLATFORM_SIGN_IN=oidc or `
+    + `cloud-alb), and ${refused}the demo projects and agent are created by you. Get an access token your identity `
+    + 'provider issues for PLATFORM_OIDC_AUDIENCE (e.g. from its token endpoint, or the Authorization header the web '
+    + `app at ${url} sends once you signed in), then run CAIRN_TOKEN=<token> scripts/start again.`);
+}
 
 /** Seeds what is missing and returns the demo tokens. @throws Error naming the project and the last failure */
 export async function seedDemo(options: SeedOptions): Promise<DemoTokens> {
@@ -58,6 +72,7 @@ export async function withRetries<T>(options: SeedOptions, what: string, short: 
     try {
       return await step();
     } catch (error) {
+      if (error instanceof SeedRefusal) throw error;
       const reason = (error as Error).message;
       if (attempt >= attempts) throw new Error(`${what}: ${reason} (tried ${attempts} times)`);
       options.log(`seeding ${short} failed (${reason}); trying again once the API answers (attempt ${attempt + 1} of ${attempts})`);
@@ -87,7 +102,10 @@ function modelOf(project: string): string {
 
 /** One JSON call to the API; 404 answers `{ status: 404 }`. @throws Error naming the method, path and status */
 export async function api<T>(url: string, method: string, path: string): Promise<{ status: number; body?: T }> {
-  const response = await fetch(new URL(path, url), { method });
+  const token = process.env.CAIRN_TOKEN;
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const response = await fetch(new URL(path, url), { method, headers });
+  if (response.status === 401) throw signInNeeded(url);
   if (response.status === 404) return { status: 404 };
   if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status}`);
   return { status: response.status, body: (await response.json()) as T };

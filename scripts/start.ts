@@ -19,7 +19,7 @@ import { resolve } from 'node:path';
 import { buildStartConfig, DEMO_TOKEN_VARIABLE, type StartConfig } from './start-config.ts';
 import { DEMO_AGENT, DEMO_QUESTION, DEMO_WORKFLOW, seedDemoAgent, type SeededAgent } from './seed-demo-agent.ts';
 import { demoEndpointLine } from './seed-demo-connections.ts';
-import { readDemoTokens, seedDemo, type DemoTokens } from './seed-demo.ts';
+import { readDemoTokens, seedDemo, SeedRefusal, type DemoTokens } from './seed-demo.ts';
 import { chooseStartPorts, type StartPorts } from './start-ports.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -125,6 +125,11 @@ async function seedEverything(): Promise<{ tokens?: DemoTokens; agent?: SeededAg
   try {
     tokens = await seedDemo(seed);
   } catch (error) {
+    // A refusal (a sign-in token needed) is said once: the demo agent would meet the same one.
+    if (error instanceof SeedRefusal) {
+      say(`cairn keeps serving without the demo projects and agent: ${error.message}`);
+      return {};
+    }
     say(`seeding the demo projects failed, cairn keeps serving without them (run scripts/start again to retry): ${(error as Error).message}`);
   }
   if (config.offersSemanticService && tokens?.flights && tokens.flights !== bootToken) {
