@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
+import { readableLogLine } from '../../core/adapters/log/readable-lines.ts';
 
 /** A supervised child. */
 export interface ChildSpec {
@@ -42,9 +43,16 @@ export const restartDelayMs = 2000;
 /** Lines a process prints already tagged with a tag of the spec's own; they pass through unchanged. */
 const ownTags = /^\[(config|data-updates|credentials|worker|worker-host)\] /;
 
-/** Writes one tagged line to stdout (a line that carries a spec tag of its own keeps it alone). */
+/** Children's pino JSON lines are shown readable when this process's stdout is a terminal (JSON otherwise). */
+const readable = process.stdout.isTTY === true;
+
+/**
+ * Writes one tagged line to stdout (a line that carries a spec tag of its own keeps it alone); a pino JSON line is
+ * made readable at a terminal (core/adapters/log/readable-lines.ts).
+ */
 export function tagged(tag: string, line: string): void {
-  process.stdout.write(ownTags.test(line) ? `${line}\n` : `[${tag}] ${line}\n`);
+  const shown = readable ? readableLogLine(line, true) : line;
+  process.stdout.write(ownTags.test(shown) ? `${shown}\n` : `[${tag}] ${shown}\n`);
 }
 
 /** Runs `specs`; returns a stop function that ends every child and resolves once all have exited. */
