@@ -5,8 +5,8 @@
  * example fills the composer and sends nothing; Send streams the answer over the AG-UI endpoint of connection
  * `chat` (as the member: the chat is theirs); the review decision shows inline, a second tab that decides late is
  * told what happened (no 409, no console error), and the chat ends; the chat is in the member's history, and
- * opening it from there shows its messages. No console errors or CSP violations. Screenshots (1280 and 375 px)
- * land in test-results/web/.
+ * opening it from there shows its messages. Enter sends and Shift+Enter adds a line. No console errors or CSP
+ * violations. Screenshots (1280 and 375 px) land in test-results/web/.
  *
  * The demo model makes no workflow call, so sub-workflow blocks are checked on the transcript rules
  * (test/web/chat-transcript.test.ts); a Reader's refusal is checked by the route test (bins/api/chat-routes.test.ts):
@@ -104,6 +104,34 @@ describe('Chat page', () => {
     await page.locator('.chat-msg-user').getByText(EXAMPLE).waitFor();
     await page.getByText('This chat has ended (succeeded).').waitFor();
     await screenshotBoth(page, 'chat-history-open', { fullPage: true });
+    expect(problems.all()).toEqual([]);
+    await context.close();
+  });
+
+  it('sends with Enter and adds a line with Shift+Enter', { timeout: 240_000 }, async () => {
+    const { context, page, problems } = await newTestPage(browser, { origin: product.base });
+    await page.goto(`${product.base}/chat`);
+    const card = page.locator('.chat-card', { has: page.getByRole('heading', { name: 'Ask the flights analyst' }) });
+    await card.getByRole('button', { name: EXAMPLE }).click();
+    const composer = page.getByLabel('Message');
+    await composer.fill('');
+    // An Enter on an empty message sends nothing.
+    await composer.press('Enter');
+    await composer.pressSequentially('Which airport');
+    await composer.press('Shift+Enter');
+    await composer.pressSequentially('has the longest delays?');
+    await expect(composer.inputValue()).resolves.toBe('Which airport\nhas the longest delays?');
+    expect(page.url()).toBe(`${product.base}/chat`);
+    await screenshotBoth(page, 'chat-shift-enter');
+
+    const requestsBefore = model.requests.length;
+    await composer.press('Enter');
+    await page.waitForURL(new RegExp(`^${product.base}/chat/[^/]+$`));
+    await page.locator('.chat-msg-user').getByText('has the longest delays?', { exact: false }).waitFor();
+    await expect.poll(() => model.requests.length, { timeout: 60_000 }).toBeGreaterThan(requestsBefore);
+    const history = await (await fetch(`${product.base}/api/chat/history`)).json() as ChatHistoryList;
+    // The message went as typed, on two lines (the history's preview shows it on one).
+    expect(history.chats[0].firstMessage).toBe('Which airport has the longest delays?');
     expect(problems.all()).toEqual([]);
     await context.close();
   });

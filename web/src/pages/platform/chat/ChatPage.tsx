@@ -264,7 +264,10 @@ function SubBlock({ block }: { block: SubWorkflowBlock }) {
   );
 }
 
-/** The message box and Send. */
+/**
+ * The message box and Send: Enter sends (as Send would: not while disabled or empty), Shift+Enter adds a line, and
+ * an Enter that ends an input method's composition only ends it.
+ */
 function Composer({ text, onText, onSubmit, disabled, busy, hint, ref }: {
   text: string; onText(text: string): void; onSubmit(event: FormEvent): void; disabled?: boolean; busy?: boolean; hint?: string;
   ref?: Ref<HTMLTextAreaElement>;
@@ -274,10 +277,15 @@ function Composer({ text, onText, onSubmit, disabled, busy, hint, ref }: {
       <label htmlFor="chat-message">Message</label>
       <textarea
         id="chat-message" ref={ref} rows={3} value={text} onChange={(e) => onText(e.target.value)} aria-describedby={hint ? 'chat-message-hint' : undefined}
-        onKeyDown={(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); e.currentTarget.form?.requestSubmit(); } }}
+        aria-keyshortcuts="Enter" onKeyDown={(e) => {
+          if (e.key !== 'Enter' || e.shiftKey || e.altKey || e.nativeEvent.isComposing) return;
+          e.preventDefault();
+          if (!disabled && text.trim()) e.currentTarget.form?.requestSubmit();
+        }}
       />
       {hint ? <span id="chat-message-hint" className="hint">{hint}</span> : null}
       <div className="actions">
+        <span className="hint">Enter sends · Shift+Enter adds a line</span>
         <Button kind="primary" type="submit" disabled={disabled || !text.trim()} busy={busy}>Send</Button>
       </div>
     </form>
