@@ -11,6 +11,7 @@ import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
 import { createBullJobQueue, createRedisTextDeltas, openRedis } from '../../core/adapters/redis/index.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
+import { stopServer } from '../../core/boot/stop-server.ts';
 import { apiSignIn, createApiApp } from './app.ts';
 import { apiListenAddress } from './listen-address.ts';
 
@@ -52,7 +53,7 @@ if (maxHeaderSize < 32 * 1024) {
 }
 
 stopOnSignals(process, async () => {
-  await app.stop();
+  await stopServer(app);
   textDeltas?.close();
   await queue?.close();
   await stores.close();

@@ -114,7 +114,9 @@ app.listen({ hostname: settings.host, port: settings.port });
 logger.info({ host: settings.host, port: settings.port, rateLimitMax: settings.rateLimitMax, sharedRateCount: Boolean(redis) }, `semantic-mcp listening on ${settings.host}:${settings.port}`);
 
 stopOnSignals(process, async () => {
-  await app.stop();
+  // In-flight calls get a bounded grace, then open connections close (core/boot/stop-server.ts).
+  const { stopServer } = await import('../../core/boot/stop-server.ts');
+  await stopServer(app);
   await callLog.drain();
   await engine.close();
   await stores.close();
