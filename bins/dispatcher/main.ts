@@ -45,6 +45,9 @@ import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
 import { ensureSessionIndexes } from '../../core/session/session-store.ts';
 import { queueStoreStart, settleLostJobs } from './settle-lost-jobs.ts';
+import { sweepTurns } from './turn-sweep.ts';
+import { ensureTurnJob } from '../../core/boot/turn-jobs.ts';
+import { createStoreClock } from '../../core/adapters/redis/index.ts';
 import { stopWork } from './stop-work.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -96,7 +99,16 @@ const launcher = env.remoteWorkerHost
   });
 const builds = publishedWorkflows({ docs, objects });
 /** The stores every session use case of this process works on. */
-const store = { docs, objects, clock: systemClock, ids: cryptoIds };
+// Times of turns and heartbeats come from the queue store's clock, which every dispatcher shares: staleness compares
+// one clock, not each machine's (core/adapters/redis/store-clock.ts).
+const storeClock = stores.redis
+  ? await createStoreClock(stores.redis, { onError: (error) => logger.warn({ err: error.message }, 'queue store clock') })
+    .catch((error: Error) => {
+      logger.warn({ err: error.message }, 'queue store clock unavailable: local clock');
+      return systemClock;
+    })
+  : systemClock;
+const store = { docs, objects, clock: storeClock, ids: cryptoIds };
 /** Aborted when a stop's grace has passed: running turns end interrupted (./stop-work.ts). */
 const stopInterrupt = new AbortController();
 /** Turns this dispatcher runs now (for the stop's log lines). */
@@ -152,7 +164,7 @@ async function sweepLoop(): Promise<void> {
 
 async function startWork(): Promise<void> {
   // Only a dispatcher that took the single-dispatcher lease settles: with a shared queue store nothing was lost.
-  if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, startedAt: await queueStoreStartedAt(), requeue: async (turnId) => { if (queue) await enqueueTurnJob(queue, turnId, `${turnId}-again-${Date.now()}`); } })) log(line);
+  if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, startedAt: await queueStoreStartedAt(), requeue: async (turnId) => { if (queue) await ensureTurnJob(queue, turnId); } })) log(line);
   if (queue) {
     // Trigger deployments: reconciliations after publish, restore, promotion, credential change, Retry now or a due retry (never at startup).
     const deployments = await startDeploymentWork({ ...store, queue, builds, offeredCollections: offeredCollectionsOf(boot.config), log, logError: (what, error) => logger.error({ err: error.message }, what) });
@@ -182,9 +194,12 @@ async function startWork(): Promise<void> {
       queue.consume(POLL_QUEUE, logged(POLL_QUEUE, async (job) => { await runPoll(triggerCallDeps, job.data as PollJob); }), { concurrency: env.triggerPollConcurrency }),
     ];
     parkTimer = setInterval(() => {
+      // Use cases left between their writes, and queued turns whose job the queue store lost (every mode).
+      void sweepTurns({ ...store, queue, log })
+        .catch((error: Error) => logger.error({ err: error.message }, 'turn sweep failed'));
       void sweepDueWaits({ ...store, enqueueTurn }).catch((error: Error) => logger.error({ err: error.message }, 'park sweep failed'));
       // With a shared queue store no replacement table runs: a turn whose dispatcher stopped renewing its heartbeat ends failed.
-      void failStaleTurns({ docs, clock: systemClock }).then((ids) => { if (ids.length > 0) log(`ended ${ids.length} turn(s) failed whose dispatcher stopped (no heartbeat for ${TURN_STALE_MS / 1000} s): interrupted by a platform restart`); })
+      void failStaleTurns({ docs, clock: storeClock }).then((ids) => { if (ids.length > 0) log(`ended ${ids.length} turn(s) failed whose dispatcher stopped (no heartbeat for ${TURN_STALE_MS / 1000} s): interrupted by a platform restart`); })
         .catch((error: Error) => logger.error({ err: error.message }, 'stale turn sweep failed'));
     }, PARK_SWEEP_INTERVAL_MS);
     const sweepSchedules = () => void fireDueSchedules({ ...store, enqueueTurn, builds, log: print })

@@ -123,8 +123,10 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
   let agentLookup: Promise<string | undefined> | undefined;
   const agentOfTurn = () => (agentLookup ??= sessionsOf(deps).findOne({ _id: turn.sessionId })
     .then((s) => s?.agentId, () => undefined));
+  // Writes are fenced by this runner and the claim's lease epoch (a turn failed as stale takes nothing more from it).
+  const fence = { runner: deps.instanceId, lease: turn.lease ?? '' };
   const host = createStoreHost({
-    ...deps, signal: controller.signal,
+    ...deps, signal: controller.signal, fence,
     // A report the broker refused ended the turn failed: the worker is stopped, nothing more of it is taken.
     onViolation: () => controller.abort(),
     ...(deps.textDeltas ? { onText: (delta: TextDelta) => deps.textDeltas!.publish(delta) } : {}),
@@ -149,7 +151,11 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
       broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log }), signal: controller.signal,
       ...(turnSeconds === undefined ? {} : { turnSeconds }),
     });
-    if (outcome.ended === 'failed') await failTurnTree(deps, turn, { code: outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed'), message: outcome.message });
+    if (outcome.ended === 'failed') {
+      const code = outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed');
+      const failure = { code, message: outcome.message };
+      await failTurnTree(deps, turn, failure, { lease: fence.lease });
+    }
     await deps.afterTurn?.(turnId);
   } finally {
     clearInterval(watch);

@@ -11,6 +11,13 @@ export interface JobQueue {
    * A handler that throws fails the job (kept for inspection).
    */
   consume(queue: string, handler: (job: { id: string; name: string; data: unknown }) => Promise<void>, options?: { concurrency?: number }): { stop(): Promise<void> };
+  /**
+   * Where job `jobId` of `queue` is: `pending` (waiting, delayed or running), `ended` (kept completed or failed: an
+   * `add` of that id adds nothing until it is removed) or `missing` (never added, removed, or lost with the store).
+   */
+  jobState(queue: string, jobId: string): Promise<'pending' | 'ended' | 'missing'>;
+  /** Removes job `jobId` unless it is running; @returns whether one was removed. */
+  remove(queue: string, jobId: string): Promise<boolean>;
   /** Counts of jobs per state. */
   counts(queue: string): Promise<{ waiting: number; active: number; completed: number; failed: number; delayed: number }>;
   /** Closes connections. */

@@ -138,9 +138,31 @@ export interface SessionRecord {
    * only): later firings with the same key are delivered to it while it is open. Source: AGENT-FORMAT.md § Triggers.
    */
   sessionKey?: string;
+  /**
+   * The outbox of the write that moved the session to `running` (start, decide, reply, delivery, park sweep): the
+   * turn that must follow, written in that same write so a crash before the turn is inserted loses nothing (the
+   * turn sweep, core/session/turn-recovery.ts, inserts and queues it). Cleared when the turn is claimed.
+   * Source: docs/architecture.md § Life of a turn.
+   */
+  next?: NextTurn | null;
+  /**
+   * The lease epoch of the turn running on it (the claim's `lease`, inherited by child sessions): checkpoints write
+   * only when it matches, so a runner whose turn was failed as stale writes nothing. Source: docs/architecture.md.
+   */
+  lease?: string | null;
   error: TurnError | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** A session's outbox: the turn its last move to `running` needs (see SessionRecord.next). */
+export interface NextTurn {
+  /** The id the turn is inserted under (so inserting it twice is one turn). */
+  turnId: string;
+  kind: TurnKind;
+  input: TurnRecord['input'];
+  /** When the move was written. */
+  at: Date;
 }
 
 /** A turn record (collection `session_turns`). */
@@ -155,8 +177,16 @@ export interface TurnRecord {
   status: TurnStatus;
   /** The dispatcher instance running it (while `running`). */
   runner?: string;
-  /** Last sign of life of its runner (renewed every {@link TURN_HEARTBEAT_MS} while it runs). */
+  /**
+   * Last sign of life of its runner (renewed every {@link TURN_HEARTBEAT_MS} while it runs), on the queue store's
+   * clock (core/adapters/redis/store-clock.ts).
+   */
   heartbeatAt?: Date;
+  /**
+   * The lease epoch of the claim (a new id per claim; child turns take their root's): settles and checkpoints match
+   * it, so a runner fenced out (its turn failed as stale) writes nothing.
+   */
+  lease?: string;
   usage: UsageTotals;
   error: TurnError | null;
   queuedAt: Date;

@@ -6,7 +6,8 @@
  * Source: spec/platform-service.md § Processes (the dispatcher runs the park sweep); ../shared/AGENT-FORMAT.md
  * § workflow.yaml (platform_wait parks awaiting input; `until` resumes it).
  */
-import { insertTurn, sessionsOf, type SessionStoreDeps } from './session-store.ts';
+import { moveSessionOn } from './queued-turns.ts';
+import { sessionsOf, type SessionStoreDeps } from './session-store.ts';
 
 /** How often a dispatcher sweeps (ms). */
 export const PARK_SWEEP_INTERVAL_MS = 30_000;
@@ -21,10 +22,11 @@ export async function sweepDueWaits(deps: SessionStoreDeps & { enqueueTurn(turnI
   const queued: string[] = [];
   for (const session of due) {
     const pending = session.pending as { id: string; until?: string; reason?: string };
-    const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, status: 'awaiting_input', 'pending.id': pending.id }, { $set: { status: 'running', updatedAt: now } });
-    if (matched === 0) continue;
-    const turn = await insertTurn(deps, session, 'delivery', { message: `The wait ended at ${pending.until} (it waited for: ${pending.reason ?? 'input'}). Carry on.` });
-    await deps.enqueueTurn(turn._id);
+    const message = `The wait ended at ${pending.until} (it waited for: ${pending.reason ?? 'input'}). Carry on.`;
+    // The move carries the turn as the session's outbox (./queued-turns.ts): a sweep that dies after it loses nothing.
+    const same = { 'pending.id': pending.id };
+    const turn = await moveSessionOn(deps, session, same, 'awaiting_input', 'delivery', { message });
+    if (!turn) continue;
     queued.push(turn._id);
   }
   return queued;

@@ -34,6 +34,8 @@ export async function ensureSessionIndexes(docs: DocumentStore): Promise<void> {
   // A chat's stream reads its child sessions by root while the turn runs.
   await docs.collection(sessionCollections.sessions).createIndex({ rootId: 1 });
   await docs.collection(sessionCollections.sessions).createIndex({ agentId: 1, environment: 1, workflow: 1, trigger: 1, sessionKey: 1 });
+  // The turn sweep reads running sessions (core/session/turn-recovery.ts).
+  await docs.collection(sessionCollections.sessions).createIndex({ status: 1, updatedAt: 1 });
   await docs.collection(sessionCollections.turns).createIndex({ sessionId: 1, queuedAt: 1 });
   await docs.collection(sessionCollections.turns).createIndex({ status: 1 });
   await docs.collection(sessionCollections.messages).createIndex({ sessionId: 1, seq: 1 }, { unique: true });
@@ -43,7 +45,8 @@ export async function ensureSessionIndexes(docs: DocumentStore): Promise<void> {
 
 /** The fields a new session is made from. */
 export type NewSession = Pick<SessionRecord, 'orgId' | 'agentId' | 'environment' | 'workflow' | 'buildId' | 'commitId' | 'state' | 'variables' | 'lockedVariables' | 'trigger' | 'depth' | 'inheritedForbid'>
-  & Partial<Pick<SessionRecord, 'startedBy' | 'parentId' | 'rootId' | 'dispatchId' | 'attributes' | 'ancestry' | 'sessionKey'>>;
+  & Partial<Pick<SessionRecord, 'startedBy' | 'parentId' | 'rootId' | 'dispatchId' | 'attributes' | 'ancestry'
+    | 'sessionKey' | 'next' | 'lease'>>;
 
 /** Inserts a running session (its entry state on the trail) and writes its folder's manifest. */
 export async function insertSession(deps: SessionStoreDeps, fields: NewSession): Promise<SessionRecord> {
@@ -60,22 +63,52 @@ export async function insertSession(deps: SessionStoreDeps, fields: NewSession):
   return session;
 }
 
-/** Inserts a turn of `session` in status `status` (queued, or running for a child run inline). */
-export async function insertTurn(deps: SessionStoreDeps, session: Pick<SessionRecord, '_id' | 'orgId'>, kind: TurnKind, input: TurnRecord['input'], status: 'queued' | 'running' = 'queued'): Promise<TurnRecord> {
+/** Who runs a turn: the dispatcher instance and the claim's lease epoch (see TurnRecord.lease). */
+export interface TurnFence { runner: string; lease: string }
+
+/**
+ * Inserts a turn of `session` in status `status` (queued, or running for a child run inline).
+ * @param options - `id`: the turn's id (a session's outbox names it; default a new one); `fence`: the runner and
+ *   lease of a child turn run inline (its root's)
+ * @throws PlatformError `duplicate_key` when a turn with `id` exists
+ */
+export async function insertTurn(
+  deps: SessionStoreDeps, session: Pick<SessionRecord, '_id' | 'orgId'>, kind: TurnKind, input: TurnRecord['input'],
+  status: 'queued' | 'running' = 'queued', options: { id?: string; fence?: TurnFence } = {},
+): Promise<TurnRecord> {
   const now = deps.clock.now();
   const turn: TurnRecord = {
-    _id: deps.ids.newId(), schemaVersion: sessionSchemaVersion, sessionId: session._id, orgId: session.orgId, kind, input,
-    status, usage: noUsage(), error: null, queuedAt: now, ...(status === 'running' ? { startedAt: now } : {}),
+    _id: options.id ?? deps.ids.newId(), schemaVersion: sessionSchemaVersion, sessionId: session._id,
+    orgId: session.orgId, kind, input, status, usage: noUsage(), error: null, queuedAt: now,
+    ...(status === 'running' ? { startedAt: now } : {}),
+    ...(status === 'running' && options.fence ? { ...options.fence, heartbeatAt: now } : {}),
   };
   await turnsOf(deps).insertOne(turn);
   return turn;
 }
 
-/** Claims a queued turn for `runner`; null when it is no longer queued (claimed, cancelled). */
+/**
+ * Claims a queued turn for `runner` under a new lease epoch; null when it is no longer queued (claimed, cancelled)
+ * or its session is no longer running (cancelled meanwhile: the turn then ends cancelled). Exclusive with
+ * `cancelSession`: the turn's compare-and-set comes first, then the session's (`running` → lease set, outbox
+ * cleared); cancel writes the session first and then cancels queued and running turns, so whichever order the two
+ * interleave in, no turn runs on a cancelled session. Source: docs/architecture.md § Life of a turn (2. The claim).
+ */
 export async function claimTurn(deps: SessionStoreDeps, turnId: string, runner: string): Promise<TurnRecord | null> {
   const now = deps.clock.now();
-  const { matched } = await turnsOf(deps).updateOne({ _id: turnId, status: 'queued' }, { $set: { status: 'running', runner, startedAt: now, heartbeatAt: now } });
-  return matched === 1 ? turnsOf(deps).findOne({ _id: turnId }) : null;
+  const lease = deps.ids.newId();
+  const claimed = { status: 'running', runner, lease, startedAt: now, heartbeatAt: now };
+  const { matched } = await turnsOf(deps).updateOne({ _id: turnId, status: 'queued' }, { $set: claimed });
+  if (matched === 0) return null;
+  const turn = await turnsOf(deps).findOne({ _id: turnId });
+  if (!turn) return null;
+  const session = await sessionsOf(deps).updateOne(
+    { _id: turn.sessionId, status: 'running' }, { $set: { lease, next: null, updatedAt: now } },
+  );
+  if (session.matched === 1) return turn;
+  const backOff = { $set: { status: 'cancelled', endedAt: now } };
+  await turnsOf(deps).updateOne({ _id: turnId, status: 'running', lease }, backOff);
+  return null;
 }
 
 /** Renews the heartbeat of a turn `runner` runs; returns its status now (`cancelled` tells the runner to stop). */
@@ -99,12 +132,21 @@ export async function readThread(deps: Pick<SessionStoreDeps, 'docs'>, sessionId
 
 /**
  * Applies a step's checkpoint to the session of a running turn: messages appended (numbered after the last),
- * state, trail, variables, visit, pending and dispatch count.
- * @throws PlatformError `turn_not_running` (409) when the turn was cancelled or settled meanwhile
+ * state, trail, variables, visit, pending and dispatch count. With a `fence`, the turn must still be run by that
+ * runner under that lease, and the session's write matches the lease and the message count read (a runner fenced
+ * out, or a second writer, changes nothing of the session).
+ * @throws PlatformError `turn_not_running` (409) when the turn was cancelled, settled or fenced out meanwhile
  */
-export async function applyCheckpoint(deps: SessionStoreDeps, turn: TurnRecord, patch: SessionPatch): Promise<void> {
-  const current = await turnsOf(deps).findOne({ _id: turn._id });
-  if (current?.status !== 'running') throw new PlatformError('turn_not_running', `Turn ${turn._id} is ${current?.status ?? 'gone'}; it takes no more steps.`, { status: 409 });
+export async function applyCheckpoint(
+  deps: SessionStoreDeps, turn: TurnRecord, patch: SessionPatch, fence?: TurnFence,
+): Promise<void> {
+  const owned = fence ? { runner: fence.runner, lease: fence.lease } : {};
+  const current = await turnsOf(deps).findOne({ _id: turn._id, ...owned });
+  const notRunning = () => new PlatformError(
+    'turn_not_running', `Turn ${turn._id} is ${current?.status ?? 'not this runner\'s'}; it takes no more steps.`,
+    { status: 409 },
+  );
+  if (current?.status !== 'running') throw notRunning();
   const session = await sessionsOf(deps).findOne({ _id: turn.sessionId });
   if (!session) throw new PlatformError('not_found', `Session ${turn.sessionId} was not found.`, { status: 404 });
   const now = deps.clock.now();
@@ -120,7 +162,9 @@ export async function applyCheckpoint(deps: SessionStoreDeps, turn: TurnRecord, 
   if (patch.visit) set.visit = patch.visit;
   if (patch.pending !== undefined) set.pending = patch.pending === null ? null : { ...patch.pending, id: patch.pending.id || deps.ids.newId() };
   if (patch.dispatchCount !== undefined) set.dispatchCount = patch.dispatchCount;
-  await sessionsOf(deps).updateOne({ _id: session._id }, { $set: set });
+  const where = fence ? { status: 'running', lease: fence.lease, messageCount: session.messageCount } : {};
+  const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, ...where }, { $set: set });
+  if (matched === 0) throw notRunning();
 }
 
 const usageInc = (prefix: string, usage: UsageTotals): Record<string, number> => Object.fromEntries(
@@ -146,14 +190,22 @@ export function settledSession(session: SessionRecord, turn: Pick<TurnRecord, 's
 
 /**
  * Settles a running turn and its session with the engine's outcome. A turn cancelled meanwhile stays cancelled.
- * @returns false when the turn was no longer running
+ * @param where - more conditions on the turn: its runner's `{lease}` (a fenced-out runner settles nothing), or the
+ *   stale sweep's `{lease, heartbeatAt: {$lt: …}}` (a turn whose heartbeat was just renewed is left)
+ * @returns false when the turn was no longer running (or no longer matched `where`)
  */
-export async function settleTurn(deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, turn: Pick<TurnRecord, '_id' | 'sessionId'>, outcome: TurnOutcome): Promise<boolean> {
+export async function settleTurn(
+  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, turn: Pick<TurnRecord, '_id' | 'sessionId'>, outcome: TurnOutcome,
+  where: Record<string, unknown> = {},
+): Promise<boolean> {
   const now = deps.clock.now();
   const status = outcome.status === 'running' ? 'failed' : outcome.status;
   const error = outcome.error ?? null;
-  const { matched } = await turnsOf(deps).updateOne({ _id: turn._id, status: 'running' }, { $set: { status, error, endedAt: now } });
+  const { matched } = await turnsOf(deps).updateOne(
+    { ...where, _id: turn._id, status: 'running' }, { $set: { status, error, endedAt: now } },
+  );
   if (matched === 0) return false;
-  await sessionsOf(deps).updateOne({ _id: turn.sessionId, status: 'running' }, { $set: { status, error, updatedAt: now } });
+  const ended = { status, error, updatedAt: now, lease: null, next: null };
+  await sessionsOf(deps).updateOne({ _id: turn.sessionId, status: 'running' }, { $set: ended });
   return true;
 }

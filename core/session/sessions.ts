@@ -11,7 +11,8 @@ import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { SessionChanges } from '../ports/session-changes.ts';
 import { finalStatuses, type SessionRecord, type SessionValue, type SpendPeriod, type TurnRecord } from './model.ts';
 import { checkAttributes } from './rules.ts';
-import { insertSession, insertTurn, readThread, sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
+import { moveSessionOn, openSessionWithTurn } from './queued-turns.ts';
+import { readThread, sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
 import { checkSpendCaps, writeSpendCap } from './spend.ts';
 import { entryStateOf, type WorkflowView } from './workflow-view.ts';
 
@@ -58,8 +59,10 @@ export interface StartOptions {
 }
 
 /**
- * Opens a session at the entry state of `trigger` (default: its manual trigger) and queues its first turn.
- * @throws PlatformError `workflow_disabled` (409), `spend_cap_reached` (429), `trigger_not_found` (404), `invalid_attribute` (400)
+ * Opens a session at the entry state of `trigger` (default: its manual trigger) and queues its first turn (the
+ * session's insert carries the turn as its outbox: ./queued-turns.ts).
+ * @throws PlatformError `workflow_disabled` (409), `spend_cap_reached` (429), `trigger_not_found` (404),
+ *   `invalid_attribute` (400), `queue_unavailable` (503: the queue store refused the turn; nothing is left)
  */
 export async function startSession(deps: SessionDeps, caller: SessionCaller, options: StartOptions): Promise<{ session: SessionRecord; turn: TurnRecord }> {
   const resolved = await deps.resolveWorkflow(caller, options);
@@ -69,14 +72,11 @@ export async function startSession(deps: SessionDeps, caller: SessionCaller, opt
   await checkSpendCaps(deps, scope);
   const entry = entryStateOf(resolved.view, options.trigger);
   const variables = checkAttributes(options.variables ?? {}, {}) as Record<string, SessionValue>;
-  const session = await insertSession(deps, {
+  return openSessionWithTurn(deps, {
     ...scope, buildId: resolved.buildId, commitId: resolved.commitId, state: entry.state, trigger: entry.trigger,
     variables: { ...variables, trigger: { id: entry.trigger, arguments: variables } } as never, lockedVariables: [...Object.keys(variables), 'trigger'],
     depth: 0, inheritedForbid: [],
-  });
-  const turn = await insertTurn(deps, session, 'prompt', options.message === undefined ? {} : { message: options.message });
-  await deps.enqueueTurn(turn._id);
-  return { session, turn };
+  }, 'prompt', options.message === undefined ? {} : { message: options.message });
 }
 
 /** The 404 of a session the caller may not see (or that does not exist: the two read the same; no identifier). */
@@ -166,10 +166,12 @@ export async function takeDecision(deps: TurnQueueDeps, session: SessionRecord, 
   if (!pending.options.some((o) => o.to === decision.to)) {
     throw new PlatformError('invalid_decision', `"${decision.to}" is not a choice here; decide one of: ${pending.options.map((o) => o.to).join(', ')}.`, { status: 400 });
   }
-  const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, status: 'awaiting_decision', 'pending.id': pending.id }, { $set: { status: 'running', updatedAt: deps.clock.now() } });
-  if (matched === 0) throw new PlatformError('no_decision_pending', `Session ${session._id} was decided meanwhile; a second decision is refused.`, { status: 409 });
-  const turn = await insertTurn(deps, session, 'decision', { decision: { to: decision.to, comment: decision.comment, by } });
-  await deps.enqueueTurn(turn._id);
+  const input = { decision: { to: decision.to, comment: decision.comment, by } };
+  const turn = await moveSessionOn(deps, session, { 'pending.id': pending.id }, 'awaiting_decision', 'decision', input);
+  if (!turn) {
+    const why = `Session ${session._id} was decided meanwhile; a second decision is refused.`;
+    throw new PlatformError('no_decision_pending', why, { status: 409 });
+  }
   return turn;
 }
 
@@ -196,16 +198,19 @@ export async function takeReply(deps: TurnQueueDeps, session: SessionRecord, mes
     throw new PlatformError('not_awaiting_input', `Session ${session._id} takes no reply now: ${why}.`, { status: 409 });
   }
   await checkSpendCaps(deps, session);
-  const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, status: 'awaiting_input' }, { $set: { status: 'running', updatedAt: deps.clock.now() } });
-  if (matched === 0) throw new PlatformError('not_awaiting_input', `Session ${session._id} took another message meanwhile; send yours once it is settled.`, { status: 409 });
-  const turn = await insertTurn(deps, session, 'reply', { message });
-  await deps.enqueueTurn(turn._id);
+  const turn = await moveSessionOn(deps, session, {}, 'awaiting_input', 'reply', { message });
+  if (!turn) {
+    const why = `Session ${session._id} took another message meanwhile; send yours once it is settled.`;
+    throw new PlatformError('not_awaiting_input', why, { status: 409 });
+  }
   return turn;
 }
 
 /**
  * Cancels a session that has not ended, its queued or running turns and its child sessions. A running turn's
- * dispatcher sees it at its next step and stops the worker.
+ * dispatcher sees it at its next step and stops the worker. Exclusive with a claim (`claimTurn`): each session is
+ * cancelled first, then every turn queued or running at the time of the write (not at the time of the read), so a
+ * turn claimed in between is cancelled too, and a claim after the session's write backs off.
  * @throws PlatformError `session_ended` (409) when it already ended
  */
 export async function cancelSession(deps: SessionDeps, caller: SessionCaller, sessionId: string): Promise<SessionRecord> {
@@ -218,7 +223,8 @@ export async function cancelSession(deps: SessionDeps, caller: SessionCaller, se
   for (const id of ids) {
     await sessionsOf(deps).updateOne({ _id: id, status: { $nin: [...finalStatuses] } }, { $set: { status: 'cancelled', pending: null, updatedAt: now, error: { code: 'cancelled', message: `Cancelled by ${caller.email}.` } } });
     for (const turn of await turnsOf(deps).find({ sessionId: id, status: { $in: ['queued', 'running'] } })) {
-      await turnsOf(deps).updateOne({ _id: turn._id, status: turn.status }, { $set: { status: 'cancelled', endedAt: now } });
+      const live = { _id: turn._id, status: { $in: ['queued', 'running'] } };
+      await turnsOf(deps).updateOne(live, { $set: { status: 'cancelled', endedAt: now } });
     }
   }
   deps.changes?.changed(session._id);

@@ -12,19 +12,37 @@ import { sessionsOf, settleTurn, turnsOf, type SessionStoreDeps } from './sessio
 /** The error of an interrupted turn. Source: spec § Replacement of a container. */
 export const interruptedError = { code: 'interrupted', message: 'The turn was interrupted by a platform restart.' } as const;
 
-/** Ends a turn and the child turns still running under its session failed with `error` (a turn already settled is left). */
-export async function failTurnTree(deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, turn: { _id: string; sessionId: string }, error: { code: string; message: string }): Promise<void> {
-  await settleTurn(deps, turn, { status: 'failed', error });
+/**
+ * Ends a turn and the child turns still running under its session failed with `error` (a turn already settled is
+ * left). @param where - more conditions on the root turn (see `settleTurn`); when it does not match, nothing is ended
+ * @returns whether the root turn was ended here
+ */
+export async function failTurnTree(
+  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, turn: { _id: string; sessionId: string },
+  error: { code: string; message: string }, where: Record<string, unknown> = {},
+): Promise<boolean> {
+  const ended = await settleTurn(deps, turn, { status: 'failed', error }, where);
+  if (!ended && Object.keys(where).length > 0) return false;
   const children = await sessionsOf(deps).find({ rootId: turn.sessionId, status: 'running' });
   for (const child of children) {
     for (const running of await turnsOf(deps).find({ sessionId: child._id, status: 'running' })) await settleTurn(deps, running, { status: 'failed', error });
   }
+  return ended;
 }
 
-/** Fails the running turns whose runner's heartbeat is stale; returns their ids. */
+/**
+ * Fails the running turns whose runner's heartbeat is stale; returns their ids. `deps.clock` must be the clock the
+ * runners' heartbeats were written with (the dispatchers' queue-store clock, core/adapters/redis/store-clock.ts), so
+ * machines whose own clocks disagree still agree on staleness. The write matches the lease and the stale heartbeat
+ * read, so a turn whose heartbeat was renewed meanwhile is left running.
+ */
 export async function failStaleTurns(deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, staleMs = TURN_STALE_MS): Promise<string[]> {
   const before = new Date(deps.clock.now().getTime() - staleMs);
   const stale = await turnsOf(deps).find({ status: 'running', heartbeatAt: { $lt: before } });
-  for (const turn of stale) await failTurnTree(deps, turn, interruptedError);
-  return stale.map((t) => t._id);
+  const failed: string[] = [];
+  for (const turn of stale) {
+    const where = { heartbeatAt: { $lt: before }, ...(turn.lease === undefined ? {} : { lease: turn.lease }) };
+    if (await failTurnTree(deps, turn, interruptedError, where)) failed.push(turn._id);
+  }
+  return failed;
 }

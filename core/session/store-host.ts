@@ -15,7 +15,7 @@ import type { TextDelta } from '../ports/text-deltas.ts';
 import type { SessionRecord, TurnRecord } from './model.ts';
 import {
   applyCheckpoint, insertSession, insertTurn, loadTurnRecords, readThread, sessionsOf, settleTurn,
-  type SessionStoreDeps,
+  type SessionStoreDeps, type TurnFence,
 } from './session-store.ts';
 import { meteredModelCall } from './metered-call.ts';
 import { createBrokerGuard } from './broker-guard.ts';
@@ -41,6 +41,12 @@ export interface StoreHostDeps extends SessionStoreDeps {
   onText?(delta: TextDelta): void;
   /** Told of the first report the broker refused (the turn tree already ended failed): stop the worker. */
   onViolation?(error: BrokerViolationError): void;
+  /**
+   * The runner and lease epoch of the claim (core/boot/turn-runner.ts): checkpoints and the settle write only while
+   * the turn is still that runner's under that lease, and child turns are run under it. Absent (in-process tests),
+   * writes check the turn's status only.
+   */
+  fence?: TurnFence;
   /** Told after each checkpoint, child opened or resumed and settle (readers read the chat again); optional. */
   changes?: SessionChanges;
 }
@@ -97,7 +103,7 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
     async checkpoint(turnId, patch) {
       const { turn, session } = await records(turnId);
       await guard.checkpoint(turn, session, patch);
-      await applyCheckpoint(deps, turn, patch);
+      await applyCheckpoint(deps, turn, patch, deps.fence);
       changed(session);
     },
     async openChild(turnId, request) {
@@ -111,8 +117,10 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
         variables: { ...fields.arguments as Record<string, never> }, lockedVariables: Object.keys(fields.arguments),
         depth: parent.depth + 1, inheritedForbid: fields.inheritedForbid, ancestry: fields.ancestry,
         parentId: parent._id, rootId: parent.rootId ?? parent._id, dispatchId: fields.dispatchId,
+        ...(deps.fence ? { lease: deps.fence.lease } : {}),
       });
-      const turn = await insertTurn(deps, child, 'prompt', { message: JSON.stringify(fields.arguments) }, 'running');
+      const message = JSON.stringify(fields.arguments);
+      const turn = await insertTurn(deps, child, 'prompt', { message }, 'running', { fence: deps.fence });
       allowed.add(turn._id);
       changed(child);
       return { sessionId: child._id, turnId: turn._id };
@@ -121,14 +129,15 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       const { turn: parentTurn, session: parent } = await records(turnId);
       // Only the child this session is parked on, still parked, with the parent turn's own input (not the worker's).
       const { child, input: own } = await guard.resume(parentTurn, parent, childSessionId, input);
-      const running = { $set: { status: 'running', updatedAt: deps.clock.now() } };
+      const leased = deps.fence ? { lease: deps.fence.lease } : {};
+      const running = { $set: { status: 'running', updatedAt: deps.clock.now(), ...leased } };
       const { matched } = await sessionsOf(deps).updateOne({ _id: child._id, status: child.status }, running);
       if (matched === 0) {
         const why = `Child session ${child._id} is no longer parked; it was resumed meanwhile.`;
         throw new PlatformError('child_not_parked', why, { status: 409 });
       }
       const { kind, ...rest } = own;
-      const turn = await insertTurn(deps, child, kind, rest, 'running');
+      const turn = await insertTurn(deps, child, kind, rest, 'running', { fence: deps.fence });
       allowed.add(turn._id);
       changed(child);
       return { turnId: turn._id };
@@ -138,7 +147,8 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       await guard.outcome(session, outcome);
       // Only what the outcome rules read is recorded: the status and the error's code and message.
       const error = outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {};
-      await settleTurn(deps, turn as TurnRecord, { status: outcome.status, ...error });
+      const owned = deps.fence ? { lease: deps.fence.lease } : {};
+      await settleTurn(deps, turn as TurnRecord, { status: outcome.status, ...error }, owned);
       changed(session);
     },
   };

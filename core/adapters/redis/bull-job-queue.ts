@@ -70,6 +70,12 @@ export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
       return String(job.id);
     },
     consume: (queue, handler, consumeOptions = {}) => startWorker(context, workers, queue, handler, consumeOptions.concurrency ?? 1),
+    async jobState(queue, jobId) {
+      const state = await queueFor(queue).getJobState(checkedJobId(jobId));
+      if (state === 'unknown') return 'missing';
+      return state === 'completed' || state === 'failed' ? 'ended' : 'pending';
+    },
+    remove: async (queue, jobId) => (await queueFor(queue).remove(checkedJobId(jobId))) === 1,
     counts: async (queue) => countJobs(queueFor(queue)),
     async close() {
       await Promise.all([...workers].map((worker) => worker.close()));

@@ -9,3 +9,4 @@ export { parseRedisUrl, redactRedisTarget, type RedisTarget } from './redis-url.
 export { createRedisLease, type RedisLeaseOptions } from './redis-lease.ts';
 export { createBullJobQueue, queuePrefix, type BullJobQueueOptions } from './bull-job-queue.ts';
 export { createRedisTextDeltas } from './text-deltas.ts';
+export { createStoreClock, type StoreClock, type StoreClockOptions, type TimeSource } from './store-clock.ts';

@@ -1,0 +1,102 @@
+/**
+ * Queuing a turn so that every use case is recoverable from its first write. The write that moves a session to
+ * `running` (a new session's insert, or the compare-and-set of decide, reply, a delivery to a parked session and the
+ * park sweep) carries the turn that must follow as the session's outbox (`next`, with the turn's id chosen there);
+ * the turn is then inserted under that id and put on the queue (job id = turn id). A process that dies after the
+ * first write leaves the outbox, which the turn sweep (./turn-recovery.ts) completes; a queue store that refuses the
+ * add is answered by undoing the use case (no session or move left behind) and a 503 the caller may retry.
+ *
+ * Source: docs/architecture.md § Life of a turn; spec/platform-service.md § Replacement of a container.
+ */
+import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
+import type { NextTurn, SessionRecord, SessionStatus, TurnKind, TurnRecord } from './model.ts';
+import {
+  insertSession, insertTurn, sessionsOf, turnsOf, type NewSession, type SessionStoreDeps,
+} from './session-store.ts';
+
+/** What queuing a turn needs: the stores and the turn queue (job id = turn id; idempotent). */
+export type TurnQueueDeps = SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void> };
+
+/** The outbox entry of a turn of `kind` with `input`, under a new turn id. */
+export function nextTurn(
+  deps: Pick<SessionStoreDeps, 'clock' | 'ids'>, kind: TurnKind, input: TurnRecord['input'],
+): NextTurn {
+  return { turnId: deps.ids.newId(), kind, input, at: deps.clock.now() };
+}
+
+/**
+ * Inserts the turn a session's outbox names (a turn already inserted under that id is read back: a second insert is
+ * the same turn). @returns the turn, or null when one under that id existed and was deleted meanwhile (an undo)
+ */
+export async function insertNextTurn(
+  deps: SessionStoreDeps, session: Pick<SessionRecord, '_id' | 'orgId'>, next: NextTurn,
+): Promise<TurnRecord | null> {
+  try {
+    return await insertTurn(deps, session, next.kind, next.input, 'queued', { id: next.turnId });
+  } catch (error) {
+    if (!isPlatformError(error, 'duplicate_key')) throw error;
+    return turnsOf(deps).findOne({ _id: next.turnId });
+  }
+}
+
+/** The 503 of a turn the queue store did not take (the use case was undone). */
+const refused = (error: unknown) => new PlatformError(
+  'queue_unavailable', 'The queue store did not take the turn, so nothing was changed; retry in a moment.',
+  { status: 503, cause: error },
+);
+
+/**
+ * Removes a queued turn whose add the queue store refused. @returns false when it was claimed meanwhile (the add
+ * went through after all): the use case then stands
+ */
+async function withdrawTurn(deps: SessionStoreDeps, turnId: string): Promise<boolean> {
+  return (await turnsOf(deps).deleteOne({ _id: turnId, status: 'queued' })) === 1;
+}
+
+/**
+ * Opens a session (its insert carries the outbox), inserts its first turn and queues it. A refused add removes the
+ * turn and the session. @throws PlatformError `queue_unavailable` (503) when the queue store refused the add
+ */
+export async function openSessionWithTurn(
+  deps: TurnQueueDeps, fields: NewSession, kind: TurnKind, input: TurnRecord['input'],
+): Promise<{ session: SessionRecord; turn: TurnRecord }> {
+  const next = nextTurn(deps, kind, input);
+  const session = await insertSession(deps, { ...fields, next });
+  const turn = (await insertNextTurn(deps, session, next))!;
+  try {
+    await deps.enqueueTurn(turn._id);
+  } catch (error) {
+    if (!(await withdrawTurn(deps, turn._id))) return { session, turn };
+    await sessionsOf(deps).deleteOne({ _id: session._id, status: 'running', 'next.turnId': next.turnId });
+    throw refused(error);
+  }
+  return { session, turn };
+}
+
+/**
+ * Moves a parked session on: one compare-and-set (`filter`, which must name the status it expects) sets it
+ * `running` with the outbox, then the turn is inserted and queued. A refused add removes the turn and puts the
+ * session back to `from` (its pending work untouched by the move).
+ * @returns the turn, or undefined when the compare-and-set matched nothing (the session moved meanwhile)
+ * @throws PlatformError `queue_unavailable` (503) when the queue store refused the add
+ */
+export async function moveSessionOn(
+  deps: TurnQueueDeps, session: Pick<SessionRecord, '_id' | 'orgId'>, filter: Record<string, unknown>,
+  from: SessionStatus, kind: TurnKind, input: TurnRecord['input'],
+): Promise<TurnRecord | undefined> {
+  const next = nextTurn(deps, kind, input);
+  const move = { status: 'running', next, updatedAt: next.at };
+  const { matched } = await sessionsOf(deps).updateOne({ ...filter, _id: session._id, status: from }, { $set: move });
+  if (matched === 0) return undefined;
+  const turn = (await insertNextTurn(deps, session, next))!;
+  try {
+    await deps.enqueueTurn(turn._id);
+  } catch (error) {
+    if (!(await withdrawTurn(deps, turn._id))) return turn;
+    const back = { status: from, next: null, updatedAt: deps.clock.now() };
+    const moved = { _id: session._id, status: 'running', 'next.turnId': next.turnId };
+    await sessionsOf(deps).updateOne(moved, { $set: back });
+    throw refused(error);
+  }
+  return turn;
+}
