@@ -116,6 +116,31 @@ describe('an AG-UI stream waiting on change notifications', () => {
     expect(w.hub.watchers()).toBe(0);
   });
 
+  it('goes on with safety reads while the queue store does not answer its subscription; ends a late one', async () => {
+    const w = world();
+    let late: (() => void) | undefined;
+    let ended = 0;
+    const subscribing = () => new Promise<() => void>((resolve) => { late = () => resolve(() => { ended += 1; }); });
+    const away = { changed: () => undefined, watch: subscribing };
+    const watch = createChangeWatch({ docs: w.docs, changes: away, safetyMs: 0, subscribeWaitMs: 5 });
+    const opened = await w.open();
+    const events: BaseEvent[] = [];
+    const run = {
+      threadId: opened.session._id, runId: 'r1', session: opened.session, turnId: opened.turn._id, fromSeq: 0,
+      openChildren: [], since: opened.session.createdAt,
+    };
+    const done = streamRun({ docs: w.docs, watch, sleep: never, now: () => 0 }, run, (e) => events.push(e));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await claimTurn(w.store, opened.turn._id, 'test');
+    await settleTurn(w.store, opened.turn, { status: 'failed', error: { code: 'x', message: 'It broke.' } });
+    await watch.sweep();
+    await done;
+    expect(events.map((e) => e.type)).toEqual(['RUN_STARTED', 'RUN_ERROR']);
+    late?.();
+    await settleMicrotasks();
+    expect(ended).toBe(1);
+  });
+
   it('finishes after a settle whose notification was lost: at the safety read, or subscribed again', async () => {
     for (const recover of ['safety read', 'subscription made again'] as const) {
       const w = world();

@@ -16,6 +16,8 @@ import { sessionsOf, turnsOf, type SessionStoreDeps } from '../session/session-s
 
 /** How often the watch reads its followers' records whatever the notifications (ms). */
 export const CHANGE_SAFETY_MS = 5_000;
+/** How long `follow` waits for the notification subscription (ms) before going on with safety reads alone. */
+export const SUBSCRIBE_WAIT_MS = 2_000;
 
 /** What a ChangeWatch needs. */
 export interface ChangeWatchDeps extends Pick<SessionStoreDeps, 'docs'> {
@@ -23,6 +25,8 @@ export interface ChangeWatchDeps extends Pick<SessionStoreDeps, 'docs'> {
   changes?: SessionChanges;
   /** Period of the safety read (ms; default {@link CHANGE_SAFETY_MS}); 0: none (tests call `sweep`). */
   safetyMs?: number;
+  /** How long `follow` waits for the subscription (ms; default {@link SUBSCRIBE_WAIT_MS}). */
+  subscribeWaitMs?: number;
 }
 
 /** What is followed: a root session and, optionally, the turn a reader waits for. */
@@ -32,8 +36,9 @@ export interface FollowTarget { rootId: string; turnId?: string }
 export interface ChangeWatch {
   /**
    * Wakes `onChange` whenever the records of `target` may have changed, until the returned function is called.
-   * Resolves once the notification subscription is active and the safety read's starting point is read (one
-   * read of the session and one of the turn): read the records after it resolves.
+   * Resolves once the notification subscription is active (or after `subscribeWaitMs` when the queue store does not
+   * answer: safety reads until it does) and the safety read's starting point is read (one read of the session and
+   * one of the turn): read the records after it resolves.
    */
   follow(target: FollowTarget, onChange: () => void): Promise<() => void>;
   /** One safety read now: two reads in all, whatever the number of followers. */
@@ -44,6 +49,27 @@ export interface ChangeWatch {
 
 /** One follower. */
 interface Follower extends FollowTarget { onChange(): void; version: string }
+
+/**
+ * Subscribes `onChange` to the notifications of `rootId`, waiting at most `waitMs` (a queue store that is away holds
+ * a subscription until it is back): the returned `end` also ends a subscription that completes later.
+ */
+async function subscribe(changes: SessionChanges | undefined, rootId: string, onChange: () => void, waitMs: number) {
+  let ended = false;
+  let unsubscribe: (() => void) | undefined;
+  const subscribed = changes?.watch(rootId, onChange).then((stop) => {
+    if (ended) stop();
+    else unsubscribe = stop;
+  }, () => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waited = new Promise<void>((resolve) => { timer = setTimeout(resolve, waitMs); });
+  if (subscribed) await Promise.race([subscribed, waited]);
+  clearTimeout(timer);
+  return () => {
+    ended = true;
+    unsubscribe?.();
+  };
+}
 
 /** What the safety read compares: the root session's status, update time and messages, and the turn's status. */
 const versionOf = (session: SessionRecord | null | undefined, turn: TurnRecord | null | undefined) => JSON.stringify([
@@ -83,20 +109,20 @@ export function createChangeWatch(deps: ChangeWatchDeps): ChangeWatch {
   };
   const watch: ChangeWatch = {
     async follow(target, onChange) {
-      const unsubscribe = deps.changes
-        ? await deps.changes.watch(target.rootId, onChange).catch(() => undefined) : undefined;
+      const waitMs = deps.subscribeWaitMs ?? SUBSCRIBE_WAIT_MS;
+      const unsubscribe = await subscribe(deps.changes, target.rootId, onChange, waitMs);
       const [session, turn] = await Promise.all([
         sessionsOf(deps).findOne({ _id: target.rootId }),
         target.turnId ? turnsOf(deps).findOne({ _id: target.turnId }) : undefined,
       ]).catch((error: unknown) => {
-        unsubscribe?.();
+        unsubscribe();
         throw error;
       });
       const follower: Follower = { ...target, onChange, version: versionOf(session, turn) };
       followers.add(follower);
       startTimer();
       return () => {
-        unsubscribe?.();
+        unsubscribe();
         followers.delete(follower);
         if (followers.size === 0) stopTimer();
       };
