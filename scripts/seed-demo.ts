@@ -12,6 +12,7 @@
  * set (the `cairn` commands read it too).
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateTpcdsData } from './demo/generate-tpcds.ts';
@@ -26,6 +27,16 @@ export interface SeedOptions {
   waitUntilUp: () => Promise<void>;
   /** Tries per project before giving up (default 5). */
   attempts?: number;
+  /**
+   * Token values minted before the platform started (scripts/start boots it naming the flights one): a demo token
+   * created now takes this value, so the platform's config already names it; one refused (in use) is minted anew.
+   */
+  minted?: DemoTokens;
+}
+
+/** A demo token value minted here, in the form the API mints them (`cairn_mcp_` and 32 random bytes, base64url). */
+export function mintDemoToken(): string {
+  return `cairn_mcp_${randomBytes(32).toString('base64url')}`;
 }
 
 /** Demo tokens by project slug (kept in `<dataDir>/demo-tokens.json`, mode 0600). */
@@ -91,22 +102,40 @@ async function seedProject(options: SeedOptions, project: string, tokens: DemoTo
   }
   if (!tokens[project]) {
     await revokeDemoTokens(options.url, project);
-    tokens[project] = (await cairn(options, ['semantic', 'token', 'create', project, '--models', modelOf(project), '--name', tokenName])).trim();
+    const mint = ['semantic', 'token', 'create', project, '--models', modelOf(project), '--name', tokenName];
+    tokens[project] = await registerMinted(options, project) ?? (await cairn(options, mint)).trim();
     writeFileSync(tokensFile, JSON.stringify(tokens, null, 2), { mode: 0o600 });
   }
+}
+
+/** Creates the demo token of `project` with the value minted before the start; undefined when none or in use. */
+async function registerMinted(options: SeedOptions, project: string): Promise<string | undefined> {
+  const value = options.minted?.[project];
+  if (!value) return undefined;
+  const body = { name: tokenName, models: [modelOf(project)], value };
+  const path = `/api/semantic/projects/${project}/tokens`;
+  const created = await api<{ token: string }>(options.url, 'POST', path, body, [409]);
+  return created.status === 201 ? created.body?.token : undefined;
 }
 
 function modelOf(project: string): string {
   return project === 'flights' ? 'flights' : 'tpcds_retail_model';
 }
 
-/** One JSON call to the API; 404 answers `{ status: 404 }`. @throws Error naming the method, path and status */
-export async function api<T>(url: string, method: string, path: string): Promise<{ status: number; body?: T }> {
+/**
+ * One JSON call to the API (with `body` as JSON when given); 404 and the `answered` statuses answer `{ status }`.
+ * @throws Error naming the method, path and status; {@link SeedRefusal} on 401
+ */
+export async function api<T>(
+  url: string, method: string, path: string, body?: unknown, answered: number[] = [],
+): Promise<{ status: number; body?: T }> {
   const token = process.env.CAIRN_TOKEN;
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  const response = await fetch(new URL(path, url), { method, headers });
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const sent = body === undefined ? {} : { body: JSON.stringify(body) };
+  const response = await fetch(new URL(path, url), { method, headers, ...sent });
   if (response.status === 401) throw signInNeeded(url);
-  if (response.status === 404) return { status: 404 };
+  if (response.status === 404 || answered.includes(response.status)) return { status: response.status };
   if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status}`);
   return { status: response.status, body: (await response.json()) as T };
 }

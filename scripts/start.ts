@@ -9,17 +9,18 @@
  * API restarts (scripts/seed-demo.ts); if it finally fails, cairn keeps serving and says so.
  *
  * The config (scripts/start-config.ts: models from CAIRN_MODEL_*, the semantic service entry) is read by
- * the platform at boot only, and the demo token it names through CAIRN_DEMO_SEMANTIC_TOKEN exists only
- * once seeding created it: a start that had no saved token (the first) restarts the entrypoint once after
- * seeding, gracefully, with the token in its environment; later starts pass the saved token from the
- * beginning.
+ * the platform at boot only and names the demo token through CAIRN_DEMO_SEMANTIC_TOKEN: a start without a saved
+ * token (the first) mints its value before the platform starts and seeding creates the flights token with it, so
+ * the platform comes up once (its catalog discovers the service once the token exists); later starts pass the
+ * saved token. Only when that value cannot be used (seeding had to mint another) is the entrypoint restarted once,
+ * gracefully, with the token seeding created.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { buildStartConfig, DEMO_TOKEN_VARIABLE, type StartConfig } from './start-config.ts';
 import { DEMO_AGENT, DEMO_QUESTION, DEMO_WORKFLOW, seedDemoAgent, type SeededAgent } from './seed-demo-agent.ts';
 import { demoEndpointLine } from './seed-demo-connections.ts';
-import { readDemoTokens, seedDemo, SeedRefusal, type DemoTokens } from './seed-demo.ts';
+import { mintDemoToken, readDemoTokens, seedDemo, SeedRefusal, type DemoTokens } from './seed-demo.ts';
 import { chooseStartPorts, type StartPorts } from './start-ports.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -123,7 +124,7 @@ async function seedEverything(): Promise<{ tokens?: DemoTokens; agent?: SeededAg
   const seed = { url, dataDir, root, log: say, waitUntilUp };
   let tokens: DemoTokens | undefined;
   try {
-    tokens = await seedDemo(seed);
+    tokens = await seedDemo({ ...seed, ...(firstToken ? { minted: { flights: firstToken } } : {}) });
   } catch (error) {
     // A refusal (a sign-in token needed) is said once: the demo agent would meet the same one.
     if (error instanceof SeedRefusal) {
@@ -144,7 +145,11 @@ async function seedEverything(): Promise<{ tokens?: DemoTokens; agent?: SeededAg
   }
 }
 
-launch(readDemoTokens(dataDir).flights);
+// A first start mints the demo token before the platform starts, so the platform boots naming it and comes up once;
+// seeding then creates the flights token with this value (the service is discovered once it exists).
+const savedToken = readDemoTokens(dataDir).flights;
+const firstToken = savedToken === undefined && config.offersSemanticService ? mintDemoToken() : undefined;
+launch(savedToken ?? firstToken);
 try {
   await waitUntilUp();
 } catch (error) {

@@ -171,7 +171,10 @@ export function semanticRoutes(env: SemanticRouteDeps) {
     }))
     .post('/projects/:slug/tokens', on('maintainer', async ({ request, project }) => {
       const body = await readJson(request, CreateTokenBody);
-      const { token, record } = await createToken(deps, { projectId: project._id, name: body.name ?? 'token', models: body.models, expiresAt: parseExpiry(body.expiresAt) });
+      const { token, record } = await createToken(deps, {
+        projectId: project._id, name: body.name ?? 'token', models: body.models, expiresAt: parseExpiry(body.expiresAt),
+        ...(body.value === undefined ? {} : { value: body.value }),
+      });
       const created: CreatedTokenView = { token, id: record._id, name: record.name, models: record.models, expiresAt: record.expiresAt?.toISOString() ?? null, displayPrefix: record.displayPrefix };
       return json(created, 201);
     }), noParse)

@@ -7,7 +7,7 @@ import type { BaseDocument, DocumentStore } from '../ports/document-store.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import type { SemanticDeps } from './deps.ts';
-import { createProject } from './projects.ts';
+import { createProject, ensureSemanticIndexes } from './projects.ts';
 import { authenticateEndpoint, callLogTokenNames, createToken, lastUsedWriteIntervalMs, listTokens, mintPlaygroundToken, modelsInScope, playgroundTokenLifetimeMs, revokeToken } from './tokens.ts';
 
 let counter = 0;
@@ -103,5 +103,36 @@ describe('playground tokens', () => {
   it('keeps an access token to its named models', () => {
     expect(modelsInScope({ models: ['a'] }, ['a', 'b'])).toEqual(['a']);
     expect(modelsInScope({ models: ['a'], allModels: false }, ['a', 'b'])).toEqual(['a']);
+  });
+});
+
+describe('a token value minted elsewhere', () => {
+  const minted = `cairn_mcp_${'a1B2-c3_D4'.repeat(4)}xyz`;
+
+  it('is stored (as its digest) and authenticates, so a config can name it before the token exists', async () => {
+    const { deps } = world();
+    await ensureSemanticIndexes(deps.docs);
+    const alpha = await createProject(deps, { orgId: 'org-1', slug: 'alpha', name: 'Alpha' });
+    const input = { projectId: alpha._id, name: 'demo', models: ['m'], value: minted };
+    const { token, record } = await createToken(deps, input);
+    expect(token).toBe(minted);
+    expect(record.tokenHash).toBe(await deps.ids.sha256Hex(minted));
+    expect((await authenticateEndpoint(deps, 'alpha', minted)).token._id).toBe(record._id);
+  });
+
+  it('is refused when not in the minted form, and when already in use, with what to do', async () => {
+    const { deps } = world();
+    await ensureSemanticIndexes(deps.docs);
+    const alpha = await createProject(deps, { orgId: 'org-1', slug: 'alpha', name: 'Alpha' });
+    for (const value of ['hunter2', 'cairn_mcp_short', `${minted}!`, `xcairn_mcp_${'a'.repeat(43)}`]) {
+      const error = await refusal(createToken(deps, { projectId: alpha._id, name: 'weak', models: ['m'], value }));
+      expect([error.code, error.status]).toEqual(['invalid_argument', 400]);
+      expect(error.message).toMatch(/cairn_mcp_ and 43 base64url characters/);
+    }
+    await createToken(deps, { projectId: alpha._id, name: 'demo', models: ['m'], value: minted });
+    const again = await refusal(createToken(deps, { projectId: alpha._id, name: 'again', models: ['m'], value: minted }))
+      .then((e) => [e.code, e.status, e.message]);
+    expect(again).toEqual(['token_exists', 409, 'This token value is already in use: mint a new one.']);
+    expect(await listTokens(deps, alpha._id)).toHaveLength(1);
   });
 });

@@ -4,7 +4,7 @@
  *
  * Source: ../shared/spec/semantic-query-service.md § Authentication, § Resources (access token).
  */
-import { PlatformError } from '../ports/platform-error.ts';
+import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { base64url } from './base64url.ts';
 import type { SemanticDeps } from './deps.ts';
 import { findProject } from './projects.ts';
@@ -24,11 +24,21 @@ export interface CreateTokenInput {
   /** Model names the token may reach; at least one. */
   models: string[];
   expiresAt?: Date;
+  /**
+   * A raw value minted elsewhere in the same form (`cairn_mcp_` and 43 base64url characters: 32 random bytes), e.g.
+   * by scripts/start before the platform runs, so the platform's config names it from its first boot; default: a
+   * value minted here.
+   */
+  value?: string;
 }
+
+/** The form of a raw token: the prefix and 32 random bytes in base64url. */
+const tokenForm = /^cairn_mcp_[A-Za-z0-9_-]{43}$/;
 
 /**
  * Creates a token. The raw value is returned once and never stored.
- * @throws PlatformError `invalid_argument` (400) for an empty scope or an expiry in the past
+ * @throws PlatformError `invalid_argument` (400) for an empty scope, an expiry in the past or a `value` not in the
+ *   minted form; `token_exists` (409) for a `value` already in use (knowing it, one could use it anyway)
  */
 export async function createToken(deps: SemanticDeps, input: CreateTokenInput): Promise<{ token: string; record: TokenRecord }> {
   const models = [...new Set(input.models.map((m) => m.trim()).filter(Boolean))];
@@ -37,21 +47,30 @@ export async function createToken(deps: SemanticDeps, input: CreateTokenInput): 
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
     throw new PlatformError('invalid_argument', 'The expiry date is in the past: give a future date or none.', { status: 400 });
   }
+  if (input.value !== undefined && !tokenForm.test(input.value)) {
+    throw new PlatformError('invalid_argument', 'A token value must be one minted as cairn mints them: cairn_mcp_ '
+      + 'and 43 base64url characters (32 random bytes); leave it out to have one minted.', { status: 400 });
+  }
   return insertToken(deps, {
     projectId: input.projectId,
     name: input.name.trim() || 'token',
     models,
     createdAt: now,
     ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
-  });
+  }, input.value);
 }
 
 /** The fields of a new token record that are not about its secret. */
 type NewTokenFields = Omit<TokenRecord, '_id' | 'schemaVersion' | 'tokenHash' | 'displayPrefix'>;
 
-/** Makes a raw token, stores its record (its SHA-256 digest and display prefix, never the value) and answers both. */
-async function insertToken(deps: SemanticDeps, fields: NewTokenFields): Promise<{ token: string; record: TokenRecord }> {
-  const token = tokenPrefix + base64url(deps.ids.randomBytes(tokenEntropyBytes));
+/**
+ * Makes a raw token (or takes `value`), stores its record (its SHA-256 digest and display prefix, never the value)
+ * and answers both.
+ */
+async function insertToken(
+  deps: SemanticDeps, fields: NewTokenFields, value?: string,
+): Promise<{ token: string; record: TokenRecord }> {
+  const token = value ?? tokenPrefix + base64url(deps.ids.randomBytes(tokenEntropyBytes));
   const record: TokenRecord = {
     _id: deps.ids.newId(),
     schemaVersion: semanticSchemaVersion,
@@ -59,7 +78,14 @@ async function insertToken(deps: SemanticDeps, fields: NewTokenFields): Promise<
     displayPrefix: token.slice(0, displayLength),
     ...fields,
   };
-  await deps.docs.collection<TokenRecord>(collections.tokens).insertOne(record);
+  try {
+    await deps.docs.collection<TokenRecord>(collections.tokens).insertOne(record);
+  } catch (error) {
+    if (value !== undefined && isPlatformError(error, 'duplicate_key')) {
+      throw new PlatformError('token_exists', 'This token value is already in use: mint a new one.', { status: 409 });
+    }
+    throw error;
+  }
   return { token, record };
 }
 

@@ -8,7 +8,9 @@
  * opens one session; @ag-ui/client's HttpAgent chats through the review decision (a page of a site not listed is
  * refused); every finished analyst session fires the follow-up workflow's completion trigger; the weekly briefing
  * state fires from a schedule (a copy of the demo on a per-minute cron); a caller over the webhook's 600 calls
- * per minute gets 429 with Retry-After; a second start registers nothing again and prints the same addresses.
+ * per minute gets 429 with Retry-After; a second start registers nothing again and prints the same addresses. A
+ * script that waits for /api/health and then calls the product meets no failure during the first start (it comes
+ * up once).
  * Source: README.md § The demo agent's endpoints and triggers; issue 8 § Done when; spec/platform-service.md
  * § Incoming connection authentication, § Firings, § Errors, § Limits.
  */
@@ -51,8 +53,34 @@ beforeAll(async () => {
   env.PLATFORM_ALLOW_PRIVATE_URLS = 'true';
   base = `http://127.0.0.1:${ports.PORT}`;
   start = runStartScript(env);
+  const watching = watchFromFirstHealth(base);
   Object.assign(endpoints, await bannerEndpoints(start));
+  failuresAfterHealth = await watching.stop();
 }, 400_000);
+
+let failuresAfterHealth: string[] = [];
+
+/**
+ * What a script that waits for /api/health and then calls the product meets: from the first 200 of /api/health on,
+ * every 250 ms it asks /api/health and GET /api/orgs; returns each answer that was not 200 (or failed), until stopped.
+ */
+function watchFromFirstHealth(origin: string): { stop(): Promise<string[]> } {
+  const failures: string[] = [];
+  let stopped = false;
+  let healthy = false;
+  const loop = (async () => {
+    while (!stopped) {
+      for (const path of healthy ? ['/api/health', '/api/orgs'] : ['/api/health']) {
+        const status = await fetch(`${origin}${path}`, { signal: AbortSignal.timeout(10_000) })
+          .then((r) => r.status, (error: Error) => error.message);
+        if (path === '/api/health' && status === 200) healthy = true;
+        else if (healthy && status !== 200) failures.push(`${path}: ${status}`);
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  return { stop: async () => { stopped = true; await loop; return failures; } };
+}
 
 afterAll(async () => {
   await start?.stop();
@@ -89,6 +117,11 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 const postHook = (headers: Record<string, string>) => fetch(endpoints.hooks, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ question: QUESTION }) });
 
 describe('the demo agent\'s endpoints against scripts/start', () => {
+  it('answers a script that waited for /api/health without a failure through the first start', () => {
+    expect(failuresAfterHealth).toEqual([]);
+    expect(start.lines.filter((l) => l.startsWith('[start] restarting cairn once'))).toEqual([]);
+  });
+
   it('prints the AG-UI, MCP and webhook endpoints of the connections it registered, on its own address', () => {
     expect(Object.keys(endpoints).sort()).toEqual(['chat', 'hooks', 'tools']);
     expect(endpoints.chat).toMatch(new RegExp(`^${base}/api/agui/[\\w-]+$`));

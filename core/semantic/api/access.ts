@@ -47,6 +47,7 @@ export const CreateTokenBody = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 200 })),
   models: Type.Array(Type.String(), { minItems: 1 }),
   expiresAt: Type.Optional(Type.String({ description: 'YYYY-MM-DD (end of that UTC day) or an ISO-8601 instant' })),
+  value: Type.Optional(Type.String({ maxLength: 100, description: 'a raw value minted elsewhere in the same form' })),
 }, { additionalProperties: false });
 export type CreateTokenBody = Static<typeof CreateTokenBody>;
 
