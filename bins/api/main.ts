@@ -34,7 +34,11 @@ const rateRedis = env.stores.queueUrl ? await openRedis(env.stores.queueUrl, { m
   console.error(error.message);
   process.exit(1);
 }) : undefined;
-const queue = stores.redis ? createBullJobQueue({ connection: stores.redis, onError: (error) => logger.warn({ err: error.message }, 'queue store error') }) : undefined;
+// Jobs this process adds carry the failed-job bound of the retention settings (core/config/retention-settings.ts).
+const keepFailed = { count: env.retention.failedJobs.kept, ageSeconds: env.retention.failedJobs.days * 86_400 };
+const queue = stores.redis ? createBullJobQueue({
+  connection: stores.redis, keepFailed, onError: (error) => logger.warn({ err: error.message }, 'queue store error'),
+}) : undefined;
 // Live text of model calls reaches the AG-UI streams over the queue store's pub/sub (a subscriber connection of its own);
 // the same channel carries the change notifications streams and MCP calls wait on (core/boot/change-watch.ts).
 const textDeltas = stores.redis ? createRedisTextDeltas(stores.redis, (error) => logger.warn({ err: error.message }, 'live text subscription failed')) : undefined;

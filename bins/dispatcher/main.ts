@@ -47,6 +47,7 @@ import { ensureSessionIndexes } from '../../core/session/session-store.ts';
 import { queueStoreStart, settleLostJobs } from './settle-lost-jobs.ts';
 import { sweepTurns } from './turn-sweep.ts';
 import { ensureTurnJob } from '../../core/boot/turn-jobs.ts';
+import { failedJobQueueOptions, startRetention } from './retention-sweep.ts';
 import { createStoreClock } from '../../core/adapters/redis/index.ts';
 import { stopWork } from './stop-work.ts';
 
@@ -76,7 +77,16 @@ const { docs, objects, lease } = stores;
 const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
 await ensureSessionIndexes(docs);
 await ensureCallbackIndexes(docs);
-const queue = stores.redis ? createBullJobQueue({ connection: stores.redis, onError: (error) => logger.warn({ err: error.message }, 'queue store error') }) : undefined;
+// Failed jobs kept within the retention settings, each recorded in failed_jobs without its payload; the retention
+// sweep (one dispatcher at a time) removes what is past its retention (./retention-sweep.ts).
+const queue = stores.redis ? createBullJobQueue({
+  connection: stores.redis, onError: (error) => logger.warn({ err: error.message }, 'queue store error'),
+  ...failedJobQueueOptions({ docs, clock: systemClock, retention: env.retention }),
+}) : undefined;
+const retention = await startRetention(
+  { docs, objects, clock: systemClock, lease, owner: leaseOwner, retention: env.retention, log: (line) => logger.info({}, line) },
+  (error) => logger.error({ err: error.message }, 'retention sweep failed'),
+);
 // A service that fails discovery (e.g. semantic-mcp still starting beside us) is tried again after 5 s (logged once per outage).
 // A collection whose service token is a semantic project's answers only that project's organization (issue 17 § 1).
 const catalog = ownerGuardedCatalog(
@@ -232,6 +242,7 @@ stopOnSignals(process, async () => {
   clearInterval(scheduleTimer);
   clearInterval(pollTimer);
   await stopWork({
+  retention.stop();
     consumers, graceMs: env.stopGraceSeconds * 1000, interrupt: stopInterrupt, runningTurns: () => runningTurns.size, log,
   });
   consumers = [];

@@ -21,6 +21,7 @@ import { pollStatesCollection } from './poll-sweep.ts';
 import { callbackAddressesCollection } from './callback-addresses.ts';
 import { aguiThreadsCollection } from './agui-runs.ts';
 import { sessionKeyClaimsCollection } from '../session/session-key-claims.ts';
+import { FAILED_JOBS_COLLECTION } from '../jobs/failed-jobs.ts';
 
 /**
  * The release's collections and data updates.
@@ -29,7 +30,8 @@ import { sessionKeyClaimsCollection } from '../session/session-key-claims.ts';
  */
 export function platformRelease(world?: ProjectUpdateWorld): ReleaseData {
   const first = { baseline: 1, current: 1 };
-  const names = [...Object.values(semanticCollections), leaseCollection, CREDENTIAL_SECRETS_COLLECTION, pollStatesCollection, callbackAddressesCollection, aguiThreadsCollection, sessionKeyClaimsCollection];
+  const names = [...Object.values(semanticCollections), leaseCollection, CREDENTIAL_SECRETS_COLLECTION, pollStatesCollection, callbackAddressesCollection, aguiThreadsCollection, sessionKeyClaimsCollection,
+    FAILED_JOBS_COLLECTION];
   const collections = Object.fromEntries(names.map((name) => [name, first]));
   for (const name of Object.values(semanticCollections)) collections[name] = { baseline: 1, current: semanticSchemaVersion };
   collections[semanticCollections.projects] = { baseline: 1, current: projectSchemaVersion };

@@ -121,6 +121,11 @@ export const ServiceEnv = Type.Object({
   triggerPollConcurrency: Type.Integer(),
   /** Seconds a stopping dispatcher lets running turns finish before ending them interrupted (1–90; default 20). */
   stopGraceSeconds: Type.Integer(),
+  /** How long failed jobs, sessions, claimed firing ids and the call log are kept (core/config/retention-settings.ts). */
+  retention: Type.Object({
+    failedJobs: Type.Object({ kept: Type.Integer(), days: Type.Integer() }),
+    sessionDays: Type.Integer(), deliveryDays: Type.Integer(), callLogDays: Type.Integer(),
+  }),
   remoteWorkerHost: Optional(Type.Object({ hostname: Str, port: Type.Integer(), key: Type.Uint8Array() })),
   configSource: Type.Object({ inline: Type.Boolean(), file: Optional(Str) }),
   rubricModel: Optional(Type.Object({ apiBaseUrl: Str, apiKey: Str, model: Str })),

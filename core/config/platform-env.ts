@@ -18,6 +18,7 @@ import {
 import { parseIdentity, parseSignIn, parseSignInMode } from './sign-in-settings.ts';
 import { refuseWorkerHostHoldings, requireWorkerHostKeyPairing } from './worker-host-rules.ts';
 import { parseRemoteWorkerHost, parseWorkerHostListener, parseWorkerLimits } from './worker-settings.ts';
+import { parseRetentionSettings } from './retention-settings.ts';
 
 /**
  * Options of {@link parsePlatformEnv}.
@@ -103,6 +104,7 @@ function parseServiceEnv(env: EnvRecord, role: Exclude<ProcessRole, 'worker-host
     role, nodeEnv, production, appVersion: parseAppVersion(env), ...http, ...parseStoreAndQueue(env, production),
     ...parseDirectories(env, tmpDir), ...(signIn === undefined ? {} : { signIn }), identity, secretStore: parseSecretStore(env),
     ...parseWorkerFacingSettings(env, production, warnings), triggerPollConcurrency, workers, stopGraceSeconds,
+    retention: parseRetentionSettings(env),
     ...(remoteWorkerHost === undefined ? {} : { remoteWorkerHost }), ...(rubricModel === undefined ? {} : { rubricModel }),
     configSource: { inline: (env.PLATFORM_CONFIG ?? '').trim() !== '', ...(configFile === undefined ? {} : { file: configFile }) },
     warnings,

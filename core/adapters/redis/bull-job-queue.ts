@@ -1,6 +1,7 @@
 /**
  * The {@link JobQueue} port on BullMQ: one BullMQ queue per name (created on first use), one Worker
- * per `consume`, failed jobs kept for inspection.
+ * per `consume`; failed jobs kept with a bound (count and age) and reported to `onFailed` (which keeps what an
+ * operator needs without the payload: core/jobs/failed-jobs.ts).
  *
  * Source: ../shared/spec/platform-service.md § Processes (dispatcher consumes every queue);
  * ../shared/ARCHITECTURE.md § Ports, adapters, contracts (JobQueue: Redis via BullMQ + ioredis).
@@ -24,8 +25,18 @@ export interface BullJobQueueOptions {
   connection: RedisConnection | string;
   /** Key prefix of every queue; default `cairn`. On a cluster it is wrapped in `{…}` (one hash slot) unless it holds braces. */
   prefix?: string;
-  /** Completed jobs kept per queue, newest first; default 1000. Failed jobs are all kept. */
+  /** Completed jobs kept per queue, newest first; default 1000. */
   keepCompleted?: number;
+  /**
+   * Failed jobs kept per queue (with their payload), newest first: at most `count` (default 1000) and none older than
+   * `ageSeconds` (default 7 days). A store that never evicts fills up otherwise (platform-service.md § Limits).
+   */
+  keepFailed?: { count: number; ageSeconds: number };
+  /**
+   * Called when a handler throws, before the job is failed (its errors are passed to `onError`, never to the job).
+   * Source: docs/architecture.md § Queues and collections (failed jobs).
+   */
+  onFailed?: (failure: { queue: string; name: string; id: string; data: unknown; error: Error }) => Promise<void> | void;
   /** Receives connection and worker errors BullMQ reports; default ignores them (the connection's own listeners see them too). */
   onError?: (error: Error) => void;
 }
@@ -34,7 +45,7 @@ export interface BullJobQueueOptions {
  * Creates the job queue. Nothing connects until the first call.
  *
  * Semantics: a job runs once (no retry); a handler that throws fails the job, which stays in the
- * failed set. `add` with a `jobId` that is still in the queue store (waiting, delayed, active, kept
+ * failed set within `keepFailed`. `add` with a `jobId` that is still in the queue store (waiting, delayed, active, kept
  * completed or failed) returns that id and adds nothing. `stop()` waits for running handlers to finish.
  *
  * @throws PlatformError `invalid_argument` (400) at creation when a shared connection does not have
@@ -49,14 +60,21 @@ export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
   assertBlockingSafe(connection);
   const onError = options.onError ?? (() => {});
   owned?.on('error', onError);
-  const context: BullContext = { connection, prefix: queuePrefix(options.prefix ?? 'cairn', connection instanceof Cluster), onError };
+  const context: BullContext = {
+    connection, prefix: queuePrefix(options.prefix ?? 'cairn', connection instanceof Cluster), onError,
+    ...(options.onFailed ? { onFailed: options.onFailed } : {}),
+  };
   const keepCompleted = options.keepCompleted ?? 1000;
+  const keepFailed = options.keepFailed ?? { count: 1000, ageSeconds: 7 * 86_400 };
   const queues = new Map<string, Queue>();
   const workers = new Set<Worker>();
   const queueFor = (name: string): Queue => {
     let queue = queues.get(checkedQueueName(name));
     if (queue === undefined) {
-      const defaultJobOptions = { attempts: 1, removeOnComplete: { count: keepCompleted }, removeOnFail: false };
+      const defaultJobOptions = {
+        attempts: 1, removeOnComplete: { count: keepCompleted },
+        removeOnFail: { count: keepFailed.count, age: keepFailed.ageSeconds },
+      };
       queue = new Queue(name, { connection, prefix: context.prefix, defaultJobOptions });
       queue.on('error', onError);
       queues.set(name, queue);
@@ -92,13 +110,22 @@ interface BullContext {
   connection: RedisConnection;
   prefix: string;
   onError: (error: Error) => void;
+  onFailed?: BullJobQueueOptions['onFailed'];
 }
 
 /** Starts a Worker on `queue` that hands each job to `handler`; `stop` closes it after running jobs end. */
 function startWorker(context: BullContext, workers: Set<Worker>, queue: string, handler: JobHandler, concurrency: number): { stop(): Promise<void> } {
   const worker = new Worker(
     checkedQueueName(queue),
-    async (job: Job) => handler({ id: String(job.id), name: job.name, data: job.data as unknown }),
+    async (job: Job) => {
+      const view = { id: String(job.id), name: job.name, data: job.data as unknown };
+      try {
+        await handler(view);
+      } catch (error) {
+        await reportFailure(context, queue, view, error);
+        throw error;
+      }
+    },
     { connection: context.connection, prefix: context.prefix, concurrency, autorun: true },
   );
   worker.on('error', context.onError);
@@ -112,6 +139,15 @@ function startWorker(context: BullContext, workers: Set<Worker>, queue: string, 
 }
 
 type JobHandler = Parameters<JobQueue['consume']>[1];
+
+async function reportFailure(context: BullContext, queue: string, job: { id: string; name: string; data: unknown }, error: unknown) {
+  if (!context.onFailed) return;
+  try {
+    await context.onFailed({ queue, ...job, error: error instanceof Error ? error : new Error(String(error)) });
+  } catch (reportError) {
+    context.onError(reportError as Error);
+  }
+}
 
 async function countJobs(queue: Queue) {
   const counts = await queue.getJobCounts('wait', 'prioritized', 'active', 'completed', 'failed', 'delayed');

@@ -1,0 +1,53 @@
+/**
+ * Retention of session records: a finished session tree (a root session with no parent, every session of it
+ * succeeded, failed or cancelled) whose root was last updated more than `days` ago is removed with its turns, its
+ * checkpoint messages and its folder in the object store. A tree holding a running or parked session is never
+ * touched. Claimed firing ids older than their retention go too, unless the firing is still pending.
+ *
+ * Source: docs/architecture.md § Queues and collections (retention); core/config/retention-settings.ts.
+ */
+import type { Clock } from '../ports/clock.ts';
+import type { DocumentStore } from '../ports/document-store.ts';
+import type { ObjectStore } from '../ports/object-store.ts';
+import { finalStatuses, sessionCollections, sessionKeys, type SessionRecord } from './model.ts';
+
+/** Session trees removed per sweep at most (the next sweep takes the rest). */
+export const SESSION_RETENTION_BATCH = 200;
+const DAY_MS = 86_400_000;
+
+/** What a retention sweep removed. */
+export interface SessionRetentionResult { sessions: number; turns: number; messages: number; deliveries: number }
+
+/**
+ * Removes finished session trees older than `sessionDays` (at most {@link SESSION_RETENTION_BATCH}) and claimed
+ * firing ids older than `deliveryDays`.
+ * @param deps.objects - when given, each removed session's folder (`sessions/<id>/`) is removed too
+ */
+export async function sweepSessionRetention(
+  deps: { docs: DocumentStore; objects?: ObjectStore; clock: Clock },
+  days: { sessionDays: number; deliveryDays: number },
+): Promise<SessionRetentionResult> {
+  const now = deps.clock.now().getTime();
+  const sessions = deps.docs.collection<SessionRecord>(sessionCollections.sessions);
+  const roots = await sessions.find(
+    { parentId: { $exists: false }, status: { $in: [...finalStatuses] }, updatedAt: { $lt: new Date(now - days.sessionDays * DAY_MS) } },
+    { sort: { updatedAt: 1 }, limit: SESSION_RETENTION_BATCH },
+  );
+  const result: SessionRetentionResult = { sessions: 0, turns: 0, messages: 0, deliveries: 0 };
+  for (const root of roots) {
+    const tree = [root, ...await sessions.find({ rootId: root._id, _id: { $ne: root._id } })];
+    if (tree.some((s) => !finalStatuses.includes(s.status))) continue;
+    const ids = tree.map((s) => s._id);
+    result.turns += await deps.docs.collection(sessionCollections.turns).deleteMany({ sessionId: { $in: ids } });
+    result.messages += await deps.docs.collection(sessionCollections.messages).deleteMany({ sessionId: { $in: ids } });
+    if (deps.objects) {
+      for (const id of ids) for (const key of await deps.objects.list(sessionKeys.folder(id))) await deps.objects.delete(key);
+    }
+    // The records last: a sweep stopped half-way finds the tree again and finishes it.
+    result.sessions += await sessions.deleteMany({ _id: { $in: ids } });
+  }
+  result.deliveries = await deps.docs.collection(sessionCollections.deliveries).deleteMany({
+    pending: { $exists: false }, claimedAt: { $lt: new Date(now - days.deliveryDays * DAY_MS) },
+  });
+  return result;
+}
