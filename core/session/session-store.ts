@@ -149,6 +149,8 @@ export async function applyCheckpoint(
   if (current?.status !== 'running') throw notRunning();
   const session = await sessionsOf(deps).findOne({ _id: turn.sessionId });
   if (!session) throw new PlatformError('not_found', `Session ${turn.sessionId} was not found.`, { status: 404 });
+  // Fenced out already (failed as stale, cancelled): no message is appended either.
+  if (fence && (session.status !== 'running' || session.lease !== fence.lease)) throw notRunning();
   const now = deps.clock.now();
   const messages: ModelMessage[] = patch.messages ?? [];
   for (const [offset, message] of messages.entries()) {

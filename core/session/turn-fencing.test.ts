@@ -12,7 +12,7 @@ import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { sessionCollections } from './model.ts';
 import { openSessionWithTurn } from './queued-turns.ts';
 import {
-  applyCheckpoint, beatTurn, claimTurn, insertSession, sessionsOf, settleTurn, turnsOf,
+  applyCheckpoint, beatTurn, claimTurn, insertSession, readThread, sessionsOf, settleTurn, turnsOf,
 } from './session-store.ts';
 import { cancelSession, type SessionDeps } from './sessions.ts';
 import { failStaleTurns } from './stale-turns.ts';
@@ -113,11 +113,13 @@ describe('a turn\'s writes are fenced by its runner and lease', () => {
       expect(await failStaleTurns(t.store)).toEqual([turn._id]);
     });
     const fence = { runner: 'dispatcher-1', lease: claimed.lease! };
-    const patch = { state: 'other', trail: { state: 'other', via: 'advance' as const } };
+    const said = { role: 'assistant' as const, content: 'A step of a turn that no longer runs.' };
+    const patch = { state: 'other', trail: { state: 'other', via: 'advance' as const }, messages: [said] };
     await expect(applyCheckpoint({ ...t.store, docs }, claimed, patch, fence)).rejects.toMatchObject(notRunning);
     const after = await sessionsOf(t.store).findOne({ _id: session._id });
-    expect(after).toMatchObject({ status: 'failed', state: 'answer' });
-    expect((await sessionsOf(t.store).findOne({ _id: session._id }))!.trail).toHaveLength(1);
+    expect(after).toMatchObject({ status: 'failed', state: 'answer', messageCount: 0 });
+    expect(after!.trail).toHaveLength(1);
+    expect(await readThread(t.store, session._id)).toEqual([]);
   });
 
   it('a settle or checkpoint under another lease or runner writes nothing', async () => {
