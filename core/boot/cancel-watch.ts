@@ -10,6 +10,7 @@
 import type { SessionChanges } from '../ports/session-changes.ts';
 import { TURN_HEARTBEAT_MS } from '../session/model.ts';
 import { sessionsOf, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import { SUBSCRIBE_WAIT_MS, subscribeWithin } from './change-watch.ts';
 
 /** What the watch needs. */
 export interface CancelWatchDeps extends Pick<SessionStoreDeps, 'docs' | 'clock'> {
@@ -58,8 +59,8 @@ export async function watchCancellation(
   };
   const session = await sessionsOf(deps).findOne({ _id: turn.sessionId }).catch(() => null);
   const rootId = session?.rootId ?? turn.sessionId;
-  const unsubscribe = deps.changes ? await deps.changes.watch(rootId, check).catch(() => undefined) : undefined;
-  const safetyMs = deps.safetyMs ?? (unsubscribe ? TURN_HEARTBEAT_MS : 1000);
+  const unsubscribe = await subscribeWithin(deps.changes, rootId, check, SUBSCRIBE_WAIT_MS);
+  const safetyMs = deps.safetyMs ?? (deps.changes ? TURN_HEARTBEAT_MS : 1000);
   const timer = setInterval(check, safetyMs);
   check();
   return {
@@ -67,7 +68,7 @@ export async function watchCancellation(
     end() {
       stopped = true;
       clearInterval(timer);
-      unsubscribe?.();
+      unsubscribe();
     },
   };
 }

@@ -54,7 +54,9 @@ interface Follower extends FollowTarget { onChange(): void; version: string }
  * Subscribes `onChange` to the notifications of `rootId`, waiting at most `waitMs` (a queue store that is away holds
  * a subscription until it is back): the returned `end` also ends a subscription that completes later.
  */
-async function subscribe(changes: SessionChanges | undefined, rootId: string, onChange: () => void, waitMs: number) {
+export async function subscribeWithin(
+  changes: SessionChanges | undefined, rootId: string, onChange: () => void, waitMs: number,
+): Promise<() => void> {
   let ended = false;
   let unsubscribe: (() => void) | undefined;
   const subscribed = changes?.watch(rootId, onChange).then((stop) => {
@@ -110,7 +112,7 @@ export function createChangeWatch(deps: ChangeWatchDeps): ChangeWatch {
   const watch: ChangeWatch = {
     async follow(target, onChange) {
       const waitMs = deps.subscribeWaitMs ?? SUBSCRIBE_WAIT_MS;
-      const unsubscribe = await subscribe(deps.changes, target.rootId, onChange, waitMs);
+      const unsubscribe = await subscribeWithin(deps.changes, target.rootId, onChange, waitMs);
       const [session, turn] = await Promise.all([
         sessionsOf(deps).findOne({ _id: target.rootId }),
         target.turnId ? turnsOf(deps).findOne({ _id: target.turnId }) : undefined,
