@@ -237,12 +237,12 @@ const finished = env.embeddedQueue.enabled
 // A stop takes no more work, gives running turns a bounded grace, then ends them interrupted (./stop-work.ts); the
 // lease (embedded mode) is kept until then and released after.
 stopOnSignals(process, async () => {
+  retention.stop();
   sweeping = false;
   clearInterval(parkTimer);
   clearInterval(scheduleTimer);
   clearInterval(pollTimer);
   await stopWork({
-  retention.stop();
     consumers, graceMs: env.stopGraceSeconds * 1000, interrupt: stopInterrupt, runningTurns: () => runningTurns.size, log,
   });
   consumers = [];
