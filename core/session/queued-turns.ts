@@ -39,11 +39,14 @@ export async function insertNextTurn(
   }
 }
 
-/** The 503 of a turn the queue store did not take (the use case was undone). */
-const refused = (error: unknown) => new PlatformError(
+/**
+ * The 503 of a turn the queue store did not take (the use case was undone); a refusal that already says why (no
+ * queue store configured) is kept as it is.
+ */
+const refused = (error: unknown) => (isPlatformError(error, 'queue_unavailable') ? error : new PlatformError(
   'queue_unavailable', 'The queue store did not take the turn, so nothing was changed; retry in a moment.',
   { status: 503, cause: error },
-);
+));
 
 /**
  * Removes a queued turn whose add the queue store refused. @returns false when it was claimed meanwhile (the add

@@ -255,9 +255,18 @@ describe('a queue store that refuses the turn', () => {
     const count = await sessionsOf({ docs }).countDocuments({});
     const turns = await turnsOf({ docs }).countDocuments({});
     const refused = startSession(useCases(docs, refusing()), caller, opening('hello'));
-    await expect(refused).rejects.toMatchObject({ code: 'queue_unavailable', status: 503 });
+    const retry = expect.stringContaining('nothing was changed; retry in a moment');
+    await expect(refused).rejects.toMatchObject({ code: 'queue_unavailable', status: 503, message: retry });
     expect(await sessionsOf({ docs }).countDocuments({})).toBe(count);
     expect(await turnsOf({ docs }).countDocuments({})).toBe(turns);
+    // A refusal that already says why (no queue store configured) reaches the caller as it is, nothing left either.
+    const why = 'No queue store is configured (QUEUE_URL), so no turn can run.';
+    const unconfigured = {
+      ...queue, add: async () => { throw new PlatformError('queue_unavailable', why, { status: 503 }); },
+    };
+    const told = startSession(useCases(docs, unconfigured), caller, opening('hello'));
+    await expect(told).rejects.toMatchObject({ message: why });
+    expect(await sessionsOf({ docs }).countDocuments({})).toBe(count);
   });
 
   it('decide and reply: answer 503 and leave the session parked as it was, so the retry is taken', async () => {
