@@ -3,11 +3,12 @@
  * Runs in one process over the real parts a deployment uses: a SQLite document store file opened twice (the
  * dispatcher's connection writes, the API's reads through a wrapper counting its reads), a redis-server started on
  * a loopback port (the dispatcher's connection publishes, the API's subscribes), and the API's stream code
- * (`streamRun`, core/boot/agui-stream.ts) with the events it would send to the client. Two readers, side by side:
+ * (`streamRun`, core/boot/agui-stream.ts); the first chat's events go to a client over HTTP (server-sent events on a
+ * loopback socket, as the API sends them), the other chats' stay in process. Two readers, side by side:
  * - baseline: the reader as it was (no notifications: the turn, the thread and the children read every 100 ms);
  * - notified: the reader waiting on change notifications (core/boot/change-watch.ts, safety read every 5 s).
  * Figures: document-store reads per second of `--chats` open idle chats (each with a running turn that writes
- * nothing) over `--seconds`; then the time from the start of a checkpoint's write (dispatcher) to the stream's
+ * nothing) over `--seconds`; then the time from the start of a checkpoint's write (dispatcher) to the client's
  * TEXT_MESSAGE_START of that message (p50, p95) over `--checkpoints` checkpoints of one chat while the others stay
  * open, and the reads that cost. Targets (printed, not asserted): at most 1 read per second for 100 idle chats in
  * all; checkpoint to event ≤ 50 ms p50.
@@ -17,6 +18,8 @@
  */
 import type { BaseEvent } from '@ag-ui/core';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRedisTextDeltas, openRedis } from '../core/adapters/redis/index.ts';
@@ -62,6 +65,17 @@ const dispatcherRedis = await openRedis(redis.url);
 const apiRedis = await openRedis(redis.url);
 const dispatcherHub = createRedisTextDeltas(dispatcherRedis);
 const apiHub = createRedisTextDeltas(apiRedis);
+/** The stream the HTTP client reads: `GET /` streams `served.run` with `served.deps` as server-sent events. */
+let served: { deps: AguiStreamDeps; run: Parameters<typeof streamRun>[1] } | undefined;
+const sse = createServer((request, response) => {
+  const abort = new AbortController();
+  request.on('close', () => abort.abort());
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const emit = (event: BaseEvent) => { response.write(`data: ${JSON.stringify(event)}\n\n`); };
+  void streamRun(served!.deps, served!.run, emit, abort.signal).finally(() => response.end());
+});
+await new Promise<void>((resolve) => sse.listen(0, '127.0.0.1', resolve));
+const sseUrl = `http://127.0.0.1:${(sse.address() as AddressInfo).port}/`;
 
 try {
   await ensureSessionIndexes(writer);
@@ -106,6 +120,7 @@ try {
   console.error(`bench-streams FAILED: ${(error as Error).message}`);
   process.exitCode = 1;
 } finally {
+  sse.close();
   dispatcherHub.close();
   apiHub.close();
   dispatcherRedis.disconnect();
@@ -130,11 +145,10 @@ async function measure(open: Chat[], deps: AguiStreamDeps, publish = false): Pro
       threadId: session._id, runId: `bench-${i}`, session, turnId: chat.turn._id, fromSeq: session.messageCount,
       openChildren: [], since: session.createdAt,
     };
-    const emit = (event: BaseEvent) => {
-      const id = (event as { messageId?: string }).messageId;
-      if (event.type === 'TEXT_MESSAGE_START' && id) waiters.get(id)?.();
-    };
-    streams.push(streamRun(deps, run, emit, controller.signal));
+    if (i === 0) {
+      served = { deps, run };
+      streams.push(readOverHttp(waiters, controller.signal));
+    } else streams.push(streamRun(deps, run, () => undefined, controller.signal));
   }
   await sleep(1_000);
   reader.reset();
@@ -162,6 +176,30 @@ async function measure(open: Chat[], deps: AguiStreamDeps, publish = false): Pro
   await Promise.all(streams);
   const { median, p95 } = stats(latencies);
   return { idleReadsPerSecond, p50: median, p95, readsPerCheckpoint, missed };
+}
+
+/** The HTTP client of the first chat: calls the waiter of each message whose TEXT_MESSAGE_START arrives. */
+async function readOverHttp(waiters: Map<string, () => void>, signal: AbortSignal): Promise<void> {
+  const response = await fetch(sseUrl, { signal });
+  const body = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  try {
+    for (;;) {
+      const { value, done } = await body.read();
+      if (done) return;
+      buffered += decoder.decode(value, { stream: true });
+      let end = buffered.indexOf('\n\n');
+      while (end >= 0) {
+        const event = JSON.parse(buffered.slice(0, end).replace(/^data: /, '')) as { type: string; messageId?: string };
+        buffered = buffered.slice(end + 2);
+        if (event.type === 'TEXT_MESSAGE_START' && event.messageId) waiters.get(event.messageId)?.();
+        end = buffered.indexOf('\n\n');
+      }
+    }
+  } catch (error) {
+    if (!signal.aborted) throw error;
+  }
 }
 
 function loadAverage(): string {
