@@ -71,6 +71,12 @@ describe('the embedded queue store', () => {
     expect(cli({ ...second, url: second.url.replace(/:[0-9a-f]+@/, ':wrong@') }, 'llen', 'jobs')).toMatch(/WRONGPASS|NOAUTH/);
   });
 
+  it('writes appendfsync always when asked', () => {
+    const queue = embeddedQueue({ dataDir: tempDir(), runDir: join(tempDir(), 'run'), port: 1, maxMemory: '1mb', appendFsync: 'always' });
+    expect(readFileSync(queue.spec.args[0], 'utf8')).toMatch(/^appendfsync always$/m);
+    queue.release();
+  });
+
   it('runs in memory only, naming the holder, when another live entrypoint holds <data>/redis', () => {
     const dataDir = tempDir();
     const redisDir = join(dataDir, 'redis');

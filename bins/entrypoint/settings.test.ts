@@ -72,3 +72,11 @@ describe('entrypoint settings', () => {
     expect(hosts({ APP_BASE_URL: 'not a url' })).toEqual(['localhost', '127.0.0.1', '::1']);
   });
 });
+
+describe('CAIRN_EMBEDDED_QUEUE_FSYNC', () => {
+  it('is everysec by default, always when asked, and refuses anything else naming the variable', () => {
+    expect(parseEntrypointSettings({}, '/tmp', 'test').embeddedQueue?.appendFsync).toBe('everysec');
+    expect(parseEntrypointSettings({ CAIRN_EMBEDDED_QUEUE_FSYNC: 'always' }, '/tmp', 'test').embeddedQueue?.appendFsync).toBe('always');
+    expect(() => parseEntrypointSettings({ CAIRN_EMBEDDED_QUEUE_FSYNC: 'no' }, '/tmp', 'test')).toThrow(/CAIRN_EMBEDDED_QUEUE_FSYNC/);
+  });
+});

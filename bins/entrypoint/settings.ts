@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { parseEmbeddedQueueMaxMemory } from '../../core/config/embedded-queue-settings.ts';
-import { optional, port, type EnvRecord } from '../../core/config/env-values.ts';
+import { oneOf, optional, port, type EnvRecord } from '../../core/config/env-values.ts';
 import { bindAddress } from '../../core/config/net-values.ts';
 import { parseHttpSettings } from '../../core/config/service-settings.ts';
 import { LOOPBACK_HOST_NAMES, ownHostNames } from '../../core/auth/own-hosts.ts';
@@ -26,7 +26,11 @@ export interface EntrypointSettings {
   /** Which store settings were embedded defaults (for the [entrypoint] line). */
   embedded: string[];
   /** Set when QUEUE_URL is unset: the entrypoint runs its own queue store. */
-  embeddedQueue?: { port: number; maxMemory: string };
+  /**
+   * Set when QUEUE_URL is unset: the entrypoint runs its own queue store. `appendFsync`: CAIRN_EMBEDDED_QUEUE_FSYNC,
+   * `everysec` (default: a killed store loses nothing, a machine crash the last second) or `always` (each write).
+   */
+  embeddedQueue?: { port: number; maxMemory: string; appendFsync: 'everysec' | 'always' };
   /** This container's id: the single-dispatcher lease owner. */
   instanceId: string;
   /** PLATFORM_TRUSTED_PROXIES entries (validated by each service at boot), for the front proxy. */
@@ -65,7 +69,10 @@ export function parseEntrypointSettings(env: EnvRecord, cwd: string, instanceId:
     SEMANTIC_MCP_PORT: String(semanticMcpPort),
   };
   const embeddedQueue = optional(env, 'QUEUE_URL') === undefined
-    ? { port: port(env, 'CAIRN_EMBEDDED_QUEUE_PORT', 6379), maxMemory: parseEmbeddedQueueMaxMemory(env) }
+    ? {
+      port: port(env, 'CAIRN_EMBEDDED_QUEUE_PORT', 6379), maxMemory: parseEmbeddedQueueMaxMemory(env),
+      appendFsync: oneOf(env, 'CAIRN_EMBEDDED_QUEUE_FSYNC', ['everysec', 'always'] as const, 'everysec'),
+    }
     : undefined;
   const proxyBind = bindAddress(env, 'CAIRN_PROXY_BIND', '0.0.0.0');
   return {
