@@ -5,7 +5,8 @@
  * once more when the notification subscription is made again after a lost connection, and by the watch's safety
  * read: every `safetyMs` it reads the root sessions and turns of every follower in one query each and wakes the
  * followers whose records changed since it last looked (a lost notification delays a reader by at most
- * `safetyMs`). Records stay the truth: a wake-up only says "read again".
+ * `safetyMs`; a child session's own step whose notification was lost shows at the root's next change or settle).
+ * Records stay the truth: a wake-up only says "read again".
  *
  * Source: spec/platform-service.md § AG-UI request (rule 3), § Tool-protocol endpoint; docs/architecture.md
  * § Life of a turn (4. After the worker).
