@@ -53,7 +53,8 @@ export async function recoverTurns(
   for (const turn of [...queued, ...await insertedNow(deps, done.inserted)]) {
     if (await deps.ensureTurnJob(turn._id)) done.requeued.push(turn._id);
   }
-  const idle = await sessionsOf(deps).find({ status: 'running', updatedAt: { $lt: before } }, { limit });
+  const stillRunning = { status: 'running', updatedAt: { $lt: before } };
+  const idle = await sessionsOf(deps).find(stillRunning, { sort: { updatedAt: 1 }, limit });
   for (const session of idle) {
     if (session.next) continue;
     const live = { sessionId: session._id, status: { $in: ['queued', 'running'] } };
