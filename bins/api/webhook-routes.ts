@@ -4,8 +4,11 @@
  * caller is admitted by the connection's mode (public, bearer, oidc; a webhook reads no platform sign-in); calls per
  * minute per caller and per endpoint are counted in the shared queue store (429 with Retry-After); the delivery id
  * (`X-Delivery-Id`, else the body's digest) is claimed once by a unique insert, so a retry, even 25 concurrent
- * retries, fires once; the firing is put on the trigger queue and the answer is `202 {delivery}` at once. A
- * dispatcher opens the session (core/boot/webhook-firings.ts).
+ * retries, fires once. A delivery whose session key the dispatcher would refuse is answered 400 before the claim.
+ * The claim holds the `webhook` job (job id from agent, environment, connection and delivery id) until it is on the
+ * trigger queue, so a crash between the claim and the add is finished by the dispatchers' resume sweep
+ * (core/session/delivery-claims.ts); the answer is `202 {delivery}` once the job is queued. A dispatcher opens the
+ * session (core/boot/webhook-firings.ts), once per delivery however often its job runs.
  *
  * Source: spec/platform-service.md § Endpoints, § Webhook firing payload, § Incoming connection authentication,
  * § Errors (404, 429), § Limits (256 KiB; 600 per caller, 600 per endpoint); issue 8 § Endpoints (webhook).
@@ -13,7 +16,8 @@
 import { Elysia } from 'elysia';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
-import { webhookTriggerOf, type WebhookDelivery } from '../../core/boot/webhook-firings.ts';
+import { webhookJobIdOf, webhookSessionKeyOf, webhookTriggerOf, type WebhookDelivery } from '../../core/boot/webhook-firings.ts';
+import type { TriggerDeclaration } from '../../core/agent/trigger-model.ts';
 import type { publishedWorkflows } from '../../core/boot/workflow-view.ts';
 import { isPlatformError } from '../../core/ports/platform-error.ts';
 import { admitCaller, connectionByAddress, type AdmissionDeps, type ConnectionRecord } from '../../core/connection/index.ts';
@@ -21,7 +25,8 @@ import type { Clock } from '../../core/ports/clock.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { Logger } from '../../core/ports/logger.ts';
-import { claimDelivery, releaseDelivery } from '../../core/session/firings.ts';
+import { claimDelivery, releaseDelivery, settleDelivery } from '../../core/session/delivery-claims.ts';
+import { checkSessionKey } from '../../core/session/session-key-claims.ts';
 import { consumeEndpointRates, endpointLimiters, endpointNotFound, rateLimitedError } from './endpoint-rate.ts';
 import { errorToResponse, json, readBody } from './http-helpers.ts';
 import { deliveryIdOf, webhookPayload } from './webhook-payload.ts';
@@ -49,28 +54,33 @@ export interface WebhookRouteDeps {
 export const SERVED_CHECK_MS = 1_000;
 
 type Served = 'served' | 'not_served' | 'conflict';
+/** What a connection serves, with its webhook trigger when served (its session key is checked before the claim). */
+interface ServedCheck { served: Served; trigger?: TriggerDeclaration }
 
 /**
  * What a connection serves, read at most once per {@link SERVED_CHECK_MS} per process (the firing itself reads the
  * build published when it runs): nothing published or no webhook trigger naming it, one, or two or more.
  */
-function servedChecks(deps: Pick<WebhookRouteDeps, 'docs' | 'builds'>): (connection: ConnectionRecord) => Promise<Served> {
-  const seen = new Map<string, { until: number; served: Served }>();
+function servedChecks(deps: Pick<WebhookRouteDeps, 'docs' | 'builds'>): (connection: ConnectionRecord) => Promise<ServedCheck> {
+  const seen = new Map<string, { until: number; check: ServedCheck }>();
   return async (connection) => {
     const now = Date.now();
     const hit = seen.get(connection._id);
-    if (hit && hit.until > now) return hit.served;
+    if (hit && hit.until > now) return hit.check;
     let served: Served = 'served';
+    let trigger: TriggerDeclaration | undefined;
     try {
-      await webhookTriggerOf(deps, { agentId: connection.agentId, environment: connection.environment, connection: connection.identifier }, 'nothing was taken');
+      const ref = { agentId: connection.agentId, environment: connection.environment, connection: connection.identifier };
+      trigger = (await webhookTriggerOf(deps, ref, 'nothing was taken')).trigger;
     } catch (error) {
       if (isPlatformError(error, 'not_published') || isPlatformError(error, 'trigger_not_found')) served = 'not_served';
       else if (isPlatformError(error, 'connection_conflict')) served = 'conflict';
       else throw error;
     }
     if (seen.size > 10_000) seen.clear();
-    seen.set(connection._id, { until: now + SERVED_CHECK_MS, served });
-    return served;
+    const check = { served, ...(trigger ? { trigger } : {}) };
+    seen.set(connection._id, { until: now + SERVED_CHECK_MS, check });
+    return check;
   };
 }
 
@@ -86,6 +96,23 @@ function refusalOf(served: Served): Response | undefined {
   return undefined;
 }
 
+/**
+ * A delivery whose session key the dispatcher would refuse (over 256 characters, blank) is answered 400 before
+ * anything is claimed or queued; undefined when its key is fine or its trigger keys no sessions.
+ */
+function sessionKeyRefusal(trigger: TriggerDeclaration | undefined, delivery: WebhookDelivery): Response | undefined {
+  if (!trigger) return undefined;
+  try {
+    const key = webhookSessionKeyOf(trigger, delivery);
+    if (key !== undefined) checkSessionKey(key);
+    return undefined;
+  } catch (error) {
+    if (!isPlatformError(error)) throw error;
+    const message = `Nothing was taken: the session key this delivery gives (by the session expression of trigger "${trigger.id}") is refused. ${error.message}`;
+    return json({ error: { code: error.code, message } }, 400);
+  }
+}
+
 /** Mounts the endpoint. */
 export function webhookRoutes(deps: WebhookRouteDeps) {
   const limiterFor = endpointLimiters(deps.rateRedis);
@@ -98,22 +125,31 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         authorization: request.headers.get('authorization') ?? undefined, origin: request.headers.get('origin') ?? undefined, clientAddress: deps.clientAddress(request),
       });
       if (!admission.admitted) return json({ error: { code: admission.code, message: admission.message } }, admission.status);
-      const refused = refusalOf(await servedOf(connection));
+      const served = await servedOf(connection);
+      const refused = refusalOf(served.served);
       if (refused) return refused;
       const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);
       if (over) return errorToResponse(rateLimitedError(over), deps.logger);
       if (!deps.queue) return json({ error: { code: 'queue_unavailable', message: 'No queue store is configured (QUEUE_URL), so no delivery can be taken.' } }, 503);
       const body = await readBody(request, maxWebhookBytes);
       const deliveryId = deliveryIdOf(request, body);
-      if (!(await claimDelivery(deps, connection._id, deliveryId))) return json({ delivery: deliveryId, duplicate: true }, 202);
       const delivery: WebhookDelivery = { agentId: connection.agentId, environment: connection.environment, connection: connection.identifier, deliveryId, payload: webhookPayload(request, body) };
+      const keyRefused = sessionKeyRefusal(served.trigger, delivery);
+      if (keyRefused) return keyRefused;
+      // The claim holds the job (one insert): a process stopped before the add leaves it to the resume sweep.
+      const job = { queue: TRIGGER_QUEUE, name: 'webhook', jobId: await webhookJobIdOf(deps.admission.ids, delivery), data: delivery };
+      if (!(await claimDelivery(deps, connection._id, deliveryId, { job }))) return json({ delivery: deliveryId, duplicate: true }, 202);
       try {
-        await deps.queue.add(TRIGGER_QUEUE, 'webhook', delivery);
+        await deps.queue.add(job.queue, job.name, job.data, { jobId: job.jobId });
       } catch (error) {
-        // Not taken: release the claim so the sender's retry is taken.
-        await releaseDelivery(deps, connection._id, deliveryId);
-        throw error;
+        // Not taken: release the claim so the sender's retry is taken (a claim left behind is queued by the sweep).
+        await releaseDelivery(deps, connection._id, deliveryId).catch(() => undefined);
+        deps.logger.error({ err: (error as Error).message }, 'webhook delivery not queued');
+        return json({ error: { code: 'queue_unavailable', message: 'The queue store did not take this delivery, so nothing was taken; send it again later.' } }, 503);
       }
+      // The job is queued: the claim keeps no payload. Not recorded (store error): the sweep adds the same job id.
+      await settleDelivery(deps, connection._id, deliveryId)
+        .catch((error: Error) => deps.logger.warn({ err: error.message }, 'webhook claim not settled'));
       return json({ delivery: deliveryId }, 202);
     } catch (error) {
       return errorToResponse(error, deps.logger);

@@ -44,6 +44,8 @@ import { runQueuedTurn } from '../../core/boot/turn-runner.ts';
 import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
 import { ensureSessionIndexes } from '../../core/session/session-store.ts';
+import { resumePendingFirings } from '../../core/session/delivery-claims.ts';
+import { openFiredSession } from '../../core/session/firings.ts';
 import { queueStoreStart, settleLostJobs } from './settle-lost-jobs.ts';
 import { sweepTurns } from './turn-sweep.ts';
 import { ensureTurnJob } from '../../core/boot/turn-jobs.ts';
@@ -208,6 +210,9 @@ async function startWork(): Promise<void> {
       void sweepTurns({ ...store, queue, log })
         .catch((error: Error) => logger.error({ err: error.message }, 'turn sweep failed'));
       void sweepDueWaits({ ...store, enqueueTurn }).catch((error: Error) => logger.error({ err: error.message }, 'park sweep failed'));
+      // Claimed firings whose process stopped before queuing or opening them (core/session/delivery-claims.ts).
+      void resumePendingFirings({ ...store, queue, log, open: (p) => openFiredSession({ ...store, enqueueTurn }, p.target, p.firing) })
+        .catch((error: Error) => logger.error({ err: error.message }, 'firing resume sweep failed'));
       // With a shared queue store no replacement table runs: a turn whose dispatcher stopped renewing its heartbeat ends failed.
       void failStaleTurns({ docs, clock: storeClock }).then((ids) => { if (ids.length > 0) log(`ended ${ids.length} turn(s) failed whose dispatcher stopped (no heartbeat for ${TURN_STALE_MS / 1000} s): interrupted by a platform restart`); })
         .catch((error: Error) => logger.error({ err: error.message }, 'stale turn sweep failed'));
@@ -217,7 +222,7 @@ async function startWork(): Promise<void> {
     sweepSchedules();
     scheduleTimer = setInterval(sweepSchedules, SCHEDULE_SWEEP_INTERVAL_MS);
     const sweepTriggerCalls = () => {
-      void enqueueDuePolls({ ...store, queue, builds }).catch((error: Error) => logger.error({ err: error.message }, 'poll sweep failed'));
+      void enqueueDuePolls({ ...store, queue, builds, log }).catch((error: Error) => logger.error({ err: error.message }, 'poll sweep failed'));
       if (env.appBaseUrl) void sweepCallbackTriggers({ ...store, queue, builds, appBaseUrl: env.appBaseUrl }).catch((error: Error) => logger.error({ err: error.message }, 'callback sweep failed'));
     };
     sweepTriggerCalls();

@@ -10,7 +10,7 @@
  */
 import type { JobQueue } from '../ports/job-queue.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
-import { claimDelivery, openFiredSession, releaseDelivery, type Firing, type FiringTarget } from '../session/firings.ts';
+import { fireOnce, releaseDelivery, type Firing, type FiringTarget } from '../session/firings.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
 import { retryBusyFiring } from './webhook-firings.ts';
 
@@ -28,9 +28,9 @@ export interface KeyedFiringJob {
 /** What firing one needs. */
 export type KeyedFiringDeps = SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void>; queue: Pick<JobQueue, 'add'>; log(line: string): void };
 
-/** How a firing went: opened or joined a session, taken before, queued again, or dropped. */
+/** How a firing went: opened or joined a session (or found it had: `existing`), taken before, queued again, or dropped. */
 export type KeyedFiringOutcome =
-  | { outcome: 'opened' | 'delivered'; sessionId: string }
+  | { outcome: 'opened' | 'delivered' | 'existing'; sessionId: string }
   | { outcome: 'duplicate' }
   | { outcome: 'retrying'; attempt: number; delayMs: number }
   | { outcome: 'dropped' };
@@ -41,15 +41,18 @@ export type KeyedFiringOutcome =
  */
 export async function runKeyedFiring(deps: KeyedFiringDeps, job: KeyedFiringJob): Promise<KeyedFiringOutcome> {
   const attempt = job.attempt ?? 1;
-  if (!(await claimDelivery(deps, job.scope, job.firingId))) return { outcome: 'duplicate' };
+  // The firing key makes opening idempotent (a stalled job run twice); the claim records the open still owed.
+  const firing = { ...job.firing, firingKey: job.firing.firingKey ?? JSON.stringify(['keyed', job.scope, job.firingId]) };
+  let fired: Awaited<ReturnType<typeof fireOnce>>;
   try {
-    const fired = await openFiredSession(deps, job.target, job.firing);
-    return { outcome: fired.outcome, sessionId: fired.session._id };
+    fired = await fireOnce(deps, job.scope, job.firingId, job.target, firing);
   } catch (error) {
     await releaseDelivery(deps, job.scope, job.firingId);
     if (!isPlatformError(error, 'session_busy')) throw error;
+    return retryBusyFiring(deps, {
+      name: 'keyed-firing', data: job, identity: [job.scope, job.firingId], attempt, what: `firing ${job.firingId}`, target: job.target, sessionKey: job.firing.sessionKey,
+    });
   }
-  return retryBusyFiring(deps, {
-    name: 'keyed-firing', data: job, identity: [job.scope, job.firingId], attempt, what: `firing ${job.firingId}`, target: job.target, sessionKey: job.firing.sessionKey,
-  });
+  if (!fired) return { outcome: 'duplicate' };
+  return { outcome: fired.outcome, sessionId: fired.session._id };
 }

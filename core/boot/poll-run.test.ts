@@ -1,3 +1,4 @@
+import { cryptoIds } from '../adapters/runtime/system.ts';
 import { describe, expect, it } from 'vitest';
 import { agentCollections } from '../agent/hosting-model.ts';
 import type { PublishedAgent } from '../agent/hosting.ts';
@@ -28,7 +29,7 @@ async function world(published: { current: PublishedAgent }) {
   const queue = { add: async (_q: string, _n: string, data: unknown, o?: { jobId?: string }) => { if (!queued.some((j) => j.id === o?.jobId)) queued.push({ id: o!.jobId!, data }); return o!.jobId!; } } as unknown as JobQueue;
   const deps = {
     docs, objects: createMemoryObjectStore(), clock: { now: () => now }, queue,
-    ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async (s: string | Uint8Array) => `digest${String(s).length}`.padEnd(40, '0') },
+    ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: cryptoIds.sha256Hex },
     enqueueTurn: async () => undefined, log: (line: string) => lines.push(line),
     builds: { agentOf: async () => published.current, workflowOf: async () => { throw new Error('unused'); } },
     launcher: { run: async (options: WorkerRunOptions) => { runs.push(options); return answers.shift()!; } },
@@ -125,6 +126,41 @@ describe('a poll', () => {
     // t2 appeared while the trigger was gone: the restored trigger's first poll records it, and fires nothing.
     expect(await runPoll(w.deps, w.job(2))).toEqual({ ended: 'baseline', items: 2 });
     expect(await runPoll(w.deps, w.job(3))).toMatchObject({ ended: 'fired', sessions: [expect.any(String)] });
+  });
+});
+
+describe('the poll sweep and poll items', () => {
+  it('go on past an environment whose build cannot be read, naming it and keeping its baselines', async () => {
+    const published = { current: agent() };
+    const w = await world(published);
+    const envs = w.deps.docs.collection<{ _id: string }>(agentCollections.environments);
+    const main = (await envs.findOne({ _id: 'a1:main' }))!;
+    await envs.deleteOne({ _id: 'a1:main' });
+    await envs.insertOne({ _id: 'a0:broken', agentId: 'a0', orgId: 'o1', name: 'broken', published: { buildId: 'gone', commitId: 'c0', publishedAt: new Date() } } as never);
+    await envs.insertOne(main);
+    await w.deps.docs.collection('trigger_polls').insertOne({ _id: 'a0:broken/triage/new-tickets', schemaVersion: 1, lastSlot: 1, baseline: '{}' } as never);
+    const deps = { ...w.deps, builds: { ...w.deps.builds, agentOf: async (id: string) => { if (id === 'gone') throw new Error('build gone is unreadable'); return published.current; } } };
+    await enqueueDuePolls(deps);
+    expect(w.queued.map((j) => (j.data as PollJob).environment)).toEqual(['main']);
+    expect(w.lines).toEqual(['[triggers] polls of environment "broken" of agent a0 were not swept: build gone is unreadable']);
+    expect(await w.deps.docs.collection('trigger_polls').findOne({ _id: 'a0:broken/triage/new-tickets' })).toMatchObject({ baseline: '{}' });
+  });
+
+  it('open an item claimed by a poll that stopped before opening it, at the next poll, once', async () => {
+    const w = await world({ current: agent() });
+    w.answers.push(w.items('t1'), w.items('t1', 't2'), w.items('t1', 't2'), w.items('t1', 't2'));
+    await runPoll(w.deps, w.job(1));
+    const objects = w.deps.objects;
+    let refuse = true;
+    const deps = { ...w.deps, objects: { ...objects, put: async (...args: Parameters<typeof objects.put>) => {
+      if (refuse) { refuse = false; throw new Error('object store unavailable'); }
+      return objects.put(...args);
+    } } };
+    await expect(runPoll(deps, w.job(2))).rejects.toThrow('object store unavailable');
+    expect(await sessionsOf(w.deps).countDocuments({})).toBe(0);
+    expect(await runPoll(deps, w.job(3))).toMatchObject({ ended: 'fired', sessions: [expect.any(String)] });
+    expect(await runPoll(deps, w.job(4))).toEqual({ ended: 'fired', sessions: [] });
+    expect(await sessionsOf(w.deps).countDocuments({})).toBe(1);
   });
 });
 

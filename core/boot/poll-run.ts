@@ -13,7 +13,7 @@
  * item a poll already read and not yet fired is lost); ../shared/AGENT-FORMAT.md § Triggers; issue 8.
  */
 import { isPlatformError } from '../ports/platform-error.ts';
-import { claimDelivery, openFiredSession } from '../session/firings.ts';
+import { claimDelivery, fireOnce } from '../session/firings.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
 import { canonicalJson } from '../trigger/canonical-json.ts';
 import { runServiceCall, type ServiceCallDeps } from './poll-service-call.ts';
@@ -61,13 +61,18 @@ export async function runPoll(deps: PollRunDeps, job: PollJob): Promise<PollOutc
   }
   if (before?.failure !== undefined) await states.updateOne({ _id: key }, { $unset: { failure: true } });
   const sessions: string[] = [];
+  const target = {
+    orgId: env.orgId, agentId: env.agentId, environment: env.name, buildId: env.published.buildId, commitId: env.published.commitId,
+    workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'polling' },
+  };
   for (const { id, item } of items) {
-    if (!(await claimDelivery(deps, scope, id))) continue;
-    const { session } = await openFiredSession(deps, {
-      orgId: env.orgId, agentId: env.agentId, environment: env.name, buildId: env.published.buildId, commitId: env.published.commitId,
-      workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'polling' },
-    }, { payload: { collection: call.collection, tool: call.tool, itemId: id, item }, message: `The polling trigger ${trigger.id} found a new item (${id}); it is in the variable "trigger".` });
-    sessions.push(session._id);
+    // Claim and open are one recoverable step: a claim left pending is opened by the next poll or the resume sweep.
+    const fired = await fireOnce(deps, scope, id, target, {
+      payload: { collection: call.collection, tool: call.tool, itemId: id, item },
+      message: `The polling trigger ${trigger.id} found a new item (${id}); it is in the variable "trigger".`,
+      firingKey: JSON.stringify(['polling', scope, id]),
+    });
+    if (fired?.outcome === 'opened') sessions.push(fired.session._id);
   }
   return { ended: 'fired', sessions };
 }

@@ -16,6 +16,7 @@ import type { Ids } from '../ports/ids.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { publishedWorkflows } from './workflow-view.ts';
+import type { PublishedEnvironmentRecord } from './published-environment.ts';
 
 /** The queue polls are put on; consumed with PLATFORM_TRIGGER_POLL_CONCURRENCY. Source: spec § Rules 4. */
 export const POLL_QUEUE = 'polls';
@@ -65,30 +66,52 @@ export const isDue = (lastSlot: number | undefined, slot: number) => lastSlot ==
 
 /**
  * Enqueues the due polls; returns the job ids added (a job id already queued adds nothing new).
- * Job ids hold no `:` (BullMQ refuses them): `poll-<first 32 hex of SHA-256 of the key>-<slot>`.
+ * Job ids hold no `:` (BullMQ refuses them): `poll-<first 32 hex of SHA-256 of the key>-<slot>`. An environment
+ * whose build cannot be read (or whose polls cannot be queued) is skipped with one line naming it and why, keeping
+ * its baselines; the other environments are still swept.
  */
-export async function enqueueDuePolls(deps: { docs: DocumentStore; ids: Ids; clock: Clock; queue: JobQueue; builds: ReturnType<typeof publishedWorkflows> }): Promise<string[]> {
-  const now = deps.clock.now();
+export async function enqueueDuePolls(deps: {
+  docs: DocumentStore; ids: Ids; clock: Clock; queue: JobQueue; builds: ReturnType<typeof publishedWorkflows>; log(line: string): void;
+}): Promise<string[]> {
   const added: string[] = [];
   const live = new Set<string>();
+  const failed: string[] = [];
   const states = deps.docs.collection<PollStateRecord>(pollStatesCollection);
   const envs = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).find({ published: { $ne: null } });
   for (const env of envs) {
     if (!env.published) continue;
-    const agent = await deps.builds.agentOf(env.published.buildId);
-    for (const trigger of Object.values(agent.workflows).flatMap((w) => w.triggers).filter((t) => t.type === 'polling')) {
-      const slot = dueSlot(now, Number(trigger.fields.interval_minutes ?? DEFAULT_POLL_INTERVAL_MINUTES));
-      const key = pollKey(env._id, trigger.workflow, trigger.id);
-      live.add(key);
-      if (!isDue((await states.findOne({ _id: key }))?.lastSlot, slot)) continue;
-      const job: PollJob = { agentId: env.agentId, environment: env.name, workflow: trigger.workflow, trigger: trigger.id, slot };
-      added.push(await deps.queue.add(POLL_QUEUE, 'poll', job, { jobId: `poll-${(await deps.ids.sha256Hex(key)).slice(0, 32)}-${slot}` }));
+    try {
+      added.push(...await enqueueEnvironmentPolls(deps, env as PublishedEnvironmentRecord, live));
+    } catch (error) {
+      failed.push(`${env._id}/`);
+      deps.log(`[triggers] polls of environment "${env.name}" of agent ${env.agentId} were not swept: ${(error as Error).message}`);
     }
   }
   // A trigger no longer published forgets its baseline: restored later, its first poll takes a new one (items that
-  // appeared meanwhile are not fired as new).
+  // appeared meanwhile are not fired as new). An environment not swept this time keeps its baselines.
   for (const state of await states.find({ baseline: { $exists: true } })) {
-    if (!live.has(state._id)) await states.updateOne({ _id: state._id }, { $unset: { baseline: true } });
+    if (!live.has(state._id) && !failed.some((prefix) => state._id.startsWith(prefix))) {
+      await states.updateOne({ _id: state._id }, { $unset: { baseline: true } });
+    }
+  }
+  return added;
+}
+
+/** Enqueues the due polls of one environment, adding its polling triggers' keys to `live`. */
+async function enqueueEnvironmentPolls(
+  deps: Parameters<typeof enqueueDuePolls>[0], env: PublishedEnvironmentRecord, live: Set<string>,
+): Promise<string[]> {
+  const now = deps.clock.now();
+  const added: string[] = [];
+  const states = deps.docs.collection<PollStateRecord>(pollStatesCollection);
+  const agent = await deps.builds.agentOf(env.published.buildId);
+  for (const trigger of Object.values(agent.workflows).flatMap((w) => w.triggers).filter((t) => t.type === 'polling')) {
+    const slot = dueSlot(now, Number(trigger.fields.interval_minutes ?? DEFAULT_POLL_INTERVAL_MINUTES));
+    const key = pollKey(env._id, trigger.workflow, trigger.id);
+    live.add(key);
+    if (!isDue((await states.findOne({ _id: key }))?.lastSlot, slot)) continue;
+    const job: PollJob = { agentId: env.agentId, environment: env.name, workflow: trigger.workflow, trigger: trigger.id, slot };
+    added.push(await deps.queue.add(POLL_QUEUE, 'poll', job, { jobId: `poll-${(await deps.ids.sha256Hex(key)).slice(0, 32)}-${slot}` }));
   }
   return added;
 }

@@ -67,9 +67,36 @@ export async function webhookFiringOf(deps: WebhookFiringDeps, delivery: Webhook
     workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'webhook' },
   };
   const payload = { deliveryId: delivery.deliveryId, ...delivery.payload };
+  const sessionKey = webhookSessionKeyOf(trigger, delivery);
+  return {
+    target,
+    firing: {
+      payload, message: `A webhook delivery (${delivery.deliveryId}) arrived; it is in the variable "trigger".`, sessionKey,
+      firingKey: JSON.stringify(['webhook', ...webhookIdentity(delivery)]),
+    },
+  };
+}
+
+/**
+ * The session key a delivery gets from its trigger's `session` expression (undefined: none, or a placeholder yields
+ * nothing). The endpoint evaluates it before it acknowledges, the dispatcher again when it fires.
+ * @throws PlatformError `invalid_session_key_expression` (a build published before the expression was checked)
+ */
+export function webhookSessionKeyOf(trigger: TriggerDeclaration, delivery: Pick<WebhookDelivery, 'deliveryId' | 'payload'>): string | undefined {
   const expression = typeof trigger.fields.session === 'string' ? trigger.fields.session : undefined;
-  const sessionKey = sessionKeyOf(expression, { id: trigger.id, type: 'webhook', ...payload });
-  return { target, firing: { payload, message: `A webhook delivery (${delivery.deliveryId}) arrived; it is in the variable "trigger".`, sessionKey } };
+  return sessionKeyOf(expression, { id: trigger.id, type: 'webhook', deliveryId: delivery.deliveryId, ...delivery.payload });
+}
+
+/** What identifies a delivery among all firings: agent, environment, connection and delivery id. */
+const webhookIdentity = (d: Pick<WebhookDelivery, 'agentId' | 'environment' | 'connection' | 'deliveryId'>) =>
+  [d.agentId, d.environment, d.connection, d.deliveryId];
+
+/**
+ * The job id of a delivery's `webhook` job: `webhook-<SHA-256 of agent, environment, connection, delivery id>`, so
+ * the endpoint's add and the resume sweep's add of one delivery are one job (BullMQ refuses `:` in job ids).
+ */
+export async function webhookJobIdOf(ids: Pick<FiringDeps['ids'], 'sha256Hex'>, delivery: WebhookDelivery): Promise<string> {
+  return `webhook-${await ids.sha256Hex(JSON.stringify(webhookIdentity(delivery)))}`;
 }
 
 /**
@@ -98,7 +125,7 @@ export interface WebhookJob extends WebhookDelivery { attempt?: number }
 
 /** How a webhook job ended: the session it opened or joined, queued again, or dropped after the last try. */
 export type WebhookJobOutcome =
-  | { outcome: 'opened' | 'delivered'; sessionId: string }
+  | { outcome: 'opened' | 'delivered' | 'existing'; sessionId: string }
   | { outcome: 'retrying'; attempt: number; delayMs: number }
   | { outcome: 'dropped' };
 
@@ -124,7 +151,7 @@ export async function runWebhookJob(
     if (!isPlatformError(error, 'session_busy')) throw error;
   }
   return retryBusyFiring(deps, {
-    name: 'webhook', data: delivery, identity: [delivery.agentId, delivery.environment, delivery.connection, delivery.deliveryId],
+    name: 'webhook', data: delivery, identity: webhookIdentity(delivery),
     attempt, what: `webhook delivery ${delivery.deliveryId}`, target, sessionKey: firing.sessionKey,
   });
 }

@@ -44,8 +44,9 @@ export function completionFiring(session: SessionRecord, turn: TurnRecord): Comp
 export interface CompletionTarget { view: WorkflowView; triggers: { id: string; state: string; workflow: string }[] }
 
 /**
- * Opens one session per completion trigger that names the firing's workflow, each with a queued `delivery` turn.
- * @returns the ids of the sessions opened
+ * Opens one session per completion trigger that names the firing's workflow, each with a queued `delivery` turn,
+ * once per finished turn and trigger: run again (a stalled `completion` job), it opens nothing new.
+ * @returns the ids of the sessions opened (by this run)
  */
 export async function fireCompletion(
   deps: SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void> },
@@ -56,14 +57,16 @@ export async function fireCompletion(
   for (const target of published.targets) {
     for (const trigger of target.triggers.filter((t) => t.workflow === firing.workflow && target.view.slug !== firing.workflow)) {
       if (target.view.disabled) continue;
-      const { session } = await openFiredSession(deps, {
+      const { session, outcome } = await openFiredSession(deps, {
         orgId: published.orgId, agentId: firing.agentId, environment: firing.environment, workflow: target.view.slug, buildId: published.buildId, commitId: published.commitId,
         state: trigger.state, trigger: { id: trigger.id, type: 'completion' },
       }, {
         payload: { ...firing },
         message: `Workflow ${firing.workflow} finished a turn: ${firing.status}${firing.error ? ` (${firing.error.code}: ${firing.error.message})` : ''}. Session ${firing.sessionId}; the firing is in the variable "trigger".`,
+        // One session per finished turn and trigger, however often the completion job runs (a stalled job).
+        firingKey: JSON.stringify(['completion', firing.turnId, target.view.slug, trigger.id]),
       });
-      opened.push(session._id);
+      if (outcome === 'opened') opened.push(session._id);
     }
   }
   return opened;

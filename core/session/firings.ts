@@ -4,88 +4,65 @@
  * its arguments as locked variables, and queues its first turn (a `delivery`). Deliveries that carry an id are
  * claimed once, atomically (an insert under a unique id), so retries and concurrent duplicates fire once. A firing
  * with a session key (its trigger's `session` expression) joins the open session of that key instead, as a new
- * `delivery` turn, when that session awaits input.
+ * `delivery` turn, when that session awaits input. A firing with a firing key opens its session once however often
+ * it runs (a stalled queue job run twice, a claim resumed by the sweep of core/session/delivery-claims.ts): the
+ * session and turn ids derive from the key.
  *
  * Source: ../shared/AGENT-FORMAT.md § Triggers (arguments of a firing become locked variables; `trigger` is
  * reserved); spec/platform-service.md § Firings, § Webhook firing payload; issue 8 (a retry fires once, exactly
  * once under concurrent duplicates; session keys: one open session per key, one session under concurrent firings).
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
-import { finalStatuses, sessionCollections, sessionSchemaVersion, type SessionRecord, type SessionValue } from './model.ts';
+import type { Firing, FiringDeps, FiringResult, FiringTarget } from './firing-model.ts';
+import { finalStatuses, type SessionRecord, type TurnRecord } from './model.ts';
 import { checkSessionKey, dropClaim, nameClaimedSession, readClaim, releaseClaim, takeClaim, type SessionKeyScope } from './session-key-claims.ts';
-import { insertSession, insertTurn, sessionsOf, type SessionStoreDeps } from './session-store.ts';
+import { insertSession, insertTurn, sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
+import { nextTurn } from './queued-turns.ts';
 
-/** Collection of claimed deliveries (`_id` = {@link deliveryKey}). */
-export const deliveriesCollection = sessionCollections.deliveries;
-
-const deliveryKey = (scope: string, deliveryId: string) => `${scope}:${deliveryId}`;
-
-/** A claimed delivery. */
-export interface DeliveryRecord { _id: string; schemaVersion: typeof sessionSchemaVersion; scope: string; deliveryId: string; claimedAt: Date }
-
-/** Where a firing opens its session. */
-export interface FiringTarget {
-  orgId: string;
-  agentId: string;
-  environment: string;
-  buildId: string;
-  commitId: string;
-  workflow: string;
-  /** The state declaring the trigger, and the trigger's id and kind. */
-  state: string;
-  trigger: { id: string; type: string };
-}
-
-/** A firing: what the session's `trigger` variable holds, locked arguments, the first turn's message, its key. */
-export interface Firing {
-  /** The firing (kept whole in the `trigger` variable). */
-  payload: Record<string, unknown>;
-  /** The firing's arguments (an mcp call's, a workflow call's): locked variables by name. */
-  args?: Record<string, SessionValue>;
-  /** The message of the turn that opens the session. */
-  message: string;
-  /**
-   * The session key (the trigger's `session` expression evaluated over the firing, see core/agent
-   * session-key-expression.ts `sessionKeyOf`); undefined opens a new session. Source: AGENT-FORMAT.md § Triggers.
-   */
-  sessionKey?: string;
-  /**
-   * The member whose chat this firing opens (a chat through the AG-UI endpoint with the member's own sign-in),
-   * written as the session's `startedBy`; undefined for sessions that belong to no member. A keyed firing of a member
-   * joins only that member's session of its key. Source: spec § Session facts named (a chat is personal).
-   */
-  startedBy?: string;
-}
-
-/** What a firing did: `opened` a new session, or `delivered` a turn to the open session of its key. */
-export interface FiringResult { session: SessionRecord; turnId: string; outcome: 'opened' | 'delivered' }
-
-/** What firing a session needs: the stores and the turn queue. */
-export type FiringDeps = SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void> };
+export type { Firing, FiringDeps, FiringResult, FiringTarget } from './firing-model.ts';
+import { claimDelivery, deliveriesCollection, settleDelivery, type DeliveryRecord } from './delivery-claims.ts';
+export {
+  claimDelivery, deliveriesCollection, releaseDelivery, settleDelivery, type DeliveryRecord, type PendingFiring,
+} from './delivery-claims.ts';
 
 /** Rounds of claim, read and release a keyed firing makes before it answers busy. */
 const KEYED_ROUNDS = 3;
+
+/** The session and turn ids a firing key gives (`fs-` / `ft-` and 32 hex digits of its SHA-256). */
+interface FiringIds { sessionId: string; turnId: string }
+
+async function firingIdsOf(deps: Pick<SessionStoreDeps, 'ids'>, firingKey: string): Promise<FiringIds> {
+  const digest = (await deps.ids.sha256Hex(firingKey)).slice(0, 32);
+  return { sessionId: `fs-${digest}`, turnId: `ft-${digest}` };
+}
+
+/** The store deps whose next new id is `id` (insertSession and insertTurn each draw one id). */
+const withId = <T extends SessionStoreDeps>(deps: T, id: string | undefined): T =>
+  (id === undefined ? deps : { ...deps, ids: { ...deps.ids, newId: () => id } });
 
 /**
  * Opens the session of a firing and queues its first turn. With a `sessionKey`, the firing goes to the open root
  * session of the same agent, environment, workflow and trigger holding that key: a session awaiting input takes it
  * as a `delivery` turn whose message carries the new firing (the `trigger` variable keeps the opening firing); when
  * none is open (never opened, or ended) a new session opens with the key; two concurrent firings with one key open
- * one session (an atomic claim, see session-key-claims.ts).
- * @returns the session, the queued turn and whether it was opened or delivered to
+ * one session (an atomic claim, see session-key-claims.ts). With a `firingKey`, the session and turn ids derive from
+ * it, so the same firing run again (a stalled job, a resumed claim) finds what it did and opens nothing new
+ * (outcome `existing`; a turn still queued is queued again, the job id being the turn id).
+ * @returns the session, the queued turn and whether it was opened, delivered to, or existing
  * @throws PlatformError `session_busy` (409) when the key's session is running or awaiting a decision: the firing is
  *   not taken and the caller tries again later; `invalid_session_key` (400) for a blank key or one over 256 characters
  */
 export async function openFiredSession(deps: FiringDeps, target: FiringTarget, firing: Firing): Promise<FiringResult> {
-  if (firing.sessionKey === undefined) return { ...(await openSession(deps, target, firing)), outcome: 'opened' };
-  checkSessionKey(firing.sessionKey);
-  // A member's chats are personal: their keys are claimed apart from everyone else's.
-  const key = firing.startedBy === undefined
-    ? firing.sessionKey : `${firing.sessionKey}\u0000member:${firing.startedBy}`;
-  const scope: SessionKeyScope = { agentId: target.agentId, environment: target.environment, workflow: target.workflow, trigger: target.trigger.id };
+  if (firing.sessionKey !== undefined) checkSessionKey(firing.sessionKey);
+  const ids = firing.firingKey === undefined ? undefined : await firingIdsOf(deps, firing.firingKey);
+  const before = ids && await firedBefore(deps, ids, target, firing);
+  if (before) return before;
+  if (firing.sessionKey === undefined) return { ...(await openSession(deps, target, firing, ids)), outcome: 'opened' };
+  const key = claimKeyOf(firing);
+  const scope = scopeOf(target);
   for (let round = 0; round < KEYED_ROUNDS; round += 1) {
     if (await takeClaim(deps, scope, key)) {
-      return { ...(await openClaimed(deps, target, firing, scope, key)), outcome: 'opened' };
+      return { ...(await openClaimed(deps, target, firing, scope, key, ids)), outcome: 'opened' };
     }
     const claim = await readClaim(deps, scope, key);
     if (!claim) continue;
@@ -97,7 +74,7 @@ export async function openFiredSession(deps: FiringDeps, target: FiringTarget, f
     }
     if (session.startedBy !== firing.startedBy) throw busy(target, 'its session belongs to someone else');
     if (session.status === 'awaiting_input') {
-      const delivered = await deliverToSession(deps, session, target, firing);
+      const delivered = await deliverToSession(deps, session, target, firing, ids?.turnId);
       if (delivered) return { session: { ...session, status: 'running' }, turnId: delivered, outcome: 'delivered' };
       continue;
     }
@@ -106,34 +83,82 @@ export async function openFiredSession(deps: FiringDeps, target: FiringTarget, f
   throw busy(target, 'its session is being opened or is changing status');
 }
 
+/** A member's chats are personal: their keys are claimed apart from everyone else's. */
+const claimKeyOf = (firing: Firing) => (firing.startedBy === undefined
+  ? firing.sessionKey! : `${firing.sessionKey!}\u0000member:${firing.startedBy}`);
+
+const scopeOf = (target: FiringTarget): SessionKeyScope => ({
+  agentId: target.agentId, environment: target.environment, workflow: target.workflow, trigger: target.trigger.id,
+});
+
+/**
+ * What a firing with these ids did before, or undefined: its turn (queued again while it waits), or its session
+ * alone (its opener stopped before the turn: the turn is inserted and queued now, and a keyed claim names it).
+ */
+async function firedBefore(deps: FiringDeps, ids: FiringIds, target: FiringTarget, firing: Firing): Promise<FiringResult | undefined> {
+  const turn = await turnsOf(deps).findOne({ _id: ids.turnId });
+  const session = await sessionsOf(deps).findOne({ _id: turn?.sessionId ?? ids.sessionId });
+  if (!session) return undefined;
+  if (!turn && finalStatuses.includes(session.status)) return { session, turnId: ids.turnId, outcome: 'existing' };
+  const queued = turn ?? await insertFiringTurn(deps, session, firing.message, ids.turnId);
+  if (!turn && firing.sessionKey !== undefined) await nameClaimedSession(deps, scopeOf(target), claimKeyOf(firing), session._id);
+  if (queued.status === 'queued') await deps.enqueueTurn(queued._id);
+  return { session, turnId: queued._id, outcome: 'existing' };
+}
+
+/** Inserts the `delivery` turn of a firing under `turnId` (given: a concurrent run's insert of it is the same turn). */
+async function insertFiringTurn(deps: FiringDeps, session: SessionRecord, message: string, turnId?: string): Promise<TurnRecord> {
+  try {
+    return await insertTurn(withId(deps, turnId), session, 'delivery', { message });
+  } catch (error) {
+    const existing = turnId !== undefined && isPlatformError(error, 'duplicate_key') ? await turnsOf(deps).findOne({ _id: turnId }) : null;
+    if (existing) return existing;
+    throw error;
+  }
+}
+
 const busy = (target: FiringTarget, why: string) => new PlatformError(
   'session_busy',
   `The firing of trigger "${target.trigger.id}" (workflow "${target.workflow}") was not taken: ${why}; try it again once the session awaits input.`,
   { status: 409 },
 );
 
-async function openSession(deps: FiringDeps, target: FiringTarget, firing: Firing): Promise<{ session: SessionRecord; turnId: string }> {
+async function openSession(
+  deps: FiringDeps, target: FiringTarget, firing: Firing, ids?: FiringIds,
+): Promise<{ session: SessionRecord; turnId: string }> {
   const args = firing.args ?? {};
-  const session = await insertSession(deps, {
-    orgId: target.orgId, agentId: target.agentId, environment: target.environment, workflow: target.workflow, buildId: target.buildId, commitId: target.commitId,
-    state: target.state, trigger: target.trigger.id, depth: 0, inheritedForbid: [],
-    variables: { ...args, trigger: { id: target.trigger.id, type: target.trigger.type, ...firing.payload } } as never,
-    lockedVariables: [...Object.keys(args), 'trigger'],
-    ...(firing.sessionKey === undefined ? {} : { sessionKey: firing.sessionKey }),
-    ...(firing.startedBy === undefined ? {} : { startedBy: firing.startedBy }),
-  });
-  const turn = await insertTurn(deps, session, 'delivery', { message: firing.message });
+  // The insert carries the first turn as the session's outbox: a process that dies before the turn is written
+  // leaves it to the turn sweep (core/session/turn-recovery.ts).
+  const next = nextTurn(withId(deps, ids?.turnId), 'delivery', { message: firing.message });
+  let session: SessionRecord;
+  try {
+    session = await insertSession(withId(deps, ids?.sessionId), {
+      orgId: target.orgId, agentId: target.agentId, environment: target.environment, workflow: target.workflow, buildId: target.buildId, commitId: target.commitId,
+      state: target.state, trigger: target.trigger.id, depth: 0, inheritedForbid: [],
+      variables: { ...args, trigger: { id: target.trigger.id, type: target.trigger.type, ...firing.payload } } as never,
+      lockedVariables: [...Object.keys(args), 'trigger'],
+      ...(firing.sessionKey === undefined ? {} : { sessionKey: firing.sessionKey }),
+      ...(firing.startedBy === undefined ? {} : { startedBy: firing.startedBy }),
+      next,
+    });
+  } catch (error) {
+    // The same firing, run at once elsewhere, inserted it first: finish what that run does (the turn is one).
+    const other = ids && isPlatformError(error, 'duplicate_key') ? await firedBefore(deps, ids, target, firing) : undefined;
+    if (other) return other;
+    throw error;
+  }
+  const turn = await insertFiringTurn(deps, session, firing.message, next.turnId);
   await deps.enqueueTurn(turn._id);
   return { session, turnId: turn._id };
 }
 
 /** Opens the session of a claim this firing took and names it on the claim; the claim is dropped if opening fails. */
 async function openClaimed(
-  deps: FiringDeps, target: FiringTarget, firing: Firing, scope: SessionKeyScope, key: string,
+  deps: FiringDeps, target: FiringTarget, firing: Firing, scope: SessionKeyScope, key: string, ids?: FiringIds,
 ): Promise<{ session: SessionRecord; turnId: string }> {
   let opened: { session: SessionRecord; turnId: string };
   try {
-    opened = await openSession(deps, target, firing);
+    opened = await openSession(deps, target, firing, ids);
   } catch (error) {
     await dropClaim(deps, scope, key).catch(() => undefined);
     throw error;
@@ -144,12 +169,18 @@ async function openClaimed(
 
 /**
  * Delivers a keyed firing to a session awaiting input: a compare-and-set moves it to running, then a `delivery`
- * turn carrying the firing is queued. @returns the turn id, or undefined when the session changed status meanwhile
+ * turn carrying the firing is queued (under `turnId` when the firing has a key).
+ * @returns the turn id, or undefined when the session changed status meanwhile
  */
-async function deliverToSession(deps: FiringDeps, session: SessionRecord, target: FiringTarget, firing: Firing): Promise<string | undefined> {
-  const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, status: 'awaiting_input' }, { $set: { status: 'running', updatedAt: deps.clock.now() } });
+async function deliverToSession(
+  deps: FiringDeps, session: SessionRecord, target: FiringTarget, firing: Firing, turnId?: string,
+): Promise<string | undefined> {
+  // The move carries the turn as the session's outbox (./queued-turns.ts): a crash after it loses nothing.
+  const next = nextTurn(withId(deps, turnId), 'delivery', { message: deliveryMessage(target, firing) });
+  const moved = { status: 'running', next, updatedAt: next.at };
+  const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, status: 'awaiting_input' }, { $set: moved });
   if (matched === 0) return undefined;
-  const turn = await insertTurn(deps, session, 'delivery', { message: deliveryMessage(target, firing) });
+  const turn = await insertFiringTurn(deps, session, next.input.message!, next.turnId);
   await deps.enqueueTurn(turn._id);
   return turn._id;
 }
@@ -165,20 +196,20 @@ export function deliveryMessage(target: FiringTarget, firing: Firing): string {
 }
 
 /**
- * Claims delivery `deliveryId` of `scope` (e.g. a connection id) once: true for the first claim, false for every
- * later one, also under concurrent duplicates (the store's unique `_id` decides, not a read-then-write).
+ * Fires a claimed firing once, as one recoverable step: the claim of `firingId` in `scope` records the session to
+ * open (`firing.firingKey` must be set), the session is opened, the claim settled. A firing claimed before whose
+ * claim is still pending (its process stopped before opening) is opened now; one claimed and done is left alone.
+ * @returns what opening did, or undefined when the firing was taken before
+ * @throws what {@link openFiredSession} throws (the claim stays pending: a later sweep opens it)
  */
-export async function claimDelivery(deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, scope: string, deliveryId: string): Promise<boolean> {
-  try {
-    await deps.docs.collection<DeliveryRecord>(deliveriesCollection).insertOne({ _id: deliveryKey(scope, deliveryId), schemaVersion: sessionSchemaVersion, scope, deliveryId, claimedAt: deps.clock.now() });
-    return true;
-  } catch (error) {
-    if (isPlatformError(error, 'duplicate_key')) return false;
-    throw error;
+export async function fireOnce(
+  deps: FiringDeps, scope: string, firingId: string, target: FiringTarget, firing: Firing & { firingKey: string },
+): Promise<FiringResult | undefined> {
+  if (!(await claimDelivery(deps, scope, firingId, { open: { target, firing } }))) {
+    const claim = await deps.docs.collection<DeliveryRecord>(deliveriesCollection).findOne({ _id: `${scope}:${firingId}` });
+    if (!claim?.pending) return undefined;
   }
-}
-
-/** Releases a claim whose firing could not be taken (queue store down), so the sender's retry is taken. */
-export async function releaseDelivery(deps: Pick<SessionStoreDeps, 'docs'>, scope: string, deliveryId: string): Promise<void> {
-  await deps.docs.collection<DeliveryRecord>(deliveriesCollection).deleteOne({ _id: deliveryKey(scope, deliveryId) });
+  const fired = await openFiredSession(deps, target, firing);
+  await settleDelivery(deps, scope, firingId);
+  return fired;
 }

@@ -1,0 +1,157 @@
+/**
+ * The webhook endpoint over the in-memory document store, real caller admission (bearer tokens of two
+ * organizations' connections) and a JobQueue port fake that can stop or fail at the add: a process stopped between
+ * the claim and the add leaves a claim holding its job, which the dispatchers' resume sweep queues once after the
+ * grace, while the sender's retry is answered `duplicate`; the dispatcher's handler then opens one session. A
+ * delivery whose session key the dispatcher would refuse (300 characters) is answered 400 before any claim; a
+ * queue store that refuses the add leaves no claim, so the retry is taken.
+ * Source: spec/platform-service.md § Endpoints, § Webhook firing payload, § Firings; docs/architecture.md § Life of
+ * a turn (1).
+ */
+import { describe, expect, it } from 'vitest';
+import { cryptoIds } from '../../core/adapters/runtime/system.ts';
+import { agentCollections } from '../../core/agent/hosting-model.ts';
+import type { PublishedAgent } from '../../core/agent/hosting.ts';
+import { runWebhookJob, type WebhookJob } from '../../core/boot/webhook-firings.ts';
+import { createConnection, ensureConnectionIndexes, type AdmissionDeps } from '../../core/connection/index.ts';
+import type { JobQueue } from '../../core/ports/job-queue.ts';
+import type { Logger } from '../../core/ports/logger.ts';
+import { deliveriesCollection, PENDING_FIRING_GRACE_MS, resumePendingFirings, type DeliveryRecord } from '../../core/session/delivery-claims.ts';
+import { openFiredSession } from '../../core/session/firings.ts';
+import { sessionsOf } from '../../core/session/session-store.ts';
+import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
+import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
+import { webhookRoutes } from './webhook-routes.ts';
+
+const logger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, child: () => logger };
+
+/** Agent `a1` (organization o1) keys sessions by `body.ticket`; agent `b1` (organization o2) keys none. */
+const agentOf = (buildId: string): PublishedAgent => ({
+  agentPrompt: '', skills: {},
+  workflows: {
+    intake: {
+      slug: 'intake', definition: {} as never, hooks: {},
+      triggers: [{
+        id: 'hooks', type: 'webhook', workflow: 'intake', state: 'triage',
+        fields: { connection: 'hooks', ...(buildId === 'build-a' ? { session: '{{ body.ticket }}' } : {}) },
+      }],
+    },
+  },
+});
+
+type Added = { queue: string; name: string; data: unknown; jobId?: string };
+
+async function world() {
+  let now = new Date('2026-11-26T09:00:00Z');
+  const clock = { now: () => now };
+  const docs = createMemoryDocumentStore({ now: clock.now });
+  const objects = createMemoryObjectStore();
+  const builds = { agentOf: async (id: string) => agentOf(id), workflowOf: async () => { throw new Error('unused'); } };
+  for (const [agentId, orgId, buildId] of [['a1', 'o1', 'build-a'], ['b1', 'o2', 'build-b']]) {
+    await docs.collection(agentCollections.environments).insertOne({
+      _id: `${agentId}:main`, agentId, orgId, name: 'main', published: { buildId, commitId: 'c1', publishedAt: now },
+    } as never);
+  }
+  const connDeps = {
+    docs, ids: cryptoIds, production: false, clock,
+    scope: async (_caller: unknown, agent: string, environment: string) => ({ orgId: agent === 'a1' ? 'o1' : 'o2', agentId: agent, environment }),
+  };
+  await ensureConnectionIndexes(connDeps);
+  const hookOf = async (agent: string) => {
+    const made = await createConnection(connDeps, { subject: 'maria' }, agent, 'main', { identifier: 'hooks', protocol: 'webhook', auth: 'bearer' });
+    return { address: made.connection.address, token: made.token!, id: made.connection._id };
+  };
+  const hooks = { a: await hookOf('a1'), b: await hookOf('b1') };
+  // The queue store: `ok` takes jobs (a job id is taken once), `fail` refuses, `stop` never answers (the process stops).
+  const queue = { mode: 'ok' as 'ok' | 'fail' | 'stop', added: [] as Added[], attempts: 0 };
+  // Only `add` is reached from the endpoint; the port's other methods are not.
+  const port = {
+    add: async (name, jobName, data, options) => {
+      queue.attempts += 1;
+      if (queue.mode === 'stop') return new Promise<string>(() => undefined);
+      if (queue.mode === 'fail') throw new Error('OOM command not allowed when used memory > maxmemory');
+      if (!queue.added.some((a) => a.jobId !== undefined && a.jobId === options?.jobId)) queue.added.push({ queue: name, name: jobName, data, jobId: options?.jobId });
+      return options?.jobId ?? 'job';
+    },
+    consume: () => { throw new Error('unused'); }, counts: async () => { throw new Error('unused'); }, close: async () => undefined,
+  } satisfies Pick<JobQueue, 'add' | 'consume' | 'counts' | 'close'> as unknown as JobQueue;
+  const admission: AdmissionDeps = { ids: cryptoIds, jwt: { verify: async () => { throw new Error('not oidc'); } }, memberMayUse: async () => false };
+  const app = webhookRoutes({ docs, clock, admission, queue: port, builds, clientAddress: () => '203.0.113.7', logger });
+  const post = (hook: { address: string; token: string }, deliveryId: string, body: unknown = { action: 'opened' }) => app.handle(new Request(
+    `http://localhost/api/webhooks/${hook.address}`,
+    { method: 'POST', headers: { authorization: `Bearer ${hook.token}`, 'content-type': 'application/json', 'x-delivery-id': deliveryId }, body: JSON.stringify(body) },
+  ));
+  const firingDeps = { docs, objects, clock, ids: cryptoIds, enqueueTurn: async () => undefined, builds, queue: port, log: () => undefined };
+  const sweep = () => resumePendingFirings({
+    docs, clock, queue: port, log: () => undefined, open: (p) => openFiredSession(firingDeps, p.target, p.firing),
+  });
+  const claims = () => docs.collection<DeliveryRecord>(deliveriesCollection).find({});
+  return { docs, queue, hooks, post, sweep, claims, firingDeps, later: (ms: number) => { now = new Date(now.getTime() + ms); } };
+}
+
+describe('the webhook endpoint', () => {
+  it('leaves a delivery whose process stopped between claim and add to the resume sweep, which queues it once', async () => {
+    const w = await world();
+    w.queue.mode = 'stop';
+    void w.post(w.hooks.a, 'd-1');
+    for (let i = 0; i < 100 && (await w.claims()).length === 0; i += 1) await new Promise((r) => setTimeout(r, 5));
+    const [claim] = await w.claims();
+    expect(claim.pending).toMatchObject({ job: { queue: 'triggers', name: 'webhook', jobId: expect.stringMatching(/^webhook-[0-9a-f]{64}$/) } });
+    expect(w.queue.added).toEqual([]);
+
+    w.queue.mode = 'ok';
+    const retry = await w.post(w.hooks.a, 'd-1');
+    expect([retry.status, await retry.json()]).toEqual([202, { delivery: 'd-1', duplicate: true }]);
+    expect(await w.sweep()).toEqual([]);
+    w.later(PENDING_FIRING_GRACE_MS + 1_000);
+    expect(await w.sweep()).toEqual([claim._id]);
+    expect(await w.sweep()).toEqual([]);
+    expect(w.queue.added).toHaveLength(1);
+    expect(w.queue.added[0]).toMatchObject({ queue: 'triggers', name: 'webhook', jobId: claim.pending && 'job' in claim.pending ? claim.pending.job.jobId : '' });
+    expect((await w.claims())[0].pending).toBeUndefined();
+
+    expect(await runWebhookJob(w.firingDeps, w.queue.added[0].data as WebhookJob)).toMatchObject({ outcome: 'opened' });
+    const again = await w.post(w.hooks.a, 'd-1');
+    expect(await again.json()).toEqual({ delivery: 'd-1', duplicate: true });
+    expect(await sessionsOf(w.firingDeps).countDocuments({})).toBe(1);
+  });
+
+  it('keeps each organization\'s deliveries apart: another\'s token is refused, one delivery id is taken at each', async () => {
+    const w = await world();
+    const foreign = await w.post({ address: w.hooks.a.address, token: w.hooks.b.token }, 'd-same');
+    expect(foreign.status).toBe(401);
+    expect(await w.claims()).toEqual([]);
+    expect((await w.post(w.hooks.a, 'd-same', { ticket: 'T-1' })).status).toBe(202);
+    const atB = await w.post(w.hooks.b, 'd-same');
+    expect([atB.status, await atB.json()]).toEqual([202, { delivery: 'd-same' }]);
+    expect(w.queue.added.map((a) => (a.data as WebhookJob).agentId)).toEqual(['a1', 'b1']);
+    expect(new Set(w.queue.added.map((a) => a.jobId)).size).toBe(2);
+    expect((await w.claims()).map((c) => c.scope).sort()).toEqual([w.hooks.a.id, w.hooks.b.id].sort());
+    expect((await w.claims()).every((c) => c.pending === undefined)).toBe(true);
+  });
+
+  it('answers 400 to a delivery whose session key the dispatcher would refuse, before claiming or queuing it', async () => {
+    const w = await world();
+    const refused = await w.post(w.hooks.a, 'd-long', { ticket: 'x'.repeat(300) });
+    expect(refused.status).toBe(400);
+    const { error } = await refused.json() as { error: { code: string; message: string } };
+    expect(error.code).toBe('invalid_session_key');
+    expect(error.message).toMatch(/^Nothing was taken: .*trigger "hooks".* at most 256 characters \(this one has 300\)/);
+    expect(error.message).not.toContain('xxxx');
+    expect(await w.claims()).toEqual([]);
+    expect(w.queue.attempts).toBe(0);
+    expect((await w.post(w.hooks.a, 'd-long', { ticket: 'T-2' })).status).toBe(202);
+  });
+
+  it('answers 503 and keeps no claim when the queue store refuses the add, so the sender\'s retry is taken', async () => {
+    const w = await world();
+    w.queue.mode = 'fail';
+    const refused = await w.post(w.hooks.b, 'd-2');
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ error: { code: 'queue_unavailable', message: expect.stringMatching(/nothing was taken; send it again later/) } });
+    expect(await w.claims()).toEqual([]);
+    w.queue.mode = 'ok';
+    const retry = await w.post(w.hooks.b, 'd-2');
+    expect([retry.status, await retry.json()]).toEqual([202, { delivery: 'd-2' }]);
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * Delivery claims (collection `trigger_deliveries`): a firing id is taken once, by an insert under a unique `_id`, so
+ * retries and concurrent duplicates fire once. A claim may carry the work still owed for it (`pending`): the job to
+ * put on a queue (a webhook delivery the API acknowledged) or the session to open (a schedule run, a polled item, a
+ * callback firing). The claim and what it owes are one write, so a process that stops right after the claim leaves
+ * a record the resume sweep finishes ({@link resumePendingFirings}, run by every dispatcher), instead of a firing
+ * every retry of which is answered `duplicate` for 30 days.
+ *
+ * Source: spec/platform-service.md § Firings, § Webhook firing payload; docs/architecture.md § Life of a turn (1),
+ * § Queues and collections (`trigger_deliveries`).
+ */
+import type { JobQueue } from '../ports/job-queue.ts';
+import { isPlatformError } from '../ports/platform-error.ts';
+import { sessionCollections, sessionSchemaVersion } from './model.ts';
+import type { Firing, FiringTarget } from './firing-model.ts';
+import type { SessionStoreDeps } from './session-store.ts';
+
+/** Collection of claimed deliveries (`_id` = `<scope>:<deliveryId>`). */
+export const deliveriesCollection = sessionCollections.deliveries;
+
+const deliveryKey = (scope: string, deliveryId: string) => `${scope}:${deliveryId}`;
+
+/** A job a claim still has to put on a queue; `jobId` is deterministic per firing, so adding it twice adds it once. */
+export interface PendingJob { queue: string; name: string; jobId: string; data: unknown }
+
+/** The session a claim still has to open (with `firing.firingKey` set, so opening it twice opens it once). */
+export interface PendingOpen { target: FiringTarget; firing: Firing }
+
+/** What a claim still owes: a job to queue, or a session to open. Absent once done. */
+export type PendingFiring = { job: PendingJob } | { open: PendingOpen };
+
+/** A claimed delivery. */
+export interface DeliveryRecord {
+  _id: string;
+  schemaVersion: typeof sessionSchemaVersion;
+  scope: string;
+  deliveryId: string;
+  claimedAt: Date;
+  /** The work still owed for this firing (payload bounded by its endpoint, e.g. 256 KiB); removed once done. */
+  pending?: PendingFiring;
+}
+
+/** Claims made within this (ms) are left to the process that made them; older pending claims are resumed. */
+export const PENDING_FIRING_GRACE_MS = 60_000;
+
+/** Most pending claims one sweep resumes (the rest wait for the next sweep). */
+const RESUME_BATCH = 200;
+
+const deliveriesOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<DeliveryRecord>(deliveriesCollection);
+
+/**
+ * Claims delivery `deliveryId` of `scope` (e.g. a connection id) once: true for the first claim, false for every
+ * later one, also under concurrent duplicates (the store's unique `_id` decides, not a read-then-write). With
+ * `pending`, the claim records the work still owed in the same insert; call {@link settleDelivery} once it is done.
+ */
+export async function claimDelivery(
+  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, scope: string, deliveryId: string, pending?: PendingFiring,
+): Promise<boolean> {
+  try {
+    await deliveriesOf(deps).insertOne({
+      _id: deliveryKey(scope, deliveryId), schemaVersion: sessionSchemaVersion, scope, deliveryId, claimedAt: deps.clock.now(),
+      ...(pending ? { pending } : {}),
+    });
+    return true;
+  } catch (error) {
+    if (isPlatformError(error, 'duplicate_key')) return false;
+    throw error;
+  }
+}
+
+/** Records that a claim's pending work is done (the job queued, the session opened): its payload is dropped. */
+export async function settleDelivery(deps: Pick<SessionStoreDeps, 'docs'>, scope: string, deliveryId: string): Promise<void> {
+  await deliveriesOf(deps).updateOne({ _id: deliveryKey(scope, deliveryId) }, { $unset: { pending: true } });
+}
+
+/** Releases a claim whose firing could not be taken (queue store down), so the sender's retry is taken. */
+export async function releaseDelivery(deps: Pick<SessionStoreDeps, 'docs'>, scope: string, deliveryId: string): Promise<void> {
+  await deliveriesOf(deps).deleteOne({ _id: deliveryKey(scope, deliveryId) });
+}
+
+/** What the resume sweep needs: the stores, a way to open a pending session, and the queue for pending jobs. */
+export interface ResumeDeps extends Pick<SessionStoreDeps, 'docs' | 'clock'> {
+  queue?: Pick<JobQueue, 'add'>;
+  /** Opens a pending session (core/session/firings.ts `openFiredSession`, idempotent by the firing key). */
+  open(pending: PendingOpen): Promise<unknown>;
+  log(line: string): void;
+}
+
+/**
+ * The resume sweep: finishes claims made more than {@link PENDING_FIRING_GRACE_MS} ago whose work is still pending
+ * (its process stopped between the claim and the queue add or the session's opening): adds the job under its own
+ * job id, or opens the session under its firing key, then settles the claim. Both are idempotent, so a claim whose
+ * work was in fact done (its process stopped before settling) fires nothing twice. A claim that fails again is
+ * logged by id (never its payload) and tried at the next sweep.
+ * @returns the claim ids resumed
+ */
+export async function resumePendingFirings(deps: ResumeDeps): Promise<string[]> {
+  const before = new Date(deps.clock.now().getTime() - PENDING_FIRING_GRACE_MS);
+  const stale = await deliveriesOf(deps).find({ pending: { $exists: true }, claimedAt: { $lt: before } }, { sort: { claimedAt: 1 }, limit: RESUME_BATCH });
+  const resumed: string[] = [];
+  for (const record of stale) {
+    const pending = record.pending!;
+    try {
+      if ('job' in pending) {
+        if (!deps.queue) continue;
+        await deps.queue.add(pending.job.queue, pending.job.name, pending.job.data, { jobId: pending.job.jobId });
+      } else {
+        await deps.open(pending.open);
+      }
+      await settleDelivery(deps, record.scope, record.deliveryId);
+      resumed.push(record._id);
+    } catch (error) {
+      deps.log(`[triggers] claimed firing ${record._id} could not be resumed (${(error as Error).message}); trying again at the next sweep`);
+    }
+  }
+  return resumed;
+}
