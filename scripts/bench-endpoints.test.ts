@@ -9,7 +9,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateAgentRepository } from '../core/agent/validate.ts';
-import { processIdsNamed, processTreeCpu, quantile, runLoad } from './bench-endpoints-load.ts';
+import { compareWithBaseline, extractRevision } from './bench-endpoints-baseline.ts';
+import { processIdsNamed, processTreeCpu, quantile, runLoad, type LoadResult } from './bench-endpoints-load.ts';
 
 const agentRoot = resolve(import.meta.dirname, 'bench-fixtures/agents/bench-endpoints');
 const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
@@ -21,7 +22,9 @@ describe('the bench agent', () => {
     expect(validation.problems).toEqual([]);
     expect(validation.ok).toBe(true);
     const text = files.map((f) => f.text).join('\n');
-    for (const connection of ['hook', 'hook-paused', 'hook-live', 'retried', 'chat']) expect(text).toContain(`connection: ${connection}`);
+    for (const connection of ['hook', 'hook-paused', 'hook-live', 'retried', 'chat']) {
+      expect(text).toContain(`connection: ${connection}`);
+    }
   });
 });
 
@@ -61,5 +64,36 @@ describe.runIf(process.platform === 'linux')('processTreeCpu', () => {
     const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
     expect(sum(after)).toBeGreaterThan(sum(before));
     expect(processIdsNamed(process.pid, 'dispatcher')).toEqual([]);
+  });
+});
+
+describe('the baseline revision', () => {
+  const root = resolve(import.meta.dirname, '..');
+  it('extracts a commit of this repository with its product helper and this checkout\'s node_modules', () => {
+    const extracted = extractRevision(root, 'HEAD');
+    try {
+      expect(statSync(join(extracted.dir, 'test/helpers/product.ts')).isFile()).toBe(true);
+      expect(statSync(join(extracted.dir, 'node_modules/vitest')).isDirectory()).toBe(true);
+    } finally {
+      extracted.remove();
+    }
+  });
+
+  it('says which revision could not be extracted and why, instead of throwing a stack', () => {
+    const unknown = /git could not extract no-such-revision-0000: .+/;
+    expect(() => extractRevision(root, 'no-such-revision-0000')).toThrow(unknown);
+    expect(() => extractRevision(root, '--output=/tmp/x')).toThrow(/is not a revision name/);
+  });
+
+  it('prints the figures beside the baseline\'s with their ratio, and a failed baseline as such', () => {
+    const result = (perSecond: number, p99: number): LoadResult => ({
+      answers: 10, perSecond, p50: 5, p99, statuses: { 202: 10 }, clientCpu: 0, serverCpu: {}, machineCpu: 0,
+    });
+    const figures = (perSecond: number, p99: number) => ({ base: result(4000, 10), hooks: result(perSecond, p99) });
+    const lines = compareWithBaseline('83abf23c6998', figures(2400, 18), { parts: [], webhook: figures(1200, 50) });
+    expect(lines.find((l) => l.includes('per s') && !l.includes('health'))).toMatch(/1200\s+2400\s+2\.00×/);
+    expect(lines.find((l) => l.includes('p99'))).toMatch(/50\.00\s+18\.00\s+0\.36×/);
+    const failed = compareWithBaseline('abc', figures(1, 1), 'git could not extract abc: unknown');
+    expect(failed).toContain('baseline FAILED: git could not extract abc: unknown');
   });
 });

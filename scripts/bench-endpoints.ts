@@ -13,6 +13,10 @@
  * 3. AG-UI time to RUN_STARTED (`POST /api/agui/<address>`, request start to the first SSE `data:` line of type
  *    RUN_STARTED), sequential runs, against the time to first byte of `GET /api/health` (scripts/bench-endpoints-agui.ts).
  * Parts 2 and 3 run first (part 1 leaves the dispatcher thousands of turns); the output is printed in order.
+ * Baseline: part 1 runs first on the product of an earlier revision (`--baseline REV`, default BASELINE_REVISION in
+ * scripts/bench-endpoints-baseline.ts: the webhook path before its claim stopped blocking the event loop and before
+ * one round trip for both rate counters), extracted from git, and its headline figures print beside the current ones
+ * with their ratio; `--no-baseline` skips it.
  * Targets are printed beside the figures, not asserted: ≥ 2,000 acknowledgements per second on a 2-core machine,
  * p99 < 20 ms. Options: --seconds N (per load run, default 10), --concurrency N (default 32), --runs N (AG-UI, default 50),
  * --cpu-profile DIR (Bun's CPU profile of every product process, written into DIR as markdown when it stops).
@@ -24,6 +28,9 @@ import { join, resolve } from 'node:path';
 import { runCairn, startProduct, type RunningProduct } from '../test/helpers/product.ts';
 import { startScriptedModelServer } from '../test/helpers/scripted-model-server.ts';
 import { benchAgui } from './bench-endpoints-agui.ts';
+import {
+  BASELINE_REVISION, compareWithBaseline, extractRevision, fixed, type ProductRun, type WebhookFigures,
+} from './bench-endpoints-baseline.ts';
 import { processIdsNamed, runLoad, type LoadResult } from './bench-endpoints-load.ts';
 import { countSessions, waitForSessions } from './bench-endpoints-sessions.ts';
 
@@ -32,6 +39,11 @@ const option = (name: string, fallback: number) => (process.argv.includes(name) 
 const seconds = option('--seconds', 10);
 const concurrency = option('--concurrency', 32);
 const runs = option('--runs', 50);
+/** `--baseline REV` (default {@link BASELINE_REVISION}), `--no-baseline`: the revision measured first, beside now. */
+const argAfter = (name: string) =>
+  (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] ?? '' : undefined);
+const baselineArg = argAfter('--baseline');
+const baseline = process.argv.includes('--no-baseline') ? undefined : baselineArg ?? BASELINE_REVISION;
 /** `--cpu-profile DIR`: every Bun process of the product writes a CPU profile (markdown) into DIR when it stops. */
 const profileDir = process.argv.includes('--cpu-profile') ? resolve(process.argv[process.argv.indexOf('--cpu-profile') + 1] ?? '') : undefined;
 const agent = 'bench-endpoints';
@@ -44,7 +56,6 @@ function connection(product: RunningProduct, id: string, protocol: string, extra
   return { url: (JSON.parse(created.stdout) as { url: string }).url.replace(/^https?:\/\/[^/]+/, product.url) };
 }
 
-const fixed = (n: number, digits: number, width: number) => (Number.isFinite(n) ? n.toFixed(digits) : '—').padStart(width);
 /** One row of figures, or, for a run with no answer of its expected status, the row saying what came back instead. */
 const row = (label: string, r: LoadResult, expected: number) => {
   if (r.answers === 0) {
@@ -60,10 +71,13 @@ const others = (r: LoadResult, expected: number) => Object.entries(r.statuses).f
 /** Longest the bench watches the dispatcher work through the measured deliveries after the runs (seconds). */
 const drainSeconds = 30;
 
-/** The webhook addresses of the load runs: the warm-up and duplicate runs, the dispatcher-stopped run, the headline run. */
+/** The webhook addresses of the load runs: warm-up and duplicates, the dispatcher-stopped run, the headline run. */
 interface HookUrls { warm: string; paused: string; live: string }
 
-async function webhookThroughput(product: RunningProduct, hookUrls: HookUrls, print: (line: string) => void): Promise<void> {
+
+async function webhookThroughput(
+  product: RunningProduct, hookUrls: HookUrls, print: (line: string) => void,
+): Promise<WebhookFigures> {
   const pid = product.child.pid;
   const body = JSON.stringify({ action: 'opened', number: 7, repository: { full_name: 'cairn/bench' } });
   const send = async (url: string, init?: RequestInit) => {
@@ -128,6 +142,7 @@ async function webhookThroughput(product: RunningProduct, hookUrls: HookUrls, pr
   print('CPU during each run (cores; client = this process; a process\'s ended children count under its name):');
   for (const [label, r] of [['health', base], ['webhook', hooks], ['unknown address', unknown], ['claimed already', duplicate], ['dispatcher stopped', paused]] as const) print(`  ${label.padEnd(16)} ${cpuLine(r)}`);
   print(`dispatcher, in the ${drainWall.toFixed(0)} s after the runs: ${((opened1 - opened0) / drainWall).toFixed(0)} sessions opened and ${((ended1 - ended0) / drainWall).toFixed(0)} ended per second (a worker process per turn, none calling a model); ${before + total - ended1} of the ${total} deliveries of the last two runs were still to end when the bench went on`);
+  return { base, hooks };
 }
 
 async function duplicates(product: RunningProduct, url: string, print: (line: string) => void): Promise<void> {
@@ -142,46 +157,93 @@ async function duplicates(product: RunningProduct, url: string, print: (line: st
   print(`sessions opened for it: ${opened} (document store: ${settled.count}) → duplicates admitted: ${Math.max(0, opened - 1)} (must be 0)`);
 }
 
-async function main(): Promise<void> {
-  const model = await startScriptedModelServer(Array.from({ length: runs + 20 }, () => ({ text: 'Hello from the scripted model.' })));
-  const config = { models: { providers: [{ id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl }], offered: [{ id: 'scripted-model', provider: 'scripted', prices: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 } }] } };
-  const product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config), ...(profileDir ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${profileDir}` } : {}) });
+
+/**
+ * Starts a product with `start` (this checkout's, or the baseline revision's), publishes the bench agent and runs
+ * the parts: all three, or part 1 only (`webhookOnly`, the baseline). A part that fails prints which part and why,
+ * and the others still run; a product that cannot be set up throws.
+ */
+async function benchProduct(
+  start: typeof startProduct, env: Record<string, string>, webhookOnly: boolean,
+): Promise<ProductRun> {
+  const product = await start(env);
   // Interrupted (Ctrl-C, a timeout): the product runs in its own process group, so stop it here.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void Promise.allSettled([product.stop(), model.close()]).then(() => process.exit(130)));
-  }
+  const stopOnSignal = () => void product.stop().then(() => process.exit(130));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, stopOnSignal);
   try {
-    const imported = runCairn(product.url, ['agent', 'import', join(root, 'scripts/bench-fixtures/agents/bench-endpoints'), '--agent', agent, '--publish']);
+    const fixture = join(root, 'scripts/bench-fixtures/agents/bench-endpoints');
+    const imported = runCairn(product.url, ['agent', 'import', fixture, '--agent', agent, '--publish']);
     if (imported.status !== 0) throw new Error(`publishing the bench agent failed: ${imported.stderr || imported.stdout}`);
     // The most calls per minute a connection may allow (one connection per load run), so no counter refuses the bench.
     const most = ['--rate', '100000,100000'];
-    const hooks = ['hook', 'hook-paused', 'hook-live'].map((id) => ({ id, ...connection(product, id, 'webhook', most) }));
+    const hookIds = ['hook', 'hook-paused', 'hook-live'];
+    const hooks = hookIds.map((id) => ({ id, ...connection(product, id, 'webhook', most) }));
     const retried = connection(product, 'retried', 'webhook');
     const notMade = [...hooks, { id: 'retried', ...retried }].filter((c) => !c.url);
     if (notMade.length > 0) {
-      throw new Error(`creating the webhook connections failed: ${notMade.map((c) => `${c.id}: ${c.error}`).join('; ')}`);
+      const why = notMade.map((c) => `${c.id}: ${c.error}`).join('; ');
+      throw new Error(`creating the webhook connections failed: ${why}`);
     }
     const [warm, paused, live] = hooks.map((c) => c.url as string);
-    console.log(`cairn ${product.url} (sources on bun; embedded queue and document stores), `
-      + `${navigator.hardwareConcurrency} cores, load average ${loadAverage()}`);
     // Parts 2 and 3 run first, while the dispatcher is idle (part 1 leaves it thousands of turns to run); printed in
-    // order. A part that fails prints which part and why, and the others still run.
-    const parts: string[][] = [[], [], []];
-    const part = async (index: number, title: string, run: (print: (line: string) => void) => Promise<void>) => {
-      const print = (line: string) => parts[index].push(line);
+    // order.
+    const run: ProductRun = { parts: [[], [], []] };
+    const part = async (index: number, title: string, fn: (print: (line: string) => void) => Promise<void>) => {
+      const print = (line: string) => run.parts[index].push(line);
       try {
-        await run(print);
+        await fn(print);
       } catch (error) {
         print(`\n${index + 1}. ${title}: FAILED: ${error instanceof Error ? error.message : String(error)}`);
       }
     };
-    await part(1, 'retries of one delivery', (print) => duplicates(product, retried.url as string, print));
-    const chat = () => connection(product, 'chat', 'agui', most);
-    await part(2, 'AG-UI time to RUN_STARTED', (print) => benchAgui(product, chat, runs, print));
-    await part(0, 'webhook acknowledgements', (print) => webhookThroughput(product, { warm, paused, live }, print));
-    for (const line of parts.flat()) console.log(line);
+    if (!webhookOnly) {
+      await part(1, 'retries of one delivery', (print) => duplicates(product, retried.url as string, print));
+      const chat = () => connection(product, 'chat', 'agui', most);
+      await part(2, 'AG-UI time to RUN_STARTED', (print) => benchAgui(product, chat, runs, print));
+    }
+    await part(0, 'webhook acknowledgements', async (print) => {
+      run.webhook = await webhookThroughput(product, { warm, paused, live }, print);
+    });
+    return run;
   } finally {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, stopOnSignal);
     await product.stop();
+  }
+}
+
+/** The baseline revision's part 1 (its product started from its own sources), or why it could not run. */
+async function baselineRun(env: Record<string, string>): Promise<ProductRun | string> {
+  let extracted: ReturnType<typeof extractRevision> | undefined;
+  try {
+    extracted = extractRevision(root, baseline as string);
+    type Helpers = { startProduct: typeof startProduct };
+    const helpers = (await import(join(extracted.dir, 'test/helpers/product.ts'))) as Helpers;
+    return await benchProduct(helpers.startProduct, env, true);
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    extracted?.remove();
+  }
+}
+
+async function main(): Promise<void> {
+  const script = Array.from({ length: runs + 20 }, () => ({ text: 'Hello from the scripted model.' }));
+  const model = await startScriptedModelServer(script);
+  const prices = { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 };
+  const provider = { id: 'scripted', type: 'openai-compatible', apiBaseUrl: model.baseUrl };
+  const offered = [{ id: 'scripted-model', provider: 'scripted', prices }];
+  const config = { models: { providers: [provider], offered } };
+  const profile: Record<string, string> = {};
+  if (profileDir) profile.BUN_OPTIONS = `--cpu-prof-md --cpu-prof-dir=${profileDir}`;
+  const env: Record<string, string> = { PLATFORM_CONFIG: JSON.stringify(config), ...profile };
+  try {
+    console.log(`cairn (sources on bun; embedded queue and document stores), ${navigator.hardwareConcurrency} cores, `
+      + `load average ${loadAverage()}${baseline ? `; baseline ${baseline.slice(0, 12)} first, part 1 only` : ''}`);
+    const old = baseline ? await baselineRun(env) : undefined;
+    const current = await benchProduct(startProduct, env, false);
+    for (const line of current.parts.flat()) console.log(line);
+    if (old !== undefined) for (const line of compareWithBaseline(baseline as string, current.webhook, old)) console.log(line);
+  } finally {
     await model.close();
   }
   if (profileDir) console.log(`\nCPU profiles of the product's processes (markdown, one per process; the API's names bins/api): ${profileDir}`);
