@@ -107,7 +107,7 @@ describe('playground tokens', () => {
 });
 
 describe('a token value minted elsewhere', () => {
-  const minted = `cairn_mcp_${'a1B2-c3_D4'.repeat(4)}xyz`;
+  const minted = 'cairn_mcp_BwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSY';
 
   it('is stored (as its digest) and authenticates, so a config can name it before the token exists', async () => {
     const { deps } = world();
@@ -124,7 +124,8 @@ describe('a token value minted elsewhere', () => {
     const { deps } = world();
     await ensureSemanticIndexes(deps.docs);
     const alpha = await createProject(deps, { orgId: 'org-1', slug: 'alpha', name: 'Alpha' });
-    for (const value of ['hunter2', 'cairn_mcp_short', `${minted}!`, `xcairn_mcp_${'a'.repeat(43)}`]) {
+    const chosen = [`cairn_mcp_${'A'.repeat(43)}`, `cairn_mcp_${'ab01'.repeat(10)}xyz`];
+    for (const value of ['hunter2', 'cairn_mcp_short', `${minted}!`, `xcairn_mcp_${'a'.repeat(43)}`, ...chosen]) {
       const error = await refusal(createToken(deps, { projectId: alpha._id, name: 'weak', models: ['m'], value }));
       expect([error.code, error.status]).toEqual(['invalid_argument', 400]);
       expect(error.message).toMatch(/cairn_mcp_ and 43 base64url characters/);

@@ -36,6 +36,14 @@ export interface CreateTokenInput {
 const tokenForm = /^cairn_mcp_[A-Za-z0-9_-]{43}$/;
 
 /**
+ * Whether a supplied value looks minted: the form, and at least 20 distinct characters among its 43 (32 random bytes
+ * show about 31; fewer than 20 has a chance below 1e-9), so a chosen pattern (`AAAA…`, `abab…`) is refused.
+ */
+function looksMinted(value: string): boolean {
+  return tokenForm.test(value) && new Set(value.slice('cairn_mcp_'.length)).size >= 20;
+}
+
+/**
  * Creates a token. The raw value is returned once and never stored.
  * @throws PlatformError `invalid_argument` (400) for an empty scope, an expiry in the past or a `value` not in the
  *   minted form; `token_exists` (409) for a `value` already in use (knowing it, one could use it anyway)
@@ -47,7 +55,7 @@ export async function createToken(deps: SemanticDeps, input: CreateTokenInput): 
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
     throw new PlatformError('invalid_argument', 'The expiry date is in the past: give a future date or none.', { status: 400 });
   }
-  if (input.value !== undefined && !tokenForm.test(input.value)) {
+  if (input.value !== undefined && !looksMinted(input.value)) {
     throw new PlatformError('invalid_argument', 'A token value must be one minted as cairn mints them: cairn_mcp_ '
       + 'and 43 base64url characters (32 random bytes); leave it out to have one minted.', { status: 400 });
   }
