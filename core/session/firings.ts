@@ -16,8 +16,8 @@ import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { Firing, FiringDeps, FiringResult, FiringTarget } from './firing-model.ts';
 import { finalStatuses, type SessionRecord, type TurnRecord } from './model.ts';
 import { checkSessionKey, dropClaim, nameClaimedSession, readClaim, releaseClaim, takeClaim, type SessionKeyScope } from './session-key-claims.ts';
-import { insertSession, insertTurn, sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
-import { nextTurn } from './queued-turns.ts';
+import { insertSession, insertTurn, sessionsOf, turnsOf, type NewSession, type SessionStoreDeps } from './session-store.ts';
+import { moveSessionOn, nextTurn, openSessionWithTurn } from './queued-turns.ts';
 
 export type { Firing, FiringDeps, FiringResult, FiringTarget } from './firing-model.ts';
 import { claimDelivery, deliveriesCollection, settleDelivery, type DeliveryRecord } from './delivery-claims.ts';
@@ -123,27 +123,37 @@ const busy = (target: FiringTarget, why: string) => new PlatformError(
   { status: 409 },
 );
 
+/**
+ * Opens the session of a firing with its first turn. Without a firing key (an AG-UI run, an MCP call: the caller
+ * waits for the answer), a queue store that refuses the add leaves no session behind and the caller gets 503
+ * `queue_unavailable` (./queued-turns.ts). With one (an acknowledged firing, which must not be lost), the session
+ * stays with its turn in its outbox and the turn sweep queues it: the session moves on.
+ */
 async function openSession(
   deps: FiringDeps, target: FiringTarget, firing: Firing, ids?: FiringIds,
 ): Promise<{ session: SessionRecord; turnId: string }> {
   const args = firing.args ?? {};
+  const fields: NewSession = {
+    orgId: target.orgId, agentId: target.agentId, environment: target.environment, workflow: target.workflow, buildId: target.buildId, commitId: target.commitId,
+    state: target.state, trigger: target.trigger.id, depth: 0, inheritedForbid: [],
+    variables: { ...args, trigger: { id: target.trigger.id, type: target.trigger.type, ...firing.payload } } as never,
+    lockedVariables: [...Object.keys(args), 'trigger'],
+    ...(firing.sessionKey === undefined ? {} : { sessionKey: firing.sessionKey }),
+    ...(firing.startedBy === undefined ? {} : { startedBy: firing.startedBy }),
+  };
+  if (!ids) {
+    const { session, turn } = await openSessionWithTurn(deps, fields, 'delivery', { message: firing.message });
+    return { session, turnId: turn._id };
+  }
   // The insert carries the first turn as the session's outbox: a process that dies before the turn is written
   // leaves it to the turn sweep (core/session/turn-recovery.ts).
-  const next = nextTurn(withId(deps, ids?.turnId), 'delivery', { message: firing.message });
+  const next = nextTurn(withId(deps, ids.turnId), 'delivery', { message: firing.message });
   let session: SessionRecord;
   try {
-    session = await insertSession(withId(deps, ids?.sessionId), {
-      orgId: target.orgId, agentId: target.agentId, environment: target.environment, workflow: target.workflow, buildId: target.buildId, commitId: target.commitId,
-      state: target.state, trigger: target.trigger.id, depth: 0, inheritedForbid: [],
-      variables: { ...args, trigger: { id: target.trigger.id, type: target.trigger.type, ...firing.payload } } as never,
-      lockedVariables: [...Object.keys(args), 'trigger'],
-      ...(firing.sessionKey === undefined ? {} : { sessionKey: firing.sessionKey }),
-      ...(firing.startedBy === undefined ? {} : { startedBy: firing.startedBy }),
-      next,
-    });
+    session = await insertSession(withId(deps, ids.sessionId), { ...fields, next });
   } catch (error) {
     // The same firing, run at once elsewhere, inserted it first: finish what that run does (the turn is one).
-    const other = ids && isPlatformError(error, 'duplicate_key') ? await firedBefore(deps, ids, target, firing) : undefined;
+    const other = isPlatformError(error, 'duplicate_key') ? await firedBefore(deps, ids, target, firing) : undefined;
     if (other) return other;
     throw error;
   }
@@ -175,12 +185,15 @@ async function openClaimed(
 async function deliverToSession(
   deps: FiringDeps, session: SessionRecord, target: FiringTarget, firing: Firing, turnId?: string,
 ): Promise<string | undefined> {
+  const message = deliveryMessage(target, firing);
+  // Without a firing key a refused add puts the session back to awaiting input (503 to the caller, ./queued-turns.ts).
+  if (turnId === undefined) return (await moveSessionOn(deps, session, {}, 'awaiting_input', 'delivery', { message }))?._id;
   // The move carries the turn as the session's outbox (./queued-turns.ts): a crash after it loses nothing.
-  const next = nextTurn(withId(deps, turnId), 'delivery', { message: deliveryMessage(target, firing) });
+  const next = nextTurn(withId(deps, turnId), 'delivery', { message });
   const moved = { status: 'running', next, updatedAt: next.at };
   const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, status: 'awaiting_input' }, { $set: moved });
   if (matched === 0) return undefined;
-  const turn = await insertFiringTurn(deps, session, next.input.message!, next.turnId);
+  const turn = await insertFiringTurn(deps, session, message, next.turnId);
   await deps.enqueueTurn(turn._id);
   return turn._id;
 }
