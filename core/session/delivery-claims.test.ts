@@ -1,11 +1,15 @@
 /**
  * Claimed delivery ids are remembered for DELIVERY_CLAIM_SECONDS (30 days): a retry within that is taken once; the
- * claims expire (TTL index) so the collection does not grow for ever, and a retry after that fires again.
+ * claims expire (TTL index) so the collection does not grow for ever, and a retry after that fires again. A claim
+ * that still owes its session (its process stopped before opening it) is opened by the resume sweep after the grace.
  */
 import { describe, expect, it } from 'vitest';
+import { cryptoIds } from '../adapters/runtime/system.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
-import { claimDelivery } from './firings.ts';
-import { DELIVERY_CLAIM_SECONDS, ensureSessionIndexes } from './session-store.ts';
+import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
+import { PENDING_FIRING_GRACE_MS, resumePendingFirings } from './delivery-claims.ts';
+import { claimDelivery, openFiredSession } from './firings.ts';
+import { DELIVERY_CLAIM_SECONDS, ensureSessionIndexes, sessionsOf } from './session-store.ts';
 
 describe('delivery claims', () => {
   it('take a delivery once within 30 days, and expire after', async () => {
@@ -19,5 +23,36 @@ describe('delivery claims', () => {
     expect(await claimDelivery(deps, 'conn2', 'd-1')).toBe(true);
     now = new Date(now.getTime() + 120 * 1000);
     expect(await claimDelivery(deps, 'conn1', 'd-1')).toBe(true);
+  });
+});
+
+describe('the resume sweep', () => {
+  it('opens a session a claim still owes once its grace passed, once, and logs a failing one by id only', async () => {
+    let now = new Date('2026-11-26T09:00:00Z');
+    const clock = { now: () => now };
+    const deps = { docs: createMemoryDocumentStore({ now: clock.now }), objects: createMemoryObjectStore(), clock, ids: cryptoIds, enqueueTurn: async () => undefined };
+    const target = { orgId: 'o1', agentId: 'a1', environment: 'main', buildId: 'b1', commitId: 'c1', workflow: 'report', state: 'run', trigger: { id: 'nightly', type: 'schedule' } };
+    const firing = { payload: { scheduledAt: '2026-11-26T09:00:00.000Z' }, message: 'The schedule fired.', firingKey: '["schedule","e1","nightly","2026-11-26T09:00:00.000Z"]' };
+    expect(await claimDelivery(deps, 'schedule:e1:nightly', '2026-11-26T09:00:00.000Z', { open: { target, firing } })).toBe(true);
+    expect(await claimDelivery(deps, 'schedule:e1:broken', 'run-1', { open: { target, firing: { ...firing, payload: { secret: 'payload-only' }, firingKey: 'other' } } })).toBe(true);
+    const lines: string[] = [];
+    let refuse = true;
+    const sweep = () => resumePendingFirings({
+      ...deps, log: (line) => { lines.push(line); },
+      open: async (pending) => {
+        if (pending.firing.firingKey === 'other' && refuse) throw new Error('object store unavailable');
+        return openFiredSession(deps, pending.target, pending.firing);
+      },
+    });
+    expect(await sweep()).toEqual([]);
+    now = new Date(now.getTime() + PENDING_FIRING_GRACE_MS + 1_000);
+    expect(await sweep()).toEqual(['schedule:e1:nightly:2026-11-26T09:00:00.000Z']);
+    expect(lines).toEqual(['[triggers] claimed firing schedule:e1:broken:run-1 could not be resumed (object store unavailable); trying again at the next sweep']);
+    expect(lines.join()).not.toContain('payload-only');
+    expect(await sessionsOf(deps).countDocuments({})).toBe(1);
+    refuse = false;
+    expect(await sweep()).toEqual(['schedule:e1:broken:run-1']);
+    expect(await sweep()).toEqual([]);
+    expect(await sessionsOf(deps).countDocuments({})).toBe(2);
   });
 });
