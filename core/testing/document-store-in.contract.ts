@@ -2,7 +2,9 @@
  * `$in` and equality cases of the DocumentStore contract: the answers a store must give whatever it narrows in its
  * own query language first (the SQLite adapter pushes string `$in` and string or number equalities down to SQL):
  * a field holding an array matches when an element does, a string never matches a number or a boolean, an empty
- * list matches nothing, `null` in a list matches a missing field, and an index on the field changes no answer.
+ * list matches nothing, `null` in a list matches a missing field, and an index on the field changes no answer; a find
+ * sorted by a Date with a limit (the adapter reads it in the Date's order) keeps ties and the full sort's order, and
+ * a field holding other values than Dates sorts as MongoDB sorts it.
  * Registered by `documentStoreContract` in document-store.contract.ts.
  *
  * Source: docs/architecture.md § Ports and adapters (DocumentStore: MongoDB query semantics on every adapter).
@@ -53,6 +55,26 @@ export function registerInCases(state: ContractState): void {
       const filter = { agentId: { $in: ['a1', 'b1'] }, depth: 0 };
       const page = await state.items.find(filter, { sort: { _id: -1 }, limit: 2 });
       expect(page.map((d) => d._id)).toEqual(['s4', 's3']);
+    });
+    it(`sorts by a Date with a limit as the full sort does (ties, skip, other values), ${label}`, async () => {
+      if (indexed) await state.items.createIndex({ kind: 1, at: -1 });
+      const day = (d: number) => new Date(Date.UTC(2026, 0, d));
+      const rows: Item[] = [
+        { _id: 'd1', kind: 'k', at: day(2) }, { _id: 'd2', kind: 'k', at: day(1) },
+        { _id: 'd3', kind: 'k', at: day(3) }, { _id: 'd4', kind: 'k', at: day(2) },
+        { _id: 'd5', kind: 'x', at: day(9) }, { _id: 'd6', kind: 'k', at: day(2) },
+        { _id: 'm1', kind: 'm', at: day(5) }, { _id: 'm2', kind: 'm' }, { _id: 'm3', kind: 'm', at: null },
+        { _id: 'm4', kind: 'm', at: 7 }, { _id: 'm5', kind: 'm', at: 'text' }, { _id: 'm6', kind: 'm', at: day(4) },
+      ];
+      for (const row of rows) await state.items.insertOne(row);
+      const order = async (filter: Record<string, unknown>, sort: Record<string, 1 | -1>, limit: number, skip = 0) =>
+        (await state.items.find(filter, { sort, limit, skip })).map((d) => d._id);
+      expect(await order({ kind: 'k' }, { at: -1, _id: 1 }, 2)).toEqual(['d3', 'd1']);
+      expect(await order({ kind: 'k' }, { at: -1, _id: -1 }, 3)).toEqual(['d3', 'd6', 'd4']);
+      expect(await order({ kind: 'k' }, { at: 1, _id: 1 }, 2, 1)).toEqual(['d1', 'd4']);
+      expect(await order({ kind: { $in: ['k', 'x'] } }, { at: -1, _id: 1 }, 1)).toEqual(['d5']);
+      expect(await order({ kind: 'm' }, { at: 1, _id: 1 }, 4)).toEqual(['m2', 'm3', 'm4', 'm5']);
+      expect(await order({ kind: 'm' }, { at: -1, _id: 1 }, 2)).toEqual(['m1', 'm6']);
     });
   }
 }

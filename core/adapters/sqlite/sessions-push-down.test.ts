@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DocumentStore } from '../../ports/document-store.ts';
 import { openSqliteDocumentStore } from './sqlite-document-store.ts';
 import { openSqlDriver, type SqlDriver } from './sqlite-driver.ts';
-import { pushDown, tableFor } from './sqlite-sql.ts';
+import { dateOrderSql, pushDown, tableFor } from './sqlite-sql.ts';
 
 interface Session { _id: string; orgId: string; agentId: string; depth: number; createdAt: Date; startedBy?: string }
 
@@ -57,6 +57,13 @@ describe('the Sessions page query on SQLite', () => {
     const byAgentIndex = /^SEARCH .* USING INDEX x_sessions_agentId_1_\S+_v \(<expr>=\?\)/;
     expect(plan.some((step) => byAgentIndex.test(step))).toBe(true);
     expect(plan.filter((step) => /^SCAN /.test(step) && !/USING (COVERING )?INDEX/.test(step))).toEqual([]);
+    // Newest first by createdAt: every candidate holds a Date there, so the page is read in that order through SQL and
+    // only its first rows are decoded (no candidate fails the guard that sends a find down the full path).
+    const ordered = dateOrderSql(tableFor('sessions'), where, 'createdAt', -1);
+    if (!ordered) throw new Error('createdAt is a simple field name: dateOrderSql must give SQL for it');
+    expect(reader.prepare(ordered.guard).get(...params)).toBeUndefined();
+    const firstKeys = reader.prepare(`${ordered.select} LIMIT 3`).all(...params).map((row) => row.k);
+    expect(firstKeys).toEqual(['2026-01-01T00:00:19.000Z', '2026-01-01T00:00:18.000Z', '2026-01-01T00:00:17.000Z']);
     const newestFirst = { sort: { createdAt: -1 as const, _id: -1 as const }, limit: 5 };
     const page = await store.collection<Session>('sessions').find(filter, newestFirst);
     expect(page.map((s) => s._id)).toEqual(['a1-19', 'a1-18', 'a1-17', 'a1-16', 'a1-15']);

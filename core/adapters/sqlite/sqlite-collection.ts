@@ -30,7 +30,7 @@ import {
   inImmediateTransaction, isBusy, isUniqueViolation, withBusyTimeout, writeWithoutBlocking, type SqlDriver,
 } from './sqlite-driver.ts';
 import { declareIndex, purgeExpired, readIndexes } from './sqlite-indexes.ts';
-import { pushDown, tableFor } from './sqlite-sql.ts';
+import { dateOrderSql, pushDown, tableFor } from './sqlite-sql.ts';
 
 /** What a collection needs from its store. */
 export interface SqliteCollectionContext {
@@ -102,6 +102,8 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
     // decoding there rather than decode every matching document.
     const unsorted = options.sort === undefined || Object.keys(options.sort).length === 0;
     const enough = unsorted && typeof options.limit === 'number' && options.limit > 0 ? options.limit + (options.skip ?? 0) : undefined;
+    const first = unsorted ? undefined : this.#firstByDate(filter, indexes, options);
+    if (first !== undefined) return applyFindOptions(first, options) as unknown as T[];
     return applyFindOptions(this.#matching(filter, indexes, Number.isSafeInteger(enough) ? enough : undefined), options) as unknown as T[];
   }
 
@@ -154,7 +156,8 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
       this.#ctx.lastPurgeMs.set(this.#name, now.getTime());
       // Never waits for another connection's lock (reads hide expired documents anyway): a busy file is purged later.
       try {
-        withBusyTimeout(this.#ctx.driver, 0, this.#ctx.busyTimeoutMs, () => purgeExpired(this.#ctx.driver, this.#name, indexes, now));
+        const purge = () => purgeExpired(this.#ctx.driver, this.#name, indexes, now);
+        withBusyTimeout(this.#ctx.driver, 0, this.#ctx.busyTimeoutMs, purge);
       } catch (error) {
         if (!isBusy(error)) throw error;
         this.#ctx.lastPurgeMs.delete(this.#name);
@@ -177,6 +180,35 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
       cache.byCollection.set(this.#name, indexes);
     }
     return indexes;
+  }
+
+  /**
+   * For a find sorted first by a Date field with a limit: the matching documents that can be among the first
+   * skip + limit, read in that field's order through SQL (see sqlite-sql.ts `dateOrderSql`) and decoded only until
+   * enough matched and the field's value changes (every document tied with the last one taken is kept), returned in
+   * insertion order for the full sort. Undefined when the sort or the data do not allow it (the full path then).
+   */
+  #firstByDate(filter: Filter, indexes: IndexSpec[], options: FindOptions): PlainDocument[] | undefined {
+    const [[field, direction] = []] = Object.entries(options.sort ?? {});
+    const wanted = (options.skip ?? 0) + (options.limit ?? 0);
+    const skipOk = options.skip === undefined || (Number.isSafeInteger(options.skip) && options.skip >= 0);
+    if (!(Number.isSafeInteger(options.limit) && (options.limit as number) > 0 && skipOk)) return undefined;
+    if (field === undefined || field === '_id' || (direction !== 1 && direction !== -1)) return undefined;
+    const test = compileFilter(filter);
+    const { where, params } = pushDown(filter);
+    const sql = dateOrderSql(this.#table, where, field, direction);
+    if (sql === undefined || this.#ctx.driver.prepare(sql.guard).get(...params) !== undefined) return undefined;
+    const now = this.#ctx.now();
+    const taken: Array<{ rowid: number; doc: PlainDocument }> = [];
+    let last: string | undefined;
+    for (const row of this.#ctx.driver.prepare(sql.select).iterate(...params)) {
+      if (taken.length >= wanted && String(row.k) !== last) break;
+      const doc = decodeDocument<PlainDocument>(String(row.doc));
+      if (!test(doc) || isExpired(doc, indexes, now)) continue;
+      taken.push({ rowid: Number(row.r), doc });
+      last = String(row.k);
+    }
+    return taken.sort((a, b) => a.rowid - b.rowid).map((t) => t.doc);
   }
 
   /** Live (not expired) documents matching `filter` in insertion order, at most `limit`. */

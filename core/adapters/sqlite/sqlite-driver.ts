@@ -19,6 +19,8 @@ export interface SqlStatement {
   all(...params: SqlValue[]): SqlRow[];
   /** The first result row, or undefined when there is none. */
   get(...params: SqlValue[]): SqlRow | undefined;
+  /** The result rows one at a time (stop early by leaving the loop; nothing may write meanwhile). */
+  iterate(...params: SqlValue[]): IterableIterator<SqlRow>;
 }
 
 /** A synchronous connection to one SQLite file. */
@@ -37,6 +39,7 @@ interface NativeStatement {
   run(...params: unknown[]): { changes: number | bigint };
   all(...params: unknown[]): unknown[];
   get(...params: unknown[]): unknown;
+  iterate(...params: unknown[]): IterableIterator<unknown>;
 }
 
 interface NativeDatabase {
@@ -102,6 +105,7 @@ function wrap(native: NativeDatabase, engine: SqlDriver['engine']): SqlDriver {
           all: (...params) => raw.all(...params) as SqlRow[],
           // bun:sqlite answers null for "no row", node:sqlite undefined.
           get: (...params) => (raw.get(...params) ?? undefined) as SqlRow | undefined,
+          iterate: (...params) => raw.iterate(...params) as IterableIterator<SqlRow>,
         };
         cache.set(sql, statement);
       }

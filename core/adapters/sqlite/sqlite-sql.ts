@@ -64,6 +64,28 @@ export function pushDown(filter: Filter): SqlCondition {
   return { where: clauses.length === 0 ? '1' : clauses.join(' AND '), params };
 }
 
+/**
+ * SQL for reading the candidates of `where` ordered by a Date field, so a sorted, limited find decodes only the
+ * first rows: `select` returns `doc`, `rowid` and `k` (the field's ISO time) in `direction` order; `guard` returns a
+ * row when some candidate's field is not a Date of years 0–9999 (missing, null, a number, a string, an array…),
+ * whose order SQL would not give as MongoDB does: the find then takes the full path. Undefined for a field that is
+ * not a simple top-level name.
+ */
+export function dateOrderSql(
+  table: string, where: string, field: string, direction: 1 | -1,
+): { select: string; guard: string } | undefined {
+  if (!SIMPLE_FIELD.test(field)) return undefined;
+  const path = `'$."${field}"."$date"'`;
+  const key = `json_extract(doc, ${path})`;
+  const isDate = `json_type(doc, '$."${field}"') = 'object' AND json_type(doc, ${path}) = 'text' `
+    + `AND length(${key}) = 24`;
+  return {
+    select: `SELECT doc, rowid AS r, ${key} AS k FROM ${table} WHERE ${where} `
+      + `ORDER BY k ${direction === 1 ? 'ASC' : 'DESC'}`,
+    guard: `SELECT 1 FROM ${table} WHERE (${where}) AND (${isDate}) IS NOT 1 LIMIT 1`,
+  };
+}
+
 function equalityValue(condition: unknown): unknown {
   if (typeof condition === 'string' || typeof condition === 'number') return condition;
   if (typeof condition === 'object' && condition !== null && !Array.isArray(condition)) {
