@@ -26,7 +26,8 @@ afterEach(() => {
 });
 
 function run(queue: EmbeddedQueue): ChildProcess {
-  const child = spawn(queue.spec.command, queue.spec.args, { cwd: queue.spec.cwd, env: queue.spec.env, stdio: 'ignore' });
+  const { command, args, cwd, env } = queue.spec;
+  const child = spawn(command, args, { cwd, env, stdio: 'ignore' });
   children.push(child);
   return child;
 }
@@ -63,16 +64,19 @@ describe('the embedded queue store', () => {
     // The entrypoint starts again (the supervisor's restart keeps the password; a new entrypoint makes a new one).
     children.forEach((c) => c.kill('SIGKILL'));
     first.release();
-    const second = embeddedQueue({ dataDir, runDir: join(tempDir(), 'run'), port: await freePort(), maxMemory: '64mb' });
+    const secondPort = await freePort();
+    const second = embeddedQueue({ dataDir, runDir: join(tempDir(), 'run'), port: secondPort, maxMemory: '64mb' });
     expect(second.url).not.toBe(first.url);
     run(second);
     await ready(second);
     expect(cli(second, 'lindex', 'jobs', '199')).toBe('job-199');
-    expect(cli({ ...second, url: second.url.replace(/:[0-9a-f]+@/, ':wrong@') }, 'llen', 'jobs')).toMatch(/WRONGPASS|NOAUTH/);
+    const wrong = { ...second, url: second.url.replace(/:[0-9a-f]+@/, ':wrong@') };
+    expect(cli(wrong, 'llen', 'jobs')).toMatch(/WRONGPASS|NOAUTH/);
   });
 
   it('writes appendfsync always when asked', () => {
-    const queue = embeddedQueue({ dataDir: tempDir(), runDir: join(tempDir(), 'run'), port: 1, maxMemory: '1mb', appendFsync: 'always' });
+    const runDir = join(tempDir(), 'run');
+    const queue = embeddedQueue({ dataDir: tempDir(), runDir, port: 1, maxMemory: '1mb', appendFsync: 'always' });
     expect(readFileSync(queue.spec.args[0], 'utf8')).toMatch(/^appendfsync always$/m);
     queue.release();
   });

@@ -82,7 +82,9 @@ function readOwner(path: string): Owner | undefined {
   }
 }
 
-function isStale(path: string, owner: Owner, self: { host: string; pid: number; alive(pid: number): boolean }): boolean {
+type Self = { host: string; pid: number; alive(pid: number): boolean };
+
+function isStale(path: string, owner: Owner, self: Self): boolean {
   if (owner.host === self.host && (owner.pid === self.pid || !self.alive(owner.pid))) return true;
   try {
     return Date.now() - statSync(path).mtimeMs > QUEUE_STORE_LOCK_STALE_MS;

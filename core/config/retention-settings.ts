@@ -37,7 +37,8 @@ export function parseRetentionSettings(env: EnvRecord): RetentionSettings {
   const atMost30 = (name: string) => {
     const days = positiveInteger(env, name, MAX_INDEXED_RETENTION_DAYS);
     if (days > MAX_INDEXED_RETENTION_DAYS) {
-      throw invalid(name, `must be at most ${MAX_INDEXED_RETENTION_DAYS}: the store's own expiry removes older entries`);
+      const rule = `must be at most ${MAX_INDEXED_RETENTION_DAYS}: the store's own expiry removes older entries`;
+      throw invalid(name, rule);
     }
     return days;
   };

@@ -43,7 +43,9 @@ export interface JobFailure { queue: string; name: string; id: string; data: unk
 /** The bound of the collection: records kept at most, and their days. */
 export interface FailedJobLimits { kept: number; days: number }
 
-const cut = (text: string) => (text.length > FAILED_JOB_TEXT_MAX ? `${text.slice(0, FAILED_JOB_TEXT_MAX - 1)}…` : text);
+const cut = (text: string) => (
+  text.length > FAILED_JOB_TEXT_MAX ? `${text.slice(0, FAILED_JOB_TEXT_MAX - 1)}…` : text
+);
 
 /**
  * The identifiers a job's data carries, never its other content: {@link FAILED_JOB_ID_FIELDS} at the top and in a
@@ -95,7 +97,9 @@ export async function recordFailedJob(
 }
 
 /** Removes failure records older than `limits.days`, then the oldest beyond `limits.kept`; returns how many. */
-export async function trimFailedJobs(deps: { docs: DocumentStore; clock: Clock }, limits: FailedJobLimits): Promise<number> {
+export async function trimFailedJobs(
+  deps: { docs: DocumentStore; clock: Clock }, limits: FailedJobLimits,
+): Promise<number> {
   const failed = deps.docs.collection<FailedJobRecord>(FAILED_JOBS_COLLECTION);
   const cutoff = new Date(deps.clock.now().getTime() - limits.days * 86_400_000);
   let removed = await failed.deleteMany({ at: { $lt: cutoff } });

@@ -34,22 +34,26 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function session(id: string, status: string, updatedDaysAgo: number, parent?: { parentId: string; rootId: string }) {
+type Parent = { parentId: string; rootId: string };
+async function session(id: string, status: string, updatedDaysAgo: number, parent?: Parent) {
   await docs.collection<Loose>(sessionCollections.sessions).insertOne({
     _id: id, schemaVersion: 2, status, updatedAt: ago(updatedDaysAgo), createdAt: ago(updatedDaysAgo + 1), ...parent,
   });
-  await docs.collection<Loose>(sessionCollections.turns).insertOne({ _id: `${id}-t`, schemaVersion: 1, sessionId: id, status });
-  await docs.collection<Loose>(sessionCollections.messages).insertOne({ _id: `${id}:0`, schemaVersion: 1, sessionId: id, seq: 0 });
+  const turns = docs.collection<Loose>(sessionCollections.turns);
+  await turns.insertOne({ _id: `${id}-t`, schemaVersion: 1, sessionId: id, status });
+  const messages = docs.collection<Loose>(sessionCollections.messages);
+  await messages.insertOne({ _id: `${id}:0`, schemaVersion: 1, sessionId: id, seq: 0 });
   await objects.put(`sessions/${id}/session.json`, new TextEncoder().encode('{}'));
 }
 const ids = async (name: string) => (await docs.collection(name).find({})).map((d) => d._id).sort();
 
 describe('session retention', () => {
-  it('removes a finished tree older than its retention with its turns, messages and files; keeps the others', async () => {
+  it('removes a finished tree past its retention with its turns, messages and files; keeps the others', async () => {
     await session('old-done', 'succeeded', 100);
     await session('old-done-child', 'failed', 100, { parentId: 'old-done', rootId: 'old-done' });
     await session('old-with-running-child', 'cancelled', 100);
-    await session('running-child', 'running', 100, { parentId: 'old-with-running-child', rootId: 'old-with-running-child' });
+    const parent = 'old-with-running-child';
+    await session('running-child', 'running', 100, { parentId: parent, rootId: parent });
     await session('old-running', 'running', 100);
     await session('old-parked', 'awaiting_input', 100);
     await session('recent-done', 'succeeded', 10);

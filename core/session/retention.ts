@@ -29,8 +29,9 @@ export async function sweepSessionRetention(
 ): Promise<SessionRetentionResult> {
   const now = deps.clock.now().getTime();
   const sessions = deps.docs.collection<SessionRecord>(sessionCollections.sessions);
+  const before = new Date(now - days.sessionDays * DAY_MS);
   const roots = await sessions.find(
-    { parentId: { $exists: false }, status: { $in: [...finalStatuses] }, updatedAt: { $lt: new Date(now - days.sessionDays * DAY_MS) } },
+    { parentId: { $exists: false }, status: { $in: [...finalStatuses] }, updatedAt: { $lt: before } },
     { sort: { updatedAt: 1 }, limit: SESSION_RETENTION_BATCH },
   );
   const result: SessionRetentionResult = { sessions: 0, turns: 0, messages: 0, deliveries: 0 };
@@ -41,7 +42,9 @@ export async function sweepSessionRetention(
     result.turns += await deps.docs.collection(sessionCollections.turns).deleteMany({ sessionId: { $in: ids } });
     result.messages += await deps.docs.collection(sessionCollections.messages).deleteMany({ sessionId: { $in: ids } });
     if (deps.objects) {
-      for (const id of ids) for (const key of await deps.objects.list(sessionKeys.folder(id))) await deps.objects.delete(key);
+      for (const id of ids) {
+        for (const key of await deps.objects.list(sessionKeys.folder(id))) await deps.objects.delete(key);
+      }
     }
     // The records last: a sweep stopped half-way finds the tree again and finishes it.
     result.sessions += await sessions.deleteMany({ _id: { $in: ids } });

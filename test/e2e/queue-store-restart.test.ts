@@ -41,7 +41,8 @@ beforeAll(async () => {
   ]);
   expect(created.status, created.stderr).toBe(0);
   hookUrl = (JSON.parse(created.stdout) as { url: string }).url.replace(/^https?:\/\/[^/]+/, product.url);
-  await until('the lease', async () => ((await fetch(`${product.url}/healthz`)).status === 200 ? true : undefined), 60_000);
+  const leased = async () => ((await fetch(`${product.url}/healthz`)).status === 200 ? true : undefined);
+  await until('the lease', leased, 60_000);
 }, 180_000);
 
 afterAll(async () => {
@@ -52,7 +53,8 @@ type Session = { id: string; status: string; variables: { trigger: { deliveryId:
 
 describe('the embedded queue store killed during a burst of webhooks', () => {
   it('fires every acknowledged delivery exactly once and settles every session', { timeout: 240_000 }, async () => {
-    expect(product.output).toContain(`[entrypoint] the queue store keeps its data in ${join(product.dataDir, 'redis')} (append-only file)`);
+    const kept = `[entrypoint] the queue store keeps its data in ${join(product.dataDir, 'redis')} (append-only file)`;
+    expect(product.output).toContain(kept);
     const redisPid = pidOf('redis-like store');
     const acknowledged: string[] = [];
     const refused: number[] = [];
@@ -78,7 +80,8 @@ describe('the embedded queue store killed during a burst of webhooks', () => {
       }
     };
     await Promise.all(Array.from({ length: 8 }, sender));
-    await until('the queue store to start again', async () => (pidOf('redis-like store') !== redisPid ? true : undefined), 30_000);
+    const restarted = async () => (pidOf('redis-like store') !== redisPid ? true : undefined);
+    await until('the queue store to start again', restarted, 30_000);
     expect(product.output.some((l) => l.startsWith('[entrypoint] redis-like store exited (SIGKILL)'))).toBe(true);
     expect(existsSync(join(product.dataDir, 'redis', 'appendonlydir'))).toBe(true);
     expect(acknowledged.length).toBeGreaterThan(DELIVERIES / 3);

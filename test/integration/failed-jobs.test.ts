@@ -54,16 +54,21 @@ describe('failed jobs', () => {
       throw new Error(`The session key expression failed for delivery ${deliveryId}.`);
     }, { concurrency: 4 });
     for (let i = 0; i < 240; i += 1) {
-      await queue.add('triggers', 'webhook', { agentId: 'a1', connection: 'hooks', deliveryId: `d-${i}`, payload, token: SECRET }, { jobId: `webhook-d-${i}` });
+      const data = { agentId: 'a1', connection: 'hooks', deliveryId: `d-${i}`, payload, token: SECRET };
+      await queue.add('triggers', 'webhook', data, { jobId: `webhook-d-${i}` });
     }
     await eventually(async () => expect(seen).toBe(240), 60_000);
-    await eventually(async () => expect((await queue.counts('triggers')).waiting + (await queue.counts('triggers')).active).toBe(0));
+    await eventually(async () => {
+      const counts = await queue.counts('triggers');
+      expect(counts.waiting + counts.active).toBe(0);
+    });
     await consumer.stop();
     const counts = await queue.counts('triggers');
     expect(counts.failed).toBeGreaterThan(0);
     expect(counts.failed).toBeLessThanOrEqual(30);
     // The payloads left with the jobs: what the store holds is that of the kept jobs only.
-    expect(Number(await connection.eval(`return #redis.call('keys', 'failed-bound:triggers:webhook-*')`, 0))).toBeLessThanOrEqual(30);
+    const jobKeys = await connection.eval(`return #redis.call('keys', 'failed-bound:triggers:webhook-*')`, 0);
+    expect(Number(jobKeys)).toBeLessThanOrEqual(30);
     await queue.close();
 
     const records = await docs.collection<FailedJobRecord>(FAILED_JOBS_COLLECTION).find({});
@@ -83,7 +88,8 @@ describe('failed jobs', () => {
   it('removes records older than the retention days, and cuts a long reason', async () => {
     const now = systemClock.now().getTime();
     const eightDaysAgo = { now: () => new Date(now - 8 * 86_400_000) };
-    const failure = { queue: 'turns', name: 'turn', id: 'turn-old', data: { turnId: 't-1' }, error: new Error('y'.repeat(1000)) };
+    const error = new Error('y'.repeat(1000));
+    const failure = { queue: 'turns', name: 'turn', id: 'turn-old', data: { turnId: 't-1' }, error };
     const record = await recordFailedJob({ docs, clock: eightDaysAgo }, failure, { kept: 100, days: 7 });
     expect(record.reason.length).toBe(300);
     expect(record.ids).toEqual({ turnId: 't-1' });

@@ -36,7 +36,7 @@ export interface BullJobQueueOptions {
    * Called when a handler throws, before the job is failed (its errors are passed to `onError`, never to the job).
    * Source: docs/architecture.md § Queues and collections (failed jobs).
    */
-  onFailed?: (failure: { queue: string; name: string; id: string; data: unknown; error: Error }) => Promise<void> | void;
+  onFailed?: (failure: JobFailureView) => Promise<void> | void;
   /** Receives connection and worker errors BullMQ reports; default ignores them (the connection's own listeners see them too). */
   onError?: (error: Error) => void;
 }
@@ -139,8 +139,12 @@ function startWorker(context: BullContext, workers: Set<Worker>, queue: string, 
 }
 
 type JobHandler = Parameters<JobQueue['consume']>[1];
+type JobView = { id: string; name: string; data: unknown };
 
-async function reportFailure(context: BullContext, queue: string, job: { id: string; name: string; data: unknown }, error: unknown) {
+/** A job whose handler threw, as `onFailed` receives it (its data is the payload: keep only what is needed). */
+export type JobFailureView = JobView & { queue: string; error: Error };
+
+async function reportFailure(context: BullContext, queue: string, job: JobView, error: unknown) {
   if (!context.onFailed) return;
   try {
     await context.onFailed({ queue, ...job, error: error instanceof Error ? error : new Error(String(error)) });
