@@ -8,7 +8,7 @@ export interface JobQueue {
   add(queue: string, name: string, data: unknown, options?: { jobId?: string; delayMs?: number }): Promise<string>;
   /**
    * Consumes `queue` with `handler`, `concurrency` jobs at a time, until the returned stop is called.
-   * A handler that throws fails the job (kept for inspection).
+   * A handler that throws fails the job (kept for inspection within the adapter's bound on failed jobs).
    */
   consume(queue: string, handler: (job: { id: string; name: string; data: unknown }) => Promise<void>, options?: { concurrency?: number }): { stop(): Promise<void> };
   /**
