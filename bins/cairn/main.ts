@@ -11,6 +11,7 @@ import { runConnection } from './connection-commands.ts';
 import { runDeployment } from './deployment-commands.ts';
 import { runDeploymentPasses } from './deployment-passes-command.ts';
 import { runConfig, runDataUpdates, runSecrets } from './operator-commands.ts';
+import { runFailedJobs } from './failed-jobs-command.ts';
 import { runSemantic, type CommandOutput } from './semantic-commands.ts';
 import { runSession } from './session-commands.ts';
 import { terminalSafe, terminalSafeJson } from './terminal-text.ts';
@@ -66,6 +67,7 @@ Operating the stores directly (with the deployment's environment):
   data-updates list|apply                              list pending data updates, or apply them as a boot would
   secrets move --from db|cloud-secrets-manager --to … [--ids a,b] [--apply]
                                                        move credential secrets between stores (stop the service first)
+  failed-jobs list [--limit N]                         the newest failed jobs the dispatchers recorded (queue, job, ids, reason)
   deployment-passes list|apply [--agent <id>]          after a release changing trigger deployments: list, or request,
                                                        a reconciliation of every environment (of one agent)
 
@@ -108,6 +110,7 @@ async function main(argv: string[]): Promise<number> {
     else if (group === 'config') out = runConfig(rest, values, process.env, appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), note);
     else if (group === 'data-updates') out = await runDataUpdates(rest, process.env, values.json ? note : (line) => console.log(line));
     else if (group === 'deployment-passes') out = await runDeploymentPasses(rest, values, process.env, values.json ? note : (line) => console.log(line));
+    else if (group === 'failed-jobs') out = await runFailedJobs(rest, values, process.env);
     else if (group === 'secrets') out = await runSecrets(rest, values, process.env, values.json ? note : (line) => console.log(line));
     else throw new CliError(`unknown command "${group}" (see cairn --help)`, 2);
     if (values.json) console.log(terminalSafeJson(JSON.stringify(out.data, null, 2)));
