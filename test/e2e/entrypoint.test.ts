@@ -69,6 +69,9 @@ describe('entrypoint', () => {
     second = await startProduct({ CAIRN_DATA_DIR: dataDir });
     await until('the waiting line', () => (second!.output.some((l) => l.includes('waiting for the single-dispatcher lease, held by')) ? true : undefined));
     expect(await healthz(second)).toBe(503);
+    // Only the first keeps the queue store's files in <data>/redis (one append-only file, one writer).
+    expect(second.output.some((l) => l.startsWith('[entrypoint] the queue store keeps nothing on disk: '))).toBe(true);
+    expect(first.output.some((l) => l.startsWith('[entrypoint] the queue store keeps its data in '))).toBe(true);
     const firstPids = ['api', 'dispatcher', 'semantic-mcp', 'proxy', 'redis-like store'].map((t) => pidOf(first, t));
     await first.stop();
     expect(firstPids.filter(alive)).toEqual([]);
