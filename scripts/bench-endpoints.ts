@@ -50,8 +50,14 @@ const agent = 'bench-endpoints';
 const loadAverage = () => { try { return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '); } catch { return 'unknown'; } };
 
 /** Creates a public connection of `protocol` on the bench agent; returns its endpoint URL on the product's origin, or the CLI's error. */
+/** The product's helpers of one revision: its product, and its `cairn` command (a CLI talks to its own API). */
+interface Helpers { startProduct: typeof startProduct; runCairn: typeof runCairn }
+
+/** This checkout's helpers; the baseline's come from its own extracted sources. */
+let cli: typeof runCairn = runCairn;
+
 function connection(product: RunningProduct, id: string, protocol: string, extra: string[] = []): { url?: string; error?: string } {
-  const created = runCairn(product.url, ['connection', 'create', '--agent', agent, '--env', 'main', '--id', id, '--protocol', protocol, '--auth', 'public', ...extra, '--json']);
+  const created = cli(product.url, ['connection', 'create', '--agent', agent, '--env', 'main', '--id', id, '--protocol', protocol, '--auth', 'public', ...extra, '--json']);
   if (created.status !== 0) return { error: (created.stderr || created.stdout).trim().split('\n')[0] };
   return { url: (JSON.parse(created.stdout) as { url: string }).url.replace(/^https?:\/\/[^/]+/, product.url) };
 }
@@ -163,16 +169,15 @@ async function duplicates(product: RunningProduct, url: string, print: (line: st
  * the parts: all three, or part 1 only (`webhookOnly`, the baseline). A part that fails prints which part and why,
  * and the others still run; a product that cannot be set up throws.
  */
-async function benchProduct(
-  start: typeof startProduct, env: Record<string, string>, webhookOnly: boolean,
-): Promise<ProductRun> {
-  const product = await start(env);
+async function benchProduct(helpers: Helpers, env: Record<string, string>, webhookOnly: boolean): Promise<ProductRun> {
+  cli = helpers.runCairn;
+  const product = await helpers.startProduct(env);
   // Interrupted (Ctrl-C, a timeout): the product runs in its own process group, so stop it here.
   const stopOnSignal = () => void product.stop().then(() => process.exit(130));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, stopOnSignal);
   try {
     const fixture = join(root, 'scripts/bench-fixtures/agents/bench-endpoints');
-    const imported = runCairn(product.url, ['agent', 'import', fixture, '--agent', agent, '--publish']);
+    const imported = cli(product.url, ['agent', 'import', fixture, '--agent', agent, '--publish']);
     if (imported.status !== 0) throw new Error(`publishing the bench agent failed: ${imported.stderr || imported.stdout}`);
     // The most calls per minute a connection may allow (one connection per load run), so no counter refuses the bench.
     const most = ['--rate', '100000,100000'];
@@ -216,9 +221,8 @@ async function baselineRun(env: Record<string, string>): Promise<ProductRun | st
   let extracted: ReturnType<typeof extractRevision> | undefined;
   try {
     extracted = extractRevision(root, baseline as string);
-    type Helpers = { startProduct: typeof startProduct };
     const helpers = (await import(join(extracted.dir, 'test/helpers/product.ts'))) as Helpers;
-    return await benchProduct(helpers.startProduct, env, true);
+    return await benchProduct(helpers, env, true);
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   } finally {
@@ -240,7 +244,7 @@ async function main(): Promise<void> {
     console.log(`cairn (sources on bun; embedded queue and document stores), ${navigator.hardwareConcurrency} cores, `
       + `load average ${loadAverage()}${baseline ? `; baseline ${baseline.slice(0, 12)} first, part 1 only` : ''}`);
     const old = baseline ? await baselineRun(env) : undefined;
-    const current = await benchProduct(startProduct, env, false);
+    const current = await benchProduct({ startProduct, runCairn }, env, false);
     for (const line of current.parts.flat()) console.log(line);
     if (old !== undefined) for (const line of compareWithBaseline(baseline as string, current.webhook, old)) console.log(line);
   } finally {
