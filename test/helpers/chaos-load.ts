@@ -25,6 +25,8 @@ interface Exchange {
   text: string;
   /** The socket error's code (ECONNREFUSED, ECONNRESET, ...) or `timeout`. */
   error?: string;
+  /** Milliseconds from the last byte received (or the request) to the end. */
+  silentMs: number;
 }
 
 /**
@@ -33,17 +35,23 @@ interface Exchange {
  */
 function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Exchange> {
   return new Promise((resolve) => {
-    const exchange: Exchange = { text: '' };
-    const req = request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+    const exchange: Exchange = { text: '', silentMs: 0 };
+    let lastByte = Date.now();
+    const done = (error?: string) => resolve({
+      ...exchange, silentMs: Date.now() - lastByte, ...(error ? { error: exchange.error ?? error } : {}),
+    });
+    const length = Buffer.byteLength(body);
+    const options = { method: 'POST', agent: false, headers: { ...headers, 'content-length': length } };
+    const req = request(url, options, (res) => {
       exchange.status = res.statusCode;
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { exchange.text += chunk; });
-      res.on('end', () => resolve(exchange));
-      res.on('error', (error: NodeJS.ErrnoException) => resolve({ ...exchange, error: error.code ?? error.message }));
-      res.on('close', () => resolve(res.complete ? exchange : { ...exchange, error: exchange.error ?? 'closed before its end' }));
+      res.on('data', (chunk: string) => { exchange.text += chunk; lastByte = Date.now(); });
+      res.on('end', () => done());
+      res.on('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
+      res.on('close', () => done(res.complete ? undefined : 'closed before its end'));
     });
     const timer = setTimeout(() => { exchange.error = 'timeout'; req.destroy(); }, timeoutMs);
-    req.on('error', (error: NodeJS.ErrnoException) => resolve({ ...exchange, error: exchange.error ?? error.code ?? error.message }));
+    req.on('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
     req.on('close', () => clearTimeout(timer));
     req.end(body);
   });
@@ -66,7 +74,9 @@ export interface DeliveryResult { deliveryId: string; sends: SendResult[] }
  * the first (as a sender's retries would), each retried until acknowledged.
  * @param path - the webhook address path, `/api/webhooks/<address>`
  */
-export async function sendDelivery(apis: ChaosSlot[], path: string, token: string, deliveryId: string): Promise<DeliveryResult> {
+export async function sendDelivery(
+  apis: ChaosSlot[], path: string, token: string, deliveryId: string,
+): Promise<DeliveryResult> {
   const body = JSON.stringify({ action: 'opened', delivery: deliveryId });
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-delivery-id': deliveryId };
   const once = async (delayMs: number): Promise<SendResult> => {
@@ -117,11 +127,13 @@ function eventsOf(text: string): Record<string, unknown>[] {
  * Runs one chat on a fresh thread of the public AG-UI connection at `path` (`/api/agui/<address>`), on either API.
  */
 export async function runChat(apis: ChaosSlot[], path: string, message: string): Promise<ChatResult> {
-  const body = JSON.stringify({ threadId: '', runId: 'chaos', tools: [], context: [], messages: [{ id: 'u1', role: 'user', content: message }] });
+  const messages = [{ id: 'u1', role: 'user', content: message }];
+  const body = JSON.stringify({ threadId: '', runId: 'chaos', tools: [], context: [], messages });
+  const headers = { 'content-type': 'application/json', accept: 'text/event-stream' };
   for (let refused = 0; ;) {
     const api = pick(apis);
     const generation = api.generation;
-    const answer = await post(`${api.url}${path}`, { 'content-type': 'application/json', accept: 'text/event-stream' }, body, 240_000);
+    const answer = await post(`${api.url}${path}`, headers, body, 240_000);
     if (answer.error === 'timeout') return { end: 'hung', ...started(answer.text), refused };
     if (answer.status === undefined) {
       // No answer while the API was down or being killed: nothing was seen, try again (as a client would).
@@ -133,14 +145,29 @@ export async function runChat(apis: ChaosSlot[], path: string, message: string):
       return { end: 'broken', detail: `no answer from a live API: ${answer.error}`, refused };
     }
     if (answer.status !== 200) {
-      const code = (() => { try { return (JSON.parse(answer.text) as { error?: { code?: string } }).error?.code; } catch { return undefined; } })();
-      return { end: code ? 'failed' : 'broken', detail: `${answer.status} ${code ?? 'without an error code'}`, refused };
+      const code = errorCodeOf(answer.text);
+      const detail = `${answer.status} ${code ?? 'without an error code'}`;
+      return { end: code ? 'failed' : 'broken', detail, refused };
     }
     const last = eventsOf(answer.text).findLast((e) => e.type === 'RUN_FINISHED' || e.type === 'RUN_ERROR');
     if (last?.type === 'RUN_FINISHED') return { end: 'finished', ...started(answer.text), refused };
-    if (last?.type === 'RUN_ERROR') return { end: 'failed', ...started(answer.text), detail: String(last.code), refused };
+    if (last?.type === 'RUN_ERROR') {
+      return { end: 'failed', ...started(answer.text), detail: String(last.code), refused };
+    }
     const cut = api.generation !== generation;
-    return { end: cut ? 'cut' : 'broken', ...started(answer.text), ...(cut ? {} : { detail: `stream ended: ${answer.error ?? 'no RUN_FINISHED'}` }), refused };
+    if (cut) return { end: 'cut', ...started(answer.text), refused };
+    const silent = Math.round(answer.silentMs / 1000);
+    const why = `stream ended: ${answer.error ?? 'no RUN_FINISHED'} after ${silent} s silent`;
+    return { end: 'broken', ...started(answer.text), detail: why, refused };
+  }
+}
+
+/** The `error.code` of a JSON error answer, if any. */
+function errorCodeOf(text: string): string | undefined {
+  try {
+    return (JSON.parse(text) as { error?: { code?: string } }).error?.code;
+  } catch {
+    return undefined;
   }
 }
 
