@@ -30,6 +30,8 @@ export const DELIVERY_CLAIM_SECONDS = 30 * 24 * 60 * 60;
 /** Creates the session collections' indexes (idempotent; run at boot). */
 export async function ensureSessionIndexes(docs: DocumentStore): Promise<void> {
   await docs.collection(sessionCollections.sessions).createIndex({ agentId: 1, environment: 1, createdAt: -1 });
+  // The Sessions page lists agents newest first without an environment (core/session/session-list.ts).
+  await docs.collection(sessionCollections.sessions).createIndex({ agentId: 1, createdAt: -1 });
   await docs.collection(sessionCollections.sessions).createIndex({ parentId: 1 });
   // A chat's stream reads its child sessions by root while the turn runs.
   await docs.collection(sessionCollections.sessions).createIndex({ rootId: 1 });

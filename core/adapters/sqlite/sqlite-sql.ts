@@ -105,7 +105,7 @@ function idList(condition: unknown): string[] | undefined {
 
 /**
  * DDL for the SQLite indexes behind one declared index on collection `collection`:
- * an expression index on the first key's value and its JSON type (used by {@link pushDown}), and for
+ * an expression index on the first key's value and its JSON type (used by {@link pushDown}; one pair per field), and for
  * a unique index a UNIQUE expression index over every key where a missing or null value counts as one
  * value (x'00'), as MongoDB does; for a TTL index an index on the stored ISO time (used by the purge).
  * @returns the statements, or undefined when a key cannot be written as a JSON path (holds `"`)
@@ -119,9 +119,12 @@ export function indexDdl(collection: string, spec: IndexSpec): string[] | undefi
   const statements: string[] = [];
   if (SIMPLE_FIELD.test(fields[0])) {
     const path = `'$."${fields[0]}"'`;
+    // Named by the field, not the declared index: two declared indexes on one first field (the sessions' agentId)
+    // share these two instead of each writing its own copy on every insert and update.
+    const field = `x_${collection}_field_${fields[0]}`;
     statements.push(
-      `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${base}_v`)} ON ${table} (json_extract(doc, ${path}))`,
-      `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${base}_t`)} ON ${table} (json_type(doc, ${path}))`,
+      `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${field}_v`)} ON ${table} (json_extract(doc, ${path}))`,
+      `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${field}_t`)} ON ${table} (json_type(doc, ${path}))`,
     );
   }
   if (spec.expireAfterSeconds !== undefined) {
