@@ -8,7 +8,7 @@
  */
 import type { BullJobQueueOptions } from '../../core/adapters/redis/bull-job-queue.ts';
 import type { RetentionSettings } from '../../core/config/retention-settings.ts';
-import { ensureFailedJobIndexes, recordFailedJob, trimFailedJobs } from '../../core/jobs/failed-jobs.ts';
+import { ensureFailedJobIndexes, failedJobIds, recordFailedJob, trimFailedJobs } from '../../core/jobs/failed-jobs.ts';
 import type { Clock } from '../../core/ports/clock.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import type { Lease } from '../../core/ports/lease.ts';
@@ -33,14 +33,18 @@ export interface RetentionDeps {
   log(line: string): void;
 }
 
-/** Options of the job queue: failed jobs bounded, and each failure recorded without its payload. */
+/**
+ * Options of the job queue: failed jobs bounded, each keeping only the ids its data names (not the payload), and
+ * each failure recorded in `failed_jobs`.
+ */
 export function failedJobQueueOptions(
   deps: Pick<RetentionDeps, 'docs' | 'clock' | 'retention'>,
-): Pick<BullJobQueueOptions, 'keepFailed' | 'onFailed'> {
+): Pick<BullJobQueueOptions, 'keepFailed' | 'onFailed' | 'failedData'> {
   const { kept, days } = deps.retention.failedJobs;
   return {
     keepFailed: { count: kept, ageSeconds: days * 86_400 },
     onFailed: async (failure) => { await recordFailedJob(deps, failure, { kept, days }); },
+    failedData: (data) => ({ ids: failedJobIds(data) }),
   };
 }
 

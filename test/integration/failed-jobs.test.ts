@@ -1,8 +1,8 @@
 /**
  * Failed jobs are bounded (docs/architecture.md § Queues and collections, failed jobs): against a real
  * redis-server and a real SQLite document store, 240 jobs carrying 8 KiB payloads whose handler fails leave at
- * most 30 failed jobs in the queue store, and at most 20 failure records in `failed_jobs`, each naming the queue,
- * job, the identifiers the job carried and the reason, never the payload.
+ * most 30 failed jobs in the queue store, each holding only the ids it named, and at most 20 failure records in
+ * `failed_jobs`, each naming the queue, job, the identifiers the job carried and the reason, never the payload.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { createBullJobQueue, openRedis, type RedisConnection } from '../../core/
 import { openSqliteDocumentStore } from '../../core/adapters/sqlite/sqlite-document-store.ts';
 import { systemClock } from '../../core/adapters/runtime/system-clock.ts';
 import {
-  ensureFailedJobIndexes, FAILED_JOBS_COLLECTION, listFailedJobs, recordFailedJob, trimFailedJobs, type FailedJobRecord,
+  ensureFailedJobIndexes, FAILED_JOBS_COLLECTION, failedJobIds, listFailedJobs, recordFailedJob, trimFailedJobs, type FailedJobRecord,
 } from '../../core/jobs/failed-jobs.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import { eventually } from '../../core/testing/job-queue.contract.ts';
@@ -46,6 +46,7 @@ describe('failed jobs', () => {
     const queue = createBullJobQueue({
       connection, prefix: 'failed-bound', keepFailed: { count: 30, ageSeconds: 3600 },
       onFailed: (failure) => recordFailedJob({ docs, clock: systemClock }, failure, limits).then(() => undefined),
+      failedData: (data) => ({ ids: failedJobIds(data) }),
     });
     let seen = 0;
     const consumer = queue.consume('triggers', async (job) => {
@@ -69,6 +70,11 @@ describe('failed jobs', () => {
     // The payloads left with the jobs: what the store holds is that of the kept jobs only.
     const jobKeys = await connection.eval(`return #redis.call('keys', 'failed-bound:triggers:webhook-*')`, 0);
     expect(Number(jobKeys)).toBeLessThanOrEqual(30);
+    // A kept failed job holds the ids it named, not its 8 KiB payload nor the token beside it.
+    const [kept] = await connection.zrange('failed-bound:triggers:failed', '-1', '-1');
+    const keptData = await connection.hget(`failed-bound:triggers:${kept}`, 'data');
+    const ids = { agentId: 'a1', connection: 'hooks', deliveryId: expect.stringMatching(/^d-/) };
+    expect(JSON.parse(keptData!)).toEqual({ ids });
     await queue.close();
 
     const records = await docs.collection<FailedJobRecord>(FAILED_JOBS_COLLECTION).find({});

@@ -28,7 +28,7 @@ export interface BullJobQueueOptions {
   /** Completed jobs kept per queue, newest first; default 1000. */
   keepCompleted?: number;
   /**
-   * Failed jobs kept per queue (with their payload), newest first: at most `count` (default 1000) and none older than
+   * Failed jobs kept per queue (with the data `failedData` leaves), newest first: at most `count` (default 1000) and none older than
    * `ageSeconds` (default 7 days). A store that never evicts fills up otherwise (platform-service.md § Limits).
    */
   keepFailed?: { count: number; ageSeconds: number };
@@ -37,6 +37,11 @@ export interface BullJobQueueOptions {
    * Source: docs/architecture.md § Queues and collections (failed jobs).
    */
   onFailed?: (failure: JobFailureView) => Promise<void> | void;
+  /**
+   * What a failed job keeps of its data, e.g. only the ids it names (default: all of it). A webhook payload is up to
+   * 256 KiB, so 1000 failed jobs with theirs would fill the embedded store. Errors keep the data as it was.
+   */
+  failedData?: (data: unknown) => unknown;
   /** Receives connection and worker errors BullMQ reports; default ignores them (the connection's own listeners see them too). */
   onError?: (error: Error) => void;
 }
@@ -63,6 +68,7 @@ export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
   const context: BullContext = {
     connection, prefix: queuePrefix(options.prefix ?? 'cairn', connection instanceof Cluster), onError,
     ...(options.onFailed ? { onFailed: options.onFailed } : {}),
+    ...(options.failedData ? { failedData: options.failedData } : {}),
   };
   const keepCompleted = options.keepCompleted ?? 1000;
   const keepFailed = options.keepFailed ?? { count: 1000, ageSeconds: 7 * 86_400 };
@@ -111,6 +117,7 @@ interface BullContext {
   prefix: string;
   onError: (error: Error) => void;
   onFailed?: BullJobQueueOptions['onFailed'];
+  failedData?: BullJobQueueOptions['failedData'];
 }
 
 /** Starts a Worker on `queue` that hands each job to `handler`; `stop` closes it after running jobs end. */
@@ -123,6 +130,7 @@ function startWorker(context: BullContext, workers: Set<Worker>, queue: string, 
         await handler(view);
       } catch (error) {
         await reportFailure(context, queue, view, error);
+        if (context.failedData) await job.updateData(context.failedData(view.data)).catch(context.onError);
         throw error;
       }
     },
