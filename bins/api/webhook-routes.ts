@@ -16,7 +16,9 @@
 import { Elysia } from 'elysia';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
-import { webhookJobIdOf, webhookSessionKeyOf, webhookTriggerOf, type WebhookDelivery } from '../../core/boot/webhook-firings.ts';
+import {
+  webhookJobIdOf, webhookSessionKeyOf, webhookTriggerOf, type WebhookDelivery,
+} from '../../core/boot/webhook-firings.ts';
 import type { TriggerDeclaration } from '../../core/agent/trigger-model.ts';
 import type { publishedWorkflows } from '../../core/boot/workflow-view.ts';
 import { isPlatformError } from '../../core/ports/platform-error.ts';
@@ -61,7 +63,9 @@ interface ServedCheck { served: Served; trigger?: TriggerDeclaration }
  * What a connection serves, read at most once per {@link SERVED_CHECK_MS} per process (the firing itself reads the
  * build published when it runs): nothing published or no webhook trigger naming it, one, or two or more.
  */
-function servedChecks(deps: Pick<WebhookRouteDeps, 'docs' | 'builds'>): (connection: ConnectionRecord) => Promise<ServedCheck> {
+function servedChecks(
+  deps: Pick<WebhookRouteDeps, 'docs' | 'builds'>,
+): (connection: ConnectionRecord) => Promise<ServedCheck> {
   const seen = new Map<string, { until: number; check: ServedCheck }>();
   return async (connection) => {
     const now = Date.now();
@@ -70,7 +74,8 @@ function servedChecks(deps: Pick<WebhookRouteDeps, 'docs' | 'builds'>): (connect
     let served: Served = 'served';
     let trigger: TriggerDeclaration | undefined;
     try {
-      const ref = { agentId: connection.agentId, environment: connection.environment, connection: connection.identifier };
+      const { agentId, environment, identifier } = connection;
+      const ref = { agentId, environment, connection: identifier };
       trigger = (await webhookTriggerOf(deps, ref, 'nothing was taken')).trigger;
     } catch (error) {
       if (isPlatformError(error, 'not_published') || isPlatformError(error, 'trigger_not_found')) served = 'not_served';
@@ -108,7 +113,8 @@ function sessionKeyRefusal(trigger: TriggerDeclaration | undefined, delivery: We
     return undefined;
   } catch (error) {
     if (!isPlatformError(error)) throw error;
-    const message = `Nothing was taken: the session key this delivery gives (by the session expression of trigger "${trigger.id}") is refused. ${error.message}`;
+    const message = 'Nothing was taken: the session key this delivery gives (by the session expression of trigger '
+      + `"${trigger.id}") is refused. ${error.message}`;
     return json({ error: { code: error.code, message } }, 400);
   }
 }
@@ -133,19 +139,26 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       if (!deps.queue) return json({ error: { code: 'queue_unavailable', message: 'No queue store is configured (QUEUE_URL), so no delivery can be taken.' } }, 503);
       const body = await readBody(request, maxWebhookBytes);
       const deliveryId = deliveryIdOf(request, body);
-      const delivery: WebhookDelivery = { agentId: connection.agentId, environment: connection.environment, connection: connection.identifier, deliveryId, payload: webhookPayload(request, body) };
+      const delivery: WebhookDelivery = {
+        agentId: connection.agentId, environment: connection.environment, connection: connection.identifier, deliveryId,
+        payload: webhookPayload(request, body),
+      };
       const keyRefused = sessionKeyRefusal(served.trigger, delivery);
       if (keyRefused) return keyRefused;
       // The claim holds the job (one insert): a process stopped before the add leaves it to the resume sweep.
-      const job = { queue: TRIGGER_QUEUE, name: 'webhook', jobId: await webhookJobIdOf(deps.admission.ids, delivery), data: delivery };
-      if (!(await claimDelivery(deps, connection._id, deliveryId, { job }))) return json({ delivery: deliveryId, duplicate: true }, 202);
+      const jobId = await webhookJobIdOf(deps.admission.ids, delivery);
+      const job = { queue: TRIGGER_QUEUE, name: 'webhook', jobId, data: delivery };
+      if (!(await claimDelivery(deps, connection._id, deliveryId, { job }))) {
+        return json({ delivery: deliveryId, duplicate: true }, 202);
+      }
       try {
         await deps.queue.add(job.queue, job.name, job.data, { jobId: job.jobId });
       } catch (error) {
         // Not taken: release the claim so the sender's retry is taken (a claim left behind is queued by the sweep).
         await releaseDelivery(deps, connection._id, deliveryId).catch(() => undefined);
         deps.logger.error({ err: (error as Error).message }, 'webhook delivery not queued');
-        return json({ error: { code: 'queue_unavailable', message: 'The queue store did not take this delivery, so nothing was taken; send it again later.' } }, 503);
+        const message = 'The queue store did not take this delivery, so nothing was taken; send it again later.';
+        return json({ error: { code: 'queue_unavailable', message } }, 503);
       }
       // The job is queued: the claim keeps no payload. Not recorded (store error): the sweep adds the same job id.
       await settleDelivery(deps, connection._id, deliveryId)

@@ -28,7 +28,7 @@ export interface KeyedFiringJob {
 /** What firing one needs. */
 export type KeyedFiringDeps = SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void>; queue: Pick<JobQueue, 'add'>; log(line: string): void };
 
-/** How a firing went: opened or joined a session (or found it had: `existing`), taken before, queued again, or dropped. */
+/** How a firing went: opened or joined a session (or found it had: `existing`), taken before, queued again, dropped. */
 export type KeyedFiringOutcome =
   | { outcome: 'opened' | 'delivered' | 'existing'; sessionId: string }
   | { outcome: 'duplicate' }
@@ -42,7 +42,8 @@ export type KeyedFiringOutcome =
 export async function runKeyedFiring(deps: KeyedFiringDeps, job: KeyedFiringJob): Promise<KeyedFiringOutcome> {
   const attempt = job.attempt ?? 1;
   // The firing key makes opening idempotent (a stalled job run twice); the claim records the open still owed.
-  const firing = { ...job.firing, firingKey: job.firing.firingKey ?? JSON.stringify(['keyed', job.scope, job.firingId]) };
+  const firingKey = job.firing.firingKey ?? JSON.stringify(['keyed', job.scope, job.firingId]);
+  const firing = { ...job.firing, firingKey };
   let fired: Awaited<ReturnType<typeof fireOnce>>;
   try {
     fired = await fireOnce(deps, job.scope, job.firingId, job.target, firing);

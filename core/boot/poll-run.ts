@@ -62,8 +62,8 @@ export async function runPoll(deps: PollRunDeps, job: PollJob): Promise<PollOutc
   if (before?.failure !== undefined) await states.updateOne({ _id: key }, { $unset: { failure: true } });
   const sessions: string[] = [];
   const target = {
-    orgId: env.orgId, agentId: env.agentId, environment: env.name, buildId: env.published.buildId, commitId: env.published.commitId,
-    workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'polling' },
+    orgId: env.orgId, agentId: env.agentId, environment: env.name, buildId: env.published.buildId,
+    commitId: env.published.commitId, workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'polling' },
   };
   for (const { id, item } of items) {
     // Claim and open are one recoverable step: a claim left pending is opened by the next poll or the resume sweep.

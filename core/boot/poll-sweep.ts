@@ -71,7 +71,8 @@ export const isDue = (lastSlot: number | undefined, slot: number) => lastSlot ==
  * its baselines; the other environments are still swept.
  */
 export async function enqueueDuePolls(deps: {
-  docs: DocumentStore; ids: Ids; clock: Clock; queue: JobQueue; builds: ReturnType<typeof publishedWorkflows>; log(line: string): void;
+  docs: DocumentStore; ids: Ids; clock: Clock; queue: JobQueue; builds: ReturnType<typeof publishedWorkflows>;
+  log(line: string): void;
 }): Promise<string[]> {
   const added: string[] = [];
   const live = new Set<string>();
@@ -84,7 +85,8 @@ export async function enqueueDuePolls(deps: {
       added.push(...await enqueueEnvironmentPolls(deps, env as PublishedEnvironmentRecord, live));
     } catch (error) {
       failed.push(`${env._id}/`);
-      deps.log(`[triggers] polls of environment "${env.name}" of agent ${env.agentId} were not swept: ${(error as Error).message}`);
+      const reason = (error as Error).message;
+      deps.log(`[triggers] polls of environment "${env.name}" of agent ${env.agentId} were not swept: ${reason}`);
     }
   }
   // A trigger no longer published forgets its baseline: restored later, its first poll takes a new one (items that
@@ -111,7 +113,8 @@ async function enqueueEnvironmentPolls(
     live.add(key);
     if (!isDue((await states.findOne({ _id: key }))?.lastSlot, slot)) continue;
     const job: PollJob = { agentId: env.agentId, environment: env.name, workflow: trigger.workflow, trigger: trigger.id, slot };
-    added.push(await deps.queue.add(POLL_QUEUE, 'poll', job, { jobId: `poll-${(await deps.ids.sha256Hex(key)).slice(0, 32)}-${slot}` }));
+    const jobId = `poll-${(await deps.ids.sha256Hex(key)).slice(0, 32)}-${slot}`;
+    added.push(await deps.queue.add(POLL_QUEUE, 'poll', job, { jobId }));
   }
   return added;
 }

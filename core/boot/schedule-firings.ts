@@ -47,7 +47,8 @@ export async function fireDueSchedules(deps: ScheduleSweepDeps): Promise<string[
     try {
       opened.push(...await fireEnvironmentSchedules(deps, env as PublishedEnvironmentRecord, now));
     } catch (error) {
-      deps.log(`[triggers] schedules of environment "${env.name}" of agent ${env.agentId} were not swept: ${(error as Error).message}`);
+      const reason = (error as Error).message;
+      deps.log(`[triggers] schedules of environment "${env.name}" of agent ${env.agentId} were not swept: ${reason}`);
     }
   }
   return opened;
@@ -69,12 +70,13 @@ async function fireEnvironmentSchedules(
     if (!run) continue;
     const at = run.toISOString();
     const target: FiringTarget = {
-      orgId: env.orgId, agentId: env.agentId, environment: env.name, buildId: env.published.buildId, commitId: env.published.commitId,
-      workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'schedule' },
+      orgId: env.orgId, agentId: env.agentId, environment: env.name, buildId: env.published.buildId,
+      commitId: env.published.commitId, workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'schedule' },
     };
     const firing: Firing & { firingKey: string } = {
       payload: { scheduledAt: at, cron: trigger.fields.cron, timezone: trigger.fields.timezone ?? 'UTC' },
-      message: `The schedule ${trigger.id} fired for ${at}.`, firingKey: JSON.stringify(['schedule', env._id, trigger.id, at]),
+      message: `The schedule ${trigger.id} fired for ${at}.`,
+      firingKey: JSON.stringify(['schedule', env._id, trigger.id, at]),
     };
     const fired = await fireOnce(deps, `schedule:${env._id}:${trigger.id}`, at, target, firing);
     if (fired?.outcome === 'opened') opened.push(fired.session._id);

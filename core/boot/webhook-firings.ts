@@ -71,7 +71,8 @@ export async function webhookFiringOf(deps: WebhookFiringDeps, delivery: Webhook
   return {
     target,
     firing: {
-      payload, message: `A webhook delivery (${delivery.deliveryId}) arrived; it is in the variable "trigger".`, sessionKey,
+      payload, sessionKey,
+      message: `A webhook delivery (${delivery.deliveryId}) arrived; it is in the variable "trigger".`,
       firingKey: JSON.stringify(['webhook', ...webhookIdentity(delivery)]),
     },
   };
@@ -82,9 +83,12 @@ export async function webhookFiringOf(deps: WebhookFiringDeps, delivery: Webhook
  * nothing). The endpoint evaluates it before it acknowledges, the dispatcher again when it fires.
  * @throws PlatformError `invalid_session_key_expression` (a build published before the expression was checked)
  */
-export function webhookSessionKeyOf(trigger: TriggerDeclaration, delivery: Pick<WebhookDelivery, 'deliveryId' | 'payload'>): string | undefined {
+export function webhookSessionKeyOf(
+  trigger: TriggerDeclaration, delivery: Pick<WebhookDelivery, 'deliveryId' | 'payload'>,
+): string | undefined {
   const expression = typeof trigger.fields.session === 'string' ? trigger.fields.session : undefined;
-  return sessionKeyOf(expression, { id: trigger.id, type: 'webhook', deliveryId: delivery.deliveryId, ...delivery.payload });
+  const firing = { id: trigger.id, type: 'webhook', deliveryId: delivery.deliveryId, ...delivery.payload };
+  return sessionKeyOf(expression, firing);
 }
 
 /** What identifies a delivery among all firings: agent, environment, connection and delivery id. */
@@ -95,7 +99,9 @@ const webhookIdentity = (d: Pick<WebhookDelivery, 'agentId' | 'environment' | 'c
  * The job id of a delivery's `webhook` job: `webhook-<SHA-256 of agent, environment, connection, delivery id>`, so
  * the endpoint's add and the resume sweep's add of one delivery are one job (BullMQ refuses `:` in job ids).
  */
-export async function webhookJobIdOf(ids: Pick<FiringDeps['ids'], 'sha256Hex'>, delivery: WebhookDelivery): Promise<string> {
+export async function webhookJobIdOf(
+  ids: Pick<FiringDeps['ids'], 'sha256Hex'>, delivery: WebhookDelivery,
+): Promise<string> {
   return `webhook-${await ids.sha256Hex(JSON.stringify(webhookIdentity(delivery)))}`;
 }
 

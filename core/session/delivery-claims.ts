@@ -46,7 +46,8 @@ export const PENDING_FIRING_GRACE_MS = 60_000;
 /** Most pending claims one sweep resumes (the rest wait for the next sweep). */
 const RESUME_BATCH = 200;
 
-const deliveriesOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<DeliveryRecord>(deliveriesCollection);
+const deliveriesOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
+  deps.docs.collection<DeliveryRecord>(deliveriesCollection);
 
 /**
  * Claims delivery `deliveryId` of `scope` (e.g. a connection id) once: true for the first claim, false for every
@@ -58,7 +59,8 @@ export async function claimDelivery(
 ): Promise<boolean> {
   try {
     await deliveriesOf(deps).insertOne({
-      _id: deliveryKey(scope, deliveryId), schemaVersion: sessionSchemaVersion, scope, deliveryId, claimedAt: deps.clock.now(),
+      _id: deliveryKey(scope, deliveryId), schemaVersion: sessionSchemaVersion, scope, deliveryId,
+      claimedAt: deps.clock.now(),
       ...(pending ? { pending } : {}),
     });
     return true;
@@ -69,12 +71,16 @@ export async function claimDelivery(
 }
 
 /** Records that a claim's pending work is done (the job queued, the session opened): its payload is dropped. */
-export async function settleDelivery(deps: Pick<SessionStoreDeps, 'docs'>, scope: string, deliveryId: string): Promise<void> {
+export async function settleDelivery(
+  deps: Pick<SessionStoreDeps, 'docs'>, scope: string, deliveryId: string,
+): Promise<void> {
   await deliveriesOf(deps).updateOne({ _id: deliveryKey(scope, deliveryId) }, { $unset: { pending: true } });
 }
 
 /** Releases a claim whose firing could not be taken (queue store down), so the sender's retry is taken. */
-export async function releaseDelivery(deps: Pick<SessionStoreDeps, 'docs'>, scope: string, deliveryId: string): Promise<void> {
+export async function releaseDelivery(
+  deps: Pick<SessionStoreDeps, 'docs'>, scope: string, deliveryId: string,
+): Promise<void> {
   await deliveriesOf(deps).deleteOne({ _id: deliveryKey(scope, deliveryId) });
 }
 
@@ -96,7 +102,9 @@ export interface ResumeDeps extends Pick<SessionStoreDeps, 'docs' | 'clock'> {
  */
 export async function resumePendingFirings(deps: ResumeDeps): Promise<string[]> {
   const before = new Date(deps.clock.now().getTime() - PENDING_FIRING_GRACE_MS);
-  const stale = await deliveriesOf(deps).find({ pending: { $exists: true }, claimedAt: { $lt: before } }, { sort: { claimedAt: 1 }, limit: RESUME_BATCH });
+  const stale = await deliveriesOf(deps).find(
+    { pending: { $exists: true }, claimedAt: { $lt: before } }, { sort: { claimedAt: 1 }, limit: RESUME_BATCH },
+  );
   const resumed: string[] = [];
   for (const record of stale) {
     const pending = record.pending!;
@@ -110,7 +118,8 @@ export async function resumePendingFirings(deps: ResumeDeps): Promise<string[]> 
       await settleDelivery(deps, record.scope, record.deliveryId);
       resumed.push(record._id);
     } catch (error) {
-      deps.log(`[triggers] claimed firing ${record._id} could not be resumed (${(error as Error).message}); trying again at the next sweep`);
+      const reason = (error as Error).message;
+      deps.log(`[triggers] claimed firing ${record._id} could not be resumed (${reason}); trying again at the next sweep`);
     }
   }
   return resumed;

@@ -16,7 +16,9 @@ import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { Firing, FiringDeps, FiringResult, FiringTarget } from './firing-model.ts';
 import { finalStatuses, type SessionRecord, type TurnRecord } from './model.ts';
 import { checkSessionKey, dropClaim, nameClaimedSession, readClaim, releaseClaim, takeClaim, type SessionKeyScope } from './session-key-claims.ts';
-import { insertSession, insertTurn, sessionsOf, turnsOf, type NewSession, type SessionStoreDeps } from './session-store.ts';
+import {
+  insertSession, insertTurn, sessionsOf, turnsOf, type NewSession, type SessionStoreDeps,
+} from './session-store.ts';
 import { moveSessionOn, nextTurn, openSessionWithTurn } from './queued-turns.ts';
 
 export type { Firing, FiringDeps, FiringResult, FiringTarget } from './firing-model.ts';
@@ -95,23 +97,30 @@ const scopeOf = (target: FiringTarget): SessionKeyScope => ({
  * What a firing with these ids did before, or undefined: its turn (queued again while it waits), or its session
  * alone (its opener stopped before the turn: the turn is inserted and queued now, and a keyed claim names it).
  */
-async function firedBefore(deps: FiringDeps, ids: FiringIds, target: FiringTarget, firing: Firing): Promise<FiringResult | undefined> {
+async function firedBefore(
+  deps: FiringDeps, ids: FiringIds, target: FiringTarget, firing: Firing,
+): Promise<FiringResult | undefined> {
   const turn = await turnsOf(deps).findOne({ _id: ids.turnId });
   const session = await sessionsOf(deps).findOne({ _id: turn?.sessionId ?? ids.sessionId });
   if (!session) return undefined;
   if (!turn && finalStatuses.includes(session.status)) return { session, turnId: ids.turnId, outcome: 'existing' };
   const queued = turn ?? await insertFiringTurn(deps, session, firing.message, ids.turnId);
-  if (!turn && firing.sessionKey !== undefined) await nameClaimedSession(deps, scopeOf(target), claimKeyOf(firing), session._id);
+  if (!turn && firing.sessionKey !== undefined) {
+    await nameClaimedSession(deps, scopeOf(target), claimKeyOf(firing), session._id);
+  }
   if (queued.status === 'queued') await deps.enqueueTurn(queued._id);
   return { session, turnId: queued._id, outcome: 'existing' };
 }
 
 /** Inserts the `delivery` turn of a firing under `turnId` (given: a concurrent run's insert of it is the same turn). */
-async function insertFiringTurn(deps: FiringDeps, session: SessionRecord, message: string, turnId?: string): Promise<TurnRecord> {
+async function insertFiringTurn(
+  deps: FiringDeps, session: SessionRecord, message: string, turnId?: string,
+): Promise<TurnRecord> {
   try {
     return await insertTurn(withId(deps, turnId), session, 'delivery', { message });
   } catch (error) {
-    const existing = turnId !== undefined && isPlatformError(error, 'duplicate_key') ? await turnsOf(deps).findOne({ _id: turnId }) : null;
+    const again = turnId !== undefined && isPlatformError(error, 'duplicate_key');
+    const existing = again ? await turnsOf(deps).findOne({ _id: turnId }) : null;
     if (existing) return existing;
     throw error;
   }
@@ -134,8 +143,8 @@ async function openSession(
 ): Promise<{ session: SessionRecord; turnId: string }> {
   const args = firing.args ?? {};
   const fields: NewSession = {
-    orgId: target.orgId, agentId: target.agentId, environment: target.environment, workflow: target.workflow, buildId: target.buildId, commitId: target.commitId,
-    state: target.state, trigger: target.trigger.id, depth: 0, inheritedForbid: [],
+    orgId: target.orgId, agentId: target.agentId, environment: target.environment, workflow: target.workflow,
+    buildId: target.buildId, commitId: target.commitId, state: target.state, trigger: target.trigger.id, depth: 0, inheritedForbid: [],
     variables: { ...args, trigger: { id: target.trigger.id, type: target.trigger.type, ...firing.payload } } as never,
     lockedVariables: [...Object.keys(args), 'trigger'],
     ...(firing.sessionKey === undefined ? {} : { sessionKey: firing.sessionKey }),
@@ -187,7 +196,9 @@ async function deliverToSession(
 ): Promise<string | undefined> {
   const message = deliveryMessage(target, firing);
   // Without a firing key a refused add puts the session back to awaiting input (503 to the caller, ./queued-turns.ts).
-  if (turnId === undefined) return (await moveSessionOn(deps, session, {}, 'awaiting_input', 'delivery', { message }))?._id;
+  if (turnId === undefined) {
+    return (await moveSessionOn(deps, session, {}, 'awaiting_input', 'delivery', { message }))?._id;
+  }
   // The move carries the turn as the session's outbox (./queued-turns.ts): a crash after it loses nothing.
   const next = nextTurn(withId(deps, turnId), 'delivery', { message });
   const moved = { status: 'running', next, updatedAt: next.at };
@@ -219,7 +230,8 @@ export async function fireOnce(
   deps: FiringDeps, scope: string, firingId: string, target: FiringTarget, firing: Firing & { firingKey: string },
 ): Promise<FiringResult | undefined> {
   if (!(await claimDelivery(deps, scope, firingId, { open: { target, firing } }))) {
-    const claim = await deps.docs.collection<DeliveryRecord>(deliveriesCollection).findOne({ _id: `${scope}:${firingId}` });
+    const claims = deps.docs.collection<DeliveryRecord>(deliveriesCollection);
+    const claim = await claims.findOne({ _id: `${scope}:${firingId}` });
     if (!claim?.pending) return undefined;
   }
   const fired = await openFiredSession(deps, target, firing);
