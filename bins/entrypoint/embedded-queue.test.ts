@@ -74,11 +74,13 @@ describe('the embedded queue store', () => {
     expect(cli(wrong, 'llen', 'jobs')).toMatch(/WRONGPASS|NOAUTH/);
   });
 
-  it('writes appendfsync always when asked', () => {
+  it('writes appendfsync always when asked, and removes its configuration when released', () => {
     const runDir = join(tempDir(), 'run');
     const queue = embeddedQueue({ dataDir: tempDir(), runDir, port: 1, maxMemory: '1mb', appendFsync: 'always' });
     expect(readFileSync(queue.spec.args[0], 'utf8')).toMatch(/^appendfsync always$/m);
     queue.release();
+    // Released, its configuration (with the password) is gone.
+    expect(existsSync(runDir)).toBe(false);
   });
 
   it('runs in memory only, naming the holder, when another live entrypoint holds <data>/redis', () => {

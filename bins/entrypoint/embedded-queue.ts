@@ -12,7 +12,7 @@
  * § Deployment settings (PLATFORM_EMBEDDED_QUEUE_MAXMEMORY); docs/architecture.md § Queue store.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { takeQueueStoreLock, type LockHolder, type QueueStoreLock } from './queue-store-lock.ts';
 import type { ChildSpec } from './supervisor.ts';
@@ -27,7 +27,7 @@ export interface EmbeddedQueue {
   persistentDir?: string;
   /** Who holds `<data>/redis` when this store keeps nothing on disk. */
   heldBy?: LockHolder;
-  /** Gives `<data>/redis` up (after the store stopped). */
+  /** After the store stopped: gives `<data>/redis` up and removes `runDir` (its configuration holds the password). */
   release(): void;
 }
 
@@ -69,6 +69,9 @@ export function embeddedQueue(options: {
     url: `redis://:${password}@127.0.0.1:${options.port}`,
     port: options.port,
     ...(lock ? { persistentDir: dataDir } : { heldBy: (taken as { heldBy: LockHolder }).heldBy }),
-    release: () => lock?.release(),
+    release: () => {
+      lock?.release();
+      rmSync(options.runDir, { recursive: true, force: true });
+    },
   };
 }
