@@ -49,7 +49,7 @@ describe('the embedded queue store', () => {
   it('keeps every acknowledged write across kill -9, and again after a start with a new password', async () => {
     const dataDir = tempDir();
     const port = await freePort();
-    const first = embeddedQueue({ dataDir, runDir: join(tempDir(), 'run'), port, maxMemory: '64mb' });
+    const first = await embeddedQueue({ dataDir, runDir: join(tempDir(), 'run'), port, maxMemory: '64mb' });
     expect(first.persistentDir).toBe(join(dataDir, 'redis'));
     const config = readFileSync(first.spec.args[0], 'utf8');
     expect(config).toMatch(/^appendonly yes$/m);
@@ -65,7 +65,8 @@ describe('the embedded queue store', () => {
     children.forEach((c) => c.kill('SIGKILL'));
     first.release();
     const secondPort = await freePort();
-    const second = embeddedQueue({ dataDir, runDir: join(tempDir(), 'run'), port: secondPort, maxMemory: '64mb' });
+    const secondRun = join(tempDir(), 'run');
+    const second = await embeddedQueue({ dataDir, runDir: secondRun, port: secondPort, maxMemory: '64mb' });
     expect(second.url).not.toBe(first.url);
     run(second);
     await ready(second);
@@ -74,27 +75,47 @@ describe('the embedded queue store', () => {
     expect(cli(wrong, 'llen', 'jobs')).toMatch(/WRONGPASS|NOAUTH/);
   });
 
-  it('writes appendfsync always when asked, and removes its configuration when released', () => {
+  it('writes appendfsync always when asked, and removes its configuration when released', async () => {
     const runDir = join(tempDir(), 'run');
-    const queue = embeddedQueue({ dataDir: tempDir(), runDir, port: 1, maxMemory: '1mb', appendFsync: 'always' });
+    const options = { dataDir: tempDir(), runDir, port: 1, maxMemory: '1mb', appendFsync: 'always' as const };
+    const queue = await embeddedQueue(options);
     expect(readFileSync(queue.spec.args[0], 'utf8')).toMatch(/^appendfsync always$/m);
     queue.release();
     // Released, its configuration (with the password) is gone.
     expect(existsSync(runDir)).toBe(false);
   });
 
-  it('runs in memory only, naming the holder, when another live entrypoint holds <data>/redis', () => {
+  it('runs in memory only, naming the holder, when another live entrypoint holds <data>/redis', async () => {
     const dataDir = tempDir();
     const redisDir = join(dataDir, 'redis');
     mkdirSync(redisDir);
     const taken = takeQueueStoreLock(redisDir, { host: 'elsewhere', pid: 4242, alive: () => true });
     expect('lock' in taken).toBe(true);
-    const queue = embeddedQueue({ dataDir, runDir: join(tempDir(), 'run'), port: 1, maxMemory: '1mb' });
+    const runDir = join(tempDir(), 'run');
+    const queue = await embeddedQueue({ dataDir, runDir, port: 1, maxMemory: '1mb', lockWaitMs: 1200 });
     expect(queue.persistentDir).toBeUndefined();
     expect(queue.heldBy).toEqual({ host: 'elsewhere', pid: 4242 });
     const config = readFileSync(queue.spec.args[0], 'utf8');
     expect(config).toMatch(/^appendonly no$/m);
     expect(config).not.toContain(`dir ${redisDir}`);
+  });
+
+  it('waits for an owner file of another host to lapse, then keeps the data itself', async () => {
+    const dataDir = tempDir();
+    const redisDir = join(dataDir, 'redis');
+    mkdirSync(redisDir);
+    const crashed = takeQueueStoreLock(redisDir, { host: 'replaced-container', pid: 1, alive: () => true });
+    expect('lock' in crashed).toBe(true);
+    const lines: string[] = [];
+    const runDir = join(tempDir(), 'run');
+    const starting = embeddedQueue({ dataDir, runDir, port: 1, maxMemory: '1mb', log: (l) => lines.push(l) });
+    // The crashed container stops touching its owner file: it lapses 30 s after the last touch.
+    const old = new Date(Date.now() - 31_000);
+    utimesSync(join(redisDir, 'owner.json'), old, old);
+    const queue = await starting;
+    expect(queue.persistentDir).toBe(redisDir);
+    expect(lines).toEqual([`${redisDir} is held by host replaced-container: waiting up to 40 s for it to lapse`]);
+    queue.release();
   });
 
   it('takes over an owner file of a gone process on this host, or one untouched for 30 s', () => {

@@ -40,8 +40,8 @@ try {
   console.error(`The data directory ${settings.dataDir} is not writable by this user (uid ${process.getuid?.() ?? '?'}): make it writable by the user running cairn, or set CAIRN_DATA_DIR to a writable directory.`);
   process.exit(2);
 }
-const queue = settings.embeddedQueue && embeddedQueue({ dataDir: settings.dataDir, runDir: join(tmpdir(), `cairn-${process.pid}-${randomBytes(4).toString('hex')}`), port: settings.embeddedQueue.port, maxMemory: settings.embeddedQueue.maxMemory, path: process.env.PATH,
-  appendFsync: settings.embeddedQueue.appendFsync,
+const queue = settings.embeddedQueue && await embeddedQueue({ dataDir: settings.dataDir, runDir: join(tmpdir(), `cairn-${process.pid}-${randomBytes(4).toString('hex')}`), port: settings.embeddedQueue.port, maxMemory: settings.embeddedQueue.maxMemory, path: process.env.PATH,
+  appendFsync: settings.embeddedQueue.appendFsync, log: (line) => tagged('entrypoint', line),
 });
 // The embedded store's URL (with its password) goes to the API and the dispatcher only.
 const storeEnv: Record<string, string> = queue ? { QUEUE_URL: queue.url, PLATFORM_EMBEDDED_QUEUE: 'on', PLATFORM_INSTANCE_ID: settings.instanceId } : { PLATFORM_INSTANCE_ID: settings.instanceId };
