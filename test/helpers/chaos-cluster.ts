@@ -106,6 +106,7 @@ export async function startChaosCluster(options: ChaosClusterOptions): Promise<C
       const all = (printed.get(s.name) ?? '') + text;
       printed.set(s.name, all.length > keptOutput ? all.slice(-keptOutput) : all);
     };
+    child.on('error', (error) => append(`\n--- ${s.name} could not be started: ${error.message} ---\n`));
     append(`\n--- ${s.name} started (pid ${child.pid}, generation ${s.generation}) ---\n`);
     let seen = '';
     const wasReady = new Promise<boolean>((resolve) => {
