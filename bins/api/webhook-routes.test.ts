@@ -16,7 +16,9 @@ import { runWebhookJob, type WebhookJob } from '../../core/boot/webhook-firings.
 import { createConnection, ensureConnectionIndexes, type AdmissionDeps } from '../../core/connection/index.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { Logger } from '../../core/ports/logger.ts';
-import { deliveriesCollection, PENDING_FIRING_GRACE_MS, resumePendingFirings, type DeliveryRecord } from '../../core/session/delivery-claims.ts';
+import {
+  deliveriesCollection, PENDING_FIRING_GRACE_MS, resumePendingFirings, type DeliveryRecord,
+} from '../../core/session/delivery-claims.ts';
 import { openFiredSession } from '../../core/session/firings.ts';
 import { sessionsOf } from '../../core/session/session-store.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
@@ -54,15 +56,17 @@ async function world() {
   }
   const connDeps = {
     docs, ids: cryptoIds, production: false, clock,
-    scope: async (_caller: unknown, agent: string, environment: string) => ({ orgId: agent === 'a1' ? 'o1' : 'o2', agentId: agent, environment }),
+    scope: async (_caller: unknown, agent: string, environment: string) =>
+      ({ orgId: agent === 'a1' ? 'o1' : 'o2', agentId: agent, environment }),
   };
   await ensureConnectionIndexes(connDeps);
   const hookOf = async (agent: string) => {
-    const made = await createConnection(connDeps, { subject: 'maria' }, agent, 'main', { identifier: 'hooks', protocol: 'webhook', auth: 'bearer' });
+    const input = { identifier: 'hooks', protocol: 'webhook', auth: 'bearer' } as const;
+    const made = await createConnection(connDeps, { subject: 'maria' }, agent, 'main', input);
     return { address: made.connection.address, token: made.token!, id: made.connection._id };
   };
   const hooks = { a: await hookOf('a1'), b: await hookOf('b1') };
-  // The queue store: `ok` takes jobs (a job id is taken once), `fail` refuses, `stop` never answers (the process stops).
+  // The queue store: `ok` takes jobs (a job id once), `fail` refuses, `stop` never answers (the process stops).
   const queue = { mode: 'ok' as 'ok' | 'fail' | 'stop', added: [] as Added[], attempts: 0 };
   // Only `add` is reached from the endpoint; the port's other methods are not.
   const port = {
@@ -70,33 +74,47 @@ async function world() {
       queue.attempts += 1;
       if (queue.mode === 'stop') return new Promise<string>(() => undefined);
       if (queue.mode === 'fail') throw new Error('OOM command not allowed when used memory > maxmemory');
-      if (!queue.added.some((a) => a.jobId !== undefined && a.jobId === options?.jobId)) queue.added.push({ queue: name, name: jobName, data, jobId: options?.jobId });
+      if (!queue.added.some((a) => a.jobId !== undefined && a.jobId === options?.jobId)) {
+        queue.added.push({ queue: name, name: jobName, data, jobId: options?.jobId });
+      }
       return options?.jobId ?? 'job';
     },
-    consume: () => { throw new Error('unused'); }, counts: async () => { throw new Error('unused'); }, close: async () => undefined,
+    consume: () => { throw new Error('unused'); }, counts: async () => { throw new Error('unused'); },
+    close: async () => undefined,
   } satisfies Pick<JobQueue, 'add' | 'consume' | 'counts' | 'close'> as unknown as JobQueue;
-  const admission: AdmissionDeps = { ids: cryptoIds, jwt: { verify: async () => { throw new Error('not oidc'); } }, memberMayUse: async () => false };
-  const app = webhookRoutes({ docs, clock, admission, queue: port, builds, clientAddress: () => '203.0.113.7', logger });
-  const post = (hook: { address: string; token: string }, deliveryId: string, body: unknown = { action: 'opened' }) => app.handle(new Request(
-    `http://localhost/api/webhooks/${hook.address}`,
-    { method: 'POST', headers: { authorization: `Bearer ${hook.token}`, 'content-type': 'application/json', 'x-delivery-id': deliveryId }, body: JSON.stringify(body) },
-  ));
-  const firingDeps = { docs, objects, clock, ids: cryptoIds, enqueueTurn: async () => undefined, builds, queue: port, log: () => undefined };
+  const admission: AdmissionDeps = {
+    ids: cryptoIds, jwt: { verify: async () => { throw new Error('not oidc'); } }, memberMayUse: async () => false,
+  };
+  const clientAddress = () => '203.0.113.7';
+  const app = webhookRoutes({ docs, clock, admission, queue: port, builds, clientAddress, logger });
+  const post = (hook: { address: string; token: string }, deliveryId: string, body: unknown = { action: 'opened' }) => {
+    const headers = {
+      authorization: `Bearer ${hook.token}`, 'content-type': 'application/json', 'x-delivery-id': deliveryId,
+    };
+    const url = `http://localhost/api/webhooks/${hook.address}`;
+    const request = new Request(url, { method: 'POST', headers, body: JSON.stringify(body) });
+    return app.handle(request);
+  };
+  const firingDeps = {
+    docs, objects, clock, ids: cryptoIds, enqueueTurn: async () => undefined, builds, queue: port, log: () => undefined,
+  };
   const sweep = () => resumePendingFirings({
     docs, clock, queue: port, log: () => undefined, open: (p) => openFiredSession(firingDeps, p.target, p.firing),
   });
   const claims = () => docs.collection<DeliveryRecord>(deliveriesCollection).find({});
-  return { docs, queue, hooks, post, sweep, claims, firingDeps, later: (ms: number) => { now = new Date(now.getTime() + ms); } };
+  const later = (ms: number) => { now = new Date(now.getTime() + ms); };
+  return { docs, queue, hooks, post, sweep, claims, firingDeps, later };
 }
 
 describe('the webhook endpoint', () => {
-  it('leaves a delivery whose process stopped between claim and add to the resume sweep, which queues it once', async () => {
+  it('leaves a delivery stopped between claim and add to the resume sweep, which queues it once', async () => {
     const w = await world();
     w.queue.mode = 'stop';
     void w.post(w.hooks.a, 'd-1');
     for (let i = 0; i < 100 && (await w.claims()).length === 0; i += 1) await new Promise((r) => setTimeout(r, 5));
     const [claim] = await w.claims();
-    expect(claim.pending).toMatchObject({ job: { queue: 'triggers', name: 'webhook', jobId: expect.stringMatching(/^webhook-[0-9a-f]{64}$/) } });
+    const jobId = expect.stringMatching(/^webhook-[0-9a-f]{64}$/);
+    expect(claim.pending).toMatchObject({ job: { queue: 'triggers', name: 'webhook', jobId } });
     expect(w.queue.added).toEqual([]);
 
     w.queue.mode = 'ok';
@@ -107,7 +125,8 @@ describe('the webhook endpoint', () => {
     expect(await w.sweep()).toEqual([claim._id]);
     expect(await w.sweep()).toEqual([]);
     expect(w.queue.added).toHaveLength(1);
-    expect(w.queue.added[0]).toMatchObject({ queue: 'triggers', name: 'webhook', jobId: claim.pending && 'job' in claim.pending ? claim.pending.job.jobId : '' });
+    const claimedJob = claim.pending && 'job' in claim.pending ? claim.pending.job.jobId : '';
+    expect(w.queue.added[0]).toMatchObject({ queue: 'triggers', name: 'webhook', jobId: claimedJob });
     expect((await w.claims())[0].pending).toBeUndefined();
 
     expect(await runWebhookJob(w.firingDeps, w.queue.added[0].data as WebhookJob)).toMatchObject({ outcome: 'opened' });
@@ -116,7 +135,7 @@ describe('the webhook endpoint', () => {
     expect(await sessionsOf(w.firingDeps).countDocuments({})).toBe(1);
   });
 
-  it('keeps each organization\'s deliveries apart: another\'s token is refused, one delivery id is taken at each', async () => {
+  it('keeps organizations apart: another\'s token is refused, one delivery id is taken at each', async () => {
     const w = await world();
     const foreign = await w.post({ address: w.hooks.a.address, token: w.hooks.b.token }, 'd-same');
     expect(foreign.status).toBe(401);
@@ -130,25 +149,27 @@ describe('the webhook endpoint', () => {
     expect((await w.claims()).every((c) => c.pending === undefined)).toBe(true);
   });
 
-  it('answers 400 to a delivery whose session key the dispatcher would refuse, before claiming or queuing it', async () => {
+  it('answers 400 to a delivery whose session key the dispatcher would refuse, before any claim', async () => {
     const w = await world();
     const refused = await w.post(w.hooks.a, 'd-long', { ticket: 'x'.repeat(300) });
     expect(refused.status).toBe(400);
     const { error } = await refused.json() as { error: { code: string; message: string } };
     expect(error.code).toBe('invalid_session_key');
-    expect(error.message).toMatch(/^Nothing was taken: .*trigger "hooks".* at most 256 characters \(this one has 300\)/);
+    expect(error.message).toMatch(/^Nothing was taken: .*trigger "hooks"/);
+    expect(error.message).toContain('at most 256 characters (this one has 300)');
     expect(error.message).not.toContain('xxxx');
     expect(await w.claims()).toEqual([]);
     expect(w.queue.attempts).toBe(0);
     expect((await w.post(w.hooks.a, 'd-long', { ticket: 'T-2' })).status).toBe(202);
   });
 
-  it('answers 503 and keeps no claim when the queue store refuses the add, so the sender\'s retry is taken', async () => {
+  it('answers 503 and keeps no claim when the queue store refuses the add: the sender\'s retry is taken', async () => {
     const w = await world();
     w.queue.mode = 'fail';
     const refused = await w.post(w.hooks.b, 'd-2');
     expect(refused.status).toBe(503);
-    expect(await refused.json()).toMatchObject({ error: { code: 'queue_unavailable', message: expect.stringMatching(/nothing was taken; send it again later/) } });
+    const message = expect.stringMatching(/nothing was taken; send it again later/);
+    expect(await refused.json()).toMatchObject({ error: { code: 'queue_unavailable', message } });
     expect(await w.claims()).toEqual([]);
     w.queue.mode = 'ok';
     const retry = await w.post(w.hooks.b, 'd-2');

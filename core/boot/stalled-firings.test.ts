@@ -25,7 +25,10 @@ const agent = (session?: string): PublishedAgent => ({
   workflows: {
     intake: {
       slug: 'intake', definition: {} as never, hooks: {},
-      triggers: [{ id: 'hook', type: 'webhook', workflow: 'intake', state: 'triage', fields: { connection: 'github', ...(session ? { session } : {}) } }],
+      triggers: [{
+        id: 'hook', type: 'webhook', workflow: 'intake', state: 'triage',
+        fields: { connection: 'github', ...(session ? { session } : {}) },
+      }],
     },
   },
 });
@@ -59,11 +62,13 @@ function failingStore(inner: DocumentStore) {
 async function world(published: PublishedAgent) {
   let n = 0;
   const { docs, trap } = failingStore(createMemoryDocumentStore());
-  await docs.collection(agentCollections.environments).insertOne({ _id: 'a1:main', agentId: 'a1', orgId: 'o1', name: 'main', published: { buildId: 'b1', commitId: 'c1' } } as never);
+  await docs.collection(agentCollections.environments).insertOne({
+    _id: 'a1:main', agentId: 'a1', orgId: 'o1', name: 'main', published: { buildId: 'b1', commitId: 'c1' },
+  } as never);
   const queued: string[] = [];
   const deps = {
     docs, objects: createMemoryObjectStore(), clock: { now: () => new Date('2026-11-26T09:00:00Z') },
-    ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: cryptoIds.sha256Hex },
+    ids: { ...cryptoIds, newId: () => `id${(n += 1)}` },
     enqueueTurn: async (id: string) => { queued.push(id); }, log: () => undefined,
     builds: { agentOf: async () => published, workflowOf: async () => { throw new Error('unused'); } },
     queue: { add: async (_q: string, _n: string, _d: unknown, o?: { jobId?: string }) => o?.jobId ?? 'job' },
@@ -81,10 +86,13 @@ describe('a webhook job run twice', () => {
     const w = await world(agent('{{ body.ticket }}'));
     const first = await runWebhookJob(w.deps, job('d-1'));
     expect(first).toMatchObject({ outcome: 'opened' });
-    expect(await runWebhookJob(w.deps, job('d-1'))).toEqual({ outcome: 'existing', sessionId: (first as { sessionId: string }).sessionId });
+    const firstId = (first as { sessionId: string }).sessionId;
+    expect(await runWebhookJob(w.deps, job('d-1'))).toEqual({ outcome: 'existing', sessionId: firstId });
     const keyed = await runWebhookJob(w.deps, job('d-2', { ticket: 'T-1' }));
     // The keyed session is running: a re-run of its own firing is not "busy", it is the same firing.
-    expect(await runWebhookJob(w.deps, job('d-2', { ticket: 'T-1' }))).toEqual({ outcome: 'existing', sessionId: (keyed as { sessionId: string }).sessionId });
+    const keyedId = (keyed as { sessionId: string }).sessionId;
+    const rerun = await runWebhookJob(w.deps, job('d-2', { ticket: 'T-1' }));
+    expect(rerun).toEqual({ outcome: 'existing', sessionId: keyedId });
     expect(await sessionsOf(w.deps).countDocuments({})).toBe(2);
     expect(await turnsOf(w.deps).countDocuments({})).toBe(2);
   });
@@ -93,13 +101,14 @@ describe('a webhook job run twice', () => {
     const w = await world(agent('{{ body.ticket }}'));
     const opened = await runWebhookJob(w.deps, job('d-1', { ticket: 'T-1' })) as { sessionId: string };
     await sessionsOf(w.deps).updateOne({ _id: opened.sessionId }, { $set: { status: 'awaiting_input' } });
-    expect(await runWebhookJob(w.deps, job('d-2', { ticket: 'T-1' }))).toEqual({ outcome: 'delivered', sessionId: opened.sessionId });
+    const second = job('d-2', { ticket: 'T-1' });
+    expect(await runWebhookJob(w.deps, second)).toEqual({ outcome: 'delivered', sessionId: opened.sessionId });
     await sessionsOf(w.deps).updateOne({ _id: opened.sessionId }, { $set: { status: 'awaiting_input' } });
-    expect(await runWebhookJob(w.deps, job('d-2', { ticket: 'T-1' }))).toEqual({ outcome: 'existing', sessionId: opened.sessionId });
+    expect(await runWebhookJob(w.deps, second)).toEqual({ outcome: 'existing', sessionId: opened.sessionId });
     expect(await turnsOf(w.deps).countDocuments({ sessionId: opened.sessionId })).toBe(2);
   });
 
-  it('whose first run stopped after the session insert queues the turn on the second, so the session moves on', async () => {
+  it('stopped after its session insert has the turn queued by its second run: the session moves on', async () => {
     const w = await world(agent());
     w.trap.failOn = 'session_turns';
     w.trap.armed = true;
@@ -124,10 +133,16 @@ describe('a completion job run twice', () => {
     const session = await insertSession(w.deps, fields);
     const turn = await insertTurn(w.deps, session, 'prompt', {}, 'running');
     await settleTurn(w.deps, turn, { status: 'succeeded' });
-    const firing = completionFiring((await sessionsOf(w.deps).findOne({ _id: session._id }))!, (await turnsOf(w.deps).findOne({ _id: turn._id }))!)!;
+    const ended = (await sessionsOf(w.deps).findOne({ _id: session._id }))!;
+    const firing = completionFiring(ended, (await turnsOf(w.deps).findOne({ _id: turn._id }))!)!;
     const published = {
       orgId: 'o1', buildId: 'b1', commitId: 'c1',
-      targets: [{ view: { slug: 'follow-up', disabled: false } as WorkflowView, triggers: [{ id: 'after', state: 'start', workflow: 'report' }, { id: 'audit', state: 'start', workflow: 'report' }] }],
+      targets: [{
+        view: { slug: 'follow-up', disabled: false } as WorkflowView,
+        triggers: [
+          { id: 'after', state: 'start', workflow: 'report' }, { id: 'audit', state: 'start', workflow: 'report' },
+        ],
+      }],
     };
     expect(await fireCompletion(w.deps, firing, published)).toHaveLength(2);
     expect(await fireCompletion(w.deps, firing, published)).toEqual([]);
@@ -141,7 +156,11 @@ describe('a keyed firing (callback) whose process stopped between its claim and 
     const w = await world(agent());
     const keyed: KeyedFiringJob = {
       scope: 'callback:cb1', firingId: 'f-1',
-      target: { orgId: 'o1', agentId: 'a1', environment: 'main', buildId: 'b1', commitId: 'c1', workflow: 'intake', state: 'triage', trigger: { id: 'pushed', type: 'callback' } },
+      target: {
+        orgId: 'o1', agentId: 'a1', environment: 'main', buildId: 'b1', commitId: 'c1',
+        workflow: 'intake', state: 'triage',
+        trigger: { id: 'pushed', type: 'callback' },
+      },
       firing: { payload: { firingId: 'f-1' }, message: 'A callback fired.' },
     };
     w.trap.failOn = 'sessions';

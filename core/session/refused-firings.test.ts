@@ -21,7 +21,8 @@ const target: FiringTarget = {
 function world() {
   const queue = { refuse: false, queued: [] as string[] };
   const deps = {
-    docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock: { now: () => new Date('2026-11-26T09:00:00Z') }, ids: cryptoIds,
+    docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), ids: cryptoIds,
+    clock: { now: () => new Date('2026-11-26T09:00:00Z') },
     enqueueTurn: async (id: string) => {
       if (queue.refuse) throw new Error('OOM command not allowed when used memory > maxmemory');
       queue.queued.push(id);
@@ -34,13 +35,16 @@ describe('a firing whose turn the queue store refuses', () => {
   it('leaves no session, turn or key claim behind when the caller waits for it, and answers 503', async () => {
     const w = world();
     w.queue.refuse = true;
-    await expect(openFiredSession(w.deps, target, { payload: {}, message: 'Hello.' })).rejects.toMatchObject({ code: 'queue_unavailable', status: 503 });
-    await expect(openFiredSession(w.deps, target, { payload: {}, message: 'Hello.', sessionKey: 'thread-1' })).rejects.toMatchObject({ code: 'queue_unavailable' });
+    const hello = { payload: {}, message: 'Hello.' };
+    const refused = { code: 'queue_unavailable', status: 503 };
+    await expect(openFiredSession(w.deps, target, hello)).rejects.toMatchObject(refused);
+    const keyed = { ...hello, sessionKey: 'thread-1' };
+    await expect(openFiredSession(w.deps, target, keyed)).rejects.toMatchObject({ code: 'queue_unavailable' });
     expect(await sessionsOf(w.deps).countDocuments({})).toBe(0);
     expect(await turnsOf(w.deps).countDocuments({})).toBe(0);
     expect(await w.deps.docs.collection(sessionKeyClaimsCollection).countDocuments({})).toBe(0);
     w.queue.refuse = false;
-    expect(await openFiredSession(w.deps, target, { payload: {}, message: 'Hello.', sessionKey: 'thread-1' })).toMatchObject({ outcome: 'opened' });
+    expect(await openFiredSession(w.deps, target, keyed)).toMatchObject({ outcome: 'opened' });
   });
 
   it('puts a parked keyed session back to awaiting input', async () => {
@@ -48,7 +52,8 @@ describe('a firing whose turn the queue store refuses', () => {
     const opened = await openFiredSession(w.deps, target, { payload: {}, message: 'Hello.', sessionKey: 'thread-1' });
     await sessionsOf(w.deps).updateOne({ _id: opened.session._id }, { $set: { status: 'awaiting_input' } });
     w.queue.refuse = true;
-    await expect(openFiredSession(w.deps, target, { payload: {}, message: 'Again.', sessionKey: 'thread-1' })).rejects.toMatchObject({ code: 'queue_unavailable' });
+    const again = { payload: {}, message: 'Again.', sessionKey: 'thread-1' };
+    await expect(openFiredSession(w.deps, target, again)).rejects.toMatchObject({ code: 'queue_unavailable' });
     expect((await sessionsOf(w.deps).findOne({ _id: opened.session._id }))?.status).toBe('awaiting_input');
     expect(await turnsOf(w.deps).countDocuments({ sessionId: opened.session._id })).toBe(1);
   });
@@ -56,13 +61,15 @@ describe('a firing whose turn the queue store refuses', () => {
   it('keeps an acknowledged firing\'s session with its queued turn for the turn sweep', async () => {
     const w = world();
     w.queue.refuse = true;
-    const firing = { payload: {}, message: 'A webhook delivery arrived.', firingKey: '["webhook","a1","main","hooks","d-1"]' };
+    const firingKey = '["webhook","a1","main","hooks","d-1"]';
+    const firing = { payload: {}, message: 'A webhook delivery arrived.', firingKey };
     await expect(openFiredSession(w.deps, target, firing)).rejects.toThrow(/maxmemory/);
     const [session] = await sessionsOf(w.deps).find({});
     expect(session.status).toBe('running');
     expect(await turnsOf(w.deps).countDocuments({ sessionId: session._id, status: 'queued' })).toBe(1);
     w.queue.refuse = false;
-    expect(await openFiredSession(w.deps, target, firing)).toMatchObject({ outcome: 'existing', session: { _id: session._id } });
+    const rerun = await openFiredSession(w.deps, target, firing);
+    expect(rerun).toMatchObject({ outcome: 'existing', session: { _id: session._id } });
     expect(w.queue.queued).toHaveLength(1);
   });
 });
