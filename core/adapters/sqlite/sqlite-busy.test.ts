@@ -55,16 +55,20 @@ describe('SQLite busy timeout and a busy database', () => {
     expect(await store.collection<{ _id: string }>('items').findOne({ _id: 'while-locked' })).toEqual({ _id: 'while-locked' });
   });
 
-  it('waits for another process’s write lock without stopping this process: the holder commits when told', async () => {
+  it('waits for a write lock another process holds without stopping this process (told to commit)', async () => {
+    const args = ['--experimental-strip-types', probe, path, 'hold-until-told'];
     const store = await openSqliteDocumentStore({ path });
     toClose.push(store);
     const items = store.collection<{ _id: string; n: number }>('items');
-    const holder = spawn(process.execPath, ['--experimental-strip-types', probe, path, 'hold-until-told'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const holder = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     const exited = new Promise<number | null>((done) => holder.on('close', done));
     await new Promise<void>((locked, failed) => {
-      holder.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); if (output.includes('locked')) locked(); });
-      holder.on('close', (code) => failed(new Error(`the lock holder exited (${code}) before taking the lock: ${output}`)));
+      holder.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('locked')) locked();
+      });
+      holder.on('close', (code) => failed(new Error(`the lock holder exited (${code}) before locking: ${output}`)));
     });
     // Each write finds the file locked. The holder is told to commit only after they were called, from this event
     // loop: a write that waited inside SQLite would hold the loop until its busy timeout and fail.
@@ -77,7 +81,28 @@ describe('SQLite busy timeout and a busy database', () => {
     expect(await Promise.all(writes)).toEqual([undefined, { matched: 0, upserted: true }, 0]);
     expect(await exited).toBe(0);
     expect(output).toContain('{"committed":true}');
-    expect(await items.find({}, { sort: { n: 1 } })).toEqual([{ _id: 'while-locked', n: 1 }, { _id: 'upserted', n: 2 }]);
+    const stored = await items.find({}, { sort: { n: 1 } });
+    expect(stored).toEqual([{ _id: 'while-locked', n: 1 }, { _id: 'upserted', n: 2 }]);
+  });
+
+  it('answers a duplicate _id while another process holds the write lock (a retried claim waits)', async () => {
+    const store = await openSqliteDocumentStore({ path, busyTimeoutMs: 60_000 });
+    toClose.push(store);
+    const claims = store.collection<{ _id: string; at?: Date }>('claims');
+    await claims.createIndex({ at: 1 }, { expireAfterSeconds: 3600 });
+    await claims.insertOne({ _id: 'delivery-1', at: new Date() });
+    const args = ['--experimental-strip-types', probe, path, 'hold-until-told'];
+    const holder = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((done) => holder.on('close', done));
+    await new Promise<void>((locked) => holder.stdout.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('locked')) locked();
+    }));
+    // Told to commit only once the duplicate was answered: a duplicate that needed the lock would wait for 60 s.
+    const answer = await claims.insertOne({ _id: 'delivery-1', at: new Date() })
+      .then(() => 'taken', (error: Error & { code?: string }) => error.code);
+    holder.stdin.write('commit\n');
+    expect(answer).toBe('duplicate_key');
+    expect(await exited).toBe(0);
   });
 
   it('keeps the dispatcher lease while another connection holds a write transaction through a renewal', async () => {

@@ -78,6 +78,12 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
       throw new PlatformError('invalid_document', 'A document needs a string _id.', { status: 400 });
     }
     const text = encodeDocument(doc);
+    // A live document under this _id (a retried delivery's claim, say) is a duplicate found by a read: no write lock
+    // is taken for it, so a retry never waits behind another process's writes.
+    const existing = this.#ctx.driver.prepare(`SELECT doc FROM ${this.#table} WHERE _id = ?`).get(doc._id);
+    if (existing !== undefined && !isExpired(decodeDocument(String(existing.doc)), indexes, this.#ctx.now())) {
+      throw duplicateKeyError(this.#name);
+    }
     const insert = () => this.#ctx.driver.prepare(`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`).run(doc._id, text);
     await this.#write(() => {
       try {

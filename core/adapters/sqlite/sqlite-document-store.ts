@@ -35,7 +35,8 @@ export { SQLITE_BUSY_TIMEOUT_MS };
  * Updates and deletes run read-modify-write inside `BEGIN IMMEDIATE`; each call is synchronous inside,
  * so a call never holds a lock across an `await`. A write that finds another connection (another process) holding
  * the write lock does not wait inside SQLite, which would stop this process's event loop: it is tried again after a
- * short timer, for up to `busyTimeoutMs` (sqlite-driver.ts `writeWithoutBlocking`). Documents hold JSON values and Dates only.
+ * short timer, for up to `busyTimeoutMs` (sqlite-driver.ts `writeWithoutBlocking`).
+ * Documents hold JSON values and Dates only.
  *
  * @returns the store; `close()` closes the connection, after which calls fail with `store_closed`
  * @throws the engine's error when the file cannot be opened
