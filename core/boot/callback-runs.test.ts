@@ -26,7 +26,7 @@ async function world(published: { current: PublishedAgent }) {
   const queue = { add: async (_q: string, name: string, data: unknown, o?: { jobId?: string }) => { if (!queued.some((j) => j.id === o?.jobId)) queued.push({ name, id: o!.jobId!, data }); return o!.jobId!; } } as unknown as JobQueue;
   const deps = {
     docs, objects: createMemoryObjectStore(), clock: { now: () => new Date('2026-11-24T10:01:00Z') }, queue, appBaseUrl: 'https://cairn.example/',
-    ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k).fill(n += 1), sha256Hex: cryptoIds.sha256Hex },
+    ids: { ...cryptoIds, newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k).fill(n += 1) },
     enqueueTurn: async () => undefined, log: (line: string) => lines.push(line),
     builds: { agentOf: async () => published.current, workflowOf: async () => { throw new Error('unused'); } },
     launcher: { run: async (options: WorkerRunOptions) => { runs.push(options); return answers.shift()!; } },

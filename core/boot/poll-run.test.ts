@@ -29,7 +29,7 @@ async function world(published: { current: PublishedAgent }) {
   const queue = { add: async (_q: string, _n: string, data: unknown, o?: { jobId?: string }) => { if (!queued.some((j) => j.id === o?.jobId)) queued.push({ id: o!.jobId!, data }); return o!.jobId!; } } as unknown as JobQueue;
   const deps = {
     docs, objects: createMemoryObjectStore(), clock: { now: () => now }, queue,
-    ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: cryptoIds.sha256Hex },
+    ids: { ...cryptoIds, newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k) },
     enqueueTurn: async () => undefined, log: (line: string) => lines.push(line),
     builds: { agentOf: async () => published.current, workflowOf: async () => { throw new Error('unused'); } },
     launcher: { run: async (options: WorkerRunOptions) => { runs.push(options); return answers.shift()!; } },
@@ -136,14 +136,23 @@ describe('the poll sweep and poll items', () => {
     const envs = w.deps.docs.collection<{ _id: string }>(agentCollections.environments);
     const main = (await envs.findOne({ _id: 'a1:main' }))!;
     await envs.deleteOne({ _id: 'a1:main' });
-    await envs.insertOne({ _id: 'a0:broken', agentId: 'a0', orgId: 'o1', name: 'broken', published: { buildId: 'gone', commitId: 'c0', publishedAt: new Date() } } as never);
+    await envs.insertOne({
+      _id: 'a0:broken', agentId: 'a0', orgId: 'o1', name: 'broken',
+      published: { buildId: 'gone', commitId: 'c0', publishedAt: new Date() },
+    } as never);
     await envs.insertOne(main);
-    await w.deps.docs.collection('trigger_polls').insertOne({ _id: 'a0:broken/triage/new-tickets', schemaVersion: 1, lastSlot: 1, baseline: '{}' } as never);
-    const deps = { ...w.deps, builds: { ...w.deps.builds, agentOf: async (id: string) => { if (id === 'gone') throw new Error('build gone is unreadable'); return published.current; } } };
+    const polls = w.deps.docs.collection('trigger_polls');
+    const brokenState = { _id: 'a0:broken/triage/new-tickets', schemaVersion: 1, lastSlot: 1, baseline: '{}' };
+    await polls.insertOne(brokenState as never);
+    const agentOf = async (id: string) => {
+      if (id === 'gone') throw new Error('build gone is unreadable');
+      return published.current;
+    };
+    const deps = { ...w.deps, builds: { ...w.deps.builds, agentOf } };
     await enqueueDuePolls(deps);
     expect(w.queued.map((j) => (j.data as PollJob).environment)).toEqual(['main']);
     expect(w.lines).toEqual(['[triggers] polls of environment "broken" of agent a0 were not swept: build gone is unreadable']);
-    expect(await w.deps.docs.collection('trigger_polls').findOne({ _id: 'a0:broken/triage/new-tickets' })).toMatchObject({ baseline: '{}' });
+    expect(await polls.findOne({ _id: 'a0:broken/triage/new-tickets' })).toMatchObject({ baseline: '{}' });
   });
 
   it('open an item claimed by a poll that stopped before opening it, at the next poll, once', async () => {

@@ -20,7 +20,8 @@ async function world(published: PublishedAgent, publishedAt: string) {
   await docs.collection(agentCollections.environments).insertOne({ _id: 'a1:draft-only', agentId: 'a1', orgId: 'o1', name: 'draft-only', published: null } as never);
   const queued: string[] = [];
   const deps = {
-    docs, objects: createMemoryObjectStore(), clock: { now: () => now }, ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: cryptoIds.sha256Hex },
+    docs, objects: createMemoryObjectStore(), clock: { now: () => now },
+    ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: cryptoIds.sha256Hex },
     enqueueTurn: async (id: string) => { queued.push(id); }, log: () => undefined,
     builds: { agentOf: async () => published, workflowOf: async () => { throw new Error('unused'); } },
   };
@@ -63,11 +64,14 @@ describe('schedule triggers', () => {
     };
     w.at('2026-11-24T10:05:20.000Z');
     expect(await fireDueSchedules(deps)).toEqual([]);
-    expect(lines).toEqual(['[triggers] schedules of environment "main" of agent a1 were not swept: object store unavailable']);
+    expect(lines).toEqual([
+      '[triggers] schedules of environment "main" of agent a1 were not swept: object store unavailable',
+    ]);
     expect(await sessionsOf(w.deps).countDocuments({})).toBe(0);
     w.at('2026-11-24T10:05:35.000Z');
     const [id] = await fireDueSchedules(deps);
-    expect(await sessionsOf(w.deps).findOne({ _id: id })).toMatchObject({ variables: { trigger: { scheduledAt: '2026-11-24T10:05:00.000Z' } } });
+    const trigger = { scheduledAt: '2026-11-24T10:05:00.000Z' };
+    expect(await sessionsOf(w.deps).findOne({ _id: id })).toMatchObject({ variables: { trigger } });
     expect(await fireDueSchedules(deps)).toEqual([]);
     expect(await sessionsOf(w.deps).countDocuments({})).toBe(1);
     expect(w.queued).toHaveLength(1);
@@ -79,16 +83,27 @@ describe('schedule triggers', () => {
     const envs = w.deps.docs.collection<{ _id: string }>(agentCollections.environments);
     const main = (await envs.findOne({ _id: 'a1:main' }))!;
     await envs.deleteOne({ _id: 'a1:main' });
-    await w.deps.docs.collection(agentCollections.environments).insertOne({ _id: 'a0:broken', agentId: 'a0', orgId: 'o1', name: 'broken', published: { buildId: 'gone', commitId: 'c0', publishedAt: new Date('2026-11-24T10:03:00.000Z') } } as never);
+    await w.deps.docs.collection(agentCollections.environments).insertOne({
+      _id: 'a0:broken', agentId: 'a0', orgId: 'o1', name: 'broken',
+      published: { buildId: 'gone', commitId: 'c0', publishedAt: new Date('2026-11-24T10:03:00.000Z') },
+    } as never);
     await envs.insertOne(main);
     expect((await envs.find({ published: { $ne: null } })).map((e) => e._id)).toEqual(['a0:broken', 'a1:main']);
     const lines: string[] = [];
     const deps = {
       ...w.deps, log: (line: string) => { lines.push(line); },
-      builds: { ...w.deps.builds, agentOf: async (id: string) => { if (id === 'gone') throw new Error('build gone is unreadable'); return w.deps.builds.agentOf(); } },
+      builds: {
+        ...w.deps.builds,
+        agentOf: async (id: string) => {
+          if (id === 'gone') throw new Error('build gone is unreadable');
+          return w.deps.builds.agentOf();
+        },
+      },
     };
     w.at('2026-11-24T10:05:20.000Z');
     expect(await fireDueSchedules(deps)).toHaveLength(1);
-    expect(lines).toEqual(['[triggers] schedules of environment "broken" of agent a0 were not swept: build gone is unreadable']);
+    expect(lines).toEqual([
+      '[triggers] schedules of environment "broken" of agent a0 were not swept: build gone is unreadable',
+    ]);
   });
 });

@@ -30,11 +30,20 @@ describe('the resume sweep', () => {
   it('opens a session a claim still owes once its grace passed, once, and logs a failing one by id only', async () => {
     let now = new Date('2026-11-26T09:00:00Z');
     const clock = { now: () => now };
-    const deps = { docs: createMemoryDocumentStore({ now: clock.now }), objects: createMemoryObjectStore(), clock, ids: cryptoIds, enqueueTurn: async () => undefined };
-    const target = { orgId: 'o1', agentId: 'a1', environment: 'main', buildId: 'b1', commitId: 'c1', workflow: 'report', state: 'run', trigger: { id: 'nightly', type: 'schedule' } };
-    const firing = { payload: { scheduledAt: '2026-11-26T09:00:00.000Z' }, message: 'The schedule fired.', firingKey: '["schedule","e1","nightly","2026-11-26T09:00:00.000Z"]' };
-    expect(await claimDelivery(deps, 'schedule:e1:nightly', '2026-11-26T09:00:00.000Z', { open: { target, firing } })).toBe(true);
-    expect(await claimDelivery(deps, 'schedule:e1:broken', 'run-1', { open: { target, firing: { ...firing, payload: { secret: 'payload-only' }, firingKey: 'other' } } })).toBe(true);
+    const deps = {
+      docs: createMemoryDocumentStore({ now: clock.now }), objects: createMemoryObjectStore(), clock, ids: cryptoIds,
+      enqueueTurn: async () => undefined,
+    };
+    const target = {
+      orgId: 'o1', agentId: 'a1', environment: 'main', buildId: 'b1', commitId: 'c1', workflow: 'report', state: 'run',
+      trigger: { id: 'nightly', type: 'schedule' },
+    };
+    const run = '2026-11-26T09:00:00.000Z';
+    const firingKey = JSON.stringify(['schedule', 'e1', 'nightly', run]);
+    const firing = { payload: { scheduledAt: run }, message: 'The schedule fired.', firingKey };
+    expect(await claimDelivery(deps, 'schedule:e1:nightly', run, { open: { target, firing } })).toBe(true);
+    const broken = { ...firing, payload: { secret: 'payload-only' }, firingKey: 'other' };
+    expect(await claimDelivery(deps, 'schedule:e1:broken', 'run-1', { open: { target, firing: broken } })).toBe(true);
     const lines: string[] = [];
     let refuse = true;
     const sweep = () => resumePendingFirings({
@@ -47,7 +56,10 @@ describe('the resume sweep', () => {
     expect(await sweep()).toEqual([]);
     now = new Date(now.getTime() + PENDING_FIRING_GRACE_MS + 1_000);
     expect(await sweep()).toEqual(['schedule:e1:nightly:2026-11-26T09:00:00.000Z']);
-    expect(lines).toEqual(['[triggers] claimed firing schedule:e1:broken:run-1 could not be resumed (object store unavailable); trying again at the next sweep']);
+    expect(lines).toEqual([
+      '[triggers] claimed firing schedule:e1:broken:run-1 could not be resumed (object store unavailable); '
+      + 'trying again at the next sweep',
+    ]);
     expect(lines.join()).not.toContain('payload-only');
     expect(await sessionsOf(deps).countDocuments({})).toBe(1);
     refuse = false;
