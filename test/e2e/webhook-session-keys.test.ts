@@ -2,7 +2,8 @@
  * Session keys through the front proxy: a webhook trigger declaring `session: ticket-{{ body.ticket }}` (fixture
  * agent "tickets"), a bearer webhook connection, the scripted model. Two deliveries about one ticket go to one
  * session as two turns (the second carries its firing in the message the model reads; the `trigger` variable keeps
- * the first); a delivery about another ticket, or without one, opens its own session.
+ * the first); a delivery about another ticket, or without one, opens its own session. A delivery whose key would be
+ * over 256 characters is answered 400 before anything is taken: its retry with a usable key is taken.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -17,7 +18,9 @@ type Session = { id: string; status: string; variables: { trigger: { deliveryId:
 type Shown = { session: Session; turns: { kind: string; status: string }[]; messages: { message: { role: string; content?: unknown } }[] };
 
 beforeAll(async () => {
-  model = await startScriptedModelServer([{ text: 'Looking at ticket T-1.' }, { text: 'Noted the update of T-1.' }, { text: 'Looking at ticket T-2.' }, { text: 'A delivery without a ticket.' }]);
+  model = await startScriptedModelServer([{ text: 'Looking at ticket T-1.' }, { text: 'Noted the update of T-1.' }, { text: 'Looking at ticket T-2.' }, { text: 'A delivery without a ticket.' },
+    { text: 'Looking at ticket T-9.' },
+  ]);
   const config = { models: scriptedModels(model) };
   product = await startProduct({ PLATFORM_CONFIG: JSON.stringify(config) });
   const imported = runCairn(product.url, ['agent', 'import', join(repoRoot, 'test/fixtures/agents/tickets'), '--agent', 'tickets', '--publish']);
@@ -72,5 +75,19 @@ describe('webhook session keys', () => {
     const sessions = await until(list, (s) => s.length === 3 && s.every((x) => x.status === 'awaiting_input'));
     expect(sessions.map((s) => s.variables.trigger.deliveryId).sort()).toEqual(['d-1', 'd-3', 'd-4']);
     expect(model.requests).toHaveLength(4);
+  });
+
+  it('answer 400 to a delivery whose session key is over 256 characters, taking nothing', { timeout: 60_000 }, async () => {
+    const post = (body: Record<string, unknown>) => fetch(hook.url, {
+      method: 'POST', body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${hook.token}`, 'x-delivery-id': 'd-long' },
+    });
+    const refused = await post({ ticket: 'x'.repeat(300) });
+    expect(refused.status).toBe(400);
+    const { error } = await refused.json() as { error: { code: string; message: string } };
+    expect(error.code).toBe('invalid_session_key');
+    expect(error.message).toContain('at most 256 characters (this one has 307)');
+    const retried = await post({ ticket: 'T-9' });
+    expect([retried.status, await retried.json()]).toEqual([202, { delivery: 'd-long' }]);
   });
 });
