@@ -15,8 +15,11 @@ import type { LoadResult } from './bench-endpoints-load.ts';
  */
 export const BASELINE_REVISION = '83abf23c699888c2ec9ab87b474a703a7a575182';
 
-/** The headline figures of part 1: the health baseline and the webhook run with the dispatcher working. */
-export interface WebhookFigures { base: LoadResult; hooks: LoadResult }
+/**
+ * The figures of part 1 compared with the baseline: the health run, the webhook run with the dispatcher working
+ * (the headline), and the profile rows of the claimed-already (duplicate) and dispatcher-stopped runs.
+ */
+export interface WebhookFigures { base: LoadResult; hooks: LoadResult; duplicate?: LoadResult; paused?: LoadResult }
 
 /** What one product's runs printed, by part, and part 1's headline figures (undefined when part 1 failed). */
 export interface ProductRun { parts: string[][]; webhook?: WebhookFigures }
@@ -71,8 +74,9 @@ export function compareWithBaseline(
     return [title, `no figures to compare: part 1 failed ${current ? 'on the baseline' : 'now'}`];
   }
   const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : '—');
-  const line = (label: string, key: 'perSecond' | 'p50' | 'p99', digits: number) => {
-    const [was, now] = [old.webhook!.hooks[key], current.hooks[key]];
+  type Run = 'hooks' | 'duplicate' | 'paused';
+  const line = (label: string, key: 'perSecond' | 'p50' | 'p99', digits: number, run: Run = 'hooks') => {
+    const [was, now] = [old.webhook![run]?.[key] ?? Number.NaN, current[run]?.[key] ?? Number.NaN];
     return `${label.padEnd(34)} ${fixed(was, digits, 10)} ${fixed(now, digits, 10)} ${ratio(now, was).padStart(8)}`;
   };
   const [oldHealth, health] = [fixed(old.webhook.base.perSecond, 0, 0), fixed(current.base.perSecond, 0, 0)];
@@ -81,6 +85,10 @@ export function compareWithBaseline(
     `${'POST /api/webhooks/<address> 202'.padEnd(34)} ${'baseline'.padStart(10)} ${'now'.padStart(10)} `
       + `${'ratio'.padStart(8)}`,
     line('… per s', 'perSecond', 0), line('… p50 ms', 'p50', 2), line('… p99 ms', 'p99', 2),
+    line('… claimed already, per s', 'perSecond', 0, 'duplicate'),
+    line('… claimed already, p99 ms', 'p99', 2, 'duplicate'),
+    line('… dispatcher stopped, per s', 'perSecond', 0, 'paused'),
+    line('… dispatcher stopped, p99 ms', 'p99', 2, 'paused'),
     `GET /api/health in each run (the machine's pace then): ${oldHealth} and ${health} per s`,
   ];
 }

@@ -148,7 +148,7 @@ async function webhookThroughput(
   print('CPU during each run (cores; client = this process; a process\'s ended children count under its name):');
   for (const [label, r] of [['health', base], ['webhook', hooks], ['unknown address', unknown], ['claimed already', duplicate], ['dispatcher stopped', paused]] as const) print(`  ${label.padEnd(16)} ${cpuLine(r)}`);
   print(`dispatcher, in the ${drainWall.toFixed(0)} s after the runs: ${((opened1 - opened0) / drainWall).toFixed(0)} sessions opened and ${((ended1 - ended0) / drainWall).toFixed(0)} ended per second (a worker process per turn, none calling a model); ${before + total - ended1} of the ${total} deliveries of the last two runs were still to end when the bench went on`);
-  return { base, hooks };
+  return { base, hooks, duplicate, paused };
 }
 
 async function duplicates(product: RunningProduct, url: string, print: (line: string) => void): Promise<void> {
