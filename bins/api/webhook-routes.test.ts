@@ -113,6 +113,7 @@ describe('the webhook endpoint', () => {
     void w.post(w.hooks.a, 'd-1');
     for (let i = 0; i < 100 && (await w.claims()).length === 0; i += 1) await new Promise((r) => setTimeout(r, 5));
     const [claim] = await w.claims();
+    expect(claim.status).toBe('pending');
     const jobId = expect.stringMatching(/^webhook-[0-9a-f]{64}$/);
     expect(claim.pending).toMatchObject({ job: { queue: 'triggers', name: 'webhook', jobId } });
     expect(w.queue.added).toEqual([]);
@@ -128,6 +129,7 @@ describe('the webhook endpoint', () => {
     const claimedJob = claim.pending && 'job' in claim.pending ? claim.pending.job.jobId : '';
     expect(w.queue.added[0]).toMatchObject({ queue: 'triggers', name: 'webhook', jobId: claimedJob });
     expect((await w.claims())[0].pending).toBeUndefined();
+    expect((await w.claims())[0].status).toBeUndefined();
 
     expect(await runWebhookJob(w.firingDeps, w.queue.added[0].data as WebhookJob)).toMatchObject({ outcome: 'opened' });
     const again = await w.post(w.hooks.a, 'd-1');

@@ -44,7 +44,7 @@ import { runQueuedTurn } from '../../core/boot/turn-runner.ts';
 import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
 import { ensureSessionIndexes } from '../../core/session/session-store.ts';
-import { resumePendingFirings } from '../../core/session/delivery-claims.ts';
+import { ensureDeliveryIndexes, resumePendingFirings } from '../../core/session/delivery-claims.ts';
 import { openFiredSession } from '../../core/session/firings.ts';
 import { queueStoreStart, settleLostJobs } from './settle-lost-jobs.ts';
 import { sweepTurns } from './turn-sweep.ts';
@@ -78,6 +78,7 @@ const { env } = boot;
 const { docs, objects, lease } = stores;
 const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
 await ensureSessionIndexes(docs);
+await ensureDeliveryIndexes(docs);
 await ensureCallbackIndexes(docs);
 // Failed jobs kept within the retention settings, each recorded in failed_jobs without its payload; the retention
 // sweep (one dispatcher at a time) removes what is past its retention (./retention-sweep.ts).

@@ -3,11 +3,18 @@
  * claims expire (TTL index) so the collection does not grow for ever, and a retry after that fires again. A claim
  * that still owes its session (its process stopped before opening it) is opened by the resume sweep after the grace.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openSqliteDocumentStore } from '../adapters/sqlite/index.ts';
 import { cryptoIds } from '../adapters/runtime/system.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
-import { PENDING_FIRING_GRACE_MS, resumePendingFirings } from './delivery-claims.ts';
+import {
+  deliveriesCollection, ensureDeliveryIndexes, PENDING_FIRING_GRACE_MS, resumePendingFirings, settleDelivery,
+  type DeliveryRecord,
+} from './delivery-claims.ts';
 import { claimDelivery, openFiredSession } from './firings.ts';
 import { DELIVERY_CLAIM_SECONDS, ensureSessionIndexes, sessionsOf } from './session-store.ts';
 
@@ -58,7 +65,7 @@ describe('the resume sweep', () => {
     expect(await sweep()).toEqual(['schedule:e1:nightly:2026-11-26T09:00:00.000Z']);
     expect(lines).toEqual([
       '[triggers] claimed firing schedule:e1:broken:run-1 could not be resumed (object store unavailable); '
-      + 'trying again at the next sweep',
+      + 'trying again next sweep',
     ]);
     expect(lines.join()).not.toContain('payload-only');
     expect(await sessionsOf(deps).countDocuments({})).toBe(1);
@@ -66,5 +73,39 @@ describe('the resume sweep', () => {
     expect(await sweep()).toEqual(['schedule:e1:broken:run-1']);
     expect(await sweep()).toEqual([]);
     expect(await sessionsOf(deps).countDocuments({})).toBe(2);
+  });
+});
+
+describe('the resume sweep on the SQLite document store', () => {
+  it('reads only the pending claims past the grace (status indexed), and queues each once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cairn-delivery-claims-'));
+    let now = new Date('2026-11-26T09:00:00Z');
+    const docs = await openSqliteDocumentStore({ path: join(dir, 'docdb.sqlite'), now: () => now });
+    try {
+      await ensureSessionIndexes(docs);
+      await ensureDeliveryIndexes(docs);
+      const deps = { docs, clock: { now: () => now } };
+      const job = (id: string) => ({ job: { queue: 'triggers', name: 'webhook', jobId: `webhook-${id}`, data: {} } });
+      await claimDelivery(deps, 'conn1', 'old-pending', job('old-pending'));
+      await claimDelivery(deps, 'conn1', 'old-done', job('old-done'));
+      await settleDelivery(deps, 'conn1', 'old-done');
+      now = new Date(now.getTime() + PENDING_FIRING_GRACE_MS + 1_000);
+      await claimDelivery(deps, 'conn1', 'recent', job('recent'));
+      const added: string[] = [];
+      const queue = {
+        add: async (_q: string, _n: string, _d: unknown, o?: { jobId?: string }) => {
+          added.push(o!.jobId!);
+          return o!.jobId!;
+        },
+      };
+      const open = async () => { throw new Error('unused'); };
+      expect(await resumePendingFirings({ ...deps, queue, open, log: () => undefined })).toEqual(['conn1:old-pending']);
+      expect(added).toEqual(['webhook-old-pending']);
+      const left = await docs.collection<DeliveryRecord>(deliveriesCollection).find({ status: 'pending' });
+      expect(left.map((c) => c.deliveryId)).toEqual(['recent']);
+    } finally {
+      await docs.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

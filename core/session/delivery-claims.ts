@@ -38,6 +38,8 @@ export interface DeliveryRecord {
   claimedAt: Date;
   /** The work still owed for this firing (payload bounded by its endpoint, e.g. 256 KiB); removed once done. */
   pending?: PendingFiring;
+  /** `pending` while work is owed (an indexed equality, so the resume sweep reads only those); removed once done. */
+  status?: 'pending';
 }
 
 /** Claims made within this (ms) are left to the process that made them; older pending claims are resumed. */
@@ -61,7 +63,7 @@ export async function claimDelivery(
     await deliveriesOf(deps).insertOne({
       _id: deliveryKey(scope, deliveryId), schemaVersion: sessionSchemaVersion, scope, deliveryId,
       claimedAt: deps.clock.now(),
-      ...(pending ? { pending } : {}),
+      ...(pending ? { pending, status: 'pending' as const } : {}),
     });
     return true;
   } catch (error) {
@@ -74,7 +76,8 @@ export async function claimDelivery(
 export async function settleDelivery(
   deps: Pick<SessionStoreDeps, 'docs'>, scope: string, deliveryId: string,
 ): Promise<void> {
-  await deliveriesOf(deps).updateOne({ _id: deliveryKey(scope, deliveryId) }, { $unset: { pending: true } });
+  const done = { $unset: { pending: true, status: true } as const };
+  await deliveriesOf(deps).updateOne({ _id: deliveryKey(scope, deliveryId) }, done);
 }
 
 /** Releases a claim whose firing could not be taken (queue store down), so the sender's retry is taken. */
@@ -82,6 +85,14 @@ export async function releaseDelivery(
   deps: Pick<SessionStoreDeps, 'docs'>, scope: string, deliveryId: string,
 ): Promise<void> {
   await deliveriesOf(deps).deleteOne({ _id: deliveryKey(scope, deliveryId) });
+}
+
+/**
+ * Creates the index the resume sweep reads by (pending claims only; idempotent, run at a dispatcher's boot). The
+ * claims' expiry index (`claimedAt`) is made with the session indexes (core/session/session-store.ts).
+ */
+export async function ensureDeliveryIndexes(docs: SessionStoreDeps['docs']): Promise<void> {
+  await docs.collection(deliveriesCollection).createIndex({ status: 1 });
 }
 
 /** What the resume sweep needs: the stores, a way to open a pending session, and the queue for pending jobs. */
@@ -103,7 +114,7 @@ export interface ResumeDeps extends Pick<SessionStoreDeps, 'docs' | 'clock'> {
 export async function resumePendingFirings(deps: ResumeDeps): Promise<string[]> {
   const before = new Date(deps.clock.now().getTime() - PENDING_FIRING_GRACE_MS);
   const stale = await deliveriesOf(deps).find(
-    { pending: { $exists: true }, claimedAt: { $lt: before } }, { sort: { claimedAt: 1 }, limit: RESUME_BATCH },
+    { status: 'pending', claimedAt: { $lt: before } }, { sort: { claimedAt: 1 }, limit: RESUME_BATCH },
   );
   const resumed: string[] = [];
   for (const record of stale) {
@@ -119,7 +130,7 @@ export async function resumePendingFirings(deps: ResumeDeps): Promise<string[]> 
       resumed.push(record._id);
     } catch (error) {
       const reason = (error as Error).message;
-      deps.log(`[triggers] claimed firing ${record._id} could not be resumed (${reason}); trying again at the next sweep`);
+      deps.log(`[triggers] claimed firing ${record._id} could not be resumed (${reason}); trying again next sweep`);
     }
   }
   return resumed;
