@@ -68,22 +68,27 @@ export function compareWithBaseline(
   revision: string, current: WebhookFigures | undefined, old: ProductRun | string,
 ): string[] {
   const title = `\nthe webhook path against the baseline ${revision.slice(0, 12)} (its product, the same runs, `
-    + 'measured first in this run; ratio = now / baseline)';
+    + 'measured first in this run; ratio = now / baseline; per health = the ratio over the health runs\' ratio, '
+    + 'for a machine whose pace changed between the two)';
   if (typeof old === 'string') return [title, `baseline FAILED: ${old}`];
   if (!current || !old.webhook) {
     return [title, `no figures to compare: part 1 failed ${current ? 'on the baseline' : 'now'}`];
   }
   const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : '—');
   type Run = 'hooks' | 'duplicate' | 'paused';
+  const pace = current.base.perSecond / old.webhook.base.perSecond;
   const line = (label: string, key: 'perSecond' | 'p50' | 'p99', digits: number, run: Run = 'hooks') => {
     const [was, now] = [old.webhook![run]?.[key] ?? Number.NaN, current[run]?.[key] ?? Number.NaN];
-    return `${label.padEnd(34)} ${fixed(was, digits, 10)} ${fixed(now, digits, 10)} ${ratio(now, was).padStart(8)}`;
+    // A rate scales with the machine's pace, a latency with its inverse.
+    const paced = key === 'perSecond' ? ratio(now / pace, was) : ratio(now * pace, was);
+    return `${label.padEnd(34)} ${fixed(was, digits, 10)} ${fixed(now, digits, 10)} ${ratio(now, was).padStart(8)}`
+      + ` ${paced.padStart(10)}`;
   };
   const [oldHealth, health] = [fixed(old.webhook.base.perSecond, 0, 0), fixed(current.base.perSecond, 0, 0)];
   return [
     title,
     `${'POST /api/webhooks/<address> 202'.padEnd(34)} ${'baseline'.padStart(10)} ${'now'.padStart(10)} `
-      + `${'ratio'.padStart(8)}`,
+      + `${'ratio'.padStart(8)} ${'per health'.padStart(10)}`,
     line('… per s', 'perSecond', 0), line('… p50 ms', 'p50', 2), line('… p99 ms', 'p99', 2),
     line('… claimed already, per s', 'perSecond', 0, 'duplicate'),
     line('… claimed already, p99 ms', 'p99', 2, 'duplicate'),

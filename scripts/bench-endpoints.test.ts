@@ -91,8 +91,12 @@ describe('the baseline revision', () => {
     });
     const figures = (perSecond: number, p99: number) => ({ base: result(4000, 10), hooks: result(perSecond, p99) });
     const lines = compareWithBaseline('83abf23c6998', figures(2400, 18), { parts: [], webhook: figures(1200, 50) });
-    expect(lines.find((l) => l.includes('per s') && !l.includes('health'))).toMatch(/1200\s+2400\s+2\.00×/);
-    expect(lines.find((l) => l.includes('p99'))).toMatch(/50\.00\s+18\.00\s+0\.36×/);
+    expect(lines.find((l) => l.includes('per s') && !l.includes('health'))).toMatch(/1200\s+2400\s+2\.00×\s+2\.00×/);
+    expect(lines.find((l) => l.includes('p99'))).toMatch(/50\.00\s+18\.00\s+0\.36×\s+0\.36×/);
+    // The machine at half its pace in the second run: the rate's ratio over the health runs' ratio.
+    const slower = { base: result(2000, 10), hooks: result(1200, 50) };
+    const paced = compareWithBaseline('83abf23c6998', slower, { parts: [], webhook: figures(1200, 50) });
+    expect(paced.find((l) => l.includes('per s') && !l.includes('health'))).toMatch(/1200\s+1200\s+1\.00×\s+2\.00×/);
     const failed = compareWithBaseline('abc', figures(1, 1), 'git could not extract abc: unknown');
     expect(failed).toContain('baseline FAILED: git could not extract abc: unknown');
   });
