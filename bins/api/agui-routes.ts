@@ -63,7 +63,7 @@ export function aguiRoutes(deps: AguiRouteDeps) {
       const connection = await aguiConnection(params.address);
       return connection ? preflight(connection, request, 'POST, OPTIONS') : endpointNotFound();
     })
-    .post('/api/agui/:address', async ({ request, params }) => {
+    .post('/api/agui/:address', async ({ request, params, server }) => {
       let cors: Record<string, string> = {};
       try {
         const connection = await aguiConnection(params.address);
@@ -83,22 +83,49 @@ export function aguiRoutes(deps: AguiRouteDeps) {
           if (over) throw rateLimitedError(over);
         };
         const run = await startAguiRun(deps.runs, connection, served, admission.caller, input, beforeTurn);
+        // A run's stream may be quiet for longer than the server's idle timeout (30 s) while its turn waits or the
+        // model thinks: it ends with the run (RUN_FINISHED or RUN_ERROR) or when the client goes, not on silence.
+        server?.timeout(request, 0);
         const encoder = new EventEncoder({ accept: request.headers.get('accept') ?? undefined });
         const abort = new AbortController();
+        let heartbeat: ReturnType<typeof setInterval> | undefined;
         const body = new ReadableStream<Uint8Array>({
           start: (controller) => {
+            heartbeat = startHeartbeat(encoder.getContentType(), (bytes) => controller.enqueue(bytes));
             void streamRun(deps.runs, run, (event) => controller.enqueue(encoder.encodeBinary(event)), abort.signal)
               .catch((error: Error) => {
                 deps.logger.error({ err: error.message, connection: connection.identifier }, 'AG-UI stream failed');
                 controller.enqueue(encoder.encodeBinary({ type: 'RUN_ERROR', message: 'The stream failed unexpectedly; the chat carries on. Send the next message on the same thread to see where it stands.', code: 'stream_failed' } as never));
               })
-              .finally(() => { try { controller.close(); } catch { /* already closed */ } });
+              .finally(() => {
+                clearInterval(heartbeat);
+                try { controller.close(); } catch { /* already closed */ }
+              });
           },
-          cancel: () => abort.abort(),
+          cancel: () => { clearInterval(heartbeat); abort.abort(); },
         });
         return new Response(body, { headers: { ...cors, 'content-type': encoder.getContentType(), 'cache-control': 'no-store', 'x-accel-buffering': 'no' } });
       } catch (error) {
         return withHeaders(errorToResponse(error, deps.logger), cors);
       }
     }, { parse: 'none' });
+}
+
+/** Seconds between the comment lines that keep a quiet event stream open through the front proxy's upstream timeout. */
+const HEARTBEAT_SECONDS = 15;
+const heartbeatLine = new TextEncoder().encode(': keep-alive\n\n');
+
+/**
+ * Sends an SSE comment line every {@link HEARTBEAT_SECONDS} on a `text/event-stream` answer (clients ignore comments),
+ * so a run whose turn waits in the queue or whose model thinks for minutes is not ended by an idle timeout on the
+ * way; the binary encoding has no comment form and gets none (its request has no idle timeout at the API).
+ * @returns the interval to clear when the stream ends, or undefined
+ */
+function startHeartbeat(
+  contentType: string, send: (bytes: Uint8Array) => void,
+): ReturnType<typeof setInterval> | undefined {
+  if (!contentType.startsWith('text/event-stream')) return undefined;
+  return setInterval(() => {
+    try { send(heartbeatLine); } catch { /* the stream has closed */ }
+  }, HEARTBEAT_SECONDS * 1000);
 }

@@ -24,6 +24,9 @@ import type { Logger } from '../../core/ports/logger.ts';
 import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, endpointRequestFacts, preflight, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
 import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
 
+/** Seconds a `POST /api/mcp/<address>` may stay quiet: a tools/call waits up to 60 s for its turn, then answers. */
+const MCP_CALL_IDLE_SECONDS = 90;
+
 /** What the MCP endpoint needs. */
 export interface McpRouteDeps extends MemberSignIn {
   calls: McpCallDeps;
@@ -56,12 +59,14 @@ export function mcpRoutes(deps: McpRouteDeps) {
       const connection = await mcpConnection(params.address);
       return connection ? preflight(connection, request, 'POST, OPTIONS') : endpointNotFound();
     })
-    .post('/api/mcp/:address', async ({ request, params }) => {
+    .post('/api/mcp/:address', async ({ request, params, server }) => {
       let cors: Record<string, string> = {};
       try {
         const connection = await mcpConnection(params.address);
         if (!connection) return endpointNotFound();
         cors = corsHeaders(connection, request.headers.get('origin'));
+        // A tools/call waits up to 60 s for its turn before it answers: past the server's 30 s idle timeout.
+        server?.timeout(request, MCP_CALL_IDLE_SECONDS);
         return withHeaders(await answer(deps, limiterFor, connection, request, baseOf(request)), cors);
       } catch (error) {
         return withHeaders(errorToResponse(error, deps.logger), cors);
