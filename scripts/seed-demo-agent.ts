@@ -9,8 +9,9 @@
  * registered when missing (scripts/seed-demo-connections.ts); a failure there is one line and leaves the agent
  * seeded, without endpoints in the banner.
  *
- * Source: issue 7 § Done when (scripts/start seeds a demo agent whose published workflow answers questions
- * about the flights project through the semantic collection); issue 8 § Done when (its endpoints and triggers).
+ * Source: docs/decisions.md D7 § Done when (scripts/start seeds a demo agent whose published workflow answers questions
+ * about the flights project through the semantic collection); docs/decisions.md D8 § Done when (its endpoints and
+ * triggers).
  */
 import { join } from 'node:path';
 import { seedDemoConnections, type DemoEndpoint } from './seed-demo-connections.ts';

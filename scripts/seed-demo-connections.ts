@@ -12,7 +12,7 @@
  * takes effect on the environment's next publish). Endpoint URLs are printed to the terminal only; the spec
  * forbids writing an endpoint address to a file.
  *
- * Source: issue 8 § Done when (against the demo agent that scripts/start seeds); spec/platform-service.md
+ * Source: docs/decisions.md D8 § Done when (against the demo agent that scripts/start seeds); spec/platform-service.md
  * § Incoming connection (browser origins; endpoint token shown once; address never written to a file).
  */
 import { api, cairn, type SeedOptions } from './seed-demo.ts';

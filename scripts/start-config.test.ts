@@ -3,7 +3,7 @@
  * config resolution: the models section from CAIRN_MODEL_*, the API key only as a placeholder, the
  * semantic service entry left out with a [config] line until the demo token exists, and a config of the
  * user's left alone.
- * Source: issue 7 § Models (scripts/start paragraph).
+ * Source: docs/decisions.md D7 § Models (scripts/start paragraph).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

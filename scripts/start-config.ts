@@ -8,7 +8,7 @@
  * A config of the user's (PLATFORM_CONFIG, PLATFORM_CONFIG_FILE or config.yaml in the app directory) wins
  * whole: it is left alone, nothing is added to it, and one line says what was not applied.
  *
- * Source: issue 7 § Models (scripts/start paragraph), § The semantic service as a tool collection;
+ * Source: docs/decisions.md D7 § Models (scripts/start paragraph), § The semantic service as a tool collection;
  * ../shared/spec/platform-service.md § Rules 13–14.
  */
 import { existsSync } from 'node:fs';

@@ -221,6 +221,6 @@ describe('docs/architecture.md (its § Keeping this page true)', () => {
     expect(names.filter((name) => !rules.includes(name))).toEqual([]);
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     expect(readme).toContain('(docs/architecture.md)');
-    expect(readme).not.toContain('shared/ARCHITECTURE.md');
+    expect(readme).not.toContain('docs/architecture.md');
   });
 });

@@ -10,7 +10,7 @@
  *
  * Source: spec/platform-service.md § Endpoints (the /api/agui row), § AG-UI request, § Stream and custom events,
  * § Incoming connection authentication, § Errors, § Limits (30 per caller / 300 per endpoint by default);
- * issue 8 § Endpoints (AG-UI).
+ * docs/decisions.md D8 § Endpoints (AG-UI).
  */
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';

@@ -1,5 +1,6 @@
 /**
- * The callback endpoint's calls per minute (issue 17 § 6): a webhook's defaults, 600 per caller and per address,
+ * The callback endpoint's calls per minute (docs/decisions.md D17 § 6): a webhook's defaults, 600 per caller and per
+ * address,
  * counted before the address is looked up; the 601st call of a minute is 429 with Retry-After, another address
  * is counted apart.
  */

@@ -15,8 +15,8 @@
  * them the answer is 429 with Retry-After.
  *
  * Source: spec/platform-service.md § Endpoints (/api/callbacks/<token>), § Limits (256 KiB; calls per minute),
- * § Errors (404 for an address that serves nothing; 429 with a retry time); issue 8 (callback triggers);
- * issue 17 § 6.
+ * § Errors (404 for an address that serves nothing; 429 with a retry time); docs/decisions.md D8 (callback triggers);
+ * docs/decisions.md D17 § 6.
  */
 import { Elysia } from 'elysia';
 import { createServiceCatalog, type ServiceCatalog } from '../../core/adapters/mcp-services/index.ts';
@@ -61,7 +61,8 @@ export interface CallbackRouteDeps {
  * Calls per minute of one callback address: a webhook's defaults (600 per caller, 600 per endpoint), counted
  * per address before it is looked up, so an address that serves nothing is limited like one that does.
  *
- * Source: spec/platform-service.md § Limits (webhook default calls per minute); issue 17 § 6 (callbacks get the
+ * Source: spec/platform-service.md § Limits (webhook default calls per minute); docs/decisions.md D17 § 6 (callbacks
+ * get the
  * per-endpoint limit)
  */
 export const callbackRates = defaultRates.webhook;

@@ -9,7 +9,7 @@
  * The conversation itself goes through the AG-UI endpoint with the member's own sign-in (bins/api/agui-routes.ts).
  *
  * Source: spec/platform-service.md § What the service does (chat), § Incoming connection authentication rules 1–2;
- * issue 10 § Chat.
+ * docs/decisions.md D10 § Chat.
  */
 import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';

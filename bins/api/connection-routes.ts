@@ -15,7 +15,7 @@
  * reconciliation of the environment's trigger deployments (a credential change).
  *
  * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
- * § Errors; issue 8 § Connections. Shapes: core/connection/api-views.ts.
+ * § Errors; docs/decisions.md D8 § Connections. Shapes: core/connection/api-views.ts.
  */
 import { Elysia } from 'elysia';
 import {

@@ -8,7 +8,8 @@
  * Errors answer `{error: {code, message}}` with the statuses the core use cases name.
  *
  * Source: ../shared/spec/platform-service.md § Endpoints (GET /api/invitations/link/<token>), § Authentication
- * rules 4, 5, 7 and 8, § Deployment settings (APP_BASE_URL, PLATFORM_DNS_VERIFICATION); issue 10 § Members.
+ * rules 4, 5, 7 and 8, § Deployment settings (APP_BASE_URL, PLATFORM_DNS_VERIFICATION); docs/decisions.md D10 §
+ * Members.
  */
 import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';

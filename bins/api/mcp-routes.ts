@@ -12,7 +12,7 @@
  *
  * Source: spec/platform-service.md § Tool-protocol endpoint, § Tool-call result status, § Endpoints (the /api/mcp
  * rows), § Incoming connection authentication, § Errors, § Limits (30 per caller / 300 per endpoint by default);
- * issue 8 § Endpoints (MCP).
+ * docs/decisions.md D8 § Endpoints (MCP).
  */
 import { Elysia } from 'elysia';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
@@ -124,7 +124,8 @@ async function answer(deps: McpRouteDeps, limiterFor: ReturnType<typeof endpoint
  * A call over the caller's or the endpoint's calls per minute, found just before its session would open: the whole
  * POST's 429 with Retry-After while nothing opened yet, else that call's JSON-RPC error (`data.retryAfterSeconds`).
  *
- * Source: spec/platform-service.md § Errors (rate-limited endpoint call: before any session opens); issue 17 § 6
+ * Source: spec/platform-service.md § Errors (rate-limited endpoint call: before any session opens); docs/decisions.md
+ * D17 § 6
  */
 class RateRefusal extends Error {
   constructor(readonly retryAfterSeconds: number, which: string) {

@@ -5,7 +5,8 @@
  * identifier when they are not a member), takes no query parameters, and checks bodies with TypeBox (400 naming
  * the field). Nobody is added without their consent: members join through invitations (spec rule 7).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors; issue 7 § Organizations and roles.
+ * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors; docs/decisions.md D7 § Organizations
+ * and roles.
  */
 import type { GroupView, MemberView, OrganizationDetail, OrganizationListAnswer, OrganizationView } from '../../core/org/api-views.ts';
 import { Type, type Static } from '@sinclair/typebox';
@@ -37,7 +38,7 @@ const rememberedCallers = 10_000;
  *   offers them membership of their domain's organization (core/org/onboarding.ts: no personal organization
  *   unless they dismiss it).
  *
- * Source: issue 7 § Organizations and roles (default organization at first boot; personal organization at first sign-in).
+ * Source: docs/decisions.md D7 § Organizations and roles (default organization at first boot; personal organization at first sign-in).
  */
 export function orgPreparation(options: { deps: OrgDeps; mode: 'dev-user' | 'oidc' | 'cloud-alb'; devUser: OrgCaller; logger: Logger }): (caller: OrgCaller) => Promise<void> {
   const { deps, logger } = options;

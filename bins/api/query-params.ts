@@ -4,7 +4,7 @@
  * parameter is refused with 400 naming it and what it must be, so nothing the caller sends turns into
  * NaN or "no limit" further down.
  *
- * Source: ../shared/spec/platform-service.md § Errors (400 for a bad request); issue 6 § 3.
+ * Source: ../shared/spec/platform-service.md § Errors (400 for a bad request); docs/decisions.md D6 § 3.
  */
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -34,7 +34,7 @@ export function textParam(description: string, maxLength = 200) {
  * @throws PlatformError `invalid_argument` (400) naming the parameter: unknown to the route, given twice,
  *   or not what its schema says (e.g. `Query parameter "limit" must be a whole number from 1 to 500 (default 50).`)
  *
- * Source: issue 6 § 3 (validate every route's query string; 400 with the parameter named)
+ * Source: docs/decisions.md D6 § 3 (validate every route's query string; 400 with the parameter named)
  */
 export function readQuery<S extends TObject>(request: Request, schema: S): Static<S> {
   const raw: Record<string, unknown> = {};

@@ -1,10 +1,10 @@
 /**
  * JSON routes under /api/semantic/…: improvement requests of a project, listed by status and marked done or
- * reopened (issue 9). The token routes (MCP Access) live in semantic-routes.ts; their shapes
+ * reopened (docs/decisions.md D9). The token routes (MCP Access) live in semantic-routes.ts; their shapes
  * are in core/semantic/api/access.ts and their JSON views in semantic-access-views.ts.
  *
  * Source: ../shared/spec/semantic-query-service.md § Resources and their fields (access token, improvement
- * request); issue 9 (MCP Access, Improvement requests: list, mark done).
+ * request); docs/decisions.md D9 (MCP Access, Improvement requests: list, mark done).
  */
 import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';

@@ -3,7 +3,7 @@
  * semantic-access-routes.ts and semantic-routes.ts as the shapes of core/semantic/api/access.ts.
  *
  * Source: ../shared/spec/semantic-query-service.md § Resources and their fields (access token, improvement
- * request); issue 9 (MCP Access, Improvement requests).
+ * request); docs/decisions.md D9 (MCP Access, Improvement requests).
  */
 import type { ImprovementView, TokenView } from '../../core/semantic/api/access.ts';
 import type { ImprovementRecord } from '../../core/semantic/records.ts';

@@ -1,5 +1,5 @@
 /**
- * JSON routes under /api/semantic/…: the editor's routes: model file texts, validation, changes since the last publish (issue 9).
+ * JSON routes under /api/semantic/…: the editor's routes: model file texts, validation, changes since the last publish (docs/decisions.md D9).
  *
  * - GET  /projects/:slug/sources  → {@link EditorSourcesView}: the saved model files' texts and data files.
  * - POST /projects/:slug/validate → {@link ValidationView}: problems of the editor's texts with the saved files
@@ -10,7 +10,8 @@
  * bad body (http-helpers.ts), 500 `build_missing`
  * when the published build is gone from the object store.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (1–2), § States and transitions; issue 9.
+ * Source: ../shared/spec/semantic-query-service.md § What the service does (1–2), § States and transitions;
+ * docs/decisions.md D9.
  */
 import { Elysia } from 'elysia';
 import { ValidateModelsBody, type ChangesView, type EditorSourcesView, type ValidationView } from '../../core/semantic/api/editor.ts';

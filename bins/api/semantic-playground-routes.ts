@@ -1,5 +1,5 @@
 /**
- * JSON routes under /api/semantic/…: the playground's and Monitoring's routes (issue 9).
+ * JSON routes under /api/semantic/…: the playground's and Monitoring's routes (docs/decisions.md D9).
  * - POST …/projects/:slug/playground-token: the signed-in member's playground token (201 {@link PlaygroundTokenView}).
  * - GET …/projects/:slug/calls/stats: calls, errors and execute_query latency per time bucket ({@link CallStatsView}),
  *   with the filters of GET …/calls (tool, status, token, from, to) and `bucketMinutes`.
@@ -9,7 +9,7 @@
  * organization the caller is not in), 403 `project_role_required`, 400
  * `invalid_argument` naming a bad query parameter.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does 2 and 5, § Resources (call log entry); issue 9.
+ * Source: ../shared/spec/semantic-query-service.md § What the service does 2 and 5, § Resources (call log entry); docs/decisions.md D9.
  */
 import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';

@@ -14,7 +14,8 @@
  * cancelled only through its parent (409 `decide_through_parent`, `reply_through_parent`, `cancel_through_parent`).
  * Bodies are checked with TypeBox (400 naming the field).
  *
- * Source: issue 7 § Operators, § Sessions and turns; spec/platform-service.md § Session facts named, § Errors.
+ * Source: docs/decisions.md D7 § Operators, § Sessions and turns; spec/platform-service.md § Session facts named, §
+ * Errors.
  */
 import { SpendCapBody, type SpendCapsAnswer } from '../../core/session/spend-views.ts';
 import { Type, type Static } from '@sinclair/typebox';

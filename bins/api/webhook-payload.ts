@@ -2,7 +2,7 @@
  * The webhook firing payload of a request, and its delivery id: `X-Delivery-Id` when sent (at most 200 printable
  * characters), else the SHA-256 of the body, so a retry of the same delivery fires once.
  *
- * Source: spec/platform-service.md § Webhook firing payload; issue 8 § Endpoints (webhook).
+ * Source: spec/platform-service.md § Webhook firing payload; docs/decisions.md D8 § Endpoints (webhook).
  */
 import { createHash } from 'node:crypto';
 import type { WebhookPayload } from '../../core/boot/webhook-firings.ts';

@@ -11,7 +11,8 @@
  * session (core/boot/webhook-firings.ts), once per delivery however often its job runs.
  *
  * Source: spec/platform-service.md § Endpoints, § Webhook firing payload, § Incoming connection authentication,
- * § Errors (404, 429), § Limits (256 KiB; 600 per caller, 600 per endpoint); issue 8 § Endpoints (webhook).
+ * § Errors (404, 429), § Limits (256 KiB; 600 per caller, 600 per endpoint); docs/decisions.md D8 § Endpoints
+ * (webhook).
  */
 import { Elysia } from 'elysia';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';

@@ -3,7 +3,7 @@
  * (the one publish uses) and prints each problem as `file:line:col key: message`, or a one-line summary
  * when it is valid. Works offline: it talks to no instance.
  *
- * Source: issue 7 § Operators; ../shared/AGENT-FORMAT.md.
+ * Source: docs/decisions.md D7 § Operators; docs/agent-format.md.
  */
 import { lstat, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';

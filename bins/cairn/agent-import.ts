@@ -7,7 +7,7 @@
  * Prints the commit and the published build; a refused publish prints each problem as
  * `file:line:col key: message` and exits 1.
  *
- * Source: issue 7 § Operators, § Agents and environments.
+ * Source: docs/decisions.md D7 § Operators, § Agents and environments.
  */
 import { lstat, readFile } from 'node:fs/promises';
 import { relative, sep } from 'node:path';

@@ -3,7 +3,7 @@
  * command then reads `GET /api/agents/:agent/operations/:id` every 300 ms until the operation ends
  * (at most 120 s), as a member would wait for it.
  *
- * Source: issue 7 § Agents and environments (queued environment operations), § Operators.
+ * Source: docs/decisions.md D7 § Agents and environments (queued environment operations), § Operators.
  */
 import { callApi, CliError, type ApiTarget } from './api-client.ts';
 

@@ -4,7 +4,7 @@
  * shortened tool arguments and results, usage, cost, children; others' text made terminal-safe), and the
  * commands over real HTTP against a loopback server answering that contract (requests sent, --wait polling,
  * API refusals as exit 1), including cairn itself run as a process.
- * Source: issue 7 § Operators.
+ * Source: docs/decisions.md D7 § Operators.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

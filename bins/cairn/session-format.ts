@@ -3,7 +3,7 @@
  * text that comes from the API (messages, notes, reasons, tool output) is made inert for the terminal
  * (see terminal-text.ts); one-line fields are kept on one line.
  *
- * Source: issue 7 § Operators; the session routes of bins/api (SessionView and the show answer).
+ * Source: docs/decisions.md D7 § Operators; the session routes of bins/api (SessionView and the show answer).
  */
 import { table } from './semantic-commands.ts';
 import { terminalSafe } from './terminal-text.ts';

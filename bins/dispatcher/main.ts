@@ -91,7 +91,8 @@ const retention = await startRetention(
   (error) => logger.error({ err: error.message }, 'retention sweep failed'),
 );
 // A service that fails discovery (e.g. semantic-mcp still starting beside us) is tried again after 5 s (logged once per outage).
-// A collection whose service token is a semantic project's answers only that project's organization (issue 17 § 1).
+// A collection whose service token is a semantic project's answers only that project's organization (docs/decisions.md
+// D17 § 1).
 const catalog = ownerGuardedCatalog(
   createServiceCatalog({ services: boot.config.services, log: print, retryAfterMs: 5_000 }),
   semanticCollectionOwners({ docs, ids: cryptoIds }, boot.config.services),

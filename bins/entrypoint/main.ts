@@ -46,7 +46,7 @@ const queue = settings.embeddedQueue && await embeddedQueue({ dataDir: settings.
 // The embedded store's URL (with its password) goes to the API and the dispatcher only.
 const storeEnv: Record<string, string> = queue ? { QUEUE_URL: queue.url, PLATFORM_EMBEDDED_QUEUE: 'on', PLATFORM_INSTANCE_ID: settings.instanceId } : { PLATFORM_INSTANCE_ID: settings.instanceId };
 // Request header lines up to 32 KiB, as the front proxy allows (Bun's default is 16 KiB; scripts/build bakes the
-// same flag into the executables). Source: spec § Limits (request header line); issue 17 § 6.
+// same flag into the executables). Source: spec § Limits (request header line); docs/decisions.md D17 § 6.
 const BUN_HEADER_FLAG = '--max-http-header-size=32768';
 const bin = (name: string, extraEnv: Record<string, string> = {}): ChildSpec => {
   const env = { ...settings.childEnv, CAIRN_APP_DIR: root, ...extraEnv };

@@ -60,7 +60,7 @@ describe('entrypoint settings', () => {
   });
 
   it('gives the front proxy the loopback names and the hosts of APP_BASE_URL and CORS_ALLOWED_ORIGINS '
-    + '(issue 17 § 7)', () => {
+    + '(docs/decisions.md D17 § 7)', () => {
     const hosts = (env: Record<string, string>) => parseEntrypointSettings(env, '/tmp', 'test').proxyHosts;
     expect(hosts({})).toEqual(['localhost', '127.0.0.1', '::1']);
     expect(hosts({

@@ -37,7 +37,7 @@ export interface EntrypointSettings {
   trustedProxies: string[];
   /**
    * Host names the front proxy answers (CAIRN_PROXY_HOSTS; IP literals are answered too): the loopback names and
-   * the hosts of APP_BASE_URL and CORS_ALLOWED_ORIGINS (issue 17 § 7, DNS rebinding).
+   * the hosts of APP_BASE_URL and CORS_ALLOWED_ORIGINS (docs/decisions.md D17 § 7, DNS rebinding).
    */
   proxyHosts: string[];
 }

@@ -8,8 +8,9 @@
  * on the agent, does not see it: `not_found` (404) with no identifier in the message. A member holding a lower role
  * than needed gets 403 `agent_role_required` naming the role (the agent is visible to them).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors; issue 7 § Organizations and roles;
- * issue 17 § 2 (one authorization helper; anything the caller may not see is 404 with no identifier).
+ * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors; docs/decisions.md D7 § Organizations
+ * and roles;
+ * docs/decisions.md D17 § 2 (one authorization helper; anything the caller may not see is 404 with no identifier).
  */
 import { loadAgent, type AgentLookup } from '../agent/agent-access.ts';
 import {

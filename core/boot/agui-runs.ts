@@ -10,7 +10,7 @@
  * (`startedBy`); chats of endpoint callers belong to no member.
  *
  * Source: spec/platform-service.md § AG-UI request (rules 1, 2, 4, 5), § Tool-call result status (AG-UI rows),
- * § Session facts named (endpoint sessions), § Errors (409); issue 8 § Endpoints (AG-UI).
+ * § Session facts named (endpoint sessions), § Errors (409); docs/decisions.md D8 § Endpoints (AG-UI).
  */
 import { sessionKeyOf } from '../agent/session-key-expression.ts';
 import type { TriggerDeclaration } from '../agent/trigger-model.ts';
@@ -70,7 +70,8 @@ export interface ServedChat {
   workflow: string;
   trigger: { id: string; state: string };
   disabled: boolean;
-  /** The chat trigger's session key expression, if it declares one (AGENT-FORMAT.md § Triggers: chat `session`). */
+  /** The chat trigger's session key expression, if it declares one (docs/agent-format.md § Triggers: chat `session`).
+   * */
   sessionKey?: string;
 }
 

@@ -16,7 +16,7 @@
  * checkpoint, settle, claim or cancel, or the watch's safety read), not on a timer.
  *
  * Source: spec/platform-service.md § AG-UI request (rules 1, 3, 4, 5, 6), § Stream and custom events,
- * § Tool-call result status (AG-UI turn parked); issue 8 § Endpoints (AG-UI).
+ * § Tool-call result status (AG-UI turn parked); docs/decisions.md D8 § Endpoints (AG-UI).
  */
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import { finalStatuses, sessionCollections, type MessageRecord, type SessionRecord, type TurnRecord } from '../session/model.ts';

@@ -2,7 +2,7 @@
  * The stored record of a callback trigger's address and subscription (collection `callback_addresses`), shared by
  * the activation (core/boot/callback-addresses.ts) and the rest of the lifecycle (core/boot/callback-lifecycle.ts).
  *
- * Source: spec/platform-service.md § Endpoints (/api/callbacks/<token>); issue 8 § Triggers (callback).
+ * Source: spec/platform-service.md § Endpoints (/api/callbacks/<token>); docs/decisions.md D8 § Triggers (callback).
  */
 
 /** Collection of callback addresses (`_id` = `<environment id>/<workflow>/<trigger id>`); never deleted from. */

@@ -11,7 +11,7 @@
  * activation is logged once and tried again at the next sweep.
  *
  * Source: spec/platform-service.md § Rules 2 (the dispatcher registers callback addresses while a trigger activates),
- * § Rules 6 (call workers run a trigger lifecycle step), § Endpoints (/api/callbacks/<token>); issue 8.
+ * § Rules 6 (call workers run a trigger lifecycle step), § Endpoints (/api/callbacks/<token>); docs/decisions.md D8.
  */
 import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import type { DocumentStore } from '../ports/document-store.ts';

@@ -9,7 +9,7 @@
  *   cleared and that is logged once. A failure is logged once and tried again at the next sweep.
  *
  * Source: spec/platform-service.md § Rules 6 (a call worker runs a trigger lifecycle step), § Replacement of a
- * container (renewing callback triggers); issue 8 § Triggers (callback).
+ * container (renewing callback triggers); docs/decisions.md D8 § Triggers (callback).
  */
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';

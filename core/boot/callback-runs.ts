@@ -7,7 +7,7 @@
  * delivery id and its position).
  *
  * Source: spec/platform-service.md § Endpoints (/api/callbacks/<token>), § Rules 6 (call workers run a callback
- * run), § Replacement of a container (an answered callback request not yet run is lost); issue 8.
+ * run), § Replacement of a container (an answered callback request not yet run is lost); docs/decisions.md D8.
  */
 import type { TriggerDeclaration } from '../agent/trigger-model.ts';
 import type { DocumentStore } from '../ports/document-store.ts';

@@ -3,7 +3,7 @@
  * were all issued to one member becomes theirs (`startedBy`); sessions of endpoint callers, of several members, with
  * no thread, and child sessions stay as they were; a listing-only release refuses to apply it rather than guess.
  *
- * Source: issue 17 § 2 (chats are personal); spec § Data update at boot.
+ * Source: docs/decisions.md D17 § 2 (chats are personal); spec § Data update at boot.
  */
 import { describe, expect, it } from 'vitest';
 import { createTestWorld } from '../../test/fixtures/data-update-world.ts';

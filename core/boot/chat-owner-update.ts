@@ -6,7 +6,8 @@
  * endpoint callers, or of several members) is left belonging to no member, as it was shown before. Child sessions
  * follow their root (core/session/sessions.ts `ownerOf`) and are not rewritten.
  *
- * Source: issue 17 § 2 (chats are personal; startedBy was read but never written); spec/platform-service.md § Session
+ * Source: docs/decisions.md D17 § 2 (chats are personal; startedBy was read but never written);
+ * spec/platform-service.md § Session
  * facts named, § Data update at boot.
  */
 import type { DataUpdate, StoredDocument } from '../data-update/index.ts';

@@ -6,7 +6,8 @@
  * no member and is in no member's history).
  *
  * Source: spec/platform-service.md § What the service does (chat), § Incoming connection authentication rules 1–2,
- * § Trigger declarations (chat examples); docs/endpoints.md § AG-UI (threads bound to the caller); issue 10 § Chat.
+ * § Trigger declarations (chat examples); docs/endpoints.md § AG-UI (threads bound to the caller); docs/decisions.md
+ * D10 § Chat.
  */
 import { agentCollections, type AgentRecord, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import { connectionCollections, type ConnectionRecord } from '../connection/model.ts';

@@ -3,7 +3,8 @@
  * queue; a dispatcher consuming it opens the sessions of the completion triggers that name the workflow, on the
  * environment's current published build.
  *
- * Source: spec/platform-service.md § Processes (trigger queues), § What the service does (completion); issue 7
+ * Source: spec/platform-service.md § Processes (trigger queues), § What the service does (completion);
+ * docs/decisions.md D7
  * § Sessions and turns.
  */
 import type { JobQueue } from '../ports/job-queue.ts';

@@ -6,7 +6,7 @@
  * URLs guarded unless PLATFORM_ALLOW_PRIVATE_URLS); connection edits
  * put in effect when their environment is published.
  *
- * Source: issue 8 § Connections; spec/platform-service.md § Incoming connection authentication (rule 1).
+ * Source: docs/decisions.md D8 § Connections; spec/platform-service.md § Incoming connection authentication (rule 1).
  */
 import { createEndpointJwtVerifier } from '../adapters/oidc/index.ts';
 import type { FetchFunction } from '../adapters/oidc/index.ts';

@@ -4,7 +4,7 @@
  * minutes). It does not reconcile at startup.
  *
  * Source: ../shared/spec/platform-service.md § Trigger deployment, § Replacement of a container (a requested
- * trigger reconciliation is queued again by the retry sweep after 10 minutes); issue 8 § Triggers.
+ * trigger reconciliation is queued again by the retry sweep after 10 minutes); docs/decisions.md D8 § Triggers.
  */
 import type { OperationRecord } from '../agent/hosting.ts';
 import { DEPLOYMENT_SWEEP_INTERVAL_MS, ensureDeploymentIndexes, sweepDeployments } from '../deployment/index.ts';

@@ -4,7 +4,7 @@
  * the dispatcher's consumer.
  *
  * Source: ../shared/spec/platform-service.md § Processes (the dispatcher consumes environment operations);
- * issue 7 § Agents and environments, § Dispatcher and workers.
+ * docs/decisions.md D7 § Agents and environments, § Dispatcher and workers.
  */
 import { createObjectStoreGitRepo } from '../adapters/git/index.ts';
 import { builtinTemplate, runOperation, type AgentDeps, type EnqueueOperation, type OperationRecord } from '../agent/hosting.ts';

@@ -5,8 +5,8 @@
  * (the webhook's: 5 s to 5 minutes, 10 tries), then dropped with one log line naming the firing, trigger and key —
  * never the payload. A firing is never lost to a busy session and never opens a second session of its key.
  *
- * Source: ../shared/AGENT-FORMAT.md § Triggers (`session` on callback triggers); spec/platform-service.md § Firings;
- * issue 8 § Triggers.
+ * Source: docs/agent-format.md § Triggers (`session` on callback triggers); spec/platform-service.md § Firings;
+ * docs/decisions.md D8 § Triggers.
  */
 import type { JobQueue } from '../ports/job-queue.ts';
 import { isPlatformError } from '../ports/platform-error.ts';

@@ -6,7 +6,7 @@
  * workflow out of service or a reached spend cap is a tool error and opens no session.
  *
  * Source: spec/platform-service.md § Tool-protocol endpoint, § Tool-call result status (mcp endpoint), § Errors;
- * issue 8 § Endpoints (MCP).
+ * docs/decisions.md D8 § Endpoints (MCP).
  */
 import type { PublishedAgent } from '../agent/hosting.ts';
 import type { JobQueue } from '../ports/job-queue.ts';

@@ -8,7 +8,7 @@
  * against the schema with ajv before anything starts.
  *
  * Source: spec/platform-service.md § Tool-protocol endpoint, § Trigger declarations (mcp), § Errors (mcp call
- * with a non-conforming argument; mcp trigger declaring a file entry); issue 8 § Endpoints (MCP).
+ * with a non-conforming argument; mcp trigger declaring a file entry); docs/decisions.md D8 § Endpoints (MCP).
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { PublishedAgent } from '../agent/hosting.ts';

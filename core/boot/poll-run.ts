@@ -10,7 +10,7 @@
  * due slot.
  *
  * Source: spec/platform-service.md § Rules 4, 6 (each poll runs in a call worker), § Replacement of a container (an
- * item a poll already read and not yet fired is lost); ../shared/AGENT-FORMAT.md § Triggers; issue 8.
+ * item a poll already read and not yet fired is lost); docs/agent-format.md § Triggers; docs/decisions.md D8.
  */
 import { isPlatformError } from '../ports/platform-error.ts';
 import { claimDelivery, fireOnce } from '../session/firings.ts';

@@ -5,7 +5,8 @@
  * service's token: the worker holds none) and refuses any other operation or call with a `[worker] refused` line.
  *
  * Source: spec/platform-service.md § Rules 4, 6–7 (call workers run a poll, a callback run, a trigger lifecycle
- * step; at most PLATFORM_WORKER_CALL_SLOTS at once), § Operational log lines ([worker] refused …); issue 8.
+ * step; at most PLATFORM_WORKER_CALL_SLOTS at once), § Operational log lines ([worker] refused …); docs/decisions.md
+ * D8.
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import type { ToolCatalog } from '../ports/tool-catalog.ts';

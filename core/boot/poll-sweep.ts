@@ -7,8 +7,8 @@
  * longer published forgets its baseline, so a restored one starts with a new first poll.
  *
  * Source: spec/platform-service.md § Rules 4 (once a minute a poll sweep enqueues one poll per active polling
- * trigger; whichever dispatcher claims it runs it), § Limits (poll sweep once a minute); ../shared/AGENT-FORMAT.md
- * § Triggers (polling); issue 8.
+ * trigger; whichever dispatcher claims it runs it), § Limits (poll sweep once a minute); docs/agent-format.md
+ * § Triggers (polling); docs/decisions.md D8.
  */
 import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import type { DocumentStore } from '../ports/document-store.ts';

@@ -2,7 +2,7 @@
  * An agent environment with the build it has published, read once for whoever serves or fires from it (endpoints,
  * firings, polls, callbacks, deployments): the environment record, then its build from the build cache.
  *
- * Source: spec/platform-service.md § Trigger deployment (the current published build serves); issue 8.
+ * Source: spec/platform-service.md § Trigger deployment (the current published build serves); docs/decisions.md D8.
  */
 import type { PublishedAgent } from '../agent/hosting.ts';
 import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';

@@ -5,8 +5,9 @@
  * makes every run fire once however many dispatchers sweep, and a sweep that came late still fires it; the claim
  * holds the session to open, so a claim whose dispatcher stopped before opening it is opened by a later sweep.
  *
- * Source: ../shared/AGENT-FORMAT.md § Triggers (schedule: cron, timezone); spec/platform-service.md § Processes
- * (the dispatcher runs trigger queues); issue 8 § Triggers (schedule through croner, in the trigger's time zone).
+ * Source: docs/agent-format.md § Triggers (schedule: cron, timezone); spec/platform-service.md § Processes
+ * (the dispatcher runs trigger queues); docs/decisions.md D8 § Triggers (schedule through croner, in the trigger's time
+ * zone).
  */
 import { Cron } from 'croner';
 import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';

@@ -5,7 +5,7 @@
  * Under oidc or cloud-alb nobody signs in as the dev user, so such projects are then reachable by no member
  * until an operator gives them to an organization: safe (no tenant sees them), never silently shared.
  *
- * Source: issue 17 § 1 (a data update gives existing projects to the default organization);
+ * Source: docs/decisions.md D17 § 1 (a data update gives existing projects to the default organization);
  * ../shared/spec/platform-service.md § Data update at boot, § Versioning.
  */
 import { devUserPrincipal } from '../auth/principal.ts';

@@ -8,7 +8,7 @@
  * token and names no organization), before anything reaches the service. A service whose token is not a semantic
  * project's token has no owner and is not restricted.
  *
- * Source: issue 17 § 1 (the semantic service as a tool collection); spec/platform-service.md § Rules 15.
+ * Source: docs/decisions.md D17 § 1 (the semantic service as a tool collection); spec/platform-service.md § Rules 15.
  */
 import type { ServiceConfig } from '../config/config-model.ts';
 import type { DocumentStore } from '../ports/document-store.ts';

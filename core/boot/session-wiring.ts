@@ -4,7 +4,7 @@
  * the one resolver and authorization helper), who sees every member's chats (sessions:personal), the published
  * build of an environment, and the turn queue.
  *
- * Source: issue 7 § Sessions and turns, § Operators; spec/platform-service.md § Session facts named.
+ * Source: docs/decisions.md D7 § Sessions and turns, § Operators; spec/platform-service.md § Session facts named.
  */
 import type { ModelsConfig } from '../config/config-model.ts';
 import { modelHasPrices } from './spend-cap-models.ts';

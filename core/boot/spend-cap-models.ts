@@ -4,7 +4,7 @@
  * (a problem located at the workflow's `settings.model`), and so is a new cap on a published workflow that runs on
  * one; the broker also refuses such a call (core/session/spend-reservations.ts `spend_cap_unpriced`).
  *
- * Source: issue 17 § 5 (refuse when a capped workflow uses a model without prices).
+ * Source: docs/decisions.md D17 § 5 (refuse when a capped workflow uses a model without prices).
  */
 import { offeredModelId } from '../adapters/models/ai-model-provider.ts';
 import type { AgentFile } from '../agent/documents.ts';

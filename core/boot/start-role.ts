@@ -5,7 +5,7 @@
  * the data updates at boot (a failure exits 1 with its line), and stop cleanly on SIGTERM or SIGINT.
  *
  * Source: ../shared/spec/platform-service.md § Deployment settings, § Rules 11–14, § Data update at boot;
- * ../shared/ARCHITECTURE.md § Processes.
+ * docs/architecture.md § Processes.
  */
 import type { EnvRecord } from '../config/env-values.ts';
 import type { DispatchingEnv, ServiceEnv } from '../config/platform-env-model.ts';
@@ -17,7 +17,7 @@ export type Exit = (code: number) => never;
 /**
  * What {@link startRole} needs from the bin (the only place that touches `process`).
  *
- * Source: ../shared/ARCHITECTURE.md § Layout (only a bin's main.ts reads the environment)
+ * Source: docs/architecture.md § Layout (only a bin's main.ts reads the environment)
  */
 export interface RoleStart<E extends ServiceEnv, S> {
   /** The process's environment, as read by its main.ts. */

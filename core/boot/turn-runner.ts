@@ -4,7 +4,7 @@
  * by the launcher), stops the worker when the turn or its session is cancelled, and settles the turn when the worker
  * ends badly (a limit, a lost channel): the turn and its running child turns end failed with the worker's message.
  *
- * Source: spec/platform-service.md § Rules 6–7, § Replacement of a container; issue 7 § Dispatcher and workers, § Models.
+ * Source: spec/platform-service.md § Rules 6–7, § Replacement of a container; docs/decisions.md D7 § Dispatcher and workers, § Models.
  */
 import { offeredModelId } from '../adapters/models/ai-model-provider.ts';
 import { costOf as priceUsage } from '../model/cost.ts';
@@ -134,7 +134,8 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
     costOf: (model, usage) => configuredCost(deps.modelsConfig, model, usage),
     serviceTools: () => deps.catalog.tools(),
     // The turn record's organization (written by the platform): an owned collection answers only its owner's agents.
-    // With the session's agent (the records, never the worker) it is the service's rate key (issue 17 § 6).
+    // With the session's agent (the records, never the worker) it is the service's rate key (docs/decisions.md D17 §
+    // 6).
     callServiceTool: async (call, signal) => deps.catalog.call(call.collection, call.name, call.input, {
       signal, orgId: turn.orgId, agentId: await agentOfTurn(),
     }),

@@ -8,7 +8,7 @@
  * {@link WEBHOOK_BUSY_ATTEMPTS} times, then dropped with a log line naming the trigger and the key.
  *
  * Source: spec/platform-service.md § Webhook firing payload, § Trigger declarations (two triggers naming one AG-UI or
- * webhook connection both fail), § Firings; ../shared/AGENT-FORMAT.md § Triggers (webhook: `session`); issue 8
+ * webhook connection both fail), § Firings; docs/agent-format.md § Triggers (webhook: `session`); docs/decisions.md D8
  * § Endpoints (webhook: processed off the request).
  */
 import type { JobQueue } from '../ports/job-queue.ts';

@@ -1,8 +1,8 @@
 /**
  * Builds the turn engine's view of a published workflow (core/session's WorkflowView) from a build read by
- * core/agent, applying AGENT-FORMAT.md's defaults; builds are immutable, so views are cached per build.
+ * core/agent, applying docs/agent-format.md's defaults; builds are immutable, so views are cached per build.
  *
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml, § Sub-workflows; issue 7 § Agents and environments.
+ * Source: docs/agent-format.md § workflow.yaml, § Sub-workflows; docs/decisions.md D7 § Agents and environments.
  */
 import { readBuild, readPublishedAgent, type PublishedAgent, type PublishedWorkflow } from '../agent/hosting.ts';
 import { agentCollections, type BuildRecord } from '../agent/hosting-model.ts';

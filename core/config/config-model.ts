@@ -45,7 +45,7 @@ export const ServiceConfig = Type.Object({
  */
 export type ServiceConfig = Static<typeof ServiceConfig>;
 
-/** Wire protocols a models provider speaks. Source: issue 7 § Models (in the style of spec/platform-service.md § Config sections named, designAgent) */
+/** Wire protocols a models provider speaks. Source: docs/decisions.md D7 § Models (in the style of spec/platform-service.md § Config sections named, designAgent) */
 export const MODEL_PROVIDER_TYPES = ['openai-compatible', 'anthropic', 'bedrock'] as const;
 
 /**
@@ -62,7 +62,7 @@ export const ModelProviderConfig = Type.Object({
 /**
  * models.providers entry.
  *
- * Source: issue 7 § Models (in the style of spec/platform-service.md § Config sections named, designAgent)
+ * Source: docs/decisions.md D7 § Models (in the style of spec/platform-service.md § Config sections named, designAgent)
  */
 export type ModelProviderConfig = Static<typeof ModelProviderConfig>;
 
@@ -80,7 +80,7 @@ export const OfferedModelConfig = Type.Object({
 /**
  * models.offered entry.
  *
- * Source: issue 7 § Models (in the style of spec/platform-service.md § Config sections named, designAgent)
+ * Source: docs/decisions.md D7 § Models (in the style of spec/platform-service.md § Config sections named, designAgent)
  */
 export type OfferedModelConfig = Static<typeof OfferedModelConfig>;
 
@@ -96,7 +96,7 @@ export const ModelsConfig = Type.Object({
 /**
  * models section.
  *
- * Source: issue 7 § Models (in the style of spec/platform-service.md § Config sections named, designAgent)
+ * Source: docs/decisions.md D7 § Models (in the style of spec/platform-service.md § Config sections named, designAgent)
  */
 export type ModelsConfig = Static<typeof ModelsConfig>;
 

@@ -2,7 +2,7 @@
  * The models section of the config: placeholder resolution (a provider with an unset placeholder is left out,
  * and so are the models it serves) and its cross-field rules. Messages name the source and field, never a value.
  *
- * Source: issue 7 § Models; spec/platform-service.md § Rules 13 (placeholders); § Config sections named.
+ * Source: docs/decisions.md D7 § Models; spec/platform-service.md § Rules 13 (placeholders); § Config sections named.
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import type { ModelsConfig } from './config-model.ts';
@@ -43,7 +43,7 @@ export function resolveModelsSection(models: Record<string, unknown>, keep: Keep
  * @param written - the section as written, so a provider left out by a placeholder still counts as named
  * @throws PlatformError `invalid_config` naming the source and the field
  *
- * Source: issue 7 § Models; spec/platform-service.md § Config sections named (designAgent: with prompt caching on, cacheRead and cacheWrite are given)
+ * Source: docs/decisions.md D7 § Models; spec/platform-service.md § Config sections named (designAgent: with prompt caching on, cacheRead and cacheWrite are given)
  */
 export function checkModelsSection(models: ModelsConfig | undefined, written: unknown, label: string, promptCache: boolean): void {
   if (models === undefined) return;

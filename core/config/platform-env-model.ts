@@ -85,7 +85,7 @@ const WorkerKindLimits = Type.Object({ memoryMb: Type.Integer(), wallTimeSeconds
  * Worker limits of a process, the inspector switch and `isolation` (PLATFORM_WORKER_ISOLATION: `namespaces`, the
  * default, runs each worker in bubblewrap's network, PID and user namespaces; `permission-only` opts out, under
  * Node's permission model alone, with a warning line). Source: spec/platform-service.md § Rules 7–8, § Limits;
- * issue 17 § 3
+ * docs/decisions.md D17 § 3
  */
 export const WorkerLimits = Type.Object({
   turn: WorkerKindLimits, call: WorkerKindLimits, inspect: Type.Boolean(),

@@ -16,7 +16,7 @@ export const MIN_WORKER_HOST_KEY_BYTES = 32;
 /** Default worker host port. Source: spec/platform-service.md § Limits (worker host port) */
 export const DEFAULT_WORKER_HOST_PORT = 7340;
 
-/** Values of PLATFORM_WORKER_ISOLATION. Source: issue 17 § 3 */
+/** Values of PLATFORM_WORKER_ISOLATION. Source: docs/decisions.md D17 § 3 */
 export const WORKER_ISOLATIONS = ['namespaces', 'permission-only'] as const;
 
 /**

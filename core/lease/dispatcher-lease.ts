@@ -56,7 +56,7 @@ interface LoopState {
  * a failed renewal is retried every {@link leaseRenewRetryMs} until the lease would lapse, then work stops
  * (`onLost`) and the loop goes back to taking the lease.
  *
- * Source: ../shared/spec/platform-service.md § Single-dispatcher lease; issue 6 § 0 (a large write must not starve the lease).
+ * Source: ../shared/spec/platform-service.md § Single-dispatcher lease; docs/decisions.md D6 § 0 (a large write must not starve the lease).
  */
 export async function runDispatcherLease(deps: DispatcherLeaseDeps): Promise<void> {
   const state: LoopState = { holding: false, waitedMs: leaseWaitLogMs, renewedAtMs: 0 };

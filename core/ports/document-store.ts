@@ -3,7 +3,7 @@
  * MongoDB query semantics (the MongoDB adapter passes filters through; the embedded SQLite adapter
  * evaluates them with the `mingo` library). `Date` values round-trip as `Date`.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore).
+ * Source: docs/architecture.md § Ports and adapters (DocumentStore).
  */
 export interface DocumentStore {
   /** The collection `name` (created on first use). */

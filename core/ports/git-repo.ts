@@ -2,7 +2,8 @@
  * Git repository port: one repository per key (e.g. a semantic project), persisted through the
  * object store. Implemented with isomorphic-git; callers never touch a working directory.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports (GitRepo); issue 2 (model sources as a git repository per project).
+ * Source: docs/architecture.md § Ports and adapters (GitRepo); docs/decisions.md D2 (model sources as a git repository
+ * per project).
  */
 export interface GitRepo {
   /**

@@ -4,7 +4,7 @@
  *
  * Failures are PlatformErrors with one of the codes of {@link MODEL_ERROR_CODES}.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports (ModelProvider); spec/platform-service.md § Config sections named;
+ * Source: docs/architecture.md § Ports and adapters (ModelProvider); spec/platform-service.md § Config sections named;
  * § Environment variables (PLATFORM_PROMPT_CACHE, PLATFORM_PROMPT_CACHE_TTL).
  */
 
@@ -112,14 +112,14 @@ export const MODEL_ERROR_CODES = ['model_not_configured', 'model_unavailable', '
  * The usage a provider reported for a call that then failed (the provider bills it): a model call's PlatformError
  * carries it as `usage` when the stream had reported it before failing; undefined otherwise.
  *
- * Source: issue 17 § 5 (charge usage of failed and aborted calls when the provider reports it)
+ * Source: docs/decisions.md D17 § 5 (charge usage of failed and aborted calls when the provider reports it)
  */
 export function reportedUsage(error: unknown): ModelUsage | undefined {
   const usage = (error as { usage?: ModelUsage } | null)?.usage;
   return typeof usage === 'object' && usage !== null && typeof usage.inputTokens === 'number' ? usage : undefined;
 }
 
-/** Makes model calls. Source: ../shared/ARCHITECTURE.md § Ports (ModelProvider) */
+/** Makes model calls. Source: docs/architecture.md § Ports and adapters (ModelProvider) */
 export interface ModelProvider {
   /**
    * Streams one model call.

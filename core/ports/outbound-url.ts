@@ -4,7 +4,8 @@
  * false in production). Shared by the domain (checked when an owner saves a URL) and the adapters (checked again
  * on each resolved address at connect time, against DNS rebinding).
  *
- * Source: spec/platform-service.md § Deployment settings (PLATFORM_ALLOW_PRIVATE_URLS, NODE_ENV); issue 17 § 6.
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_ALLOW_PRIVATE_URLS, NODE_ENV); docs/decisions.md D17
+ * § 6.
  */
 import ipaddr from 'ipaddr.js';
 
@@ -19,7 +20,7 @@ export const allowPrivateHint = `(set ${ALLOW_PRIVATE_URLS}=true to allow it out
  * unique-local, carrier-grade NAT, multicast, reserved, unspecified, documentation…); an IPv4-mapped IPv6 address
  * is judged as its IPv4 address. False for anything that is not an IP address.
  *
- * Source: issue 17 § 6 (refuse localhost, loopback, private and link-local)
+ * Source: docs/decisions.md D17 § 6 (refuse localhost, loopback, private and link-local)
  */
 export function isPublicAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
@@ -45,7 +46,7 @@ const localNames = new RegExp(
  * names are refused. The answer is a sentence fragment naming the URL (at most 200 characters of it) and
  * PLATFORM_ALLOW_PRIVATE_URLS where that would lift it.
  *
- * Source: spec/platform-service.md § Deployment settings (PLATFORM_ALLOW_PRIVATE_URLS); issue 17 § 6
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_ALLOW_PRIVATE_URLS); docs/decisions.md D17 § 6
  */
 export function outboundUrlProblem(value: string, allowPrivate: boolean): string | undefined {
   let url: URL;

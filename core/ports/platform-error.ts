@@ -3,7 +3,7 @@
  * surfaces (HTTP JSON, MCP tool error, CLI exit) map codes to their wire form in one place.
  * Branch on `code`, never on message text.
  *
- * Source: ../shared/ARCHITECTURE.md § Conventions.
+ * Source: docs/architecture.md § Conventions.
  */
 export class PlatformError extends Error {
   /** Stable machine-readable code, e.g. `query_rejected`, `not_found`. */

@@ -8,7 +8,8 @@ export interface QueryEngine {
   /**
    * Parses `sql` with the engine's parser (DuckDB `json_serialize_sql`, SQL bound as a parameter).
    * @param partition - whose parse this is (the semantic project's id): a remembered parse serves only the same
-   *   partition, so one project cannot time whether another parsed a text recently (issue 18 § 6); default ''
+   *   partition, so one project cannot time whether another parsed a text recently (docs/decisions.md D18 § 6); default
+   * ''
    * @returns ok with the serialised statement list, or ok: false with the parser's text verbatim
    */
   parse(sql: string, partition?: string): Promise<ParseOutcome>;
@@ -27,7 +28,7 @@ export interface QueryEngine {
    *   read-only SELECT, `query_invalid_params`, `query_failed` with the engine's message;
    *   `query_cancelled` once `signal` aborts (waiting: it leaves the queue; running: it is interrupted),
    *   `too_many_queries` when the caller's project or token already has as many queries waiting as allowed,
-   *   `query_busy` when no query process became free within the engine's longest wait (issue 18 § 2)
+   *   `query_busy` when no query process became free within the engine's longest wait (docs/decisions.md D18 § 2)
    */
   execute(request: ExecuteRequest): Promise<QueryResult>;
   /**
@@ -99,7 +100,7 @@ export interface ExecuteRequest {
   timeoutMs: number;
   /**
    * Who runs the query: the engine's fair shares (queries running and waiting) are counted per project and per
-   * token. Absent: the query counts toward no share (tests, tools of the operator). Source: issue 18 § 2.
+   * token. Absent: the query counts toward no share (tests, tools of the operator). Source: docs/decisions.md D18 § 2.
    */
   caller?: QueryCaller;
   /** Aborted when the caller has gone (its HTTP client disconnected): the query is dropped or interrupted. */
@@ -137,7 +138,8 @@ export interface QueryResult {
 /**
  * Milliseconds (fractional) one query spent inside the engine's query process, by phase: `prepare`
  * (search_path, prepare, bind), `run` (the engine producing rows: start and every chunk fetched),
- * `convert` (rows to JSON values and their byte count). Source: issue 18 "Done when" (where the milliseconds go).
+ * `convert` (rows to JSON values and their byte count). Source: docs/decisions.md D18 "Done when" (where the
+ * milliseconds go).
  */
 export interface EngineTiming {
   prepare: number;

@@ -3,7 +3,8 @@
  * calls into them. The broker side of a worker asks it for the tools a state allows and answers the model's tool
  * calls through it; the adapter (core/adapters/mcp-services) speaks the tool protocol (MCP over HTTP) to each service.
  *
- * Source: spec/platform-service.md § Rules 12, 15; § Config sections named (services); issue 7 § The semantic
+ * Source: spec/platform-service.md § Rules 12, 15; § Config sections named (services); docs/decisions.md D7 § The
+ * semantic
  * service as a tool collection.
  */
 
@@ -37,13 +38,13 @@ export interface ToolCallOptions {
   /**
    * The organization of the agent the call is made for (from the trusted records, never from a worker). A
    * collection whose service belongs to one organization refuses every other, and a call naming none
-   * (core/boot/service-owners.ts; issue 17 § 1).
+   * (core/boot/service-owners.ts; docs/decisions.md D17 § 1).
    */
   orgId?: string;
   /**
    * The agent the call is made for (from the trusted records). With `orgId` it is sent to the service as
    * {@link PLATFORM_CALLER_HEADER} so a service keys its rate limit per calling organization and agent rather than
-   * per address (every call of a dispatcher comes from one address; issue 17 § 6).
+   * per address (every call of a dispatcher comes from one address; docs/decisions.md D17 § 6).
    */
   agentId?: string;
 }
@@ -52,7 +53,7 @@ export interface ToolCallOptions {
  * The header naming the organization and agent a tools/call is made for: `<orgId>/<agentId>` (each 1–100 of
  * `[A-Za-z0-9_.-]`). semantic-mcp counts its rate limit per token and this caller when it is present.
  *
- * Source: issue 17 § 6 (one tenant's agent cannot deny another's tools)
+ * Source: docs/decisions.md D17 § 6 (one tenant's agent cannot deny another's tools)
  */
 export const PLATFORM_CALLER_HEADER = 'x-cairn-caller';
 

@@ -62,7 +62,7 @@ export interface WorkerRunOptions {
  * Which limit ended a worker: its memory or wall time (PLATFORM_WORKER_*), a hook's time, the turn's
  * `turn_seconds`, or the channel's line length.
  *
- * Source: spec/platform-service.md § Errors (worker exceeds memory or wall-time limit); issue 17 § 3
+ * Source: spec/platform-service.md § Errors (worker exceeds memory or wall-time limit); docs/decisions.md D17 § 3
  */
 export type WorkerLimitName = 'memory' | 'wall time' | 'hook time' | 'turn time' | 'channel line';
 

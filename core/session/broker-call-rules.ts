@@ -3,7 +3,7 @@
  * child session (a workflow call), resume a parked child, and what a hook may ask for. Pure functions over the
  * records the broker holds; the worker's own account of its rules, ancestry or inherited forbids is never used.
  *
- * Source: issue 17 § 4; ../shared/AGENT-FORMAT.md § workflow.yaml (tools: deny beats allow and binds child
+ * Source: docs/decisions.md D17 § 4; docs/agent-format.md § workflow.yaml (tools: deny beats allow and binds child
  * sessions; entries may guard arguments), § Sub-workflows; spec/platform-service.md § Session facts named.
  */
 import type { BrokerViolation } from './broker-rules.ts';
@@ -48,7 +48,7 @@ export interface AskedToolCall { collection: unknown; name: unknown; input: unkn
 /**
  * Why the service tool call may not be made in the session's active state, or undefined when it may: the state's
  * and the workflow's allow and forbid rules with their argument guards, and the inherited forbids.
- * Source: issue 17 § 4 (callTool applies the allow/forbid rules and argument guards).
+ * Source: docs/decisions.md D17 § 4 (callTool applies the allow/forbid rules and argument guards).
  */
 export function toolCallViolation(
   workflow: WorkflowView, session: CallingSession, call: AskedToolCall,
@@ -91,7 +91,7 @@ function freshDispatchId(parent: ParentSession, dispatchId: unknown, used: reado
  * workflow and allowed in its active state, is not on the chain (a cycle), stays within `child_depth`, takes a
  * fresh dispatch id of this parent, and passes no `trigger` argument. Inherited forbids and ancestry come from
  * the parent's records. `usedDispatchIds` are those of the parent's existing children.
- * Source: issue 17 § 4 (a child's inherited forbids and ancestry are computed by the broker).
+ * Source: docs/decisions.md D17 § 4 (a child's inherited forbids and ancestry are computed by the broker).
  */
 export function childOpening(
   workflow: WorkflowView, parent: ParentSession, request: ChildRequest, usedDispatchIds: readonly string[],
@@ -144,7 +144,8 @@ function sameInput(own: ResumeInput, requested: unknown): boolean {
  * The input a parked child is resumed with (the parent turn's own kind and input), or the rule the resume breaks:
  * the child is a child of this parent, the parent is parked on it, it is parked itself (a decision turn resumes a
  * child awaiting a decision, any other one a child awaiting input), and the worker asks with the parent's input.
- * Source: issue 17 § 4 (resumeChild only resumes a parked child of this parent with the parent's own decision).
+ * Source: docs/decisions.md D17 § 4 (resumeChild only resumes a parked child of this parent with the parent's own
+ * decision).
  */
 export function childResume(
   parent: { session: Pick<SessionRecord, '_id' | 'pending'>; turn: Pick<TurnRecord, 'kind' | 'input'> },
@@ -172,7 +173,7 @@ export function childResume(
 /**
  * What a hook may ask the platform for: nothing. A hook script gets a broker with no operations (its input is all
  * it reads); every request is refused with this.
- * Source: issue 17 § 4 (hooks get a broker with no operations, not the turn's).
+ * Source: docs/decisions.md D17 § 4 (hooks get a broker with no operations, not the turn's).
  */
 export function hookOperationViolation(op: unknown): BrokerViolation {
   const named = typeof op === 'string' && /^[A-Za-z.]{1,40}$/.test(op) ? `"${op}"` : 'an operation';

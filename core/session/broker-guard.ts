@@ -6,7 +6,8 @@
  * the rule, nothing of the report is written, every later operation of the worker is refused with the same error,
  * and `onViolation` is told (the dispatcher stops the worker and logs a line).
  *
- * Source: issue 17 § 4 (the broker enforces the workflow; the worker is not trusted); spec/platform-service.md
+ * Source: docs/decisions.md D17 § 4 (the broker enforces the workflow; the worker is not trusted);
+ * spec/platform-service.md
  * § Rules 6, § Operational log lines ([worker] refused …).
  */
 import type { ModelToolCall } from '../ports/model-provider.ts';

@@ -2,7 +2,7 @@
  * The broker's rule for how a worker ends a turn: only with an outcome the engine can reach from the recorded
  * session (never `queued`, `running` or `cancelled`). Pure; see ./broker-rules.ts for the other rules.
  *
- * Source: issue 17 § 4 (endTurn accepts only the outcomes the engine can reach from the recorded state).
+ * Source: docs/decisions.md D17 § 4 (endTurn accepts only the outcomes the engine can reach from the recorded state).
  */
 import type { BrokerViolation } from './broker-rules.ts';
 import type { SessionRecord } from './model.ts';
@@ -24,7 +24,7 @@ export const reachableOutcomes = ['succeeded', 'failed', 'awaiting_decision', 'a
 /**
  * Why `outcome` may not settle the turn, or undefined: `succeeded` needs a terminal active state and nothing
  * pending, `awaiting_decision`/`awaiting_input` a recorded pending decision/input, `failed` an error.
- * Source: issue 17 § 4 (endTurn accepts only the outcomes the engine can reach from the recorded state).
+ * Source: docs/decisions.md D17 § 4 (endTurn accepts only the outcomes the engine can reach from the recorded state).
  */
 export function outcomeViolation(facts: OutcomeFacts, outcome: TurnOutcome): Found {
   const status: unknown = isObject(outcome) ? outcome.status : undefined;

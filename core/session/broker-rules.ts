@@ -5,7 +5,7 @@
  * resumed child are checked here before anything is recorded. Tool calls, workflow calls, resumed children and
  * hooks: ./broker-call-rules.ts; how a turn ends: ./broker-outcome-rules.ts.
  *
- * Source: issue 17 § 4 (the broker enforces the workflow; the worker is not trusted); ../shared/AGENT-FORMAT.md
+ * Source: docs/decisions.md D17 § 4 (the broker enforces the workflow; the worker is not trusted); docs/agent-format.md
  * § workflow.yaml (states, transitions, requires, on_error, control tools); spec/platform-service.md § Rules 6.
  */
 import { PlatformError } from '../ports/platform-error.ts';
@@ -43,7 +43,7 @@ export interface BrokerViolation { rule: BrokerRule; message: string }
 
 /**
  * The error of a refused report: code `workflow_violation` (403), naming the operation and the rule.
- * Source: issue 17 § 4 (the turn fails with a clear error naming the rule).
+ * Source: docs/decisions.md D17 § 4 (the turn fails with a clear error naming the rule).
  */
 export class BrokerViolationError extends PlatformError {
   readonly rule: BrokerRule;
@@ -101,7 +101,8 @@ function shapeViolation(patch: SessionPatch): Found {
 
 /**
  * Why a checkpoint `patch` may not be applied to the recorded session, or undefined when it may.
- * Source: issue 17 § 4 (a state change is an out-edge taken through platform_advance, on_error or a decision;
+ * Source: docs/decisions.md D17 § 4 (a state change is an out-edge taken through platform_advance, on_error or a
+ * decision;
  * locked variables and `trigger` never change; decision trail entries come only from decide).
  */
 export function checkpointViolation(facts: CheckpointFacts, patch: SessionPatch): Found {

@@ -6,7 +6,7 @@
  * call); the prompt bound is an estimate, so a settled call can pass its reservation only by the part of its prompt
  * the margin did not cover.
  *
- * Source: issue 17 § 5 (reserve an upper bound from the prompt and the call's output-token limit).
+ * Source: docs/decisions.md D17 § 5 (reserve an upper bound from the prompt and the call's output-token limit).
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ModelMessage, ModelToolDefinition, ModelUsage } from '../ports/model-provider.ts';

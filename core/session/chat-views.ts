@@ -4,7 +4,7 @@
  *
  * Source: spec/platform-service.md § What the service does (chat), § Incoming connection authentication rules 1–2
  * (a member calling an AG-UI endpoint with their own sign-in, role holding workflows:use), § Trigger declarations
- * (chat examples); issue 10 § Chat.
+ * (chat examples); docs/decisions.md D10 § Chat.
  */
 
 /** Most examples shown per workflow (the first ones declared). */

@@ -4,8 +4,9 @@
  * fires with the finished session and how its turn ended. The firing opens a session of the triggered workflow at
  * the state declaring the trigger, with the firing as its locked `trigger` variable.
  *
- * Source: spec/platform-service.md § What the service does (completion trigger); ../shared/AGENT-FORMAT.md § Triggers
- * (completion: workflow); issue 7 § Sessions and turns (a completion firing carries the finished session and how its
+ * Source: spec/platform-service.md § What the service does (completion trigger); docs/agent-format.md § Triggers
+ * (completion: workflow); docs/decisions.md D7 § Sessions and turns (a completion firing carries the finished session
+ * and how its
  * turn ended).
  */
 import type { SessionRecord, TurnRecord } from './model.ts';

@@ -1,7 +1,7 @@
 /**
  * The shapes of a firing: where it opens its session, what it carries, and what firing it needs.
  *
- * Source: ../shared/AGENT-FORMAT.md § Triggers; spec/platform-service.md § Firings.
+ * Source: docs/agent-format.md § Triggers; spec/platform-service.md § Firings.
  */
 import type { SessionRecord, SessionValue } from './model.ts';
 import type { SessionStoreDeps } from './session-store.ts';
@@ -29,7 +29,7 @@ export interface Firing {
   message: string;
   /**
    * The session key (the trigger's `session` expression evaluated over the firing, see core/agent
-   * session-key-expression.ts `sessionKeyOf`); undefined opens a new session. Source: AGENT-FORMAT.md § Triggers.
+   * session-key-expression.ts `sessionKeyOf`); undefined opens a new session. Source: docs/agent-format.md § Triggers.
    */
   sessionKey?: string;
   /**

@@ -8,8 +8,9 @@
  * it runs (a stalled queue job run twice, a claim resumed by the sweep of core/session/delivery-claims.ts): the
  * session and turn ids derive from the key.
  *
- * Source: ../shared/AGENT-FORMAT.md § Triggers (arguments of a firing become locked variables; `trigger` is
- * reserved); spec/platform-service.md § Firings, § Webhook firing payload; issue 8 (a retry fires once, exactly
+ * Source: docs/agent-format.md § Triggers (arguments of a firing become locked variables; `trigger` is
+ * reserved); spec/platform-service.md § Firings, § Webhook firing payload; docs/decisions.md D8 (a retry fires once,
+ * exactly
  * once under concurrent duplicates; session keys: one open session per key, one session under concurrent firings).
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';

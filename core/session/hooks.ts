@@ -4,7 +4,7 @@
  * gates leaving: a script returning `{ ok: false, message }` or a rubric scored below its threshold refuses the
  * advance with an error result the model can act on. A hook that throws fails the turn (`hook_failed`).
  *
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (before/after hooks; only hook errors, exhausted budgets and
+ * Source: docs/agent-format.md § workflow.yaml (before/after hooks; only hook errors, exhausted budgets and
  * timeouts fail a turn).
  */
 import { PlatformError } from '../ports/platform-error.ts';

@@ -2,7 +2,7 @@
  * Keyed firings over the embedded SQLite document store (two connections to one file, as two dispatchers have):
  * one open session per key, delivery to a session awaiting input, busy while it runs or awaits a decision, a new
  * session once it ended, a claim whose opener stopped taken over, and 20 concurrent firings opening one session.
- * Source: ../shared/AGENT-FORMAT.md § Triggers (`session`); issue 8 (session keys).
+ * Source: docs/agent-format.md § Triggers (`session`); docs/decisions.md D8 (session keys).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -3,7 +3,7 @@
  * fresh firing with a session key joins only that member's open session of the key — another member, or an endpoint
  * caller, with the same key opens a session of their own.
  *
- * Source: spec/platform-service.md § Session facts named (a chat is personal); issue 17 § 2.
+ * Source: spec/platform-service.md § Session facts named (a chat is personal); docs/decisions.md D17 § 2.
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';

@@ -1,7 +1,7 @@
 /**
  * What a model message's tool calls decided besides their results (shared by the tool-call and workflow-call steps).
  *
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (control tools), § Sub-workflows.
+ * Source: docs/agent-format.md § workflow.yaml (control tools), § Sub-workflows.
  */
 import type { ModelToolResult } from '../ports/model-provider.ts';
 import type { HeldResult } from './turn-host.ts';

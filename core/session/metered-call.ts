@@ -6,7 +6,8 @@
  * mid-stream: the provider bills it) is charged its prompt bound plus the output received; one that failed before
  * any output (unreachable, refused) is charged nothing and its reservation is released.
  *
- * Source: issue 17 § 5 (spend caps hold under concurrency); spec/platform-service.md § Session facts named.
+ * Source: docs/decisions.md D17 § 5 (spend caps hold under concurrency); spec/platform-service.md § Session facts
+ * named.
  */
 import { reportedUsage, type ModelProvider, type ModelToolCall, type ModelUsage } from '../ports/model-provider.ts';
 import type { TextDelta } from '../ports/text-deltas.ts';

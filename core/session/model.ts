@@ -6,8 +6,8 @@
  * is one invocation on it (a prompt, a decision, a reply or a delivery). A child session is created by a
  * workflow call and carries a dispatch id.
  *
- * Source: spec/platform-service.md § Session facts named, § Tool-call result status; ../shared/AGENT-FORMAT.md;
- * issue 7 § Sessions and turns.
+ * Source: spec/platform-service.md § Session facts named, § Tool-call result status; docs/agent-format.md;
+ * docs/decisions.md D7 § Sessions and turns.
  */
 import type { ModelMessage, ModelUsage } from '../ports/model-provider.ts';
 
@@ -135,7 +135,8 @@ export interface SessionRecord {
   startedBy?: string;
   /**
    * The session key its trigger's `session` expression gave the opening firing (root sessions of keyed triggers
-   * only): later firings with the same key are delivered to it while it is open. Source: AGENT-FORMAT.md § Triggers.
+   * only): later firings with the same key are delivered to it while it is open. Source: docs/agent-format.md §
+   * Triggers.
    */
   sessionKey?: string;
   /**

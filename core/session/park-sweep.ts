@@ -3,7 +3,7 @@
  * a delivery turn once that time has passed, saying the wait ended. Safe to run from every dispatcher at once: the
  * session moves from awaiting_input to running by compare-and-set, so one sweep delivers.
  *
- * Source: spec/platform-service.md § Processes (the dispatcher runs the park sweep); ../shared/AGENT-FORMAT.md
+ * Source: spec/platform-service.md § Processes (the dispatcher runs the park sweep); docs/agent-format.md
  * § workflow.yaml (platform_wait parks awaiting input; `until` resumes it).
  */
 import { moveSessionOn } from './queued-turns.ts';

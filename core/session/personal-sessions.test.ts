@@ -4,7 +4,7 @@
  * sessions:personal; its child sessions are as personal as the chat; a child session is decided, replied to and
  * cancelled only through its parent (409, nothing queued).
  *
- * Source: spec/platform-service.md § Session facts named; issue 17 § 2.
+ * Source: spec/platform-service.md § Session facts named; docs/decisions.md D17 § 2.
  */
 import { describe, expect, it } from 'vitest';
 import { PlatformError } from '../ports/platform-error.ts';

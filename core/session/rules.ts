@@ -2,7 +2,7 @@
  * Pure rules of sessions: dispatch ids, session attributes, spend cap periods, and which tools a state offers
  * and allows.
  *
- * Source: spec/platform-service.md § Session facts named; ../shared/AGENT-FORMAT.md § workflow.yaml (tools:
+ * Source: spec/platform-service.md § Session facts named; docs/agent-format.md § workflow.yaml (tools:
  * deny beats allow and binds child sessions; entries may guard arguments), § Sub-workflows.
  */
 import { PlatformError } from '../ports/platform-error.ts';
@@ -91,7 +91,7 @@ export function toolOffered(rules: ToolRules, name: string): boolean {
 
 /**
  * Why a call is not allowed, or undefined when it is: an allow rule whose guards hold names it, and no forbid rule
- * whose guards hold does. Source: ../shared/AGENT-FORMAT.md § workflow.yaml (deny beats allow; entries may guard arguments).
+ * whose guards hold does. Source: docs/agent-format.md § workflow.yaml (deny beats allow; entries may guard arguments).
  */
 export function toolCallRefusal(rules: ToolRules, name: string, input: unknown): string | undefined {
   const forbidding = rules.forbid.find((r) => nameMatches(r.tool, name) && guardHolds(r, input));

@@ -152,7 +152,7 @@ describe('the turn engine', () => {
   });
 });
 
-describe('platform_wait (issue 17 § 6)', () => {
+describe('platform_wait (docs/decisions.md D17 § 6)', () => {
   const waiting: WorkflowView = {
     ...lookup, slug: 'waiting',
     states: {

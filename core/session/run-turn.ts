@@ -4,8 +4,8 @@
  * through the host, so resuming continues from the recorded state and never re-runs a finished step. The model
  * moves only through the control tools and sees only the active state's out-edges.
  *
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml; spec/platform-service.md § Session facts named, § Tool-call
- * result status; issue 7 § Sessions and turns.
+ * Source: docs/agent-format.md § workflow.yaml; spec/platform-service.md § Session facts named, § Tool-call
+ * result status; docs/decisions.md D7 § Sessions and turns.
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { runBeforeHooks } from './hooks.ts';

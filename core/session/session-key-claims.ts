@@ -5,7 +5,7 @@
  * the claim (no read-then-write). A claim is written before its session exists (`sessionId` null) and names the
  * session once it is inserted; a claim whose session ended is released by the next firing with that key.
  *
- * Source: ../shared/AGENT-FORMAT.md § Triggers (`session`: session key expression); issue 8 (session keys: two
+ * Source: docs/agent-format.md § Triggers (`session`: session key expression); docs/decisions.md D8 (session keys: two
  * concurrent firings with one key open one session).
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';

@@ -4,7 +4,7 @@
  * A chat session started by another member is not listed (as in {@link listSessions}), except in the organizations
  * where the caller holds sessions:personal.
  *
- * Source: spec/platform-service.md § Session facts named; issue 10 § Sessions (list with filters: agent,
+ * Source: spec/platform-service.md § Session facts named; docs/decisions.md D10 § Sessions (list with filters: agent,
  * environment, workflow, status, date).
  */
 import { PlatformError } from '../ports/platform-error.ts';

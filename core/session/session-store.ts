@@ -3,7 +3,7 @@
  * checkpoint, recording usage and settling a turn. Used by the API (start, decide, reply, cancel) and by the
  * broker side of a worker (the host of a running turn).
  *
- * Source: spec/platform-service.md § Session facts named; issue 7 § Sessions and turns.
+ * Source: spec/platform-service.md § Session facts named; docs/decisions.md D7 § Sessions and turns.
  */
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';

@@ -3,7 +3,7 @@
  * thread's messages, its turns, a page of sessions. Times are ISO 8601 strings (UTC); costs are USD.
  *
  * Source: spec/platform-service.md § Session facts named (sessions, turns, decisions, waits, child sessions,
- * usage and cost), § Tool-call result status; issue 10 § Sessions.
+ * usage and cost), § Tool-call result status; docs/decisions.md D10 § Sessions.
  */
 import type { MessageRecord, SessionRecord, SessionStatus, TurnKind, TurnRecord, TurnStatus, UsageTotals } from './model.ts';
 

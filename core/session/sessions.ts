@@ -5,7 +5,7 @@
  * root) is personal: another member's is not found unless they hold sessions:personal. A child session is answered
  * only through its parent. A turn is queued here and run by a dispatcher.
  *
- * Source: spec/platform-service.md § Session facts named, § Tool-call result status; issue 7 § Sessions and turns, § Operators.
+ * Source: spec/platform-service.md § Session facts named, § Tool-call result status; docs/decisions.md D7 § Sessions and turns, § Operators.
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { SessionChanges } from '../ports/session-changes.ts';
@@ -39,7 +39,7 @@ export interface SessionDeps extends SessionStoreDeps {
   enqueueTurn(turnId: string): Promise<void>;
   /**
    * Whether model `id` (undefined: the default) has prices in the config; given, a cap is refused on a published
-   * workflow whose calls run on a model without (issue 17 § 5). Optional.
+   * workflow whose calls run on a model without (docs/decisions.md D17 § 5). Optional.
    */
   modelHasPrices?(id: string | undefined): boolean;
   /** Told after a cancel (the chat's readers and its running turn read again); optional. */

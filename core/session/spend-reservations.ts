@@ -15,7 +15,7 @@
  * {@link RESERVATION_GRACE_MS}; the broker aborts the call at that bound, so a live call never outlives its
  * reservation) and the next reservation on the same counter sweeps it (lazy sweep; no background job).
  *
- * Source: spec/platform-service.md § Session facts named (Spend cap); issue 17 § 5.
+ * Source: spec/platform-service.md § Session facts named (Spend cap); docs/decisions.md D17 § 5.
  */
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';

@@ -5,7 +5,7 @@
  * A workflow's spend includes the spend of the child workflows it calls (at any depth), so an ancestor's cap bounds
  * its children too. Model calls reserve before they run and settle after: core/session/spend-reservations.ts.
  *
- * Source: spec/platform-service.md § Session facts named (Spend cap); issue 7 § Sessions and turns.
+ * Source: spec/platform-service.md § Session facts named (Spend cap); docs/decisions.md D7 § Sessions and turns.
  */
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';

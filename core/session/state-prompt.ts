@@ -3,7 +3,7 @@
  * and prose, the active state's instructions and only its out-edges) and the tools the state offers (the control
  * tools, the service tools and workflow calls its rules allow).
  *
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (the model sees only the active state's out-edges; control
+ * Source: docs/agent-format.md § workflow.yaml (the model sees only the active state's out-edges; control
  * tools), § Sub-workflows.
  */
 import type { ModelToolDefinition } from '../ports/model-provider.ts';
@@ -11,7 +11,7 @@ import { modelToolName, ruleToolName, toolOffered, type ToolRules } from './rule
 import type { ServiceTool, SessionView } from './turn-host.ts';
 import type { CallableWorkflow, StateView, WorkflowView } from './workflow-view.ts';
 
-/** Names of the control tools. Source: ../shared/AGENT-FORMAT.md § workflow.yaml. */
+/** Names of the control tools. Source: docs/agent-format.md § workflow.yaml. */
 export const controlTools = {
   advance: 'platform_advance',
   wait: 'platform_wait',
@@ -20,7 +20,7 @@ export const controlTools = {
   getVariables: 'platform_get_variables',
 } as const;
 
-/** Prefix of a workflow called as a tool. Source: ../shared/AGENT-FORMAT.md § Sub-workflows. */
+/** Prefix of a workflow called as a tool. Source: docs/agent-format.md § Sub-workflows. */
 export const workflowToolPrefix = 'platform_workflow_';
 
 /** The rules in force in `state`: the workflow's, the state's, and the parents' forbids. */
@@ -65,7 +65,7 @@ const jsonType = (type: string) => (type === 'file' ? 'string' : type);
 
 /**
  * Every tool the model may call in `state`, in a stable order (control tools, service tools, workflow calls).
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (tools), § Sub-workflows (platform_workflow_<slug>).
+ * Source: docs/agent-format.md § workflow.yaml (tools), § Sub-workflows (platform_workflow_<slug>).
  */
 export function offeredTools(workflow: WorkflowView, state: StateView, session: SessionView, serviceTools: ServiceTool[]): OfferedTool[] {
   const rules = rulesOf(workflow, state, session);
@@ -85,7 +85,7 @@ export function offeredTools(workflow: WorkflowView, state: StateView, session: 
 
 /**
  * The system prompt of one model call in `state`. Only the state's out-edges are named, never the whole graph.
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (instructions sent only while active; the description is all the model knows about an edge).
+ * Source: docs/agent-format.md § workflow.yaml (instructions sent only while active; the description is all the model knows about an edge).
  */
 export function systemPrompt(workflow: WorkflowView, state: StateView): string {
   const parts = [workflow.agentPrompt.trim()];

@@ -6,7 +6,7 @@
  * of its workflow and its ancestors before it runs (./metered-call.ts).
  *
  * Source: spec/platform-service.md § Rules 6 (a worker reaches platform data only through the process that
- * started it), § Session facts named; issue 7 § Models, § Dispatcher and workers.
+ * started it), § Session facts named; docs/decisions.md D7 § Models, § Dispatcher and workers.
  */
 import type { ModelProvider, ModelUsage } from '../ports/model-provider.ts';
 import { PlatformError } from '../ports/platform-error.ts';

@@ -3,7 +3,7 @@
  * set and get variables), service tools through the host, and workflow calls (child sessions). Tool failures go
  * back to the model as error results; only hook errors, spent budgets and timeouts fail a turn.
  *
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (control tools; tool failures), § Sub-workflows.
+ * Source: docs/agent-format.md § workflow.yaml (control tools; tool failures), § Sub-workflows.
  */
 import type { ModelToolCall, ModelToolResult } from '../ports/model-provider.ts';
 import { runAfterHooks } from './hooks.ts';
@@ -61,7 +61,7 @@ async function answerControl(run: TurnRun, state: StateView, call: ModelToolCall
  * Waits per state visit when the state's `budget.parks` is not set. Every park awaiting input counts (a wait, or
  * a reply that ends a turn); a wait past it is refused as a tool error and the model carries on.
  *
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (budget); issue 17 § 6 (give `parks` a default)
+ * Source: docs/agent-format.md § workflow.yaml (budget); docs/decisions.md D17 § 6 (give `parks` a default)
  */
 export const DEFAULT_PARKS = 50;
 
@@ -70,7 +70,7 @@ export const DEFAULT_PARKS = 50;
  * ISO time, or is not in the future (by the turn's clock), is refused as a tool error: a wait already over would
  * resume at every park sweep. Waits beyond the state's `budget.parks` (default {@link DEFAULT_PARKS}) are refused.
  *
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml (control tools, budget); issue 17 § 6
+ * Source: docs/agent-format.md § workflow.yaml (control tools, budget); docs/decisions.md D17 § 6
  */
 function wait(
   run: TurnRun, state: StateView, call: ModelToolCall, input: Record<string, unknown>, effects: MessageEffects,

@@ -4,7 +4,7 @@
  * worker's token) and in-process (core/boot/turn-host.ts, over the stores). Times are stamped by the host.
  *
  * Source: spec/platform-service.md § Rules 6 (a worker reaches platform data only through the process that
- * started it); issue 7 § Dispatcher and workers, § Models.
+ * started it); docs/decisions.md D7 § Dispatcher and workers, § Models.
  */
 import type { ModelMessage, ModelToolCall, ModelToolDefinition, ModelUsage } from '../ports/model-provider.ts';
 import type { PendingWork, SessionStatus, SessionValue, TurnError, TurnKind, TrailEntry } from './model.ts';

@@ -2,7 +2,8 @@
  * The mutable state of one running turn, shared by the engine's steps: the context it loaded, the thread,
  * counters against the limits, and the checkpoint writer.
  *
- * Source: issue 7 § Sessions and turns (resuming continues from the recorded state and never re-runs finished steps).
+ * Source: docs/decisions.md D7 § Sessions and turns (resuming continues from the recorded state and never re-runs
+ * finished steps).
  */
 import type { ModelMessage } from '../ports/model-provider.ts';
 import { PlatformError } from '../ports/platform-error.ts';

@@ -1,5 +1,5 @@
 /**
- * One `platform_workflow_<slug>` call of a model message. Source: ../shared/AGENT-FORMAT.md § Sub-workflows.
+ * One `platform_workflow_<slug>` call of a model message. Source: docs/agent-format.md § Sub-workflows.
  */
 import type { ModelToolCall } from '../ports/model-provider.ts';
 import type { CallableWorkflow } from './workflow-view.ts';

@@ -5,7 +5,7 @@
  * already on the chain (a cycle) is refused. A child that parks parks its parent; the decision or reply is taken on
  * the parent and forwarded.
  *
- * Source: ../shared/AGENT-FORMAT.md § Sub-workflows; spec/platform-service.md § Session facts named.
+ * Source: docs/agent-format.md § Sub-workflows; spec/platform-service.md § Session facts named.
  */
 import type { ModelToolCall, ModelToolResult } from '../ports/model-provider.ts';
 import { dispatchIdOf } from './rules.ts';

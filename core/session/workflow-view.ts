@@ -1,9 +1,9 @@
 /**
  * What the turn engine knows of a published workflow: a plain view built from a validated build by the
  * process (core/boot/workflow-view.ts reads core/agent's files), so this domain needs no YAML and no
- * other domain. Defaults of AGENT-FORMAT.md's settings are applied when the view is built.
+ * other domain. Defaults of docs/agent-format.md's settings are applied when the view is built.
  *
- * Source: ../shared/AGENT-FORMAT.md § workflow.yaml, § Sub-workflows; issue 7 § Sessions and turns.
+ * Source: docs/agent-format.md § workflow.yaml, § Sub-workflows; docs/decisions.md D7 § Sessions and turns.
  */
 import { PlatformError } from '../ports/platform-error.ts';
 
@@ -54,7 +54,7 @@ export interface CallableWorkflow {
   trigger: string;
 }
 
-/** Limits of a workflow's settings, defaults applied. Source: ../shared/AGENT-FORMAT.md § workflow.yaml (settings). */
+/** Limits of a workflow's settings, defaults applied. Source: docs/agent-format.md § workflow.yaml (settings). */
 export interface WorkflowLimits {
   /** Child session depth below a root (default 3). */
   childDepth: number;
@@ -92,7 +92,7 @@ export interface WorkflowView {
   callable: Record<string, CallableWorkflow>;
 }
 
-/** Default limits. Source: ../shared/AGENT-FORMAT.md § workflow.yaml (settings.limits) as documented in docs/agent-format.md. */
+/** Default limits. Source: docs/agent-format.md § workflow.yaml (settings.limits) as documented in docs/agent-format.md. */
 export const defaultWorkflowLimits: WorkflowLimits = { childDepth: 3, childConcurrency: 4, turnSeconds: 600, modelCallsPerTurn: 50 };
 
 /**

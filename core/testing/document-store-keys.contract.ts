@@ -4,7 +4,8 @@
  * `$set` and upsert, next to real Dates, and the platform's own fields stay queryable. Registered by
  * `documentStoreContract` in document-store.contract.ts.
  *
- * Source: issue 17 § 8 (hostile but valid input is stored losslessly); ../shared/ARCHITECTURE.md § Ports, adapters,
+ * Source: docs/decisions.md D17 § 8 (hostile but valid input is stored losslessly); docs/architecture.md § Ports and
+ * adapters,
  * contracts.
  */
 import { expect, it } from 'vitest';

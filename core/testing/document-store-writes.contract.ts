@@ -3,7 +3,7 @@
  * two instances over the same data) and the helpers both halves share. Registered by
  * `documentStoreContract` in document-store.contract.ts.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts.
+ * Source: docs/architecture.md § Ports and adapters.
  */
 import { expect, it } from 'vitest';
 import type { BaseDocument, DocumentCollection, DocumentStore } from '../ports/document-store.ts';

@@ -2,7 +2,7 @@
  * Contract suite of the {@link DocumentStore} port: every adapter (the in-memory fake, SQLite,
  * MongoDB) registers it from its own test file and must pass it unchanged.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts.
+ * Source: docs/architecture.md § Ports and adapters.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DocumentCollection } from '../ports/document-store.ts';

@@ -2,7 +2,7 @@
  * Contract suite of the {@link JobQueue} port: every adapter registers it from its own test file and
  * must pass it unchanged. Waits poll for an outcome (behaviour), never assert how long it took.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts; ../shared/spec/platform-service.md
+ * Source: docs/architecture.md § Ports and adapters; ../shared/spec/platform-service.md
  * § Processes (dispatcher consumes every queue).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { systemClock } from '../adapters/runtime/system-clock.ts';
 /**
  * What the factory of {@link jobQueueContract} returns for one test.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts.
+ * Source: docs/architecture.md § Ports and adapters.
  */
 export interface JobQueueFixture {
   /** A job queue whose queues hold no jobs. */
@@ -27,7 +27,7 @@ type SeenJob = { id: string; name: string; data: unknown };
 /**
  * Polls `check` every 25 ms until it passes or `timeoutMs` (default 10 000) has gone by.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts.
+ * Source: docs/architecture.md § Ports and adapters.
  */
 export async function eventually(check: () => Promise<void> | void, timeoutMs = 10_000): Promise<void> {
   const deadline = systemClock.now().getTime() + timeoutMs;
@@ -55,7 +55,7 @@ const ZERO = { waiting: 0, active: 0, completed: 0, failed: 0, delayed: 0 };
  * @param name - adapter name shown in test output
  * @param make - creates a fresh job queue per test
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts.
+ * Source: docs/architecture.md § Ports and adapters.
  */
 export function jobQueueContract(name: string, make: () => Promise<JobQueueFixture>): void {
   describe(`JobQueue contract: ${name}`, () => {

@@ -3,7 +3,7 @@
  * adapter (mingo filters, unique indexes, TTL) and the same contract suite. Documents are deep-copied
  * in and out, so callers never share objects with the store.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (fakes in core/testing).
+ * Source: docs/architecture.md § Ports and adapters (fakes in core/testing).
  */
 import type {
   BaseDocument,

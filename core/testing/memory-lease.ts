@@ -3,7 +3,7 @@
  * `ttlMs` after its last acquire or renew; the holder may acquire again (restarting its time);
  * only the holder renews or releases.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (fakes in core/testing);
+ * Source: docs/architecture.md § Ports and adapters (fakes in core/testing);
  * ../shared/spec/platform-service.md § Single-dispatcher lease.
  */
 import { checkedLeaseArgument, checkedLeaseTtlMs, type Lease } from '../ports/lease.ts';
@@ -12,7 +12,7 @@ import { systemClock } from '../adapters/runtime/system-clock.ts';
 /**
  * Options of {@link createMemoryLease}.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (fakes in core/testing).
+ * Source: docs/architecture.md § Ports and adapters (fakes in core/testing).
  */
 export interface MemoryLeaseOptions {
   /** Clock in epoch milliseconds; default the system clock. Tests inject one to move time without waiting. */
@@ -35,7 +35,7 @@ export function createMemoryLeaseData(): MemoryLeaseData {
 /**
  * A lease store instance over fresh data holding no lease, or over `options.data` shared with other instances.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (fakes in core/testing).
+ * Source: docs/architecture.md § Ports and adapters (fakes in core/testing).
  */
 export function createMemoryLease(options: MemoryLeaseOptions = {}): Lease {
   const now = options.now ?? (() => systemClock.now().getTime());

@@ -3,7 +3,7 @@
  * rules (`invalid_key`, `key_conflict` when a key would be both an object and a folder) so unit tests
  * catch what the single-machine install would refuse. Bytes are copied in and out.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (fakes in core/testing).
+ * Source: docs/architecture.md § Ports and adapters (fakes in core/testing).
  */
 import type { ObjectStore } from '../ports/object-store.ts';
 import { compareKeys, keyConflict, objectKeySegments } from '../adapters/fs-objects/object-key.ts';

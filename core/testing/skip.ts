@@ -3,7 +3,7 @@
  * test's name above its closing line (scripts/lib/summarise-tests.mjs reads `meta.skipReason` from
  * vitest's JSON report).
  *
- * Source: issue 6 § 4 (honest test counts); ../shared/ARCHITECTURE.md § Tests.
+ * Source: docs/decisions.md D6 § 4 (honest test counts); docs/architecture.md § Tests and measurements.
  */
 import type { TestContext } from 'vitest';
 

@@ -1,5 +1,5 @@
 /**
- * The starvation figure of the semantic benchmark (issue 18 § 2): one project sends 12 runaway queries
+ * The starvation figure of the semantic benchmark (docs/decisions.md D18 § 2): one project sends 12 runaway queries
  * (a cross join of 10^12 rows that would run to the 30 s timeout) and abandons them (its client goes away
  * after a moment), as single requests or as JSON-RPC batches; another project's `SELECT 1` is sent as
  * they are abandoned. The figure is the milliseconds that `SELECT 1` took, through the front proxy.

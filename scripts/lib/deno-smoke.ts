@@ -5,7 +5,7 @@
  * Schemas, yaml, ipaddr.js, gpt-tokenizer, TypeBox) and the web globals (btoa, TextEncoder).
  * Prints one line per failure and a closing `[deno] smoke: …` line; exits 1 on any failure.
  *
- * Source: ../shared/ARCHITECTURE.md § Layout (domain code runs on Deno too).
+ * Source: docs/architecture.md § Layout (domain code runs on Deno too).
  */
 
 interface DenoLike {

@@ -1,14 +1,14 @@
 /**
  * Optional platform sign-in (the AG-UI and MCP paths under /api/agui and /api/mcp) on the real API over
  * HTTP, oidc mode: only an absent or invalid credential leaves an anonymous caller; an identity provider
- * that cannot be reached answers 503 `sign_in_unavailable`. Before issue 6 every error was swallowed
+ * that cannot be reached answers 503 `sign_in_unavailable`. Before docs/decisions.md D6 every error was swallowed
  * (`resolvePrincipal(request).catch(() => undefined)`), so the 503 became an anonymous caller.
  *
  * The API has no AG-UI or MCP route yet: an anonymous caller there reaches routing and gets 404 `not_found`;
  * a refused sign-in is answered before routing.
  *
  * Source: ../shared/spec/platform-service.md § Incoming connection authentication (rules 1, 2);
- * § Platform sign-in modes (oidc); issue 6 § 3.
+ * § Platform sign-in modes (oidc); docs/decisions.md D6 § 3.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type RunningApi } from '../helpers/api-process.ts';

@@ -1,10 +1,10 @@
 /**
  * Query strings of the real API (bins/api/main.ts over HTTP): every route checks its parameters with
  * TypeBox, answering 400 with the parameter named and what it must be, and every list is capped whatever
- * the caller sends. Before issue 6, `GET …/calls?limit=abc` became NaN and answered the whole call log.
+ * the caller sends. Before docs/decisions.md D6, `GET …/calls?limit=abc` became NaN and answered the whole call log.
  *
  * Source: ../shared/spec/platform-service.md § Errors; ../shared/spec/semantic-query-service.md § Resources
- * (call log entry); issue 6 § 3.
+ * (call log entry); docs/decisions.md D6 § 3.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteDocumentStore } from '../../core/adapters/sqlite/index.ts';
@@ -104,7 +104,7 @@ describe('routes that take no query parameters', () => {
       const { status, body } = await get(`${path}?limit=abc`);
       expect({ path, status, body: body.error }).toEqual({ path, status: 400, body: { code: 'invalid_argument', message: 'This route takes no query parameters; remove "limit".' } });
     }
-    // The project list takes one: the organization (issue 17 § 1).
+    // The project list takes one: the organization (docs/decisions.md D17 § 1).
     const { status, body } = await get('/api/semantic/projects?limit=abc');
     expect({ status, body: body.error }).toEqual({
       status: 400,

@@ -1,5 +1,5 @@
 /**
- * The README's first command on a clean Debian machine (issue 6 § 1): a podman container from a
+ * The README's first command on a clean Debian machine (docs/decisions.md D6 § 1): a podman container from a
  * debootstrap bookworm root file system with only Debian's `nodejs` (18) and `npm` (9) added
  * (test/helpers/clean-debian.sh, made once and cached), a copy of this checkout's committed tree (no
  * node_modules, dist or data), and `scripts/start` run as root inside it. It must install what it needs (caddy,

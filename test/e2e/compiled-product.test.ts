@@ -4,7 +4,7 @@
  * token, and the MCP SDK client gets a real DuckDB answer through the front proxy. Also: the
  * embedded DuckDB library is written once per cache directory and reused, and every other e2e
  * file has a compiled twin (compiled-<file>), so the executables pass the same tests as the sources.
- * Source: ../shared/ARCHITECTURE.md § Tests and measurements; ../shared/TOOLCHAIN.md § Bun single-file executables.
+ * Source: docs/architecture.md § Tests and measurements; ../shared/TOOLCHAIN.md § Bun single-file executables.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';

@@ -6,7 +6,7 @@
  * The image sets NODE_ENV=production, whose sign-in modes are not part of this build yet: the runs
  * here pass NODE_ENV=development (the built-in dev user).
  * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 2, 8, 9,
- * § Limits (health check), § Versioning (image labels); ../shared/ARCHITECTURE.md § Tests.
+ * § Limits (health check), § Versioning (image labels); docs/architecture.md § Tests and measurements.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';

@@ -5,7 +5,7 @@
  * (HOST=0.0.0.0 reached at the machine's address) and the APP_BASE_URL host keep working; the own-pages rule wants
  * one of the platform's origins, not merely "Origin equals Host"; health checks keep answering.
  *
- * Source: issue 17 § 7; ../shared/spec/platform-service.md § Authentication rule 1, § Deployment settings
+ * Source: docs/decisions.md D17 § 7; ../shared/spec/platform-service.md § Authentication rule 1, § Deployment settings
  * (APP_BASE_URL).
  */
 import { request } from 'node:http';
@@ -132,7 +132,7 @@ describe('the Host check (DNS rebinding)', () => {
   }, 90_000);
 });
 
-describe('the Host check on the semantic admin routes and the MCP endpoints (issue 18 § 5)', () => {
+describe('the Host check on the semantic admin routes and the MCP endpoints (docs/decisions.md D18 § 5)', () => {
   const own = () => `127.0.0.1:${port}`;
   const rebound = () => `rebind.attacker.example:${port}`;
   const slug = 'rebind-target';

@@ -10,7 +10,7 @@
  *   token naming made-up agents gets at most 10 × the limit in all.
  *
  * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_USER_RATE_PER_MINUTE), § Errors,
- * § Limits; issue 17 § 6.
+ * § Limits; docs/decisions.md D17 § 6.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -5,7 +5,8 @@
  * the API between tries, then reported with the project named. The demo agent (scripts/seed-demo-agent.ts)
  * is imported and published in the default organization when it is missing or has no published build,
  * and left as it is otherwise.
- * Source: issue 6 § 1 (first-start seeding survives a restart of the API); issue 7 § Done when.
+ * Source: docs/decisions.md D6 § 1 (first-start seeding survives a restart of the API); docs/decisions.md D7 § Done
+ * when.
  */
 import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,7 @@
 /**
  * The semantic service as a tool collection answers only the organization that owns the configured token's project
- * (issue 17 § 1), end to end: the product (proxy, api, dispatcher, semantic-mcp) with the scripted model and the
+ * (docs/decisions.md D17 § 1), end to end: the product (proxy, api, dispatcher, semantic-mcp) with the scripted model
+ * and the
  * flights project's token in the config's services list. The dev user owns the default organization (where the
  * flights project is) and a second one; the demo agent is published in both. The second organization's session
  * calls `semantic__execute_query` and its model is given the tool error naming no organization, while the semantic

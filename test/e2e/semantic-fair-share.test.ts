@@ -1,12 +1,12 @@
 /**
- * End to end through the front proxy (issue 18 § 2): one caller cannot starve the others. Project A sends
+ * End to end through the front proxy (docs/decisions.md D18 § 2): one caller cannot starve the others. Project A sends
  * 12 runaway queries with one token (a cross join that would run to the 30 s timeout) and its client goes
  * away after a moment, as single requests and as JSON-RPC batches of three; project B's `SELECT 1`, sent as
  * A's client goes away, answers. A's queries were stopped, not left to their timeouts: the server log says
  * cancelled (running queries interrupted, waiting ones dropped, a batch's remaining calls not run), and A's
  * own next query finds its share free at once (a share still held by runaways would make it wait past the
  * pool's longest wait and be refused). No timing threshold: the outcome and order are asserted.
- * Source: ../shared/spec/semantic-query-service.md § Limits; issue 18 § 2.
+ * Source: ../shared/spec/semantic-query-service.md § Limits; docs/decisions.md D18 § 2.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

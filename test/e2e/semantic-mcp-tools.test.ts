@@ -58,7 +58,8 @@ describe('connection and authentication', () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.get_semantic_model.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
     expect(byName.request_improvement.annotations?.readOnlyHint).toBe(false);
-    // Rows are carried once, as JSON text (issue 18 § 3): an output schema would oblige structuredContent too.
+    // Rows are carried once, as JSON text (docs/decisions.md D18 § 3): an output schema would oblige structuredContent
+    // too.
     expect(tools.filter((t) => t.outputSchema !== undefined)).toEqual([]);
     expect(byName.execute_query.description).toMatch(/Answers JSON text \{columns: \[\{name, type\}\], rows: /);
     expect(byName.get_datasets.inputSchema.properties?.datasets).toMatchObject({ minItems: 1, maxItems: 10 });

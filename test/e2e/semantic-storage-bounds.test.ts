@@ -1,12 +1,14 @@
 /**
- * End to end through the front proxy: what a caller can make the semantic service store is bounded (issue 18 § 4)
+ * End to end through the front proxy: what a caller can make the semantic service store is bounded (docs/decisions.md
+ * D18 § 4)
  * and SQL holding NUL is refused before anything is logged as run (§ 6). Params beyond the placeholders are
  * refused; a stored query expires 30 days after its last use and a token keeps its 200 most recently used; the
  * call log keeps an unknown tool name as a 64-character excerpt, so Monitoring's list stays small; a token may
  * submit 20 improvement requests a day. The reproductions are the issue's, driven with the MCP SDK client or curl's
  * equivalent (fetch); an expired query is made by moving its last use back 31 days in the product's own store.
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools, § Resources (call log entry); issue 18 § 4, § 6.
+ * Source: ../shared/spec/semantic-query-service.md § Tools, § Resources (call log entry); docs/decisions.md D18 § 4, §
+ * 6.
  */
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -187,7 +189,7 @@ describe('improvement requests', () => {
   });
 });
 
-describe('SQL holding NUL (issue 18 § 6)', () => {
+describe('SQL holding NUL (docs/decisions.md D18 § 6)', () => {
   it('is refused with query_rejected and logged as an error, not as a run statement', async () => {
     const sql = "SELECT 1 AS one\u0000; CREATE MACRO upper(x) AS 'PWNED'";
     const refused = await query(clients[0], sql, { store: false });

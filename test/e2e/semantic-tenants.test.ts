@@ -1,5 +1,6 @@
 /**
- * Semantic projects belong to an organization (issue 17 § 1), over the real API (bins/api/main.ts over HTTP)
+ * Semantic projects belong to an organization (docs/decisions.md D17 § 1), over the real API (bins/api/main.ts over
+ * HTTP)
  * signing in against a real local OpenID provider:
  * - Ada (her personal organization) creates a project, saves a model, publishes it and mints a token; Bob (his
  *   own organization) drives every /api/semantic route against it and gets 404 with exactly the body of a project

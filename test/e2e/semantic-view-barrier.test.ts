@@ -1,13 +1,14 @@
 /**
  * End to end through the front proxy with the official MCP client: the view is a security boundary
- * (issue 18 § 1). On a 300,000-row table (past the ~51,200 rows where DuckDB's adaptive filter
+ * (docs/decisions.md D18 § 1). On a 300,000-row table (past the ~51,200 rows where DuckDB's adaptive filter
  * ordering ran a caller's predicate before the view's own filter), for each kind of view filter
  * (constant, lower(), JOIN with an allow-list table, IN (subquery)): the reproduction shows no hidden
  * email, the exclusion walk ends at once, and an error oracle keyed on a hidden row stays silent
  * while one keyed on a visible row does error (the query shape reaches the engine). A dataset's ENUM
  * column names no value that only hidden rows hold (DESCRIBE, typeof, enum_range, result types).
  * Scope files of two projects with identical data and of both planes of a model never evict each other.
- * Source: ../shared/spec/semantic-query-service.md § What the service does (3), § Query validation; issue 18 § 1.
+ * Source: ../shared/spec/semantic-query-service.md § What the service does (3), § Query validation; docs/decisions.md
+ * D18 § 1.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,6 @@
 /**
- * Spend caps hold under concurrency (issue 17 § 5), through the product (entrypoint, proxy, API, dispatcher with a
+ * Spend caps hold under concurrency (docs/decisions.md D17 § 5), through the product (entrypoint, proxy, API,
+ * dispatcher with a
  * worker per turn, embedded store) against the scripted OpenAI-compatible model server: a day cap of 1 USD on the
  * relay agent's `lead` workflow, 12 sessions started at once with 12 turn slots, a model priced per prompt token.
  * The scripted model reports the prompt tokens it was sent (o200k_base count of the messages and tools, as a

@@ -1,5 +1,6 @@
 /**
- * The demo agent's endpoints and triggers against `scripts/start` as a newcomer runs it (issue 8 § Done when),
+ * The demo agent's endpoints and triggers against `scripts/start` as a newcomer runs it (docs/decisions.md D8 § Done
+ * when),
  * with the demo model (test/helpers/demo-model.ts) standing in for CAIRN_MODEL_*: the start banner prints the
  * AG-UI, MCP and webhook endpoints of the connections it registered (chat, tools, hooks) on its own address;
  * the MCP SDK client lists and calls the workflow tool with a token from `cairn connection regenerate-token`
@@ -11,7 +12,8 @@
  * per minute gets 429 with Retry-After; a second start registers nothing again and prints the same addresses. A
  * script that waits for /api/health and then calls the product meets no failure during the first start (it comes
  * up once).
- * Source: README.md § The demo agent's endpoints and triggers; issue 8 § Done when; spec/platform-service.md
+ * Source: README.md § The demo agent's endpoints and triggers; docs/decisions.md D8 § Done when;
+ * spec/platform-service.md
  * § Incoming connection authentication, § Firings, § Errors, § Limits.
  */
 import { HttpAgent } from '@ag-ui/client';
@@ -49,7 +51,8 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'cairn-demo-endpoints-'));
   const ports = Object.fromEntries(await Promise.all(['PORT', 'API_PORT', 'SEMANTIC_MCP_PORT', 'CAIRN_EMBEDDED_QUEUE_PORT'].map(async (n) => [n, String(await freePort())])));
   env = { ...ports, CAIRN_DATA_DIR: dataDir, HOST: '', CAIRN_PROXY_BIND: '', PLATFORM_CONFIG: '', PLATFORM_CONFIG_FILE: '', CAIRN_MODEL_BASE_URL: model.baseUrl, CAIRN_MODEL: 'demo-model', CAIRN_MODEL_API_KEY: '', CAIRN_MODEL_PROVIDER: '', CAIRN_MODEL_PRICES: '' };
-  // The test's OpenID provider is on loopback over http: owner-supplied URLs may point there (issue 17 § 6).
+  // The test's OpenID provider is on loopback over http: owner-supplied URLs may point there (docs/decisions.md D17 §
+  // 6).
   env.PLATFORM_ALLOW_PRIVATE_URLS = 'true';
   base = `http://127.0.0.1:${ports.PORT}`;
   start = runStartScript(env);

@@ -1,5 +1,5 @@
 /**
- * `scripts/start` on this machine as a newcomer would run it (issue 6 § 1), with 3001, 3002 and 6379
+ * `scripts/start` on this machine as a newcomer would run it (docs/decisions.md D6 § 1), with 3001, 3002 and 6379
  * already taken (a system redis, another dev server): it picks free loopback ports and says so, binds
  * the front proxy to loopback only, survives a kill -9 of the API while `cairn semantic import`
  * uploads the demo (the seeding is retried, the demo token is not duplicated), prints a token that
@@ -11,7 +11,7 @@
  * once, naming the demo token it minted before the platform started (no restart, no [config] line leaving
  * out the semantic service), and a second start passes the saved token (the agent left as it is).
  * Source: README.md § Two commands; ../shared/spec/platform-service.md § Processes of the all-in-one container;
- * issue 7 § Models (scripts/start paragraph), § Done when.
+ * docs/decisions.md D7 § Models (scripts/start paragraph), § Done when.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

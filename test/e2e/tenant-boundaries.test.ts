@@ -8,7 +8,7 @@
  * `front` resolves to each caller's own agent. Within Acme, Cy (a User, joined by invitation) gets 404 for Ada's
  * chat (read, list, reply, decide, cancel, attributes, chat history) until she holds sessions:personal.
  *
- * Source: issue 17 § 2 (Done when: a two-organization test under oidc drives every route family); spec
+ * Source: docs/decisions.md D17 § 2 (Done when: a two-organization test under oidc drives every route family); spec
  * § Session facts named (a chat is personal), § Authentication rules 7 and 8.
  */
 import { join } from 'node:path';

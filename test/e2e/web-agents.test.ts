@@ -13,7 +13,7 @@
  * No console errors or CSP violations. Screenshots (1280 and 375 px) land in test-results/web/.
  *
  * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication
- * (UI labels); cairn issue 10 (Agents and environments, Connections).
+ * (UI labels); docs/decisions.md D10 (Agents and environments, Connections).
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   [product, browser] = await Promise.all([startWebApp({
-    // A priced model (never called here): a spend cap holds only on a model with prices (issue 17 § 5).
+    // A priced model (never called here): a spend cap holds only on a model with prices (docs/decisions.md D17 § 5).
     PLATFORM_SIGN_IN: 'dev-user', CAIRN_MODEL_BASE_URL: 'http://127.0.0.1:9/v1', CAIRN_MODEL: 'demo-model',
     CAIRN_MODEL_PRICES: '3,15,0.3,3.75',
   }), launchBrowser()]);

@@ -12,7 +12,7 @@
  * (test/web/chat-transcript.test.ts); a Reader's refusal is checked by the route test (bins/api/chat-routes.test.ts):
  * under dev-user every request is the one local user.
  *
- * Source: issue 10 § Chat, § Tests (chat through a decision to the end); spec/platform-service.md § Stream and custom events.
+ * Source: docs/decisions.md D10 § Chat, § Tests (chat through a decision to the end); spec/platform-service.md § Stream and custom events.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

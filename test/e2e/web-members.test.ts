@@ -15,7 +15,8 @@
  * - a connection two triggers name shows Error with the deployment's message, and Retry now reconciles again.
  * No console errors or CSP violations on any page. Screenshots (1280 and 375 px) land in test-results/web/.
  *
- * Source: issue 10 § Tests (chat through a decision to the end, see the sub-workflow block, invite a second member
+ * Source: docs/decisions.md D10 § Tests (chat through a decision to the end, see the sub-workflow block, invite a
+ * second member
  * under oidc and have them join, check that a Reader cannot start a chat); spec/platform-service.md § Authentication
  * rules 4, 7 and 8, § Stream and custom events.
  */

@@ -7,7 +7,7 @@
  * No console errors or CSP violations. Screenshots (1280 and 375 px) land in test-results/web/.
  *
  * Source: spec/semantic-query-service.md § Authentication (client configuration shape), § Resources and
- * their fields (access token, improvement request); cairn issue 9 (MCP Access, Improvement requests).
+ * their fields (access token, improvement request); docs/decisions.md D9 (MCP Access, Improvement requests).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 /**
- * The organization of a new semantic project in the web app (issue 17 § 1), in a real browser against the product
+ * The organization of a new semantic project in the web app (docs/decisions.md D17 § 1), in a real browser against the
+ * product
  * as `scripts/start` starts it (dev-user): with one organization the Create form asks nothing and the project goes
  * to it; once the member is in two, Create project and Import project directory ask for the organization (a
  * required select filled from GET /api/orgs), and the project is created in the one chosen.

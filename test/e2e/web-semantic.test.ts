@@ -8,7 +8,7 @@
  * the result table, revoke the token (the MCP endpoint then answers 401). Every page is screenshot at 1280 px
  * (the key ones at 375 px too) into test-results/web/; no console errors or CSP violations on the way.
  *
- * Source: cairn issue 9 (Projects, Editor, Playground, Monitoring, MCP Access; browser tests); the accessible
+ * Source: docs/decisions.md D9 (Projects, Editor, Playground, Monitoring, MCP Access; browser tests); the accessible
  * names are the pages' fixed ones (Editor+Import, Playground+Monitoring, MCP Access).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

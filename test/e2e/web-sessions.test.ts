@@ -10,7 +10,7 @@
  * it opens is decided from its page. No console
  * errors or CSP violations. Screenshots (1280 and 375 px) land in test-results/web/.
  *
- * Source: issue 10 § Sessions, § Tests (create a webhook connection and fire it with curl, see the session
+ * Source: docs/decisions.md D10 § Sessions, § Tests (create a webhook connection and fire it with curl, see the session
  * appear, decide it from the session page); spec/platform-service.md § Session facts named.
  */
 import { execFileSync } from 'node:child_process';

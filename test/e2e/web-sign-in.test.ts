@@ -12,7 +12,7 @@
  * sees "Verify your email address", a waitlist refusal "You are on the waitlist".
  * Screenshots land in test-results/web/.
  *
- * Source: cairn issue 9 (browser tests); spec/platform-service.md § Platform sign-in modes, § Rules 3, 4, 6,
+ * Source: docs/decisions.md D9 (browser tests); spec/platform-service.md § Platform sign-in modes, § Rules 3, 4, 6,
  * § Front proxy routes (CSP).
  */
 import { decodeJwt } from 'jose';

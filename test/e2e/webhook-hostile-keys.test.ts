@@ -5,7 +5,7 @@
  * session whose trigger variable reads back exactly as sent, and the session settles (its updates keep working).
  * A test agent with a webhook trigger (test/fixtures/agents/hooks) and the scripted model, as for the demo agent.
  *
- * Source: issue 17 § 8; ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore).
+ * Source: docs/decisions.md D17 § 8; docs/architecture.md § Ports and adapters (DocumentStore).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

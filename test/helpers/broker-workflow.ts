@@ -2,7 +2,7 @@
  * A workflow and recorded sessions for the unit tests of the broker's rules (core/session/broker-*.test.ts): an
  * agent state `ask` (requires `answer`, on_error `failed`, semantic allowed but execute_query forbidden on the
  * `secret` model), a human state `review`, terminal `done` and `failed`; `lookup` and the workflow itself callable.
- * Source: issue 17 § 4.
+ * Source: docs/decisions.md D17 § 4.
  */
 import type { SessionRecord } from '../../core/session/model.ts';
 import type { StateView, WorkflowView } from '../../core/session/workflow-view.ts';

@@ -4,7 +4,7 @@
  * Screenshots go to test-results/web/<name>.png (git-ignored); every page collects console errors, page
  * errors and Content-Security-Policy violations so a test can assert there were none.
  *
- * Source: cairn issue 9 (browser tests); spec/platform-service.md § Front proxy routes (CSP).
+ * Source: docs/decisions.md D9 (browser tests); spec/platform-service.md § Front proxy routes (CSP).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -11,7 +11,7 @@
  * their ID tokens and on their JWT access tokens for the requested resource, and session cookies that are
  * `SameSite=None; Secure` so the hidden-frame restore of a cross-site app receives them.
  *
- * Source: ../shared/TOOLCHAIN.md § Libraries (OIDC); ../shared/ARCHITECTURE.md § Ports, adapters, contracts.
+ * Source: ../shared/TOOLCHAIN.md § Libraries (OIDC); docs/architecture.md § Ports and adapters.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

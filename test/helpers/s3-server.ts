@@ -2,7 +2,7 @@
  * A real S3-protocol server (s3rver) in a child process for one test file, on a loopback port the OS
  * chooses, over a temporary directory, stopped by PID.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (ObjectStore tested against s3rver);
+ * Source: docs/architecture.md § Ports and adapters (ObjectStore tested against s3rver);
  * ../shared/TOOLCHAIN.md § Libraries (S3: run s3rver with Node and --openssl-legacy-provider).
  */
 import { spawn } from 'node:child_process';
@@ -18,7 +18,7 @@ const runner = join(root, 'test/helpers/s3rver-runner.cjs');
 /**
  * A running s3rver.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (ObjectStore tested against s3rver).
+ * Source: docs/architecture.md § Ports and adapters (ObjectStore tested against s3rver).
  */
 export interface RunningS3 {
   /** `http://127.0.0.1:<port>` */
@@ -40,7 +40,7 @@ export interface RunningS3 {
  * @param options - `bucket` (default `cairn-test`), `startTimeoutMs` (default 20 000)
  * @throws Error when the server does not report its port in time or exits first
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (ObjectStore tested against s3rver).
+ * Source: docs/architecture.md § Ports and adapters (ObjectStore tested against s3rver).
  */
 export async function startS3(options: { bucket?: string; startTimeoutMs?: number } = {}): Promise<RunningS3> {
   const bucket = options.bucket ?? 'cairn-test';

@@ -43,7 +43,8 @@ export function textOf(result: object): string {
 
 /**
  * The answer of execute_query or execute_stored_query: the JSON text of the result's one text item. Throws when the
- * result has any other shape, structuredContent included: the rows are carried once, as text (issue 18 § 3).
+ * result has any other shape, structuredContent included: the rows are carried once, as text (docs/decisions.md D18 §
+ * 3).
  */
 export function queryOutputOf(result: object): QueryOutput {
   type Result = { content?: { type: string; text?: string }[]; structuredContent?: unknown };

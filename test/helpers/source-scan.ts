@@ -13,7 +13,7 @@ export interface ImportEdge {
   typeOnly: boolean;
 }
 
-/** Globals a runtime-neutral module must not touch (ARCHITECTURE.md § Layout: runs on Deno too). */
+/** Globals a runtime-neutral module must not touch (docs/architecture.md § Layout: runs on Deno too). */
 export const HOST_GLOBALS = ['Buffer', 'process', 'Bun', 'Deno', 'require'] as const;
 
 function parse(file: string): ts.SourceFile {

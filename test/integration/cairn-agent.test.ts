@@ -2,7 +2,7 @@
  * `cairn agent validate <dir>` run as a real process: the demo agent is valid (exit 0, one summary line);
  * a broken copy prints each problem as `file:line:col key: message` (escaped for the terminal) and exits 1;
  * `--json` gives the list.
- * Source: issue 7 § Operators; ../shared/AGENT-FORMAT.md.
+ * Source: docs/decisions.md D7 § Operators; docs/agent-format.md.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -6,7 +6,7 @@
  * waits for input, is replied to, parks for a decision, is decided and ends succeeded; `show` prints its
  * pending wait and decision options, trail, messages, usage and cost; a decision when none is pending and a
  * second decision are refused (exit 1 with the API's message); another session is cancelled.
- * Source: issue 7 § Operators.
+ * Source: docs/decisions.md D7 § Operators.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';

@@ -7,7 +7,8 @@
  * loopback) is refused with 503 naming the variable. Origins are checked before anything (403); a member's own
  * sign-in admits them
  * on AG-UI and MCP with the User role, never on a webhook, never when it is not their own doing.
- * Source: spec/platform-service.md § Incoming connection authentication (rules 1–5); issue 8 § Connections.
+ * Source: spec/platform-service.md § Incoming connection authentication (rules 1–5); docs/decisions.md D8 §
+ * Connections.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admissionDeps, connectionDeps } from '../../core/boot/connection-wiring.ts';

@@ -5,7 +5,7 @@
  * token; regenerate-token issues another; PATCH switches mode (a token once) and refuses another protocol
  * (409); bodies are checked naming the field (400); delete and re-register give the same URL back; output
  * is terminal-safe.
- * Source: issue 8 § Connections, § Operators; spec/platform-service.md § Incoming connection.
+ * Source: docs/decisions.md D8 § Connections, § Operators; spec/platform-service.md § Incoming connection.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -4,8 +4,8 @@
  * count, as replicas do. The servers are real redis-server processes on loopback, stopped by PID.
  *
  * Source: ../shared/spec/semantic-query-service.md § Limits (rate limit per client IP);
- * issue 18 § 3 (N points at once);
- * spec/platform-service.md § Limits (per-user ceiling); issue 6 § 3 (RedisConnection admits a cluster).
+ * docs/decisions.md D18 § 3 (N points at once);
+ * spec/platform-service.md § Limits (per-user ceiling); docs/decisions.md D6 § 3 (RedisConnection admits a cluster).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

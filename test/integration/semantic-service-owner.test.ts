@@ -1,6 +1,7 @@
 /**
  * The semantic service as a tool collection answers only the organization that owns the configured token's project
- * (issue 17 § 1): the dispatcher's catalog (core/boot/service-owners.ts over the mcp-services catalog) against the
+ * (docs/decisions.md D17 § 1): the dispatcher's catalog (core/boot/service-owners.ts over the mcp-services catalog)
+ * against the
  * real product started from sources (semantic-mcp behind the front proxy) and its own document store. An agent of
  * another organization, or a call naming none, gets a tool error naming no organization, and the service never
  * sees the call (its call log does not grow); the owner's agents are answered; a service whose token is not a
@@ -74,7 +75,7 @@ describe('the semantic collection of a deployment-wide token', () => {
     expect(await loggedCalls()).toBe(before);
 
     const answered = await catalog.call('semantic', 'execute_query', one, { orgId: ownerOrg });
-    // Query results travel once, as JSON text (issue 18 § 3), so the catalog's output is that text.
+    // Query results travel once, as JSON text (docs/decisions.md D18 § 3), so the catalog's output is that text.
     expect(answered.isError).toBe(false);
     expect(JSON.parse(String(answered.output))).toMatchObject({ rows: [[1]], rowCount: 1 });
     expect(await loggedCalls()).toBe(before + 1);

@@ -3,7 +3,7 @@
  * SDK's own server (stateless Streamable HTTP) that pages its tools/list, checks its bearer token and has a tool
  * that never answers; and a port that accepts connections but never answers.
  *
- * Source: spec/platform-service.md § Rules 15; issue 7 § The semantic service as a tool collection.
+ * Source: spec/platform-service.md § Rules 15; docs/decisions.md D7 § The semantic service as a tool collection.
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';

@@ -3,7 +3,7 @@
  * behind the front proxy), the demo flights project imported and published, a project token minted with `cairn`.
  * A service "coming up" or "going away" is a loopback TCP forwarder to the product opened or closed on a fixed port.
  *
- * Source: spec/platform-service.md § Rules 15; issue 7 § The semantic service as a tool collection.
+ * Source: spec/platform-service.md § Rules 15; docs/decisions.md D7 § The semantic service as a tool collection.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
  * A webhook delivery whose keyed session is busy, through a real BullMQ queue on a redis-server the test starts:
  * runWebhookJob (the dispatcher's handler of `webhook` jobs) queues it again with a delay under a job id BullMQ
  * accepts, and the later try joins the session once it awaits input.
- * Source: ../shared/AGENT-FORMAT.md § Triggers (`session`); issue 8 (session keys: a busy firing is not lost).
+ * Source: docs/agent-format.md § Triggers (`session`); docs/decisions.md D8 (session keys: a busy firing is not lost).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBullJobQueue, openRedis, type RedisConnection } from '../../core/adapters/redis/index.ts';

@@ -8,7 +8,7 @@
  * neither header and pass.
  *
  * Source: spec/platform-service.md § Authentication rule 1; § Errors (state-changing request sent by another
- * site's page: 403); issue 17 § 7.
+ * site's page: 403); docs/decisions.md D17 § 7.
  */
 import { isOwnHost, ownHostNames } from '../../../core/auth/own-hosts.ts';
 import { PlatformError } from '../../../core/ports/platform-error.ts';

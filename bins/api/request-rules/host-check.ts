@@ -3,7 +3,8 @@
  * the host of APP_BASE_URL or of a CORS_ALLOWED_ORIGINS entry, any port) and refuses any other Host with 421
  * before anything else happens, in every sign-in mode. The front proxy applies the same rule (proxy/Caddyfile).
  *
- * Source: issue 17 § 7; spec/platform-service.md § Deployment settings (APP_BASE_URL, CORS_ALLOWED_ORIGINS).
+ * Source: docs/decisions.md D17 § 7; spec/platform-service.md § Deployment settings (APP_BASE_URL,
+ * CORS_ALLOWED_ORIGINS).
  */
 import { isOwnHost, MISDIRECTED_MESSAGE, ownHostNames, requestHost } from '../../../core/auth/own-hosts.ts';
 import { PlatformError } from '../../../core/ports/platform-error.ts';
@@ -16,7 +17,7 @@ export { MISDIRECTED_MESSAGE, requestHost };
  *   trusted proxy, so its X-Forwarded-Host counts (the request rules' CrossSitePolicy)
  * @throws PlatformError `misdirected_request` (421)
  *
- * Source: issue 17 § 7
+ * Source: docs/decisions.md D17 § 7
  */
 export function refuseForeignHost(
   request: Request,

@@ -7,7 +7,7 @@
  * routes call (`readJson`/`jsonOnly`).
  *
  * Source: spec/platform-service.md § Authentication; § Events (Access log); § Errors; § Limits;
- * ../shared/ARCHITECTURE.md § Conventions (client addresses).
+ * docs/architecture.md § Conventions (client addresses).
  */
 import { Elysia } from 'elysia';
 import type { RedisConnection } from '../../../core/adapters/redis/index.ts';
@@ -187,7 +187,7 @@ function countsAgainstCeiling(context: RuleContext, request: Request, path: stri
  * (503) when the provider or key host cannot be reached, `email_unverified` (403), or an unexpected error (500).
  * @throws the resolver's error unless it is `unauthorized`
  *
- * Source: spec/platform-service.md § Incoming connection authentication (rules 1, 2); issue 6 § 3
+ * Source: spec/platform-service.md § Incoming connection authentication (rules 1, 2); docs/decisions.md D6 § 3
  */
 function anonymousOnInvalidCredential(error: unknown): undefined {
   if (isPlatformError(error, 'unauthorized')) return undefined;

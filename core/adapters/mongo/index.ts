@@ -1,7 +1,7 @@
 /**
  * MongoDB document store (public edge of `core/adapters/mongo`).
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore).
+ * Source: docs/architecture.md § Ports and adapters (DocumentStore).
  */
 export { openMongoDocumentStore, databaseInUri, type MongoDocumentStoreOptions } from './mongo-document-store.ts';
 export { redactMongoUri } from './mongo-errors.ts';

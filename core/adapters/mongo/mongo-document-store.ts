@@ -3,7 +3,7 @@
  * filters, sorts and update operators pass through, Dates are native BSON dates, TTL is MongoDB's own
  * TTL index (expired documents vanish within about a minute, when the server's monitor runs).
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore: MongoDB official driver);
+ * Source: docs/architecture.md § Ports and adapters (DocumentStore: MongoDB official driver);
  * ../shared/spec/platform-service.md § Deployment settings (DOCDB_URI).
  */
 import { MongoClient, type Collection, type Document } from 'mongodb';

@@ -3,7 +3,7 @@
  * removed for messages.
  *
  * Source: core/ports/document-store.ts (duplicate_key on a unique violation);
- * ../shared/ARCHITECTURE.md § Conventions (one error base; messages never hold a secret).
+ * docs/architecture.md § Conventions (one error base; messages never hold a secret).
  */
 import { PlatformError } from '../../ports/platform-error.ts';
 
@@ -24,7 +24,7 @@ const CODES = {
  * @param kind - what was running: `read` maps BadValue to `invalid_filter`, `write` maps update errors
  *   to `invalid_update`, `index` maps index errors to `index_conflict` / `invalid_index`
  *
- * Source: core/ports/document-store.ts; ../shared/ARCHITECTURE.md § Conventions.
+ * Source: core/ports/document-store.ts; docs/architecture.md § Conventions.
  */
 export function mongoFailure(error: unknown, name: string, kind: 'read' | 'write' | 'index'): unknown {
   const code = (error as { code?: unknown } | null)?.code;
@@ -53,7 +53,7 @@ export function mongoFailure(error: unknown, name: string, kind: 'read' | 'write
 /**
  * `uri` without user name, password and options, e.g. `mongodb://db1:27017,db2:27017/cairn`, for messages.
  *
- * Source: core/ports/document-store.ts; ../shared/ARCHITECTURE.md § Conventions.
+ * Source: core/ports/document-store.ts; docs/architecture.md § Conventions.
  */
 export function redactMongoUri(uri: string): string {
   const match = /^(mongodb(?:\+srv)?:\/\/)(?:[^@/]*@)?([^/?]*)(\/[^?]*)?/.exec(uri);
@@ -63,7 +63,7 @@ export function redactMongoUri(uri: string): string {
 /**
  * Removes the user name and password of `uri` from `text` wherever they occur (decoded or not).
  *
- * Source: core/ports/document-store.ts; ../shared/ARCHITECTURE.md § Conventions.
+ * Source: core/ports/document-store.ts; docs/architecture.md § Conventions.
  */
 export function scrubCredentials(text: string, uri: string): string {
   const userInfo = /^mongodb(?:\+srv)?:\/\/([^@/]*)@/.exec(uri)?.[1];

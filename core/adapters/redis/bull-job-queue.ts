@@ -4,7 +4,7 @@
  * operator needs without the payload: core/jobs/failed-jobs.ts).
  *
  * Source: ../shared/spec/platform-service.md § Processes (dispatcher consumes every queue);
- * ../shared/ARCHITECTURE.md § Ports, adapters, contracts (JobQueue: Redis via BullMQ + ioredis).
+ * docs/architecture.md § Ports and adapters (JobQueue: Redis via BullMQ + ioredis).
  */
 import { Queue, Worker, type Job } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
@@ -15,7 +15,7 @@ import type { RedisConnection } from './open-redis.ts';
 /**
  * Options of {@link createBullJobQueue}.
  *
- * Source: core/ports/job-queue.ts; ../shared/ARCHITECTURE.md § Ports, adapters, contracts (JobQueue).
+ * Source: core/ports/job-queue.ts; docs/architecture.md § Ports and adapters (JobQueue).
  */
 export interface BullJobQueueOptions {
   /**
@@ -57,7 +57,7 @@ export interface BullJobQueueOptions {
  *   `maxRetriesPerRequest: null`; from `add`/`consume`/`counts` for a queue name with `:`, and from
  *   `add` for a jobId holding `:` or written as an integer (BullMQ reserves both)
  *
- * Source: core/ports/job-queue.ts; ../shared/ARCHITECTURE.md § Ports, adapters, contracts (JobQueue).
+ * Source: core/ports/job-queue.ts; docs/architecture.md § Ports and adapters (JobQueue).
  */
 export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
   const owned = typeof options.connection === 'string' ? new Redis(options.connection, { maxRetriesPerRequest: null }) : undefined;
@@ -170,7 +170,7 @@ async function countJobs(queue: Queue) {
 /**
  * The BullMQ prefix: on a cluster every key of a queue must share one hash slot.
  *
- * Source: core/ports/job-queue.ts; ../shared/ARCHITECTURE.md § Ports, adapters, contracts (JobQueue).
+ * Source: core/ports/job-queue.ts; docs/architecture.md § Ports and adapters (JobQueue).
  */
 export function queuePrefix(prefix: string, cluster: boolean): string {
   return cluster && !prefix.includes('{') ? `{${prefix}}` : prefix;

@@ -2,7 +2,7 @@
  * Queue store adapters on Redis (public edge of `core/adapters/redis`): the connection, the Lease and
  * the BullMQ JobQueue.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (JobQueue, Lease: Redis via BullMQ + ioredis).
+ * Source: docs/architecture.md § Ports and adapters (JobQueue, Lease: Redis via BullMQ + ioredis).
  */
 export { openRedis, type OpenRedisOptions, type RedisConnection } from './open-redis.ts';
 export { parseRedisUrl, redactRedisTarget, type RedisTarget } from './redis-url.ts';

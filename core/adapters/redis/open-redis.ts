@@ -3,7 +3,7 @@
  * cluster (detected from the server, not configured).
  *
  * Source: ../shared/spec/platform-service.md § Deployment settings (QUEUE_URL);
- * ../shared/ARCHITECTURE.md § Processes (Redis or a Redis cluster; embedded redis-server when QUEUE_URL unset).
+ * docs/architecture.md § Processes (Redis or a Redis cluster; embedded redis-server when QUEUE_URL unset).
  */
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';

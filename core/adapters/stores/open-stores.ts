@@ -1,7 +1,7 @@
 /**
  * Opens the document and object stores named by the store settings (composition helper for bins).
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts; ../shared/spec/platform-service.md
+ * Source: docs/architecture.md § Ports and adapters; ../shared/spec/platform-service.md
  * § Deployment settings (DOCDB_URI, OBJSTORE_*).
  */
 import { join } from 'node:path';

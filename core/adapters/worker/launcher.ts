@@ -6,7 +6,7 @@
  * run with weaker isolation or are refused.
  *
  * Source: ../shared/spec/platform-service.md § Rules 6–8; § Deployment settings (a worker reads none:
- * its environment is built from …); § Operational log lines ([worker]); issue 17 § 3.
+ * its environment is built from …); § Operational log lines ([worker]); docs/decisions.md D17 § 3.
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -50,7 +50,7 @@ export type WorkerMessage =
  * Longest channel line the launcher reads from a worker, in characters (32 MiB of text): a longer line ends
  * the worker (its reading would otherwise grow the starting process's heap without bound).
  *
- * Source: spec/platform-service.md § Rules 6; issue 17 § 3
+ * Source: spec/platform-service.md § Rules 6; docs/decisions.md D17 § 3
  */
 export const WORKER_CHANNEL_LINE_LIMIT = 32 * 1024 * 1024;
 

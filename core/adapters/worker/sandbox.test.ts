@@ -1,6 +1,6 @@
 /**
  * planSandbox: what a launcher does with each isolation setting where namespaces work and where they do not, and the
- * line it prints. Source: issue 17 § 3; spec/platform-service.md § Rules 8.
+ * line it prints. Source: docs/decisions.md D17 § 3; spec/platform-service.md § Rules 8.
  */
 import { describe, expect, it } from 'vitest';
 import { planSandbox } from './sandbox.ts';

@@ -41,7 +41,7 @@ const OUT_OF_MEMORY = /JavaScript heap out of memory|Reached heap limit|Fatal pr
  * its memory limit (PLATFORM_WORKER_TURN_MEMORY_MB = 128 MiB)". `value` is the hook's or turn's limit in
  * seconds (`hook time`, `turn time`) or the line limit in characters (`channel line`).
  *
- * Source: spec/platform-service.md § Errors; § Deployment settings (PLATFORM_WORKER_*); issue 17 § 3
+ * Source: spec/platform-service.md § Errors; § Deployment settings (PLATFORM_WORKER_*); docs/decisions.md D17 § 3
  */
 export function limitMessage(
   kind: WorkerKind, limit: WorkerLimitName, limits: WorkerLimits, value?: number,

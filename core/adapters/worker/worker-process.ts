@@ -8,7 +8,7 @@
  * from outside, and its ending turned into a {@link WorkerOutcome} with one `[worker] ended …` line.
  *
  * Source: ../shared/spec/platform-service.md § Rules 6–8; § Operational log lines ([worker]); § Errors;
- * issue 17 § 3.
+ * docs/decisions.md D17 § 3.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';

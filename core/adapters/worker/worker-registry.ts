@@ -6,7 +6,8 @@
  * /proc/<pid>/stat) keep a reused process id from being taken for a leftover. A second layer under the
  * parent-death signal every worker gets (bubblewrap's --die-with-parent, or setpriv --pdeathsig).
  *
- * Source: ../shared/spec/platform-service.md § Rules 6–7; issue 17 § 3 (a worker dies with its dispatcher).
+ * Source: ../shared/spec/platform-service.md § Rules 6–7; docs/decisions.md D17 § 3 (a worker dies with its
+ * dispatcher).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 /**
  * One running worker as its record holds it.
  *
- * Source: issue 17 § 3
+ * Source: docs/decisions.md D17 § 3
  */
 export interface WorkerRecord {
   pid: number;
@@ -28,7 +29,7 @@ export interface WorkerRecord {
 /**
  * The start time of `pid` in clock ticks since boot, or undefined when it is not running (or /proc is absent).
  *
- * Source: issue 17 § 3
+ * Source: docs/decisions.md D17 § 3
  */
 export function processStartTime(pid: number): string | undefined {
   try {
@@ -48,7 +49,7 @@ function isRunning(pid: number, started: string): boolean {
  * Writes the record of worker `pid` (started by this process) into `runDir`.
  * @returns a function removing the record (call it once the worker has ended)
  *
- * Source: issue 17 § 3
+ * Source: docs/decisions.md D17 § 3
  */
 export function recordWorker(runDir: string, pid: number, workDir: string): () => void {
   const started = processStartTime(pid);
@@ -70,7 +71,7 @@ export function recordWorker(runDir: string, pid: number, workDir: string): () =
  * and to itself), its working directory removed and its record deleted. Records of live owners are left alone.
  * @returns one line per worker ended, e.g. `[worker] ended leftover worker 1234 of a stopped process (pid 1200)`
  *
- * Source: issue 17 § 3 (a restarted dispatcher ends what the previous one left)
+ * Source: docs/decisions.md D17 § 3 (a restarted dispatcher ends what the previous one left)
  */
 export function endLeftoverWorkers(runDir: string): string[] {
   let names: string[];

@@ -3,7 +3,7 @@
  * setpriv's parent-death signal under permission-only), and the signal that ends it (its namespace's init, or
  * its process group).
  *
- * Source: ../shared/spec/platform-service.md § Rules 6–8; issue 17 § 3.
+ * Source: ../shared/spec/platform-service.md § Rules 6–8; docs/decisions.md D17 § 3.
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { sandboxCommand, type SandboxPlan } from './sandbox.ts';
  * setpriv's parent-death signal (SIGKILL) when setpriv is installed. A missing program is left as it is (its start
  * then fails as such: ENOENT).
  *
- * Source: issue 17 § 3
+ * Source: docs/decisions.md D17 § 3
  */
 export function isolate(
   deps: { sandbox?: SandboxPlan; setpriv?: string; inspect?: boolean }, command: WorkerCommand, workDir: string,
@@ -38,7 +38,7 @@ export function isolate(
  * exits by itself, having reaped it (killing the first process first would leave the init to the machine's init as
  * a zombie).
  *
- * Source: issue 17 § 3
+ * Source: docs/decisions.md D17 § 3
  */
 export function signalWorker(child: ChildProcess, sandboxed: boolean, signal: NodeJS.Signals): void {
   const inits = sandboxed ? childrenOf(child.pid!) : [];

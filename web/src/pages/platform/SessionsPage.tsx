@@ -2,7 +2,7 @@
  * Sessions (`/sessions`, `/sessions/<id>`): the filtered list across the agents the member reads, and one
  * session's page with its trail, messages, tool calls, children, usage and cost, and its actions.
  *
- * Source: issue 10 § Sessions; spec/platform-service.md § Session facts named.
+ * Source: docs/decisions.md D10 § Sessions; spec/platform-service.md § Session facts named.
  */
 import './sessions/sessions.css';
 import { SessionDetail } from './sessions/SessionDetail.tsx';

@@ -6,7 +6,7 @@
  * blocks, never mixed into the assistant's text. The history panel lists the member's own chats; opening one shows
  * its messages (`GET /api/sessions/:id`) and its thread id continues it.
  *
- * Source: issue 10 § Chat; spec/platform-service.md § What the service does, § Stream and custom events; docs/endpoints.md § AG-UI.
+ * Source: docs/decisions.md D10 § Chat; spec/platform-service.md § What the service does, § Stream and custom events; docs/endpoints.md § AG-UI.
  */
 import './chat.css';
 import { useQuery, useQueryClient } from '@tanstack/react-query';

@@ -9,7 +9,7 @@
  * checking the session still waits for that very decision (a second click, or another tab that decided first,
  * is told what happened instead of provoking a 409).
  *
- * Source: docs/endpoints.md § AG-UI; spec/platform-service.md § Stream and custom events, § Errors (409); issue 10 § Chat.
+ * Source: docs/endpoints.md § AG-UI; spec/platform-service.md § Stream and custom events, § Errors (409); docs/decisions.md D10 § Chat.
  */
 import './zod-jitless.ts';
 import { HttpAgent } from '@ag-ui/client';

@@ -7,7 +7,8 @@
  * for and until when, cancelled, or the session's status); RUN_ERROR is an error entry. A transcript opened from
  * history is built from the session's stored messages ({@link fromStoredMessages}).
  *
- * Source: spec/platform-service.md § Stream and custom events, § Errors; docs/endpoints.md § AG-UI; issue 10 § Chat.
+ * Source: spec/platform-service.md § Stream and custom events, § Errors; docs/endpoints.md § AG-UI; docs/decisions.md
+ * D10 § Chat.
  */
 import type { MessageView, PendingView } from '../../../../../core/session/session-views.ts';
 

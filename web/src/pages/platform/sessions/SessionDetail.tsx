@@ -4,7 +4,7 @@
  * states, the messages with their tool calls and statuses, the turns, child sessions, usage and cost. Polls every
  * 2 s while a turn runs. Deciding twice is harmless: the second answer shows where the session went.
  *
- * Source: spec/platform-service.md § Session facts named, § Tool-call result status; issue 10 § Sessions.
+ * Source: spec/platform-service.md § Session facts named, § Tool-call result status; docs/decisions.md D10 § Sessions.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';

@@ -2,7 +2,7 @@
  * The Sessions list: filters (Agent, Environment, Workflow, Status, From, To), a page of root sessions newest
  * first, each row a link to its session page. Paged by the server (Previous / Next).
  *
- * Source: issue 10 § Sessions (list with filters: agent, environment, workflow, status, date).
+ * Source: docs/decisions.md D10 § Sessions (list with filters: agent, environment, workflow, status, date).
  */
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';

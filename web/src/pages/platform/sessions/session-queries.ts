@@ -2,7 +2,7 @@
  * Queries and helpers of the sessions pages: the list (`GET /api/sessions`), one session (`GET /api/sessions/:id`),
  * and how statuses look. Shapes come from core/session/session-views.ts.
  *
- * Source: spec/platform-service.md § Session facts named; issue 10 § Sessions.
+ * Source: spec/platform-service.md § Session facts named; docs/decisions.md D10 § Sessions.
  */
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../api/client.ts';
