@@ -13,7 +13,7 @@
  * against bare node with the ratio (docs/decisions.md D17 § 3: within 1.5×).
  * Options: --runs N (default 20).
  *
- * Source: ../shared/spec/platform-service.md § Rules 6 (start-up adds 0.3 to 0.65 s on a fast machine).
+ * Source: spec/platform-service.md § Rules 6 (start-up adds 0.3 to 0.65 s on a fast machine).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -9,7 +9,7 @@
  * whole: it is left alone, nothing is added to it, and one line says what was not applied.
  *
  * Source: docs/decisions.md D7 § Models (scripts/start paragraph), § The semantic service as a tool collection;
- * ../shared/spec/platform-service.md § Rules 13–14.
+ * spec/platform-service.md § Rules 13–14.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

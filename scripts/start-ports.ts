@@ -6,7 +6,7 @@
  * one line saying which; a port the user set that is taken stops the start with a line naming the variable.
  * The container keeps the spec's fixed internal ports: this is scripts/start's choice only.
  *
- * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Deployment settings.
+ * Source: spec/platform-service.md § Processes of the all-in-one container, § Deployment settings.
  */
 import { createServer, type Server } from 'node:net';
 

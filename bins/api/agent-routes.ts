@@ -17,7 +17,7 @@
  * needed is 403 `agent_role_required` (core/boot/agent-authority.ts, the one check). docs/routes.md lists the roles.
  * No route takes query parameters; bodies are checked with TypeBox (400 naming the field).
  *
- * Source: ../shared/spec/platform-service.md (What the service does; § Limits; § Errors); docs/decisions.md D7 § Agents
+ * Source: spec/platform-service.md (What the service does; § Limits; § Errors); docs/decisions.md D7 § Agents
  * and environments, § Operators.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';

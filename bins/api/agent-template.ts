@@ -2,7 +2,7 @@
  * The files a new agent is seeded with: the PLATFORM_TEMPLATE_REPO directory read on each creation, or
  * the built-in template when the directory is missing or holds no file.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_TEMPLATE_REPO: seeds every new
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_TEMPLATE_REPO: seeds every new
  * agent repository; built-in file set when missing or empty).
  */
 import { readFile } from 'node:fs/promises';

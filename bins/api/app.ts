@@ -4,7 +4,7 @@
  * bins/api/main.ts builds it from the booted settings and stores and listens; the request-rules
  * integration test (test/integration/api-rules.test.ts) builds the very same app over the same boot path.
  *
- * Source: ../shared/spec/platform-service.md § Endpoints, § Authentication; docs/architecture.md § Processes.
+ * Source: spec/platform-service.md § Endpoints, § Authentication; docs/architecture.md § Processes.
  */
 import { Elysia } from 'elysia';
 import { createAlbVerifier } from '../../core/adapters/cloud-alb/index.ts';

@@ -2,7 +2,7 @@
  * The handler wrapper of the signed-in JSON routes (organizations, agents): refuses any query
  * parameter, resolves and prepares the caller, and answers errors in the API's JSON shape.
  *
- * Source: ../shared/spec/platform-service.md § Endpoints, § Errors.
+ * Source: spec/platform-service.md § Endpoints, § Errors.
  */
 import type { Logger } from '../../core/ports/logger.ts';
 import { errorToResponse } from './http-helpers.ts';

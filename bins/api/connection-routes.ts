@@ -14,7 +14,7 @@
  * (the failing deployment's message, else null). A create, edit, token regeneration or delete requests a
  * reconciliation of the environment's trigger deployments (a credential change).
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
+ * Source: spec/platform-service.md § Incoming connection, § Incoming connection authentication,
  * § Errors; docs/decisions.md D8 § Connections. Shapes: core/connection/api-views.ts.
  */
 import { Elysia } from 'elysia';

@@ -7,7 +7,7 @@
  * - `POST …/deployments/retry` → 202 {reconciliation} (Maintainer): a member's Retry now, which tries every
  *   deployment again (also those whose retries are exhausted); 503 `queue_unavailable` without a queue store.
  *
- * Source: ../shared/spec/platform-service.md § Trigger deployment; docs/decisions.md D8 § Triggers.
+ * Source: spec/platform-service.md § Trigger deployment; docs/decisions.md D8 § Triggers.
  */
 import { Elysia } from 'elysia';
 import type { ConnectionCaller } from '../../core/connection/index.ts';

@@ -2,7 +2,7 @@
  * Health routes: /api/health answers before any database access; /api/health/ready (behind /healthz)
  * answers 503 while this container's dispatcher lacks the single-dispatcher lease (embedded queue store).
  *
- * Source: ../shared/spec/platform-service.md § Endpoints (/api/health, /healthz), § Errors.
+ * Source: spec/platform-service.md § Endpoints (/api/health, /healthz), § Errors.
  */
 import { Elysia } from 'elysia';
 import type { Lease } from '../../core/ports/lease.ts';

@@ -2,7 +2,7 @@
  * Request and response helpers of the API: JSON bodies checked against TypeBox schemas, size limits,
  * and the one place PlatformError codes become HTTP responses.
  *
- * Source: ../shared/spec/platform-service.md § Limits (1 MiB JSON, 20 MiB upload), § Errors.
+ * Source: spec/platform-service.md § Limits (1 MiB JSON, 20 MiB upload), § Errors.
  */
 import type { TSchema, Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -65,7 +65,7 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
 /**
  * The 413 refusal naming the limit (in MiB, or KiB under 1 MiB).
  *
- * Source: ../shared/spec/platform-service.md § Limits; § Errors (413 from the API)
+ * Source: spec/platform-service.md § Limits; § Errors (413 from the API)
  */
 export function payloadTooLarge(limit: number): PlatformError {
   const size = limit >= 1024 * 1024 ? `${Math.round(limit / 1024 / 1024)} MiB` : `${Math.round(limit / 1024)} KiB`;

@@ -7,7 +7,7 @@
  *   POST /api/invitations/:id/join|dismiss.
  * Errors answer `{error: {code, message}}` with the statuses the core use cases name.
  *
- * Source: ../shared/spec/platform-service.md § Endpoints (GET /api/invitations/link/<token>), § Authentication
+ * Source: spec/platform-service.md § Endpoints (GET /api/invitations/link/<token>), § Authentication
  * rules 4, 5, 7 and 8, § Deployment settings (APP_BASE_URL, PLATFORM_DNS_VERIFICATION); docs/decisions.md D10 §
  * Members.
  */

@@ -5,7 +5,7 @@
  * PORT is the front proxy's public port. Run as a command (no front proxy), PORT is the API's own port
  * (default 3001) on API_HOST (default every interface).
  *
- * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 2,
+ * Source: spec/platform-service.md § Processes of the all-in-one container, § Rules 2,
  * § Deployment settings (PORT, API_HOST, API_PORT).
  */
 import { flag, type EnvRecord } from '../../core/config/env-values.ts';

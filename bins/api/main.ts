@@ -3,7 +3,7 @@
  * first line naming a bad variable before connecting to anything), opens the stores, runs the data
  * updates at boot, then listens.
  *
- * Source: ../shared/spec/platform-service.md § Endpoints, § Rules 2 and 11–14; docs/architecture.md § Processes.
+ * Source: spec/platform-service.md § Endpoints, § Rules 2 and 11–14; docs/architecture.md § Processes.
  */
 import { maxHeaderSize } from 'node:http';
 import { hostname, tmpdir } from 'node:os';

@@ -5,7 +5,7 @@
  * identifier when they are not a member), takes no query parameters, and checks bodies with TypeBox (400 naming
  * the field). Nobody is added without their consent: members join through invitations (spec rule 7).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors; docs/decisions.md D7 § Organizations
+ * Source: spec/platform-service.md § Authentication rule 8, § Errors; docs/decisions.md D7 § Organizations
  * and roles.
  */
 import type { GroupView, MemberView, OrganizationDetail, OrganizationListAnswer, OrganizationView } from '../../core/org/api-views.ts';

@@ -4,7 +4,7 @@
  * parameter is refused with 400 naming it and what it must be, so nothing the caller sends turns into
  * NaN or "no limit" further down.
  *
- * Source: ../shared/spec/platform-service.md § Errors (400 for a bad request); docs/decisions.md D6 § 3.
+ * Source: spec/platform-service.md § Errors (400 for a bad request); docs/decisions.md D6 § 3.
  */
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';

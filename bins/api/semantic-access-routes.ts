@@ -3,7 +3,7 @@
  * reopened (docs/decisions.md D9). The token routes (MCP Access) live in semantic-routes.ts; their shapes
  * are in core/semantic/api/access.ts and their JSON views in semantic-access-views.ts.
  *
- * Source: ../shared/spec/semantic-query-service.md § Resources and their fields (access token, improvement
+ * Source: spec/semantic-query-service.md § Resources and their fields (access token, improvement
  * request); docs/decisions.md D9 (MCP Access, Improvement requests: list, mark done).
  */
 import { Type } from '@sinclair/typebox';

@@ -2,7 +2,7 @@
  * JSON views of the MCP Access and improvement-request records (times as ISO-8601 strings), answered by
  * semantic-access-routes.ts and semantic-routes.ts as the shapes of core/semantic/api/access.ts.
  *
- * Source: ../shared/spec/semantic-query-service.md § Resources and their fields (access token, improvement
+ * Source: spec/semantic-query-service.md § Resources and their fields (access token, improvement
  * request); docs/decisions.md D9 (MCP Access, Improvement requests).
  */
 import type { ImprovementView, TokenView } from '../../core/semantic/api/access.ts';

@@ -10,7 +10,7 @@
  * bad body (http-helpers.ts), 500 `build_missing`
  * when the published build is gone from the object store.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (1–2), § States and transitions;
+ * Source: spec/semantic-query-service.md § What the service does (1–2), § States and transitions;
  * docs/decisions.md D9.
  */
 import { Elysia } from 'elysia';

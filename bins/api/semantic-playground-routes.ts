@@ -9,7 +9,7 @@
  * organization the caller is not in), 403 `project_role_required`, 400
  * `invalid_argument` naming a bad query parameter.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does 2 and 5, § Resources (call log entry); docs/decisions.md D9.
+ * Source: spec/semantic-query-service.md § What the service does 2 and 5, § Resources (call log entry); docs/decisions.md D9.
  */
 import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';

@@ -16,7 +16,7 @@
  *
  * A project of an organization the caller is not in answers 404 exactly as one that does not exist.
  *
- * Source: ../shared/spec/semantic-query-service.md § Resources, § States and transitions; docs/decisions.md D2;
+ * Source: spec/semantic-query-service.md § Resources, § States and transitions; docs/decisions.md D2;
  * docs/decisions.md D17 § 1.
  */
 import { Type, type Static, type TObject } from '@sinclair/typebox';

@@ -4,7 +4,7 @@
  * print the endpoint URL and, in bearer mode, the endpoint token once; `--json` prints the API's answer (with
  * fields `url` and `token`). Every text goes through terminal-safe output in main.ts.
  *
- * Source: docs/decisions.md D8 § Connections, § Operators; ../shared/spec/platform-service.md § Incoming connection.
+ * Source: docs/decisions.md D8 § Connections, § Operators; spec/platform-service.md § Incoming connection.
  */
 import { callApi, CliError, type ApiTarget } from './api-client.ts';
 import type { CommandOutput } from './semantic-commands.ts';

@@ -2,7 +2,7 @@
  * `cairn data-updates list|apply`: the operator tool that lists pending data updates and, with the
  * apply switch, applies them as a boot would (same refusals, same lock, same log lines).
  *
- * Source: ../shared/spec/platform-service.md § Versioning (an operator tool can list pending data updates and, with an apply switch, apply them as a boot would); § Data update at boot.
+ * Source: spec/platform-service.md § Versioning (an operator tool can list pending data updates and, with an apply switch, apply them as a boot would); § Data update at boot.
  */
 import {
   listPendingDataUpdates,

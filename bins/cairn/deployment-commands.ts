@@ -4,7 +4,7 @@
  * status, connection) with the message of each one in error and the last reconciliation; `retry` is a member's
  * Retry now (every deployment is tried again). `--json` prints the API's answer.
  *
- * Source: ../shared/spec/platform-service.md § Trigger deployment; docs/decisions.md D8 § Triggers.
+ * Source: spec/platform-service.md § Trigger deployment; docs/decisions.md D8 § Triggers.
  */
 import { callApi, CliError, type ApiTarget } from './api-client.ts';
 import type { CommandOutput } from './semantic-commands.ts';

@@ -5,7 +5,7 @@
  * With QUEUE_URL the passes are queued at once; with the container's embedded queue store (which only the API and
  * the dispatcher can reach) they are recorded, and a running dispatcher's retry sweep queues them within 10 minutes.
  *
- * Source: ../shared/spec/platform-service.md § Trigger deployment (an operator tool lists, or with an apply switch
+ * Source: spec/platform-service.md § Trigger deployment (an operator tool lists, or with an apply switch
  * requests, the passes; an agent id may limit it to one agent).
  */
 import { createBullJobQueue } from '../../core/adapters/redis/index.ts';

@@ -3,7 +3,7 @@
  * with the service stopped where the spec says so): `config resolve`, `data-updates list|apply`,
  * `secrets move`.
  *
- * Source: ../shared/spec/platform-service.md § Rules 14, § Versioning (operator tool for data updates),
+ * Source: spec/platform-service.md § Rules 14, § Versioning (operator tool for data updates),
  * § Authentication rule 11 (moving secrets between stores).
  */
 import { existsSync, readFileSync } from 'node:fs';

@@ -3,7 +3,7 @@
  * another when a deployment switches PLATFORM_SECRET_STORE (stop the service first; run again to move
  * a credential reported as changed).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 10–11.
+ * Source: spec/platform-service.md § Authentication rules 10–11.
  */
 import type { SecretStore } from '../../core/ports/secret-store.ts';
 import { credentialsLogLine } from '../../core/secret/credentials-log-line.ts';
@@ -47,7 +47,7 @@ export interface SecretsMoveResult {
  *
  * @returns the credentials per outcome; the run goes on past a failing credential
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 11 (switching stores moves secrets with an operator tool with an apply switch).
+ * Source: spec/platform-service.md § Authentication rule 11 (switching stores moves secrets with an operator tool with an apply switch).
  */
 export async function secretsMoveCommand(options: SecretsMoveOptions): Promise<SecretsMoveResult> {
   const result: SecretsMoveResult = { moved: [], wouldMove: [], unchanged: [], missing: [], failed: [] };

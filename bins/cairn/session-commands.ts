@@ -3,7 +3,7 @@
  * the session JSON routes (`/api/sessions`, `/api/agents/:agent/…/sessions`). `--json` prints the API's
  * answer as it is; the human text is in session-format.ts.
  *
- * Source: docs/decisions.md D7 § Operators; ../shared/spec/platform-service.md (sessions).
+ * Source: docs/decisions.md D7 § Operators; spec/platform-service.md (sessions).
  */
 import { callApi, CliError, type ApiTarget } from './api-client.ts';
 import type { CommandOutput } from './semantic-commands.ts';

@@ -3,7 +3,7 @@
  * update sweep every 5 minutes). With an embedded queue store (PLATFORM_EMBEDDED_QUEUE=on) it first
  * takes the single-dispatcher lease and settles records whose jobs were lost before running anything.
  *
- * Source: ../shared/spec/platform-service.md § Processes, § Rules 3, § Single-dispatcher lease,
+ * Source: spec/platform-service.md § Processes, § Rules 3, § Single-dispatcher lease,
  * § Replacement, § Data update at boot.
  */
 import { hostname, tmpdir } from 'node:os';

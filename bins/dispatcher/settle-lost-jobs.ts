@@ -3,7 +3,7 @@
  * new dispatcher runs anything (the replacement table). Each kind of queued work registers its rule
  * here when it exists; turns are the first queued work kind.
  *
- * Source: ../shared/spec/platform-service.md § Replacement of a container with an embedded queue store.
+ * Source: spec/platform-service.md § Replacement of a container with an embedded queue store.
  */
 import type { Clock } from '../../core/ports/clock.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';

@@ -10,7 +10,7 @@
  * the store over with its jobs; an owner that stays alive (a second container on the same /data) leaves this store
  * in memory only, as the replacement table expects of a store that is replaced.
  *
- * Source: ../shared/spec/platform-service.md § Processes (embedded queue store), § Rules 8 and 9 (/data/redis),
+ * Source: spec/platform-service.md § Processes (embedded queue store), § Rules 8 and 9 (/data/redis),
  * § Deployment settings (PLATFORM_EMBEDDED_QUEUE_MAXMEMORY); docs/architecture.md § Queue store.
  */
 import { randomBytes } from 'node:crypto';

@@ -3,7 +3,7 @@
  * semantic-mcp on 127.0.0.1:SEMANTIC_MCP_PORT, embedded stores under the data directory; each child
  * restarted 2 s after it exits; SIGTERM or SIGINT stops every child.
  *
- * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 1–2.
+ * Source: spec/platform-service.md § Processes of the all-in-one container, § Rules 1–2.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -6,7 +6,7 @@
  * memory only. The owner file is stale when untouched for 30 s, or when it names this host and a process that
  * is gone (or this very process: a container restarted as PID 1 again).
  *
- * Source: ../shared/spec/platform-service.md § Rules 3 and 9 (/data/redis); docs/architecture.md § Queue store.
+ * Source: spec/platform-service.md § Rules 3 and 9 (/data/redis); docs/architecture.md § Queue store.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';

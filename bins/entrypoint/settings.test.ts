@@ -3,7 +3,7 @@
  * entrypoint (which writes it into redis-server's configuration) and the services (parsePlatformEnv)
  * both apply: every row is accepted by both or refused by both, with a first line naming the variable.
  * Also: the entrypoint's proxy bind and the dev-user exposure it warns about.
- * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_EMBEDDED_QUEUE_MAXMEMORY, PORT, API_PORT).
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_EMBEDDED_QUEUE_MAXMEMORY, PORT, API_PORT).
  */
 import { describe, expect, it } from 'vitest';
 import { parseEmbeddedQueueMaxMemory } from '../../core/config/embedded-queue-settings.ts';

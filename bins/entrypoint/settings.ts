@@ -1,7 +1,7 @@
 /**
  * Settings of the all-in-one entrypoint: public port, internal ports, embedded data directory.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (PORT, API_PORT), § Processes.
+ * Source: spec/platform-service.md § Deployment settings (PORT, API_PORT), § Processes.
  */
 import { resolve } from 'node:path';
 import { parseEmbeddedQueueMaxMemory } from '../../core/config/embedded-queue-settings.ts';

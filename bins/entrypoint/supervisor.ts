@@ -4,7 +4,7 @@
  * {@link stopKillAfterMs}; a child marked `stopLast` (the queue store) only once the others have exited, so a
  * stopping dispatcher can still settle its jobs in it.
  *
- * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 1.
+ * Source: spec/platform-service.md § Processes of the all-in-one container, § Rules 1.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';

@@ -5,7 +5,7 @@
  * Every limit counts calls: a request carrying N `tools/call` (a JSON-RPC batch holds up to 100) counts N, all
  * before any of them runs, and is refused whole (429) when they do not fit; any other request counts 1.
  *
- * Source: ../shared/spec/semantic-query-service.md § Endpoints, § Authentication, § Limits; docs/decisions.md D18 § 3.
+ * Source: spec/semantic-query-service.md § Endpoints, § Authentication, § Limits; docs/decisions.md D18 § 3.
  */
 import { Elysia } from 'elysia';
 import { clientAddress, type TrustedProxies } from '../../core/auth/client-address.ts';

@@ -5,7 +5,7 @@
  * later call, which is not run at all. Room for those errors is kept from the start, so the whole answer never
  * passes the cap (unless the client's own ids alone do).
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits; docs/decisions.md D18 § 3 (bound the whole answer).
+ * Source: spec/semantic-query-service.md § Limits; docs/decisions.md D18 § 3 (bound the whole answer).
  */
 import { maxResultBytes } from '../../core/semantic/tools/tool-definitions.ts';
 import { rpcErrors, type JsonRpcCall, type JsonRpcResponse } from './json-rpc.ts';

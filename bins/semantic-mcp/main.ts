@@ -5,7 +5,7 @@
  * protocol, no server, no stores, no secrets): that role is decided before anything else boots, so
  * a child loads only the DuckDB library and the query-process code.
  *
- * Source: ../shared/spec/semantic-query-service.md; docs/architecture.md § Processes.
+ * Source: spec/semantic-query-service.md; docs/architecture.md § Processes.
  */
 import { join } from 'node:path';
 import { preloadDuckDbLibrary } from '../../core/adapters/duckdb/native-library.ts';

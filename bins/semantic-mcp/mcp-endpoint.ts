@@ -6,7 +6,7 @@
  * and result with its schemas, about a millisecond a call. What every request needs is built once:
  * the tools/list answer and the parsed planes. Compatibility is checked with the SDK's own client.
  *
- * Source: ../shared/spec/semantic-query-service.md § Endpoints, § Tools, § Authentication.
+ * Source: spec/semantic-query-service.md § Endpoints, § Tools, § Authentication.
  */
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../core/ports/logger.ts';

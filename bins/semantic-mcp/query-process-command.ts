@@ -5,7 +5,7 @@
  * executable itself and `argv[1]` a `/$bunfs/…` path inside it, which must not be passed on).
  * No heavy imports here: main.ts reads this before anything else boots.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits; docs/architecture.md § Processes.
+ * Source: spec/semantic-query-service.md § Limits; docs/architecture.md § Processes.
  */
 import type { QueryProcessCommand } from '../../core/adapters/duckdb/query-process.ts';
 

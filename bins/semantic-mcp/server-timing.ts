@@ -3,7 +3,7 @@
  * (`auth;dur=0.41, plane;dur=0.02, tool;dur=3.10`), so a client, the benchmark or a browser's
  * developer tools can see the breakdown without a profiler.
  *
- * Source: ../shared/spec/semantic-query-service.md § Endpoints; issue "a hot path without waste".
+ * Source: spec/semantic-query-service.md § Endpoints; issue "a hot path without waste".
  */
 
 /**

@@ -2,7 +2,7 @@
  * Settings of the semantic-mcp process beyond the platform's deployment settings: its own listening
  * address and DuckDB cache, parsed from a plain environment record.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits (MCP_RATE_LIMIT_MAX);
+ * Source: spec/semantic-query-service.md § Limits (MCP_RATE_LIMIT_MAX);
  * spec/platform-service.md § Deployment settings (PLATFORM_TRUSTED_PROXIES).
  */
 import { parseTrustedProxies, type TrustedProxies } from '../../core/auth/client-address.ts';

@@ -7,7 +7,7 @@
  * host's own worker settings (NODE_ENV, APP_VERSION, prompt cache, private URLs, PLATFORM_WORKER_INSPECT)
  * and the limits each dispatching process sends; the dispatching processes keep their own slots.
  *
- * Source: ../shared/spec/platform-service.md § Rules 10, § Deployment settings (PLATFORM_WORKER_HOST_*),
+ * Source: spec/platform-service.md § Rules 10, § Deployment settings (PLATFORM_WORKER_HOST_*),
  * § Operational log lines ([worker-host]).
  */
 import { existsSync } from 'node:fs';

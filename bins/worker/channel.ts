@@ -2,7 +2,7 @@
  * The worker's end of its channel (stdin/stdout, one JSON message per line): reads its token and job from
  * the first line, sends every request with the token, and answers once with a result or a failure.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6 (reaches platform data only through the process
+ * Source: spec/platform-service.md § Rules 6 (reaches platform data only through the process
  * that started it, with a per-worker token checked on every operation).
  */
 import type { Readable } from 'node:stream';

@@ -2,7 +2,7 @@
  * Values across the QuickJS boundary of the `hook` task: JSON only in both directions, errors reduced to
  * the script's own name, message and line (never a host stack).
  *
- * Source: ../shared/spec/platform-service.md § Rules 6 (author scripts and hooks run in a second sandbox).
+ * Source: spec/platform-service.md § Rules 6 (author scripts and hooks run in a second sandbox).
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core';
 import { PlatformError } from '../../core/ports/platform-error.ts';

@@ -5,7 +5,7 @@
  * The only way out of the sandbox is `platform.call(op, args)`, which returns a promise settled by the
  * broker (await it); no module can be imported, no host object is reachable.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6 (author scripts and hooks run in a second sandbox),
+ * Source: spec/platform-service.md § Rules 6 (author scripts and hooks run in a second sandbox),
  * § Rules 8.
  */
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';

@@ -5,7 +5,7 @@
  * Compiled by scripts/build into dist/worker, a Node single executable application whose start arguments
  * carry the permission flags.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6–8; § Deployment settings (a worker reads none).
+ * Source: spec/platform-service.md § Rules 6–8; § Deployment settings (a worker reads none).
  */
 import { runWorker } from './run.ts';
 import { workerTasks } from './tasks.ts';

@@ -4,7 +4,7 @@
  * and allows reading it), else, running unbundled sources, by importing the library module itself.
  * The bundled library is evaluated as CommonJS with a `require` that serves Node's built-in modules only.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6.
+ * Source: spec/platform-service.md § Rules 6.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

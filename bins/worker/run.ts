@@ -4,7 +4,7 @@
  * task, an uncaught exception or an unhandled rejection) are reported on the channel by permission name.
  * Standard output is the channel: console output goes to standard error.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6, 8; § Deployment settings (a worker reads none …
+ * Source: spec/platform-service.md § Rules 6, 8; § Deployment settings (a worker reads none …
  * and refuses to start holding anything else); § Operational log lines ([worker]).
  */
 import { foreignWorkerVariables, WORKER_ENVIRONMENT_VARIABLES } from '../../core/config/worker-environment.ts';

@@ -3,7 +3,7 @@
  * platform data) and resolves with a JSON result; a PlatformError it throws fails the run with its code.
  * Add a task here to make it runnable (`WorkerLauncher.run({ task: '<name>', … })`).
  *
- * Source: ../shared/spec/platform-service.md § Rules 6 (turn workers and call workers).
+ * Source: spec/platform-service.md § Rules 6 (turn workers and call workers).
  */
 import { networkInterfaces } from 'node:os';
 import { getHeapStatistics } from 'node:v8';

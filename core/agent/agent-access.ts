@@ -5,7 +5,7 @@
  * authorization helper). Anything the caller may not see reads as "no such agent": 404 `agent_not_found`, with no
  * identifier in the message (neither the reference typed nor any organization's).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8 (agent roles), § Errors (404); docs/decisions.md
+ * Source: spec/platform-service.md § Authentication rule 8 (agent roles), § Errors (404); docs/decisions.md
  * D7
  * § Organizations and roles; docs/decisions.md D17 § 2 (one resolver, one authorization helper, no identifier in a
  * 404).

@@ -3,7 +3,7 @@
  * or the document store), so two processes never commit to one agent's repository at once.
  *
  * Source: docs/decisions.md D7 § Agents and environments (worked on in the scratch directory under a per-agent lock);
- * ../shared/spec/platform-service.md § Single-dispatcher lease (the Lease port).
+ * spec/platform-service.md § Single-dispatcher lease (the Lease port).
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import type { AgentDeps } from './hosting-model.ts';

@@ -3,7 +3,7 @@
  * environment), list an organization's agents, read one agent with its environments. Every call checks
  * the caller through core/org: `agents:create` to create, at least the Reader role to read.
  *
- * Source: ../shared/spec/platform-service.md (What the service does; § Authentication rule 8); docs/decisions.md D7
+ * Source: spec/platform-service.md (What the service does; § Authentication rule 8); docs/decisions.md D7
  * § Agents and environments.
  */
 import { parse } from 'yaml';

@@ -2,7 +2,7 @@
  * Answer shapes of the agent routes (bins/api/agent-routes.ts), shared with the web app
  * (web/src/pages/platform/agents) so neither re-declares them. Times are ISO-8601 strings on the wire.
  *
- * Source: ../shared/spec/platform-service.md (What the service does; § Errors); docs/decisions.md D7 § Agents and
+ * Source: spec/platform-service.md (What the service does; § Errors); docs/decisions.md D7 § Agents and
  * environments; docs/decisions.md D10 (Agents and environments page).
  */
 import { Type, type Static } from '@sinclair/typebox';

@@ -2,7 +2,7 @@
  * The draft plane of an environment: saving files as a commit on the environment's branch (its head is
  * the draft), reading them back, and the environment's view (draft and published commits, counts).
  *
- * Source: ../shared/spec/platform-service.md (What the service does: environments, each a named branch
+ * Source: spec/platform-service.md (What the service does: environments, each a named branch
  * with a draft plane and a published plane); docs/decisions.md D7 § Agents and environments.
  */
 import { PlatformError } from '../ports/platform-error.ts';

@@ -6,7 +6,7 @@
  * an environment is a named branch of it with a draft plane (the branch head) and a published plane (an
  * immutable build: the validated files at one commit, written once under {@link agentKeys.build}).
  *
- * Source: ../shared/spec/platform-service.md (What the service does: agents and environments); docs/decisions.md D7
+ * Source: spec/platform-service.md (What the service does: agents and environments); docs/decisions.md D7
  * § Agents and environments.
  */
 import { Type, type Static } from '@sinclair/typebox';

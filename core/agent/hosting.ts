@@ -2,7 +2,7 @@
  * Hosted agents (public edge of core/agent's hosting use cases): agents as git repositories in the object
  * store, environments as named branches with a draft and a published plane.
  *
- * Source: ../shared/spec/platform-service.md (What the service does); docs/decisions.md D7 § Agents and environments.
+ * Source: spec/platform-service.md (What the service does); docs/decisions.md D7 § Agents and environments.
  */
 export * from './hosting-model.ts';
 export { builtinTemplate } from './template.ts';

@@ -3,7 +3,7 @@
  * inserts an operation `queued`, a dispatcher claims it (`running`) and ends it `succeeded` (with the
  * environment after it) or `failed` (with the error; a refused publish keeps its located problems).
  *
- * Source: ../shared/spec/platform-service.md § Processes (the dispatcher consumes environment operations),
+ * Source: spec/platform-service.md § Processes (the dispatcher consumes environment operations),
  * § Replacement of a container (a queued or running environment operation ends failed); docs/decisions.md D7 § Agents
  * and environments.
  */

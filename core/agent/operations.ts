@@ -4,7 +4,7 @@
  * runs publish, restore, discard or promote under the agent's lock, ends it succeeded or failed),
  * {@link readOperation} (Reader) and {@link failInterruptedOperations} (the replacement table's rule).
  *
- * Source: ../shared/spec/platform-service.md § Processes, § Replacement of a container, § Errors;
+ * Source: spec/platform-service.md § Processes, § Replacement of a container, § Errors;
  * docs/decisions.md D7 § Agents and environments.
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';

@@ -7,7 +7,7 @@
  * Each runs under the agent's lock. The API does not call them in the request: it queues an environment
  * operation (core/agent/operations.ts) that a dispatcher runs with them, as the member who asked.
  *
- * Source: ../shared/spec/platform-service.md (What the service does; § Replacement of a container:
+ * Source: spec/platform-service.md (What the service does; § Replacement of a container:
  * environment operations; § Errors); docs/decisions.md D7 § Agents and environments.
  */
 import { PlatformError } from '../ports/platform-error.ts';

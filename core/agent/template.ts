@@ -3,7 +3,7 @@
  * is unset or empty. A minimal valid agent (it passes {@link validateAgentRepository}): AGENTS.md and one
  * chat workflow with a single state that answers and ends.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_TEMPLATE_REPO: built-in file
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_TEMPLATE_REPO: built-in file
  * set when missing or empty); docs/agent-format.md.
  */
 import type { AgentFile } from './documents.ts';

@@ -8,7 +8,7 @@
  * on the agent, does not see it: `not_found` (404) with no identifier in the message. A member holding a lower role
  * than needed gets 403 `agent_role_required` naming the role (the agent is visible to them).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors; docs/decisions.md D7 § Organizations
+ * Source: spec/platform-service.md § Authentication rule 8, § Errors; docs/decisions.md D7 § Organizations
  * and roles;
  * docs/decisions.md D17 § 2 (one authorization helper; anything the caller may not see is 404 with no identifier).
  */

@@ -3,7 +3,7 @@
  * read and validate the environment and the config document before connecting to anything, then open
  * the stores, run the data updates at boot, and declare indexes.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings, § Rules 11–14, § Data update at boot.
+ * Source: spec/platform-service.md § Deployment settings, § Rules 11–14, § Data update at boot.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

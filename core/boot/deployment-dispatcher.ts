@@ -3,7 +3,7 @@
  * a succeeded publish, restore or promotion asks for, and sweeps every 30 s (due retries; requests lost for 10
  * minutes). It does not reconcile at startup.
  *
- * Source: ../shared/spec/platform-service.md § Trigger deployment, § Replacement of a container (a requested
+ * Source: spec/platform-service.md § Trigger deployment, § Replacement of a container (a requested
  * trigger reconciliation is queued again by the retry sweep after 10 minutes); docs/decisions.md D8 § Triggers.
  */
 import type { OperationRecord } from '../agent/hosting.ts';

@@ -5,7 +5,7 @@
  * dispatcher's consumer and sweep, the requests after a succeeded environment operation, and the API's hooks for
  * the Connections page (row status; a connection change is a credential change).
  *
- * Source: ../shared/spec/platform-service.md § Trigger deployment, § Incoming connection (row status);
+ * Source: spec/platform-service.md § Trigger deployment, § Incoming connection (row status);
  * docs/decisions.md D8
  * § Triggers, § Connections.
  */

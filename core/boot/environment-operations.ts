@@ -3,7 +3,7 @@
  * queue: the queue's name, the API's enqueuer, the hosting dependencies a dispatcher runs them with, and
  * the dispatcher's consumer.
  *
- * Source: ../shared/spec/platform-service.md § Processes (the dispatcher consumes environment operations);
+ * Source: spec/platform-service.md § Processes (the dispatcher consumes environment operations);
  * docs/decisions.md D7 § Agents and environments, § Dispatcher and workers.
  */
 import { createObjectStoreGitRepo } from '../adapters/git/index.ts';

@@ -2,7 +2,7 @@
  * The data this release stores: every collection with the schemaVersion range it reads and writes,
  * and its data updates (none yet: every collection is at its first version).
  *
- * Source: ../shared/spec/platform-service.md § Data update at boot, § Versioning.
+ * Source: spec/platform-service.md § Data update at boot, § Versioning.
  */
 import { leaseCollection } from '../lease/document-lease.ts';
 import type { ReleaseData } from '../data-update/index.ts';

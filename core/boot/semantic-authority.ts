@@ -3,7 +3,7 @@
  * `agents:create` to create a project, and roles on a project as on an agent (the organization's group grants
  * keyed by the project's id or `*`).
  *
- * Source: docs/decisions.md D17 § 1; ../shared/spec/platform-service.md § Authentication rule 8.
+ * Source: docs/decisions.md D17 § 1; spec/platform-service.md § Authentication rule 8.
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import {

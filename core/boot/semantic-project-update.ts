@@ -6,7 +6,7 @@
  * until an operator gives them to an organization: safe (no tenant sees them), never silently shared.
  *
  * Source: docs/decisions.md D17 § 1 (a data update gives existing projects to the default organization);
- * ../shared/spec/platform-service.md § Data update at boot, § Versioning.
+ * spec/platform-service.md § Data update at boot, § Versioning.
  */
 import { devUserPrincipal } from '../auth/principal.ts';
 import type { DataUpdate, StoredDocument } from '../data-update/index.ts';

@@ -4,7 +4,7 @@
  * one exits 2 with a first line naming the variable), print the boot lines, open the stores and run
  * the data updates at boot (a failure exits 1 with its line), and stop cleanly on SIGTERM or SIGINT.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings, § Rules 11–14, § Data update at boot;
+ * Source: spec/platform-service.md § Deployment settings, § Rules 11–14, § Data update at boot;
  * docs/architecture.md § Processes.
  */
 import type { EnvRecord } from '../config/env-values.ts';

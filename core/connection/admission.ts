@@ -4,7 +4,7 @@
  * the connection's mode (public, bearer token of this connection only (rule 4), or an OIDC JWT of the
  * declared issuer and audience, creating no platform user (rule 3)).
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection authentication, § Errors.
+ * Source: spec/platform-service.md § Incoming connection authentication, § Errors.
  */
 import { isPlatformError } from '../ports/platform-error.ts';
 import { endpointTokenPrefix, type ConnectionRecord, type OidcSettings } from './model.ts';

@@ -2,7 +2,7 @@
  * Request and answer shapes of the connection routes (bins/api/connection-routes.ts), shared with the web
  * app (web/src/pages/platform/connections) so neither re-declares them. Times are ISO-8601 strings on the wire.
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
+ * Source: spec/platform-service.md § Incoming connection, § Incoming connection authentication,
  * § Errors; docs/decisions.md D8 § Connections; docs/decisions.md D10 (Connections page).
  */
 import { Type, type Static } from '@sinclair/typebox';

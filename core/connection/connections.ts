@@ -4,7 +4,7 @@
  * identifier and kept for ever, so re-registering an identifier gives the same address back. Endpoint
  * tokens are shown once; only their SHA-256 digest is stored.
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication
+ * Source: spec/platform-service.md § Incoming connection, § Incoming connection authentication
  * (rules 4, 6); docs/decisions.md D8 § Connections.
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';

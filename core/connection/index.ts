@@ -2,7 +2,7 @@
  * Incoming connections (public edge of `core/connection`): records, endpoint addresses, endpoint tokens,
  * OIDC settings and caller admission.
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication.
+ * Source: spec/platform-service.md § Incoming connection, § Incoming connection authentication.
  */
 export * from './model.ts';
 export { acceptedAlgorithms, checkIdentifier, checkSettings, originAllowed, sameDigest, type ConnectionSettings, type ConnectionSettingsInput, type OidcInput } from './rules.ts';

@@ -3,7 +3,7 @@
  * browser origins, calls per minute, the bearer token's digest, the endpoint address), the never-deleted
  * address records, collection names, and the ports the use cases need.
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
+ * Source: spec/platform-service.md § Incoming connection, § Incoming connection authentication,
  * § Limits; docs/decisions.md D8 § Connections.
  */
 import { Type, type Static } from '@sinclair/typebox';

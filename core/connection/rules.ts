@@ -2,7 +2,7 @@
  * Pure rules of incoming connections: the checks of a connection's settings (each refusal names the field
  * and says what to do), origin matching, URL-safe encoding and constant-time digest comparison.
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication
+ * Source: spec/platform-service.md § Incoming connection, § Incoming connection authentication
  * (rule 5), § Limits.
  */
 import { outboundUrlProblem } from '../ports/outbound-url.ts';

@@ -3,7 +3,7 @@
  * names its old version, so a process killed mid-update leaves every document whole at either version
  * and the next process continues with the documents not yet rewritten.
  *
- * Source: ../shared/spec/platform-service.md § Data update at boot (a process killed mid-update leaves nothing broken).
+ * Source: spec/platform-service.md § Data update at boot (a process killed mid-update leaves nothing broken).
  */
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentCollection, DocumentStore, Update } from '../ports/document-store.ts';

@@ -3,7 +3,7 @@
  * no distinct or aggregate): per known version, below the baseline, above the current version, and
  * without a usable version.
  *
- * Source: ../shared/spec/platform-service.md § Data update at boot (steps 1–2).
+ * Source: spec/platform-service.md § Data update at boot (steps 1–2).
  */
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { CollectionVersions, ReleaseData, StoredDocument } from './model.ts';
@@ -23,7 +23,7 @@ export interface CollectionCensus extends CollectionVersions {
 
 /**
  * Declares the `schemaVersion_1` index of every collection the release knows (idempotent).
- * Source: ../shared/spec/platform-service.md § Data update at boot (step 1).
+ * Source: spec/platform-service.md § Data update at boot (step 1).
  */
 export async function ensureVersionIndexes(docs: DocumentStore, release: ReleaseData): Promise<void> {
   for (const name of Object.keys(release.collections)) await docs.collection(name).createIndex({ schemaVersion: 1 });
@@ -33,7 +33,7 @@ export async function ensureVersionIndexes(docs: DocumentStore, release: Release
  * Counts each collection's documents by version.
  * @returns one census per collection of the release, in the release's order
  *
- * Source: ../shared/spec/platform-service.md § Data update at boot (step 2).
+ * Source: spec/platform-service.md § Data update at boot (step 2).
  */
 export async function readCensus(docs: DocumentStore, release: ReleaseData): Promise<CollectionCensus[]> {
   const result: CollectionCensus[] = [];

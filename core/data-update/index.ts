@@ -1,7 +1,7 @@
 /**
  * Data updates at boot, the data update sweep and the pending list (public edge of `core/data-update`).
  *
- * Source: ../shared/spec/platform-service.md § Data update at boot; § Versioning.
+ * Source: spec/platform-service.md § Data update at boot; § Versioning.
  */
 export {
   DATA_UPDATE_LOCK,

@@ -3,7 +3,7 @@
  * knows, per collection, the oldest version it can update from (baseline) and the version it writes
  * (current), and an ordered list of forward-only updates between them.
  *
- * Source: ../shared/spec/platform-service.md § Data update at boot; § Versioning.
+ * Source: spec/platform-service.md § Data update at boot; § Versioning.
  */
 import type { BaseDocument, DocumentStore } from '../ports/document-store.ts';
 import type { Clock } from '../ports/clock.ts';

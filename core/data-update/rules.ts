@@ -2,7 +2,7 @@
  * Pure rules of data updates: the shape a release's update list must have, which updates are
  * pending, the refusals to start on unreadable data, and the `[data-updates]` lines.
  *
- * Source: ../shared/spec/platform-service.md § Data update at boot; § Errors (data update refusals); § Operational log lines ([data-updates]).
+ * Source: spec/platform-service.md § Data update at boot; § Errors (data update refusals); § Operational log lines ([data-updates]).
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import { documentsUpTo, type CollectionCensus } from './census.ts';
@@ -33,7 +33,7 @@ export function checkRelease(release: ReleaseData): void {
 
 /**
  * The updates that still have documents to rewrite, oldest first (release order).
- * Source: ../shared/spec/platform-service.md § Data update at boot (step 4: oldest first).
+ * Source: spec/platform-service.md § Data update at boot (step 4: oldest first).
  */
 export function pendingUpdates(census: CollectionCensus[], release: ReleaseData): PendingUpdate[] {
   const byName = new Map(census.map((c) => [c.collection, c]));
@@ -61,7 +61,7 @@ export function describePending(pending: PendingUpdate[]): PendingDataUpdate[] {
  * documents above the current version unless `allowNewerData`.
  * @returns lines beginning `[data-updates] refusing to start: `, empty when the data is readable
  *
- * Source: ../shared/spec/platform-service.md § Errors (data update refusals).
+ * Source: spec/platform-service.md § Errors (data update refusals).
  */
 export function refusalLines(census: CollectionCensus[], allowNewerData: boolean): string[] {
   const lines: string[] = [];
@@ -92,7 +92,7 @@ export function assertReadable(census: CollectionCensus[], allowNewerData: boole
 
 /**
  * The warning line written on every boot while PLATFORM_ALLOW_NEWER_DATA is set.
- * Source: ../shared/spec/platform-service.md § Versioning (every boot warns while it is set).
+ * Source: spec/platform-service.md § Versioning (every boot warns while it is set).
  */
 export function newerDataWarning(census: CollectionCensus[]): string {
   const newer = census.filter((c) => c.above.count > 0).map((c) => `collection ${c.collection}: ${c.above.count} documents up to version ${c.above.highest ?? '?'}, this release knows ${c.current}`);

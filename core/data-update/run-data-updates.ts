@@ -1,7 +1,7 @@
 /**
  * Data updates at boot, the data update sweep and the pending list.
  *
- * Source: ../shared/spec/platform-service.md § Data update at boot; § Errors (data update refusals); § Limits; § Versioning.
+ * Source: spec/platform-service.md § Data update at boot; § Errors (data update refusals); § Limits; § Versioning.
  */
 import type { DocumentStore } from '../ports/document-store.ts';
 import { applyDataUpdate } from './apply-update.ts';
@@ -113,7 +113,7 @@ function ttlOf(options: { lockTtlMs?: number }): number {
  * @returns the updates applied, and `skipped: 'lock_held'` when another process held the lock
  * @throws PlatformError `invalid_release`, `data_update_failed`
  *
- * Source: ../shared/spec/platform-service.md § Data update at boot (the data update sweep); § Limits (every 5 minutes).
+ * Source: spec/platform-service.md § Data update at boot (the data update sweep); § Limits (every 5 minutes).
  */
 export async function runDataUpdateSweep(deps: DataUpdateDeps, release: ReleaseData, options: { lockTtlMs?: number } = {}): Promise<{ applied: AppliedDataUpdate[]; skipped?: 'lock_held' }> {
   checkRelease(release);
@@ -130,7 +130,7 @@ export async function runDataUpdateSweep(deps: DataUpdateDeps, release: ReleaseD
  * @param options - `allowNewerData` as PLATFORM_ALLOW_NEWER_DATA; default false
  * @throws PlatformError `invalid_release`
  *
- * Source: ../shared/spec/platform-service.md § Versioning (an operator tool can list pending data updates).
+ * Source: spec/platform-service.md § Versioning (an operator tool can list pending data updates).
  */
 export async function listPendingDataUpdates(deps: { docs: DocumentStore }, release: ReleaseData, options: { allowNewerData?: boolean } = {}): Promise<{ pending: PendingDataUpdate[]; refusals: string[] }> {
   checkRelease(release);

@@ -3,7 +3,7 @@
  * environment: Error (with the first failing deployment's message) when a deployment naming it is in error,
  * Serving (with the count of serving deployments naming it), else Not used.
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection (row status); docs/decisions.md D8 § Connections.
+ * Source: spec/platform-service.md § Incoming connection (row status); docs/decisions.md D8 § Connections.
  */
 import type { DeploymentRecord } from './model.ts';
 

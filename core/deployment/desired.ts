@@ -5,7 +5,7 @@
  * environment's connections, the collections the configured services offer and the mcp tools that cannot be
  * listed come in as plain data. Every problem names what is wrong and what to do.
  *
- * Source: ../shared/spec/platform-service.md § Trigger deployment, § Trigger declarations (connection; two
+ * Source: spec/platform-service.md § Trigger deployment, § Trigger declarations (connection; two
  * triggers naming one AG-UI or webhook connection both fail), § Errors (mcp trigger declaring a file entry; two
  * triggers naming one connection); docs/decisions.md D8 § Triggers.
  */

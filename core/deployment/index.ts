@@ -3,7 +3,7 @@
  * checks, the records and their retry policy, reconciliation requests and runs, the sweep, and the row status of
  * incoming connections.
  *
- * Source: ../shared/spec/platform-service.md § Trigger deployment, § Trigger declarations, § Incoming connection
+ * Source: spec/platform-service.md § Trigger deployment, § Trigger declarations, § Incoming connection
  * (row status), § Errors, § Limits.
  */
 import { deploymentCollections, type DeploymentDeps } from './model.ts';

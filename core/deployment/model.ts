@@ -3,7 +3,7 @@
  * (serving or in error, with the retry state), the reconciliation request of an agent environment, the
  * collection names, and the world the use cases need.
  *
- * Source: ../shared/spec/platform-service.md § Trigger deployment, § Trigger declarations, § Incoming connection
+ * Source: spec/platform-service.md § Trigger deployment, § Trigger declarations, § Incoming connection
  * (row status), § Errors, § Limits (lost reconciliation retry; trigger deployment retries); docs/decisions.md D8 §
  * Triggers.
  */

@@ -4,7 +4,7 @@
  * the passes (each environment with its last reconciliation) or, with its apply switch, requests them (reason
  * `release`, which tries every deployment again).
  *
- * Source: ../shared/spec/platform-service.md § Trigger deployment (an operator tool lists, or with an apply switch
+ * Source: spec/platform-service.md § Trigger deployment (an operator tool lists, or with an apply switch
  * requests, the passes; an agent id may limit it to one agent).
  */
 import type { EnvironmentRef, ReconciliationRecord } from './model.ts';

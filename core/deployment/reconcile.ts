@@ -5,7 +5,7 @@
  * every failure count over; a due-retry pass retries only the deployments the sweep marked `retrying` and leaves
  * every other deployment in error as it is (exhausted ones stay in error).
  *
- * Source: ../shared/spec/platform-service.md § Trigger deployment; docs/decisions.md D8 § Triggers.
+ * Source: spec/platform-service.md § Trigger deployment; docs/decisions.md D8 § Triggers.
  */
 import type { DesiredDeployment } from './desired.ts';
 import { deploymentCollections, deploymentKey, deploymentSchemaVersion, type DeploymentDeps, type DeploymentRecord, type EnvironmentRef } from './model.ts';

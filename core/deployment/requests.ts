@@ -5,7 +5,7 @@
  * in meanwhile. Every move is a compare-and-set on status and requestId, so any number of dispatchers and APIs
  * may request and run at once.
  *
- * Source: ../shared/spec/platform-service.md § Trigger deployment (reconciliation runs after …; the dispatcher
+ * Source: spec/platform-service.md § Trigger deployment (reconciliation runs after …; the dispatcher
  * does not reconcile at startup); docs/decisions.md D8 § Triggers.
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';

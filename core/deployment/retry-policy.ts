@@ -3,7 +3,7 @@
  * failure in a row (30 s, 1, 2, 4 and 8 minutes), and left in error after five failed retries until a publish, a
  * credential change or a member's Retry now.
  *
- * Source: ../shared/spec/platform-service.md § Trigger deployment, § Limits (trigger deployment retries).
+ * Source: spec/platform-service.md § Trigger deployment, § Limits (trigger deployment retries).
  */
 
 /** Delay before the first automatic retry of a deployment that failed (ms); each further failure doubles it. */

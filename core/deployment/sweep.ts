@@ -4,7 +4,7 @@
  * sweep claims it however many dispatchers sweep), and queues again a reconciliation request lost with the
  * queue store: one still `queued`, or `running` without ending, 10 minutes after it was requested or started.
  *
- * Source: ../shared/spec/platform-service.md § Trigger deployment (a requested reconciliation lost with the queue
+ * Source: spec/platform-service.md § Trigger deployment (a requested reconciliation lost with the queue
  * store is queued again by the retry sweep once it has waited 10 minutes), § Replacement of a container,
  * § Limits (lost reconciliation retry: after 10 minutes).
  */

@@ -3,7 +3,7 @@
  * 10 s while holding (it lapses 30 s after the last renewal), log who holds it once a minute while
  * waiting, and release it at once on a graceful stop.
  *
- * Source: ../shared/spec/platform-service.md § Single-dispatcher lease, § Limits (10 s / 30 s / 10 s).
+ * Source: spec/platform-service.md § Single-dispatcher lease, § Limits (10 s / 30 s / 10 s).
  */
 import type { Clock } from '../ports/clock.ts';
 import type { Lease } from '../ports/lease.ts';
@@ -56,7 +56,7 @@ interface LoopState {
  * a failed renewal is retried every {@link leaseRenewRetryMs} until the lease would lapse, then work stops
  * (`onLost`) and the loop goes back to taking the lease.
  *
- * Source: ../shared/spec/platform-service.md § Single-dispatcher lease; docs/decisions.md D6 § 0 (a large write must not starve the lease).
+ * Source: spec/platform-service.md § Single-dispatcher lease; docs/decisions.md D6 § 0 (a large write must not starve the lease).
  */
 export async function runDispatcherLease(deps: DispatcherLeaseDeps): Promise<void> {
   const state: LoopState = { holding: false, waitedMs: leaseWaitLogMs, renewedAtMs: 0 };

@@ -4,7 +4,7 @@
  * never both hold it. Used for the single-dispatcher lease of the embedded queue store mode, whose
  * queue stores are not shared between containers while the document store is.
  *
- * Source: ../shared/spec/platform-service.md § Single-dispatcher lease, § Rules 3.
+ * Source: spec/platform-service.md § Single-dispatcher lease, § Rules 3.
  */
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';

@@ -2,7 +2,7 @@
  * Authorisation: what a caller holds in an organization (their member record, groups, permissions and
  * agent roles), and the checks every surface makes before acting.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors (403); docs/decisions.md D7 §
+ * Source: spec/platform-service.md § Authentication rule 8, § Errors (403); docs/decisions.md D7 §
  * Organizations
  * and roles (every route checks the caller's role; refusals are 403 with a code).
  */

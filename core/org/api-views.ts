@@ -1,7 +1,7 @@
 /**
  * Answer shapes of GET /api/orgs (bins/api/org-routes.ts), shared with the web app.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8; docs/decisions.md D7 § Organizations and roles.
+ * Source: spec/platform-service.md § Authentication rule 8; docs/decisions.md D7 § Organizations and roles.
  */
 import { Type, type Static } from '@sinclair/typebox';
 

@@ -4,7 +4,7 @@
  * off), verified for one organization at most, and carrying auto-onboarding (off until an Organization
  * Owner turns it on) with the group an onboarded person is offered.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 5, § Deployment settings
+ * Source: spec/platform-service.md § Authentication rule 5, § Deployment settings
  * (PLATFORM_DNS_VERIFICATION); docs/decisions.md D10 § Members.
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';

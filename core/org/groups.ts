@@ -2,7 +2,7 @@
  * Groups of an organization: listing, creating, setting permissions and agent roles, deleting, and
  * adding or removing members; every change that could take away the last Organization Owner is refused.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8; docs/decisions.md D7 § Organizations and roles.
+ * Source: spec/platform-service.md § Authentication rule 8; docs/decisions.md D7 § Organizations and roles.
  */
 import { Value } from '@sinclair/typebox/value';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';

@@ -2,7 +2,7 @@
  * Organizations, members, groups and roles (public edge of `core/org`): what every surface checks
  * before acting.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8; docs/decisions.md D7 § Organizations and roles.
+ * Source: spec/platform-service.md § Authentication rule 8; docs/decisions.md D7 § Organizations and roles.
  */
 export {
   agentRoles,

@@ -8,7 +8,7 @@
  * once) before the invitation is marked accepted by a conditional update, so a crash in between leaves an
  * invitation the next Join finishes.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 4, 5 and 7; docs/decisions.md D10 § Members.
+ * Source: spec/platform-service.md § Authentication rules 4, 5 and 7; docs/decisions.md D10 § Members.
  */
 import { PlatformError, isPlatformError } from '../ports/platform-error.ts';
 import { orgCollections, orgSchemaVersion, type GroupRecord, type InvitationRecord, type MemberRecord, type OrgCaller, type OrgDeps, type OrganizationRecord, type PersonStamp } from './model.ts';

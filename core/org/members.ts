@@ -2,7 +2,7 @@
  * Members of an organization: listing with their groups, adding a signed-in person (by the subject the
  * sign-in asserts), and removing one (never the last Organization Owner).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8; docs/decisions.md D7 § Organizations and roles.
+ * Source: spec/platform-service.md § Authentication rule 8; docs/decisions.md D7 § Organizations and roles.
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import { loadSnapshot } from './access.ts';

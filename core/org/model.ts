@@ -2,7 +2,7 @@
  * Stored records of organizations (documents in the document store), their collection names, the
  * permissions and agent roles, and the ports the organization use cases need.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8 (permissions, agent roles, built-in
+ * Source: spec/platform-service.md § Authentication rule 8 (permissions, agent roles, built-in
  * groups); docs/decisions.md D7 § Organizations and roles.
  */
 import { Type, type Static } from '@sinclair/typebox';

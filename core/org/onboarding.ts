@@ -8,7 +8,7 @@
  * account that domain manages (the managed-domain claim names the same domain). The offer is an
  * invitation (source `domain`) into the domain's default group, decided like any other.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 5 and 7; docs/decisions.md D7 § Organizations and
+ * Source: spec/platform-service.md § Authentication rules 5 and 7; docs/decisions.md D7 § Organizations and
  * roles.
  */
 import { onboardingDomain } from './domains.ts';

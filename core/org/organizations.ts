@@ -7,7 +7,7 @@
  * membership with a fixed id) stores at most one record, and `setupComplete` is set last, so the
  * loser of a race, or the next call after a crash, finishes the same organization.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 5 and 8, § Platform sign-in modes;
+ * Source: spec/platform-service.md § Authentication rules 5 and 8, § Platform sign-in modes;
  * docs/decisions.md D7.
  */
 import type { DocumentStore } from '../ports/document-store.ts';

@@ -8,7 +8,7 @@
  * (removing the member, removing them from a group, deleting a group, changing a group's permissions)
  * is checked with {@link assertKeepsOwner} on the organization as it would be after the change.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8; docs/decisions.md D7 § Organizations and roles.
+ * Source: spec/platform-service.md § Authentication rule 8; docs/decisions.md D7 § Organizations and roles.
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import { agentRoles, permissions, type AgentRole, type AgentRoleGrant, type BuiltinGroupKey, type Permission } from './model.ts';

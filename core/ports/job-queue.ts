@@ -1,7 +1,7 @@
 /**
  * Job queue port (BullMQ on Redis): named queues of JSON jobs consumed by dispatchers.
  *
- * Source: ../shared/spec/platform-service.md § Processes (dispatcher consumes every queue).
+ * Source: spec/platform-service.md § Processes (dispatcher consumes every queue).
  */
 export interface JobQueue {
   /** Adds a job; `jobId` makes the add idempotent. @returns the job id */

@@ -2,14 +2,14 @@
  * Lease port: a named lock in the queue store held by one owner until it lapses or is released.
  * Used for the single-dispatcher lease and the data-update lock.
  *
- * Source: ../shared/spec/platform-service.md § Single-dispatcher lease, § Data update at boot.
+ * Source: spec/platform-service.md § Single-dispatcher lease, § Data update at boot.
  */
 import { PlatformError } from './platform-error.ts';
 
 /**
  * A named lock held by one owner until it lapses or is released.
  *
- * Source: ../shared/spec/platform-service.md § Single-dispatcher lease.
+ * Source: spec/platform-service.md § Single-dispatcher lease.
  */
 export interface Lease {
   /**
@@ -30,7 +30,7 @@ export interface Lease {
  * A lease name or owner, checked the same way by every Lease adapter.
  * @throws PlatformError `invalid_argument` (400) for an empty or non-string value
  *
- * Source: ../shared/spec/platform-service.md § Single-dispatcher lease.
+ * Source: spec/platform-service.md § Single-dispatcher lease.
  */
 export function checkedLeaseArgument(what: 'name' | 'owner', value: string): string {
   if (typeof value !== 'string' || value.length === 0) {
@@ -43,7 +43,7 @@ export function checkedLeaseArgument(what: 'name' | 'owner', value: string): str
  * `ttlMs` rounded up to whole milliseconds, checked the same way by every Lease adapter.
  * @throws PlatformError `invalid_argument` (400) for a ttl that is not a positive number
  *
- * Source: ../shared/spec/platform-service.md § Single-dispatcher lease.
+ * Source: spec/platform-service.md § Single-dispatcher lease.
  */
 export function checkedLeaseTtlMs(ttlMs: number): number {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) {

@@ -2,7 +2,7 @@
  * Object store port: the only durable store for bytes (S3 in production, a directory when embedded).
  * Keys are `/`-separated paths without a leading slash.
  *
- * Source: ../shared/spec/platform-service.md § Rules 5; docs/architecture.md § Ports and adapters (ObjectStore).
+ * Source: spec/platform-service.md § Rules 5; docs/architecture.md § Ports and adapters (ObjectStore).
  */
 export interface ObjectStore {
   /** Writes `body` at `key`, replacing any object there. Readers see either the old or the new object, never a mix. */

@@ -2,7 +2,7 @@
  * Query engine port for the semantic service: parses SQL with the engine's own parser and runs
  * validated queries against a project's data through per-model scoped views (DuckDB).
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (3, 4), § Query validation, § Limits.
+ * Source: spec/semantic-query-service.md § What the service does (3, 4), § Query validation, § Limits.
  */
 export interface QueryEngine {
   /**

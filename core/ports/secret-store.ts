@@ -2,7 +2,7 @@
  * Secret store port: the secret fields of each credential, sealed in the document store under
  * MASTER_KEY (db mode) or kept as one cloud secret per credential (cloud-secrets-manager mode).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 11, § Deployment settings (PLATFORM_SECRET_STORE).
+ * Source: spec/platform-service.md § Authentication rule 11, § Deployment settings (PLATFORM_SECRET_STORE).
  */
 export interface SecretStore {
   /** Which store this is. */

@@ -5,7 +5,7 @@
  * A pure function, not an interface; it sits beside the ports so that domain modules, adapters and
  * scripts can all share it (as PlatformError does).
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (3); § Tools (quoted table names).
+ * Source: spec/semantic-query-service.md § What the service does (3); § Tools (quoted table names).
  */
 
 /**

@@ -1,6 +1,6 @@
 /**
  * DNS TXT lookups, for verifying that an organization controls an e-mail domain.
- * Source: ../shared/spec/platform-service.md § Authentication rule 5, § Deployment settings (PLATFORM_DNS_VERIFICATION).
+ * Source: spec/platform-service.md § Authentication rule 5, § Deployment settings (PLATFORM_DNS_VERIFICATION).
  */
 export interface TxtLookup {
   /**

@@ -3,7 +3,7 @@
  * over a channel to the process that started it (the broker), with a per-worker token checked on
  * every operation and revoked when the worker ends.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6–8; § Deployment settings (PLATFORM_WORKER_*);
+ * Source: spec/platform-service.md § Rules 6–8; § Deployment settings (PLATFORM_WORKER_*);
  * § Operational log lines ([worker]); § Errors (worker exceeds memory or wall-time limit); § Limits.
  */
 

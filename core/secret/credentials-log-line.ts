@@ -1,7 +1,7 @@
 /**
  * The `[credentials]` operational log line written once per credential change.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 10; § Operational log lines ([credentials]).
+ * Source: spec/platform-service.md § Authentication rule 10; § Operational log lines ([credentials]).
  */
 
 /** Kinds of credential change that write a `[credentials]` line. */
@@ -28,7 +28,7 @@ export interface CredentialChange {
  * @param change - the change; any property other than the four named is ignored
  * @returns one line without a trailing newline
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 10 (names the change, identifier, environment and member, never a value).
+ * Source: spec/platform-service.md § Authentication rule 10 (names the change, identifier, environment and member, never a value).
  */
 export function credentialsLogLine(change: CredentialChange): string {
   const kind = oneLine(change.change);

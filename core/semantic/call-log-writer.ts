@@ -4,7 +4,7 @@
  * tool name and the model name to a marked excerpt), and every pending write is awaited on a clean stop
  * (`drain`), so no entry is lost.
  *
- * Source: ../shared/spec/semantic-query-service.md § Events, § Resources (call log entry).
+ * Source: spec/semantic-query-service.md § Events, § Resources (call log entry).
  */
 import { loggedToolName, markedExcerpt, maxLoggedModelNameChars, recordCall } from './call-log.ts';
 import type { SemanticDeps } from './deps.ts';

@@ -1,7 +1,7 @@
 /**
  * The call log: every tools/call through a project's endpoints, kept 30 days, filterable.
  *
- * Source: ../shared/spec/semantic-query-service.md § Resources (call log entry), § Events.
+ * Source: spec/semantic-query-service.md § Resources (call log entry), § Events.
  */
 import type { Filter } from '../ports/document-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';

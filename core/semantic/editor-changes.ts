@@ -2,7 +2,7 @@
  * The editor's pure helpers: validating the texts being edited together with the saved ones (the validator
  * Publish uses), and what changed between the last published build and the saved sources (line diffs).
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (1–2), § States and transitions
+ * Source: spec/semantic-query-service.md § What the service does (1–2), § States and transitions
  * (source files, production build); docs/decisions.md D9 (Editor: validation shown inline; Publish with what changed).
  */
 import type { ChangesView, DataFileChange, ModelFileChange } from './api/editor.ts';

@@ -1,7 +1,7 @@
 /**
  * Improvement requests agents submit about a model (stored queries: ./stored-queries.ts, re-exported here).
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (request_improvement).
+ * Source: spec/semantic-query-service.md § Tools (request_improvement).
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SemanticDeps } from './deps.ts';

@@ -2,7 +2,7 @@
  * Published builds and the two planes the endpoints read: production reads the last published
  * build (immutable, swapped atomically on Publish); test assembles the latest saved sources on every request.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (2), § States (production build), § Endpoints.
+ * Source: spec/semantic-query-service.md § What the service does (2), § States (production build), § Endpoints.
  */
 import type { DataFile, DataSet } from '../ports/query-engine.ts';
 import { PlatformError } from '../ports/platform-error.ts';

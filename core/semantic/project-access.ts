@@ -11,7 +11,7 @@
  * The organization checks come from core/org through {@link SemanticAuthority} (wired in
  * core/boot/semantic-authority.ts; a domain does not import another).
  *
- * Source: docs/decisions.md D17 § 1; ../shared/spec/platform-service.md § Authentication rule 8 (roles).
+ * Source: docs/decisions.md D17 § 1; spec/platform-service.md § Authentication rule 8 (roles).
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { SemanticDeps } from './deps.ts';

@@ -1,7 +1,7 @@
 /**
  * Semantic projects: creation, lookup by slug, and the indexes every semantic collection needs.
  *
- * Source: ../shared/spec/semantic-query-service.md § Resources (project), § Endpoints.
+ * Source: spec/semantic-query-service.md § Resources (project), § Endpoints.
  */
 import { Value } from '@sinclair/typebox/value';
 import type { DocumentStore } from '../ports/document-store.ts';

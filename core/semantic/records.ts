@@ -1,7 +1,7 @@
 /**
  * Stored records of the semantic service (documents in the document store) and their collection names.
  *
- * Source: ../shared/spec/semantic-query-service.md § Resources and their fields.
+ * Source: spec/semantic-query-service.md § Resources and their fields.
  */
 import { Type, type Static } from '@sinclair/typebox';
 

@@ -3,7 +3,7 @@
  * and a source snapshot in the object store that the test endpoint reads on every request.
  * Data file bytes are content-addressed blobs in the object store (`data/manifest.json` points at them).
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (2), § States (source files: save).
+ * Source: spec/semantic-query-service.md § What the service does (2), § States (source files: save).
  */
 import type { GitRepo } from '../ports/git-repo.ts';
 import { dataFileNamePattern, modelFileNamePattern } from './api/import-files.ts';

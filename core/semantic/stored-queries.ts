@@ -7,7 +7,7 @@
  * A dropped or expired query answers the same not-found error as an unknown id, with the hint to run
  * execute_query again.
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (execute_query, execute_stored_query); docs/decisions.md D18
+ * Source: spec/semantic-query-service.md § Tools (execute_query, execute_stored_query); docs/decisions.md D18
  * § 4.
  */
 import type { DocumentStore } from '../ports/document-store.ts';

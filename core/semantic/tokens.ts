@@ -2,7 +2,7 @@
  * Access tokens of the semantic endpoints: created per project with model scopes and an optional
  * expiry, high-entropy with a fixed prefix, stored only as a SHA-256 digest, shown once, revocable.
  *
- * Source: ../shared/spec/semantic-query-service.md § Authentication, § Resources (access token).
+ * Source: spec/semantic-query-service.md § Authentication, § Resources (access token).
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { base64url } from './base64url.ts';

@@ -2,7 +2,7 @@
  * Answer shapes of the spend-cap routes (bins/api/session-routes.ts), shared with the web app.
  * Times are ISO-8601 strings on the wire.
  *
- * Source: ../shared/spec/platform-service.md (What the service does: spend caps); docs/decisions.md D10.
+ * Source: spec/platform-service.md (What the service does: spend caps); docs/decisions.md D10.
  */
 import { Type, type Static } from '@sinclair/typebox';
 

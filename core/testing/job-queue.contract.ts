@@ -2,7 +2,7 @@
  * Contract suite of the {@link JobQueue} port: every adapter registers it from its own test file and
  * must pass it unchanged. Waits poll for an outcome (behaviour), never assert how long it took.
  *
- * Source: docs/architecture.md § Ports and adapters; ../shared/spec/platform-service.md
+ * Source: docs/architecture.md § Ports and adapters; spec/platform-service.md
  * § Processes (dispatcher consumes every queue).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

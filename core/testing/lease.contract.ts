@@ -3,7 +3,7 @@
  * from its own test file and must pass it unchanged. Lapse cases use a 300 ms ttl and wait past it:
  * they check behaviour, not timing.
  *
- * Source: docs/architecture.md § Ports and adapters; ../shared/spec/platform-service.md
+ * Source: docs/architecture.md § Ports and adapters; spec/platform-service.md
  * § Single-dispatcher lease.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { skipBecause } from './skip.ts';
 /**
  * What the factory of {@link leaseContract} returns for one test.
  *
- * Source: docs/architecture.md § Ports and adapters; ../shared/spec/platform-service.md § Single-dispatcher lease.
+ * Source: docs/architecture.md § Ports and adapters; spec/platform-service.md § Single-dispatcher lease.
  */
 export interface LeaseFixture {
   /** A lease store in which no lease is held. */
@@ -34,7 +34,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * @param name - adapter name shown in test output
  * @param make - creates a fresh lease store per test
  *
- * Source: docs/architecture.md § Ports and adapters; ../shared/spec/platform-service.md § Single-dispatcher lease.
+ * Source: docs/architecture.md § Ports and adapters; spec/platform-service.md § Single-dispatcher lease.
  */
 export function leaseContract(name: string, make: () => Promise<LeaseFixture>): void {
   describe(`Lease contract: ${name}`, () => {

@@ -4,7 +4,7 @@
  * only the holder renews or releases.
  *
  * Source: docs/architecture.md § Ports and adapters (fakes in core/testing);
- * ../shared/spec/platform-service.md § Single-dispatcher lease.
+ * spec/platform-service.md § Single-dispatcher lease.
  */
 import { checkedLeaseArgument, checkedLeaseTtlMs, type Lease } from '../ports/lease.ts';
 import { systemClock } from '../adapters/runtime/system-clock.ts';

@@ -2,7 +2,7 @@
  * Contract suite of the {@link ObjectStore} port: every adapter (the in-memory fake, the filesystem,
  * S3) registers it from its own test file and must pass it unchanged.
  *
- * Source: docs/architecture.md § Ports and adapters; ../shared/spec/platform-service.md § Rules 5.
+ * Source: docs/architecture.md § Ports and adapters; spec/platform-service.md § Rules 5.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ObjectStore } from '../ports/object-store.ts';

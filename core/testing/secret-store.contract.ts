@@ -3,7 +3,7 @@
  * stores) and the cloud store (against the local Secrets Manager protocol server) register it from
  * their own test files and must pass it unchanged.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 11; docs/architecture.md § Ports and adapters.
+ * Source: spec/platform-service.md § Authentication rule 11; docs/architecture.md § Ports and adapters.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SecretStore } from '../ports/secret-store.ts';

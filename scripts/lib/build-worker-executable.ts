@@ -9,7 +9,7 @@
  *   bun scripts/lib/build-worker-executable.ts <output file>
  *
  * Called by scripts/build for the `worker` executable.
- * Source: ../shared/spec/platform-service.md § Rules 6, 8 (as a Node single executable application with the
+ * Source: spec/platform-service.md § Rules 6, 8 (as a Node single executable application with the
  * permission flags in its start arguments).
  */
 import { spawnSync } from 'node:child_process';

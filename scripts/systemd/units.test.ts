@@ -3,7 +3,7 @@
  * them (with /opt/cairn pointed at stand-in executables), and each keeps the rules of the spec:
  * restarted 2 s after every exit, one unprivileged user, writes only to /var/lib/cairn, and the
  * front proxy without the environment file.
- * Source: ../shared/spec/platform-service.md § Processes, § Rules 1, 8, 9.
+ * Source: spec/platform-service.md § Processes, § Rules 1, 8, 9.
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

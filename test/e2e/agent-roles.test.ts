@@ -4,7 +4,7 @@
  * and promoting with 403 `agent_role_required` at once (no operation is queued), and creating an agent with 403 `permission_required` (also
  * through `cairn agent import` as a real process, exit 1); a non-member sees no agent (404).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors; docs/decisions.md D7 § Organizations
+ * Source: spec/platform-service.md § Authentication rule 8, § Errors; docs/decisions.md D7 § Organizations
  * and
  * roles, § Agents and environments.
  */

@@ -8,7 +8,7 @@
  * and ends succeeded or failed (a refused publish keeps its located problems); two operations asked at once
  * both succeed; the body and query checks and the 20 MiB upload form of the files batch are exercised over HTTP.
  *
- * Source: ../shared/spec/platform-service.md (What the service does; § Limits; § Errors); docs/decisions.md D7 § Agents
+ * Source: spec/platform-service.md (What the service does; § Limits; § Errors); docs/decisions.md D7 § Agents
  * and environments, § Operators.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

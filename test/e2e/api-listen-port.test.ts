@@ -2,7 +2,7 @@
  * Where the API listens (spec § Deployment settings, § Rules 2): in the all-in-one mode
  * (PLATFORM_ALL_IN_ONE=on, set by the entrypoint and by the systemd API unit) on 127.0.0.1:API_PORT,
  * with PORT left to the front proxy; run as a command, on PORT. A real API process each time.
- * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 2.
+ * Source: spec/platform-service.md § Processes of the all-in-one container, § Rules 2.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -7,7 +7,7 @@
  * The API has no AG-UI or MCP route yet: an anonymous caller there reaches routing and gets 404 `not_found`;
  * a refused sign-in is answered before routing.
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection authentication (rules 1, 2);
+ * Source: spec/platform-service.md § Incoming connection authentication (rules 1, 2);
  * § Platform sign-in modes (oidc); docs/decisions.md D6 § 3.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * TypeBox, answering 400 with the parameter named and what it must be, and every list is capped whatever
  * the caller sends. Before docs/decisions.md D6, `GET …/calls?limit=abc` became NaN and answered the whole call log.
  *
- * Source: ../shared/spec/platform-service.md § Errors; ../shared/spec/semantic-query-service.md § Resources
+ * Source: spec/platform-service.md § Errors; spec/semantic-query-service.md § Resources
  * (call log entry); docs/decisions.md D6 § 3.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

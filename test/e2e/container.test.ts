@@ -5,7 +5,7 @@
  * DuckDB answer from inside the container; a read-only /data stops the entrypoint naming it.
  * The image sets NODE_ENV=production, whose sign-in modes are not part of this build yet: the runs
  * here pass NODE_ENV=development (the built-in dev user).
- * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container, § Rules 2, 8, 9,
+ * Source: spec/platform-service.md § Processes of the all-in-one container, § Rules 2, 8, 9,
  * § Limits (health check), § Versioning (image labels); docs/architecture.md § Tests and measurements.
  */
 import { randomBytes } from 'node:crypto';

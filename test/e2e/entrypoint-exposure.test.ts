@@ -3,7 +3,7 @@
  * the dev user (every request acts as the owner): the container's default (every interface), or
  * scripts/start with HOST=0.0.0.0. Run with a stand-in front proxy (CAIRN_CADDY=/bin/true), so nothing
  * of the instance is actually exposed while the test runs.
- * Source: ../shared/spec/platform-service.md § Processes of the all-in-one container; docs/decisions.md D6 § 1.
+ * Source: spec/platform-service.md § Processes of the all-in-one container; docs/decisions.md D6 § 1.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

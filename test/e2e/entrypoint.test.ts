@@ -2,7 +2,7 @@
  * End to end: the all-in-one entrypoint restarts a killed API or dispatcher 2 s later, a second
  * container on the same data waits for the single-dispatcher lease with /healthz 503, and takes it
  * once the first stops; stopping the entrypoint stops every process it started.
- * Source: ../shared/spec/platform-service.md § Processes, § Rules 1 and 3, § Single-dispatcher lease.
+ * Source: spec/platform-service.md § Processes, § Rules 1 and 3, § Single-dispatcher lease.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

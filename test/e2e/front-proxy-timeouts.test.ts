@@ -5,7 +5,7 @@
  * are read from Caddy's own adaptation of the Caddyfile; the cut-off is observed on a real socket that sends half a
  * request head and then nothing (no timing is asserted: only that Caddy closes it without answering).
  *
- * Source: ../shared/spec/platform-service.md § Limits (request header line 32 KiB); docs/decisions.md D17 § 6.
+ * Source: spec/platform-service.md § Limits (request header line 32 KiB); docs/decisions.md D17 § 6.
  */
 import { spawnSync } from 'node:child_process';
 import { connect } from 'node:net';

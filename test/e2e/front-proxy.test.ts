@@ -2,7 +2,7 @@
  * The front proxy (Caddy with proxy/Caddyfile) against upstream test servers on the API and MCP ports:
  * every route, response header, the gzip rule, unbuffered event streams, body limits, forwarded
  * addresses, /assets/ and the SPA fallback.
- * Source: ../shared/spec/platform-service.md § Front proxy routes, § Limits, § Errors.
+ * Source: spec/platform-service.md § Front proxy routes, § Limits, § Errors.
  */
 import { spawnSync } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';

@@ -5,7 +5,7 @@
  * (HOST=0.0.0.0 reached at the machine's address) and the APP_BASE_URL host keep working; the own-pages rule wants
  * one of the platform's origins, not merely "Origin equals Host"; health checks keep answering.
  *
- * Source: docs/decisions.md D17 § 7; ../shared/spec/platform-service.md § Authentication rule 1, § Deployment settings
+ * Source: docs/decisions.md D17 § 7; spec/platform-service.md § Authentication rule 1, § Deployment settings
  * (APP_BASE_URL).
  */
 import { request } from 'node:http';

@@ -9,7 +9,7 @@
  *   organization's agent using up its calls leaves another's answered, though both come from the same address; one
  *   token naming made-up agents gets at most 10 × the limit in all.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_USER_RATE_PER_MINUTE), § Errors,
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_USER_RATE_PER_MINUTE), § Errors,
  * § Limits; docs/decisions.md D17 § 6.
  */
 import { join } from 'node:path';

@@ -5,7 +5,7 @@
  * organization:manage is refused with 403 `permission_required`, and the last Organization Owner cannot
  * be removed on any path. Bodies and query strings are checked (400 naming the field).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8, § Errors; docs/decisions.md D7 § Organizations
+ * Source: spec/platform-service.md § Authentication rule 8, § Errors; docs/decisions.md D7 § Organizations
  * and roles.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

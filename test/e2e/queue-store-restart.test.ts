@@ -4,7 +4,7 @@
  * workflow's entry state is terminal (no model call); the redis-server the entrypoint runs is killed once a third
  * of them were sent, and the supervisor starts it again 2 s later on its append-only file in <data>/redis. Every
  * delivery answered 202 then opens exactly one session, and every session settles; none is left running.
- * Source: ../shared/spec/platform-service.md § Rules 1 and 9 (/data/redis); docs/architecture.md § Queue store.
+ * Source: spec/platform-service.md § Rules 1 and 9 (/data/redis); docs/architecture.md § Queue store.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -5,7 +5,7 @@
  * - The whole answer to a batch stays within its cap; the calls past it answer a tool error saying so and never run.
  * - Each tools/call counts against the per-IP limit before any runs: a batch that does not fit is refused whole (429,
  *   naming its calls and the limit) and runs nothing; the call log shows exactly the calls that ran.
- * Source: ../shared/spec/semantic-query-service.md § Limits; docs/decisions.md D18 § 3.
+ * Source: spec/semantic-query-service.md § Limits; docs/decisions.md D18 § 3.
  */
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@
  * cancelled (running queries interrupted, waiting ones dropped, a batch's remaining calls not run), and A's
  * own next query finds its share free at once (a share still held by runaways would make it wait past the
  * pool's longest wait and be refused). No timing threshold: the outcome and order are asserted.
- * Source: ../shared/spec/semantic-query-service.md § Limits; docs/decisions.md D18 § 2.
+ * Source: spec/semantic-query-service.md § Limits; docs/decisions.md D18 § 2.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -1,7 +1,7 @@
 /**
  * End to end: the running product (Caddy → semantic-mcp, api) driven through the front proxy with the
  * official MCP SDK client, the demo flights model over the real BTS data, and the `cairn` command.
- * Source: ../shared/spec/semantic-query-service.md (tools, validation, authentication, limits).
+ * Source: spec/semantic-query-service.md (tools, validation, authentication, limits).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * End to end: saved sources versus the published build, view_query changes, models that fail
  * validation, models without view_query, and tokens of another project.
- * Source: ../shared/spec/semantic-query-service.md § States and transitions, § Errors.
+ * Source: spec/semantic-query-service.md § States and transitions, § Errors.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * test endpoint with the MCP SDK client (as the web app's playground does), reaches a model saved after
  * minting, sees the call in the call log (named as a playground token) but not the token in MCP Access,
  * and minting again revokes the previous one.
- * Source: ../shared/spec/semantic-query-service.md § What the service does 2, § Authentication, § Events;
+ * Source: spec/semantic-query-service.md § What the service does 2, § Authentication, § Events;
  * docs/decisions.md D9.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * agent holding a token scoped to one model of a two-model project. Every reproduction is refused or
  * harmless: no other model's rows, no hidden rows or columns (through statistics, plans or errors),
  * no write that another query sees, no project-existence oracle, no terminal injection.
- * Source: ../shared/spec/semantic-query-service.md § Query validation, § Authentication; docs/decisions.md D6 § 0.
+ * Source: spec/semantic-query-service.md § Query validation, § Authentication; docs/decisions.md D6 § 0.
  */
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -4,7 +4,7 @@
  * an interrupt) leaves another agent's small query on the other model answering while it runs; the
  * runaway is answered with the timeout error, and its model answers afterwards. Results are capped
  * at 4 MiB of row data with a note.
- * Source: ../shared/spec/semantic-query-service.md § Limits; docs/decisions.md D6 § 0 (timeouts, memory, result size).
+ * Source: spec/semantic-query-service.md § Limits; docs/decisions.md D6 § 0 (timeouts, memory, result size).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

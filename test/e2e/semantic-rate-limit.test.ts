@@ -1,7 +1,7 @@
 /**
  * End to end: the per-client-IP rate limit of the semantic endpoints, counted in the shared queue
  * store (a real redis-server) so every replica shares the count.
- * Source: ../shared/spec/semantic-query-service.md § Limits (rate limit, MCP_RATE_LIMIT_MAX).
+ * Source: spec/semantic-query-service.md § Limits (rate limit, MCP_RATE_LIMIT_MAX).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProduct, type RunningProduct } from '../helpers/product.ts';

@@ -7,7 +7,7 @@
  * submit 20 improvement requests a day. The reproductions are the issue's, driven with the MCP SDK client or curl's
  * equivalent (fetch); an expired query is made by moving its last use back 31 days in the product's own store.
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools, § Resources (call log entry); docs/decisions.md D18 § 4, §
+ * Source: spec/semantic-query-service.md § Tools, § Resources (call log entry); docs/decisions.md D18 § 4, §
  * 6.
  */
 import { copyFileSync } from 'node:fs';

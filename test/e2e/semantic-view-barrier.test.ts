@@ -7,7 +7,7 @@
  * while one keyed on a visible row does error (the query shape reaches the engine). A dataset's ENUM
  * column names no value that only hidden rows hold (DESCRIBE, typeof, enum_range, result types).
  * Scope files of two projects with identical data and of both planes of a model never evict each other.
- * Source: ../shared/spec/semantic-query-service.md § What the service does (3), § Query validation; docs/decisions.md
+ * Source: spec/semantic-query-service.md § What the service does (3), § Query validation; docs/decisions.md
  * D18 § 1.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';

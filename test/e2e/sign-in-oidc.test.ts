@@ -1,7 +1,7 @@
 /**
  * End to end: the product with PLATFORM_SIGN_IN=oidc against a real local OpenID provider. Management
  * routes need a verified access token; public routes and the MCP endpoints do not use platform sign-in.
- * Source: ../shared/spec/platform-service.md § Authentication, § Endpoints (/api/sign-in-settings).
+ * Source: spec/platform-service.md § Authentication, § Endpoints (/api/sign-in-settings).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProduct, type RunningProduct } from '../helpers/product.ts';

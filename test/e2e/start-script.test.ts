@@ -10,7 +10,7 @@
  * key is printed and written nowhere; the demo agent is seeded and published; the first start comes up
  * once, naming the demo token it minted before the platform started (no restart, no [config] line leaving
  * out the semantic service), and a second start passes the saved token (the agent left as it is).
- * Source: README.md § Two commands; ../shared/spec/platform-service.md § Processes of the all-in-one container;
+ * Source: README.md § Two commands; spec/platform-service.md § Processes of the all-in-one container;
  * docs/decisions.md D7 § Models (scripts/start paragraph), § Done when.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

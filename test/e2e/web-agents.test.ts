@@ -12,7 +12,7 @@
  * - Publish queues an operation whose status the page shows until it reads Succeeded; a day spend cap is saved.
  * No console errors or CSP violations. Screenshots (1280 and 375 px) land in test-results/web/.
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication
+ * Source: spec/platform-service.md § Incoming connection, § Incoming connection authentication
  * (UI labels); docs/decisions.md D10 (Agents and environments, Connections).
  */
 import type { Browser, Page } from 'playwright-core';

@@ -4,7 +4,7 @@
  * load balancer signs them (base64url segments *with* `=` padding, signature over the padded segments,
  * raw r‖s signature; exp, signer, iss and client in the header).
  *
- * Source: ../shared/spec/platform-service.md § Platform sign-in modes (cloud-alb).
+ * Source: spec/platform-service.md § Platform sign-in modes (cloud-alb).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

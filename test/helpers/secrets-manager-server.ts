@@ -5,7 +5,7 @@
  * (the Authorization header must be present). ListSecrets is answered with an error and recorded in
  * `violations`, which tests assert is empty: the platform never lists secrets.
  *
- * Source: ../shared/TOOLCHAIN.md § Libraries (no Secrets Manager emulator on npm); ../shared/spec/platform-service.md § Authentication rule 11.
+ * Source: ../shared/TOOLCHAIN.md § Libraries (no Secrets Manager emulator on npm); spec/platform-service.md § Authentication rule 11.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

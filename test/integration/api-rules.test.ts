@@ -7,7 +7,7 @@
  * router's 404) shows what the rules did. The per-user ceiling is tested through the proxy in
  * test/e2e/user-ceiling.test.ts.
  *
- * Source: ../shared/spec/platform-service.md § Authentication; § Events (Access log); § Errors; § Limits.
+ * Source: spec/platform-service.md § Authentication; § Events (Access log); § Errors; § Limits.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';

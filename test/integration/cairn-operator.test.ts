@@ -1,7 +1,7 @@
 /**
  * The `cairn` operator commands that work on the stores directly, run as real processes:
  * config resolve, data-updates list|apply, secrets move (db → cloud secrets manager and back).
- * Source: ../shared/spec/platform-service.md § Rules 14, § Versioning, § Authentication rule 11.
+ * Source: spec/platform-service.md § Rules 14, § Versioning, § Authentication rule 11.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -2,7 +2,7 @@
  * Verification of the load balancer's signed identity header (x-lb-oidc-data) against a real loopback key
  * host: padded tokens, signer check, tampering, unknown and malformed key ids, expiry, key caching.
  *
- * Source: ../shared/spec/platform-service.md § Platform sign-in modes (cloud-alb); § Deployment settings (PLATFORM_CLOUD_ALB_ARN).
+ * Source: spec/platform-service.md § Platform sign-in modes (cloud-alb); § Deployment settings (PLATFORM_CLOUD_ALB_ARN).
  */
 import { generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

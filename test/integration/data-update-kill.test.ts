@@ -3,7 +3,7 @@
  * old or the new version; the next boot waits for the dead holder's lock to lapse, then continues
  * with the documents not yet rewritten. Real SQLite file, real redis-server lease, Bun processes.
  *
- * Source: ../shared/spec/platform-service.md § Data update at boot.
+ * Source: spec/platform-service.md § Data update at boot.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -7,7 +7,7 @@
  * refused` line, the turn and session end failed, and nothing of the report (nor anything the worker sends after
  * it) is recorded. An honest report over the same forged channel is recorded (the positive control). A turn's hook
  * (the real worker program) reaches no broker operation even when it knows the turn's id.
- * Source: docs/decisions.md D17 § 4; ../shared/spec/platform-service.md § Rules 6, § Operational log lines ([worker]).
+ * Source: docs/decisions.md D17 § 4; spec/platform-service.md § Rules 6, § Operational log lines ([worker]).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

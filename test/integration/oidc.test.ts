@@ -2,7 +2,7 @@
  * OIDC sign-in verification against a real local OpenID provider: discovery, JWKS, issuer, audience rule,
  * expiry, tampering, unknown keys, and the userinfo fill-in.
  *
- * Source: ../shared/spec/platform-service.md § Platform sign-in modes (oidc); § Deployment settings (PLATFORM_OIDC_*).
+ * Source: spec/platform-service.md § Platform sign-in modes (oidc); § Deployment settings (PLATFORM_OIDC_*).
  */
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * a cluster, passed without a cast) and in process memory: two limiters with the same prefix share one
  * count, as replicas do. The servers are real redis-server processes on loopback, stopped by PID.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits (rate limit per client IP);
+ * Source: spec/semantic-query-service.md § Limits (rate limit per client IP);
  * docs/decisions.md D18 § 3 (N points at once);
  * spec/platform-service.md § Limits (per-user ceiling); docs/decisions.md D6 § 3 (RedisConnection admits a cluster).
  */

@@ -4,7 +4,7 @@
  * permission model is on inside it with nothing readable or writable beyond its own directory, its heap
  * limit follows the memory limit, hooks round-trip through the broker, a hook's allocations end it at the
  * memory limit, and it refuses a foreign environment.
- * Source: ../shared/spec/platform-service.md § Rules 6–8; § Deployment settings (a worker reads none).
+ * Source: spec/platform-service.md § Rules 6–8; § Deployment settings (a worker reads none).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -4,7 +4,7 @@
  * scripted model server. A session's turn runs in a worker started by the host (its `[worker-host]` lines),
  * reaching platform data and the model only through the dispatcher's broker over TLS (the dispatcher logs
  * the same `[worker] ended …` line with the host's worker id), and parks for input as it would locally.
- * Source: ../shared/spec/platform-service.md § Rules 6, 10; § Deployment settings (PLATFORM_WORKER_HOST, _KEY).
+ * Source: spec/platform-service.md § Rules 6, 10; § Deployment settings (PLATFORM_WORKER_HOST, _KEY).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

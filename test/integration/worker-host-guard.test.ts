@@ -1,7 +1,7 @@
 /**
  * The worker host's start guard (rule 10), run as a real process: it refuses a data store address, a
  * key, the config or a cloud credential, naming each variable and never a value; a clean one serves.
- * Source: ../shared/spec/platform-service.md § Rules 10.
+ * Source: spec/platform-service.md § Rules 10.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * A real worker host for tests: `bun bins/worker-host/main.ts` (or dist/worker-host) on a free loopback
  * port with a key, its output lines kept; and a remote launcher pointed at it.
- * Source: ../shared/spec/platform-service.md § Rules 10.
+ * Source: spec/platform-service.md § Rules 10.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';

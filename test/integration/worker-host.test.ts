@@ -3,7 +3,7 @@
  * dispatching process: a hook's broker round trip and an echo over TLS, both sides proving the key (a
  * wrong key refused and logged with no key byte; a host that cannot prove the key gets no job), limits,
  * cancellation and a lost connection, each ending only that run while the host keeps serving.
- * Source: ../shared/spec/platform-service.md § Rules 6–7, 10; § Deployment settings (PLATFORM_WORKER_HOST*);
+ * Source: spec/platform-service.md § Rules 6–7, 10; § Deployment settings (PLATFORM_WORKER_HOST*);
  * § Operational log lines ([worker-host], [worker]).
  */
 import { connect as netConnect } from 'node:net';

@@ -2,7 +2,7 @@
  * PLATFORM_WORKER_INSPECT=on with real worker processes: each worker starts with an inspector on a free
  * loopback port and without the permission model, and one `[worker] inspector …` line names the port
  * (a production boot refuses the setting: core/config/boot-rules.test.ts).
- * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_WORKER_INSPECT); § Rules 8.
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_WORKER_INSPECT); § Rules 8.
  */
 import { describe, expect, it } from 'vitest';
 import { bundledWorkerProgram, createWorkerLauncher } from '../../core/adapters/worker/index.ts';

@@ -2,7 +2,7 @@
  * The worker launcher with real worker processes (Node under its permission model, the worker program
  * bundled from sources): the hook task round trip through the broker, the per-worker token, the
  * environment check, cancellation and slots.
- * Source: ../shared/spec/platform-service.md § Rules 6–8; § Deployment settings (a worker reads none);
+ * Source: spec/platform-service.md § Rules 6–8; § Deployment settings (a worker reads none);
  * § Operational log lines ([worker]).
  */
 import { describe, expect, it } from 'vitest';

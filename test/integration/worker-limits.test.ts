@@ -2,7 +2,7 @@
  * Worker limits with real worker processes: memory (a heap that grows, and buffers outside the heap) and
  * wall time each end only that worker, with a message naming the limit, its variable and value; the same
  * launcher then runs the next worker normally.
- * Source: ../shared/spec/platform-service.md § Rules 7; § Errors (worker exceeds memory or wall-time
+ * Source: spec/platform-service.md § Rules 7; § Errors (worker exceeds memory or wall-time
  * limit); § Deployment settings (PLATFORM_WORKER_*); § Operational log lines ([worker]).
  */
 import { describe, expect, it } from 'vitest';

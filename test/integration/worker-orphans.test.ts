@@ -4,7 +4,7 @@
  * the namespace sandbox (bubblewrap's --die-with-parent) and under permission-only isolation (setpriv's
  * parent-death signal). And a launcher starting where a stopped process left a worker running ends it (the run
  * folder's record), leaving alone the workers of a process still running.
- * Source: ../shared/spec/platform-service.md § Rules 6–7; docs/decisions.md D17 § 3 (a worker dies with its
+ * Source: spec/platform-service.md § Rules 6–7; docs/decisions.md D17 § 3 (a worker dies with its
  * dispatcher).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

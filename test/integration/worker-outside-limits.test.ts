@@ -5,7 +5,7 @@
  * writing one endless channel line is ended at the line cap. Each names the limit that ended it and frees the
  * slot: the next run of the same single-slot launcher finishes. One case runs the whole path of the issue (a
  * queued turn whose state's before hook loops, run by the dispatcher's turn runner over in-memory stores).
- * Source: ../shared/spec/platform-service.md § Rules 6–7; docs/decisions.md D17 § 3 (limits hold whatever the code
+ * Source: spec/platform-service.md § Rules 6–7; docs/decisions.md D17 § 3 (limits hold whatever the code
  * runs).
  */
 import { describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * the worker's own flags: reading outside its directory, writing outside it, starting a process, a thread
  * or a native addon, and reaching the starting process's secrets are each refused, reported on the
  * channel and logged as `[worker] refused <operation> for <subject>`, never with a path or value.
- * Source: ../shared/spec/platform-service.md § Rules 6, 8; § Deployment settings (a worker reads none);
+ * Source: spec/platform-service.md § Rules 6, 8; § Deployment settings (a worker reads none);
  * § Operational log lines ([worker]).
  */
 import { existsSync } from 'node:fs';

@@ -6,7 +6,7 @@
  * process succeeds (the positive control: the door exists, and the probe can open it). Where namespaces are not
  * available, production refuses to start workers with a line saying why; elsewhere they run under the permission
  * model alone after a warning line.
- * Source: ../shared/spec/platform-service.md § Rules 6, 8; docs/decisions.md D17 § 3.
+ * Source: spec/platform-service.md § Rules 6, 8; docs/decisions.md D17 § 3.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';

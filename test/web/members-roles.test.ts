@@ -1,7 +1,7 @@
 /**
  * The Members pages' wording of roles: a member's role on agents is the highest their groups give (on
  * every agent, and per agent where a group gives more), their permissions are all their groups give.
- * Source: ../shared/spec/platform-service.md § Authentication rule 8.
+ * Source: spec/platform-service.md § Authentication rule 8.
  */
 import { describe, expect, it } from 'vitest';
 import type { GroupView } from '../../core/org/api-views.ts';

@@ -2,7 +2,7 @@
  * The {@link TxtLookup} port over `node:dns/promises` (Node, Bun and Deno): the system's resolvers, or
  * the `servers` given (`host` or `host:port`, e.g. a loopback DNS server in tests).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 5 (TXT record verification, read by the API
+ * Source: spec/platform-service.md § Authentication rule 5 (TXT record verification, read by the API
  * over outbound DNS).
  */
 import { Resolver } from 'node:dns/promises';

@@ -3,7 +3,7 @@
  * for each placeholder: the string is converted by DuckDB itself (TRY_CAST) so `WHERE n > $1`
  * with '5' compares numbers, and a string that does not convert is refused before the query runs.
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (execute_query: params).
+ * Source: spec/semantic-query-service.md § Tools (execute_query: params).
  */
 import {
   DuckDBTypeId, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,

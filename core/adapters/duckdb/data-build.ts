@@ -5,7 +5,7 @@
  * files contribute every table of their main schema. The file is built under a temporary name and
  * renamed into place (atomic), so readers never see a partial database.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (3, 4).
+ * Source: spec/semantic-query-service.md § What the service does (3, 4).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';

@@ -9,7 +9,7 @@
  * stop), the memory ceiling holds for values, and a runaway query costs only its caller. In the child
  * queries run with search_path `data.main`: bare dataset names bind straight to the scope file's tables.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (3, 4), § Query validation, § Limits.
+ * Source: spec/semantic-query-service.md § What the service does (3, 4), § Query validation, § Limits.
  */
 import { join } from 'node:path';
 import { pid } from 'node:process';

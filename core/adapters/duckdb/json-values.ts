@@ -3,7 +3,7 @@
  * chosen once from its type ({@link jsonConverter}) and then applied to each of its values, so a
  * result pays the type dispatch per column, not per value.
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (execute_query); core/ports/query-engine.ts (QueryResult).
+ * Source: spec/semantic-query-service.md § Tools (execute_query); core/ports/query-engine.ts (QueryResult).
  */
 import { Buffer } from 'node:buffer';
 import {

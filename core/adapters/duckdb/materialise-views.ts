@@ -6,7 +6,7 @@
  * rebuilt; a new digest of the same family replaces (and drops) the family's previous scope, so a
  * changed view_query takes effect on the next call.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (3), § States (view_query changed).
+ * Source: spec/semantic-query-service.md § What the service does (3), § States (view_query changed).
  */
 import { VARCHAR, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
 import { PlatformError } from '../../ports/platform-error.ts';

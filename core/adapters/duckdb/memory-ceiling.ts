@@ -20,7 +20,7 @@
  * {@link retireAfterGrowthBytes} above its base after a query is retired and replaced on demand:
  * every query starts with the whole budget.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits (engine memory 512MB).
+ * Source: spec/semantic-query-service.md § Limits (engine memory 512MB).
  */
 import { engineMemoryLimitMiB } from './query-instance.ts';
 

@@ -2,7 +2,7 @@
  * The engine's own parser for query validation: DuckDB's json_serialize_sql on a dedicated
  * in-memory instance that can reach no file, with the SQL bound as a parameter (never spliced).
  *
- * Source: ../shared/spec/semantic-query-service.md § Query validation.
+ * Source: spec/semantic-query-service.md § Query validation.
  */
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { ParseOutcome } from '../../ports/query-engine.ts';

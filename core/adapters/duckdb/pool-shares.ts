@@ -3,7 +3,7 @@
  * and waiting, how long a query waits for a process, and the answers given when a bound is reached.
  * The pool (process-pool.ts) applies them; semantic-mcp's settings choose the figures.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits; docs/decisions.md D18 § 2 (one caller cannot starve the
+ * Source: spec/semantic-query-service.md § Limits; docs/decisions.md D18 § 2 (one caller cannot starve the
  * others).
  */
 import { PlatformError } from '../../ports/platform-error.ts';

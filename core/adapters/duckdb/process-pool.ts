@@ -9,7 +9,7 @@
  * closed. A killed or ended child frees its room and is replaced on demand. A waiter whose caller has
  * gone (its AbortSignal) leaves the queue at once with `query_cancelled`.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits; docs/decisions.md D18 § 2.
+ * Source: spec/semantic-query-service.md § Limits; docs/decisions.md D18 § 2.
  */
 import type { Logger } from '../../ports/logger.ts';
 import { PlatformError } from '../../ports/platform-error.ts';

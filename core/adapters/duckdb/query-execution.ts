@@ -4,7 +4,7 @@
  * ceiling, answer `query_memory_exceeded`), the child's answer, and whether the child may take the
  * next query.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits (query timeout, engine memory).
+ * Source: spec/semantic-query-service.md § Limits (query timeout, engine memory).
  */
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { QueryResult } from '../../ports/query-engine.ts';

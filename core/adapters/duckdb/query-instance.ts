@@ -3,7 +3,7 @@
  * attaches the data database read-only as `data`, then disables external access and locks its
  * configuration, so no file, network, extension or setting is reachable afterwards.
  *
- * Source: ../shared/spec/semantic-query-service.md § Query validation (engine connection settings), § Limits.
+ * Source: spec/semantic-query-service.md § Query validation (engine connection settings), § Limits.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { quoteLiteral } from './sql-text.ts';

@@ -4,7 +4,7 @@
  * runs one query at a time and answers over the pipe. It receives no secrets and no store
  * connection: only the data database path and the requests. It ends when its input ends.
  *
- * Source: ../shared/spec/semantic-query-service.md § Query validation (engine connection), § Limits.
+ * Source: spec/semantic-query-service.md § Query validation (engine connection), § Limits.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { DuckDBInstance } from '@duckdb/node-api';

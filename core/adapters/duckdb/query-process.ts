@@ -6,7 +6,7 @@
  * is asked to interrupt, and a child that has not answered within the grace period is killed
  * (SIGKILL). A child past its memory ceiling is killed and the caller gets `query_memory_exceeded`.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits (query timeout, engine memory).
+ * Source: spec/semantic-query-service.md § Limits (query timeout, engine memory).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';

@@ -6,7 +6,7 @@
  * Parent → child: `open` once, then `execute` one at a time, `interrupt` for the running one.
  * Child → parent: `ready` or `open_failed` after `open`; `result` or `error` per `execute`.
  *
- * Source: ../shared/spec/semantic-query-service.md § Query validation (engine connection), § Limits.
+ * Source: spec/semantic-query-service.md § Query validation (engine connection), § Limits.
  */
 import type { Writable } from 'node:stream';
 import type { ExecuteRequest, QueryResult } from '../../ports/query-engine.ts';

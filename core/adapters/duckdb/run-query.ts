@@ -5,7 +5,7 @@
  * chunk and read only up to the row cap and the byte cap. The time limit is the parent's: it sends
  * an interrupt (see `interrupt`) and kills the process when the engine does not stop.
  *
- * Source: ../shared/spec/semantic-query-service.md § Query validation (engine connection), § Errors, § Limits.
+ * Source: spec/semantic-query-service.md § Query validation (engine connection), § Errors, § Limits.
  */
 import { Buffer } from 'node:buffer';
 import { StatementType, type DuckDBConnection, type DuckDBInstance, type DuckDBPreparedStatement, type DuckDBResult } from '@duckdb/node-api';

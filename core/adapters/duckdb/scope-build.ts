@@ -15,7 +15,7 @@
  * unlinked files) and is never handed the new scope, because the pool keys processes by data key and
  * scope.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (3),
+ * Source: spec/semantic-query-service.md § What the service does (3),
  * § States (view_query changed).
  */
 import { randomUUID } from 'node:crypto';

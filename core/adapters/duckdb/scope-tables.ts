@@ -6,7 +6,7 @@
  * column, also one nested in LIST, ARRAY, STRUCT, MAP or UNION, cast to VARCHAR. Bounded: threads 2,
  * memory_limit 512MiB, and an interrupt after the build's time limit.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (3), § Query validation.
+ * Source: spec/semantic-query-service.md § What the service does (3), § Query validation.
  */
 import {
   DuckDBArrayType, DuckDBInstance, DuckDBListType, DuckDBMapType, DuckDBStructType, DuckDBTypeId, DuckDBUnionType,

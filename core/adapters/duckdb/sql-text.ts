@@ -2,7 +2,7 @@
  * The quoting helpers (one implementation, in core/ports/sql-text.ts) for the few SQL texts the
  * adapter writes itself (identifiers, file paths, settings), and the engine-message helper.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (3).
+ * Source: spec/semantic-query-service.md § What the service does (3).
  */
 
 export { quoteIdentifier, quoteLiteral } from '../../ports/sql-text.ts';

@@ -5,7 +5,7 @@
  *
  * Shared by the semantic service (bins/semantic-mcp) and the API's MCP endpoint of incoming connections.
  *
- * Source: ../shared/spec/semantic-query-service.md § Endpoints (JSON-RPC, tools/list and tools/call);
+ * Source: spec/semantic-query-service.md § Endpoints (JSON-RPC, tools/list and tools/call);
  * spec/platform-service.md § Tool-protocol endpoint;
  * MCP specification § Transports (Streamable HTTP), § Base protocol (JSON-RPC).
  */

@@ -4,7 +4,7 @@
  * TTL index (expired documents vanish within about a minute, when the server's monitor runs).
  *
  * Source: docs/architecture.md § Ports and adapters (DocumentStore: MongoDB official driver);
- * ../shared/spec/platform-service.md § Deployment settings (DOCDB_URI).
+ * spec/platform-service.md § Deployment settings (DOCDB_URI).
  */
 import { MongoClient, type Collection, type Document } from 'mongodb';
 import type { BaseDocument, DocumentCollection, DocumentStore, Filter, FindOptions, IndexOptions, Update } from '../../ports/document-store.ts';
@@ -15,7 +15,7 @@ import { mongoFailure, redactMongoUri, scrubCredentials } from './mongo-errors.t
 /**
  * Options of {@link openMongoDocumentStore}.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (DOCDB_URI); core/ports/document-store.ts.
+ * Source: spec/platform-service.md § Deployment settings (DOCDB_URI); core/ports/document-store.ts.
  */
 export interface MongoDocumentStoreOptions {
   /** `mongodb://` or `mongodb+srv://` connection string (DOCDB_URI); its options (TLS, replica set, timeouts) apply. */
@@ -40,7 +40,7 @@ export interface MongoDocumentStoreOptions {
  *   no server answered within the URI's `serverSelectionTimeoutMS` (default 30 s) or authentication
  *   failed. Messages name the hosts, never the user name or password.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (DOCDB_URI); core/ports/document-store.ts.
+ * Source: spec/platform-service.md § Deployment settings (DOCDB_URI); core/ports/document-store.ts.
  */
 export async function openMongoDocumentStore(options: MongoDocumentStoreOptions): Promise<DocumentStore> {
   const client = createClient(options.uri);
@@ -82,7 +82,7 @@ function createClient(uri: string): MongoClient {
 /**
  * The database named in the path of a MongoDB URI, or undefined.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (DOCDB_URI); core/ports/document-store.ts.
+ * Source: spec/platform-service.md § Deployment settings (DOCDB_URI); core/ports/document-store.ts.
  */
 export function databaseInUri(uri: string): string | undefined {
   const path = /^mongodb(?:\+srv)?:\/\/[^/]*\/([^?]*)/.exec(uri)?.[1];

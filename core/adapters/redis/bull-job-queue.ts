@@ -3,7 +3,7 @@
  * per `consume`; failed jobs kept with a bound (count and age) and reported to `onFailed` (which keeps what an
  * operator needs without the payload: core/jobs/failed-jobs.ts).
  *
- * Source: ../shared/spec/platform-service.md § Processes (dispatcher consumes every queue);
+ * Source: spec/platform-service.md § Processes (dispatcher consumes every queue);
  * docs/architecture.md § Ports and adapters (JobQueue: Redis via BullMQ + ioredis).
  */
 import { Queue, Worker, type Job } from 'bullmq';

@@ -2,7 +2,7 @@
  * Opens the queue store (Redis) named by QUEUE_URL: plain or TLS, default or ACL user, single server or
  * cluster (detected from the server, not configured).
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (QUEUE_URL);
+ * Source: spec/platform-service.md § Deployment settings (QUEUE_URL);
  * docs/architecture.md § Processes (Redis or a Redis cluster; embedded redis-server when QUEUE_URL unset).
  */
 import type { ConnectionOptions } from 'node:tls';
@@ -13,14 +13,14 @@ import { parseRedisUrl, redactRedisTarget, type RedisTarget } from './redis-url.
 /**
  * A connection to the queue store: one server or a cluster.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (QUEUE_URL).
+ * Source: spec/platform-service.md § Deployment settings (QUEUE_URL).
  */
 export type RedisConnection = Redis | Cluster;
 
 /**
  * Options of {@link openRedis}.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (QUEUE_URL).
+ * Source: spec/platform-service.md § Deployment settings (QUEUE_URL).
  */
 export interface OpenRedisOptions {
   /** TLS options merged into `rediss://` connections (e.g. `ca` for a private CA); default Node's trust store. */
@@ -48,7 +48,7 @@ export interface OpenRedisOptions {
  *   cannot be reached, refuses the credentials (or needs some) or does not answer in time. Messages
  *   name the host and port, never the user name or password.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (QUEUE_URL).
+ * Source: spec/platform-service.md § Deployment settings (QUEUE_URL).
  */
 export async function openRedis(url: string, options: OpenRedisOptions = {}): Promise<RedisConnection> {
   const target = parseRedisUrl(url);

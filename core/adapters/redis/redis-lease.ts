@@ -3,7 +3,7 @@
  * Every step that reads and then writes runs as one Lua script, so two processes can never both hold
  * a lease.
  *
- * Source: ../shared/spec/platform-service.md § Single-dispatcher lease, § Data update at boot.
+ * Source: spec/platform-service.md § Single-dispatcher lease, § Data update at boot.
  */
 import { checkedLeaseArgument, checkedLeaseTtlMs, type Lease } from '../../ports/lease.ts';
 import type { RedisConnection } from './open-redis.ts';
@@ -27,7 +27,7 @@ return 0`;
 /**
  * Options of {@link createRedisLease}.
  *
- * Source: ../shared/spec/platform-service.md § Single-dispatcher lease.
+ * Source: spec/platform-service.md § Single-dispatcher lease.
  */
 export interface RedisLeaseOptions {
   /** Prefix of the lease keys; default `cairn:lease:` (the lease `dispatcher` lives at `cairn:lease:dispatcher`). */
@@ -43,7 +43,7 @@ export interface RedisLeaseOptions {
  * @throws (from its methods) PlatformError `invalid_argument` (400) for an empty name or owner, or a
  *   ttlMs that is not a positive number; the client's error when Redis fails
  *
- * Source: ../shared/spec/platform-service.md § Single-dispatcher lease.
+ * Source: spec/platform-service.md § Single-dispatcher lease.
  */
 export function createRedisLease(redis: RedisConnection, options: RedisLeaseOptions = {}): Lease {
   const prefix = options.keyPrefix ?? 'cairn:lease:';

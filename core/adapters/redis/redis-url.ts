@@ -2,7 +2,7 @@
  * The parts of a queue store URL (`redis://` or `rediss://`), and the same URL without credentials
  * for messages.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (QUEUE_URL: a rediss:// URL with
+ * Source: spec/platform-service.md § Deployment settings (QUEUE_URL: a rediss:// URL with
  * user and password gives TLS and an ACL user).
  */
 import { PlatformError } from '../../ports/platform-error.ts';
@@ -10,7 +10,7 @@ import { PlatformError } from '../../ports/platform-error.ts';
 /**
  * What a queue store URL says.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (QUEUE_URL).
+ * Source: spec/platform-service.md § Deployment settings (QUEUE_URL).
  */
 export interface RedisTarget {
   host: string;
@@ -30,7 +30,7 @@ export interface RedisTarget {
  * @throws PlatformError `invalid_config` naming QUEUE_URL (never its value) when the scheme is not
  *   redis/rediss, the host is missing or the database is not a non-negative integer
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (QUEUE_URL).
+ * Source: spec/platform-service.md § Deployment settings (QUEUE_URL).
  */
 export function parseRedisUrl(url: string): RedisTarget {
   let parsed: URL;
@@ -56,7 +56,7 @@ export function parseRedisUrl(url: string): RedisTarget {
 /**
  * `redis://host:port/db` (or `rediss://…`) without user name or password.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (QUEUE_URL).
+ * Source: spec/platform-service.md § Deployment settings (QUEUE_URL).
  */
 export function redactRedisTarget(target: RedisTarget): string {
   const host = target.host.includes(':') ? `[${target.host}]` : target.host;

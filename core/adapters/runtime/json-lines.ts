@@ -2,7 +2,7 @@
  * Newline-delimited JSON over a byte stream (one JSON message per line, UTF-8; JSON.stringify never
  * emits a raw line break). Used by the semantic query processes and the worker channel.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits; ../shared/spec/platform-service.md § Rules 6.
+ * Source: spec/semantic-query-service.md § Limits; spec/platform-service.md § Rules 6.
  */
 import type { Readable } from 'node:stream';
 

@@ -3,7 +3,7 @@
  * (RLIMIT_DATA through `prlimit --pid`, util-linux). Shared by the semantic query processes
  * (core/adapters/duckdb/memory-ceiling.ts) and the worker launcher (core/adapters/worker).
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits; ../shared/spec/platform-service.md § Rules 7.
+ * Source: spec/semantic-query-service.md § Limits; spec/platform-service.md § Rules 7.
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -18,7 +18,7 @@ interface SdkErrorShape {
  * True when `error` says the object does not exist: NoSuchKey, NotFound (HEAD has no body), or any
  * other 404 except NoSuchBucket (a missing bucket is a configuration error, not a missing object).
  *
- * Source: core/ports/object-store.ts; ../shared/spec/platform-service.md § Deployment settings (OBJSTORE_*).
+ * Source: core/ports/object-store.ts; spec/platform-service.md § Deployment settings (OBJSTORE_*).
  */
 export function isMissingObject(error: unknown): boolean {
   const shape = (error ?? {}) as SdkErrorShape;
@@ -33,7 +33,7 @@ export function isMissingObject(error: unknown): boolean {
  * @returns PlatformError `store_unreachable` (status 503) when no HTTP answer came back (network, DNS,
  *   credentials not found); otherwise `object_store_failed` (status 502) carrying the S3 error name
  *
- * Source: core/ports/object-store.ts; ../shared/spec/platform-service.md § Deployment settings (OBJSTORE_*).
+ * Source: core/ports/object-store.ts; spec/platform-service.md § Deployment settings (OBJSTORE_*).
  */
 export function s3Failure(operation: string, key: string, error: unknown): PlatformError {
   const shape = (error ?? {}) as SdkErrorShape;

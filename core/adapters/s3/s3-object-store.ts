@@ -2,7 +2,7 @@
  * The production {@link ObjectStore}: one S3 bucket (AWS or any S3-compatible endpoint) through
  * `@aws-sdk/client-s3`, optionally under a key prefix so several installs share one bucket.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (OBJSTORE_*);
+ * Source: spec/platform-service.md § Deployment settings (OBJSTORE_*);
  * docs/architecture.md § Ports and adapters (ObjectStore).
  */
 import {
@@ -22,7 +22,7 @@ import { isMissingObject, s3Failure } from './s3-errors.ts';
 /**
  * The S3 branch of {@link ObjectStoreSettings}.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (OBJSTORE_*).
+ * Source: spec/platform-service.md § Deployment settings (OBJSTORE_*).
  */
 export type S3ObjectStoreSettings = Extract<ObjectStoreSettings, { kind: 's3' }>;
 
@@ -43,7 +43,7 @@ export type S3ObjectStoreSettings = Extract<ObjectStoreSettings, { kind: 's3' }>
  * @throws (from its methods) PlatformError `invalid_key` (400), `store_unreachable` (503) when S3 gives
  *   no answer, `object_store_failed` (502) when it refuses
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (OBJSTORE_*).
+ * Source: spec/platform-service.md § Deployment settings (OBJSTORE_*).
  */
 export function createS3ObjectStore(settings: S3ObjectStoreSettings): ObjectStore {
   const client = new S3Client(s3ClientConfig(settings));
@@ -99,7 +99,7 @@ async function headObject(client: S3Client, Bucket: string, Key: string): Promis
 /**
  * The S3Client configuration for `settings`.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (OBJSTORE_*).
+ * Source: spec/platform-service.md § Deployment settings (OBJSTORE_*).
  */
 export function s3ClientConfig(settings: S3ObjectStoreSettings): S3ClientConfig {
   return {
@@ -117,7 +117,7 @@ export function s3ClientConfig(settings: S3ObjectStoreSettings): S3ClientConfig 
 /**
  * `''` for no prefix, else the prefix without leading/trailing slashes plus one `/`.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (OBJSTORE_*).
+ * Source: spec/platform-service.md § Deployment settings (OBJSTORE_*).
  */
 export function normalisePrefix(prefix: string): string {
   const trimmed = prefix.replace(/^\/+|\/+$/g, '');

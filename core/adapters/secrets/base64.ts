@@ -1,7 +1,7 @@
 /**
  * Base64 helpers on the web-standard `btoa`/`atob` (Node, Bun and Deno), for sealed secret records.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (MASTER_KEY: 32 bytes, base64).
+ * Source: spec/platform-service.md § Deployment settings (MASTER_KEY: 32 bytes, base64).
  */
 
 /** Standard base64 (with padding) of `bytes`. */

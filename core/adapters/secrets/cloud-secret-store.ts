@@ -2,7 +2,7 @@
  * The cloud secret store (PLATFORM_SECRET_STORE=cloud-secrets-manager): one cloud secret per
  * credential named `<prefix><credential id>`, on `@aws-sdk/client-secrets-manager`.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 11; § Deployment settings (PLATFORM_CLOUD_SECRETS_*); § Limits.
+ * Source: spec/platform-service.md § Authentication rule 11; § Deployment settings (PLATFORM_CLOUD_SECRETS_*); § Limits.
  */
 import {
   CreateSecretCommand,
@@ -43,7 +43,7 @@ export interface CloudSecretStoreOptions {
  * @throws PlatformError `invalid_config` naming PLATFORM_CLOUD_SECRETS_PREFIX when it is empty, does not
  *   end in `/`, is longer than 200 characters or holds a character secret names cannot hold
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_CLOUD_SECRETS_PREFIX); § Limits.
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_CLOUD_SECRETS_PREFIX); § Limits.
  */
 export function checkSecretPrefix(prefix: string): void {
   const fail = (why: string) => new PlatformError('invalid_config', `PLATFORM_CLOUD_SECRETS_PREFIX ${why}.`);
@@ -62,7 +62,7 @@ export function checkSecretPrefix(prefix: string): void {
  * @throws (at creation) PlatformError `invalid_config` for a bad prefix; (calls) `invalid_credential_id`
  *   for an id a secret name cannot hold, `secret_store_unavailable` when the service fails
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 11.
+ * Source: spec/platform-service.md § Authentication rule 11.
  */
 export function createCloudSecretStore(options: CloudSecretStoreOptions): SecretStore {
   checkSecretPrefix(options.prefix);

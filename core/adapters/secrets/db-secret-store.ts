@@ -2,7 +2,7 @@
  * The db secret store (PLATFORM_SECRET_STORE=db): each credential's secret fields sealed with
  * AES-256-GCM under MASTER_KEY on its secret record in the document store.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_SECRET_STORE, MASTER_KEY); § Authentication rule 11.
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_SECRET_STORE, MASTER_KEY); § Authentication rule 11.
  */
 import type { Clock } from '../../ports/clock.ts';
 import type { BaseDocument, DocumentStore } from '../../ports/document-store.ts';
@@ -52,7 +52,7 @@ export const MASTER_KEY_BYTES = 32;
  * @returns the 32 key bytes
  * @throws PlatformError `invalid_config` naming MASTER_KEY (never its value) when it is not base64 of 32 bytes
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (MASTER_KEY: 32 bytes, base64); § Limits (master key).
+ * Source: spec/platform-service.md § Deployment settings (MASTER_KEY: 32 bytes, base64); § Limits (master key).
  */
 export function parseMasterKey(base64: string): Uint8Array {
   const how = 'make one with `openssl rand -base64 32`';
@@ -73,7 +73,7 @@ export function parseMasterKey(base64: string): Uint8Array {
  * @throws (from put/get) PlatformError `master_key_missing` naming MASTER_KEY when no key was given;
  *   (from get) `secret_unreadable` when the record was sealed under another key or was altered
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_SECRET_STORE=db, MASTER_KEY).
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_SECRET_STORE=db, MASTER_KEY).
  */
 export function createDbSecretStore(options: DbSecretStoreOptions): SecretStore {
   const records = () => options.docs.collection<SealedSecretDocument>(CREDENTIAL_SECRETS_COLLECTION);

@@ -2,7 +2,7 @@
  * Secret store adapters (public edge of `core/adapters/secrets`): db (AES-256-GCM under MASTER_KEY in
  * the document store) and cloud (one cloud secret per credential).
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (PLATFORM_SECRET_STORE); § Authentication rule 11.
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_SECRET_STORE); § Authentication rule 11.
  */
 export {
   checkSecretPrefix,

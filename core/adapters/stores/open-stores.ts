@@ -1,7 +1,7 @@
 /**
  * Opens the document and object stores named by the store settings (composition helper for bins).
  *
- * Source: docs/architecture.md § Ports and adapters; ../shared/spec/platform-service.md
+ * Source: docs/architecture.md § Ports and adapters; spec/platform-service.md
  * § Deployment settings (DOCDB_URI, OBJSTORE_*).
  */
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { openSqliteDocumentStore } from '../sqlite/sqlite-document-store.ts';
  * @throws PlatformError `invalid_config` or `store_unreachable` from the MongoDB adapter; the engine's
  *   error when the SQLite file cannot be opened
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (DOCDB_URI, OBJSTORE_*).
+ * Source: spec/platform-service.md § Deployment settings (DOCDB_URI, OBJSTORE_*).
  */
 export async function openDocumentStore(settings: DocumentStoreSettings): Promise<DocumentStore> {
   if (settings.kind === 'sqlite') return openSqliteDocumentStore({ path: settings.path });
@@ -30,7 +30,7 @@ export async function openDocumentStore(settings: DocumentStoreSettings): Promis
  * Opens the object store: a `file://` endpoint keeps objects under `<root>/<bucket>/<prefix>`;
  * otherwise S3 (or an S3-compatible endpoint) on `bucket` under `prefix`. Nothing connects until the first call.
  *
- * Source: ../shared/spec/platform-service.md § Deployment settings (DOCDB_URI, OBJSTORE_*).
+ * Source: spec/platform-service.md § Deployment settings (DOCDB_URI, OBJSTORE_*).
  */
 export function openObjectStore(settings: ObjectStoreSettings): ObjectStore {
   if (settings.kind === 'fs') return createFsObjectStore({ root: join(settings.root, settings.bucket, settings.prefix) });

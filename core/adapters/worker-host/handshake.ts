@@ -7,7 +7,7 @@
  * reflected as the other's. The dispatching process proves first; the host answers only a proven peer.
  * No key byte is ever sent or logged.
  *
- * Source: ../shared/spec/platform-service.md § Rules 10 (TLS connections authenticated in both directions
+ * Source: spec/platform-service.md § Rules 10 (TLS connections authenticated in both directions
  * by PLATFORM_WORKER_HOST_KEY).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';

@@ -5,7 +5,7 @@
  * the answers back, its `[worker] …` lines relayed, and its outcome sent. A closed connection or a
  * `cancel` ends the worker (outcome `signalled`).
  *
- * Source: ../shared/spec/platform-service.md § Rules 6–7, 10; § Operational log lines ([worker-host], [worker]).
+ * Source: spec/platform-service.md § Rules 6–7, 10; § Operational log lines ([worker-host], [worker]).
  */
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { WorkerOutcome } from '../../ports/worker.ts';

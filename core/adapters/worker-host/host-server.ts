@@ -5,7 +5,7 @@
  * byte; a proven one runs one worker (./host-run.ts). A failing worker or connection never stops the
  * listener.
  *
- * Source: ../shared/spec/platform-service.md § Rules 10; § Deployment settings (PLATFORM_WORKER_HOST_KEY,
+ * Source: spec/platform-service.md § Rules 10; § Deployment settings (PLATFORM_WORKER_HOST_KEY,
  * _PORT, _BIND); § Operational log lines ([worker-host]); § Limits (worker host port).
  */
 import { createServer, type TLSSocket } from 'node:tls';

@@ -2,7 +2,7 @@
  * Worker hosts: the listener that runs workers sent over TLS (both sides proving PLATFORM_WORKER_HOST_KEY)
  * and the remote launcher a dispatching process uses when PLATFORM_WORKER_HOST names one.
  *
- * Source: ../shared/spec/platform-service.md § Rules 10.
+ * Source: spec/platform-service.md § Rules 10.
  */
 export { startWorkerHost, type RunningWorkerHost, type WorkerHostOptions } from './host-server.ts';
 export { createRemoteWorkerLauncher, type RemoteWorkerLauncherOptions } from './remote-launcher.ts';

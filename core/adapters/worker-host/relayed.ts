@@ -3,7 +3,7 @@
  * printable line each) and the outcome (the port's shape). Anything else is dropped, or, for an outcome,
  * counts as a lost channel.
  *
- * Source: ../shared/spec/platform-service.md § Rules 10; § Operational log lines ([worker]).
+ * Source: spec/platform-service.md § Rules 10; § Operational log lines ([worker]).
  */
 import type { WorkerFailureReason, WorkerLimitName, WorkerOutcome } from '../../ports/worker.ts';
 

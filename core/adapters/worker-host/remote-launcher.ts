@@ -6,7 +6,7 @@
  * answered by the run's broker here; aborting the run's signal cancels the worker; a connection that
  * ends without an outcome is `lost its channel`.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6–8, 10; § Operational log lines ([worker]).
+ * Source: spec/platform-service.md § Rules 6–8, 10; § Operational log lines ([worker]).
  */
 import { connect, type TLSSocket } from 'node:tls';
 import { isPlatformError } from '../../ports/platform-error.ts';

@@ -5,7 +5,7 @@
  * with a challenge–response bound to the TLS session (see ./handshake.ts), so a certificate made by anyone
  * else cannot stand in the middle.
  *
- * Source: ../shared/spec/platform-service.md § Rules 10 (TLS connections authenticated in both directions
+ * Source: spec/platform-service.md § Rules 10 (TLS connections authenticated in both directions
  * by PLATFORM_WORKER_HOST_KEY).
  */
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';

@@ -6,7 +6,7 @@
  * `cancel`. Host → dispatching process: `proof`, then `started` (the worker's process id), `request` (a
  * worker's broker request that passed its token check), `log` (a `[worker] …` line), and one `outcome`.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6, 10.
+ * Source: spec/platform-service.md § Rules 6, 10.
  */
 import type { Socket } from 'node:net';
 import type { WorkerKind, WorkerLimits, WorkerOutcome } from '../../ports/worker.ts';

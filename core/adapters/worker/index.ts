@@ -1,7 +1,7 @@
 /**
  * Worker processes: the launcher (slots, limits, channel, sandbox, permission model) and the programs it starts.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6–8.
+ * Source: spec/platform-service.md § Rules 6–8.
  */
 export {
   createWorkerLauncher, type LauncherRunOptions, type LocalWorkerLauncher, type WorkerLauncherDeps,

@@ -5,7 +5,7 @@
  * stopped process left running (./worker-registry.ts) and probes the sandbox, printing one line when workers
  * run with weaker isolation or are refused.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6–8; § Deployment settings (a worker reads none:
+ * Source: spec/platform-service.md § Rules 6–8; § Deployment settings (a worker reads none:
  * its environment is built from …); § Operational log lines ([worker]); docs/decisions.md D17 § 3.
  */
 import { tmpdir } from 'node:os';

@@ -9,7 +9,7 @@
  *   read that file and the QuickJS library bundled beside it (`quickjs.cjs`, an asset of the executable).
  * Both add `--max-old-space-size` from the worker's memory limit.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6, 8 (workers running compiled code under the runtime's
+ * Source: spec/platform-service.md § Rules 6, 8 (workers running compiled code under the runtime's
  * permission model: reads the application packages and its own working directory, writes only that
  * directory, starts no process, thread or native addon).
  */

@@ -9,7 +9,7 @@
  * yields to the worker's own timer), and one `result` or `failed`. The launcher reads lines of at most
  * {@link WORKER_CHANNEL_LINE_LIMIT} characters.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6 (reaches platform data only through the process
+ * Source: spec/platform-service.md § Rules 6 (reaches platform data only through the process
  * that started it), § Rules 8; § Operational log lines ([worker]).
  */
 import { readMessages } from '../runtime/json-lines.ts';

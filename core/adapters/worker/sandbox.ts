@@ -12,7 +12,7 @@
  * and says why, other processes fall back to `permission-only` with a warning line. `permission-only` (an
  * explicit opt-out) runs workers under the permission model alone, with a warning line.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6, 8; docs/decisions.md D17 § 3 (the worker sandbox denies what it
+ * Source: spec/platform-service.md § Rules 6, 8; docs/decisions.md D17 § 3 (the worker sandbox denies what it
  * promises).
  */
 import { execFile } from 'node:child_process';

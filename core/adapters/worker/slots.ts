@@ -2,7 +2,7 @@
  * Worker slots: at most N workers of a kind at once per process; further runs wait in order, their jobs
  * still claimed by the caller.
  *
- * Source: ../shared/spec/platform-service.md § Rules 7 (PLATFORM_WORKER_TURN_SLOTS, _CALL_SLOTS); § Limits.
+ * Source: spec/platform-service.md § Rules 7 (PLATFORM_WORKER_TURN_SLOTS, _CALL_SLOTS); § Limits.
  */
 import type { WorkerKind, WorkerOutcome } from '../../ports/worker.ts';
 

@@ -3,7 +3,7 @@
  * Reasons logged: the spec's `refused to start`, `exceeded a limit`, `lost its channel`, `signalled`, and
  * for a worker that answered, `finished` (a result) or `failed` (its task failed).
  *
- * Source: ../shared/spec/platform-service.md § Operational log lines ([worker] ended <worker> for <turn or
+ * Source: spec/platform-service.md § Operational log lines ([worker] ended <worker> for <turn or
  * call> with the reason); § Errors (worker exceeds memory or wall-time limit); § Rules 7.
  */
 import type { WorkerKind, WorkerLimitName, WorkerLimits, WorkerOutcome, WorkerRunOptions } from '../../ports/worker.ts';

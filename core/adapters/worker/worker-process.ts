@@ -7,7 +7,7 @@
  * tree, every 50 ms), wall time, turn time (`turnSeconds`) and hook deadlines (announced on the channel) enforced
  * from outside, and its ending turned into a {@link WorkerOutcome} with one `[worker] ended …` line.
  *
- * Source: ../shared/spec/platform-service.md § Rules 6–8; § Operational log lines ([worker]); § Errors;
+ * Source: spec/platform-service.md § Rules 6–8; § Operational log lines ([worker]); § Errors;
  * docs/decisions.md D17 § 3.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -6,7 +6,7 @@
  * /proc/<pid>/stat) keep a reused process id from being taken for a leftover. A second layer under the
  * parent-death signal every worker gets (bubblewrap's --die-with-parent, or setpriv --pdeathsig).
  *
- * Source: ../shared/spec/platform-service.md § Rules 6–7; docs/decisions.md D17 § 3 (a worker dies with its
+ * Source: spec/platform-service.md § Rules 6–7; docs/decisions.md D17 § 3 (a worker dies with its
  * dispatcher).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';

@@ -3,7 +3,7 @@
  * setpriv's parent-death signal under permission-only), and the signal that ends it (its namespace's init, or
  * its process group).
  *
- * Source: ../shared/spec/platform-service.md § Rules 6–8; docs/decisions.md D17 § 3.
+ * Source: spec/platform-service.md § Rules 6–8; docs/decisions.md D17 § 3.
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -5,7 +5,7 @@
  * the web app (web/src/pages/semantic/AccessPage.tsx, ImprovementsPage.tsx), so neither re-declares a shape.
  * Times travel as ISO-8601 strings.
  *
- * Source: ../shared/spec/semantic-query-service.md § Resources and their fields (access token, improvement
+ * Source: spec/semantic-query-service.md § Resources and their fields (access token, improvement
  * request), § Authentication 1–4; docs/decisions.md D9 (MCP Access, Improvement requests).
  */
 import { Type, type Static } from '@sinclair/typebox';

@@ -3,7 +3,7 @@
  * validation as you type, changes since the last publish), shared by the API (bins/api/semantic-editor-routes.ts)
  * and the web app (web/src/pages/semantic/EditorPage.tsx), so neither re-declares a shape by hand.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (1–2), § States and transitions
+ * Source: spec/semantic-query-service.md § What the service does (1–2), § States and transitions
  * (source files: saved → the test endpoint reflects them at once; production build: moved by Publish); docs/decisions.md D9 (Editor).
  */
 import { Type, type Static } from '@sinclair/typebox';

@@ -3,7 +3,7 @@
  * `cairn semantic import <dir>` (bins/cairn/semantic-import.ts), shared so the web app's Import shows and
  * uploads the same files. Pure: no imports, so the web app can bundle it.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (2); docs/decisions.md D9 (Projects: import a project directory).
+ * Source: spec/semantic-query-service.md § What the service does (2); docs/decisions.md D9 (Projects: import a project directory).
  */
 
 /** What one chosen file is for an import. */

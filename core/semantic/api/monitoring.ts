@@ -3,7 +3,7 @@
  * bins/api/semantic-playground-routes.ts GET …/calls/stats and …/calls/tokens) and the web app's
  * Monitoring page. Times are ISO-8601 strings on the wire.
  *
- * Source: ../shared/spec/semantic-query-service.md § Resources (call log entry, the filter bar), § Events;
+ * Source: spec/semantic-query-service.md § Resources (call log entry, the filter bar), § Events;
  * docs/decisions.md D9.
  */
 import { Type, type Static } from '@sinclair/typebox';

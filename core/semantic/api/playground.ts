@@ -2,7 +2,7 @@
  * Shapes of the playground's route, shared by the API (bins/api/semantic-playground-routes.ts) and the web
  * app's Playground page (web/src/pages/semantic/PlaygroundPage.tsx).
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does 2, § Endpoints, § Authentication;
+ * Source: spec/semantic-query-service.md § What the service does 2, § Endpoints, § Authentication;
  * docs/decisions.md D9.
  */
 import { Type, type Static } from '@sinclair/typebox';

@@ -3,7 +3,7 @@
  * (bins/api/semantic-routes.ts checks bodies against them and builds its answers as these types) and the
  * web app (web/src/pages/semantic), so neither re-declares a shape by hand.
  *
- * Source: ../shared/spec/semantic-query-service.md § Resources and their fields (project), § States and
+ * Source: spec/semantic-query-service.md § Resources and their fields (project), § States and
  * transitions (source files, production build); docs/decisions.md D9 (web app, part 1).
  */
 import { Type, type Static } from '@sinclair/typebox';

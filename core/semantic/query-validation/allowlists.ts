@@ -4,7 +4,7 @@
  * QUALIFY, GROUPING SETS, lambdas, struct/list literals, COLLATE, parameters, CTEs, set operations,
  * VALUES lists, table functions, DESCRIBE). Anything not listed here is rejected (fail closed).
  *
- * Source: ../shared/spec/semantic-query-service.md § Query validation (2, 5–8).
+ * Source: spec/semantic-query-service.md § Query validation (2, 5–8).
  */
 
 /** Expression `class` → allowed `type` values. */

@@ -3,7 +3,7 @@
  * `Query rejected: `, says what was wrong and what to do, and names only the requested model's
  * tables; parse errors carry the parser's text verbatim after `Could not parse query: `.
  *
- * Source: ../shared/spec/semantic-query-service.md § Query validation, § Errors.
+ * Source: spec/semantic-query-service.md § Query validation, § Errors.
  */
 import { PlatformError } from '../../ports/platform-error.ts';
 

@@ -3,7 +3,7 @@
  * example to say "EXPLAIN is not available" rather than a generic refusal). It never decides what
  * runs: the engine's parser does that over the whole text.
  *
- * Source: ../shared/spec/semantic-query-service.md § Query validation (2, 3).
+ * Source: spec/semantic-query-service.md § Query validation (2, 3).
  */
 
 const wordStart = /[A-Za-z_\u0080-\uffff]/;

@@ -2,7 +2,7 @@
  * Checks of the nodes that name things in a catalog: base tables, table functions, DESCRIBE
  * (SHOW_REF) and function calls.
  *
- * Source: ../shared/spec/semantic-query-service.md § Query validation (4–8).
+ * Source: spec/semantic-query-service.md § Query validation (4–8).
  */
 import {
   allowedTableFunctions,

@@ -4,7 +4,7 @@
  * pure data (constant values, logical types). Anything else is rejected (fail closed). CTE names
  * are tracked per query node so base-table names resolve only to the model's tables or CTEs in scope.
  *
- * Source: ../shared/spec/semantic-query-service.md § Query validation (2, 4–8).
+ * Source: spec/semantic-query-service.md § Query validation (2, 4–8).
  */
 import { dataShapes, helperShapes, isAllowedExpression, modifierTypes, queryNodeTypes, tableRefTypes } from './allowlists.ts';
 import { rejected, unsupportedConstruct } from './messages.ts';

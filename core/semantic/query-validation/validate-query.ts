@@ -7,7 +7,7 @@
  * EXPLAIN is refused: a plan shows the base tables, hidden columns and predicates that a dataset's
  * view hides (see the issue "Close the query-path holes"), so no plan is given at all.
  *
- * Source: ../shared/spec/semantic-query-service.md § Query validation.
+ * Source: spec/semantic-query-service.md § Query validation.
  */
 import type { ParseOutcome } from '../../ports/query-engine.ts';
 import { queryNodeTypes } from './allowlists.ts';

@@ -2,7 +2,7 @@
  * Runs one tools/call: checks the arguments against the tool's input schema, runs the handler,
  * and records the call in the call log (tool, status, token, time, full input and output).
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools, § Events, § Resources (call log entry).
+ * Source: spec/semantic-query-service.md § Tools, § Events, § Resources (call log entry).
  */
 import type { Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';

@@ -10,7 +10,7 @@ import { improvementsPerTokenPerDay, requireModel, type ToolContext, type ToolRe
  * @throws PlatformError `model_not_found` / `model_invalid` (see requireModel); `improvement_quota_exceeded` (429)
  *   saying when the next request is accepted
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (request_improvement); docs/decisions.md D18 § 4.
+ * Source: spec/semantic-query-service.md § Tools (request_improvement); docs/decisions.md D18 § 4.
  */
 export async function requestImprovement(ctx: ToolContext, input: Static<typeof RequestImprovementInput>): Promise<ToolResult> {
   const model = requireModel(ctx, input.modelName);

@@ -1,7 +1,7 @@
 /**
  * Handlers of list_semantic_models, get_semantic_model and get_datasets: markdown digests, never YAML.
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools.
+ * Source: spec/semantic-query-service.md § Tools.
  */
 import { renderDatasets, renderModelList, renderModelOverview, renderModelSection } from '../digest/index.ts';
 import { formatProblems } from '../planes.ts';

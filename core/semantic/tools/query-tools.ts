@@ -3,7 +3,7 @@
  * the model's scoped views, store the query for replay. The result is carried once, as the JSON text of
  * {@link QueryOutput} (see tool-definitions.ts: why text and not structuredContent).
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (execute_query, execute_stored_query),
+ * Source: spec/semantic-query-service.md § Tools (execute_query, execute_stored_query),
  * § Query validation, § Errors, § Limits.
  */
 import type { Static } from '@sinclair/typebox';

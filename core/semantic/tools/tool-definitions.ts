@@ -2,7 +2,7 @@
  * The six tools of a semantic project endpoint: names, descriptions, input schemas (JSON Schema via
  * TypeBox), annotations, and the output schema of the query tools.
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools, § Limits.
+ * Source: spec/semantic-query-service.md § Tools, § Limits.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 

@@ -4,7 +4,7 @@
  * planes, Publish / Restore / Discard / Promote as queued operations, the validator's problems, spend caps)
  * and Connections (incoming connections, create and edit, token regeneration, copy-paste examples).
  *
- * Source: ../shared/spec/platform-service.md (What the service does; § Incoming connection; § Incoming
+ * Source: spec/platform-service.md (What the service does; § Incoming connection; § Incoming
  * connection authentication; § Errors); docs/decisions.md D10 (Agents and environments, Connections).
  */
 import { Link } from 'wouter';

@@ -4,7 +4,7 @@
  * nothing. A person who arrives signed out signs in first and comes back here (web/src/auth keeps the
  * path through the provider's redirect).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 4, 7; § Front proxy routes
+ * Source: spec/platform-service.md § Authentication rules 4, 7; § Front proxy routes
  * (/invite/<token>); docs/decisions.md D10 (Members).
  */
 import { Link } from 'wouter';

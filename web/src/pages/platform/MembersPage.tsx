@@ -4,7 +4,7 @@
  * is open to every member; the rest needs organization:manage (from GET /api/orgs/:org `you`), and manage
  * actions are hidden without it.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 4–8; docs/decisions.md D10 (Members).
+ * Source: spec/platform-service.md § Authentication rules 4–8; docs/decisions.md D10 (Members).
  */
 import type { ComponentType } from 'react';
 import { Link, Redirect } from 'wouter';

@@ -6,7 +6,7 @@
  * publishes. New model file, Delete file (applied on Save), Upload data file (with progress, saved at once).
  * Leaving with unsaved changes asks first.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (1–2), § States and transitions
+ * Source: spec/semantic-query-service.md § What the service does (1–2), § States and transitions
  * (source files: saved → the test endpoint reflects at once; production build: moved by Publish); docs/decisions.md D9
  * (Editor).
  */

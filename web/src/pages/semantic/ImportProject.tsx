@@ -7,7 +7,7 @@
  * (PUT …/blobs/:name, which answers the SHA-256), saves every file (POST …/sources with replace), then opens the
  * Editor. A failed step says what was already done and offers to retry from that step.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (2); docs/decisions.md D9 (Projects: import a project directory).
+ * Source: spec/semantic-query-service.md § What the service does (2); docs/decisions.md D9 (Projects: import a project directory).
  */
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type DragEvent, type FormEvent } from 'react';

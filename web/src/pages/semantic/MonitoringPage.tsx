@@ -4,7 +4,7 @@
  * newest first and paged; a row opens the full input and output with "Refine in playground"; plots of calls
  * and errors over time and of execute_query latency (p50/p95), drawn with uPlot.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does 5, § Resources (call log entry), § Events; docs/decisions.md D9.
+ * Source: spec/semantic-query-service.md § What the service does 5, § Resources (call log entry), § Events; docs/decisions.md D9.
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';

@@ -5,7 +5,7 @@
  * as an agent sees them, plus the digest an agent would read, page by page.
  * Starts from the address `?model=…&sql=…&params=<json>&plane=test|production` (Monitoring's Refine).
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does 2, § Tools, § Errors, § Limits;
+ * Source: spec/semantic-query-service.md § What the service does 2, § Tools, § Errors, § Limits;
  * docs/decisions.md D9.
  */
 import { useMutation, useQuery } from '@tanstack/react-query';

@@ -1,7 +1,7 @@
 /**
  * /agents: the agents of every organization the member belongs to, each linking to its environments.
  *
- * Source: ../shared/spec/platform-service.md (What the service does); docs/decisions.md D10 (Agents and environments).
+ * Source: spec/platform-service.md (What the service does); docs/decisions.md D10 (Agents and environments).
  */
 import { Link } from 'wouter';
 import type { AgentView } from '../../../../../core/agent/api-views.ts';

@@ -1,7 +1,7 @@
 /**
  * /agents/<agent>: the agent's environments with their draft and published planes.
  *
- * Source: ../shared/spec/platform-service.md (What the service does); docs/decisions.md D10 (Agents and environments).
+ * Source: spec/platform-service.md (What the service does); docs/decisions.md D10 (Agents and environments).
  */
 import { Link } from 'wouter';
 import { ErrorMessage, Loading, RelativeTime, usePaged } from '../../../ui/kit.tsx';

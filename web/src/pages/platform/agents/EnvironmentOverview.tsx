@@ -4,7 +4,7 @@
  * queued operation's status until it ends and the validator's problems (file, line, reason) when a
  * publish is refused, and each published workflow's spend caps with the spend so far per period.
  *
- * Source: ../shared/spec/platform-service.md (What the service does; § Errors); docs/decisions.md D10 (Agents and
+ * Source: spec/platform-service.md (What the service does; § Errors); docs/decisions.md D10 (Agents and
  * environments).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';

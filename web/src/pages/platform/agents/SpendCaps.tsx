@@ -2,7 +2,7 @@
  * One published workflow's spend caps: for each period (day, week, month) the cap in USD (empty: no cap)
  * and what was spent so far in the current period, each editable by a Maintainer.
  *
- * Source: ../shared/spec/platform-service.md (What the service does: spend caps; § Errors spend_cap_reached);
+ * Source: spec/platform-service.md (What the service does: spend caps; § Errors spend_cap_reached);
  * docs/decisions.md D10.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';

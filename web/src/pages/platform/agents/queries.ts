@@ -2,7 +2,7 @@
  * Server state of the Agents and environments pages: query keys and readers (organizations, agents,
  * an agent, an environment, a queued operation, spend caps).
  *
- * Source: ../shared/spec/platform-service.md (What the service does); docs/decisions.md D10 (Agents and environments).
+ * Source: spec/platform-service.md (What the service does); docs/decisions.md D10 (Agents and environments).
  */
 import { useQueries, useQuery } from '@tanstack/react-query';
 import type { AgentDetail, AgentListAnswer, EnvironmentDetail, OperationAnswer } from '../../../../../core/agent/api-views.ts';

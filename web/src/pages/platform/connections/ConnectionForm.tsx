@@ -3,7 +3,7 @@
  * (OIDC issuer and audience in OIDC mode), browser origins (one a line; AG-UI and MCP only) and calls per minute (empty: the
  * protocol's default). A change takes effect when the environment is next published, and the form says so.
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
+ * Source: spec/platform-service.md § Incoming connection, § Incoming connection authentication,
  * rules 1–7; docs/decisions.md D10 (Connections).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';

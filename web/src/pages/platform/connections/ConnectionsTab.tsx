@@ -5,7 +5,7 @@
  * page says); Regenerate token (the new token shown once, in force at once); copy-paste examples per
  * protocol (an AG-UI HttpAgent snippet, an MCP client configuration, a curl for a webhook).
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication,
+ * Source: spec/platform-service.md § Incoming connection, § Incoming connection authentication,
  * rules 1–7, § Trigger declarations, § Errors; docs/decisions.md D10 (Connections).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';

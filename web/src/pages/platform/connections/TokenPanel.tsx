@@ -3,7 +3,7 @@
  * this once with a copy button and the protocol's example using it. The token is in force at once; a
  * regenerated one replaces the old, which stops working at once. Closing the panel forgets it.
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection authentication; docs/decisions.md D10 (Connections).
+ * Source: spec/platform-service.md § Incoming connection authentication; docs/decisions.md D10 (Connections).
  */
 import type { ConnectionAnswer } from '../../../../../core/connection/api-views.ts';
 import { Button, CopyButton } from '../../../ui/kit.tsx';

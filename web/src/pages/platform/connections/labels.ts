@@ -2,7 +2,7 @@
  * The Connections page's words for protocols, authentication modes and row statuses, and the copy-paste
  * examples of each protocol (an AG-UI HttpAgent snippet, an MCP client configuration, a curl for a webhook).
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection, § Incoming connection authentication
+ * Source: spec/platform-service.md § Incoming connection, § Incoming connection authentication
  * (UI labels); docs/decisions.md D10 (Connections).
  */
 import type { ConnectionView } from '../../../../../core/connection/api-views.ts';

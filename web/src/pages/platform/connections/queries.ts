@@ -1,7 +1,7 @@
 /**
  * Server state of the Connections tab: the environment's connections with their row status.
  *
- * Source: ../shared/spec/platform-service.md § Incoming connection; docs/decisions.md D10 (Connections).
+ * Source: spec/platform-service.md § Incoming connection; docs/decisions.md D10 (Connections).
  */
 import { useQuery } from '@tanstack/react-query';
 import type { ConnectionListAnswer } from '../../../../../core/connection/api-views.ts';

@@ -6,7 +6,7 @@
  * the default group) is off until an Organization Owner turns it on (403 `owner_required` otherwise;
  * 409 `domain_unverified` for a domain not yet verified).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 4, 5; § Deployment settings
+ * Source: spec/platform-service.md § Authentication rules 4, 5; § Deployment settings
  * (PLATFORM_DNS_VERIFICATION); docs/decisions.md D10 (Members).
  */
 import { useState, type FormEvent } from 'react';

@@ -5,7 +5,7 @@
  * built-in group grants (the API keeps at least one Organization Owner: 409 `last_owner`; a built-in group
  * is never deleted: 409 `builtin_group`).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8; docs/decisions.md D10 (Members).
+ * Source: spec/platform-service.md § Authentication rule 8; docs/decisions.md D10 (Members).
  */
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';

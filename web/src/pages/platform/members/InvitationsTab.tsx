@@ -4,7 +4,7 @@
  * e-mail: the inviter passes the link on), and the invitations with their status, expiry and Revoke.
  * Nobody joins until the holder of the verified address opens the link, signs in and chooses Join.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 4, 7; § Deployment settings
+ * Source: spec/platform-service.md § Authentication rules 4, 7; § Deployment settings
  * (APP_BASE_URL); docs/decisions.md D10 (Members).
  */
 import { useState, type FormEvent } from 'react';

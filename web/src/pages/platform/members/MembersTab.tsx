@@ -4,7 +4,7 @@
  * every member may Leave. The API refuses taking away the last Organization Owner (409 `last_owner`);
  * its message is shown as it is.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8; docs/decisions.md D10 (Members).
+ * Source: spec/platform-service.md § Authentication rule 8; docs/decisions.md D10 (Members).
  */
 import { useState } from 'react';
 import { useLocation } from 'wouter';

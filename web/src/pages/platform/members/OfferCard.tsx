@@ -3,7 +3,7 @@
  * offers list (/invitations) show. Nothing is decided until a button is pressed; the offer's state
  * (closed, expired, for another address, already a member) each gets its own words.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 4, 5, 7; docs/decisions.md D10 (Members).
+ * Source: spec/platform-service.md § Authentication rules 4, 5, 7; docs/decisions.md D10 (Members).
  */
 import { Link } from 'wouter';
 import type { InvitationDecision, InvitationOffer } from '../../../../../core/org/api-views.ts';

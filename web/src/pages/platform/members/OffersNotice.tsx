@@ -3,7 +3,7 @@
  * when there are several), linking to /invitations. Not shown on /invitations and /invite/<token>
  * themselves, nor when reading the offers fails (the page itself shows that).
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 5, 7; docs/decisions.md D10 (Members).
+ * Source: spec/platform-service.md § Authentication rules 5, 7; docs/decisions.md D10 (Members).
  */
 import { Link, useLocation } from 'wouter';
 import { useOffers } from './queries.ts';

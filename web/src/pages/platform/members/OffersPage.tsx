@@ -3,7 +3,7 @@
  * auto-onboarding offers of a verified domain), each with Join <org> and Dismiss. An offer decided here stays
  * on the page (showing what happened) after the list read again no longer holds it.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 5, 7; docs/decisions.md D10 (Members).
+ * Source: spec/platform-service.md § Authentication rules 5, 7; docs/decisions.md D10 (Members).
  */
 import { useEffect, useState } from 'react';
 import type { InvitationOffer } from '../../../../../core/org/api-views.ts';

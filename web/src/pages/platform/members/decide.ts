@@ -3,7 +3,7 @@
  * consent page, POST /api/invitations/:id/join|dismiss for the offers list), and the words for the ways
  * it can be refused.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 4, 7; docs/decisions.md D10 (Members).
+ * Source: spec/platform-service.md § Authentication rules 4, 7; docs/decisions.md D10 (Members).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { InvitationDecision } from '../../../../../core/org/api-views.ts';

@@ -3,7 +3,7 @@
  * invitations and domains, the caller's pending offers, and one mutation helper that refreshes what a
  * change touches.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rules 4–8; docs/decisions.md D10 (Members).
+ * Source: spec/platform-service.md § Authentication rules 4–8; docs/decisions.md D10 (Members).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {

@@ -3,7 +3,7 @@
  * (the highest their groups give, per agent and on every agent), the permissions their groups give, and
  * the error codes of the organization routes told apart.
  *
- * Source: ../shared/spec/platform-service.md § Authentication rule 8 (permissions, agent roles: a member's
+ * Source: spec/platform-service.md § Authentication rule 8 (permissions, agent roles: a member's
  * role is the highest their groups give; built-in groups); docs/decisions.md D10 (Members).
  */
 import type { GroupView, MemberView } from '../../../../../core/org/api-views.ts';

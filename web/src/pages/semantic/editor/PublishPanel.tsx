@@ -4,7 +4,7 @@
  * to the saved sources and shows the published revision, or why Publish refused (422 `publish_invalid`
  * listing every problem, 422 `publish_empty`).
  *
- * Source: ../shared/spec/semantic-query-service.md § States and transitions (production build: moved by Publish); docs/decisions.md D9 (Editor: Publish).
+ * Source: spec/semantic-query-service.md § States and transitions (production build: moved by Publish); docs/decisions.md D9 (Editor: Publish).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ChangesView } from '../../../../../core/semantic/api/editor.ts';

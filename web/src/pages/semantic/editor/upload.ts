@@ -3,7 +3,7 @@
  * XMLHttpRequest, whose upload events report progress; fetch does not). The server answers the SHA-256 and
  * size, so nothing is computed here. Used by the Editor's "Upload data file" and by Import.
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does (2); docs/decisions.md D9 (progress for large data files).
+ * Source: spec/semantic-query-service.md § What the service does (2); docs/decisions.md D9 (progress for large data files).
  */
 import type { StoredBlobView } from '../../../../../core/semantic/api/projects.ts';
 import { ApiError, authHeaders, errorOf, projectPath } from '../../../api/client.ts';

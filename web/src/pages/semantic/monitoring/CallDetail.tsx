@@ -3,7 +3,7 @@
  * tool output (pretty JSON; an excerpt is marked when the log cut it), and "Refine in playground" for
  * execute_query errors and other calls naming a model.
  *
- * Source: ../shared/spec/semantic-query-service.md § Resources (call log entry: detail panel, Refine);
+ * Source: spec/semantic-query-service.md § Resources (call log entry: detail panel, Refine);
  * docs/decisions.md D9.
  */
 import { useEffect, useRef } from 'react';

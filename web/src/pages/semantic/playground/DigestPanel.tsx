@@ -3,7 +3,7 @@
  * relationships, metrics) with Previous page / Next page exactly as an agent pages, and get_datasets
  * for chosen datasets with their field page.
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (get_semantic_model, get_datasets); docs/decisions.md D9.
+ * Source: spec/semantic-query-service.md § Tools (get_semantic_model, get_datasets); docs/decisions.md D9.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';

@@ -4,7 +4,7 @@
  * and the raw result (text and structuredContent) behind a disclosure. The query tools answer their result as
  * JSON text (no structuredContent), read with {@link queryOutputOf}.
  *
- * Source: ../shared/spec/semantic-query-service.md § Tools (execute_query), § Errors, § Limits; docs/decisions.md D9.
+ * Source: spec/semantic-query-service.md § Tools (execute_query), § Errors, § Limits; docs/decisions.md D9.
  */
 import { useMemo } from 'react';
 import { usePaged } from '../../../ui/kit.tsx';

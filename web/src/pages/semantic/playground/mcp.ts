@@ -7,7 +7,7 @@
  * project); it is kept in memory only, minted again when it nears expiry or an endpoint refuses it (another
  * tab minted a newer one).
  *
- * Source: ../shared/spec/semantic-query-service.md § What the service does 2, § Endpoints, § Authentication;
+ * Source: spec/semantic-query-service.md § What the service does 2, § Endpoints, § Authentication;
  * docs/decisions.md D9.
  */
 import './zod-jitless.ts';
