@@ -67,7 +67,7 @@ async function world() {
   };
   const hooks = { a: await hookOf('a1'), b: await hookOf('b1') };
   // The queue store: `ok` takes jobs (a job id once), `fail` refuses, `stop` never answers (the process stops).
-  const queue = { mode: 'ok' as 'ok' | 'fail' | 'stop', added: [] as Added[], attempts: 0 };
+  const queue = { mode: 'ok' as 'ok' | 'fail' | 'stop', added: [] as Added[], ended: new Set<string>(), attempts: 0 };
   // Only `add` is reached from the endpoint; the port's other methods are not.
   const port = {
     add: async (name, jobName, data, options) => {
@@ -79,9 +79,12 @@ async function world() {
       }
       return options?.jobId ?? 'job';
     },
+    // What the resume sweep asks: a job added and not yet run is pending, one run has ended, else it is missing.
+    jobState: async (_name, jobId) => queue.ended.has(jobId) ? 'ended'
+      : queue.added.some((a) => a.jobId === jobId) ? 'pending' : 'missing',
     consume: () => { throw new Error('unused'); }, counts: async () => { throw new Error('unused'); },
     close: async () => undefined,
-  } satisfies Pick<JobQueue, 'add' | 'consume' | 'counts' | 'close'> as unknown as JobQueue;
+  } satisfies Pick<JobQueue, 'add' | 'jobState' | 'consume' | 'counts' | 'close'> as unknown as JobQueue;
   const admission: AdmissionDeps = {
     ids: cryptoIds, jwt: { verify: async () => { throw new Error('not oidc'); } }, memberMayUse: async () => false,
   };
@@ -128,10 +131,14 @@ describe('the webhook endpoint', () => {
     expect(w.queue.added).toHaveLength(1);
     const claimedJob = claim.pending && 'job' in claim.pending ? claim.pending.job.jobId : '';
     expect(w.queue.added[0]).toMatchObject({ queue: 'triggers', name: 'webhook', jobId: claimedJob });
-    expect((await w.claims())[0].pending).toBeUndefined();
-    expect((await w.claims())[0].status).toBeUndefined();
+    // Pending until the dispatcher's handler has opened the session: it settles the claim then.
+    expect((await w.claims())[0].status).toBe('pending');
 
     expect(await runWebhookJob(w.firingDeps, w.queue.added[0].data as WebhookJob)).toMatchObject({ outcome: 'opened' });
+    w.queue.ended.add(claimedJob);
+    expect((await w.claims())[0].pending).toBeUndefined();
+    expect((await w.claims())[0].status).toBeUndefined();
+    expect(await w.sweep()).toEqual([]);
     const again = await w.post(w.hooks.a, 'd-1');
     expect(await again.json()).toEqual({ delivery: 'd-1', duplicate: true });
     expect(await sessionsOf(w.firingDeps).countDocuments({})).toBe(1);
@@ -148,7 +155,10 @@ describe('the webhook endpoint', () => {
     expect(w.queue.added.map((a) => (a.data as WebhookJob).agentId)).toEqual(['a1', 'b1']);
     expect(new Set(w.queue.added.map((a) => a.jobId)).size).toBe(2);
     expect((await w.claims()).map((c) => c.scope).sort()).toEqual([w.hooks.a.id, w.hooks.b.id].sort());
-    expect((await w.claims()).every((c) => c.pending === undefined)).toBe(true);
+    // Each claim is pending until its session opens (the dispatcher settles it), then holds no payload.
+    expect((await w.claims()).every((c) => c.status === 'pending')).toBe(true);
+    for (const added of w.queue.added) await runWebhookJob(w.firingDeps, added.data as WebhookJob);
+    expect((await w.claims()).every((c) => c.pending === undefined && c.status === undefined)).toBe(true);
   });
 
   it('answers 400 to a delivery whose session key the dispatcher would refuse, before any claim', async () => {

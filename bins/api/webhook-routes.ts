@@ -28,7 +28,7 @@ import type { Clock } from '../../core/ports/clock.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { Logger } from '../../core/ports/logger.ts';
-import { claimDelivery, releaseDelivery, settleDelivery } from '../../core/session/delivery-claims.ts';
+import { claimDelivery, releaseDelivery } from '../../core/session/delivery-claims.ts';
 import { checkSessionKey } from '../../core/session/session-key-claims.ts';
 import { consumeEndpointRates, endpointLimiters, endpointNotFound, rateLimitedError } from './endpoint-rate.ts';
 import { errorToResponse, json, readBody } from './http-helpers.ts';
@@ -142,7 +142,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       const deliveryId = deliveryIdOf(request, body);
       const delivery: WebhookDelivery = {
         agentId: connection.agentId, environment: connection.environment, connection: connection.identifier, deliveryId,
-        payload: webhookPayload(request, body),
+        claimScope: connection._id, payload: webhookPayload(request, body),
       };
       const keyRefused = sessionKeyRefusal(served.trigger, delivery);
       if (keyRefused) return keyRefused;
@@ -161,9 +161,8 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         const message = 'The queue store did not take this delivery, so nothing was taken; send it again later.';
         return json({ error: { code: 'queue_unavailable', message } }, 503);
       }
-      // The job is queued: the claim keeps no payload. Not recorded (store error): the sweep adds the same job id.
-      await settleDelivery(deps, connection._id, deliveryId)
-        .catch((error: Error) => deps.logger.warn({ err: error.message }, 'webhook claim not settled'));
+      // The claim stays pending until the dispatcher has opened the session (it settles it): one write here, and a
+      // job the queue store loses is added again by the resume sweep.
       return json({ delivery: deliveryId }, 202);
     } catch (error) {
       return errorToResponse(error, deps.logger);

@@ -8,13 +8,14 @@
  * {@link WEBHOOK_BUSY_ATTEMPTS} times, then dropped with a log line naming the trigger and the key.
  *
  * Source: spec/platform-service.md § Webhook firing payload, § Trigger declarations (two triggers naming one AG-UI or
- * webhook connection both fail), § Firings; docs/agent-format.md § Triggers (webhook: `session`); docs/decisions.md D8
- * § Endpoints (webhook: processed off the request).
+ * webhook connection both fail), § Firings; docs/agent-format.md § Triggers (webhook: `session`);
+ * docs/decisions.md D8 § Endpoints (webhook: processed off the request).
  */
 import type { JobQueue } from '../ports/job-queue.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { sessionKeyOf } from '../agent/session-key-expression.ts';
 import { openFiredSession, type Firing, type FiringDeps, type FiringTarget } from '../session/firings.ts';
+import { settleDelivery } from '../session/delivery-claims.ts';
 import { TRIGGER_QUEUE } from './completion-firings.ts';
 import type { publishedWorkflows } from './workflow-view.ts';
 import type { TriggerDeclaration } from '../agent/trigger-model.ts';
@@ -31,8 +32,14 @@ export interface WebhookPayload {
   body: unknown;
 }
 
-/** A delivery the endpoint acknowledged (a `webhook` job of the trigger queue). */
-export interface WebhookDelivery { agentId: string; environment: string; connection: string; deliveryId: string; payload: WebhookPayload }
+/**
+ * A delivery the endpoint acknowledged (a `webhook` job of the trigger queue). `claimScope` is the scope of its claim
+ * in `trigger_deliveries` (the connection's id), settled once the delivery has opened or reached its session.
+ */
+export interface WebhookDelivery {
+  agentId: string; environment: string; connection: string; deliveryId: string; payload: WebhookPayload;
+  claimScope?: string;
+}
 
 /** What a webhook firing needs: the stores, the turn queue and the published builds. */
 export type WebhookFiringDeps = FiringDeps & { builds: ReturnType<typeof publishedWorkflows> };
@@ -150,8 +157,18 @@ export async function runWebhookJob(
   const { attempt: tried, ...delivery } = job;
   const attempt = tried ?? 1;
   const { target, firing } = await webhookFiringOf(deps, delivery);
+  // The claim the endpoint left pending is settled once the delivery is in its session (a retry of a busy key
+  // leaves it to the resume sweep, which settles it when this job has ended).
+  const settle = async () => {
+    if (delivery.claimScope === undefined) return;
+    await settleDelivery(deps, delivery.claimScope, delivery.deliveryId).catch((error: Error) => {
+      deps.log(`webhook delivery ${delivery.deliveryId} opened its session; its claim is left to the resume sweep `
+        + `(${error.message})`);
+    });
+  };
   try {
     const fired = await openFiredSession(deps, target, firing);
+    await settle();
     return { outcome: fired.outcome, sessionId: fired.session._id };
   } catch (error) {
     if (!isPlatformError(error, 'session_busy')) throw error;

@@ -89,20 +89,31 @@ describe('the resume sweep on the SQLite document store', () => {
       await claimDelivery(deps, 'conn1', 'old-pending', job('old-pending'));
       await claimDelivery(deps, 'conn1', 'old-done', job('old-done'));
       await settleDelivery(deps, 'conn1', 'old-done');
+      await claimDelivery(deps, 'conn1', 'old-queued', job('old-queued'));
+      await claimDelivery(deps, 'conn1', 'old-ended', job('old-ended'));
       now = new Date(now.getTime() + PENDING_FIRING_GRACE_MS + 1_000);
       await claimDelivery(deps, 'conn1', 'recent', job('recent'));
       const added: string[] = [];
+      // The queue store: old-queued's job still waits, old-ended's has run; old-pending's was lost.
+      const states: Record<string, 'pending' | 'ended'> = {
+        'webhook-old-queued': 'pending', 'webhook-old-ended': 'ended',
+      };
       const queue = {
         add: async (_q: string, _n: string, _d: unknown, o?: { jobId?: string }) => {
           added.push(o!.jobId!);
+          states[o!.jobId!] = 'pending';
           return o!.jobId!;
         },
+        jobState: async (_q: string, jobId: string) => states[jobId] ?? 'missing' as const,
       };
       const open = async () => { throw new Error('unused'); };
-      expect(await resumePendingFirings({ ...deps, queue, open, log: () => undefined })).toEqual(['conn1:old-pending']);
+      const resumed = await resumePendingFirings({ ...deps, queue, open, log: () => undefined });
+      expect(resumed.sort()).toEqual(['conn1:old-ended', 'conn1:old-pending']);
       expect(added).toEqual(['webhook-old-pending']);
       const left = await docs.collection<DeliveryRecord>(deliveriesCollection).find({ status: 'pending' });
-      expect(left.map((c) => c.deliveryId)).toEqual(['recent']);
+      // The lost job is queued again and stays pending for its handler; a waiting job is left; an ended one settled.
+      expect(left.map((c) => c.deliveryId).sort()).toEqual(['old-pending', 'old-queued', 'recent']);
+      expect(await resumePendingFirings({ ...deps, queue, open, log: () => undefined })).toEqual([]);
     } finally {
       await docs.close();
       await rm(dir, { recursive: true, force: true });

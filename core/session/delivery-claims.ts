@@ -72,7 +72,7 @@ export async function claimDelivery(
   }
 }
 
-/** Records that a claim's pending work is done (the job queued, the session opened): its payload is dropped. */
+/** Records that a claim's pending work is done (its session opened): its payload is dropped. */
 export async function settleDelivery(
   deps: Pick<SessionStoreDeps, 'docs'>, scope: string, deliveryId: string,
 ): Promise<void> {
@@ -97,19 +97,23 @@ export async function ensureDeliveryIndexes(docs: SessionStoreDeps['docs']): Pro
 
 /** What the resume sweep needs: the stores, a way to open a pending session, and the queue for pending jobs. */
 export interface ResumeDeps extends Pick<SessionStoreDeps, 'docs' | 'clock'> {
-  queue?: Pick<JobQueue, 'add'>;
+  queue?: Pick<JobQueue, 'add' | 'jobState'>;
   /** Opens a pending session (core/session/firings.ts `openFiredSession`, idempotent by the firing key). */
   open(pending: PendingOpen): Promise<unknown>;
   log(line: string): void;
 }
 
 /**
- * The resume sweep: finishes claims made more than {@link PENDING_FIRING_GRACE_MS} ago whose work is still pending
- * (its process stopped between the claim and the queue add or the session's opening): adds the job under its own
- * job id, or opens the session under its firing key, then settles the claim. Both are idempotent, so a claim whose
- * work was in fact done (its process stopped before settling) fires nothing twice. A claim that fails again is
+ * The resume sweep: finishes claims made more than {@link PENDING_FIRING_GRACE_MS} ago whose work is still pending.
+ * - A claim owing a session opens it under its firing key (its process stopped before), then is settled.
+ * - A claim owing a job (a webhook delivery: pending until the dispatcher's handler has opened its session and
+ *   settled it, so the API writes once per delivery) is looked up on the queue: a job still waiting or running is
+ *   left to its handler; a missing one (never added, or lost by a queue store that restarted empty) is added again
+ *   under its own job id; an ended one (its handler stopped before settling; a failed one is recorded in
+ *   `failed_jobs`) is settled.
+ * Every step is idempotent, so a claim whose work was in fact done fires nothing twice. A claim that fails again is
  * logged by id (never its payload) and tried at the next sweep.
- * @returns the claim ids resumed
+ * @returns the claim ids resumed (a job added again, a session opened, an ended job's claim settled)
  */
 export async function resumePendingFirings(deps: ResumeDeps): Promise<string[]> {
   const before = new Date(deps.clock.now().getTime() - PENDING_FIRING_GRACE_MS);
@@ -122,7 +126,14 @@ export async function resumePendingFirings(deps: ResumeDeps): Promise<string[]> 
     try {
       if ('job' in pending) {
         if (!deps.queue) continue;
-        await deps.queue.add(pending.job.queue, pending.job.name, pending.job.data, { jobId: pending.job.jobId });
+        const { queue, name, jobId, data } = pending.job;
+        const state = await deps.queue.jobState(queue, jobId);
+        if (state === 'pending') continue;
+        if (state === 'missing') {
+          await deps.queue.add(queue, name, data, { jobId });
+          resumed.push(record._id);
+          continue;
+        }
       } else {
         await deps.open(pending.open);
       }
