@@ -5,7 +5,7 @@
  * first byte (the answer's headers) of `GET /api/health`, alternated with the runs. When the endpoint cannot be
  * measured (no AG-UI connection, no such route, no RUN_STARTED) the row says why instead of a figure.
  *
- * Source: ../shared/spec/platform-service.md § Endpoints (AG-UI); issue 8 (endpoints).
+ * Source: spec/platform-service.md § Endpoints (AG-UI); docs/decisions.md D8 (endpoints).
  */
 import type { RunningProduct } from '../test/helpers/product.ts';
 import { quantile } from './bench-endpoints-load.ts';

@@ -21,7 +21,7 @@
  * p99 < 20 ms. Options: --seconds N (per load run, default 10), --concurrency N (default 32), --runs N (AG-UI, default 50),
  * --cpu-profile DIR (Bun's CPU profile of every product process, written into DIR as markdown when it stops).
  *
- * Source: ../shared/spec/platform-service.md § Endpoints, § Limits; issue 8 (endpoints).
+ * Source: spec/platform-service.md § Endpoints, § Limits; docs/decisions.md D8 (endpoints).
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

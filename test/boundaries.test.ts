@@ -221,6 +221,14 @@ describe('docs/architecture.md (its § Keeping this page true)', () => {
     expect(names.filter((name) => !rules.includes(name))).toEqual([]);
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     expect(readme).toContain('(docs/architecture.md)');
-    expect(readme).not.toContain('docs/architecture.md');
+    expect(readme).not.toContain('../shared/');
+  });
+
+  it('is what comments cite, with the spec and docs/decisions.md: no issue number, no path outside the project', () => {
+    const tracked = [...files, ...['scripts', 'test'].flatMap((d) => sourceFiles(join(root, d)))];
+    const citing = tracked.filter((f) => /\b[Ii]ssues? \d+\b|\.\.\/shared\/(spec|ARCHITECTURE|AGENT-FORMAT)/
+      .test(readFileSync(f, 'utf8')));
+    expect(tracked.length).toBeGreaterThan(500);
+    expect(citing.map((f) => relative(root, f))).toEqual([]);
   });
 });

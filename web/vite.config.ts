@@ -3,7 +3,7 @@
  * files under /assets/), which the front proxy serves (proxy/Caddyfile: /assets/ immutable, SPA fallback).
  * Nothing is inlined: the CSP (`script-src 'self'`) allows only files from the app's own origin.
  *
- * Source: ../shared/spec/platform-service.md § Front proxy routes; ../shared/ARCHITECTURE.md § Layout (web/).
+ * Source: spec/platform-service.md § Front proxy routes; docs/architecture.md § Layout (web/).
  */
 import react from '@vitejs/plugin-react';
 import { resolve } from 'node:path';

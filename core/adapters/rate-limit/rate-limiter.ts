@@ -2,8 +2,8 @@
  * RateLimiter port on rate-limiter-flexible: fixed windows counted in Redis when a queue store is
  * configured (every replica shares the count), in process memory otherwise.
  *
- * Source: ../shared/spec/semantic-query-service.md § Limits (rate limit per client IP, 120 per 60 s);
- * issue 18 § 3 (each call of a batch counts).
+ * Source: spec/semantic-query-service.md § Limits (rate limit per client IP, 120 per 60 s);
+ * docs/decisions.md D18 § 3 (each call of a batch counts).
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateCount, RateLimiter } from '../../ports/rate-limiter.ts';

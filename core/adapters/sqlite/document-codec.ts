@@ -4,8 +4,8 @@
  * sent that could be taken for that form, an operator or a path (`$date`, `$where`, `a.b`, `__proto__`, the
  * empty key) is escaped on write and restored on read (../document-keys.ts), so such a value reads back exactly.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore: Dates round-trip);
- * issue 17 § 8 (hostile but valid input is stored losslessly).
+ * Source: docs/architecture.md § Ports and adapters (DocumentStore: Dates round-trip);
+ * docs/decisions.md D17 § 8 (hostile but valid input is stored losslessly).
  */
 import { PlatformError } from '../../ports/platform-error.ts';
 import { escapeKey, KEY_MARKER, setOwn, unescapeKey } from '../document-keys.ts';

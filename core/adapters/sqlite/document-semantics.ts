@@ -3,7 +3,7 @@
  * filter matching, find options, update operators and upsert seeds through `mingo`, TTL expiry and
  * unique-index keys. Pure functions: no I/O, no clock (the time comes in as an argument).
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore).
+ * Source: docs/architecture.md § Ports and adapters (DocumentStore).
  */
 import { Context } from 'mingo/core';
 import * as queryOperators from 'mingo/operators/query';

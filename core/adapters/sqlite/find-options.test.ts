@@ -2,9 +2,9 @@
  * A find whose skip or limit is not a whole number ≥ 0 is refused by the embedded stores (SQLite and the
  * in-memory fake that shares its semantics) and by the MongoDB adapter (only with TEST_DOCDB_URI: no
  * server runs here; skipped visibly otherwise), never read as "no limit": a NaN limit once returned every
- * document (issue 6 § 3, `GET …/calls?limit=abc`).
+ * document (docs/decisions.md D6 § 3, `GET …/calls?limit=abc`).
  *
- * Source: core/ports/document-store.ts (FindOptions); issue 6 § 3.
+ * Source: core/ports/document-store.ts (FindOptions); docs/decisions.md D6 § 3.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 /**
  * Embedded SQLite document store (public edge of `core/adapters/sqlite`).
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore).
+ * Source: docs/architecture.md § Ports and adapters (DocumentStore).
  */
 export {
   openSqliteDocumentStore,

@@ -1,7 +1,7 @@
 /**
  * A busy SQLite file: every connection waits for another's write lock (busy timeout, on node:sqlite and
  * bun:sqlite), and the single-dispatcher lease loop survives renewals that fail while another connection
- * holds a long write transaction (issue 6 § 0: a 200 MB call-log write made the dispatcher exit with
+ * holds a long write transaction (docs/decisions.md D6 § 0: a 200 MB call-log write made the dispatcher exit with
  * SQLITE_BUSY while renewing its lease).
  */
 import { spawn } from 'node:child_process';

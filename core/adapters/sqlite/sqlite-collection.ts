@@ -3,7 +3,7 @@
  * Reads narrow rows in SQL ({@link pushDown}) and decide with mingo; writes that read first run in
  * `BEGIN IMMEDIATE` transactions, so processes sharing the file never lose an update.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore, embedded SQLite).
+ * Source: docs/architecture.md § Ports and adapters (DocumentStore, embedded SQLite).
  */
 import type {
   BaseDocument,

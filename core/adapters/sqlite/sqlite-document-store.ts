@@ -2,7 +2,7 @@
  * The embedded {@link DocumentStore}: one SQLite file (WAL mode), one table per collection, filters
  * evaluated with mingo. Several processes may open the same file (the API and semantic-mcp do).
  *
- * Source: ../shared/ARCHITECTURE.md § Processes (DOCDB_URI=sqlite:/data/docdb.sqlite); § Ports, adapters, contracts.
+ * Source: docs/architecture.md § Processes (DOCDB_URI=sqlite:/data/docdb.sqlite); § Ports, adapters, contracts.
  */
 import type { BaseDocument, DocumentCollection, DocumentStore } from '../../ports/document-store.ts';
 import { PlatformError } from '../../ports/platform-error.ts';

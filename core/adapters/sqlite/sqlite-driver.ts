@@ -2,7 +2,7 @@
  * A tiny synchronous SQLite interface over `node:sqlite` (Node ≥ 22.5) and `bun:sqlite` (Bun),
  * so the document store runs unchanged on both runtimes.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore, embedded SQLite).
+ * Source: docs/architecture.md § Ports and adapters (DocumentStore, embedded SQLite).
  */
 
 /** A value SQLite binds or returns for the columns this adapter uses. */

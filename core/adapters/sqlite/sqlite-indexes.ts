@@ -3,7 +3,7 @@
  * (so every process sharing the file sees them), unique indexes are SQLite UNIQUE expression indexes,
  * TTL indexes are enforced by a read filter plus a throttled purge.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore, embedded SQLite).
+ * Source: docs/architecture.md § Ports and adapters (DocumentStore, embedded SQLite).
  */
 import type { IndexOptions } from '../../ports/document-store.ts';
 import { PlatformError } from '../../ports/platform-error.ts';

@@ -2,7 +2,7 @@
  * SQL text for the SQLite document store: identifiers, the equality push-down that narrows candidate
  * rows before mingo decides, and the expression indexes behind `createIndex`.
  *
- * Source: ../shared/ARCHITECTURE.md § Ports, adapters, contracts (DocumentStore, embedded SQLite).
+ * Source: docs/architecture.md § Ports and adapters (DocumentStore, embedded SQLite).
  */
 import type { Filter } from '../../ports/document-store.ts';
 import { quoteIdentifier, quoteLiteral } from '../../ports/sql-text.ts';
