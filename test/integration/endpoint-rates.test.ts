@@ -5,32 +5,21 @@
  * caller cannot shut out the others), and counters of two connections are apart.
  * Source: spec/platform-service.md § Limits (endpoint calls per minute), § Errors (429 with a retry time).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { consumeEndpointRates, endpointLimiters } from '../../bins/api/endpoint-rate.ts';
 import { openRedis, type RedisConnection } from '../../core/adapters/redis/index.ts';
-import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
+import { redisForSuite } from '../helpers/redis-suite.ts';
 
-let redis: RunningRedis;
-let connection: RedisConnection;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  connection = await openRedis(redis.url);
-});
-
-afterAll(async () => {
-  await connection?.quit();
-  await redis?.stop();
-});
+const suite = redisForSuite();
 
 /** Calls of each script command since the last CONFIG RESETSTAT (INFO commandstats). */
 function scriptCalls(): number {
-  const stats = redis.cli('info', 'commandstats');
+  const stats = suite.server.cli('info', 'commandstats');
   return [...stats.matchAll(/^cmdstat_(?:eval|evalsha|fcall):calls=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
 const stores: Array<[string, () => RedisConnection | undefined]> = [
-  ['the shared queue store', () => connection],
+  ['the shared queue store', () => suite.connection],
   ['process memory', () => undefined],
 ];
 
@@ -58,10 +47,10 @@ describe.each(stores)('endpoint rates in %s', (_, store) => {
 
 describe('endpoint rates in the shared queue store', () => {
   it('count both limits of a call in one round trip (one script call per call)', async () => {
-    const counters = endpointLimiters(connection);
+    const counters = endpointLimiters(suite.connection);
     const hook = { _id: 'round-trips', rate: { perCaller: 600, perEndpoint: 600 } };
     await consumeEndpointRates(counters, hook, 'warm-up');
-    redis.cli('config', 'resetstat');
+    suite.server.cli('config', 'resetstat');
     for (let i = 0; i < 10; i += 1) {
       expect(await consumeEndpointRates(counters, hook, `caller-${i % 3}`)).toBeUndefined();
     }
@@ -69,10 +58,10 @@ describe('endpoint rates in the shared queue store', () => {
   });
 
   it('shares the count between two API processes (two connections to the store)', async () => {
-    const second = await openRedis(redis.url);
+    const second = await openRedis(suite.server.url);
     try {
       const hook = { _id: `shared-${Math.random()}`, rate: { perCaller: 3, perEndpoint: 3 } };
-      const [a, b] = [endpointLimiters(connection), endpointLimiters(second)];
+      const [a, b] = [endpointLimiters(suite.connection), endpointLimiters(second)];
       expect(await consumeEndpointRates(a, hook, 'x')).toBeUndefined();
       expect(await consumeEndpointRates(b, hook, 'x')).toBeUndefined();
       expect(await consumeEndpointRates(a, hook, 'x')).toBeUndefined();

@@ -5,8 +5,8 @@
  *
  * Source: docs/architecture.md § Life of a turn; core/adapters/redis/store-clock.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStoreClock, openRedis, type RedisConnection } from '../../core/adapters/redis/index.ts';
+import { describe, expect, it } from 'vitest';
+import { createStoreClock } from '../../core/adapters/redis/index.ts';
 import { cryptoIds } from '../../core/adapters/runtime/system.ts';
 import type { Clock } from '../../core/ports/clock.ts';
 import { openSessionWithTurn } from '../../core/session/queued-turns.ts';
@@ -14,18 +14,9 @@ import { beatTurn, claimTurn, turnsOf } from '../../core/session/session-store.t
 import { failStaleTurns } from '../../core/session/stale-turns.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
-import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
+import { redisForSuite } from '../helpers/redis-suite.ts';
 
-let redis: RunningRedis;
-let connection: RedisConnection;
-beforeAll(async () => {
-  redis = await startRedis();
-  connection = await openRedis(redis.url);
-});
-afterAll(async () => {
-  await connection?.quit();
-  await redis?.stop();
-});
+const suite = redisForSuite();
 
 const FIVE_MINUTES = 5 * 60_000;
 const skewed = (ms: number) => () => Date.now() + ms;
@@ -49,8 +40,8 @@ async function sweepAcrossSkew(clockA: Clock, clockB: Clock): Promise<string[]> 
 
 describe('the queue store clock', () => {
   it('keeps a live turn of a dispatcher 10 minutes behind from being failed by one ahead', async () => {
-    const a = await createStoreClock(connection, { local: skewed(-FIVE_MINUTES), resyncMs: 0 });
-    const b = await createStoreClock(connection, { local: skewed(FIVE_MINUTES), resyncMs: 0 });
+    const a = await createStoreClock(suite.connection, { local: skewed(-FIVE_MINUTES), resyncMs: 0 });
+    const b = await createStoreClock(suite.connection, { local: skewed(FIVE_MINUTES), resyncMs: 0 });
     expect(await sweepAcrossSkew(a, b)).toEqual([]);
   });
 
@@ -61,9 +52,9 @@ describe('the queue store clock', () => {
 
   it('reads the store again on sync and keeps its last offset when the store does not answer', async () => {
     let fail = false;
-    const source = { time: async () => { if (fail) throw new Error('down'); return connection.time(); } };
+    const source = { time: async () => { if (fail) throw new Error('down'); return suite.connection.time(); } };
     const clock = await createStoreClock(source, { local: skewed(FIVE_MINUTES), resyncMs: 0 });
-    const [seconds] = await connection.time();
+    const [seconds] = await suite.connection.time();
     expect(Math.abs(clock.now().getTime() / 1000 - Number(seconds))).toBeLessThan(60);
     fail = true;
     await expect(clock.sync()).rejects.toThrow('down');

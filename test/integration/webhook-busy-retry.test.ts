@@ -4,8 +4,8 @@
  * accepts, and the later try joins the session once it awaits input.
  * Source: docs/agent-format.md § Triggers (`session`); docs/decisions.md D8 (session keys: a busy firing is not lost).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBullJobQueue, openRedis, type RedisConnection } from '../../core/adapters/redis/index.ts';
+import { describe, expect, it } from 'vitest';
+import { createBullJobQueue } from '../../core/adapters/redis/index.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { agentCollections } from '../../core/agent/hosting-model.ts';
 import type { PublishedAgent } from '../../core/agent/hosting.ts';
@@ -15,19 +15,9 @@ import { sessionsOf, turnsOf } from '../../core/session/session-store.ts';
 import { eventually } from '../../core/testing/job-queue.contract.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
-import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
+import { redisForSuite } from '../helpers/redis-suite.ts';
 
-let redis: RunningRedis;
-let connection: RedisConnection;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  connection = await openRedis(redis.url);
-});
-afterAll(async () => {
-  await connection?.quit();
-  await redis?.stop();
-});
+const suite = redisForSuite();
 
 const agent: PublishedAgent = {
   agentPrompt: '', skills: {},
@@ -39,7 +29,7 @@ describe('a webhook delivery whose session is busy', () => {
   it('is queued again with a delay and joins the session once it awaits input', { timeout: 60_000 }, async () => {
     const docs = createMemoryDocumentStore();
     await docs.collection(agentCollections.environments).insertOne({ _id: 'a1:main', agentId: 'a1', orgId: 'o1', name: 'main', published: { buildId: 'b1', commitId: 'c1' } } as never);
-    const queue = createBullJobQueue({ connection, prefix: 'webhook-busy-retry' });
+    const queue = createBullJobQueue({ connection: suite.connection, prefix: 'webhook-busy-retry' });
     const outcomes: WebhookJobOutcome[] = [];
     const deps = {
       docs, objects: createMemoryObjectStore(), clock: systemClock, ids: cryptoIds, queue, log: () => undefined,
