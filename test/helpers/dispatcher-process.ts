@@ -10,6 +10,8 @@ import { bunPath, repoRoot } from './product.ts';
 
 /** A running dispatcher. */
 export interface RunningDispatcher {
+  /** The process (for a test that signals it or reads its process tree). */
+  child: ChildProcess;
   /** Everything the process printed so far. */
   output(): string;
   stop(): Promise<void>;
@@ -44,7 +46,7 @@ export async function startDispatcher(api: RunningApi, queueUrl: string, env: Re
     await stop();
     throw new Error(`The dispatcher did not start consuming its queues:\n${printed}`);
   }
-  return { output: () => printed, stop };
+  return { child, output: () => printed, stop };
 }
 
 /** An environment operation as the API shows it. */

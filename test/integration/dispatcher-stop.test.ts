@@ -5,11 +5,12 @@
  * (PLATFORM_STOP_GRACE_SECONDS=3 here): failed, interrupted by a platform restart, its session failed, its model call
  * closed and no process of the dispatcher left. A turn that ends within the grace ends as it would have.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type RunningApi } from '../helpers/api-process.ts';
+import { startDispatcher as startDispatcherProcess, type RunningDispatcher } from '../helpers/dispatcher-process.ts';
 import { bunPath, repoRoot } from '../helpers/product.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 import { runProcess } from '../helpers/run-process.ts';
@@ -21,31 +22,16 @@ let model: ScriptedModelServer;
 let api: RunningApi;
 let config: string;
 /** The first dispatcher: it publishes the agent, then runs the first test's turn. */
-let first: { child: ChildProcess; output: () => string };
+let first: RunningDispatcher;
 const dispatchers: ChildProcess[] = [];
 const cairn = (...args: string[]) => runProcess(bunPath, [join(repoRoot, 'bins/cairn/main.ts'), '--url', api.url, ...args],
   { env: { PATH: process.env.PATH! } });
 
-/** A dispatcher on the API's stores; resolves with the process and its output once it consumes its queues. */
-async function startDispatcher(): Promise<{ child: ChildProcess; output: () => string }> {
-  const dir = dirname(api.docdbPath);
-  const child = spawn(bunPath, [join(repoRoot, 'bins/dispatcher/main.ts')], {
-    cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env.PATH, HOME: dir, NODE_ENV: 'development', DOCDB_URI: `sqlite:${api.docdbPath}`,
-      OBJSTORE_ENDPOINT: `file://${dir}/objects`, OBJSTORE_BUCKET: 'cairn', QUEUE_URL: redis.url,
-      PLATFORM_SCRATCH_DIR: join(dir, 'scratch'), PLATFORM_CONFIG: config, PLATFORM_STOP_GRACE_SECONDS: `${GRACE_SECONDS}`,
-    },
-  });
-  dispatchers.push(child);
-  let printed = '';
-  for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
-  for (let i = 0; i < 300 && !printed.includes('dispatcher running: queues'); i += 1) {
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  if (!printed.includes('dispatcher running: queues')) throw new Error(`The dispatcher did not start:\n${printed}`);
-  return { child, output: () => printed };
+/** A dispatcher on the API's stores (test/helpers/dispatcher-process.ts), killed after the tests if still running. */
+async function startDispatcher(): Promise<RunningDispatcher> {
+  const dispatcher = await startDispatcherProcess(api, redis.url, { PLATFORM_CONFIG: config, PLATFORM_STOP_GRACE_SECONDS: `${GRACE_SECONDS}` });
+  dispatchers.push(dispatcher.child);
+  return dispatcher;
 }
 
 /** Every process under `pid` (read from /proc). */

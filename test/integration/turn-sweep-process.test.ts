@@ -7,10 +7,11 @@
  *
  * Source: docs/architecture.md § Life of a turn (what recovers after a crash); spec/platform-service.md § Rules 3.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type RunningApi } from '../helpers/api-process.ts';
+import { startDispatcher as startDispatcherProcess, type RunningDispatcher } from '../helpers/dispatcher-process.ts';
 import { bunPath, repoRoot } from '../helpers/product.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 import { runProcess } from '../helpers/run-process.ts';
@@ -27,35 +28,13 @@ const cairn = (...args: string[]) => runProcess(
   bunPath, [join(repoRoot, 'bins/cairn/main.ts'), '--url', api.url, ...args], { env: { PATH: process.env.PATH! } },
 );
 
-/** A dispatcher on the API's stores (shared queue store); resolves once it consumes its queues. */
-async function startDispatcher(): Promise<{ child: ChildProcess; output: () => string }> {
-  const dir = dirname(api.docdbPath);
-  const child = spawn(bunPath, [join(repoRoot, 'bins/dispatcher/main.ts')], {
-    cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env.PATH, HOME: dir, NODE_ENV: 'development', DOCDB_URI: `sqlite:${api.docdbPath}`,
-      OBJSTORE_ENDPOINT: `file://${dir}/objects`, OBJSTORE_BUCKET: 'cairn', QUEUE_URL: redis.url,
-      PLATFORM_SCRATCH_DIR: join(dir, 'scratch'), PLATFORM_CONFIG: config,
-    },
-  });
-  dispatchers.push(child);
-  let printed = '';
-  for (const stream of [child.stdout!, child.stderr!]) {
-    stream.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
-  }
-  for (let i = 0; i < 300 && !printed.includes('dispatcher running: queues'); i += 1) {
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  if (!printed.includes('dispatcher running: queues')) throw new Error(`The dispatcher did not start:\n${printed}`);
-  return { child, output: () => printed };
+/** A dispatcher on the API's stores (test/helpers/dispatcher-process.ts), killed after the tests if still running. */
+async function startDispatcher(): Promise<RunningDispatcher> {
+  const dispatcher = await startDispatcherProcess(api, redis.url, { PLATFORM_CONFIG: config });
+  dispatchers.push(dispatcher.child);
+  return dispatcher;
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
 
 type Detail = { session: { status: string }; turns: { status: string }[] };
 const detail = async (id: string) => (await fetch(`${api.url}/api/sessions/${id}`)).json() as Promise<Detail>;
@@ -71,7 +50,7 @@ beforeAll(async () => {
   const demo = join(repoRoot, 'scripts/demo/agent');
   const imported = await cairn('agent', 'import', demo, '--agent', 'flights-analyst', '--publish');
   if (imported.status !== 0) throw new Error(`cairn agent import failed: ${imported.stderr}${imported.stdout}`);
-  await stop(publisher.child);
+  await publisher.stop();
 }, 180_000);
 
 afterAll(async () => {
