@@ -13,7 +13,11 @@ import { cryptoIds } from '../../core/adapters/runtime/system.ts';
 import { agentCollections } from '../../core/agent/hosting-model.ts';
 import type { PublishedAgent } from '../../core/agent/hosting.ts';
 import { runWebhookJob, type WebhookJob } from '../../core/boot/webhook-firings.ts';
-import { createConnection, ensureConnectionIndexes, type AdmissionDeps } from '../../core/connection/index.ts';
+import {
+  connectionCollections, createConnection, deleteConnection, ensureConnectionIndexes, regenerateToken,
+  type AdmissionDeps,
+} from '../../core/connection/index.ts';
+import type { BaseDocument, DocumentStore } from '../../core/ports/document-store.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import {
@@ -23,6 +27,7 @@ import { openFiredSession } from '../../core/session/firings.ts';
 import { sessionsOf } from '../../core/session/session-store.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
+import { CONNECTION_CACHE_MS } from './connection-cache.ts';
 import { webhookRoutes } from './webhook-routes.ts';
 
 const logger: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, child: () => logger };
@@ -89,7 +94,24 @@ async function world() {
     ids: cryptoIds, jwt: { verify: async () => { throw new Error('not oidc'); } }, memberMayUse: async () => false,
   };
   const clientAddress = () => '203.0.113.7';
-  const app = webhookRoutes({ docs, clock, admission, queue: port, builds, clientAddress, logger });
+  // The endpoint's view of the store counts its reads of connection records (the store itself is real).
+  const reads = { connections: 0 };
+  const counted: DocumentStore = {
+    ...docs,
+    collection: <T extends BaseDocument>(name: string) => {
+      const inner = docs.collection<T>(name);
+      if (name !== connectionCollections.connections) return inner;
+      return new Proxy(inner, {
+        get(target, key) {
+          const value = Reflect.get(target, key) as unknown;
+          if (typeof value !== 'function') return value;
+          if (key === 'find' || key === 'findOne') reads.connections += 1;
+          return (value as (...args: unknown[]) => unknown).bind(target);
+        },
+      });
+    },
+  };
+  const app = webhookRoutes({ docs: counted, clock, admission, queue: port, builds, clientAddress, logger });
   const post = (hook: { address: string; token: string }, deliveryId: string, body: unknown = { action: 'opened' }) => {
     const headers = {
       authorization: `Bearer ${hook.token}`, 'content-type': 'application/json', 'x-delivery-id': deliveryId,
@@ -106,7 +128,7 @@ async function world() {
   });
   const claims = () => docs.collection<DeliveryRecord>(deliveriesCollection).find({});
   const later = (ms: number) => { now = new Date(now.getTime() + ms); };
-  return { docs, queue, hooks, post, sweep, claims, firingDeps, later };
+  return { docs, queue, hooks, post, sweep, claims, firingDeps, later, reads, connDeps };
 }
 
 describe('the webhook endpoint', () => {
@@ -186,5 +208,25 @@ describe('the webhook endpoint', () => {
     w.queue.mode = 'ok';
     const retry = await w.post(w.hooks.b, 'd-2');
     expect([retry.status, await retry.json()]).toEqual([202, { delivery: 'd-2' }]);
+  });
+
+  it('reads a connection once a second per address, and sees it deleted or its token changed after that', async () => {
+    const w = await world();
+    for (const id of ['r-1', 'r-2', 'r-3', 'r-4']) expect((await w.post(w.hooks.a, id)).status).toBe(202);
+    expect(w.reads.connections).toBe(1);
+    // A regenerated token: the old one is refused, the new one taken, once the cached record is older than the bound.
+    const fresh = await regenerateToken(w.connDeps, { subject: 'maria' }, 'a1', 'main', 'hooks');
+    w.later(CONNECTION_CACHE_MS);
+    expect((await w.post(w.hooks.a, 'r-5')).status).toBe(401);
+    expect((await w.post({ address: w.hooks.a.address, token: fresh.token }, 'r-6')).status).toBe(202);
+    expect(w.reads.connections).toBe(2);
+    // A deleted connection: its address answers 404 once the bound has passed; another organization's is unaffected.
+    await deleteConnection(w.connDeps, { subject: 'maria' }, 'a1', 'main', 'hooks');
+    w.later(CONNECTION_CACHE_MS);
+    const gone = await w.post({ address: w.hooks.a.address, token: fresh.token }, 'r-7');
+    expect(gone.status).toBe(404);
+    expect(JSON.stringify(await gone.json())).not.toContain(w.hooks.a.address);
+    expect((await w.post(w.hooks.b, 'r-8')).status).toBe(202);
+    expect((await w.claims()).map((c) => c.deliveryId).sort()).toEqual(['r-1', 'r-2', 'r-3', 'r-4', 'r-6', 'r-8']);
   });
 });

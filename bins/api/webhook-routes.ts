@@ -23,13 +23,14 @@ import {
 import type { TriggerDeclaration } from '../../core/agent/trigger-model.ts';
 import type { publishedWorkflows } from '../../core/boot/workflow-view.ts';
 import { isPlatformError } from '../../core/ports/platform-error.ts';
-import { admitCaller, connectionByAddress, type AdmissionDeps, type ConnectionRecord } from '../../core/connection/index.ts';
+import { admitCaller, type AdmissionDeps, type ConnectionRecord } from '../../core/connection/index.ts';
 import type { Clock } from '../../core/ports/clock.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { claimDelivery, releaseDelivery } from '../../core/session/delivery-claims.ts';
 import { checkSessionKey } from '../../core/session/session-key-claims.ts';
+import { cachedConnections } from './connection-cache.ts';
 import { consumeEndpointRates, endpointLimiters, endpointNotFound, rateLimitedError } from './endpoint-rate.ts';
 import { errorToResponse, json, readBody } from './http-helpers.ts';
 import { deliveryIdOf, webhookPayload } from './webhook-payload.ts';
@@ -124,9 +125,11 @@ function sessionKeyRefusal(trigger: TriggerDeclaration | undefined, delivery: We
 export function webhookRoutes(deps: WebhookRouteDeps) {
   const limiterFor = endpointLimiters(deps.rateRedis);
   const servedOf = servedChecks(deps);
+  // The record is reused up to CONNECTION_CACHE_MS (1 s): a deleted or changed connection is seen within that.
+  const connectionOf = cachedConnections(deps);
   return new Elysia().post('/api/webhooks/:address', async ({ request, params }) => {
     try {
-      const connection = await connectionByAddress(deps, params.address);
+      const connection = await connectionOf(params.address);
       if (!connection || connection.protocol !== 'webhook') return endpointNotFound();
       const admission = await admitCaller(deps.admission, connection, {
         authorization: request.headers.get('authorization') ?? undefined, origin: request.headers.get('origin') ?? undefined, clientAddress: deps.clientAddress(request),

@@ -16,6 +16,7 @@ import {
 } from './document-store-writes.contract.ts';
 import { registerKeyCases } from './document-store-keys.contract.ts';
 import { registerInCases } from './document-store-in.contract.ts';
+import { registerConcurrentCases } from './document-store-concurrent.contract.ts';
 
 export type { DocumentStoreFixture, Item } from './document-store-writes.contract.ts';
 
@@ -53,6 +54,7 @@ export function documentStoreContract(
     registerWriteCases(state, options.ttlWaitMs ?? 0);
     registerKeyCases(state);
     registerInCases(state);
+    registerConcurrentCases(state);
   });
 }
 

@@ -29,6 +29,7 @@ import {
 import {
   inImmediateTransaction, isBusy, isUniqueViolation, withBusyTimeout, writeWithoutBlocking, type SqlDriver,
 } from './sqlite-driver.ts';
+import type { InsertBatcher } from './insert-batch.ts';
 import { declareIndex, purgeExpired, readIndexes } from './sqlite-indexes.ts';
 import { dateOrderSql, pushDown, tableFor } from './sqlite-sql.ts';
 
@@ -47,6 +48,8 @@ export interface SqliteCollectionContext {
   indexCache: IndexCache;
   /** The connection's busy timeout, in ms: how long a write keeps trying for another connection's lock. */
   busyTimeoutMs: number;
+  /** Commits the inserts of one event-loop turn together (insert-batch.ts). */
+  inserts: InsertBatcher;
 }
 
 /**
@@ -85,7 +88,8 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
       throw duplicateKeyError(this.#name);
     }
     const insert = () => this.#ctx.driver.prepare(`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`).run(doc._id, text);
-    await this.#write(() => {
+    // Committed with the other inserts of this event-loop turn (group commit); answered alone after the commit.
+    await this.#ctx.inserts.insert(() => {
       try {
         insert();
       } catch (error) {

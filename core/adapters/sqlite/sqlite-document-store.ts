@@ -6,6 +6,7 @@
  */
 import type { BaseDocument, DocumentCollection, DocumentStore } from '../../ports/document-store.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
+import { createInsertBatcher } from './insert-batch.ts';
 import { SqliteCollection, type SqliteCollectionContext } from './sqlite-collection.ts';
 import { openSqlDriver, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-driver.ts';
 import { INDEX_TABLE_DDL } from './sqlite-indexes.ts';
@@ -53,16 +54,18 @@ export async function openSqliteDocumentStore(options: SqliteDocumentStoreOption
     throw error;
   }
   let closed = false;
+  const assertOpen = () => {
+    if (closed) throw new PlatformError('store_closed', 'The document store is closed.');
+  };
   const ctx: SqliteCollectionContext = {
     driver,
     now: options.now ?? (() => new Date()),
-    assertOpen: () => {
-      if (closed) throw new PlatformError('store_closed', 'The document store is closed.');
-    },
+    assertOpen,
     lastPurgeMs: new Map(),
     purgeIntervalMs: options.purgeIntervalMs ?? 60_000,
     indexCache: { dataVersion: -1, byCollection: new Map() },
     busyTimeoutMs,
+    inserts: createInsertBatcher(driver, busyTimeoutMs, assertOpen),
   };
   const created = new Set<string>();
   return {
