@@ -21,4 +21,12 @@ describe('clientAddress', () => {
     expect(() => parseTrustedProxies('10.0.0.1, not-an-ip')).toThrow(/entry 2 is not an IP address/);
     try { parseTrustedProxies('10.0.0.1, not-an-ip'); } catch (e) { expect((e as Error).message).not.toContain('not-an-ip'); }
   });
+  it('answers each list on its own, and stays right past the addresses it remembers', () => {
+    const other = parseTrustedProxies('172.16.0.0/12');
+    for (let i = 0; i < 1_500; i += 1) expect(isTrusted(`198.51.${i >> 8}.${i & 255}`, trusted)).toBe(false);
+    expect([isTrusted('127.0.0.1', trusted), isTrusted('127.0.0.1', other)]).toEqual([true, false]);
+    expect([isTrusted('172.16.2.3', trusted), isTrusted('172.16.2.3', other)]).toEqual([false, true]);
+    expect(clientAddress('172.16.2.3', '203.0.113.9', other)).toBe('203.0.113.9');
+    expect(clientAddress('172.16.2.3', '203.0.113.9', trusted)).toBe('172.16.2.3');
+  });
 });

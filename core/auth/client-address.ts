@@ -29,8 +29,27 @@ export function parseTrustedProxies(list: string | undefined, variable = 'PLATFO
   });
 }
 
-/** True when `address` is inside one of `trusted`. */
+/** Answers of {@link isTrusted} per trusted list (the request rules ask about the same peers on every request). */
+const trustAnswers = new WeakMap<TrustedProxies, Map<string, boolean>>();
+/** Most addresses remembered per list (a sender chooses its X-Forwarded-For hops); emptied when full. */
+const MAX_TRUST_ANSWERS = 1024;
+
+/** True when `address` is inside one of `trusted` (answers are remembered per list, up to 1,024 addresses). */
 export function isTrusted(address: string, trusted: TrustedProxies): boolean {
+  let answers = trustAnswers.get(trusted);
+  if (answers === undefined) {
+    answers = new Map();
+    trustAnswers.set(trusted, answers);
+  }
+  const known = answers.get(address);
+  if (known !== undefined) return known;
+  const answer = insideTrusted(address, trusted);
+  if (answers.size >= MAX_TRUST_ANSWERS) answers.clear();
+  answers.set(address, answer);
+  return answer;
+}
+
+function insideTrusted(address: string, trusted: TrustedProxies): boolean {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     parsed = normalise(ipaddr.parse(address));

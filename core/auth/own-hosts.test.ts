@@ -26,4 +26,13 @@ describe('own host names', () => {
     expect(['rebind.attacker.example:8080', 'localhost.attacker.example', 'sub.cairn.example']
       .some((h) => isOwnHost(h, ['cairn.example']))).toBe(false);
   });
+
+  it('gives the names of a list as it is now, also when the same list was changed in place', () => {
+    const origins = ['https://cairn.example'];
+    expect(ownHostNames(origins)).toEqual(['cairn.example']);
+    origins.push('https://[::1]:8443');
+    expect(ownHostNames(origins)).toEqual(['cairn.example', '::1']);
+    ownHostNames(origins).push('attacker.example');
+    expect(ownHostNames(origins)).toEqual(['cairn.example', '::1']);
+  });
 });

@@ -28,6 +28,20 @@ export const LOOPBACK_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1',
  * entries that are no URL are skipped (the settings parser refuses them at boot).
  */
 export function ownHostNames(origins: readonly string[]): string[] {
+  // The request rules ask on every request with the same settings: the names are made once per list and content.
+  const known = namesOfOrigins.get(origins);
+  if (known !== undefined && known.origins.length === origins.length && known.origins.every((o, i) => o === origins[i])) {
+    return [...known.names];
+  }
+  const names = hostNamesOf(origins);
+  namesOfOrigins.set(origins, { origins: [...origins], names });
+  return [...names];
+}
+
+/** {@link ownHostNames} per origins list, with a copy of the list's content when they were made. */
+const namesOfOrigins = new WeakMap<readonly string[], { origins: readonly string[]; names: readonly string[] }>();
+
+function hostNamesOf(origins: readonly string[]): string[] {
   const names = new Set<string>();
   for (const origin of origins) {
     try {
