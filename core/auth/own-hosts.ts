@@ -30,9 +30,9 @@ export const LOOPBACK_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1',
 export function ownHostNames(origins: readonly string[]): string[] {
   // The request rules ask on every request with the same settings: the names are made once per list and content.
   const known = namesOfOrigins.get(origins);
-  if (known !== undefined && known.origins.length === origins.length && known.origins.every((o, i) => o === origins[i])) {
-    return [...known.names];
-  }
+  const same = known !== undefined && known.origins.length === origins.length
+    && known.origins.every((o, i) => o === origins[i]);
+  if (same) return [...known.names];
   const names = hostNamesOf(origins);
   namesOfOrigins.set(origins, { origins: [...origins], names });
   return [...names];
