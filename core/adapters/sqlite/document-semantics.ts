@@ -99,12 +99,36 @@ export function applyFindOptions<T extends PlainDocument>(docs: T[], options: Fi
   return cursor.all() as T[];
 }
 
+const TOP_LEVEL_FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * A `$set` and `$unset` of top-level fields only (the platform's usual update: a status, a settle), applied to a
+ * shallow copy of `doc`: mingo's result without escaping, copying and walking the whole document (a webhook claim's
+ * payload, say). Untouched fields are shared with `doc`, which the caller only encodes. Undefined when the update needs
+ * mingo: `$inc`, a dotted or `$` path, `__proto__`, one field both set and unset.
+ */
+function topLevelUpdate(doc: PlainDocument, update: Update): PlainDocument | undefined {
+  if (update.$inc !== undefined) return undefined;
+  const set = Object.keys(update.$set ?? {});
+  const unset = Object.keys(update.$unset ?? {});
+  const simple = (field: string) => TOP_LEVEL_FIELD.test(field) && field !== '__proto__';
+  if (!set.every(simple) || !unset.every(simple) || set.some((field) => unset.includes(field))) return undefined;
+  if (set.includes('_id') && update.$set?._id !== doc._id) return undefined;
+  if (unset.includes('_id')) return undefined;
+  const next: PlainDocument = { ...doc };
+  for (const field of set) next[field] = structuredClone(update.$set?.[field]);
+  for (const field of unset) delete next[field];
+  return next;
+}
+
 /**
  * Applies `$set`, `$unset` and `$inc` (dotted paths allowed) to a copy of `doc`.
  * @returns the updated copy
  * @throws PlatformError `invalid_update` when the update would change `_id`, or `$inc` is not numeric
  */
 export function applyUpdate(doc: PlainDocument, update: Update): PlainDocument {
+  const shallow = topLevelUpdate(doc, update);
+  if (shallow !== undefined) return shallow;
   // mingo runs on the stored form (keys escaped: ../document-keys.ts), so a caller's `__proto__`, `$`-key or dotted
   // key in a value is data to it, never lost or read as a path; update paths are the platform's own field names.
   const next = escapeKeysDeep(doc) as PlainDocument;
