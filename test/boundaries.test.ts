@@ -13,7 +13,20 @@ import { platformRelease } from '../core/boot/platform-release.ts';
 import { hostGlobalUses, importEdges } from './helpers/source-scan.ts';
 
 const root = resolve(import.meta.dirname, '..');
-const pureLibraries = new Set(['@sinclair/typebox', '@sinclair/typebox/value', 'yaml', 'ajv', 'ajv/dist/2020', 'ajv/dist/2020.js', 'ipaddr.js', 'gpt-tokenizer', 'gpt-tokenizer/encoding/o200k_base', 'mingo', 'mingo/core', 'mingo/query', 'mingo/updater', 'mingo/operators/query', 'croner']);
+const pureLibraries = new Set([
+  '@sinclair/typebox', '@sinclair/typebox/value', 'yaml', 'ajv', 'ajv/dist/2020', 'ajv/dist/2020.js', 'ipaddr.js',
+  'gpt-tokenizer', 'gpt-tokenizer/encoding/o200k_base', 'mingo', 'mingo/core', 'mingo/query', 'mingo/updater',
+  'mingo/operators/query', 'croner', '@ag-ui/core',
+]);
+/**
+ * The other domains each domain may import (docs/architecture.md § Import rules, the domain order): the endpoints
+ * and triggers build on sessions, sessions on hosted agents. A domain not named here imports no other domain.
+ */
+const domainUses: Record<string, string[]> = {
+  session: ['agent'],
+  connection: ['session', 'agent'],
+  trigger: ['session', 'connection', 'agent'],
+};
 /** Layers of core/ that are not domains. */
 const layers = ['ports', 'adapters', 'testing', 'boot'];
 
@@ -66,12 +79,22 @@ describe('the source scanner', () => {
 });
 
 describe('import rules (docs/architecture.md § Import rules)', () => {
-  it('domain modules import only their own domain, core/ports and small pure libraries', () => {
+  it('domain modules import only their own domain, the domains below it, core/ports and small pure libraries', () => {
     const violations = production.filter((f) => isDomain(coreArea(f))).flatMap((file) => {
-      const area = coreArea(file);
-      return neutralImportViolations(file, (target) => target === area || target === 'ports', pureLibraries);
+      const area = coreArea(file)!;
+      const below = domainUses[area] ?? [];
+      return neutralImportViolations(file, (target) => target === area || target === 'ports' || below.includes(target!), pureLibraries);
     });
     expect(violations).toEqual([]);
+  });
+
+  it('the domain order has no cycle (a domain never reaches one that reaches it)', () => {
+    const reaches = (from: string, seen: string[] = []): string[] => (domainUses[from] ?? []).flatMap((to) =>
+      seen.includes(to) ? [to] : [to, ...reaches(to, [...seen, to])]);
+    const cyclic = Object.keys(domainUses).filter((domain) => reaches(domain).includes(domain));
+    expect(cyclic).toEqual([]);
+    const named = Object.entries(domainUses).flatMap(([domain, uses]) => [domain, ...uses]);
+    expect(named.filter((domain) => !existsSync(join(root, 'core', domain)))).toEqual([]);
   });
 
   it('core/ports imports only core/ports; core/testing imports only ports, its own folder, pure adapter helpers, vitest and pure libraries', () => {

@@ -18,7 +18,7 @@ import { Elysia } from 'elysia';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { errorResponse, isObject, readCalls, refuseHeaders, respond, rpcErrors, type JsonRpcCall, type JsonRpcResponse } from '../../core/adapters/mcp-wire/json-rpc.ts';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
-import { callMcpTool, servedTools, type McpCallDeps, type ServedTools } from '../../core/boot/mcp-calls.ts';
+import { callMcpTool, servedTools, type McpCallDeps, type ServedTools } from '../../core/connection/mcp-calls.ts';
 import { admitCaller, connectionByAddress, type AdmissionDeps, type AdmittedCaller, type ConnectionRecord } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, endpointRequestFacts, preflight, withHeaders, type MemberSignIn } from './endpoint-rate.ts';

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { cryptoIds } from '../../core/adapters/runtime/system.ts';
 import { agentCollections } from '../../core/agent/hosting-model.ts';
 import type { PublishedAgent } from '../../core/agent/hosting.ts';
-import { runWebhookJob, type WebhookJob } from '../../core/boot/webhook-firings.ts';
+import { runWebhookJob, type WebhookJob } from '../../core/trigger/webhook-firings.ts';
 import { createConnection, ensureConnectionIndexes, type AdmissionDeps } from '../../core/connection/index.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { Logger } from '../../core/ports/logger.ts';

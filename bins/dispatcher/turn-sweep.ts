@@ -5,7 +5,7 @@
  *
  * Source: docs/architecture.md § Life of a turn; spec/platform-service.md § Replacement of a container, § Rules 3.
  */
-import { ensureTurnJob } from '../../core/boot/turn-jobs.ts';
+import { ensureTurnJob } from '../../core/session/turn-jobs.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { SessionStoreDeps } from '../../core/session/session-store.ts';
 import { recoverTurns, type TurnRecovery } from '../../core/session/turn-recovery.ts';

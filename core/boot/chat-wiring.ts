@@ -15,9 +15,9 @@ import { listOrganizations, orgAccess, roleAtLeast } from '../org/index.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import { MAX_CHAT_EXAMPLES, type ChatHistoryItem, type ChatHistoryList, type ChatWorkflowView } from '../session/chat-views.ts';
 import { sessionCollections, type MessageRecord, type SessionRecord } from '../session/model.ts';
-import { aguiThreadsCollection, triggersNaming, type AguiThreadRecord } from './agui-runs.ts';
-import type { PublishedEnvironmentDeps } from './published-environment.ts';
-import { publishedEnvironment } from './published-environment.ts';
+import { aguiThreadsCollection, triggersNaming, type AguiThreadRecord } from '../connection/agui-runs.ts';
+import type { PublishedEnvironmentDeps } from '../session/published-environment.ts';
+import { publishedEnvironment } from '../session/published-environment.ts';
 
 /** What the chat use cases read: the document store and the build cache. */
 export type ChatDeps = PublishedEnvironmentDeps;

@@ -10,7 +10,7 @@ import { agentCollections } from '../agent/hosting-model.ts';
 import { connectionCollections } from '../connection/model.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { desiredOfEnvironment, offeredCollectionsOf, reconciliationAfter } from './deployment-wiring.ts';
-import { mcpToolsOf } from './mcp-tools.ts';
+import { mcpToolsOf } from '../connection/mcp-tools.ts';
 
 const op = (kind: 'publish' | 'restore' | 'discard' | 'promote', status: 'succeeded' | 'failed' = 'succeeded') => ({ kind, status, agentId: 'a1', environment: 'main', input: kind === 'promote' ? { to: 'prod' } : {} });
 

@@ -22,9 +22,9 @@ import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
 import { PlatformError } from '../ports/platform-error.ts';
-import { mcpToolsOf } from './mcp-tools.ts';
-import type { publishedWorkflows } from './workflow-view.ts';
-import { publishedEnvironment } from './published-environment.ts';
+import { mcpToolsOf } from '../connection/mcp-tools.ts';
+import type { publishedWorkflows } from '../session/build-workflows.ts';
+import { publishedEnvironment } from '../session/published-environment.ts';
 
 /** The queue reconciliations run on (every dispatcher consumes it). Source: spec § Processes (trigger queues). */
 export const DEPLOYMENT_QUEUE = 'trigger-deployments';

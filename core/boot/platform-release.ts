@@ -17,9 +17,9 @@ import { connectionCollections, connectionSchemaVersion } from '../connection/mo
 import { deploymentCollections, deploymentSchemaVersion } from '../deployment/model.ts';
 import { sessionCollections, sessionRecordSchemaVersion, sessionSchemaVersion } from '../session/model.ts';
 import { chatOwnerUpdate } from './chat-owner-update.ts';
-import { pollStatesCollection } from './poll-sweep.ts';
-import { callbackAddressesCollection } from './callback-addresses.ts';
-import { aguiThreadsCollection } from './agui-runs.ts';
+import { pollStatesCollection } from '../trigger/poll-sweep.ts';
+import { callbackAddressesCollection } from '../trigger/callback-addresses.ts';
+import { aguiThreadsCollection } from '../connection/agui-runs.ts';
 import { sessionKeyClaimsCollection } from '../session/session-key-claims.ts';
 import { FAILED_JOBS_COLLECTION } from '../jobs/failed-jobs.ts';
 

@@ -19,21 +19,11 @@ import { PlatformError } from '../ports/platform-error.ts';
 import type { SessionDeps } from '../session/sessions.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
 import type { WorkflowView } from '../session/workflow-view.ts';
-
-/** The queue turns are put on (every dispatcher consumes it). Source: spec § Processes (dispatcher: turns). */
-export const TURN_QUEUE = 'turns';
-
-/**
- * Puts turn `turnId` on the turn queue. `jobId` defaults to the turn id (a second add of the same turn is one job);
- * a re-queue after a lost queue store gives a new one. BullMQ refuses job ids holding `:`.
- */
-export async function enqueueTurnJob(queue: JobQueue, turnId: string, jobId = turnId): Promise<void> {
-  await queue.add(TURN_QUEUE, 'turn', { turnId }, { jobId });
-}
+import { enqueueTurnJob } from '../session/turn-jobs.ts';
 
 /**
  * SessionDeps over the stores, core/org's roles and a turn queue.
- * @param workflowOf - the engine's view of a build's workflow (core/boot/workflow-view.ts)
+ * @param workflowOf - the engine's view of a build's workflow (core/session/build-workflows.ts)
  * @param models - the config's models section: given, a spend cap on a workflow whose model has no prices is refused
  * @param changes - told after a cancel (readers of the chat and its running turn read again)
  */

@@ -42,7 +42,7 @@ export interface StoreHostDeps extends SessionStoreDeps {
   /** Told of the first report the broker refused (the turn tree already ended failed): stop the worker. */
   onViolation?(error: BrokerViolationError): void;
   /**
-   * The runner and lease epoch of the claim (core/boot/turn-runner.ts): checkpoints and the settle write only while
+   * The runner and lease epoch of the claim (core/session/turn-runner.ts): checkpoints and the settle write only while
    * the turn is still that runner's under that lease, and child turns are run under it. Absent (in-process tests),
    * writes check the turn's status only.
    */

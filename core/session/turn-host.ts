@@ -1,7 +1,7 @@
 /**
  * The turn engine's boundary: everything a running turn needs from the platform, as plain JSON in and out, so
  * the same engine runs in a worker (each method one request over its channel to the broker, which checks the
- * worker's token) and in-process (core/boot/turn-host.ts, over the stores). Times are stamped by the host.
+ * worker's token) and in-process (core/session/store-host.ts, over the stores). Times are stamped by the host.
  *
  * Source: spec/platform-service.md § Rules 6 (a worker reaches platform data only through the process that
  * started it); docs/decisions.md D7 § Dispatcher and workers, § Models.

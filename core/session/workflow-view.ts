@@ -1,6 +1,6 @@
 /**
  * What the turn engine knows of a published workflow: a plain view built from a validated build by the
- * process (core/boot/workflow-view.ts reads core/agent's files), so this domain needs no YAML and no
+ * process (core/session/build-workflows.ts reads core/agent's files), so this domain needs no YAML and no
  * other domain. Defaults of docs/agent-format.md's settings are applied when the view is built.
  *
  * Source: docs/agent-format.md § workflow.yaml, § Sub-workflows; docs/decisions.md D7 § Sessions and turns.

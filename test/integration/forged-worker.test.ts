@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../../core/adapters/fs-objects/index.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { openSqliteDocumentStore } from '../../core/adapters/sqlite/index.ts';
-import { runQueuedTurn, type TurnRunnerDeps } from '../../core/boot/turn-runner.ts';
+import { runQueuedTurn, type TurnRunnerDeps } from '../../core/session/turn-runner.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import type { WorkerLauncher } from '../../core/ports/worker.ts';
@@ -138,7 +138,7 @@ async function runTurn(workflow: string, message: string, entryFile?: string) {
     launcher,
     limits: roomyLimits,
     instanceId: 'test-dispatcher',
-    modelsConfig: undefined,
+    costOf: () => 0,
     promptCache: { enabled: false, ttl: '5m' },
     models: {
       stream: () => {

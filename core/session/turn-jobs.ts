@@ -7,7 +7,17 @@
  * Source: docs/architecture.md § Life of a turn; spec/platform-service.md § Replacement of a container.
  */
 import type { JobQueue } from '../ports/job-queue.ts';
-import { enqueueTurnJob, TURN_QUEUE } from './session-wiring.ts';
+
+/** The queue turns are put on (every dispatcher consumes it). Source: spec § Processes (dispatcher: turns). */
+export const TURN_QUEUE = 'turns';
+
+/**
+ * Puts turn `turnId` on the turn queue. `jobId` defaults to the turn id (a second add of the same turn is one job);
+ * a re-queue after a lost queue store gives a new one. BullMQ refuses job ids holding `:`.
+ */
+export async function enqueueTurnJob(queue: JobQueue, turnId: string, jobId = turnId): Promise<void> {
+  await queue.add(TURN_QUEUE, 'turn', { turnId }, { jobId });
+}
 
 /**
  * Puts turn `turnId` on the turn queue unless a job of it is waiting, delayed or running.

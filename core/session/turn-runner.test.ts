@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PlatformError } from '../ports/platform-error.ts';
-import { BrokerViolationError } from '../session/broker-rules.ts';
-import type { TurnHost } from '../session/turn-host.ts';
-import { configuredCost, turnBroker } from './turn-runner.ts';
+import { BrokerViolationError } from './broker-rules.ts';
+import type { TurnHost } from './turn-host.ts';
+import { turnBroker } from './turn-runner.ts';
 
 const host = {
   loadTurn: async (turnId: string) => { if (turnId !== 't1') throw new PlatformError('turn_not_allowed', 'not this worker\'s'); return { turnId } as never; },
@@ -31,15 +31,5 @@ describe('the turn broker', () => {
     expect(lines).toEqual([
       '[worker] refused turn.checkpoint for turn t1: it breaks the workflow rule locked_variable',
     ]);
-  });
-
-  it('prices a call with the offered model\'s prices (the default when none is named), 0 without prices', () => {
-    const models = { providers: [], offered: [{ id: 'a', provider: 'p', prices: { input: 3, output: 15 } }, { id: 'b', provider: 'p', prices: { input: 1, output: 1 } }], default: 'b' };
-    const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 0, cacheWriteTokens: 0 };
-    expect(configuredCost(models, 'a', usage)).toBe(18);
-    expect(configuredCost(models, undefined, usage)).toBe(2);
-    expect(configuredCost(undefined, 'a', usage)).toBe(0);
-    // A default left out by a placeholder: the call runs on the first offered model, and is priced as it.
-    expect(configuredCost({ ...models, default: 'gone' }, undefined, usage)).toBe(18);
   });
 });

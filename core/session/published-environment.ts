@@ -8,7 +8,7 @@ import type { PublishedAgent } from '../agent/hosting.ts';
 import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import type { TriggerDeclaration, TriggerType } from '../agent/trigger-model.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
-import type { publishedWorkflows } from './workflow-view.ts';
+import type { publishedWorkflows } from './build-workflows.ts';
 
 /** An environment record that has a published build. */
 export type PublishedEnvironmentRecord = EnvironmentRecord & { published: NonNullable<EnvironmentRecord['published']> };

@@ -10,15 +10,15 @@ import { describe, expect, it } from 'vitest';
 import type { BaseEvent } from '@ag-ui/core';
 import { systemClock } from '../adapters/runtime/system-clock.ts';
 import type { ModelEvent, ModelProvider } from '../ports/model-provider.ts';
-import { runTurn } from '../session/run-turn.ts';
-import { claimTurn, insertSession, insertTurn, settleTurn } from '../session/session-store.ts';
-import { createStoreHost } from '../session/store-host.ts';
-import type { StateView, WorkflowView } from '../session/workflow-view.ts';
+import { runTurn } from './run-turn.ts';
+import { claimTurn, insertSession, insertTurn, settleTurn } from './session-store.ts';
+import { createStoreHost } from './store-host.ts';
+import type { StateView, WorkflowView } from './workflow-view.ts';
 import { countingDocumentStore } from '../testing/counting-document-store.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { createMemorySessionChanges } from '../testing/memory-session-changes.ts';
-import { streamRun } from './agui-stream.ts';
+import { streamRun } from '../connection/agui-stream.ts';
 import { createChangeWatch } from './change-watch.ts';
 
 const talk: StateView = {

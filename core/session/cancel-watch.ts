@@ -8,8 +8,8 @@
  * Source: spec/platform-service.md § Rules 6–7; docs/architecture.md § Life of a turn (2. The claim).
  */
 import type { SessionChanges } from '../ports/session-changes.ts';
-import { TURN_HEARTBEAT_MS } from '../session/model.ts';
-import { sessionsOf, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import { TURN_HEARTBEAT_MS } from './model.ts';
+import { sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
 import { SUBSCRIBE_WAIT_MS, subscribeWithin } from './change-watch.ts';
 
 /** What the watch needs. */

@@ -12,13 +12,13 @@
 import type { TriggerDeclaration } from '../agent/trigger-model.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
-import type { CallbackAnswer } from '../trigger/callback-answer.ts';
+import type { CallbackAnswer } from './callback-answer.ts';
 import { callbackAddressesCollection, type CallbackAddressRecord } from './callback-addresses.ts';
 import { runServiceCall, type ServiceCallDeps } from './poll-service-call.ts';
 import { runKeyedFiring, type KeyedFiringDeps } from './keyed-firings.ts';
 import { sessionKeyOf } from '../agent/session-key-expression.ts';
-import type { publishedWorkflows } from './workflow-view.ts';
-import { publishedTrigger, type PublishedEnvironmentRecord } from './published-environment.ts';
+import type { publishedWorkflows } from '../session/build-workflows.ts';
+import { publishedTrigger, type PublishedEnvironmentRecord } from '../session/published-environment.ts';
 
 /** The request a collection is handed (the `request` of the `callback` tool's input). */
 export interface CallbackRequest {

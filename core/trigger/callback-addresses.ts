@@ -7,7 +7,7 @@
  * `/api/callbacks/<address>`) and the subscription it answers is recorded. The callback sweep (once a minute, in every
  * dispatcher) queues the activation of every trigger whose subscription is missing or was made for another
  * collection, event, arguments or URL, or whose subscription is near the `expiresAt` it answered (renewal), and the
- * deactivation of every subscription no trigger serves any more (core/boot/callback-lifecycle.ts); a failed
+ * deactivation of every subscription no trigger serves any more (core/trigger/callback-lifecycle.ts); a failed
  * activation is logged once and tried again at the next sweep.
  *
  * Source: spec/platform-service.md § Rules 2 (the dispatcher registers callback addresses while a trigger activates),
@@ -19,7 +19,7 @@ import type { Clock } from '../ports/clock.ts';
 import type { Ids } from '../ports/ids.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
-import { canonicalJson } from '../trigger/canonical-json.ts';
+import { canonicalJson } from './canonical-json.ts';
 import { TRIGGER_QUEUE } from './completion-firings.ts';
 import { runServiceCall, type ServiceCallDeps } from './poll-service-call.ts';
 import { queueDeactivations, renewalDue } from './callback-lifecycle.ts';
@@ -29,8 +29,8 @@ export { callbackAddressesCollection, type CallbackAddressRecord };
 
 /** Random bytes of a callback address (192 bits; 32 URL-safe characters), as the connections' addresses. */
 const addressBytes = 24;
-import type { publishedWorkflows } from './workflow-view.ts';
-import { publishedTrigger } from './published-environment.ts';
+import type { publishedWorkflows } from '../session/build-workflows.ts';
+import { publishedTrigger } from '../session/published-environment.ts';
 import { base64url } from '../connection/rules.ts';
 
 /** A callback activation job (`callback-activate` on the trigger queue). */

@@ -12,7 +12,7 @@
  * The turn runs in a dispatcher: the checkpoint records are the truth every replica can read, and the live text
  * deltas the dispatcher publishes (TextDeltas) stream a reply's text as the model writes it; a missed delta only
  * means the rest of that reply comes whole once it is recorded. The stream reads the records once when it starts
- * and then once per change: it waits on the process's ChangeWatch (./change-watch.ts: a notification after each
+ * and then once per change: it waits on the process's ChangeWatch (core/session/change-watch.ts: a notification after each
  * checkpoint, settle, claim or cancel, or the watch's safety read), not on a timer.
  *
  * Source: spec/platform-service.md § AG-UI request (rules 1, 3, 4, 5, 6), § Stream and custom events,
@@ -23,7 +23,7 @@ import { finalStatuses, sessionCollections, type MessageRecord, type SessionReco
 import { sessionsOf, settledSession, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
 import type { StartedRun } from './agui-runs.ts';
-import { Wakeup, type ChangeWatch } from './change-watch.ts';
+import { Wakeup, type ChangeWatch } from '../session/change-watch.ts';
 
 /** What the stream reads and how often. */
 export interface AguiStreamDeps extends Pick<SessionStoreDeps, 'docs'> {

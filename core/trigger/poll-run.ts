@@ -15,11 +15,11 @@
 import { isPlatformError } from '../ports/platform-error.ts';
 import { claimDelivery, fireOnce } from '../session/firings.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
-import { canonicalJson } from '../trigger/canonical-json.ts';
+import { canonicalJson } from './canonical-json.ts';
 import { runServiceCall, type ServiceCallDeps } from './poll-service-call.ts';
 import { pollKey, pollStatesCollection, type PollJob, type PollStateRecord } from './poll-sweep.ts';
-import type { publishedWorkflows } from './workflow-view.ts';
-import { publishedTrigger } from './published-environment.ts';
+import type { publishedWorkflows } from '../session/build-workflows.ts';
+import { publishedTrigger } from '../session/published-environment.ts';
 
 /** What a poll needs: the session store, the turn queue, the builds, a call worker and a log. */
 export type PollRunDeps = SessionStoreDeps & ServiceCallDeps & { enqueueTurn(turnId: string): Promise<void>; builds: ReturnType<typeof publishedWorkflows> };

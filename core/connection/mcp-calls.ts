@@ -1,7 +1,7 @@
 /**
  * Calls of an MCP endpoint's tools: the tools served on the environment's current published build, and a call
  * that opens a new session of the workflow at its mcp entry state with the arguments as locked variables, then
- * waits for the turn to settle (reading the turn once per change of the session's records: ./change-watch.ts) and answers the session's status, the last assistant text,
+ * waits for the turn to settle (reading the turn once per change of the session's records: core/session/change-watch.ts) and answers the session's status, the last assistant text,
  * the returns on success, and, with `trace: true`, the steps and the tool calls. A non-conforming argument, a
  * workflow out of service or a reached spend cap is a tool error and opens no session.
  *
@@ -9,18 +9,16 @@
  * docs/decisions.md D8 § Endpoints (MCP).
  */
 import type { PublishedAgent } from '../agent/hosting.ts';
-import type { JobQueue } from '../ports/job-queue.ts';
-import type { ConnectionRecord } from '../connection/model.ts';
+import type { ConnectionRecord } from './model.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { openFiredSession } from '../session/firings.ts';
 import type { SessionValue, TurnRecord } from '../session/model.ts';
 import { readThread, sessionsOf, settledSession, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import { checkSpendCaps } from '../session/spend.ts';
 import { argumentProblem, mcpToolsOf, type McpTool, type UnlistedTool } from './mcp-tools.ts';
-import { sessionDeps } from './session-wiring.ts';
-import type { publishedWorkflows } from './workflow-view.ts';
-import { publishedEnvironment } from './published-environment.ts';
-import { Wakeup, type ChangeWatch } from './change-watch.ts';
+import type { publishedWorkflows } from '../session/build-workflows.ts';
+import { publishedEnvironment } from '../session/published-environment.ts';
+import { Wakeup, type ChangeWatch } from '../session/change-watch.ts';
 
 /** What the MCP calls need. */
 export interface McpCallDeps extends SessionStoreDeps {
@@ -34,18 +32,6 @@ export interface McpCallDeps extends SessionStoreDeps {
   watch?: ChangeWatch;
   /** Without a `watch`, how often the turn record is read while waiting (ms; default 200). */
   pollMs?: number;
-}
-
-/**
- * McpCallDeps over the stores and the turn queue (turns go where every other turn goes: core/boot/session-wiring.ts).
- * @param parts - `waitMs`/`pollMs` as in {@link McpCallDeps}
- */
-export function mcpCallDeps(parts: SessionStoreDeps & {
-  queue: JobQueue | undefined; builds: ReturnType<typeof publishedWorkflows>; waitMs?: number; pollMs?: number;
-  watch?: ChangeWatch;
-}): McpCallDeps {
-  const { enqueueTurn } = sessionDeps({ ...parts, workflowOf: parts.builds.workflowOf });
-  return { ...parts, enqueueTurn, sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
 }
 
 /** The tools served on the environment's published build (none when nothing is published). */

@@ -9,7 +9,7 @@ import { agentCollections, type BuildRecord } from '../agent/hosting-model.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
-import { defaultWorkflowLimits, type CallableWorkflow, type HookView, type StateView, type ToolRule, type WorkflowView } from '../session/workflow-view.ts';
+import { defaultWorkflowLimits, type CallableWorkflow, type HookView, type StateView, type ToolRule, type WorkflowView } from './workflow-view.ts';
 
 type Entry = string | { tool: string; arguments: Record<string, unknown> };
 const rules = (entries: Entry[] | undefined): ToolRule[] => (entries ?? []).map((e) => (typeof e === 'string' ? { tool: e } : { tool: e.tool, arguments: e.arguments }));

@@ -14,15 +14,15 @@
  */
 import { sessionKeyOf } from '../agent/session-key-expression.ts';
 import type { TriggerDeclaration } from '../agent/trigger-model.ts';
-import type { AdmittedCaller, ConnectionRecord } from '../connection/index.ts';
+import type { AdmittedCaller, ConnectionRecord } from './index.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import { openFiredSession } from '../session/firings.ts';
 import { finalStatuses, sessionSchemaVersion, type SessionRecord } from '../session/model.ts';
 import { sessionsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import { takeDecision, takeReply } from '../session/sessions.ts';
 import { checkSpendCaps } from '../session/spend.ts';
-import type { publishedWorkflows } from './workflow-view.ts';
-import { publishedEnvironment, type PublishedEnvironment } from './published-environment.ts';
+import type { publishedWorkflows } from '../session/build-workflows.ts';
+import { publishedEnvironment, type PublishedEnvironment } from '../session/published-environment.ts';
 
 /** Collection of the thread ids the AG-UI endpoints issued. */
 export const aguiThreadsCollection = 'agui_threads';

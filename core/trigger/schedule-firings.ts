@@ -13,8 +13,8 @@ import { Cron } from 'croner';
 import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import { fireOnce, type Firing, type FiringTarget } from '../session/firings.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
-import type { publishedWorkflows } from './workflow-view.ts';
-import type { PublishedEnvironmentRecord } from './published-environment.ts';
+import type { publishedWorkflows } from '../session/build-workflows.ts';
+import type { PublishedEnvironmentRecord } from '../session/published-environment.ts';
 
 /** How often a dispatcher sweeps schedules (ms); a schedule fires at most once per sweep (its latest due run). */
 export const SCHEDULE_SWEEP_INTERVAL_MS = 15_000;

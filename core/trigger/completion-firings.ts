@@ -10,8 +10,8 @@
 import type { JobQueue } from '../ports/job-queue.ts';
 import { completionFiring, fireCompletion, type CompletionFiring } from '../session/completion.ts';
 import { sessionsOf, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
-import { publishedWorkflows, workflowView } from './workflow-view.ts';
-import { publishedEnvironment } from './published-environment.ts';
+import { publishedWorkflows, workflowView } from '../session/build-workflows.ts';
+import { publishedEnvironment } from '../session/published-environment.ts';
 
 /** The queue trigger firings are put on. Source: spec § Processes (trigger queues). */
 export const TRIGGER_QUEUE = 'triggers';

@@ -15,8 +15,8 @@ import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { publishedWorkflows } from './workflow-view.ts';
-import type { PublishedEnvironmentRecord } from './published-environment.ts';
+import type { publishedWorkflows } from '../session/build-workflows.ts';
+import type { PublishedEnvironmentRecord } from '../session/published-environment.ts';
 
 /** The queue polls are put on; consumed with PLATFORM_TRIGGER_POLL_CONCURRENCY. Source: spec § Rules 4. */
 export const POLL_QUEUE = 'polls';

@@ -12,8 +12,8 @@
  * § Life of a turn (4. After the worker).
  */
 import type { SessionChanges } from '../ports/session-changes.ts';
-import type { SessionRecord, TurnRecord } from '../session/model.ts';
-import { sessionsOf, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import type { SessionRecord, TurnRecord } from './model.ts';
+import { sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
 
 /** How often the watch reads its followers' records whatever the notifications (ms). */
 export const CHANGE_SAFETY_MS = 5_000;

@@ -8,8 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../adapters/runtime/system-clock.ts';
 import type { WorkerLauncher, WorkerRunOptions } from '../ports/worker.ts';
-import { insertSession, insertTurn, sessionsOf, turnsOf } from '../session/session-store.ts';
-import { cancelSession, type SessionDeps } from '../session/sessions.ts';
+import { insertSession, insertTurn, sessionsOf, turnsOf } from './session-store.ts';
+import { cancelSession, type SessionDeps } from './sessions.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { createMemorySessionChanges } from '../testing/memory-session-changes.ts';
@@ -40,7 +40,7 @@ async function world() {
   const { launcher, running } = endlessLauncher();
   const deps = {
     ...store, launcher, changes: hub, cancelPollMs: 3_600_000, instanceId: 'dispatcher-1',
-    models: { stream: () => { throw new Error('unused'); } }, modelsConfig: undefined,
+    models: { stream: () => { throw new Error('unused'); } }, costOf: () => 0,
     promptCache: { enabled: false, ttl: '5m' }, limits: { memoryMb: 256, wallTimeSeconds: 60 },
     workflowOf: async () => { throw new Error('unused'); },
     catalog: { tools: async () => [], call: async () => ({ output: '', isError: true }) },

@@ -17,9 +17,9 @@ import { sessionKeyOf } from '../agent/session-key-expression.ts';
 import { openFiredSession, type Firing, type FiringDeps, type FiringTarget } from '../session/firings.ts';
 import { settleDelivery } from '../session/delivery-claims.ts';
 import { TRIGGER_QUEUE } from './completion-firings.ts';
-import type { publishedWorkflows } from './workflow-view.ts';
+import type { publishedWorkflows } from '../session/build-workflows.ts';
 import type { TriggerDeclaration } from '../agent/trigger-model.ts';
-import { publishedEnvironment, type PublishedEnvironmentRecord } from './published-environment.ts';
+import { publishedEnvironment, type PublishedEnvironmentRecord } from '../session/published-environment.ts';
 
 /** The payload of a webhook firing. Source: spec § Webhook firing payload. */
 export interface WebhookPayload {

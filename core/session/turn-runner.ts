@@ -6,25 +6,22 @@
  *
  * Source: spec/platform-service.md § Rules 6–7, § Replacement of a container; docs/decisions.md D7 § Dispatcher and workers, § Models.
  */
-import { offeredModelId } from '../adapters/models/ai-model-provider.ts';
-import { costOf as priceUsage } from '../model/cost.ts';
-import type { ModelsConfig } from '../config/config-model.ts';
 import type { ModelProvider } from '../ports/model-provider.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { ToolCatalog } from '../ports/tool-catalog.ts';
 import type { WorkerLauncher, WorkerLimits } from '../ports/worker.ts';
-import { TURN_HEARTBEAT_MS } from '../session/model.ts';
+import { TURN_HEARTBEAT_MS } from './model.ts';
 import {
   beatTurn, claimTurn, loadTurnRecords, sessionsOf, type SessionStoreDeps,
-} from '../session/session-store.ts';
-import { failTurnTree, interruptedError } from '../session/stale-turns.ts';
-import { BrokerViolationError } from '../session/broker-rules.ts';
-import { createStoreHost } from '../session/store-host.ts';
+} from './session-store.ts';
+import { failTurnTree, interruptedError } from './stale-turns.ts';
+import { BrokerViolationError } from './broker-rules.ts';
+import { createStoreHost, type StoreHostDeps } from './store-host.ts';
 import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
 import type { SessionChanges } from '../ports/session-changes.ts';
 import { watchCancellation } from './cancel-watch.ts';
-import { turnHostMethods, type TurnHost } from '../session/turn-host.ts';
-import type { WorkflowView } from '../session/workflow-view.ts';
+import { turnHostMethods, type TurnHost } from './turn-host.ts';
+import type { WorkflowView } from './workflow-view.ts';
 
 /** The TurnHost methods a worker may ask the broker for. */
 const brokerMethods = new Set<string>(turnHostMethods);
@@ -33,8 +30,11 @@ const brokerMethods = new Set<string>(turnHostMethods);
 export interface TurnRunnerDeps extends SessionStoreDeps {
   launcher: WorkerLauncher;
   models: ModelProvider;
-  /** The resolved models section (prices). */
-  modelsConfig: ModelsConfig | undefined;
+  /**
+   * Cost in USD of `usage` on `model` (with none named, the model the call ran on), 0 without prices: the config's
+   * prices (core/boot/turn-cost.ts `configuredCost`).
+   */
+  costOf: StoreHostDeps['costOf'];
   catalog: ToolCatalog;
   promptCache: { enabled: boolean; ttl: '5m' | '1h' };
   limits: WorkerLimits;
@@ -58,13 +58,6 @@ export interface TurnRunnerDeps extends SessionStoreDeps {
    * restart (with its running child turns), then its worker is stopped (platform-service.md § Replacement).
    */
   interrupt?: AbortSignal;
-}
-
-/** Cost in USD of `usage` on `model` (with none named, the model the call ran on: see offeredModelId); 0 without prices. */
-export function configuredCost(models: ModelsConfig | undefined, model: string | undefined, usage: Parameters<typeof priceUsage>[0]): number {
-  const id = offeredModelId(models, model);
-  const offered = models?.offered.find((m) => m.id === id);
-  return offered ? priceUsage(usage, offered.prices) : 0;
 }
 
 /**
@@ -131,7 +124,7 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
     onViolation: () => controller.abort(),
     ...(deps.textDeltas ? { onText: (delta: TextDelta) => deps.textDeltas!.publish(delta) } : {}),
     callSignal: (timeoutMs) => (timeoutMs === undefined ? controller.signal : AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)])),
-    costOf: (model, usage) => configuredCost(deps.modelsConfig, model, usage),
+    costOf: deps.costOf,
     serviceTools: () => deps.catalog.tools(),
     // The turn record's organization (written by the platform): an owned collection answers only its owner's agents.
     // With the session's agent (the records, never the worker) it is the service's rate key (docs/decisions.md D17 §

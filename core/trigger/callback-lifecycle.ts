@@ -1,5 +1,5 @@
 /**
- * The rest of a callback trigger's lifecycle after its activation (core/boot/callback-addresses.ts):
+ * The rest of a callback trigger's lifecycle after its activation (core/trigger/callback-addresses.ts):
  * - renewal: a subscription whose `subscribe` answer says `expiresAt` (ISO time) is made again by the callback
  *   sweep once it is within {@link RENEW_BEFORE_MS} of expiring (services such as an office suite's expire them);
  * - deactivation: a subscription whose trigger no environment serves any more (removed from the published build,
