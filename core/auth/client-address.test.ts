@@ -19,6 +19,10 @@ describe('clientAddress', () => {
   });
   it('refuses a bad entry naming its position, not its value', () => {
     expect(() => parseTrustedProxies('10.0.0.1, not-an-ip')).toThrow(/entry 2 is not an IP address/);
-    try { parseTrustedProxies('10.0.0.1, not-an-ip'); } catch (e) { expect((e as Error).message).not.toContain('not-an-ip'); }
+    try {
+      parseTrustedProxies('10.0.0.1, not-an-ip');
+    } catch (e) {
+      expect((e as Error).message).not.toContain('not-an-ip');
+    }
   });
 });

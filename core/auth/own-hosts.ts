@@ -15,10 +15,10 @@ import ipaddr from 'ipaddr.js';
  * The message of a refused Host (421 `misdirected_request`) at the API and semantic-mcp: what was wrong and what to
  * do, never the host name sent or a configured one (the front proxy answers the same text: proxy/Caddyfile).
  */
-export const MISDIRECTED_MESSAGE = 'This server does not answer for that host name. '
-  + 'Open it at its own address (APP_BASE_URL, '
-  + 'a CORS_ALLOWED_ORIGINS entry, localhost or an IP address), '
-  + 'or add the name to APP_BASE_URL or CORS_ALLOWED_ORIGINS.';
+export const MISDIRECTED_MESSAGE = 'This server does not answer for that host name. ' +
+  'Open it at its own address (APP_BASE_URL, ' +
+  'a CORS_ALLOWED_ORIGINS entry, localhost or an IP address), ' +
+  'or add the name to APP_BASE_URL or CORS_ALLOWED_ORIGINS.';
 
 /** The loopback names every deployment answers on. */
 export const LOOPBACK_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '::1'];

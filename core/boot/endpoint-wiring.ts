@@ -14,11 +14,15 @@ import { sessionDeps } from './session-wiring.ts';
  * McpCallDeps over the stores and the turn queue (turns go where every other turn goes: ./session-wiring.ts).
  * @param parts - `waitMs`/`pollMs` as in {@link McpCallDeps}
  */
-export function mcpCallDeps(parts: SessionStoreDeps & {
-  queue: JobQueue | undefined; builds: ReturnType<typeof publishedWorkflows>; waitMs?: number; pollMs?: number;
-  watch?: ChangeWatch;
-}): McpCallDeps {
+export function mcpCallDeps(
+  parts: SessionStoreDeps & {
+    queue: JobQueue | undefined;
+    builds: ReturnType<typeof publishedWorkflows>;
+    waitMs?: number;
+    pollMs?: number;
+    watch?: ChangeWatch;
+  },
+): McpCallDeps {
   const { enqueueTurn } = sessionDeps({ ...parts, workflowOf: parts.builds.workflowOf });
   return { ...parts, enqueueTurn, sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
 }
-

@@ -2,8 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { configuredCost } from './turn-cost.ts';
 
 describe('the cost of a model call', () => {
-  it('prices a call with the offered model\'s prices (the default when none is named), 0 without prices', () => {
-    const models = { providers: [], offered: [{ id: 'a', provider: 'p', prices: { input: 3, output: 15 } }, { id: 'b', provider: 'p', prices: { input: 1, output: 1 } }], default: 'b' };
+  it("prices a call with the offered model's prices (the default when none is named), 0 without prices", () => {
+    const models = {
+      providers: [],
+      offered: [{ id: 'a', provider: 'p', prices: { input: 3, output: 15 } }, {
+        id: 'b',
+        provider: 'p',
+        prices: { input: 1, output: 1 },
+      }],
+      default: 'b',
+    };
     const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 0, cacheWriteTokens: 0 };
     expect(configuredCost(models, 'a', usage)).toBe(18);
     expect(configuredCost(models, undefined, usage)).toBe(2);

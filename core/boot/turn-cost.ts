@@ -8,13 +8,13 @@ import type { ModelsConfig } from '../config/config-model.ts';
 import { costOf as priceUsage } from '../model/cost.ts';
 import type { ModelUsage } from '../ports/model-provider.ts';
 
-/** Cost in USD of `usage` on `model` (with none named, the model the call ran on: see offeredModelId); 0 without prices. */
+/** Cost in USD of `usage` on `model` (with none named, the model the call ran on: see offeredModelId); 0 without
+ * prices. */
 export function configuredCost(models: ModelsConfig | undefined, model: string | undefined, usage: ModelUsage): number {
   const id = offeredModelId(models, model);
   const offered = models?.offered.find((m) => m.id === id);
   return offered ? priceUsage(usage, offered.prices) : 0;
 }
-
 
 /** The turn runner's `costOf` over the config's models section (see {@link configuredCost}). */
 export function turnCost(models: ModelsConfig | undefined): (model: string | undefined, usage: ModelUsage) => number {

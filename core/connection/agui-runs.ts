@@ -17,12 +17,12 @@ import type { TriggerDeclaration } from '../agent/trigger-model.ts';
 import type { AdmittedCaller, ConnectionRecord } from './index.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import { openFiredSession } from '../session/firings.ts';
-import { finalStatuses, sessionSchemaVersion, type SessionRecord } from '../session/model.ts';
+import { finalStatuses, type SessionRecord, sessionSchemaVersion } from '../session/model.ts';
 import { sessionsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import { takeDecision, takeReply } from '../session/sessions.ts';
 import { checkSpendCaps } from '../session/spend.ts';
 import type { publishedWorkflows } from '../session/build-workflows.ts';
-import { publishedEnvironment, type PublishedEnvironment } from '../session/published-environment.ts';
+import { type PublishedEnvironment, publishedEnvironment } from '../session/published-environment.ts';
 
 /** Collection of the thread ids the AG-UI endpoints issued. */
 export const aguiThreadsCollection = 'agui_threads';
@@ -71,7 +71,7 @@ export interface ServedChat {
   trigger: { id: string; state: string };
   disabled: boolean;
   /** The chat trigger's session key expression, if it declares one (docs/agent-format.md § Triggers: chat `session`).
-   * */
+   */
   sessionKey?: string;
 }
 
@@ -100,16 +100,22 @@ export interface StartedRun {
  * The chat and webhook triggers of a published build that name connection `identifier`, with their workflow:
  * one serves it; two or more are a deployment error (an AG-UI or webhook connection serves one trigger).
  */
-export function triggersNaming(agent: PublishedEnvironment['agent'], identifier: string): { workflow: string; trigger: TriggerDeclaration; disabled: boolean }[] {
-  return Object.values(agent.workflows).flatMap((w) => w.triggers
-    .filter((t) => (t.type === 'chat' || t.type === 'webhook') && t.fields.connection === identifier)
-    .map((t) => ({ workflow: w.slug, trigger: t, disabled: w.definition.disabled === true })));
+export function triggersNaming(
+  agent: PublishedEnvironment['agent'],
+  identifier: string,
+): { workflow: string; trigger: TriggerDeclaration; disabled: boolean }[] {
+  return Object.values(agent.workflows).flatMap((w) =>
+    w.triggers
+      .filter((t) => (t.type === 'chat' || t.type === 'webhook') && t.fields.connection === identifier)
+      .map((t) => ({ workflow: w.slug, trigger: t, disabled: w.definition.disabled === true }))
+  );
 }
 
 /**
  * The chat trigger connection `connection` serves: the one chat trigger of the environment's published build that
  * names it. @returns undefined when none does (nothing is served: 404)
- * @throws PlatformError `deployment_error` (503) when two or more triggers name it, naming the connection and the workflows
+ * @throws PlatformError `deployment_error` (503) when two or more triggers name it, naming the connection and the
+ * workflows
  */
 export async function servedChat(deps: AguiRunDeps, connection: ConnectionRecord): Promise<ServedChat | undefined> {
   const published = await publishedEnvironment(deps, connection.agentId, connection.environment);
@@ -118,12 +124,25 @@ export async function servedChat(deps: AguiRunDeps, connection: ConnectionRecord
   const naming = triggersNaming(agent, connection.identifier);
   if (naming.length > 1) {
     const named = naming.map((n) => `${n.workflow} (trigger ${n.trigger.id})`).join(', ');
-    throw new PlatformError('deployment_error', `Connection "${connection.identifier}" is named by more than one trigger: ${named}. An AG-UI connection serves one chat trigger; remove all but one and publish again.`, { status: 503 });
+    throw new PlatformError(
+      'deployment_error',
+      `Connection "${connection.identifier}" is named by more than one trigger: ${named}. An AG-UI connection ` +
+        `serves one chat trigger; remove all but one and publish again.`,
+      { status: 503 },
+    );
   }
   const chat = naming.find((n) => n.trigger.type === 'chat');
   if (!chat) return undefined;
   const sessionKey = typeof chat.trigger.fields.session === 'string' ? chat.trigger.fields.session : undefined;
-  return { orgId: env.orgId, buildId: env.published.buildId, commitId: env.published.commitId, workflow: chat.workflow, trigger: { id: chat.trigger.id, state: chat.trigger.state }, disabled: chat.disabled, ...(sessionKey ? { sessionKey } : {}) };
+  return {
+    orgId: env.orgId,
+    buildId: env.published.buildId,
+    commitId: env.published.commitId,
+    workflow: chat.workflow,
+    trigger: { id: chat.trigger.id, state: chat.trigger.state },
+    disabled: chat.disabled,
+    ...(sessionKey ? { sessionKey } : {}),
+  };
 }
 
 /**
@@ -160,7 +179,10 @@ async function newThreadSecret(ids: AguiRunDeps['ids']): Promise<{ secret: strin
  * (spec § AG-UI request rule 1), so holding someone else's thread id continues nothing.
  */
 async function issuedThread(
-  deps: AguiRunDeps, connection: ConnectionRecord, caller: AdmittedCaller, input: AguiRunInput,
+  deps: AguiRunDeps,
+  connection: ConnectionRecord,
+  caller: AdmittedCaller,
+  input: AguiRunInput,
 ): Promise<AguiThreadRecord | null> {
   if (!input.threadId) return null;
   const owner = threadOwner(caller);
@@ -177,7 +199,9 @@ export function lastUserText(input: Pick<AguiRunInput, 'messages'>): string | un
   if (!message) return undefined;
   if (typeof message.content === 'string') return message.content;
   if (Array.isArray(message.content)) {
-    const text = message.content.filter((p): p is { type: 'text'; text: string } => p?.type === 'text' && typeof p.text === 'string').map((p) => p.text).join('\n');
+    const text = message.content.filter((p): p is { type: 'text'; text: string } =>
+      p?.type === 'text' && typeof p.text === 'string'
+    ).map((p) => p.text).join('\n');
     return text.length > 0 ? text : undefined;
   }
   return undefined;
@@ -197,7 +221,14 @@ const conflict = (code: string, message: string) => new PlatformError(code, mess
  *   without a user message; `workflow_disabled` (409); `spend_cap_reached` (429); `session_busy` (409) when the
  *   chat trigger's session key names a chat whose turn runs or that waits for a decision
  */
-export async function startAguiRun(deps: AguiRunDeps, connection: ConnectionRecord, served: ServedChat, caller: AdmittedCaller, input: AguiRunInput, beforeTurn: () => Promise<void>): Promise<StartedRun> {
+export async function startAguiRun(
+  deps: AguiRunDeps,
+  connection: ConnectionRecord,
+  served: ServedChat,
+  caller: AdmittedCaller,
+  input: AguiRunInput,
+  beforeTurn: () => Promise<void>,
+): Promise<StartedRun> {
   const since = deps.clock.now();
   const owner = threadOwner(caller);
   const thread = await issuedThread(deps, connection, caller, input);
@@ -209,17 +240,46 @@ export async function startAguiRun(deps: AguiRunDeps, connection: ConnectionReco
     const turnId = await continueChat(deps, session, caller, input, beforeTurn);
     const sent = needsThreadSecret(caller) ? threadSecretOf(input) : undefined;
     return {
-      threadId: thread._id, ...(sent ? { threadSecret: sent } : {}), runId, session, turnId,
-      fromSeq: session.messageCount, openChildren, since, ...(ignored ? { ignored } : {}),
+      threadId: thread._id,
+      ...(sent ? { threadSecret: sent } : {}),
+      runId,
+      session,
+      turnId,
+      fromSeq: session.messageCount,
+      openChildren,
+      since,
+      ...(ignored ? { ignored } : {}),
     };
   }
   const text = lastUserText(input);
-  if (!text?.trim()) throw new PlatformError('no_message', 'The run has no user message: send the message to the chat as the last entry of messages, {id, role: "user", content}.', { status: 400 });
-  if (served.disabled) throw conflict('workflow_disabled', `Workflow "${served.workflow}" is out of service (disabled): it takes no new chats. Try again once a maintainer enables it.`);
-  const scope = { orgId: served.orgId, agentId: connection.agentId, environment: connection.environment, workflow: served.workflow };
+  if (!text?.trim()) {
+    throw new PlatformError(
+      'no_message',
+      'The run has no user message: send the message to the chat as the last entry of messages, {id, role: "user", ' +
+        'content}.',
+      { status: 400 },
+    );
+  }
+  if (served.disabled) {
+    throw conflict(
+      'workflow_disabled',
+      `Workflow "${served.workflow}" is out of service (disabled): it takes no new chats. Try again once a ` +
+        `maintainer enables it.`,
+    );
+  }
+  const scope = {
+    orgId: served.orgId,
+    agentId: connection.agentId,
+    environment: connection.environment,
+    workflow: served.workflow,
+  };
   await checkSpendCaps(deps, scope);
   await beforeTurn();
-  const payload = { connection: connection.identifier, caller: caller.kind, ...(caller.subject ? { subject: caller.subject } : {}) };
+  const payload = {
+    connection: connection.identifier,
+    caller: caller.kind,
+    ...(caller.subject ? { subject: caller.subject } : {}),
+  };
   // A chat trigger's session key (e.g. one chat per OIDC subject) sends a fresh thread to the open chat of that key.
   const sessionKey = sessionKeyOf(served.sessionKey, { id: served.trigger.id, type: 'chat', ...payload });
   // A chat a member starts with their own sign-in is theirs (startedBy); an endpoint caller's belongs to no member.
@@ -231,47 +291,105 @@ export async function startAguiRun(deps: AguiRunDeps, connection: ConnectionReco
   const threadId = deps.ids.newId();
   const secret = needsThreadSecret(caller) ? await newThreadSecret(deps.ids) : undefined;
   await threads(deps).insertOne({
-    _id: threadId, schemaVersion: sessionSchemaVersion, connectionId: connection._id, owner,
+    _id: threadId,
+    schemaVersion: sessionSchemaVersion,
+    connectionId: connection._id,
+    owner,
     sessionId: opened.session._id,
-    ...(secret ? { secretHash: secret.hash } : {}), createdAt: deps.clock.now(),
+    ...(secret ? { secretHash: secret.hash } : {}),
+    createdAt: deps.clock.now(),
   });
   const joined = opened.outcome === 'delivered';
   const openChildren = joined ? await openChildrenOf(deps, opened.session._id) : [];
   return {
-    threadId, ...(secret ? { threadSecret: secret.secret } : {}), runId, session: opened.session,
-    turnId: opened.turnId, fromSeq: joined ? opened.session.messageCount : 0, openChildren, since,
+    threadId,
+    ...(secret ? { threadSecret: secret.secret } : {}),
+    runId,
+    session: opened.session,
+    turnId: opened.turnId,
+    fromSeq: joined ? opened.session.messageCount : 0,
+    openChildren,
+    since,
     ...(ignored ? { ignored } : {}),
   };
 }
 
 /** Child sessions of root `rootId` that have not ended, with their message counts now. */
-async function openChildrenOf(deps: Pick<SessionStoreDeps, 'docs'>, rootId: string): Promise<StartedRun['openChildren']> {
-  return (await sessionsOf(deps).find({ rootId })).filter((c) => !finalStatuses.includes(c.status)).map((c) => ({ sessionId: c._id, fromSeq: c.messageCount }));
+async function openChildrenOf(
+  deps: Pick<SessionStoreDeps, 'docs'>,
+  rootId: string,
+): Promise<StartedRun['openChildren']> {
+  return (await sessionsOf(deps).find({ rootId })).filter((c) => !finalStatuses.includes(c.status)).map((c) => ({
+    sessionId: c._id,
+    fromSeq: c.messageCount,
+  }));
 }
 
 /** Queues the turn that continues a chat: a decision from a resume entry, or a reply. @returns the turn id */
-async function continueChat(deps: AguiRunDeps, session: SessionRecord, caller: AdmittedCaller, input: AguiRunInput, beforeTurn: () => Promise<void>): Promise<string> {
+async function continueChat(
+  deps: AguiRunDeps,
+  session: SessionRecord,
+  caller: AdmittedCaller,
+  input: AguiRunInput,
+  beforeTurn: () => Promise<void>,
+): Promise<string> {
   const pending = session.pending;
   const resume = pending ? input.resume?.find((r) => r.interruptId === pending.id) : undefined;
-  if (session.status === 'running') throw conflict('turn_running', 'A turn of this chat is still running; send the message once its run has finished.');
+  if (session.status === 'running') {
+    throw conflict('turn_running', 'A turn of this chat is still running; send the message once its run has finished.');
+  }
   if (session.status === 'awaiting_decision' && pending?.kind === 'decision') {
-    if (!resume) throw conflict('decision_pending', `This chat waits for a decision; answer interrupt ${pending.id} with a resume entry {interruptId, status: "resolved", payload: {to, comment?}} where to is one of: ${pending.options.map((o) => o.to).join(', ')}.`);
-    if (resume.status === 'cancelled') throw conflict('decision_pending', 'A pending decision cannot be abandoned here; decide one of the options.');
+    if (!resume) {
+      throw conflict(
+        'decision_pending',
+        `This chat waits for a decision; answer interrupt ${pending.id} with a ` +
+          `resume entry {interruptId, status: "resolved", payload: {to, ` + `comment?}} where to is one of: ` +
+          `${pending.options.map((o) => o.to).join(', ')}.`,
+      );
+    }
+    if (resume.status === 'cancelled') {
+      throw conflict('decision_pending', 'A pending decision cannot be abandoned here; decide one of the options.');
+    }
     const answer = (resume.payload ?? {}) as { to?: unknown; comment?: unknown };
-    if (typeof answer.to !== 'string') throw new PlatformError('invalid_decision', `The resume entry's payload needs "to", one of: ${pending.options.map((o) => o.to).join(', ')}.`, { status: 400 });
+    if (typeof answer.to !== 'string') {
+      throw new PlatformError(
+        'invalid_decision',
+        `The resume entry's payload needs "to", one of: ${pending.options.map((o) => o.to).join(', ')}.`,
+        { status: 400 },
+      );
+    }
     await beforeTurn();
     const by = caller.subject ? `${caller.kind}:${caller.subject}` : `agui:${caller.kind}`;
-    return (await takeDecision(deps, session, { to: answer.to, ...(typeof answer.comment === 'string' ? { comment: answer.comment } : {}) }, by))._id;
+    return (await takeDecision(deps, session, {
+      to: answer.to,
+      ...(typeof answer.comment === 'string' ? { comment: answer.comment } : {}),
+    }, by))._id;
   }
-  const resumed = resume?.status === 'resolved' && typeof (resume.payload as { message?: unknown } | undefined)?.message === 'string' ? (resume.payload as { message: string }).message : undefined;
+  const resumed =
+    resume?.status === 'resolved' && typeof (resume.payload as { message?: unknown } | undefined)?.message === 'string'
+      ? (resume.payload as { message: string }).message
+      : undefined;
   const text = resumed ?? lastUserText(input);
-  if (!text?.trim()) throw new PlatformError('no_message', 'The run has no user message: send the reply as the last entry of messages, {id, role: "user", content}.', { status: 400 });
+  if (!text?.trim()) {
+    throw new PlatformError(
+      'no_message',
+      'The run has no user message: send the reply as the last entry of messages, {id, role: "user", content}.',
+      { status: 400 },
+    );
+  }
   await beforeTurn();
   return (await takeReply(deps, session, text))._id;
 }
 
 /** What the stream says when the caller sent tools or context (rule 5). */
 function ignoredNote(input: AguiRunInput): string | undefined {
-  const parts = [input.tools.length > 0 ? `${input.tools.length} client tool(s)` : '', input.context.length > 0 ? `${input.context.length} context entr${input.context.length === 1 ? 'y' : 'ies'}` : ''].filter(Boolean);
-  return parts.length > 0 ? `This endpoint does not honour client-supplied tools or context: ${parts.join(' and ')} were ignored. The workflow uses only its own tools.` : undefined;
+  const parts = [
+    input.tools.length > 0 ? `${input.tools.length} client tool(s)` : '',
+    input.context.length > 0 ? `${input.context.length} context entr${input.context.length === 1 ? 'y' : 'ies'}` : '',
+  ].filter(Boolean);
+  return parts.length > 0
+    ? `This endpoint does not honour client-supplied tools or context: ${
+      parts.join(' and ')
+    } were ignored. The workflow uses only its own tools.`
+    : undefined;
 }

@@ -12,18 +12,25 @@
  * The turn runs in a dispatcher: the checkpoint records are the truth every replica can read, and the live text
  * deltas the dispatcher publishes (TextDeltas) stream a reply's text as the model writes it; a missed delta only
  * means the rest of that reply comes whole once it is recorded. The stream reads the records once when it starts
- * and then once per change: it waits on the process's ChangeWatch (core/session/change-watch.ts: a notification after each
+ * and then once per change: it waits on the process's ChangeWatch (core/session/change-watch.ts: a notification after
+ * each
  * checkpoint, settle, claim or cancel, or the watch's safety read), not on a timer.
  *
  * Source: spec/platform-service.md § AG-UI request (rules 1, 3, 4, 5, 6), § Stream and custom events,
  * § Tool-call result status (AG-UI turn parked); docs/decisions.md D8 § Endpoints (AG-UI).
  */
-import { EventType, type BaseEvent } from '@ag-ui/core';
-import { finalStatuses, sessionCollections, type MessageRecord, type SessionRecord, type TurnRecord } from '../session/model.ts';
-import { sessionsOf, settledSession, turnsOf, type SessionStoreDeps } from '../session/session-store.ts';
+import { type BaseEvent, EventType } from '@ag-ui/core';
+import {
+  finalStatuses,
+  type MessageRecord,
+  sessionCollections,
+  type SessionRecord,
+  type TurnRecord,
+} from '../session/model.ts';
+import { sessionsOf, type SessionStoreDeps, settledSession, turnsOf } from '../session/session-store.ts';
 import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
 import type { StartedRun } from './agui-runs.ts';
-import { Wakeup, type ChangeWatch } from '../session/change-watch.ts';
+import { type ChangeWatch, Wakeup } from '../session/change-watch.ts';
 
 /** What the stream reads and how often. */
 export interface AguiStreamDeps extends Pick<SessionStoreDeps, 'docs'> {
@@ -39,16 +46,31 @@ export interface AguiStreamDeps extends Pick<SessionStoreDeps, 'docs'> {
 }
 
 /** A child session followed by the stream. */
-interface FollowedChild { dispatchId: string; parent?: string; workflow: string; nextSeq: number; ended: boolean; started: boolean; lastText?: string }
+interface FollowedChild {
+  dispatchId: string;
+  parent?: string;
+  workflow: string;
+  nextSeq: number;
+  ended: boolean;
+  started: boolean;
+  lastText?: string;
+}
 
-const messagesOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<MessageRecord>(sessionCollections.messages);
+const messagesOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
+  deps.docs.collection<MessageRecord>(sessionCollections.messages);
 
 /**
  * Emits the run's events until its turn settles or `signal` aborts (the caller went away: the turn carries on).
  * @param emit - receives each event in order
  */
-export async function streamRun(deps: AguiStreamDeps, run: StartedRun, emit: (event: BaseEvent) => void, signal?: AbortSignal): Promise<void> {
-  const stamp = <E extends object>(event: E): BaseEvent => ({ ...event, timestamp: deps.now() }) as unknown as BaseEvent;
+export async function streamRun(
+  deps: AguiStreamDeps,
+  run: StartedRun,
+  emit: (event: BaseEvent) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  const stamp = <E extends object>(event: E): BaseEvent =>
+    ({ ...event, timestamp: deps.now() }) as unknown as BaseEvent;
   const secret = run.threadSecret;
   const { threadId, runId } = run;
   emit(stamp({ type: EventType.RUN_STARTED, threadId, runId }));
@@ -56,10 +78,20 @@ export async function streamRun(deps: AguiStreamDeps, run: StartedRun, emit: (ev
   if (secret) {
     emit(stamp({ type: EventType.CUSTOM, name: 'platform.thread_secret', value: { threadId, threadSecret: secret } }));
   }
-  if (run.ignored) emit(stamp({ type: EventType.CUSTOM, name: 'platform.notice', value: { code: 'client_tools_ignored', message: run.ignored } }));
+  if (run.ignored) {
+    emit(
+      stamp({
+        type: EventType.CUSTOM,
+        name: 'platform.notice',
+        value: { code: 'client_tools_ignored', message: run.ignored },
+      }),
+    );
+  }
   const root = run.session._id;
   const live = new LiveText(root, run.fromSeq, (event) => emit(stamp(event)));
-  const unsubscribe = deps.textDeltas ? await deps.textDeltas.subscribe(root, (delta) => live.delta(delta)).catch(() => undefined) : undefined;
+  const unsubscribe = deps.textDeltas
+    ? await deps.textDeltas.subscribe(root, (delta) => live.delta(delta)).catch(() => undefined)
+    : undefined;
   const children = new Map<string, FollowedChild>();
   const open = new Map(run.openChildren.map((c) => [c.sessionId, c.fromSeq]));
   const dispatchOf = new Map<string, string>();
@@ -72,7 +104,11 @@ export async function streamRun(deps: AguiStreamDeps, run: StartedRun, emit: (ev
     for (;;) {
       turn = await turnsOf(deps).findOne({ _id: run.turnId });
       const settled = !turn || (turn.status !== 'queued' && turn.status !== 'running');
-      for (const record of await messagesOf(deps).find({ sessionId: root, seq: { $gte: live.nextSeq } }, { sort: { seq: 1 } })) live.record(record);
+      for (
+        const record of await messagesOf(deps).find({ sessionId: root, seq: { $gte: live.nextSeq } }, {
+          sort: { seq: 1 },
+        })
+      ) live.record(record);
       await followChildren(deps, root, run.since, children, open, dispatchOf, (event) => emit(stamp(event)));
       if (settled) break;
       if (signal?.aborted) return;
@@ -111,10 +147,15 @@ export class LiveText {
       if (delta.offset !== 0) return;
       this.open.set(delta.messageId, { length: delta.text.length, broken: false });
       this.emit({ type: EventType.TEXT_MESSAGE_START, messageId: delta.messageId, role: 'assistant' });
-      if (delta.text) this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: delta.messageId, delta: delta.text });
+      if (delta.text) {
+        this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: delta.messageId, delta: delta.text });
+      }
       return;
     }
-    if (streamed.broken || delta.offset !== streamed.length) { streamed.broken = true; return; }
+    if (streamed.broken || delta.offset !== streamed.length) {
+      streamed.broken = true;
+      return;
+    }
     streamed.length += delta.text.length;
     if (delta.text) this.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: delta.messageId, delta: delta.text });
   }
@@ -147,7 +188,11 @@ export function messageEvents(record: MessageRecord, streamed?: number): object[
       if (rest) events.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: rest });
       events.push({ type: EventType.TEXT_MESSAGE_END, messageId });
     } else if (message.content.length > 0) {
-      events.push({ type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' }, { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: message.content }, { type: EventType.TEXT_MESSAGE_END, messageId });
+      events.push({ type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' }, {
+        type: EventType.TEXT_MESSAGE_CONTENT,
+        messageId,
+        delta: message.content,
+      }, { type: EventType.TEXT_MESSAGE_END, messageId });
     }
     for (const call of message.toolCalls ?? []) {
       events.push(
@@ -160,7 +205,10 @@ export function messageEvents(record: MessageRecord, streamed?: number): object[
   }
   if (message.role === 'tool') {
     return message.results.map((r, i) => ({
-      type: EventType.TOOL_CALL_RESULT, messageId: `${messageId}:${i}`, toolCallId: r.callId, role: 'tool',
+      type: EventType.TOOL_CALL_RESULT,
+      messageId: `${messageId}:${i}`,
+      toolCallId: r.callId,
+      role: 'tool',
       content: typeof r.output === 'string' ? r.output : JSON.stringify(r.output ?? null),
     }));
   }
@@ -169,8 +217,13 @@ export function messageEvents(record: MessageRecord, streamed?: number): object[
 
 /** Reads the root's child sessions and emits start, frames and result of each as it goes. */
 async function followChildren(
-  deps: Pick<SessionStoreDeps, 'docs'>, root: string, since: Date, children: Map<string, FollowedChild>, open: Map<string, number>,
-  dispatchOf: Map<string, string>, emit: (event: object) => void,
+  deps: Pick<SessionStoreDeps, 'docs'>,
+  root: string,
+  since: Date,
+  children: Map<string, FollowedChild>,
+  open: Map<string, number>,
+  dispatchOf: Map<string, string>,
+  emit: (event: object) => void,
 ): Promise<void> {
   const found = await sessionsOf(deps).find({ rootId: root }, { sort: { createdAt: 1 } });
   for (const child of found) {
@@ -181,63 +234,142 @@ async function followChildren(
       // Only this run's children: those open when it started, and those opened since.
       if (!wasOpen && new Date(child.createdAt).getTime() < since.getTime()) continue;
       const parent = child.parentId && child.parentId !== root ? dispatchOf.get(child.parentId) : undefined;
-      followed = { dispatchId: child.dispatchId ?? child._id, ...(parent ? { parent } : {}), workflow: child.workflow, nextSeq: open.get(child._id) ?? 0, ended: false, started: wasOpen };
+      followed = {
+        dispatchId: child.dispatchId ?? child._id,
+        ...(parent ? { parent } : {}),
+        workflow: child.workflow,
+        nextSeq: open.get(child._id) ?? 0,
+        ended: false,
+        started: wasOpen,
+      };
       children.set(child._id, followed);
     }
     if (followed.ended) continue;
     const who = { dispatchId: followed.dispatchId, ...(followed.parent ? { parent: followed.parent } : {}) };
     if (!followed.started) {
       followed.started = true;
-      emit({ type: EventType.CUSTOM, name: 'platform.sub_workflow_start', value: { ...who, workflow: followed.workflow } });
+      emit({
+        type: EventType.CUSTOM,
+        name: 'platform.sub_workflow_start',
+        value: { ...who, workflow: followed.workflow },
+      });
     }
-    for (const record of await messagesOf(deps).find({ sessionId: child._id, seq: { $gte: followed.nextSeq } }, { sort: { seq: 1 } })) {
+    for (
+      const record of await messagesOf(deps).find({ sessionId: child._id, seq: { $gte: followed.nextSeq } }, {
+        sort: { seq: 1 },
+      })
+    ) {
       followed.nextSeq = record.seq + 1;
-      if (record.message.role === 'assistant' && record.message.content.trim()) followed.lastText = record.message.content;
-      emit({ type: EventType.CUSTOM, name: 'platform.sub_workflow_frame', value: { ...who, message: frameOf(record) } });
+      if (record.message.role === 'assistant' && record.message.content.trim()) {
+        followed.lastText = record.message.content;
+      }
+      emit({
+        type: EventType.CUSTOM,
+        name: 'platform.sub_workflow_frame',
+        value: { ...who, message: frameOf(record) },
+      });
     }
     if (!finalStatuses.includes(child.status)) continue;
     followed.ended = true;
-    emit({ type: EventType.CUSTOM, name: 'platform.sub_workflow_result', value: { ...who, status: child.status, ...(followed.lastText ? { message: followed.lastText } : {}), ...(child.error ? { error: child.error } : {}) } });
+    emit({
+      type: EventType.CUSTOM,
+      name: 'platform.sub_workflow_result',
+      value: {
+        ...who,
+        status: child.status,
+        ...(followed.lastText ? { message: followed.lastText } : {}),
+        ...(child.error ? { error: child.error } : {}),
+      },
+    });
   }
 }
 
 /** A child message as a frame: its id, role, text, tool calls and results. */
 function frameOf(record: MessageRecord): Record<string, unknown> {
   const m = record.message;
-  if (m.role === 'tool') return { id: record._id, role: 'tool', results: m.results.map((r) => ({ toolCallId: r.callId, name: r.name, content: r.output, ...(r.isError ? { isError: true } : {}) })) };
-  if (m.role === 'assistant') return { id: record._id, role: 'assistant', content: m.content, ...(m.toolCalls?.length ? { toolCalls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.input })) } : {}) };
+  if (m.role === 'tool') {
+    return {
+      id: record._id,
+      role: 'tool',
+      results: m.results.map((r) => ({
+        toolCallId: r.callId,
+        name: r.name,
+        content: r.output,
+        ...(r.isError ? { isError: true } : {}),
+      })),
+    };
+  }
+  if (m.role === 'assistant') {
+    return {
+      id: record._id,
+      role: 'assistant',
+      content: m.content,
+      ...(m.toolCalls?.length
+        ? { toolCalls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.input })) }
+        : {}),
+    };
+  }
   return { id: record._id, role: m.role, content: m.content };
 }
 
 /** RUN_FINISHED (with its outcome) or RUN_ERROR for the session as its turn left it. */
 export function finishEvent(run: Pick<StartedRun, 'threadId' | 'runId'>, session: SessionRecord | null): object {
   const base = { threadId: run.threadId, runId: run.runId };
-  if (!session) return { type: EventType.RUN_ERROR, message: 'The chat\'s session was not found.', code: 'not_found' };
+  if (!session) return { type: EventType.RUN_ERROR, message: "The chat's session was not found.", code: 'not_found' };
   const result = { status: session.status, sessionId: session._id };
   const pending = session.pending;
   if (session.status === 'awaiting_decision' && pending?.kind === 'decision') {
     const choices = pending.options.map((o) => `${o.to} (${o.description})`).join('; ');
     return {
-      type: EventType.RUN_FINISHED, ...base, result, outcome: {
-        type: 'interrupt', interrupts: [{
-          id: pending.id, reason: 'decision', message: `A decision is needed in state ${pending.state}: ${choices}.`,
-          responseSchema: { type: 'object', properties: { to: { type: 'string', enum: pending.options.map((o) => o.to) }, comment: { type: 'string' } }, required: ['to'] },
-          metadata: { state: pending.state, options: pending.options, ...(pending.dispatchId ? { dispatchId: pending.dispatchId } : {}) },
+      type: EventType.RUN_FINISHED,
+      ...base,
+      result,
+      outcome: {
+        type: 'interrupt',
+        interrupts: [{
+          id: pending.id,
+          reason: 'decision',
+          message: `A decision is needed in state ${pending.state}: ${choices}.`,
+          responseSchema: {
+            type: 'object',
+            properties: { to: { type: 'string', enum: pending.options.map((o) => o.to) }, comment: { type: 'string' } },
+            required: ['to'],
+          },
+          metadata: {
+            state: pending.state,
+            options: pending.options,
+            ...(pending.dispatchId ? { dispatchId: pending.dispatchId } : {}),
+          },
         }],
       },
     };
   }
   if (session.status === 'awaiting_input' && pending?.kind === 'input' && pending.wait) {
     return {
-      type: EventType.RUN_FINISHED, ...base, result, outcome: {
-        type: 'interrupt', interrupts: [{
-          id: pending.id, reason: 'wait', message: pending.reason, ...(pending.until ? { expiresAt: pending.until } : {}),
+      type: EventType.RUN_FINISHED,
+      ...base,
+      result,
+      outcome: {
+        type: 'interrupt',
+        interrupts: [{
+          id: pending.id,
+          reason: 'wait',
+          message: pending.reason,
+          ...(pending.until ? { expiresAt: pending.until } : {}),
           responseSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
         }],
       },
     };
   }
-  if (session.status === 'cancelled') return { type: EventType.RUN_FINISHED, ...base, result, outcome: { type: 'cancelled' } };
-  if (session.status === 'failed') return { type: EventType.RUN_ERROR, message: session.error?.message ?? 'The turn failed.', code: session.error?.code ?? 'failed' };
+  if (session.status === 'cancelled') {
+    return { type: EventType.RUN_FINISHED, ...base, result, outcome: { type: 'cancelled' } };
+  }
+  if (session.status === 'failed') {
+    return {
+      type: EventType.RUN_ERROR,
+      message: session.error?.message ?? 'The turn failed.',
+      code: session.error?.code ?? 'failed',
+    };
+  }
   return { type: EventType.RUN_FINISHED, ...base, result, outcome: { type: 'success' } };
 }

@@ -16,16 +16,28 @@ import type { PublishedAgent } from '../agent/hosting.ts';
 /** JSON Schema types an mcp trigger's entries may declare (`file` is refused: calls accept no files). */
 const schemaTypes = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array']);
 
-/** One argument of an mcp trigger (`requires`; type default string, required unless `required: false`) or one result (`returns`). */
-interface Entry { name: string; type: string; description?: string; required?: boolean }
+/** One argument of an mcp trigger (`requires`; type default string, required unless `required: false`) or one result
+ * (`returns`). */
+interface Entry {
+  name: string;
+  type: string;
+  description?: string;
+  required?: boolean;
+}
 
 /** A served tool: its MCP definition and where a call of it opens its session. */
 export interface McpTool {
   /** The workflow's slug. */
   name: string;
   description: string;
-  /** JSON Schema (draft 2020-12) of the arguments: an object of the `requires` entries (required unless `required: false`). */
-  inputSchema: { type: 'object'; properties: Record<string, { type: string; description?: string }>; required: string[]; additionalProperties: false };
+  /** JSON Schema (draft 2020-12) of the arguments: an object of the `requires` entries (required unless `required:
+   * false`). */
+  inputSchema: {
+    type: 'object';
+    properties: Record<string, { type: string; description?: string }>;
+    required: string[];
+    additionalProperties: false;
+  };
   /** The mcp trigger (its id and the state declaring it). */
   trigger: { id: string; state: string };
   /** Variables named by the trigger's `returns`, carried in a successful result. */
@@ -35,18 +47,31 @@ export interface McpTool {
 }
 
 /** A workflow whose mcp trigger names the connection but is not served, and why (a deployment error). */
-export interface UnlistedTool { workflow: string; trigger: string; message: string }
+export interface UnlistedTool {
+  workflow: string;
+  trigger: string;
+  message: string;
+}
 
-const entriesOf = (value: unknown): Entry[] => (Array.isArray(value) ? value : [])
-  .filter((e): e is Entry => typeof e?.name === 'string')
-  .map((e) => ({ ...e, type: typeof e.type === 'string' ? e.type : 'string' }));
+const entriesOf = (value: unknown): Entry[] =>
+  (Array.isArray(value) ? value : [])
+    .filter((e): e is Entry => typeof e?.name === 'string')
+    .map((e) => ({ ...e, type: typeof e.type === 'string' ? e.type : 'string' }));
 
 /** Why an mcp trigger cannot be served, or undefined when it can. */
 function refusalOf(requires: Entry[], returns: Entry[]): string | undefined {
   const files = [...requires, ...returns].filter((e) => e.type === 'file').map((e) => e.name);
-  if (files.length > 0) return `declares the file entries ${files.join(', ')}; an MCP call accepts no files, so the tool is not listed. Change their type and publish again.`;
+  if (files.length > 0) {
+    return `declares the file entries ${
+      files.join(', ')
+    }; an MCP call accepts no files, so the tool is not listed. Change their type and publish again.`;
+  }
   const unknown = [...requires, ...returns].filter((e) => !schemaTypes.has(e.type)).map((e) => `${e.name} (${e.type})`);
-  if (unknown.length > 0) return `declares entries of unknown type: ${unknown.join(', ')}; use string, number, integer, boolean, object or array.`;
+  if (unknown.length > 0) {
+    return `declares entries of unknown type: ${
+      unknown.join(', ')
+    }; use string, number, integer, boolean, object or array.`;
+  }
   return undefined;
 }
 
@@ -64,14 +89,28 @@ export function mcpToolsOf(agent: PublishedAgent, identifier: string): { tools: 
       const returns = entriesOf(trigger.fields.returns);
       const refusal = refusalOf(requires, returns);
       if (refusal) {
-        unlisted.push({ workflow: workflow.slug, trigger: trigger.id, message: `The mcp trigger "${trigger.id}" of workflow "${workflow.slug}" ${refusal}` });
+        unlisted.push({
+          workflow: workflow.slug,
+          trigger: trigger.id,
+          message: `The mcp trigger "${trigger.id}" of workflow "${workflow.slug}" ${refusal}`,
+        });
         continue;
       }
-      const properties = Object.fromEntries(requires.map((e) => [e.name, { type: e.type, ...(e.description ? { description: e.description } : {}) }]));
+      const properties = Object.fromEntries(
+        requires.map((e) => [e.name, { type: e.type, ...(e.description ? { description: e.description } : {}) }]),
+      );
       tools.push({
-        name: workflow.slug, description: (trigger.fields.description as string | undefined) ?? workflow.definition.title ?? workflow.slug,
-        inputSchema: { type: 'object', properties, required: requires.filter((e) => e.required !== false).map((e) => e.name), additionalProperties: false },
-        trigger: { id: trigger.id, state: trigger.state }, returns: returns.map((e) => e.name), trace: trigger.fields.trace === true,
+        name: workflow.slug,
+        description: (trigger.fields.description as string | undefined) ?? workflow.definition.title ?? workflow.slug,
+        inputSchema: {
+          type: 'object',
+          properties,
+          required: requires.filter((e) => e.required !== false).map((e) => e.name),
+          additionalProperties: false,
+        },
+        trigger: { id: trigger.id, state: trigger.state },
+        returns: returns.map((e) => e.name),
+        trace: trigger.fields.trace === true,
       });
     }
   }
@@ -84,7 +123,9 @@ const validators = new WeakMap<McpTool['inputSchema'], ValidateFunction>();
 /** What is wrong with one ajv error, naming the argument. */
 function describeError(error: ErrorObject): string {
   if (error.keyword === 'required') return `Argument "${String(error.params.missingProperty)}" is missing.`;
-  if (error.keyword === 'additionalProperties') return `Argument "${String(error.params.additionalProperty)}" is not one this tool takes.`;
+  if (error.keyword === 'additionalProperties') {
+    return `Argument "${String(error.params.additionalProperty)}" is not one this tool takes.`;
+  }
   const name = error.instancePath.split('/').filter(Boolean).join('.') || '(arguments)';
   return `Argument "${name}" ${error.message ?? 'does not conform'}.`;
 }
@@ -96,8 +137,9 @@ function describeError(error: ErrorObject): string {
  */
 export function argumentProblem(tool: McpTool, args: Record<string, unknown>): string | undefined {
   let validate = validators.get(tool.inputSchema);
-  if (!validate) validators.set(tool.inputSchema, (validate = ajv.compile(tool.inputSchema)));
+  if (!validate) validators.set(tool.inputSchema, validate = ajv.compile(tool.inputSchema));
   if (validate(args)) return undefined;
-  const takes = Object.entries(tool.inputSchema.properties).map(([name, p]) => `${name} (${p.type})`).join(', ') || 'none';
+  const takes = Object.entries(tool.inputSchema.properties).map(([name, p]) => `${name} (${p.type})`).join(', ') ||
+    'none';
   return `${describeError(validate.errors![0])} Tool "${tool.name}" takes: ${takes}; no session was opened.`;
 }

@@ -18,14 +18,17 @@ import { runQueuedTurn, type TurnRunnerDeps } from './turn-runner.ts';
 /** A launcher whose worker runs until its signal aborts; `started` resolves once it runs. */
 function endlessLauncher() {
   let started!: () => void;
-  const running = new Promise<void>((resolve) => { started = resolve; });
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
   const launcher: WorkerLauncher = {
-    run: (options: WorkerRunOptions) => new Promise((resolve) => {
-      const stop = () => resolve({ ended: 'failed', reason: 'signalled', message: 'the turn worker was stopped' });
-      if (options.signal?.aborted) stop();
-      options.signal?.addEventListener('abort', stop, { once: true });
-      started();
-    }),
+    run: (options: WorkerRunOptions) =>
+      new Promise((resolve) => {
+        const stop = () => resolve({ ended: 'failed', reason: 'signalled', message: 'the turn worker was stopped' });
+        if (options.signal?.aborted) stop();
+        options.signal?.addEventListener('abort', stop, { once: true });
+        started();
+      }),
   };
   return { launcher, running };
 }
@@ -33,33 +36,60 @@ function endlessLauncher() {
 async function world() {
   let n = 0;
   const ids = {
-    newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '0',
+    newId: () => `id${(n += 1)}`,
+    randomBytes: (k: number) => new Uint8Array(k),
+    sha256Hex: async () => '0',
   };
   const store = { docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock: systemClock, ids };
   const hub = createMemorySessionChanges();
   const { launcher, running } = endlessLauncher();
   const deps = {
-    ...store, launcher, changes: hub, cancelPollMs: 3_600_000, instanceId: 'dispatcher-1',
-    models: { stream: () => { throw new Error('unused'); } }, costOf: () => 0,
-    promptCache: { enabled: false, ttl: '5m' }, limits: { memoryMb: 256, wallTimeSeconds: 60 },
-    workflowOf: async () => { throw new Error('unused'); },
+    ...store,
+    launcher,
+    changes: hub,
+    cancelPollMs: 3_600_000,
+    instanceId: 'dispatcher-1',
+    models: {
+      stream: () => {
+        throw new Error('unused');
+      },
+    },
+    costOf: () => 0,
+    promptCache: { enabled: false, ttl: '5m' },
+    limits: { memoryMb: 256, wallTimeSeconds: 60 },
+    workflowOf: async () => {
+      throw new Error('unused');
+    },
     catalog: { tools: async () => [], call: async () => ({ output: '', isError: true }) },
   } as unknown as TurnRunnerDeps;
   const session = await insertSession(store, {
-    orgId: 'o1', agentId: 'a1', environment: 'main', workflow: 'chat', buildId: 'b1', commitId: 'c1', state: 'talk',
-    variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [],
+    orgId: 'o1',
+    agentId: 'a1',
+    environment: 'main',
+    workflow: 'chat',
+    buildId: 'b1',
+    commitId: 'c1',
+    state: 'talk',
+    variables: {},
+    lockedVariables: [],
+    trigger: 'manual',
+    depth: 0,
+    inheritedForbid: [],
   });
   const turn = await insertTurn(store, session, 'prompt', { message: 'Hello?' });
   return { store, hub, deps, running, session, turn };
 }
 
-describe('the running turn\'s cancellation watch', () => {
-  it('stops the worker when the session is cancelled, told by the cancel\'s notification', async () => {
+describe("the running turn's cancellation watch", () => {
+  it("stops the worker when the session is cancelled, told by the cancel's notification", async () => {
     const w = await world();
     const run = runQueuedTurn(w.deps, w.turn._id);
     await w.running;
     const sessionDeps = {
-      ...w.store, changes: w.hub, requireRole: async () => undefined, seesEveryChat: async () => true,
+      ...w.store,
+      changes: w.hub,
+      requireRole: async () => undefined,
+      seesEveryChat: async () => true,
     } as unknown as SessionDeps;
     await cancelSession(sessionDeps, { subject: 'u1', email: 'u1@example.test' }, w.session._id);
     await run;

@@ -9,7 +9,7 @@
  */
 import type { SessionChanges } from '../ports/session-changes.ts';
 import { TURN_HEARTBEAT_MS } from './model.ts';
-import { sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
+import { sessionsOf, type SessionStoreDeps, turnsOf } from './session-store.ts';
 import { SUBSCRIBE_WAIT_MS, subscribeWithin } from './change-watch.ts';
 
 /** What the watch needs. */
@@ -23,21 +23,29 @@ export interface CancelWatchDeps extends Pick<SessionStoreDeps, 'docs' | 'clock'
 }
 
 /** The turn watched: its id, its session, the runner that claimed it and the claim's lease epoch. */
-export interface WatchedTurn { _id: string; sessionId: string; runner: string; lease?: string }
+export interface WatchedTurn {
+  _id: string;
+  sessionId: string;
+  runner: string;
+  lease?: string;
+}
 
 /**
  * Starts watching `turn`; `stop` is called once, when the turn or its session is found cancelled.
  * @returns `rootId`: the chat's root session (whose channel carries the notifications); `end`: ends the watch
  */
 export async function watchCancellation(
-  deps: CancelWatchDeps, turn: WatchedTurn, stop: () => void,
+  deps: CancelWatchDeps,
+  turn: WatchedTurn,
+  stop: () => void,
 ): Promise<{ rootId: string; end(): void }> {
   let stopped = false;
   let reading: Promise<void> | undefined;
   let again = false;
   const readOnce = async () => {
     const [current, session] = await Promise.all([
-      turnsOf(deps).findOne({ _id: turn._id }), sessionsOf(deps).findOne({ _id: turn.sessionId }),
+      turnsOf(deps).findOne({ _id: turn._id }),
+      sessionsOf(deps).findOne({ _id: turn.sessionId }),
     ]);
     if (stopped) return;
     if (current?.status === 'running' && session?.status === 'cancelled') {
@@ -51,10 +59,16 @@ export async function watchCancellation(
   };
   // One read at a time; a notification during a read makes one more.
   const check = () => {
-    if (reading) { again = true; return; }
+    if (reading) {
+      again = true;
+      return;
+    }
     reading = readOnce().catch(() => undefined).finally(() => {
       reading = undefined;
-      if (again && !stopped) { again = false; check(); }
+      if (again && !stopped) {
+        again = false;
+        check();
+      }
     });
   };
   const session = await sessionsOf(deps).findOne({ _id: turn.sessionId }).catch(() => null);

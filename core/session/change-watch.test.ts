@@ -22,11 +22,23 @@ import { streamRun } from '../connection/agui-stream.ts';
 import { createChangeWatch } from './change-watch.ts';
 
 const talk: StateView = {
-  slug: 'talk', type: 'agent', triggers: ['manual'], transitions: [{ to: 'done', description: 'Answered.' }],
-  tools: { allow: [], forbid: [] }, requires: [], budget: {}, before: [], after: [],
+  slug: 'talk',
+  type: 'agent',
+  triggers: ['manual'],
+  transitions: [{ to: 'done', description: 'Answered.' }],
+  tools: { allow: [], forbid: [] },
+  requires: [],
+  budget: {},
+  before: [],
+  after: [],
 };
 const chat: WorkflowView = {
-  slug: 'chat', agentPrompt: 'You answer briefly.', disabled: false, promptCache: false, skills: [], callable: {},
+  slug: 'chat',
+  agentPrompt: 'You answer briefly.',
+  disabled: false,
+  promptCache: false,
+  skills: [],
+  callable: {},
   limits: { childDepth: 1, childConcurrency: 1, turnSeconds: 60, modelCallsPerTurn: 5 },
   tools: { allowAlways: [], forbidAlways: [] },
   states: { talk, done: { ...talk, slug: 'done', triggers: [], transitions: [] } },
@@ -47,15 +59,27 @@ function world() {
   const memory = createMemoryDocumentStore();
   const docs = countingDocumentStore(memory);
   const ids = {
-    newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '0',
+    newId: () => `id${(n += 1)}`,
+    randomBytes: (k: number) => new Uint8Array(k),
+    sha256Hex: async () => '0',
   };
   const store = { docs, objects: createMemoryObjectStore(), clock: systemClock, ids };
   const hub = createMemorySessionChanges();
   const watch = createChangeWatch({ docs, changes: hub, safetyMs: 0 });
   const open = async () => {
     const session = await insertSession(store, {
-      orgId: 'o1', agentId: 'a1', environment: 'main', workflow: 'chat', buildId: 'b1', commitId: 'c1', state: 'talk',
-      variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [],
+      orgId: 'o1',
+      agentId: 'a1',
+      environment: 'main',
+      workflow: 'chat',
+      buildId: 'b1',
+      commitId: 'c1',
+      state: 'talk',
+      variables: {},
+      lockedVariables: [],
+      trigger: 'manual',
+      depth: 0,
+      inheritedForbid: [],
     });
     const turn = await insertTurn(store, session, 'prompt', { message: 'Hello?' });
     return { session, turn };
@@ -64,8 +88,13 @@ function world() {
   const stream = (opened: Awaited<ReturnType<typeof open>>, signal?: AbortSignal) => {
     const events: BaseEvent[] = [];
     const run = {
-      threadId: opened.session._id, runId: 'r1', session: opened.session, turnId: opened.turn._id, fromSeq: 0,
-      openChildren: [], since: opened.session.createdAt,
+      threadId: opened.session._id,
+      runId: 'r1',
+      session: opened.session,
+      turnId: opened.turn._id,
+      fromSeq: 0,
+      openChildren: [],
+      since: opened.session.createdAt,
     };
     const done = streamRun({ docs, watch, sleep: never, now: () => 0 }, run, (e) => events.push(e), signal);
     return { events, done };
@@ -74,25 +103,37 @@ function world() {
 }
 
 /** Lets pending promise callbacks run (no timer is waited on). */
-const settleMicrotasks = async () => { for (let i = 0; i < 20; i += 1) await Promise.resolve(); };
+const settleMicrotasks = async () => {
+  for (let i = 0; i < 20; i += 1) await Promise.resolve();
+};
 
 describe('an AG-UI stream waiting on change notifications', () => {
-  it('gets the run\'s text after its checkpoint and RUN_FINISHED after its settle, with no poll', async () => {
+  it("gets the run's text after its checkpoint and RUN_FINISHED after its settle, with no poll", async () => {
     const w = world();
     const opened = await w.open();
     const { events, done } = w.stream(opened);
     await settleMicrotasks();
     expect(await claimTurn(w.store, opened.turn._id, 'test')).not.toBeNull();
     const host = createStoreHost({
-      ...w.store, models: saying('Hi there.'), workflowOf: async () => chat, costOf: () => 0,
-      serviceTools: async () => [], callServiceTool: async () => ({ output: '', isError: true }),
-      promptCache: { enabled: false, ttl: '5m' }, callSignal: () => undefined, changes: w.hub,
+      ...w.store,
+      models: saying('Hi there.'),
+      workflowOf: async () => chat,
+      costOf: () => 0,
+      serviceTools: async () => [],
+      callServiceTool: async () => ({ output: '', isError: true }),
+      promptCache: { enabled: false, ttl: '5m' },
+      callSignal: () => undefined,
+      changes: w.hub,
     }, opened.turn._id);
     await runTurn({ host, now: () => 0 }, opened.turn._id);
     await done;
     expect(w.hub.published.length).toBeGreaterThanOrEqual(2);
     expect(events.map((e) => e.type)).toEqual([
-      'RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED',
+      'RUN_STARTED',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'RUN_FINISHED',
     ]);
     expect(events.find((e) => e.type === 'TEXT_MESSAGE_CONTENT')).toMatchObject({ delta: 'Hi there.' });
     expect(w.hub.watchers()).toBe(0);
@@ -120,14 +161,25 @@ describe('an AG-UI stream waiting on change notifications', () => {
     const w = world();
     let late: (() => void) | undefined;
     let ended = 0;
-    const subscribing = () => new Promise<() => void>((resolve) => { late = () => resolve(() => { ended += 1; }); });
+    const subscribing = () =>
+      new Promise<() => void>((resolve) => {
+        late = () =>
+          resolve(() => {
+            ended += 1;
+          });
+      });
     const away = { changed: () => undefined, watch: subscribing };
     const watch = createChangeWatch({ docs: w.docs, changes: away, safetyMs: 0, subscribeWaitMs: 5 });
     const opened = await w.open();
     const events: BaseEvent[] = [];
     const run = {
-      threadId: opened.session._id, runId: 'r1', session: opened.session, turnId: opened.turn._id, fromSeq: 0,
-      openChildren: [], since: opened.session.createdAt,
+      threadId: opened.session._id,
+      runId: 'r1',
+      session: opened.session,
+      turnId: opened.turn._id,
+      fromSeq: 0,
+      openChildren: [],
+      since: opened.session.createdAt,
     };
     const done = streamRun({ docs: w.docs, watch, sleep: never, now: () => 0 }, run, (e) => events.push(e));
     await new Promise((resolve) => setTimeout(resolve, 20));

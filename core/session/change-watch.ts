@@ -13,7 +13,7 @@
  */
 import type { SessionChanges } from '../ports/session-changes.ts';
 import type { SessionRecord, TurnRecord } from './model.ts';
-import { sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
+import { sessionsOf, type SessionStoreDeps, turnsOf } from './session-store.ts';
 
 /** How often the watch reads its followers' records whatever the notifications (ms). */
 export const CHANGE_SAFETY_MS = 5_000;
@@ -31,7 +31,10 @@ export interface ChangeWatchDeps extends Pick<SessionStoreDeps, 'docs'> {
 }
 
 /** What is followed: a root session and, optionally, the turn a reader waits for. */
-export interface FollowTarget { rootId: string; turnId?: string }
+export interface FollowTarget {
+  rootId: string;
+  turnId?: string;
+}
 
 /** Follows root sessions for the readers of one process. */
 export interface ChangeWatch {
@@ -49,14 +52,20 @@ export interface ChangeWatch {
 }
 
 /** One follower. */
-interface Follower extends FollowTarget { onChange(): void; version: string }
+interface Follower extends FollowTarget {
+  onChange(): void;
+  version: string;
+}
 
 /**
  * Subscribes `onChange` to the notifications of `rootId`, waiting at most `waitMs` (a queue store that is away holds
  * a subscription until it is back): the returned `end` also ends a subscription that completes later.
  */
 export async function subscribeWithin(
-  changes: SessionChanges | undefined, rootId: string, onChange: () => void, waitMs: number,
+  changes: SessionChanges | undefined,
+  rootId: string,
+  onChange: () => void,
+  waitMs: number,
 ): Promise<() => void> {
   let ended = false;
   let unsubscribe: (() => void) | undefined;
@@ -65,7 +74,9 @@ export async function subscribeWithin(
     else unsubscribe = stop;
   }, () => undefined);
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const waited = new Promise<void>((resolve) => { timer = setTimeout(resolve, waitMs); });
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, waitMs);
+  });
   if (subscribed) await Promise.race([subscribed, waited]);
   clearTimeout(timer);
   return () => {
@@ -75,9 +86,13 @@ export async function subscribeWithin(
 }
 
 /** What the safety read compares: the root session's status, update time and messages, and the turn's status. */
-const versionOf = (session: SessionRecord | null | undefined, turn: TurnRecord | null | undefined) => JSON.stringify([
-  session?.status, session?.updatedAt, session?.messageCount, turn?.status,
-]);
+const versionOf = (session: SessionRecord | null | undefined, turn: TurnRecord | null | undefined) =>
+  JSON.stringify([
+    session?.status,
+    session?.updatedAt,
+    session?.messageCount,
+    turn?.status,
+  ]);
 
 /** A ChangeWatch over `deps.docs` and `deps.changes`. */
 export function createChangeWatch(deps: ChangeWatchDeps): ChangeWatch {
@@ -87,7 +102,9 @@ export function createChangeWatch(deps: ChangeWatchDeps): ChangeWatch {
   let sweeping: Promise<void> | undefined;
   const startTimer = () => {
     if (timer || safetyMs <= 0) return;
-    timer = setInterval(() => { void watch.sweep(); }, safetyMs);
+    timer = setInterval(() => {
+      void watch.sweep();
+    }, safetyMs);
     (timer as { unref?(): void }).unref?.();
   };
   const stopTimer = () => {
@@ -100,7 +117,8 @@ export function createChangeWatch(deps: ChangeWatchDeps): ChangeWatch {
     const roots = [...new Set(list.map((f) => f.rootId))];
     const turnIds = [...new Set(list.flatMap((f) => (f.turnId ? [f.turnId] : [])))];
     const sessions = new Map((await sessionsOf(deps).find({ _id: { $in: roots } })).map((s) => [s._id, s]));
-    const turns = turnIds.length === 0 ? new Map<string, TurnRecord>()
+    const turns = turnIds.length === 0
+      ? new Map<string, TurnRecord>()
       : new Map((await turnsOf(deps).find({ _id: { $in: turnIds } })).map((t) => [t._id, t]));
     for (const follower of list) {
       const turn = follower.turnId ? turns.get(follower.turnId) : undefined;
@@ -132,7 +150,9 @@ export function createChangeWatch(deps: ChangeWatchDeps): ChangeWatch {
     },
     sweep() {
       // One safety read at a time; a store that does not answer is tried again at the next period.
-      sweeping ??= readAll().catch(() => undefined).finally(() => { sweeping = undefined; });
+      sweeping ??= readAll().catch(() => undefined).finally(() => {
+        sweeping = undefined;
+      });
       return sweeping;
     },
     close: stopTimer,

@@ -14,14 +14,27 @@ import type { publishedWorkflows } from './build-workflows.ts';
 export type PublishedEnvironmentRecord = EnvironmentRecord & { published: NonNullable<EnvironmentRecord['published']> };
 
 /** An environment and the build it publishes. */
-export interface PublishedEnvironment { env: PublishedEnvironmentRecord; agent: PublishedAgent }
+export interface PublishedEnvironment {
+  env: PublishedEnvironmentRecord;
+  agent: PublishedAgent;
+}
 
 /** What reading one needs: the document store and the build cache. */
-export interface PublishedEnvironmentDeps { docs: DocumentStore; builds: ReturnType<typeof publishedWorkflows> }
+export interface PublishedEnvironmentDeps {
+  docs: DocumentStore;
+  builds: ReturnType<typeof publishedWorkflows>;
+}
 
 /** Environment `environment` of agent `agentId` with its published build; null when it has none (or does not exist). */
-export async function publishedEnvironment(deps: PublishedEnvironmentDeps, agentId: string, environment: string): Promise<PublishedEnvironment | null> {
-  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId, name: environment });
+export async function publishedEnvironment(
+  deps: PublishedEnvironmentDeps,
+  agentId: string,
+  environment: string,
+): Promise<PublishedEnvironment | null> {
+  const env = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({
+    agentId,
+    name: environment,
+  });
   if (!env?.published) return null;
   return { env: env as PublishedEnvironmentRecord, agent: await deps.builds.agentOf(env.published.buildId) };
 }
@@ -31,9 +44,13 @@ export async function publishedEnvironment(deps: PublishedEnvironmentDeps, agent
  * null when nothing is published or the build does not declare it.
  */
 export async function publishedTrigger(
-  deps: PublishedEnvironmentDeps, ref: { agentId: string; environment: string; workflow: string; trigger: string }, type: TriggerType,
+  deps: PublishedEnvironmentDeps,
+  ref: { agentId: string; environment: string; workflow: string; trigger: string },
+  type: TriggerType,
 ): Promise<(PublishedEnvironment & { trigger: TriggerDeclaration }) | null> {
   const published = await publishedEnvironment(deps, ref.agentId, ref.environment);
-  const trigger = published?.agent.workflows[ref.workflow]?.triggers.find((t) => t.id === ref.trigger && t.type === type);
+  const trigger = published?.agent.workflows[ref.workflow]?.triggers.find((t) =>
+    t.id === ref.trigger && t.type === type
+  );
   return published && trigger ? { ...published, trigger } : null;
 }

@@ -37,7 +37,12 @@ afterEach(async () => {
 type Parent = { parentId: string; rootId: string };
 async function session(id: string, status: string, updatedDaysAgo: number, parent?: Parent) {
   await docs.collection<Loose>(sessionCollections.sessions).insertOne({
-    _id: id, schemaVersion: 2, status, updatedAt: ago(updatedDaysAgo), createdAt: ago(updatedDaysAgo + 1), ...parent,
+    _id: id,
+    schemaVersion: 2,
+    status,
+    updatedAt: ago(updatedDaysAgo),
+    createdAt: ago(updatedDaysAgo + 1),
+    ...parent,
   });
   const turns = docs.collection<Loose>(sessionCollections.turns);
   await turns.insertOne({ _id: `${id}-t`, schemaVersion: 1, sessionId: id, status });

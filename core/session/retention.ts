@@ -16,7 +16,12 @@ export const SESSION_RETENTION_BATCH = 200;
 const DAY_MS = 86_400_000;
 
 /** What a retention sweep removed. */
-export interface SessionRetentionResult { sessions: number; turns: number; messages: number; deliveries: number }
+export interface SessionRetentionResult {
+  sessions: number;
+  turns: number;
+  messages: number;
+  deliveries: number;
+}
 
 /**
  * Removes finished session trees older than `sessionDays` (at most {@link SESSION_RETENTION_BATCH}) and claimed
@@ -50,7 +55,8 @@ export async function sweepSessionRetention(
     result.sessions += await sessions.deleteMany({ _id: { $in: ids } });
   }
   result.deliveries = await deps.docs.collection(sessionCollections.deliveries).deleteMany({
-    pending: { $exists: false }, claimedAt: { $lt: new Date(now - days.deliveryDays * DAY_MS) },
+    pending: { $exists: false },
+    claimedAt: { $lt: new Date(now - days.deliveryDays * DAY_MS) },
   });
   return result;
 }

@@ -7,14 +7,19 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { sessionCollections, type SessionRecord } from './model.ts';
-import { addSpend, spendStatus, writeSpendCap, type SpendScope } from './spend.ts';
-import { RESERVATION_GRACE_MS, releaseSpend, reserveSpend, settleSpend, spendScopes } from './spend-reservations.ts';
+import { addSpend, type SpendScope, spendStatus, writeSpendCap } from './spend.ts';
+import { releaseSpend, RESERVATION_GRACE_MS, reserveSpend, settleSpend, spendScopes } from './spend-reservations.ts';
 
 function setup() {
   let now = new Date('2026-11-24T09:00:00Z');
   let n = 0;
   const deps = { docs: createMemoryDocumentStore(), clock: { now: () => now }, ids: { newId: () => `r${(n += 1)}` } };
-  return { deps, advance: (ms: number) => { now = new Date(now.getTime() + ms); } };
+  return {
+    deps,
+    advance: (ms: number) => {
+      now = new Date(now.getTime() + ms);
+    },
+  };
 }
 const scope: SpendScope = { orgId: 'o1', agentId: 'a1', environment: 'main', workflow: 'analyst' };
 const day = (docs: ReturnType<typeof setup>['deps']) => spendStatus(docs, scope).then((s) => s[0]);
@@ -73,7 +78,7 @@ describe('spend reservations', () => {
     await reserveSpend(t.deps, [scope], 0.05, ttl);
   });
 
-  it('sweeps a dead process\'s expired reservation at the next reservation, and settles a late call once', async () => {
+  it("sweeps a dead process's expired reservation at the next reservation, and settles a late call once", async () => {
     const t = setup();
     await writeSpendCap(t.deps, scope, 'day', 1, 'sub-ada');
     const lost = await reserveSpend(t.deps, [scope], 0.9, { ttlMs: 30_000, priced: true });
@@ -88,12 +93,18 @@ describe('spend reservations', () => {
     expect(RESERVATION_GRACE_MS).toBeGreaterThan(0);
   });
 
-  it('reserves on every ancestor\'s caps and counts the spend there too', async () => {
+  it("reserves on every ancestor's caps and counts the spend there too", async () => {
     const t = setup();
     const sessions = t.deps.docs.collection<SessionRecord>(sessionCollections.sessions);
-    const record = (id: string, workflow: string, parentId?: string) => ({
-      _id: id, orgId: 'o1', agentId: 'a1', environment: 'main', workflow, ...(parentId ? { parentId } : {}),
-    }) as SessionRecord;
+    const record = (id: string, workflow: string, parentId?: string) =>
+      ({
+        _id: id,
+        orgId: 'o1',
+        agentId: 'a1',
+        environment: 'main',
+        workflow,
+        ...(parentId ? { parentId } : {}),
+      }) as SessionRecord;
     await sessions.insertOne(record('s1', 'lead'));
     await sessions.insertOne(record('s2', 'helper', 's1'));
     await sessions.insertOne(record('s3', 'lookup', 's2'));
@@ -117,7 +128,9 @@ describe('spend reservations', () => {
     await writeSpendCap(t.deps, scope, 'week', 5, 'sub-ada');
     await expect(reserveSpend(t.deps, [scope], 0, { ttlMs: 1000, priced: false, model: 'local-llama' }))
       .rejects.toMatchObject({
-        code: 'spend_cap_unpriced', status: 422, message: expect.stringContaining('model "local-llama" has no prices'),
+        code: 'spend_cap_unpriced',
+        status: 422,
+        message: expect.stringContaining('model "local-llama" has no prices'),
       });
   });
 });

@@ -7,10 +7,13 @@
  * platform restart), § Rules 3 (more dispatchers on more machines).
  */
 import { TURN_STALE_MS } from './model.ts';
-import { sessionsOf, settleTurn, turnsOf, type SessionStoreDeps } from './session-store.ts';
+import { sessionsOf, type SessionStoreDeps, settleTurn, turnsOf } from './session-store.ts';
 
 /** The error of an interrupted turn. Source: spec § Replacement of a container. */
-export const interruptedError = { code: 'interrupted', message: 'The turn was interrupted by a platform restart.' } as const;
+export const interruptedError = {
+  code: 'interrupted',
+  message: 'The turn was interrupted by a platform restart.',
+} as const;
 
 /**
  * Ends a turn and the child turns still running under its session failed with `error` (a turn already settled is
@@ -18,14 +21,18 @@ export const interruptedError = { code: 'interrupted', message: 'The turn was in
  * @returns whether the root turn was ended here
  */
 export async function failTurnTree(
-  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, turn: { _id: string; sessionId: string },
-  error: { code: string; message: string }, where: Record<string, unknown> = {},
+  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>,
+  turn: { _id: string; sessionId: string },
+  error: { code: string; message: string },
+  where: Record<string, unknown> = {},
 ): Promise<boolean> {
   const ended = await settleTurn(deps, turn, { status: 'failed', error }, where);
   if (!ended && Object.keys(where).length > 0) return false;
   const children = await sessionsOf(deps).find({ rootId: turn.sessionId, status: 'running' });
   for (const child of children) {
-    for (const running of await turnsOf(deps).find({ sessionId: child._id, status: 'running' })) await settleTurn(deps, running, { status: 'failed', error });
+    for (const running of await turnsOf(deps).find({ sessionId: child._id, status: 'running' })) {
+      await settleTurn(deps, running, { status: 'failed', error });
+    }
   }
   return ended;
 }
@@ -36,7 +43,10 @@ export async function failTurnTree(
  * machines whose own clocks disagree still agree on staleness. The write matches the lease and the stale heartbeat
  * read, so a turn whose heartbeat was renewed meanwhile is left running.
  */
-export async function failStaleTurns(deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, staleMs = TURN_STALE_MS): Promise<string[]> {
+export async function failStaleTurns(
+  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>,
+  staleMs = TURN_STALE_MS,
+): Promise<string[]> {
   const before = new Date(deps.clock.now().getTime() - staleMs);
   const stale = await turnsOf(deps).find({ status: 'running', heartbeatAt: { $lt: before } });
   const failed: string[] = [];

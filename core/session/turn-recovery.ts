@@ -13,7 +13,7 @@
  */
 import { finalStatuses, type SessionRecord, type TurnRecord } from './model.ts';
 import { insertNextTurn } from './queued-turns.ts';
-import { sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
+import { sessionsOf, type SessionStoreDeps, turnsOf } from './session-store.ts';
 import { interruptedError } from './stale-turns.ts';
 
 /** How long a queued turn or a moved session may wait for its own process to finish before the sweep does (ms). */
@@ -29,14 +29,19 @@ export interface TurnRecoveryDeps extends SessionStoreDeps {
 }
 
 /** What one sweep did (turn and session ids). */
-export interface TurnRecovery { inserted: string[]; requeued: string[]; settled: string[] }
+export interface TurnRecovery {
+  inserted: string[];
+  requeued: string[];
+  settled: string[];
+}
 
 /**
  * Runs the three steps once over at most `limit` records each (default 500).
  * @param graceMs - default {@link TURN_RECOVERY_GRACE_MS}
  */
 export async function recoverTurns(
-  deps: TurnRecoveryDeps, options: { graceMs?: number; limit?: number } = {},
+  deps: TurnRecoveryDeps,
+  options: { graceMs?: number; limit?: number } = {},
 ): Promise<TurnRecovery> {
   const before = new Date(deps.clock.now().getTime() - (options.graceMs ?? TURN_RECOVERY_GRACE_MS));
   const limit = options.limit ?? 500;

@@ -4,23 +4,22 @@
  * by the launcher), stops the worker when the turn or its session is cancelled, and settles the turn when the worker
  * ends badly (a limit, a lost channel): the turn and its running child turns end failed with the worker's message.
  *
- * Source: spec/platform-service.md § Rules 6–7, § Replacement of a container; docs/decisions.md D7 § Dispatcher and workers, § Models.
+ * Source: spec/platform-service.md § Rules 6–7, § Replacement of a container; docs/decisions.md D7 § Dispatcher and
+ * workers, § Models.
  */
 import type { ModelProvider } from '../ports/model-provider.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { ToolCatalog } from '../ports/tool-catalog.ts';
 import type { WorkerLauncher, WorkerLimits } from '../ports/worker.ts';
 import { TURN_HEARTBEAT_MS } from './model.ts';
-import {
-  beatTurn, claimTurn, loadTurnRecords, sessionsOf, type SessionStoreDeps,
-} from './session-store.ts';
+import { beatTurn, claimTurn, loadTurnRecords, sessionsOf, type SessionStoreDeps } from './session-store.ts';
 import { failTurnTree, interruptedError } from './stale-turns.ts';
 import { BrokerViolationError } from './broker-rules.ts';
 import { createStoreHost, type StoreHostDeps } from './store-host.ts';
 import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
 import type { SessionChanges } from '../ports/session-changes.ts';
 import { watchCancellation } from './cancel-watch.ts';
-import { turnHostMethods, type TurnHost } from './turn-host.ts';
+import { type TurnHost, turnHostMethods } from './turn-host.ts';
 import type { WorkflowView } from './workflow-view.ts';
 
 /** The TurnHost methods a worker may ask the broker for. */
@@ -71,11 +70,16 @@ const refusalCodes = new Set(['operation_refused', 'turn_not_allowed', 'workflow
  * are not this worker's; each refusal is logged `[worker] refused <operation> for <subject>` (never a value).
  * Source: spec/platform-service.md § Operational log lines ([worker]).
  */
-export function turnBroker(host: TurnHost, refusal: { subject: string; log?(line: string): void }): (op: string, args: unknown) => Promise<unknown> {
+export function turnBroker(
+  host: TurnHost,
+  refusal: { subject: string; log?(line: string): void },
+): (op: string, args: unknown) => Promise<unknown> {
   return async (op, args) => {
     const method = op.startsWith('turn.') ? op.slice(5) : '';
     try {
-      if (!brokerMethods.has(method) || !Array.isArray(args)) throw new PlatformError('operation_refused', 'The broker does not answer this operation.');
+      if (!brokerMethods.has(method) || !Array.isArray(args)) {
+        throw new PlatformError('operation_refused', 'The broker does not answer this operation.');
+      }
       return await (host[method as keyof TurnHost] as (...a: unknown[]) => Promise<unknown>)(...args);
     } catch (error) {
       if (error instanceof PlatformError && refusalCodes.has(error.code)) {
@@ -105,12 +109,16 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
   const controller = new AbortController();
   // Every TURN_HEARTBEAT_MS the turn's heartbeat is renewed (a stale one means this dispatcher died).
   const watch = setInterval(() => {
-    const stopIfCancelled = (status: string | undefined) => { if (status === 'cancelled') controller.abort(); };
+    const stopIfCancelled = (status: string | undefined) => {
+      if (status === 'cancelled') controller.abort();
+    };
     void beatTurn(deps, turnId, deps.instanceId).then(stopIfCancelled, () => undefined);
   }, TURN_HEARTBEAT_MS);
   // A cancel of the turn or its session stops the worker: read once per change notification (./cancel-watch.ts).
   const cancelWatch = await watchCancellation(
-    { ...deps, safetyMs: deps.cancelPollMs }, { ...turn, runner: deps.instanceId }, () => controller.abort(),
+    { ...deps, safetyMs: deps.cancelPollMs },
+    { ...turn, runner: deps.instanceId },
+    () => controller.abort(),
   );
   deps.changes?.changed(cancelWatch.rootId);
   let agentLookup: Promise<string | undefined> | undefined;
@@ -119,30 +127,46 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
   // Writes are fenced by this runner and the claim's lease epoch (a turn failed as stale takes nothing more from it).
   const fence = { runner: deps.instanceId, lease: turn.lease ?? '' };
   const host = createStoreHost({
-    ...deps, signal: controller.signal, fence,
+    ...deps,
+    signal: controller.signal,
+    fence,
     // A report the broker refused ended the turn failed: the worker is stopped, nothing more of it is taken.
     onViolation: () => controller.abort(),
     ...(deps.textDeltas ? { onText: (delta: TextDelta) => deps.textDeltas!.publish(delta) } : {}),
-    callSignal: (timeoutMs) => (timeoutMs === undefined ? controller.signal : AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)])),
+    callSignal: (
+      timeoutMs,
+    ) => (timeoutMs === undefined
+      ? controller.signal
+      : AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)])),
     costOf: deps.costOf,
     serviceTools: () => deps.catalog.tools(),
     // The turn record's organization (written by the platform): an owned collection answers only its owner's agents.
     // With the session's agent (the records, never the worker) it is the service's rate key (docs/decisions.md D17 §
     // 6).
-    callServiceTool: async (call, signal) => deps.catalog.call(call.collection, call.name, call.input, {
-      signal, orgId: turn.orgId, agentId: await agentOfTurn(),
-    }),
+    callServiceTool: async (call, signal) =>
+      deps.catalog.call(call.collection, call.name, call.input, {
+        signal,
+        orgId: turn.orgId,
+        agentId: await agentOfTurn(),
+      }),
   }, turnId);
   // Settled before the worker is stopped, so nothing the dying worker reports can settle it another way.
-  const interrupt = () => { void failTurnTree(deps, turn, interruptedError).finally(() => controller.abort()); };
+  const interrupt = () => {
+    void failTurnTree(deps, turn, interruptedError).finally(() => controller.abort());
+  };
   if (deps.interrupt?.aborted) interrupt();
   else deps.interrupt?.addEventListener('abort', interrupt, { once: true });
   try {
     // The workflow's turn_seconds is enforced from outside the worker too (its own check never runs while it is stuck).
     const turnSeconds = await turnSecondsOf(deps, turnId);
     const outcome = await deps.launcher.run({
-      kind: 'turn', subject: `turn ${turnId}`, task: 'turn', payload: { turnId }, limits: deps.limits,
-      broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log }), signal: controller.signal,
+      kind: 'turn',
+      subject: `turn ${turnId}`,
+      task: 'turn',
+      payload: { turnId },
+      limits: deps.limits,
+      broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log }),
+      signal: controller.signal,
       ...(turnSeconds === undefined ? {} : { turnSeconds }),
     });
     if (outcome.ended === 'failed') {

@@ -1,6 +1,7 @@
 /**
  * The stored record of a callback trigger's address and subscription (collection `callback_addresses`), shared by
- * the activation (core/trigger/callback-addresses.ts) and the rest of the lifecycle (core/trigger/callback-lifecycle.ts).
+ * the activation (core/trigger/callback-addresses.ts) and the rest of the lifecycle
+ * (core/trigger/callback-lifecycle.ts).
  *
  * Source: spec/platform-service.md § Endpoints (/api/callbacks/<token>); docs/decisions.md D8 § Triggers (callback).
  */
@@ -23,4 +24,3 @@ export interface CallbackAddressRecord {
   /** Why the last activation failed, while it keeps failing (logged once). */
   failure?: string;
 }
-

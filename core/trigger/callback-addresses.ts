@@ -34,7 +34,12 @@ import { publishedTrigger } from '../session/published-environment.ts';
 import { base64url } from '../connection/rules.ts';
 
 /** A callback activation job (`callback-activate` on the trigger queue). */
-export interface CallbackActivationJob { agentId: string; environment: string; workflow: string; trigger: string }
+export interface CallbackActivationJob {
+  agentId: string;
+  environment: string;
+  workflow: string;
+  trigger: string;
+}
 
 const keyOf = (environmentId: string, workflow: string, trigger: string) => `${environmentId}/${workflow}/${trigger}`;
 const addressesOf = (docs: DocumentStore) => docs.collection<CallbackAddressRecord>(callbackAddressesCollection);
@@ -45,15 +50,30 @@ export async function ensureCallbackIndexes(docs: DocumentStore): Promise<void> 
 }
 
 /** The public URL of a callback address: `<APP_BASE_URL>/api/callbacks/<address>`. */
-export const callbackUrlOf = (appBaseUrl: string, address: string) => `${appBaseUrl.replace(/\/+$/, '')}/api/callbacks/${address}`;
+export const callbackUrlOf = (appBaseUrl: string, address: string) =>
+  `${appBaseUrl.replace(/\/+$/, '')}/api/callbacks/${address}`;
 
 /** The address record of a callback trigger, minted on first use and never changed (concurrent mints agree). */
-export async function callbackAddressOf(deps: { docs: DocumentStore; ids: Ids; clock: Clock }, env: Pick<EnvironmentRecord, '_id' | 'agentId' | 'name'>, workflow: string, trigger: string): Promise<CallbackAddressRecord> {
+export async function callbackAddressOf(
+  deps: { docs: DocumentStore; ids: Ids; clock: Clock },
+  env: Pick<EnvironmentRecord, '_id' | 'agentId' | 'name'>,
+  workflow: string,
+  trigger: string,
+): Promise<CallbackAddressRecord> {
   const addresses = addressesOf(deps.docs);
   const _id = keyOf(env._id, workflow, trigger);
   const existing = await addresses.findOne({ _id });
   if (existing) return existing;
-  const record: CallbackAddressRecord = { _id, schemaVersion: 1, address: base64url(deps.ids.randomBytes(addressBytes)), agentId: env.agentId, environment: env.name, workflow, trigger, createdAt: deps.clock.now() };
+  const record: CallbackAddressRecord = {
+    _id,
+    schemaVersion: 1,
+    address: base64url(deps.ids.randomBytes(addressBytes)),
+    agentId: env.agentId,
+    environment: env.name,
+    workflow,
+    trigger,
+    createdAt: deps.clock.now(),
+  };
   try {
     await addresses.insertOne(record);
     return record;
@@ -66,7 +86,15 @@ export async function callbackAddressOf(deps: { docs: DocumentStore; ids: Ids; c
 
 /** The subscribe call of a callback trigger at `callbackUrl`. */
 function subscribeCall(fields: Record<string, unknown>, callbackUrl: string) {
-  return { collection: String(fields.collection), tool: 'subscribe', input: { event: String(fields.event), arguments: (fields.arguments as Record<string, unknown> | undefined) ?? {}, callbackUrl } };
+  return {
+    collection: String(fields.collection),
+    tool: 'subscribe',
+    input: {
+      event: String(fields.event),
+      arguments: (fields.arguments as Record<string, unknown> | undefined) ?? {},
+      callbackUrl,
+    },
+  };
 }
 
 /**
@@ -74,29 +102,54 @@ function subscribeCall(fields: Record<string, unknown>, callbackUrl: string) {
  * activation of each one not subscribed as it is now declared. Job ids: `callback-activate-<digest>-<minute>`.
  * @returns the job ids queued
  */
-export async function sweepCallbackTriggers(deps: { docs: DocumentStore; ids: Ids; clock: Clock; queue: JobQueue; builds: ReturnType<typeof publishedWorkflows>; appBaseUrl: string }): Promise<string[]> {
+export async function sweepCallbackTriggers(
+  deps: {
+    docs: DocumentStore;
+    ids: Ids;
+    clock: Clock;
+    queue: JobQueue;
+    builds: ReturnType<typeof publishedWorkflows>;
+    appBaseUrl: string;
+  },
+): Promise<string[]> {
   const queued: string[] = [];
   const live = new Set<string>();
   const now = deps.clock.now();
   const minute = Math.floor(now.getTime() / 60_000);
-  const envs = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).find({ published: { $ne: null } });
+  const envs = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).find({
+    published: { $ne: null },
+  });
   for (const env of envs) {
     if (!env.published) continue;
     const agent = await deps.builds.agentOf(env.published.buildId);
-    for (const trigger of Object.values(agent.workflows).flatMap((w) => w.triggers).filter((t) => t.type === 'callback')) {
+    for (
+      const trigger of Object.values(agent.workflows).flatMap((w) => w.triggers).filter((t) => t.type === 'callback')
+    ) {
       const record = await callbackAddressOf(deps, env, trigger.workflow, trigger.id);
       live.add(record._id);
       const fingerprint = canonicalJson(subscribeCall(trigger.fields, callbackUrlOf(deps.appBaseUrl, record.address)));
       if (record.subscription?.fingerprint === fingerprint && !renewalDue(record.subscription, now)) continue;
-      const job: CallbackActivationJob = { agentId: env.agentId, environment: env.name, workflow: trigger.workflow, trigger: trigger.id };
-      queued.push(await deps.queue.add(TRIGGER_QUEUE, 'callback-activate', job, { jobId: `callback-activate-${(await deps.ids.sha256Hex(record._id)).slice(0, 32)}-${minute}` }));
+      const job: CallbackActivationJob = {
+        agentId: env.agentId,
+        environment: env.name,
+        workflow: trigger.workflow,
+        trigger: trigger.id,
+      };
+      queued.push(
+        await deps.queue.add(TRIGGER_QUEUE, 'callback-activate', job, {
+          jobId: `callback-activate-${(await deps.ids.sha256Hex(record._id)).slice(0, 32)}-${minute}`,
+        }),
+      );
     }
   }
   return [...queued, ...(await queueDeactivations(deps, live))];
 }
 
 /** True when the environment's published build still declares the address record's callback trigger. */
-export async function callbackLive(deps: { docs: DocumentStore; builds: ReturnType<typeof publishedWorkflows> }, record: CallbackAddressRecord): Promise<boolean> {
+export async function callbackLive(
+  deps: { docs: DocumentStore; builds: ReturnType<typeof publishedWorkflows> },
+  record: CallbackAddressRecord,
+): Promise<boolean> {
   return (await publishedTrigger(deps, record, 'callback')) !== null;
 }
 
@@ -106,7 +159,13 @@ export async function callbackLive(deps: { docs: DocumentStore; builds: ReturnTy
  * @returns `subscribed`, `unchanged`, `skipped` or `failed`
  */
 export async function runCallbackActivation(
-  deps: ServiceCallDeps & { docs: DocumentStore; ids: Ids; clock: Clock; builds: ReturnType<typeof publishedWorkflows>; appBaseUrl: string },
+  deps: ServiceCallDeps & {
+    docs: DocumentStore;
+    ids: Ids;
+    clock: Clock;
+    builds: ReturnType<typeof publishedWorkflows>;
+    appBaseUrl: string;
+  },
   job: CallbackActivationJob,
 ): Promise<'subscribed' | 'unchanged' | 'skipped' | 'failed'> {
   const published = await publishedTrigger(deps, job, 'callback');
@@ -115,17 +174,42 @@ export async function runCallbackActivation(
   const record = await callbackAddressOf(deps, env, job.workflow, job.trigger);
   const call = subscribeCall(trigger.fields, callbackUrlOf(deps.appBaseUrl, record.address));
   const fingerprint = canonicalJson(call);
-  if (record.subscription?.fingerprint === fingerprint && !renewalDue(record.subscription, deps.clock.now())) return 'unchanged';
+  if (record.subscription?.fingerprint === fingerprint && !renewalDue(record.subscription, deps.clock.now())) {
+    return 'unchanged';
+  }
   const name = `callback trigger ${job.trigger} of ${job.workflow} in ${job.agentId}/${job.environment}`;
   try {
-    const { subscription } = await runServiceCall(deps, { task: 'subscribe', subject: `call subscribe ${job.trigger}`, call }) as { subscription: unknown };
-    await addressesOf(deps.docs).updateOne({ _id: record._id }, { $set: { subscription: { fingerprint, buildId: env.published.buildId, subscribedAt: deps.clock.now(), result: subscription } }, $unset: { failure: true } });
+    const { subscription } = await runServiceCall(deps, {
+      task: 'subscribe',
+      subject: `call subscribe ${job.trigger}`,
+      call,
+    }) as { subscription: unknown };
+    await addressesOf(deps.docs).updateOne({ _id: record._id }, {
+      $set: {
+        subscription: {
+          fingerprint,
+          buildId: env.published.buildId,
+          subscribedAt: deps.clock.now(),
+          result: subscription,
+        },
+      },
+      $unset: { failure: true },
+    });
     const renewed = record.subscription?.fingerprint === fingerprint;
-    deps.log(`[triggers] ${name}: ${renewed ? 'renewed its subscription' : 'subscribed'} to ${call.collection} event ${call.input.event}`);
+    deps.log(
+      `[triggers] ${name}: ${
+        renewed ? 'renewed its subscription' : 'subscribed'
+      } to ${call.collection} event ${call.input.event}`,
+    );
     return 'subscribed';
   } catch (error) {
     const reason = isPlatformError(error) ? error.message : 'the activation failed unexpectedly';
-    if (record.failure === undefined) deps.log(`[triggers] ${name}: subscribing to ${call.collection} event ${call.input.event} failed (${reason}); trying again at the next sweep`);
+    if (record.failure === undefined) {
+      deps.log(
+        `[triggers] ${name}: subscribing to ${call.collection} event ${call.input.event} failed (${reason}); ` +
+          `trying again at the next sweep`,
+      );
+    }
     await addressesOf(deps.docs).updateOne({ _id: record._id }, { $set: { failure: reason } });
     return 'failed';
   }

@@ -24,7 +24,9 @@ import { runServiceCall, type ServiceCallDeps } from './poll-service-call.ts';
 export const RENEW_BEFORE_MS = 60 * 60 * 1000;
 
 /** A callback deactivation job (`callback-deactivate` on the trigger queue): the address record to end. */
-export interface CallbackDeactivationJob { record: string }
+export interface CallbackDeactivationJob {
+  record: string;
+}
 
 /** True when `subscription`'s answer names an `expiresAt` within {@link RENEW_BEFORE_MS} of `now` (or past). */
 export function renewalDue(subscription: CallbackAddressRecord['subscription'], now: Date): boolean {
@@ -40,19 +42,29 @@ const addressesOf = (docs: DocumentStore) => docs.collection<CallbackAddressReco
  * Queues the deactivation of every subscribed address whose trigger is not in `live` (the address record ids the
  * sweep found served). Job ids: `callback-deactivate-<digest>-<minute>`. @returns the job ids queued
  */
-export async function queueDeactivations(deps: { docs: DocumentStore; ids: Ids; clock: Clock; queue: JobQueue }, live: ReadonlySet<string>): Promise<string[]> {
+export async function queueDeactivations(
+  deps: { docs: DocumentStore; ids: Ids; clock: Clock; queue: JobQueue },
+  live: ReadonlySet<string>,
+): Promise<string[]> {
   const minute = Math.floor(deps.clock.now().getTime() / 60_000);
   const queued: string[] = [];
   for (const record of await addressesOf(deps.docs).find({ subscription: { $exists: true } })) {
     if (live.has(record._id) || !record.subscription) continue;
     const job: CallbackDeactivationJob = { record: record._id };
-    queued.push(await deps.queue.add(TRIGGER_QUEUE, 'callback-deactivate', job, { jobId: `callback-deactivate-${(await deps.ids.sha256Hex(record._id)).slice(0, 32)}-${minute}` }));
+    queued.push(
+      await deps.queue.add(TRIGGER_QUEUE, 'callback-deactivate', job, {
+        jobId: `callback-deactivate-${(await deps.ids.sha256Hex(record._id)).slice(0, 32)}-${minute}`,
+      }),
+    );
   }
   return queued;
 }
 
 /** What the subscribe call was (its canonical JSON is the subscription's fingerprint). */
-interface SubscribedCall { collection: string; input: { event: string; callbackUrl: string } }
+interface SubscribedCall {
+  collection: string;
+  input: { event: string; callbackUrl: string };
+}
 
 /**
  * Ends one subscription (a `callback-deactivate` job) unless its trigger is served again meanwhile (`isLive`).
@@ -65,9 +77,21 @@ export async function runCallbackDeactivation(
   const record = await addressesOf(deps.docs).findOne({ _id: job.record });
   if (!record?.subscription || (await deps.isLive(record))) return 'skipped';
   const subscribed = JSON.parse(record.subscription.fingerprint) as SubscribedCall;
-  const call = { collection: subscribed.collection, tool: 'unsubscribe', input: { event: subscribed.input.event, callbackUrl: subscribed.input.callbackUrl, subscription: record.subscription.result ?? null } };
+  const call = {
+    collection: subscribed.collection,
+    tool: 'unsubscribe',
+    input: {
+      event: subscribed.input.event,
+      callbackUrl: subscribed.input.callbackUrl,
+      subscription: record.subscription.result ?? null,
+    },
+  };
   const name = `callback trigger ${record.trigger} of ${record.workflow} in ${record.agentId}/${record.environment}`;
-  const clear = () => addressesOf(deps.docs).updateOne({ _id: record._id, 'subscription.fingerprint': record.subscription!.fingerprint }, { $unset: { subscription: true, failure: true } });
+  const clear = () =>
+    addressesOf(deps.docs).updateOne(
+      { _id: record._id, 'subscription.fingerprint': record.subscription!.fingerprint },
+      { $unset: { subscription: true, failure: true } },
+    );
   try {
     await runServiceCall(deps, { task: 'subscribe', subject: `call unsubscribe ${record.trigger}`, call });
     await clear();
@@ -77,10 +101,18 @@ export async function runCallbackDeactivation(
     const reason = isPlatformError(error) ? error.message : 'the deactivation failed unexpectedly';
     if (isPlatformError(error, 'tool_not_found') || /no tool "unsubscribe"/.test(reason)) {
       await clear();
-      deps.log(`[triggers] ${name}: no longer served; the ${call.collection} collection has no unsubscribe tool, so its subscription is left to lapse`);
+      deps.log(
+        `[triggers] ${name}: no longer served; the ${call.collection} collection has no unsubscribe tool, so its ` +
+          `subscription is left to lapse`,
+      );
       return 'no_unsubscribe_tool';
     }
-    if (record.failure === undefined) deps.log(`[triggers] ${name}: unsubscribing from ${call.collection} event ${call.input.event} failed (${reason}); trying again at the next sweep`);
+    if (record.failure === undefined) {
+      deps.log(
+        `[triggers] ${name}: unsubscribing from ${call.collection} event ${call.input.event} failed (${reason}); ` +
+          `trying again at the next sweep`,
+      );
+    }
     await addressesOf(deps.docs).updateOne({ _id: record._id }, { $set: { failure: reason } });
     return 'failed';
   }

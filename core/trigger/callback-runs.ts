@@ -15,10 +15,10 @@ import { PlatformError } from '../ports/platform-error.ts';
 import type { CallbackAnswer } from './callback-answer.ts';
 import { callbackAddressesCollection, type CallbackAddressRecord } from './callback-addresses.ts';
 import { runServiceCall, type ServiceCallDeps } from './poll-service-call.ts';
-import { runKeyedFiring, type KeyedFiringDeps } from './keyed-firings.ts';
+import { type KeyedFiringDeps, runKeyedFiring } from './keyed-firings.ts';
 import { sessionKeyOf } from '../agent/session-key-expression.ts';
 import type { publishedWorkflows } from '../session/build-workflows.ts';
-import { publishedTrigger, type PublishedEnvironmentRecord } from '../session/published-environment.ts';
+import { type PublishedEnvironmentRecord, publishedTrigger } from '../session/published-environment.ts';
 
 /** The request a collection is handed (the `request` of the `callback` tool's input). */
 export interface CallbackRequest {
@@ -31,16 +31,27 @@ export interface CallbackRequest {
 }
 
 /** A callback delivery (a `callback` job of the trigger queue). */
-export interface CallbackDelivery { address: string; deliveryId: string; request: CallbackRequest }
+export interface CallbackDelivery {
+  address: string;
+  deliveryId: string;
+  request: CallbackRequest;
+}
 
 /** What an address serves now: its record, the environment and the published trigger. */
-export interface CallbackTarget { record: CallbackAddressRecord; env: PublishedEnvironmentRecord; trigger: TriggerDeclaration }
+export interface CallbackTarget {
+  record: CallbackAddressRecord;
+  env: PublishedEnvironmentRecord;
+  trigger: TriggerDeclaration;
+}
 
 /**
  * The callback trigger an address serves on its environment's current published build, or null (the endpoint then
  * answers 404: unknown address, nothing published, trigger removed).
  */
-export async function callbackTargetOf(deps: { docs: DocumentStore; builds: ReturnType<typeof publishedWorkflows> }, address: string): Promise<CallbackTarget | null> {
+export async function callbackTargetOf(
+  deps: { docs: DocumentStore; builds: ReturnType<typeof publishedWorkflows> },
+  address: string,
+): Promise<CallbackTarget | null> {
   if (address.length === 0 || address.length > 100) return null;
   const record = await deps.docs.collection<CallbackAddressRecord>(callbackAddressesCollection).findOne({ address });
   if (!record) return null;
@@ -50,7 +61,11 @@ export async function callbackTargetOf(deps: { docs: DocumentStore; builds: Retu
 
 /** The `callback` tool call for a request to `target`. */
 export function callbackCall(target: CallbackTarget, request: CallbackRequest) {
-  return { collection: String(target.trigger.fields.collection), tool: 'callback', input: { event: String(target.trigger.fields.event), request: request as unknown as Record<string, unknown> } };
+  return {
+    collection: String(target.trigger.fields.collection),
+    tool: 'callback',
+    input: { event: String(target.trigger.fields.event), request: request as unknown as Record<string, unknown> },
+  };
 }
 
 /**
@@ -64,27 +79,64 @@ export async function runCallbackDelivery(
   delivery: CallbackDelivery,
 ): Promise<string[]> {
   const target = await callbackTargetOf(deps, delivery.address);
-  if (!target) throw new PlatformError('callback_target_gone', `Callback delivery ${delivery.deliveryId} opened no session: its address no longer serves a published callback trigger.`);
+  if (!target) {
+    throw new PlatformError(
+      'callback_target_gone',
+      `Callback delivery ${delivery.deliveryId} opened no session: its address no longer serves a published ` +
+        `callback trigger.`,
+    );
+  }
   const { record, env, trigger } = target;
   const call = callbackCall(target, delivery.request);
-  const answer = await runServiceCall(deps, { task: 'callback', subject: `call callback ${trigger.id}`, call }) as CallbackAnswer;
+  const answer = await runServiceCall(deps, {
+    task: 'callback',
+    subject: `call callback ${trigger.id}`,
+    call,
+  }) as CallbackAnswer;
   const scope = `callback:${record._id}`;
   const opened: string[] = [];
   const firingTarget = {
-    orgId: env.orgId, agentId: env.agentId, environment: env.name, buildId: env.published.buildId, commitId: env.published.commitId,
-    workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'callback' },
+    orgId: env.orgId,
+    agentId: env.agentId,
+    environment: env.name,
+    buildId: env.published.buildId,
+    commitId: env.published.commitId,
+    workflow: trigger.workflow,
+    state: trigger.state,
+    trigger: { id: trigger.id, type: 'callback' },
   };
   for (const [index, firing] of answer.firings.entries()) {
     const firingId = firing.id ?? `${delivery.deliveryId}-${index}`;
-    const payload = { collection: call.collection, event: call.input.event, deliveryId: delivery.deliveryId, firingId, payload: firing.payload };
+    const payload = {
+      collection: call.collection,
+      event: call.input.event,
+      deliveryId: delivery.deliveryId,
+      firingId,
+      payload: firing.payload,
+    };
     // The trigger's session key (e.g. one session per issue) sends later firings to the open session of that key.
-    const sessionKey = sessionKeyOf(typeof trigger.fields.session === 'string' ? trigger.fields.session : undefined, { id: trigger.id, type: 'callback', ...payload });
+    const sessionKey = sessionKeyOf(typeof trigger.fields.session === 'string' ? trigger.fields.session : undefined, {
+      id: trigger.id,
+      type: 'callback',
+      ...payload,
+    });
     const fired = await runKeyedFiring(deps, {
-      scope, firingId, target: firingTarget,
-      firing: { payload, message: `The ${call.collection} collection called back (${call.input.event}, firing ${firingId}); it is in the variable "trigger".`, ...(sessionKey ? { sessionKey } : {}) },
+      scope,
+      firingId,
+      target: firingTarget,
+      firing: {
+        payload,
+        message:
+          `The ${call.collection} collection called back (${call.input.event}, firing ${firingId}); it is in the ` +
+          `variable "trigger".`,
+        ...(sessionKey ? { sessionKey } : {}),
+      },
     });
     if (fired.outcome === 'opened' || fired.outcome === 'delivered') opened.push(fired.sessionId);
   }
-  deps.log(`[triggers] callback trigger ${trigger.id} of ${trigger.workflow} in ${env.agentId}/${env.name}: delivery ${delivery.deliveryId} gave ${answer.firings.length} firing(s), ${opened.length} new`);
+  deps.log(
+    `[triggers] callback trigger ${trigger.id} of ${trigger.workflow} in ${env.agentId}/${env.name}: delivery ` +
+      `${delivery.deliveryId} gave ${answer.firings.length} firing(s), ${opened.length} new`,
+  );
   return opened;
 }

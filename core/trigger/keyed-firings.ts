@@ -10,7 +10,7 @@
  */
 import type { JobQueue } from '../ports/job-queue.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
-import { fireOnce, releaseDelivery, type Firing, type FiringTarget } from '../session/firings.ts';
+import { fireOnce, type Firing, type FiringTarget, releaseDelivery } from '../session/firings.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
 import { retryBusyFiring } from './webhook-firings.ts';
 
@@ -26,7 +26,11 @@ export interface KeyedFiringJob {
 }
 
 /** What firing one needs. */
-export type KeyedFiringDeps = SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void>; queue: Pick<JobQueue, 'add'>; log(line: string): void };
+export type KeyedFiringDeps = SessionStoreDeps & {
+  enqueueTurn(turnId: string): Promise<void>;
+  queue: Pick<JobQueue, 'add'>;
+  log(line: string): void;
+};
 
 /** How a firing went: opened or joined a session (or found it had: `existing`), taken before, queued again, dropped. */
 export type KeyedFiringOutcome =
@@ -51,7 +55,13 @@ export async function runKeyedFiring(deps: KeyedFiringDeps, job: KeyedFiringJob)
     await releaseDelivery(deps, job.scope, job.firingId);
     if (!isPlatformError(error, 'session_busy')) throw error;
     return retryBusyFiring(deps, {
-      name: 'keyed-firing', data: job, identity: [job.scope, job.firingId], attempt, what: `firing ${job.firingId}`, target: job.target, sessionKey: job.firing.sessionKey,
+      name: 'keyed-firing',
+      data: job,
+      identity: [job.scope, job.firingId],
+      attempt,
+      what: `firing ${job.firingId}`,
+      target: job.target,
+      sessionKey: job.firing.sessionKey,
     });
   }
   if (!fired) return { outcome: 'duplicate' };

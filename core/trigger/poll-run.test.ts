@@ -12,8 +12,27 @@ import { serviceCallBroker } from './poll-service-call.ts';
 import { dueSlot, enqueueDuePolls, isDue, type PollJob } from './poll-sweep.ts';
 
 const agent = (args: Record<string, unknown> = { state: 'open' }, interval?: number): PublishedAgent => ({
-  agentPrompt: '', skills: {},
-  workflows: { triage: { slug: 'triage', definition: {} as never, hooks: {}, triggers: [{ id: 'new-tickets', type: 'polling', workflow: 'triage', state: 'read', fields: { collection: 'tickets', tool: 'list_tickets', arguments: args, ...(interval ? { interval_minutes: interval } : {}) } }] } },
+  agentPrompt: '',
+  skills: {},
+  workflows: {
+    triage: {
+      slug: 'triage',
+      definition: {} as never,
+      hooks: {},
+      triggers: [{
+        id: 'new-tickets',
+        type: 'polling',
+        workflow: 'triage',
+        state: 'read',
+        fields: {
+          collection: 'tickets',
+          tool: 'list_tickets',
+          arguments: args,
+          ...(interval ? { interval_minutes: interval } : {}),
+        },
+      }],
+    },
+  },
 });
 
 /** A world with one published environment; the fake launcher answers each poll with `answers` in turn. */
@@ -21,24 +40,71 @@ async function world(published: { current: PublishedAgent }) {
   let n = 0;
   let now = new Date('2026-11-24T10:00:30.000Z');
   const docs = createMemoryDocumentStore();
-  await docs.collection(agentCollections.environments).insertOne({ _id: 'a1:main', agentId: 'a1', orgId: 'o1', name: 'main', published: { buildId: 'b1', commitId: 'c1', publishedAt: now } } as never);
+  await docs.collection(agentCollections.environments).insertOne(
+    {
+      _id: 'a1:main',
+      agentId: 'a1',
+      orgId: 'o1',
+      name: 'main',
+      published: { buildId: 'b1', commitId: 'c1', publishedAt: now },
+    } as never,
+  );
   const answers: WorkerOutcome[] = [];
   const runs: WorkerRunOptions[] = [];
   const lines: string[] = [];
   const queued: { id: string; data: unknown }[] = [];
-  const queue = { add: async (_q: string, _n: string, data: unknown, o?: { jobId?: string }) => { if (!queued.some((j) => j.id === o?.jobId)) queued.push({ id: o!.jobId!, data }); return o!.jobId!; } } as unknown as JobQueue;
+  const queue = {
+    add: async (_q: string, _n: string, data: unknown, o?: { jobId?: string }) => {
+      if (!queued.some((j) => j.id === o?.jobId)) queued.push({ id: o!.jobId!, data });
+      return o!.jobId!;
+    },
+  } as unknown as JobQueue;
   const deps = {
-    docs, objects: createMemoryObjectStore(), clock: { now: () => now }, queue,
+    docs,
+    objects: createMemoryObjectStore(),
+    clock: { now: () => now },
+    queue,
     ids: { ...cryptoIds, newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k) },
-    enqueueTurn: async () => undefined, log: (line: string) => lines.push(line),
-    builds: { agentOf: async () => published.current, workflowOf: async () => { throw new Error('unused'); } },
-    launcher: { run: async (options: WorkerRunOptions) => { runs.push(options); return answers.shift()!; } },
+    enqueueTurn: async () => undefined,
+    log: (line: string) => lines.push(line),
+    builds: {
+      agentOf: async () => published.current,
+      workflowOf: async () => {
+        throw new Error('unused');
+      },
+    },
+    launcher: {
+      run: async (options: WorkerRunOptions) => {
+        runs.push(options);
+        return answers.shift()!;
+      },
+    },
     catalog: { tools: async () => [], call: async () => ({ output: null, isError: false }) },
     callLimits: { memoryMb: 512, wallTimeSeconds: 300 },
   };
-  const job = (slot: number): PollJob => ({ agentId: 'a1', environment: 'main', workflow: 'triage', trigger: 'new-tickets', slot });
-  const items = (...ids: string[]): WorkerOutcome => ({ ended: 'finished', result: { items: ids.map((id) => ({ id, item: { id } })) } });
-  return { deps, answers, runs, lines, queued, job, items, at: (iso: string) => { now = new Date(iso); } };
+  const job = (slot: number): PollJob => ({
+    agentId: 'a1',
+    environment: 'main',
+    workflow: 'triage',
+    trigger: 'new-tickets',
+    slot,
+  });
+  const items = (...ids: string[]): WorkerOutcome => ({
+    ended: 'finished',
+    result: { items: ids.map((id) => ({ id, item: { id } })) },
+  });
+  return {
+    deps,
+    answers,
+    runs,
+    lines,
+    queued,
+    job,
+    items,
+    at: (iso: string) => {
+      now = new Date(iso);
+    },
+  };
 }
 
 describe('due slots', () => {
@@ -78,9 +144,21 @@ describe('a poll', () => {
     expect(second).toMatchObject({ ended: 'fired', sessions: [expect.any(String)] });
     expect(third).toMatchObject({ ended: 'fired', sessions: [expect.any(String)] });
     const sessions = await sessionsOf(w.deps).find({});
-    expect(sessions.map((s) => (s.variables as { trigger: { itemId: string } }).trigger.itemId).sort()).toEqual(['t3', 't4']);
-    expect(sessions[0]).toMatchObject({ workflow: 'triage', state: 'read', trigger: 'new-tickets', variables: { trigger: { id: 'new-tickets', type: 'polling', collection: 'tickets', tool: 'list_tickets' } } });
-    expect(w.runs[0]).toMatchObject({ kind: 'call', task: 'poll', payload: { collection: 'tickets', tool: 'list_tickets', input: { state: 'open' } } });
+    expect(sessions.map((s) => (s.variables as { trigger: { itemId: string } }).trigger.itemId).sort()).toEqual([
+      't3',
+      't4',
+    ]);
+    expect(sessions[0]).toMatchObject({
+      workflow: 'triage',
+      state: 'read',
+      trigger: 'new-tickets',
+      variables: { trigger: { id: 'new-tickets', type: 'polling', collection: 'tickets', tool: 'list_tickets' } },
+    });
+    expect(w.runs[0]).toMatchObject({
+      kind: 'call',
+      task: 'poll',
+      payload: { collection: 'tickets', tool: 'list_tickets', input: { state: 'open' } },
+    });
   });
 
   it('claims its slot once: a second run of the same or an older slot does nothing', async () => {
@@ -92,19 +170,39 @@ describe('a poll', () => {
     expect(w.runs).toHaveLength(1);
   });
 
-  it('logs a failure once per trigger with the service\'s reason, tries again at the next slot, and says when it recovers', async () => {
-    const w = await world({ current: agent() });
-    const failed: WorkerOutcome = { ended: 'failed', reason: 'error', code: 'poll_failed', message: 'The tickets service could not be reached: connection refused. Try again later.' };
-    w.answers.push(w.items('t1'), failed, failed, w.items('t1', 't2'));
-    await runPoll(w.deps, w.job(1));
-    expect(await runPoll(w.deps, w.job(2))).toMatchObject({ ended: 'failed', reason: expect.stringMatching(/connection refused/) });
-    await runPoll(w.deps, w.job(3));
-    expect(w.lines.filter((l) => l.includes('failed'))).toEqual([expect.stringMatching(/^\[triggers\] polling trigger new-tickets of triage in a1\/main: the poll of tickets.list_tickets failed \(.*connection refused.*\); trying again at the next due slot$/)]);
-    expect(await runPoll(w.deps, w.job(4))).toMatchObject({ ended: 'fired', sessions: [expect.any(String)] });
-    expect(w.lines.at(-1)).toMatch(/succeed again/);
-  });
+  it(
+    "logs a failure once per trigger with the service's reason, tries again at the next slot, and says when it " +
+      'recovers',
+    async () => {
+      const w = await world({ current: agent() });
+      const failed: WorkerOutcome = {
+        ended: 'failed',
+        reason: 'error',
+        code: 'poll_failed',
+        message: 'The tickets service could not be reached: connection refused. Try again later.',
+      };
+      w.answers.push(w.items('t1'), failed, failed, w.items('t1', 't2'));
+      await runPoll(w.deps, w.job(1));
+      expect(await runPoll(w.deps, w.job(2))).toMatchObject({
+        ended: 'failed',
+        reason: expect.stringMatching(/connection refused/),
+      });
+      await runPoll(w.deps, w.job(3));
+      expect(w.lines.filter((l) => l.includes('failed'))).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            String.raw`^\[triggers\] polling trigger new-tickets of triage in a1\/main: the poll of ` +
+              String.raw`tickets.list_tickets failed \(.*connection refused.*\); trying again at the ` +
+              String.raw`next due slot$`,
+          ),
+        ),
+      ]);
+      expect(await runPoll(w.deps, w.job(4))).toMatchObject({ ended: 'fired', sessions: [expect.any(String)] });
+      expect(w.lines.at(-1)).toMatch(/succeed again/);
+    },
+  );
 
-  it('takes a new baseline when the trigger\'s call changed, and skips a trigger no longer published', async () => {
+  it("takes a new baseline when the trigger's call changed, and skips a trigger no longer published", async () => {
     const published = { current: agent({ state: 'open' }) };
     const w = await world(published);
     w.answers.push(w.items('t1'), w.items('t1', 't2'));
@@ -137,7 +235,10 @@ describe('the poll sweep and poll items', () => {
     const main = (await envs.findOne({ _id: 'a1:main' }))!;
     await envs.deleteOne({ _id: 'a1:main' });
     await envs.insertOne({
-      _id: 'a0:broken', agentId: 'a0', orgId: 'o1', name: 'broken',
+      _id: 'a0:broken',
+      agentId: 'a0',
+      orgId: 'o1',
+      name: 'broken',
       published: { buildId: 'gone', commitId: 'c0', publishedAt: new Date() },
     } as never);
     await envs.insertOne(main);
@@ -151,7 +252,9 @@ describe('the poll sweep and poll items', () => {
     const deps = { ...w.deps, builds: { ...w.deps.builds, agentOf } };
     await enqueueDuePolls(deps);
     expect(w.queued.map((j) => (j.data as PollJob).environment)).toEqual(['main']);
-    expect(w.lines).toEqual(['[triggers] polls of environment "broken" of agent a0 were not swept: build gone is unreadable']);
+    expect(w.lines).toEqual([
+      '[triggers] polls of environment "broken" of agent a0 were not swept: build gone is unreadable',
+    ]);
     expect(await polls.findOne({ _id: 'a0:broken/triage/new-tickets' })).toMatchObject({ baseline: '{}' });
   });
 
@@ -161,10 +264,19 @@ describe('the poll sweep and poll items', () => {
     await runPoll(w.deps, w.job(1));
     const objects = w.deps.objects;
     let refuse = true;
-    const deps = { ...w.deps, objects: { ...objects, put: async (...args: Parameters<typeof objects.put>) => {
-      if (refuse) { refuse = false; throw new Error('object store unavailable'); }
-      return objects.put(...args);
-    } } };
+    const deps = {
+      ...w.deps,
+      objects: {
+        ...objects,
+        put: async (...args: Parameters<typeof objects.put>) => {
+          if (refuse) {
+            refuse = false;
+            throw new Error('object store unavailable');
+          }
+          return objects.put(...args);
+        },
+      },
+    };
     await expect(runPoll(deps, w.job(2))).rejects.toThrow('object store unavailable');
     expect(await sessionsOf(w.deps).countDocuments({})).toBe(0);
     expect(await runPoll(deps, w.job(3))).toMatchObject({ ended: 'fired', sessions: [expect.any(String)] });
@@ -178,11 +290,29 @@ describe('the broker of a service task', () => {
     const lines: string[] = [];
     const calls: unknown[] = [];
     const call = { collection: 'tickets', tool: 'list_tickets', input: { state: 'open' } };
-    const broker = serviceCallBroker({ catalog: { tools: async () => [], call: async (...a: unknown[]) => { calls.push(a); return { output: 'ok', isError: false }; } }, log: (l) => lines.push(l) }, call, 'call poll new-tickets');
+    const broker = serviceCallBroker(
+      {
+        catalog: {
+          tools: async () => [],
+          call: async (...a: unknown[]) => {
+            calls.push(a);
+            return { output: 'ok', isError: false };
+          },
+        },
+        log: (l) => lines.push(l),
+      },
+      call,
+      'call poll new-tickets',
+    );
     expect(await broker('service.call', call)).toEqual({ output: 'ok', isError: false });
-    await expect(broker('service.call', { ...call, tool: 'delete_ticket' })).rejects.toMatchObject({ code: 'operation_refused' });
+    await expect(broker('service.call', { ...call, tool: 'delete_ticket' })).rejects.toMatchObject({
+      code: 'operation_refused',
+    });
     await expect(broker('turn.loadTurn', [])).rejects.toMatchObject({ code: 'operation_refused' });
     expect(calls).toEqual([['tickets', 'list_tickets', { state: 'open' }]]);
-    expect(lines).toEqual(['[worker] refused service.call for call poll new-tickets', '[worker] refused turn.loadTurn for call poll new-tickets']);
+    expect(lines).toEqual([
+      '[worker] refused service.call for call poll new-tickets',
+      '[worker] refused turn.loadTurn for call poll new-tickets',
+    ]);
   });
 });

@@ -17,18 +17,25 @@ import { claimDelivery, fireOnce } from '../session/firings.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { runServiceCall, type ServiceCallDeps } from './poll-service-call.ts';
-import { pollKey, pollStatesCollection, type PollJob, type PollStateRecord } from './poll-sweep.ts';
+import { type PollJob, pollKey, type PollStateRecord, pollStatesCollection } from './poll-sweep.ts';
 import type { publishedWorkflows } from '../session/build-workflows.ts';
 import { publishedTrigger } from '../session/published-environment.ts';
 
 /** What a poll needs: the session store, the turn queue, the builds, a call worker and a log. */
-export type PollRunDeps = SessionStoreDeps & ServiceCallDeps & { enqueueTurn(turnId: string): Promise<void>; builds: ReturnType<typeof publishedWorkflows> };
+export type PollRunDeps = SessionStoreDeps & ServiceCallDeps & {
+  enqueueTurn(turnId: string): Promise<void>;
+  builds: ReturnType<typeof publishedWorkflows>;
+};
 
 /** How a poll ended: `skipped` (slot already polled, trigger gone), `baseline` (items recorded), `fired`, `failed`. */
-export type PollOutcome = { ended: 'skipped' } | { ended: 'baseline'; items: number } | { ended: 'fired'; sessions: string[] } | { ended: 'failed'; reason: string };
+export type PollOutcome = { ended: 'skipped' } | { ended: 'baseline'; items: number } | {
+  ended: 'fired';
+  sessions: string[];
+} | { ended: 'failed'; reason: string };
 
 /** The claim scope of a polling trigger's items. */
-export const pollItemScope = (environmentId: string, workflow: string, trigger: string) => `poll:${environmentId}:${workflow}:${trigger}`;
+export const pollItemScope = (environmentId: string, workflow: string, trigger: string) =>
+  `poll:${environmentId}:${workflow}:${trigger}`;
 
 /** Runs one poll job. Never throws for a service's failure (that is logged and recorded); store errors do throw. */
 export async function runPoll(deps: PollRunDeps, job: PollJob): Promise<PollOutcome> {
@@ -39,31 +46,52 @@ export async function runPoll(deps: PollRunDeps, job: PollJob): Promise<PollOutc
   const states = deps.docs.collection<PollStateRecord>(pollStatesCollection);
   const before = await states.findOne({ _id: key });
   if (!(await claimSlot(deps, key, job))) return { ended: 'skipped' };
-  const call = { collection: String(trigger.fields.collection), tool: String(trigger.fields.tool), input: (trigger.fields.arguments as Record<string, unknown> | undefined) ?? {} };
+  const call = {
+    collection: String(trigger.fields.collection),
+    tool: String(trigger.fields.tool),
+    input: (trigger.fields.arguments as Record<string, unknown> | undefined) ?? {},
+  };
   const name = `polling trigger ${job.trigger} of ${job.workflow} in ${job.agentId}/${job.environment}`;
   let items: { id: string; item: unknown }[];
   try {
-    items = ((await runServiceCall(deps, { task: 'poll', subject: `call poll ${job.trigger}`, call })) as { items: { id: string; item: unknown }[] }).items;
+    items = ((await runServiceCall(deps, { task: 'poll', subject: `call poll ${job.trigger}`, call })) as {
+      items: { id: string; item: unknown }[];
+    }).items;
   } catch (error) {
     const reason = isPlatformError(error) ? error.message : 'the poll failed unexpectedly';
-    if (before?.failure === undefined) deps.log(`[triggers] ${name}: the poll of ${call.collection}.${call.tool} failed (${reason}); trying again at the next due slot`);
+    if (before?.failure === undefined) {
+      deps.log(
+        `[triggers] ${name}: the poll of ${call.collection}.${call.tool} failed (${reason}); trying again at the ` +
+          `next due slot`,
+      );
+    }
     await states.updateOne({ _id: key }, { $set: { failure: reason } });
     return { ended: 'failed', reason };
   }
-  if (before?.failure !== undefined) deps.log(`[triggers] ${name}: polls of ${call.collection}.${call.tool} succeed again`);
+  if (before?.failure !== undefined) {
+    deps.log(`[triggers] ${name}: polls of ${call.collection}.${call.tool} succeed again`);
+  }
   const scope = pollItemScope(env._id, job.workflow, job.trigger);
   const fingerprint = canonicalJson(call);
   if (before?.baseline !== fingerprint) {
     for (const { id } of items) await claimDelivery(deps, scope, id);
     await states.updateOne({ _id: key }, { $set: { baseline: fingerprint }, $unset: { failure: true } });
-    deps.log(`[triggers] ${name}: first poll recorded ${items.length} item(s) as already seen; new items from now on fire`);
+    deps.log(
+      `[triggers] ${name}: first poll recorded ${items.length} item(s) as already seen; new items from now on fire`,
+    );
     return { ended: 'baseline', items: items.length };
   }
   if (before?.failure !== undefined) await states.updateOne({ _id: key }, { $unset: { failure: true } });
   const sessions: string[] = [];
   const target = {
-    orgId: env.orgId, agentId: env.agentId, environment: env.name, buildId: env.published.buildId,
-    commitId: env.published.commitId, workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'polling' },
+    orgId: env.orgId,
+    agentId: env.agentId,
+    environment: env.name,
+    buildId: env.published.buildId,
+    commitId: env.published.commitId,
+    workflow: trigger.workflow,
+    state: trigger.state,
+    trigger: { id: trigger.id, type: 'polling' },
   };
   for (const { id, item } of items) {
     // Claim and open are one recoverable step: a claim left pending is opened by the next poll or the resume sweep.
@@ -81,10 +109,21 @@ export async function runPoll(deps: PollRunDeps, job: PollJob): Promise<PollOutc
 async function claimSlot(deps: Pick<PollRunDeps, 'docs' | 'clock'>, key: string, job: PollJob): Promise<boolean> {
   const states = deps.docs.collection<PollStateRecord>(pollStatesCollection);
   const now = deps.clock.now();
-  const { matched } = await states.updateOne({ _id: key, lastSlot: { $lt: job.slot } }, { $set: { lastSlot: job.slot, lastPolledAt: now } });
+  const { matched } = await states.updateOne({ _id: key, lastSlot: { $lt: job.slot } }, {
+    $set: { lastSlot: job.slot, lastPolledAt: now },
+  });
   if (matched === 1) return true;
   try {
-    await states.insertOne({ _id: key, schemaVersion: 1, agentId: job.agentId, environment: job.environment, workflow: job.workflow, trigger: job.trigger, lastSlot: job.slot, lastPolledAt: now });
+    await states.insertOne({
+      _id: key,
+      schemaVersion: 1,
+      agentId: job.agentId,
+      environment: job.environment,
+      workflow: job.workflow,
+      trigger: job.trigger,
+      lastSlot: job.slot,
+      lastPolledAt: now,
+    });
     return true;
   } catch (error) {
     if (isPlatformError(error, 'duplicate_key')) return false;

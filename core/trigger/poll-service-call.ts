@@ -35,11 +35,18 @@ const sameCall = (a: unknown, b: ServiceCall) => JSON.stringify(a) === JSON.stri
  * The broker of a service task: answers `service.call` for `call` only.
  * @throws PlatformError `operation_refused` for any other operation or call (logged once per refusal)
  */
-export function serviceCallBroker(deps: Pick<ServiceCallDeps, 'catalog' | 'log'>, call: ServiceCall, subject: string): (op: string, args: unknown) => Promise<unknown> {
+export function serviceCallBroker(
+  deps: Pick<ServiceCallDeps, 'catalog' | 'log'>,
+  call: ServiceCall,
+  subject: string,
+): (op: string, args: unknown) => Promise<unknown> {
   return async (op, args) => {
     if (op !== 'service.call' || !sameCall(args, call)) {
       deps.log(`[worker] refused ${/^[A-Za-z.]{1,40}$/.test(op) ? op : 'an operation'} for ${subject}`);
-      throw new PlatformError('operation_refused', 'The broker makes only the service call this worker was started for.');
+      throw new PlatformError(
+        'operation_refused',
+        'The broker makes only the service call this worker was started for.',
+      );
     }
     return deps.catalog.call(call.collection, call.tool, call.input);
   };
@@ -51,9 +58,17 @@ export function serviceCallBroker(deps: Pick<ServiceCallDeps, 'catalog' | 'log'>
  * @throws PlatformError with the task's code (`poll_failed`, `callback_failed`, … carrying the service's reason), or
  *   `worker_limit` / `worker_failed` naming how the worker ended
  */
-export async function runServiceCall(deps: ServiceCallDeps, run: { task: 'poll' | 'subscribe' | 'callback'; subject: string; call: ServiceCall }): Promise<unknown> {
+export async function runServiceCall(
+  deps: ServiceCallDeps,
+  run: { task: 'poll' | 'subscribe' | 'callback'; subject: string; call: ServiceCall },
+): Promise<unknown> {
   const outcome = await deps.launcher.run({
-    kind: 'call', subject: run.subject, task: run.task, payload: run.call, limits: deps.callLimits, broker: serviceCallBroker(deps, run.call, run.subject),
+    kind: 'call',
+    subject: run.subject,
+    task: run.task,
+    payload: run.call,
+    limits: deps.callLimits,
+    broker: serviceCallBroker(deps, run.call, run.subject),
   });
   if (outcome.ended === 'finished') return outcome.result;
   throw new PlatformError(outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed'), outcome.message);

@@ -54,7 +54,8 @@ export interface PollJob {
 }
 
 /** The state key of a polling trigger: `<environment id>/<workflow>/<trigger id>`. */
-export const pollKey = (environmentId: string, workflow: string, trigger: string) => `${environmentId}/${workflow}/${trigger}`;
+export const pollKey = (environmentId: string, workflow: string, trigger: string) =>
+  `${environmentId}/${workflow}/${trigger}`;
 
 /** The slot `now` falls in for a trigger polled every `intervalMinutes`: whole intervals since the Unix epoch. */
 export function dueSlot(now: Date, intervalMinutes: number): number {
@@ -71,14 +72,20 @@ export const isDue = (lastSlot: number | undefined, slot: number) => lastSlot ==
  * its baselines; the other environments are still swept.
  */
 export async function enqueueDuePolls(deps: {
-  docs: DocumentStore; ids: Ids; clock: Clock; queue: JobQueue; builds: ReturnType<typeof publishedWorkflows>;
+  docs: DocumentStore;
+  ids: Ids;
+  clock: Clock;
+  queue: JobQueue;
+  builds: ReturnType<typeof publishedWorkflows>;
   log(line: string): void;
 }): Promise<string[]> {
   const added: string[] = [];
   const live = new Set<string>();
   const failed: string[] = [];
   const states = deps.docs.collection<PollStateRecord>(pollStatesCollection);
-  const envs = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).find({ published: { $ne: null } });
+  const envs = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).find({
+    published: { $ne: null },
+  });
   for (const env of envs) {
     if (!env.published) continue;
     try {
@@ -101,7 +108,9 @@ export async function enqueueDuePolls(deps: {
 
 /** Enqueues the due polls of one environment, adding its polling triggers' keys to `live`. */
 async function enqueueEnvironmentPolls(
-  deps: Parameters<typeof enqueueDuePolls>[0], env: PublishedEnvironmentRecord, live: Set<string>,
+  deps: Parameters<typeof enqueueDuePolls>[0],
+  env: PublishedEnvironmentRecord,
+  live: Set<string>,
 ): Promise<string[]> {
   const now = deps.clock.now();
   const added: string[] = [];
@@ -112,7 +121,13 @@ async function enqueueEnvironmentPolls(
     const key = pollKey(env._id, trigger.workflow, trigger.id);
     live.add(key);
     if (!isDue((await states.findOne({ _id: key }))?.lastSlot, slot)) continue;
-    const job: PollJob = { agentId: env.agentId, environment: env.name, workflow: trigger.workflow, trigger: trigger.id, slot };
+    const job: PollJob = {
+      agentId: env.agentId,
+      environment: env.name,
+      workflow: trigger.workflow,
+      trigger: trigger.id,
+      slot,
+    };
     const jobId = `poll-${(await deps.ids.sha256Hex(key)).slice(0, 32)}-${slot}`;
     added.push(await deps.queue.add(POLL_QUEUE, 'poll', job, { jobId }));
   }

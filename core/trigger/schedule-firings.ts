@@ -23,13 +23,18 @@ const lookBackMs = 120_000;
 
 /** The latest run of `cron` in `timezone` at or before `now` and after `since`, or undefined. */
 export function dueRun(cron: string, timezone: string | undefined, since: Date, now: Date): Date | undefined {
-  const [previous] = new Cron(cron, { timezone: timezone ?? 'UTC', paused: true }).previousRuns(1, new Date(now.getTime() + 1));
+  const [previous] = new Cron(cron, { timezone: timezone ?? 'UTC', paused: true }).previousRuns(
+    1,
+    new Date(now.getTime() + 1),
+  );
   return previous && previous > since && previous <= now ? previous : undefined;
 }
 
 /** What the schedule sweep needs. */
 export type ScheduleSweepDeps = SessionStoreDeps & {
-  enqueueTurn(turnId: string): Promise<void>; builds: ReturnType<typeof publishedWorkflows>; log(line: string): void;
+  enqueueTurn(turnId: string): Promise<void>;
+  builds: ReturnType<typeof publishedWorkflows>;
+  log(line: string): void;
 };
 
 /**
@@ -42,7 +47,9 @@ export type ScheduleSweepDeps = SessionStoreDeps & {
 export async function fireDueSchedules(deps: ScheduleSweepDeps): Promise<string[]> {
   const now = deps.clock.now();
   const opened: string[] = [];
-  const envs = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).find({ published: { $ne: null } });
+  const envs = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments).find({
+    published: { $ne: null },
+  });
   for (const env of envs) {
     if (!env.published) continue;
     try {
@@ -56,12 +63,16 @@ export async function fireDueSchedules(deps: ScheduleSweepDeps): Promise<string[
 }
 
 async function fireEnvironmentSchedules(
-  deps: ScheduleSweepDeps, env: PublishedEnvironmentRecord, now: Date,
+  deps: ScheduleSweepDeps,
+  env: PublishedEnvironmentRecord,
+  now: Date,
 ): Promise<string[]> {
   const opened: string[] = [];
   const agent = await deps.builds.agentOf(env.published.buildId);
   const since = new Date(Math.max(now.getTime() - lookBackMs, new Date(env.published.publishedAt).getTime()));
-  for (const trigger of Object.values(agent.workflows).flatMap((w) => w.triggers).filter((t) => t.type === 'schedule')) {
+  for (
+    const trigger of Object.values(agent.workflows).flatMap((w) => w.triggers).filter((t) => t.type === 'schedule')
+  ) {
     let run: Date | undefined;
     try {
       run = dueRun(String(trigger.fields.cron), trigger.fields.timezone as string | undefined, since, now);
@@ -71,8 +82,14 @@ async function fireEnvironmentSchedules(
     if (!run) continue;
     const at = run.toISOString();
     const target: FiringTarget = {
-      orgId: env.orgId, agentId: env.agentId, environment: env.name, buildId: env.published.buildId,
-      commitId: env.published.commitId, workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'schedule' },
+      orgId: env.orgId,
+      agentId: env.agentId,
+      environment: env.name,
+      buildId: env.published.buildId,
+      commitId: env.published.commitId,
+      workflow: trigger.workflow,
+      state: trigger.state,
+      trigger: { id: trigger.id, type: 'schedule' },
     };
     const firing: Firing & { firingKey: string } = {
       payload: { scheduledAt: at, cron: trigger.fields.cron, timezone: trigger.fields.timezone ?? 'UTC' },

@@ -17,16 +17,22 @@ import { insertSession, insertTurn, sessionsOf, settleTurn, turnsOf } from '../s
 import type { WorkflowView } from '../session/workflow-view.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
-import { runKeyedFiring, type KeyedFiringJob } from './keyed-firings.ts';
+import { type KeyedFiringJob, runKeyedFiring } from './keyed-firings.ts';
 import { runWebhookJob, type WebhookJob } from './webhook-firings.ts';
 
 const agent = (session?: string): PublishedAgent => ({
-  agentPrompt: '', skills: {},
+  agentPrompt: '',
+  skills: {},
   workflows: {
     intake: {
-      slug: 'intake', definition: {} as never, hooks: {},
+      slug: 'intake',
+      definition: {} as never,
+      hooks: {},
       triggers: [{
-        id: 'hook', type: 'webhook', workflow: 'intake', state: 'triage',
+        id: 'hook',
+        type: 'webhook',
+        workflow: 'intake',
+        state: 'triage',
         fields: { connection: 'github', ...(session ? { session } : {}) },
       }],
     },
@@ -63,21 +69,38 @@ async function world(published: PublishedAgent) {
   let n = 0;
   const { docs, trap } = failingStore(createMemoryDocumentStore());
   await docs.collection(agentCollections.environments).insertOne({
-    _id: 'a1:main', agentId: 'a1', orgId: 'o1', name: 'main', published: { buildId: 'b1', commitId: 'c1' },
+    _id: 'a1:main',
+    agentId: 'a1',
+    orgId: 'o1',
+    name: 'main',
+    published: { buildId: 'b1', commitId: 'c1' },
   } as never);
   const queued: string[] = [];
   const deps = {
-    docs, objects: createMemoryObjectStore(), clock: { now: () => new Date('2026-11-26T09:00:00Z') },
+    docs,
+    objects: createMemoryObjectStore(),
+    clock: { now: () => new Date('2026-11-26T09:00:00Z') },
     ids: { ...cryptoIds, newId: () => `id${(n += 1)}` },
-    enqueueTurn: async (id: string) => { queued.push(id); }, log: () => undefined,
-    builds: { agentOf: async () => published, workflowOf: async () => { throw new Error('unused'); } },
+    enqueueTurn: async (id: string) => {
+      queued.push(id);
+    },
+    log: () => undefined,
+    builds: {
+      agentOf: async () => published,
+      workflowOf: async () => {
+        throw new Error('unused');
+      },
+    },
     queue: { add: async (_q: string, _n: string, _d: unknown, o?: { jobId?: string }) => o?.jobId ?? 'job' },
   };
   return { deps, queued, trap };
 }
 
 const job = (deliveryId: string, body: unknown = { action: 'opened' }): WebhookJob => ({
-  agentId: 'a1', environment: 'main', connection: 'github', deliveryId,
+  agentId: 'a1',
+  environment: 'main',
+  connection: 'github',
+  deliveryId,
   payload: { method: 'POST', contentType: 'application/json', userAgent: null, requestId: null, query: {}, body },
 });
 
@@ -127,8 +150,18 @@ describe('a completion job run twice', () => {
   it('opens one session per finished turn and trigger', async () => {
     const w = await world(agent());
     const fields = {
-      orgId: 'o1', agentId: 'a1', environment: 'main', workflow: 'report', buildId: 'b1', commitId: 'c1', state: 'wait',
-      variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [],
+      orgId: 'o1',
+      agentId: 'a1',
+      environment: 'main',
+      workflow: 'report',
+      buildId: 'b1',
+      commitId: 'c1',
+      state: 'wait',
+      variables: {},
+      lockedVariables: [],
+      trigger: 'manual',
+      depth: 0,
+      inheritedForbid: [],
     };
     const session = await insertSession(w.deps, fields);
     const turn = await insertTurn(w.deps, session, 'prompt', {}, 'running');
@@ -136,11 +169,14 @@ describe('a completion job run twice', () => {
     const ended = (await sessionsOf(w.deps).findOne({ _id: session._id }))!;
     const firing = completionFiring(ended, (await turnsOf(w.deps).findOne({ _id: turn._id }))!)!;
     const published = {
-      orgId: 'o1', buildId: 'b1', commitId: 'c1',
+      orgId: 'o1',
+      buildId: 'b1',
+      commitId: 'c1',
       targets: [{
         view: { slug: 'follow-up', disabled: false } as WorkflowView,
         triggers: [
-          { id: 'after', state: 'start', workflow: 'report' }, { id: 'audit', state: 'start', workflow: 'report' },
+          { id: 'after', state: 'start', workflow: 'report' },
+          { id: 'audit', state: 'start', workflow: 'report' },
         ],
       }],
     };
@@ -155,10 +191,16 @@ describe('a keyed firing (callback) whose process stopped between its claim and 
   it('is opened by the job run again, once', async () => {
     const w = await world(agent());
     const keyed: KeyedFiringJob = {
-      scope: 'callback:cb1', firingId: 'f-1',
+      scope: 'callback:cb1',
+      firingId: 'f-1',
       target: {
-        orgId: 'o1', agentId: 'a1', environment: 'main', buildId: 'b1', commitId: 'c1',
-        workflow: 'intake', state: 'triage',
+        orgId: 'o1',
+        agentId: 'a1',
+        environment: 'main',
+        buildId: 'b1',
+        commitId: 'c1',
+        workflow: 'intake',
+        state: 'triage',
         trigger: { id: 'pushed', type: 'callback' },
       },
       firing: { payload: { firingId: 'f-1' }, message: 'A callback fired.' },

@@ -14,7 +14,7 @@
 import type { JobQueue } from '../ports/job-queue.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { sessionKeyOf } from '../agent/session-key-expression.ts';
-import { openFiredSession, type Firing, type FiringDeps, type FiringTarget } from '../session/firings.ts';
+import { type Firing, type FiringDeps, type FiringTarget, openFiredSession } from '../session/firings.ts';
 import { settleDelivery } from '../session/delivery-claims.ts';
 import { TRIGGER_QUEUE } from './completion-firings.ts';
 import type { publishedWorkflows } from '../session/build-workflows.ts';
@@ -37,7 +37,11 @@ export interface WebhookPayload {
  * in `trigger_deliveries` (the connection's id), settled once the delivery has opened or reached its session.
  */
 export interface WebhookDelivery {
-  agentId: string; environment: string; connection: string; deliveryId: string; payload: WebhookPayload;
+  agentId: string;
+  environment: string;
+  connection: string;
+  deliveryId: string;
+  payload: WebhookPayload;
   claimScope?: string;
 }
 
@@ -51,13 +55,33 @@ export type WebhookFiringDeps = FiringDeps & { builds: ReturnType<typeof publish
  * @throws PlatformError `not_published` (nothing published), `trigger_not_found` (no webhook trigger names the
  *   connection), `connection_conflict` (more than one does; names the workflows and triggers)
  */
-export async function webhookTriggerOf(deps: Pick<WebhookFiringDeps, 'docs' | 'builds'>, ref: { agentId: string; environment: string; connection: string }, outcome: string): Promise<{ env: PublishedEnvironmentRecord; trigger: TriggerDeclaration }> {
+export async function webhookTriggerOf(
+  deps: Pick<WebhookFiringDeps, 'docs' | 'builds'>,
+  ref: { agentId: string; environment: string; connection: string },
+  outcome: string,
+): Promise<{ env: PublishedEnvironmentRecord; trigger: TriggerDeclaration }> {
   const published = await publishedEnvironment(deps, ref.agentId, ref.environment);
-  if (!published) throw new PlatformError('not_published', `Environment "${ref.environment}" has nothing published; ${outcome}.`);
+  if (!published) {
+    throw new PlatformError('not_published', `Environment "${ref.environment}" has nothing published; ${outcome}.`);
+  }
   const { env, agent } = published;
-  const triggers = Object.values(agent.workflows).flatMap((w) => w.triggers).filter((t) => t.type === 'webhook' && t.fields.connection === ref.connection);
-  if (triggers.length === 0) throw new PlatformError('trigger_not_found', `No webhook trigger of the published build names connection "${ref.connection}"; ${outcome}.`);
-  if (triggers.length > 1) throw new PlatformError('connection_conflict', `Connection "${ref.connection}" is named by webhook triggers of ${triggers.map((t) => `${t.workflow} (${t.id})`).join(' and ')}; keep one.`);
+  const triggers = Object.values(agent.workflows).flatMap((w) => w.triggers).filter((t) =>
+    t.type === 'webhook' && t.fields.connection === ref.connection
+  );
+  if (triggers.length === 0) {
+    throw new PlatformError(
+      'trigger_not_found',
+      `No webhook trigger of the published build names connection "${ref.connection}"; ${outcome}.`,
+    );
+  }
+  if (triggers.length > 1) {
+    throw new PlatformError(
+      'connection_conflict',
+      `Connection "${ref.connection}" is named by webhook triggers of ${
+        triggers.map((t) => `${t.workflow} (${t.id})`).join(' and ')
+      }; keep one.`,
+    );
+  }
   return { env, trigger: triggers[0] };
 }
 
@@ -67,18 +91,28 @@ export async function webhookTriggerOf(deps: Pick<WebhookFiringDeps, 'docs' | 'b
  * @throws PlatformError `not_published`, `trigger_not_found`, `connection_conflict` (see {@link runWebhookFiring}),
  *   `invalid_session_key_expression` (a build published before the expression was checked)
  */
-export async function webhookFiringOf(deps: WebhookFiringDeps, delivery: WebhookDelivery): Promise<{ target: FiringTarget; firing: Firing }> {
+export async function webhookFiringOf(
+  deps: WebhookFiringDeps,
+  delivery: WebhookDelivery,
+): Promise<{ target: FiringTarget; firing: Firing }> {
   const { env, trigger } = await webhookTriggerOf(deps, delivery, `delivery ${delivery.deliveryId} opened no session`);
   const target: FiringTarget = {
-    orgId: env.orgId, agentId: delivery.agentId, environment: delivery.environment, buildId: env.published.buildId, commitId: env.published.commitId,
-    workflow: trigger.workflow, state: trigger.state, trigger: { id: trigger.id, type: 'webhook' },
+    orgId: env.orgId,
+    agentId: delivery.agentId,
+    environment: delivery.environment,
+    buildId: env.published.buildId,
+    commitId: env.published.commitId,
+    workflow: trigger.workflow,
+    state: trigger.state,
+    trigger: { id: trigger.id, type: 'webhook' },
   };
   const payload = { deliveryId: delivery.deliveryId, ...delivery.payload };
   const sessionKey = webhookSessionKeyOf(trigger, delivery);
   return {
     target,
     firing: {
-      payload, sessionKey,
+      payload,
+      sessionKey,
       message: `A webhook delivery (${delivery.deliveryId}) arrived; it is in the variable "trigger".`,
       firingKey: JSON.stringify(['webhook', ...webhookIdentity(delivery)]),
     },
@@ -91,7 +125,8 @@ export async function webhookFiringOf(deps: WebhookFiringDeps, delivery: Webhook
  * @throws PlatformError `invalid_session_key_expression` (a build published before the expression was checked)
  */
 export function webhookSessionKeyOf(
-  trigger: TriggerDeclaration, delivery: Pick<WebhookDelivery, 'deliveryId' | 'payload'>,
+  trigger: TriggerDeclaration,
+  delivery: Pick<WebhookDelivery, 'deliveryId' | 'payload'>,
 ): string | undefined {
   const expression = typeof trigger.fields.session === 'string' ? trigger.fields.session : undefined;
   const firing = { id: trigger.id, type: 'webhook', deliveryId: delivery.deliveryId, ...delivery.payload };
@@ -99,15 +134,17 @@ export function webhookSessionKeyOf(
 }
 
 /** What identifies a delivery among all firings: agent, environment, connection and delivery id. */
-const webhookIdentity = (d: Pick<WebhookDelivery, 'agentId' | 'environment' | 'connection' | 'deliveryId'>) =>
-  [d.agentId, d.environment, d.connection, d.deliveryId];
+const webhookIdentity = (
+  d: Pick<WebhookDelivery, 'agentId' | 'environment' | 'connection' | 'deliveryId'>,
+) => [d.agentId, d.environment, d.connection, d.deliveryId];
 
 /**
  * The job id of a delivery's `webhook` job: `webhook-<SHA-256 of agent, environment, connection, delivery id>`, so
  * the endpoint's add and the resume sweep's add of one delivery are one job (BullMQ refuses `:` in job ids).
  */
 export async function webhookJobIdOf(
-  ids: Pick<FiringDeps['ids'], 'sha256Hex'>, delivery: WebhookDelivery,
+  ids: Pick<FiringDeps['ids'], 'sha256Hex'>,
+  delivery: WebhookDelivery,
 ): Promise<string> {
   return `webhook-${await ids.sha256Hex(JSON.stringify(webhookIdentity(delivery)))}`;
 }
@@ -134,7 +171,9 @@ export const WEBHOOK_BUSY_ATTEMPTS = 10;
 export const webhookRetryDelayMs = (attempt: number): number => Math.min(5_000 * 2 ** (attempt - 1), 300_000);
 
 /** A `webhook` job of the trigger queue: the delivery and which try this is (absent: the first). */
-export interface WebhookJob extends WebhookDelivery { attempt?: number }
+export interface WebhookJob extends WebhookDelivery {
+  attempt?: number;
+}
 
 /** How a webhook job ended: the session it opened or joined, queued again, or dropped after the last try. */
 export type WebhookJobOutcome =
@@ -162,8 +201,10 @@ export async function runWebhookJob(
   const settle = async () => {
     if (delivery.claimScope === undefined) return;
     await settleDelivery(deps, delivery.claimScope, delivery.deliveryId).catch((error: Error) => {
-      deps.log(`webhook delivery ${delivery.deliveryId} opened its session; its claim is left to the resume sweep `
-        + `(${error.message})`);
+      deps.log(
+        `webhook delivery ${delivery.deliveryId} opened its session; its claim is left to the resume sweep ` +
+          `(${error.message})`,
+      );
     });
   };
   try {
@@ -174,8 +215,13 @@ export async function runWebhookJob(
     if (!isPlatformError(error, 'session_busy')) throw error;
   }
   return retryBusyFiring(deps, {
-    name: 'webhook', data: delivery, identity: webhookIdentity(delivery),
-    attempt, what: `webhook delivery ${delivery.deliveryId}`, target, sessionKey: firing.sessionKey,
+    name: 'webhook',
+    data: delivery,
+    identity: webhookIdentity(delivery),
+    attempt,
+    what: `webhook delivery ${delivery.deliveryId}`,
+    target,
+    sessionKey: firing.sessionKey,
   });
 }
 
@@ -187,15 +233,30 @@ export async function runWebhookJob(
  */
 export async function retryBusyFiring(
   deps: { ids: Pick<FiringDeps['ids'], 'sha256Hex'>; queue: Pick<JobQueue, 'add'>; log(line: string): void },
-  busy: { name: string; data: object; identity: unknown; attempt: number; what: string; target: FiringTarget; sessionKey?: string },
+  busy: {
+    name: string;
+    data: object;
+    identity: unknown;
+    attempt: number;
+    what: string;
+    target: FiringTarget;
+    sessionKey?: string;
+  },
 ): Promise<{ outcome: 'retrying'; attempt: number; delayMs: number } | { outcome: 'dropped' }> {
   const { target, attempt } = busy;
   if (attempt >= WEBHOOK_BUSY_ATTEMPTS) {
-    deps.log(`dropped ${busy.what} of trigger "${target.trigger.id}" (workflow "${target.workflow}", environment "${target.environment}"): the session of key ${JSON.stringify(busy.sessionKey)} stayed busy through ${WEBHOOK_BUSY_ATTEMPTS} tries`);
+    deps.log(
+      `dropped ${busy.what} of trigger "${target.trigger.id}" (workflow ` +
+        `"${target.workflow}", environment "${target.environment}"): the ` +
+        `session of key ${JSON.stringify(busy.sessionKey)} ` + `stayed busy through ${WEBHOOK_BUSY_ATTEMPTS} tries`,
+    );
     return { outcome: 'dropped' };
   }
   const delayMs = webhookRetryDelayMs(attempt);
   const digest = await deps.ids.sha256Hex(JSON.stringify(busy.identity));
-  await deps.queue.add(TRIGGER_QUEUE, busy.name, { ...busy.data, attempt: attempt + 1 }, { jobId: `${busy.name}-${digest}-try-${attempt + 1}`, delayMs });
+  await deps.queue.add(TRIGGER_QUEUE, busy.name, { ...busy.data, attempt: attempt + 1 }, {
+    jobId: `${busy.name}-${digest}-try-${attempt + 1}`,
+    delayMs,
+  });
   return { outcome: 'retrying', attempt: attempt + 1, delayMs };
 }

@@ -9,8 +9,16 @@
  * Source: spec/semantic-query-service.md § What the service does (3), § Query validation.
  */
 import {
-  DuckDBArrayType, DuckDBInstance, DuckDBListType, DuckDBMapType, DuckDBStructType, DuckDBTypeId, DuckDBUnionType,
-  VARCHAR, type DuckDBConnection, type DuckDBType,
+  DuckDBArrayType,
+  type DuckDBConnection,
+  DuckDBInstance,
+  DuckDBListType,
+  DuckDBMapType,
+  DuckDBStructType,
+  type DuckDBType,
+  DuckDBTypeId,
+  DuckDBUnionType,
+  VARCHAR,
 } from '@duckdb/node-api';
 import type { Logger } from '../../ports/logger.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
@@ -39,7 +47,10 @@ export interface ScopeTablesRequest {
  * Source: spec/semantic-query-service.md § What the service does
  */
 export async function writeScopeTables(
-  file: string, request: ScopeTablesRequest, timeoutMs: number, logger: Logger,
+  file: string,
+  request: ScopeTablesRequest,
+  timeoutMs: number,
+  logger: Logger,
 ): Promise<void> {
   const instance = await DuckDBInstance.create(file, {
     threads: '2',
@@ -105,12 +116,19 @@ async function createTable(connection: DuckDBConnection, view: ScopedView): Prom
 /** True when `type` is an ENUM or holds one at any depth. */
 function hasEnum(type: DuckDBType): boolean {
   switch (type.typeId) {
-    case DuckDBTypeId.ENUM: return true;
-    case DuckDBTypeId.LIST: case DuckDBTypeId.ARRAY: return hasEnum(type.valueType);
-    case DuckDBTypeId.MAP: return hasEnum(type.keyType) || hasEnum(type.valueType);
-    case DuckDBTypeId.STRUCT: return type.entryTypes.some(hasEnum);
-    case DuckDBTypeId.UNION: return type.memberTypes.some(hasEnum);
-    default: return false;
+    case DuckDBTypeId.ENUM:
+      return true;
+    case DuckDBTypeId.LIST:
+    case DuckDBTypeId.ARRAY:
+      return hasEnum(type.valueType);
+    case DuckDBTypeId.MAP:
+      return hasEnum(type.keyType) || hasEnum(type.valueType);
+    case DuckDBTypeId.STRUCT:
+      return type.entryTypes.some(hasEnum);
+    case DuckDBTypeId.UNION:
+      return type.memberTypes.some(hasEnum);
+    default:
+      return false;
   }
 }
 
@@ -122,12 +140,18 @@ function hasEnum(type: DuckDBType): boolean {
 export function withoutEnums(type: DuckDBType): DuckDBType {
   if (!hasEnum(type)) return type;
   switch (type.typeId) {
-    case DuckDBTypeId.LIST: return new DuckDBListType(withoutEnums(type.valueType));
-    case DuckDBTypeId.ARRAY: return new DuckDBArrayType(withoutEnums(type.valueType), type.length);
-    case DuckDBTypeId.MAP: return new DuckDBMapType(withoutEnums(type.keyType), withoutEnums(type.valueType));
-    case DuckDBTypeId.STRUCT: return new DuckDBStructType(type.entryNames, type.entryTypes.map(withoutEnums));
-    case DuckDBTypeId.UNION: return new DuckDBUnionType(type.memberTags, type.memberTypes.map(withoutEnums));
-    default: return VARCHAR;
+    case DuckDBTypeId.LIST:
+      return new DuckDBListType(withoutEnums(type.valueType));
+    case DuckDBTypeId.ARRAY:
+      return new DuckDBArrayType(withoutEnums(type.valueType), type.length);
+    case DuckDBTypeId.MAP:
+      return new DuckDBMapType(withoutEnums(type.keyType), withoutEnums(type.valueType));
+    case DuckDBTypeId.STRUCT:
+      return new DuckDBStructType(type.entryNames, type.entryTypes.map(withoutEnums));
+    case DuckDBTypeId.UNION:
+      return new DuckDBUnionType(type.memberTags, type.memberTypes.map(withoutEnums));
+    default:
+      return VARCHAR;
   }
 }
 
@@ -137,7 +161,11 @@ export function withoutEnums(type: DuckDBType): DuckDBType {
  * cast error quotes the value), so it goes to the service log only.
  */
 function refusal(
-  logger: Logger, request: ScopeTablesRequest, dataset: string, error: unknown, timeoutMs?: number,
+  logger: Logger,
+  request: ScopeTablesRequest,
+  dataset: string,
+  error: unknown,
+  timeoutMs?: number,
 ): PlatformError {
   const message = engineMessage(error);
   const { dataKey, scope } = request;
@@ -147,8 +175,8 @@ function refusal(
     : `within ${timeoutMs / 1000} s, the limit of a view build`;
   return new PlatformError(
     'view_materialisation_failed',
-    `Dataset "${dataset}" could not be materialised from its view_query ${what}. `
-      + "The model's view_query needs a fix by its modeller (request_improvement can say so).",
+    `Dataset "${dataset}" could not be materialised from its view_query ${what}. ` +
+      "The model's view_query needs a fix by its modeller (request_improvement can say so).",
     { status: 422, cause: error },
   );
 }

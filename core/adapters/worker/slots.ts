@@ -51,9 +51,18 @@ export class WorkerSlots {
    * Runs `start` in a slot of the run's kind, releasing it when `start` settles. A run cancelled while it waited
    * ends `signalled` without starting.
    */
-  async runInSlot(run: { kind: WorkerKind; signal?: AbortSignal }, start: () => Promise<WorkerOutcome>): Promise<WorkerOutcome> {
+  async runInSlot(
+    run: { kind: WorkerKind; signal?: AbortSignal },
+    start: () => Promise<WorkerOutcome>,
+  ): Promise<WorkerOutcome> {
     const release = await this.acquire(run.kind, run.signal);
-    if (!release) return { ended: 'failed', reason: 'signalled', message: `the ${run.kind} run was cancelled before its worker started` };
+    if (!release) {
+      return {
+        ended: 'failed',
+        reason: 'signalled',
+        message: `the ${run.kind} run was cancelled before its worker started`,
+      };
+    }
     try {
       return await start();
     } finally {
