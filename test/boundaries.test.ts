@@ -255,3 +255,15 @@ describe('docs/architecture.md (its § Keeping this page true)', () => {
     expect(citing.map((f) => relative(root, f))).toEqual([]);
   });
 });
+
+describe('conventions (docs/architecture.md § Conventions)', () => {
+  it('keeps every line of core/ within 120 characters (scripts/format formats core/; test data aside)', () => {
+    const pending = /^core\/(adapters\/sqlite\/|adapters\/rate-limit\/|session\/delivery-claims)/; // PENDING-FORMAT
+    const coreFiles = files.filter((f) => relative(root, f).startsWith('core/') && !f.includes('/testdata/')
+      && !pending.test(relative(root, f)));
+    const long = coreFiles.flatMap((f) => readFileSync(f, 'utf8').split('\n')
+      .flatMap((line, i) => (line.length > 120 ? [`${relative(root, f)}:${i + 1} (${line.length})`] : [])));
+    expect(coreFiles.length).toBeGreaterThan(400);
+    expect(long).toEqual([]);
+  });
+});
