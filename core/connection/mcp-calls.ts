@@ -168,7 +168,7 @@ async function resultOf(
   const stored = await sessionsOf(deps).findOne({ _id: sessionId });
   const session = stored && settledSession(stored, settledTurn);
   const settled = settledTurn !== null;
-  const thread = await readThread(deps, sessionId);
+  const thread = stored ? await readThread(deps, stored) : [];
   const assistant = thread.map((m) => m.message).filter((m) => m.role === 'assistant');
   const lastText = [...assistant].reverse().find((m) => m.content.trim().length > 0)?.content;
   const status = settled && session ? session.status : 'running';

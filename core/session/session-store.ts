@@ -215,9 +215,15 @@ export async function loadTurnRecords(
   return { turn, session };
 }
 
-/** The checkpoint thread of a session, oldest first. */
-export async function readThread(deps: Pick<SessionStoreDeps, 'docs'>, sessionId: string): Promise<MessageRecord[]> {
-  return messagesOf(deps).find({ sessionId }, { sort: { seq: 1 } });
+/**
+ * The checkpoint thread of a session, oldest first: its committed messages (numbered below its `messageCount`; a
+ * message a dead process left after that count is not part of it).
+ */
+export async function readThread(
+  deps: Pick<SessionStoreDeps, 'docs'>,
+  session: Pick<SessionRecord, '_id' | 'messageCount'>,
+): Promise<MessageRecord[]> {
+  return messagesOf(deps).find({ sessionId: session._id, seq: { $lt: session.messageCount } }, { sort: { seq: 1 } });
 }
 
 /**
@@ -248,19 +254,19 @@ export async function applyCheckpoint(
   if (fence && (session.status !== 'running' || session.lease !== fence.lease)) throw notRunning();
   const now = deps.clock.now();
   const messages: ModelMessage[] = patch.messages ?? [];
-  for (const [offset, message] of messages.entries()) {
-    const seq = session.messageCount + offset;
-    await messagesOf(deps).insertOne({
-      _id: `${session._id}:${seq}`,
-      schemaVersion: sessionSchemaVersion,
-      sessionId: session._id,
-      seq,
-      turnId: turn._id,
-      state: patch.state ?? session.state,
-      message,
-      at: now,
-    });
-  }
+  const records = messages.map((message, offset): MessageRecord => ({
+    _id: `${session._id}:${session.messageCount + offset}`,
+    schemaVersion: sessionSchemaVersion,
+    sessionId: session._id,
+    seq: session.messageCount + offset,
+    turnId: turn._id,
+    state: patch.state ?? session.state,
+    message,
+    at: now,
+  }));
+  // A process that dies before the session's write below leaves these messages uncommitted (numbered from the
+  // count it did not write): readers take only messages below `messageCount` (readThread), and the turn fails stale.
+  for (const record of records) await messagesOf(deps).insertOne(record);
   const set: Record<string, unknown> = { updatedAt: now, messageCount: session.messageCount + messages.length };
   if (patch.state !== undefined) set.state = patch.state;
   if (patch.trail) set.trail = [...session.trail, { ...patch.trail, at: now }];

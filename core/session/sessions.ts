@@ -360,7 +360,7 @@ export async function listSessions(
 export async function showSession(deps: SessionDeps, caller: SessionCaller, sessionId: string) {
   const session = await loadSession(deps, caller, sessionId, 'reader');
   const [thread, turns, children] = await Promise.all([
-    readThread(deps, session._id),
+    readThread(deps, session),
     turnsOf(deps).find({ sessionId: session._id }, { sort: { queuedAt: 1 } }),
     sessionsOf(deps).find({ parentId: session._id }, { sort: { createdAt: 1 } }),
   ]);

@@ -103,7 +103,7 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
     async loadTurn(turnId): Promise<TurnContext> {
       const { turn, session } = await records(turnId);
       const workflow = await deps.workflowOf(session.buildId, session.workflow);
-      const thread = await readThread(deps, session._id);
+      const thread = await readThread(deps, session);
       return {
         turnId,
         kind: turn.kind,

@@ -143,6 +143,56 @@ describe('cancel and claim are exclusive', () => {
   });
 });
 
+/** A process that dies after its `writes`-th write: every later write of it fails (a DocumentStore wrapper). */
+function dyingAfter(docs: DocumentStore, writes: number): DocumentStore {
+  let done = 0;
+  const writing = new Set(['insertOne', 'updateOne', 'deleteOne', 'deleteMany']);
+  return {
+    collection: (name) =>
+      new Proxy(docs.collection(name), {
+        get: (inner, key: string) => async (...args: unknown[]) => {
+          if (writing.has(key) && (done += 1) > writes) throw new Error('the process died');
+          return (inner as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[key](...args);
+        },
+      }),
+    close: () => docs.close(),
+  };
+}
+
+describe('a checkpoint killed between its writes', () => {
+  for (const writes of [1, 2]) {
+    it(
+      `dies after ${writes} of its 2 messages, before the session's write: no reader sees them; the turn fails stale`,
+      async () => {
+        const t = setup();
+        const { session, turn } = await t.session();
+        const claimed = (await claimTurn(t.store, turn._id, 'dispatcher-1'))!;
+        const fence = { runner: 'dispatcher-1', lease: claimed.lease! };
+        const first = { role: 'assistant' as const, content: 'Committed.' };
+        await applyCheckpoint(t.store, claimed, { messages: [first] }, fence);
+        const step = [{ role: 'assistant' as const, content: 'Lost 1.' }, {
+          role: 'user' as const,
+          content: 'Lost 2.',
+        }];
+        const dying = { ...t.store, docs: dyingAfter(t.docs, writes) };
+        await expect(applyCheckpoint(dying, claimed, { state: 'other', messages: step }, fence)).rejects.toThrow(
+          'the process died',
+        );
+        const stored = await t.docs.collection(sessionCollections.messages).find({ sessionId: session._id });
+        expect(stored).toHaveLength(1 + writes);
+        const left = (await sessionsOf(t.store).findOne({ _id: session._id }))!;
+        expect(left).toMatchObject({ status: 'running', state: 'answer', messageCount: 1 });
+        expect((await readThread(t.store, left)).map((m) => m.message)).toEqual([first]);
+        t.advance(61_000);
+        expect(await failStaleTurns(t.store)).toEqual([turn._id]);
+        const ended = (await sessionsOf(t.store).findOne({ _id: session._id }))!;
+        expect(ended).toMatchObject({ status: 'failed', messageCount: 1 });
+        expect((await readThread(t.store, ended)).map((m) => m.message)).toEqual([first]);
+      },
+    );
+  }
+});
+
 describe("a turn's writes are fenced by its runner and lease", () => {
   it('a checkpoint whose turn was failed as stale after it was read writes nothing to the session', async () => {
     const t = setup();
@@ -159,7 +209,7 @@ describe("a turn's writes are fenced by its runner and lease", () => {
     const after = await sessionsOf(t.store).findOne({ _id: session._id });
     expect(after).toMatchObject({ status: 'failed', state: 'answer', messageCount: 0 });
     expect(after!.trail).toHaveLength(1);
-    expect(await readThread(t.store, session._id)).toEqual([]);
+    expect(await readThread(t.store, session)).toEqual([]);
   });
 
   it('a settle or checkpoint under another lease or runner writes nothing', async () => {
