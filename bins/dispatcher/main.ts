@@ -24,7 +24,7 @@ import { isCompiledExecutable } from '../../core/adapters/runtime/app-directory.
 import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/worker/index.ts';
 import { createRemoteWorkerLauncher } from '../../core/adapters/worker-host/index.ts';
 import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../../core/trigger/completion-firings.ts';
-import { enqueueTurnJob, TURN_QUEUE } from '../../core/session/turn-jobs.ts';
+import { enqueueTurnJob, ensureTurnJob, TURN_QUEUE } from '../../core/session/turn-jobs.ts';
 import { runWebhookJob, type WebhookJob } from '../../core/trigger/webhook-firings.ts';
 import { fireDueSchedules, SCHEDULE_SWEEP_INTERVAL_MS } from '../../core/trigger/schedule-firings.ts';
 import { enqueueDuePolls, POLL_QUEUE, POLL_SWEEP_INTERVAL_MS, type PollJob } from '../../core/trigger/poll-sweep.ts';
@@ -49,7 +49,6 @@ import { ensureDeliveryIndexes, resumePendingFirings } from '../../core/session/
 import { openFiredSession } from '../../core/session/firings.ts';
 import { queueStoreStart, settleLostJobs } from './settle-lost-jobs.ts';
 import { sweepTurns } from './turn-sweep.ts';
-import { ensureTurnJob } from '../../core/session/turn-jobs.ts';
 import { failedJobQueueOptions, startRetention } from './retention-sweep.ts';
 import { createStoreClock } from '../../core/adapters/redis/index.ts';
 import { stopWork } from './stop-work.ts';

@@ -21,8 +21,7 @@ import {
 } from '../session/chat-views.ts';
 import { type MessageRecord, sessionCollections, type SessionRecord } from '../session/model.ts';
 import { type AguiThreadRecord, aguiThreadsCollection, triggersNaming } from '../connection/agui-runs.ts';
-import type { PublishedEnvironmentDeps } from '../session/published-environment.ts';
-import { publishedEnvironment } from '../session/published-environment.ts';
+import { publishedEnvironment, type PublishedEnvironmentDeps } from '../session/published-environment.ts';
 
 /** What the chat use cases read: the document store and the build cache. */
 export type ChatDeps = PublishedEnvironmentDeps;
