@@ -69,17 +69,17 @@ describe('the agent resolver', () => {
   it("finds an agent by id or by slug, only among the caller's organizations", async () => {
     expect((await resolveAgent(deps, ada, 'design-desk'))._id).toBe('agent-ada-desk');
     expect((await resolveAgent(deps, bob, 'design-desk'))._id).toBe('agent-bob-desk');
-    expect((await loadAgent(deps, ada, 'agent-ada-desk', 'maintainer'))._id).toBe('agent-ada-desk');
-    expect((await loadAgent(deps, ada, 'report', 'reader', { orgId: orgs.labs }))._id).toBe('agent-ada-report-2');
+    expect((await loadAgent(deps, ada, 'agent-ada-desk', { role: 'maintainer' }))._id).toBe('agent-ada-desk');
+    expect((await loadAgent(deps, ada, 'report', { role: 'reader', orgId: orgs.labs }))._id).toBe('agent-ada-report-2');
   });
 
   it("answers another tenant's agent 404 naming nothing of it, by id, by slug or with its organization", async () => {
     for (
       const attempt of [
-        loadAgent(deps, bob, 'agent-ada-desk', 'reader'),
-        loadAgent(deps, bob, 'report', 'reader'),
-        loadAgent(deps, bob, 'agent-ada-desk', 'reader', { orgId: orgs.acme }),
-        loadAgent(deps, ada, 'agent-bob-desk', 'reader'),
+        loadAgent(deps, bob, 'agent-ada-desk', { role: 'reader' }),
+        loadAgent(deps, bob, 'report', { role: 'reader' }),
+        loadAgent(deps, bob, 'agent-ada-desk', { role: 'reader', orgId: orgs.acme }),
+        loadAgent(deps, ada, 'agent-bob-desk', { role: 'reader' }),
       ]
     ) {
       const { code, message } = await refusal(attempt);
@@ -102,15 +102,17 @@ describe('the agent resolver', () => {
   );
 
   it('hides an agent from a member holding no role on it (404), and refuses a lower role (403)', async () => {
-    expect((await refusal(loadAgent(deps, cy, 'agent-ada-desk', 'reader'))).code).toBe('agent_not_found 404');
+    expect((await refusal(loadAgent(deps, cy, 'agent-ada-desk', { role: 'reader' }))).code).toBe('agent_not_found 404');
     const readers = await createGroup(deps, orgs.acme, {
       name: 'Readers',
       agentRoles: [{ agent: 'agent-ada-desk', role: 'reader' }],
     });
     await addMember(deps, orgs.acme, { subject: 'sub-dee', email: 'dee@example.com' }, [readers._id]);
     const dee = { subject: 'sub-dee', email: 'dee@example.com' };
-    expect((await loadAgent(deps, dee, 'design-desk', 'reader'))._id).toBe('agent-ada-desk');
-    expect((await refusal(loadAgent(deps, dee, 'design-desk', 'maintainer'))).code).toBe('agent_role_required 403');
-    expect((await refusal(loadAgent(deps, dee, 'report', 'reader'))).code).toBe('agent_not_found 404');
+    expect((await loadAgent(deps, dee, 'design-desk', { role: 'reader' }))._id).toBe('agent-ada-desk');
+    expect((await refusal(loadAgent(deps, dee, 'design-desk', { role: 'maintainer' }))).code).toBe(
+      'agent_role_required 403',
+    );
+    expect((await refusal(loadAgent(deps, dee, 'report', { role: 'reader' }))).code).toBe('agent_not_found 404');
   });
 });

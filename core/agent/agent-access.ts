@@ -62,6 +62,12 @@ export async function resolveAgent(
   throw agentNotFound();
 }
 
+/** The role {@link loadAgent} requires on the agent, and where it looks. */
+export interface AgentAccess extends AgentLookup {
+  /** The least role the caller must hold on the agent (reader < user < maintainer < administrator). */
+  role: AgentRoleName;
+}
+
 /**
  * The agent `ref` names (id or slug, as {@link resolveAgent}) after checking the caller holds at least `role` on it.
  * A member holding no role at all on the agent does not see it (404, as a non-member).
@@ -72,8 +78,7 @@ export async function loadAgent(
   deps: Pick<AgentDeps, 'docs' | 'authority'>,
   caller: AgentCaller,
   ref: string,
-  role: AgentRoleName,
-  lookup: AgentLookup = {},
+  { role, ...lookup }: AgentAccess,
 ): Promise<AgentRecord> {
   const agent = await resolveAgent(deps, caller, ref, lookup);
   try {

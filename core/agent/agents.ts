@@ -40,6 +40,16 @@ export function describeAgent(files: AgentFile[], slug: string): { name: string;
   return { name, description };
 }
 
+/** The agent {@link createAgent} creates. */
+export interface AgentCreation {
+  /** The organization it is created in. */
+  orgId: string;
+  /** Its slug (unique in the organization; a bad one is refused). */
+  slug: string;
+  /** Its name (trimmed, at most 100 characters). Default: the template's. */
+  name?: string;
+}
+
 /**
  * Creates agent `slug` in organization `orgId`, seeded from `deps.template()` as the first commit of its
  * `main` environment's draft (nothing published yet). Its name is `name` when given (trimmed, at most 100
@@ -51,9 +61,7 @@ export function describeAgent(files: AgentFile[], slug: string): { name: string;
 export async function createAgent(
   deps: AgentDeps,
   caller: AgentCaller,
-  orgId: string,
-  slug: string,
-  name?: string,
+  { orgId, slug, name }: AgentCreation,
 ): Promise<AgentRecord> {
   await deps.authority.requireCreate(caller, orgId);
   checkAgentSlug(slug);
@@ -85,10 +93,14 @@ export async function createAgent(
       deps,
       agent._id,
       () =>
-        commitDraft(deps, caller, agent, defaultEnvironment, {
-          files,
-          replace: true,
-          message: 'Create the agent from the template',
+        commitDraft(deps, caller, {
+          agent,
+          envName: defaultEnvironment,
+          change: {
+            files,
+            replace: true,
+            message: 'Create the agent from the template',
+          },
         }),
     );
   } catch (error) {
@@ -124,7 +136,7 @@ export async function getAgent(
   caller: AgentCaller,
   agentId: string,
 ): Promise<{ agent: AgentRecord; environments: EnvironmentRecord[] }> {
-  const agent = await loadAgent(deps, caller, agentId, 'reader');
+  const agent = await loadAgent(deps, caller, agentId, { role: 'reader' });
   const environments = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments)
     .find({ agentId: agent._id }, { sort: { name: 1 } });
   return { agent, environments };

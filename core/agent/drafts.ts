@@ -134,6 +134,16 @@ export function decodeFiles(files: Map<string, Uint8Array>): AgentFile[] {
   return [...files].map(([path, bytes]) => ({ path, text: decoder.decode(bytes) }));
 }
 
+/** Where {@link commitDraft} commits, and what. */
+export interface DraftCommit {
+  /** The agent (its lock held by the caller). */
+  agent: AgentRecord;
+  /** The environment's name (created, unpublished, when missing). */
+  envName: string;
+  /** The files to write or remove. */
+  change: DraftChange;
+}
+
 /**
  * Commits `change` on the environment's branch and records the new draft head (creating the environment,
  * unpublished, when it does not exist). The caller holds the agent's lock.
@@ -141,9 +151,7 @@ export function decodeFiles(files: Map<string, Uint8Array>): AgentFile[] {
 export async function commitDraft(
   deps: AgentDeps,
   caller: AgentCaller,
-  agent: AgentRecord,
-  envName: string,
-  change: DraftChange,
+  { agent, envName, change }: DraftCommit,
 ): Promise<EnvironmentRecord> {
   checkEnvironmentName(envName);
   const deletes = change.deletes ?? [];
@@ -192,7 +200,17 @@ export async function readEnvironment(
   agentId: string,
   name: string,
 ): Promise<EnvironmentView> {
-  return environmentView(await loadEnvironment(deps, await loadAgent(deps, caller, agentId, 'reader'), name));
+  return environmentView(await loadEnvironment(deps, await loadAgent(deps, caller, agentId, { role: 'reader' }), name));
+}
+
+/** Where {@link saveDraft} saves, and what. */
+export interface DraftSave {
+  /** The agent's id or slug. */
+  agentId: string;
+  /** The environment's name (created by its first save). */
+  envName: string;
+  /** The files to write or remove. */
+  change: DraftChange;
 }
 
 /**
@@ -205,10 +223,10 @@ export async function readEnvironment(
 export async function saveDraft(
   deps: AgentDeps,
   caller: AgentCaller,
-  agentId: string,
-  envName: string,
-  change: DraftChange,
+  { agentId, envName, change }: DraftSave,
 ): Promise<EnvironmentView> {
-  const agent = await loadAgent(deps, caller, agentId, 'maintainer');
-  return environmentView(await withAgentLock(deps, agent._id, () => commitDraft(deps, caller, agent, envName, change)));
+  const agent = await loadAgent(deps, caller, agentId, { role: 'maintainer' });
+  return environmentView(
+    await withAgentLock(deps, agent._id, () => commitDraft(deps, caller, { agent, envName, change })),
+  );
 }

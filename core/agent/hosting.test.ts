@@ -104,7 +104,7 @@ describe.each(fixtures)('hosted agents on %s', (_name, make) => {
 
   it('creates an agent from the built-in template (which validates) on main, nothing published', async () => {
     expect(validateAgentRepository(builtinTemplate()).ok).toBe(true);
-    const agent = await createAgent(deps, owner, orgId, 'analyst');
+    const agent = await createAgent(deps, owner, { orgId, slug: 'analyst' });
     expect(agent).toMatchObject({ orgId, slug: 'analyst', name: 'New agent' });
     const { environments } = await getAgent(deps, owner, agent._id);
     expect(environments.map((e) => [e.name, e.published])).toEqual([['main', null]]);
@@ -113,16 +113,20 @@ describe.each(fixtures)('hosted agents on %s', (_name, make) => {
       'workflows/chat/workflow.yaml',
     ]);
     expect((await listAgents(deps, owner, orgId)).map((a) => a.slug)).toEqual(['analyst']);
-    expect(await codeOf(createAgent(deps, owner, orgId, 'analyst'))).toBe('agent_exists 409');
+    expect(await codeOf(createAgent(deps, owner, { orgId, slug: 'analyst' }))).toBe('agent_exists 409');
     expect(readdirSync(join(dir, 'scratch'))).toEqual([]);
   });
 
   it('refuses an invalid publish with located problems and leaves the published pointer unchanged', async () => {
-    const agent = await createAgent(deps, owner, orgId, 'analyst');
-    await saveDraft(deps, owner, agent._id, 'main', { files: demo, replace: true });
+    const agent = await createAgent(deps, owner, { orgId, slug: 'analyst' });
+    await saveDraft(deps, owner, { agentId: agent._id, envName: 'main', change: { files: demo, replace: true } });
     const first = await publishEnvironment(deps, owner, agent._id, 'main');
     expect(first.published?.counts).toEqual({ workflows: 2, states: 10, triggers: 5, skills: 1, tests: 1 });
-    await saveDraft(deps, owner, agent._id, 'main', { files: invalidDemo, replace: true });
+    await saveDraft(deps, owner, {
+      agentId: agent._id,
+      envName: 'main',
+      change: { files: invalidDemo, replace: true },
+    });
     const refusal = await publishEnvironment(deps, owner, agent._id, 'main').then(
       () => ({ code: 'none', status: 0, message: '', problems: [] }),
       (e: unknown) => e as { code: string; status: number; message: string; problems: unknown[] },
@@ -136,17 +140,25 @@ describe.each(fixtures)('hosted agents on %s', (_name, make) => {
   it(
     'keeps a published build immutable: later saves change the draft only; ' + 'the build holds the validated files',
     async () => {
-      const agent = await createAgent(deps, owner, orgId, 'analyst');
-      const saved = await saveDraft(deps, owner, agent._id, 'main', {
-        files: demo,
-        replace: true,
-        message: 'Import the demo',
+      const agent = await createAgent(deps, owner, { orgId, slug: 'analyst' });
+      const saved = await saveDraft(deps, owner, {
+        agentId: agent._id,
+        envName: 'main',
+        change: {
+          files: demo,
+          replace: true,
+          message: 'Import the demo',
+        },
       });
       const published = await publishEnvironment(deps, owner, agent._id, 'main');
       expect(published.published?.commitId).toBe(saved.draft.commitId);
-      const later = await saveDraft(deps, owner, agent._id, 'main', {
-        files: [{ path: 'NOTES.md', text: 'scratch notes\n' }],
-        replace: false,
+      const later = await saveDraft(deps, owner, {
+        agentId: agent._id,
+        envName: 'main',
+        change: {
+          files: [{ path: 'NOTES.md', text: 'scratch notes\n' }],
+          replace: false,
+        },
       });
       expect(later.draft.commitId).not.toBe(saved.draft.commitId);
       const env = await readEnvironment(deps, owner, agent._id, 'main');
@@ -165,28 +177,36 @@ describe.each(fixtures)('hosted agents on %s', (_name, make) => {
   it(
     'discards the draft back to the published commit, restores a build, ' + 'and promotes to another environment',
     async () => {
-      const agent = await createAgent(deps, owner, orgId, 'analyst');
+      const agent = await createAgent(deps, owner, { orgId, slug: 'analyst' });
       const v1 = await publishEnvironment(deps, owner, agent._id, 'main');
-      await saveDraft(deps, owner, agent._id, 'main', { files: demo, replace: true });
+      await saveDraft(deps, owner, { agentId: agent._id, envName: 'main', change: { files: demo, replace: true } });
       const v2 = await publishEnvironment(deps, owner, agent._id, 'main');
-      await saveDraft(deps, owner, agent._id, 'main', { files: invalidDemo, replace: true });
+      await saveDraft(deps, owner, {
+        agentId: agent._id,
+        envName: 'main',
+        change: { files: invalidDemo, replace: true },
+      });
       await discardDraft(deps, owner, agent._id, 'main');
       const text = async (path: string) =>
         new TextDecoder().decode((await deps.git.readFiles(`agents/${agent._id}`, 'refs/heads/main')).get(path));
       expect(await text(workflowPath)).not.toContain('titel');
-      await restoreEnvironment(deps, owner, agent._id, 'main', v1.published!.buildId);
+      await restoreEnvironment(deps, owner, { agentId: agent._id, envName: 'main', buildId: v1.published!.buildId });
       expect([...(await deps.git.readFiles(`agents/${agent._id}`, 'refs/heads/main')).keys()]).toEqual([
         'AGENTS.md',
         'workflows/chat/workflow.yaml',
       ]);
       expect((await readEnvironment(deps, owner, agent._id, 'main')).published?.buildId).toBe(v2.published!.buildId);
-      const staging = await promoteEnvironment(deps, owner, agent._id, 'main', 'staging');
+      const staging = await promoteEnvironment(deps, owner, { agentId: agent._id, from: 'main', to: 'staging' });
       expect(staging.published).toMatchObject({ buildId: v2.published!.buildId, commitId: v2.published!.commitId });
       expect(await text(workflowPath)).toBe('');
       expect([...(await deps.git.readFiles(`agents/${agent._id}`, 'refs/heads/staging')).keys()].sort()).toEqual(
         demo.map((f) => f.path).sort(),
       );
-      expect(await codeOf(restoreEnvironment(deps, owner, agent._id, 'main', 'no-such-build'))).toBe(
+      expect(
+        await codeOf(
+          restoreEnvironment(deps, owner, { agentId: agent._id, envName: 'main', buildId: 'no-such-build' }),
+        ),
+      ).toBe(
         'build_not_found 404',
       );
       expect(await codeOf(discardDraft(deps, owner, agent._id, 'nope'))).toBe('environment_not_found 404');
@@ -194,7 +214,7 @@ describe.each(fixtures)('hosted agents on %s', (_name, make) => {
   );
 
   it('holds a per-agent lock: a change waits for another holder and gives up with agent_busy', async () => {
-    const agent = await createAgent(deps, owner, orgId, 'analyst');
+    const agent = await createAgent(deps, owner, { orgId, slug: 'analyst' });
     expect(await deps.lease.acquire(`agent:${agent._id}`, 'another-process', 60_000)).toBe(true);
     let waits = 0;
     const counting = {
@@ -203,12 +223,22 @@ describe.each(fixtures)('hosted agents on %s', (_name, make) => {
         waits += 1;
       },
     };
-    expect(await codeOf(saveDraft(counting, owner, agent._id, 'main', { files: demo, replace: true }))).toBe(
+    expect(
+      await codeOf(
+        saveDraft(counting, owner, { agentId: agent._id, envName: 'main', change: { files: demo, replace: true } }),
+      ),
+    ).toBe(
       'agent_busy 409',
     );
     expect(waits).toBe(200);
     await deps.lease.release(`agent:${agent._id}`, 'another-process');
-    expect((await saveDraft(counting, owner, agent._id, 'main', { files: demo, replace: true })).name).toBe('main');
+    expect(
+      (await saveDraft(counting, owner, {
+        agentId: agent._id,
+        envName: 'main',
+        change: { files: demo, replace: true },
+      })).name,
+    ).toBe('main');
     expect(await deps.lease.holder(`agent:${agent._id}`)).toBeNull();
   });
 
@@ -216,23 +246,31 @@ describe.each(fixtures)('hosted agents on %s', (_name, make) => {
     'refuses by role: a Reader reads but cannot save or publish; a non-member sees no agent; creating needs ' +
       'agents:create',
     async () => {
-      const agent = await createAgent(deps, owner, orgId, 'analyst');
+      const agent = await createAgent(deps, owner, { orgId, slug: 'analyst' });
       const group = await createGroup(deps, orgId, { name: 'Readers', agentRoles: [{ agent: '*', role: 'reader' }] });
       await addMember(deps, orgId, reader, [group._id]);
       expect((await readEnvironment(deps, reader, agent._id, 'main')).name).toBe('main');
-      expect(await codeOf(saveDraft(deps, reader, agent._id, 'main', { files: demo, replace: true }))).toBe(
+      expect(
+        await codeOf(
+          saveDraft(deps, reader, { agentId: agent._id, envName: 'main', change: { files: demo, replace: true } }),
+        ),
+      ).toBe(
         'agent_role_required 403',
       );
       expect(await codeOf(publishEnvironment(deps, reader, agent._id, 'main'))).toBe('agent_role_required 403');
-      expect(await codeOf(promoteEnvironment(deps, reader, agent._id, 'main', 'staging'))).toBe(
+      expect(await codeOf(promoteEnvironment(deps, reader, { agentId: agent._id, from: 'main', to: 'staging' }))).toBe(
         'agent_role_required 403',
       );
-      expect(await codeOf(createAgent(deps, reader, orgId, 'other'))).toBe('permission_required 403');
+      expect(await codeOf(createAgent(deps, reader, { orgId, slug: 'other' }))).toBe('permission_required 403');
       expect(await codeOf(readEnvironment(deps, { subject: 'stranger', email: 's@example.com' }, agent._id, 'main')))
         .toBe('agent_not_found 404');
       expect(
         await codeOf(
-          saveDraft(deps, owner, agent._id, 'main', { files: [{ path: '../escape', text: '' }], replace: false }),
+          saveDraft(deps, owner, {
+            agentId: agent._id,
+            envName: 'main',
+            change: { files: [{ path: '../escape', text: '' }], replace: false },
+          }),
         ),
       ).toBe('invalid_argument 400');
     },

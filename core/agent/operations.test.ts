@@ -92,30 +92,67 @@ describe('environment operations', () => {
     await ensureOrgIndexes(docs);
     await ensureAgentIndexes(docs);
     orgId = (await createOrganization(deps, owner, 'Acme'))._id;
-    agent = await createAgent(deps, owner, orgId, 'analyst');
-    await saveDraft(deps, owner, agent._id, 'main', { files: demo, replace: true });
+    agent = await createAgent(deps, owner, { orgId, slug: 'analyst' });
+    await saveDraft(deps, owner, { agentId: agent._id, envName: 'main', change: { files: demo, replace: true } });
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('checks a request at once and queues it; without a queue store it answers 503 and records nothing', async () => {
     const group = await createGroup(deps, orgId, { name: 'Readers', agentRoles: [{ agent: '*', role: 'reader' }] });
     await addMember(deps, orgId, reader, [group._id]);
-    expect(await codeOf(requestOperation(deps, reader, agent._id, 'main', { kind: 'publish', input: {} }, enqueue)))
+    expect(
+      await codeOf(
+        requestOperation(deps, reader, {
+          agentId: agent._id,
+          envName: 'main',
+          request: { kind: 'publish', input: {} },
+          enqueue,
+        }),
+      ),
+    )
       .toBe('agent_role_required 403');
-    expect(await codeOf(requestOperation(deps, owner, agent._id, 'nope', { kind: 'publish', input: {} }, enqueue)))
+    expect(
+      await codeOf(
+        requestOperation(deps, owner, {
+          agentId: agent._id,
+          envName: 'nope',
+          request: { kind: 'publish', input: {} },
+          enqueue,
+        }),
+      ),
+    )
       .toBe('environment_not_found 404');
     expect(
       await codeOf(
-        requestOperation(deps, owner, agent._id, 'main', { kind: 'promote', input: { to: 'main' } }, enqueue),
+        requestOperation(deps, owner, {
+          agentId: agent._id,
+          envName: 'main',
+          request: { kind: 'promote', input: { to: 'main' } },
+          enqueue,
+        }),
       ),
     ).toBe('invalid_argument 400');
-    expect(await codeOf(requestOperation(deps, owner, agent._id, 'main', { kind: 'publish', input: {} }, undefined)))
+    expect(
+      await codeOf(
+        requestOperation(deps, owner, {
+          agentId: agent._id,
+          envName: 'main',
+          request: { kind: 'publish', input: {} },
+          enqueue: undefined,
+        }),
+      ),
+    )
       .toBe('queue_unavailable 503');
     expect(await deps.docs.collection(agentCollections.operations).find({})).toEqual([]);
-    const op = await requestOperation(deps, owner, agent._id, 'main', {
-      kind: 'promote',
-      input: { to: 'staging', buildId: 'ignored' },
-    }, enqueue);
+    const op = await requestOperation(deps, owner, {
+      agentId: agent._id,
+      envName: 'main',
+      request: {
+        kind: 'promote',
+        input: { to: 'staging', buildId: 'ignored' },
+      },
+      enqueue,
+    });
     expect(op).toMatchObject({
       kind: 'promote',
       input: { to: 'staging' },
@@ -130,7 +167,12 @@ describe('environment operations', () => {
   });
 
   it('runs a publish once: it ends succeeded with the environment after it; a second run claims nothing', async () => {
-    const op = await requestOperation(deps, owner, agent._id, 'main', { kind: 'publish', input: {} }, enqueue);
+    const op = await requestOperation(deps, owner, {
+      agentId: agent._id,
+      envName: 'main',
+      request: { kind: 'publish', input: {} },
+      enqueue,
+    });
     const ended = await runOperation(deps, op._id);
     expect(ended).toMatchObject({
       status: 'succeeded',
@@ -148,8 +190,17 @@ describe('environment operations', () => {
   });
 
   it('ends a refused publish failed with every problem located, and the published pointer unchanged', async () => {
-    await saveDraft(deps, owner, agent._id, 'main', { files: invalidDemo, replace: true });
-    const op = await requestOperation(deps, owner, agent._id, 'main', { kind: 'publish', input: {} }, enqueue);
+    await saveDraft(deps, owner, {
+      agentId: agent._id,
+      envName: 'main',
+      change: { files: invalidDemo, replace: true },
+    });
+    const op = await requestOperation(deps, owner, {
+      agentId: agent._id,
+      envName: 'main',
+      request: { kind: 'publish', input: {} },
+      enqueue,
+    });
     const ended = await runOperation(deps, op._id);
     expect(ended).toMatchObject({ status: 'failed', result: null, error: { code: 'agent_invalid' } });
     expect(ended!.error!.problems).toEqual([
@@ -166,10 +217,25 @@ describe('environment operations', () => {
 
   it('runs two operations on one agent one after the other (the agent lock), both succeeding', async () => {
     const events: string[] = [];
-    const publish = await requestOperation(deps, owner, agent._id, 'main', { kind: 'publish', input: {} }, enqueue);
-    const restore = await requestOperation(deps, owner, agent._id, 'main', { kind: 'restore', input: {} }, enqueue);
+    const publish = await requestOperation(deps, owner, {
+      agentId: agent._id,
+      envName: 'main',
+      request: { kind: 'publish', input: {} },
+      enqueue,
+    });
+    const restore = await requestOperation(deps, owner, {
+      agentId: agent._id,
+      envName: 'main',
+      request: { kind: 'restore', input: {} },
+      enqueue,
+    });
     await runOperation(deps, publish._id);
-    const again = await requestOperation(deps, owner, agent._id, 'main', { kind: 'publish', input: {} }, enqueue);
+    const again = await requestOperation(deps, owner, {
+      agentId: agent._id,
+      envName: 'main',
+      request: { kind: 'publish', input: {} },
+      enqueue,
+    });
     const first = runOperation({ ...deps, git: tracedGit(deps.git, events, 'restore') }, restore._id);
     const second = runOperation({ ...deps, git: tracedGit(deps.git, events, 'publish') }, again._id);
     const ended = await Promise.all([first, second]);
@@ -184,13 +250,33 @@ describe('environment operations', () => {
     'fails queued and running operations on replacement (run it again), ' + 'leaving ended ones and those queued since',
     async () => {
       const ops = deps.docs.collection<OperationRecord>(agentCollections.operations);
-      const a = await requestOperation(deps, owner, agent._id, 'main', { kind: 'publish', input: {} }, enqueue);
-      const b = await requestOperation(deps, owner, agent._id, 'main', { kind: 'discard', input: {} }, enqueue);
+      const a = await requestOperation(deps, owner, {
+        agentId: agent._id,
+        envName: 'main',
+        request: { kind: 'publish', input: {} },
+        enqueue,
+      });
+      const b = await requestOperation(deps, owner, {
+        agentId: agent._id,
+        envName: 'main',
+        request: { kind: 'discard', input: {} },
+        enqueue,
+      });
       await ops.updateOne({ _id: b._id }, { $set: { status: 'running', startedAt: deps.clock.now() } });
-      const c = await requestOperation(deps, owner, agent._id, 'main', { kind: 'publish', input: {} }, enqueue);
+      const c = await requestOperation(deps, owner, {
+        agentId: agent._id,
+        envName: 'main',
+        request: { kind: 'publish', input: {} },
+        enqueue,
+      });
       await runOperation(deps, c._id);
       const cutoff = deps.clock.now();
-      const d = await requestOperation(deps, owner, agent._id, 'main', { kind: 'publish', input: {} }, enqueue);
+      const d = await requestOperation(deps, owner, {
+        agentId: agent._id,
+        envName: 'main',
+        request: { kind: 'publish', input: {} },
+        enqueue,
+      });
       expect(await failInterruptedOperations(deps, cutoff)).toBe(2);
       const interrupted = {
         status: 'failed',

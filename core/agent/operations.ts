@@ -64,10 +64,21 @@ function checkedInput(request: OperationRequest, from: string): OperationInput {
   return { to };
 }
 
+/** The environment operation {@link requestOperation} queues. */
+export interface OperationCall {
+  /** The agent's id or slug. */
+  agentId: string;
+  /** The environment's name. */
+  envName: string;
+  /** The operation and its input. */
+  request: OperationRequest;
+  /** Puts the id on the environment-operations queue; undefined when there is no queue store. */
+  enqueue: EnqueueOperation | undefined;
+}
+
 /**
  * Asks for an environment operation (Maintainer role at least): checks the role, the agent, the
  * environment and the input at once, inserts the record `queued` and enqueues its id.
- * @param enqueue - puts the id on the environment-operations queue; undefined when there is no queue store
  * @returns the queued record
  * @throws PlatformError `agent_not_found`/`environment_not_found` (404), `agent_role_required` (403),
  *   `invalid_argument` (400), `queue_unavailable` (503) without a queue store
@@ -75,12 +86,9 @@ function checkedInput(request: OperationRequest, from: string): OperationInput {
 export async function requestOperation(
   deps: AgentDeps,
   caller: AgentCaller,
-  agentId: string,
-  envName: string,
-  request: OperationRequest,
-  enqueue: EnqueueOperation | undefined,
+  { agentId, envName, request, enqueue }: OperationCall,
 ): Promise<OperationRecord> {
-  const agent = await loadAgent(deps, caller, agentId, 'maintainer');
+  const agent = await loadAgent(deps, caller, agentId, { role: 'maintainer' });
   const env = await loadEnvironment(deps, agent, envName);
   const input = checkedInput(request, env.name);
   if (!enqueue) {
@@ -137,7 +145,7 @@ export async function readOperation(
   agentId: string,
   operationId: string,
 ): Promise<OperationRecord> {
-  const agent = await loadAgent(deps, caller, agentId, 'reader');
+  const agent = await loadAgent(deps, caller, agentId, { role: 'reader' });
   const op = await operationsOf(deps).findOne({ _id: operationId, agentId: agent._id });
   if (!op) {
     const message = `Agent "${agent.slug}" has no such environment operation.`;
@@ -150,9 +158,15 @@ export async function readOperation(
 function perform(deps: AgentDeps, op: OperationRecord): Promise<EnvironmentView> {
   const caller = op.requestedBy;
   if (op.kind === 'publish') return publishEnvironment(deps, caller, op.agentId, op.environment);
-  if (op.kind === 'restore') return restoreEnvironment(deps, caller, op.agentId, op.environment, op.input.buildId);
+  if (op.kind === 'restore') {
+    return restoreEnvironment(deps, caller, {
+      agentId: op.agentId,
+      envName: op.environment,
+      buildId: op.input.buildId,
+    });
+  }
   if (op.kind === 'discard') return discardDraft(deps, caller, op.agentId, op.environment);
-  return promoteEnvironment(deps, caller, op.agentId, op.environment, op.input.to ?? '');
+  return promoteEnvironment(deps, caller, { agentId: op.agentId, from: op.environment, to: op.input.to ?? '' });
 }
 
 /** {@link perform}, trying the agent's lock again while another change holds it (up to its lapse time). */

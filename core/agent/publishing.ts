@@ -70,7 +70,7 @@ export async function publishEnvironment(
   agentId: string,
   envName: string,
 ): Promise<EnvironmentView> {
-  const agent = await loadAgent(deps, caller, agentId, 'maintainer');
+  const agent = await loadAgent(deps, caller, agentId, { role: 'maintainer' });
   return withAgentLock(deps, agent._id, async () => {
     const env = await loadEnvironment(deps, agent, envName);
     const files = await readDraftFiles(deps, agent._id, env.name, true);
@@ -169,29 +169,40 @@ function requirePublished(agent: AgentRecord, env: EnvironmentRecord): Published
   );
 }
 
+/** Which build {@link restoreEnvironment} restores into which environment. */
+export interface EnvironmentRestore {
+  /** The agent's id or slug. */
+  agentId: string;
+  /** The environment whose draft receives the build's files. */
+  envName: string;
+  /** A build of this agent (any environment's). Default: the environment's published build. */
+  buildId?: string;
+}
+
 /**
  * Restores a published build into an environment's draft (a new commit holding exactly its files).
- * @param buildId - a build of this agent (any environment's); default: the environment's published build
  * @throws PlatformError `not_published` (409) with no build to restore; `build_not_found` (404);
  *   `agent_not_found`/`environment_not_found` (404); `agent_role_required` (403)
  */
 export async function restoreEnvironment(
   deps: AgentDeps,
   caller: AgentCaller,
-  agentId: string,
-  envName: string,
-  buildId?: string,
+  { agentId, envName, buildId }: EnvironmentRestore,
 ): Promise<EnvironmentView> {
-  const agent = await loadAgent(deps, caller, agentId, 'maintainer');
+  const agent = await loadAgent(deps, caller, agentId, { role: 'maintainer' });
   return withAgentLock(deps, agent._id, async () => {
     const env = await loadEnvironment(deps, agent, envName);
     const build = buildId === undefined ? requirePublished(agent, env) : await findBuild(deps, agent, buildId);
     const content = await readBuild(deps, build);
     return environmentView(
-      await commitDraft(deps, caller, agent, env.name, {
-        files: content.files,
-        replace: true,
-        message: `Restore build ${content.buildId} (commit ${content.commitId.slice(0, 12)})`,
+      await commitDraft(deps, caller, {
+        agent,
+        envName: env.name,
+        change: {
+          files: content.files,
+          replace: true,
+          message: `Restore build ${content.buildId} (commit ${content.commitId.slice(0, 12)})`,
+        },
       }),
     );
   });
@@ -207,19 +218,33 @@ export async function discardDraft(
   agentId: string,
   envName: string,
 ): Promise<EnvironmentView> {
-  const agent = await loadAgent(deps, caller, agentId, 'maintainer');
+  const agent = await loadAgent(deps, caller, agentId, { role: 'maintainer' });
   return withAgentLock(deps, agent._id, async () => {
     const env = await loadEnvironment(deps, agent, envName);
     const published = requirePublished(agent, env);
     const content = await readBuild(deps, published);
     return environmentView(
-      await commitDraft(deps, caller, agent, env.name, {
-        files: content.files,
-        replace: true,
-        message: `Discard draft changes (back to ${published.commitId.slice(0, 12)})`,
+      await commitDraft(deps, caller, {
+        agent,
+        envName: env.name,
+        change: {
+          files: content.files,
+          replace: true,
+          message: `Discard draft changes (back to ${published.commitId.slice(0, 12)})`,
+        },
       }),
     );
   });
+}
+
+/** Which published build {@link promoteEnvironment} promotes, and where. */
+export interface EnvironmentPromotion {
+  /** The agent's id or slug. */
+  agentId: string;
+  /** The environment whose published build is promoted. */
+  from: string;
+  /** The environment that then publishes it (created when missing). */
+  to: string;
 }
 
 /**
@@ -232,11 +257,9 @@ export async function discardDraft(
 export async function promoteEnvironment(
   deps: AgentDeps,
   caller: AgentCaller,
-  agentId: string,
-  from: string,
-  to: string,
+  { agentId, from, to }: EnvironmentPromotion,
 ): Promise<EnvironmentView> {
-  const agent = await loadAgent(deps, caller, agentId, 'maintainer');
+  const agent = await loadAgent(deps, caller, agentId, { role: 'maintainer' });
   checkEnvironmentName(to);
   if (from === to) {
     throw new PlatformError(
@@ -249,10 +272,14 @@ export async function promoteEnvironment(
     const source = requirePublished(agent, await loadEnvironment(deps, agent, from));
     let target = await envs(deps).findOne({ _id: `${agent._id}:${to}` });
     if (!target) {
-      target = await commitDraft(deps, caller, agent, to, {
-        files: (await readBuild(deps, source)).files,
-        replace: true,
-        message: `Create environment ${to} from ${from}'s build ${source.buildId}`,
+      target = await commitDraft(deps, caller, {
+        agent,
+        envName: to,
+        change: {
+          files: (await readBuild(deps, source)).files,
+          replace: true,
+          message: `Create environment ${to} from ${from}'s build ${source.buildId}`,
+        },
       });
     }
     const pointer: PublishedPointer = { ...source, publishedAt: deps.clock.now(), publishedBy: by(caller) };

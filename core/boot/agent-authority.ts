@@ -37,6 +37,16 @@ const notVisible = () =>
     status: 404,
   });
 
+/** The role {@link requireAgentRoleOf} requires, and on which agent. */
+export interface AgentRoleNeed {
+  /** The organization the agent belongs to. */
+  orgId: string;
+  /** The agent's id. */
+  agentId: string;
+  /** The least role needed (reader < user < maintainer < administrator). */
+  role: AgentRoleName;
+}
+
 /**
  * Requires at least `role` of `caller` on agent `agentId` of `orgId`.
  * @returns the caller's permissions in that organization (e.g. to see whether they hold sessions:personal)
@@ -46,9 +56,7 @@ const notVisible = () =>
 export async function requireAgentRoleOf(
   deps: Pick<OrgDeps, 'docs'>,
   caller: Pick<AgentCaller, 'subject'>,
-  orgId: string,
-  agentId: string,
-  role: AgentRoleName,
+  { orgId, agentId, role }: AgentRoleNeed,
 ): Promise<{ permissions: string[] }> {
   const access = await orgAccess(deps, caller, orgId).catch((error: unknown) => {
     throw isPlatformError(error, 'not_found') ? notVisible() : error;
@@ -78,7 +86,7 @@ export function orgAgentAuthority(deps: Pick<OrgDeps, 'docs'>): AgentAuthority {
       await requirePermission(deps, caller, orgId, 'agents:create');
     },
     requireRole: async (caller, orgId, agentId, role) => {
-      await requireAgentRoleOf(deps, caller, orgId, agentId, role);
+      await requireAgentRoleOf(deps, caller, { orgId, agentId, role });
     },
     rolesIn: async (caller, orgId) => (await orgAccess(deps, caller, orgId)).agentRole,
     memberOrgIds: async (caller) => (await listOrganizations(deps, caller)).map((o) => o._id),
@@ -94,7 +102,7 @@ export function orgAgentAuthority(deps: Pick<OrgDeps, 'docs'>): AgentAuthority {
 export function agentScope(docs: DocumentStore): AgentScope {
   const deps = { docs, authority: orgAgentAuthority({ docs }) };
   // The checks read the subject only.
-  return (caller, ref, role, lookup = {}) => loadAgent(deps, { email: '', ...caller }, ref, role, lookup);
+  return (caller, ref, role, lookup = {}) => loadAgent(deps, { email: '', ...caller }, ref, { role, ...lookup });
 }
 
 /** What a member's session lists read across their organizations. */

@@ -44,7 +44,7 @@ export function sessionDeps(
     ids: parts.ids,
     ...(parts.changes ? { changes: parts.changes } : {}),
     requireRole: async (caller, orgId, agentId, role) => {
-      await requireAgentRoleOf({ docs: parts.docs }, caller, orgId, agentId, role);
+      await requireAgentRoleOf({ docs: parts.docs }, caller, { orgId, agentId, role });
     },
     seesEveryChat: async (caller, orgId) => {
       const access = await orgAccess({ docs: parts.docs }, caller, orgId).catch(() => undefined);

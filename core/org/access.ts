@@ -96,6 +96,16 @@ export async function requirePermission(
   return access;
 }
 
+/** The role {@link requireAgentRole} requires, and on which agent. */
+export interface AgentRoleCheck {
+  /** The organization the agent belongs to. */
+  orgId: string;
+  /** The agent's id. */
+  agentId: string;
+  /** The least role needed (Reader < User < Maintainer < Administrator). */
+  role: AgentRole;
+}
+
 /**
  * Requires at least `role` on agent `agentId` of `orgId` (Reader < User < Maintainer < Administrator).
  * @returns the caller's access
@@ -105,9 +115,7 @@ export async function requirePermission(
 export async function requireAgentRole(
   deps: Pick<OrgDeps, 'docs'>,
   caller: Pick<OrgCaller, 'subject'>,
-  orgId: string,
-  agentId: string,
-  role: AgentRole,
+  { orgId, agentId, role }: AgentRoleCheck,
 ): Promise<OrgAccess> {
   const access = await orgAccess(deps, caller, orgId);
   const held = access.agentRole(agentId);

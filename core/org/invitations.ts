@@ -76,21 +76,29 @@ export interface NewInvitation {
   token: string;
 }
 
+/** What {@link createInvitation} stores: who is invited where. */
+export interface InvitationRequest {
+  /** The organization invited into. */
+  orgId: string;
+  /** The invited address (trimmed and lower-cased; a malformed one is refused). */
+  email: string;
+  /** Groups of the organization the invitation adds them to. Default: the built-in User group. */
+  groupIds?: readonly string[];
+  /** `domain` for auto-onboarding's offer. Default `invitation`. */
+  source?: InvitationRecord['source'];
+}
+
 /**
  * Stores a pending invitation of `email` into `groupIds` of `orgId` (default: the built-in User group),
  * revoking a pending one to the same address first. The caller has been checked for organization:manage.
- * @param source - `domain` for auto-onboarding's offer (default `invitation`)
  * @throws PlatformError `invalid_argument` (400) for a malformed address; `not_found` (404) for a group not
  *   in the organization; `already_member` (409) when a member has that address; `conflict` (409) when
  *   another invitation to it was stored at the same moment
  */
 export async function createInvitation(
   deps: OrgDeps,
-  orgId: string,
   inviter: OrgCaller,
-  email: string,
-  groupIds?: readonly string[],
-  source: InvitationRecord['source'] = 'invitation',
+  { orgId, email, groupIds, source = 'invitation' }: InvitationRequest,
 ): Promise<NewInvitation> {
   const address = normalEmail(email);
   const wanted = [...new Set(groupIds?.length ? groupIds : [builtinGroupId(orgId, 'user')])];

@@ -84,11 +84,8 @@ async function offerMembership(deps: OrgDeps, caller: OrgCaller, email: string):
   try {
     await createInvitation(
       deps,
-      record.orgId,
       offeredBy,
-      email,
-      [group?._id ?? builtinGroupId(record.orgId, 'user')],
-      'domain',
+      { orgId: record.orgId, email, groupIds: [group?._id ?? builtinGroupId(record.orgId, 'user')], source: 'domain' },
     );
   } catch (error) {
     // Another request of the same first sign-in stored the offer at the same moment.

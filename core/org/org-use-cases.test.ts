@@ -181,8 +181,10 @@ describe.each(fixtures)('organization use cases on the %s', (_name, makeFixture)
       await expect(requirePermission(deps, bob, org._id, 'agents:create')).rejects.toThrow(
         'You need the agents:create permission in organization "Acme"',
       );
-      expect(await codeOf(requireAgentRole(deps, bob, org._id, 'a1', 'user'))).toBe('no refusal');
-      await expect(requireAgentRole(deps, bob, org._id, 'a1', 'maintainer')).rejects.toThrow(
+      expect(await codeOf(requireAgentRole(deps, bob, { orgId: org._id, agentId: 'a1', role: 'user' }))).toBe(
+        'no refusal',
+      );
+      await expect(requireAgentRole(deps, bob, { orgId: org._id, agentId: 'a1', role: 'maintainer' })).rejects.toThrow(
         'You need the Maintainer role on agent "a1" for this (you have the User role)',
       );
       expect(await codeOf(orgAccess(deps, cy, org._id))).toBe('not_found 404');
@@ -211,7 +213,9 @@ describe.each(fixtures)('organization use cases on the %s', (_name, makeFixture)
       'workflows:use',
       'sessions:personal',
     ]]);
-    expect(await codeOf(requireAgentRole(deps, bob, org._id, 'a1', 'maintainer'))).toBe('no refusal');
+    expect(await codeOf(requireAgentRole(deps, bob, { orgId: org._id, agentId: 'a1', role: 'maintainer' }))).toBe(
+      'no refusal',
+    );
     await updateGroup(deps, org, keepers._id, {
       agentRoles: [{ agent: 'a1', role: 'administrator' }, { agent: 'a2', role: 'maintainer' }],
     });

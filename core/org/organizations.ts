@@ -121,6 +121,16 @@ async function finishSetup(deps: OrgDeps, org: OrganizationRecord, owner: OrgCal
   return { ...org, setupComplete: true };
 }
 
+/** The organization {@link ensureOrganization} finds by `key` or creates. */
+interface OrganizationToEnsure {
+  /** Its unique key (`personal:<subject>`, `shared:<id>`, or the default organization's). */
+  key: string;
+  /** Personal, shared or default. */
+  kind: OrganizationKind;
+  /** Its display name when it is created (an existing organization keeps its own). */
+  name: string;
+}
+
 /**
  * The organization with `key`, created with `owner` as its Organization Owner when missing; idempotent
  * and race-safe (see the module comment). A set-up organization is returned as it is (its owner may
@@ -128,10 +138,8 @@ async function finishSetup(deps: OrgDeps, org: OrganizationRecord, owner: OrgCal
  */
 async function ensureOrganization(
   deps: OrgDeps,
-  key: string,
-  kind: OrganizationKind,
-  name: string,
   owner: OrgCaller,
+  { key, kind, name }: OrganizationToEnsure,
 ): Promise<OrganizationRecord> {
   const orgs = deps.docs.collection<OrganizationRecord>(orgCollections.organizations);
   let org = await orgs.findOne({ key });
@@ -174,7 +182,7 @@ export async function createOrganization(deps: OrgDeps, caller: OrgCaller, name:
     throw new PlatformError('invalid_argument', 'An organization name must be 1 to 200 characters.', { status: 400 });
   }
   const id = deps.ids.newId();
-  return ensureOrganization(deps, `shared:${id}`, 'shared', trimmed, caller);
+  return ensureOrganization(deps, caller, { key: `shared:${id}`, kind: 'shared', name: trimmed });
 }
 
 /**
@@ -183,7 +191,11 @@ export async function createOrganization(deps: OrgDeps, caller: OrgCaller, name:
  * Source: docs/decisions.md D7 § Organizations and roles (dev-user default organization).
  */
 export async function ensureDefaultOrganization(deps: OrgDeps, devUser: OrgCaller): Promise<OrganizationRecord> {
-  return ensureOrganization(deps, defaultOrganizationKey, 'default', 'Default organization', devUser);
+  return ensureOrganization(deps, devUser, {
+    key: defaultOrganizationKey,
+    kind: 'default',
+    name: 'Default organization',
+  });
 }
 
 /**
@@ -193,7 +205,11 @@ export async function ensureDefaultOrganization(deps: OrgDeps, devUser: OrgCalle
  */
 export async function ensurePersonalOrganization(deps: OrgDeps, caller: OrgCaller): Promise<OrganizationRecord> {
   const who = caller.name?.trim() || caller.email;
-  return ensureOrganization(deps, `personal:${caller.subject}`, 'personal', `${who.slice(0, 180)} (personal)`, caller);
+  return ensureOrganization(deps, caller, {
+    key: `personal:${caller.subject}`,
+    kind: 'personal',
+    name: `${who.slice(0, 180)} (personal)`,
+  });
 }
 
 /** The organizations `caller` is a member of, by name. */

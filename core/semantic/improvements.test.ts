@@ -51,28 +51,29 @@ describe('markImprovementDone', () => {
     async () => {
       const w = world();
       const request = await submit(w, 'p1', 'Add a carrier name');
-      const done = await markImprovementDone(w.deps, 'p1', request._id, 'ana@example.com');
+      const done = await markImprovementDone(w.deps, 'p1', { id: request._id, by: 'ana@example.com' });
       expect(done).toMatchObject({
         _id: request._id,
         doneAt: new Date('2026-11-23T10:00:01Z'),
         doneBy: 'ana@example.com',
       });
       w.advance(60_000);
-      const again = await markImprovementDone(w.deps, 'p1', request._id, 'bo@example.com', true);
+      const again = await markImprovementDone(w.deps, 'p1', { id: request._id, by: 'bo@example.com', done: true });
       expect(again).toMatchObject({ doneAt: new Date('2026-11-23T10:00:01Z'), doneBy: 'ana@example.com' });
       const [stored] = await listImprovements(w.deps, 'p1', { status: 'done' });
       expect(stored).toMatchObject({ doneAt: new Date('2026-11-23T10:00:01Z'), doneBy: 'ana@example.com' });
 
-      const reopened = await markImprovementDone(w.deps, 'p1', request._id, 'bo@example.com', false);
+      const reopened = await markImprovementDone(w.deps, 'p1', { id: request._id, by: 'bo@example.com', done: false });
       expect(reopened.doneAt).toBeUndefined();
       expect(reopened.doneBy).toBeUndefined();
       const [open] = await listImprovements(w.deps, 'p1', { status: 'open' });
       expect(open?._id).toBe(request._id);
       expect(open && 'doneAt' in open).toBe(false);
-      expect(await markImprovementDone(w.deps, 'p1', request._id, 'bo@example.com', false)).toMatchObject({
-        _id: request._id,
-        title: 'Add a carrier name',
-      });
+      expect(await markImprovementDone(w.deps, 'p1', { id: request._id, by: 'bo@example.com', done: false }))
+        .toMatchObject({
+          _id: request._id,
+          title: 'Add a carrier name',
+        });
     },
   );
 
@@ -80,7 +81,7 @@ describe('markImprovementDone', () => {
     const w = world();
     const other = await submit(w, 'p2', 'Elsewhere');
     for (const id of ['nope', other._id]) {
-      const error = await refusal(markImprovementDone(w.deps, 'p1', id, 'ana@example.com'));
+      const error = await refusal(markImprovementDone(w.deps, 'p1', { id, by: 'ana@example.com' }));
       expect(error).toMatchObject({ code: 'not_found', status: 404 });
       expect(error.message).toContain(`"${id}"`);
     }
@@ -96,7 +97,7 @@ describe('listImprovements', () => {
     const second = await submit(w, 'p1', 'second');
     const third = await submit(w, 'p1', 'third');
     await submit(w, 'p2', 'other project');
-    await markImprovementDone(w.deps, 'p1', second._id, 'ana@example.com');
+    await markImprovementDone(w.deps, 'p1', { id: second._id, by: 'ana@example.com' });
     const titles = async (options: Parameters<typeof listImprovements>[2]) =>
       (await listImprovements(w.deps, 'p1', options)).map((r) => r.title);
     expect(await titles({})).toEqual(['third', 'second', 'first']);

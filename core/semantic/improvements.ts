@@ -55,11 +55,20 @@ export async function listImprovements(
   });
 }
 
+/** Which improvement request {@link markImprovementDone} marks, by whom, and how. */
+export interface ImprovementMark {
+  /** The improvement request's id. */
+  id: string;
+  /** Who marks it (the signed-in member's email, else their subject); stored as `doneBy`. */
+  by: string;
+  /** True marks it done, false opens it again. Default `true`. */
+  done?: boolean;
+}
+
 /**
  * Marks improvement request `id` of the project done (`done` true, the default) or open again (`done`
  * false). Idempotent: marking a done request done again keeps its first `doneAt`/`doneBy`; reopening an
  * open one changes nothing.
- * @param by - who marks it (the signed-in member's email, else their subject); stored as `doneBy`
  * @returns the request as stored afterwards
  * @throws PlatformError `not_found` (404) naming `id` when the project has no such request
  *
@@ -68,9 +77,7 @@ export async function listImprovements(
 export async function markImprovementDone(
   deps: SemanticDeps,
   projectId: string,
-  id: string,
-  by: string,
-  done = true,
+  { id, by, done = true }: ImprovementMark,
 ): Promise<ImprovementRecord> {
   const improvements = improvementsOf(deps);
   const record = await improvements.findOne({ _id: id, projectId });
