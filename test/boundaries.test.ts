@@ -24,7 +24,7 @@ const pureLibraries = new Set([
  */
 const domainUses: Record<string, string[]> = {
   session: ['agent'],
-  connection: ['session', 'agent'],
+  connection: ['session', 'agent', 'org'],
   trigger: ['session', 'connection', 'agent'],
 };
 /** Layers of core/ that are not domains. */

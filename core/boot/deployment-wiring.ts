@@ -5,9 +5,8 @@
  * dispatcher's consumer and sweep, the requests after a succeeded environment operation, and the API's hooks for
  * the Connections page (row status; a connection change is a credential change).
  *
- * Source: spec/platform-service.md § Trigger deployment, § Incoming connection (row status);
- * docs/decisions.md D8
- * § Triggers, § Connections.
+ * Source: spec/platform-service.md § Trigger deployment, § Incoming connection (row status); docs/decisions.md
+ * D8 § Triggers, § Connections.
  */
 import { agentCollections, type EnvironmentRecord, type OperationRecord } from '../agent/hosting.ts';
 import type { PlatformConfig } from '../config/config-model.ts';

@@ -4,8 +4,7 @@
  * environment's current published build.
  *
  * Source: spec/platform-service.md § Processes (trigger queues), § What the service does (completion);
- * docs/decisions.md D7
- * § Sessions and turns.
+ * docs/decisions.md D7 § Sessions and turns.
  */
 import type { JobQueue } from '../ports/job-queue.ts';
 import { type CompletionFiring, completionFiring, fireCompletion } from '../session/completion.ts';

@@ -10,7 +10,7 @@
  * D10 § Chat.
  */
 import { agentCollections, type AgentRecord, type EnvironmentRecord } from '../agent/hosting-model.ts';
-import { connectionCollections, type ConnectionRecord } from '../connection/model.ts';
+import { connectionCollections, type ConnectionRecord } from './model.ts';
 import { listOrganizations, orgAccess, roleAtLeast } from '../org/index.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import {
@@ -20,7 +20,7 @@ import {
   MAX_CHAT_EXAMPLES,
 } from '../session/chat-views.ts';
 import { type MessageRecord, sessionCollections, type SessionRecord } from '../session/model.ts';
-import { type AguiThreadRecord, aguiThreadsCollection, triggersNaming } from '../connection/agui-runs.ts';
+import { type AguiThreadRecord, aguiThreadsCollection, triggersNaming } from './agui-runs.ts';
 import { publishedEnvironment, type PublishedEnvironmentDeps } from '../session/published-environment.ts';
 
 /** What the chat use cases read: the document store and the build cache. */
