@@ -82,7 +82,7 @@ export function aguiRoutes(deps: AguiRouteDeps) {
           const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);
           if (over) throw rateLimitedError(over);
         };
-        const run = await startAguiRun(deps.runs, connection, served, admission.caller, input, beforeTurn);
+        const run = await startAguiRun(deps.runs, connection, admission.caller, { served, input, beforeTurn });
         // A run's stream may be quiet for longer than the server's idle timeout (30 s) while its turn waits or the
         // model thinks: it ends with the run (RUN_FINISHED or RUN_ERROR) or when the client goes, not on silence.
         server?.timeout(request, 0);

@@ -62,7 +62,7 @@ async function world() {
   await ensureConnectionIndexes(connDeps);
   const hookOf = async (agent: string) => {
     const input = { identifier: 'hooks', protocol: 'webhook', auth: 'bearer' } as const;
-    const made = await createConnection(connDeps, { subject: 'maria' }, agent, 'main', input);
+    const made = await createConnection(connDeps, { subject: 'maria' }, { agent, environment: 'main', input });
     return { address: made.connection.address, token: made.token!, id: made.connection._id };
   };
   const hooks = { a: await hookOf('a1'), b: await hookOf('b1') };

@@ -211,11 +211,22 @@ const threads = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<A
 
 const conflict = (code: string, message: string) => new PlatformError(code, message, { status: 409 });
 
+/** What {@link startAguiRun} runs: the served chat, the run input and the hook before a turn is queued. */
+export interface AguiRunRequest {
+  /** The chat trigger the connection serves, on the environment's published build. */
+  served: ServedChat;
+  /** The run's input (validated by the route). */
+  input: AguiRunInput;
+  /**
+   * Runs once the run would start a turn, just before it is queued (the endpoint's rate count; what it throws is
+   * thrown).
+   */
+  beforeTurn: () => Promise<void>;
+}
+
 /**
  * Starts one run: continues the caller's thread when `input.threadId` was issued to this caller on this connection
  * and its session has not ended, else opens a fresh chat (a new thread id).
- * @param beforeTurn - runs once the run would start a turn, just before it is queued (the endpoint's rate count;
- *   what it throws is thrown)
  * @throws PlatformError `turn_running` (409) while a turn of the chat runs; `decision_pending` (409) for a message
  *   while a decision is pending (answer it with a resume entry); `invalid_decision` (400); `no_message` (400)
  *   without a user message; `workflow_disabled` (409); `spend_cap_reached` (429); `session_busy` (409) when the
@@ -224,10 +235,8 @@ const conflict = (code: string, message: string) => new PlatformError(code, mess
 export async function startAguiRun(
   deps: AguiRunDeps,
   connection: ConnectionRecord,
-  served: ServedChat,
   caller: AdmittedCaller,
-  input: AguiRunInput,
-  beforeTurn: () => Promise<void>,
+  { served, input, beforeTurn }: AguiRunRequest,
 ): Promise<StartedRun> {
   const since = deps.clock.now();
   const owner = threadOwner(caller);
@@ -237,7 +246,7 @@ export async function startAguiRun(
   const runId = input.runId || deps.ids.newId();
   if (thread && session && !finalStatuses.includes(session.status)) {
     const openChildren = await openChildrenOf(deps, session._id);
-    const turnId = await continueChat(deps, session, caller, input, beforeTurn);
+    const turnId = await continueChat(deps, session, caller, { input, beforeTurn });
     const sent = needsThreadSecret(caller) ? threadSecretOf(input) : undefined;
     return {
       threadId: thread._id,
@@ -325,13 +334,20 @@ async function openChildrenOf(
   }));
 }
 
+/** The run input {@link continueChat} continues the chat with, and the hook before its turn is queued. */
+interface ChatContinuation {
+  /** The run's input: a resume entry answers the pending decision, else its last user message is the reply. */
+  input: AguiRunInput;
+  /** Runs just before the turn is queued (as {@link AguiRunRequest.beforeTurn}). */
+  beforeTurn: () => Promise<void>;
+}
+
 /** Queues the turn that continues a chat: a decision from a resume entry, or a reply. @returns the turn id */
 async function continueChat(
   deps: AguiRunDeps,
   session: SessionRecord,
   caller: AdmittedCaller,
-  input: AguiRunInput,
-  beforeTurn: () => Promise<void>,
+  { input, beforeTurn }: ChatContinuation,
 ): Promise<string> {
   const pending = session.pending;
   const resume = pending ? input.resume?.find((r) => r.interruptId === pending.id) : undefined;

@@ -109,7 +109,13 @@ export async function streamRun(
           sort: { seq: 1 },
         })
       ) live.record(record);
-      await followChildren(deps, root, run.since, children, open, dispatchOf, (event) => emit(stamp(event)));
+      await followChildren(deps, root, {
+        since: run.since,
+        children,
+        open,
+        dispatchOf,
+        emit: (event) => emit(stamp(event)),
+      });
       if (settled) break;
       if (signal?.aborted) return;
       if (stopFollowing) await wake.wait(undefined, signal);
@@ -215,15 +221,25 @@ export function messageEvents(record: MessageRecord, streamed?: number): object[
   return [];
 }
 
+/** What {@link followChildren} reads from, and the stream's running record of the children it follows. */
+interface ChildFollowing {
+  /** When the run started: a child created before it, and not in `open`, belongs to an earlier run. */
+  since: Date;
+  /** The children followed so far, by session id (updated in place). */
+  children: Map<string, FollowedChild>;
+  /** The children open when the run started, with the message count to stream them from. */
+  open: Map<string, number>;
+  /** The dispatch id each child's events carry, by session id (updated in place). */
+  dispatchOf: Map<string, string>;
+  /** Sends one event to the stream. */
+  emit: (event: object) => void;
+}
+
 /** Reads the root's child sessions and emits start, frames and result of each as it goes. */
 async function followChildren(
   deps: Pick<SessionStoreDeps, 'docs'>,
   root: string,
-  since: Date,
-  children: Map<string, FollowedChild>,
-  open: Map<string, number>,
-  dispatchOf: Map<string, string>,
-  emit: (event: object) => void,
+  { since, children, open, dispatchOf, emit }: ChildFollowing,
 ): Promise<void> {
   const found = await sessionsOf(deps).find({ rootId: root }, { sort: { createdAt: 1 } });
   for (const child of found) {

@@ -64,24 +64,36 @@ const admission: AdmissionDeps = {
 
 describe('endpoint addresses', () => {
   it('are long, URL-safe, stable across delete and re-registration, and distinct per environment', async () => {
-    const first =
-      (await createConnection(deps, caller, 'a', 'main', { identifier: 'chat', protocol: 'agui', auth: 'public' }))
-        .connection;
+    const first = (await createConnection(deps, caller, {
+      agent: 'a',
+      environment: 'main',
+      input: { identifier: 'chat', protocol: 'agui', auth: 'public' },
+    }))
+      .connection;
     expect(first.address).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(await connectionByAddress(deps, first.address)).toMatchObject({ identifier: 'chat' });
-    await deleteConnection(deps, caller, 'a', 'main', 'chat');
+    await deleteConnection(deps, caller, { agent: 'a', environment: 'main', identifier: 'chat' });
     expect(await connectionByAddress(deps, first.address)).toBeNull();
-    const again =
-      (await createConnection(deps, caller, 'a', 'main', { identifier: 'chat', protocol: 'webhook', auth: 'public' }))
-        .connection;
+    const again = (await createConnection(deps, caller, {
+      agent: 'a',
+      environment: 'main',
+      input: { identifier: 'chat', protocol: 'webhook', auth: 'public' },
+    }))
+      .connection;
     expect(again.address).toBe(first.address);
-    const staging =
-      (await createConnection(deps, caller, 'a', 'staging', { identifier: 'chat', protocol: 'agui', auth: 'public' }))
-        .connection;
+    const staging = (await createConnection(deps, caller, {
+      agent: 'a',
+      environment: 'staging',
+      input: { identifier: 'chat', protocol: 'agui', auth: 'public' },
+    }))
+      .connection;
     expect(staging.address).not.toBe(first.address);
-    const other =
-      (await createConnection(deps, caller, 'a', 'main', { identifier: 'chat-2', protocol: 'agui', auth: 'public' }))
-        .connection;
+    const other = (await createConnection(deps, caller, {
+      agent: 'a',
+      environment: 'main',
+      input: { identifier: 'chat-2', protocol: 'agui', auth: 'public' },
+    }))
+      .connection;
     expect(new Set([first.address, staging.address, other.address]).size).toBe(3);
     expect(roleAsked).toEqual(['maintainer', 'maintainer', 'maintainer', 'maintainer', 'maintainer']);
   });
@@ -91,10 +103,14 @@ describe('endpoint tokens', () => {
   it(
     'are shown once with the prefix, stored only as a digest, and ' + 'regeneration stops the old one at once',
     async () => {
-      const created = await createConnection(deps, caller, 'a', 'main', {
-        identifier: 'tools',
-        protocol: 'mcp',
-        auth: 'bearer',
+      const created = await createConnection(deps, caller, {
+        agent: 'a',
+        environment: 'main',
+        input: {
+          identifier: 'tools',
+          protocol: 'mcp',
+          auth: 'bearer',
+        },
       });
       const token = created.token!;
       expect(token.startsWith(endpointTokenPrefix)).toBe(true);
@@ -102,13 +118,14 @@ describe('endpoint tokens', () => {
       const stored = await deps.docs.collection(connectionCollections.connections).findOne({ identifier: 'tools' });
       expect(JSON.stringify(stored)).not.toContain(token);
       expect(stored).toMatchObject({ tokenDigest: await cryptoIds.sha256Hex(token) });
-      expect(await getConnection(deps, caller, 'a', 'main', 'tools')).not.toHaveProperty('token');
+      expect(await getConnection(deps, caller, { agent: 'a', environment: 'main', identifier: 'tools' })).not
+        .toHaveProperty('token');
       const admit = async (t: string) =>
         admitCaller(admission, (await connectionByAddress(deps, created.connection.address))!, {
           authorization: `Bearer ${t}`,
         });
       expect((await admit(token)).admitted).toBe(true);
-      const renewed = await regenerateToken(deps, caller, 'a', 'main', 'tools');
+      const renewed = await regenerateToken(deps, caller, { agent: 'a', environment: 'main', identifier: 'tools' });
       expect(renewed.token).not.toBe(token);
       expect(await admit(token)).toMatchObject({ admitted: false, status: 401, code: 'connection_unauthorized' });
       expect((await admit(renewed.token)).admitted).toBe(true);
@@ -116,15 +133,23 @@ describe('endpoint tokens', () => {
   );
 
   it('a token opens only its own connection (rule 4)', async () => {
-    const one = await createConnection(deps, caller, 'a', 'main', {
-      identifier: 'one',
-      protocol: 'webhook',
-      auth: 'bearer',
+    const one = await createConnection(deps, caller, {
+      agent: 'a',
+      environment: 'main',
+      input: {
+        identifier: 'one',
+        protocol: 'webhook',
+        auth: 'bearer',
+      },
     });
-    const two = await createConnection(deps, caller, 'a', 'main', {
-      identifier: 'two',
-      protocol: 'webhook',
-      auth: 'bearer',
+    const two = await createConnection(deps, caller, {
+      agent: 'a',
+      environment: 'main',
+      input: {
+        identifier: 'two',
+        protocol: 'webhook',
+        auth: 'bearer',
+      },
     });
     expect(await admitCaller(admission, two.connection, { authorization: `Bearer ${one.token}` })).toMatchObject({
       admitted: false,
@@ -136,26 +161,35 @@ describe('endpoint tokens', () => {
     'switching to bearer issues a token once; edits wait for the next publish; leaving bearer drops the digest ' +
       'then',
     async () => {
-      await createConnection(deps, caller, 'a', 'main', { identifier: 'hook', protocol: 'webhook', auth: 'public' });
-      expect(await refusal(regenerateToken(deps, caller, 'a', 'main', 'hook'))).toMatch(
-        /^400 invalid_argument: auth: connection "hook" uses "public".*switch it to bearer/,
-      );
-      const switched = await updateConnection(deps, caller, 'a', 'main', 'hook', { auth: 'bearer' });
+      await createConnection(deps, caller, {
+        agent: 'a',
+        environment: 'main',
+        input: { identifier: 'hook', protocol: 'webhook', auth: 'public' },
+      });
+      expect(await refusal(regenerateToken(deps, caller, { agent: 'a', environment: 'main', identifier: 'hook' })))
+        .toMatch(
+          /^400 invalid_argument: auth: connection "hook" uses "public".*switch it to bearer/,
+        );
+      const switched = await updateConnection(deps, caller, { agent: 'a', environment: 'main', identifier: 'hook' }, {
+        auth: 'bearer',
+      });
       expect(switched.token).toMatch(/^cairn_ep_/);
       expect(
-        (await updateConnection(deps, caller, 'a', 'main', 'hook', { rate: { perCaller: 10, perEndpoint: 20 } })).token,
+        (await updateConnection(deps, caller, { agent: 'a', environment: 'main', identifier: 'hook' }, {
+          rate: { perCaller: 10, perEndpoint: 20 },
+        })).token,
       ).toBeUndefined();
       // Rule 6: until the environment is published, the settings in effect are unchanged.
-      const waiting = await getConnection(deps, caller, 'a', 'main', 'hook');
+      const waiting = await getConnection(deps, caller, { agent: 'a', environment: 'main', identifier: 'hook' });
       expect(waiting).toMatchObject({
         auth: 'public',
         pending: { auth: 'bearer', rate: { perCaller: 10, perEndpoint: 20 }, changedBy: caller.subject },
       });
       expect((await admitCaller(admission, waiting, {})).admitted).toBe(true);
       // Token regeneration does not wait: the pending switch takes the new token.
-      const renewed = await regenerateToken(deps, caller, 'a', 'main', 'hook');
+      const renewed = await regenerateToken(deps, caller, { agent: 'a', environment: 'main', identifier: 'hook' });
       expect(await applyPendingEdits(deps, { agentId: 'agent-a', environment: 'main' })).toEqual(['hook']);
-      const live = await getConnection(deps, caller, 'a', 'main', 'hook');
+      const live = await getConnection(deps, caller, { agent: 'a', environment: 'main', identifier: 'hook' });
       expect(live).toMatchObject({ auth: 'bearer', rate: { perCaller: 10, perEndpoint: 20 } });
       expect(live).not.toHaveProperty('pending');
       expect(await admitCaller(admission, live, { authorization: `Bearer ${switched.token}` })).toMatchObject({
@@ -164,29 +198,37 @@ describe('endpoint tokens', () => {
       });
       expect((await admitCaller(admission, live, { authorization: `Bearer ${renewed.token}` })).admitted).toBe(true);
       expect(await applyPendingEdits(deps, { agentId: 'agent-a', environment: 'main' })).toEqual([]);
-      await updateConnection(deps, caller, 'a', 'main', 'hook', { auth: 'public' });
+      await updateConnection(deps, caller, { agent: 'a', environment: 'main', identifier: 'hook' }, { auth: 'public' });
       await applyPendingEdits(deps, { agentId: 'agent-a', environment: 'main' });
-      expect(await getConnection(deps, caller, 'a', 'main', 'hook')).not.toHaveProperty('tokenDigest');
+      expect(await getConnection(deps, caller, { agent: 'a', environment: 'main', identifier: 'hook' })).not
+        .toHaveProperty('tokenDigest');
     },
   );
 });
 
 describe('settings', () => {
   it('defaults rates by protocol and algorithms to RS256', async () => {
-    const chat = (await createConnection(deps, caller, 'a', 'main', {
-      identifier: 'chat',
-      protocol: 'agui',
-      auth: 'oidc',
-      oidc: { issuer: 'https://id.example.com', audience: 'chat' },
+    const chat = (await createConnection(deps, caller, {
+      agent: 'a',
+      environment: 'main',
+      input: {
+        identifier: 'chat',
+        protocol: 'agui',
+        auth: 'oidc',
+        oidc: { issuer: 'https://id.example.com', audience: 'chat' },
+      },
     })).connection;
     expect(chat).toMatchObject({
       rate: { perCaller: 30, perEndpoint: 300 },
       oidc: { algorithms: ['RS256'] },
       origins: [],
     });
-    const hook =
-      (await createConnection(deps, caller, 'a', 'main', { identifier: 'hook', protocol: 'webhook', auth: 'public' }))
-        .connection;
+    const hook = (await createConnection(deps, caller, {
+      agent: 'a',
+      environment: 'main',
+      input: { identifier: 'hook', protocol: 'webhook', auth: 'public' },
+    }))
+      .connection;
     expect(hook.rate).toEqual({ perCaller: 600, perEndpoint: 600 });
     expect((await listConnections(deps, caller, 'a', 'main')).map((c) => c.identifier)).toEqual(['chat', 'hook']);
   });
@@ -197,9 +239,11 @@ describe('settings', () => {
         createConnection(
           deps,
           caller,
-          'a',
-          'main',
-          { identifier: 'x', protocol: 'agui', auth: 'public', ...input } as never,
+          {
+            agent: 'a',
+            environment: 'main',
+            input: { identifier: 'x', protocol: 'agui', auth: 'public', ...input } as never,
+          },
         ),
       );
     expect(await create({ identifier: 'Bad Id' })).toMatch(/^400 invalid_argument: identifier: "Bad Id" is not a slug/);
@@ -240,11 +284,15 @@ describe('settings', () => {
     async () => {
       const create = (identifier: string, oidc: Record<string, string>) =>
         refusal(
-          createConnection(deps, caller, 'a', 'main', {
-            identifier,
-            protocol: 'mcp',
-            auth: 'oidc',
-            oidc: { audience: 'a', ...oidc } as { issuer: string; audience: string },
+          createConnection(deps, caller, {
+            agent: 'a',
+            environment: 'main',
+            input: {
+              identifier,
+              protocol: 'mcp',
+              auth: 'oidc',
+              oidc: { audience: 'a', ...oidc } as { issuer: string; audience: string },
+            },
           }),
         );
       const refused = [
@@ -276,34 +324,62 @@ describe('settings', () => {
       deps.allowPrivateUrls = true;
       const oidc = { issuer: 'http://127.0.0.1:9000', audience: 'a' };
       expect(
-        (await createConnection(deps, caller, 'a', 'main', { identifier: 'dev', protocol: 'mcp', auth: 'oidc', oidc }))
+        (await createConnection(deps, caller, {
+          agent: 'a',
+          environment: 'main',
+          input: { identifier: 'dev', protocol: 'mcp', auth: 'oidc', oidc },
+        }))
           .connection.oidc?.issuer,
       ).toBe(oidc.issuer);
       deps.production = true;
       expect(
-        await refusal(createConnection(deps, caller, 'a', 'main', {
-          identifier: 'prod',
-          protocol: 'mcp',
-          auth: 'oidc',
-          oidc,
+        await refusal(createConnection(deps, caller, {
+          agent: 'a',
+          environment: 'main',
+          input: {
+            identifier: 'prod',
+            protocol: 'mcp',
+            auth: 'oidc',
+            oidc,
+          },
         })),
       ).toMatch(/^400 invalid_argument: oidc\.issuer: .* must be an https URL; plain http is refused/);
     },
   );
 
   it('refuses a second identifier in the environment (409) and another protocol on edit (409)', async () => {
-    await createConnection(deps, caller, 'a', 'main', { identifier: 'chat', protocol: 'agui', auth: 'public' });
+    await createConnection(deps, caller, {
+      agent: 'a',
+      environment: 'main',
+      input: { identifier: 'chat', protocol: 'agui', auth: 'public' },
+    });
     expect(
       await refusal(
-        createConnection(deps, caller, 'a', 'main', { identifier: 'chat', protocol: 'mcp', auth: 'bearer' }),
+        createConnection(deps, caller, {
+          agent: 'a',
+          environment: 'main',
+          input: { identifier: 'chat', protocol: 'mcp', auth: 'bearer' },
+        }),
       ),
     ).toMatch(/^409 connection_exists: Environment "main" already has a connection "chat"/);
-    expect(await refusal(updateConnection(deps, caller, 'a', 'main', 'chat', { protocol: 'mcp' }))).toMatch(
+    expect(
+      await refusal(
+        updateConnection(deps, caller, { agent: 'a', environment: 'main', identifier: 'chat' }, { protocol: 'mcp' }),
+      ),
+    ).toMatch(
       /^409 protocol_fixed: protocol: a connection's protocol is fixed/,
     );
-    expect(await refusal(updateConnection(deps, caller, 'a', 'main', 'chat', { protocol: 'agui', origins: ['*'] })))
+    expect(
+      await refusal(
+        updateConnection(deps, caller, { agent: 'a', environment: 'main', identifier: 'chat' }, {
+          protocol: 'agui',
+          origins: ['*'],
+        }),
+      ),
+    )
       .toBe('no refusal');
-    expect(await refusal(getConnection(deps, caller, 'a', 'main', 'nothing'))).toMatch(/^404 connection_not_found/);
+    expect(await refusal(getConnection(deps, caller, { agent: 'a', environment: 'main', identifier: 'nothing' })))
+      .toMatch(/^404 connection_not_found/);
     expect(await refusal(listConnections(deps, caller, 'a', 'nope'))).toMatch(/^404 environment_not_found/);
   });
 });

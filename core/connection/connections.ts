@@ -92,6 +92,26 @@ async function newToken(deps: ConnectionDeps): Promise<{ token: string; digest: 
   return { token, digest: await deps.ids.sha256Hex(token) };
 }
 
+/** One connection of an agent environment, as a caller names it. */
+export interface ConnectionRef {
+  /** The agent's id or slug. */
+  agent: string;
+  /** The environment's name. */
+  environment: string;
+  /** The connection's identifier in the environment. */
+  identifier: string;
+}
+
+/** The connection {@link createConnection} registers, and where. */
+export interface ConnectionCreation {
+  /** The agent's id or slug. */
+  agent: string;
+  /** The environment's name. */
+  environment: string;
+  /** The connection: identifier, protocol, mode and settings. */
+  input: CreateConnectionInput;
+}
+
 /**
  * Registers a connection in an agent environment (Maintainer).
  * @returns the record, and the endpoint token in bearer mode (shown once)
@@ -101,9 +121,7 @@ async function newToken(deps: ConnectionDeps): Promise<{ token: string; digest: 
 export async function createConnection(
   deps: ConnectionDeps,
   caller: ConnectionCaller,
-  agent: string,
-  environment: string,
-  input: CreateConnectionInput,
+  { agent, environment, input }: ConnectionCreation,
 ): Promise<ConnectionWithToken> {
   const identifier = checkIdentifier(input.identifier);
   const settings = checkSettings(input, deps.production, deps.allowPrivateUrls);
@@ -156,9 +174,7 @@ export async function listConnections(
 async function load(
   deps: ConnectionDeps,
   caller: ConnectionCaller,
-  agent: string,
-  environment: string,
-  identifier: string,
+  { agent, environment, identifier }: ConnectionRef,
   role: 'reader' | 'maintainer',
 ): Promise<ConnectionRecord> {
   const scope = await deps.scope(caller, agent, environment, role);
@@ -179,11 +195,9 @@ async function load(
 export async function getConnection(
   deps: ConnectionDeps,
   caller: ConnectionCaller,
-  agent: string,
-  environment: string,
-  identifier: string,
+  ref: ConnectionRef,
 ): Promise<ConnectionRecord> {
-  return load(deps, caller, agent, environment, identifier, 'reader');
+  return load(deps, caller, ref, 'reader');
 }
 
 /**
@@ -197,12 +211,10 @@ export async function getConnection(
 export async function updateConnection(
   deps: ConnectionDeps,
   caller: ConnectionCaller,
-  agent: string,
-  environment: string,
-  identifier: string,
+  ref: ConnectionRef,
   change: ConnectionChange,
 ): Promise<ConnectionWithToken> {
-  const current = await load(deps, caller, agent, environment, identifier, 'maintainer');
+  const current = await load(deps, caller, ref, 'maintainer');
   if (change.protocol !== undefined && change.protocol !== current.protocol) {
     throw new PlatformError(
       'protocol_fixed',
@@ -280,16 +292,15 @@ function unsetOf(oidc: unknown, tokenDigest: unknown): { $unset?: Record<string,
 export async function regenerateToken(
   deps: ConnectionDeps,
   caller: ConnectionCaller,
-  agent: string,
-  environment: string,
-  identifier: string,
+  ref: ConnectionRef,
 ): Promise<Required<ConnectionWithToken>> {
-  const current = await load(deps, caller, agent, environment, identifier, 'maintainer');
+  const current = await load(deps, caller, ref, 'maintainer');
   const pendingBearer = current.pending?.auth === 'bearer';
   if (current.auth !== 'bearer' && !pendingBearer) {
     throw invalid(
       'auth',
-      `connection "${identifier}" uses "${current.auth}", which has no endpoint token; switch it to bearer to get one.`,
+      `connection "${ref.identifier}" uses "${current.auth}", which has no endpoint token; ` +
+        'switch it to bearer to get one.',
     );
   }
   const issued = await newToken(deps);
@@ -318,11 +329,9 @@ export async function regenerateToken(
 export async function deleteConnection(
   deps: ConnectionDeps,
   caller: ConnectionCaller,
-  agent: string,
-  environment: string,
-  identifier: string,
+  ref: ConnectionRef,
 ): Promise<ConnectionRecord> {
-  const current = await load(deps, caller, agent, environment, identifier, 'maintainer');
+  const current = await load(deps, caller, ref, 'maintainer');
   await collection(deps).deleteOne({ _id: current._id });
   return current;
 }

@@ -19,6 +19,8 @@ export {
   applyPendingEdits,
   connectionByAddress,
   type ConnectionChange,
+  type ConnectionCreation,
+  type ConnectionRef,
   type ConnectionWithToken,
   createConnection,
   type CreateConnectionInput,
