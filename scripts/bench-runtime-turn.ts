@@ -54,7 +54,7 @@ export async function benchTurn(program: WorkerProgram, programName: string, run
   };
   const wholeTurn = async () => {
     const session = await insertSession(store, { orgId: 'o', agentId: 'a', environment: 'main', workflow: 'bench', buildId: 'b', commitId: 'c', state: 'ask', variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [] });
-    const turn = await insertTurn(store, session, 'prompt', { message: 'What is six times seven?' });
+    const turn = await insertTurn(store, session, { kind: 'prompt', input: { message: 'What is six times seven?' } });
     const t0 = performance.now();
     await runQueuedTurn(deps, turn._id);
     const ms = performance.now() - t0;

@@ -85,7 +85,7 @@ try {
       orgId: 'bench', agentId: 'bench', environment: 'main', workflow: 'chat', buildId: 'b', commitId: 'c',
       state: 'talk', variables: {}, lockedVariables: [], trigger: 'chat', depth: 0, inheritedForbid: [],
     });
-    const queued = await insertTurn(dispatcherStore, session, 'prompt', { message: 'Hello?' });
+    const queued = await insertTurn(dispatcherStore, session, { kind: 'prompt', input: { message: 'Hello?' } });
     const turn = await claimTurn(dispatcherStore, queued._id, 'bench-dispatcher');
     if (!turn) throw new Error('the bench could not claim its own turn');
     open.push({ session, turn });

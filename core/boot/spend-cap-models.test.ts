@@ -39,7 +39,11 @@ describe('spend caps and model prices', () => {
     const files = (settings: string, stateModel = '') => [agentFile, workflow(settings, stateModel)];
     // Without a cap anything goes.
     expect(await check('a1', 'main', files('settings:\n  model: free\n'))).toEqual([]);
-    await writeSpendCap({ docs, clock: { now: () => new Date(0) } }, scope, 'day', 1, 'sub-ada');
+    await writeSpendCap({ docs, clock: { now: () => new Date(0) } }, scope, {
+      period: 'day',
+      limitUsd: 1,
+      by: 'sub-ada',
+    });
     expect(await check('a1', 'main', files(''))).toEqual([]);
     expect(await check('a1', 'main', files('settings:\n  model: free\n'))).toEqual([
       {

@@ -22,6 +22,7 @@ function endlessLauncher() {
     started = resolve;
   });
   const launcher: WorkerLauncher = {
+    reserve: async () => ({ release: () => undefined }),
     run: (options: WorkerRunOptions) =>
       new Promise((resolve) => {
         const stop = () => resolve({ ended: 'failed', reason: 'signalled', message: 'the turn worker was stopped' });
@@ -76,7 +77,7 @@ async function world() {
     depth: 0,
     inheritedForbid: [],
   });
-  const turn = await insertTurn(store, session, 'prompt', { message: 'Hello?' });
+  const turn = await insertTurn(store, session, { kind: 'prompt', input: { message: 'Hello?' } });
   return { store, hub, deps, running, session, turn };
 }
 

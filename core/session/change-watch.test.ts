@@ -81,7 +81,7 @@ function world() {
       depth: 0,
       inheritedForbid: [],
     });
-    const turn = await insertTurn(store, session, 'prompt', { message: 'Hello?' });
+    const turn = await insertTurn(store, session, { kind: 'prompt', input: { message: 'Hello?' } });
     return { session, turn };
   };
   /** Streams the run of `opened` until it ends or `signal` aborts; the events so far in `events`. */

@@ -88,7 +88,7 @@ export async function openFiredSession(deps: FiringDeps, target: FiringTarget, f
   const scope = scopeOf(target);
   for (let round = 0; round < KEYED_ROUNDS; round += 1) {
     if (await takeClaim(deps, scope, key)) {
-      return { ...(await openClaimed(deps, target, firing, scope, key, ids)), outcome: 'opened' };
+      return { ...(await openClaimed(deps, target, firing, { scope, key, ids })), outcome: 'opened' };
     }
     const claim = await readClaim(deps, scope, key);
     if (!claim) continue;
@@ -100,7 +100,7 @@ export async function openFiredSession(deps: FiringDeps, target: FiringTarget, f
     }
     if (session.startedBy !== firing.startedBy) throw busy(target, 'its session belongs to someone else');
     if (session.status === 'awaiting_input') {
-      const delivered = await deliverToSession(deps, session, target, firing, ids?.turnId);
+      const delivered = await deliverToSession(deps, session, { target, firing, turnId: ids?.turnId });
       if (delivered) return { session: { ...session, status: 'running' }, turnId: delivered, outcome: 'delivered' };
       continue;
     }
@@ -151,7 +151,7 @@ async function insertFiringTurn(
   turnId?: string,
 ): Promise<TurnRecord> {
   try {
-    return await insertTurn(withId(deps, turnId), session, 'delivery', { message });
+    return await insertTurn(withId(deps, turnId), session, { kind: 'delivery', input: { message } });
   } catch (error) {
     const again = turnId !== undefined && isPlatformError(error, 'duplicate_key');
     const existing = again ? await turnsOf(deps).findOne({ _id: turnId }) : null;
@@ -218,14 +218,22 @@ async function openSession(
   return { session, turnId: turn._id };
 }
 
+/** The session-key claim {@link openClaimed} opens the session of. */
+interface ClaimToOpen {
+  /** The scope the session key is claimed in. */
+  scope: SessionKeyScope;
+  /** The claimed session key. */
+  key: string;
+  /** The session's and first turn's ids (a keyed firing's, derived from its firing key). Default: new ones. */
+  ids?: FiringIds;
+}
+
 /** Opens the session of a claim this firing took and names it on the claim; the claim is dropped if opening fails. */
 async function openClaimed(
   deps: FiringDeps,
   target: FiringTarget,
   firing: Firing,
-  scope: SessionKeyScope,
-  key: string,
-  ids?: FiringIds,
+  { scope, key, ids }: ClaimToOpen,
 ): Promise<{ session: SessionRecord; turnId: string }> {
   let opened: { session: SessionRecord; turnId: string };
   try {
@@ -238,6 +246,19 @@ async function openClaimed(
   return opened;
 }
 
+/** The firing {@link deliverToSession} delivers, and the turn it queues. */
+interface SessionDelivery {
+  /** The trigger fired and the agent environment it belongs to. */
+  target: FiringTarget;
+  /** The firing delivered. */
+  firing: Firing;
+  /**
+   * The `delivery` turn's id when the firing has a key. Default: a new one, a refused add putting the session back
+   * to awaiting input.
+   */
+  turnId?: string;
+}
+
 /**
  * Delivers a keyed firing to a session awaiting input: a compare-and-set moves it to running, then a `delivery`
  * turn carrying the firing is queued (under `turnId` when the firing has a key).
@@ -246,14 +267,17 @@ async function openClaimed(
 async function deliverToSession(
   deps: FiringDeps,
   session: SessionRecord,
-  target: FiringTarget,
-  firing: Firing,
-  turnId?: string,
+  { target, firing, turnId }: SessionDelivery,
 ): Promise<string | undefined> {
   const message = deliveryMessage(target, firing);
   // Without a firing key a refused add puts the session back to awaiting input (503 to the caller, ./queued-turns.ts).
   if (turnId === undefined) {
-    return (await moveSessionOn(deps, session, {}, 'awaiting_input', 'delivery', { message }))?._id;
+    return (await moveSessionOn(deps, session, {
+      filter: {},
+      from: 'awaiting_input',
+      kind: 'delivery',
+      input: { message },
+    }))?._id;
   }
   // The move carries the turn as the session's outbox (./queued-turns.ts): a crash after it loses nothing.
   const next = nextTurn(withId(deps, turnId), 'delivery', { message });
@@ -283,6 +307,18 @@ export function deliveryMessage(target: FiringTarget, firing: Firing): string {
     }`;
 }
 
+/** The firing {@link fireOnce} fires, and the claim it fires under. */
+export interface ClaimedFiring {
+  /** The delivery claim's scope (e.g. a connection id, or `schedule:<environment>:<trigger>`). */
+  scope: string;
+  /** The firing's delivery id in `scope`: claimed once; a later firing with it is taken before. */
+  firingId: string;
+  /** The trigger fired and the agent environment it belongs to. */
+  target: FiringTarget;
+  /** The firing; its `firingKey` names the session and turn it opens. */
+  firing: Firing & { firingKey: string };
+}
+
 /**
  * Fires a claimed firing once, as one recoverable step: the claim of `firingId` in `scope` records the session to
  * open (`firing.firingKey` must be set), the session is opened, the claim settled. A firing claimed before whose
@@ -292,10 +328,7 @@ export function deliveryMessage(target: FiringTarget, firing: Firing): string {
  */
 export async function fireOnce(
   deps: FiringDeps,
-  scope: string,
-  firingId: string,
-  target: FiringTarget,
-  firing: Firing & { firingKey: string },
+  { scope, firingId, target, firing }: ClaimedFiring,
 ): Promise<FiringResult | undefined> {
   if (!(await claimDelivery(deps, scope, firingId, { open: { target, firing } }))) {
     const claims = deps.docs.collection<DeliveryRecord>(deliveriesCollection);

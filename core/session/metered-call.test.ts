@@ -84,7 +84,7 @@ function setup(
     counter,
     setup: async () => {
       await turns.insertOne({ _id: 't1', usage: { ...usage(0, 0), modelCalls: 0, costUsd: 0 } });
-      await writeSpendCap(deps, scope, 'day', 1, 'sub-ada');
+      await writeSpendCap(deps, scope, { period: 'day', limitUsd: 1, by: 'sub-ada' });
     },
   };
 }

@@ -71,7 +71,7 @@ export async function meteredModelCall(
   const streamed: Streamed = { text: '', toolCalls: [] };
   let costUsd = 0;
   try {
-    const reply = await streamCall(deps, session, { ...request, timeoutMs }, maxOutputTokens, streamed);
+    const reply = await streamCall(deps, session, { ...request, timeoutMs }, { maxOutputTokens, streamed });
     costUsd = price(reply.usage);
     await recordUsage(deps, turn, { ...reply.usage, modelCalls: 1, costUsd });
     return { ...reply, costUsd };
@@ -89,12 +89,19 @@ export async function meteredModelCall(
   }
 }
 
+/** The output cap of a {@link streamCall} and where it collects what streams. */
+interface CallStream {
+  /** The most output tokens the call may produce. */
+  maxOutputTokens: number;
+  /** Collects the reply's text and tool calls as they stream (read on failure: what was received is priced). */
+  streamed: Streamed;
+}
+
 async function streamCall(
   deps: MeteredCallDeps,
   session: SessionRecord,
   request: ModelCallRequest,
-  maxOutputTokens: number,
-  streamed: Streamed,
+  { maxOutputTokens, streamed }: CallStream,
 ): Promise<Omit<ModelCallReply, 'costUsd'>> {
   const signal = deps.callSignal(request.timeoutMs);
   // The reply is checkpointed as the thread's next message: live deltas carry that message's id.

@@ -79,7 +79,7 @@ describe('completion firings', () => {
     async () => {
       const w = world('2026-11-24T10:00:00.000Z');
       const session = await insertSession(w.deps, fields);
-      const turn = await insertTurn(w.deps, session, 'prompt', {}, 'running');
+      const turn = await insertTurn(w.deps, session, { kind: 'prompt', input: {}, status: 'running' });
       await settleTurn(w.deps, turn, { status: 'failed', error: { code: 'raised', message: 'No data.' } });
       const firing = completionFiring(
         (await sessionsOf(w.deps).findOne({ _id: session._id }))!,
@@ -147,12 +147,12 @@ describe('turns whose dispatcher died (shared queue store)', () => {
       const { beatTurn, claimTurn } = await import('./session-store.ts');
       const w = world('2026-11-24T10:00:00.000Z');
       const root = await insertSession(w.deps, fields);
-      const rootTurn = await insertTurn(w.deps, root, 'prompt', {});
+      const rootTurn = await insertTurn(w.deps, root, { kind: 'prompt', input: {} });
       await claimTurn(w.deps, rootTurn._id, 'dispatcher-a');
       const child = await insertSession(w.deps, { ...fields, depth: 1, parentId: root._id, rootId: root._id });
-      const childTurn = await insertTurn(w.deps, child, 'prompt', {}, 'running');
+      const childTurn = await insertTurn(w.deps, child, { kind: 'prompt', input: {}, status: 'running' });
       const live = await insertSession(w.deps, fields);
-      const liveTurn = await insertTurn(w.deps, live, 'prompt', {});
+      const liveTurn = await insertTurn(w.deps, live, { kind: 'prompt', input: {} });
       await claimTurn(w.deps, liveTurn._id, 'dispatcher-b');
       const later = { ...w.deps, clock: { now: () => new Date('2026-11-24T10:01:30.000Z') } };
       expect(await beatTurn(later, liveTurn._id, 'dispatcher-b')).toBe('running');

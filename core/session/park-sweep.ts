@@ -33,7 +33,12 @@ export async function sweepDueWaits(
     const message = `The wait ended at ${pending.until} (it waited for: ${pending.reason ?? 'input'}). Carry on.`;
     // The move carries the turn as the session's outbox (./queued-turns.ts): a sweep that dies after it loses nothing.
     const same = { 'pending.id': pending.id };
-    const turn = await moveSessionOn(deps, session, same, 'awaiting_input', 'delivery', { message });
+    const turn = await moveSessionOn(deps, session, {
+      filter: same,
+      from: 'awaiting_input',
+      kind: 'delivery',
+      input: { message },
+    });
     if (!turn) continue;
     queued.push(turn._id);
   }

@@ -41,7 +41,7 @@ export async function insertNextTurn(
   next: NextTurn,
 ): Promise<TurnRecord | null> {
   try {
-    return await insertTurn(deps, session, next.kind, next.input, 'queued', { id: next.turnId });
+    return await insertTurn(deps, session, { kind: next.kind, input: next.input, status: 'queued', id: next.turnId });
   } catch (error) {
     if (!isPlatformError(error, 'duplicate_key')) throw error;
     return turnsOf(deps).findOne({ _id: next.turnId });
@@ -89,6 +89,18 @@ export async function openSessionWithTurn(
   return { session, turn };
 }
 
+/** The move {@link moveSessionOn} makes: the compare-and-set and the turn it queues. */
+export interface SessionMove {
+  /** The compare-and-set's filter on the session; it must name the status it expects. */
+  filter: Record<string, unknown>;
+  /** The status a refused add puts the session back to. */
+  from: SessionStatus;
+  /** The kind of the turn queued. */
+  kind: TurnKind;
+  /** The turn's input. */
+  input: TurnRecord['input'];
+}
+
 /**
  * Moves a parked session on: one compare-and-set (`filter`, which must name the status it expects) sets it
  * `running` with the outbox, then the turn is inserted and queued. A refused add removes the turn and puts the
@@ -99,10 +111,7 @@ export async function openSessionWithTurn(
 export async function moveSessionOn(
   deps: TurnQueueDeps,
   session: Pick<SessionRecord, '_id' | 'orgId'>,
-  filter: Record<string, unknown>,
-  from: SessionStatus,
-  kind: TurnKind,
-  input: TurnRecord['input'],
+  { filter, from, kind, input }: SessionMove,
 ): Promise<TurnRecord | undefined> {
   const next = nextTurn(deps, kind, input);
   const move = { status: 'running', next, updatedAt: next.at };

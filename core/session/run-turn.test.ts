@@ -297,7 +297,10 @@ describe('the turn engine', () => {
       analyst: { ...analyst, limits: { ...analyst.limits, outputTokensPerCall: 50 } },
       lookup,
     });
-    await setSpendCap(t.deps, caller, { agent: 'a', environment: 'main', workflow: 'analyst' }, 'week', 0.003);
+    await setSpendCap(t.deps, caller, { agent: 'a', environment: 'main', workflow: 'analyst' }, {
+      period: 'week',
+      limitUsd: 0.003,
+    });
     const { session } = await startSession(t.deps, caller, {
       agent: 'a',
       environment: 'main',

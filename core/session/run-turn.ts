@@ -55,7 +55,7 @@ async function applyInput(run: TurnRun): Promise<TurnOutcome | undefined> {
     const note = `Decision by ${decision.by}: move to ${decision.to}${
       decision.comment ? `. Comment: ${decision.comment}` : ''
     }.`;
-    await run.enter(decision.to, 'decision', decision.comment, note, decision.by);
+    await run.enter(decision.to, 'decision', { note: decision.comment, message: note, by: decision.by });
     return undefined;
   }
   if (input.message !== undefined && input.message.length > 0) {
@@ -132,8 +132,7 @@ async function loop(run: TurnRun): Promise<TurnOutcome> {
       await run.enter(
         state.onError,
         'error',
-        error.message,
-        `The step "${state.slug}" failed (${error.code}): ${error.message}`,
+        { note: error.message, message: `The step "${state.slug}" failed (${error.code}): ${error.message}` },
       );
     }
   }
@@ -222,7 +221,7 @@ async function settleMessage(run: TurnRun, effects: MessageEffects): Promise<Tur
     };
   }
   if (effects.advanceTo) {
-    await run.enter(effects.advanceTo.to, 'advance', effects.advanceTo.reason);
+    await run.enter(effects.advanceTo.to, 'advance', { note: effects.advanceTo.reason });
     return undefined;
   }
   if (effects.wait) {

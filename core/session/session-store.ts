@@ -134,23 +134,32 @@ export interface TurnFence {
   lease: string;
 }
 
+/** The turn {@link insertTurn} inserts. */
+export interface TurnInsert {
+  /** The turn's kind. */
+  kind: TurnKind;
+  /** The turn's input. */
+  input: TurnRecord['input'];
+  /** `queued`, or `running` for a child run inline. Default `queued`. */
+  status?: 'queued' | 'running';
+  /** The turn's id (a session's outbox names it). Default: a new one. */
+  id?: string;
+  /** The runner and lease of a child turn run inline (its root's). */
+  fence?: TurnFence;
+}
+
 /**
  * Inserts a turn of `session` in status `status` (queued, or running for a child run inline).
- * @param options - `id`: the turn's id (a session's outbox names it; default a new one); `fence`: the runner and
- *   lease of a child turn run inline (its root's)
  * @throws PlatformError `duplicate_key` when a turn with `id` exists
  */
 export async function insertTurn(
   deps: SessionStoreDeps,
   session: Pick<SessionRecord, '_id' | 'orgId'>,
-  kind: TurnKind,
-  input: TurnRecord['input'],
-  status: 'queued' | 'running' = 'queued',
-  options: { id?: string; fence?: TurnFence } = {},
+  { kind, input, status = 'queued', id, fence }: TurnInsert,
 ): Promise<TurnRecord> {
   const now = deps.clock.now();
   const turn: TurnRecord = {
-    _id: options.id ?? deps.ids.newId(),
+    _id: id ?? deps.ids.newId(),
     schemaVersion: sessionSchemaVersion,
     sessionId: session._id,
     orgId: session.orgId,
@@ -161,7 +170,7 @@ export async function insertTurn(
     error: null,
     queuedAt: now,
     ...(status === 'running' ? { startedAt: now } : {}),
-    ...(status === 'running' && options.fence ? { ...options.fence, heartbeatAt: now } : {}),
+    ...(status === 'running' && fence ? { ...fence, heartbeatAt: now } : {}),
   };
   await turnsOf(deps).insertOne(turn);
   return turn;

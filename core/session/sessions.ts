@@ -248,7 +248,12 @@ export async function takeDecision(
     );
   }
   const input = { decision: { to: decision.to, comment: decision.comment, by } };
-  const turn = await moveSessionOn(deps, session, { 'pending.id': pending.id }, 'awaiting_decision', 'decision', input);
+  const turn = await moveSessionOn(deps, session, {
+    filter: { 'pending.id': pending.id },
+    from: 'awaiting_decision',
+    kind: 'decision',
+    input,
+  });
   if (!turn) {
     const why = `Session ${session._id} was decided meanwhile; a second decision is refused.`;
     throw new PlatformError('no_decision_pending', why, { status: 409 });
@@ -288,7 +293,12 @@ export async function takeReply(deps: TurnQueueDeps, session: SessionRecord, mes
     });
   }
   await checkSpendCaps(deps, session);
-  const turn = await moveSessionOn(deps, session, {}, 'awaiting_input', 'reply', { message });
+  const turn = await moveSessionOn(deps, session, {
+    filter: {},
+    from: 'awaiting_input',
+    kind: 'reply',
+    input: { message },
+  });
   if (!turn) {
     const why = `Session ${session._id} took another message meanwhile; send yours once it is settled.`;
     throw new PlatformError('not_awaiting_input', why, { status: 409 });
@@ -385,13 +395,20 @@ export async function setSessionAttributes(
   return attributes;
 }
 
+/** The cap {@link setSpendCap} sets or removes. */
+export interface SpendCapSetting {
+  /** The period the cap applies to. */
+  period: SpendPeriod;
+  /** The most the workflow may spend in one period, in US dollars (≥ 0); null removes the cap. */
+  limitUsd: number | null;
+}
+
 /** Sets or removes a spend cap (Maintainer). @throws PlatformError `invalid_argument` (400) */
 export async function setSpendCap(
   deps: SessionDeps,
   caller: SessionCaller,
   ref: { orgId?: string; agent: string; environment: string; workflow: string },
-  period: SpendPeriod,
-  limitUsd: number | null,
+  { period, limitUsd }: SpendCapSetting,
 ): Promise<void> {
   const agent = await deps.resolveAgent(caller, ref);
   await deps.requireRole(caller, agent.orgId, agent.agentId, 'maintainer');
@@ -399,9 +416,7 @@ export async function setSpendCap(
   await writeSpendCap(
     deps,
     { ...agent, environment: ref.environment, workflow: ref.workflow },
-    period,
-    limitUsd,
-    caller.subject,
+    { period, limitUsd, by: caller.subject },
   );
 }
 

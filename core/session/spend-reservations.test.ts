@@ -34,7 +34,7 @@ const ttl = { ttlMs: 60_000, priced: true };
 describe('spend reservations', () => {
   it('lets concurrent reservations hold at most the cap between them', async () => {
     const t = setup();
-    await writeSpendCap(t.deps, scope, 'day', 1, 'sub-ada');
+    await writeSpendCap(t.deps, scope, { period: 'day', limitUsd: 1, by: 'sub-ada' });
     const tries = await Promise.allSettled(Array.from({ length: 12 }, () => reserveSpend(t.deps, [scope], 0.155, ttl)));
     const held = tries.filter((r) => r.status === 'fulfilled');
     expect(held).toHaveLength(6);
@@ -45,7 +45,7 @@ describe('spend reservations', () => {
 
   it('settles to the reported cost once, and a release gives the amount back', async () => {
     const t = setup();
-    await writeSpendCap(t.deps, scope, 'day', 1, 'sub-ada');
+    await writeSpendCap(t.deps, scope, { period: 'day', limitUsd: 1, by: 'sub-ada' });
     const first = await reserveSpend(t.deps, [scope], 0.5, ttl);
     const second = await reserveSpend(t.deps, [scope], 0.5, ttl);
     await expect(reserveSpend(t.deps, [scope], 0.01, ttl))
@@ -63,8 +63,8 @@ describe('spend reservations', () => {
 
   it('holds nothing when a later cap refuses', async () => {
     const t = setup();
-    await writeSpendCap(t.deps, scope, 'day', 10, 'sub-ada');
-    await writeSpendCap(t.deps, scope, 'month', 0.1, 'sub-ada');
+    await writeSpendCap(t.deps, scope, { period: 'day', limitUsd: 10, by: 'sub-ada' });
+    await writeSpendCap(t.deps, scope, { period: 'month', limitUsd: 0.1, by: 'sub-ada' });
     await expect(reserveSpend(t.deps, [scope], 0.2, ttl))
       .rejects.toMatchObject({ code: 'spend_cap_reached', message: expect.stringContaining('month (UTC)') });
     expect(await counterOf(t)).toMatchObject({ committedNano: 0, reservedNano: 0 });
@@ -73,14 +73,14 @@ describe('spend reservations', () => {
   it('counts spend made before a cap existed and before reservations (spent only)', async () => {
     const t = setup();
     await addSpend(t.deps, scope, 0.95);
-    await writeSpendCap(t.deps, scope, 'day', 1, 'sub-ada');
+    await writeSpendCap(t.deps, scope, { period: 'day', limitUsd: 1, by: 'sub-ada' });
     await expect(reserveSpend(t.deps, [scope], 0.1, ttl)).rejects.toMatchObject({ code: 'spend_cap_reached' });
     await reserveSpend(t.deps, [scope], 0.05, ttl);
   });
 
   it("sweeps a dead process's expired reservation at the next reservation, and settles a late call once", async () => {
     const t = setup();
-    await writeSpendCap(t.deps, scope, 'day', 1, 'sub-ada');
+    await writeSpendCap(t.deps, scope, { period: 'day', limitUsd: 1, by: 'sub-ada' });
     const lost = await reserveSpend(t.deps, [scope], 0.9, { ttlMs: 30_000, priced: true });
     await expect(reserveSpend(t.deps, [scope], 0.2, ttl)).rejects.toMatchObject({ code: 'spend_cap_reached' });
     t.advance(30_000);
@@ -110,7 +110,7 @@ describe('spend reservations', () => {
     await sessions.insertOne(record('s3', 'lookup', 's2'));
     const scopes = await spendScopes(t.deps, record('s3', 'lookup', 's2'));
     expect(scopes.map((s) => s.workflow)).toEqual(['lookup', 'helper', 'lead']);
-    await writeSpendCap(t.deps, { ...scope, workflow: 'lead' }, 'day', 0.5, 'sub-ada');
+    await writeSpendCap(t.deps, { ...scope, workflow: 'lead' }, { period: 'day', limitUsd: 0.5, by: 'sub-ada' });
     const held = await reserveSpend(t.deps, scopes, 0.3, ttl);
     await expect(reserveSpend(t.deps, scopes, 0.3, ttl))
       .rejects.toMatchObject({ code: 'spend_cap_reached', message: expect.stringContaining('Workflow "lead"') });
@@ -125,7 +125,7 @@ describe('spend reservations', () => {
     const t = setup();
     await expect(reserveSpend(t.deps, [scope], 0, { ttlMs: 1000, priced: false }))
       .resolves.toMatchObject({ held: [], amountNano: 0 });
-    await writeSpendCap(t.deps, scope, 'week', 5, 'sub-ada');
+    await writeSpendCap(t.deps, scope, { period: 'week', limitUsd: 5, by: 'sub-ada' });
     await expect(reserveSpend(t.deps, [scope], 0, { ttlMs: 1000, priced: false, model: 'local-llama' }))
       .rejects.toMatchObject({
         code: 'spend_cap_unpriced',

@@ -12,7 +12,7 @@ describe('spend status', () => {
     const deps = { docs: createMemoryDocumentStore(), clock: { now: () => now } };
     const scope = { orgId: 'o1', agentId: 'a1', environment: 'main', workflow: 'analyst' };
     await addSpend(deps, scope, 0.25);
-    await writeSpendCap(deps, scope, 'week', 1, 'sub-ada');
+    await writeSpendCap(deps, scope, { period: 'week', limitUsd: 1, by: 'sub-ada' });
     expect(
       (await spendStatus(deps, scope)).map((
         s,
@@ -27,7 +27,7 @@ describe('spend status', () => {
     await addSpend(deps, scope, 0.75);
     expect((await spendStatus(deps, scope)).map((s) => s.spentUsd)).toEqual([0.75, 1, 1]);
     await expect(checkSpendCaps(deps, scope)).rejects.toMatchObject({ code: 'spend_cap_reached', status: 429 });
-    await writeSpendCap(deps, scope, 'week', null, 'sub-ada');
+    await writeSpendCap(deps, scope, { period: 'week', limitUsd: null, by: 'sub-ada' });
     await checkSpendCaps(deps, scope);
   });
 });

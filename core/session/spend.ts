@@ -123,6 +123,16 @@ export async function addSpend(
   }
 }
 
+/** The cap {@link writeSpendCap} writes, and who set it. */
+export interface SpendCapWrite {
+  /** The period the cap applies to. */
+  period: SpendPeriod;
+  /** The most the scope may spend in one period, in US dollars (≥ 0); null removes the cap. */
+  limitUsd: number | null;
+  /** Who set it (stored with the cap). */
+  by: string;
+}
+
 /**
  * Sets (or with `limitUsd` null removes) the cap of one period.
  * @throws PlatformError `invalid_argument` (400) for a limit that is not a number ≥ 0
@@ -130,9 +140,7 @@ export async function addSpend(
 export async function writeSpendCap(
   deps: { docs: DocumentStore; clock: Clock },
   scope: SpendScope,
-  period: SpendPeriod,
-  limitUsd: number | null,
-  by: string,
+  { period, limitUsd, by }: SpendCapWrite,
 ): Promise<void> {
   if (limitUsd === null) {
     await capsOf(deps.docs).deleteOne({ _id: capId(scope, period) });

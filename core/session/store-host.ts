@@ -158,7 +158,12 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
         ...(deps.fence ? { lease: deps.fence.lease } : {}),
       });
       const message = JSON.stringify(fields.arguments);
-      const turn = await insertTurn(deps, child, 'prompt', { message }, 'running', { fence: deps.fence });
+      const turn = await insertTurn(deps, child, {
+        kind: 'prompt',
+        input: { message },
+        status: 'running',
+        fence: deps.fence,
+      });
       allowed.add(turn._id);
       changed(child);
       return { sessionId: child._id, turnId: turn._id };
@@ -175,7 +180,7 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
         throw new PlatformError('child_not_parked', why, { status: 409 });
       }
       const { kind, ...rest } = own;
-      const turn = await insertTurn(deps, child, kind, rest, 'running', { fence: deps.fence });
+      const turn = await insertTurn(deps, child, { kind, input: rest, status: 'running', fence: deps.fence });
       allowed.add(turn._id);
       changed(child);
       return { turnId: turn._id };

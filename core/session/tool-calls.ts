@@ -83,9 +83,9 @@ async function answerControl(
   const input = record(call.input);
   switch (call.name) {
     case controlTools.advance:
-      return advance(run, state, call, input, effects);
+      return advance(run, state, call, effects);
     case controlTools.wait:
-      return wait(run, state, call, input, effects);
+      return wait(run, state, call, effects);
     case controlTools.raise:
       effects.raise = {
         code: typeof input.code === 'string' && input.code ? input.code : 'raised',
@@ -123,9 +123,9 @@ function wait(
   run: TurnRun,
   state: StateView,
   call: ModelToolCall,
-  input: Record<string, unknown>,
   effects: MessageEffects,
 ): ModelToolResult {
+  const input = record(call.input);
   if (typeof input.reason !== 'string') return fail(call, 'platform_wait needs a reason (text).');
   const parks = state.budget.parks ?? DEFAULT_PARKS;
   if (run.session.visit.parks >= parks) {
@@ -159,9 +159,9 @@ async function advance(
   run: TurnRun,
   state: StateView,
   call: ModelToolCall,
-  input: Record<string, unknown>,
   effects: MessageEffects,
 ): Promise<ModelToolResult> {
+  const input = record(call.input);
   if (effects.advanceTo) {
     return fail(call, 'platform_advance may be called once per message; this message already moved on.');
   }

@@ -19,6 +19,16 @@ export interface EngineDeps {
   now(): number;
 }
 
+/** What {@link TurnRun.enter} records with a state entry. */
+export interface StateEntry {
+  /** The trail entry's note (the reason or comment). */
+  note?: string;
+  /** A user message added to the thread. Default: none. */
+  message?: string;
+  /** Who decided (a decision's member). Default: none. */
+  by?: string;
+}
+
 /** A turn in progress. */
 export class TurnRun {
   readonly messages: ModelMessage[];
@@ -70,9 +80,7 @@ export class TurnRun {
   async enter(
     to: string,
     via: 'advance' | 'decision' | 'error',
-    note?: string,
-    message?: string,
-    by?: string,
+    { note, message, by }: StateEntry = {},
   ): Promise<void> {
     await this.checkpoint({
       state: to,

@@ -50,7 +50,7 @@ export async function runKeyedFiring(deps: KeyedFiringDeps, job: KeyedFiringJob)
   const firing = { ...job.firing, firingKey };
   let fired: Awaited<ReturnType<typeof fireOnce>>;
   try {
-    fired = await fireOnce(deps, job.scope, job.firingId, job.target, firing);
+    fired = await fireOnce(deps, { scope: job.scope, firingId: job.firingId, target: job.target, firing });
   } catch (error) {
     await releaseDelivery(deps, job.scope, job.firingId);
     if (!isPlatformError(error, 'session_busy')) throw error;

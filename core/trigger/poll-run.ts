@@ -95,10 +95,15 @@ export async function runPoll(deps: PollRunDeps, job: PollJob): Promise<PollOutc
   };
   for (const { id, item } of items) {
     // Claim and open are one recoverable step: a claim left pending is opened by the next poll or the resume sweep.
-    const fired = await fireOnce(deps, scope, id, target, {
-      payload: { collection: call.collection, tool: call.tool, itemId: id, item },
-      message: `The polling trigger ${trigger.id} found a new item (${id}); it is in the variable "trigger".`,
-      firingKey: JSON.stringify(['polling', scope, id]),
+    const fired = await fireOnce(deps, {
+      scope,
+      firingId: id,
+      target,
+      firing: {
+        payload: { collection: call.collection, tool: call.tool, itemId: id, item },
+        message: `The polling trigger ${trigger.id} found a new item (${id}); it is in the variable "trigger".`,
+        firingKey: JSON.stringify(['polling', scope, id]),
+      },
     });
     if (fired?.outcome === 'opened') sessions.push(fired.session._id);
   }

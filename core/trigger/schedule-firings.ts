@@ -96,7 +96,7 @@ async function fireEnvironmentSchedules(
       message: `The schedule ${trigger.id} fired for ${at}.`,
       firingKey: JSON.stringify(['schedule', env._id, trigger.id, at]),
     };
-    const fired = await fireOnce(deps, `schedule:${env._id}:${trigger.id}`, at, target, firing);
+    const fired = await fireOnce(deps, { scope: `schedule:${env._id}:${trigger.id}`, firingId: at, target, firing });
     if (fired?.outcome === 'opened') opened.push(fired.session._id);
   }
   return opened;

@@ -164,7 +164,7 @@ describe('a completion job run twice', () => {
       inheritedForbid: [],
     };
     const session = await insertSession(w.deps, fields);
-    const turn = await insertTurn(w.deps, session, 'prompt', {}, 'running');
+    const turn = await insertTurn(w.deps, session, { kind: 'prompt', input: {}, status: 'running' });
     await settleTurn(w.deps, turn, { status: 'succeeded' });
     const ended = (await sessionsOf(w.deps).findOne({ _id: session._id }))!;
     const firing = completionFiring(ended, (await turnsOf(w.deps).findOne({ _id: turn._id }))!)!;

@@ -127,11 +127,14 @@ async function runTurn(workflow: string, message: string, entryFile?: string) {
     depth: 0,
     inheritedForbid: [],
   });
-  const turn = await insertTurn(store, session, 'prompt', { message });
+  const turn = await insertTurn(store, session, { kind: 'prompt', input: { message } });
   await sessionsOf(store).updateOne({ _id: session._id }, { $set: { 'variables.turn_id': turn._id } });
   const before = await sessionsOf(store).findOne({ _id: session._id });
   const { launcher: real, lines } = testLauncher();
-  const launcher: WorkerLauncher = { run: (options) => real.run({ ...options, ...(entryFile ? { entryFile } : {}) }) };
+  const launcher: WorkerLauncher = {
+    reserve: (kind, signal) => real.reserve(kind, signal),
+    run: (options) => real.run({ ...options, ...(entryFile ? { entryFile } : {}) }),
+  };
   const toolCalls: unknown[] = [];
   const deps: TurnRunnerDeps = {
     ...store,

@@ -95,7 +95,7 @@ describe('limits enforced from outside the worker', () => {
       orgId: 'o', agentId: 'a', environment: 'main', workflow: 'loop', buildId: 'b', commitId: 'c', state: 'ask',
       variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [],
     });
-    const turn = await insertTurn(store, session, 'prompt', { message: 'Go.' });
+    const turn = await insertTurn(store, session, { kind: 'prompt', input: { message: 'Go.' } });
     await runQueuedTurn(deps as never, turn._id);
     const settled = await turnsOf(store).findOne({ _id: turn._id });
     const message = expect.stringMatching(/^the turn worker exceeded its hook time limit \(a hook runs at most 10 s/);
