@@ -182,7 +182,7 @@ async function startWork(): Promise<void> {
   if (queue) {
     // Trigger deployments: reconciliations after publish, restore, promotion, credential change, Retry now or a due retry (never at startup).
     const deployments = await startDeploymentWork({ ...store, queue, builds, offeredCollections: offeredCollectionsOf(boot.config), log, logError: (what, error) => logger.error({ err: error.message }, what) });
-    // Jobs beyond the free turn slots stay claimed and wait for a slot (Rule 7).
+    // Jobs beyond the free turn slots stay claimed and wait for a slot, their turns still queued (Rule 7).
     consumers = [
       queue.consume(TURN_QUEUE, logged(TURN_QUEUE, async (job) => {
         const { turnId } = job.data as { turnId: string };

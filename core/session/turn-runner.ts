@@ -10,7 +10,7 @@
 import type { ModelProvider } from '../ports/model-provider.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { ToolCatalog } from '../ports/tool-catalog.ts';
-import type { WorkerLauncher, WorkerLimits } from '../ports/worker.ts';
+import type { WorkerLauncher, WorkerLimits, WorkerSlot } from '../ports/worker.ts';
 import { TURN_HEARTBEAT_MS } from './model.ts';
 import { beatTurn, claimTurn, loadTurnRecords, sessionsOf, type SessionStoreDeps } from './session-store.ts';
 import { failTurnTree, interruptedError } from './stale-turns.ts';
@@ -102,8 +102,25 @@ async function turnSecondsOf(deps: TurnRunnerDeps, turnId: string): Promise<numb
   }
 }
 
-/** Runs the queued turn `turnId` to its end; a turn no longer queued (claimed elsewhere, cancelled) is left alone. */
+/**
+ * Runs the queued turn `turnId` to its end; a turn no longer queued (claimed elsewhere, cancelled) is left alone.
+ * The turn is claimed only once a turn worker slot is free (spec/platform-service.md § Rules 7: work beyond the slots
+ * waits with its job claimed): a dispatcher that dies meanwhile leaves it queued, and its job, stalled, runs again
+ * elsewhere. A dispatcher stopping (`interrupt`) before a slot is free leaves it queued too (the turn sweep queues it
+ * again).
+ */
 export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promise<void> {
+  const slot = await deps.launcher.reserve('turn', deps.interrupt);
+  if (!slot) return;
+  try {
+    await runInSlot(deps, turnId, slot);
+  } finally {
+    slot.release();
+  }
+}
+
+/** Claims and runs turn `turnId` in the reserved `slot` (the run releases it when it ends). */
+async function runInSlot(deps: TurnRunnerDeps, turnId: string, slot: WorkerSlot): Promise<void> {
   const turn = await claimTurn(deps, turnId, deps.instanceId);
   if (!turn) return;
   const controller = new AbortController();
@@ -167,6 +184,7 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
       limits: deps.limits,
       broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log }),
       signal: controller.signal,
+      slot,
       ...(turnSeconds === undefined ? {} : { turnSeconds }),
     });
     if (outcome.ended === 'failed') {

@@ -78,6 +78,7 @@ async function world() {
       },
     },
     launcher: {
+      reserve: async () => ({ release: () => undefined }),
       run: async (options: WorkerRunOptions) => {
         runs.push(options);
         return answers.shift()!;

@@ -72,6 +72,7 @@ async function world(published: { current: PublishedAgent }) {
       },
     },
     launcher: {
+      reserve: async () => ({ release: () => undefined }),
       run: async (options: WorkerRunOptions) => {
         runs.push(options);
         return answers.shift()!;

@@ -74,6 +74,7 @@ async function world(published: { current: PublishedAgent }) {
       },
     },
     launcher: {
+      reserve: async () => ({ release: () => undefined }),
       run: async (options: WorkerRunOptions) => {
         runs.push(options);
         return answers.shift()!;

@@ -50,6 +50,7 @@ export function createRemoteWorkerLauncher(
   const slots = new WorkerSlots(options.slots);
   return {
     slots,
+    reserve: (kind, signal) => slots.reserve(kind, signal),
     async run(run: WorkerRunOptions): Promise<WorkerOutcome> {
       return slots.runInSlot(run, async () => {
         try {

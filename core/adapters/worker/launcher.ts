@@ -110,6 +110,7 @@ export function createWorkerLauncher(deps: WorkerLauncherDeps): LocalWorkerLaunc
   });
   return {
     slots,
+    reserve: (kind, signal) => slots.reserve(kind, signal),
     sandbox: () => sandbox,
     async run(options: LauncherRunOptions): Promise<WorkerOutcome> {
       const { memoryMb } = options.limits;

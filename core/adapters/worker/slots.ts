@@ -4,7 +4,7 @@
  *
  * Source: spec/platform-service.md § Rules 7 (PLATFORM_WORKER_TURN_SLOTS, _CALL_SLOTS); § Limits.
  */
-import type { WorkerKind, WorkerOutcome } from '../../ports/worker.ts';
+import type { WorkerKind, WorkerOutcome, WorkerSlot } from '../../ports/worker.ts';
 
 interface Waiter {
   grant(release: () => void): void;
@@ -52,10 +52,10 @@ export class WorkerSlots {
    * ends `signalled` without starting.
    */
   async runInSlot(
-    run: { kind: WorkerKind; signal?: AbortSignal },
+    run: { kind: WorkerKind; signal?: AbortSignal; slot?: WorkerSlot },
     start: () => Promise<WorkerOutcome>,
   ): Promise<WorkerOutcome> {
-    const release = await this.acquire(run.kind, run.signal);
+    const release = run.slot ? () => run.slot!.release() : await this.acquire(run.kind, run.signal);
     if (!release) {
       return {
         ended: 'failed',
@@ -68,6 +68,12 @@ export class WorkerSlots {
     } finally {
       release();
     }
+  }
+
+  /** A slot of `kind` held for a later run (the port's `reserve`); undefined when `signal` aborted the wait. */
+  async reserve(kind: WorkerKind, signal?: AbortSignal): Promise<WorkerSlot | undefined> {
+    const release = await this.acquire(kind, signal);
+    return release && { release };
   }
 
   /** Workers of `kind` running now and waiting for a slot. */
