@@ -209,14 +209,18 @@ async function startWork(): Promise<void> {
     ];
     parkTimer = setInterval(() => {
       // Use cases left between their writes, and queued turns whose job the queue store lost (every mode).
-      void sweepTurns({ ...store, queue, log })
+      void sweepTurns({ ...store, queue, log, ...(liveChannel ? { changes: liveChannel } : {}) })
         .catch((error: Error) => logger.error({ err: error.message }, 'turn sweep failed'));
       void sweepDueWaits({ ...store, enqueueTurn }).catch((error: Error) => logger.error({ err: error.message }, 'park sweep failed'));
       // Claimed firings whose process stopped before queuing or opening them (core/session/delivery-claims.ts).
       void resumePendingFirings({ ...store, queue, log, open: (p) => openFiredSession({ ...store, enqueueTurn }, p.target, p.firing) })
         .catch((error: Error) => logger.error({ err: error.message }, 'firing resume sweep failed'));
       // With a shared queue store no replacement table runs: a turn whose dispatcher stopped renewing its heartbeat ends failed.
-      void failStaleTurns({ docs, clock: storeClock }).then((ids) => { if (ids.length > 0) log(`ended ${ids.length} turn(s) failed whose dispatcher stopped (no heartbeat for ${TURN_STALE_MS / 1000} s): interrupted by a platform restart`); })
+      void failStaleTurns({ docs, clock: storeClock, ...(liveChannel ? { changes: liveChannel } : {}) }).then((ids) => {
+        if (ids.length === 0) return;
+        log(`ended ${ids.length} turn(s) failed whose dispatcher stopped (no heartbeat for ${TURN_STALE_MS / 1000} s): `
+          + 'interrupted by a platform restart');
+      })
         .catch((error: Error) => logger.error({ err: error.message }, 'stale turn sweep failed'));
     }, PARK_SWEEP_INTERVAL_MS);
     const sweepSchedules = () => void fireDueSchedules({ ...store, enqueueTurn, builds, log: print })

@@ -6,6 +6,7 @@
  * Source: spec/platform-service.md § Replacement of a container (running turn → ends failed, interrupted by a
  * platform restart), § Rules 3 (more dispatchers on more machines).
  */
+import type { SessionChanges } from '../ports/session-changes.ts';
 import { TURN_STALE_MS } from './model.ts';
 import { sessionsOf, type SessionStoreDeps, settleTurn, turnsOf } from './session-store.ts';
 
@@ -41,10 +42,11 @@ export async function failTurnTree(
  * Fails the running turns whose runner's heartbeat is stale; returns their ids. `deps.clock` must be the clock the
  * runners' heartbeats were written with (the dispatchers' queue-store clock, core/adapters/redis/store-clock.ts), so
  * machines whose own clocks disagree still agree on staleness. The write matches the lease and the stale heartbeat
- * read, so a turn whose heartbeat was renewed meanwhile is left running.
+ * read, so a turn whose heartbeat was renewed meanwhile is left running. With `changes`, each failed turn's chat gets
+ * a change notification.
  */
 export async function failStaleTurns(
-  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>,
+  deps: Pick<SessionStoreDeps, 'docs' | 'clock'> & { changes?: SessionChanges },
   staleMs = TURN_STALE_MS,
 ): Promise<string[]> {
   const before = new Date(deps.clock.now().getTime() - staleMs);
@@ -52,7 +54,13 @@ export async function failStaleTurns(
   const failed: string[] = [];
   for (const turn of stale) {
     const where = { heartbeatAt: { $lt: before }, ...(turn.lease === undefined ? {} : { lease: turn.lease }) };
-    if (await failTurnTree(deps, turn, interruptedError, where)) failed.push(turn._id);
+    if (!(await failTurnTree(deps, turn, interruptedError, where))) continue;
+    failed.push(turn._id);
+    // The chat's readers (a stream, an MCP call) read again now rather than at their next safety read.
+    if (deps.changes) {
+      const session = await sessionsOf(deps).findOne({ _id: turn.sessionId });
+      deps.changes.changed(session?.rootId ?? turn.sessionId);
+    }
   }
   return failed;
 }

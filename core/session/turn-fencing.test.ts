@@ -184,7 +184,10 @@ describe('a checkpoint killed between its writes', () => {
         expect(left).toMatchObject({ status: 'running', state: 'answer', messageCount: 1 });
         expect((await readThread(t.store, left)).map((m) => m.message)).toEqual([first]);
         t.advance(61_000);
-        expect(await failStaleTurns(t.store)).toEqual([turn._id]);
+        const told: string[] = [];
+        const changes = { changed: (rootId: string) => void told.push(rootId), watch: async () => () => undefined };
+        expect(await failStaleTurns({ ...t.store, changes })).toEqual([turn._id]);
+        expect(told).toEqual([session._id]);
         const ended = (await sessionsOf(t.store).findOne({ _id: session._id }))!;
         expect(ended).toMatchObject({ status: 'failed', messageCount: 1 });
         expect((await readThread(t.store, ended)).map((m) => m.message)).toEqual([first]);
@@ -247,11 +250,14 @@ describe('the turn sweep settles sessions left running with no turn', () => {
     const firstWrite = { status: 'awaiting_input', endedAt: t.store.clock.now() };
     await turnsOf(t.store).updateOne({ _id: claimed._id }, { $set: firstWrite });
     const orphan = await insertSession(t.store, t.fields);
-    const deps = { ...t.store, ensureTurnJob: async () => false };
+    const told: string[] = [];
+    const changes = { changed: (rootId: string) => void told.push(rootId), watch: async () => () => undefined };
+    const deps = { ...t.store, ensureTurnJob: async () => false, changes };
     expect(await recoverTurns(deps)).toEqual({ inserted: [], requeued: [], settled: [] });
     t.advance(31_000);
     const done = await recoverTurns(deps);
     expect(done.settled.sort()).toEqual([session._id, orphan._id].sort());
+    expect(told.sort()).toEqual(done.settled.sort());
     expect(await sessionsOf(t.store).findOne({ _id: session._id })).toMatchObject({ status: 'awaiting_input' });
     const failed = { status: 'failed', error: { code: 'interrupted' } };
     expect(await sessionsOf(t.store).findOne({ _id: orphan._id })).toMatchObject(failed);

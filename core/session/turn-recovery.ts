@@ -11,6 +11,7 @@
  *
  * Source: docs/architecture.md § Life of a turn; spec/platform-service.md § Replacement of a container, § Rules 3.
  */
+import type { SessionChanges } from '../ports/session-changes.ts';
 import { finalStatuses, type SessionRecord, type TurnRecord } from './model.ts';
 import { insertNextTurn } from './queued-turns.ts';
 import { sessionsOf, type SessionStoreDeps, turnsOf } from './session-store.ts';
@@ -26,6 +27,8 @@ export interface TurnRecoveryDeps extends SessionStoreDeps {
    * or failed job is replaced). @returns true when a job was added
    */
   ensureTurnJob(turnId: string): Promise<boolean>;
+  /** Told after the sweep settles a session (its chat's readers read again); absent: nobody is told. */
+  changes?: SessionChanges;
 }
 
 /** What one sweep did (turn and session ids). */
@@ -64,7 +67,9 @@ export async function recoverTurns(
     if (session.next) continue;
     const live = { sessionId: session._id, status: { $in: ['queued', 'running'] } };
     if (await turnsOf(deps).countDocuments(live) > 0) continue;
-    if (await settleOrphan(deps, session)) done.settled.push(session._id);
+    if (!(await settleOrphan(deps, session))) continue;
+    done.settled.push(session._id);
+    deps.changes?.changed(session.rootId ?? session._id);
   }
   return done;
 }
