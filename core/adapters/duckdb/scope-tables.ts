@@ -77,7 +77,7 @@ export async function writeScopeTables(
     await connection.run('CHECKPOINT');
   } catch (error) {
     if (!dataset) throw error;
-    throw refusal(logger, request, dataset, error, timedOut ? timeoutMs : undefined);
+    throw refusal(logger, request, { dataset, error, timeoutMs: timedOut ? timeoutMs : undefined });
   } finally {
     clearTimeout(timer);
     connection.closeSync();
@@ -155,6 +155,16 @@ export function withoutEnums(type: DuckDBType): DuckDBType {
   }
 }
 
+/** The view build {@link refusal} answers for. */
+interface ViewBuildFailure {
+  /** The dataset whose view_query did not build. */
+  dataset: string;
+  /** What the engine threw: its message goes to the service log, only its error class to the caller. */
+  error: unknown;
+  /** The view build's time limit in milliseconds, when that is what stopped it; undefined when the build failed. */
+  timeoutMs?: number;
+}
+
 /**
  * The caller's answer for a view_query that did not build: the dataset and the engine's error
  * class only. The engine's text is computed over every row of the data, hidden ones included (a
@@ -163,9 +173,7 @@ export function withoutEnums(type: DuckDBType): DuckDBType {
 function refusal(
   logger: Logger,
   request: ScopeTablesRequest,
-  dataset: string,
-  error: unknown,
-  timeoutMs?: number,
+  { dataset, error, timeoutMs }: ViewBuildFailure,
 ): PlatformError {
   const message = engineMessage(error);
   const { dataKey, scope } = request;

@@ -105,7 +105,7 @@ export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
       return String(job.id);
     },
     consume: (queue, handler, consumeOptions = {}) =>
-      startWorker(context, workers, queue, handler, consumeOptions.concurrency ?? 1),
+      startWorker(context, workers, { queue, handler, concurrency: consumeOptions.concurrency ?? 1 }),
     async jobState(queue, jobId) {
       const state = await queueFor(queue).getJobState(checkedJobId(jobId));
       if (state === 'unknown') return 'missing';
@@ -132,13 +132,21 @@ interface BullContext {
   failedData?: BullJobQueueOptions['failedData'];
 }
 
+/** The queue a Worker of {@link startWorker} consumes, its handler, and how many jobs it runs at once. */
+interface WorkerStart {
+  /** The queue's name. */
+  queue: string;
+  /** Handles each job; what it throws is reported (`onFailed`) and fails the job. */
+  handler: JobHandler;
+  /** Jobs this Worker runs at once. */
+  concurrency: number;
+}
+
 /** Starts a Worker on `queue` that hands each job to `handler`; `stop` closes it after running jobs end. */
 function startWorker(
   context: BullContext,
   workers: Set<Worker>,
-  queue: string,
-  handler: JobHandler,
-  concurrency: number,
+  { queue, handler, concurrency }: WorkerStart,
 ): { stop(): Promise<void> } {
   const worker = new Worker(
     checkedQueueName(queue),
