@@ -91,9 +91,9 @@ export async function openSessionWithTurn(
 
 /** The move {@link moveSessionOn} makes: the compare-and-set and the turn it queues. */
 export interface SessionMove {
-  /** The compare-and-set's filter on the session; it must name the status it expects. */
+  /** More conditions of the compare-and-set on the session (its id and status `from` are always matched). */
   filter: Record<string, unknown>;
-  /** The status a refused add puts the session back to. */
+  /** The status the session must have to move, and the one a refused add puts it back to. */
   from: SessionStatus;
   /** The kind of the turn queued. */
   kind: TurnKind;
@@ -102,7 +102,7 @@ export interface SessionMove {
 }
 
 /**
- * Moves a parked session on: one compare-and-set (`filter`, which must name the status it expects) sets it
+ * Moves a parked session on: one compare-and-set (status `from`, and `filter`) sets it
  * `running` with the outbox, then the turn is inserted and queued. A refused add removes the turn and puts the
  * session back to `from` (its pending work untouched by the move).
  * @returns the turn, or undefined when the compare-and-set matched nothing (the session moved meanwhile)
