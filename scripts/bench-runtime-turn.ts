@@ -10,7 +10,8 @@
 import { createAiModelProvider } from '../core/adapters/models/ai-model-provider.ts';
 import { cryptoIds, systemClock } from '../core/adapters/runtime/system.ts';
 import { createWorkerLauncher, type WorkerProgram } from '../core/adapters/worker/index.ts';
-import { runQueuedTurn } from '../core/boot/turn-runner.ts';
+import { runQueuedTurn } from '../core/session/turn-runner.ts';
+import { turnCost } from '../core/boot/turn-cost.ts';
 import { workerEnvironment } from '../core/config/worker-environment.ts';
 import { insertSession, insertTurn, turnsOf } from '../core/session/session-store.ts';
 import type { WorkflowView } from '../core/session/workflow-view.ts';
@@ -43,7 +44,7 @@ export async function benchTurn(program: WorkerProgram, programName: string, run
   const store = { docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock: systemClock, ids: cryptoIds };
   const launcher = createWorkerLauncher({ program, environment: (kind, mb) => workerEnvironment(settings, { kind, memoryLimitMb: mb }), slots: { turn: 1, call: 1 }, log: () => undefined });
   const deps = {
-    ...store, launcher, models, modelsConfig, instanceId: 'bench', promptCache: { enabled: false, ttl: '5m' as const }, limits: { memoryMb: 512, wallTimeSeconds: 60 },
+    ...store, launcher, models, costOf: turnCost(modelsConfig), instanceId: 'bench', promptCache: { enabled: false, ttl: '5m' as const }, limits: { memoryMb: 512, wallTimeSeconds: 60 },
     catalog: { tools: async () => [], call: async () => ({ output: '', isError: true }) }, workflowOf: async () => workflow,
   };
   const modelAlone = async () => {
@@ -53,7 +54,7 @@ export async function benchTurn(program: WorkerProgram, programName: string, run
   };
   const wholeTurn = async () => {
     const session = await insertSession(store, { orgId: 'o', agentId: 'a', environment: 'main', workflow: 'bench', buildId: 'b', commitId: 'c', state: 'ask', variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [] });
-    const turn = await insertTurn(store, session, 'prompt', { message: 'What is six times seven?' });
+    const turn = await insertTurn(store, session, { kind: 'prompt', input: { message: 'What is six times seven?' } });
     const t0 = performance.now();
     await runQueuedTurn(deps, turn._id);
     const ms = performance.now() - t0;

@@ -3,10 +3,10 @@
  * Runs in one process over the real parts a deployment uses: a SQLite document store file opened twice (the
  * dispatcher's connection writes, the API's reads through a wrapper counting its reads), a redis-server started on
  * a loopback port (the dispatcher's connection publishes, the API's subscribes), and the API's stream code
- * (`streamRun`, core/boot/agui-stream.ts); the first chat's events go to a client over HTTP (server-sent events on a
+ * (`streamRun`, core/connection/agui-stream.ts); the first chat's events go to a client over HTTP (server-sent events on a
  * loopback socket, as the API sends them), the other chats' stay in process. Two readers, side by side:
  * - baseline: the reader as it was (no notifications: the turn, the thread and the children read every 100 ms);
- * - notified: the reader waiting on change notifications (core/boot/change-watch.ts, safety read every 5 s).
+ * - notified: the reader waiting on change notifications (core/session/change-watch.ts, safety read every 5 s).
  * Figures: document-store reads per second of `--chats` open idle chats (each with a running turn that writes
  * nothing) over `--seconds`; then the time from the start of a checkpoint's write (dispatcher) to the client's
  * TEXT_MESSAGE_START of that message (p50, p95) over `--checkpoints` checkpoints of one chat while the others stay
@@ -25,8 +25,8 @@ import { join } from 'node:path';
 import { createRedisTextDeltas, openRedis } from '../core/adapters/redis/index.ts';
 import { cryptoIds, systemClock } from '../core/adapters/runtime/system.ts';
 import { openSqliteDocumentStore } from '../core/adapters/sqlite/index.ts';
-import { streamRun, type AguiStreamDeps } from '../core/boot/agui-stream.ts';
-import { createChangeWatch } from '../core/boot/change-watch.ts';
+import { streamRun, type AguiStreamDeps } from '../core/connection/agui-stream.ts';
+import { createChangeWatch } from '../core/session/change-watch.ts';
 import type { SessionRecord, TurnRecord } from '../core/session/model.ts';
 import {
   applyCheckpoint, claimTurn, ensureSessionIndexes, insertSession, insertTurn, sessionsOf,
@@ -85,7 +85,7 @@ try {
       orgId: 'bench', agentId: 'bench', environment: 'main', workflow: 'chat', buildId: 'b', commitId: 'c',
       state: 'talk', variables: {}, lockedVariables: [], trigger: 'chat', depth: 0, inheritedForbid: [],
     });
-    const queued = await insertTurn(dispatcherStore, session, 'prompt', { message: 'Hello?' });
+    const queued = await insertTurn(dispatcherStore, session, { kind: 'prompt', input: { message: 'Hello?' } });
     const turn = await claimTurn(dispatcherStore, queued._id, 'bench-dispatcher');
     if (!turn) throw new Error('the bench could not claim its own turn');
     open.push({ session, turn });

@@ -10,10 +10,23 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { platformRelease } from '../core/boot/platform-release.ts';
-import { hostGlobalUses, importEdges } from './helpers/source-scan.ts';
+import { hostGlobalUses, importEdges, wideFunctions } from './helpers/source-scan.ts';
 
 const root = resolve(import.meta.dirname, '..');
-const pureLibraries = new Set(['@sinclair/typebox', '@sinclair/typebox/value', 'yaml', 'ajv', 'ajv/dist/2020', 'ajv/dist/2020.js', 'ipaddr.js', 'gpt-tokenizer', 'gpt-tokenizer/encoding/o200k_base', 'mingo', 'mingo/core', 'mingo/query', 'mingo/updater', 'mingo/operators/query', 'croner']);
+const pureLibraries = new Set([
+  '@sinclair/typebox', '@sinclair/typebox/value', 'yaml', 'ajv', 'ajv/dist/2020', 'ajv/dist/2020.js', 'ipaddr.js',
+  'gpt-tokenizer', 'gpt-tokenizer/encoding/o200k_base', 'mingo', 'mingo/core', 'mingo/query', 'mingo/updater',
+  'mingo/operators/query', 'croner', '@ag-ui/core',
+]);
+/**
+ * The other domains each domain may import (docs/architecture.md § Import rules, the domain order): the endpoints
+ * and triggers build on sessions, sessions on hosted agents. A domain not named here imports no other domain.
+ */
+const domainUses: Record<string, string[]> = {
+  session: ['agent'],
+  connection: ['session', 'agent', 'org'],
+  trigger: ['session', 'connection', 'agent'],
+};
 /** Layers of core/ that are not domains. */
 const layers = ['ports', 'adapters', 'testing', 'boot'];
 
@@ -66,12 +79,22 @@ describe('the source scanner', () => {
 });
 
 describe('import rules (docs/architecture.md § Import rules)', () => {
-  it('domain modules import only their own domain, core/ports and small pure libraries', () => {
+  it('domain modules import only their own domain, the domains below it, core/ports and small pure libraries', () => {
     const violations = production.filter((f) => isDomain(coreArea(f))).flatMap((file) => {
-      const area = coreArea(file);
-      return neutralImportViolations(file, (target) => target === area || target === 'ports', pureLibraries);
+      const area = coreArea(file)!;
+      const below = domainUses[area] ?? [];
+      return neutralImportViolations(file, (target) => target === area || target === 'ports' || below.includes(target!), pureLibraries);
     });
     expect(violations).toEqual([]);
+  });
+
+  it('the domain order has no cycle (a domain never reaches one that reaches it)', () => {
+    const reaches = (from: string, seen: string[] = []): string[] => (domainUses[from] ?? []).flatMap((to) =>
+      seen.includes(to) ? [to] : [to, ...reaches(to, [...seen, to])]);
+    const cyclic = Object.keys(domainUses).filter((domain) => reaches(domain).includes(domain));
+    expect(cyclic).toEqual([]);
+    const named = Object.entries(domainUses).flatMap(([domain, uses]) => [domain, ...uses]);
+    expect(named.filter((domain) => !existsSync(join(root, 'core', domain)))).toEqual([]);
   });
 
   it('core/ports imports only core/ports; core/testing imports only ports, its own folder, pure adapter helpers, vitest and pure libraries', () => {
@@ -230,5 +253,49 @@ describe('docs/architecture.md (its § Keeping this page true)', () => {
       .test(readFileSync(f, 'utf8')));
     expect(tracked.length).toBeGreaterThan(500);
     expect(citing.map((f) => relative(root, f))).toEqual([]);
+  });
+});
+
+/**
+ * Functions whose parameter list something outside them fixes (a port, a library callback), so they keep more
+ * than four parameters (docs/architecture.md § Conventions): file, name, and why. None today.
+ */
+const wideExemptions: { file: string; name: string; reason: string }[] = [];
+
+describe('conventions (docs/architecture.md § Conventions)', () => {
+  it('keeps every line of core/ within 120 characters (scripts/format formats core/; test data aside)', () => {
+    const coreFiles = files.filter((f) => relative(root, f).startsWith('core/') && !f.includes('/testdata/'));
+    const long = coreFiles.flatMap((f) => readFileSync(f, 'utf8').split('\n')
+      .flatMap((line, i) => (line.length > 120 ? [`${relative(root, f)}:${i + 1} (${line.length})`] : [])));
+    expect(coreFiles.length).toBeGreaterThan(400);
+    expect(long).toEqual([]);
+  });
+
+  it('the parameter scan counts functions, methods and arrow functions, not type signatures', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'cairn-scan-')), 'probe.ts');
+    writeFileSync(file, [
+      'function five(a: 1, b: 2, c: 3, d: 4, e: 5) {}', 'function four(a: 1, b: 2, c: 3, d: 4) {}',
+      'const arrow = (a: 1, b: 2, c: 3, d: 4, e: 5) => a;', 'class K { method(a: 1, b: 2, c: 3, d: 4, e: 5) {} }',
+      'interface I { sig(a: 1, b: 2, c: 3, d: 4, e: 5): void }', 'type F = (a: 1, b: 2, c: 3, d: 4, e: 5) => void;',
+      'const o = { prop: function (a: 1, b: 2, c: 3, d: 4, e: 5) {} };',
+      'class C { constructor(a: 1, b: 2, c: 3, d: 4, e: 5) {} }',
+    ].join('\n'));
+    expect(wideFunctions(file, 4)).toEqual([
+      { name: 'five', line: 1, parameters: 5 }, { name: 'arrow', line: 3, parameters: 5 },
+      { name: 'method', line: 4, parameters: 5 }, { name: 'prop', line: 7, parameters: 5 },
+      { name: 'constructor', line: 8, parameters: 5 },
+    ]);
+  });
+
+  it('every function, method and arrow function of core/ and bins/ takes at most four parameters (deps and three; '
+    + 'more go into one options object), the listed exemptions aside', () => {
+    const scanned = production.filter((f) => /^(core|bins)\//.test(relative(root, f)));
+    expect(scanned.length).toBeGreaterThan(300);
+    const wide = scanned.flatMap((f) => wideFunctions(f, 4).map((w) => ({ file: relative(root, f), ...w })));
+    const exempt = (w: { file: string; name: string }) =>
+      wideExemptions.some((e) => e.file === w.file && e.name === w.name);
+    expect(wide.filter((w) => !exempt(w)).map((w) => `${w.file}:${w.line} ${w.name} (${w.parameters})`)).toEqual([]);
+    const stale = wideExemptions.filter((e) => !wide.some((w) => w.file === e.file && w.name === e.name));
+    expect(stale).toEqual([]);
   });
 });

@@ -47,4 +47,29 @@ declare interface AbortSignal {
   readonly aborted: boolean;
   readonly reason: unknown;
   throwIfAborted(): void;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
 }
+/** AbortSignal's static constructors (all three runtimes). */
+declare var AbortSignal: {
+  /** A signal aborted when any of `signals` is. */
+  any(signals: AbortSignal[]): AbortSignal;
+  /** A signal aborted after `ms` milliseconds. */
+  timeout(ms: number): AbortSignal;
+};
+/** Makes an AbortSignal and aborts it (all three runtimes). */
+declare class AbortController {
+  readonly signal: AbortSignal;
+  abort(reason?: unknown): void;
+}
+
+/** A timer handle: a number on Deno, an object on Node and Bun; only passed back to clear it. */
+declare type TimerHandle = { readonly __timer: unique symbol } | number;
+/** Calls `fn` once after `ms` milliseconds (HTML timers, all three runtimes). */
+declare function setTimeout(fn: () => void, ms?: number): TimerHandle;
+/** Calls `fn` every `ms` milliseconds. */
+declare function setInterval(fn: () => void, ms?: number): TimerHandle;
+/** Cancels a timer of setTimeout. */
+declare function clearTimeout(handle: TimerHandle | undefined): void;
+/** Cancels a timer of setInterval. */
+declare function clearInterval(handle: TimerHandle | undefined): void;

@@ -111,11 +111,14 @@ export function agentRoutes(env: AgentRouteDeps) {
   const { deps } = env;
   const route = callerRoutes(env);
   const operation = async (caller: AgentCaller, params: Env, request: OperationRequest) =>
-    json(operationJson(operationView(await requestOperation(deps, caller, params.agent, params.env, request, env.enqueueOperation))), 202);
+    json(operationJson(operationView(await requestOperation(deps, caller, {
+      agentId: params.agent, envName: params.env, request, enqueue: env.enqueueOperation,
+    }))), 202);
   return new Elysia()
     .post('/api/orgs/:org/agents', route<Org>(async ({ request, params, caller }) => {
       const body = await readJson(request, CreateAgentBody);
-      return json(agentView(await createAgent(deps, caller, params.org, body.slug, body.name)), 201);
+      const agent = await createAgent(deps, caller, { orgId: params.org, slug: body.slug, name: body.name });
+      return json(agentView(agent), 201);
     }), noParse)
     .get('/api/orgs/:org/agents', route<Org>(async ({ params, caller }) => json({ agents: (await listAgents(deps, caller, params.org)).map(agentView) } satisfies AgentListAnswer)))
     .get('/api/agents/:agent', route<{ agent: string }>(async ({ params, caller }) => {
@@ -126,7 +129,7 @@ export function agentRoutes(env: AgentRouteDeps) {
     .put('/api/agents/:agent/environments/:env/files', route<Env>(async ({ request, params, caller }) => {
       const body = await readFilesBody(request);
       const change = { files: body.files, replace: body.replace ?? false, ...(body.deletes ? { deletes: body.deletes } : {}), ...(body.message ? { message: body.message } : {}) };
-      return json(await saveDraft(deps, caller, params.agent, params.env, change));
+      return json(await saveDraft(deps, caller, { agentId: params.agent, envName: params.env, change }));
     }), noParse)
     .post('/api/agents/:agent/environments/:env/publish', route<Env>(async ({ request, params, caller }) => {
       await optionalJson(request, EmptyBody);

@@ -16,8 +16,8 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import { Elysia } from 'elysia';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
-import { servedChat, startAguiRun, type AguiRunDeps, type AguiRunInput } from '../../core/boot/agui-runs.ts';
-import { streamRun, type AguiStreamDeps } from '../../core/boot/agui-stream.ts';
+import { servedChat, startAguiRun, type AguiRunDeps, type AguiRunInput } from '../../core/connection/agui-runs.ts';
+import { streamRun, type AguiStreamDeps } from '../../core/connection/agui-stream.ts';
 import { admitCaller, connectionByAddress, type AdmissionDeps } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
@@ -82,7 +82,7 @@ export function aguiRoutes(deps: AguiRouteDeps) {
           const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);
           if (over) throw rateLimitedError(over);
         };
-        const run = await startAguiRun(deps.runs, connection, served, admission.caller, input, beforeTurn);
+        const run = await startAguiRun(deps.runs, connection, admission.caller, { served, input, beforeTurn });
         // A run's stream may be quiet for longer than the server's idle timeout (30 s) while its turn waits or the
         // model thinks: it ends with the run (RUN_FINISHED or RUN_ERROR) or when the client goes, not on silence.
         server?.timeout(request, 0);

@@ -30,7 +30,7 @@ import { connectionDeploymentHooks, deploymentAccess } from '../../core/boot/dep
 import { callbackRoutes } from './callback-routes.ts';
 import { mcpRoutes } from './mcp-routes.ts';
 import { aguiRoutes } from './agui-routes.ts';
-import { mcpCallDeps } from '../../core/boot/mcp-calls.ts';
+import { mcpCallDeps } from '../../core/boot/endpoint-wiring.ts';
 import { templateFiles } from './agent-template.ts';
 import { authRoutes } from './auth-routes.ts';
 import { healthRoutes } from './health-routes.ts';
@@ -48,11 +48,11 @@ import { sessionRoutes } from './session-routes.ts';
 import { chatRoutes } from './chat-routes.ts';
 import { sessionDeps } from '../../core/boot/session-wiring.ts';
 import { operationEnqueuer } from '../../core/boot/environment-operations.ts';
-import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
+import { publishedWorkflows } from '../../core/session/build-workflows.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { TextDeltas } from '../../core/ports/text-deltas.ts';
 import type { SessionChanges } from '../../core/ports/session-changes.ts';
-import { createChangeWatch } from '../../core/boot/change-watch.ts';
+import { createChangeWatch } from '../../core/session/change-watch.ts';
 
 /** The verifier of the deployment's sign-in mode, and the OIDC discovery reader the auth routes use. */
 export interface ApiSignIn {

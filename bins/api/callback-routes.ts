@@ -5,7 +5,7 @@
  * `callback` tool gets `{event, request}` and the request is answered with the `response` it gives (200 with an empty
  * body when it gives none; 502 when the collection cannot be reached or its answer cannot be read). Any other method
  * is answered `202 {delivery}` at once (X-Delivery-Id, else the body's digest) and run off the request on a
- * dispatcher, in a call worker (core/boot/callback-runs.ts); a retry of the same delivery is one job and its firings
+ * dispatcher, in a call worker (core/trigger/callback-runs.ts); a retry of the same delivery is one job and its firings
  * fire once.
  *
  * The check is called from this process through the tool catalog (the broker's side of a call worker would make the
@@ -20,9 +20,9 @@
  */
 import { Elysia } from 'elysia';
 import { createServiceCatalog, type ServiceCatalog } from '../../core/adapters/mcp-services/index.ts';
-import { callbackCall, callbackTargetOf, type CallbackDelivery, type CallbackRequest } from '../../core/boot/callback-runs.ts';
-import { TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
-import type { publishedWorkflows } from '../../core/boot/workflow-view.ts';
+import { callbackCall, callbackTargetOf, type CallbackDelivery, type CallbackRequest } from '../../core/trigger/callback-runs.ts';
+import { TRIGGER_QUEUE } from '../../core/trigger/completion-firings.ts';
+import type { publishedWorkflows } from '../../core/session/build-workflows.ts';
 import type { ServiceConfig } from '../../core/config/config-model.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import type { Ids } from '../../core/ports/ids.ts';

@@ -13,7 +13,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
-import { chatHistory, chatOf, chatWorkflows, MAX_CHAT_PAGE, type ChatDeps } from '../../core/boot/chat-wiring.ts';
+import { chatHistory, chatOf, chatWorkflows, MAX_CHAT_PAGE, type ChatDeps } from '../../core/connection/member-chats.ts';
 import type { ChatHistoryItem, ChatWorkflowList } from '../../core/session/chat-views.ts';
 import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
 import { errorToResponse, json } from './http-helpers.ts';

@@ -70,6 +70,8 @@ function pendingView(pending: ConnectionRecord['pending']): PendingChangeView | 
 const noParse = { parse: 'none' as const };
 type Env = { agent: string; env: string };
 type One = Env & { identifier: string };
+/** The connection a route's path names. */
+const refOf = (params: One) => ({ agent: params.agent, environment: params.env, identifier: params.identifier });
 
 /** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
 export function connectionRoutes(env: ConnectionRouteDeps) {
@@ -95,7 +97,9 @@ export function connectionRoutes(env: ConnectionRouteDeps) {
   return new Elysia()
     .post(base, route<Env>(async ({ request, params, caller }) => {
       const body = await readJson(request, CreateConnectionBody);
-      return changedAnswer(request, await createConnection(deps, caller, params.agent, params.env, body), 201);
+      return changedAnswer(request, await createConnection(deps, caller, {
+        agent: params.agent, environment: params.env, input: body,
+      }), 201);
     }), noParse)
     .get(base, route<Env>(async ({ request, params, caller }) => {
       const connections = await listConnections(deps, caller, params.agent, params.env);
@@ -103,15 +107,15 @@ export function connectionRoutes(env: ConnectionRouteDeps) {
       return json({ connections: connections.map((c) => connectionView(c, baseOf(request), rows(c.identifier))) } satisfies ConnectionListAnswer);
     }))
     .get(`${base}/:identifier`, route<One>(async ({ request, params, caller }) =>
-      answer(request, { connection: await getConnection(deps, caller, params.agent, params.env, params.identifier) })))
+      answer(request, { connection: await getConnection(deps, caller, refOf(params)) })))
     .patch(`${base}/:identifier`, route<One>(async ({ request, params, caller }) => {
       const body = await readJson(request, ChangeConnectionBody);
-      return changedAnswer(request, await updateConnection(deps, caller, params.agent, params.env, params.identifier, body));
+      return changedAnswer(request, await updateConnection(deps, caller, refOf(params), body));
     }), noParse)
     .post(`${base}/:identifier/regenerate-token`, route<One>(async ({ request, params, caller }) =>
-      changedAnswer(request, await regenerateToken(deps, caller, params.agent, params.env, params.identifier))), noParse)
+      changedAnswer(request, await regenerateToken(deps, caller, refOf(params)))), noParse)
     .delete(`${base}/:identifier`, route<One>(async ({ params, caller }) => {
-      await changed(await deleteConnection(deps, caller, params.agent, params.env, params.identifier));
+      await changed(await deleteConnection(deps, caller, refOf(params)));
       return new Response(null, { status: 204 });
     }), noParse);
 }

@@ -74,7 +74,8 @@ function orgInvitationRoutes(env: InvitationRouteDeps) {
     .post('', route<Org>(async ({ request, params, caller }) => {
       await manage(caller, params.org);
       const body = await readJson(request, InviteBody);
-      const { invitation, token } = await createInvitation(deps, params.org, caller, body.email, body.groups);
+      const invited = { orgId: params.org, email: body.email, groupIds: body.groups };
+      const { invitation, token } = await createInvitation(deps, caller, invited);
       const answer: InvitationCreated = { invitation: invitationView(invitation, await groupsOf(deps, params.org), deps.clock.now()), link: `${baseOf(request)}/invite/${token}` };
       return json(answer, 201);
     }), noParse)

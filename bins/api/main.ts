@@ -40,7 +40,7 @@ const queue = stores.redis ? createBullJobQueue({
   connection: stores.redis, keepFailed, onError: (error) => logger.warn({ err: error.message }, 'queue store error'),
 }) : undefined;
 // Live text of model calls reaches the AG-UI streams over the queue store's pub/sub (a subscriber connection of its own);
-// the same channel carries the change notifications streams and MCP calls wait on (core/boot/change-watch.ts).
+// the same channel carries the change notifications streams and MCP calls wait on (core/session/change-watch.ts).
 const textDeltas = stores.redis ? createRedisTextDeltas(stores.redis, (error) => logger.warn({ err: error.message }, 'live text subscription failed')) : undefined;
 const app = createApiApp({
   env, config: boot.config, docs, objects, signIn: apiSignIn(env.signIn), allInOne: listen.allInOne, instanceId, rateRedis, logger, queue, textDeltas,

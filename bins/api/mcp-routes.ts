@@ -18,7 +18,7 @@ import { Elysia } from 'elysia';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { errorResponse, isObject, readCalls, refuseHeaders, respond, rpcErrors, type JsonRpcCall, type JsonRpcResponse } from '../../core/adapters/mcp-wire/json-rpc.ts';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
-import { callMcpTool, servedTools, type McpCallDeps, type ServedTools } from '../../core/boot/mcp-calls.ts';
+import { callMcpTool, servedTools, type McpCallDeps, type ServedTools } from '../../core/connection/mcp-calls.ts';
 import { admitCaller, connectionByAddress, type AdmissionDeps, type AdmittedCaller, type ConnectionRecord } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, endpointRequestFacts, preflight, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
@@ -67,7 +67,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
         cors = corsHeaders(connection, request.headers.get('origin'));
         // A tools/call waits up to 60 s for its turn before it answers: past the server's 30 s idle timeout.
         server?.timeout(request, MCP_CALL_IDLE_SECONDS);
-        return withHeaders(await answer(deps, limiterFor, connection, request, baseOf(request)), cors);
+        return withHeaders(await answer(deps, limiterFor, { connection, request, base: baseOf(request) }), cors);
       } catch (error) {
         return withHeaders(errorToResponse(error, deps.logger), cors);
       }
@@ -81,8 +81,20 @@ export function mcpRoutes(deps: McpRouteDeps) {
     });
 }
 
+/** The POST {@link answer} answers, and the connection it came to. */
+interface McpPost {
+  /** The MCP connection the request's address names. */
+  connection: ConnectionRecord;
+  /** The POST. */
+  request: Request;
+  /** The app's base URL (in the 401's resource-metadata link). */
+  base: string;
+}
+
 /** Admission, header checks, the rates, then each JSON-RPC message of the body. */
-async function answer(deps: McpRouteDeps, limiterFor: ReturnType<typeof endpointLimiters>, connection: ConnectionRecord, request: Request, base: string): Promise<Response> {
+async function answer(
+  deps: McpRouteDeps, limiterFor: ReturnType<typeof endpointLimiters>, { connection, request, base }: McpPost,
+): Promise<Response> {
   const admission = await admitCaller(deps.admission, connection, endpointRequestFacts(deps, request));
   if (!admission.admitted && admission.status === 401) {
     const challenge = connection.auth === 'oidc' ? `Bearer resource_metadata="${metadataUrl(base, connection.address)}"` : 'Bearer';

@@ -43,7 +43,8 @@ export function semanticAccessRoutes(env: SemanticRouteDeps) {
   const mark = (done: boolean) => projectRoute<Params, typeof NoQuery>(env, 'maintainer', NoQuery, async (ctx) => {
     const { request, params, caller, project } = ctx;
     if (done) await readMarkDoneBody(request);
-    const marked = await markImprovementDone(deps, project._id, params.id, caller.email || caller.subject, done);
+    const by = caller.email || caller.subject;
+    const marked = await markImprovementDone(deps, project._id, { id: params.id, by, done });
     return json(improvementView(marked));
   });
   type Slug = { slug: string };

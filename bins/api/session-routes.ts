@@ -157,7 +157,8 @@ export function sessionRoutes(env: SessionRouteDeps) {
       const period = params.period as SpendPeriod;
       if (!spendPeriods.includes(period)) throw new PlatformError('invalid_argument', `Spend cap period "${params.period.slice(0, 20)}" is not one of: ${spendPeriods.join(', ')}.`, { status: 400 });
       const body = await readJson(request, SpendCapBody);
-      await setSpendCap(deps, caller, { agent: params.agent, environment: params.env, workflow: params.workflow }, period, body.limitUsd);
+      const workflow = { agent: params.agent, environment: params.env, workflow: params.workflow };
+      await setSpendCap(deps, caller, workflow, { period, limitUsd: body.limitUsd });
       return json({ period, limitUsd: body.limitUsd });
     }), noParse);
 }

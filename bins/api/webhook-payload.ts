@@ -5,7 +5,7 @@
  * Source: spec/platform-service.md § Webhook firing payload; docs/decisions.md D8 § Endpoints (webhook).
  */
 import { createHash } from 'node:crypto';
-import type { WebhookPayload } from '../../core/boot/webhook-firings.ts';
+import type { WebhookPayload } from '../../core/trigger/webhook-firings.ts';
 
 /** Builds the payload from the request and its body bytes (≤ 256 KiB by the request rules). */
 export function webhookPayload(request: Request, body: Uint8Array): WebhookPayload {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { cryptoIds } from '../../core/adapters/runtime/system.ts';
 import { agentCollections } from '../../core/agent/hosting-model.ts';
 import type { PublishedAgent } from '../../core/agent/hosting.ts';
-import { runWebhookJob, type WebhookJob } from '../../core/boot/webhook-firings.ts';
+import { runWebhookJob, type WebhookJob } from '../../core/trigger/webhook-firings.ts';
 import {
   connectionCollections, createConnection, deleteConnection, ensureConnectionIndexes, regenerateToken,
   type AdmissionDeps,
@@ -67,7 +67,7 @@ async function world() {
   await ensureConnectionIndexes(connDeps);
   const hookOf = async (agent: string) => {
     const input = { identifier: 'hooks', protocol: 'webhook', auth: 'bearer' } as const;
-    const made = await createConnection(connDeps, { subject: 'maria' }, agent, 'main', input);
+    const made = await createConnection(connDeps, { subject: 'maria' }, { agent, environment: 'main', input });
     return { address: made.connection.address, token: made.token!, id: made.connection._id };
   };
   const hooks = { a: await hookOf('a1'), b: await hookOf('b1') };
@@ -215,13 +215,13 @@ describe('the webhook endpoint', () => {
     for (const id of ['r-1', 'r-2', 'r-3', 'r-4']) expect((await w.post(w.hooks.a, id)).status).toBe(202);
     expect(w.reads.connections).toBe(1);
     // A regenerated token: the old one is refused, the new one taken, once the cached record is older than the bound.
-    const fresh = await regenerateToken(w.connDeps, { subject: 'maria' }, 'a1', 'main', 'hooks');
+    const fresh = await regenerateToken(w.connDeps, { subject: 'maria' }, { agent: 'a1', environment: 'main', identifier: 'hooks' });
     w.later(CONNECTION_CACHE_MS);
     expect((await w.post(w.hooks.a, 'r-5')).status).toBe(401);
     expect((await w.post({ address: w.hooks.a.address, token: fresh.token }, 'r-6')).status).toBe(202);
     expect(w.reads.connections).toBe(2);
     // A deleted connection: its address answers 404 once the bound has passed; another organization's is unaffected.
-    await deleteConnection(w.connDeps, { subject: 'maria' }, 'a1', 'main', 'hooks');
+    await deleteConnection(w.connDeps, { subject: 'maria' }, { agent: 'a1', environment: 'main', identifier: 'hooks' });
     w.later(CONNECTION_CACHE_MS);
     const gone = await w.post({ address: w.hooks.a.address, token: fresh.token }, 'r-7');
     expect(gone.status).toBe(404);

@@ -8,7 +8,7 @@
  * The claim holds the `webhook` job (job id from agent, environment, connection and delivery id) until it is on the
  * trigger queue, so a crash between the claim and the add is finished by the dispatchers' resume sweep
  * (core/session/delivery-claims.ts); the answer is `202 {delivery}` once the job is queued. A dispatcher opens the
- * session (core/boot/webhook-firings.ts), once per delivery however often its job runs.
+ * session (core/trigger/webhook-firings.ts), once per delivery however often its job runs.
  *
  * Source: spec/platform-service.md § Endpoints, § Webhook firing payload, § Incoming connection authentication,
  * § Errors (404, 429), § Limits (256 KiB; 600 per caller, 600 per endpoint); docs/decisions.md D8 § Endpoints
@@ -16,12 +16,12 @@
  */
 import { Elysia } from 'elysia';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
-import { TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
+import { TRIGGER_QUEUE } from '../../core/trigger/completion-firings.ts';
 import {
   webhookJobIdOf, webhookSessionKeyOf, webhookTriggerOf, type WebhookDelivery,
-} from '../../core/boot/webhook-firings.ts';
+} from '../../core/trigger/webhook-firings.ts';
 import type { TriggerDeclaration } from '../../core/agent/trigger-model.ts';
-import type { publishedWorkflows } from '../../core/boot/workflow-view.ts';
+import type { publishedWorkflows } from '../../core/session/build-workflows.ts';
 import { isPlatformError } from '../../core/ports/platform-error.ts';
 import { admitCaller, type AdmissionDeps, type ConnectionRecord } from '../../core/connection/index.ts';
 import type { Clock } from '../../core/ports/clock.ts';

@@ -101,13 +101,14 @@ async function main(argv: string[]): Promise<number> {
   const [group, ...rest] = positionals;
   try {
     const note = (line: string) => console.error(terminalSafe(line));
+    const appDirOf = () => appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
     let out: CommandOutput & { exitCode?: number };
     if (group === 'agent') out = await runAgent(rest, target, { agent: values.agent, org: values.org, env: values.env, publish: values.publish });
-    else if (group === 'session') out = await runSession(target, rest, values, note);
+    else if (group === 'session') out = await runSession(target, rest, values, { note });
     else if (group === 'connection') out = await runConnection(target, rest, values);
     else if (group === 'deployment') out = await runDeployment(target, rest, values);
     else if (group === 'semantic') out = await runSemantic(target, rest, { ...values, token: values['token-id'] }, note);
-    else if (group === 'config') out = runConfig(rest, values, process.env, appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR), note);
+    else if (group === 'config') out = runConfig(rest, values, { env: process.env, appDir: appDirOf(), note });
     else if (group === 'data-updates') out = await runDataUpdates(rest, process.env, values.json ? note : (line) => console.log(line));
     else if (group === 'deployment-passes') out = await runDeploymentPasses(rest, values, process.env, values.json ? note : (line) => console.log(line));
     else if (group === 'failed-jobs') out = await runFailedJobs(rest, values, process.env);

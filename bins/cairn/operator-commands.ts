@@ -33,8 +33,20 @@ export interface OperatorOptions {
   ids?: string;
 }
 
+/** Where {@link runConfig} resolves the configuration from, and where its notes go. */
+export interface ConfigCommandContext {
+  /** The environment variables the configuration is resolved from. */
+  env: EnvRecord;
+  /** The app directory, where a boot looks for config.yaml. */
+  appDir: string;
+  /** Receives each note of the resolution (stderr). */
+  note: (line: string) => void;
+}
+
 /** `cairn config resolve [--base64] [--file PATH]`. */
-export function runConfig(args: string[], options: OperatorOptions, env: EnvRecord, appDir: string, note: (line: string) => void): CommandOutput {
+export function runConfig(
+  args: string[], options: OperatorOptions, { env, appDir, note }: ConfigCommandContext,
+): CommandOutput {
   if (args[0] !== 'resolve') throw new CliError('usage: cairn config resolve [--base64] [--file PATH]', 2);
   const readFile = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
   const result = configResolveCommand({ env, readFile, appDir, base64: Boolean(options.base64), file: options.file });

@@ -141,11 +141,13 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe('cairn session over HTTP', () => {
   const quiet = () => {};
+  const io = { note: quiet };
 
   it('polls show --wait until the session is no longer running', async () => {
     showsRunning = 2;
     requests.length = 0;
-    const out = await runSession({ url }, ['show', 'ses_1'], { wait: true }, quiet, { intervalMs: 1, timeoutMs: 60_000 });
+    const timing = { intervalMs: 1, timeoutMs: 60_000 };
+    const out = await runSession({ url }, ['show', 'ses_1'], { wait: true }, { ...io, timing });
     expect(requests.map((r) => r.path)).toEqual(['/api/sessions/ses_1', '/api/sessions/ses_1', '/api/sessions/ses_1']);
     expect(out.exitCode ?? 0).toBe(0);
     expect(out.human).toContain('status: succeeded');
@@ -153,25 +155,31 @@ describe('cairn session over HTTP', () => {
 
   it('lists the sessions of an agent named by its slug in the organization given with --org', async () => {
     requests.length = 0;
-    const out = await runSession({ url }, ['list'], { agent: 'flights', env: 'main', org: 'org_2' }, quiet);
+    const out = await runSession({ url }, ['list'], { agent: 'flights', env: 'main', org: 'org_2' }, io);
     expect(requests.map((r) => r.path)).toEqual(['/api/orgs/org_2/agents', '/api/agents/agt_9/environments/main/sessions']);
     expect(out.human.split('\n')[1]).toMatch(/^ses_9 /);
-    await expect(runSession({ url }, ['list'], { agent: 'nope', org: 'org_2' }, quiet)).rejects.toThrow('organization org_2 has no agent "nope"; its agents: flights');
+    await expect(runSession({ url }, ['list'], { agent: 'nope', org: 'org_2' }, io))
+      .rejects.toThrow('organization org_2 has no agent "nope"; its agents: flights');
   });
 
   it('exits 1 saying so when --wait runs out of time', async () => {
     showsRunning = 1_000;
     const notes: string[] = [];
-    const out = await runSession({ url }, ['show', 'ses_1'], { wait: true }, (l) => notes.push(l), { intervalMs: 1, timeoutMs: 0 });
+    const out = await runSession({ url }, ['show', 'ses_1'], { wait: true }, {
+      note: (l) => notes.push(l), timing: { intervalMs: 1, timeoutMs: 0 },
+    });
     expect(out.exitCode).toBe(1);
     expect(notes).toEqual(['session ses_1 is still running after 0 s; run cairn session show ses_1 --wait again, or cairn session cancel ses_1']);
   });
 
   it('sends reply and cancel, and gives a refused decision as exit 1 with the API\'s message', async () => {
     requests.length = 0;
-    expect((await runSession({ url }, ['reply', 'ses_1', 'JFK please'], {}, quiet)).human).toBe('replied to session ses_1: turn t2 queued');
-    expect((await runSession({ url }, ['cancel', 'ses_1'], {}, quiet)).human).toBe('session ses_1: status cancelled, state review');
-    const refused = await runSession({ url }, ['decide', 'ses_1'], { to: 'answer', comment: 'ok' }, quiet).catch((e: CliError) => e);
+    const replied = await runSession({ url }, ['reply', 'ses_1', 'JFK please'], {}, io);
+    expect(replied.human).toBe('replied to session ses_1: turn t2 queued');
+    const cancelled = await runSession({ url }, ['cancel', 'ses_1'], {}, io);
+    expect(cancelled.human).toBe('session ses_1: status cancelled, state review');
+    const refused = await runSession({ url }, ['decide', 'ses_1'], { to: 'answer', comment: 'ok' }, io)
+      .catch((e: CliError) => e);
     expect(refused).toBeInstanceOf(CliError);
     expect((refused as CliError).message).toBe('Session ses_1 has no decision pending. (no_decision_pending)');
     expect((refused as CliError).exitCode).toBe(1);

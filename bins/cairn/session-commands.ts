@@ -123,7 +123,9 @@ export async function waitForSession(target: ApiTarget, id: string, timing: Wait
   }
 }
 
-async function show(target: ApiTarget, rest: string[], options: SessionOptions, timing: WaitTiming, note: (line: string) => void): Promise<SessionCommandOutput> {
+async function show(
+  target: ApiTarget, rest: string[], options: SessionOptions, { note, timing }: Required<SessionCommandIo>,
+): Promise<SessionCommandOutput> {
   const [id] = positionals(rest, 1, usages.show);
   if (!options.wait) {
     const detail = await callApi<SessionDetail>(target, 'GET', `/api/sessions/${path(id)}`);
@@ -155,15 +157,22 @@ async function cancel(target: ApiTarget, rest: string[]): Promise<SessionCommand
   return { data: answer, human: `session ${answer.session.id}: status ${answer.session.status}, state ${answer.session.state}` };
 }
 
+/** Where `cairn session` says what it could not answer, and how `show --wait` polls. */
+export interface SessionCommandIo {
+  /** Where `show --wait` says it ran out of time (stderr). */
+  note: (line: string) => void;
+  /** How `show --wait` polls. Default: every 500 ms for at most 120 s. */
+  timing?: WaitTiming;
+}
+
 /**
  * Runs `cairn session <args>` against `target`.
- * @param note - where `show --wait` says it ran out of time (stderr)
- * @param timing - of `show --wait` (default every 500 ms for at most 120 s)
  * @returns `data` is the API's answer (for --json); exit code 1 when `show --wait` ran out of time
  * @throws CliError: the API's message and code (exit 1), or a usage error (exit 2)
  */
 export async function runSession(
-  target: ApiTarget, args: string[], options: SessionOptions, note: (line: string) => void, timing: WaitTiming = { intervalMs: 500, timeoutMs: 120_000 },
+  target: ApiTarget, args: string[], options: SessionOptions,
+  { note, timing = { intervalMs: 500, timeoutMs: 120_000 } }: SessionCommandIo,
 ): Promise<SessionCommandOutput> {
   const [command, ...rest] = args;
   switch (command) {
@@ -172,7 +181,7 @@ export async function runSession(
       return { data: answer, human: formatStarted(answer) };
     }
     case 'list': return listSessions(target, rest, options);
-    case 'show': return show(target, rest, options, timing, note);
+    case 'show': return show(target, rest, options, { note, timing });
     case 'decide': return decide(target, rest, options);
     case 'reply': return reply(target, rest);
     case 'cancel': return cancel(target, rest);

@@ -11,6 +11,7 @@ import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { ownerGuardedCatalog, semanticCollectionOwners } from '../../core/boot/service-owners.ts';
+import { turnCost } from '../../core/boot/turn-cost.ts';
 import { platformRelease } from '../../core/boot/platform-release.ts';
 import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
 import { DATA_UPDATE_SWEEP_INTERVAL_MS, runDataUpdateSweep } from '../../core/data-update/index.ts';
@@ -22,16 +23,16 @@ import { createBullJobQueue, createRedisTextDeltas } from '../../core/adapters/r
 import { isCompiledExecutable } from '../../core/adapters/runtime/app-directory.ts';
 import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/worker/index.ts';
 import { createRemoteWorkerLauncher } from '../../core/adapters/worker-host/index.ts';
-import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
-import { enqueueTurnJob, TURN_QUEUE } from '../../core/boot/session-wiring.ts';
-import { runWebhookJob, type WebhookJob } from '../../core/boot/webhook-firings.ts';
-import { fireDueSchedules, SCHEDULE_SWEEP_INTERVAL_MS } from '../../core/boot/schedule-firings.ts';
-import { enqueueDuePolls, POLL_QUEUE, POLL_SWEEP_INTERVAL_MS, type PollJob } from '../../core/boot/poll-sweep.ts';
-import { runPoll } from '../../core/boot/poll-run.ts';
-import { callbackLive, ensureCallbackIndexes, runCallbackActivation, sweepCallbackTriggers, type CallbackActivationJob } from '../../core/boot/callback-addresses.ts';
-import { runCallbackDeactivation, type CallbackDeactivationJob } from '../../core/boot/callback-lifecycle.ts';
-import { runCallbackDelivery, type CallbackDelivery } from '../../core/boot/callback-runs.ts';
-import { runKeyedFiring, type KeyedFiringJob } from '../../core/boot/keyed-firings.ts';
+import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../../core/trigger/completion-firings.ts';
+import { enqueueTurnJob, ensureTurnJob, TURN_QUEUE } from '../../core/session/turn-jobs.ts';
+import { runWebhookJob, type WebhookJob } from '../../core/trigger/webhook-firings.ts';
+import { fireDueSchedules, SCHEDULE_SWEEP_INTERVAL_MS } from '../../core/trigger/schedule-firings.ts';
+import { enqueueDuePolls, POLL_QUEUE, POLL_SWEEP_INTERVAL_MS, type PollJob } from '../../core/trigger/poll-sweep.ts';
+import { runPoll } from '../../core/trigger/poll-run.ts';
+import { callbackLive, ensureCallbackIndexes, runCallbackActivation, sweepCallbackTriggers, type CallbackActivationJob } from '../../core/trigger/callback-addresses.ts';
+import { runCallbackDeactivation, type CallbackDeactivationJob } from '../../core/trigger/callback-lifecycle.ts';
+import { runCallbackDelivery, type CallbackDelivery } from '../../core/trigger/callback-runs.ts';
+import { runKeyedFiring, type KeyedFiringJob } from '../../core/trigger/keyed-firings.ts';
 import { consumeEnvironmentOperations, ENVIRONMENT_OPERATIONS_QUEUE, operationHostingDeps } from '../../core/boot/environment-operations.ts';
 import { startDeploymentWork } from '../../core/boot/deployment-dispatcher.ts';
 import { applyConnectionEditsAfter } from '../../core/boot/connection-wiring.ts';
@@ -40,15 +41,14 @@ import type { CompletionFiring } from '../../core/session/completion.ts';
 import { TURN_STALE_MS } from '../../core/session/model.ts';
 import { PARK_SWEEP_INTERVAL_MS, sweepDueWaits } from '../../core/session/park-sweep.ts';
 import { failStaleTurns } from '../../core/session/stale-turns.ts';
-import { runQueuedTurn } from '../../core/boot/turn-runner.ts';
-import { publishedWorkflows } from '../../core/boot/workflow-view.ts';
+import { runQueuedTurn } from '../../core/session/turn-runner.ts';
+import { publishedWorkflows } from '../../core/session/build-workflows.ts';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
 import { ensureSessionIndexes } from '../../core/session/session-store.ts';
 import { ensureDeliveryIndexes, resumePendingFirings } from '../../core/session/delivery-claims.ts';
 import { openFiredSession } from '../../core/session/firings.ts';
 import { queueStoreStart, settleLostJobs } from './settle-lost-jobs.ts';
 import { sweepTurns } from './turn-sweep.ts';
-import { ensureTurnJob } from '../../core/boot/turn-jobs.ts';
 import { failedJobQueueOptions, startRetention } from './retention-sweep.ts';
 import { createStoreClock } from '../../core/adapters/redis/index.ts';
 import { stopWork } from './stop-work.ts';
@@ -132,7 +132,7 @@ const liveChannel = stores.redis
   : undefined;
 const turnDeps = {
   ...store, launcher, catalog, instanceId, interrupt: stopInterrupt.signal,
-  models: createAiModelProvider({ models: boot.config.models }), modelsConfig: boot.config.models,
+  models: createAiModelProvider({ models: boot.config.models }), costOf: turnCost(boot.config.models),
   promptCache: { enabled: env.promptCache, ttl: env.promptCacheTtl }, limits: env.workers.turn,
   workflowOf: builds.workflowOf, log: print,
   afterTurn: async (turnId: string) => { if (queue) await queueCompletionFiring({ ...store, queue }, turnId); },
@@ -182,7 +182,7 @@ async function startWork(): Promise<void> {
   if (queue) {
     // Trigger deployments: reconciliations after publish, restore, promotion, credential change, Retry now or a due retry (never at startup).
     const deployments = await startDeploymentWork({ ...store, queue, builds, offeredCollections: offeredCollectionsOf(boot.config), log, logError: (what, error) => logger.error({ err: error.message }, what) });
-    // Jobs beyond the free turn slots stay claimed and wait for a slot (Rule 7).
+    // Jobs beyond the free turn slots stay claimed and wait for a slot, their turns still queued (Rule 7).
     consumers = [
       queue.consume(TURN_QUEUE, logged(TURN_QUEUE, async (job) => {
         const { turnId } = job.data as { turnId: string };
@@ -209,14 +209,18 @@ async function startWork(): Promise<void> {
     ];
     parkTimer = setInterval(() => {
       // Use cases left between their writes, and queued turns whose job the queue store lost (every mode).
-      void sweepTurns({ ...store, queue, log })
+      void sweepTurns({ ...store, queue, log, ...(liveChannel ? { changes: liveChannel } : {}) })
         .catch((error: Error) => logger.error({ err: error.message }, 'turn sweep failed'));
       void sweepDueWaits({ ...store, enqueueTurn }).catch((error: Error) => logger.error({ err: error.message }, 'park sweep failed'));
       // Claimed firings whose process stopped before queuing or opening them (core/session/delivery-claims.ts).
       void resumePendingFirings({ ...store, queue, log, open: (p) => openFiredSession({ ...store, enqueueTurn }, p.target, p.firing) })
         .catch((error: Error) => logger.error({ err: error.message }, 'firing resume sweep failed'));
       // With a shared queue store no replacement table runs: a turn whose dispatcher stopped renewing its heartbeat ends failed.
-      void failStaleTurns({ docs, clock: storeClock }).then((ids) => { if (ids.length > 0) log(`ended ${ids.length} turn(s) failed whose dispatcher stopped (no heartbeat for ${TURN_STALE_MS / 1000} s): interrupted by a platform restart`); })
+      void failStaleTurns({ docs, clock: storeClock, ...(liveChannel ? { changes: liveChannel } : {}) }).then((ids) => {
+        if (ids.length === 0) return;
+        log(`ended ${ids.length} turn(s) failed whose dispatcher stopped (no heartbeat for ${TURN_STALE_MS / 1000} s): `
+          + 'interrupted by a platform restart');
+      })
         .catch((error: Error) => logger.error({ err: error.message }, 'stale turn sweep failed'));
     }, PARK_SWEEP_INTERVAL_MS);
     const sweepSchedules = () => void fireDueSchedules({ ...store, enqueueTurn, builds, log: print })

@@ -29,7 +29,8 @@ it('one of two dispatchers sweeps per interval, removing a finished session past
     const lines: string[] = [];
     const first = await runRetentionSweep({ ...shared, owner: 'dispatcher@a', log: (l) => lines.push(l) });
     const second = await runRetentionSweep({ ...shared, owner: 'dispatcher@b', log: (l) => lines.push(l) });
-    expect(first).toMatch(/^retention sweep removed 1 session\(s\) \(0 turn\(s\), 0 message\(s\)\) finished over 90 days/);
+    expect(first).toMatch(new RegExp(String.raw`^retention sweep removed 1 session\(s\) \(0 turn\(s\), 0 message\(s\), `
+      + String.raw`0 thread or session key binding\(s\)\) finished over 90 days`));
     expect(second).toBeUndefined();
     expect((await sessions.find({})).map((s) => s._id)).toEqual(['s-running']);
   } finally {

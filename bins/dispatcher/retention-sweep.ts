@@ -14,10 +14,13 @@ import type { DocumentStore } from '../../core/ports/document-store.ts';
 import type { Lease } from '../../core/ports/lease.ts';
 import type { ObjectStore } from '../../core/ports/object-store.ts';
 import { sweepCallLog } from '../../core/semantic/call-log-retention.ts';
-import { sweepSessionRetention } from '../../core/session/retention.ts';
+import { ensureRetentionIndexes, sweepSessionRetention } from '../../core/session/retention.ts';
+import { aguiThreadsCollection } from '../../core/connection/agui-runs.ts';
 
 /** How often the retention sweep runs (ms). */
 export const RETENTION_SWEEP_INTERVAL_MS = 10 * 60_000;
+/** Collections whose documents name a session and go with it (AG-UI thread ids bound to their chat). */
+const boundCollections = [aguiThreadsCollection];
 /** The lease that lets one dispatcher sweep per interval. */
 export const RETENTION_LEASE = 'retention-sweep';
 
@@ -55,19 +58,21 @@ export function failedJobQueueOptions(
 export async function runRetentionSweep(deps: RetentionDeps): Promise<string | undefined> {
   if (!(await deps.lease.acquire(RETENTION_LEASE, deps.owner, RETENTION_SWEEP_INTERVAL_MS / 2))) return undefined;
   const { retention } = deps;
-  const sessions = await sweepSessionRetention(deps, retention);
+  const sessions = await sweepSessionRetention(deps, retention, { boundCollections });
   const calls = await sweepCallLog(deps, retention.callLogDays);
   const failures = await trimFailedJobs(deps, retention.failedJobs);
   const total = sessions.sessions + sessions.deliveries + calls + failures;
   if (total === 0) return undefined;
   return `retention sweep removed ${sessions.sessions} session(s) (${sessions.turns} turn(s), ${sessions.messages} `
-    + `message(s)) finished over ${retention.sessionDays} days ago, ${sessions.deliveries} claimed firing id(s), `
+    + `message(s), ${sessions.bindings} thread or session key binding(s)) finished over ${retention.sessionDays} `
+    + `days ago, ${sessions.deliveries} claimed firing id(s), `
     + `${calls} call log entr(ies) and ${failures} failure record(s)`;
 }
 
 /** Declares the indexes and runs the sweep every {@link RETENTION_SWEEP_INTERVAL_MS}; `stop` ends it. */
 export async function startRetention(deps: RetentionDeps, logError: (error: Error) => void): Promise<{ stop(): void }> {
   await ensureFailedJobIndexes(deps.docs);
+  await ensureRetentionIndexes(deps.docs, boundCollections);
   const sweep = () => void runRetentionSweep(deps).then((line) => { if (line) deps.log(line); }, logError);
   const timer = setInterval(sweep, RETENTION_SWEEP_INTERVAL_MS);
   timer.unref();

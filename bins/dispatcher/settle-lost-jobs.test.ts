@@ -12,13 +12,13 @@ describe('settling turns lost with the queue store (the replacement table)', () 
     const deps = { docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock: systemClock, ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '' } };
     const fields = { orgId: 'o', agentId: 'a', environment: 'main', workflow: 'w', buildId: 'b', commitId: 'c', state: 's', variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [] };
     const running = await insertSession(deps, fields);
-    const runningTurn = await insertTurn(deps, running, 'prompt', {});
+    const runningTurn = await insertTurn(deps, running, { kind: 'prompt', input: {} });
     await claimTurn(deps, runningTurn._id, 'dispatcher-gone');
     // A child turn runs inside its root's worker: it ends with the root and is not counted apart.
     const child = await insertSession(deps, { ...fields, depth: 1, parentId: running._id, rootId: running._id });
-    const childTurn = await insertTurn(deps, child, 'prompt', {}, 'running');
+    const childTurn = await insertTurn(deps, child, { kind: 'prompt', input: {}, status: 'running' });
     const queued = await insertSession(deps, fields);
-    const queuedTurn = await insertTurn(deps, queued, 'prompt', {});
+    const queuedTurn = await insertTurn(deps, queued, { kind: 'prompt', input: {} });
     const requeued: string[] = [];
     const lines = await settleLostJobs({ ...deps, requeue: async (turnId) => { requeued.push(turnId); } });
     expect(lines).toEqual(['settled 1 record(s): running turn → ended failed, interrupted by a platform restart', 'settled 1 record(s): queued turn → enqueued again']);

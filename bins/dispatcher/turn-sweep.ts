@@ -5,14 +5,18 @@
  *
  * Source: docs/architecture.md § Life of a turn; spec/platform-service.md § Replacement of a container, § Rules 3.
  */
-import { ensureTurnJob } from '../../core/boot/turn-jobs.ts';
+import { ensureTurnJob } from '../../core/session/turn-jobs.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
+import type { SessionChanges } from '../../core/ports/session-changes.ts';
 import type { SessionStoreDeps } from '../../core/session/session-store.ts';
 import { recoverTurns, type TurnRecovery } from '../../core/session/turn-recovery.ts';
 
-/** Runs one turn sweep; `log` gets a line per kind of repair made (none when nothing needed one). */
+/**
+ * Runs one turn sweep; `log` gets a line per kind of repair made (none when nothing needed one); `changes` is told
+ * of each session it settles.
+ */
 export async function sweepTurns(
-  deps: SessionStoreDeps & { queue: JobQueue; log(line: string): void }, graceMs?: number,
+  deps: SessionStoreDeps & { queue: JobQueue; log(line: string): void; changes?: SessionChanges }, graceMs?: number,
 ): Promise<TurnRecovery> {
   const ensure = (turnId: string) => ensureTurnJob(deps.queue, turnId);
   const done = await recoverTurns({ ...deps, ensureTurnJob: ensure }, { graceMs });

@@ -50,13 +50,23 @@ interface EndpointContext {
   server: { requestIP(request: Request): { address: string } | null } | null;
 }
 
+/** The request {@link answer} answers: which project, from where, timed how. */
+interface McpCall {
+  /** The project's slug from the path. */
+  slug: string;
+  /** The client's address (the per-address rate key). */
+  client: string;
+  /** Times the request's phases (the Server-Timing header). */
+  timing: ServerTiming;
+}
+
 /** Builds the Elysia app (Bun runtime). */
 export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
   const serve = (plane: Plane) => async ({ request, params, server }: EndpointContext) => {
     const peer = server?.requestIP(request)?.address ?? '127.0.0.1';
     const client = clientAddress(peer, request.headers.get('x-forwarded-for'), env.trustedProxies);
     const timing = startServerTiming();
-    const response = await answer(plane, request, params.slug, client, timing);
+    const response = await answer(plane, request, { slug: params.slug, client, timing });
     response.headers.set('server-timing', timing.header());
     return response;
   };
@@ -70,7 +80,7 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
     if (!count || count.allowed) return undefined;
     return rateRefusal(count, 'with this token', calls, ` (${TOKEN_RATE_FACTOR} × the limit per agent)`);
   };
-  const answer = async (plane: Plane, request: Request, slug: string, client: string, timing: ServerTiming): Promise<Response> => {
+  const answer = async (plane: Plane, request: Request, { slug, client, timing }: McpCall): Promise<Response> => {
     try {
       const caller = platformCallerOf(request);
       const perAddress = limited(client, 'from this address');
@@ -100,7 +110,7 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
         const refused = await timing.measure('rate', () => perCaller(calls)) ?? await perToken(token._id, calls);
         if (refused) return refused;
       }
-      const mcp = () => handleMcpRequest(env, request, { project, token, plane }, timing, body);
+      const mcp = () => handleMcpRequest(env, request, { project, token, plane }, { timing, read: body });
       return await timing.measure('mcp', mcp);
     } catch (error) {
       if (error instanceof RateRefusal) return error.response;

@@ -16,7 +16,7 @@ const json = { 'content-type': 'application/json', accept: 'application/json, te
 
 async function post(body: unknown, headers: Record<string, string> = json, method = 'POST') {
   const request = new Request('http://localhost/mcp/flights/mcp', { method, headers, ...(method === 'POST' ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}) });
-  const response = await handleMcpRequest(env, request, caller, startServerTiming());
+  const response = await handleMcpRequest(env, request, caller, { timing: startServerTiming() });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined, allow: response.headers.get('allow') };
 }

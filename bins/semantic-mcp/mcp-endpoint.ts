@@ -57,6 +57,14 @@ export interface McpCaller {
   plane: Plane;
 }
 
+/** How {@link handleMcpRequest} times a request, and the body already read. */
+export interface McpRequestHandling {
+  /** Times the request's phases (the Server-Timing header). */
+  timing: ServerTiming;
+  /** The body the caller read already, having counted its calls. Default: read from the request. */
+  read?: ReadCalls;
+}
+
 /**
  * Answers one authenticated MCP request for `caller.project` on `caller.plane`, timing its phases:
  * the header refusals of {@link refuseHeaders}, then each JSON-RPC call of the body in order (`read`: the body
@@ -66,7 +74,7 @@ export interface McpCaller {
  * not yet run are dropped, each logged as cancelled (docs/decisions.md D18 § 2).
  */
 export async function handleMcpRequest(
-  env: McpEndpointDeps, request: Request, caller: McpCaller, timing: ServerTiming, read?: ReadCalls,
+  env: McpEndpointDeps, request: Request, caller: McpCaller, { timing, read }: McpRequestHandling,
 ): Promise<Response> {
   const refused = refuseHeaders(request);
   if (refused) return refused;
@@ -82,7 +90,7 @@ export async function handleMcpRequest(
       answer.skip(call);
       continue;
     }
-    const response = await answerCall(env, call, caller, timing, request.signal);
+    const response = await answerCall(env, call, caller, { timing, signal: request.signal });
     if (response) answer.add(call, response);
   }
   return answer.respond(body.batch);
@@ -100,9 +108,17 @@ function logCancelled(env: McpEndpointDeps, caller: McpCaller, call: JsonRpcCall
   env.logger.info(fields, message);
 }
 
+/** How one call of a request runs: timed with the request, stopped when its client goes. */
+interface CallRun {
+  /** Times the call's phases (the request's Server-Timing header). */
+  timing: ServerTiming;
+  /** Aborts when the client has gone: a running query is interrupted. */
+  signal: AbortSignal;
+}
+
 /** The response to one call; undefined for a notification (no id). */
 async function answerCall(
-  env: McpEndpointDeps, call: JsonRpcCall, caller: McpCaller, timing: ServerTiming, signal: AbortSignal,
+  env: McpEndpointDeps, call: JsonRpcCall, caller: McpCaller, run: CallRun,
 ): Promise<JsonRpcResponse | undefined> {
   if (call.id === undefined) return undefined;
   const id = call.id;
@@ -117,7 +133,7 @@ async function answerCall(
         if (typeof name !== 'string' || (args !== undefined && !isObject(args))) {
           return { jsonrpc: '2.0', id, error: { code: rpcErrors.invalidParams, message: 'Invalid params: tools/call needs "name" (a string) and optional "arguments" (an object).' } };
         }
-        return { jsonrpc: '2.0', id, result: await callToolResult(env, caller, timing, name, args, signal) };
+        return { jsonrpc: '2.0', id, result: await callToolResult(env, caller, { name, args }, run) };
       }
       default: return { jsonrpc: '2.0', id, error: { code: rpcErrors.methodNotFound, message: `Method not found: ${call.method}` } };
     }
@@ -136,8 +152,8 @@ function initializeResult(caller: McpCaller, version: string, params: Record<str
 
 /** tools/call: the tool's text and structured content, or a tool error the agent reads (isError). */
 async function callToolResult(
-  env: McpEndpointDeps, caller: McpCaller, timing: ServerTiming, name: string,
-  args: Record<string, unknown> | undefined, signal: AbortSignal,
+  env: McpEndpointDeps, caller: McpCaller, { name, args }: { name: string; args: Record<string, unknown> | undefined },
+  { timing, signal }: CallRun,
 ): Promise<CallToolResult> {
   const plane = await timing.measure('plane', () => assemblePlane(env.deps, caller.project, caller.plane, env.planeCache));
   const context = {

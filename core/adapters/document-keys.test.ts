@@ -1,14 +1,38 @@
 import { BSON } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import {
-  escapeKey, escapeKeysDeep, KEY_MARKER, keyNeedsEscape, unescapeKey, unescapeKeysDeep,
+  escapeKey,
+  escapeKeysDeep,
+  KEY_MARKER,
+  keyNeedsEscape,
+  unescapeKey,
+  unescapeKeysDeep,
 } from './document-keys.ts';
 
-const hostileKeys = ['$date', '$where', '$set', '$oid', '$ref', '$id', 'a.b', '.', '..', 'a..b.', '', '__proto__',
-  '%2E', '%25.%', `${KEY_MARKER}`, `${KEY_MARKER}date`, `${KEY_MARKER}%2E`, '$', '$.$'];
+const hostileKeys = [
+  '$date',
+  '$where',
+  '$set',
+  '$oid',
+  '$ref',
+  '$id',
+  'a.b',
+  '.',
+  '..',
+  'a..b.',
+  '',
+  '__proto__',
+  '%2E',
+  '%25.%',
+  `${KEY_MARKER}`,
+  `${KEY_MARKER}date`,
+  `${KEY_MARKER}%2E`,
+  '$',
+  '$.$',
+];
 
 describe('document key escape', () => {
-  it('leaves the platform\'s own field names and ordinary keys as they are', () => {
+  it("leaves the platform's own field names and ordinary keys as they are", () => {
     for (const key of ['_id', 'status', 'updatedAt', 'trigger', 'a$b', 'x-y', 'ÿ', '%2E', 'dollar$']) {
       expect(keyNeedsEscape(key), key).toBe(false);
       expect(escapeKey(key)).toBe(key);

@@ -11,7 +11,7 @@ import { orgAgentAuthority } from '../boot/agent-authority.ts';
 import { addMember, createGroup, createOrganization, ensureOrgIndexes, type OrgCaller } from '../org/index.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { loadAgent, resolveAgent } from './agent-access.ts';
-import { agentCollections, agentSchemaVersion, type AgentRecord } from './hosting-model.ts';
+import { agentCollections, type AgentRecord, agentSchemaVersion } from './hosting-model.ts';
 
 const ada: OrgCaller = { subject: 'sub-ada', email: 'ada@example.com' };
 const bob: OrgCaller = { subject: 'sub-bob', email: 'bob@example.com' };
@@ -22,7 +22,8 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; messa
   return promise.then(
     () => ({ code: 'no refusal', message: '' }),
     (error: { code?: string; status?: number; message: string }) => ({
-      code: `${error.code} ${error.status}`, message: error.message,
+      code: `${error.code} ${error.status}`,
+      message: error.message,
     }),
   );
 }
@@ -31,13 +32,21 @@ describe('the agent resolver', () => {
   const docs = createMemoryDocumentStore();
   let n = 0;
   const deps = {
-    docs, authority: orgAgentAuthority({ docs }), clock: { now: () => new Date('2026-11-26T10:00:00Z') },
+    docs,
+    authority: orgAgentAuthority({ docs }),
+    clock: { now: () => new Date('2026-11-26T10:00:00Z') },
     ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '' },
   };
   const orgs: Record<string, string> = {};
   const agent = async (_id: string, orgId: string, slug: string) => {
     const record: AgentRecord = {
-      _id, schemaVersion: agentSchemaVersion, orgId, slug, name: slug, description: '', createdAt: new Date(),
+      _id,
+      schemaVersion: agentSchemaVersion,
+      orgId,
+      slug,
+      name: slug,
+      description: '',
+      createdAt: new Date(),
       createdBy: 'x',
     };
     await docs.collection<AgentRecord>(agentCollections.agents).insertOne(record);
@@ -57,17 +66,22 @@ describe('the agent resolver', () => {
     await addMember(deps, orgs.acme, cy, [none._id]);
   });
 
-  it('finds an agent by id or by slug, only among the caller\'s organizations', async () => {
+  it("finds an agent by id or by slug, only among the caller's organizations", async () => {
     expect((await resolveAgent(deps, ada, 'design-desk'))._id).toBe('agent-ada-desk');
     expect((await resolveAgent(deps, bob, 'design-desk'))._id).toBe('agent-bob-desk');
-    expect((await loadAgent(deps, ada, 'agent-ada-desk', 'maintainer'))._id).toBe('agent-ada-desk');
-    expect((await loadAgent(deps, ada, 'report', 'reader', { orgId: orgs.labs }))._id).toBe('agent-ada-report-2');
+    expect((await loadAgent(deps, ada, 'agent-ada-desk', { role: 'maintainer' }))._id).toBe('agent-ada-desk');
+    expect((await loadAgent(deps, ada, 'report', { role: 'reader', orgId: orgs.labs }))._id).toBe('agent-ada-report-2');
   });
 
-  it('answers another tenant\'s agent 404 naming nothing of it, by id, by slug or with its organization', async () => {
-    for (const attempt of [loadAgent(deps, bob, 'agent-ada-desk', 'reader'), loadAgent(deps, bob, 'report', 'reader'),
-      loadAgent(deps, bob, 'agent-ada-desk', 'reader', { orgId: orgs.acme }),
-      loadAgent(deps, ada, 'agent-bob-desk', 'reader')]) {
+  it("answers another tenant's agent 404 naming nothing of it, by id, by slug or with its organization", async () => {
+    for (
+      const attempt of [
+        loadAgent(deps, bob, 'agent-ada-desk', { role: 'reader' }),
+        loadAgent(deps, bob, 'report', { role: 'reader' }),
+        loadAgent(deps, bob, 'agent-ada-desk', { role: 'reader', orgId: orgs.acme }),
+        loadAgent(deps, ada, 'agent-bob-desk', { role: 'reader' }),
+      ]
+    ) {
       const { code, message } = await refusal(attempt);
       expect(code).toBe('agent_not_found 404');
       for (const id of ['agent-ada-desk', 'agent-bob-desk', 'report', orgs.acme, orgs.bobs]) {
@@ -76,23 +90,29 @@ describe('the agent resolver', () => {
     }
   });
 
-  it('refuses a slug that names agents in several of the caller\'s organizations (409), '
-    + 'naming only theirs', async () => {
-    const { code, message } = await refusal(resolveAgent(deps, ada, 'report'));
-    expect(code).toBe('ambiguous_agent 409');
-    expect(message).toContain(orgs.acme);
-    expect(message).not.toContain(orgs.bobs);
-  });
+  it(
+    "refuses a slug that names agents in several of the caller's organizations (409), " +
+      'naming only theirs',
+    async () => {
+      const { code, message } = await refusal(resolveAgent(deps, ada, 'report'));
+      expect(code).toBe('ambiguous_agent 409');
+      expect(message).toContain(orgs.acme);
+      expect(message).not.toContain(orgs.bobs);
+    },
+  );
 
   it('hides an agent from a member holding no role on it (404), and refuses a lower role (403)', async () => {
-    expect((await refusal(loadAgent(deps, cy, 'agent-ada-desk', 'reader'))).code).toBe('agent_not_found 404');
+    expect((await refusal(loadAgent(deps, cy, 'agent-ada-desk', { role: 'reader' }))).code).toBe('agent_not_found 404');
     const readers = await createGroup(deps, orgs.acme, {
-      name: 'Readers', agentRoles: [{ agent: 'agent-ada-desk', role: 'reader' }],
+      name: 'Readers',
+      agentRoles: [{ agent: 'agent-ada-desk', role: 'reader' }],
     });
     await addMember(deps, orgs.acme, { subject: 'sub-dee', email: 'dee@example.com' }, [readers._id]);
     const dee = { subject: 'sub-dee', email: 'dee@example.com' };
-    expect((await loadAgent(deps, dee, 'design-desk', 'reader'))._id).toBe('agent-ada-desk');
-    expect((await refusal(loadAgent(deps, dee, 'design-desk', 'maintainer'))).code).toBe('agent_role_required 403');
-    expect((await refusal(loadAgent(deps, dee, 'report', 'reader'))).code).toBe('agent_not_found 404');
+    expect((await loadAgent(deps, dee, 'design-desk', { role: 'reader' }))._id).toBe('agent-ada-desk');
+    expect((await refusal(loadAgent(deps, dee, 'design-desk', { role: 'maintainer' }))).code).toBe(
+      'agent_role_required 403',
+    );
+    expect((await refusal(loadAgent(deps, dee, 'report', { role: 'reader' }))).code).toBe('agent_not_found 404');
   });
 });

@@ -11,7 +11,13 @@
  * 404).
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
-import { agentCollections, type AgentCaller, type AgentDeps, type AgentRecord, type AgentRoleName } from './hosting-model.ts';
+import {
+  type AgentCaller,
+  agentCollections,
+  type AgentDeps,
+  type AgentRecord,
+  type AgentRoleName,
+} from './hosting-model.ts';
 
 /** Where to look: one organization of the caller's (`orgId`), or all of them (default). */
 export interface AgentLookup {
@@ -21,7 +27,7 @@ export interface AgentLookup {
 
 /** The 404 of an agent the caller may not see (or that does not exist: the two read the same). */
 export function agentNotFound(): PlatformError {
-  const message = 'No such agent among your organizations\' agents; GET /api/orgs/<org>/agents lists them.';
+  const message = "No such agent among your organizations' agents; GET /api/orgs/<org>/agents lists them.";
   return new PlatformError('agent_not_found', message, { status: 404 });
 }
 
@@ -34,7 +40,10 @@ export function agentNotFound(): PlatformError {
  *   the organization)
  */
 export async function resolveAgent(
-  deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, ref: string, lookup: AgentLookup = {},
+  deps: Pick<AgentDeps, 'docs' | 'authority'>,
+  caller: AgentCaller,
+  ref: string,
+  lookup: AgentLookup = {},
 ): Promise<AgentRecord> {
   const mine = await deps.authority.memberOrgIds(caller);
   const orgIds = lookup.orgId === undefined ? mine : mine.filter((id) => id === lookup.orgId);
@@ -46,11 +55,17 @@ export async function resolveAgent(
   if (bySlug.length === 1) return bySlug[0];
   if (bySlug.length > 1) {
     const where = bySlug.map((a) => a.orgId).join(', ');
-    const message = `That slug names an agent in ${bySlug.length} of your organizations (${where}); `
-      + 'use the agent\'s id, or name the organization (orgId, --org).';
+    const message = `That slug names an agent in ${bySlug.length} of your organizations (${where}); ` +
+      "use the agent's id, or name the organization (orgId, --org).";
     throw new PlatformError('ambiguous_agent', message, { status: 409 });
   }
   throw agentNotFound();
+}
+
+/** The role {@link loadAgent} requires on the agent, and where it looks. */
+export interface AgentAccess extends AgentLookup {
+  /** The least role the caller must hold on the agent (reader < user < maintainer < administrator). */
+  role: AgentRoleName;
 }
 
 /**
@@ -60,8 +75,10 @@ export async function resolveAgent(
  *   `ambiguous_agent` (409); `agent_role_required` (403) naming the role needed when the caller holds a lower one
  */
 export async function loadAgent(
-  deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, ref: string, role: AgentRoleName,
-  lookup: AgentLookup = {},
+  deps: Pick<AgentDeps, 'docs' | 'authority'>,
+  caller: AgentCaller,
+  ref: string,
+  { role, ...lookup }: AgentAccess,
 ): Promise<AgentRecord> {
   const agent = await resolveAgent(deps, caller, ref, lookup);
   try {

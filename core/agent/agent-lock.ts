@@ -18,12 +18,22 @@ const agentLockPollMs = 50;
  * Runs `work` holding agent `agentId`'s lock, and releases it after (also on failure).
  * @throws PlatformError `agent_busy` (409) when another change held the lock for {@link agentLockWaitMs}
  */
-export async function withAgentLock<R>(deps: Pick<AgentDeps, 'lease' | 'ids' | 'wait'>, agentId: string, work: () => Promise<R>): Promise<R> {
+export async function withAgentLock<R>(
+  deps: Pick<AgentDeps, 'lease' | 'ids' | 'wait'>,
+  agentId: string,
+  work: () => Promise<R>,
+): Promise<R> {
   const name = `agent:${agentId}`;
   const owner = deps.ids.newId();
   for (let waited = 0; !(await deps.lease.acquire(name, owner, agentLockTtlMs)); waited += agentLockPollMs) {
     if (waited >= agentLockWaitMs) {
-      throw new PlatformError('agent_busy', `Another change to agent "${agentId}" has been running for over ${agentLockWaitMs / 1000} s; retry when it has finished.`, { status: 409 });
+      throw new PlatformError(
+        'agent_busy',
+        `Another change to agent "${agentId}" has been running for over ${
+          agentLockWaitMs / 1000
+        } s; retry when it has finished.`,
+        { status: 409 },
+      );
     }
     await deps.wait(agentLockPollMs);
   }

@@ -10,7 +10,16 @@ import { parse } from 'yaml';
 import { loadAgent } from './agent-access.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { AgentFile } from './documents.ts';
-import { agentCollections, agentSchemaVersion, checkAgentSlug, defaultEnvironment, type AgentCaller, type AgentDeps, type AgentRecord, type EnvironmentRecord } from './hosting-model.ts';
+import {
+  type AgentCaller,
+  agentCollections,
+  type AgentDeps,
+  type AgentRecord,
+  agentSchemaVersion,
+  checkAgentSlug,
+  defaultEnvironment,
+  type EnvironmentRecord,
+} from './hosting-model.ts';
 import { withAgentLock } from './agent-lock.ts';
 import { commitDraft } from './drafts.ts';
 import { splitFrontMatter } from './yaml-source.ts';
@@ -20,11 +29,25 @@ export function describeAgent(files: AgentFile[], slug: string): { name: string;
   const text = files.find((f) => f.path === 'AGENTS.md')?.text;
   const front = text === undefined ? undefined : splitFrontMatter(text);
   let data: unknown;
-  try { data = front ? parse(front.yaml) : undefined; } catch { data = undefined; }
+  try {
+    data = front ? parse(front.yaml) : undefined;
+  } catch {
+    data = undefined;
+  }
   const fields = (data && typeof data === 'object' ? data : {}) as Record<string, unknown>;
   const name = typeof fields.name === 'string' && fields.name.trim() ? fields.name.trim().slice(0, 100) : slug;
   const description = typeof fields.description === 'string' ? fields.description.trim().slice(0, 500) : '';
   return { name, description };
+}
+
+/** The agent {@link createAgent} creates. */
+export interface AgentCreation {
+  /** The organization it is created in. */
+  orgId: string;
+  /** Its slug (unique in the organization; a bad one is refused). */
+  slug: string;
+  /** Its name (trimmed, at most 100 characters). Default: the template's. */
+  name?: string;
 }
 
 /**
@@ -36,24 +59,50 @@ export function describeAgent(files: AgentFile[], slug: string): { name: string;
  *   organization the caller is not in; `invalid_argument` (400) for a bad slug; `agent_exists` (409)
  */
 export async function createAgent(
-  deps: AgentDeps, caller: AgentCaller, orgId: string, slug: string, name?: string,
+  deps: AgentDeps,
+  caller: AgentCaller,
+  { orgId, slug, name }: AgentCreation,
 ): Promise<AgentRecord> {
   await deps.authority.requireCreate(caller, orgId);
   checkAgentSlug(slug);
   const files = await deps.template();
   const agent: AgentRecord = {
-    _id: deps.ids.newId(), schemaVersion: agentSchemaVersion, orgId, slug, ...describeAgent(files, slug),
+    _id: deps.ids.newId(),
+    schemaVersion: agentSchemaVersion,
+    orgId,
+    slug,
+    ...describeAgent(files, slug),
     ...(name?.trim() ? { name: name.trim().slice(0, 100) } : {}),
-    createdAt: deps.clock.now(), createdBy: caller.subject,
+    createdAt: deps.clock.now(),
+    createdBy: caller.subject,
   };
   try {
     await deps.docs.collection<AgentRecord>(agentCollections.agents).insertOne(agent);
   } catch (error) {
-    if (isPlatformError(error, 'duplicate_key')) throw new PlatformError('agent_exists', `Organization "${orgId}" already has an agent "${slug}"; choose another slug or import into it.`, { status: 409 });
+    if (isPlatformError(error, 'duplicate_key')) {
+      throw new PlatformError(
+        'agent_exists',
+        `Organization "${orgId}" already has an agent "${slug}"; choose another slug or import into it.`,
+        { status: 409 },
+      );
+    }
     throw error;
   }
   try {
-    await withAgentLock(deps, agent._id, () => commitDraft(deps, caller, agent, defaultEnvironment, { files, replace: true, message: 'Create the agent from the template' }));
+    await withAgentLock(
+      deps,
+      agent._id,
+      () =>
+        commitDraft(deps, caller, {
+          agent,
+          envName: defaultEnvironment,
+          change: {
+            files,
+            replace: true,
+            message: 'Create the agent from the template',
+          },
+        }),
+    );
   } catch (error) {
     await deps.docs.collection<AgentRecord>(agentCollections.agents).deleteOne({ _id: agent._id });
     throw error;
@@ -65,9 +114,15 @@ export async function createAgent(
  * The agents of `orgId` the caller holds a role on, by slug.
  * @throws PlatformError `not_found` (404) for an organization the caller is not in
  */
-export async function listAgents(deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, orgId: string): Promise<AgentRecord[]> {
+export async function listAgents(
+  deps: Pick<AgentDeps, 'docs' | 'authority'>,
+  caller: AgentCaller,
+  orgId: string,
+): Promise<AgentRecord[]> {
   const roleOf = await deps.authority.rolesIn(caller, orgId);
-  const agents = await deps.docs.collection<AgentRecord>(agentCollections.agents).find({ orgId }, { sort: { slug: 1 } });
+  const agents = await deps.docs.collection<AgentRecord>(agentCollections.agents).find({ orgId }, {
+    sort: { slug: 1 },
+  });
   return agents.filter((a) => roleOf(a._id) !== undefined);
 }
 
@@ -76,8 +131,12 @@ export async function listAgents(deps: Pick<AgentDeps, 'docs' | 'authority'>, ca
  * (core/agent/agent-access.ts).
  * @throws as {@link loadAgent}
  */
-export async function getAgent(deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, agentId: string): Promise<{ agent: AgentRecord; environments: EnvironmentRecord[] }> {
-  const agent = await loadAgent(deps, caller, agentId, 'reader');
+export async function getAgent(
+  deps: Pick<AgentDeps, 'docs' | 'authority'>,
+  caller: AgentCaller,
+  agentId: string,
+): Promise<{ agent: AgentRecord; environments: EnvironmentRecord[] }> {
+  const agent = await loadAgent(deps, caller, agentId, { role: 'reader' });
   const environments = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments)
     .find({ agentId: agent._id }, { sort: { name: 1 } });
   return { agent, environments };

@@ -5,7 +5,7 @@
  * Source: spec/platform-service.md (What the service does; § Errors); docs/decisions.md D7 § Agents and
  * environments; docs/decisions.md D10 (Agents and environments page).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { AgentCounts } from './hosting-model.ts';
 import { OperationInput, OperationKind, OperationProblem, OperationStatus } from './operations-model.ts';
 
@@ -27,7 +27,11 @@ export type AgentListAnswer = Static<typeof AgentListAnswer>;
 
 /** The published plane: one immutable build; `publishedBy` is the member's email. */
 export const PublishedPlaneView = Type.Object({
-  buildId: Type.String(), commitId: Type.String(), counts: AgentCounts, publishedAt: Type.String(), publishedBy: Type.String(),
+  buildId: Type.String(),
+  commitId: Type.String(),
+  counts: AgentCounts,
+  publishedAt: Type.String(),
+  publishedBy: Type.String(),
 });
 export type PublishedPlaneView = Static<typeof PublishedPlaneView>;
 
@@ -46,7 +50,12 @@ export type AgentDetail = Static<typeof AgentDetail>;
 
 /** A published build of the agent (any environment), a choice for Restore. */
 export const BuildSummary = Type.Object({
-  id: Type.String(), environment: Type.String(), commitId: Type.String(), counts: AgentCounts, publishedAt: Type.String(), publishedBy: Type.String(),
+  id: Type.String(),
+  environment: Type.String(),
+  commitId: Type.String(),
+  counts: AgentCounts,
+  publishedAt: Type.String(),
+  publishedBy: Type.String(),
 });
 export type BuildSummary = Static<typeof BuildSummary>;
 
@@ -58,10 +67,13 @@ export const maxListedBuilds = 50;
  * {@link maxListedBuilds}, newest first, every environment's) and the published plane's workflow slugs
  * (empty before the first publish).
  */
-export const EnvironmentDetail = Type.Composite([EnvironmentSummary, Type.Object({
-  builds: Type.Array(BuildSummary),
-  workflows: Type.Array(Type.String()),
-})]);
+export const EnvironmentDetail = Type.Composite([
+  EnvironmentSummary,
+  Type.Object({
+    builds: Type.Array(BuildSummary),
+    workflows: Type.Array(Type.String()),
+  }),
+]);
 export type EnvironmentDetail = Static<typeof EnvironmentDetail>;
 
 /** A queued environment operation (publish, restore, discard, promote); `requestedBy` is the member's email. */
@@ -74,7 +86,10 @@ export const OperationJson = Type.Object({
   status: OperationStatus,
   requestedBy: Type.String(),
   /** A failed operation's error; a refused publish is `agent_invalid` with located `problems` (file, line, message). */
-  error: Type.Union([Type.Object({ code: Type.String(), message: Type.String(), problems: Type.Optional(Type.Array(OperationProblem)) }), Type.Null()]),
+  error: Type.Union([
+    Type.Object({ code: Type.String(), message: Type.String(), problems: Type.Optional(Type.Array(OperationProblem)) }),
+    Type.Null(),
+  ]),
   /** The environment after a succeeded operation, else null. */
   result: Type.Union([EnvironmentSummary, Type.Null()]),
   queuedAt: Type.String(),
@@ -88,9 +103,18 @@ export const OperationAnswer = Type.Object({ operation: OperationJson });
 export type OperationAnswer = Static<typeof OperationAnswer>;
 
 /** Body of POST …/restore: a build id (default: the environment's published build). */
-export const RestoreBody = Type.Object({ buildId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false });
+export const RestoreBody = Type.Object({ buildId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, {
+  additionalProperties: false,
+});
 export type RestoreBody = Static<typeof RestoreBody>;
 
 /** Body of POST …/promote: the target environment's name. */
-export const PromoteBody = Type.Object({ to: Type.String({ minLength: 1, maxLength: 40, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', description: 'a slug of at most 40 lowercase letters and digits joined by hyphens' }) }, { additionalProperties: false });
+export const PromoteBody = Type.Object({
+  to: Type.String({
+    minLength: 1,
+    maxLength: 40,
+    pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
+    description: 'a slug of at most 40 lowercase letters and digits joined by hyphens',
+  }),
+}, { additionalProperties: false });
 export type PromoteBody = Static<typeof PromoteBody>;

@@ -5,7 +5,7 @@
  *
  * Source: docs/agent-format.md (layout; § Tests); spec/platform-service.md § Limits (agent description).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { Metadata, OneOf, Slug, Strict, Text, ToolName } from './model.ts';
 
 /** The agent description's limit. Source: spec/platform-service.md § Limits (agent description). */
@@ -16,7 +16,10 @@ export const agentDescriptionMaxLength = 500;
  * members) and an optional display `name`. The body is the system prompt of every workflow.
  * Source: docs/agent-format.md (AGENTS.md); spec/platform-service.md § Limits.
  */
-export const AgentFrontMatter = Strict({ name: Type.Optional(Text(100)), description: Text(agentDescriptionMaxLength) });
+export const AgentFrontMatter = Strict({
+  name: Type.Optional(Text(100)),
+  description: Text(agentDescriptionMaxLength),
+});
 export type AgentFrontMatter = Static<typeof AgentFrontMatter>;
 
 /**
@@ -24,7 +27,12 @@ export type AgentFrontMatter = Static<typeof AgentFrontMatter>;
  * skill; the model sees it before loading the body), optional `license` and free `metadata`.
  * Source: docs/agent-format.md (skills/<slug>/SKILL.md).
  */
-export const SkillFrontMatter = Strict({ name: Slug, description: Text(1024), license: Type.Optional(Text(200)), metadata: Type.Optional(Metadata) });
+export const SkillFrontMatter = Strict({
+  name: Slug,
+  description: Text(1024),
+  license: Type.Optional(Text(200)),
+  metadata: Type.Optional(Metadata),
+});
 export type SkillFrontMatter = Static<typeof SkillFrontMatter>;
 
 /**
@@ -63,7 +71,13 @@ export const Step = Strict({
     excludes: Type.Optional(Type.Union([Text(2000), Type.Array(Text(2000))])),
   })),
   variables: Type.Optional(Metadata),
-  grade: Type.Optional(Strict({ rubric: Text(4000), threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })), model: Type.Optional(Text(200)) })),
+  grade: Type.Optional(
+    Strict({
+      rubric: Text(4000),
+      threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+      model: Type.Optional(Text(200)),
+    }),
+  ),
 });
 export type Step = Static<typeof Step>;
 

@@ -8,7 +8,15 @@ import type { TSchema } from '@sinclair/typebox';
 import { AgentFrontMatter, SkillFrontMatter, TestCase } from './documents-model.ts';
 import { schemaProblems } from './schema-problems.ts';
 import type { WorkflowSummary } from './workflow-checks.ts';
-import { isProblem, parseYamlSource, pointer, splitFrontMatter, type AgentProblem, type KeyedProblem, type YamlSource } from './yaml-source.ts';
+import {
+  type AgentProblem,
+  isProblem,
+  type KeyedProblem,
+  parseYamlSource,
+  pointer,
+  splitFrontMatter,
+  type YamlSource,
+} from './yaml-source.ts';
 
 /** A file of the repository: its path (relative, `/`-separated) and text. Source: docs/agent-format.md. */
 export interface AgentFile {
@@ -19,14 +27,23 @@ export interface AgentFile {
 const whole = (file: string, message: string): AgentProblem => ({ file, line: 1, column: 1, key: '/', message });
 
 /** Parses a Markdown file's front matter and checks it against `schema`; `extra` adds cross-checks. */
-function checkFrontMatter(file: AgentFile, schema: TSchema, example: string, extra: (data: Record<string, unknown>) => KeyedProblem[] = () => []): AgentProblem[] {
+function checkFrontMatter(
+  file: AgentFile,
+  schema: TSchema,
+  example: string,
+  extra: (data: Record<string, unknown>) => KeyedProblem[] = () => [],
+): AgentProblem[] {
   const split = splitFrontMatter(file.text);
-  if (!split) return [whole(file.path, `no front matter; start the file with a block between two --- lines holding ${example}`)];
+  if (!split) {
+    return [whole(file.path, `no front matter; start the file with a block between two --- lines holding ${example}`)];
+  }
   const source = parseYamlSource(file.path, split.yaml, 1);
   if (isProblem(source)) return [source];
   const data = source.data ?? {};
   const problems = schemaProblems(schema, data);
-  const record = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
+  const record = data !== null && typeof data === 'object' && !Array.isArray(data)
+    ? (data as Record<string, unknown>)
+    : undefined;
   return [...problems, ...(record && problems.length === 0 ? extra(record) : [])].map(source.place);
 }
 
@@ -43,8 +60,18 @@ export function checkAgentsFile(file: AgentFile): AgentProblem[] {
  * Source: docs/agent-format.md (skills/<slug>/SKILL.md).
  */
 export function checkSkillFile(file: AgentFile, folder: string): AgentProblem[] {
-  return checkFrontMatter(file, SkillFrontMatter, `name: ${folder} and description: <when to use it>`, (data) =>
-    data.name === folder ? [] : [{ key: '/name', message: `name "${String(data.name)}" differs from the folder "${folder}"; set name: ${folder} or rename the folder` }]);
+  return checkFrontMatter(
+    file,
+    SkillFrontMatter,
+    `name: ${folder} and description: <when to use it>`,
+    (data) =>
+      data.name === folder ? [] : [{
+        key: '/name',
+        message: `name "${
+          String(data.name)
+        }" differs from the folder "${folder}"; set name: ${folder} or rename the folder`,
+      }],
+  );
 }
 
 /**
@@ -52,7 +79,9 @@ export function checkSkillFile(file: AgentFile, folder: string): AgentProblem[] 
  * Source: docs/agent-format.md (workflows/<slug>/WORKFLOW.md).
  */
 export function checkWorkflowProse(file: AgentFile): AgentProblem[] {
-  return splitFrontMatter(file.text) ? [whole(file.path, 'WORKFLOW.md takes no front matter; move its keys into workflow.yaml and keep only prose here')] : [];
+  return splitFrontMatter(file.text)
+    ? [whole(file.path, 'WORKFLOW.md takes no front matter; move its keys into workflow.yaml and keep only prose here')]
+    : [];
 }
 
 function caseReferences(data: Record<string, unknown>, workflow: WorkflowSummary): KeyedProblem[] {
@@ -61,13 +90,26 @@ function caseReferences(data: Record<string, unknown>, workflow: WorkflowSummary
   const stateList = workflow.states.join(', ');
   if (typeof data.trigger === 'string' && !workflow.triggers.some((t) => t.id === data.trigger)) {
     const ids = workflow.triggers.map((t) => t.id).join(', ') || '(none)';
-    problems.push({ key: '/trigger', message: `trigger "${data.trigger}" is not declared in workflow "${workflow.slug}"; use one of: ${ids}` });
+    problems.push({
+      key: '/trigger',
+      message: `trigger "${data.trigger}" is not declared in workflow "${workflow.slug}"; use one of: ${ids}`,
+    });
   }
   (Array.isArray(data.steps) ? data.steps : []).forEach((step: Record<string, unknown> | null, i: number) => {
     const to = (step?.decide as { to?: unknown } | undefined)?.to;
-    if (typeof to === 'string' && !states.has(to)) problems.push({ key: pointer('steps', i, 'decide', 'to'), message: `decision to "${to}", which is not a state of workflow "${workflow.slug}"; use one of: ${stateList}` });
+    if (typeof to === 'string' && !states.has(to)) {
+      problems.push({
+        key: pointer('steps', i, 'decide', 'to'),
+        message: `decision to "${to}", which is not a state of workflow "${workflow.slug}"; use one of: ${stateList}`,
+      });
+    }
     const reached = step?.reachedState;
-    if (typeof reached === 'string' && !states.has(reached)) problems.push({ key: pointer('steps', i, 'reachedState'), message: `"${reached}" is not a state of workflow "${workflow.slug}"; use one of: ${stateList}` });
+    if (typeof reached === 'string' && !states.has(reached)) {
+      problems.push({
+        key: pointer('steps', i, 'reachedState'),
+        message: `"${reached}" is not a state of workflow "${workflow.slug}"; use one of: ${stateList}`,
+      });
+    }
   });
   return problems;
 }
@@ -77,7 +119,12 @@ function stepShapeProblems(data: Record<string, unknown>): KeyedProblem[] {
     if (step === null || typeof step !== 'object' || Array.isArray(step)) return [];
     const keys = Object.keys(step);
     if (keys.length === 1) return [];
-    return [{ key: pointer('steps', i), message: `a step holds exactly one action or assertion; found ${keys.length === 0 ? 'none' : keys.join(', ')}: split it into one step per key` }];
+    return [{
+      key: pointer('steps', i),
+      message: `a step holds exactly one action or assertion; found ${
+        keys.length === 0 ? 'none' : keys.join(', ')
+      }: split it into one step per key`,
+    }];
   });
 }
 
@@ -89,9 +136,15 @@ function stepShapeProblems(data: Record<string, unknown>): KeyedProblem[] {
 export function checkTestCase(file: AgentFile, workflow: WorkflowSummary | undefined): AgentProblem[] {
   const source: YamlSource | AgentProblem = parseYamlSource(file.path, file.text);
   if (isProblem(source)) return [source];
-  const problems = [...schemaProblems(TestCase, source.data), ...(isRecordValue(source.data) ? stepShapeProblems(source.data) : [])];
-  if (problems.length === 0 && workflow && isRecordValue(source.data)) problems.push(...caseReferences(source.data, workflow));
+  const problems = [
+    ...schemaProblems(TestCase, source.data),
+    ...(isRecordValue(source.data) ? stepShapeProblems(source.data) : []),
+  ];
+  if (problems.length === 0 && workflow && isRecordValue(source.data)) {
+    problems.push(...caseReferences(source.data, workflow));
+  }
   return problems.map(source.place);
 }
 
-const isRecordValue = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isRecordValue = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);

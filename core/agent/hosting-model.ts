@@ -9,7 +9,7 @@
  * Source: spec/platform-service.md (What the service does: agents and environments); docs/decisions.md D7
  * § Agents and environments.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { GitRepo } from '../ports/git-repo.ts';
@@ -21,7 +21,8 @@ import type { AgentFile } from './documents.ts';
 import type { AgentProblem } from './yaml-source.ts';
 import { slugRegExp } from './model.ts';
 
-/** Version of the document shape each hosting collection holds (`schemaVersion` on every document). Source: spec § Versioning. */
+/** Version of the document shape each hosting collection holds (`schemaVersion` on every document). Source: spec §
+ * Versioning. */
 export const agentSchemaVersion = 1 as const;
 
 /** Collection names, one place. */
@@ -100,7 +101,13 @@ export interface AgentCaller {
 
 const SchemaVersion = Type.Literal(agentSchemaVersion);
 /** What a build declares: the validator's counts. */
-export const AgentCounts = Type.Object({ workflows: Type.Number(), states: Type.Number(), triggers: Type.Number(), skills: Type.Number(), tests: Type.Number() });
+export const AgentCounts = Type.Object({
+  workflows: Type.Number(),
+  states: Type.Number(),
+  triggers: Type.Number(),
+  skills: Type.Number(),
+  tests: Type.Number(),
+});
 export type AgentCounts = Static<typeof AgentCounts>;
 
 /** An agent of an organization; `slug` is unique within the organization. */
@@ -177,7 +184,13 @@ export const environmentNamePattern = '^[a-z0-9]+(-[a-z0-9]+)*$';
  */
 export function checkEnvironmentName(name: string): string {
   if (name.length > 40 || !slugRegExp.test(name)) {
-    throw new PlatformError('invalid_argument', `Environment name ${JSON.stringify(name.slice(0, 60))} is not valid: use at most 40 lowercase letters and digits joined by single hyphens (e.g. main, staging).`, { status: 400 });
+    throw new PlatformError(
+      'invalid_argument',
+      `Environment name ${
+        JSON.stringify(name.slice(0, 60))
+      } is not valid: use at most 40 lowercase letters and digits joined by single hyphens (e.g. main, staging).`,
+      { status: 400 },
+    );
   }
   return name;
 }
@@ -188,7 +201,13 @@ export function checkEnvironmentName(name: string): string {
  */
 export function checkAgentSlug(slug: string): string {
   if (slug.length > 60 || !slugRegExp.test(slug)) {
-    throw new PlatformError('invalid_argument', `Agent slug ${JSON.stringify(slug.slice(0, 80))} is not valid: use at most 60 lowercase letters and digits joined by single hyphens (e.g. flights-analyst).`, { status: 400 });
+    throw new PlatformError(
+      'invalid_argument',
+      `Agent slug ${
+        JSON.stringify(slug.slice(0, 80))
+      } is not valid: use at most 60 lowercase letters and digits joined by single hyphens (e.g. flights-analyst).`,
+      { status: 400 },
+    );
   }
   return slug;
 }

@@ -9,8 +9,30 @@ export { builtinTemplate } from './template.ts';
 export { agentLockTtlMs, agentLockWaitMs, withAgentLock } from './agent-lock.ts';
 export { loadAgent } from './agent-access.ts';
 export { createAgent, describeAgent, getAgent, listAgents } from './agents.ts';
-export { environmentView, loadEnvironment, maxFilesPerSave, readEnvironment, saveDraft, type DraftChange, type EnvironmentView } from './drafts.ts';
-export { readPublishedAgent, type PublishedAgent, type PublishedWorkflow } from './published-workflows.ts';
-export { AgentInvalidError, discardDraft, formatAgentProblem, promoteEnvironment, publishEnvironment, readBuild, restoreEnvironment } from './publishing.ts';
+export {
+  type DraftChange,
+  type EnvironmentView,
+  environmentView,
+  loadEnvironment,
+  maxFilesPerSave,
+  readEnvironment,
+  saveDraft,
+} from './drafts.ts';
+export { type PublishedAgent, type PublishedWorkflow, readPublishedAgent } from './published-workflows.ts';
+export {
+  AgentInvalidError,
+  discardDraft,
+  formatAgentProblem,
+  promoteEnvironment,
+  publishEnvironment,
+  readBuild,
+  restoreEnvironment,
+} from './publishing.ts';
 export * from './operations-model.ts';
-export { failInterruptedOperations, readOperation, requestOperation, runOperation, type OperationRequest } from './operations.ts';
+export {
+  failInterruptedOperations,
+  type OperationRequest,
+  readOperation,
+  requestOperation,
+  runOperation,
+} from './operations.ts';

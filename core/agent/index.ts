@@ -10,5 +10,5 @@ export * from './documents-model.ts';
 export { checkWorkflow, WorkflowFile, type WorkflowSummary } from './workflow-checks.ts';
 export { cronProblem, isTimeZone } from './triggers.ts';
 export type { AgentFile } from './documents.ts';
-export { splitFrontMatter, type AgentProblem } from './yaml-source.ts';
-export { validateAgentRepository, type AgentValidation } from './validate.ts';
+export { type AgentProblem, splitFrontMatter } from './yaml-source.ts';
+export { type AgentValidation, validateAgentRepository } from './validate.ts';

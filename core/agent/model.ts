@@ -8,7 +8,7 @@
  *
  * Source: docs/agent-format.md § workflow.yaml; spec/platform-service.md § What the service does.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 
 /**
  * A slug: lowercase letters and digits in groups joined by single hyphens (`flight-analyst`).
@@ -56,11 +56,21 @@ export const ToolEntry = Type.Union([ToolName, GuardedTool]);
 export type ToolEntry = Static<typeof ToolEntry>;
 
 /** Root tool rules: deny beats allow and binds child sessions. Source: docs/agent-format.md § workflow.yaml. */
-export const RootTools = Strict({ allow_always: Type.Optional(Type.Array(ToolEntry)), forbid_always: Type.Optional(Type.Array(ToolEntry)) });
+export const RootTools = Strict({
+  allow_always: Type.Optional(Type.Array(ToolEntry)),
+  forbid_always: Type.Optional(Type.Array(ToolEntry)),
+});
 /** Root skill rules (skill slugs). Source: docs/agent-format.md § workflow.yaml. */
-export const RootSkills = Strict({ allow_always: Type.Optional(Type.Array(Slug)), forbid_always: Type.Optional(Type.Array(Slug)) });
-/** A state's tool rules, added to the root's while the state is active. Source: docs/agent-format.md § workflow.yaml. */
-export const StateTools = Strict({ allow: Type.Optional(Type.Array(ToolEntry)), forbid: Type.Optional(Type.Array(ToolEntry)) });
+export const RootSkills = Strict({
+  allow_always: Type.Optional(Type.Array(Slug)),
+  forbid_always: Type.Optional(Type.Array(Slug)),
+});
+/** A state's tool rules, added to the root's while the state is active. Source: docs/agent-format.md § workflow.yaml.
+ */
+export const StateTools = Strict({
+  allow: Type.Optional(Type.Array(ToolEntry)),
+  forbid: Type.Optional(Type.Array(ToolEntry)),
+});
 /** A state's skill rules. Source: docs/agent-format.md § workflow.yaml. */
 export const StateSkills = Strict({ allow: Type.Optional(Type.Array(Slug)), forbid: Type.Optional(Type.Array(Slug)) });
 
@@ -104,21 +114,22 @@ export const stateTypes = ['agent', 'human'] as const;
  * Builds the state schema around the trigger map schema (kept in trigger-model.ts, checked per type).
  * Source: docs/agent-format.md § workflow.yaml (A state).
  */
-export const stateSchema = (triggers: TSchema) => Strict({
-  title: Type.Optional(Text(200)),
-  instructions: Type.Optional(Type.String({ maxLength: 20000 })),
-  type: Type.Optional(OneOf(stateTypes)),
-  triggers: Type.Optional(triggers),
-  transitions: Type.Optional(Type.Array(Transition, { maxItems: 50 })),
-  tools: Type.Optional(StateTools),
-  skills: Type.Optional(StateSkills),
-  requires: Type.Optional(Type.Array(Type.String({ pattern: variableNamePattern, maxLength: 64 }))),
-  before: Type.Optional(Type.Array(Hook, { maxItems: 10 })),
-  after: Type.Optional(Type.Array(Hook, { maxItems: 10 })),
-  budget: Type.Optional(Budget),
-  on_error: Type.Optional(Slug),
-  model: Type.Optional(Text(200)),
-});
+export const stateSchema = (triggers: TSchema) =>
+  Strict({
+    title: Type.Optional(Text(200)),
+    instructions: Type.Optional(Type.String({ maxLength: 20000 })),
+    type: Type.Optional(OneOf(stateTypes)),
+    triggers: Type.Optional(triggers),
+    transitions: Type.Optional(Type.Array(Transition, { maxItems: 50 })),
+    tools: Type.Optional(StateTools),
+    skills: Type.Optional(StateSkills),
+    requires: Type.Optional(Type.Array(Type.String({ pattern: variableNamePattern, maxLength: 64 }))),
+    before: Type.Optional(Type.Array(Hook, { maxItems: 10 })),
+    after: Type.Optional(Type.Array(Hook, { maxItems: 10 })),
+    budget: Type.Optional(Budget),
+    on_error: Type.Optional(Slug),
+    model: Type.Optional(Text(200)),
+  });
 
 /**
  * Workflow settings: `model` (model id, default the platform's first offered model), `prompt_cache`
@@ -143,13 +154,14 @@ export const Settings = Strict({
  * Builds the workflow.yaml root schema around the state schema. `states` maps state slugs to states
  * (at least one). Source: docs/agent-format.md § workflow.yaml (Root).
  */
-export const workflowSchema = (state: TSchema) => Strict({
-  title: Type.Optional(Text(200)),
-  instructions: Type.Optional(Type.String({ maxLength: 20000 })),
-  disabled: Type.Optional(Type.Boolean()),
-  settings: Type.Optional(Settings),
-  tools: Type.Optional(RootTools),
-  skills: Type.Optional(RootSkills),
-  states: Type.Record(Type.String(), state, { minProperties: 1 }),
-  metadata: Type.Optional(Metadata),
-});
+export const workflowSchema = (state: TSchema) =>
+  Strict({
+    title: Type.Optional(Text(200)),
+    instructions: Type.Optional(Type.String({ maxLength: 20000 })),
+    disabled: Type.Optional(Type.Boolean()),
+    settings: Type.Optional(Settings),
+    tools: Type.Optional(RootTools),
+    skills: Type.Optional(RootSkills),
+    states: Type.Record(Type.String(), state, { minProperties: 1 }),
+    metadata: Type.Optional(Metadata),
+  });

@@ -7,15 +7,25 @@
  * § Replacement of a container (a queued or running environment operation ends failed); docs/decisions.md D7 § Agents
  * and environments.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { AgentCounts, agentSchemaVersion } from './hosting-model.ts';
 
 /** The kinds of environment operation. */
-export const OperationKind = Type.Union([Type.Literal('publish'), Type.Literal('restore'), Type.Literal('discard'), Type.Literal('promote')]);
+export const OperationKind = Type.Union([
+  Type.Literal('publish'),
+  Type.Literal('restore'),
+  Type.Literal('discard'),
+  Type.Literal('promote'),
+]);
 export type OperationKind = Static<typeof OperationKind>;
 
 /** An operation's status: `queued` → `running` → `succeeded` | `failed`. */
-export const OperationStatus = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed')]);
+export const OperationStatus = Type.Union([
+  Type.Literal('queued'),
+  Type.Literal('running'),
+  Type.Literal('succeeded'),
+  Type.Literal('failed'),
+]);
 export type OperationStatus = Static<typeof OperationStatus>;
 
 /** What an operation was asked with: restore's optional `buildId`, promote's target environment `to`. */
@@ -23,11 +33,22 @@ export const OperationInput = Type.Object({ buildId: Type.Optional(Type.String()
 export type OperationInput = Static<typeof OperationInput>;
 
 /** One problem of a refused publish, located, with its one-line text `file:line:col key: message`. */
-export const OperationProblem = Type.Object({ file: Type.String(), line: Type.Number(), column: Type.Number(), key: Type.String(), message: Type.String(), text: Type.String() });
+export const OperationProblem = Type.Object({
+  file: Type.String(),
+  line: Type.Number(),
+  column: Type.Number(),
+  key: Type.String(),
+  message: Type.String(),
+  text: Type.String(),
+});
 export type OperationProblem = Static<typeof OperationProblem>;
 
 /** Why an operation failed: the use case's error code and message (and a refused publish's problems). */
-export const OperationError = Type.Object({ code: Type.String(), message: Type.String(), problems: Type.Optional(Type.Array(OperationProblem)) });
+export const OperationError = Type.Object({
+  code: Type.String(),
+  message: Type.String(),
+  problems: Type.Optional(Type.Array(OperationProblem)),
+});
 export type OperationError = Static<typeof OperationError>;
 
 /** The environment after a succeeded operation (core/agent's EnvironmentView). */
@@ -35,11 +56,24 @@ export const OperationResult = Type.Object({
   agentId: Type.String(),
   name: Type.String(),
   draft: Type.Object({ commitId: Type.String(), savedAt: Type.Date() }),
-  published: Type.Union([Type.Object({ buildId: Type.String(), commitId: Type.String(), counts: AgentCounts, publishedAt: Type.Date(), publishedBy: Type.String() }), Type.Null()]),
+  published: Type.Union([
+    Type.Object({
+      buildId: Type.String(),
+      commitId: Type.String(),
+      counts: AgentCounts,
+      publishedAt: Type.Date(),
+      publishedBy: Type.String(),
+    }),
+    Type.Null(),
+  ]),
 });
 
 /** The member who asked; the operation runs as them (their role is checked again when it runs). */
-export const OperationCaller = Type.Object({ subject: Type.String(), email: Type.String(), name: Type.Optional(Type.String()) });
+export const OperationCaller = Type.Object({
+  subject: Type.String(),
+  email: Type.String(),
+  name: Type.Optional(Type.String()),
+});
 
 /** An environment operation record. Times are set by the process that moves it (`queuedAt` by the API). */
 export const OperationRecord = Type.Object({
@@ -79,13 +113,25 @@ export interface OperationView {
 /** The view of an operation record. */
 export function operationView(op: OperationRecord): OperationView {
   return {
-    id: op._id, agentId: op.agentId, environment: op.environment, kind: op.kind, input: op.input, status: op.status,
-    requestedBy: op.requestedBy.email, error: op.error, result: op.result, queuedAt: op.queuedAt, startedAt: op.startedAt, endedAt: op.endedAt,
+    id: op._id,
+    agentId: op.agentId,
+    environment: op.environment,
+    kind: op.kind,
+    input: op.input,
+    status: op.status,
+    requestedBy: op.requestedBy.email,
+    error: op.error,
+    result: op.result,
+    queuedAt: op.queuedAt,
+    startedAt: op.startedAt,
+    endedAt: op.endedAt,
   };
 }
 
-/** Puts an operation's id on the environment-operations queue (given by the process; undefined without a queue store). */
+/** Puts an operation's id on the environment-operations queue (given by the process; undefined without a queue store).
+ */
 export type EnqueueOperation = (operationId: string) => Promise<void>;
 
-/** The message of an operation that was queued or running when its container was replaced. Source: spec § Replacement of a container. */
+/** The message of an operation that was queued or running when its container was replaced. Source: spec § Replacement
+ * of a container. */
 export const operationInterruptedMessage = 'The operation was interrupted by a platform restart; run it again.';

@@ -12,19 +12,41 @@ import { loadAgent } from './agent-access.ts';
 import { agentLockTtlMs, agentLockWaitMs } from './agent-lock.ts';
 import type { EnvironmentView } from './drafts.ts';
 import { loadEnvironment } from './drafts.ts';
-import { agentCollections, agentSchemaVersion, checkEnvironmentName, type AgentCaller, type AgentDeps } from './hosting-model.ts';
 import {
-  operationInterruptedMessage, type EnqueueOperation, type OperationError, type OperationInput, type OperationKind, type OperationRecord,
+  type AgentCaller,
+  agentCollections,
+  type AgentDeps,
+  agentSchemaVersion,
+  checkEnvironmentName,
+} from './hosting-model.ts';
+import {
+  type EnqueueOperation,
+  type OperationError,
+  type OperationInput,
+  operationInterruptedMessage,
+  type OperationKind,
+  type OperationRecord,
 } from './operations-model.ts';
-import { AgentInvalidError, discardDraft, formatAgentProblem, promoteEnvironment, publishEnvironment, restoreEnvironment } from './publishing.ts';
+import {
+  AgentInvalidError,
+  discardDraft,
+  formatAgentProblem,
+  promoteEnvironment,
+  publishEnvironment,
+  restoreEnvironment,
+} from './publishing.ts';
 
 type Docs = Pick<AgentDeps, 'docs'>;
 const operationsOf = (deps: Docs) => deps.docs.collection<OperationRecord>(agentCollections.operations);
 
 /** What is asked: the kind and its input (restore: optional `buildId`; promote: `to`, required). */
-export interface OperationRequest { kind: OperationKind; input: OperationInput }
+export interface OperationRequest {
+  kind: OperationKind;
+  input: OperationInput;
+}
 
-/** Times a run tries the agent's lock (each try waits {@link agentLockWaitMs}): a queued operation waits as long as the lock can be held. */
+/** Times a run tries the agent's lock (each try waits {@link agentLockWaitMs}): a queued operation waits as long as the
+ * lock can be held. */
 const lockAttempts = Math.ceil(agentLockTtlMs / agentLockWaitMs);
 
 /** The input kept for a kind (only the fields it takes). @throws PlatformError `invalid_argument` (400) */
@@ -32,32 +54,83 @@ function checkedInput(request: OperationRequest, from: string): OperationInput {
   if (request.kind === 'restore') return request.input.buildId === undefined ? {} : { buildId: request.input.buildId };
   if (request.kind !== 'promote') return {};
   const to = checkEnvironmentName(request.input.to ?? '');
-  if (to === from) throw new PlatformError('invalid_argument', `Promote copies one environment's published build to another; "to" must differ from "${from}".`, { status: 400 });
+  if (to === from) {
+    throw new PlatformError(
+      'invalid_argument',
+      `Promote copies one environment's published build to another; "to" must differ from "${from}".`,
+      { status: 400 },
+    );
+  }
   return { to };
+}
+
+/** The environment operation {@link requestOperation} queues. */
+export interface OperationCall {
+  /** The agent's id or slug. */
+  agentId: string;
+  /** The environment's name. */
+  envName: string;
+  /** The operation and its input. */
+  request: OperationRequest;
+  /** Puts the id on the environment-operations queue; undefined when there is no queue store. */
+  enqueue: EnqueueOperation | undefined;
 }
 
 /**
  * Asks for an environment operation (Maintainer role at least): checks the role, the agent, the
  * environment and the input at once, inserts the record `queued` and enqueues its id.
- * @param enqueue - puts the id on the environment-operations queue; undefined when there is no queue store
  * @returns the queued record
  * @throws PlatformError `agent_not_found`/`environment_not_found` (404), `agent_role_required` (403),
  *   `invalid_argument` (400), `queue_unavailable` (503) without a queue store
  */
-export async function requestOperation(deps: AgentDeps, caller: AgentCaller, agentId: string, envName: string, request: OperationRequest, enqueue: EnqueueOperation | undefined): Promise<OperationRecord> {
-  const agent = await loadAgent(deps, caller, agentId, 'maintainer');
+export async function requestOperation(
+  deps: AgentDeps,
+  caller: AgentCaller,
+  { agentId, envName, request, enqueue }: OperationCall,
+): Promise<OperationRecord> {
+  const agent = await loadAgent(deps, caller, agentId, { role: 'maintainer' });
   const env = await loadEnvironment(deps, agent, envName);
   const input = checkedInput(request, env.name);
-  if (!enqueue) throw new PlatformError('queue_unavailable', `No queue store is configured (QUEUE_URL), so no environment operation (${request.kind}) can run; set QUEUE_URL or run the all-in-one container.`, { status: 503 });
-  const requestedBy: AgentCaller = { subject: caller.subject, email: caller.email, ...(caller.name ? { name: caller.name } : {}) };
+  if (!enqueue) {
+    throw new PlatformError(
+      'queue_unavailable',
+      `No queue store is configured (QUEUE_URL), so no environment operation (${request.kind}) can run; set ` +
+        `QUEUE_URL or run the all-in-one container.`,
+      { status: 503 },
+    );
+  }
+  const requestedBy: AgentCaller = {
+    subject: caller.subject,
+    email: caller.email,
+    ...(caller.name ? { name: caller.name } : {}),
+  };
   const record: OperationRecord = {
-    _id: deps.ids.newId(), schemaVersion: agentSchemaVersion, orgId: agent.orgId, agentId: agent._id, environment: env.name, kind: request.kind, input,
-    status: 'queued', requestedBy, error: null, result: null, queuedAt: deps.clock.now(), startedAt: null, endedAt: null,
+    _id: deps.ids.newId(),
+    schemaVersion: agentSchemaVersion,
+    orgId: agent.orgId,
+    agentId: agent._id,
+    environment: env.name,
+    kind: request.kind,
+    input,
+    status: 'queued',
+    requestedBy,
+    error: null,
+    result: null,
+    queuedAt: deps.clock.now(),
+    startedAt: null,
+    endedAt: null,
   };
   await operationsOf(deps).insertOne(record);
   await enqueue(record._id).catch(async (error: unknown) => {
-    await end(deps, record, 'queued', { status: 'failed', result: null, error: { code: 'queue_unavailable', message: 'The operation could not be queued; run it again.' } });
-    throw new PlatformError('queue_unavailable', 'The queue store did not take the operation; retry in a moment.', { status: 503, cause: error });
+    await end(deps, record, 'queued', {
+      status: 'failed',
+      result: null,
+      error: { code: 'queue_unavailable', message: 'The operation could not be queued; run it again.' },
+    });
+    throw new PlatformError('queue_unavailable', 'The queue store did not take the operation; retry in a moment.', {
+      status: 503,
+      cause: error,
+    });
   });
   return record;
 }
@@ -66,8 +139,13 @@ export async function requestOperation(deps: AgentDeps, caller: AgentCaller, age
  * One operation of agent `agentId` (Reader role at least).
  * @throws PlatformError `agent_not_found` (404), `agent_role_required` (403), `operation_not_found` (404)
  */
-export async function readOperation(deps: Pick<AgentDeps, 'docs' | 'authority'>, caller: AgentCaller, agentId: string, operationId: string): Promise<OperationRecord> {
-  const agent = await loadAgent(deps, caller, agentId, 'reader');
+export async function readOperation(
+  deps: Pick<AgentDeps, 'docs' | 'authority'>,
+  caller: AgentCaller,
+  agentId: string,
+  operationId: string,
+): Promise<OperationRecord> {
+  const agent = await loadAgent(deps, caller, agentId, { role: 'reader' });
   const op = await operationsOf(deps).findOne({ _id: operationId, agentId: agent._id });
   if (!op) {
     const message = `Agent "${agent.slug}" has no such environment operation.`;
@@ -80,14 +158,20 @@ export async function readOperation(deps: Pick<AgentDeps, 'docs' | 'authority'>,
 function perform(deps: AgentDeps, op: OperationRecord): Promise<EnvironmentView> {
   const caller = op.requestedBy;
   if (op.kind === 'publish') return publishEnvironment(deps, caller, op.agentId, op.environment);
-  if (op.kind === 'restore') return restoreEnvironment(deps, caller, op.agentId, op.environment, op.input.buildId);
+  if (op.kind === 'restore') {
+    return restoreEnvironment(deps, caller, {
+      agentId: op.agentId,
+      envName: op.environment,
+      buildId: op.input.buildId,
+    });
+  }
   if (op.kind === 'discard') return discardDraft(deps, caller, op.agentId, op.environment);
-  return promoteEnvironment(deps, caller, op.agentId, op.environment, op.input.to ?? '');
+  return promoteEnvironment(deps, caller, { agentId: op.agentId, from: op.environment, to: op.input.to ?? '' });
 }
 
 /** {@link perform}, trying the agent's lock again while another change holds it (up to its lapse time). */
 async function performWhenFree(deps: AgentDeps, op: OperationRecord): Promise<EnvironmentView> {
-  for (let attempt = 1; ; attempt += 1) {
+  for (let attempt = 1;; attempt += 1) {
     try {
       return await perform(deps, op);
     } catch (error) {
@@ -98,16 +182,32 @@ async function performWhenFree(deps: AgentDeps, op: OperationRecord): Promise<En
 
 /** The recorded error of a failed run: a PlatformError's code and message (and a refused publish's problems). */
 function operationError(error: unknown): OperationError {
-  if (error instanceof AgentInvalidError) return { code: error.code, message: error.message, problems: error.problems.map((p) => ({ ...p, text: formatAgentProblem(p) })) };
+  if (error instanceof AgentInvalidError) {
+    return {
+      code: error.code,
+      message: error.message,
+      problems: error.problems.map((p) => ({ ...p, text: formatAgentProblem(p) })),
+    };
+  }
   if (error instanceof PlatformError) return { code: error.code, message: error.message };
-  return { code: 'internal', message: 'The operation failed unexpectedly; the dispatcher\'s log has the cause. Run it again.' };
+  return {
+    code: 'internal',
+    message: "The operation failed unexpectedly; the dispatcher's log has the cause. Run it again.",
+  };
 }
 
 type Outcome = Pick<OperationRecord, 'status' | 'result' | 'error'>;
 
 /** Moves `op` from `from` to the outcome (compare-and-set on the status). @returns whether it moved */
-async function end(deps: Pick<AgentDeps, 'docs' | 'clock'>, op: OperationRecord, from: 'queued' | 'running', outcome: Outcome): Promise<boolean> {
-  const { matched } = await operationsOf(deps).updateOne({ _id: op._id, status: from }, { $set: { ...outcome, endedAt: deps.clock.now() } });
+async function end(
+  deps: Pick<AgentDeps, 'docs' | 'clock'>,
+  op: OperationRecord,
+  from: 'queued' | 'running',
+  outcome: Outcome,
+): Promise<boolean> {
+  const { matched } = await operationsOf(deps).updateOne({ _id: op._id, status: from }, {
+    $set: { ...outcome, endedAt: deps.clock.now() },
+  });
   return matched === 1;
 }
 
@@ -118,10 +218,16 @@ async function end(deps: Pick<AgentDeps, 'docs' | 'clock'>, op: OperationRecord,
  * @param onUnexpected - receives an error that is not a PlatformError (recorded as `internal`), for the log
  * @returns the ended record, or undefined when there was nothing to claim
  */
-export async function runOperation(deps: AgentDeps, operationId: string, onUnexpected: (error: unknown) => void = () => undefined): Promise<OperationRecord | undefined> {
+export async function runOperation(
+  deps: AgentDeps,
+  operationId: string,
+  onUnexpected: (error: unknown) => void = () => undefined,
+): Promise<OperationRecord | undefined> {
   const ops = operationsOf(deps);
   const startedAt = deps.clock.now();
-  const { matched } = await ops.updateOne({ _id: operationId, status: 'queued' }, { $set: { status: 'running', startedAt } });
+  const { matched } = await ops.updateOne({ _id: operationId, status: 'queued' }, {
+    $set: { status: 'running', startedAt },
+  });
   if (matched === 0) return undefined;
   const op: OperationRecord = { ...(await ops.findOne({ _id: operationId }))!, status: 'running', startedAt };
   const outcome: Outcome = await performWhenFree(deps, op).then(
@@ -142,12 +248,21 @@ export async function runOperation(deps: AgentDeps, operationId: string, onUnexp
  *   to the new queue store); default: all
  * @returns how many were settled
  */
-export async function failInterruptedOperations(deps: Pick<AgentDeps, 'docs' | 'clock'>, queuedBefore?: Date): Promise<number> {
+export async function failInterruptedOperations(
+  deps: Pick<AgentDeps, 'docs' | 'clock'>,
+  queuedBefore?: Date,
+): Promise<number> {
   let settled = 0;
   for (const status of ['queued', 'running'] as const) {
     for (const op of await operationsOf(deps).find({ status })) {
       if (status === 'queued' && queuedBefore && op.queuedAt.getTime() >= queuedBefore.getTime()) continue;
-      if (await end(deps, op, status, { status: 'failed', result: null, error: { code: 'interrupted', message: operationInterruptedMessage } })) settled += 1;
+      if (
+        await end(deps, op, status, {
+          status: 'failed',
+          result: null,
+          error: { code: 'interrupted', message: operationInterruptedMessage },
+        })
+      ) settled += 1;
     }
   }
   return settled;

@@ -46,9 +46,21 @@ export function readPublishedAgent(content: Pick<BuildContent, 'files'>): Publis
       const slug = workflow[1];
       const definition = parse(text) as Static<typeof WorkflowFile>;
       const prose = files.get(`workflows/${slug}/WORKFLOW.md`);
-      const hooks = Object.fromEntries([...files].filter(([p]) => p.startsWith(`workflows/${slug}/hooks/`)).map(([p, source]) => [p.slice(`workflows/${slug}/`.length), source]));
-      const triggers = Object.entries(definition.states).flatMap(([state, value]) => checkStateTriggers(slug, state, (value as { triggers?: Record<string, unknown> }).triggers ?? {}).declarations);
-      workflows[slug] = { slug, definition, prose: prose === undefined ? undefined : stripComments(prose), hooks, triggers };
+      const hooks = Object.fromEntries(
+        [...files].filter(([p]) => p.startsWith(`workflows/${slug}/hooks/`)).map((
+          [p, source],
+        ) => [p.slice(`workflows/${slug}/`.length), source]),
+      );
+      const triggers = Object.entries(definition.states).flatMap(([state, value]) =>
+        checkStateTriggers(slug, state, (value as { triggers?: Record<string, unknown> }).triggers ?? {}).declarations
+      );
+      workflows[slug] = {
+        slug,
+        definition,
+        prose: prose === undefined ? undefined : stripComments(prose),
+        hooks,
+        triggers,
+      };
     }
     const skill = /^skills\/([^/]+)\/SKILL\.md$/.exec(path);
     if (skill) {

@@ -7,13 +7,20 @@
  * Source: docs/agent-format.md (unknown keys are errors; every message names file, line and key).
  */
 import { Kind, type TSchema } from '@sinclair/typebox';
-import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
+import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value';
 import { slugPattern, variableNamePattern } from './model.ts';
 import type { KeyedProblem } from './yaml-source.ts';
 
 const kindWords: Record<string, string> = {
-  String: 'text', Object: 'a mapping (key: value)', Record: 'a mapping (key: value)', Array: 'a list', Boolean: 'true or false',
-  Integer: 'a whole number', Number: 'a number', Null: 'empty', Unknown: 'any value',
+  String: 'text',
+  Object: 'a mapping (key: value)',
+  Record: 'a mapping (key: value)',
+  Array: 'a list',
+  Boolean: 'true or false',
+  Integer: 'a whole number',
+  Number: 'a number',
+  Null: 'empty',
+  Unknown: 'any value',
 };
 
 /** How a value reads in a message: `"text"`, `a list`, `a mapping`, `number 3`, `nothing`. */
@@ -29,7 +36,8 @@ const patternHints: Record<string, string> = {
   [slugPattern]: 'a slug: lowercase letters and digits joined by single hyphens (e.g. "flight-analyst")',
   [variableNamePattern]: 'a variable name: a lowercase letter, then lowercase letters, digits, "_" or "-"',
   '^hooks/[A-Za-z0-9_.-]+\\.js$': 'a script path of the form hooks/<name>.js inside the workflow folder',
-  '^[a-z0-9_-]+(/[A-Za-z0-9_*.-]+)?$': 'a tool name: <collection> or <collection>/<tool> (e.g. "semantic/execute_query")',
+  '^[a-z0-9_-]+(/[A-Za-z0-9_*.-]+)?$':
+    'a tool name: <collection> or <collection>/<tool> (e.g. "semantic/execute_query")',
 };
 
 const literalsOf = (schema: TSchema): unknown[] | undefined => {
@@ -48,17 +56,27 @@ function kindOf(value: unknown): string {
 /** The union variant of the value's kind (an object value → the object variant), if exactly one. */
 function variantFor(schema: TSchema, value: unknown): TSchema | undefined {
   const kind = kindOf(value);
-  const matches = ((schema.anyOf ?? []) as TSchema[]).filter((v) => v[Kind] === kind || (kind === 'Integer' && v[Kind] === 'Number') || (kind === 'Object' && v[Kind] === 'Record'));
+  const matches = ((schema.anyOf ?? []) as TSchema[]).filter((v) =>
+    v[Kind] === kind || (kind === 'Integer' && v[Kind] === 'Number') || (kind === 'Object' && v[Kind] === 'Record')
+  );
   return matches.length === 1 ? matches[0] : undefined;
 }
 
 function unionProblems(error: ValueError): KeyedProblem[] {
   const words = literalsOf(error.schema);
-  if (words) return [{ key: error.path, message: `${describeValue(error.value)} is not allowed here; use one of: ${words.join(', ')}` }];
+  if (words) {
+    return [{
+      key: error.path,
+      message: `${describeValue(error.value)} is not allowed here; use one of: ${words.join(', ')}`,
+    }];
+  }
   const variant = variantFor(error.schema, error.value);
   if (variant) return schemaProblems(variant, error.value, error.path);
   const forms = ((error.schema.anyOf ?? []) as TSchema[]).map((v) => kindWords[String(v[Kind])] ?? String(v[Kind]));
-  return [{ key: error.path, message: `must be ${[...new Set(forms)].join(' or ')}, found ${describeValue(error.value)}` }];
+  return [{
+    key: error.path,
+    message: `must be ${[...new Set(forms)].join(' or ')}, found ${describeValue(error.value)}`,
+  }];
 }
 
 function lengthWords(error: ValueError): string {
@@ -69,7 +87,9 @@ function lengthWords(error: ValueError): string {
     case ValueErrorType.StringMinLength:
       return 'is empty; write a value or remove the key';
     case ValueErrorType.ArrayMaxItems:
-      return `lists ${(error.value as unknown[]).length} entries; at most ${schema.maxItems} are allowed: remove ${(error.value as unknown[]).length - Number(schema.maxItems)}`;
+      return `lists ${(error.value as unknown[]).length} entries; at most ${schema.maxItems} are allowed: remove ${
+        (error.value as unknown[]).length - Number(schema.maxItems)
+      }`;
     case ValueErrorType.ArrayMinItems:
       return `must list at least ${schema.minItems} entr${schema.minItems === 1 ? 'y' : 'ies'}; add one`;
     case ValueErrorType.ObjectMinProperties:
@@ -81,8 +101,12 @@ function lengthWords(error: ValueError): string {
 
 function rangeWords(error: ValueError): string {
   const schema = error.schema;
-  if (error.type === ValueErrorType.IntegerMinimum || error.type === ValueErrorType.NumberMinimum) return `is ${String(error.value)}; it must be at least ${schema.minimum}`;
-  if (error.type === ValueErrorType.IntegerMaximum || error.type === ValueErrorType.NumberMaximum) return `is ${String(error.value)}; it must be at most ${schema.maximum}`;
+  if (error.type === ValueErrorType.IntegerMinimum || error.type === ValueErrorType.NumberMinimum) {
+    return `is ${String(error.value)}; it must be at least ${schema.minimum}`;
+  }
+  if (error.type === ValueErrorType.IntegerMaximum || error.type === ValueErrorType.NumberMaximum) {
+    return `is ${String(error.value)}; it must be at most ${schema.maximum}`;
+  }
   return '';
 }
 
@@ -92,14 +116,25 @@ function describe(error: ValueError): KeyedProblem[] {
     case ValueErrorType.ObjectAdditionalProperties: {
       const name = path.split('/').pop() ?? '';
       const allowed = Object.keys((schema.properties ?? {}) as object).join(', ');
-      return [{ key: path, atKey: true, message: `unknown key "${name.replace(/~1/g, '/').replace(/~0/g, '~')}"; allowed keys here: ${allowed} (remove it or fix its spelling)` }];
+      return [{
+        key: path,
+        atKey: true,
+        message: `unknown key "${
+          name.replace(/~1/g, '/').replace(/~0/g, '~')
+        }"; allowed keys here: ${allowed} (remove it or fix its spelling)`,
+      }];
     }
     case ValueErrorType.ObjectRequiredProperty:
       return [{ key: path, message: `missing required key "${path.split('/').pop()}"; add it` }];
     case ValueErrorType.Union:
       return unionProblems(error);
     case ValueErrorType.StringPattern:
-      return [{ key: path, message: `${describeValue(value)} is not ${patternHints[String(schema.pattern)] ?? `of the form ${String(schema.pattern)}`}` }];
+      return [{
+        key: path,
+        message: `${describeValue(value)} is not ${
+          patternHints[String(schema.pattern)] ?? `of the form ${String(schema.pattern)}`
+        }`,
+      }];
     case ValueErrorType.Literal:
       return [{ key: path, message: `must be ${JSON.stringify(schema.const)}, found ${describeValue(value)}` }];
     default: {

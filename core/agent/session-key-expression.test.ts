@@ -8,8 +8,19 @@ import { parseSessionKey, sessionKeyOf, sessionKeyProblem } from './session-key-
 import { checkStateTriggers } from './triggers.ts';
 
 const firing = {
-  id: 'intake', type: 'webhook', deliveryId: 'd-1', method: 'POST', contentType: 'application/json', query: { customer: 'acme', tags: ['a', 'b'] },
-  body: { ticket: { id: 'T-42', number: 7, urgent: true, owner: null, title: '' }, items: [{ sku: 'X1' }, { sku: 'X2' }], 'x-ref': 'r-9', 'odd key.x': 'odd', order_id: 1001 },
+  id: 'intake',
+  type: 'webhook',
+  deliveryId: 'd-1',
+  method: 'POST',
+  contentType: 'application/json',
+  query: { customer: 'acme', tags: ['a', 'b'] },
+  body: {
+    ticket: { id: 'T-42', number: 7, urgent: true, owner: null, title: '' },
+    items: [{ sku: 'X1' }, { sku: 'X2' }],
+    'x-ref': 'r-9',
+    'odd key.x': 'odd',
+    order_id: 1001,
+  },
 };
 
 describe('session key expressions', () => {
@@ -25,31 +36,49 @@ describe('session key expressions', () => {
 
   it('join literal text and several placeholders, and print numbers, booleans, lists and mappings', () => {
     expect(sessionKeyOf('order-{{ body.order_id }}', firing)).toBe('order-1001');
-    expect(sessionKeyOf('{{ query.customer }}/{{ body.ticket.number }}/{{ body.ticket.urgent }}', firing)).toBe('acme/7/true');
+    expect(sessionKeyOf('{{ query.customer }}/{{ body.ticket.number }}/{{ body.ticket.urgent }}', firing)).toBe(
+      'acme/7/true',
+    );
     expect(sessionKeyOf('{{ query.tags }}', firing)).toBe('["a","b"]');
     expect(sessionKeyOf('{{ body.items[0] }}', firing)).toBe('{"sku":"X1"}');
     expect(sessionKeyOf('support', firing)).toBe('support');
   });
 
-  it('give no key (a new session) when the expression is absent, a placeholder finds nothing, or the key is blank', () => {
-    expect(sessionKeyOf(undefined, firing)).toBeUndefined();
-    expect(sessionKeyOf('{{ body.missing }}', firing)).toBeUndefined();
-    expect(sessionKeyOf('order-{{ body.ticket.owner }}', firing)).toBeUndefined();
-    expect(sessionKeyOf('{{ body.ticket.title }}', firing)).toBeUndefined();
-    expect(sessionKeyOf('{{ body.items[5].sku }}', firing)).toBeUndefined();
-    expect(sessionKeyOf('{{ body.items.sku }}', firing)).toBeUndefined();
-    expect(sessionKeyOf('{{ body.ticket.id.deeper }}', firing)).toBeUndefined();
-    expect(sessionKeyOf('{{ body.toString }}', firing)).toBeUndefined();
-    expect(sessionKeyOf('   ', firing)).toBeUndefined();
-    expect(sessionKeyOf('{{ body.ticket.id }}', { body: 'plain text' })).toBeUndefined();
-  });
+  it(
+    'give no key (a new session) when the expression is absent, a ' + 'placeholder finds nothing, or the key is blank',
+    () => {
+      expect(sessionKeyOf(undefined, firing)).toBeUndefined();
+      expect(sessionKeyOf('{{ body.missing }}', firing)).toBeUndefined();
+      expect(sessionKeyOf('order-{{ body.ticket.owner }}', firing)).toBeUndefined();
+      expect(sessionKeyOf('{{ body.ticket.title }}', firing)).toBeUndefined();
+      expect(sessionKeyOf('{{ body.items[5].sku }}', firing)).toBeUndefined();
+      expect(sessionKeyOf('{{ body.items.sku }}', firing)).toBeUndefined();
+      expect(sessionKeyOf('{{ body.ticket.id.deeper }}', firing)).toBeUndefined();
+      expect(sessionKeyOf('{{ body.toString }}', firing)).toBeUndefined();
+      expect(sessionKeyOf('   ', firing)).toBeUndefined();
+      expect(sessionKeyOf('{{ body.ticket.id }}', { body: 'plain text' })).toBeUndefined();
+    },
+  );
 
   it('refuse what cannot be read, saying what is wrong and what to write', () => {
-    const bad = ['{{ body.id', 'body.id }}', '{{ }}', '{{ body..id }}', '{{ body.id | lower }}', '{{ body[x] }}', '{{ body id }}', '{{ {{ body }} }}'];
+    const bad = [
+      '{{ body.id',
+      'body.id }}',
+      '{{ }}',
+      '{{ body..id }}',
+      '{{ body.id | lower }}',
+      '{{ body[x] }}',
+      '{{ body id }}',
+      '{{ {{ body }} }}',
+    ];
     for (const expression of bad) {
-      expect(() => parseSessionKey(expression), expression).toThrow(expect.objectContaining({ code: 'invalid_session_key_expression' }));
+      expect(() => parseSessionKey(expression), expression).toThrow(
+        expect.objectContaining({ code: 'invalid_session_key_expression' }),
+      );
     }
-    expect(sessionKeyProblem('{{ body.id')).toMatch(/a "\{\{" is not closed by "\}\}".*e\.g\. "ticket-\{\{ body\.ticket\.id \}\}"/);
+    expect(sessionKeyProblem('{{ body.id')).toMatch(
+      /a "\{\{" is not closed by "\}\}".*e\.g\. "ticket-\{\{ body\.ticket\.id \}\}"/,
+    );
     expect(sessionKeyProblem('{{ body.id | lower }}')).toMatch(/holds a filter; a placeholder is only a path/);
     expect(sessionKeyProblem('{{ body..id }}')).toMatch(/is not a property name/);
     expect(sessionKeyProblem('ticket-{{ body.ticket.id }}')).toBeUndefined();
@@ -62,7 +91,12 @@ describe('session key expressions', () => {
       chat: { session: '{{ body.id' },
       cb: { type: 'callback', collection: 'crm', event: 'updated', session: '{{ }}' },
     });
-    expect(problems.map((p) => p.key)).toEqual(['/states/start/triggers/chat/session', '/states/start/triggers/cb/session']);
-    expect(problems[0].message).toMatch(/^the session key expression "\{\{ body\.id" cannot be read: a "\{\{" is not closed/);
+    expect(problems.map((p) => p.key)).toEqual([
+      '/states/start/triggers/chat/session',
+      '/states/start/triggers/cb/session',
+    ]);
+    expect(problems[0].message).toMatch(
+      /^the session key expression "\{\{ body\.id" cannot be read: a "\{\{" is not closed/,
+    );
   });
 });

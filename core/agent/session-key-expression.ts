@@ -34,7 +34,9 @@ function parsePath(source: string): PathStep[] {
       const quoted = /^\[(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\]/.exec(rest);
       if (index) steps.push({ index: Number(index[1]) });
       else if (quoted) steps.push({ key: (quoted[1] ?? quoted[2]).replace(/\\(.)/g, '$1') });
-      else throw new Error(`"${rest.slice(0, 40)}" is not an index: write [0] for an array element or ["key"] for a property`);
+      else {throw new Error(
+          `"${rest.slice(0, 40)}" is not an index: write [0] for an array element or ["key"] for a property`,
+        );}
       rest = rest.slice((index ?? quoted)![0].length);
     } else {
       if (!first) {
@@ -42,7 +44,13 @@ function parsePath(source: string): PathStep[] {
         rest = rest.slice(1);
       }
       const name = nameRegExp.exec(rest);
-      if (!name) throw new Error(`"${rest.slice(0, 40) || 'the end'}" is not a property name: use letters, digits, _, $ or -, or ["key"] for other names`);
+      if (!name) {
+        throw new Error(
+          `"${
+            rest.slice(0, 40) || 'the end'
+          }" is not a property name: use letters, digits, _, $ or -, or ["key"] for other names`,
+        );
+      }
       steps.push(/^\d+$/.test(name[0]) ? { index: Number(name[0]) } : { key: name[0] });
       rest = rest.slice(name[0].length);
     }
@@ -73,7 +81,12 @@ export function parseSessionKey(expression: string): SessionKeyTemplate {
     if (end === -1) throw invalid(expression, 'a "{{" is not closed by "}}"');
     const source = rest.slice(open + 2, end).trim();
     if (source.includes('{{')) throw invalid(expression, 'placeholders cannot nest');
-    if (source.includes('|')) throw invalid(expression, `"${source.slice(0, 40)}" holds a filter; a placeholder is only a path such as body.ticket.id`);
+    if (source.includes('|')) {
+      throw invalid(
+        expression,
+        `"${source.slice(0, 40)}" holds a filter; a placeholder is only a path such as body.ticket.id`,
+      );
+    }
     try {
       parts.push({ path: parsePath(source), source });
     } catch (error) {
@@ -84,11 +97,13 @@ export function parseSessionKey(expression: string): SessionKeyTemplate {
   return parts;
 }
 
-const invalid = (expression: string, why: string) => new PlatformError(
-  'invalid_session_key_expression',
-  `Session key expression ${JSON.stringify(expression.slice(0, 80))} cannot be read: ${why}. Write text with {{ path }} placeholders over the firing, e.g. "ticket-{{ body.ticket.id }}".`,
-  { status: 400 },
-);
+const invalid = (expression: string, why: string) =>
+  new PlatformError(
+    'invalid_session_key_expression',
+    `Session key expression ` + `${JSON.stringify(expression.slice(0, 80))} cannot be ` +
+      `read: ${why}. Write text with {{ path }} placeholders over the ` + `firing, e.g. "ticket-{{ body.ticket.id }}".`,
+    { status: 400 },
+  );
 
 /** Why `expression` cannot be parsed, or undefined when it can (the validator's check). */
 export function sessionKeyProblem(expression: string): string | undefined {

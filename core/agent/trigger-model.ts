@@ -6,15 +6,25 @@
  * Source: docs/agent-format.md § Triggers; spec/platform-service.md § Resources and their fields
  * (Trigger declarations), § Limits (example prompts per chat trigger).
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Metadata, OneOf, Slug, Strict, Text, variableNamePattern } from './model.ts';
 
 /** The trigger kinds. Source: docs/agent-format.md § Triggers. */
-export const triggerTypes = ['chat', 'mcp', 'webhook', 'callback', 'schedule', 'polling', 'completion', 'manual'] as const;
+export const triggerTypes = [
+  'chat',
+  'mcp',
+  'webhook',
+  'callback',
+  'schedule',
+  'polling',
+  'completion',
+  'manual',
+] as const;
 /** One trigger kind. */
 export type TriggerType = (typeof triggerTypes)[number];
 
-/** Example prompts per chat trigger: at most 6, each at most 200 characters. Source: spec/platform-service.md § Limits. */
+/** Example prompts per chat trigger: at most 6, each at most 200 characters. Source: spec/platform-service.md § Limits.
+ */
 export const chatExampleLimits = { count: 6, length: 200 } as const;
 
 /**
@@ -36,7 +46,8 @@ export const Parameter = Strict({
 });
 export type Parameter = Static<typeof Parameter>;
 
-/** A value carried in an mcp tool result: `name`, `type`, optional `description`. Source: spec/platform-service.md § Trigger declarations. */
+/** A value carried in an mcp tool result: `name`, `type`, optional `description`. Source: spec/platform-service.md §
+ * Trigger declarations. */
 export const ReturnValue = Strict({
   name: Type.String({ pattern: variableNamePattern, maxLength: 64 }),
   type: OneOf(parameterTypes),
@@ -92,7 +103,8 @@ export function triggerSchema(type: TriggerType, typeFromKey: boolean): TSchema 
 }
 
 /** True when `word` is a trigger kind. */
-export const isTriggerType = (word: unknown): word is TriggerType => (triggerTypes as readonly unknown[]).includes(word);
+export const isTriggerType = (word: unknown): word is TriggerType =>
+  (triggerTypes as readonly unknown[]).includes(word);
 
 /**
  * A trigger as read from a state, after its schema passed: the kind, the id, and the declared keys.

@@ -11,21 +11,41 @@ const check = (triggers: Record<string, unknown>) => checkStateTriggers('w', 'st
 
 describe('trigger declarations', () => {
   it('takes the kind from a key that is a kind word, even with no value', () => {
-    const { problems, declarations } = check({ chat: null, manual: {}, nightly: { type: 'schedule', cron: '@daily', timezone: 'Europe/Paris' } });
+    const { problems, declarations } = check({
+      chat: null,
+      manual: {},
+      nightly: { type: 'schedule', cron: '@daily', timezone: 'Europe/Paris' },
+    });
     expect(problems).toEqual([]);
-    expect(declarations.map((d) => [d.id, d.type])).toEqual([['chat', 'chat'], ['manual', 'manual'], ['nightly', 'schedule']]);
+    expect(declarations.map((d) => [d.id, d.type])).toEqual([['chat', 'chat'], ['manual', 'manual'], [
+      'nightly',
+      'schedule',
+    ]]);
   });
 
   it('asks for a type when the key is not a kind word, and names the kinds', () => {
     expect(check({ ask: { description: 'x' } }).problems).toEqual([
-      { key: '/states/start/triggers/ask', message: 'trigger "ask" has no type; add type: one of chat, mcp, webhook, callback, schedule, polling, completion, manual (or name the trigger after its kind, e.g. chat:)' },
+      {
+        key: '/states/start/triggers/ask',
+        message: 'trigger "ask" has no type; add type: one of chat, mcp, webhook, callback, schedule, polling, ' +
+          'completion, manual (or name the trigger after its kind, e.g. chat:)',
+      },
     ]);
   });
 
   it('refuses keys of another kind, a bad connection slug and a missing required key', () => {
-    const { problems } = check({ hook: { type: 'webhook', connection: 'Ops Hook', examples: ['x'] }, poll: { type: 'polling', tool: 'list' } });
-    expect(problems.map((p) => p.key)).toEqual(['/states/start/triggers/hook/examples', '/states/start/triggers/hook/connection', '/states/start/triggers/poll/collection']);
-    expect(problems[0].message).toBe('unknown key "examples"; allowed keys here: type, connection, session (remove it or fix its spelling)');
+    const { problems } = check({
+      hook: { type: 'webhook', connection: 'Ops Hook', examples: ['x'] },
+      poll: { type: 'polling', tool: 'list' },
+    });
+    expect(problems.map((p) => p.key)).toEqual([
+      '/states/start/triggers/hook/examples',
+      '/states/start/triggers/hook/connection',
+      '/states/start/triggers/poll/collection',
+    ]);
+    expect(problems[0].message).toBe(
+      'unknown key "examples"; allowed keys here: type, connection, session (remove it or fix its spelling)',
+    );
     expect(problems[1].message).toMatch(/"Ops Hook" is not a slug/);
     expect(problems[2].message).toBe('missing required key "collection"; add it');
   });
@@ -39,7 +59,10 @@ describe('trigger declarations', () => {
 
   it('reports a type word that is not allowed with the allowed words', () => {
     const { problems } = check({ mcp: { requires: [{ name: 'n', type: 'text' }] } });
-    expect(problems).toEqual([{ key: '/states/start/triggers/mcp/requires/0/type', message: '"text" is not allowed here; use one of: string, number, integer, boolean, object, array, file' }]);
+    expect(problems).toEqual([{
+      key: '/states/start/triggers/mcp/requires/0/type',
+      message: '"text" is not allowed here; use one of: string, number, integer, boolean, object, array, file',
+    }]);
   });
 });
 

@@ -10,8 +10,8 @@ import { CronPattern } from 'croner';
 import { slugRegExp } from './model.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { sessionKeyProblem } from './session-key-expression.ts';
-import { isTriggerType, triggerSchema, triggerTypes, type TriggerDeclaration } from './trigger-model.ts';
-import { pointer, type KeyedProblem } from './yaml-source.ts';
+import { isTriggerType, type TriggerDeclaration, triggerSchema, triggerTypes } from './trigger-model.ts';
+import { type KeyedProblem, pointer } from './yaml-source.ts';
 
 /**
  * Why a cron expression is refused, or undefined when it is valid: five fields (minute hour day-of-month
@@ -44,20 +44,43 @@ function kindProblems(type: string, fields: Record<string, unknown>, base: strin
     for (const list of ['requires', 'returns'] as const) {
       const entries = Array.isArray(fields[list]) ? (fields[list] as { type?: unknown }[]) : [];
       entries.forEach((entry, i) => {
-        if (entry?.type === 'file') problems.push({ key: `${base}/${list}/${i}/type`, message: `an mcp trigger cannot ${list === 'requires' ? 'take' : 'return'} a file (a tool call carries no files); use type string with a link or an id, or declare a manual trigger for file input` });
+        if (entry?.type === 'file') {
+          problems.push({
+            key: `${base}/${list}/${i}/type`,
+            message: `an mcp trigger cannot ${list === 'requires' ? 'take' : 'return'} a file (a tool call carries ` +
+              'no files); use type string with a link or an id, or declare a manual trigger for file input',
+          });
+        }
       });
     }
   }
   if (type === 'schedule' && typeof fields.cron === 'string') {
     const why = cronProblem(fields.cron);
-    if (why) problems.push({ key: `${base}/cron`, message: `${JSON.stringify(fields.cron)} is not a valid cron expression (${why}); write five fields "minute hour day month weekday", e.g. "0 9 * * 1-5", or @daily` });
+    if (why) {
+      problems.push({
+        key: `${base}/cron`,
+        message: `${JSON.stringify(fields.cron)} is not a valid ` +
+          `cron expression (${why}); write five fields "minute hour day month ` +
+          `weekday", e.g. "0 9 * * 1-5", or @daily`,
+      });
+    }
   }
   if (type === 'schedule' && typeof fields.timezone === 'string' && !isTimeZone(fields.timezone)) {
-    problems.push({ key: `${base}/timezone`, message: `${JSON.stringify(fields.timezone)} is not a known time zone; use an IANA name such as "Europe/Paris" or "UTC"` });
+    problems.push({
+      key: `${base}/timezone`,
+      message: `${
+        JSON.stringify(fields.timezone)
+      } is not a known time zone; use an IANA name such as "Europe/Paris" or "UTC"`,
+    });
   }
   if (typeof fields.session === 'string') {
     const why = sessionKeyProblem(fields.session);
-    if (why) problems.push({ key: `${base}/session`, message: why.replace(/^Session key expression /, 'the session key expression ') });
+    if (why) {
+      problems.push({
+        key: `${base}/session`,
+        message: why.replace(/^Session key expression /, 'the session key expression '),
+      });
+    }
   }
   return problems;
 }
@@ -66,10 +89,22 @@ function kindProblems(type: string, fields: Record<string, unknown>, base: strin
 function kindOf(id: string, value: Record<string, unknown>, base: string): { type?: string; problem?: KeyedProblem } {
   if (value.type === undefined) {
     if (isTriggerType(id)) return { type: id };
-    return { problem: { key: base, message: `trigger "${id}" has no type; add type: one of ${triggerTypes.join(', ')} (or name the trigger after its kind, e.g. chat:)` } };
+    return {
+      problem: {
+        key: base,
+        message: `trigger "${id}" has no type; add type: one of ${
+          triggerTypes.join(', ')
+        } (or name the trigger after its kind, e.g. chat:)`,
+      },
+    };
   }
   if (isTriggerType(value.type)) return { type: value.type };
-  return { problem: { key: `${base}/type`, message: `${JSON.stringify(value.type)} is not a trigger type; use one of: ${triggerTypes.join(', ')}` } };
+  return {
+    problem: {
+      key: `${base}/type`,
+      message: `${JSON.stringify(value.type)} is not a trigger type; use one of: ${triggerTypes.join(', ')}`,
+    },
+  };
 }
 
 /**
@@ -77,12 +112,24 @@ function kindOf(id: string, value: Record<string, unknown>, base: string): { typ
  * @param triggers - the value under `states/<state>/triggers` (already known to be a mapping)
  * @returns problems (keys are pointers into workflow.yaml) and the declarations whose kind is known
  */
-export function checkStateTriggers(workflow: string, state: string, triggers: Record<string, unknown>): { problems: KeyedProblem[]; declarations: TriggerDeclaration[] } {
+export function checkStateTriggers(
+  workflow: string,
+  state: string,
+  triggers: Record<string, unknown>,
+): { problems: KeyedProblem[]; declarations: TriggerDeclaration[] } {
   const problems: KeyedProblem[] = [];
   const declarations: TriggerDeclaration[] = [];
   for (const [id, raw] of Object.entries(triggers)) {
     const base = pointer('states', state, 'triggers', id);
-    if (!slugRegExp.test(id)) problems.push({ key: base, atKey: true, message: `trigger id "${id}" is not a slug; rename it with lowercase letters and digits joined by single hyphens (e.g. "ask-analyst")` });
+    if (!slugRegExp.test(id)) {
+      problems.push({
+        key: base,
+        atKey: true,
+        message:
+          `trigger id "${id}" is not a slug; rename it with lowercase letters and digits joined by single hyphens ` +
+          `(e.g. "ask-analyst")`,
+      });
+    }
     const value = raw === null && isTriggerType(id) ? {} : raw;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       problems.push({ key: base, message: `trigger "${id}" must be a mapping of its settings (write {} for none)` });
@@ -95,7 +142,10 @@ export function checkStateTriggers(workflow: string, state: string, triggers: Re
       continue;
     }
     const type = kind.type as TriggerDeclaration['type'];
-    problems.push(...schemaProblems(triggerSchema(type, isTriggerType(id) && id === type), fields, base), ...kindProblems(type, fields, base));
+    problems.push(
+      ...schemaProblems(triggerSchema(type, isTriggerType(id) && id === type), fields, base),
+      ...kindProblems(type, fields, base),
+    );
     declarations.push({ id, type, workflow, state, fields });
   }
   return { problems, declarations };

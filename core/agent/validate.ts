@@ -8,10 +8,10 @@
  *
  * Source: docs/agent-format.md; spec/platform-service.md § Trigger declarations, § Limits, § Errors.
  */
-import { checkAgentsFile, checkSkillFile, checkTestCase, checkWorkflowProse, type AgentFile } from './documents.ts';
+import { type AgentFile, checkAgentsFile, checkSkillFile, checkTestCase, checkWorkflowProse } from './documents.ts';
 import { slugRegExp } from './model.ts';
 import { checkWorkflow, type WorkflowSummary } from './workflow-checks.ts';
-import { isProblem, parseYamlSource, pointer, type AgentProblem, type YamlSource } from './yaml-source.ts';
+import { type AgentProblem, isProblem, parseYamlSource, pointer, type YamlSource } from './yaml-source.ts';
 
 /**
  * The outcome of {@link validateAgentRepository}: `ok` when `problems` is empty; problems sorted by file,
@@ -36,9 +36,18 @@ const normalize = (path: string): string => path.replace(/\\/g, '/').replace(/^(
 function workflowFileProblem(slug: string, rest: string): string | undefined {
   if (rest === 'workflow.yaml' || rest === 'WORKFLOW.md') return undefined;
   if (rest === 'workflow.yml') return 'the machine file is named workflow.yaml; rename this file';
-  if (rest.startsWith('hooks/')) return /^hooks\/[^/]+\.js$/.test(rest) ? undefined : `hooks/ holds only .js scripts directly inside it; move or remove ${rest}`;
-  if (rest.startsWith('tests/')) return /^tests\/[^/]+\.test\.yaml$/.test(rest) ? undefined : `tests/ holds only <name>.test.yaml cases directly inside it; rename or remove ${rest}`;
-  return `workflows/${slug}/ holds only workflow.yaml, WORKFLOW.md, hooks/*.js and tests/*.test.yaml; move or remove ${rest}`;
+  if (rest.startsWith('hooks/')) {
+    return /^hooks\/[^/]+\.js$/.test(rest)
+      ? undefined
+      : `hooks/ holds only .js scripts directly inside it; move or remove ${rest}`;
+  }
+  if (rest.startsWith('tests/')) {
+    return /^tests\/[^/]+\.test\.yaml$/.test(rest)
+      ? undefined
+      : `tests/ holds only <name>.test.yaml cases directly inside it; rename or remove ${rest}`;
+  }
+  return `workflows/${slug}/ holds only workflow.yaml, WORKFLOW.md, hooks/*.js and tests/*.test.yaml; move or ` +
+    `remove ${rest}`;
 }
 
 function folderProblems(files: AgentFile[], paths: ReadonlySet<string>): AgentProblem[] {
@@ -47,8 +56,14 @@ function folderProblems(files: AgentFile[], paths: ReadonlySet<string>): AgentPr
   for (const { path } of files) {
     const [top, folder, ...rest] = path.split('/');
     if (top !== 'workflows' && top !== 'skills') continue;
-    if (rest.length === 0) problems.push(whole(path, `${top}/ holds only folders (one per ${top === 'workflows' ? 'workflow' : 'skill'}); move this file into one`));
-    else folders.set(`${top}/${folder}`, top);
+    if (rest.length === 0) {
+      problems.push(
+        whole(
+          path,
+          `${top}/ holds only folders (one per ${top === 'workflows' ? 'workflow' : 'skill'}); move this file into one`,
+        ),
+      );
+    } else folders.set(`${top}/${folder}`, top);
     if (top === 'workflows' && rest.length > 0) {
       const why = workflowFileProblem(folder, rest.join('/'));
       if (why) problems.push(whole(path, `unknown file: ${why}`));
@@ -56,9 +71,18 @@ function folderProblems(files: AgentFile[], paths: ReadonlySet<string>): AgentPr
   }
   for (const [folder, top] of folders) {
     const name = folder.slice(top.length + 1);
-    if (!slugRegExp.test(name)) problems.push(whole(`${folder}/`, `folder name "${name}" is not a slug; rename it with lowercase letters and digits joined by single hyphens`));
+    if (!slugRegExp.test(name)) {
+      problems.push(
+        whole(
+          `${folder}/`,
+          `folder name "${name}" is not a slug; rename it with lowercase letters and digits joined by single hyphens`,
+        ),
+      );
+    }
     const required = top === 'workflows' ? 'workflow.yaml' : 'SKILL.md';
-    if (!paths.has(`${folder}/${required}`)) problems.push(whole(`${folder}/`, `${folder}/ has no ${required}; add it or remove the folder`));
+    if (!paths.has(`${folder}/${required}`)) {
+      problems.push(whole(`${folder}/`, `${folder}/ has no ${required}; add it or remove the folder`));
+    }
   }
   return problems;
 }
@@ -92,12 +116,36 @@ function agentWideProblems(workflows: Checked['workflows'], declared: ReadonlySe
     for (const trigger of summary.triggers) {
       const key = pointer('states', trigger.state, 'triggers', trigger.id);
       const first = firstById.get(trigger.id);
-      if (first) problems.push(source.place({ key, atKey: true, message: `trigger id "${trigger.id}" is already declared in ${first}; trigger ids are unique across the agent's workflows: rename one` }));
-      else firstById.set(trigger.id, `workflows/${summary.slug}/workflow.yaml (state ${trigger.state})`);
+      if (first) {
+        problems.push(
+          source.place({
+            key,
+            atKey: true,
+            message: `trigger id "${trigger.id}" is already declared in ${first}; trigger ids are unique across the ` +
+              `agent's workflows: rename one`,
+          }),
+        );
+      } else firstById.set(trigger.id, `workflows/${summary.slug}/workflow.yaml (state ${trigger.state})`);
       const target = trigger.fields.workflow;
       if (trigger.type !== 'completion' || typeof target !== 'string') continue;
-      if (target === summary.slug) problems.push(source.place({ key: `${key}/workflow`, message: `a completion trigger fires after another workflow's turn; "${target}" is this workflow: name another one` }));
-      else if (!workflows.has(target) && !declared.has(target)) problems.push(source.place({ key: `${key}/workflow`, message: `workflow "${target}" does not exist in this agent; use one of: ${[...workflows.keys()].filter((w) => w !== summary.slug).join(', ') || '(no other workflow)'}` }));
+      if (target === summary.slug) {
+        problems.push(
+          source.place({
+            key: `${key}/workflow`,
+            message: `a completion trigger fires after another workflow's turn; "${target}" is this workflow: name ` +
+              `another one`,
+          }),
+        );
+      } else if (!workflows.has(target) && !declared.has(target)) {
+        problems.push(
+          source.place({
+            key: `${key}/workflow`,
+            message: `workflow "${target}" does not exist in this agent; use one of: ${
+              [...workflows.keys()].filter((w) => w !== summary.slug).join(', ') || '(no other workflow)'
+            }`,
+          }),
+        );
+      }
     }
   }
   return problems;
@@ -131,9 +179,20 @@ const byPosition = (a: AgentProblem, b: AgentProblem): number =>
 export function validateAgentRepository(input: AgentFile[]): AgentValidation {
   const files = input.map((f) => ({ path: normalize(f.path), text: f.text }));
   const paths = new Set(files.map((f) => f.path));
-  const problems: AgentProblem[] = paths.has('AGENTS.md') ? [] : [whole('AGENTS.md', 'AGENTS.md is missing; add it with front matter holding description (at most 500 characters) and the system prompt below')];
+  const problems: AgentProblem[] = paths.has('AGENTS.md') ? [] : [
+    whole(
+      'AGENTS.md',
+      'AGENTS.md is missing; add it with front matter holding description (at most 500 characters) and the system ' +
+        'prompt below',
+    ),
+  ];
   const checked = checkWorkflows(files, paths);
-  problems.push(...folderProblems(files, paths), ...checked.problems, ...agentWideProblems(checked.workflows, declaredWorkflows(files)), ...otherFileProblems(files, checked.workflows));
+  problems.push(
+    ...folderProblems(files, paths),
+    ...checked.problems,
+    ...agentWideProblems(checked.workflows, declaredWorkflows(files)),
+    ...otherFileProblems(files, checked.workflows),
+  );
   const summaries = [...checked.workflows.values()].map((w) => w.summary);
   const counts = {
     workflows: summaries.length,

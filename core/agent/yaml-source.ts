@@ -6,7 +6,7 @@
  *
  * Source: docs/agent-format.md (every message names file, line and key).
  */
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 
 /**
  * One problem of an agent repository: the `file` (path relative to the repository), the 1-based `line`
@@ -39,12 +39,19 @@ export interface YamlSource {
 }
 
 /** Escapes a key segment for a pointer (`~` → `~0`, `/` → `~1`). */
-export const pointerSegment = (segment: string | number): string => String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
+export const pointerSegment = (segment: string | number): string =>
+  String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Joins segments into a pointer (`['states', 'a']` → `/states/a`; `[]` → `/`). */
-export const pointer = (...segments: (string | number)[]): string => (segments.length === 0 ? '/' : segments.map((s) => `/${pointerSegment(s)}`).join(''));
+export const pointer = (
+  ...segments: (string | number)[]
+): string => (segments.length === 0 ? '/' : segments.map((s) => `/${pointerSegment(s)}`).join(''));
 
-const segmentsOf = (key: string): string[] => (key === '/' || key === '' ? [] : key.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')));
+const segmentsOf = (
+  key: string,
+): string[] => (key === '/' || key === ''
+  ? []
+  : key.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')));
 
 type Ranged = { range?: [number, number, number] | null };
 
@@ -85,13 +92,27 @@ export function parseYamlSource(file: string, text: string, lineOffset = 0): Yam
   if (error) {
     const { line, col } = lines.linePos(error.pos[0]);
     const what = error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    return { file, line: line + lineOffset, column: col, key: '/', message: `YAML syntax error: ${what}; fix the YAML at this line (indentation, quotes, a missing colon)` };
+    return {
+      file,
+      line: line + lineOffset,
+      column: col,
+      key: '/',
+      message: `YAML syntax error: ${what}; fix the YAML at this line (indentation, quotes, a missing colon)`,
+    };
   }
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: 100 });
   } catch (caught) {
-    return { file, line: 1 + lineOffset, column: 1, key: '/', message: `YAML could not be read (${caught instanceof Error ? caught.message : String(caught)}); write the values out instead of using aliases` };
+    return {
+      file,
+      line: 1 + lineOffset,
+      column: 1,
+      key: '/',
+      message: `YAML could not be read (${
+        caught instanceof Error ? caught.message : String(caught)
+      }); write the values out instead of using aliases`,
+    };
   }
   const place = ({ key, message, atKey }: KeyedProblem): AgentProblem => {
     const node = findNode(doc.contents as Node | null, segmentsOf(key), atKey === true);

@@ -36,7 +36,10 @@ describe('redactRequestUri', () => {
     ['/api/sessions?%E0%A4%A=s3cret', '/api/sessions?[redacted]'],
     ['/api/callbacks/cb_s3cret', '/api/callbacks/[redacted]'],
     ['/api/agui/ag_s3cret', '/api/agui/[redacted]'],
-    ['/api/mcp/mcp_s3cret/.well-known/oauth-protected-resource', '/api/mcp/[redacted]/.well-known/oauth-protected-resource'],
+    [
+      '/api/mcp/mcp_s3cret/.well-known/oauth-protected-resource',
+      '/api/mcp/[redacted]/.well-known/oauth-protected-resource',
+    ],
     ['/api/invitations/link/inv_s3cret', '/api/invitations/link/[redacted]'],
     ['/invite/inv_s3cret', '/invite/[redacted]'],
     ['/api//webhooks//whk_s3cret', '/api//webhooks//[redacted]'],
@@ -45,13 +48,22 @@ describe('redactRequestUri', () => {
     ['/api/oauth2/client-metadata?x=1', '/api/oauth2/client-metadata?x=1'],
     ['/api/agents/webhooks/a1', '/api/agents/webhooks/a1'],
     ['https://app.test/invite/inv_s3cret?x=1#frag', 'https://app.test/invite/[redacted]?x=[redacted]#frag'],
-    ['https://app.test/api/oauth2/callback?code=c0de#state=x', 'https://app.test/api/oauth2/callback?[redacted]#[redacted]'],
+    [
+      'https://app.test/api/oauth2/callback?code=c0de#state=x',
+      'https://app.test/api/oauth2/callback?[redacted]#[redacted]',
+    ],
   ])('%s → %s', (uri, redacted) => {
     expect(redactRequestUri(uri)).toBe(redacted);
   });
   it('redacts a Referer naming a token path in the line', () => {
-    const line = accessLogLine('all', { ...entry, uri: '/api/invitations/link/inv_s3cret', referer: 'https://app.test/invite/inv_s3cret' });
-    expect(line).toBe('203.0.113.9 "GET /api/invitations/link/[redacted]" 200 3ms referer="https://app.test/invite/[redacted]"');
+    const line = accessLogLine('all', {
+      ...entry,
+      uri: '/api/invitations/link/inv_s3cret',
+      referer: 'https://app.test/invite/inv_s3cret',
+    });
+    expect(line).toBe(
+      '203.0.113.9 "GET /api/invitations/link/[redacted]" 200 3ms referer="https://app.test/invite/[redacted]"',
+    );
     expect(line).not.toContain('s3cret');
   });
 });

@@ -60,7 +60,9 @@ export function redactRequestUri(uri: string): string {
   const redactedPath = path.replace(tokenPath, (_whole, prefix: string) => `${prefix}${REDACTED}`);
   const queryShown = query === undefined
     ? undefined
-    : oauth2Callback.test(path) ? REDACTED : redactQuery(query, tokenPath.test(path));
+    : oauth2Callback.test(path)
+    ? REDACTED
+    : redactQuery(query, tokenPath.test(path));
   const redactedQuery = queryShown === undefined ? '' : `?${queryShown}`;
   const redactedFragment = fragment && oauth2Callback.test(path) ? `#${REDACTED}` : fragment;
   return `${origin}${redactedPath}${redactedQuery}${redactedFragment}`;
@@ -79,7 +81,11 @@ function redactQuery(query: string, all: boolean): string {
     const eq = pair.indexOf('=');
     const name = eq >= 0 ? pair.slice(0, eq) : pair;
     let decoded: string;
-    try { decoded = decodeURIComponent(name.replace(/\+/g, ' ')); } catch { return REDACTED; }
+    try {
+      decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+    } catch {
+      return REDACTED;
+    }
     if (eq < 0) return all && name !== '' ? REDACTED : name;
     return all || secretName.test(decoded) ? `${name}=${REDACTED}` : pair;
   }).join('&');

@@ -19,7 +19,11 @@ describe('clientAddress', () => {
   });
   it('refuses a bad entry naming its position, not its value', () => {
     expect(() => parseTrustedProxies('10.0.0.1, not-an-ip')).toThrow(/entry 2 is not an IP address/);
-    try { parseTrustedProxies('10.0.0.1, not-an-ip'); } catch (e) { expect((e as Error).message).not.toContain('not-an-ip'); }
+    try {
+      parseTrustedProxies('10.0.0.1, not-an-ip');
+    } catch (e) {
+      expect((e as Error).message).not.toContain('not-an-ip');
+    }
   });
   it('answers each list on its own, and stays right past the addresses it remembers', () => {
     const other = parseTrustedProxies('172.16.0.0/12');

@@ -2,11 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { hostNameOf, isIpLiteral, isOwnHost, ownHostNames } from './own-hosts.ts';
 
 describe('own host names', () => {
-  it('takes the host names of the configured origins, lower case, without port or brackets; '
-    + 'skips what is no URL', () => {
-    expect(ownHostNames(['https://Cairn.Example:8443/', 'http://[::1]:5173', 'not a url', 'http://localhost:5173']))
-      .toEqual(['cairn.example', '::1', 'localhost']);
-  });
+  it(
+    'takes the host names of the configured origins, lower case, without port or brackets; ' +
+      'skips what is no URL',
+    () => {
+      expect(ownHostNames(['https://Cairn.Example:8443/', 'http://[::1]:5173', 'not a url', 'http://localhost:5173']))
+        .toEqual(['cairn.example', '::1', 'localhost']);
+    },
+  );
 
   it('reads the host name of a Host header value, or nothing for a malformed one', () => {
     expect(['a.example', 'A.Example:80', '1.2.3.4:9', '[::1]:8080', '[::1]', 'x:'].map(hostNameOf))

@@ -15,10 +15,10 @@ import ipaddr from 'ipaddr.js';
  * The message of a refused Host (421 `misdirected_request`) at the API and semantic-mcp: what was wrong and what to
  * do, never the host name sent or a configured one (the front proxy answers the same text: proxy/Caddyfile).
  */
-export const MISDIRECTED_MESSAGE = 'This server does not answer for that host name. '
-  + 'Open it at its own address (APP_BASE_URL, '
-  + 'a CORS_ALLOWED_ORIGINS entry, localhost or an IP address), '
-  + 'or add the name to APP_BASE_URL or CORS_ALLOWED_ORIGINS.';
+export const MISDIRECTED_MESSAGE = 'This server does not answer for that host name. ' +
+  'Open it at its own address (APP_BASE_URL, ' +
+  'a CORS_ALLOWED_ORIGINS entry, localhost or an IP address), ' +
+  'or add the name to APP_BASE_URL or CORS_ALLOWED_ORIGINS.';
 
 /** The loopback names every deployment answers on. */
 export const LOOPBACK_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '::1'];
@@ -30,8 +30,8 @@ export const LOOPBACK_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1',
 export function ownHostNames(origins: readonly string[]): string[] {
   // The request rules ask on every request with the same settings: the names are made once per list and content.
   const known = namesOfOrigins.get(origins);
-  const same = known !== undefined && known.origins.length === origins.length
-    && known.origins.every((o, i) => o === origins[i]);
+  const same = known !== undefined && known.origins.length === origins.length &&
+    known.origins.every((o, i) => o === origins[i]);
   if (same) return [...known.names];
   const names = hostNamesOf(origins);
   namesOfOrigins.set(origins, { origins: [...origins], names });

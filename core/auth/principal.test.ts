@@ -5,7 +5,15 @@ describe('admitPrincipal (verified-email rule)', () => {
   const on = { emailVerification: true, managedDomainClaim: 'custom:managed_domain' };
 
   it('admits a verified address, keeping name and the managed domain', () => {
-    expect(admitPrincipal({ sub: 'u1', email: 'ada@example.com', email_verified: true, name: 'Ada', 'custom:managed_domain': 'Example.com' }, on))
+    expect(
+      admitPrincipal({
+        sub: 'u1',
+        email: 'ada@example.com',
+        email_verified: true,
+        name: 'Ada',
+        'custom:managed_domain': 'Example.com',
+      }, on),
+    )
       .toEqual({ id: 'u1', email: 'ada@example.com', emailVerified: true, name: 'Ada', managedDomain: 'example.com' });
   });
   it('accepts email_verified as the text "true" (load balancer claims)', () => {
@@ -23,8 +31,12 @@ describe('admitPrincipal (verified-email rule)', () => {
     }
   });
   it('refuses claims without an email address, and without a subject (401)', () => {
-    expect(() => admitPrincipal({ sub: 'u1', email_verified: true }, on)).toThrow(expect.objectContaining({ code: 'email_unverified', status: 403 }));
-    expect(() => admitPrincipal({ email: 'a@x.test', email_verified: true }, on)).toThrow(expect.objectContaining({ code: 'unauthorized', status: 401 }));
+    expect(() => admitPrincipal({ sub: 'u1', email_verified: true }, on)).toThrow(
+      expect.objectContaining({ code: 'email_unverified', status: 403 }),
+    );
+    expect(() => admitPrincipal({ email: 'a@x.test', email_verified: true }, on)).toThrow(
+      expect.objectContaining({ code: 'unauthorized', status: 401 }),
+    );
   });
   it('vouches for every supplied address when email verification is off', () => {
     expect(admitPrincipal({ sub: 'u1', email: 'a@x.test', email_verified: false }, { emailVerification: false }))

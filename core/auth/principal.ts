@@ -28,7 +28,12 @@ export interface Principal {
  *
  * Source: spec/platform-service.md § Platform sign-in modes (dev-user)
  */
-export const devUserPrincipal: Readonly<Principal> = Object.freeze({ id: 'dev-user', email: 'dev@localhost', emailVerified: true, name: 'Dev User' });
+export const devUserPrincipal: Readonly<Principal> = Object.freeze({
+  id: 'dev-user',
+  email: 'dev@localhost',
+  emailVerified: true,
+  name: 'Dev User',
+});
 
 /**
  * Options of {@link admitPrincipal}.
@@ -38,7 +43,8 @@ export const devUserPrincipal: Readonly<Principal> = Object.freeze({ id: 'dev-us
 export interface AdmitOptions {
   /** PLATFORM_EMAIL_VERIFICATION: true (default on) admits only addresses the provider says are verified. */
   emailVerification: boolean;
-  /** Claim in which the provider asserts the managing domain (PLATFORM_MANAGED_DOMAIN_CLAIM); `custom:<name>` as written. */
+  /** Claim in which the provider asserts the managing domain (PLATFORM_MANAGED_DOMAIN_CLAIM); `custom:<name>` as
+   * written. */
   managedDomainClaim?: string;
 }
 
@@ -55,18 +61,36 @@ export interface AdmitOptions {
  */
 export function admitPrincipal(claims: Readonly<Record<string, unknown>>, options: AdmitOptions): Principal {
   const id = text(claims.sub);
-  if (id === undefined) throw new PlatformError('unauthorized', 'The sign-in names no subject; sign in again.', { status: 401 });
+  if (id === undefined) {
+    throw new PlatformError('unauthorized', 'The sign-in names no subject; sign in again.', { status: 401 });
+  }
   const email = text(claims.email);
   if (email === undefined) {
-    throw new PlatformError('email_unverified', 'Your identity provider did not supply an email address. Add and verify an email address with it, then sign in again.', { status: 403 });
+    throw new PlatformError(
+      'email_unverified',
+      'Your identity provider did not supply an email address. Add and verify an email address with it, then sign ' +
+        'in again.',
+      { status: 403 },
+    );
   }
-  const emailVerified = !options.emailVerification || claims.email_verified === true || claims.email_verified === 'true';
+  const emailVerified = !options.emailVerification || claims.email_verified === true ||
+    claims.email_verified === 'true';
   if (!emailVerified) {
-    throw new PlatformError('email_unverified', `Verify your email address ${email} with your identity provider, then sign in again.`, { status: 403 });
+    throw new PlatformError(
+      'email_unverified',
+      `Verify your email address ${email} with your identity provider, then sign in again.`,
+      { status: 403 },
+    );
   }
   const name = text(claims.name);
   const managedDomain = options.managedDomainClaim === undefined ? undefined : text(claims[options.managedDomainClaim]);
-  return { id, email, emailVerified, ...(name === undefined ? {} : { name }), ...(managedDomain === undefined ? {} : { managedDomain: managedDomain.toLowerCase() }) };
+  return {
+    id,
+    email,
+    emailVerified,
+    ...(name === undefined ? {} : { name }),
+    ...(managedDomain === undefined ? {} : { managedDomain: managedDomain.toLowerCase() }),
+  };
 }
 
 function text(value: unknown): string | undefined {

@@ -24,7 +24,8 @@ export interface PublicSignInSettings {
   clientId?: string;
   /** oidc: API identifier access tokens must name, when the provider needs one. */
   audience?: string;
-  /** oidc: PLATFORM_OIDC_SIGN_OUT_URL or the discovery end-session endpoint; cloud-alb: PLATFORM_CLOUD_ALB_SIGN_OUT_URL. */
+  /** oidc: PLATFORM_OIDC_SIGN_OUT_URL or the discovery end-session endpoint; cloud-alb:
+   * PLATFORM_CLOUD_ALB_SIGN_OUT_URL. */
   signOutUrl?: string;
 }
 
@@ -41,19 +42,26 @@ export type SignInSettingsView =
 /**
  * The public view of `mode`'s settings: oidc gives issuer, client id, audience and any sign-out address;
  * cloud-alb gives where signing out ends; dev-user gives nothing.
- * @throws PlatformError `invalid_config` when a required setting of the mode is missing (boot rules normally prevent it)
+ * @throws PlatformError `invalid_config` when a required setting of the mode is missing (boot rules normally prevent
+ * it)
  *
  * Source: spec/platform-service.md § Endpoints (/api/sign-in-settings)
  */
 export function signInSettingsView(mode: SignInMode, settings: PublicSignInSettings): SignInSettingsView {
   if (mode === 'dev-user') return { mode };
   if (mode === 'cloud-alb') {
-    if (!settings.signOutUrl) throw new PlatformError('invalid_config', 'cloud-alb sign-in needs PLATFORM_CLOUD_ALB_SIGN_OUT_URL.');
+    if (!settings.signOutUrl) {
+      throw new PlatformError('invalid_config', 'cloud-alb sign-in needs PLATFORM_CLOUD_ALB_SIGN_OUT_URL.');
+    }
     return { mode, signOutUrl: settings.signOutUrl };
   }
-  if (!settings.issuer || !settings.clientId) throw new PlatformError('invalid_config', 'oidc sign-in needs PLATFORM_OIDC_ISSUER and PLATFORM_OIDC_CLIENT_ID.');
+  if (!settings.issuer || !settings.clientId) {
+    throw new PlatformError('invalid_config', 'oidc sign-in needs PLATFORM_OIDC_ISSUER and PLATFORM_OIDC_CLIENT_ID.');
+  }
   return {
-    mode, issuer: settings.issuer, clientId: settings.clientId,
+    mode,
+    issuer: settings.issuer,
+    clientId: settings.clientId,
     ...(settings.audience ? { audience: settings.audience } : {}),
     ...(settings.signOutUrl ? { signOutUrl: settings.signOutUrl } : {}),
   };

@@ -12,20 +12,40 @@
  * and roles;
  * docs/decisions.md D17 § 2 (one authorization helper; anything the caller may not see is 404 with no identifier).
  */
-import { loadAgent, type AgentLookup } from '../agent/agent-access.ts';
+import { type AgentLookup, loadAgent } from '../agent/agent-access.ts';
 import {
-  agentCollections, type AgentAuthority, type AgentCaller, type AgentRecord, type AgentRoleName,
+  type AgentAuthority,
+  type AgentCaller,
+  agentCollections,
+  type AgentRecord,
+  type AgentRoleName,
 } from '../agent/hosting-model.ts';
 import {
-  agentRoleNames, listOrganizations, orgAccess, requirePermission, roleAtLeast, type OrgDeps,
+  agentRoleNames,
+  listOrganizations,
+  orgAccess,
+  type OrgDeps,
+  requirePermission,
+  roleAtLeast,
 } from '../org/index.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 
 /** The 404 of an agent record the caller may not see (no identifier in it). */
-const notVisible = () => new PlatformError('not_found', 'No such agent among your organizations\' agents.', {
-  status: 404,
-});
+const notVisible = () =>
+  new PlatformError('not_found', "No such agent among your organizations' agents.", {
+    status: 404,
+  });
+
+/** The role {@link requireAgentRoleOf} requires, and on which agent. */
+export interface AgentRoleNeed {
+  /** The organization the agent belongs to. */
+  orgId: string;
+  /** The agent's id. */
+  agentId: string;
+  /** The least role needed (reader < user < maintainer < administrator). */
+  role: AgentRoleName;
+}
 
 /**
  * Requires at least `role` of `caller` on agent `agentId` of `orgId`.
@@ -34,8 +54,9 @@ const notVisible = () => new PlatformError('not_found', 'No such agent among you
  *   agent; `agent_role_required` (403) naming the role needed and the one held
  */
 export async function requireAgentRoleOf(
-  deps: Pick<OrgDeps, 'docs'>, caller: Pick<AgentCaller, 'subject'>, orgId: string, agentId: string,
-  role: AgentRoleName,
+  deps: Pick<OrgDeps, 'docs'>,
+  caller: Pick<AgentCaller, 'subject'>,
+  { orgId, agentId, role }: AgentRoleNeed,
 ): Promise<{ permissions: string[] }> {
   const access = await orgAccess(deps, caller, orgId).catch((error: unknown) => {
     throw isPlatformError(error, 'not_found') ? notVisible() : error;
@@ -43,8 +64,8 @@ export async function requireAgentRoleOf(
   const held = access.agentRole(agentId);
   if (held === undefined) throw notVisible();
   if (!roleAtLeast(held, role)) {
-    const message = `You need the ${agentRoleNames[role]} role on this agent for this `
-      + `(you have the ${agentRoleNames[held]} role); ask an Organization Owner to add you to a group that gives it.`;
+    const message = `You need the ${agentRoleNames[role]} role on this agent for this ` +
+      `(you have the ${agentRoleNames[held]} role); ask an Organization Owner to add you to a group that gives it.`;
     throw new PlatformError('agent_role_required', message, { status: 403 });
   }
   return { permissions: access.permissions };
@@ -52,15 +73,20 @@ export async function requireAgentRoleOf(
 
 /** The agent a caller names, with their role on it checked (see {@link agentScope}). */
 export type AgentScope = (
-  caller: Pick<AgentCaller, 'subject'>, ref: string, role: AgentRoleName, lookup?: AgentLookup,
+  caller: Pick<AgentCaller, 'subject'>,
+  ref: string,
+  role: AgentRoleName,
+  lookup?: AgentLookup,
 ) => Promise<AgentRecord>;
 
 /** An AgentAuthority over the organization records in `deps.docs`. */
 export function orgAgentAuthority(deps: Pick<OrgDeps, 'docs'>): AgentAuthority {
   return {
-    requireCreate: async (caller, orgId) => { await requirePermission(deps, caller, orgId, 'agents:create'); },
+    requireCreate: async (caller, orgId) => {
+      await requirePermission(deps, caller, orgId, 'agents:create');
+    },
     requireRole: async (caller, orgId, agentId, role) => {
-      await requireAgentRoleOf(deps, caller, orgId, agentId, role);
+      await requireAgentRoleOf(deps, caller, { orgId, agentId, role });
     },
     rolesIn: async (caller, orgId) => (await orgAccess(deps, caller, orgId)).agentRole,
     memberOrgIds: async (caller) => (await listOrganizations(deps, caller)).map((o) => o._id),
@@ -76,7 +102,7 @@ export function orgAgentAuthority(deps: Pick<OrgDeps, 'docs'>): AgentAuthority {
 export function agentScope(docs: DocumentStore): AgentScope {
   const deps = { docs, authority: orgAgentAuthority({ docs }) };
   // The checks read the subject only.
-  return (caller, ref, role, lookup = {}) => loadAgent(deps, { email: '', ...caller }, ref, role, lookup);
+  return (caller, ref, role, lookup = {}) => loadAgent(deps, { email: '', ...caller }, ref, { role, ...lookup });
 }
 
 /** What a member's session lists read across their organizations. */
@@ -89,7 +115,8 @@ export interface ReadableSessions {
 
 /** The agents `caller` holds a role on in each of their organizations, and where they hold sessions:personal. */
 export async function readableSessionScope(
-  deps: Pick<OrgDeps, 'docs'>, caller: Pick<AgentCaller, 'subject'>,
+  deps: Pick<OrgDeps, 'docs'>,
+  caller: Pick<AgentCaller, 'subject'>,
 ): Promise<ReadableSessions> {
   const readable: ReadableSessions = { agentIds: [], everyChatIn: [] };
   for (const org of await listOrganizations(deps, caller)) {

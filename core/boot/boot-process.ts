@@ -39,9 +39,21 @@ export interface BootSettings<E> {
  * Reads the environment and the config document (PLATFORM_CONFIG, PLATFORM_CONFIG_FILE, `<appDir>/config.yaml`).
  * @throws PlatformError `invalid_config` whose first line names the variable
  */
-export function readBootSettings(role: 'api' | 'dispatcher', env: EnvRecord, dirs: { appDir: string; tmpDir: string }): BootSettings<DispatchingEnv>;
-export function readBootSettings(role: 'semantic-mcp', env: EnvRecord, dirs: { appDir: string; tmpDir: string }): BootSettings<ServiceEnv>;
-export function readBootSettings(role: 'api' | 'dispatcher' | 'semantic-mcp', env: EnvRecord, dirs: { appDir: string; tmpDir: string }): BootSettings<ServiceEnv> {
+export function readBootSettings(
+  role: 'api' | 'dispatcher',
+  env: EnvRecord,
+  dirs: { appDir: string; tmpDir: string },
+): BootSettings<DispatchingEnv>;
+export function readBootSettings(
+  role: 'semantic-mcp',
+  env: EnvRecord,
+  dirs: { appDir: string; tmpDir: string },
+): BootSettings<ServiceEnv>;
+export function readBootSettings(
+  role: 'api' | 'dispatcher' | 'semantic-mcp',
+  env: EnvRecord,
+  dirs: { appDir: string; tmpDir: string },
+): BootSettings<ServiceEnv> {
   const parsed = parsePlatformEnv(env, { role, tmpDir: dirs.tmpDir }) as ServiceEnv;
   const named = parsed.configSource.file;
   if (named !== undefined && !parsed.configSource.inline) requireConfigFile(existsSync(named));
@@ -70,13 +82,23 @@ export interface BootedStores {
  * Opens the stores and runs the data updates at boot (under the queue-store lock `data-updates`).
  * @throws PlatformError `data_refused` (first line is the refusal line), `store_unreachable`
  */
-export async function openBootStores(env: ServiceEnv, options: { owner: string; print(line: string): void }): Promise<BootedStores> {
+export async function openBootStores(
+  env: ServiceEnv,
+  options: { owner: string; print(line: string): void },
+): Promise<BootedStores> {
   const docs = await openDocumentStore(env.stores.documents);
   const objects = openObjectStore(env.stores.objects);
   const redis = env.stores.queueUrl ? await openRedis(env.stores.queueUrl) : undefined;
   const lease = redis ? createRedisLease(redis) : createDocumentLease(docs, systemClock);
   await runDataUpdatesAtBoot(
-    { docs, lease, clock: systemClock, logger: options.print, sleep: (ms) => new Promise((r) => setTimeout(r, ms)), owner: options.owner },
+    {
+      docs,
+      lease,
+      clock: systemClock,
+      logger: options.print,
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      owner: options.owner,
+    },
     platformRelease({ docs, clock: systemClock, ids: cryptoIds }),
     { allowNewerData: env.allowNewerData },
   );
@@ -84,5 +106,14 @@ export async function openBootStores(env: ServiceEnv, options: { owner: string; 
   await ensureOrgIndexes(docs);
   await ensureAgentIndexes(docs);
   await ensureConnectionIndexes({ docs });
-  return { docs, objects, redis, lease, async close() { await docs.close(); redis?.disconnect(); } };
+  return {
+    docs,
+    objects,
+    redis,
+    lease,
+    async close() {
+      await docs.close();
+      redis?.disconnect();
+    },
+  };
 }

@@ -10,38 +10,68 @@ import { createTestWorld } from '../../test/fixtures/data-update-world.ts';
 import { cryptoIds } from '../adapters/runtime/system.ts';
 import { runDataUpdatesAtBoot } from '../data-update/index.ts';
 import { sessionCollections } from '../session/model.ts';
-import { aguiThreadsCollection } from './agui-runs.ts';
+import { aguiThreadsCollection } from '../connection/agui-runs.ts';
 import { platformRelease } from './platform-release.ts';
 
 const off = { allowNewerData: false };
 const oldSession = (id: string, depth = 0) => ({
-  _id: id, schemaVersion: 1, orgId: 'o1', agentId: 'a1', workflow: 'concierge', depth, status: 'awaiting_input',
+  _id: id,
+  schemaVersion: 1,
+  orgId: 'o1',
+  agentId: 'a1',
+  workflow: 'concierge',
+  depth,
+  status: 'awaiting_input',
 });
 const thread = (id: string, sessionId: string, owner: string) => ({
-  _id: id, schemaVersion: 1, connectionId: 'c1', owner, sessionId, createdAt: new Date(0),
+  _id: id,
+  schemaVersion: 1,
+  connectionId: 'c1',
+  owner,
+  sessionId,
+  createdAt: new Date(0),
 });
 
 describe('sessions 1→2 (a chat belongs to the member who started it)', () => {
-  it('writes startedBy of chats whose threads were issued to one member, '
-    + 'and leaves every other session as it was', async () => {
-    const w = createTestWorld();
-    await w.insert(sessionCollections.sessions, oldSession('ada-chat'), oldSession('public-chat'),
-      oldSession('shared-chat'), oldSession('manual'), oldSession('child', 1));
-    await w.insert(aguiThreadsCollection, thread('t1', 'ada-chat', 'member:ada'),
-      thread('t2', 'ada-chat', 'member:ada'), thread('t3', 'public-chat', 'public'),
-      thread('t4', 'shared-chat', 'member:ada'), thread('t5', 'shared-chat', 'member:bob'),
-      thread('t6', 'child', 'member:ada'));
-    const { applied } = await runDataUpdatesAtBoot(
-      w.deps, platformRelease({ docs: w.docs, clock: w.deps.clock, ids: cryptoIds }), off,
-    );
-    expect(applied.map((a) => [a.collection, a.from, a.to, a.documents]))
-      .toEqual([[sessionCollections.sessions, 1, 2, 5]]);
-    const sessions = await w.all(sessionCollections.sessions);
-    expect(sessions.map((s) => [s._id, s.schemaVersion, s.startedBy])).toEqual([
-      ['ada-chat', 2, 'ada'], ['child', 2, undefined], ['manual', 2, undefined], ['public-chat', 2, undefined],
-      ['shared-chat', 2, undefined],
-    ]);
-  });
+  it(
+    'writes startedBy of chats whose threads were issued to one member, ' +
+      'and leaves every other session as it was',
+    async () => {
+      const w = createTestWorld();
+      await w.insert(
+        sessionCollections.sessions,
+        oldSession('ada-chat'),
+        oldSession('public-chat'),
+        oldSession('shared-chat'),
+        oldSession('manual'),
+        oldSession('child', 1),
+      );
+      await w.insert(
+        aguiThreadsCollection,
+        thread('t1', 'ada-chat', 'member:ada'),
+        thread('t2', 'ada-chat', 'member:ada'),
+        thread('t3', 'public-chat', 'public'),
+        thread('t4', 'shared-chat', 'member:ada'),
+        thread('t5', 'shared-chat', 'member:bob'),
+        thread('t6', 'child', 'member:ada'),
+      );
+      const { applied } = await runDataUpdatesAtBoot(
+        w.deps,
+        platformRelease({ docs: w.docs, clock: w.deps.clock, ids: cryptoIds }),
+        off,
+      );
+      expect(applied.map((a) => [a.collection, a.from, a.to, a.documents]))
+        .toEqual([[sessionCollections.sessions, 1, 2, 5]]);
+      const sessions = await w.all(sessionCollections.sessions);
+      expect(sessions.map((s) => [s._id, s.schemaVersion, s.startedBy])).toEqual([
+        ['ada-chat', 2, 'ada'],
+        ['child', 2, undefined],
+        ['manual', 2, undefined],
+        ['public-chat', 2, undefined],
+        ['shared-chat', 2, undefined],
+      ]);
+    },
+  );
 
   it('is refused, leaving the sessions as they were, by a release given no stores', async () => {
     const w = createTestWorld();

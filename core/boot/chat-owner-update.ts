@@ -13,7 +13,7 @@
 import type { DataUpdate, StoredDocument } from '../data-update/index.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { sessionCollections } from '../session/model.ts';
-import { aguiThreadsCollection, type AguiThreadRecord } from './agui-runs.ts';
+import { type AguiThreadRecord, aguiThreadsCollection } from '../connection/agui-runs.ts';
 
 /** The member a stored chat's threads name, when exactly one member and nobody else holds one. */
 export async function chatOwnerOf(docs: DocumentStore, sessionId: string): Promise<string | undefined> {
@@ -29,11 +29,13 @@ export async function chatOwnerOf(docs: DocumentStore, sessionId: string): Promi
  */
 export function chatOwnerUpdate(world?: { docs: DocumentStore }): DataUpdate {
   return {
-    collection: sessionCollections.sessions, from: 1, to: 2,
+    collection: sessionCollections.sessions,
+    from: 1,
+    to: 2,
     description: 'writes startedBy of the chats members started (from their AG-UI threads)',
     apply: async (doc: StoredDocument) => {
       if (typeof doc.startedBy === 'string' || doc.depth !== 0) return doc;
-      if (!world) throw new Error('this update needs the document store to read the chats\' AG-UI threads');
+      if (!world) throw new Error("this update needs the document store to read the chats' AG-UI threads");
       const owner = await chatOwnerOf(world.docs, doc._id);
       return owner === undefined ? doc : { ...doc, startedBy: owner };
     },

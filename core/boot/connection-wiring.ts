@@ -12,7 +12,7 @@ import { createEndpointJwtVerifier } from '../adapters/oidc/index.ts';
 import type { FetchFunction } from '../adapters/oidc/index.ts';
 import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
 import { agentScope } from './agent-authority.ts';
-import { applyPendingEdits, type AdmissionDeps, type ConnectionDeps } from '../connection/index.ts';
+import { type AdmissionDeps, applyPendingEdits, type ConnectionDeps } from '../connection/index.ts';
 import type { OperationRecord } from '../agent/hosting.ts';
 import { reconciliationAfter } from './deployment-wiring.ts';
 import { orgAccess, roleAtLeast } from '../org/index.ts';
@@ -23,17 +23,33 @@ import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 
 /** ConnectionDeps over the stores and core/org's roles. */
 export function connectionDeps(parts: {
-  docs: DocumentStore; clock: Clock; ids: Ids; production: boolean; allowPrivateUrls?: boolean;
+  docs: DocumentStore;
+  clock: Clock;
+  ids: Ids;
+  production: boolean;
+  allowPrivateUrls?: boolean;
 }): ConnectionDeps {
   const { docs } = parts;
   const agentOf = agentScope(docs);
   return {
-    docs, clock: parts.clock, ids: parts.ids, production: parts.production,
+    docs,
+    clock: parts.clock,
+    ids: parts.ids,
+    production: parts.production,
     allowPrivateUrls: parts.allowPrivateUrls === true,
     scope: async (caller, agentRef, environment, role) => {
       const agent = await agentOf(caller, agentRef, role);
-      const env = await docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: agent._id, name: environment });
-      if (!env) throw new PlatformError('environment_not_found', `Agent "${agent.slug}" has no environment "${environment.slice(0, 60)}".`, { status: 404 });
+      const env = await docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({
+        agentId: agent._id,
+        name: environment,
+      });
+      if (!env) {
+        throw new PlatformError(
+          'environment_not_found',
+          `Agent "${agent.slug}" has no environment "${environment.slice(0, 60)}".`,
+          { status: 404 },
+        );
+      }
       return { orgId: agent.orgId, agentId: agent._id, environment: env.name };
     },
   };
@@ -44,15 +60,21 @@ export function connectionDeps(parts: {
  * is User or above holds workflows:use).
  */
 export function admissionDeps(parts: {
-  docs: DocumentStore; ids: Ids; fetch?: FetchFunction; now?: () => Date; allowPrivateUrls?: boolean;
+  docs: DocumentStore;
+  ids: Ids;
+  fetch?: FetchFunction;
+  now?: () => Date;
+  allowPrivateUrls?: boolean;
 }): AdmissionDeps {
   // Owner-supplied issuer and key URLs are guarded unless PLATFORM_ALLOW_PRIVATE_URLS (never in production).
   const jwt = createEndpointJwtVerifier({
-    ...(parts.fetch ? { fetch: parts.fetch } : {}), ...(parts.now ? { now: parts.now } : {}),
+    ...(parts.fetch ? { fetch: parts.fetch } : {}),
+    ...(parts.now ? { now: parts.now } : {}),
     allowPrivateUrls: parts.allowPrivateUrls === true,
   });
   return {
-    ids: parts.ids, jwt,
+    ids: parts.ids,
+    jwt,
     memberMayUse: async (subject, orgId, agentId) => {
       try {
         return roleAtLeast((await orgAccess({ docs: parts.docs }, { subject }, orgId)).agentRole(agentId), 'user');
@@ -69,9 +91,18 @@ export function admissionDeps(parts: {
  * edits take effect on publish); nothing for other operations.
  * @param log - receives one line naming the connections whose edits took effect
  */
-export async function applyConnectionEditsAfter(deps: { docs: DocumentStore; clock: Clock }, op: Pick<OperationRecord, 'kind' | 'status' | 'agentId' | 'environment' | 'input'>, log: (line: string) => void): Promise<void> {
+export async function applyConnectionEditsAfter(
+  deps: { docs: DocumentStore; clock: Clock },
+  op: Pick<OperationRecord, 'kind' | 'status' | 'agentId' | 'environment' | 'input'>,
+  log: (line: string) => void,
+): Promise<void> {
   const after = reconciliationAfter(op);
   if (!after) return;
   const applied = await applyPendingEdits(deps, after.env);
-  if (applied.length > 0) log(`connection edits took effect on the ${after.reason} of environment ${after.env.environment} of agent ${after.env.agentId}: ${applied.join(', ')}`);
+  if (applied.length > 0) {
+    log(
+      `connection edits took effect on the ${after.reason} of environment ` +
+        `${after.env.environment} of agent ${after.env.agentId}: ` + `${applied.join(', ')}`,
+    );
+  }
 }

@@ -9,7 +9,14 @@
 import type { OperationRecord } from '../agent/hosting.ts';
 import { DEPLOYMENT_SWEEP_INTERVAL_MS, ensureDeploymentIndexes, sweepDeployments } from '../deployment/index.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
-import { consumeReconciliations, DEPLOYMENT_QUEUE, reconciliationDeps, requestAfterOperation, type DeploymentStoreParts, type DesiredParts } from './deployment-wiring.ts';
+import {
+  consumeReconciliations,
+  DEPLOYMENT_QUEUE,
+  type DeploymentStoreParts,
+  type DesiredParts,
+  reconciliationDeps,
+  requestAfterOperation,
+} from './deployment-wiring.ts';
 
 /** What {@link startDeploymentWork} is given. */
 export interface DeploymentWorkParts extends DesiredParts, DeploymentStoreParts {
@@ -34,12 +41,27 @@ export async function startDeploymentWork(parts: DeploymentWorkParts): Promise<D
   await ensureDeploymentIndexes(parts);
   const deps = reconciliationDeps(parts);
   const consumer = consumeReconciliations(parts.queue, parts, parts.log);
-  const sweep = () => void sweepDeployments(deps).then(({ dueRetries, requeued }) => {
-    if (dueRetries.length > 0) parts.log(`[triggers] due deployment retries requested for ${dueRetries.map((e) => `${e.agentId}/${e.environment}`).join(', ')}`);
-    if (requeued.length > 0) parts.log(`[triggers] reconciliations lost for 10 minutes queued again: ${requeued.map((e) => `${e.agentId}/${e.environment}`).join(', ')}`);
-  }).catch((error: Error) => parts.logError('deployment sweep failed', error));
+  const sweep = () =>
+    void sweepDeployments(deps).then(({ dueRetries, requeued }) => {
+      if (dueRetries.length > 0) {
+        parts.log(
+          `[triggers] due deployment retries requested for ${
+            dueRetries.map((e) => `${e.agentId}/${e.environment}`).join(', ')
+          }`,
+        );
+      }
+      if (requeued.length > 0) {
+        parts.log(`[triggers] reconciliations lost for 10 minutes queued again: ${
+          requeued.map((e) => `${e.agentId}/${e.environment}`).join(', ')
+        }`);
+      }
+    }).catch((error: Error) =>
+      parts.logError('deployment sweep failed', error)
+    );
   const timer = setInterval(sweep, DEPLOYMENT_SWEEP_INTERVAL_MS);
-  parts.log(`[triggers] deployments: queue ${DEPLOYMENT_QUEUE}; retry sweep every ${DEPLOYMENT_SWEEP_INTERVAL_MS / 1000} s`);
+  parts.log(
+    `[triggers] deployments: queue ${DEPLOYMENT_QUEUE}; retry sweep every ${DEPLOYMENT_SWEEP_INTERVAL_MS / 1000} s`,
+  );
   return {
     afterEnded: (op) => requestAfterOperation(deps, op),
     stop: async () => {

@@ -7,7 +7,13 @@
  * docs/decisions.md D7 § Agents and environments, § Dispatcher and workers.
  */
 import { createObjectStoreGitRepo } from '../adapters/git/index.ts';
-import { builtinTemplate, runOperation, type AgentDeps, type EnqueueOperation, type OperationRecord } from '../agent/hosting.ts';
+import {
+  type AgentDeps,
+  builtinTemplate,
+  type EnqueueOperation,
+  type OperationRecord,
+  runOperation,
+} from '../agent/hosting.ts';
 import { createDocumentLease } from '../lease/document-lease.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
@@ -24,10 +30,13 @@ export const ENVIRONMENT_OPERATIONS_QUEUE = 'environment-operations';
 /** Operations one dispatcher runs at once (operations on one agent still run one after the other: its lock). */
 export const environmentOperationConcurrency = 4;
 
-/** The enqueuer of the API: the operation id is the job id (adding it twice adds one job). Undefined without a queue. */
+/** The enqueuer of the API: the operation id is the job id (adding it twice adds one job). Undefined without a queue.
+ */
 export function operationEnqueuer(queue: JobQueue | undefined): EnqueueOperation | undefined {
   if (!queue) return undefined;
-  return async (operationId) => { await queue.add(ENVIRONMENT_OPERATIONS_QUEUE, 'operation', { operationId }, { jobId: operationId }); };
+  return async (operationId) => {
+    await queue.add(ENVIRONMENT_OPERATIONS_QUEUE, 'operation', { operationId }, { jobId: operationId });
+  };
 }
 
 /**
@@ -37,13 +46,25 @@ export function operationEnqueuer(queue: JobQueue | undefined): EnqueueOperation
  * a publish is refused when it leaves a capped workflow on a model without prices (./spend-cap-models.ts).
  */
 export function operationHostingDeps(parts: {
-  docs: DocumentStore; objects: ObjectStore; scratchDir: string; clock: Clock; ids: Ids; models?: ModelsConfig;
+  docs: DocumentStore;
+  objects: ObjectStore;
+  scratchDir: string;
+  clock: Clock;
+  ids: Ids;
+  models?: ModelsConfig;
 }): AgentDeps {
   const { docs, objects, clock, ids } = parts;
   return {
     ...('models' in parts ? { publishChecks: unpricedCapProblems({ docs, models: parts.models }) } : {}),
-    docs, objects, clock, ids, git: createObjectStoreGitRepo({ objectStore: objects, scratchDir: parts.scratchDir }), lease: createDocumentLease(docs, clock),
-    authority: orgAgentAuthority({ docs }), template: async () => builtinTemplate(), wait: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+    docs,
+    objects,
+    clock,
+    ids,
+    git: createObjectStoreGitRepo({ objectStore: objects, scratchDir: parts.scratchDir }),
+    lease: createDocumentLease(docs, clock),
+    authority: orgAgentAuthority({ docs }),
+    template: async () => builtinTemplate(),
+    wait: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
   };
 }
 
@@ -54,11 +75,29 @@ export function operationHostingDeps(parts: {
  * @param options - `afterEnded`: runs after each ended operation (the trigger reconciliation a succeeded publish,
  *   restore or promotion asks for: core/boot/deployment-wiring.ts); its failure is logged, the operation stays ended
  */
-export function consumeEnvironmentOperations(queue: JobQueue, deps: AgentDeps, log: (line: string) => void, options: { afterEnded?(op: OperationRecord): Promise<void> } = {}): { stop(): Promise<void> } {
+export function consumeEnvironmentOperations(
+  queue: JobQueue,
+  deps: AgentDeps,
+  log: (line: string) => void,
+  options: { afterEnded?(op: OperationRecord): Promise<void> } = {},
+): { stop(): Promise<void> } {
   return queue.consume(ENVIRONMENT_OPERATIONS_QUEUE, async (job) => {
     const { operationId } = job.data as { operationId: string };
-    const ended = await runOperation(deps, operationId, (error) => log(`environment operation ${operationId} failed unexpectedly: ${(error as Error).message}`));
-    if (ended) log(`environment operation ${ended._id} (${ended.kind} ${ended.environment} of agent ${ended.agentId}) ${ended.status}${ended.error ? `: ${ended.error.code}` : ''}`);
-    if (ended && options.afterEnded) await options.afterEnded(ended).catch((error: Error) => log(`after environment operation ${ended._id}: ${error.message}`));
+    const ended = await runOperation(
+      deps,
+      operationId,
+      (error) => log(`environment operation ${operationId} failed unexpectedly: ${(error as Error).message}`),
+    );
+    if (ended) {
+      log(
+        `environment operation ${ended._id} (${ended.kind} ` + `${ended.environment} of agent ${ended.agentId}) ` +
+          `${ended.status}${ended.error ? `: ${ended.error.code}` : ''}`,
+      );
+    }
+    if (ended && options.afterEnded) {
+      await options.afterEnded(ended).catch((error: Error) =>
+        log(`after environment operation ${ended._id}: ${error.message}`)
+      );
+    }
   }, { concurrency: environmentOperationConcurrency });
 }

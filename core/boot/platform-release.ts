@@ -7,9 +7,11 @@
 import { leaseCollection } from '../lease/document-lease.ts';
 import type { ReleaseData } from '../data-update/index.ts';
 import {
-  collections as semanticCollections, projectSchemaVersion, semanticSchemaVersion,
+  collections as semanticCollections,
+  projectSchemaVersion,
+  semanticSchemaVersion,
 } from '../semantic/records.ts';
-import { semanticProjectOrgUpdate, type ProjectUpdateWorld } from './semantic-project-update.ts';
+import { type ProjectUpdateWorld, semanticProjectOrgUpdate } from './semantic-project-update.ts';
 import { CREDENTIAL_SECRETS_COLLECTION } from '../adapters/secrets/db-secret-store.ts';
 import { orgCollections, orgSchemaVersion } from '../org/model.ts';
 import { agentCollections, agentSchemaVersion } from '../agent/hosting-model.ts';
@@ -17,9 +19,9 @@ import { connectionCollections, connectionSchemaVersion } from '../connection/mo
 import { deploymentCollections, deploymentSchemaVersion } from '../deployment/model.ts';
 import { sessionCollections, sessionRecordSchemaVersion, sessionSchemaVersion } from '../session/model.ts';
 import { chatOwnerUpdate } from './chat-owner-update.ts';
-import { pollStatesCollection } from './poll-sweep.ts';
-import { callbackAddressesCollection } from './callback-addresses.ts';
-import { aguiThreadsCollection } from './agui-runs.ts';
+import { pollStatesCollection } from '../trigger/poll-sweep.ts';
+import { callbackAddressesCollection } from '../trigger/callback-addresses.ts';
+import { aguiThreadsCollection } from '../connection/agui-runs.ts';
 import { sessionKeyClaimsCollection } from '../session/session-key-claims.ts';
 import { FAILED_JOBS_COLLECTION } from '../jobs/failed-jobs.ts';
 
@@ -30,16 +32,32 @@ import { FAILED_JOBS_COLLECTION } from '../jobs/failed-jobs.ts';
  */
 export function platformRelease(world?: ProjectUpdateWorld): ReleaseData {
   const first = { baseline: 1, current: 1 };
-  const names = [...Object.values(semanticCollections), leaseCollection, CREDENTIAL_SECRETS_COLLECTION, pollStatesCollection, callbackAddressesCollection, aguiThreadsCollection, sessionKeyClaimsCollection,
-    FAILED_JOBS_COLLECTION];
+  const names = [
+    ...Object.values(semanticCollections),
+    leaseCollection,
+    CREDENTIAL_SECRETS_COLLECTION,
+    pollStatesCollection,
+    callbackAddressesCollection,
+    aguiThreadsCollection,
+    sessionKeyClaimsCollection,
+    FAILED_JOBS_COLLECTION,
+  ];
   const collections = Object.fromEntries(names.map((name) => [name, first]));
-  for (const name of Object.values(semanticCollections)) collections[name] = { baseline: 1, current: semanticSchemaVersion };
+  for (const name of Object.values(semanticCollections)) {
+    collections[name] = { baseline: 1, current: semanticSchemaVersion };
+  }
   collections[semanticCollections.projects] = { baseline: 1, current: projectSchemaVersion };
   for (const name of Object.values(orgCollections)) collections[name] = { baseline: 1, current: orgSchemaVersion };
   for (const name of Object.values(agentCollections)) collections[name] = { baseline: 1, current: agentSchemaVersion };
-  for (const name of Object.values(connectionCollections)) collections[name] = { baseline: 1, current: connectionSchemaVersion };
-  for (const name of Object.values(deploymentCollections)) collections[name] = { baseline: 1, current: deploymentSchemaVersion };
-  for (const name of Object.values(sessionCollections)) collections[name] = { baseline: 1, current: sessionSchemaVersion };
+  for (const name of Object.values(connectionCollections)) {
+    collections[name] = { baseline: 1, current: connectionSchemaVersion };
+  }
+  for (const name of Object.values(deploymentCollections)) {
+    collections[name] = { baseline: 1, current: deploymentSchemaVersion };
+  }
+  for (const name of Object.values(sessionCollections)) {
+    collections[name] = { baseline: 1, current: sessionSchemaVersion };
+  }
   collections[sessionCollections.sessions] = { baseline: 1, current: sessionRecordSchemaVersion };
   return { collections, updates: [semanticProjectOrgUpdate(world), chatOwnerUpdate(world)] };
 }

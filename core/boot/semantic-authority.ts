@@ -7,7 +7,12 @@
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import {
-  agentRoleNames, listOrganizations, orgAccess, requirePermission, roleAtLeast, type OrgDeps,
+  agentRoleNames,
+  listOrganizations,
+  orgAccess,
+  type OrgDeps,
+  requirePermission,
+  roleAtLeast,
 } from '../org/index.ts';
 import type { SemanticAuthority } from '../semantic/project-access.ts';
 
@@ -15,13 +20,15 @@ import type { SemanticAuthority } from '../semantic/project-access.ts';
 export function orgSemanticAuthority(deps: Pick<OrgDeps, 'docs'>): SemanticAuthority {
   return {
     orgIdsOf: async (caller) => (await listOrganizations(deps, caller)).map((org) => org._id),
-    requireCreate: async (caller, orgId) => { await requirePermission(deps, caller, orgId, 'agents:create'); },
+    requireCreate: async (caller, orgId) => {
+      await requirePermission(deps, caller, orgId, 'agents:create');
+    },
     requireRole: async (caller, project, role) => {
       const held = (await orgAccess(deps, caller, project.orgId)).agentRole(project._id);
       if (roleAtLeast(held, role)) return;
       const has = held === undefined ? 'no role' : `the ${agentRoleNames[held]} role`;
-      const message = `You need the ${agentRoleNames[role]} role on semantic project "${project.slug}" for this `
-        + `(you have ${has}); ask an Organization Owner to add you to a group that gives it.`;
+      const message = `You need the ${agentRoleNames[role]} role on semantic project "${project.slug}" for this ` +
+        `(you have ${has}); ask an Organization Owner to add you to a group that gives it.`;
       throw new PlatformError('project_role_required', message, { status: 403 });
     },
     rolesIn: async (caller, orgId) => (await orgAccess(deps, caller, orgId)).agentRole,

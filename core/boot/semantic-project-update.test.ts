@@ -7,13 +7,20 @@ import { describe, expect, it } from 'vitest';
 import { createTestWorld } from '../../test/fixtures/data-update-world.ts';
 import { cryptoIds } from '../adapters/runtime/system.ts';
 import { runDataUpdatesAtBoot } from '../data-update/index.ts';
-import { ensureDefaultOrganization, orgCollections, type OrganizationRecord } from '../org/index.ts';
+import { ensureDefaultOrganization, type OrganizationRecord, orgCollections } from '../org/index.ts';
 import { collections } from '../semantic/records.ts';
 import { platformRelease } from './platform-release.ts';
 
 const off = { allowNewerData: false };
-const oldProject = (id: string, slug: string) =>
-  ({ _id: id, schemaVersion: 1, slug, name: slug, pageSize: 25, createdAt: new Date(0), sourceRevision: 0 });
+const oldProject = (id: string, slug: string) => ({
+  _id: id,
+  schemaVersion: 1,
+  slug,
+  name: slug,
+  pageSize: 25,
+  createdAt: new Date(0),
+  sourceRevision: 0,
+});
 
 describe('semantic_projects 1→2 (a project belongs to an organization)', () => {
   it('gives projects without one to the default organization, creating it when missing', async () => {

@@ -11,7 +11,10 @@
 import { devUserPrincipal } from '../auth/principal.ts';
 import type { DataUpdate, StoredDocument } from '../data-update/index.ts';
 import {
-  defaultOrganizationKey, ensureDefaultOrganization, orgCollections, type OrganizationRecord,
+  defaultOrganizationKey,
+  ensureDefaultOrganization,
+  type OrganizationRecord,
+  orgCollections,
 } from '../org/index.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
@@ -44,7 +47,9 @@ export async function defaultOrganizationId(world: ProjectUpdateWorld): Promise<
 export function semanticProjectOrgUpdate(world?: ProjectUpdateWorld): DataUpdate {
   let orgId: Promise<string> | undefined;
   return {
-    collection: collections.projects, from: 1, to: 2,
+    collection: collections.projects,
+    from: 1,
+    to: 2,
     description: 'gives each project to the default organization (orgId)',
     apply: async (doc: StoredDocument) => {
       if (typeof doc.orgId === 'string' && doc.orgId !== '') return doc;

@@ -29,7 +29,8 @@ export interface CollectionOwners {
  * again on the next call (it may be minted later).
  */
 export function semanticCollectionOwners(
-  deps: { docs: DocumentStore; ids: Pick<Ids, 'sha256Hex'> }, services: readonly ServiceConfig[],
+  deps: { docs: DocumentStore; ids: Pick<Ids, 'sha256Hex'> },
+  services: readonly ServiceConfig[],
 ): CollectionOwners {
   const tokenOf = new Map<string, string>();
   for (const service of services) {
@@ -58,8 +59,9 @@ export function semanticCollectionOwners(
 export function foreignCollectionRefusal(collection: string): ToolCallResult {
   return {
     isError: true,
-    output: `The ${collection} service of this deployment belongs to another organization; its tools answer only that `
-      + `organization's agents. Ask the operator for a ${collection} service of your own organization.`,
+    output:
+      `The ${collection} service of this deployment belongs to another organization; its tools answer only that ` +
+      `organization's agents. Ask the operator for a ${collection} service of your own organization.`,
   };
 }
 

@@ -19,35 +19,32 @@ import { PlatformError } from '../ports/platform-error.ts';
 import type { SessionDeps } from '../session/sessions.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
 import type { WorkflowView } from '../session/workflow-view.ts';
-
-/** The queue turns are put on (every dispatcher consumes it). Source: spec § Processes (dispatcher: turns). */
-export const TURN_QUEUE = 'turns';
-
-/**
- * Puts turn `turnId` on the turn queue. `jobId` defaults to the turn id (a second add of the same turn is one job);
- * a re-queue after a lost queue store gives a new one. BullMQ refuses job ids holding `:`.
- */
-export async function enqueueTurnJob(queue: JobQueue, turnId: string, jobId = turnId): Promise<void> {
-  await queue.add(TURN_QUEUE, 'turn', { turnId }, { jobId });
-}
+import { enqueueTurnJob } from '../session/turn-jobs.ts';
 
 /**
  * SessionDeps over the stores, core/org's roles and a turn queue.
- * @param workflowOf - the engine's view of a build's workflow (core/boot/workflow-view.ts)
+ * @param workflowOf - the engine's view of a build's workflow (core/session/build-workflows.ts)
  * @param models - the config's models section: given, a spend cap on a workflow whose model has no prices is refused
  * @param changes - told after a cancel (readers of the chat and its running turn read again)
  */
-export function sessionDeps(parts: SessionStoreDeps & {
-  queue: JobQueue | undefined; workflowOf(buildId: string, slug: string): Promise<WorkflowView>; models?: ModelsConfig;
-  changes?: SessionChanges;
-}): SessionDeps {
+export function sessionDeps(
+  parts: SessionStoreDeps & {
+    queue: JobQueue | undefined;
+    workflowOf(buildId: string, slug: string): Promise<WorkflowView>;
+    models?: ModelsConfig;
+    changes?: SessionChanges;
+  },
+): SessionDeps {
   const agentOf = agentScope(parts.docs);
   const lookup = (ref: { orgId?: string }) => (ref.orgId === undefined ? {} : { orgId: ref.orgId });
   return {
-    docs: parts.docs, objects: parts.objects as ObjectStore, clock: parts.clock, ids: parts.ids,
+    docs: parts.docs,
+    objects: parts.objects as ObjectStore,
+    clock: parts.clock,
+    ids: parts.ids,
     ...(parts.changes ? { changes: parts.changes } : {}),
     requireRole: async (caller, orgId, agentId, role) => {
-      await requireAgentRoleOf({ docs: parts.docs }, caller, orgId, agentId, role);
+      await requireAgentRoleOf({ docs: parts.docs }, caller, { orgId, agentId, role });
     },
     seesEveryChat: async (caller, orgId) => {
       const access = await orgAccess({ docs: parts.docs }, caller, orgId).catch(() => undefined);
@@ -59,15 +56,44 @@ export function sessionDeps(parts: SessionStoreDeps & {
     },
     resolveWorkflow: async (caller, ref) => {
       const agent = await agentOf(caller, ref.agent, 'reader', lookup(ref));
-      const env = await parts.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({ agentId: agent._id, name: ref.environment });
-      if (!env) throw new PlatformError('environment_not_found', `Agent "${agent.slug}" has no environment "${ref.environment.slice(0, 60)}".`, { status: 404 });
-      if (!env.published) throw new PlatformError('not_published', `Environment "${env.name}" of agent "${agent.slug}" has nothing published yet; publish it first.`, { status: 409 });
+      const env = await parts.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({
+        agentId: agent._id,
+        name: ref.environment,
+      });
+      if (!env) {
+        throw new PlatformError(
+          'environment_not_found',
+          `Agent "${agent.slug}" has no environment "${ref.environment.slice(0, 60)}".`,
+          { status: 404 },
+        );
+      }
+      if (!env.published) {
+        throw new PlatformError(
+          'not_published',
+          `Environment "${env.name}" of agent "${agent.slug}" has nothing published yet; publish it first.`,
+          { status: 409 },
+        );
+      }
       const view = await parts.workflowOf(env.published.buildId, ref.workflow);
-      return { orgId: agent.orgId, agentId: agent._id, environment: env.name, buildId: env.published.buildId, commitId: env.published.commitId, view };
+      return {
+        orgId: agent.orgId,
+        agentId: agent._id,
+        environment: env.name,
+        buildId: env.published.buildId,
+        commitId: env.published.commitId,
+        view,
+      };
     },
     ...('models' in parts ? { modelHasPrices: (id: string | undefined) => modelHasPrices(parts.models, id) } : {}),
     enqueueTurn: async (turnId) => {
-      if (!parts.queue) throw new PlatformError('queue_unavailable', 'No queue store is configured (QUEUE_URL), so no turn can run; set QUEUE_URL or run the all-in-one container.', { status: 503 });
+      if (!parts.queue) {
+        throw new PlatformError(
+          'queue_unavailable',
+          'No queue store is configured (QUEUE_URL), so no turn can run; set QUEUE_URL or run the all-in-one ' +
+            'container.',
+          { status: 503 },
+        );
+      }
       await enqueueTurnJob(parts.queue, turnId);
     },
   };

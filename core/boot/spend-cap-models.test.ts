@@ -17,8 +17,8 @@ const models: ModelsConfig = {
 };
 const workflow = (settings: string, stateModel = '') => ({
   path: 'workflows/desk/workflow.yaml',
-  text: `${settings}states:\n  ask:\n    triggers:\n      manual: {}\n${stateModel}`
-    + '    transitions:\n      - to: done\n        description: Done.\n  done:\n    title: Done\n',
+  text: `${settings}states:\n  ask:\n    triggers:\n      manual: {}\n${stateModel}` +
+    '    transitions:\n      - to: done\n        description: Done.\n  done:\n    title: Done\n',
 });
 const agentFile = { path: 'AGENTS.md', text: '---\nname: Desk\ndescription: A desk.\n---\nYou help.\n' };
 
@@ -39,11 +39,18 @@ describe('spend caps and model prices', () => {
     const files = (settings: string, stateModel = '') => [agentFile, workflow(settings, stateModel)];
     // Without a cap anything goes.
     expect(await check('a1', 'main', files('settings:\n  model: free\n'))).toEqual([]);
-    await writeSpendCap({ docs, clock: { now: () => new Date(0) } }, scope, 'day', 1, 'sub-ada');
+    await writeSpendCap({ docs, clock: { now: () => new Date(0) } }, scope, {
+      period: 'day',
+      limitUsd: 1,
+      by: 'sub-ada',
+    });
     expect(await check('a1', 'main', files(''))).toEqual([]);
     expect(await check('a1', 'main', files('settings:\n  model: free\n'))).toEqual([
       {
-        file: 'workflows/desk/workflow.yaml', line: 1, column: 1, key: 'settings.model',
+        file: 'workflows/desk/workflow.yaml',
+        line: 1,
+        column: 1,
+        key: 'settings.model',
         message: expect.stringContaining('in environment "main", but its model "free" has no prices'),
       },
     ]);

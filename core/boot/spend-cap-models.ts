@@ -29,10 +29,10 @@ export function workflowModels(
 
 /** The message of a capped workflow on a model without prices. */
 export function unpricedCapMessage(workflow: string, environment: string, model: string | undefined): string {
-  return `Workflow "${workflow}" has a spend cap in environment "${environment}", `
-    + `but its model "${model ?? 'default'}" `
-    + 'has no prices in the config (not offered, or its input and output prices are 0), so the cap could never be '
-    + 'reached: give the model prices in the models section, name a priced model, or remove the cap.';
+  return `Workflow "${workflow}" has a spend cap in environment "${environment}", ` +
+    `but its model "${model ?? 'default'}" ` +
+    'has no prices in the config (not offered, or its input and output prices are 0), so the cap could never be ' +
+    'reached: give the model prices in the models section, name a priced model, or remove the cap.';
 }
 
 /**

@@ -8,12 +8,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startRole, stopOnSignals, type Exit } from './start-role.ts';
+import { type Exit, startRole, stopOnSignals } from './start-role.ts';
 
 class Exited extends Error {
-  constructor(readonly code: number) { super(`exit ${code}`); }
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
 }
-const exit: Exit = (code) => { throw new Exited(code); };
+const exit: Exit = (code) => {
+  throw new Exited(code);
+};
 
 function boot(env: Record<string, string>, role: 'dispatcher' | 'semantic-mcp' = 'dispatcher') {
   const printed: string[] = [];
@@ -21,8 +25,12 @@ function boot(env: Record<string, string>, role: 'dispatcher' | 'semantic-mcp' =
   const dir = mkdtempSync(join(tmpdir(), 'cairn-role-'));
   const started = startRole(role as 'dispatcher', {
     env: {
-      NODE_ENV: 'development', DOCDB_URI: `sqlite:${join(dir, 'docdb.sqlite')}`, OBJSTORE_ENDPOINT: `file://${dir}/objects`, OBJSTORE_BUCKET: 'cairn',
-      PLATFORM_SCRATCH_DIR: join(dir, 'scratch'), ...env,
+      NODE_ENV: 'development',
+      DOCDB_URI: `sqlite:${join(dir, 'docdb.sqlite')}`,
+      OBJSTORE_ENDPOINT: `file://${dir}/objects`,
+      OBJSTORE_BUCKET: 'cairn',
+      PLATFORM_SCRATCH_DIR: join(dir, 'scratch'),
+      ...env,
     },
     dirs: { appDir: dir, tmpDir: dir },
     instanceId: 'host-1',
@@ -65,8 +73,19 @@ describe('stopOnSignals', () => {
     let stops = 0;
     const codes: number[] = [];
     let done!: () => void;
-    const exited = new Promise<void>((resolve) => { done = resolve; });
-    stopOnSignals(signals, async () => { stops += 1; }, ((code: number) => { codes.push(code); done(); }) as Exit);
+    const exited = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    stopOnSignals(
+      signals,
+      async () => {
+        stops += 1;
+      },
+      ((code: number) => {
+        codes.push(code);
+        done();
+      }) as Exit,
+    );
     signals.emit('SIGTERM');
     signals.emit('SIGINT');
     await exited;

@@ -9,7 +9,7 @@
  */
 import type { EnvRecord } from '../config/env-values.ts';
 import type { DispatchingEnv, ServiceEnv } from '../config/platform-env-model.ts';
-import { openBootStores, readBootSettings, type BootedStores, type BootSettings } from './boot-process.ts';
+import { type BootedStores, type BootSettings, openBootStores, readBootSettings } from './boot-process.ts';
 
 /** How a role ends its process: the host's `process.exit`, passed in by the bin. */
 export type Exit = (code: number) => never;
@@ -56,13 +56,24 @@ export interface StartedRole<E extends ServiceEnv, S> {
  *
  * Source: spec/platform-service.md § Deployment settings, § Data update at boot
  */
-export async function startRole<S = undefined>(role: 'api' | 'dispatcher', start: RoleStart<DispatchingEnv, S>): Promise<StartedRole<DispatchingEnv, S>>;
-export async function startRole<S = undefined>(role: 'semantic-mcp', start: RoleStart<ServiceEnv, S>): Promise<StartedRole<ServiceEnv, S>>;
-export async function startRole<S>(role: 'api' | 'dispatcher' | 'semantic-mcp', start: RoleStart<ServiceEnv, S>): Promise<StartedRole<ServiceEnv, S>> {
+export async function startRole<S = undefined>(
+  role: 'api' | 'dispatcher',
+  start: RoleStart<DispatchingEnv, S>,
+): Promise<StartedRole<DispatchingEnv, S>>;
+export async function startRole<S = undefined>(
+  role: 'semantic-mcp',
+  start: RoleStart<ServiceEnv, S>,
+): Promise<StartedRole<ServiceEnv, S>>;
+export async function startRole<S>(
+  role: 'api' | 'dispatcher' | 'semantic-mcp',
+  start: RoleStart<ServiceEnv, S>,
+): Promise<StartedRole<ServiceEnv, S>> {
   let boot: BootSettings<ServiceEnv>;
   let settings: S;
   try {
-    boot = role === 'semantic-mcp' ? readBootSettings(role, start.env, start.dirs) : readBootSettings(role, start.env, start.dirs);
+    boot = role === 'semantic-mcp'
+      ? readBootSettings(role, start.env, start.dirs)
+      : readBootSettings(role, start.env, start.dirs);
     settings = start.settings ? start.settings(boot) : (undefined as S);
   } catch (error) {
     start.printError((error as Error).message);
@@ -71,7 +82,10 @@ export async function startRole<S>(role: 'api' | 'dispatcher' | 'semantic-mcp', 
   boot.lines.forEach((line) => start.print(line));
   const owner = `${role}@${start.instanceId}`;
   try {
-    const stores = await openBootStores(start.storesEnv ? start.storesEnv(boot.env) : boot.env, { owner, print: start.print });
+    const stores = await openBootStores(start.storesEnv ? start.storesEnv(boot.env) : boot.env, {
+      owner,
+      print: start.print,
+    });
     return { boot, settings, stores, owner };
   } catch (error) {
     start.printError((error as Error).message);
@@ -84,7 +98,11 @@ export async function startRole<S>(role: 'api' | 'dispatcher' | 'semantic-mcp', 
  *
  * Source: spec/platform-service.md § Processes
  */
-export function stopOnSignals(signals: { on(signal: 'SIGTERM' | 'SIGINT', listener: () => void): unknown }, stop: () => Promise<void>, exit: Exit): void {
+export function stopOnSignals(
+  signals: { on(signal: 'SIGTERM' | 'SIGINT', listener: () => void): unknown },
+  stop: () => Promise<void>,
+  exit: Exit,
+): void {
   let stopping = false;
   const once = () => {
     if (stopping) return;

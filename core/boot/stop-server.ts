@@ -7,7 +7,9 @@
  */
 
 /** An app whose `stop(true)` also closes the connections still open (Elysia's, on Bun or Node). */
-export interface StoppableServer { stop(closeActiveConnections?: boolean): Promise<unknown> }
+export interface StoppableServer {
+  stop(closeActiveConnections?: boolean): Promise<unknown>;
+}
 
 /** How long requests in flight may take to end once a stop began (ms): 5 s. */
 export const STOP_SERVER_GRACE_MS = 5_000;
@@ -16,7 +18,9 @@ export const STOP_SERVER_GRACE_MS = 5_000;
 export async function stopServer(app: StoppableServer, graceMs = STOP_SERVER_GRACE_MS): Promise<void> {
   const gentle = app.stop(false);
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), graceMs); });
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), graceMs);
+  });
   const ended = await Promise.race([gentle.then(() => true), late]);
   clearTimeout(timer);
   if (!ended) await app.stop(true);

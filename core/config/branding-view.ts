@@ -31,7 +31,9 @@ export function brandingView(branding: BrandingConfig): BrandingView {
     ...(branding.title ? { title: branding.title } : {}),
     ...(branding.logo ? { logoUrl: branding.logo } : {}),
     ...(branding.colours ? { colors: { ...branding.colours } as Record<string, string> } : {}),
-    ...(branding.appearancePalette ? { appearancePalette: { ...branding.appearancePalette } as Record<string, string> } : {}),
+    ...(branding.appearancePalette
+      ? { appearancePalette: { ...branding.appearancePalette } as Record<string, string> }
+      : {}),
     ...(branding.title || branding.logo ? { poweredBy: true as const } : {}),
   };
 }

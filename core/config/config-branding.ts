@@ -3,7 +3,7 @@
  *
  * Source: spec/platform-service.md § Rules 18; § Config sections named (branding).
  */
-import { COLOUR_ROLES, PALETTE_HUES, type BrandingConfig } from './config-model.ts';
+import { type BrandingConfig, COLOUR_ROLES, PALETTE_HUES } from './config-model.ts';
 
 /**
  * Longest branding title.
@@ -32,15 +32,20 @@ function isHttpsUrl(text: string): boolean {
  *
  * Source: spec/platform-service.md § Rules 18
  */
-export function sanitiseBranding(branding: Record<string, unknown> | undefined): { branding: BrandingConfig; notes: string[] } {
+export function sanitiseBranding(
+  branding: Record<string, unknown> | undefined,
+): { branding: BrandingConfig; notes: string[] } {
   const notes: string[] = [];
   const out: BrandingConfig = {};
   if (branding === undefined) return { branding: out, notes };
   const { title, logo, colours, appearancePalette } = branding;
   if (title !== undefined) {
-    const usable = typeof title === 'string' && title.trim() !== '' && title.length <= MAX_BRANDING_TITLE_CHARS && !/[\u0000-\u001f\u007f]/.test(title);
+    const usable = typeof title === 'string' && title.trim() !== '' && title.length <= MAX_BRANDING_TITLE_CHARS &&
+      !/[\u0000-\u001f\u007f]/.test(title);
     if (usable) out.title = title.trim();
-    else notes.push(`[config] left out branding.title: not text of 1 to ${MAX_BRANDING_TITLE_CHARS} characters on one line.`);
+    else {notes.push(
+        `[config] left out branding.title: not text of 1 to ${MAX_BRANDING_TITLE_CHARS} characters on one line.`,
+      );}
   }
   if (logo !== undefined) {
     if (typeof logo === 'string' && (isHttpsUrl(logo) || imageDataUri.test(logo))) out.logo = logo;
@@ -53,7 +58,12 @@ export function sanitiseBranding(branding: Record<string, unknown> | undefined):
   return { branding: out, notes };
 }
 
-function colourMap<K extends string>(value: unknown, field: string, names: readonly K[], notes: string[]): Partial<Record<K, string>> | undefined {
+function colourMap<K extends string>(
+  value: unknown,
+  field: string,
+  names: readonly K[],
+  notes: string[],
+): Partial<Record<K, string>> | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     notes.push(`[config] left out branding.${field}: not a mapping of ${names.join(', ')} to colours.`);
@@ -61,9 +71,11 @@ function colourMap<K extends string>(value: unknown, field: string, names: reado
   }
   const kept: Partial<Record<K, string>> = {};
   for (const [name, colour] of Object.entries(value)) {
-    if (!(names as readonly string[]).includes(name)) notes.push(`[config] left out branding.${field}.${name}: not one of ${names.join(', ')}.`);
-    else if (typeof colour !== 'string' || !hexColour.test(colour)) notes.push(`[config] left out branding.${field}.${name}: not a #rgb or #rrggbb colour.`);
-    else kept[name as K] = colour.toLowerCase();
+    if (!(names as readonly string[]).includes(name)) {
+      notes.push(`[config] left out branding.${field}.${name}: not one of ${names.join(', ')}.`);
+    } else if (typeof colour !== 'string' || !hexColour.test(colour)) {
+      notes.push(`[config] left out branding.${field}.${name}: not a #rgb or #rrggbb colour.`);
+    } else kept[name as K] = colour.toLowerCase();
   }
   return Object.keys(kept).length > 0 ? kept : undefined;
 }

@@ -3,7 +3,8 @@
  * placeholder left out with a [config] note, unknown keys and host settings refused, designAgent required in
  * production.
  *
- * Source: spec/platform-service.md § Rules 12–14, 18; § Config sections named; § Errors (design agent missing in production).
+ * Source: spec/platform-service.md § Rules 12–14, 18; § Config sections named; § Errors (design agent missing in
+ * production).
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import { sanitiseBranding } from './config-branding.ts';
@@ -11,7 +12,7 @@ import type { PlatformConfig } from './config-model.ts';
 import { checkModelsSection } from './config-models.ts';
 import { resolvePlaceholders } from './config-placeholders.ts';
 import { checkConfigUrls, checkPromptCachePrices, checkUniqueIds } from './config-rules.ts';
-import { readConfigSource, type ConfigSourceInput } from './config-source.ts';
+import { type ConfigSourceInput, readConfigSource } from './config-source.ts';
 import { validateConfigShape } from './config-validation.ts';
 import { flag } from './env-values.ts';
 
@@ -48,7 +49,11 @@ export interface ResolvedConfig {
  */
 export function resolveConfig(input: ResolveConfigInput): ResolvedConfig {
   const source = readConfigSource(input);
-  const resolved = resolveConfigDocument(source.document, { label: source.label, env: input.env, production: input.production });
+  const resolved = resolveConfigDocument(source.document, {
+    label: source.label,
+    env: input.env,
+    production: input.production,
+  });
   return { ...resolved, warnings: source.warnings };
 }
 
@@ -71,7 +76,12 @@ export function resolveConfigDocument(
   checkConfigUrls(resolved, label);
   checkUniqueIds(resolved, label);
   checkPromptCachePrices(resolved, label, flag(env, 'PLATFORM_PROMPT_CACHE', true));
-  checkModelsSection(resolved.models, (document as Record<string, unknown>).models, label, flag(env, 'PLATFORM_PROMPT_CACHE', true));
+  checkModelsSection(
+    resolved.models,
+    (document as Record<string, unknown>).models,
+    label,
+    flag(env, 'PLATFORM_PROMPT_CACHE', true),
+  );
   if (options.production && resolved.designAgent === undefined) throw designAgentRequired(label, placeholders.notes);
   const branding = sanitiseBranding(resolved.branding as Record<string, unknown> | undefined);
   const config: PlatformConfig = {
@@ -96,7 +106,15 @@ export function designAgentRequired(label: string, notes: string[]): PlatformErr
   const leftOut = notes.find((note) => note.startsWith('[config] left out designAgent:'));
   const variable = leftOut === undefined ? undefined : /needs ([A-Za-z_][A-Za-z0-9_]*)/.exec(leftOut)?.[1];
   if (variable !== undefined) {
-    return new PlatformError('invalid_config', `${variable} is unset or empty, which leaves out designAgent; designAgent is required when NODE_ENV is production.\n${leftOut}`);
+    return new PlatformError(
+      'invalid_config',
+      `${variable} is unset or empty, which leaves out designAgent; designAgent is required when NODE_ENV is ` +
+        `production.\n${leftOut}`,
+    );
   }
-  return new PlatformError('invalid_config', `${label}: designAgent is required when NODE_ENV is production (set it in PLATFORM_CONFIG, PLATFORM_CONFIG_FILE or config.yaml).`);
+  return new PlatformError(
+    'invalid_config',
+    `${label}: designAgent is required when NODE_ENV is production (set it in PLATFORM_CONFIG, ` +
+      `PLATFORM_CONFIG_FILE or config.yaml).`,
+  );
 }

@@ -4,7 +4,7 @@
  *
  * Source: spec/platform-service.md § Config sections named; § Rules 12–18.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { COLOUR_ROLES, PALETTE_HUES } from './branding-names.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -21,7 +21,12 @@ export const DesignAgentConfig = Type.Object({
   apiBaseUrl: Type.Optional(Text),
   region: Type.Optional(Text),
   /** USD per million tokens. */
-  prices: Type.Optional(Type.Object({ input: Price, output: Price, cacheRead: Type.Optional(Price), cacheWrite: Type.Optional(Price) }, strict)),
+  prices: Type.Optional(
+    Type.Object(
+      { input: Price, output: Price, cacheRead: Type.Optional(Price), cacheWrite: Type.Optional(Price) },
+      strict,
+    ),
+  ),
 }, strict);
 /**
  * designAgent section.
@@ -45,7 +50,8 @@ export const ServiceConfig = Type.Object({
  */
 export type ServiceConfig = Static<typeof ServiceConfig>;
 
-/** Wire protocols a models provider speaks. Source: docs/decisions.md D7 § Models (in the style of spec/platform-service.md § Config sections named, designAgent) */
+/** Wire protocols a models provider speaks. Source: docs/decisions.md D7 § Models (in the style of
+ * spec/platform-service.md § Config sections named, designAgent) */
 export const MODEL_PROVIDER_TYPES = ['openai-compatible', 'anthropic', 'bedrock'] as const;
 
 /**
@@ -75,7 +81,12 @@ export const OfferedModelConfig = Type.Object({
   /** The provider's own model name; default `id`. */
   model: Type.Optional(Text),
   /** USD per million tokens; with prompt caching on, cacheRead and cacheWrite are given. */
-  prices: Type.Object({ input: Price, output: Price, cacheRead: Type.Optional(Price), cacheWrite: Type.Optional(Price) }, strict),
+  prices: Type.Object({
+    input: Price,
+    output: Price,
+    cacheRead: Type.Optional(Price),
+    cacheWrite: Type.Optional(Price),
+  }, strict),
 }, strict);
 /**
  * models.offered entry.
@@ -100,7 +111,8 @@ export const ModelsConfig = Type.Object({
  */
 export type ModelsConfig = Static<typeof ModelsConfig>;
 
-/** A public git repository of skills/<slug>/SKILL.md bundles (https only). Source: spec/platform-service.md § Rules 16 */
+/** A public git repository of skills/<slug>/SKILL.md bundles (https only). Source: spec/platform-service.md § Rules 16
+ */
 export const SkillRegistryConfig = Type.Object({ id: Id, url: Text }, strict);
 /**
  * skillRegistries entry.
@@ -115,7 +127,9 @@ export const OAuthAppConfig = Type.Object({
   collections: Type.Array(Id, { minItems: 1 }),
   clientId: Text,
   clientSecret: Text,
-  reach: Type.Optional(Type.Object({ note: Type.Optional(Text), url: Type.Optional(Text), signsIn: Type.Optional(Text) }, strict)),
+  reach: Type.Optional(
+    Type.Object({ note: Type.Optional(Text), url: Type.Optional(Text), signsIn: Type.Optional(Text) }, strict),
+  ),
 }, strict);
 /**
  * oauthApps entry.
@@ -195,7 +209,10 @@ export interface PlatformConfig {
  *
  * Source: spec/platform-service.md § Rules 16
  */
-export const PLATFORM_SKILL_REGISTRY: SkillRegistryConfig = { id: 'cairn', url: 'https://github.com/cairn-platform/skills.git' };
+export const PLATFORM_SKILL_REGISTRY: SkillRegistryConfig = {
+  id: 'cairn',
+  url: 'https://github.com/cairn-platform/skills.git',
+};
 
 /**
  * The registries a deployment follows: the config's list, or the platform's own registry when the key is absent.

@@ -17,10 +17,15 @@ export type KeepEntry = (entry: string, value: unknown, path: string) => unknown
  *
  * Source: spec/platform-service.md § Rules 13
  */
-export function resolveModelsSection(models: Record<string, unknown>, keep: KeepEntry): { models: Record<string, unknown>; notes: string[] } {
+export function resolveModelsSection(
+  models: Record<string, unknown>,
+  keep: KeepEntry,
+): { models: Record<string, unknown>; notes: string[] } {
   const notes: string[] = [];
   const providers = Array.isArray(models.providers) ? models.providers : [];
-  const kept = providers.map((provider, index) => keep(`model provider "${idOf(provider) ?? index}"`, provider, `models.providers[${index}]`));
+  const kept = providers.map((provider, index) =>
+    keep(`model provider "${idOf(provider) ?? index}"`, provider, `models.providers[${index}]`)
+  );
   const leftOut = new Set(providers.filter((_provider, index) => kept[index] === undefined).map(idOf));
   const offered = (Array.isArray(models.offered) ? models.offered : []).map((model, index) => {
     const provider = isMapping(model) ? model.provider : undefined;
@@ -43,27 +48,45 @@ export function resolveModelsSection(models: Record<string, unknown>, keep: Keep
  * @param written - the section as written, so a provider left out by a placeholder still counts as named
  * @throws PlatformError `invalid_config` naming the source and the field
  *
- * Source: docs/decisions.md D7 § Models; spec/platform-service.md § Config sections named (designAgent: with prompt caching on, cacheRead and cacheWrite are given)
+ * Source: docs/decisions.md D7 § Models; spec/platform-service.md § Config sections named (designAgent: with prompt
+ * caching on, cacheRead and cacheWrite are given)
  */
-export function checkModelsSection(models: ModelsConfig | undefined, written: unknown, label: string, promptCache: boolean): void {
+export function checkModelsSection(
+  models: ModelsConfig | undefined,
+  written: unknown,
+  label: string,
+  promptCache: boolean,
+): void {
   if (models === undefined) return;
   checkUnique(models.providers.map((p) => p.id), 'models.providers', label);
   checkUnique(models.offered.map((m) => m.id), 'models.offered', label);
   models.providers.forEach((provider, index) => {
     const at = `models.providers[${index}]`;
-    if (provider.apiBaseUrl !== undefined && !isHttpUrl(provider.apiBaseUrl)) throw refuse(label, `${at}.apiBaseUrl must be an http or https URL`);
-    if (provider.type === 'openai-compatible' && provider.apiBaseUrl === undefined) throw refuse(label, `${at}.apiBaseUrl is required for type openai-compatible`);
-    if (provider.type === 'bedrock' && provider.region === undefined) throw refuse(label, `${at}.region is required for type bedrock`);
+    if (provider.apiBaseUrl !== undefined && !isHttpUrl(provider.apiBaseUrl)) {
+      throw refuse(label, `${at}.apiBaseUrl must be an http or https URL`);
+    }
+    if (provider.type === 'openai-compatible' && provider.apiBaseUrl === undefined) {
+      throw refuse(label, `${at}.apiBaseUrl is required for type openai-compatible`);
+    }
+    if (provider.type === 'bedrock' && provider.region === undefined) {
+      throw refuse(label, `${at}.region is required for type bedrock`);
+    }
   });
   const named = new Set(writtenIds(written, 'providers'));
   models.offered.forEach((model, index) => {
-    if (!named.has(model.provider)) throw refuse(label, `models.offered[${index}].provider names no entry of models.providers`);
+    if (!named.has(model.provider)) {
+      throw refuse(label, `models.offered[${index}].provider names no entry of models.providers`);
+    }
     if (!promptCache) return;
     for (const field of ['cacheRead', 'cacheWrite'] as const) {
-      if (model.prices[field] === undefined) throw refuse(label, `models.offered[${index}].prices.${field} is required while PLATFORM_PROMPT_CACHE is on`);
+      if (model.prices[field] === undefined) {
+        throw refuse(label, `models.offered[${index}].prices.${field} is required while PLATFORM_PROMPT_CACHE is on`);
+      }
     }
   });
-  if (models.default !== undefined && !writtenIds(written, 'offered').includes(models.default)) throw refuse(label, 'models.default names no entry of models.offered');
+  if (models.default !== undefined && !writtenIds(written, 'offered').includes(models.default)) {
+    throw refuse(label, 'models.default names no entry of models.offered');
+  }
 }
 
 function checkUnique(ids: string[], section: string, label: string): void {

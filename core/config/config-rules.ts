@@ -28,15 +28,21 @@ function refuse(label: string, rule: string): PlatformError {
  * Source: spec/platform-service.md § Rules 15–17
  */
 export function checkConfigUrls(config: ConfigDocument, label: string): void {
-  if (config.designAgent?.apiBaseUrl !== undefined && !isUrl(config.designAgent.apiBaseUrl, ['http:', 'https:'])) throw refuse(label, 'designAgent.apiBaseUrl must be an http or https URL');
+  if (config.designAgent?.apiBaseUrl !== undefined && !isUrl(config.designAgent.apiBaseUrl, ['http:', 'https:'])) {
+    throw refuse(label, 'designAgent.apiBaseUrl must be an http or https URL');
+  }
   config.services?.forEach((service, index) => {
-    if (!isUrl(service.endpoint, ['http:', 'https:'])) throw refuse(label, `services[${index}].endpoint must be an http or https URL`);
+    if (!isUrl(service.endpoint, ['http:', 'https:'])) {
+      throw refuse(label, `services[${index}].endpoint must be an http or https URL`);
+    }
   });
   config.skillRegistries?.forEach((registry, index) => {
     if (!isUrl(registry.url, ['https:'])) throw refuse(label, `skillRegistries[${index}].url must be an https URL`);
   });
   config.oauthApps?.forEach((app, index) => {
-    if (app.reach?.url !== undefined && !isUrl(app.reach.url, ['https:'])) throw refuse(label, `oauthApps[${index}].reach.url must be an https URL`);
+    if (app.reach?.url !== undefined && !isUrl(app.reach.url, ['https:'])) {
+      throw refuse(label, `oauthApps[${index}].reach.url must be an https URL`);
+    }
   });
 }
 
@@ -55,7 +61,9 @@ export function checkUniqueIds(config: ConfigDocument, label: string): void {
   ];
   for (const [section, ids] of lists) {
     const repeated = ids.findIndex((id, index) => ids.indexOf(id) !== index);
-    if (repeated >= 0) throw refuse(label, `${section}[${repeated}]${section === 'collections' ? '' : '.id'} repeats an earlier entry`);
+    if (repeated >= 0) {
+      throw refuse(label, `${section}[${repeated}]${section === 'collections' ? '' : '.id'} repeats an earlier entry`);
+    }
   }
 }
 
@@ -64,12 +72,15 @@ export function checkUniqueIds(config: ConfigDocument, label: string): void {
  * @param promptCache - PLATFORM_PROMPT_CACHE (default on)
  * @throws PlatformError `invalid_config` naming the source and the missing price
  *
- * Source: spec/platform-service.md § Config sections named (designAgent: with prompt caching on, cacheRead and cacheWrite are given)
+ * Source: spec/platform-service.md § Config sections named (designAgent: with prompt caching on, cacheRead and
+ * cacheWrite are given)
  */
 export function checkPromptCachePrices(config: ConfigDocument, label: string, promptCache: boolean): void {
   const prices = config.designAgent?.prices;
   if (!promptCache || prices === undefined) return;
   for (const field of ['cacheRead', 'cacheWrite'] as const) {
-    if (prices[field] === undefined) throw refuse(label, `designAgent.prices.${field} is required while PLATFORM_PROMPT_CACHE is on`);
+    if (prices[field] === undefined) {
+      throw refuse(label, `designAgent.prices.${field} is required while PLATFORM_PROMPT_CACHE is on`);
+    }
   }
 }

@@ -6,7 +6,7 @@
  */
 import { parseDocument } from 'yaml';
 import { PlatformError } from '../ports/platform-error.ts';
-import { decodeBase64, invalid, optional, type EnvRecord } from './env-values.ts';
+import { decodeBase64, type EnvRecord, invalid, optional } from './env-values.ts';
 
 /**
  * A file the bin read: its path and text.
@@ -37,7 +37,8 @@ export interface ConfigSourceInput {
  * Source: spec/platform-service.md § Rules 14
  */
 export interface ConfigSource {
-  /** Names the source in every message: PLATFORM_CONFIG, PLATFORM_CONFIG_FILE, config.yaml (app directory) or config (empty). */
+  /** Names the source in every message: PLATFORM_CONFIG, PLATFORM_CONFIG_FILE, config.yaml (app directory) or config
+   * (empty). */
   label: string;
   document: unknown;
   /** At most one line: the file PLATFORM_CONFIG shadows. */
@@ -52,7 +53,9 @@ export interface ConfigSource {
  * Source: spec/platform-service.md § Rules 14
  */
 export function requireConfigFile(exists: boolean): void {
-  if (!exists) throw invalid('PLATFORM_CONFIG_FILE', 'names a file that does not exist: name an absolute path to a readable file');
+  if (!exists) {
+    throw invalid('PLATFORM_CONFIG_FILE', 'names a file that does not exist: name an absolute path to a readable file');
+  }
 }
 
 /**
@@ -67,12 +70,18 @@ export function readConfigSource(input: ConfigSourceInput): ConfigSource {
   const namedFile = optional(input.env, 'PLATFORM_CONFIG_FILE');
   if (inline !== undefined) {
     const shadowed = namedFile ?? input.fileText?.path ?? input.appDirConfig?.path;
-    const warnings = shadowed === undefined ? [] : [`[config] PLATFORM_CONFIG is set and wins: the config file ${shadowed} is shadowed and not read.`];
+    const warnings = shadowed === undefined
+      ? []
+      : [`[config] PLATFORM_CONFIG is set and wins: the config file ${shadowed} is shadowed and not read.`];
     return { label: 'PLATFORM_CONFIG', document: parseInlineConfig(inline), warnings };
   }
   if (namedFile !== undefined || input.fileText !== undefined) {
     requireConfigFile(input.fileText !== undefined);
-    return { label: 'PLATFORM_CONFIG_FILE', document: parseConfigFileText((input.fileText as ConfigFileText).text, 'PLATFORM_CONFIG_FILE'), warnings: [] };
+    return {
+      label: 'PLATFORM_CONFIG_FILE',
+      document: parseConfigFileText((input.fileText as ConfigFileText).text, 'PLATFORM_CONFIG_FILE'),
+      warnings: [],
+    };
   }
   if (input.appDirConfig !== undefined) {
     const label = 'config.yaml (app directory)';

@@ -4,7 +4,7 @@
  *
  * Source: spec/platform-service.md § Rules 12–14; § Config sections named.
  */
-import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
+import { Value, type ValueError, ValueErrorType } from '@sinclair/typebox/value';
 import { PlatformError } from '../ports/platform-error.ts';
 import { ConfigDocument } from './config-model.ts';
 import { hasPlaceholder } from './config-placeholders.ts';
@@ -29,12 +29,22 @@ export function fieldPath(pointer: string): string {
  *
  * Source: spec/platform-service.md § Rules 12 (a host setting written in the config fails boot as an unknown key)
  */
-export function validateConfigShape(document: unknown, label: string, options: { placeholdersPending: boolean }): asserts document is ConfigDocument {
+export function validateConfigShape(
+  document: unknown,
+  label: string,
+  options: { placeholdersPending: boolean },
+): asserts document is ConfigDocument {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    throw new PlatformError('invalid_config', `${label} must be a mapping of config sections (designAgent, models, services, collections, skillRegistries, oauthApps, branding).`);
+    throw new PlatformError(
+      'invalid_config',
+      `${label} must be a mapping of config sections (designAgent, models, services, collections, skillRegistries, ` +
+        `oauthApps, branding).`,
+    );
   }
   const errors = [...Value.Errors(ConfigDocument, document)]
-    .filter((error) => !(options.placeholdersPending && typeof error.value === 'string' && hasPlaceholder(error.value)));
+    .filter((error) =>
+      !(options.placeholdersPending && typeof error.value === 'string' && hasPlaceholder(error.value))
+    );
   const error = errors.find((e) => e.type === ValueErrorType.ObjectAdditionalProperties) ?? errors[0];
   if (error !== undefined) throw new PlatformError('invalid_config', describe(error, label));
 }
@@ -43,7 +53,9 @@ function describe(error: ValueError, label: string): string {
   const path = fieldPath(error.path);
   if (error.type === ValueErrorType.ObjectAdditionalProperties) {
     const variable = path.includes('.') || path.includes('[') ? undefined : hostSettingFor(path);
-    const hint = variable === undefined ? '' : ` (a host setting: set the environment variable ${variable}, not the config)`;
+    const hint = variable === undefined
+      ? ''
+      : ` (a host setting: set the environment variable ${variable}, not the config)`;
     return `${label}: unknown key ${path}${hint}.`;
   }
   if (error.type === ValueErrorType.ObjectRequiredProperty) return `${label}: ${path} is required.`;

@@ -7,7 +7,7 @@
  *
  * Source: spec/platform-service.md § Deployment settings (PLATFORM_EMBEDDED_QUEUE_MAXMEMORY).
  */
-import { invalid, optional, type EnvRecord } from './env-values.ts';
+import { type EnvRecord, invalid, optional } from './env-values.ts';
 
 /** Default memory ceiling of the embedded queue store. Source: spec/platform-service.md § Deployment settings */
 export const DEFAULT_EMBEDDED_QUEUE_MAXMEMORY = '256mb';
@@ -22,6 +22,11 @@ const sizePattern = /^[1-9][0-9]*(b|k|kb|m|mb|g|gb)?$/i;
  */
 export function parseEmbeddedQueueMaxMemory(env: EnvRecord): string {
   const value = optional(env, 'PLATFORM_EMBEDDED_QUEUE_MAXMEMORY') ?? DEFAULT_EMBEDDED_QUEUE_MAXMEMORY;
-  if (!sizePattern.test(value)) throw invalid('PLATFORM_EMBEDDED_QUEUE_MAXMEMORY', 'must be a memory size above zero such as 256mb or 1gb (units b, k, kb, m, mb, g, gb)');
+  if (!sizePattern.test(value)) {
+    throw invalid(
+      'PLATFORM_EMBEDDED_QUEUE_MAXMEMORY',
+      'must be a memory size above zero such as 256mb or 1gb (units b, k, kb, m, mb, g, gb)',
+    );
+  }
   return value;
 }

@@ -13,8 +13,12 @@ describe('value helpers', () => {
   it('base64Bytes checks the decoded length', () => {
     const key = btoa('x'.repeat(32));
     expect(base64Bytes({ K: key }, 'K', { exactly: 32 })?.length).toBe(32);
-    expect(() => base64Bytes({ K: btoa('x'.repeat(31)) }, 'K', { exactly: 32 })).toThrow(/^K must decode to exactly 32 bytes/);
-    expect(() => base64Bytes({ K: btoa('x'.repeat(31)) }, 'K', { atLeast: 32 })).toThrow(/^K must decode to at least 32 bytes/);
+    expect(() => base64Bytes({ K: btoa('x'.repeat(31)) }, 'K', { exactly: 32 })).toThrow(
+      /^K must decode to exactly 32 bytes/,
+    );
+    expect(() => base64Bytes({ K: btoa('x'.repeat(31)) }, 'K', { atLeast: 32 })).toThrow(
+      /^K must decode to at least 32 bytes/,
+    );
     expect(base64Bytes({}, 'K', { atLeast: 32 })).toBeUndefined();
   });
 
@@ -30,6 +34,8 @@ describe('value helpers', () => {
   it('host:port accepts names, IPv4 and bracketed IPv6', () => {
     expect(hostAndPort({ H: '10.0.0.2:7340' }, 'H')).toEqual({ hostname: '10.0.0.2', port: 7340 });
     expect(hostAndPort({ H: '[fd00::2]:7340' }, 'H')).toEqual({ hostname: 'fd00::2', port: 7340 });
-    for (const bad of ['fd00::2:7340', 'host:', 'host:99999', ':7340', '[not-v6]:1']) expect(() => hostAndPort({ H: bad }, 'H')).toThrow(/^H must be host:port/);
+    for (const bad of ['fd00::2:7340', 'host:', 'host:99999', ':7340', '[not-v6]:1']) {
+      expect(() => hostAndPort({ H: bad }, 'H')).toThrow(/^H must be host:port/);
+    }
   });
 });

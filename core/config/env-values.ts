@@ -44,7 +44,9 @@ export function required(env: EnvRecord, name: string, hint: string): string {
 export function positiveInteger(env: EnvRecord, name: string, fallback: number): number {
   const value = optional(env, name);
   if (value === undefined) return fallback;
-  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value))) throw invalid(name, 'must be a positive whole number');
+  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw invalid(name, 'must be a positive whole number');
+  }
   return Number(value);
 }
 
@@ -63,7 +65,8 @@ const truthy = new Set(['1', 'true', 'yes', 'on']);
 const falsy = new Set(['0', 'false', 'no', 'off']);
 
 /**
- * A boolean in any accepted spelling (1/0, true/false, yes/no, on/off, any case). @throws PlatformError `invalid_config`
+ * A boolean in any accepted spelling (1/0, true/false, yes/no, on/off, any case). @throws PlatformError
+ * `invalid_config`
  *
  * Source: spec/platform-service.md § Deployment settings (boot rules: value rules)
  */
@@ -89,7 +92,9 @@ export function url(env: EnvRecord, name: string, schemes: string[]): URL | unde
   } catch {
     throw invalid(name, `must be a URL (${schemes.join(', ')})`);
   }
-  if (!schemes.includes(parsed.protocol.replace(/:$/, ''))) throw invalid(name, `must use one of the schemes ${schemes.join(', ')}`);
+  if (!schemes.includes(parsed.protocol.replace(/:$/, ''))) {
+    throw invalid(name, `must use one of the schemes ${schemes.join(', ')}`);
+  }
   return parsed;
 }
 
@@ -105,12 +110,22 @@ export function invalid(name: string, rule: string): PlatformError {
 /**
  * One of a fixed set of values (default when unset); compared case-sensitively after trimming.
  * @throws PlatformError `invalid_config` naming `name`
-  *
-  * Source: spec/platform-service.md § Deployment settings (boot rules: value rules)
+ *
+ * Source: spec/platform-service.md § Deployment settings (boot rules: value rules)
  */
 export function oneOf<T extends string>(env: EnvRecord, name: string, values: readonly T[], fallback: T): T;
-export function oneOf<T extends string>(env: EnvRecord, name: string, values: readonly T[], fallback?: T): T | undefined;
-export function oneOf<T extends string>(env: EnvRecord, name: string, values: readonly T[], fallback?: T): T | undefined {
+export function oneOf<T extends string>(
+  env: EnvRecord,
+  name: string,
+  values: readonly T[],
+  fallback?: T,
+): T | undefined;
+export function oneOf<T extends string>(
+  env: EnvRecord,
+  name: string,
+  values: readonly T[],
+  fallback?: T,
+): T | undefined {
   const value = optional(env, name);
   if (value === undefined) return fallback;
   if (!(values as readonly string[]).includes(value)) throw invalid(name, `must be ${listed(values)}`);
@@ -155,17 +170,25 @@ export function commaList(env: EnvRecord, name: string, fallback: readonly strin
  * Base64 (standard or URL-safe alphabet, padding optional) decoded to bytes.
  * @param bytes - `exactly` or `atLeast` this many decoded bytes
  * @throws PlatformError `invalid_config` naming `name` when not base64 or of the wrong length
-  *
-  * Source: spec/platform-service.md § Deployment settings (boot rules: value rules)
+ *
+ * Source: spec/platform-service.md § Deployment settings (boot rules: value rules)
  */
-export function base64Bytes(env: EnvRecord, name: string, bytes: { exactly?: number; atLeast?: number }): Uint8Array | undefined {
+export function base64Bytes(
+  env: EnvRecord,
+  name: string,
+  bytes: { exactly?: number; atLeast?: number },
+): Uint8Array | undefined {
   const value = optional(env, name);
   if (value === undefined) return undefined;
   const decoded = decodeBase64(value);
   const size = bytes.exactly !== undefined ? `exactly ${bytes.exactly}` : `at least ${bytes.atLeast ?? 1}`;
   if (decoded === undefined) throw invalid(name, `must be base64 that decodes to ${size} bytes`);
-  if (bytes.exactly !== undefined && decoded.length !== bytes.exactly) throw invalid(name, `must decode to exactly ${bytes.exactly} bytes (base64)`);
-  if (bytes.atLeast !== undefined && decoded.length < bytes.atLeast) throw invalid(name, `must decode to at least ${bytes.atLeast} bytes (base64)`);
+  if (bytes.exactly !== undefined && decoded.length !== bytes.exactly) {
+    throw invalid(name, `must decode to exactly ${bytes.exactly} bytes (base64)`);
+  }
+  if (bytes.atLeast !== undefined && decoded.length < bytes.atLeast) {
+    throw invalid(name, `must decode to at least ${bytes.atLeast} bytes (base64)`);
+  }
   return decoded;
 }
 

@@ -6,9 +6,10 @@
  * PLATFORM_WORKER_HOST, PLATFORM_WORKER_HOST_BIND, PLATFORM_TRUSTED_PROXIES).
  */
 import ipaddr from 'ipaddr.js';
-import { commaList, invalid, optional, url, type EnvRecord } from './env-values.ts';
+import { commaList, type EnvRecord, invalid, optional, url } from './env-values.ts';
 
-const hostnamePattern = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const hostnamePattern =
+  /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 /**
  * True when `host` is an IPv4/IPv6 address or a DNS host name.
@@ -44,8 +45,11 @@ export function hostAndPort(env: EnvRecord, name: string): { hostname: string; p
   const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):([0-9]{1,5})$/.exec(value);
   const hostname = match?.[1] ?? match?.[2];
   const port = Number(match?.[3]);
-  const hostOk = hostname !== undefined && (match?.[1] !== undefined ? ipaddr.IPv6.isValid(hostname) : isHostName(hostname));
-  if (!hostOk || !Number.isInteger(port) || port < 1 || port > 65_535) throw invalid(name, 'must be host:port (a host name or address and a port from 1 to 65535)');
+  const hostOk = hostname !== undefined &&
+    (match?.[1] !== undefined ? ipaddr.IPv6.isValid(hostname) : isHostName(hostname));
+  if (!hostOk || !Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw invalid(name, 'must be host:port (a host name or address and a port from 1 to 65535)');
+  }
   return { hostname: hostname as string, port };
 }
 
@@ -64,9 +68,13 @@ export function originList(env: EnvRecord, name: string, fallback: readonly stri
     } catch {
       parsed = undefined;
     }
-    const bare = parsed !== undefined && (parsed.pathname === '/' || parsed.pathname === '') && !parsed.search && !parsed.hash && !parsed.username;
+    const bare = parsed !== undefined && (parsed.pathname === '/' || parsed.pathname === '') && !parsed.search &&
+      !parsed.hash && !parsed.username;
     if (!parsed || !bare || !['http:', 'https:'].includes(parsed.protocol)) {
-      throw invalid(name, `entry ${index + 1} must be a browser origin such as https://app.example.com (scheme, host, optional port)`);
+      throw invalid(
+        name,
+        `entry ${index + 1} must be a browser origin such as https://app.example.com (scheme, host, optional port)`,
+      );
     }
     return parsed.origin;
   });
@@ -76,7 +84,8 @@ export function originList(env: EnvRecord, name: string, fallback: readonly stri
  * Comma-separated IP addresses or CIDR ranges, entries trimmed, empty ones dropped, kept as written.
  * @throws PlatformError `invalid_config` naming `name` and the entry's position
  *
- * Source: spec/platform-service.md § Deployment settings (PLATFORM_TRUSTED_PROXIES: an invalid entry stops the container)
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_TRUSTED_PROXIES: an invalid entry stops the
+ * container)
  */
 export function addressRangeList(env: EnvRecord, name: string): string[] {
   return commaList(env, name).map((entry, index) => {

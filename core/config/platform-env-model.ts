@@ -3,7 +3,7 @@
  *
  * Source: spec/platform-service.md § Deployment settings (environment variables).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 const Optional = Type.Optional;
 const Str = Type.String();
@@ -18,7 +18,12 @@ export const NodeEnv = Type.Union([Type.Literal('development'), Type.Literal('te
 export type NodeEnv = Static<typeof NodeEnv>;
 
 /** The process reading the environment. Source: spec/platform-service.md § Processes, § Rules 10 */
-export const ProcessRole = Type.Union([Type.Literal('api'), Type.Literal('dispatcher'), Type.Literal('worker-host'), Type.Literal('semantic-mcp')]);
+export const ProcessRole = Type.Union([
+  Type.Literal('api'),
+  Type.Literal('dispatcher'),
+  Type.Literal('worker-host'),
+  Type.Literal('semantic-mcp'),
+]);
 /**
  * Process role.
  *
@@ -26,17 +31,24 @@ export const ProcessRole = Type.Union([Type.Literal('api'), Type.Literal('dispat
  */
 export type ProcessRole = Static<typeof ProcessRole>;
 
-/** Document store: embedded SQLite file or MongoDB. Source: spec/platform-service.md § Deployment settings (DOCDB_URI) */
+/** Document store: embedded SQLite file or MongoDB. Source: spec/platform-service.md § Deployment settings (DOCDB_URI)
+ */
 export const DocumentStoreSettings = Type.Union([
   Type.Object({ kind: Type.Literal('sqlite'), path: Str }),
   Type.Object({ kind: Type.Literal('mongodb'), uri: Str }),
 ]);
 
-/** Object store: a local directory (embedded) or S3. Source: spec/platform-service.md § Deployment settings (OBJSTORE_*) */
+/** Object store: a local directory (embedded) or S3. Source: spec/platform-service.md § Deployment settings
+ * (OBJSTORE_*) */
 export const ObjectStoreSettings = Type.Union([
   Type.Object({ kind: Type.Literal('fs'), root: Str, bucket: Str, prefix: Str }),
   Type.Object({
-    kind: Type.Literal('s3'), bucket: Str, prefix: Str, region: Str, endpoint: Optional(Str), forcePathStyle: Type.Boolean(),
+    kind: Type.Literal('s3'),
+    bucket: Str,
+    prefix: Str,
+    region: Str,
+    endpoint: Optional(Str),
+    forcePathStyle: Type.Boolean(),
     credentials: Optional(Type.Object({ accessKeyId: Str, secretAccessKey: Str })),
   }),
 ]);
@@ -53,7 +65,12 @@ export const StoreSettings = Type.Object({
 export const SignInSettings = Type.Union([
   Type.Object({ mode: Type.Literal('dev-user') }),
   Type.Object({
-    mode: Type.Literal('oidc'), issuer: Str, clientId: Str, audience: Optional(Str), signOutUrl: Optional(Str), idpDbConnection: Optional(Str),
+    mode: Type.Literal('oidc'),
+    issuer: Str,
+    clientId: Str,
+    audience: Optional(Str),
+    signOutUrl: Optional(Str),
+    idpDbConnection: Optional(Str),
   }),
   Type.Object({ mode: Type.Literal('cloud-alb'), albArn: Str, albRegion: Str, signOutUrl: Str, sessionCookie: Str }),
 ]);
@@ -65,12 +82,22 @@ export const SignInSettings = Type.Union([
 export type SignInSettings = Static<typeof SignInSettings>;
 
 /** Identity checks shared by every sign-in mode. Source: spec/platform-service.md § Authentication rules 4–5 */
-export const IdentitySettings = Type.Object({ emailVerification: Type.Boolean(), dnsVerification: Type.Boolean(), managedDomainClaim: Str });
+export const IdentitySettings = Type.Object({
+  emailVerification: Type.Boolean(),
+  dnsVerification: Type.Boolean(),
+  managedDomainClaim: Str,
+});
 
 /** Where credential secrets live. Source: spec/platform-service.md § Deployment settings (PLATFORM_SECRET_STORE) */
 export const SecretStoreSettings = Type.Union([
   Type.Object({ kind: Type.Literal('db'), masterKey: Optional(Type.Uint8Array()) }),
-  Type.Object({ kind: Type.Literal('cloud-secrets-manager'), region: Str, prefix: Str, kmsKeyId: Optional(Str), endpoint: Optional(Str) }),
+  Type.Object({
+    kind: Type.Literal('cloud-secrets-manager'),
+    region: Str,
+    prefix: Str,
+    kmsKeyId: Optional(Str),
+    endpoint: Optional(Str),
+  }),
 ]);
 /**
  * Secret store settings.
@@ -79,7 +106,11 @@ export const SecretStoreSettings = Type.Union([
  */
 export type SecretStoreSettings = Static<typeof SecretStoreSettings>;
 
-const WorkerKindLimits = Type.Object({ memoryMb: Type.Integer(), wallTimeSeconds: Type.Integer(), slots: Type.Integer() });
+const WorkerKindLimits = Type.Object({
+  memoryMb: Type.Integer(),
+  wallTimeSeconds: Type.Integer(),
+  slots: Type.Integer(),
+});
 
 /**
  * Worker limits of a process, the inspector switch and `isolation` (PLATFORM_WORKER_ISOLATION: `namespaces`, the
@@ -88,7 +119,9 @@ const WorkerKindLimits = Type.Object({ memoryMb: Type.Integer(), wallTimeSeconds
  * docs/decisions.md D17 § 3
  */
 export const WorkerLimits = Type.Object({
-  turn: WorkerKindLimits, call: WorkerKindLimits, inspect: Type.Boolean(),
+  turn: WorkerKindLimits,
+  call: WorkerKindLimits,
+  inspect: Type.Boolean(),
   isolation: Type.Union([Type.Literal('namespaces'), Type.Literal('permission-only')]),
 });
 /**
@@ -100,9 +133,14 @@ export type WorkerLimits = Static<typeof WorkerLimits>;
 
 /** Settings the worker environment is built from. */
 const WorkerInputs = {
-  nodeEnv: NodeEnv, production: Type.Boolean(), appVersion: Str, promptCache: Type.Boolean(),
-  promptCacheTtl: Type.Union([Type.Literal('5m'), Type.Literal('1h')]), allowPrivateUrls: Type.Boolean(),
-  workers: WorkerLimits, warnings: Type.Array(Str),
+  nodeEnv: NodeEnv,
+  production: Type.Boolean(),
+  appVersion: Str,
+  promptCache: Type.Boolean(),
+  promptCacheTtl: Type.Union([Type.Literal('5m'), Type.Literal('1h')]),
+  allowPrivateUrls: Type.Boolean(),
+  workers: WorkerLimits,
+  warnings: Type.Array(Str),
 };
 
 /**
@@ -114,24 +152,39 @@ const WorkerInputs = {
 export const ServiceEnv = Type.Object({
   role: Type.Union([Type.Literal('api'), Type.Literal('dispatcher'), Type.Literal('semantic-mcp')]),
   ...WorkerInputs,
-  port: Type.Integer(), apiHost: Str, apiPort: Type.Integer(), corsAllowedOrigins: Type.Array(Str), appBaseUrl: Optional(Str),
-  allowNewerData: Type.Boolean(), userRatePerMinute: Type.Integer(), stores: StoreSettings,
-  scratchDir: Str, templateRepo: Str, skillRegistriesDir: Str,
-  signIn: Optional(SignInSettings), identity: IdentitySettings, secretStore: SecretStoreSettings, oauth2RedirectUrl: Optional(Str),
+  port: Type.Integer(),
+  apiHost: Str,
+  apiPort: Type.Integer(),
+  corsAllowedOrigins: Type.Array(Str),
+  appBaseUrl: Optional(Str),
+  allowNewerData: Type.Boolean(),
+  userRatePerMinute: Type.Integer(),
+  stores: StoreSettings,
+  scratchDir: Str,
+  templateRepo: Str,
+  skillRegistriesDir: Str,
+  signIn: Optional(SignInSettings),
+  identity: IdentitySettings,
+  secretStore: SecretStoreSettings,
+  oauth2RedirectUrl: Optional(Str),
   triggerPollConcurrency: Type.Integer(),
   /** Seconds a stopping dispatcher lets running turns finish before ending them interrupted (1–90; default 20). */
   stopGraceSeconds: Type.Integer(),
-  /** How long failed jobs, sessions, claimed firing ids and the call log are kept (core/config/retention-settings.ts). */
+  /** How long failed jobs, sessions, claimed firing ids and the call log are kept (core/config/retention-settings.ts).
+   */
   retention: Type.Object({
     failedJobs: Type.Object({ kept: Type.Integer(), days: Type.Integer() }),
-    sessionDays: Type.Integer(), deliveryDays: Type.Integer(), callLogDays: Type.Integer(),
+    sessionDays: Type.Integer(),
+    deliveryDays: Type.Integer(),
+    callLogDays: Type.Integer(),
   }),
   remoteWorkerHost: Optional(Type.Object({ hostname: Str, port: Type.Integer(), key: Type.Uint8Array() })),
   configSource: Type.Object({ inline: Type.Boolean(), file: Optional(Str) }),
   rubricModel: Optional(Type.Object({ apiBaseUrl: Str, apiKey: Str, model: Str })),
   accessLog: Type.Union([Type.Literal('errors'), Type.Literal('all'), Type.Literal('off')]),
   embeddedQueue: Type.Object({ enabled: Type.Boolean(), maxMemory: Str }),
-  trustedProxies: Type.Array(Str), mcpRateLimitMax: Type.Integer(),
+  trustedProxies: Type.Array(Str),
+  mcpRateLimitMax: Type.Integer(),
 });
 /**
  * Settings of the API, the dispatcher and semantic-mcp.

@@ -5,15 +5,31 @@
  * Source: spec/platform-service.md § Deployment settings (environment variables); § Rules 2, 10.
  */
 import {
-  refuseOtherSecretStoreVariables, refuseOtherSignInModeVariables, refuseWorkerInspectInProduction, requireAppBaseUrl,
-  requireCloudAlbSettings, requireCloudSecretsSettings, requireObjectStoreKeyPair, requireOidcSettings, requireProductionMasterKey,
-  requireProductionQueue, requireProductionSignIn, requireRubricModelTogether, requireStoreAddresses,
+  refuseOtherSecretStoreVariables,
+  refuseOtherSignInModeVariables,
+  refuseWorkerInspectInProduction,
+  requireAppBaseUrl,
+  requireCloudAlbSettings,
+  requireCloudSecretsSettings,
+  requireObjectStoreKeyPair,
+  requireOidcSettings,
+  requireProductionMasterKey,
+  requireProductionQueue,
+  requireProductionSignIn,
+  requireRubricModelTogether,
+  requireStoreAddresses,
 } from './boot-rules.ts';
-import { invalid, oneOf, positiveInteger, type EnvRecord } from './env-values.ts';
+import { type EnvRecord, invalid, oneOf, positiveInteger } from './env-values.ts';
 import type { DispatchingEnv, PlatformEnv, ProcessRole, ServiceEnv, WorkerHostEnv } from './platform-env-model.ts';
-import { SECRET_STORE_KINDS, parseSecretStore } from './secret-store-settings.ts';
+import { parseSecretStore, SECRET_STORE_KINDS } from './secret-store-settings.ts';
 import {
-  parseAppVersion, parseDirectories, parseHttpSettings, parseNodeEnv, parseRubricModel, parseStoreAndQueue, parseWorkerFacingSettings,
+  parseAppVersion,
+  parseDirectories,
+  parseHttpSettings,
+  parseNodeEnv,
+  parseRubricModel,
+  parseStoreAndQueue,
+  parseWorkerFacingSettings,
 } from './service-settings.ts';
 import { parseIdentity, parseSignIn, parseSignInMode } from './sign-in-settings.ts';
 import { refuseWorkerHostHoldings, requireWorkerHostKeyPairing } from './worker-host-rules.ts';
@@ -44,12 +60,23 @@ export interface ParsePlatformEnvOptions {
  *
  * Source: spec/platform-service.md § Deployment settings (environment variables); § Rules 10
  */
-export function parsePlatformEnv(env: EnvRecord, options: ParsePlatformEnvOptions & { role: 'worker-host' }): WorkerHostEnv;
-export function parsePlatformEnv(env: EnvRecord, options: ParsePlatformEnvOptions & { role: 'api' | 'dispatcher' }): DispatchingEnv;
-export function parsePlatformEnv(env: EnvRecord, options: ParsePlatformEnvOptions & { role: 'semantic-mcp' }): ServiceEnv;
+export function parsePlatformEnv(
+  env: EnvRecord,
+  options: ParsePlatformEnvOptions & { role: 'worker-host' },
+): WorkerHostEnv;
+export function parsePlatformEnv(
+  env: EnvRecord,
+  options: ParsePlatformEnvOptions & { role: 'api' | 'dispatcher' },
+): DispatchingEnv;
+export function parsePlatformEnv(
+  env: EnvRecord,
+  options: ParsePlatformEnvOptions & { role: 'semantic-mcp' },
+): ServiceEnv;
 export function parsePlatformEnv(env: EnvRecord, options: ParsePlatformEnvOptions): PlatformEnv;
 export function parsePlatformEnv(env: EnvRecord, options: ParsePlatformEnvOptions): PlatformEnv {
-  return options.role === 'worker-host' ? parseWorkerHostEnv(env, options.configFileExists ?? false) : parseServiceEnv(env, options.role, options.tmpDir ?? '/tmp');
+  return options.role === 'worker-host'
+    ? parseWorkerHostEnv(env, options.configFileExists ?? false)
+    : parseServiceEnv(env, options.role, options.tmpDir ?? '/tmp');
 }
 
 /**
@@ -93,20 +120,43 @@ function parseServiceEnv(env: EnvRecord, role: Exclude<ProcessRole, 'worker-host
   const workers = parseWorkerLimits(env);
   const signIn = parseSignIn(env, mode);
   const identity = parseIdentity(env, http.appBaseUrl);
-  if (!identity.emailVerification) warnings.push('PLATFORM_EMAIL_VERIFICATION is off: every address the identity provider supplies counts as verified.');
+  if (!identity.emailVerification) {
+    warnings.push(
+      'PLATFORM_EMAIL_VERIFICATION is off: every address the identity provider supplies counts as verified.',
+    );
+  }
   const triggerPollConcurrency = positiveInteger(env, 'PLATFORM_TRIGGER_POLL_CONCURRENCY', 4);
-  if (triggerPollConcurrency >= workers.call.slots) warnings.push('PLATFORM_TRIGGER_POLL_CONCURRENCY is not below PLATFORM_WORKER_CALL_SLOTS: polls can take every call worker.');
+  if (triggerPollConcurrency >= workers.call.slots) {
+    warnings.push(
+      'PLATFORM_TRIGGER_POLL_CONCURRENCY is not below PLATFORM_WORKER_CALL_SLOTS: polls can take every call worker.',
+    );
+  }
   const stopGraceSeconds = stopGrace(env);
   const remoteWorkerHost = parseRemoteWorkerHost(env);
   const rubricModel = parseRubricModel(env);
   const configFile = env.PLATFORM_CONFIG_FILE?.trim() || undefined;
   return {
-    role, nodeEnv, production, appVersion: parseAppVersion(env), ...http, ...parseStoreAndQueue(env, production),
-    ...parseDirectories(env, tmpDir), ...(signIn === undefined ? {} : { signIn }), identity, secretStore: parseSecretStore(env),
-    ...parseWorkerFacingSettings(env, production, warnings), triggerPollConcurrency, workers, stopGraceSeconds,
+    role,
+    nodeEnv,
+    production,
+    appVersion: parseAppVersion(env),
+    ...http,
+    ...parseStoreAndQueue(env, production),
+    ...parseDirectories(env, tmpDir),
+    ...(signIn === undefined ? {} : { signIn }),
+    identity,
+    secretStore: parseSecretStore(env),
+    ...parseWorkerFacingSettings(env, production, warnings),
+    triggerPollConcurrency,
+    workers,
+    stopGraceSeconds,
     retention: parseRetentionSettings(env),
-    ...(remoteWorkerHost === undefined ? {} : { remoteWorkerHost }), ...(rubricModel === undefined ? {} : { rubricModel }),
-    configSource: { inline: (env.PLATFORM_CONFIG ?? '').trim() !== '', ...(configFile === undefined ? {} : { file: configFile }) },
+    ...(remoteWorkerHost === undefined ? {} : { remoteWorkerHost }),
+    ...(rubricModel === undefined ? {} : { rubricModel }),
+    configSource: {
+      inline: (env.PLATFORM_CONFIG ?? '').trim() !== '',
+      ...(configFile === undefined ? {} : { file: configFile }),
+    },
     warnings,
   };
 }
@@ -119,8 +169,11 @@ function parseServiceEnv(env: EnvRecord, role: Exclude<ProcessRole, 'worker-host
 function stopGrace(env: EnvRecord): number {
   const seconds = positiveInteger(env, 'PLATFORM_STOP_GRACE_SECONDS', 20);
   if (seconds > 90) {
-    throw invalid('PLATFORM_STOP_GRACE_SECONDS', 'must be at most 90: the stop timeout is 120 s, and ending the turns '
-      + 'still running and closing the stores take the rest');
+    throw invalid(
+      'PLATFORM_STOP_GRACE_SECONDS',
+      'must be at most 90: the stop timeout is 120 s, and ending the turns ' +
+        'still running and closing the stores take the rest',
+    );
   }
   return seconds;
 }
@@ -132,7 +185,10 @@ function parseWorkerHostEnv(env: EnvRecord, configFileExists: boolean): WorkerHo
   checkBootRules(env, 'worker-host', production);
   const warnings: string[] = [];
   return {
-    role: 'worker-host', nodeEnv, production, appVersion: parseAppVersion(env),
+    role: 'worker-host',
+    nodeEnv,
+    production,
+    appVersion: parseAppVersion(env),
     ...parseWorkerFacingSettings(env, production, warnings),
     workers: parseWorkerLimits(env),
     workerHost: parseWorkerHostListener(env),

@@ -15,7 +15,7 @@
  * Source: spec/platform-service.md § Deployment settings (value rules: positive integers); docs/architecture.md
  * § Queues and collections (retention).
  */
-import { invalid, positiveInteger, type EnvRecord } from './env-values.ts';
+import { type EnvRecord, invalid, positiveInteger } from './env-values.ts';
 
 /** Retention of each growing store; see the module's table. */
 export interface RetentionSettings {

@@ -3,7 +3,7 @@
  *
  * Source: spec/platform-service.md § Deployment settings; § Authentication rule 11.
  */
-import { base64Bytes, invalid, oneOf, optional, required, type EnvRecord } from './env-values.ts';
+import { base64Bytes, type EnvRecord, invalid, oneOf, optional, required } from './env-values.ts';
 import { urlAsWritten } from './net-values.ts';
 import type { SecretStoreSettings } from './platform-env-model.ts';
 
@@ -26,7 +26,8 @@ export const MAX_CLOUD_SECRETS_PREFIX_CHARS = 200;
 
 /**
  * Parses the secret store. Run after the boot rules (they guarantee the region with the cloud store).
- * @returns `{ kind: 'db', masterKey? }` (32 raw bytes) or `{ kind: 'cloud-secrets-manager', region, prefix, kmsKeyId?, endpoint? }`
+ * @returns `{ kind: 'db', masterKey? }` (32 raw bytes) or `{ kind: 'cloud-secrets-manager', region, prefix, kmsKeyId?,
+ * endpoint? }`
  * @throws PlatformError `invalid_config` naming the first bad variable
  *
  * Source: spec/platform-service.md § Deployment settings (PLATFORM_SECRET_STORE, MASTER_KEY, PLATFORM_CLOUD_SECRETS_*)
@@ -38,11 +39,15 @@ export function parseSecretStore(env: EnvRecord): SecretStoreSettings {
     return masterKey === undefined ? { kind } : { kind, masterKey };
   }
   const region = required(env, 'PLATFORM_CLOUD_SECRETS_REGION', 'the region code of the secrets manager');
-  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(region)) throw invalid('PLATFORM_CLOUD_SECRETS_REGION', 'must be a region code (lowercase letters, digits and dashes)');
+  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(region)) {
+    throw invalid('PLATFORM_CLOUD_SECRETS_REGION', 'must be a region code (lowercase letters, digits and dashes)');
+  }
   const kmsKeyId = optional(env, 'PLATFORM_CLOUD_SECRETS_KMS_KEY_ID');
   const endpoint = urlAsWritten(env, 'PLATFORM_CLOUD_SECRETS_ENDPOINT');
   return {
-    kind, region, prefix: secretsPrefix(env),
+    kind,
+    region,
+    prefix: secretsPrefix(env),
     ...(kmsKeyId === undefined ? {} : { kmsKeyId }),
     ...(endpoint === undefined ? {} : { endpoint }),
   };
@@ -52,7 +57,9 @@ function secretsPrefix(env: EnvRecord): string {
   const name = 'PLATFORM_CLOUD_SECRETS_PREFIX';
   const prefix = optional(env, name) ?? DEFAULT_CLOUD_SECRETS_PREFIX;
   if (!prefix.endsWith('/')) throw invalid(name, 'must end in /');
-  if (prefix.length > MAX_CLOUD_SECRETS_PREFIX_CHARS) throw invalid(name, `must be at most ${MAX_CLOUD_SECRETS_PREFIX_CHARS} characters`);
+  if (prefix.length > MAX_CLOUD_SECRETS_PREFIX_CHARS) {
+    throw invalid(name, `must be at most ${MAX_CLOUD_SECRETS_PREFIX_CHARS} characters`);
+  }
   if (!/^[A-Za-z0-9/_+=.@-]+$/.test(prefix)) throw invalid(name, 'may hold only letters, digits and /_+=.@-');
   return prefix;
 }

@@ -5,7 +5,15 @@
  * Source: spec/platform-service.md § Deployment settings (environment variables).
  */
 import {
-  flag, invalid, oneOf, optional, port, positiveInteger, trueOrFalse, url, type EnvRecord,
+  type EnvRecord,
+  flag,
+  invalid,
+  oneOf,
+  optional,
+  port,
+  positiveInteger,
+  trueOrFalse,
+  url,
 } from './env-values.ts';
 import { parseEmbeddedQueueMaxMemory } from './embedded-queue-settings.ts';
 import { addressRangeList, bindAddress, originList, urlAsWritten } from './net-values.ts';
@@ -32,14 +40,17 @@ export function parseNodeEnv(env: EnvRecord): NodeEnv {
 }
 
 /**
- * APP_VERSION (default dev): letters, digits and . _ + - (X.Y.Z, unstable-<sha>, pr-<number>, dev), at most 64 characters.
+ * APP_VERSION (default dev): letters, digits and . _ + - (X.Y.Z, unstable-<sha>, pr-<number>, dev), at most 64
+ * characters.
  * @throws PlatformError `invalid_config` naming APP_VERSION
  *
  * Source: spec/platform-service.md § Deployment settings (APP_VERSION); § Versioning
  */
 export function parseAppVersion(env: EnvRecord): string {
   const version = optional(env, 'APP_VERSION') ?? 'dev';
-  if (!/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/.test(version)) throw invalid('APP_VERSION', 'must be a release name such as 1.2.3, unstable-<sha>, pr-<number> or dev');
+  if (!/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/.test(version)) {
+    throw invalid('APP_VERSION', 'must be a release name such as 1.2.3, unstable-<sha>, pr-<number> or dev');
+  }
   return version;
 }
 
@@ -73,7 +84,10 @@ export function parseHttpSettings(env: EnvRecord, warnings: Warnings) {
  *
  * Source: spec/platform-service.md § Deployment settings (DOCDB_URI, QUEUE_URL, OBJSTORE_*, PLATFORM_EMBEDDED_QUEUE*)
  */
-export function parseStoreAndQueue(env: EnvRecord, production: boolean): Pick<ServiceEnv, 'stores' | 'embeddedQueue' | 'allowNewerData'> {
+export function parseStoreAndQueue(
+  env: EnvRecord,
+  production: boolean,
+): Pick<ServiceEnv, 'stores' | 'embeddedQueue' | 'allowNewerData'> {
   const stores = parseStoreSettings(env);
   const queueUrl = stores.queueUrl ?? (production ? undefined : DEFAULT_QUEUE_URL);
   const maxMemory = parseEmbeddedQueueMaxMemory(env);
@@ -88,9 +102,13 @@ export function parseStoreAndQueue(env: EnvRecord, production: boolean): Pick<Se
  * Directories: scratch (<tmpDir>/cairn), template repository (.cairn/template), skill registry clones
  * (.cairn/skill-registries), kept as written (relative paths resolve where the spec says, in the bin).
  *
- * Source: spec/platform-service.md § Deployment settings (PLATFORM_SCRATCH_DIR, PLATFORM_TEMPLATE_REPO, PLATFORM_SKILL_REGISTRIES_DIR)
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_SCRATCH_DIR, PLATFORM_TEMPLATE_REPO,
+ * PLATFORM_SKILL_REGISTRIES_DIR)
  */
-export function parseDirectories(env: EnvRecord, tmpDir: string): Pick<ServiceEnv, 'scratchDir' | 'templateRepo' | 'skillRegistriesDir'> {
+export function parseDirectories(
+  env: EnvRecord,
+  tmpDir: string,
+): Pick<ServiceEnv, 'scratchDir' | 'templateRepo' | 'skillRegistriesDir'> {
   return {
     scratchDir: optional(env, 'PLATFORM_SCRATCH_DIR') ?? `${tmpDir.replace(/\/+$/, '')}/cairn`,
     templateRepo: optional(env, 'PLATFORM_TEMPLATE_REPO') ?? '.cairn/template',
@@ -106,7 +124,9 @@ export function parseDirectories(env: EnvRecord, tmpDir: string): Pick<ServiceEn
  */
 export function parseWorkerFacingSettings(env: EnvRecord, production: boolean, warnings: Warnings) {
   const allowPrivateUrls = trueOrFalse(env, 'PLATFORM_ALLOW_PRIVATE_URLS', false);
-  if (allowPrivateUrls && production) warnings.push('PLATFORM_ALLOW_PRIVATE_URLS is ignored when NODE_ENV is production: outbound URLs stay guarded.');
+  if (allowPrivateUrls && production) {
+    warnings.push('PLATFORM_ALLOW_PRIVATE_URLS is ignored when NODE_ENV is production: outbound URLs stay guarded.');
+  }
   return {
     promptCache: flag(env, 'PLATFORM_PROMPT_CACHE', true),
     promptCacheTtl: oneOf(env, 'PLATFORM_PROMPT_CACHE_TTL', ['5m', '1h'] as const, '5m'),
@@ -138,6 +158,8 @@ function parseAccessLog(env: EnvRecord, warnings: Warnings): 'errors' | 'all' | 
 function parseOauth2Redirect(env: EnvRecord): { oauth2RedirectUrl?: string } {
   const parsed = url(env, 'OAUTH2_REDIRECT_URL', ['http', 'https']);
   if (parsed === undefined) return {};
-  if (parsed.pathname !== OAUTH2_CALLBACK_PATH) throw invalid('OAUTH2_REDIRECT_URL', `must be a URL whose path is ${OAUTH2_CALLBACK_PATH}`);
+  if (parsed.pathname !== OAUTH2_CALLBACK_PATH) {
+    throw invalid('OAUTH2_REDIRECT_URL', `must be a URL whose path is ${OAUTH2_CALLBACK_PATH}`);
+  }
   return { oauth2RedirectUrl: optional(env, 'OAUTH2_REDIRECT_URL') as string };
 }

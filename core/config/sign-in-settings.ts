@@ -4,7 +4,7 @@
  * Source: spec/platform-service.md § Deployment settings; § Platform sign-in modes.
  */
 import type { Static } from '@sinclair/typebox';
-import { flag, invalid, oneOf, optional, required, type EnvRecord } from './env-values.ts';
+import { type EnvRecord, flag, invalid, oneOf, optional, required } from './env-values.ts';
 import { urlAsWritten } from './net-values.ts';
 import type { IdentitySettings, SignInSettings } from './platform-env-model.ts';
 
@@ -46,8 +46,11 @@ export function parseSignIn(env: EnvRecord, mode: SignInSettings['mode'] | undef
   if (mode === 'cloud-alb') {
     const { arn, region } = loadBalancerArn(env);
     return {
-      mode, albArn: arn, albRegion: region,
-      signOutUrl: urlAsWritten(env, 'PLATFORM_CLOUD_ALB_SIGN_OUT_URL') ?? required(env, 'PLATFORM_CLOUD_ALB_SIGN_OUT_URL', 'the logout URL'),
+      mode,
+      albArn: arn,
+      albRegion: region,
+      signOutUrl: urlAsWritten(env, 'PLATFORM_CLOUD_ALB_SIGN_OUT_URL') ??
+        required(env, 'PLATFORM_CLOUD_ALB_SIGN_OUT_URL', 'the logout URL'),
       sessionCookie: cookieName(env, 'PLATFORM_CLOUD_ALB_SESSION_COOKIE', 'LBAuthSessionCookie'),
     };
   }
@@ -59,11 +62,17 @@ export function parseSignIn(env: EnvRecord, mode: SignInSettings['mode'] | undef
  * @param appBaseUrl - the platform's public origin; the default claim is `<origin>/managed_domain`
  * @throws PlatformError `invalid_config` naming the first bad variable
  *
- * Source: spec/platform-service.md § Deployment settings (PLATFORM_EMAIL_VERIFICATION, PLATFORM_DNS_VERIFICATION, PLATFORM_MANAGED_DOMAIN_CLAIM)
+ * Source: spec/platform-service.md § Deployment settings (PLATFORM_EMAIL_VERIFICATION, PLATFORM_DNS_VERIFICATION,
+ * PLATFORM_MANAGED_DOMAIN_CLAIM)
  */
 export function parseIdentity(env: EnvRecord, appBaseUrl: string | undefined): Static<typeof IdentitySettings> {
   const claim = optional(env, 'PLATFORM_MANAGED_DOMAIN_CLAIM');
-  if (claim !== undefined && /\s/.test(claim)) throw invalid('PLATFORM_MANAGED_DOMAIN_CLAIM', 'must be a claim name without spaces (a URL, a name, or custom:<name>)');
+  if (claim !== undefined && /\s/.test(claim)) {
+    throw invalid(
+      'PLATFORM_MANAGED_DOMAIN_CLAIM',
+      'must be a claim name without spaces (a URL, a name, or custom:<name>)',
+    );
+  }
   const origin = appBaseUrl === undefined ? 'http://localhost' : new URL(appBaseUrl).origin;
   return {
     emailVerification: flag(env, 'PLATFORM_EMAIL_VERIFICATION', true),
@@ -75,13 +84,20 @@ export function parseIdentity(env: EnvRecord, appBaseUrl: string | undefined): S
 function loadBalancerArn(env: EnvRecord): { arn: string; region: string } {
   const arn = required(env, 'PLATFORM_CLOUD_ALB_ARN', 'the load balancer identifier');
   const match = /^arn:[a-z0-9-]+:[a-z0-9-]+:([a-z0-9-]+):[0-9]*:\S+$/.exec(arn);
-  if (!match) throw invalid('PLATFORM_CLOUD_ALB_ARN', 'must be the load balancer identifier (arn:<partition>:<service>:<region>:<account>:<resource>)');
+  if (!match) {
+    throw invalid(
+      'PLATFORM_CLOUD_ALB_ARN',
+      'must be the load balancer identifier (arn:<partition>:<service>:<region>:<account>:<resource>)',
+    );
+  }
   return { arn, region: match[1] };
 }
 
 function cookieName(env: EnvRecord, name: string, fallback: string): string {
   const value = optional(env, name) ?? fallback;
-  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(value)) throw invalid(name, 'must be a cookie name (letters, digits and !#$%&\'*+-.^_`|~)');
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(value)) {
+    throw invalid(name, "must be a cookie name (letters, digits and !#$%&'*+-.^_`|~)");
+  }
   return value;
 }
 

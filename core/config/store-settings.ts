@@ -5,15 +5,19 @@
  */
 import type { Static } from '@sinclair/typebox';
 import { requireObjectStoreKeyPair } from './boot-rules.ts';
-import { flag, invalid, optional, required, url, type EnvRecord } from './env-values.ts';
+import { type EnvRecord, flag, invalid, optional, required, url } from './env-values.ts';
 import type {
-  DocumentStoreSettings as DocumentStoreSchema, ObjectStoreSettings as ObjectStoreSchema, StoreSettings as StoreSchema,
+  DocumentStoreSettings as DocumentStoreSchema,
+  ObjectStoreSettings as ObjectStoreSchema,
+  StoreSettings as StoreSchema,
 } from './platform-env-model.ts';
 
-/** Where documents live: embedded SQLite file or MongoDB. Source: spec/platform-service.md § Deployment settings (DOCDB_URI) */
+/** Where documents live: embedded SQLite file or MongoDB. Source: spec/platform-service.md § Deployment settings
+ * (DOCDB_URI) */
 export type DocumentStoreSettings = Static<typeof DocumentStoreSchema>;
 
-/** Where objects live: a local directory (embedded) or S3. Source: spec/platform-service.md § Deployment settings (OBJSTORE_*) */
+/** Where objects live: a local directory (embedded) or S3. Source: spec/platform-service.md § Deployment settings
+ * (OBJSTORE_*) */
 export type ObjectStoreSettings = Static<typeof ObjectStoreSchema>;
 
 /**
@@ -26,15 +30,23 @@ export type StoreSettings = Static<typeof StoreSchema>;
 /**
  * Parses DOCDB_URI, OBJSTORE_* and QUEUE_URL.
  * @throws PlatformError `invalid_config` naming the first bad variable
-  *
-  * Source: spec/platform-service.md § Deployment settings (DOCDB_URI, OBJSTORE_*, QUEUE_URL)
+ *
+ * Source: spec/platform-service.md § Deployment settings (DOCDB_URI, OBJSTORE_*, QUEUE_URL)
  */
 export function parseStoreSettings(env: EnvRecord): StoreSettings {
-  return { documents: parseDocuments(env), objects: parseObjects(env), queueUrl: url(env, 'QUEUE_URL', ['redis', 'rediss'])?.toString() };
+  return {
+    documents: parseDocuments(env),
+    objects: parseObjects(env),
+    queueUrl: url(env, 'QUEUE_URL', ['redis', 'rediss'])?.toString(),
+  };
 }
 
 function parseDocuments(env: EnvRecord): DocumentStoreSettings {
-  const uri = required(env, 'DOCDB_URI', 'set a MongoDB connection string (mongodb:// or mongodb+srv://) or sqlite:<path> for the embedded store');
+  const uri = required(
+    env,
+    'DOCDB_URI',
+    'set a MongoDB connection string (mongodb:// or mongodb+srv://) or sqlite:<path> for the embedded store',
+  );
   if (uri.startsWith('sqlite:')) {
     const path = uri.slice('sqlite:'.length);
     if (!path) throw invalid('DOCDB_URI', 'needs a file path after sqlite:');
@@ -45,16 +57,25 @@ function parseDocuments(env: EnvRecord): DocumentStoreSettings {
 }
 
 function parseObjects(env: EnvRecord): ObjectStoreSettings {
-  const bucket = required(env, 'OBJSTORE_BUCKET', 'name the bucket (or, with a file:// endpoint, the directory under it) that holds every object');
+  const bucket = required(
+    env,
+    'OBJSTORE_BUCKET',
+    'name the bucket (or, with a file:// endpoint, the directory under it) that holds every object',
+  );
   const prefix = optional(env, 'OBJSTORE_PREFIX') ?? '';
   const keyId = optional(env, 'OBJSTORE_ACCESS_KEY_ID');
   const secret = optional(env, 'OBJSTORE_SECRET_ACCESS_KEY');
   requireObjectStoreKeyPair(env);
   const endpoint = url(env, 'OBJSTORE_ENDPOINT', ['http', 'https', 'file']);
   const forcePathStyle = flag(env, 'OBJSTORE_FORCE_PATH_STYLE', false);
-  if (endpoint?.protocol === 'file:') return { kind: 'fs', root: decodeURIComponent(endpoint.pathname), bucket, prefix };
+  if (endpoint?.protocol === 'file:') {
+    return { kind: 'fs', root: decodeURIComponent(endpoint.pathname), bucket, prefix };
+  }
   return {
-    kind: 's3', bucket, prefix, forcePathStyle,
+    kind: 's3',
+    bucket,
+    prefix,
+    forcePathStyle,
     region: optional(env, 'OBJSTORE_REGION') ?? 'us-east-1',
     ...(endpoint ? { endpoint: endpoint.toString() } : {}),
     ...(keyId && secret ? { credentials: { accessKeyId: keyId, secretAccessKey: secret } } : {}),

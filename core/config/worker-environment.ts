@@ -27,8 +27,13 @@ export const WORKER_MEMORY_VARIABLE = 'PLATFORM_WORKER_MEMORY_MB';
  * Source: spec/platform-service.md § Deployment settings
  */
 export const WORKER_ENVIRONMENT_VARIABLES: readonly string[] = [
-  'NODE_ENV', 'APP_VERSION', 'PLATFORM_PROMPT_CACHE', 'PLATFORM_PROMPT_CACHE_TTL', 'PLATFORM_ALLOW_PRIVATE_URLS',
-  WORKER_KIND_VARIABLE, WORKER_MEMORY_VARIABLE,
+  'NODE_ENV',
+  'APP_VERSION',
+  'PLATFORM_PROMPT_CACHE',
+  'PLATFORM_PROMPT_CACHE_TTL',
+  'PLATFORM_ALLOW_PRIVATE_URLS',
+  WORKER_KIND_VARIABLE,
+  WORKER_MEMORY_VARIABLE,
 ];
 
 /**
@@ -36,7 +41,10 @@ export const WORKER_ENVIRONMENT_VARIABLES: readonly string[] = [
  *
  * Source: spec/platform-service.md § Deployment settings (a worker reads none)
  */
-export type WorkerEnvironmentSource = Pick<ServiceEnv, 'nodeEnv' | 'appVersion' | 'promptCache' | 'promptCacheTtl' | 'allowPrivateUrls'>;
+export type WorkerEnvironmentSource = Pick<
+  ServiceEnv,
+  'nodeEnv' | 'appVersion' | 'promptCache' | 'promptCacheTtl' | 'allowPrivateUrls'
+>;
 
 /**
  * Builds a worker's environment from parsed settings, in canonical spellings (on/off, true/false).
@@ -47,7 +55,10 @@ export type WorkerEnvironmentSource = Pick<ServiceEnv, 'nodeEnv' | 'appVersion' 
  *
  * Source: spec/platform-service.md § Deployment settings; § Rules 6–7
  */
-export function workerEnvironment(env: WorkerEnvironmentSource, worker: { kind: 'turn' | 'call'; memoryLimitMb: number }): Record<string, string> {
+export function workerEnvironment(
+  env: WorkerEnvironmentSource,
+  worker: { kind: 'turn' | 'call'; memoryLimitMb: number },
+): Record<string, string> {
   return {
     NODE_ENV: env.nodeEnv,
     APP_VERSION: env.appVersion,
@@ -66,5 +77,6 @@ export function workerEnvironment(env: WorkerEnvironmentSource, worker: { kind: 
  * Source: spec/platform-service.md § Deployment settings (a worker refuses to start holding anything else)
  */
 export function foreignWorkerVariables(env: Record<string, string | undefined>): string[] {
-  return Object.keys(env).filter((name) => env[name] !== undefined && !WORKER_ENVIRONMENT_VARIABLES.includes(name)).sort();
+  return Object.keys(env).filter((name) => env[name] !== undefined && !WORKER_ENVIRONMENT_VARIABLES.includes(name))
+    .sort();
 }

@@ -4,7 +4,7 @@
  * Source: spec/platform-service.md § Rules 10; § Deployment settings (PLATFORM_WORKER_HOST, PLATFORM_WORKER_HOST_KEY).
  */
 import { PlatformError } from '../ports/platform-error.ts';
-import { invalid, optional, type EnvRecord } from './env-values.ts';
+import { type EnvRecord, invalid, optional } from './env-values.ts';
 import { workerHostHolding, workerHostOffenders } from './env-variables.ts';
 import type { ProcessRole } from './platform-env-model.ts';
 
@@ -32,7 +32,11 @@ export function refuseWorkerHostHoldings(env: EnvRecord, options: { configFileEx
   if (options.configFileExists) kinds.push(`${APP_DIR_CONFIG_FILE} in the app directory: config`);
   throw new PlatformError(
     'invalid_config',
-    `${named.join(', ')} must not reach a worker host: it holds no data store address, key, config or cloud credential.\n${kinds.join('\n')}`,
+    `${
+      named.join(', ')
+    } must not reach a worker host: it holds no data store address, key, config or cloud credential.\n${
+      kinds.join('\n')
+    }`,
   );
 }
 
@@ -48,11 +52,19 @@ export function requireWorkerHostKeyPairing(env: EnvRecord, role: ProcessRole): 
   const host = optional(env, 'PLATFORM_WORKER_HOST') !== undefined;
   const key = optional(env, 'PLATFORM_WORKER_HOST_KEY') !== undefined;
   if (role === 'worker-host') {
-    if (!key) throw invalid('PLATFORM_WORKER_HOST_KEY', 'is required on a worker host: at least 32 bytes, base64, shared with its dispatching processes');
+    if (!key) {
+      throw invalid(
+        'PLATFORM_WORKER_HOST_KEY',
+        'is required on a worker host: at least 32 bytes, base64, shared with its dispatching processes',
+      );
+    }
     return;
   }
   if (host && !key) throw invalid('PLATFORM_WORKER_HOST_KEY', 'is required with PLATFORM_WORKER_HOST');
   if (key && !host && (role === 'api' || role === 'dispatcher')) {
-    throw invalid('PLATFORM_WORKER_HOST_KEY', 'is set without PLATFORM_WORKER_HOST: name the worker host or unset the key');
+    throw invalid(
+      'PLATFORM_WORKER_HOST_KEY',
+      'is set without PLATFORM_WORKER_HOST: name the worker host or unset the key',
+    );
   }
 }

@@ -4,7 +4,14 @@
  * Source: spec/platform-service.md § Rules 6–7, 10; § Deployment settings (PLATFORM_WORKER_*); § Limits.
  */
 import {
-  base64Bytes, flag, integerAtLeast, invalid, oneOf, port, positiveInteger, type EnvRecord,
+  base64Bytes,
+  type EnvRecord,
+  flag,
+  integerAtLeast,
+  invalid,
+  oneOf,
+  port,
+  positiveInteger,
 } from './env-values.ts';
 import { bindAddress, hostAndPort } from './net-values.ts';
 import type { WorkerLimits } from './platform-env-model.ts';
@@ -66,7 +73,9 @@ export function parseRemoteWorkerHost(env: EnvRecord): { hostname: string; port:
  */
 export function parseWorkerHostListener(env: EnvRecord): { key: Uint8Array; port: number; bind: string } {
   const key = base64Bytes(env, 'PLATFORM_WORKER_HOST_KEY', { atLeast: MIN_WORKER_HOST_KEY_BYTES });
-  if (key === undefined) throw invalid('PLATFORM_WORKER_HOST_KEY', 'is required on a worker host: at least 32 bytes, base64');
+  if (key === undefined) {
+    throw invalid('PLATFORM_WORKER_HOST_KEY', 'is required on a worker host: at least 32 bytes, base64');
+  }
   return {
     key,
     port: port(env, 'PLATFORM_WORKER_HOST_PORT', DEFAULT_WORKER_HOST_PORT),

@@ -5,9 +5,38 @@
  * Source: spec/platform-service.md § Incoming connection, § Incoming connection authentication.
  */
 export * from './model.ts';
-export { acceptedAlgorithms, checkIdentifier, checkSettings, originAllowed, sameDigest, type ConnectionSettings, type ConnectionSettingsInput, type OidcInput } from './rules.ts';
 export {
-  applyPendingEdits, connectionByAddress, createConnection, deleteConnection, ensureConnectionIndexes, getConnection, listConnections, regenerateToken, updateConnection,
-  type ConnectionChange, type ConnectionWithToken, type CreateConnectionInput,
+  acceptedAlgorithms,
+  checkIdentifier,
+  checkSettings,
+  type ConnectionSettings,
+  type ConnectionSettingsInput,
+  type OidcInput,
+  originAllowed,
+  sameDigest,
+} from './rules.ts';
+export {
+  applyPendingEdits,
+  connectionByAddress,
+  type ConnectionChange,
+  type ConnectionCreation,
+  type ConnectionRef,
+  type ConnectionWithToken,
+  createConnection,
+  type CreateConnectionInput,
+  deleteConnection,
+  ensureConnectionIndexes,
+  getConnection,
+  listConnections,
+  regenerateToken,
+  updateConnection,
 } from './connections.ts';
-export { admitCaller, bearerOf, type Admission, type AdmissionDeps, type AdmittedCaller, type EndpointJwtVerifier, type RequestFacts } from './admission.ts';
+export {
+  type Admission,
+  type AdmissionDeps,
+  admitCaller,
+  type AdmittedCaller,
+  bearerOf,
+  type EndpointJwtVerifier,
+  type RequestFacts,
+} from './admission.ts';

@@ -6,7 +6,7 @@
  * Source: spec/platform-service.md § Incoming connection, § Incoming connection authentication,
  * § Limits; docs/decisions.md D8 § Connections.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
@@ -42,7 +42,8 @@ export const defaultRates: Readonly<Record<Protocol, { perCaller: number; perEnd
   webhook: { perCaller: 600, perEndpoint: 600 },
 };
 
-/** OIDC settings of an oidc-mode connection. Source: spec § Incoming connection (issuer, audience, JWKS URL, algorithms). */
+/** OIDC settings of an oidc-mode connection. Source: spec § Incoming connection (issuer, audience, JWKS URL,
+ * algorithms). */
 export const OidcSettings = Type.Object({
   /** https URL (http only on a loopback host outside production), exactly as the issuer names itself. */
   issuer: Type.String(),
@@ -57,7 +58,10 @@ export const OidcSettings = Type.Object({
 export type OidcSettings = Static<typeof OidcSettings>;
 
 /** Calls per minute per caller and per endpoint. */
-export const RateSettings = Type.Object({ perCaller: Type.Integer({ minimum: 1 }), perEndpoint: Type.Integer({ minimum: 1 }) });
+export const RateSettings = Type.Object({
+  perCaller: Type.Integer({ minimum: 1 }),
+  perEndpoint: Type.Integer({ minimum: 1 }),
+});
 /** Calls per minute. */
 export type RateSettings = Static<typeof RateSettings>;
 

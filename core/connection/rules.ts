@@ -7,7 +7,15 @@
  */
 import { outboundUrlProblem } from '../ports/outbound-url.ts';
 import { PlatformError } from '../ports/platform-error.ts';
-import { authModes, defaultRates, protocols, type AuthMode, type OidcSettings, type Protocol, type RateSettings } from './model.ts';
+import {
+  type AuthMode,
+  authModes,
+  defaultRates,
+  type OidcSettings,
+  type Protocol,
+  protocols,
+  type RateSettings,
+} from './model.ts';
 
 /** OIDC settings as given (algorithms optional: RS256 when unset). */
 export interface OidcInput {
@@ -36,7 +44,18 @@ export interface ConnectionSettings {
 }
 
 /** JWS algorithms an oidc connection may accept (asymmetric only: the platform holds no shared secret). */
-export const acceptedAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+export const acceptedAlgorithms = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+] as const;
 const identifierPattern = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const maxRate = 100_000;
 
@@ -51,7 +70,12 @@ export function invalid(field: string, message: string): PlatformError {
  */
 export function checkIdentifier(identifier: string): string {
   if (identifier.length > 60 || !identifierPattern.test(identifier)) {
-    throw invalid('identifier', `"${identifier.slice(0, 60)}" is not a slug; use at most 60 lowercase letters and digits joined by hyphens, e.g. "support-chat".`);
+    throw invalid(
+      'identifier',
+      `"${
+        identifier.slice(0, 60)
+      }" is not a slug; use at most 60 lowercase letters and digits joined by hyphens, e.g. "support-chat".`,
+    );
   }
   return identifier;
 }
@@ -65,15 +89,36 @@ export function checkIdentifier(identifier: string): string {
  * @throws PlatformError `invalid_argument` (400) naming the field and saying what to do
  */
 export function checkSettings(
-  input: ConnectionSettingsInput, production: boolean, allowPrivateUrls = false,
+  input: ConnectionSettingsInput,
+  production: boolean,
+  allowPrivateUrls = false,
 ): ConnectionSettings {
-  if (!(protocols as readonly string[]).includes(input.protocol)) throw invalid('protocol', `"${input.protocol.slice(0, 40)}" is not a protocol; use one of ${protocols.join(', ')}.`);
-  if (!(authModes as readonly string[]).includes(input.auth)) throw invalid('auth', `"${input.auth.slice(0, 40)}" is not an authentication mode; use one of ${authModes.join(', ')}.`);
+  if (!(protocols as readonly string[]).includes(input.protocol)) {
+    throw invalid(
+      'protocol',
+      `"${input.protocol.slice(0, 40)}" is not a protocol; use one of ${protocols.join(', ')}.`,
+    );
+  }
+  if (!(authModes as readonly string[]).includes(input.auth)) {
+    throw invalid(
+      'auth',
+      `"${input.auth.slice(0, 40)}" is not an authentication mode; use one of ${authModes.join(', ')}.`,
+    );
+  }
   const protocol = input.protocol as Protocol;
   const auth = input.auth as AuthMode;
-  if (auth === 'public' && protocol === 'mcp') throw invalid('auth', 'an MCP connection cannot be public; use bearer or oidc.');
-  if (auth !== 'oidc' && input.oidc) throw invalid('oidc', `OIDC settings apply only to auth "oidc" (this connection is "${auth}"); drop them or set auth to oidc.`);
-  if (auth === 'oidc' && !input.oidc) throw invalid('oidc', 'auth "oidc" needs the OIDC settings: give oidc.issuer and oidc.audience.');
+  if (auth === 'public' && protocol === 'mcp') {
+    throw invalid('auth', 'an MCP connection cannot be public; use bearer or oidc.');
+  }
+  if (auth !== 'oidc' && input.oidc) {
+    throw invalid(
+      'oidc',
+      `OIDC settings apply only to auth "oidc" (this connection is "${auth}"); drop them or set auth to oidc.`,
+    );
+  }
+  if (auth === 'oidc' && !input.oidc) {
+    throw invalid('oidc', 'auth "oidc" needs the OIDC settings: give oidc.issuer and oidc.audience.');
+  }
   const origins = checkOrigins(protocol, input.origins ?? []);
   const rate = checkRate(input.rate ?? defaultRates[protocol]);
   const oidc = auth === 'oidc' && input.oidc ? { oidc: checkOidc(input.oidc, allowPrivateUrls && !production) } : {};
@@ -82,10 +127,23 @@ export function checkSettings(
 
 function checkOidc(input: OidcInput, allowPrivateUrls: boolean): OidcSettings {
   const issuer = checkIssuerUrl('oidc.issuer', input.issuer, allowPrivateUrls);
-  if (input.audience.trim() === '') throw invalid('oidc.audience', 'the audience is required (without it any token the issuer signs for any application would be admitted); give the audience your tokens carry.');
-  const algorithms = input.algorithms === undefined || input.algorithms.length === 0 ? ['RS256'] : [...new Set(input.algorithms)];
+  if (input.audience.trim() === '') {
+    throw invalid(
+      'oidc.audience',
+      'the audience is required (without it any token the issuer signs for any application would be admitted); ' +
+        'give the audience your tokens carry.',
+    );
+  }
+  const algorithms = input.algorithms === undefined || input.algorithms.length === 0
+    ? ['RS256']
+    : [...new Set(input.algorithms)];
   for (const alg of algorithms) {
-    if (!(acceptedAlgorithms as readonly string[]).includes(alg)) throw invalid('oidc.algorithms', `"${alg.slice(0, 20)}" is not accepted; use some of ${acceptedAlgorithms.join(', ')} (or none for RS256).`);
+    if (!(acceptedAlgorithms as readonly string[]).includes(alg)) {
+      throw invalid(
+        'oidc.algorithms',
+        `"${alg.slice(0, 20)}" is not accepted; use some of ${acceptedAlgorithms.join(', ')} (or none for RS256).`,
+      );
+    }
   }
   const jwksUrl = input.jwksUrl ? { jwksUrl: checkIssuerUrl('oidc.jwksUrl', input.jwksUrl, allowPrivateUrls) } : {};
   return { issuer, audience: input.audience.trim(), ...jwksUrl, algorithms };
@@ -100,17 +158,30 @@ function checkIssuerUrl(field: string, value: string, allowPrivateUrls: boolean)
 
 /** Origins: agui/mcp only; each `scheme://host[:port]`, or the single entry `*`. */
 function checkOrigins(protocol: Protocol, origins: string[]): string[] {
-  if (protocol === 'webhook' && origins.length > 0) throw invalid('origins', 'a webhook takes no browser origins; leave origins empty.');
+  if (protocol === 'webhook' && origins.length > 0) {
+    throw invalid('origins', 'a webhook takes no browser origins; leave origins empty.');
+  }
   const unique = [...new Set(origins.map((o) => o.trim()).filter(Boolean))];
   if (unique.includes('*')) {
-    if (unique.length > 1) throw invalid('origins', '"*" already allows any site; give either "*" alone or a list of sites.');
+    if (unique.length > 1) {
+      throw invalid('origins', '"*" already allows any site; give either "*" alone or a list of sites.');
+    }
     return unique;
   }
   return unique.map((origin) => {
     let url: URL | undefined;
-    try { url = new URL(origin); } catch { url = undefined; }
+    try {
+      url = new URL(origin);
+    } catch {
+      url = undefined;
+    }
     if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== origin) {
-      throw invalid('origins', `"${origin.slice(0, 200)}" is not a site; give scheme://host[:port] without a path or trailing slash, e.g. https://app.example.com.`);
+      throw invalid(
+        'origins',
+        `"${
+          origin.slice(0, 200)
+        }" is not a site; give scheme://host[:port] without a path or trailing slash, e.g. https://app.example.com.`,
+      );
     }
     return origin;
   });
@@ -118,9 +189,17 @@ function checkOrigins(protocol: Protocol, origins: string[]): string[] {
 
 function checkRate(rate: { perCaller: number; perEndpoint: number }): RateSettings {
   for (const [field, value] of [['rate.perCaller', rate.perCaller], ['rate.perEndpoint', rate.perEndpoint]] as const) {
-    if (!Number.isInteger(value) || value < 1 || value > maxRate) throw invalid(field, `${value} is not a whole number of calls per minute from 1 to ${maxRate}.`);
+    if (!Number.isInteger(value) || value < 1 || value > maxRate) {
+      throw invalid(field, `${value} is not a whole number of calls per minute from 1 to ${maxRate}.`);
+    }
   }
-  if (rate.perCaller > rate.perEndpoint) throw invalid('rate.perCaller', `${rate.perCaller} calls per caller exceed the endpoint's ${rate.perEndpoint}; lower it or raise rate.perEndpoint.`);
+  if (rate.perCaller > rate.perEndpoint) {
+    throw invalid(
+      'rate.perCaller',
+      `${rate.perCaller} calls per caller exceed the endpoint's ${rate.perEndpoint}; lower it or raise ` +
+        `rate.perEndpoint.`,
+    );
+  }
   return { perCaller: rate.perCaller, perEndpoint: rate.perEndpoint };
 }
 

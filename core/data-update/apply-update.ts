@@ -27,12 +27,19 @@ export interface ApplyContext {
  * @returns the update applied (documents this call rewrote, time by the clock) and whether the lock was lost
  * @throws PlatformError `data_update_failed` naming the document when `apply` throws or returns no document
  */
-export async function applyDataUpdate(ctx: ApplyContext, update: DataUpdate): Promise<{ applied: AppliedDataUpdate; lockLost: boolean }> {
+export async function applyDataUpdate(
+  ctx: ApplyContext,
+  update: DataUpdate,
+): Promise<{ applied: AppliedDataUpdate; lockLost: boolean }> {
   const items = ctx.docs.collection<StoredDocument>(update.collection);
   const startedMs = ctx.clock.now().getTime();
   let documents = 0;
   let lockLost = false;
-  for (let batch = await nextBatch(items, update); batch.length > 0 && !lockLost; batch = await nextBatch(items, update)) {
+  for (
+    let batch = await nextBatch(items, update);
+    batch.length > 0 && !lockLost;
+    batch = await nextBatch(items, update)
+  ) {
     for (const doc of batch) {
       if (!(await ctx.keepLock())) {
         lockLost = true;
@@ -42,7 +49,10 @@ export async function applyDataUpdate(ctx: ApplyContext, update: DataUpdate): Pr
     }
   }
   const { collection, from, to, description } = update;
-  return { applied: { collection, from, to, description, documents, ms: ctx.clock.now().getTime() - startedMs }, lockLost };
+  return {
+    applied: { collection, from, to, description, documents, ms: ctx.clock.now().getTime() - startedMs },
+    lockLost,
+  };
 }
 
 function nextBatch(items: DocumentCollection<StoredDocument>, update: DataUpdate): Promise<StoredDocument[]> {
@@ -50,7 +60,11 @@ function nextBatch(items: DocumentCollection<StoredDocument>, update: DataUpdate
 }
 
 /** Rewrites one document unless it left version `from` meanwhile. @returns true when this call rewrote it */
-async function rewriteDocument(items: DocumentCollection<StoredDocument>, update: DataUpdate, doc: StoredDocument): Promise<boolean> {
+async function rewriteDocument(
+  items: DocumentCollection<StoredDocument>,
+  update: DataUpdate,
+  doc: StoredDocument,
+): Promise<boolean> {
   let next: StoredDocument;
   try {
     next = await update.apply(structuredClone(doc));
@@ -70,11 +84,18 @@ function replacement(update: DataUpdate, old: StoredDocument, next: StoredDocume
   const $unset: Record<string, true> = {};
   for (const key of Object.keys(old)) if (key !== '_id' && !(key in $set)) $unset[key] = true;
   for (const key of [...Object.keys($set), ...Object.keys($unset)]) {
-    if (key.includes('.') || key.startsWith('$')) throw failure(update, old._id, `field name ${JSON.stringify(key)} cannot be written field by field`);
+    if (key.includes('.') || key.startsWith('$')) {
+      throw failure(update, old._id, `field name ${JSON.stringify(key)} cannot be written field by field`);
+    }
   }
   return Object.keys($unset).length > 0 ? { $set, $unset } : { $set };
 }
 
 function failure(update: DataUpdate, id: string, why: string, cause?: unknown): PlatformError {
-  return new PlatformError('data_update_failed', `[data-updates] ${update.collection} ${update.from}→${update.to} ${update.description} failed on document ${id}: ${why}`, { cause });
+  return new PlatformError(
+    'data_update_failed',
+    `[data-updates] ${update.collection} ${update.from}→${update.to} ${update.description} failed on document ` +
+      `${id}: ${why}`,
+    { cause },
+  );
 }

@@ -37,11 +37,17 @@ export async function ensureVersionIndexes(docs: DocumentStore, release: Release
  */
 export async function readCensus(docs: DocumentStore, release: ReleaseData): Promise<CollectionCensus[]> {
   const result: CollectionCensus[] = [];
-  for (const [collection, versions] of Object.entries(release.collections)) result.push(await readCollection(docs, collection, versions));
+  for (const [collection, versions] of Object.entries(release.collections)) {
+    result.push(await readCollection(docs, collection, versions));
+  }
   return result;
 }
 
-async function readCollection(docs: DocumentStore, collection: string, versions: CollectionVersions): Promise<CollectionCensus> {
+async function readCollection(
+  docs: DocumentStore,
+  collection: string,
+  versions: CollectionVersions,
+): Promise<CollectionCensus> {
   const items = docs.collection<StoredDocument>(collection);
   const total = await items.countDocuments({});
   const atVersion = new Map<number, number>();
@@ -54,9 +60,15 @@ async function readCollection(docs: DocumentStore, collection: string, versions:
   const below = await outside(items, { $lt: versions.baseline }, 1);
   const above = await outside(items, { $gt: versions.current }, -1);
   const unversionedCount = total - known - below.count - above.count;
-  const sampleIds = unversionedCount > 0 ? (await items.find({ schemaVersion: { $not: { $type: 'number' } } }, { sort: { _id: 1 }, limit: 3 })).map((d) => d._id) : [];
+  const sampleIds = unversionedCount > 0
+    ? (await items.find({ schemaVersion: { $not: { $type: 'number' } } }, { sort: { _id: 1 }, limit: 3 })).map((d) =>
+      d._id
+    )
+    : [];
   return {
-    collection, ...versions, atVersion,
+    collection,
+    ...versions,
+    atVersion,
     below: { count: below.count, ...(below.version === undefined ? {} : { lowest: below.version }) },
     above: { count: above.count, ...(above.version === undefined ? {} : { highest: above.version }) },
     unversioned: { count: unversionedCount, sampleIds },
@@ -64,7 +76,11 @@ async function readCollection(docs: DocumentStore, collection: string, versions:
 }
 
 /** Count of documents whose version matches `range`, and the extreme version (lowest for 1, highest for -1). */
-async function outside(items: ReturnType<DocumentStore['collection']>, range: Record<string, number>, order: 1 | -1): Promise<{ count: number; version?: number }> {
+async function outside(
+  items: ReturnType<DocumentStore['collection']>,
+  range: Record<string, number>,
+  order: 1 | -1,
+): Promise<{ count: number; version?: number }> {
   const filter = { schemaVersion: range };
   const count = await items.countDocuments(filter);
   if (count === 0) return { count };

@@ -4,13 +4,13 @@
  * Source: spec/platform-service.md § Data update at boot; § Versioning.
  */
 export {
+  type AppliedDataUpdate,
+  type CollectionVersions,
   DATA_UPDATE_LOCK,
   DATA_UPDATE_LOCK_TTL_MS,
   DATA_UPDATE_POLL_MS,
   DATA_UPDATE_SWEEP_INTERVAL_MS,
   DATA_UPDATE_WAIT_LOG_MS,
-  type AppliedDataUpdate,
-  type CollectionVersions,
   type DataUpdate,
   type DataUpdateDeps,
   type DataUpdateOptions,

@@ -65,7 +65,8 @@ export interface DataUpdateOptions {
   allowNewerData: boolean;
   /** Lapse time of the lock, renewed while applying, in ms; default {@link DATA_UPDATE_LOCK_TTL_MS}. */
   lockTtlMs?: number;
-  /** Time between two looks at the lock and the data while another process applies, in ms; default {@link DATA_UPDATE_POLL_MS}. */
+  /** Time between two looks at the lock and the data while another process applies, in ms; default {@link
+   * DATA_UPDATE_POLL_MS}. */
   pollMs?: number;
 }
 

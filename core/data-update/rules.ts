@@ -2,10 +2,11 @@
  * Pure rules of data updates: the shape a release's update list must have, which updates are
  * pending, the refusals to start on unreadable data, and the `[data-updates]` lines.
  *
- * Source: spec/platform-service.md § Data update at boot; § Errors (data update refusals); § Operational log lines ([data-updates]).
+ * Source: spec/platform-service.md § Data update at boot; § Errors (data update refusals); § Operational log lines
+ * ([data-updates]).
  */
 import { PlatformError } from '../ports/platform-error.ts';
-import { documentsUpTo, type CollectionCensus } from './census.ts';
+import { type CollectionCensus, documentsUpTo } from './census.ts';
 import type { AppliedDataUpdate, DataUpdate, PendingDataUpdate, ReleaseData } from './model.ts';
 
 /**
@@ -14,20 +15,27 @@ import type { AppliedDataUpdate, DataUpdate, PendingDataUpdate, ReleaseData } fr
  * @throws PlatformError `invalid_release` naming the collection and step (a defect of the release)
  */
 export function checkRelease(release: ReleaseData): void {
-  const fail = (why: string) => new PlatformError('invalid_release', `Data updates of this release are inconsistent: ${why}.`);
+  const fail = (why: string) =>
+    new PlatformError('invalid_release', `Data updates of this release are inconsistent: ${why}.`);
   const next = new Map<string, number>();
   for (const [name, v] of Object.entries(release.collections)) {
-    if (!Number.isInteger(v.baseline) || !Number.isInteger(v.current) || v.baseline < 1 || v.current < v.baseline) throw fail(`collection ${name} has baseline ${v.baseline} and current ${v.current}`);
+    if (!Number.isInteger(v.baseline) || !Number.isInteger(v.current) || v.baseline < 1 || v.current < v.baseline) {
+      throw fail(`collection ${name} has baseline ${v.baseline} and current ${v.current}`);
+    }
     next.set(name, v.baseline);
   }
   for (const u of release.updates) {
     const expected = next.get(u.collection);
     if (expected === undefined) throw fail(`update ${u.from}→${u.to} names unknown collection ${u.collection}`);
-    if (u.from !== expected || u.to !== u.from + 1) throw fail(`collection ${u.collection} needs an update ${expected}→${expected + 1} next, not ${u.from}→${u.to}`);
+    if (u.from !== expected || u.to !== u.from + 1) {
+      throw fail(`collection ${u.collection} needs an update ${expected}→${expected + 1} next, not ${u.from}→${u.to}`);
+    }
     next.set(u.collection, u.to);
   }
   for (const [name, v] of Object.entries(release.collections)) {
-    if (next.get(name) !== v.current) throw fail(`collection ${name} has updates up to ${next.get(name)} but its current version is ${v.current}`);
+    if (next.get(name) !== v.current) {
+      throw fail(`collection ${name} has updates up to ${next.get(name)} but its current version is ${v.current}`);
+    }
   }
 }
 
@@ -53,7 +61,13 @@ export interface PendingUpdate {
 
 /** The pending updates as plain records for listing. */
 export function describePending(pending: PendingUpdate[]): PendingDataUpdate[] {
-  return pending.map(({ update: { collection, from, to, description }, documents }) => ({ collection, from, to, description, documents }));
+  return pending.map(({ update: { collection, from, to, description }, documents }) => ({
+    collection,
+    from,
+    to,
+    description,
+    documents,
+  }));
 }
 
 /**
@@ -69,13 +83,30 @@ export function refusalLines(census: CollectionCensus[], allowNewerData: boolean
   for (const c of census) {
     if (c.unversioned.count > 0) {
       const ids = c.unversioned.sampleIds.length > 0 ? ` (for example _id ${c.unversioned.sampleIds.join(', ')})` : '';
-      lines.push(`${start} collection ${c.collection} holds ${c.unversioned.count} documents without a schemaVersion${ids}, written around the platform; find and correct them (filter {"schemaVersion": {"$not": {"$type": "number"}}}); no version is guessed`);
+      lines.push(
+        `${start} collection ${c.collection} holds ${c.unversioned.count} documents without a schemaVersion${ids}, ` +
+          `written around the platform; find and correct them (filter {"schemaVersion": {"$not": {"$type": ` +
+          `"number"}}}); no version is guessed`,
+      );
     }
     if (c.below.count > 0) {
-      lines.push(`${start} collection ${c.collection} holds ${c.below.count} documents at version ${c.below.lowest ?? '?'} (lowest), below version ${c.baseline}, the oldest this release can update; the database is older than any data update of this release: reset it, or convert it with the one-off tool the release named`);
+      lines.push(
+        `${start} collection ${c.collection} holds ${c.below.count} documents ` +
+          `at version ${c.below.lowest ?? '?'} (lowest), ` +
+          `below version ${c.baseline}, the oldest this release can update; the ` +
+          `database is older than any data update of this release: reset it, or ` +
+          `convert it with the one-off tool the release named`,
+      );
     }
     if (c.above.count > 0 && !allowNewerData) {
-      lines.push(`${start} collection ${c.collection} holds ${c.above.count} documents at version ${c.above.highest ?? '?'} (highest), above version ${c.current}, the newest this release knows; an older release started on data a newer release updated: roll forward to the newer release, restore the backup taken before its update, or roll back with PLATFORM_ALLOW_NEWER_DATA=true if the newer release says its update is readable by this one`);
+      lines.push(
+        `${start} collection ${c.collection} holds ${c.above.count} documents ` +
+          `at version ${c.above.highest ?? '?'} (highest), ` +
+          `above version ${c.current}, the newest this release knows; an older ` +
+          `release started on data a newer release updated: roll forward to the ` +
+          `newer release, restore the backup taken before its update, or roll ` +
+          `back with PLATFORM_ALLOW_NEWER_DATA=true if the newer release says ` + `its update is readable by this one`,
+      );
     }
   }
   return lines;
@@ -95,9 +126,16 @@ export function assertReadable(census: CollectionCensus[], allowNewerData: boole
  * Source: spec/platform-service.md § Versioning (every boot warns while it is set).
  */
 export function newerDataWarning(census: CollectionCensus[]): string {
-  const newer = census.filter((c) => c.above.count > 0).map((c) => `collection ${c.collection}: ${c.above.count} documents up to version ${c.above.highest ?? '?'}, this release knows ${c.current}`);
-  const found = newer.length > 0 ? `starting on documents above the versions this release knows (${newer.join('; ')})` : 'no documents are above the versions this release knows';
-  return `[data-updates] warning: PLATFORM_ALLOW_NEWER_DATA=true: ${found}; safe only when the newer release says its update is readable by this one; remove the variable after rolling forward`;
+  const newer = census.filter((c) => c.above.count > 0).map((c) =>
+    `collection ${c.collection}: ${c.above.count} documents up to version ${
+      c.above.highest ?? '?'
+    }, this release knows ${c.current}`
+  );
+  const found = newer.length > 0
+    ? `starting on documents above the versions this release knows (${newer.join('; ')})`
+    : 'no documents are above the versions this release knows';
+  return `[data-updates] warning: PLATFORM_ALLOW_NEWER_DATA=true: ${found}; safe only when the newer release says ` +
+    `its update is readable by this one; remove the variable after rolling forward`;
 }
 
 /** The line for one data update applied. */

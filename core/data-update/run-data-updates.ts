@@ -7,17 +7,26 @@ import type { DocumentStore } from '../ports/document-store.ts';
 import { applyDataUpdate } from './apply-update.ts';
 import { ensureVersionIndexes, readCensus } from './census.ts';
 import {
+  type AppliedDataUpdate,
   DATA_UPDATE_LOCK,
   DATA_UPDATE_LOCK_TTL_MS,
   DATA_UPDATE_POLL_MS,
   DATA_UPDATE_WAIT_LOG_MS,
-  type AppliedDataUpdate,
   type DataUpdateDeps,
   type DataUpdateOptions,
   type PendingDataUpdate,
   type ReleaseData,
 } from './model.ts';
-import { appliedLine, assertReadable, checkRelease, describePending, newerDataWarning, pendingUpdates, refusalLines, waitingLine } from './rules.ts';
+import {
+  appliedLine,
+  assertReadable,
+  checkRelease,
+  describePending,
+  newerDataWarning,
+  pendingUpdates,
+  refusalLines,
+  waitingLine,
+} from './rules.ts';
 
 /**
  * Runs the data update steps of a boot, in order: (1) ensures each collection's `schemaVersion_1`
@@ -33,7 +42,11 @@ import { appliedLine, assertReadable, checkRelease, describePending, newerDataWa
  * @returns the updates this process applied (empty when another process applied them)
  * @throws PlatformError `data_refused` (message: the refusal lines), `invalid_release`, `data_update_failed`
  */
-export async function runDataUpdatesAtBoot(deps: DataUpdateDeps, release: ReleaseData, options: DataUpdateOptions): Promise<{ applied: AppliedDataUpdate[] }> {
+export async function runDataUpdatesAtBoot(
+  deps: DataUpdateDeps,
+  release: ReleaseData,
+  options: DataUpdateOptions,
+): Promise<{ applied: AppliedDataUpdate[] }> {
   checkRelease(release);
   await ensureVersionIndexes(deps.docs, release);
   const census = await readCensus(deps.docs, release);
@@ -44,7 +57,11 @@ export async function runDataUpdatesAtBoot(deps: DataUpdateDeps, release: Releas
 }
 
 /** Loops: looks at the data, applies under the lock when free, waits otherwise. */
-async function applyWhenFree(deps: DataUpdateDeps, release: ReleaseData, options: DataUpdateOptions): Promise<AppliedDataUpdate[]> {
+async function applyWhenFree(
+  deps: DataUpdateDeps,
+  release: ReleaseData,
+  options: DataUpdateOptions,
+): Promise<AppliedDataUpdate[]> {
   const applied: AppliedDataUpdate[] = [];
   let lastWaitLogMs: number | undefined;
   for (;;) {
@@ -71,7 +88,12 @@ async function applyWhenFree(deps: DataUpdateDeps, release: ReleaseData, options
  * With the lock just taken: reads the data again (another process may have moved it), applies what is
  * pending, one line per update, and releases the lock (also on failure).
  */
-async function applyHoldingLock(deps: DataUpdateDeps, release: ReleaseData, options: { lockTtlMs?: number; allowNewerData?: boolean }, refuse: boolean): Promise<{ applied: AppliedDataUpdate[]; lockLost: boolean }> {
+async function applyHoldingLock(
+  deps: DataUpdateDeps,
+  release: ReleaseData,
+  options: { lockTtlMs?: number; allowNewerData?: boolean },
+  refuse: boolean,
+): Promise<{ applied: AppliedDataUpdate[]; lockLost: boolean }> {
   const ttlMs = ttlOf(options);
   let renewedMs = deps.clock.now().getTime();
   let lockLost = false;
@@ -115,10 +137,16 @@ function ttlOf(options: { lockTtlMs?: number }): number {
  *
  * Source: spec/platform-service.md § Data update at boot (the data update sweep); § Limits (every 5 minutes).
  */
-export async function runDataUpdateSweep(deps: DataUpdateDeps, release: ReleaseData, options: { lockTtlMs?: number } = {}): Promise<{ applied: AppliedDataUpdate[]; skipped?: 'lock_held' }> {
+export async function runDataUpdateSweep(
+  deps: DataUpdateDeps,
+  release: ReleaseData,
+  options: { lockTtlMs?: number } = {},
+): Promise<{ applied: AppliedDataUpdate[]; skipped?: 'lock_held' }> {
   checkRelease(release);
   if (pendingUpdates(await readCensus(deps.docs, release), release).length === 0) return { applied: [] };
-  if (!(await deps.lease.acquire(DATA_UPDATE_LOCK, deps.owner, ttlOf(options)))) return { applied: [], skipped: 'lock_held' };
+  if (!(await deps.lease.acquire(DATA_UPDATE_LOCK, deps.owner, ttlOf(options)))) {
+    return { applied: [], skipped: 'lock_held' };
+  }
   const { applied } = await applyHoldingLock(deps, release, options, false);
   return { applied };
 }
@@ -132,8 +160,15 @@ export async function runDataUpdateSweep(deps: DataUpdateDeps, release: ReleaseD
  *
  * Source: spec/platform-service.md § Versioning (an operator tool can list pending data updates).
  */
-export async function listPendingDataUpdates(deps: { docs: DocumentStore }, release: ReleaseData, options: { allowNewerData?: boolean } = {}): Promise<{ pending: PendingDataUpdate[]; refusals: string[] }> {
+export async function listPendingDataUpdates(
+  deps: { docs: DocumentStore },
+  release: ReleaseData,
+  options: { allowNewerData?: boolean } = {},
+): Promise<{ pending: PendingDataUpdate[]; refusals: string[] }> {
   checkRelease(release);
   const census = await readCensus(deps.docs, release);
-  return { pending: describePending(pendingUpdates(census, release)), refusals: refusalLines(census, options.allowNewerData ?? false) };
+  return {
+    pending: describePending(pendingUpdates(census, release)),
+    refusals: refusalLines(census, options.allowNewerData ?? false),
+  };
 }

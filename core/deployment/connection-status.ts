@@ -27,8 +27,12 @@ export const notUsed: ConnectionDeploymentStatus = { status: 'not_used', serving
  * @param deployments - the environment's deployment records (any order)
  * @returns identifier → status; a connection not in the map is {@link notUsed}
  */
-export function connectionStatuses(deployments: Pick<DeploymentRecord, 'connection' | 'status' | 'message' | 'workflow' | 'trigger'>[]): Map<string, ConnectionDeploymentStatus> {
-  const sorted = [...deployments].sort((a, b) => a.workflow.localeCompare(b.workflow) || a.trigger.localeCompare(b.trigger));
+export function connectionStatuses(
+  deployments: Pick<DeploymentRecord, 'connection' | 'status' | 'message' | 'workflow' | 'trigger'>[],
+): Map<string, ConnectionDeploymentStatus> {
+  const sorted = [...deployments].sort((a, b) =>
+    a.workflow.localeCompare(b.workflow) || a.trigger.localeCompare(b.trigger)
+  );
   const statuses = new Map<string, ConnectionDeploymentStatus>();
   for (const d of sorted) {
     if (d.connection === null) continue;

@@ -9,16 +9,46 @@
 import { deploymentCollections, type DeploymentDeps } from './model.ts';
 
 export * from './model.ts';
-export { MAX_AUTOMATIC_RETRIES, planAfterFailure, RETRY_BASE_DELAY_MS, retryDelayMs, type RetryPlan } from './retry-policy.ts';
-export { deploys, desiredDeployments, protocolOfTrigger, scheduleProblem, type DeploymentTrigger, type DesiredDeployment, type DesiredInput } from './desired.ts';
-export { applyDeployments, deploymentsOf, listDeployments, type DeploymentPlan, type ReconcileCounts } from './reconcile.ts';
 export {
-  reconciliationOf, reconciliationsOf, requestReconciliation, runReconciliation,
-  type EnqueueReconciliation, type PassCounts, type ReconciliationDeps,
+  MAX_AUTOMATIC_RETRIES,
+  planAfterFailure,
+  RETRY_BASE_DELAY_MS,
+  retryDelayMs,
+  type RetryPlan,
+} from './retry-policy.ts';
+export {
+  type DeploymentTrigger,
+  deploys,
+  type DesiredDeployment,
+  desiredDeployments,
+  type DesiredInput,
+  protocolOfTrigger,
+  scheduleProblem,
+} from './desired.ts';
+export {
+  applyDeployments,
+  type DeploymentPlan,
+  deploymentsOf,
+  listDeployments,
+  type ReconcileCounts,
+} from './reconcile.ts';
+export {
+  type EnqueueReconciliation,
+  type PassCounts,
+  type ReconciliationDeps,
+  reconciliationOf,
+  reconciliationsOf,
+  requestReconciliation,
+  runReconciliation,
 } from './requests.ts';
 export { DEPLOYMENT_SWEEP_INTERVAL_MS, LOST_RECONCILIATION_MS, sweepDeployments, type SweepOutcome } from './sweep.ts';
-export { connectionStatuses, notUsed, type ConnectionDeploymentStatus, type ConnectionRowStatus } from './connection-status.ts';
-export { passLine, releasePasses, type ReleasePass } from './passes.ts';
+export {
+  type ConnectionDeploymentStatus,
+  type ConnectionRowStatus,
+  connectionStatuses,
+  notUsed,
+} from './connection-status.ts';
+export { passLine, type ReleasePass, releasePasses } from './passes.ts';
 
 /** Declares the indexes (idempotent): deployments by environment and by due retry; requests by status. */
 export async function ensureDeploymentIndexes(deps: Pick<DeploymentDeps, 'docs'>): Promise<void> {

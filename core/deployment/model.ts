@@ -7,7 +7,7 @@
  * (row status), § Errors, § Limits (lost reconciliation retry; trigger deployment retries); docs/decisions.md D8 §
  * Triggers.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
@@ -24,7 +24,15 @@ export const deploymentCollections = {
 } as const;
 
 /** Trigger kinds that deploy (`manual` does not; chat, mcp and webhook only when they name a connection). */
-export const deployingTriggerTypes = ['chat', 'mcp', 'webhook', 'callback', 'schedule', 'polling', 'completion'] as const;
+export const deployingTriggerTypes = [
+  'chat',
+  'mcp',
+  'webhook',
+  'callback',
+  'schedule',
+  'polling',
+  'completion',
+] as const;
 
 /** A deployment's status. */
 export const DeploymentStatus = Type.Union([Type.Literal('serving'), Type.Literal('error')]);
@@ -66,7 +74,15 @@ export type DeploymentRecord = Static<typeof DeploymentRecord>;
  * deployments are computed. Source: spec § Trigger deployment (reconciliation runs after …; a release … reaches
  * running environments only after a reconciliation of every environment).
  */
-export const reconciliationReasons = ['publish', 'restore', 'promotion', 'credential', 'retry_now', 'due_retry', 'release'] as const;
+export const reconciliationReasons = [
+  'publish',
+  'restore',
+  'promotion',
+  'credential',
+  'retry_now',
+  'due_retry',
+  'release',
+] as const;
 /** One reason. */
 export type ReconciliationReason = (typeof reconciliationReasons)[number];
 
@@ -75,7 +91,14 @@ export type ReconciliationReason = (typeof reconciliationReasons)[number];
  * are lifted). A due retry only retries the deployments whose retry fell due.
  * Source: spec § Trigger deployment (only a publish, a credential change or a member's Retry now tries it again).
  */
-export const resettingReasons: readonly ReconciliationReason[] = ['publish', 'restore', 'promotion', 'credential', 'retry_now', 'release'];
+export const resettingReasons: readonly ReconciliationReason[] = [
+  'publish',
+  'restore',
+  'promotion',
+  'credential',
+  'retry_now',
+  'release',
+];
 
 /** A reconciliation request's status: `queued` → `running` → `done`. */
 export const ReconciliationStatus = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('done')]);
@@ -120,6 +143,7 @@ export interface EnvironmentRef {
 }
 
 /** The `_id` of a deployment. */
-export const deploymentKey = (env: EnvironmentRef, workflow: string, trigger: string): string => `${env.agentId}:${env.environment}:${workflow}:${trigger}`;
+export const deploymentKey = (env: EnvironmentRef, workflow: string, trigger: string): string =>
+  `${env.agentId}:${env.environment}:${workflow}:${trigger}`;
 /** The `_id` of a reconciliation request. */
 export const reconciliationKey = (env: EnvironmentRef): string => `${env.agentId}:${env.environment}`;

@@ -5,16 +5,27 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
-import { applyDeployments, listDeployments, passLine, releasePasses, requestReconciliation, runReconciliation, type ReconciliationDeps } from './index.ts';
+import {
+  applyDeployments,
+  listDeployments,
+  passLine,
+  type ReconciliationDeps,
+  releasePasses,
+  requestReconciliation,
+  runReconciliation,
+} from './index.ts';
 
 describe('release passes', () => {
   it('are listed without a request, and applied as resetting requests of every environment', async () => {
     let n = 0;
     const jobs: string[] = [];
     const deps: ReconciliationDeps = {
-      docs: createMemoryDocumentStore(), clock: { now: () => new Date(Date.UTC(2026, 10, 24, 9)) },
+      docs: createMemoryDocumentStore(),
+      clock: { now: () => new Date(Date.UTC(2026, 10, 24, 9)) },
       ids: { newId: () => `id${(n += 1)}`, randomBytes: (k) => new Uint8Array(k), sha256Hex: async () => '' },
-      enqueue: async (env, id) => { jobs.push(`${env.environment}/${id}`); },
+      enqueue: async (env, id) => {
+        jobs.push(`${env.environment}/${id}`);
+      },
     };
     const main = { agentId: 'a1', environment: 'main' };
     await requestReconciliation(deps, main, 'publish');
@@ -30,12 +41,19 @@ describe('release passes', () => {
     ]);
 
     // An exhausted deployment is tried again by the pass.
-    await applyDeployments(deps, main, { buildId: 'b1', desired: [{ workflow: 'w', trigger: 't', type: 'schedule', connection: null, problem: 'bad' }], reset: true });
+    await applyDeployments(deps, main, {
+      buildId: 'b1',
+      desired: [{ workflow: 'w', trigger: 't', type: 'schedule', connection: null, problem: 'bad' }],
+      reset: true,
+    });
     const applied = await releasePasses(deps, envs, true);
     expect(applied.map((p) => p.requested?.reason)).toEqual(['release', 'release']);
     expect(jobs).toEqual(['main/id2', 'draft/id3']);
     const resets: boolean[] = [];
-    await runReconciliation(deps, main, async (_e, reset) => { resets.push(reset); return { serving: 0, errors: 1 }; });
+    await runReconciliation(deps, main, async (_e, reset) => {
+      resets.push(reset);
+      return { serving: 0, errors: 1 };
+    });
     expect(resets).toEqual([true]);
     expect((await listDeployments(deps, main))[0].failuresInRow).toBe(1);
   });

@@ -8,7 +8,14 @@
  * Source: spec/platform-service.md § Trigger deployment; docs/decisions.md D8 § Triggers.
  */
 import type { DesiredDeployment } from './desired.ts';
-import { deploymentCollections, deploymentKey, deploymentSchemaVersion, type DeploymentDeps, type DeploymentRecord, type EnvironmentRef } from './model.ts';
+import {
+  deploymentCollections,
+  type DeploymentDeps,
+  deploymentKey,
+  type DeploymentRecord,
+  deploymentSchemaVersion,
+  type EnvironmentRef,
+} from './model.ts';
 import { planAfterFailure } from './retry-policy.ts';
 
 /** What one pass applies. */
@@ -28,7 +35,8 @@ export interface ReconcileCounts {
 }
 
 /** The deployment records collection. */
-export const deploymentsOf = (deps: Pick<DeploymentDeps, 'docs'>) => deps.docs.collection<DeploymentRecord>(deploymentCollections.deployments);
+export const deploymentsOf = (deps: Pick<DeploymentDeps, 'docs'>) =>
+  deps.docs.collection<DeploymentRecord>(deploymentCollections.deployments);
 
 /** The retry fields after a failure, given the record before it (undefined: none). */
 function failureFields(existing: DeploymentRecord | undefined, buildId: string, reset: boolean, now: Date) {
@@ -45,9 +53,15 @@ const untouched = (existing: DeploymentRecord | undefined, buildId: string, rese
  * Writes the plan's deployments and removes the records of triggers no longer desired.
  * @returns how many serve, how many are in error, how many records were removed
  */
-export async function applyDeployments(deps: DeploymentDeps, env: EnvironmentRef, plan: DeploymentPlan): Promise<ReconcileCounts> {
+export async function applyDeployments(
+  deps: DeploymentDeps,
+  env: EnvironmentRef,
+  plan: DeploymentPlan,
+): Promise<ReconcileCounts> {
   const records = deploymentsOf(deps);
-  const existing = new Map((await records.find({ agentId: env.agentId, environment: env.environment })).map((r) => [r._id, r]));
+  const existing = new Map(
+    (await records.find({ agentId: env.agentId, environment: env.environment })).map((r) => [r._id, r]),
+  );
   const now = deps.clock.now();
   const keys: string[] = [];
   const counts = { serving: 0, errors: 0, removed: 0 };
@@ -65,16 +79,34 @@ export async function applyDeployments(deps: DeploymentDeps, env: EnvironmentRef
       : { status: 'error' as const, message: d.problem, ...failureFields(before, buildId, plan.reset, now) };
     counts[state.status === 'serving' ? 'serving' : 'errors'] += 1;
     const fields: Omit<DeploymentRecord, '_id'> = {
-      schemaVersion: deploymentSchemaVersion, agentId: env.agentId, environment: env.environment, workflow: d.workflow, trigger: d.trigger,
-      type: d.type, connection: d.connection, buildId, ...state, retrying: false, updatedAt: now,
+      schemaVersion: deploymentSchemaVersion,
+      agentId: env.agentId,
+      environment: env.environment,
+      workflow: d.workflow,
+      trigger: d.trigger,
+      type: d.type,
+      connection: d.connection,
+      buildId,
+      ...state,
+      retrying: false,
+      updatedAt: now,
     };
     await records.updateOne({ _id }, { $set: fields }, { upsert: true });
   }
-  counts.removed = await records.deleteMany({ agentId: env.agentId, environment: env.environment, _id: { $nin: keys } });
+  counts.removed = await records.deleteMany({
+    agentId: env.agentId,
+    environment: env.environment,
+    _id: { $nin: keys },
+  });
   return counts;
 }
 
 /** The deployments of an agent environment, by workflow then trigger. */
-export async function listDeployments(deps: Pick<DeploymentDeps, 'docs'>, env: EnvironmentRef): Promise<DeploymentRecord[]> {
-  return deploymentsOf(deps).find({ agentId: env.agentId, environment: env.environment }, { sort: { workflow: 1, trigger: 1 } });
+export async function listDeployments(
+  deps: Pick<DeploymentDeps, 'docs'>,
+  env: EnvironmentRef,
+): Promise<DeploymentRecord[]> {
+  return deploymentsOf(deps).find({ agentId: env.agentId, environment: env.environment }, {
+    sort: { workflow: 1, trigger: 1 },
+  });
 }

@@ -9,8 +9,16 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import {
-  applyDeployments, connectionStatuses, listDeployments, reconciliationOf, requestReconciliation, runReconciliation, sweepDeployments,
-  type DesiredDeployment, type EnvironmentRef, type ReconciliationDeps,
+  applyDeployments,
+  connectionStatuses,
+  type DesiredDeployment,
+  type EnvironmentRef,
+  listDeployments,
+  type ReconciliationDeps,
+  reconciliationOf,
+  requestReconciliation,
+  runReconciliation,
+  sweepDeployments,
 } from './index.ts';
 
 const env: EnvironmentRef = { agentId: 'agent1', environment: 'main' };
@@ -24,61 +32,122 @@ beforeEach(() => {
   jobs = [];
   n = 0;
   deps = {
-    docs: createMemoryDocumentStore(), clock: { now: () => new Date(now) },
+    docs: createMemoryDocumentStore(),
+    clock: { now: () => new Date(now) },
     ids: { newId: () => `id${(n += 1)}`, randomBytes: (k) => new Uint8Array(k), sha256Hex: async () => '' },
-    enqueue: async (e, requestId) => { jobs.push(`${e.agentId}/${e.environment}/${requestId}`); },
+    enqueue: async (e, requestId) => {
+      jobs.push(`${e.agentId}/${e.environment}/${requestId}`);
+    },
   };
 });
 
-const serving = (workflow: string, trigger: string, connection: string | null = null): DesiredDeployment => ({ workflow, trigger, type: 'webhook', connection, problem: null });
-const failing = (workflow: string, trigger: string, connection: string | null = null): DesiredDeployment => ({ workflow, trigger, type: 'webhook', connection, problem: `${trigger} is broken` });
+const serving = (workflow: string, trigger: string, connection: string | null = null): DesiredDeployment => ({
+  workflow,
+  trigger,
+  type: 'webhook',
+  connection,
+  problem: null,
+});
+const failing = (workflow: string, trigger: string, connection: string | null = null): DesiredDeployment => ({
+  workflow,
+  trigger,
+  type: 'webhook',
+  connection,
+  problem: `${trigger} is broken`,
+});
 const one = async (trigger: string) => (await listDeployments(deps, env)).find((d) => d.trigger === trigger)!;
 
 describe('applying deployments', () => {
   it('writes serving and failing deployments and removes those no longer desired', async () => {
-    await applyDeployments(deps, env, { buildId: 'b1', desired: [serving('a', 'x', 'inbox'), failing('b', 'y', 'inbox'), serving('c', 'z')], reset: true });
-    const counts = await applyDeployments(deps, env, { buildId: 'b2', desired: [serving('a', 'x', 'inbox'), failing('b', 'y', 'inbox')], reset: true });
+    await applyDeployments(deps, env, {
+      buildId: 'b1',
+      desired: [serving('a', 'x', 'inbox'), failing('b', 'y', 'inbox'), serving('c', 'z')],
+      reset: true,
+    });
+    const counts = await applyDeployments(deps, env, {
+      buildId: 'b2',
+      desired: [serving('a', 'x', 'inbox'), failing('b', 'y', 'inbox')],
+      reset: true,
+    });
     expect(counts).toEqual({ serving: 1, errors: 1, removed: 1 });
     expect(await listDeployments(deps, env)).toMatchObject([
-      { _id: 'agent1:main:a:x', status: 'serving', message: null, connection: 'inbox', buildId: 'b2', failuresInRow: 0, nextRetryAt: null, retriesExhausted: false },
-      { _id: 'agent1:main:b:y', status: 'error', message: 'y is broken', failuresInRow: 1, nextRetryAt: new Date(now + 30_000), retriesExhausted: false },
+      {
+        _id: 'agent1:main:a:x',
+        status: 'serving',
+        message: null,
+        connection: 'inbox',
+        buildId: 'b2',
+        failuresInRow: 0,
+        nextRetryAt: null,
+        retriesExhausted: false,
+      },
+      {
+        _id: 'agent1:main:b:y',
+        status: 'error',
+        message: 'y is broken',
+        failuresInRow: 1,
+        nextRetryAt: new Date(now + 30_000),
+        retriesExhausted: false,
+      },
     ]);
     expect((await applyDeployments(deps, env, { buildId: null, desired: [], reset: true })).removed).toBe(2);
   });
 
-  it('retries a deployment in error when due, doubling the delay, and stops after five failed retries until a reset', async () => {
-    const failingPlan = { buildId: 'b1', desired: [failing('b', 'y')] };
-    const reconcile = async (_e: EnvironmentRef, reset: boolean) => applyDeployments(deps, env, { ...failingPlan, reset });
-    await requestReconciliation(deps, env, 'publish');
-    await runReconciliation(deps, env, reconcile);
-    const delays: number[] = [];
-    for (let retry = 1; retry <= 5; retry += 1) {
-      const before = await one('y');
-      expect((await sweepDeployments(deps)).dueRetries).toEqual([]); // not yet due
-      delays.push(before.nextRetryAt!.getTime() - now);
-      now = before.nextRetryAt!.getTime();
-      expect((await sweepDeployments(deps)).dueRetries).toEqual([env]);
-      expect((await sweepDeployments(deps)).dueRetries).toEqual([]); // claimed once
-      expect(await reconciliationOf(deps, env)).toMatchObject({ status: 'queued', reason: 'due_retry', reset: false });
+  it(
+    'retries a deployment in error when due, doubling the delay, and stops ' +
+      'after five failed retries until a reset',
+    async () => {
+      const failingPlan = { buildId: 'b1', desired: [failing('b', 'y')] };
+      const reconcile = async (_e: EnvironmentRef, reset: boolean) =>
+        applyDeployments(deps, env, { ...failingPlan, reset });
+      await requestReconciliation(deps, env, 'publish');
       await runReconciliation(deps, env, reconcile);
-      expect((await one('y')).failuresInRow).toBe(retry + 1);
-    }
-    expect(delays).toEqual([30_000, 60_000, 120_000, 240_000, 480_000]);
-    expect(await one('y')).toMatchObject({ status: 'error', retriesExhausted: true, nextRetryAt: null, failuresInRow: 6 });
-    now += 3_600_000;
-    expect((await sweepDeployments(deps)).dueRetries).toEqual([]);
-    await requestReconciliation(deps, env, 'retry_now');
-    await runReconciliation(deps, env, reconcile);
-    expect(await one('y')).toMatchObject({ status: 'error', retriesExhausted: false, failuresInRow: 1, nextRetryAt: new Date(now + 30_000) });
-  });
+      const delays: number[] = [];
+      for (let retry = 1; retry <= 5; retry += 1) {
+        const before = await one('y');
+        expect((await sweepDeployments(deps)).dueRetries).toEqual([]); // not yet due
+        delays.push(before.nextRetryAt!.getTime() - now);
+        now = before.nextRetryAt!.getTime();
+        expect((await sweepDeployments(deps)).dueRetries).toEqual([env]);
+        expect((await sweepDeployments(deps)).dueRetries).toEqual([]); // claimed once
+        expect(await reconciliationOf(deps, env)).toMatchObject({
+          status: 'queued',
+          reason: 'due_retry',
+          reset: false,
+        });
+        await runReconciliation(deps, env, reconcile);
+        expect((await one('y')).failuresInRow).toBe(retry + 1);
+      }
+      expect(delays).toEqual([30_000, 60_000, 120_000, 240_000, 480_000]);
+      expect(await one('y')).toMatchObject({
+        status: 'error',
+        retriesExhausted: true,
+        nextRetryAt: null,
+        failuresInRow: 6,
+      });
+      now += 3_600_000;
+      expect((await sweepDeployments(deps)).dueRetries).toEqual([]);
+      await requestReconciliation(deps, env, 'retry_now');
+      await runReconciliation(deps, env, reconcile);
+      expect(await one('y')).toMatchObject({
+        status: 'error',
+        retriesExhausted: false,
+        failuresInRow: 1,
+        nextRetryAt: new Date(now + 30_000),
+      });
+    },
+  );
 
-  it('leaves a deployment in error that is not due alone in a due-retry pass, and serves it after a reset', async () => {
-    await applyDeployments(deps, env, { buildId: 'b1', desired: [failing('b', 'y')], reset: true });
-    await applyDeployments(deps, env, { buildId: 'b1', desired: [serving('b', 'y')], reset: false });
-    expect((await one('y')).status).toBe('error');
-    await applyDeployments(deps, env, { buildId: 'b1', desired: [serving('b', 'y')], reset: true });
-    expect((await one('y')).status).toBe('serving');
-  });
+  it(
+    'leaves a deployment in error that is not due alone in a due-retry ' + 'pass, and serves it after a reset',
+    async () => {
+      await applyDeployments(deps, env, { buildId: 'b1', desired: [failing('b', 'y')], reset: true });
+      await applyDeployments(deps, env, { buildId: 'b1', desired: [serving('b', 'y')], reset: false });
+      expect((await one('y')).status).toBe('error');
+      await applyDeployments(deps, env, { buildId: 'b1', desired: [serving('b', 'y')], reset: true });
+      expect((await one('y')).status).toBe('serving');
+    },
+  );
 });
 
 describe('reconciliation requests', () => {
@@ -86,9 +155,17 @@ describe('reconciliation requests', () => {
     await requestReconciliation(deps, env, 'publish');
     await requestReconciliation(deps, env, 'due_retry');
     expect(jobs).toEqual(['agent1/main/id1', 'agent1/main/id2']);
-    expect(await reconciliationOf(deps, env)).toMatchObject({ status: 'queued', reason: 'due_retry', reset: true, requestId: 'id2' });
+    expect(await reconciliationOf(deps, env)).toMatchObject({
+      status: 'queued',
+      reason: 'due_retry',
+      reset: true,
+      requestId: 'id2',
+    });
     const resets: boolean[] = [];
-    const ended = await runReconciliation(deps, env, async (_e, reset) => { resets.push(reset); return { serving: 2, errors: 1 }; });
+    const ended = await runReconciliation(deps, env, async (_e, reset) => {
+      resets.push(reset);
+      return { serving: 2, errors: 1 };
+    });
     expect(ended).toMatchObject({ status: 'done', serving: 2, errors: 1, reset: false });
     expect(resets).toEqual([true]);
     // The second job finds nothing queued.
@@ -116,7 +193,9 @@ describe('reconciliation requests', () => {
     expect((await sweepDeployments(deps)).requeued).toEqual([env]);
     expect(jobs).toEqual(['agent1/main/id1', 'agent1/main/id2']);
     expect((await sweepDeployments(deps)).requeued).toEqual([]);
-    await expect(runReconciliation(deps, env, async () => { throw new Error('store away'); })).rejects.toThrow('store away');
+    await expect(runReconciliation(deps, env, async () => {
+      throw new Error('store away');
+    })).rejects.toThrow('store away');
     expect((await reconciliationOf(deps, env))?.status).toBe('queued');
   });
 });

@@ -10,8 +10,14 @@
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import {
-  deploymentCollections, deploymentSchemaVersion, reconciliationKey, resettingReasons,
-  type DeploymentDeps, type EnvironmentRef, type ReconciliationReason, type ReconciliationRecord,
+  deploymentCollections,
+  type DeploymentDeps,
+  deploymentSchemaVersion,
+  type EnvironmentRef,
+  reconciliationKey,
+  type ReconciliationReason,
+  type ReconciliationRecord,
+  resettingReasons,
 } from './model.ts';
 
 /** Puts a job for `requestId` of `env` on the queue (its job id must not contain `:`). */
@@ -23,7 +29,10 @@ export interface ReconciliationDeps extends DeploymentDeps {
 }
 
 /** The counts a reconciliation pass reports. */
-export interface PassCounts { serving: number; errors: number }
+export interface PassCounts {
+  serving: number;
+  errors: number;
+}
 
 /** Compare-and-set attempts before giving up on a contended record (each re-reads it). */
 const casAttempts = 20;
@@ -31,7 +40,8 @@ const casAttempts = 20;
 const maxRounds = 5;
 
 /** The reconciliation requests collection. */
-export const reconciliationsOf = (deps: Pick<DeploymentDeps, 'docs'>) => deps.docs.collection<ReconciliationRecord>(deploymentCollections.reconciliations);
+export const reconciliationsOf = (deps: Pick<DeploymentDeps, 'docs'>) =>
+  deps.docs.collection<ReconciliationRecord>(deploymentCollections.reconciliations);
 
 /**
  * Requests a reconciliation of `env` for `reason` and queues its job (none while a run is going: the run goes
@@ -39,7 +49,11 @@ export const reconciliationsOf = (deps: Pick<DeploymentDeps, 'docs'>) => deps.do
  * @returns the request record after the change
  * @throws PlatformError `reconciliation_contended` (503) when the record kept changing (retry); the enqueuer's errors
  */
-export async function requestReconciliation(deps: ReconciliationDeps, env: EnvironmentRef, reason: ReconciliationReason): Promise<ReconciliationRecord> {
+export async function requestReconciliation(
+  deps: ReconciliationDeps,
+  env: EnvironmentRef,
+  reason: ReconciliationReason,
+): Promise<ReconciliationRecord> {
   const requests = reconciliationsOf(deps);
   const _id = reconciliationKey(env);
   const resetting = resettingReasons.includes(reason);
@@ -49,8 +63,19 @@ export async function requestReconciliation(deps: ReconciliationDeps, env: Envir
     const current = await requests.findOne({ _id });
     if (!current) {
       const record: ReconciliationRecord = {
-        _id, schemaVersion: deploymentSchemaVersion, agentId: env.agentId, environment: env.environment, reason, reset: resetting,
-        status: 'queued', requestId, requestedAt, startedAt: null, endedAt: null, serving: 0, errors: 0,
+        _id,
+        schemaVersion: deploymentSchemaVersion,
+        agentId: env.agentId,
+        environment: env.environment,
+        reason,
+        reset: resetting,
+        status: 'queued',
+        requestId,
+        requestedAt,
+        startedAt: null,
+        endedAt: null,
+        serving: 0,
+        errors: 0,
       };
       try {
         await requests.insertOne(record);
@@ -62,23 +87,39 @@ export async function requestReconciliation(deps: ReconciliationDeps, env: Envir
       return record;
     }
     const status: 'running' | 'queued' = current.status === 'running' ? 'running' : 'queued';
-    const change = { reason, requestId, requestedAt, status, reset: current.status === 'done' ? resetting : current.reset || resetting };
-    const { matched } = await requests.updateOne({ _id, requestId: current.requestId, status: current.status }, { $set: change });
+    const change = {
+      reason,
+      requestId,
+      requestedAt,
+      status,
+      reset: current.status === 'done' ? resetting : current.reset || resetting,
+    };
+    const { matched } = await requests.updateOne({ _id, requestId: current.requestId, status: current.status }, {
+      $set: change,
+    });
     if (matched === 0) continue;
     if (status === 'queued') await deps.enqueue(env, requestId);
     return { ...current, ...change };
   }
-  throw new PlatformError('reconciliation_contended', `The reconciliation request of environment "${env.environment}" kept changing while it was being updated; try again in a moment.`, { status: 503 });
+  throw new PlatformError(
+    'reconciliation_contended',
+    `The reconciliation request of environment "${env.environment}" kept changing while it was being updated; try ` +
+      `again in a moment.`,
+    { status: 503 },
+  );
 }
 
-/** Claims the queued request of `env` (`queued` → `running`). @returns the claimed record, or undefined when none is queued */
+/** Claims the queued request of `env` (`queued` → `running`). @returns the claimed record, or undefined when none is
+ * queued */
 async function claim(deps: DeploymentDeps, _id: string): Promise<ReconciliationRecord | undefined> {
   const requests = reconciliationsOf(deps);
   for (let attempt = 0; attempt < casAttempts; attempt += 1) {
     const current = await requests.findOne({ _id });
     if (!current || current.status !== 'queued') return undefined;
     const startedAt = deps.clock.now();
-    const { matched } = await requests.updateOne({ _id, status: 'queued', requestId: current.requestId }, { $set: { status: 'running', startedAt } });
+    const { matched } = await requests.updateOne({ _id, status: 'queued', requestId: current.requestId }, {
+      $set: { status: 'running', startedAt },
+    });
     if (matched === 1) return { ...current, status: 'running', startedAt };
   }
   return undefined;
@@ -91,7 +132,9 @@ async function claim(deps: DeploymentDeps, _id: string): Promise<ReconciliationR
  * @returns the ended record, or undefined when nothing was queued (another dispatcher ran it)
  */
 export async function runReconciliation(
-  deps: ReconciliationDeps, env: EnvironmentRef, reconcile: (env: EnvironmentRef, reset: boolean) => Promise<PassCounts>,
+  deps: ReconciliationDeps,
+  env: EnvironmentRef,
+  reconcile: (env: EnvironmentRef, reset: boolean) => Promise<PassCounts>,
 ): Promise<ReconciliationRecord | undefined> {
   const requests = reconciliationsOf(deps);
   const _id = reconciliationKey(env);
@@ -105,8 +148,16 @@ export async function runReconciliation(
       await requests.updateOne({ _id, status: 'running' }, { $set: { status: 'queued' } });
       throw error;
     }
-    const ended = { status: 'done' as const, endedAt: deps.clock.now(), reset: false, serving: counts.serving, errors: counts.errors };
-    const { matched } = await requests.updateOne({ _id, status: 'running', requestId: claimed.requestId }, { $set: ended });
+    const ended = {
+      status: 'done' as const,
+      endedAt: deps.clock.now(),
+      reset: false,
+      serving: counts.serving,
+      errors: counts.errors,
+    };
+    const { matched } = await requests.updateOne({ _id, status: 'running', requestId: claimed.requestId }, {
+      $set: ended,
+    });
     if (matched === 1) return { ...claimed, ...ended };
     // Another request came in while this one ran: run again with what it asked for.
     await requests.updateOne({ _id, status: 'running' }, { $set: { status: 'queued' } });
@@ -117,6 +168,9 @@ export async function runReconciliation(
 }
 
 /** The reconciliation request of `env`, or null when none was ever made. */
-export async function reconciliationOf(deps: Pick<DeploymentDeps, 'docs'>, env: EnvironmentRef): Promise<ReconciliationRecord | null> {
+export async function reconciliationOf(
+  deps: Pick<DeploymentDeps, 'docs'>,
+  env: EnvironmentRef,
+): Promise<ReconciliationRecord | null> {
   return reconciliationsOf(deps).findOne({ _id: reconciliationKey(env) });
 }

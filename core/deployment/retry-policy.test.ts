@@ -14,8 +14,14 @@ describe('the retry policy', () => {
   it('plans the next retry after the first failure and each of the five retries but the last, then exhausts', () => {
     const now = new Date(Date.UTC(2026, 10, 24, 9, 0, 0));
     expect(MAX_AUTOMATIC_RETRIES).toBe(5);
-    expect(planAfterFailure(1, now)).toEqual({ nextRetryAt: new Date(now.getTime() + 30_000), retriesExhausted: false });
-    expect(planAfterFailure(5, now)).toEqual({ nextRetryAt: new Date(now.getTime() + 480_000), retriesExhausted: false });
+    expect(planAfterFailure(1, now)).toEqual({
+      nextRetryAt: new Date(now.getTime() + 30_000),
+      retriesExhausted: false,
+    });
+    expect(planAfterFailure(5, now)).toEqual({
+      nextRetryAt: new Date(now.getTime() + 480_000),
+      retriesExhausted: false,
+    });
     expect(planAfterFailure(6, now)).toEqual({ nextRetryAt: null, retriesExhausted: true });
   });
 });

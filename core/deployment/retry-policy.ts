@@ -9,7 +9,8 @@
 /** Delay before the first automatic retry of a deployment that failed (ms); each further failure doubles it. */
 export const RETRY_BASE_DELAY_MS = 30_000;
 
-/** Automatic retries of a deployment in error; once this many have failed, retries are exhausted. Source: spec § Limits. */
+/** Automatic retries of a deployment in error; once this many have failed, retries are exhausted. Source: spec §
+ * Limits. */
 export const MAX_AUTOMATIC_RETRIES = 5;
 
 /** What follows a failure: when to retry next (null: retries exhausted). */

@@ -8,14 +8,15 @@
  * store is queued again by the retry sweep once it has waited 10 minutes), § Replacement of a container,
  * § Limits (lost reconciliation retry: after 10 minutes).
  */
-import { reconciliationKey, type EnvironmentRef } from './model.ts';
+import { type EnvironmentRef, reconciliationKey } from './model.ts';
 import { deploymentsOf } from './reconcile.ts';
-import { reconciliationsOf, requestReconciliation, type ReconciliationDeps } from './requests.ts';
+import { type ReconciliationDeps, reconciliationsOf, requestReconciliation } from './requests.ts';
 
 /** How often each dispatcher sweeps deployments (ms). */
 export const DEPLOYMENT_SWEEP_INTERVAL_MS = 30_000;
 
-/** How long a reconciliation request waits (queued, or running without ending) before the sweep queues it again (ms). Source: spec § Limits. */
+/** How long a reconciliation request waits (queued, or running without ending) before the sweep queues it again (ms).
+ * Source: spec § Limits. */
 export const LOST_RECONCILIATION_MS = 10 * 60_000;
 
 /** What one sweep did. */
@@ -31,10 +32,20 @@ const refOf = (r: EnvironmentRef): EnvironmentRef => ({ agentId: r.agentId, envi
 /** Marks each due deployment `retrying` (compare-and-set) and requests a due retry of its environment. */
 async function requestDueRetries(deps: ReconciliationDeps, now: Date): Promise<EnvironmentRef[]> {
   const records = deploymentsOf(deps);
-  const due = await records.find({ status: 'error', retriesExhausted: false, retrying: false, nextRetryAt: { $lte: now } });
+  const due = await records.find({
+    status: 'error',
+    retriesExhausted: false,
+    retrying: false,
+    nextRetryAt: { $lte: now },
+  });
   const envs = new Map<string, EnvironmentRef>();
   for (const d of due) {
-    const { matched } = await records.updateOne({ _id: d._id, status: 'error', retrying: false, nextRetryAt: { $lte: now } }, { $set: { retrying: true, nextRetryAt: null } });
+    const { matched } = await records.updateOne({
+      _id: d._id,
+      status: 'error',
+      retrying: false,
+      nextRetryAt: { $lte: now },
+    }, { $set: { retrying: true, nextRetryAt: null } });
     if (matched === 1) envs.set(reconciliationKey(d), refOf(d));
   }
   for (const env of envs.values()) await requestReconciliation(deps, env, 'due_retry');
@@ -52,7 +63,9 @@ async function requeueLost(deps: ReconciliationDeps, now: Date): Promise<Environ
   const requeued: EnvironmentRef[] = [];
   for (const r of lost) {
     const requestId = deps.ids.newId();
-    const { matched } = await requests.updateOne({ _id: r._id, status: r.status, requestId: r.requestId }, { $set: { status: 'queued', requestId, requestedAt: now } });
+    const { matched } = await requests.updateOne({ _id: r._id, status: r.status, requestId: r.requestId }, {
+      $set: { status: 'queued', requestId, requestedAt: now },
+    });
     if (matched === 0) continue;
     await deps.enqueue(refOf(r), requestId);
     requeued.push(refOf(r));

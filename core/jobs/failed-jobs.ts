@@ -16,8 +16,21 @@ export const failedJobSchemaVersion = 1 as const;
 
 /** Fields of a job's data that name what it was about (copied when they are short strings or numbers). */
 export const FAILED_JOB_ID_FIELDS = [
-  'turnId', 'sessionId', 'operationId', 'firingId', 'deliveryId', 'scope', 'agentId', 'environment', 'connection',
-  'workflow', 'trigger', 'address', 'slot', 'requestId', 'id',
+  'turnId',
+  'sessionId',
+  'operationId',
+  'firingId',
+  'deliveryId',
+  'scope',
+  'agentId',
+  'environment',
+  'connection',
+  'workflow',
+  'trigger',
+  'address',
+  'slot',
+  'requestId',
+  'id',
 ] as const;
 /** The longest reason or identifier kept (characters); longer ones are cut with an ellipsis. */
 export const FAILED_JOB_TEXT_MAX = 300;
@@ -38,10 +51,19 @@ export interface FailedJobRecord {
 }
 
 /** A job that failed, as the queue reports it. */
-export interface JobFailure { queue: string; name: string; id: string; data: unknown; error: Error }
+export interface JobFailure {
+  queue: string;
+  name: string;
+  id: string;
+  data: unknown;
+  error: Error;
+}
 
 /** The bound of the collection: records kept at most, and their days. */
-export interface FailedJobLimits { kept: number; days: number }
+export interface FailedJobLimits {
+  kept: number;
+  days: number;
+}
 
 const cut = (text: string) => (
   text.length > FAILED_JOB_TEXT_MAX ? `${text.slice(0, FAILED_JOB_TEXT_MAX - 1)}…` : text
@@ -81,14 +103,21 @@ export async function ensureFailedJobIndexes(docs: DocumentStore): Promise<void>
  * `limits.kept` and those older than `limits.days`.
  */
 export async function recordFailedJob(
-  deps: { docs: DocumentStore; clock: Clock }, failure: JobFailure, limits: FailedJobLimits,
+  deps: { docs: DocumentStore; clock: Clock },
+  failure: JobFailure,
+  limits: FailedJobLimits,
 ): Promise<FailedJobRecord> {
   const failed = deps.docs.collection<FailedJobRecord>(FAILED_JOBS_COLLECTION);
   const at = deps.clock.now();
   const record: FailedJobRecord = {
-    _id: `${failure.queue}:${failure.id}`, schemaVersion: failedJobSchemaVersion, queue: failure.queue,
-    name: cut(failure.name), jobId: cut(failure.id), ids: failedJobIds(failure.data),
-    reason: cut(failure.error.message || failure.error.name), at,
+    _id: `${failure.queue}:${failure.id}`,
+    schemaVersion: failedJobSchemaVersion,
+    queue: failure.queue,
+    name: cut(failure.name),
+    jobId: cut(failure.id),
+    ids: failedJobIds(failure.data),
+    reason: cut(failure.error.message || failure.error.name),
+    at,
   };
   const { _id, ...fields } = record;
   await failed.updateOne({ _id }, { $set: fields }, { upsert: true });
@@ -98,7 +127,8 @@ export async function recordFailedJob(
 
 /** Removes failure records older than `limits.days`, then the oldest beyond `limits.kept`; returns how many. */
 export async function trimFailedJobs(
-  deps: { docs: DocumentStore; clock: Clock }, limits: FailedJobLimits,
+  deps: { docs: DocumentStore; clock: Clock },
+  limits: FailedJobLimits,
 ): Promise<number> {
   const failed = deps.docs.collection<FailedJobRecord>(FAILED_JOBS_COLLECTION);
   const cutoff = new Date(deps.clock.now().getTime() - limits.days * 86_400_000);

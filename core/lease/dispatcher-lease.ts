@@ -56,7 +56,8 @@ interface LoopState {
  * a failed renewal is retried every {@link leaseRenewRetryMs} until the lease would lapse, then work stops
  * (`onLost`) and the loop goes back to taking the lease.
  *
- * Source: spec/platform-service.md § Single-dispatcher lease; docs/decisions.md D6 § 0 (a large write must not starve the lease).
+ * Source: spec/platform-service.md § Single-dispatcher lease; docs/decisions.md D6 § 0 (a large write must not starve
+ * the lease).
  */
 export async function runDispatcherLease(deps: DispatcherLeaseDeps): Promise<void> {
   const state: LoopState = { holding: false, waitedMs: leaseWaitLogMs, renewedAtMs: 0 };
@@ -69,7 +70,11 @@ export async function runDispatcherLease(deps: DispatcherLeaseDeps): Promise<voi
       await deps.lease.release(dispatcherLeaseName, deps.owner);
       deps.log('released the single-dispatcher lease');
     } catch (error) {
-      deps.log(`releasing the single-dispatcher lease failed (${reasonOf(error)}); it lapses ${leaseLapseMs / 1000} s after its last renewal`);
+      deps.log(
+        `releasing the single-dispatcher lease failed (${reasonOf(error)}); it lapses ${
+          leaseLapseMs / 1000
+        } s after its last renewal`,
+      );
     }
   }
 }
@@ -81,13 +86,21 @@ async function takeLease(deps: DispatcherLeaseDeps, state: LoopState): Promise<n
   try {
     taken = await deps.lease.acquire(dispatcherLeaseName, deps.owner, leaseLapseMs);
   } catch (error) {
-    deps.log(`taking the single-dispatcher lease failed (${reasonOf(error)}); trying again in ${leaseRetryMs / 1000} s`);
+    deps.log(
+      `taking the single-dispatcher lease failed (${reasonOf(error)}); trying again in ${leaseRetryMs / 1000} s`,
+    );
     return leaseRetryMs;
   }
   if (!taken) {
     if (state.waitedMs >= leaseWaitLogMs) {
-      const holder = await deps.lease.holder(dispatcherLeaseName).catch((error: unknown) => `unknown (${reasonOf(error)})`);
-      deps.log(`waiting for the single-dispatcher lease, held by ${holder ?? 'nobody (lapsing)'}; this container's /healthz answers 503 meanwhile`);
+      const holder = await deps.lease.holder(dispatcherLeaseName).catch((error: unknown) =>
+        `unknown (${reasonOf(error)})`
+      );
+      deps.log(
+        `waiting for the single-dispatcher lease, held by ${
+          holder ?? 'nobody (lapsing)'
+        }; this container's /healthz answers 503 meanwhile`,
+      );
       state.waitedMs = 0;
     }
     state.waitedMs += leaseRetryMs;
@@ -108,7 +121,11 @@ async function keepLease(deps: DispatcherLeaseDeps, state: LoopState): Promise<n
   } catch (error) {
     const leftMs = state.renewedAtMs + leaseLapseMs - deps.clock.now().getTime();
     if (leftMs > leaseRenewRetryMs) {
-      deps.log(`renewing the single-dispatcher lease failed (${reasonOf(error)}); retrying in ${leaseRenewRetryMs / 1000} s, the lease lapses in ${Math.floor(leftMs / 1000)} s`);
+      deps.log(
+        `renewing the single-dispatcher lease failed (${reasonOf(error)}); retrying in ${
+          leaseRenewRetryMs / 1000
+        } s, the lease lapses in ${Math.floor(leftMs / 1000)} s`,
+      );
       return leaseRenewRetryMs;
     }
     deps.log(`renewing the single-dispatcher lease failed (${reasonOf(error)}) until it would lapse`);

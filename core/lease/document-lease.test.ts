@@ -6,7 +6,12 @@ function setup() {
   let now = new Date('2026-11-22T10:00:00Z');
   const clock = { now: () => now };
   const docs = createMemoryDocumentStore({ now: () => now });
-  return { lease: createDocumentLease(docs, clock), advance: (ms: number) => { now = new Date(now.getTime() + ms); } };
+  return {
+    lease: createDocumentLease(docs, clock),
+    advance: (ms: number) => {
+      now = new Date(now.getTime() + ms);
+    },
+  };
 }
 
 describe('document lease', () => {

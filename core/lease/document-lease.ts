@@ -52,7 +52,9 @@ export function createDocumentLease(docs: DocumentStore, clock: Clock): Lease {
       checkedLeaseArgument('name', name);
       checkedLeaseArgument('owner', owner);
       checkedLeaseTtlMs(ttlMs);
-      const renewed = await leases.updateOne({ _id: name, holder: owner, expiresAt: { $gt: clock.now() } }, { $set: { expiresAt: until(ttlMs) } });
+      const renewed = await leases.updateOne({ _id: name, holder: owner, expiresAt: { $gt: clock.now() } }, {
+        $set: { expiresAt: until(ttlMs) },
+      });
       return renewed.matched === 1;
     },
     async release(name, owner) {
@@ -67,5 +69,3 @@ export function createDocumentLease(docs: DocumentStore, clock: Clock): Lease {
     },
   };
 }
-
-

@@ -24,10 +24,10 @@ const PER_MILLION = 1_000_000;
  * Source: spec/platform-service.md § Config sections named
  */
 export function costOf(usage: ModelUsage, prices: ModelPrices): number {
-  const tokensTimesPrice = usage.inputTokens * prices.input
-    + usage.outputTokens * prices.output
-    + usage.cacheReadTokens * (prices.cacheRead ?? prices.input)
-    + usage.cacheWriteTokens * (prices.cacheWrite ?? prices.input);
+  const tokensTimesPrice = usage.inputTokens * prices.input +
+    usage.outputTokens * prices.output +
+    usage.cacheReadTokens * (prices.cacheRead ?? prices.input) +
+    usage.cacheWriteTokens * (prices.cacheWrite ?? prices.input);
   return tokensTimesPrice / PER_MILLION;
 }
 
@@ -46,4 +46,9 @@ export function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
 }
 
 /** A usage of no tokens. */
-export const NO_USAGE: ModelUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+export const NO_USAGE: ModelUsage = Object.freeze({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+});

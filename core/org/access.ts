@@ -7,8 +7,18 @@
  * and roles (every route checks the caller's role; refusals are 403 with a code).
  */
 import { PlatformError } from '../ports/platform-error.ts';
-import { orgCollections, type AgentRole, type GroupMemberRecord, type GroupRecord, type MemberRecord, type OrgCaller, type OrgDeps, type OrganizationRecord, type Permission } from './model.ts';
-import { agentRoleNames, effectiveAgentRole, effectivePermissions, roleAtLeast, type OrgSnapshot } from './rules.ts';
+import {
+  type AgentRole,
+  type GroupMemberRecord,
+  type GroupRecord,
+  type MemberRecord,
+  type OrganizationRecord,
+  type OrgCaller,
+  orgCollections,
+  type OrgDeps,
+  type Permission,
+} from './model.ts';
+import { agentRoleNames, effectiveAgentRole, effectivePermissions, type OrgSnapshot, roleAtLeast } from './rules.ts';
 
 /** What a caller holds in one organization. */
 export interface OrgAccess {
@@ -35,13 +45,31 @@ function notFound(): PlatformError {
  * What `caller` holds in organization `orgId`.
  * @throws PlatformError `not_found` (404) when the organization does not exist or the caller is not a member
  */
-export async function orgAccess(deps: Pick<OrgDeps, 'docs'>, caller: Pick<OrgCaller, 'subject'>, orgId: string): Promise<OrgAccess> {
+export async function orgAccess(
+  deps: Pick<OrgDeps, 'docs'>,
+  caller: Pick<OrgCaller, 'subject'>,
+  orgId: string,
+): Promise<OrgAccess> {
   const org = await deps.docs.collection<OrganizationRecord>(orgCollections.organizations).findOne({ _id: orgId });
-  const member = org ? await deps.docs.collection<MemberRecord>(orgCollections.members).findOne({ orgId, subject: caller.subject }) : null;
+  const member = org
+    ? await deps.docs.collection<MemberRecord>(orgCollections.members).findOne({ orgId, subject: caller.subject })
+    : null;
   if (!org || !member) throw notFound();
-  const memberships = await deps.docs.collection<GroupMemberRecord>(orgCollections.groupMembers).find({ orgId, memberId: member._id });
-  const groups = memberships.length === 0 ? [] : await deps.docs.collection<GroupRecord>(orgCollections.groups).find({ orgId, _id: { $in: memberships.map((m) => m.groupId) } }, { sort: { name: 1 } });
-  return { org, member, groups, permissions: effectivePermissions(groups), agentRole: (agentId) => effectiveAgentRole(groups, agentId) };
+  const memberships = await deps.docs.collection<GroupMemberRecord>(orgCollections.groupMembers).find({
+    orgId,
+    memberId: member._id,
+  });
+  const groups = memberships.length === 0 ? [] : await deps.docs.collection<GroupRecord>(orgCollections.groups).find({
+    orgId,
+    _id: { $in: memberships.map((m) => m.groupId) },
+  }, { sort: { name: 1 } });
+  return {
+    org,
+    member,
+    groups,
+    permissions: effectivePermissions(groups),
+    agentRole: (agentId) => effectiveAgentRole(groups, agentId),
+  };
 }
 
 /**
@@ -50,12 +78,32 @@ export async function orgAccess(deps: Pick<OrgDeps, 'docs'>, caller: Pick<OrgCal
  * @throws PlatformError `not_found` (404) as {@link orgAccess}; `permission_required` (403) naming the
  *   permission when none of the caller's groups grants it
  */
-export async function requirePermission(deps: Pick<OrgDeps, 'docs'>, caller: Pick<OrgCaller, 'subject'>, orgId: string, permission: Permission): Promise<OrgAccess> {
+export async function requirePermission(
+  deps: Pick<OrgDeps, 'docs'>,
+  caller: Pick<OrgCaller, 'subject'>,
+  orgId: string,
+  permission: Permission,
+): Promise<OrgAccess> {
   const access = await orgAccess(deps, caller, orgId);
   if (!access.permissions.includes(permission)) {
-    throw new PlatformError('permission_required', `You need the ${permission} permission in organization "${access.org.name}" for this; ask an Organization Owner to add you to a group that grants it.`, { status: 403 });
+    throw new PlatformError(
+      'permission_required',
+      `You need the ${permission} permission in organization "${access.org.name}" for this; ask an Organization ` +
+        `Owner to add you to a group that grants it.`,
+      { status: 403 },
+    );
   }
   return access;
+}
+
+/** The role {@link requireAgentRole} requires, and on which agent. */
+export interface AgentRoleCheck {
+  /** The organization the agent belongs to. */
+  orgId: string;
+  /** The agent's id. */
+  agentId: string;
+  /** The least role needed (Reader < User < Maintainer < Administrator). */
+  role: AgentRole;
 }
 
 /**
@@ -64,12 +112,21 @@ export async function requirePermission(deps: Pick<OrgDeps, 'docs'>, caller: Pic
  * @throws PlatformError `not_found` (404) as {@link orgAccess}; `agent_role_required` (403) naming the role
  *   needed and the one held
  */
-export async function requireAgentRole(deps: Pick<OrgDeps, 'docs'>, caller: Pick<OrgCaller, 'subject'>, orgId: string, agentId: string, role: AgentRole): Promise<OrgAccess> {
+export async function requireAgentRole(
+  deps: Pick<OrgDeps, 'docs'>,
+  caller: Pick<OrgCaller, 'subject'>,
+  { orgId, agentId, role }: AgentRoleCheck,
+): Promise<OrgAccess> {
   const access = await orgAccess(deps, caller, orgId);
   const held = access.agentRole(agentId);
   if (!roleAtLeast(held, role)) {
     const has = held === undefined ? 'no role' : `the ${agentRoleNames[held]} role`;
-    throw new PlatformError('agent_role_required', `You need the ${agentRoleNames[role]} role on agent "${agentId}" for this (you have ${has}); ask an Organization Owner to add you to a group that gives it.`, { status: 403 });
+    throw new PlatformError(
+      'agent_role_required',
+      `You need the ${agentRoleNames[role]} role on agent ` +
+        `"${agentId}" for this (you have ${has}); ask an Organization Owner to ` + `add you to a group that gives it.`,
+      { status: 403 },
+    );
   }
   return access;
 }

@@ -3,11 +3,12 @@
  *
  * Source: spec/platform-service.md § Authentication rule 8; docs/decisions.md D7 § Organizations and roles.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 /** An organization the caller belongs to; `createdAt` ISO-8601. */
 export const OrganizationView = Type.Object({
-  id: Type.String(), name: Type.String(),
+  id: Type.String(),
+  name: Type.String(),
   kind: Type.Union([Type.Literal('default'), Type.Literal('personal'), Type.Literal('shared')]),
   createdAt: Type.String(),
 });
@@ -30,15 +31,27 @@ export type PersonRef = Static<typeof PersonRef>;
  * `you.owner` is true when the caller is in the built-in Organization Owner group (only an owner turns
  * auto-onboarding on).
  */
-export const OrganizationDetail = Type.Composite([OrganizationView, Type.Object({
-  you: Type.Object({ memberId: Type.String(), permissions: Type.Array(Type.String()), groups: Type.Array(GroupRef), owner: Type.Boolean() }),
-})]);
+export const OrganizationDetail = Type.Composite([
+  OrganizationView,
+  Type.Object({
+    you: Type.Object({
+      memberId: Type.String(),
+      permissions: Type.Array(Type.String()),
+      groups: Type.Array(GroupRef),
+      owner: Type.Boolean(),
+    }),
+  }),
+]);
 export type OrganizationDetail = Static<typeof OrganizationDetail>;
 
 /** A member (GET …/members); `groups` are group ids; `addedAt` ISO-8601. */
 export const MemberView = Type.Object({
-  id: Type.String(), subject: Type.String(), email: Type.String(), name: Type.Union([Type.String(), Type.Null()]),
-  groups: Type.Array(Type.String()), addedAt: Type.String(),
+  id: Type.String(),
+  subject: Type.String(),
+  email: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  groups: Type.Array(Type.String()),
+  addedAt: Type.String(),
 });
 export type MemberView = Static<typeof MemberView>;
 
@@ -48,8 +61,11 @@ export type MemberListAnswer = Static<typeof MemberListAnswer>;
 
 /** A group (GET …/groups): `builtin` is owner | administrator | maintainer | user or null; `members` are member ids. */
 export const GroupView = Type.Object({
-  id: Type.String(), name: Type.String(), builtin: Type.Union([Type.String(), Type.Null()]),
-  permissions: Type.Array(Type.String()), agentRoles: Type.Array(Type.Object({ agent: Type.String(), role: Type.String() })),
+  id: Type.String(),
+  name: Type.String(),
+  builtin: Type.Union([Type.String(), Type.Null()]),
+  permissions: Type.Array(Type.String()),
+  agentRoles: Type.Array(Type.Object({ agent: Type.String(), role: Type.String() })),
   members: Type.Array(Type.String()),
 });
 export type GroupView = Static<typeof GroupView>;
@@ -62,7 +78,9 @@ export type GroupListAnswer = Static<typeof GroupListAnswer>;
  * State of an invitation: `pending` until the holder of the address joins (`accepted`) or declines
  * (`dismissed`), an Organization manager revokes it (`revoked`), or it passes `expiresAt` (`expired`).
  */
-export const InvitationStatus = Type.Union(['pending', 'accepted', 'dismissed', 'revoked', 'expired'].map((s) => Type.Literal(s)));
+export const InvitationStatus = Type.Union(
+  ['pending', 'accepted', 'dismissed', 'revoked', 'expired'].map((s) => Type.Literal(s)),
+);
 export type InvitationStatus = 'pending' | 'accepted' | 'dismissed' | 'revoked' | 'expired';
 
 /**
@@ -71,9 +89,15 @@ export type InvitationStatus = 'pending' | 'accepted' | 'dismissed' | 'revoked' 
  * Dates ISO-8601.
  */
 export const InvitationView = Type.Object({
-  id: Type.String(), email: Type.String(), groups: Type.Array(GroupRef), status: InvitationStatus,
+  id: Type.String(),
+  email: Type.String(),
+  groups: Type.Array(GroupRef),
+  status: InvitationStatus,
   source: Type.Union([Type.Literal('invitation'), Type.Literal('domain')]),
-  invitedBy: PersonRef, createdAt: Type.String(), expiresAt: Type.String(), decidedAt: Type.Union([Type.String(), Type.Null()]),
+  invitedBy: PersonRef,
+  createdAt: Type.String(),
+  expiresAt: Type.String(),
+  decidedAt: Type.Union([Type.String(), Type.Null()]),
 });
 export type InvitationView = Static<typeof InvitationView>;
 
@@ -94,10 +118,17 @@ export type InvitationCreated = Static<typeof InvitationCreated>;
  * holds that address (`forYou`) or is already a member (`alreadyMember`).
  */
 export const InvitationOffer = Type.Object({
-  id: Type.String(), organization: Type.Object({ id: Type.String(), name: Type.String() }),
-  email: Type.String(), groups: Type.Array(GroupRef), status: InvitationStatus,
+  id: Type.String(),
+  organization: Type.Object({ id: Type.String(), name: Type.String() }),
+  email: Type.String(),
+  groups: Type.Array(GroupRef),
+  status: InvitationStatus,
   source: Type.Union([Type.Literal('invitation'), Type.Literal('domain')]),
-  invitedBy: PersonRef, expiresAt: Type.String(), signedInAs: Type.String(), forYou: Type.Boolean(), alreadyMember: Type.Boolean(),
+  invitedBy: PersonRef,
+  expiresAt: Type.String(),
+  signedInAs: Type.String(),
+  forYou: Type.Boolean(),
+  alreadyMember: Type.Boolean(),
 });
 export type InvitationOffer = Static<typeof InvitationOffer>;
 
@@ -107,7 +138,8 @@ export type InvitationOfferList = Static<typeof InvitationOfferList>;
 
 /** POST …/join and …/dismiss answer: the invitation's state after the decision, and the organization joined. */
 export const InvitationDecision = Type.Object({
-  status: InvitationStatus, organization: Type.Object({ id: Type.String(), name: Type.String() }),
+  status: InvitationStatus,
+  organization: Type.Object({ id: Type.String(), name: Type.String() }),
   memberId: Type.Union([Type.String(), Type.Null()]),
 });
 export type InvitationDecision = Static<typeof InvitationDecision>;
@@ -119,13 +151,20 @@ export type InvitationDecision = Static<typeof InvitationDecision>;
  * onboarded person is offered. Dates ISO-8601.
  */
 export const DomainView = Type.Object({
-  domain: Type.String(), status: Type.Union([Type.Literal('pending'), Type.Literal('verified')]),
-  txtName: Type.String(), txtValue: Type.String(), verifiedAt: Type.Union([Type.String(), Type.Null()]),
+  domain: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('verified')]),
+  txtName: Type.String(),
+  txtValue: Type.String(),
+  verifiedAt: Type.Union([Type.String(), Type.Null()]),
   lastCheck: Type.Union([Type.Object({ at: Type.String(), message: Type.String() }), Type.Null()]),
-  autoOnboarding: Type.Boolean(), defaultGroup: GroupRef, addedBy: PersonRef, addedAt: Type.String(),
+  autoOnboarding: Type.Boolean(),
+  defaultGroup: GroupRef,
+  addedBy: PersonRef,
+  addedAt: Type.String(),
 });
 export type DomainView = Static<typeof DomainView>;
 
-/** GET /api/orgs/:org/domains; `dnsVerification` mirrors PLATFORM_DNS_VERIFICATION (off: a domain is verified when added). */
+/** GET /api/orgs/:org/domains; `dnsVerification` mirrors PLATFORM_DNS_VERIFICATION (off: a domain is verified when
+ * added). */
 export const DomainListAnswer = Type.Object({ domains: Type.Array(DomainView), dnsVerification: Type.Boolean() });
 export type DomainListAnswer = Static<typeof DomainListAnswer>;

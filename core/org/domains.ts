@@ -11,7 +11,14 @@ import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { TxtLookup } from '../ports/txt-lookup.ts';
 import { stampOf } from './invitations.ts';
 import { getGroup } from './members.ts';
-import { orgCollections, orgSchemaVersion, type DomainRecord, type OrgCaller, type OrgDeps, type VerifiedDomainRecord } from './model.ts';
+import {
+  type DomainRecord,
+  type OrgCaller,
+  orgCollections,
+  type OrgDeps,
+  orgSchemaVersion,
+  type VerifiedDomainRecord,
+} from './model.ts';
 import { insertOnce } from './organizations.ts';
 import { builtinGroupId } from './rules.ts';
 import type { OrgAccess } from './access.ts';
@@ -30,7 +37,8 @@ export interface DomainDeps extends OrgDeps {
 }
 
 const domains = (deps: Pick<OrgDeps, 'docs'>) => deps.docs.collection<DomainRecord>(orgCollections.domains);
-const claims = (deps: Pick<OrgDeps, 'docs'>) => deps.docs.collection<VerifiedDomainRecord>(orgCollections.verifiedDomains);
+const claims = (deps: Pick<OrgDeps, 'docs'>) =>
+  deps.docs.collection<VerifiedDomainRecord>(orgCollections.verifiedDomains);
 
 /**
  * The lower-case form of a domain name, after checking it: letters, digits and hyphens in dot-separated
@@ -41,8 +49,14 @@ export function normalDomain(domain: string): string {
   const name = domain.trim().toLowerCase().replace(/\.$/, '');
   const label = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
   const labels = name.split('.');
-  if (name.length > 253 || labels.length < 2 || !labels.every((l) => label.test(l)) || /^\d+$/.test(labels.at(-1) ?? '')) {
-    throw new PlatformError('invalid_argument', `"${domain.slice(0, 80)}" is not a domain name; give the part of the e-mail addresses after @, e.g. example.com.`, { status: 400 });
+  if (
+    name.length > 253 || labels.length < 2 || !labels.every((l) => label.test(l)) || /^\d+$/.test(labels.at(-1) ?? '')
+  ) {
+    throw new PlatformError(
+      'invalid_argument',
+      `"${domain.slice(0, 80)}" is not a domain name; give the part of the e-mail addresses after @, e.g. example.com.`,
+      { status: 400 },
+    );
   }
   return name;
 }
@@ -55,7 +69,13 @@ export async function listDomains(deps: Pick<OrgDeps, 'docs'>, orgId: string): P
 /** The domain `domain` of `orgId`. @throws PlatformError `not_found` (404) */
 export async function getDomain(deps: Pick<OrgDeps, 'docs'>, orgId: string, domain: string): Promise<DomainRecord> {
   const found = await domains(deps).findOne({ _id: `${orgId}:${domain.toLowerCase()}` });
-  if (!found) throw new PlatformError('not_found', `No domain "${domain.slice(0, 80)}" in this organization; GET /api/orgs/<org>/domains lists them.`, { status: 404 });
+  if (!found) {
+    throw new PlatformError(
+      'not_found',
+      `No domain "${domain.slice(0, 80)}" in this organization; GET /api/orgs/<org>/domains lists them.`,
+      { status: 404 },
+    );
+  }
   return found;
 }
 
@@ -68,24 +88,44 @@ export async function addDomain(deps: DomainDeps, orgId: string, by: OrgCaller, 
   const name = normalDomain(domain);
   const random = Array.from(deps.ids.randomBytes(16), (b) => b.toString(16).padStart(2, '0')).join('');
   const record: DomainRecord = {
-    _id: `${orgId}:${name}`, schemaVersion: orgSchemaVersion, orgId, domain: name, txtValue: `cairn-verification=${random}`,
-    autoOnboarding: false, defaultGroupId: builtinGroupId(orgId, 'user'), addedBy: stampOf(by), addedAt: deps.clock.now(),
+    _id: `${orgId}:${name}`,
+    schemaVersion: orgSchemaVersion,
+    orgId,
+    domain: name,
+    txtValue: `cairn-verification=${random}`,
+    autoOnboarding: false,
+    defaultGroupId: builtinGroupId(orgId, 'user'),
+    addedBy: stampOf(by),
+    addedAt: deps.clock.now(),
   };
   if (!(await insertOnce(deps.docs, orgCollections.domains, record))) {
     throw new PlatformError('conflict', `${name} is already among this organization's domains.`, { status: 409 });
   }
-  return deps.dnsVerification ? record : markVerified(deps, record, 'Verified when added (PLATFORM_DNS_VERIFICATION is off).');
+  return deps.dnsVerification
+    ? record
+    : markVerified(deps, record, 'Verified when added (PLATFORM_DNS_VERIFICATION is off).');
 }
 
 /** Claims the domain for its organization and records the result on the domain. */
 async function markVerified(deps: DomainDeps, record: DomainRecord, message: string): Promise<DomainRecord> {
   const at = deps.clock.now();
-  const claim: VerifiedDomainRecord = { _id: record.domain, schemaVersion: orgSchemaVersion, orgId: record.orgId, verifiedAt: at };
-  const stored = (await insertOnce(deps.docs, orgCollections.verifiedDomains, claim)) ? claim : await claims(deps).findOne({ _id: record.domain });
+  const claim: VerifiedDomainRecord = {
+    _id: record.domain,
+    schemaVersion: orgSchemaVersion,
+    orgId: record.orgId,
+    verifiedAt: at,
+  };
+  const stored = (await insertOnce(deps.docs, orgCollections.verifiedDomains, claim))
+    ? claim
+    : await claims(deps).findOne({ _id: record.domain });
   const ours = stored?.orgId === record.orgId;
-  const update = ours
-    ? { verifiedAt: record.verifiedAt ?? at, lastCheck: { at, message } }
-    : { lastCheck: { at, message: `${record.domain} is already verified for another organization; it can be verified for one organization only.` } };
+  const update = ours ? { verifiedAt: record.verifiedAt ?? at, lastCheck: { at, message } } : {
+    lastCheck: {
+      at,
+      message:
+        `${record.domain} is already verified for another organization; it can be verified for one organization only.`,
+    },
+  };
   await domains(deps).updateOne({ _id: record._id }, { $set: update });
   return { ...record, ...update };
 }
@@ -105,13 +145,19 @@ export async function verifyDomain(deps: DomainDeps, orgId: string, domain: stri
     found = await deps.txt.txtRecords(name);
   } catch (error) {
     if (!isPlatformError(error, 'dns_failed')) throw error;
-    await domains(deps).updateOne({ _id: record._id }, { $set: { lastCheck: { at: deps.clock.now(), message: error.message } } });
+    await domains(deps).updateOne({ _id: record._id }, {
+      $set: { lastCheck: { at: deps.clock.now(), message: error.message } },
+    });
     throw error;
   }
-  if (found.some((value) => value.trim() === record.txtValue)) return markVerified(deps, record, `Found the TXT record ${name}.`);
+  if (found.some((value) => value.trim() === record.txtValue)) {
+    return markVerified(deps, record, `Found the TXT record ${name}.`);
+  }
   const message = found.length === 0
-    ? `No TXT record ${name} was found yet. Create it with the value shown, then verify again (DNS changes can take a while to appear).`
-    : `${name} has ${found.length} TXT record(s), none with the value ${record.txtValue}; fix the record, then verify again.`;
+    ? `No TXT record ${name} was found yet. Create it with the value shown, then verify again (DNS changes can ` +
+      `take a while to appear).`
+    : `${name} has ${found.length} TXT record(s), none with the value ${record.txtValue}; fix the record, then ` +
+      `verify again.`;
   const lastCheck = { at: deps.clock.now(), message };
   await domains(deps).updateOne({ _id: record._id }, { $set: { lastCheck } });
   return { ...record, lastCheck };
@@ -123,22 +169,40 @@ export async function verifyDomain(deps: DomainDeps, orgId: string, domain: stri
  * @throws PlatformError `not_found` (404) for the domain or group; `owner_required` (403);
  *   `domain_unverified` (409)
  */
-export async function updateDomain(deps: DomainDeps, access: OrgAccess, domain: string, change: { autoOnboarding?: boolean; defaultGroup?: string }): Promise<DomainRecord> {
+export async function updateDomain(
+  deps: DomainDeps,
+  access: OrgAccess,
+  domain: string,
+  change: { autoOnboarding?: boolean; defaultGroup?: string },
+): Promise<DomainRecord> {
   const record = await getDomain(deps, access.org._id, domain);
   const set: Partial<DomainRecord> = {};
-  if (change.defaultGroup !== undefined) set.defaultGroupId = (await getGroup(deps, access.org._id, change.defaultGroup))._id;
+  if (change.defaultGroup !== undefined) {
+    set.defaultGroupId = (await getGroup(deps, access.org._id, change.defaultGroup))._id;
+  }
   if (change.autoOnboarding === true && !record.autoOnboarding) {
     if (!access.groups.some((g) => g.builtin === 'owner')) {
-      throw new PlatformError('owner_required', 'Only an Organization Owner can turn auto-onboarding on; ask one of them.', { status: 403 });
+      throw new PlatformError(
+        'owner_required',
+        'Only an Organization Owner can turn auto-onboarding on; ask one of them.',
+        { status: 403 },
+      );
     }
-    if (!record.verifiedAt) throw new PlatformError('domain_unverified', `${record.domain} is not verified yet; verify it first, then turn auto-onboarding on.`, { status: 409 });
+    if (!record.verifiedAt) {
+      throw new PlatformError(
+        'domain_unverified',
+        `${record.domain} is not verified yet; verify it first, then turn auto-onboarding on.`,
+        { status: 409 },
+      );
+    }
   }
   if (change.autoOnboarding !== undefined) set.autoOnboarding = change.autoOnboarding;
   if (Object.keys(set).length > 0) await domains(deps).updateOne({ _id: record._id }, { $set: set });
   return { ...record, ...set };
 }
 
-/** Removes a domain of `orgId` and its verification claim (pending offers it made stay until decided or expired). @throws `not_found` (404) */
+/** Removes a domain of `orgId` and its verification claim (pending offers it made stay until decided or expired).
+ * @throws `not_found` (404) */
 export async function removeDomain(deps: Pick<OrgDeps, 'docs'>, orgId: string, domain: string): Promise<void> {
   const record = await getDomain(deps, orgId, domain);
   await claims(deps).deleteOne({ _id: record.domain, orgId });

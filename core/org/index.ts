@@ -5,36 +5,86 @@
  * Source: spec/platform-service.md § Authentication rule 8; docs/decisions.md D7 § Organizations and roles.
  */
 export {
-  agentRoles,
-  builtinGroupKeys,
-  orgCollections,
-  orgSchemaVersion,
-  permissions,
-  AgentRoleGrant,
-  AgentRoleSchema,
-  PermissionSchema,
   type AgentRole,
+  AgentRoleGrant,
+  agentRoles,
+  AgentRoleSchema,
   type BuiltinGroupKey,
+  builtinGroupKeys,
+  type DomainRecord,
   type GroupMemberRecord,
   type GroupRecord,
-  type MemberRecord,
-  type DomainRecord,
   type InvitationRecord,
-  type OrgCaller,
-  type PersonStamp,
-  type OrgDeps,
+  type MemberRecord,
   type OrganizationKind,
   type OrganizationRecord,
+  type OrgCaller,
+  orgCollections,
+  type OrgDeps,
+  orgSchemaVersion,
   type Permission,
+  permissions,
+  PermissionSchema,
+  type PersonStamp,
 } from './model.ts';
-export { agentRoleNames, builtinGroupId, builtinGroups, effectiveAgentRole, effectivePermissions, highestRole, roleAtLeast, roleRank } from './rules.ts';
-export { orgAccess, requireAgentRole, requirePermission, type OrgAccess } from './access.ts';
-export { createOrganization, defaultOrganizationKey, ensureDefaultOrganization, ensureOrgIndexes, ensurePersonalOrganization, listOrganizations } from './organizations.ts';
-export { addMember, getGroup, getMember, listMembers, removeMember, type MemberWithGroups } from './members.ts';
-export { addToGroup, createGroup, deleteGroup, listGroups, removeFromGroup, updateGroup, type GroupChange, type GroupView } from './groups.ts';
 export {
-  acceptInvitation, createInvitation, dismissInvitation, invitationByToken, invitationForCaller, invitationLifetimeMs, invitationListLimit,
-  invitationState, isMember, listInvitations, normalEmail, offersFor, revokeInvitation, type InvitationDecisionResult, type InvitationState, type NewInvitation,
+  agentRoleNames,
+  builtinGroupId,
+  builtinGroups,
+  effectiveAgentRole,
+  effectivePermissions,
+  highestRole,
+  roleAtLeast,
+  roleRank,
+} from './rules.ts';
+export { type OrgAccess, orgAccess, requireAgentRole, requirePermission } from './access.ts';
+export {
+  createOrganization,
+  defaultOrganizationKey,
+  ensureDefaultOrganization,
+  ensureOrgIndexes,
+  ensurePersonalOrganization,
+  listOrganizations,
+} from './organizations.ts';
+export { addMember, getGroup, getMember, listMembers, type MemberWithGroups, removeMember } from './members.ts';
+export {
+  addToGroup,
+  createGroup,
+  deleteGroup,
+  type GroupChange,
+  type GroupView,
+  listGroups,
+  removeFromGroup,
+  updateGroup,
+} from './groups.ts';
+export {
+  acceptInvitation,
+  createInvitation,
+  dismissInvitation,
+  invitationByToken,
+  type InvitationDecisionResult,
+  invitationForCaller,
+  invitationLifetimeMs,
+  invitationListLimit,
+  type InvitationState,
+  invitationState,
+  isMember,
+  listInvitations,
+  type NewInvitation,
+  normalEmail,
+  offersFor,
+  revokeInvitation,
 } from './invitations.ts';
-export { addDomain, getDomain, listDomains, normalDomain, removeDomain, txtNameOf, updateDomain, verificationRecordPrefix, verifyDomain, type DomainDeps } from './domains.ts';
+export {
+  addDomain,
+  type DomainDeps,
+  getDomain,
+  listDomains,
+  normalDomain,
+  removeDomain,
+  txtNameOf,
+  updateDomain,
+  verificationRecordPrefix,
+  verifyDomain,
+} from './domains.ts';
 export { prepareSignedIn, type SignedInState } from './onboarding.ts';

@@ -10,8 +10,18 @@
  *
  * Source: spec/platform-service.md § Authentication rules 4, 5 and 7; docs/decisions.md D10 § Members.
  */
-import { PlatformError, isPlatformError } from '../ports/platform-error.ts';
-import { orgCollections, orgSchemaVersion, type GroupRecord, type InvitationRecord, type MemberRecord, type OrgCaller, type OrgDeps, type OrganizationRecord, type PersonStamp } from './model.ts';
+import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
+import {
+  type GroupRecord,
+  type InvitationRecord,
+  type MemberRecord,
+  type OrganizationRecord,
+  type OrgCaller,
+  orgCollections,
+  type OrgDeps,
+  orgSchemaVersion,
+  type PersonStamp,
+} from './model.ts';
 import { addMembership, getGroup } from './members.ts';
 import { ensureMember } from './organizations.ts';
 import { builtinGroupId } from './rules.ts';
@@ -28,7 +38,9 @@ export type InvitationState = InvitationRecord['status'] | 'expired';
 
 /** The state of `invitation` at `now`. */
 export function invitationState(invitation: InvitationRecord, now: Date): InvitationState {
-  return invitation.status === 'pending' && invitation.expiresAt.getTime() <= now.getTime() ? 'expired' : invitation.status;
+  return invitation.status === 'pending' && invitation.expiresAt.getTime() <= now.getTime()
+    ? 'expired'
+    : invitation.status;
 }
 
 /** `person` as stored on a record. */
@@ -40,7 +52,11 @@ export function stampOf(person: OrgCaller): PersonStamp {
 export function normalEmail(email: string): string {
   const address = email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address) || address.length > 320) {
-    throw new PlatformError('invalid_argument', `"${email.slice(0, 80)}" is not an e-mail address; give one like name@example.com.`, { status: 400 });
+    throw new PlatformError(
+      'invalid_argument',
+      `"${email.slice(0, 80)}" is not an e-mail address; give one like name@example.com.`,
+      { status: 400 },
+    );
   }
   return address;
 }
@@ -60,36 +76,74 @@ export interface NewInvitation {
   token: string;
 }
 
+/** What {@link createInvitation} stores: who is invited where. */
+export interface InvitationRequest {
+  /** The organization invited into. */
+  orgId: string;
+  /** The invited address (trimmed and lower-cased; a malformed one is refused). */
+  email: string;
+  /** Groups of the organization the invitation adds them to. Default: the built-in User group. */
+  groupIds?: readonly string[];
+  /** `domain` for auto-onboarding's offer. Default `invitation`. */
+  source?: InvitationRecord['source'];
+}
+
 /**
  * Stores a pending invitation of `email` into `groupIds` of `orgId` (default: the built-in User group),
  * revoking a pending one to the same address first. The caller has been checked for organization:manage.
- * @param source - `domain` for auto-onboarding's offer (default `invitation`)
  * @throws PlatformError `invalid_argument` (400) for a malformed address; `not_found` (404) for a group not
  *   in the organization; `already_member` (409) when a member has that address; `conflict` (409) when
  *   another invitation to it was stored at the same moment
  */
-export async function createInvitation(deps: OrgDeps, orgId: string, inviter: OrgCaller, email: string, groupIds?: readonly string[], source: InvitationRecord['source'] = 'invitation'): Promise<NewInvitation> {
+export async function createInvitation(
+  deps: OrgDeps,
+  inviter: OrgCaller,
+  { orgId, email, groupIds, source = 'invitation' }: InvitationRequest,
+): Promise<NewInvitation> {
   const address = normalEmail(email);
   const wanted = [...new Set(groupIds?.length ? groupIds : [builtinGroupId(orgId, 'user')])];
   for (const id of wanted) await getGroup(deps, orgId, id);
   const members = await deps.docs.collection<MemberRecord>(orgCollections.members).find({ orgId });
   if (members.some((m) => m.email.toLowerCase() === address)) {
-    throw new PlatformError('already_member', `${address} is already a member of this organization; change their groups instead.`, { status: 409 });
+    throw new PlatformError(
+      'already_member',
+      `${address} is already a member of this organization; change their groups instead.`,
+      { status: 409 },
+    );
   }
   const now = deps.clock.now();
   const slot = pendingSlot(orgId, address);
   const previous = await invitations(deps).findOne({ slot });
-  if (previous) await invitations(deps).updateOne({ _id: previous._id, slot }, { $set: { status: 'revoked', slot: previous._id, decidedAt: now, decidedBy: inviter.subject } });
+  if (previous) {
+    await invitations(deps).updateOne({ _id: previous._id, slot }, {
+      $set: { status: 'revoked', slot: previous._id, decidedAt: now, decidedBy: inviter.subject },
+    });
+  }
   const token = base64url(deps.ids.randomBytes(tokenBytes));
   const invitation: InvitationRecord = {
-    _id: deps.ids.newId(), schemaVersion: orgSchemaVersion, orgId, email: address, groupIds: wanted.sort(), source,
-    tokenDigest: await deps.ids.sha256Hex(token), slot, status: 'pending', invitedBy: stampOf(inviter),
-    createdAt: now, expiresAt: new Date(now.getTime() + invitationLifetimeMs),
+    _id: deps.ids.newId(),
+    schemaVersion: orgSchemaVersion,
+    orgId,
+    email: address,
+    groupIds: wanted.sort(),
+    source,
+    tokenDigest: await deps.ids.sha256Hex(token),
+    slot,
+    status: 'pending',
+    invitedBy: stampOf(inviter),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + invitationLifetimeMs),
   };
   try {
     await invitations(deps).insertOne(invitation);
   } catch (error) {
-    if (isPlatformError(error, 'duplicate_key')) throw new PlatformError('conflict', `Another invitation to ${address} was made at the same moment; list the invitations and retry if needed.`, { status: 409 });
+    if (isPlatformError(error, 'duplicate_key')) {
+      throw new PlatformError(
+        'conflict',
+        `Another invitation to ${address} was made at the same moment; list the invitations and retry if needed.`,
+        { status: 409 },
+      );
+    }
     throw error;
   }
   return { invitation, token };
@@ -104,17 +158,36 @@ export async function listInvitations(deps: Pick<OrgDeps, 'docs'>, orgId: string
  * Revokes the pending invitation `id` of `orgId` (its link stops working); revoking a decided one changes nothing.
  * @throws PlatformError `not_found` (404)
  */
-export async function revokeInvitation(deps: OrgDeps, orgId: string, id: string, by: OrgCaller): Promise<InvitationRecord> {
+export async function revokeInvitation(
+  deps: OrgDeps,
+  orgId: string,
+  id: string,
+  by: OrgCaller,
+): Promise<InvitationRecord> {
   const found = await invitations(deps).findOne({ orgId, _id: id });
-  if (!found) throw new PlatformError('not_found', 'No such invitation in this organization; GET /api/orgs/<org>/invitations lists them.', { status: 404 });
+  if (!found) {
+    throw new PlatformError(
+      'not_found',
+      'No such invitation in this organization; GET /api/orgs/<org>/invitations lists them.',
+      { status: 404 },
+    );
+  }
   if (found.status !== 'pending') return found;
   const now = deps.clock.now();
-  await invitations(deps).updateOne({ _id: id, status: 'pending' }, { $set: { status: 'revoked', slot: id, decidedAt: now, decidedBy: by.subject } });
+  await invitations(deps).updateOne({ _id: id, status: 'pending' }, {
+    $set: { status: 'revoked', slot: id, decidedAt: now, decidedBy: by.subject },
+  });
   return (await invitations(deps).findOne({ _id: id })) ?? found;
 }
 
 /** The refusal of a link nobody holds (never says whether one existed). */
-const unknownLink = () => new PlatformError('invitation_not_found', 'This invitation link is not valid (mistyped, or replaced by a newer invitation); ask whoever invited you for a new link.', { status: 404 });
+const unknownLink = () =>
+  new PlatformError(
+    'invitation_not_found',
+    'This invitation link is not valid (mistyped, or replaced by a newer invitation); ask whoever invited you for ' +
+      'a new link.',
+    { status: 404 },
+  );
 
 /** The invitation a link token names. @throws PlatformError `invitation_not_found` (404) */
 export async function invitationByToken(deps: Pick<OrgDeps, 'docs' | 'ids'>, token: string): Promise<InvitationRecord> {
@@ -128,32 +201,61 @@ export async function invitationByToken(deps: Pick<OrgDeps, 'docs' | 'ids'>, tok
  * The invitation `id` addressed to `caller`'s address (the offers list's decisions).
  * @throws PlatformError `invitation_not_found` (404) for an id that is not an offer to the caller
  */
-export async function invitationForCaller(deps: Pick<OrgDeps, 'docs'>, caller: OrgCaller, id: string): Promise<InvitationRecord> {
+export async function invitationForCaller(
+  deps: Pick<OrgDeps, 'docs'>,
+  caller: OrgCaller,
+  id: string,
+): Promise<InvitationRecord> {
   const found = await invitations(deps).findOne({ _id: id, email: caller.email.toLowerCase() });
-  if (!found) throw new PlatformError('invitation_not_found', 'No invitation with that id is addressed to you; GET /api/invitations lists yours.', { status: 404 });
+  if (!found) {
+    throw new PlatformError(
+      'invitation_not_found',
+      'No invitation with that id is addressed to you; GET /api/invitations lists yours.',
+      { status: 404 },
+    );
+  }
   return found;
 }
 
 /** The pending, unexpired offers to `caller`'s address, newest first. */
 export async function offersFor(deps: Pick<OrgDeps, 'docs' | 'clock'>, caller: OrgCaller): Promise<InvitationRecord[]> {
   const now = deps.clock.now();
-  const found = await invitations(deps).find({ email: caller.email.toLowerCase(), status: 'pending' }, { sort: { createdAt: -1, _id: 1 } });
+  const found = await invitations(deps).find({ email: caller.email.toLowerCase(), status: 'pending' }, {
+    sort: { createdAt: -1, _id: 1 },
+  });
   return found.filter((i) => invitationState(i, now) === 'pending');
 }
 
 /** Checks that `caller` holds the invitation's address. @throws PlatformError `invitation_other_address` (403) */
 function assertHolder(invitation: InvitationRecord, caller: OrgCaller): void {
   if (caller.email.toLowerCase() === invitation.email) return;
-  throw new PlatformError('invitation_other_address', `This invitation is for ${invitation.email}, and you are signed in as ${caller.email}. Sign out, then sign in as ${invitation.email} to decide it.`, { status: 403 });
+  throw new PlatformError(
+    'invitation_other_address',
+    `This invitation is for ${invitation.email}, and you are signed in as ${caller.email}. Sign out, then sign in ` +
+      `as ${invitation.email} to decide it.`,
+    { status: 403 },
+  );
 }
 
 /** Refuses a decision on an invitation no longer open. @throws `invitation_expired` (410); `invitation_closed` (409) */
 function assertOpen(invitation: InvitationRecord, now: Date, wanted: 'accepted' | 'dismissed'): void {
   const state = invitationState(invitation, now);
   if (state === 'pending' || state === wanted) return;
-  if (state === 'expired') throw new PlatformError('invitation_expired', `This invitation expired on ${invitation.expiresAt.toISOString().slice(0, 10)}; ask ${invitation.invitedBy.email} for a new one.`, { status: 410 });
+  if (state === 'expired') {
+    throw new PlatformError(
+      'invitation_expired',
+      `This invitation expired on ${
+        invitation.expiresAt.toISOString().slice(0, 10)
+      }; ask ${invitation.invitedBy.email} for a new one.`,
+      { status: 410 },
+    );
+  }
   const how = state === 'accepted' ? 'was already accepted' : state === 'dismissed' ? 'was dismissed' : 'was withdrawn';
-  throw new PlatformError('invitation_closed', `This invitation ${how}; ask ${invitation.invitedBy.email} for a new one if you want to join.`, { status: 409 });
+  throw new PlatformError(
+    'invitation_closed',
+    `This invitation ${how}; ask ${invitation.invitedBy.email} for a new one if you want to join.`,
+    { status: 409 },
+  );
 }
 
 /** The result of a decision: the invitation as stored after it, and the member record on Join. */
@@ -164,8 +266,14 @@ export interface InvitationDecisionResult {
 }
 
 async function organizationOf(deps: Pick<OrgDeps, 'docs'>, invitation: InvitationRecord): Promise<OrganizationRecord> {
-  const org = await deps.docs.collection<OrganizationRecord>(orgCollections.organizations).findOne({ _id: invitation.orgId });
-  if (!org) throw new PlatformError('invitation_closed', 'The organization of this invitation no longer exists.', { status: 409 });
+  const org = await deps.docs.collection<OrganizationRecord>(orgCollections.organizations).findOne({
+    _id: invitation.orgId,
+  });
+  if (!org) {
+    throw new PlatformError('invitation_closed', 'The organization of this invitation no longer exists.', {
+      status: 409,
+    });
+  }
   return org;
 }
 
@@ -174,17 +282,26 @@ async function organizationOf(deps: Pick<OrgDeps, 'docs'>, invitation: Invitatio
  * groups (groups deleted since fall back to the built-in User group). Joining again is answered the same.
  * @throws PlatformError `invitation_other_address` (403); `invitation_expired` (410); `invitation_closed` (409)
  */
-export async function acceptInvitation(deps: OrgDeps, invitation: InvitationRecord, caller: OrgCaller): Promise<InvitationDecisionResult> {
+export async function acceptInvitation(
+  deps: OrgDeps,
+  invitation: InvitationRecord,
+  caller: OrgCaller,
+): Promise<InvitationDecisionResult> {
   assertHolder(invitation, caller);
   const now = deps.clock.now();
   assertOpen(invitation, now, 'accepted');
   const organization = await organizationOf(deps, invitation);
-  const groups = await deps.docs.collection<GroupRecord>(orgCollections.groups).find({ orgId: invitation.orgId, _id: { $in: invitation.groupIds } });
+  const groups = await deps.docs.collection<GroupRecord>(orgCollections.groups).find({
+    orgId: invitation.orgId,
+    _id: { $in: invitation.groupIds },
+  });
   const groupIds = groups.length > 0 ? groups.map((g) => g._id) : [builtinGroupId(invitation.orgId, 'user')];
   const { member } = await ensureMember(deps, invitation.orgId, caller);
   if (invitation.status === 'pending') {
     for (const groupId of groupIds) await addMembership(deps, invitation.orgId, groupId, member._id);
-    await invitations(deps).updateOne({ _id: invitation._id, status: 'pending' }, { $set: { status: 'accepted', slot: invitation._id, decidedAt: now, decidedBy: caller.subject } });
+    await invitations(deps).updateOne({ _id: invitation._id, status: 'pending' }, {
+      $set: { status: 'accepted', slot: invitation._id, decidedAt: now, decidedBy: caller.subject },
+    });
   }
   const stored = (await invitations(deps).findOne({ _id: invitation._id })) ?? invitation;
   if (stored.status !== 'accepted') assertOpen(stored, now, 'accepted');
@@ -195,18 +312,31 @@ export async function acceptInvitation(deps: OrgDeps, invitation: InvitationReco
  * Dismiss: `caller`, holding the invitation's address, declines it. Dismissing again is answered the same.
  * @throws PlatformError `invitation_other_address` (403); `invitation_expired` (410); `invitation_closed` (409)
  */
-export async function dismissInvitation(deps: OrgDeps, invitation: InvitationRecord, caller: OrgCaller): Promise<InvitationDecisionResult> {
+export async function dismissInvitation(
+  deps: OrgDeps,
+  invitation: InvitationRecord,
+  caller: OrgCaller,
+): Promise<InvitationDecisionResult> {
   assertHolder(invitation, caller);
   const now = deps.clock.now();
   assertOpen(invitation, now, 'dismissed');
   const organization = await organizationOf(deps, invitation);
-  await invitations(deps).updateOne({ _id: invitation._id, status: 'pending' }, { $set: { status: 'dismissed', slot: invitation._id, decidedAt: now, decidedBy: caller.subject } });
+  await invitations(deps).updateOne({ _id: invitation._id, status: 'pending' }, {
+    $set: { status: 'dismissed', slot: invitation._id, decidedAt: now, decidedBy: caller.subject },
+  });
   const stored = (await invitations(deps).findOne({ _id: invitation._id })) ?? invitation;
   if (stored.status !== 'dismissed') assertOpen(stored, now, 'dismissed');
   return { invitation: stored, organization };
 }
 
 /** Whether `caller` is a member of `orgId`. */
-export async function isMember(deps: Pick<OrgDeps, 'docs'>, orgId: string, caller: Pick<OrgCaller, 'subject'>): Promise<boolean> {
-  return (await deps.docs.collection<MemberRecord>(orgCollections.members).findOne({ orgId, subject: caller.subject })) !== null;
+export async function isMember(
+  deps: Pick<OrgDeps, 'docs'>,
+  orgId: string,
+  caller: Pick<OrgCaller, 'subject'>,
+): Promise<boolean> {
+  return (await deps.docs.collection<MemberRecord>(orgCollections.members).findOne({
+    orgId,
+    subject: caller.subject,
+  })) !== null;
 }

@@ -6,7 +6,16 @@
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import { loadSnapshot } from './access.ts';
-import { orgCollections, orgSchemaVersion, type GroupMemberRecord, type GroupRecord, type MemberRecord, type OrgCaller, type OrgDeps, type OrganizationRecord } from './model.ts';
+import {
+  type GroupMemberRecord,
+  type GroupRecord,
+  type MemberRecord,
+  type OrganizationRecord,
+  type OrgCaller,
+  orgCollections,
+  type OrgDeps,
+  orgSchemaVersion,
+} from './model.ts';
 import { ensureMember, insertOnce } from './organizations.ts';
 import { assertKeepsOwner, builtinGroupId, membershipId, withoutMember } from './rules.ts';
 
@@ -18,9 +27,16 @@ export interface MemberWithGroups {
 
 /** Every member of `orgId` with their groups, by email. */
 export async function listMembers(deps: Pick<OrgDeps, 'docs'>, orgId: string): Promise<MemberWithGroups[]> {
-  const members = await deps.docs.collection<MemberRecord>(orgCollections.members).find({ orgId }, { sort: { email: 1, _id: 1 } });
-  const memberships = await deps.docs.collection<GroupMemberRecord>(orgCollections.groupMembers).find({ orgId }, { sort: { groupId: 1 } });
-  return members.map((member) => ({ member, groupIds: memberships.filter((m) => m.memberId === member._id).map((m) => m.groupId) }));
+  const members = await deps.docs.collection<MemberRecord>(orgCollections.members).find({ orgId }, {
+    sort: { email: 1, _id: 1 },
+  });
+  const memberships = await deps.docs.collection<GroupMemberRecord>(orgCollections.groupMembers).find({ orgId }, {
+    sort: { groupId: 1 },
+  });
+  return members.map((member) => ({
+    member,
+    groupIds: memberships.filter((m) => m.memberId === member._id).map((m) => m.groupId),
+  }));
 }
 
 /**
@@ -29,14 +45,24 @@ export async function listMembers(deps: Pick<OrgDeps, 'docs'>, orgId: string): P
  */
 export async function getMember(deps: Pick<OrgDeps, 'docs'>, orgId: string, memberId: string): Promise<MemberRecord> {
   const member = await deps.docs.collection<MemberRecord>(orgCollections.members).findOne({ orgId, _id: memberId });
-  if (!member) throw new PlatformError('not_found', 'No such member in this organization; GET /api/orgs/<org>/members lists them.', { status: 404 });
+  if (!member) {
+    throw new PlatformError(
+      'not_found',
+      'No such member in this organization; GET /api/orgs/<org>/members lists them.',
+      { status: 404 },
+    );
+  }
   return member;
 }
 
 /** The group `groupId` of `orgId`. @throws PlatformError `not_found` (404) */
 export async function getGroup(deps: Pick<OrgDeps, 'docs'>, orgId: string, groupId: string): Promise<GroupRecord> {
   const group = await deps.docs.collection<GroupRecord>(orgCollections.groups).findOne({ orgId, _id: groupId });
-  if (!group) throw new PlatformError('not_found', 'No such group in this organization; GET /api/orgs/<org>/groups lists them.', { status: 404 });
+  if (!group) {
+    throw new PlatformError('not_found', 'No such group in this organization; GET /api/orgs/<org>/groups lists them.', {
+      status: 404,
+    });
+  }
   return group;
 }
 
@@ -47,18 +73,37 @@ export async function getGroup(deps: Pick<OrgDeps, 'docs'>, orgId: string, group
  * @throws PlatformError `conflict` (409) when the person is already a member; `not_found` (404) for a group of
  *   another organization or none
  */
-export async function addMember(deps: OrgDeps, orgId: string, person: OrgCaller, groupIds?: readonly string[]): Promise<MemberWithGroups> {
+export async function addMember(
+  deps: OrgDeps,
+  orgId: string,
+  person: OrgCaller,
+  groupIds?: readonly string[],
+): Promise<MemberWithGroups> {
   const wanted = [...new Set(groupIds ?? [builtinGroupId(orgId, 'user')])];
   for (const id of wanted) await getGroup(deps, orgId, id);
   const { member, added } = await ensureMember(deps, orgId, person);
-  if (!added) throw new PlatformError('conflict', `${person.email} (subject ${person.subject}) is already a member of this organization; add them to groups instead.`, { status: 409 });
+  if (!added) {
+    throw new PlatformError(
+      'conflict',
+      `${person.email} (subject ${person.subject}) is already a member of this organization; add them to groups ` +
+        `instead.`,
+      { status: 409 },
+    );
+  }
   for (const groupId of wanted) await addMembership(deps, orgId, groupId, member._id);
   return { member, groupIds: wanted.sort() };
 }
 
 /** Stores the membership of `memberId` in `groupId` (once). */
 export async function addMembership(deps: OrgDeps, orgId: string, groupId: string, memberId: string): Promise<void> {
-  const record: GroupMemberRecord = { _id: membershipId(groupId, memberId), schemaVersion: orgSchemaVersion, orgId, groupId, memberId, addedAt: deps.clock.now() };
+  const record: GroupMemberRecord = {
+    _id: membershipId(groupId, memberId),
+    schemaVersion: orgSchemaVersion,
+    orgId,
+    groupId,
+    memberId,
+    addedAt: deps.clock.now(),
+  };
   await insertOnce(deps.docs, orgCollections.groupMembers, record);
 }
 
@@ -66,7 +111,11 @@ export async function addMembership(deps: OrgDeps, orgId: string, groupId: strin
  * Removes member `memberId` from `org` with their group memberships.
  * @throws PlatformError `not_found` (404); `last_owner` (409) when they are its last Organization Owner
  */
-export async function removeMember(deps: Pick<OrgDeps, 'docs'>, org: OrganizationRecord, memberId: string): Promise<void> {
+export async function removeMember(
+  deps: Pick<OrgDeps, 'docs'>,
+  org: OrganizationRecord,
+  memberId: string,
+): Promise<void> {
   await getMember(deps, org._id, memberId);
   const before = await loadSnapshot(deps, org._id);
   assertKeepsOwner(before, withoutMember(before, memberId), org.name);

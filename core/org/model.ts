@@ -5,7 +5,7 @@
  * Source: spec/platform-service.md § Authentication rule 8 (permissions, agent roles, built-in
  * groups); docs/decisions.md D7 § Organizations and roles.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
@@ -43,7 +43,8 @@ export interface OrgCaller {
   subject: string;
   email: string;
   name?: string;
-  /** Domain the identity provider says manages this identity (PLATFORM_MANAGED_DOMAIN_CLAIM), lower case, when asserted. */
+  /** Domain the identity provider says manages this identity (PLATFORM_MANAGED_DOMAIN_CLAIM), lower case, when
+   * asserted. */
   managedDomain?: string;
 }
 
@@ -54,7 +55,9 @@ export interface OrgCaller {
 export const permissions = ['workflows:use', 'sessions:personal', 'organization:manage', 'agents:create'] as const;
 /** One of {@link permissions}. */
 export type Permission = (typeof permissions)[number];
-export const PermissionSchema = Type.Union(permissions.map((p) => Type.Literal(p)), { description: `one of ${permissions.join(', ')}` });
+export const PermissionSchema = Type.Union(permissions.map((p) => Type.Literal(p)), {
+  description: `one of ${permissions.join(', ')}`,
+});
 
 /**
  * Agent roles, lowest first: a member's role on an agent is the highest their groups give.
@@ -63,10 +66,15 @@ export const PermissionSchema = Type.Union(permissions.map((p) => Type.Literal(p
 export const agentRoles = ['reader', 'user', 'maintainer', 'administrator'] as const;
 /** One of {@link agentRoles}. */
 export type AgentRole = (typeof agentRoles)[number];
-export const AgentRoleSchema = Type.Union(agentRoles.map((r) => Type.Literal(r)), { description: `one of ${agentRoles.join(', ')}` });
+export const AgentRoleSchema = Type.Union(agentRoles.map((r) => Type.Literal(r)), {
+  description: `one of ${agentRoles.join(', ')}`,
+});
 
 /** The agent of an agent-role grant: an agent id, or `*` for every agent of the organization. */
-export const AgentRef = Type.String({ pattern: '^(\\*|[A-Za-z0-9][A-Za-z0-9_.-]{0,99})$', description: 'an agent id (letters, digits, _ . -; at most 100) or * for every agent' });
+export const AgentRef = Type.String({
+  pattern: '^(\\*|[A-Za-z0-9][A-Za-z0-9_.-]{0,99})$',
+  description: 'an agent id (letters, digits, _ . -; at most 100) or * for every agent',
+});
 
 /** One agent-role grant of a group. */
 export const AgentRoleGrant = Type.Object({ agent: AgentRef, role: AgentRoleSchema }, { additionalProperties: false });
@@ -91,7 +99,8 @@ export const OrganizationRecord = Type.Object({
   createdAt: Type.Date(),
   /** Subject of the member who created it (its first Organization Owner). */
   createdBy: Type.String(),
-  /** False until its built-in groups and first owner are stored (a crash or a race in between is finished by the next ensure). */
+  /** False until its built-in groups and first owner are stored (a crash or a race in between is finished by the next
+   * ensure). */
   setupComplete: Type.Boolean(),
 });
 export type OrganizationRecord = Static<typeof OrganizationRecord>;
@@ -108,7 +117,8 @@ export const MemberRecord = Type.Object({
 });
 export type MemberRecord = Static<typeof MemberRecord>;
 
-/** A group: the permissions and agent roles its members get. Built-in groups have `builtin` and the id `<orgId>.<key>`. */
+/** A group: the permissions and agent roles its members get. Built-in groups have `builtin` and the id `<orgId>.<key>`.
+ */
 export const GroupRecord = Type.Object({
   _id: Type.String(),
   schemaVersion: SchemaVersion,
@@ -133,7 +143,11 @@ export const GroupMemberRecord = Type.Object({
 export type GroupMemberRecord = Static<typeof GroupMemberRecord>;
 
 /** Who made an invitation or added a domain, as they were signed in then. */
-export const PersonStamp = Type.Object({ subject: Type.String(), email: Type.String(), name: Type.Optional(Type.String()) });
+export const PersonStamp = Type.Object({
+  subject: Type.String(),
+  email: Type.String(),
+  name: Type.Optional(Type.String()),
+});
 export type PersonStamp = Static<typeof PersonStamp>;
 
 /** Stored states of an invitation (`expired` is derived from `expiresAt` when read). */
@@ -155,7 +169,12 @@ export const InvitationRecord = Type.Object({
   source: Type.Union([Type.Literal('invitation'), Type.Literal('domain')]),
   tokenDigest: Type.String(),
   slot: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('dismissed'), Type.Literal('revoked')]),
+  status: Type.Union([
+    Type.Literal('pending'),
+    Type.Literal('accepted'),
+    Type.Literal('dismissed'),
+    Type.Literal('revoked'),
+  ]),
   invitedBy: PersonStamp,
   createdAt: Type.Date(),
   expiresAt: Type.Date(),
@@ -187,6 +206,12 @@ export const DomainRecord = Type.Object({
 });
 export type DomainRecord = Static<typeof DomainRecord>;
 
-/** Which organization a domain is verified for: `_id` is the domain, so a domain is verified for one organization at most. */
-export const VerifiedDomainRecord = Type.Object({ _id: Type.String(), schemaVersion: SchemaVersion, orgId: Type.String(), verifiedAt: Type.Date() });
+/** Which organization a domain is verified for: `_id` is the domain, so a domain is verified for one organization at
+ * most. */
+export const VerifiedDomainRecord = Type.Object({
+  _id: Type.String(),
+  schemaVersion: SchemaVersion,
+  orgId: Type.String(),
+  verifiedAt: Type.Date(),
+});
 export type VerifiedDomainRecord = Static<typeof VerifiedDomainRecord>;

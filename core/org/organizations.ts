@@ -12,7 +12,17 @@
  */
 import type { DocumentStore } from '../ports/document-store.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
-import { orgCollections, orgSchemaVersion, type GroupMemberRecord, type GroupRecord, type MemberRecord, type OrgCaller, type OrgDeps, type OrganizationKind, type OrganizationRecord } from './model.ts';
+import {
+  type GroupMemberRecord,
+  type GroupRecord,
+  type MemberRecord,
+  type OrganizationKind,
+  type OrganizationRecord,
+  type OrgCaller,
+  orgCollections,
+  type OrgDeps,
+  orgSchemaVersion,
+} from './model.ts';
 import { builtinGroupId, builtinGroups, membershipId } from './rules.ts';
 
 /** Key of the dev-user default organization. */
@@ -34,7 +44,11 @@ export async function ensureOrgIndexes(docs: DocumentStore): Promise<void> {
 }
 
 /** Inserts `doc`, treating an existing record (same id or unique key) as done; true when this call stored it. */
-export async function insertOnce<T extends { _id: string }>(docs: DocumentStore, collection: string, doc: T): Promise<boolean> {
+export async function insertOnce<T extends { _id: string }>(
+  docs: DocumentStore,
+  collection: string,
+  doc: T,
+): Promise<boolean> {
   try {
     await docs.collection<T>(collection).insertOne(doc);
     return true;
@@ -48,33 +62,73 @@ export async function insertOnce<T extends { _id: string }>(docs: DocumentStore,
  * The member record of `caller` in `orgId`, stored when missing (race-safe: unique by subject).
  * @returns the member record and whether this call stored it
  */
-export async function ensureMember(deps: OrgDeps, orgId: string, caller: OrgCaller): Promise<{ member: MemberRecord; added: boolean }> {
+export async function ensureMember(
+  deps: OrgDeps,
+  orgId: string,
+  caller: OrgCaller,
+): Promise<{ member: MemberRecord; added: boolean }> {
   const members = deps.docs.collection<MemberRecord>(orgCollections.members);
   const existing = await members.findOne({ orgId, subject: caller.subject });
   if (existing) return { member: existing, added: false };
   const record: MemberRecord = {
-    _id: deps.ids.newId(), schemaVersion: orgSchemaVersion, orgId, subject: caller.subject, email: caller.email,
-    ...(caller.name ? { name: caller.name } : {}), addedAt: deps.clock.now(),
+    _id: deps.ids.newId(),
+    schemaVersion: orgSchemaVersion,
+    orgId,
+    subject: caller.subject,
+    email: caller.email,
+    ...(caller.name ? { name: caller.name } : {}),
+    addedAt: deps.clock.now(),
   };
   if (await insertOnce(deps.docs, orgCollections.members, record)) return { member: record, added: true };
   const stored = await members.findOne({ orgId, subject: caller.subject });
-  if (!stored) throw new PlatformError('conflict', 'The member record changed while it was being added; retry.', { status: 409 });
+  if (!stored) {
+    throw new PlatformError('conflict', 'The member record changed while it was being added; retry.', { status: 409 });
+  }
   return { member: stored, added: false };
 }
 
-/** Stores the built-in groups and `owner` as Organization Owner (each step at most once), then marks the organization set up. */
+/** Stores the built-in groups and `owner` as Organization Owner (each step at most once), then marks the organization
+ * set up. */
 async function finishSetup(deps: OrgDeps, org: OrganizationRecord, owner: OrgCaller): Promise<OrganizationRecord> {
   const now = deps.clock.now();
   for (const g of builtinGroups) {
-    const group: GroupRecord = { _id: builtinGroupId(org._id, g.key), schemaVersion: orgSchemaVersion, orgId: org._id, name: g.name, builtin: g.key, permissions: [...g.permissions], agentRoles: g.agentRoles.map((a) => ({ ...a })), createdAt: now };
+    const group: GroupRecord = {
+      _id: builtinGroupId(org._id, g.key),
+      schemaVersion: orgSchemaVersion,
+      orgId: org._id,
+      name: g.name,
+      builtin: g.key,
+      permissions: [...g.permissions],
+      agentRoles: g.agentRoles.map((a) => ({ ...a })),
+      createdAt: now,
+    };
     await insertOnce(deps.docs, orgCollections.groups, group);
   }
   const { member } = await ensureMember(deps, org._id, owner);
   const groupId = builtinGroupId(org._id, 'owner');
-  const membership: GroupMemberRecord = { _id: membershipId(groupId, member._id), schemaVersion: orgSchemaVersion, orgId: org._id, groupId, memberId: member._id, addedAt: now };
+  const membership: GroupMemberRecord = {
+    _id: membershipId(groupId, member._id),
+    schemaVersion: orgSchemaVersion,
+    orgId: org._id,
+    groupId,
+    memberId: member._id,
+    addedAt: now,
+  };
   await insertOnce(deps.docs, orgCollections.groupMembers, membership);
-  await deps.docs.collection<OrganizationRecord>(orgCollections.organizations).updateOne({ _id: org._id }, { $set: { setupComplete: true } });
+  await deps.docs.collection<OrganizationRecord>(orgCollections.organizations).updateOne({ _id: org._id }, {
+    $set: { setupComplete: true },
+  });
   return { ...org, setupComplete: true };
+}
+
+/** The organization {@link ensureOrganization} finds by `key` or creates. */
+interface OrganizationToEnsure {
+  /** Its unique key (`personal:<subject>`, `shared:<id>`, or the default organization's). */
+  key: string;
+  /** Personal, shared or default. */
+  kind: OrganizationKind;
+  /** Its display name when it is created (an existing organization keeps its own). */
+  name: string;
 }
 
 /**
@@ -82,17 +136,38 @@ async function finishSetup(deps: OrgDeps, org: OrganizationRecord, owner: OrgCal
  * and race-safe (see the module comment). A set-up organization is returned as it is (its owner may
  * since have left it; nobody is added back).
  */
-async function ensureOrganization(deps: OrgDeps, key: string, kind: OrganizationKind, name: string, owner: OrgCaller): Promise<OrganizationRecord> {
+async function ensureOrganization(
+  deps: OrgDeps,
+  owner: OrgCaller,
+  { key, kind, name }: OrganizationToEnsure,
+): Promise<OrganizationRecord> {
   const orgs = deps.docs.collection<OrganizationRecord>(orgCollections.organizations);
   let org = await orgs.findOne({ key });
   if (!org) {
-    const record: OrganizationRecord = { _id: deps.ids.newId(), schemaVersion: orgSchemaVersion, key, name, kind, createdAt: deps.clock.now(), createdBy: owner.subject, setupComplete: false };
+    const record: OrganizationRecord = {
+      _id: deps.ids.newId(),
+      schemaVersion: orgSchemaVersion,
+      key,
+      name,
+      kind,
+      createdAt: deps.clock.now(),
+      createdBy: owner.subject,
+      setupComplete: false,
+    };
     org = (await insertOnce(deps.docs, orgCollections.organizations, record)) ? record : await orgs.findOne({ key });
-    if (!org) throw new PlatformError('conflict', `Organization ${key} changed while it was being created; retry.`, { status: 409 });
+    if (!org) {
+      throw new PlatformError('conflict', `Organization ${key} changed while it was being created; retry.`, {
+        status: 409,
+      });
+    }
   }
   if (org.setupComplete) return org;
   if (org.createdBy !== owner.subject) {
-    throw new PlatformError('conflict', `Organization "${org.name}" is being set up for another person; retry once it is.`, { status: 409 });
+    throw new PlatformError(
+      'conflict',
+      `Organization "${org.name}" is being set up for another person; retry once it is.`,
+      { status: 409 },
+    );
   }
   return finishSetup(deps, org, owner);
 }
@@ -103,9 +178,11 @@ async function ensureOrganization(deps: OrgDeps, key: string, kind: Organization
  */
 export async function createOrganization(deps: OrgDeps, caller: OrgCaller, name: string): Promise<OrganizationRecord> {
   const trimmed = name.trim();
-  if (trimmed === '' || trimmed.length > 200) throw new PlatformError('invalid_argument', 'An organization name must be 1 to 200 characters.', { status: 400 });
+  if (trimmed === '' || trimmed.length > 200) {
+    throw new PlatformError('invalid_argument', 'An organization name must be 1 to 200 characters.', { status: 400 });
+  }
   const id = deps.ids.newId();
-  return ensureOrganization(deps, `shared:${id}`, 'shared', trimmed, caller);
+  return ensureOrganization(deps, caller, { key: `shared:${id}`, kind: 'shared', name: trimmed });
 }
 
 /**
@@ -114,7 +191,11 @@ export async function createOrganization(deps: OrgDeps, caller: OrgCaller, name:
  * Source: docs/decisions.md D7 § Organizations and roles (dev-user default organization).
  */
 export async function ensureDefaultOrganization(deps: OrgDeps, devUser: OrgCaller): Promise<OrganizationRecord> {
-  return ensureOrganization(deps, defaultOrganizationKey, 'default', 'Default organization', devUser);
+  return ensureOrganization(deps, devUser, {
+    key: defaultOrganizationKey,
+    kind: 'default',
+    name: 'Default organization',
+  });
 }
 
 /**
@@ -124,12 +205,23 @@ export async function ensureDefaultOrganization(deps: OrgDeps, devUser: OrgCalle
  */
 export async function ensurePersonalOrganization(deps: OrgDeps, caller: OrgCaller): Promise<OrganizationRecord> {
   const who = caller.name?.trim() || caller.email;
-  return ensureOrganization(deps, `personal:${caller.subject}`, 'personal', `${who.slice(0, 180)} (personal)`, caller);
+  return ensureOrganization(deps, caller, {
+    key: `personal:${caller.subject}`,
+    kind: 'personal',
+    name: `${who.slice(0, 180)} (personal)`,
+  });
 }
 
 /** The organizations `caller` is a member of, by name. */
-export async function listOrganizations(deps: Pick<OrgDeps, 'docs'>, caller: Pick<OrgCaller, 'subject'>): Promise<OrganizationRecord[]> {
-  const memberships = await deps.docs.collection<MemberRecord>(orgCollections.members).find({ subject: caller.subject });
+export async function listOrganizations(
+  deps: Pick<OrgDeps, 'docs'>,
+  caller: Pick<OrgCaller, 'subject'>,
+): Promise<OrganizationRecord[]> {
+  const memberships = await deps.docs.collection<MemberRecord>(orgCollections.members).find({
+    subject: caller.subject,
+  });
   if (memberships.length === 0) return [];
-  return deps.docs.collection<OrganizationRecord>(orgCollections.organizations).find({ _id: { $in: memberships.map((m) => m.orgId) } }, { sort: { name: 1, _id: 1 } });
+  return deps.docs.collection<OrganizationRecord>(orgCollections.organizations).find({
+    _id: { $in: memberships.map((m) => m.orgId) },
+  }, { sort: { name: 1, _id: 1 } });
 }

@@ -6,11 +6,24 @@ import { describe, expect, it } from 'vitest';
 import { isPlatformError } from '../ports/platform-error.ts';
 import type { AgentRole, AgentRoleGrant, Permission } from './model.ts';
 import {
-  assertKeepsOwner, builtinGroups, effectiveAgentRole, effectivePermissions, highestRole, ownerIds, roleAtLeast,
-  withGroupPermissions, withoutGroup, withoutMember, withoutMembership, type OrgSnapshot,
+  assertKeepsOwner,
+  builtinGroups,
+  effectiveAgentRole,
+  effectivePermissions,
+  highestRole,
+  type OrgSnapshot,
+  ownerIds,
+  roleAtLeast,
+  withGroupPermissions,
+  withoutGroup,
+  withoutMember,
+  withoutMembership,
 } from './rules.ts';
 
-const grants = (...agentRoles: [string, AgentRole][]) => ({ permissions: [] as Permission[], agentRoles: agentRoles.map(([agent, role]): AgentRoleGrant => ({ agent, role })) });
+const grants = (...agentRoles: [string, AgentRole][]) => ({
+  permissions: [] as Permission[],
+  agentRoles: agentRoles.map(([agent, role]): AgentRoleGrant => ({ agent, role })),
+});
 
 describe('agent role order', () => {
   it.each([
@@ -24,8 +37,12 @@ describe('agent role order', () => {
   });
 
   it.each([
-    ['reader', 'reader', true], ['reader', 'user', false], ['user', 'reader', true], ['maintainer', 'administrator', false],
-    ['administrator', 'maintainer', true], [undefined, 'reader', false],
+    ['reader', 'reader', true],
+    ['reader', 'user', false],
+    ['user', 'reader', true],
+    ['maintainer', 'administrator', false],
+    ['administrator', 'maintainer', true],
+    [undefined, 'reader', false],
   ] as [AgentRole | undefined, AgentRole, boolean][])('holding %s is at least %s: %s', (held, needed, ok) => {
     expect(roleAtLeast(held, needed)).toBe(ok);
   });
@@ -49,15 +66,24 @@ describe('effective permissions', () => {
   it.each([
     [[], []],
     [[['workflows:use']], ['workflows:use']],
-    [[['agents:create', 'workflows:use'], ['workflows:use', 'organization:manage']], ['workflows:use', 'organization:manage', 'agents:create']],
+    [[['agents:create', 'workflows:use'], ['workflows:use', 'organization:manage']], [
+      'workflows:use',
+      'organization:manage',
+      'agents:create',
+    ]],
     [[['sessions:personal'], []], ['sessions:personal']],
   ] as [Permission[][], Permission[]][])('the union of %j is %j (catalog order, each once)', (sets, union) => {
     expect(effectivePermissions(sets.map((permissions) => ({ permissions, agentRoles: [] })))).toEqual(union);
   });
 
   it('built-in groups: only Organization Owner holds organization:manage; each gives every agent a role', () => {
-    expect(builtinGroups.map((g) => [g.name, g.permissions.includes('organization:manage'), effectiveAgentRole([g], 'any')])).toEqual([
-      ['Organization Owner', true, 'administrator'], ['Administrator', false, 'administrator'], ['Maintainer', false, 'maintainer'], ['User', false, 'user'],
+    expect(
+      builtinGroups.map((g) => [g.name, g.permissions.includes('organization:manage'), effectiveAgentRole([g], 'any')]),
+    ).toEqual([
+      ['Organization Owner', true, 'administrator'],
+      ['Administrator', false, 'administrator'],
+      ['Maintainer', false, 'maintainer'],
+      ['User', false, 'user'],
     ]);
   });
 });
@@ -65,8 +91,14 @@ describe('effective permissions', () => {
 /** Two owners (m1 through the Owner group, m2 through a custom managing group) and a user. */
 const org: OrgSnapshot = {
   memberIds: ['m1', 'm2', 'm3'],
-  groups: [{ id: 'owner', permissions: ['organization:manage', 'workflows:use'] }, { id: 'admins', permissions: ['organization:manage'] }, { id: 'users', permissions: ['workflows:use'] }],
-  memberships: [{ groupId: 'owner', memberId: 'm1' }, { groupId: 'admins', memberId: 'm2' }, { groupId: 'users', memberId: 'm3' }, { groupId: 'users', memberId: 'm1' }],
+  groups: [{ id: 'owner', permissions: ['organization:manage', 'workflows:use'] }, {
+    id: 'admins',
+    permissions: ['organization:manage'],
+  }, { id: 'users', permissions: ['workflows:use'] }],
+  memberships: [{ groupId: 'owner', memberId: 'm1' }, { groupId: 'admins', memberId: 'm2' }, {
+    groupId: 'users',
+    memberId: 'm3',
+  }, { groupId: 'users', memberId: 'm1' }],
 };
 /** The same with m1 the only owner. */
 const single: OrgSnapshot = withoutMember(org, 'm2');
@@ -93,11 +125,17 @@ describe('last Organization Owner', () => {
     ['removing the member', (s: OrgSnapshot) => withoutMember(s, 'm1')],
     ['removing them from the group', (s: OrgSnapshot) => withoutMembership(s, 'owner', 'm1')],
     ['deleting the group', (s: OrgSnapshot) => withoutGroup(s, 'owner')],
-    ['changing the group to drop organization:manage', (s: OrgSnapshot) => withGroupPermissions(s, 'owner', ['workflows:use'])],
-  ])('%s: refused with last_owner when they are the last owner, allowed while another owner remains', (_path, change) => {
-    expect(refusal(single, change(single))).toBe('last_owner');
-    expect(refusal(org, change(org))).toBeUndefined();
-  });
+    [
+      'changing the group to drop organization:manage',
+      (s: OrgSnapshot) => withGroupPermissions(s, 'owner', ['workflows:use']),
+    ],
+  ])(
+    '%s: refused with last_owner when they are the last owner, allowed while another owner remains',
+    (_path, change) => {
+      expect(refusal(single, change(single))).toBe('last_owner');
+      expect(refusal(org, change(org))).toBeUndefined();
+    },
+  );
 
   it('changes that keep the owner are allowed', () => {
     expect(refusal(single, withoutMember(single, 'm3'))).toBeUndefined();

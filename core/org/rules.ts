@@ -11,10 +11,22 @@
  * Source: spec/platform-service.md § Authentication rule 8; docs/decisions.md D7 § Organizations and roles.
  */
 import { PlatformError } from '../ports/platform-error.ts';
-import { agentRoles, permissions, type AgentRole, type AgentRoleGrant, type BuiltinGroupKey, type Permission } from './model.ts';
+import {
+  type AgentRole,
+  type AgentRoleGrant,
+  agentRoles,
+  type BuiltinGroupKey,
+  type Permission,
+  permissions,
+} from './model.ts';
 
 /** Display names of the agent roles (spec wording), for messages. */
-export const agentRoleNames: Readonly<Record<AgentRole, string>> = { reader: 'Reader', user: 'User', maintainer: 'Maintainer', administrator: 'Administrator' };
+export const agentRoleNames: Readonly<Record<AgentRole, string>> = {
+  reader: 'Reader',
+  user: 'User',
+  maintainer: 'Maintainer',
+  administrator: 'Administrator',
+};
 
 /** Rank of `role`: Reader 0 < User 1 < Maintainer 2 < Administrator 3. */
 export function roleRank(role: AgentRole): number {
@@ -47,7 +59,9 @@ export function effectivePermissions(groups: readonly Grants[]): Permission[] {
 
 /** A member's role on `agentId`: the highest any of their groups gives it (directly or through `*`), or undefined. */
 export function effectiveAgentRole(groups: readonly Grants[], agentId: string): AgentRole | undefined {
-  return highestRole(groups.flatMap((g) => g.agentRoles.filter((a) => a.agent === agentId || a.agent === '*').map((a) => a.role)));
+  return highestRole(
+    groups.flatMap((g) => g.agentRoles.filter((a) => a.agent === agentId || a.agent === '*').map((a) => a.role)),
+  );
 }
 
 /** A built-in group's definition. */
@@ -63,9 +77,24 @@ export interface BuiltinGroup extends Grants {
  * and creates agents, Maintainer on every agent; User uses workflows, User on every agent.
  */
 export const builtinGroups: readonly BuiltinGroup[] = [
-  { key: 'owner', name: 'Organization Owner', permissions: [...permissions], agentRoles: [{ agent: '*', role: 'administrator' }] },
-  { key: 'administrator', name: 'Administrator', permissions: ['workflows:use', 'sessions:personal', 'agents:create'], agentRoles: [{ agent: '*', role: 'administrator' }] },
-  { key: 'maintainer', name: 'Maintainer', permissions: ['workflows:use', 'agents:create'], agentRoles: [{ agent: '*', role: 'maintainer' }] },
+  {
+    key: 'owner',
+    name: 'Organization Owner',
+    permissions: [...permissions],
+    agentRoles: [{ agent: '*', role: 'administrator' }],
+  },
+  {
+    key: 'administrator',
+    name: 'Administrator',
+    permissions: ['workflows:use', 'sessions:personal', 'agents:create'],
+    agentRoles: [{ agent: '*', role: 'administrator' }],
+  },
+  {
+    key: 'maintainer',
+    name: 'Maintainer',
+    permissions: ['workflows:use', 'agents:create'],
+    agentRoles: [{ agent: '*', role: 'maintainer' }],
+  },
   { key: 'user', name: 'User', permissions: ['workflows:use'], agentRoles: [{ agent: '*', role: 'user' }] },
 ];
 
@@ -88,14 +117,22 @@ export interface OrgSnapshot {
 
 /** Members holding `organization:manage` through a group (the Organization Owners). */
 export function ownerIds(snapshot: OrgSnapshot): Set<string> {
-  const managing = new Set(snapshot.groups.filter((g) => g.permissions.includes('organization:manage')).map((g) => g.id));
+  const managing = new Set(
+    snapshot.groups.filter((g) => g.permissions.includes('organization:manage')).map((g) => g.id),
+  );
   const members = new Set(snapshot.memberIds);
-  return new Set(snapshot.memberships.filter((m) => managing.has(m.groupId) && members.has(m.memberId)).map((m) => m.memberId));
+  return new Set(
+    snapshot.memberships.filter((m) => managing.has(m.groupId) && members.has(m.memberId)).map((m) => m.memberId),
+  );
 }
 
 /** The snapshot without member `memberId` (and their memberships). */
 export function withoutMember(s: OrgSnapshot, memberId: string): OrgSnapshot {
-  return { memberIds: s.memberIds.filter((id) => id !== memberId), groups: s.groups, memberships: s.memberships.filter((m) => m.memberId !== memberId) };
+  return {
+    memberIds: s.memberIds.filter((id) => id !== memberId),
+    groups: s.groups,
+    memberships: s.memberships.filter((m) => m.memberId !== memberId),
+  };
 }
 
 /** The snapshot without the membership of `memberId` in `groupId`. */
@@ -105,7 +142,11 @@ export function withoutMembership(s: OrgSnapshot, groupId: string, memberId: str
 
 /** The snapshot without group `groupId` (and its memberships). */
 export function withoutGroup(s: OrgSnapshot, groupId: string): OrgSnapshot {
-  return { memberIds: s.memberIds, groups: s.groups.filter((g) => g.id !== groupId), memberships: s.memberships.filter((m) => m.groupId !== groupId) };
+  return {
+    memberIds: s.memberIds,
+    groups: s.groups.filter((g) => g.id !== groupId),
+    memberships: s.memberships.filter((m) => m.groupId !== groupId),
+  };
 }
 
 /** The snapshot with group `groupId` granting `granted` instead. */
@@ -120,5 +161,10 @@ export function withGroupPermissions(s: OrgSnapshot, groupId: string, granted: r
  */
 export function assertKeepsOwner(before: OrgSnapshot, after: OrgSnapshot, orgName: string): void {
   if (ownerIds(before).size === 0 || ownerIds(after).size > 0) return;
-  throw new PlatformError('last_owner', `This change would leave organization "${orgName}" without an Organization Owner (a member holding organization:manage). Add another member to the Organization Owner group first, then retry.`, { status: 409 });
+  throw new PlatformError(
+    'last_owner',
+    `This change would leave organization "${orgName}" without an Organization Owner (a member holding ` +
+      `organization:manage). Add another member to the Organization Owner group first, then retry.`,
+    { status: 409 },
+  );
 }

@@ -62,7 +62,11 @@ export interface DocumentCollection<T extends BaseDocument> {
    * With `upsert`, inserts `{...equality fields of filter, ...$set}` when none matches.
    * @returns matched: 0 or 1; upserted: true when a document was inserted
    */
-  updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<{ matched: number; upserted: boolean }>;
+  updateOne(
+    filter: Filter,
+    update: Update,
+    options?: { upsert?: boolean },
+  ): Promise<{ matched: number; upserted: boolean }>;
   /** Deletes the first matching document; returns how many were deleted (0 or 1). */
   deleteOne(filter: Filter): Promise<number>;
   /** Deletes every matching document; returns how many. */

@@ -10,7 +10,11 @@ export interface JobQueue {
    * Consumes `queue` with `handler`, `concurrency` jobs at a time, until the returned stop is called.
    * A handler that throws fails the job (kept for inspection within the adapter's bound on failed jobs).
    */
-  consume(queue: string, handler: (job: { id: string; name: string; data: unknown }) => Promise<void>, options?: { concurrency?: number }): { stop(): Promise<void> };
+  consume(
+    queue: string,
+    handler: (job: { id: string; name: string; data: unknown }) => Promise<void>,
+    options?: { concurrency?: number },
+  ): { stop(): Promise<void> };
   /**
    * Where job `jobId` of `queue` is: `pending` (waiting, delayed or running), `ended` (kept completed or failed: an
    * `add` of that id adds nothing until it is removed) or `missing` (never added, removed, or lost with the store).
@@ -19,7 +23,9 @@ export interface JobQueue {
   /** Removes job `jobId` unless it is running; @returns whether one was removed. */
   remove(queue: string, jobId: string): Promise<boolean>;
   /** Counts of jobs per state. */
-  counts(queue: string): Promise<{ waiting: number; active: number; completed: number; failed: number; delayed: number }>;
+  counts(
+    queue: string,
+  ): Promise<{ waiting: number; active: number; completed: number; failed: number; delayed: number }>;
   /** Closes connections. */
   close(): Promise<void>;
 }

@@ -47,7 +47,9 @@ export function checkedLeaseArgument(what: 'name' | 'owner', value: string): str
  */
 export function checkedLeaseTtlMs(ttlMs: number): number {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new PlatformError('invalid_argument', 'A lease ttlMs must be a positive number of milliseconds.', { status: 400 });
+    throw new PlatformError('invalid_argument', 'A lease ttlMs must be a positive number of milliseconds.', {
+      status: 400,
+    });
   }
   return Math.ceil(ttlMs);
 }

@@ -106,7 +106,12 @@ export type ModelEvent =
  * - `model_refused`: the provider refused the request (401/403: check the key; other 4xx: the request).
  * - `model_cancelled`: the request's signal was aborted.
  */
-export const MODEL_ERROR_CODES = ['model_not_configured', 'model_unavailable', 'model_refused', 'model_cancelled'] as const;
+export const MODEL_ERROR_CODES = [
+  'model_not_configured',
+  'model_unavailable',
+  'model_refused',
+  'model_cancelled',
+] as const;
 
 /**
  * The usage a provider reported for a call that then failed (the provider bills it): a model call's PlatformError

@@ -35,8 +35,9 @@ export function isPublicAddress(address: string): boolean {
 
 /** Host names that always mean this machine or its network. */
 const localNames = new RegExp(
-  '^(?:localhost|localhost\\.localdomain|ip6-localhost|ip6-loopback)$'
-    + '|\\.(?:localhost|local|internal|home\\.arpa)$', 'i',
+  '^(?:localhost|localhost\\.localdomain|ip6-localhost|ip6-loopback)$' +
+    '|\\.(?:localhost|local|internal|home\\.arpa)$',
+  'i',
 );
 
 /**

@@ -56,6 +56,16 @@ export interface WorkerRunOptions {
    * run this long plus a 1 s grace (outcome limit `turn time`), whatever the code inside is doing. Default none.
    */
   turnSeconds?: number;
+  /**
+   * A slot of this run's kind reserved before it ({@link WorkerLauncher.reserve}): the run takes it instead of
+   * waiting for one, and releases it when it ends. Default none (the run waits for a slot).
+   */
+  slot?: WorkerSlot;
+}
+
+/** A worker slot held for a run that has not started yet; `release` gives it back (once; later calls do nothing). */
+export interface WorkerSlot {
+  release(): void;
 }
 
 /**
@@ -97,6 +107,13 @@ export type WorkerOutcome =
 export interface WorkerLauncher {
   /** Runs one task in a new worker process; never rejects (every ending is an outcome). */
   run(options: WorkerRunOptions): Promise<WorkerOutcome>;
+  /**
+   * Waits for a free slot of `kind` (in order with the runs waiting) and holds it for a run given it as `slot`, so
+   * a caller takes its work (e.g. claims a queued turn) only once a worker can start for it (Rule 7: work beyond
+   * the slots waits with its job claimed, its records untouched).
+   * @returns the slot, or undefined when `signal` aborted the wait
+   */
+  reserve(kind: WorkerKind, signal?: AbortSignal): Promise<WorkerSlot | undefined>;
 }
 
 /**

@@ -28,15 +28,21 @@ export interface CredentialChange {
  * @param change - the change; any property other than the four named is ignored
  * @returns one line without a trailing newline
  *
- * Source: spec/platform-service.md § Authentication rule 10 (names the change, identifier, environment and member, never a value).
+ * Source: spec/platform-service.md § Authentication rule 10 (names the change, identifier, environment and member,
+ * never a value).
  */
 export function credentialsLogLine(change: CredentialChange): string {
   const kind = oneLine(change.change);
-  return `[credentials] ${kind} credential ${oneLine(change.credentialId)} in environment ${oneLine(change.environment)} by ${oneLine(change.member)}`;
+  return `[credentials] ${kind} credential ${oneLine(change.credentialId)} in environment ${
+    oneLine(change.environment)
+  } by ${oneLine(change.member)}`;
 }
 
 /** `text` with control characters and Unicode line separators escaped as `\uXXXX`; empty shown as `-`. */
 function oneLine(text: string): string {
-  const safe = String(text).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const safe = String(text).replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return safe === '' ? '-' : safe;
 }

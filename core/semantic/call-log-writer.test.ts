@@ -7,8 +7,13 @@ import type { BaseDocument, DocumentStore } from '../ports/document-store.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import {
-  boundForLog, createCallLogWriter, loggedToolName, markedExcerpt, maxLoggedChars, maxLoggedToolNameChars,
+  boundForLog,
   type CallLogEntry,
+  createCallLogWriter,
+  loggedToolName,
+  markedExcerpt,
+  maxLoggedChars,
+  maxLoggedToolNameChars,
 } from './call-log-writer.ts';
 import { calledTools, listCalls } from './call-log.ts';
 import type { SemanticDeps } from './deps.ts';
@@ -20,13 +25,19 @@ let counter = 0;
 function heldStore(): { docs: DocumentStore; release(): void; inserts(): number } {
   const inner = createMemoryDocumentStore({ now: () => now });
   let release!: () => void;
-  const gate = new Promise<void>((resolve) => { release = resolve; });
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   let inserts = 0;
   const docs: DocumentStore = {
     ...inner,
     collection: <T extends BaseDocument>(name: string) => {
       const collection = inner.collection<T>(name);
-      const insertOne: typeof collection.insertOne = async (doc) => { await gate; inserts += 1; return collection.insertOne(doc); };
+      const insertOne: typeof collection.insertOne = async (doc) => {
+        await gate;
+        inserts += 1;
+        return collection.insertOne(doc);
+      };
       return new Proxy(collection, {
         get: (target, key) => (key === 'insertOne' ? insertOne : Reflect.get(target, key, target)),
       });
@@ -39,18 +50,34 @@ const depsWith = (docs: DocumentStore): SemanticDeps => ({
   docs,
   objects: createMemoryObjectStore(),
   clock: { now: () => now },
-  ids: { newId: () => `id${(counter += 1)}`, randomBytes: (n) => new Uint8Array(n), sha256Hex: async () => '0'.repeat(64) },
+  ids: {
+    newId: () => `id${(counter += 1)}`,
+    randomBytes: (n) => new Uint8Array(n),
+    sha256Hex: async () => '0'.repeat(64),
+  },
 });
 
 const entry = (output: unknown, input: unknown = { sql: 'SELECT 1' }): CallLogEntry => ({
-  projectId: 'p1', tokenId: 't1', tool: 'execute_query', status: 'success', at: now, plane: 'production', input, output, durationMs: 3,
+  projectId: 'p1',
+  tokenId: 't1',
+  tool: 'execute_query',
+  status: 'success',
+  at: now,
+  plane: 'production',
+  input,
+  output,
+  durationMs: 3,
 });
 
 describe('call log writer', () => {
   it('returns before the write lands, and drain() waits for every pending write', async () => {
     const held = heldStore();
     const deps = depsWith(held.docs);
-    const writer = createCallLogWriter(deps, { onError: () => { throw new Error('no write should fail'); } });
+    const writer = createCallLogWriter(deps, {
+      onError: () => {
+        throw new Error('no write should fail');
+      },
+    });
     writer.record(entry({ text: 'one' }));
     writer.record(entry({ text: 'two' }));
     expect(writer.pendingCount()).toBe(2);
@@ -70,7 +97,11 @@ describe('call log writer', () => {
     writer.record(entry(big, { sql: `SELECT '${'y'.repeat(100_000)}'` }));
     await writer.drain();
     const [logged] = await listCalls(deps, 'p1', {});
-    expect(logged.output).toEqual({ excerpt: JSON.stringify(big).slice(0, maxLoggedChars), truncated: true, originalChars: JSON.stringify(big).length });
+    expect(logged.output).toEqual({
+      excerpt: JSON.stringify(big).slice(0, maxLoggedChars),
+      truncated: true,
+      originalChars: JSON.stringify(big).length,
+    });
     expect((logged.input as { truncated: boolean; originalChars: number }).truncated).toBe(true);
     expect(JSON.stringify(logged).length).toBeLessThan(3 * maxLoggedChars);
   });
@@ -91,9 +122,18 @@ describe('call log writer', () => {
   it('keeps a value that fits whole, and tells onError of a failed write', async () => {
     expect(boundForLog({ text: 'small' })).toEqual({ text: 'small' });
     expect(boundForLog('abcdef', 4)).toEqual({ excerpt: '"abc', truncated: true, originalChars: 8 });
-    const failing = depsWith({ ...createMemoryDocumentStore(), collection: () => ({ insertOne: async () => { throw new Error('disk full'); } }) } as unknown as DocumentStore);
+    const failing = depsWith({
+      ...createMemoryDocumentStore(),
+      collection: () => ({
+        insertOne: async () => {
+          throw new Error('disk full');
+        },
+      }),
+    } as unknown as DocumentStore);
     const failures: string[] = [];
-    const writer = createCallLogWriter(failing, { onError: (error, failed) => failures.push(`${String(error)} ${failed.tool}`) });
+    const writer = createCallLogWriter(failing, {
+      onError: (error, failed) => failures.push(`${String(error)} ${failed.tool}`),
+    });
     writer.record(entry({ text: 'lost' }));
     await writer.drain();
     expect(failures).toEqual(['Error: disk full execute_query']);

@@ -110,7 +110,10 @@ export function boundForLog<T>(value: T, maxChars = maxLoggedChars): T | LogExce
 /** `entry` with every caller-chosen field bounded: tool name, model name, input and output. */
 function boundEntry(entry: CallLogEntry): CallLogEntry {
   const bounded: CallLogEntry = {
-    ...entry, tool: loggedToolName(entry.tool), input: boundForLog(entry.input), output: boundForLog(entry.output),
+    ...entry,
+    tool: loggedToolName(entry.tool),
+    input: boundForLog(entry.input),
+    output: boundForLog(entry.output),
   };
   if (entry.modelName !== undefined) bounded.modelName = markedExcerpt(entry.modelName, maxLoggedModelNameChars);
   return bounded;

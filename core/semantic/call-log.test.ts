@@ -10,10 +10,24 @@ const deps: SemanticDeps = {
   docs: createMemoryDocumentStore({ now: () => now }),
   objects: createMemoryObjectStore(),
   clock: { now: () => now },
-  ids: { newId: () => `id${(counter += 1)}`, randomBytes: (n) => new Uint8Array(n), sha256Hex: async () => '0'.repeat(64) },
+  ids: {
+    newId: () => `id${(counter += 1)}`,
+    randomBytes: (n) => new Uint8Array(n),
+    sha256Hex: async () => '0'.repeat(64),
+  },
 };
 const call = (projectId: string, tool: string, status: 'success' | 'error', at = now) =>
-  recordCall(deps, { projectId, tokenId: 't1', tool, status, at, plane: 'production', input: {}, output: {}, durationMs: 1 });
+  recordCall(deps, {
+    projectId,
+    tokenId: 't1',
+    tool,
+    status,
+    at,
+    plane: 'production',
+    input: {},
+    output: {},
+    durationMs: 1,
+  });
 
 describe('call log', () => {
   it('offers only the tools actually called in the project, unknown tool names included', async () => {
@@ -28,8 +42,16 @@ describe('call log', () => {
   it('answers a tool or model name stored whole before the bound as its marked excerpt (D18 § 4)', async () => {
     const huge = `huge_${'n'.repeat(5 * 1024 * 1024)}`;
     await recordCall(deps, {
-      projectId: 'p5', tokenId: 't1', tool: huge, status: 'error', at: now, plane: 'production', input: {}, output: {},
-      durationMs: 1, modelName: 'm'.repeat(1_000),
+      projectId: 'p5',
+      tokenId: 't1',
+      tool: huge,
+      status: 'error',
+      at: now,
+      plane: 'production',
+      input: {},
+      output: {},
+      durationMs: 1,
+      modelName: 'm'.repeat(1_000),
     });
     const cut = `huge_${'n'.repeat(59)}… [truncated: ${huge.length} characters]`;
     const [entry] = await listCalls(deps, 'p5', {});
@@ -42,7 +64,8 @@ describe('call log', () => {
     await call('p4', 'execute_query', 'success', new Date('2026-11-01T00:00:00Z'));
     await call('p4', 'execute_query', 'error', new Date('2026-11-03T23:59:59Z'));
     await call('p4', 'get_datasets', 'error', new Date('2026-11-04T00:00:00Z'));
-    expect((await listCalls(deps, 'p4', { status: 'error', from: '2026-11-01', to: '2026-11-03' })).map((c) => c.tool)).toEqual(['execute_query']);
+    expect((await listCalls(deps, 'p4', { status: 'error', from: '2026-11-01', to: '2026-11-03' })).map((c) => c.tool))
+      .toEqual(['execute_query']);
     expect(await listCalls(deps, 'p4', { tool: 'get_datasets' })).toHaveLength(1);
     await expect(listCalls(deps, 'p4', { from: 'yesterday' })).rejects.toThrow(/"from" must be a date/);
   });

@@ -6,7 +6,7 @@
 import type { Filter } from '../ports/document-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SemanticDeps } from './deps.ts';
-import { collections, semanticSchemaVersion, type CallLogRecord } from './records.ts';
+import { type CallLogRecord, collections, semanticSchemaVersion } from './records.ts';
 import { toolDefinitions } from './tools/tool-definitions.ts';
 
 /**
@@ -42,8 +42,15 @@ export function loggedToolName(name: string): string {
 }
 
 /** Records one call. */
-export async function recordCall(deps: SemanticDeps, entry: Omit<CallLogRecord, '_id' | 'schemaVersion'>): Promise<void> {
-  await deps.docs.collection<CallLogRecord>(collections.callLog).insertOne({ _id: deps.ids.newId(), schemaVersion: semanticSchemaVersion, ...entry });
+export async function recordCall(
+  deps: SemanticDeps,
+  entry: Omit<CallLogRecord, '_id' | 'schemaVersion'>,
+): Promise<void> {
+  await deps.docs.collection<CallLogRecord>(collections.callLog).insertOne({
+    _id: deps.ids.newId(),
+    schemaVersion: semanticSchemaVersion,
+    ...entry,
+  });
 }
 
 /** Filters of {@link listCalls}; every one optional. */
@@ -95,7 +102,9 @@ function callFilter(projectId: string, query: CallLogQuery): Filter {
   const filter: Filter = { projectId };
   if (query.tool) filter.tool = query.tool;
   if (query.status) {
-    if (query.status !== 'success' && query.status !== 'error') throw new PlatformError('invalid_argument', 'status must be "success" or "error".', { status: 400 });
+    if (query.status !== 'success' && query.status !== 'error') {
+      throw new PlatformError('invalid_argument', 'status must be "success" or "error".', { status: 400 });
+    }
     filter.status = query.status;
   }
   if (query.tokenId) filter.tokenId = query.tokenId;
@@ -114,8 +123,13 @@ function callFilter(projectId: string, query: CallLogQuery): Filter {
 export async function calledTools(deps: SemanticDeps, projectId: string): Promise<string[]> {
   const log = deps.docs.collection<CallLogRecord>(collections.callLog);
   const known = toolDefinitions.map((t) => t.name as string);
-  const called = await Promise.all(known.map(async (tool) => ((await log.find({ projectId, tool }, { limit: 1 })).length > 0 ? [tool] : [])));
-  const unknown = await log.find({ projectId, tool: { $nin: known } }, { sort: { at: -1 }, limit: maxUnknownToolEntries });
+  const called = await Promise.all(
+    known.map(async (tool) => ((await log.find({ projectId, tool }, { limit: 1 })).length > 0 ? [tool] : [])),
+  );
+  const unknown = await log.find({ projectId, tool: { $nin: known } }, {
+    sort: { at: -1 },
+    limit: maxUnknownToolEntries,
+  });
   return [...new Set([...called.flat(), ...unknown.map((e) => loggedToolName(e.tool))])].sort();
 }
 
@@ -125,13 +139,19 @@ const maxUnknownToolEntries = 200;
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 
 function wholeNumber(value: number, name: string): number {
-  if (!Number.isSafeInteger(value)) throw new PlatformError('invalid_argument', `"${name}" must be a whole number.`, { status: 400 });
+  if (!Number.isSafeInteger(value)) {
+    throw new PlatformError('invalid_argument', `"${name}" must be a whole number.`, { status: 400 });
+  }
   return value;
 }
 
 function parseBound(value: string, name: string, endOfDay: boolean): Date {
   const date = new Date(dayPattern.test(value) ? `${value}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : value);
-  if (Number.isNaN(date.getTime())) throw new PlatformError('invalid_argument', `"${name}" must be a date like 2026-01-31 or an ISO-8601 instant.`, { status: 400 });
+  if (Number.isNaN(date.getTime())) {
+    throw new PlatformError('invalid_argument', `"${name}" must be a date like 2026-01-31 or an ISO-8601 instant.`, {
+      status: 400,
+    });
+  }
   return date;
 }
 
@@ -152,7 +172,8 @@ export interface CallStatsBucket {
   latencyP95Ms: number | null;
 }
 
-/** Answer of {@link callStats}. `sampled` is true when more than {@link maxStatsEntries} entries matched (the newest were counted). */
+/** Answer of {@link callStats}. `sampled` is true when more than {@link maxStatsEntries} entries matched (the newest
+ * were counted). */
 export interface CallStats {
   from: Date;
   to: Date;
@@ -178,16 +199,36 @@ const autoBucketMinutes = [1, 5, 15, 60, 360, 1440];
 export async function callStats(deps: SemanticDeps, projectId: string, query: CallStatsQuery): Promise<CallStats> {
   const to = query.to ? parseBound(query.to, 'to', true) : deps.clock.now();
   const from = query.from ? parseBound(query.from, 'from', false) : new Date(to.getTime() - 86_400_000);
-  if (from.getTime() > to.getTime()) throw new PlatformError('invalid_argument', '"from" is after "to": give a range whose start comes first.', { status: 400 });
+  if (from.getTime() > to.getTime()) {
+    throw new PlatformError('invalid_argument', '"from" is after "to": give a range whose start comes first.', {
+      status: 400,
+    });
+  }
   const spanMinutes = (to.getTime() - from.getTime() + 1) / 60_000;
-  const bucketMinutes = query.bucketMinutes === undefined ? autoBucketMinutes.find((m) => spanMinutes / m <= 200) ?? 10_080 : wholeNumber(query.bucketMinutes, 'bucketMinutes');
-  if (bucketMinutes < 1 || bucketMinutes > 10_080) throw new PlatformError('invalid_argument', '"bucketMinutes" must be a whole number from 1 to 10080.', { status: 400 });
+  const bucketMinutes = query.bucketMinutes === undefined
+    ? autoBucketMinutes.find((m) => spanMinutes / m <= 200) ?? 10_080
+    : wholeNumber(query.bucketMinutes, 'bucketMinutes');
+  if (bucketMinutes < 1 || bucketMinutes > 10_080) {
+    throw new PlatformError('invalid_argument', '"bucketMinutes" must be a whole number from 1 to 10080.', {
+      status: 400,
+    });
+  }
   const bucketMs = bucketMinutes * 60_000;
   const first = Math.floor(from.getTime() / bucketMs) * bucketMs;
   const count = Math.floor(to.getTime() / bucketMs) - first / bucketMs + 1;
-  if (count > maxStatsBuckets) throw new PlatformError('invalid_argument', `The range holds ${count} buckets of ${bucketMinutes} min, more than ${maxStatsBuckets}: choose wider buckets or a shorter range.`, { status: 400 });
+  if (count > maxStatsBuckets) {
+    throw new PlatformError(
+      'invalid_argument',
+      `The range holds ${count} buckets of ${bucketMinutes} min, more than ${maxStatsBuckets}: choose wider ` +
+        `buckets or a shorter range.`,
+      { status: 400 },
+    );
+  }
   const filter = { ...callFilter(projectId, query), at: { $gte: from, $lte: to } };
-  const entries = await deps.docs.collection<CallLogRecord>(collections.callLog).find(filter, { sort: { at: -1 }, limit: maxStatsEntries + 1 });
+  const entries = await deps.docs.collection<CallLogRecord>(collections.callLog).find(filter, {
+    sort: { at: -1 },
+    limit: maxStatsEntries + 1,
+  });
   const sampled = entries.length > maxStatsEntries;
   const slots = Array.from({ length: count }, () => ({ calls: 0, errors: 0, durations: [] as number[] }));
   for (const entry of entries.slice(0, maxStatsEntries)) {
@@ -197,7 +238,14 @@ export async function callStats(deps: SemanticDeps, projectId: string, query: Ca
     if (entry.status === 'error') slot.errors += 1;
     if (entry.tool === 'execute_query') slot.durations.push(entry.durationMs);
   }
-  const buckets = slots.map((s, i) => ({ start: new Date(first + i * bucketMs), calls: s.calls, errors: s.errors, queries: s.durations.length, latencyP50Ms: percentile(s.durations, 0.5), latencyP95Ms: percentile(s.durations, 0.95) }));
+  const buckets = slots.map((s, i) => ({
+    start: new Date(first + i * bucketMs),
+    calls: s.calls,
+    errors: s.errors,
+    queries: s.durations.length,
+    latencyP50Ms: percentile(s.durations, 0.5),
+    latencyP95Ms: percentile(s.durations, 0.95),
+  }));
   return { from, to, bucketMinutes, buckets, sampled };
 }
 

@@ -11,10 +11,31 @@ const deps: SemanticDeps = {
   docs: createMemoryDocumentStore({ now: () => now }),
   objects: createMemoryObjectStore(),
   clock: { now: () => now },
-  ids: { newId: () => `id${(counter += 1)}`, randomBytes: (n) => new Uint8Array(n), sha256Hex: async () => '0'.repeat(64) },
+  ids: {
+    newId: () => `id${(counter += 1)}`,
+    randomBytes: (n) => new Uint8Array(n),
+    sha256Hex: async () => '0'.repeat(64),
+  },
 };
-const call = (projectId: string, tool: string, status: 'success' | 'error', at: string, durationMs = 1, tokenId = 't1') =>
-  recordCall(deps, { projectId, tokenId, tool, status, at: new Date(at), plane: 'test', input: {}, output: {}, durationMs });
+const call = (
+  projectId: string,
+  tool: string,
+  status: 'success' | 'error',
+  at: string,
+  durationMs = 1,
+  tokenId = 't1',
+) =>
+  recordCall(deps, {
+    projectId,
+    tokenId,
+    tool,
+    status,
+    at: new Date(at),
+    plane: 'test',
+    input: {},
+    output: {},
+    durationMs,
+  });
 
 describe('callStats', () => {
   it('counts calls and errors per bucket and the p50/p95 of execute_query durations only', async () => {
@@ -25,10 +46,16 @@ describe('callStats', () => {
     await call('s1', 'get_datasets', 'error', '2026-11-22T09:20:00Z', 5);
     await call('s1', 'execute_query', 'success', '2026-11-22T12:00:00Z', 5); // after `to`
     await call('s2', 'execute_query', 'success', '2026-11-22T09:00:00Z', 5); // another project
-    const stats = await callStats(deps, 's1', { from: '2026-11-22T09:00:00Z', to: '2026-11-22T09:29:59.999Z', bucketMinutes: 15 });
+    const stats = await callStats(deps, 's1', {
+      from: '2026-11-22T09:00:00Z',
+      to: '2026-11-22T09:29:59.999Z',
+      bucketMinutes: 15,
+    });
     expect(stats.bucketMinutes).toBe(15);
     expect(stats.sampled).toBe(false);
-    expect(stats.buckets.map((b) => [b.start.toISOString(), b.calls, b.errors, b.queries, b.latencyP50Ms, b.latencyP95Ms])).toEqual([
+    expect(
+      stats.buckets.map((b) => [b.start.toISOString(), b.calls, b.errors, b.queries, b.latencyP50Ms, b.latencyP95Ms]),
+    ).toEqual([
       ['2026-11-22T09:00:00.000Z', 4, 1, 3, 20, 30],
       ['2026-11-22T09:15:00.000Z', 1, 1, 0, null, null],
     ]);
@@ -50,10 +77,15 @@ describe('callStats', () => {
   });
 
   it('refuses a reversed range, a bad bucket width and too many buckets', async () => {
-    await expect(callStats(deps, 's1', { from: '2026-11-02', to: '2026-11-01' })).rejects.toMatchObject({ code: 'invalid_argument', status: 400 });
+    await expect(callStats(deps, 's1', { from: '2026-11-02', to: '2026-11-01' })).rejects.toMatchObject({
+      code: 'invalid_argument',
+      status: 400,
+    });
     await expect(callStats(deps, 's1', { bucketMinutes: 0 })).rejects.toThrow(/bucketMinutes/);
     await expect(callStats(deps, 's1', { bucketMinutes: 1.5 })).rejects.toThrow(/bucketMinutes/);
-    await expect(callStats(deps, 's1', { from: '2026-01-01', to: '2026-11-01', bucketMinutes: 1 })).rejects.toThrow(/wider buckets/);
+    await expect(callStats(deps, 's1', { from: '2026-01-01', to: '2026-11-01', bucketMinutes: 1 })).rejects.toThrow(
+      /wider buckets/,
+    );
   });
 
   it('takes the nearest-rank percentile', () => {

@@ -16,7 +16,11 @@ import type { SourceSnapshot } from './sources.ts';
  * by name), with `edited` texts in place of the saved ones, saved files not edited kept, and `deletes` left out.
  * @returns every problem of every file (empty when Publish would accept these files)
  */
-export function validateEdited(saved: Record<string, string>, edited: Record<string, string>, deletes: string[] = []): ModelProblem[] {
+export function validateEdited(
+  saved: Record<string, string>,
+  edited: Record<string, string>,
+  deletes: string[] = [],
+): ModelProblem[] {
   const models: Record<string, string> = { ...saved };
   for (const name of deletes) delete models[name];
   Object.assign(models, edited);
@@ -27,7 +31,8 @@ export function validateEdited(saved: Record<string, string>, edited: Record<str
 export const diffContextLines = 3;
 /** Longest diff text of one file, characters; a longer one is cut with a last line saying so. */
 export const maxDiffChars = 100_000;
-/** Largest (lines before × lines after) of the changed middle compared line by line; larger middles count as all replaced. */
+/** Largest (lines before × lines after) of the changed middle compared line by line; larger middles count as all
+ * replaced. */
 const maxCompareCells = 4_000_000;
 
 /**
@@ -36,16 +41,26 @@ const maxCompareCells = 4_000_000;
  * `--- a/<name>` / `+++ b/<name>` (`/dev/null` for a side that does not exist: `before`/`after` undefined).
  * Identical texts give 0, 0 and an empty diff.
  */
-export function lineDiff(name: string, before: string | undefined, after: string | undefined): { added: number; removed: number; diff: string } {
+export function lineDiff(
+  name: string,
+  before: string | undefined,
+  after: string | undefined,
+): { added: number; removed: number; diff: string } {
   const a = linesOf(before ?? '');
   const b = linesOf(after ?? '');
   const ops = diffOps(a, b);
   const added = ops.filter((op) => op.kind === '+').length;
   const removed = ops.filter((op) => op.kind === '-').length;
   if (added === 0 && removed === 0) return { added, removed, diff: '' };
-  const header = `--- ${before === undefined ? '/dev/null' : `a/${name}`}\n+++ ${after === undefined ? '/dev/null' : `b/${name}`}\n`;
+  const header = `--- ${before === undefined ? '/dev/null' : `a/${name}`}\n+++ ${
+    after === undefined ? '/dev/null' : `b/${name}`
+  }\n`;
   let diff = header + hunksOf(ops).join('');
-  if (diff.length > maxDiffChars) diff = `${diff.slice(0, maxDiffChars).replace(/[^\n]*$/, '')}… diff cut at ${maxDiffChars} characters (${added} lines added, ${removed} removed in all)\n`;
+  if (diff.length > maxDiffChars) {
+    diff = `${
+      diff.slice(0, maxDiffChars).replace(/[^\n]*$/, '')
+    }… diff cut at ${maxDiffChars} characters (${added} lines added, ${removed} removed in all)\n`;
+  }
   return { added, removed, diff };
 }
 
@@ -70,7 +85,12 @@ export function changesBetween(published: SourceSnapshot | undefined, saved: Sou
     const old = oldData.get(name);
     const now = newData.get(name);
     if (old && now && old.sha256 === now.sha256) continue;
-    data.push({ name, status: !old ? 'added' : !now ? 'removed' : 'changed', size: now?.size ?? null, previousSize: old?.size ?? null });
+    data.push({
+      name,
+      status: !old ? 'added' : !now ? 'removed' : 'changed',
+      size: now?.size ?? null,
+      previousSize: old?.size ?? null,
+    });
   }
   return { publishedRevision: published ? published.revision : null, sourceRevision: saved.revision, models, data };
 }
@@ -87,14 +107,20 @@ function linesOf(text: string): string[] {
   return lines;
 }
 
-interface Op { kind: ' ' | '-' | '+'; text: string }
+interface Op {
+  kind: ' ' | '-' | '+';
+  text: string;
+}
 
 function diffOps(a: string[], b: string[]): Op[] {
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
   let endA = a.length;
   let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) { endA--; endB--; }
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
   const ops: Op[] = a.slice(0, start).map((text) => ({ kind: ' ', text }));
   ops.push(...middleOps(a.slice(start, endA), b.slice(start, endB)));
   ops.push(...a.slice(endA).map((text): Op => ({ kind: ' ', text })));
@@ -113,16 +139,26 @@ function middleOps(a: string[], b: string[]): Op[] {
   const lengths = new Uint32Array((n + 1) * width);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lengths[i * width + j] = a[i] === b[j] ? lengths[(i + 1) * width + j + 1] + 1 : Math.max(lengths[(i + 1) * width + j], lengths[i * width + j + 1]);
+      lengths[i * width + j] = a[i] === b[j]
+        ? lengths[(i + 1) * width + j + 1] + 1
+        : Math.max(lengths[(i + 1) * width + j], lengths[i * width + j + 1]);
     }
   }
   const ops: Op[] = [];
   let i = 0;
   let j = 0;
   while (i < n && j < m) {
-    if (a[i] === b[j]) { ops.push({ kind: ' ', text: a[i] }); i++; j++; }
-    else if (lengths[(i + 1) * width + j] >= lengths[i * width + j + 1]) { ops.push({ kind: '-', text: a[i] }); i++; }
-    else { ops.push({ kind: '+', text: b[j] }); j++; }
+    if (a[i] === b[j]) {
+      ops.push({ kind: ' ', text: a[i] });
+      i++;
+      j++;
+    } else if (lengths[(i + 1) * width + j] >= lengths[i * width + j + 1]) {
+      ops.push({ kind: '-', text: a[i] });
+      i++;
+    } else {
+      ops.push({ kind: '+', text: b[j] });
+      j++;
+    }
   }
   while (i < n) ops.push({ kind: '-', text: a[i++] });
   while (j < m) ops.push({ kind: '+', text: b[j++] });
@@ -157,6 +193,8 @@ function hunksOf(ops: Op[]): string[] {
     const newCount = slice.filter((op) => op.kind !== '-').length;
     const oldStart = oldCount === 0 ? oldAt[from] - 1 : oldAt[from];
     const newStart = newCount === 0 ? newAt[from] - 1 : newAt[from];
-    return `@@ -${oldStart},${oldCount} +${newStart},${newCount} @@\n${slice.map((op) => `${op.kind}${op.text}\n`).join('')}`;
+    return `@@ -${oldStart},${oldCount} +${newStart},${newCount} @@\n${
+      slice.map((op) => `${op.kind}${op.text}\n`).join('')
+    }`;
   });
 }

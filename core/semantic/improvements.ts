@@ -5,11 +5,19 @@
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SemanticDeps } from './deps.ts';
-import { collections, semanticSchemaVersion, type ImprovementRecord } from './records.ts';
+import { collections, type ImprovementRecord, semanticSchemaVersion } from './records.ts';
 
 /** Stores an improvement request. Lengths are checked by the tool's input schema (200 / 2,000). */
-export async function submitImprovement(deps: SemanticDeps, input: Omit<ImprovementRecord, '_id' | 'createdAt' | 'schemaVersion'>): Promise<ImprovementRecord> {
-  const record: ImprovementRecord = { _id: deps.ids.newId(), schemaVersion: semanticSchemaVersion, createdAt: deps.clock.now(), ...input };
+export async function submitImprovement(
+  deps: SemanticDeps,
+  input: Omit<ImprovementRecord, '_id' | 'createdAt' | 'schemaVersion'>,
+): Promise<ImprovementRecord> {
+  const record: ImprovementRecord = {
+    _id: deps.ids.newId(),
+    schemaVersion: semanticSchemaVersion,
+    createdAt: deps.clock.now(),
+    ...input,
+  };
   await deps.docs.collection<ImprovementRecord>(collections.improvements).insertOne(record);
   return record;
 }
@@ -35,25 +43,51 @@ function statusFilter(projectId: string, status: ImprovementStatus): Record<stri
  * them, so the list is always capped.
  * @throws PlatformError `invalid_find_options` (400) from the store for a limit that is not a whole number
  */
-export async function listImprovements(deps: SemanticDeps, projectId: string, options: { limit?: number; status?: ImprovementStatus } = {}): Promise<ImprovementRecord[]> {
+export async function listImprovements(
+  deps: SemanticDeps,
+  projectId: string,
+  options: { limit?: number; status?: ImprovementStatus } = {},
+): Promise<ImprovementRecord[]> {
   const limit = Math.min(Math.max(options.limit ?? defaultImprovementsLimit, 1), maxImprovementsLimit);
-  return improvementsOf(deps).find(statusFilter(projectId, options.status ?? 'all'), { sort: { createdAt: -1 }, limit });
+  return improvementsOf(deps).find(statusFilter(projectId, options.status ?? 'all'), {
+    sort: { createdAt: -1 },
+    limit,
+  });
+}
+
+/** Which improvement request {@link markImprovementDone} marks, by whom, and how. */
+export interface ImprovementMark {
+  /** The improvement request's id. */
+  id: string;
+  /** Who marks it (the signed-in member's email, else their subject); stored as `doneBy`. */
+  by: string;
+  /** True marks it done, false opens it again. Default `true`. */
+  done?: boolean;
 }
 
 /**
  * Marks improvement request `id` of the project done (`done` true, the default) or open again (`done`
  * false). Idempotent: marking a done request done again keeps its first `doneAt`/`doneBy`; reopening an
  * open one changes nothing.
- * @param by - who marks it (the signed-in member's email, else their subject); stored as `doneBy`
  * @returns the request as stored afterwards
  * @throws PlatformError `not_found` (404) naming `id` when the project has no such request
  *
  * Source: docs/decisions.md D9 (Improvement requests: list, mark done)
  */
-export async function markImprovementDone(deps: SemanticDeps, projectId: string, id: string, by: string, done = true): Promise<ImprovementRecord> {
+export async function markImprovementDone(
+  deps: SemanticDeps,
+  projectId: string,
+  { id, by, done = true }: ImprovementMark,
+): Promise<ImprovementRecord> {
   const improvements = improvementsOf(deps);
   const record = await improvements.findOne({ _id: id, projectId });
-  if (!record) throw new PlatformError('not_found', `No improvement request "${id}" in this project: list the improvement requests to see their ids.`, { status: 404 });
+  if (!record) {
+    throw new PlatformError(
+      'not_found',
+      `No improvement request "${id}" in this project: list the improvement requests to see their ids.`,
+      { status: 404 },
+    );
+  }
   if (done && !record.doneAt) {
     const doneAt = deps.clock.now();
     await improvements.updateOne({ _id: id, projectId }, { $set: { doneAt, doneBy: by } });

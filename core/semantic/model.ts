@@ -5,7 +5,7 @@
  *
  * Source: spec/semantic-query-service.md § Resources and their fields.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 /**
  * OSI specification versions cairn accepts, oldest first.

@@ -38,11 +38,19 @@ export interface AssembledPlane {
 export async function publish(deps: SemanticDeps, project: ProjectRecord): Promise<PublishedBuild> {
   const snapshot = await readSourceSnapshot(deps, project);
   if (Object.keys(snapshot.models).length === 0) {
-    throw new PlatformError('publish_empty', `Project "${project.slug}" has no saved models to publish: import or save models first.`, { status: 422 });
+    throw new PlatformError(
+      'publish_empty',
+      `Project "${project.slug}" has no saved models to publish: import or save models first.`,
+      { status: 422 },
+    );
   }
   const { problems } = loadModels(modelFiles(snapshot));
   if (problems.length > 0) {
-    throw new PlatformError('publish_invalid', `Publish refused: ${problems.length} model problem(s):\n${formatProblems(problems)}`, { status: 422 });
+    throw new PlatformError(
+      'publish_invalid',
+      `Publish refused: ${problems.length} model problem(s):\n${formatProblems(problems)}`,
+      { status: 422 },
+    );
   }
   const publishedAt = deps.clock.now();
   const buildId = `r${snapshot.revision}-${deps.ids.newId()}`;
@@ -74,7 +82,9 @@ export async function assemblePlane(
   cache?: Map<string, AssembledPlane>,
 ): Promise<AssembledPlane> {
   // A published build is immutable and named by its key: a cached production plane needs no read at all.
-  const buildKey = plane === 'production' && project.publishedBuildKey ? `${project._id}:production:${project.publishedBuildKey}` : undefined;
+  const buildKey = plane === 'production' && project.publishedBuildKey
+    ? `${project._id}:production:${project.publishedBuildKey}`
+    : undefined;
   const built = buildKey ? cache?.get(buildKey) : undefined;
   if (built) return built;
   const snapshot = plane === 'test' ? await readSourceSnapshot(deps, project) : await readBuild(deps, project);
@@ -82,7 +92,14 @@ export async function assemblePlane(
   const cached = cache?.get(key);
   if (cached) return cached;
   const { models, problems } = loadModels(modelFiles(snapshot));
-  const assembled: AssembledPlane = { plane, key, revision: snapshot.revision, models, problems, data: await dataSetOf(deps, snapshot.data) };
+  const assembled: AssembledPlane = {
+    plane,
+    key,
+    revision: snapshot.revision,
+    models,
+    problems,
+    data: await dataSetOf(deps, snapshot.data),
+  };
   if (cache) {
     if (cache.size >= 64) cache.delete(cache.keys().next().value as string);
     cache.set(key, assembled);
@@ -91,23 +108,36 @@ export async function assemblePlane(
 }
 
 async function readBuild(deps: Pick<SemanticDeps, 'objects'>, project: ProjectRecord): Promise<SourceSnapshot> {
-  return (await readPublishedBuild(deps, project)) ?? { revision: 0, commitId: 'unpublished', models: {}, data: [], savedAt: project.createdAt.toISOString() };
+  return (await readPublishedBuild(deps, project)) ??
+    { revision: 0, commitId: 'unpublished', models: {}, data: [], savedAt: project.createdAt.toISOString() };
 }
 
 /**
  * The project's published build; undefined when nothing was published.
  * @throws PlatformError `build_missing` (500) when the build the project names is not in the object store
  */
-export async function readPublishedBuild(deps: Pick<SemanticDeps, 'objects'>, project: ProjectRecord): Promise<PublishedBuild | undefined> {
+export async function readPublishedBuild(
+  deps: Pick<SemanticDeps, 'objects'>,
+  project: ProjectRecord,
+): Promise<PublishedBuild | undefined> {
   if (!project.publishedBuildKey) return undefined;
   const bytes = await deps.objects.get(project.publishedBuildKey);
-  if (!bytes) throw new PlatformError('build_missing', `The published build of "${project.slug}" is missing from the object store: publish again.`, { status: 500 });
+  if (!bytes) {
+    throw new PlatformError(
+      'build_missing',
+      `The published build of "${project.slug}" is missing from the object store: publish again.`,
+      { status: 500 },
+    );
+  }
   return JSON.parse(new TextDecoder().decode(bytes)) as PublishedBuild;
 }
 
 /** Model files (file name → YAML) in the order Publish and the planes load them: sorted by name. */
 export function modelFiles(snapshot: Pick<SourceSnapshot, 'models'>): { fileName: string; text: string }[] {
-  return Object.entries(snapshot.models).sort(([a], [b]) => a.localeCompare(b)).map(([fileName, text]) => ({ fileName, text }));
+  return Object.entries(snapshot.models).sort(([a], [b]) => a.localeCompare(b)).map(([fileName, text]) => ({
+    fileName,
+    text,
+  }));
 }
 
 /** The data catalog of a snapshot; its key is the SHA-256 over sorted `name:sha256` lines. */

@@ -15,7 +15,7 @@
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { SemanticDeps } from './deps.ts';
-import { createProject, listProjects, projectNotFound, type CreateProjectInput } from './projects.ts';
+import { createProject, type CreateProjectInput, listProjects, projectNotFound } from './projects.ts';
 import { collections, type ProjectRecord } from './records.ts';
 
 /** Roles on a project, lowest first (core/org's agent roles). */
@@ -56,7 +56,10 @@ export type ProjectAccessDeps = Pick<SemanticDeps, 'docs'> & { authority: Semant
  *   not a member of its organization; `project_role_required` (403) when their role is too low
  */
 export async function loadProject(
-  deps: ProjectAccessDeps, caller: SemanticCaller, slug: string, role: ProjectRole,
+  deps: ProjectAccessDeps,
+  caller: SemanticCaller,
+  slug: string,
+  role: ProjectRole,
 ): Promise<ProjectRecord> {
   const project = await deps.docs.collection<ProjectRecord>(collections.projects).findOne({ slug });
   if (!project) throw projectNotFound();
@@ -80,7 +83,9 @@ function noSuchOrganization(): PlatformError {
  * @throws PlatformError `not_found` (404) when `orgId` is not one of the caller's organizations (no id in it)
  */
 export async function listProjectsFor(
-  deps: ProjectAccessDeps, caller: SemanticCaller, orgId?: string,
+  deps: ProjectAccessDeps,
+  caller: SemanticCaller,
+  orgId?: string,
 ): Promise<ProjectRecord[]> {
   const mine = await deps.authority.orgIdsOf(caller);
   if (orgId !== undefined && !mine.includes(orgId)) throw noSuchOrganization();
@@ -96,7 +101,9 @@ export async function listProjectsFor(
  *   when the caller is in several and named none; `no_organization` (409) when they are in none
  */
 export async function organizationForNewProject(
-  deps: ProjectAccessDeps, caller: SemanticCaller, orgId?: string,
+  deps: ProjectAccessDeps,
+  caller: SemanticCaller,
+  orgId?: string,
 ): Promise<string> {
   const mine = await deps.authority.orgIdsOf(caller);
   if (orgId !== undefined) {
@@ -105,12 +112,13 @@ export async function organizationForNewProject(
   }
   if (mine.length === 1) return mine[0]!;
   if (mine.length === 0) {
-    const message = 'You are not a member of any organization yet: create one (POST /api/orgs) or accept an '
-      + 'invitation, then create the project.';
+    const message = 'You are not a member of any organization yet: create one (POST /api/orgs) or accept an ' +
+      'invitation, then create the project.';
     throw new PlatformError('no_organization', message, { status: 409 });
   }
-  const message = `You are a member of ${mine.length} organizations: name the one the project belongs to with "orgId" `
-    + 'in the body (GET /api/orgs lists them; cairn semantic import takes --org).';
+  const message =
+    `You are a member of ${mine.length} organizations: name the one the project belongs to with "orgId" ` +
+    'in the body (GET /api/orgs lists them; cairn semantic import takes --org).';
   throw new PlatformError('ambiguous_organization', message, { status: 409 });
 }
 
@@ -122,7 +130,9 @@ export type NewProjectInput = Omit<CreateProjectInput, 'orgId'> & { orgId?: stri
  * @throws PlatformError as {@link organizationForNewProject}; `permission_required` (403); as {@link createProject}
  */
 export async function createProjectFor(
-  deps: ProjectAccessDeps & SemanticDeps, caller: SemanticCaller, input: NewProjectInput,
+  deps: ProjectAccessDeps & SemanticDeps,
+  caller: SemanticCaller,
+  input: NewProjectInput,
 ): Promise<ProjectRecord> {
   const orgId = await organizationForNewProject(deps, caller, input.orgId);
   await deps.authority.requireCreate(caller, orgId);

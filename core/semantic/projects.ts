@@ -8,7 +8,12 @@ import type { DocumentStore } from '../ports/document-store.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { SemanticDeps } from './deps.ts';
 import {
-  callLogRetentionDays, collections, defaultPageSize, ProjectSlug, projectSchemaVersion, type ProjectRecord,
+  callLogRetentionDays,
+  collections,
+  defaultPageSize,
+  type ProjectRecord,
+  projectSchemaVersion,
+  ProjectSlug,
 } from './records.ts';
 import { ensureStoredQueryIndexes } from './stored-queries.ts';
 
@@ -18,7 +23,9 @@ export async function ensureSemanticIndexes(docs: DocumentStore): Promise<void> 
   await docs.collection(collections.projects).createIndex({ orgId: 1, slug: 1 });
   await docs.collection(collections.tokens).createIndex({ tokenHash: 1 }, { unique: true });
   await docs.collection(collections.tokens).createIndex({ projectId: 1 });
-  await docs.collection(collections.callLog).createIndex({ at: 1 }, { expireAfterSeconds: callLogRetentionDays * 86_400 });
+  await docs.collection(collections.callLog).createIndex({ at: 1 }, {
+    expireAfterSeconds: callLogRetentionDays * 86_400,
+  });
   await docs.collection(collections.callLog).createIndex({ projectId: 1, at: -1 });
   await ensureStoredQueryIndexes(docs);
   await docs.collection(collections.improvements).createIndex({ projectId: 1, createdAt: -1 });
@@ -42,7 +49,12 @@ export interface CreateProjectInput {
  */
 export async function createProject(deps: SemanticDeps, input: CreateProjectInput): Promise<ProjectRecord> {
   if (!Value.Check(ProjectSlug, input.slug)) {
-    throw new PlatformError('invalid_argument', `Project slug "${input.slug}" is not valid: use 1–63 lower-case letters, digits and hyphens, starting with a letter or digit.`, { status: 400 });
+    throw new PlatformError(
+      'invalid_argument',
+      `Project slug "${input.slug}" is not valid: use 1–63 lower-case letters, digits and hyphens, starting with a ` +
+        `letter or digit.`,
+      { status: 400 },
+    );
   }
   const pageSize = checkPageSize(input.pageSize ?? defaultPageSize);
   const record: ProjectRecord = {
@@ -72,8 +84,8 @@ export async function createProject(deps: SemanticDeps, input: CreateProjectInpu
  * no slug, no organization; docs/decisions.md D17 § 1).
  */
 export function projectNotFound(): PlatformError {
-  const message = 'No such semantic project among your organizations\' projects: GET /api/semantic/projects lists '
-    + 'them, and cairn semantic import <dir> --project <slug> creates one.';
+  const message = "No such semantic project among your organizations' projects: GET /api/semantic/projects lists " +
+    'them, and cairn semantic import <dir> --project <slug> creates one.';
   return new PlatformError('not_found', message, { status: 404 });
 }
 
@@ -84,7 +96,8 @@ export async function findProject(deps: Pick<SemanticDeps, 'docs'>, slug: string
 
 /** The projects of the organizations `orgIds`, by slug. */
 export async function listProjects(
-  deps: Pick<SemanticDeps, 'docs'>, orgIds: readonly string[],
+  deps: Pick<SemanticDeps, 'docs'>,
+  orgIds: readonly string[],
 ): Promise<ProjectRecord[]> {
   if (orgIds.length === 0) return [];
   const projects = deps.docs.collection<ProjectRecord>(collections.projects);
@@ -96,12 +109,16 @@ export async function listProjects(
  * @throws PlatformError `invalid_argument` (400) for a page size outside 1–200
  */
 export async function updateProject(
-  deps: Pick<SemanticDeps, 'docs'>, project: ProjectRecord, change: { name?: string; pageSize?: number },
+  deps: Pick<SemanticDeps, 'docs'>,
+  project: ProjectRecord,
+  change: { name?: string; pageSize?: number },
 ): Promise<ProjectRecord> {
   const set: Record<string, unknown> = {};
   if (change.pageSize !== undefined) set.pageSize = checkPageSize(change.pageSize);
   if (change.name !== undefined && change.name.trim()) set.name = change.name.trim();
-  if (Object.keys(set).length > 0) await deps.docs.collection<ProjectRecord>(collections.projects).updateOne({ _id: project._id }, { $set: set });
+  if (Object.keys(set).length > 0) {
+    await deps.docs.collection<ProjectRecord>(collections.projects).updateOne({ _id: project._id }, { $set: set });
+  }
   return { ...project, ...set };
 }
 

@@ -3,7 +3,7 @@
  *
  * Source: spec/semantic-query-service.md § Resources and their fields.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 /**
  * Version of the document shape each collection holds (`schemaVersion` on every document); a data
@@ -71,9 +71,11 @@ export const TokenRecord = Type.Object({
   displayPrefix: Type.String(),
   /** Model names this token may reach (empty when `allModels`). */
   models: Type.Array(Type.String()),
-  /** True: the token reaches every model of the project, including models saved after it was made (playground tokens). */
+  /** True: the token reaches every model of the project, including models saved after it was made (playground tokens).
+   */
   allModels: Type.Optional(Type.Boolean()),
-  /** `playground`: minted by the web app's playground for one signed-in member; hidden from MCP Access. Absent: an access token. */
+  /** `playground`: minted by the web app's playground for one signed-in member; hidden from MCP Access. Absent: an
+   * access token. */
   purpose: Type.Optional(Type.Literal('playground')),
   /** Subject of the member a playground token was minted for. */
   memberSubject: Type.Optional(Type.String()),
@@ -97,9 +99,11 @@ export const CallLogRecord = Type.Object({
   status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
   at: Type.Date(),
   plane: Type.Union([Type.Literal('production'), Type.Literal('test')]),
-  /** Input arguments as received, or an excerpt ({ excerpt, truncated, originalChars }) beyond 65,536 characters of JSON. */
+  /** Input arguments as received, or an excerpt ({ excerpt, truncated, originalChars }) beyond 65,536 characters of
+   * JSON. */
   input: Type.Unknown(),
-  /** Tool output (the text shown to the agent and the structured content when there is one), or an excerpt as for input. */
+  /** Tool output (the text shown to the agent and the structured content when there is one), or an excerpt as for
+   * input. */
   output: Type.Unknown(),
   durationMs: Type.Number(),
   modelName: Type.Optional(Type.String()),

@@ -20,13 +20,21 @@ import type { SemanticDeps } from './deps.ts';
 import { ensureSemanticIndexes } from './projects.ts';
 import { collections, semanticSchemaVersion, type StoredQueryRecord } from './records.ts';
 import {
-  getStoredQuery, maxStoredCharsPerToken, maxStoredQueriesPerToken, storeQuery, storedQueryExpiryDays,
+  getStoredQuery,
+  maxStoredCharsPerToken,
+  maxStoredQueriesPerToken,
+  storedQueryExpiryDays,
+  storeQuery,
 } from './stored-queries.ts';
 
 const dayMs = 86_400_000;
 const mongoUri = process.env.TEST_DOCDB_URI || undefined;
 
-interface World { deps: SemanticDeps; advance(ms: number): void; docs: DocumentStore }
+interface World {
+  deps: SemanticDeps;
+  advance(ms: number): void;
+  docs: DocumentStore;
+}
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
@@ -38,14 +46,25 @@ const stores: [string, Opener | undefined][] = [
   ['sqlite', async (now) => {
     const dir = await mkdtemp(join(tmpdir(), 'cairn-stored-'));
     const store = await openSqliteDocumentStore({ path: join(dir, 'docdb.sqlite'), now, purgeIntervalMs: 0 });
-    cleanups.push(async () => { await store.close(); await rm(dir, { recursive: true, force: true }); });
+    cleanups.push(async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    });
     return store;
   }],
-  ['mongodb', mongoUri === undefined ? undefined : async () => {
-    const store = await openMongoDocumentStore({ uri: mongoUri, dbName: `cairn_stored_${process.pid}_${Date.now()}` });
-    cleanups.push(async () => { await store.close(); });
-    return store;
-  }],
+  [
+    'mongodb',
+    mongoUri === undefined ? undefined : async () => {
+      const store = await openMongoDocumentStore({
+        uri: mongoUri,
+        dbName: `cairn_stored_${process.pid}_${Date.now()}`,
+      });
+      cleanups.push(async () => {
+        await store.close();
+      });
+      return store;
+    },
+  ],
 ];
 
 let counter = 0;
@@ -54,20 +73,33 @@ async function world(open: Opener): Promise<World> {
   const docs = await open(() => now);
   await ensureSemanticIndexes(docs);
   const ids = {
-    newId: () => `q${(counter += 1)}`, randomBytes: (n: number) => new Uint8Array(n),
+    newId: () => `q${(counter += 1)}`,
+    randomBytes: (n: number) => new Uint8Array(n),
     sha256Hex: async () => '0'.repeat(64),
   };
   const deps: SemanticDeps = { docs, objects: createMemoryObjectStore(), clock: { now: () => now }, ids };
-  return { deps, docs, advance: (ms) => { now = new Date(now.getTime() + ms); } };
+  return {
+    deps,
+    docs,
+    advance: (ms) => {
+      now = new Date(now.getTime() + ms);
+    },
+  };
 }
 
 const query = (tokenId: string, sql = 'SELECT 1') => ({
-  projectId: 'p1', modelName: 'flights', sql, params: [] as string[], tokenId,
+  projectId: 'p1',
+  modelName: 'flights',
+  sql,
+  params: [] as string[],
+  tokenId,
 });
 const replay = (w: World, id: string) => getStoredQuery(w.deps, 'p1', id, ['flights']);
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
   return promise.then(
-    () => { throw new Error('expected a refusal'); },
+    () => {
+      throw new Error('expected a refusal');
+    },
     (error: { code: string; message: string }) => error,
   );
 }
@@ -75,8 +107,11 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; messa
 describe.each(stores)('stored queries on the %s store', (name, open) => {
   it('expire 30 days after their last use, a replay counting as a use', async (ctx) => {
     if (!open) {
-      return skipBecause(ctx, 'TEST_DOCDB_URI is not set: no MongoDB server runs here; run TEST_DOCDB_URI=mongodb://… '
-        + `node_modules/.bin/vitest run core/semantic/stored-queries.test.ts (${name})`);
+      return skipBecause(
+        ctx,
+        'TEST_DOCDB_URI is not set: no MongoDB server runs here; run TEST_DOCDB_URI=mongodb://… ' +
+          `node_modules/.bin/vitest run core/semantic/stored-queries.test.ts (${name})`,
+      );
     }
     const w = await world(open);
     const used = await storeQuery(w.deps, query('t1', 'SELECT 1 AS used'));
@@ -96,7 +131,10 @@ describe.each(stores)('stored queries on the %s store', (name, open) => {
     if (!open) return skipBecause(ctx, `TEST_DOCDB_URI is not set: no MongoDB server runs here (${name})`);
     const w = await world(open);
     const legacy: StoredQueryRecord = {
-      _id: 'legacy', schemaVersion: semanticSchemaVersion, createdAt: w.deps.clock.now(), ...query('t1'),
+      _id: 'legacy',
+      schemaVersion: semanticSchemaVersion,
+      createdAt: w.deps.clock.now(),
+      ...query('t1'),
     };
     const stored = w.docs.collection<StoredQueryRecord>(collections.storedQueries);
     await stored.insertOne(legacy);
@@ -109,7 +147,7 @@ describe.each(stores)('stored queries on the %s store', (name, open) => {
     expect(await stored.findOne({ _id: 'old-legacy' })).toBeNull();
   });
 
-  it('keeps each token\'s 200 most recently used queries and drops the least recently used', async (ctx) => {
+  it("keeps each token's 200 most recently used queries and drops the least recently used", async (ctx) => {
     if (!open) return skipBecause(ctx, `TEST_DOCDB_URI is not set: no MongoDB server runs here (${name})`);
     const w = await world(open);
     const otherToken = await storeQuery(w.deps, query('t2'));

@@ -56,11 +56,16 @@ const storesSinceCheck = new WeakMap<DocumentStore, Map<string, number>>();
  * @returns the new storedQueryId (random, unguessable)
  */
 export async function storeQuery(
-  deps: SemanticDeps, input: Omit<StoredQueryRecord, '_id' | 'createdAt' | 'lastUsedAt' | 'schemaVersion'>,
+  deps: SemanticDeps,
+  input: Omit<StoredQueryRecord, '_id' | 'createdAt' | 'lastUsedAt' | 'schemaVersion'>,
 ): Promise<string> {
   const now = deps.clock.now();
   const record: StoredQueryRecord = {
-    _id: deps.ids.newId(), schemaVersion: semanticSchemaVersion, createdAt: now, lastUsedAt: now, ...input,
+    _id: deps.ids.newId(),
+    schemaVersion: semanticSchemaVersion,
+    createdAt: now,
+    lastUsedAt: now,
+    ...input,
   };
   await storedQueriesOf(deps).insertOne(record);
   if (quotaCheckDue(deps.docs, input.tokenId)) await dropBeyondQuota(deps, input.tokenId);
@@ -69,7 +74,7 @@ export async function storeQuery(
 
 function quotaCheckDue(docs: DocumentStore, tokenId: string): boolean {
   let counts = storesSinceCheck.get(docs);
-  if (!counts) storesSinceCheck.set(docs, (counts = new Map()));
+  if (!counts) storesSinceCheck.set(docs, counts = new Map());
   const count = counts.get(tokenId) ?? 0;
   counts.set(tokenId, (count + 1) % quotaCheckEvery);
   return count === 0;
@@ -100,7 +105,10 @@ export async function dropBeyondQuota(deps: SemanticDeps, tokenId: string): Prom
  *   of another project or outside the token's scope, so nothing outside the scope is revealed
  */
 export async function getStoredQuery(
-  deps: SemanticDeps, projectId: string, id: string, scope: string[],
+  deps: SemanticDeps,
+  projectId: string,
+  id: string,
+  scope: string[],
 ): Promise<StoredQueryRecord> {
   const stored = storedQueriesOf(deps);
   const record = await stored.findOne({ _id: id, projectId });
@@ -118,9 +126,12 @@ export async function getStoredQuery(
 }
 
 function notFound(id: string): PlatformError {
-  return new PlatformError('not_found', `No stored query "${id}" is available to this token: stored queries expire `
-    + `${storedQueryExpiryDays} days after their last use and each token keeps its ${maxStoredQueriesPerToken} most `
-    + 'recently used (16 MiB of SQL and params at most); run execute_query again to get a new storedQueryId.');
+  return new PlatformError(
+    'not_found',
+    `No stored query "${id}" is available to this token: stored queries expire ` +
+      `${storedQueryExpiryDays} days after their last use and each token keeps its ${maxStoredQueriesPerToken} most ` +
+      'recently used (16 MiB of SQL and params at most); run execute_query again to get a new storedQueryId.',
+  );
 }
 
 function storedQueriesOf(deps: SemanticDeps) {

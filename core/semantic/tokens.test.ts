@@ -8,7 +8,17 @@ import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import type { SemanticDeps } from './deps.ts';
 import { createProject, ensureSemanticIndexes } from './projects.ts';
-import { authenticateEndpoint, callLogTokenNames, createToken, lastUsedWriteIntervalMs, listTokens, mintPlaygroundToken, modelsInScope, playgroundTokenLifetimeMs, revokeToken } from './tokens.ts';
+import {
+  authenticateEndpoint,
+  callLogTokenNames,
+  createToken,
+  lastUsedWriteIntervalMs,
+  listTokens,
+  mintPlaygroundToken,
+  modelsInScope,
+  playgroundTokenLifetimeMs,
+  revokeToken,
+} from './tokens.ts';
 
 let counter = 0;
 /** A fake Ids port: distinct ids, counter-based bytes, and a digest that is equal exactly when the input is. */
@@ -24,20 +34,32 @@ function world() {
   let updates = 0;
   const docs: DocumentStore = {
     ...inner,
-    collection: <T extends BaseDocument>(name: string) => new Proxy(inner.collection<T>(name), {
-      get: (target, key) => {
-        const value = Reflect.get(target, key, target);
-        if (key !== 'updateOne' || typeof value !== 'function') return value;
-        return (...args: unknown[]) => { updates += 1; return (value as (...a: unknown[]) => unknown).apply(target, args); };
-      },
-    }),
+    collection: <T extends BaseDocument>(name: string) =>
+      new Proxy(inner.collection<T>(name), {
+        get: (target, key) => {
+          const value = Reflect.get(target, key, target);
+          if (key !== 'updateOne' || typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            updates += 1;
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      }),
   };
   const deps: SemanticDeps = { docs, objects: createMemoryObjectStore(), clock: { now: () => now }, ids: fakeIds };
-  return { deps, advance: (ms: number) => { now = new Date(now.getTime() + ms); }, updates: () => updates };
+  return {
+    deps,
+    advance: (ms: number) => {
+      now = new Date(now.getTime() + ms);
+    },
+    updates: () => updates,
+  };
 }
 
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; status?: number; message: string }> {
-  return promise.then(() => { throw new Error('expected a refusal'); }, (error: { code: string; status?: number; message: string }) => error);
+  return promise.then(() => {
+    throw new Error('expected a refusal');
+  }, (error: { code: string; status?: number; message: string }) => error);
 }
 
 describe('authenticateEndpoint', () => {
@@ -53,7 +75,13 @@ describe('authenticateEndpoint', () => {
       refusal(authenticateEndpoint(deps, 'beta', token)),
       refusal(authenticateEndpoint(deps, 'alpha', 'cairn_mcp_wrong')),
     ]);
-    for (const error of refusals) expect({ code: error.code, status: error.status, message: error.message }).toEqual({ code: 'unauthorized', status: 401, message: refusals[0].message });
+    for (const error of refusals) {
+      expect({ code: error.code, status: error.status, message: error.message }).toEqual({
+        code: 'unauthorized',
+        status: 401,
+        message: refusals[0].message,
+      });
+    }
     expect(refusals[0].message).not.toMatch(/no-such|alpha|beta|exist/i);
     const ok = await authenticateEndpoint(deps, 'alpha', token);
     expect(ok.project.slug).toBe('alpha');
@@ -79,26 +107,40 @@ describe('authenticateEndpoint', () => {
 });
 
 describe('playground tokens', () => {
-  it('reach every model (saved later too), expire after 8 h, stay hidden from MCP Access, and replace the member\'s earlier one', async () => {
-    const { deps, advance } = world();
-    const alpha = await createProject(deps, { orgId: 'org-1', slug: 'alpha', name: 'Alpha' });
-    await createToken(deps, { projectId: alpha._id, name: 'agent', models: ['m'] });
-    const first = await mintPlaygroundToken(deps, alpha._id, { subject: 'sub-ann', email: 'ann@example.com' });
-    const other = await mintPlaygroundToken(deps, alpha._id, { subject: 'sub-bob', email: 'bob@example.com' });
-    expect(first.record).toMatchObject({ name: 'playground · ann@example.com', purpose: 'playground', memberSubject: 'sub-ann', allModels: true });
-    expect(first.record.expiresAt?.getTime()).toBe(first.record.createdAt.getTime() + playgroundTokenLifetimeMs);
-    expect(modelsInScope(first.record, ['m', 'saved_later'])).toEqual(['m', 'saved_later']);
-    expect((await listTokens(deps, alpha._id)).map((t) => t.name)).toEqual(['agent']);
-    expect((await callLogTokenNames(deps, alpha._id)).filter((t) => t.playground).map((t) => t.name).sort()).toEqual(['playground · ann@example.com', 'playground · bob@example.com']);
-    await expect(authenticateEndpoint(deps, 'alpha', first.token)).resolves.toMatchObject({ token: { _id: first.record._id } });
-    advance(1000);
-    const second = await mintPlaygroundToken(deps, alpha._id, { subject: 'sub-ann', email: 'ann@example.com' });
-    expect((await refusal(authenticateEndpoint(deps, 'alpha', first.token))).status).toBe(401);
-    await expect(authenticateEndpoint(deps, 'alpha', second.token)).resolves.toBeTruthy();
-    await expect(authenticateEndpoint(deps, 'alpha', other.token)).resolves.toBeTruthy();
-    advance(playgroundTokenLifetimeMs);
-    expect((await refusal(authenticateEndpoint(deps, 'alpha', second.token))).status).toBe(401);
-  });
+  it(
+    "reach every model (saved later too), expire after 8 h, stay hidden from MCP Access, and replace the member's " +
+      'earlier one',
+    async () => {
+      const { deps, advance } = world();
+      const alpha = await createProject(deps, { orgId: 'org-1', slug: 'alpha', name: 'Alpha' });
+      await createToken(deps, { projectId: alpha._id, name: 'agent', models: ['m'] });
+      const first = await mintPlaygroundToken(deps, alpha._id, { subject: 'sub-ann', email: 'ann@example.com' });
+      const other = await mintPlaygroundToken(deps, alpha._id, { subject: 'sub-bob', email: 'bob@example.com' });
+      expect(first.record).toMatchObject({
+        name: 'playground · ann@example.com',
+        purpose: 'playground',
+        memberSubject: 'sub-ann',
+        allModels: true,
+      });
+      expect(first.record.expiresAt?.getTime()).toBe(first.record.createdAt.getTime() + playgroundTokenLifetimeMs);
+      expect(modelsInScope(first.record, ['m', 'saved_later'])).toEqual(['m', 'saved_later']);
+      expect((await listTokens(deps, alpha._id)).map((t) => t.name)).toEqual(['agent']);
+      expect((await callLogTokenNames(deps, alpha._id)).filter((t) => t.playground).map((t) => t.name).sort()).toEqual([
+        'playground · ann@example.com',
+        'playground · bob@example.com',
+      ]);
+      await expect(authenticateEndpoint(deps, 'alpha', first.token)).resolves.toMatchObject({
+        token: { _id: first.record._id },
+      });
+      advance(1000);
+      const second = await mintPlaygroundToken(deps, alpha._id, { subject: 'sub-ann', email: 'ann@example.com' });
+      expect((await refusal(authenticateEndpoint(deps, 'alpha', first.token))).status).toBe(401);
+      await expect(authenticateEndpoint(deps, 'alpha', second.token)).resolves.toBeTruthy();
+      await expect(authenticateEndpoint(deps, 'alpha', other.token)).resolves.toBeTruthy();
+      advance(playgroundTokenLifetimeMs);
+      expect((await refusal(authenticateEndpoint(deps, 'alpha', second.token))).status).toBe(401);
+    },
+  );
 
   it('keeps an access token to its named models', () => {
     expect(modelsInScope({ models: ['a'] }, ['a', 'b'])).toEqual(['a']);
@@ -131,7 +173,9 @@ describe('a token value minted elsewhere', () => {
       expect(error.message).toMatch(/cairn_mcp_ and 43 base64url characters/);
     }
     await createToken(deps, { projectId: alpha._id, name: 'demo', models: ['m'], value: minted });
-    const again = await refusal(createToken(deps, { projectId: alpha._id, name: 'again', models: ['m'], value: minted }))
+    const again = await refusal(
+      createToken(deps, { projectId: alpha._id, name: 'again', models: ['m'], value: minted }),
+    )
       .then((e) => [e.code, e.status, e.message]);
     expect(again).toEqual(['token_exists', 409, 'This token value is already in use: mint a new one.']);
     expect(await listTokens(deps, alpha._id)).toHaveLength(1);

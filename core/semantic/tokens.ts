@@ -8,7 +8,14 @@ import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { base64url } from './base64url.ts';
 import type { SemanticDeps } from './deps.ts';
 import { findProject } from './projects.ts';
-import { callLogRetentionDays, collections, semanticSchemaVersion, type CallLogRecord, type ProjectRecord, type TokenRecord } from './records.ts';
+import {
+  type CallLogRecord,
+  callLogRetentionDays,
+  collections,
+  type ProjectRecord,
+  semanticSchemaVersion,
+  type TokenRecord,
+} from './records.ts';
 
 /** Fixed prefix of every raw token, so secret scanners and people can recognise one. */
 export const tokenPrefix = 'cairn_mcp_';
@@ -48,16 +55,31 @@ function looksMinted(value: string): boolean {
  * @throws PlatformError `invalid_argument` (400) for an empty scope, an expiry in the past or a `value` not in the
  *   minted form; `token_exists` (409) for a `value` already in use (knowing it, one could use it anyway)
  */
-export async function createToken(deps: SemanticDeps, input: CreateTokenInput): Promise<{ token: string; record: TokenRecord }> {
+export async function createToken(
+  deps: SemanticDeps,
+  input: CreateTokenInput,
+): Promise<{ token: string; record: TokenRecord }> {
   const models = [...new Set(input.models.map((m) => m.trim()).filter(Boolean))];
-  if (models.length === 0) throw new PlatformError('invalid_argument', 'A token needs at least one model in its scope: pass the model names it may reach.', { status: 400 });
+  if (models.length === 0) {
+    throw new PlatformError(
+      'invalid_argument',
+      'A token needs at least one model in its scope: pass the model names it may reach.',
+      { status: 400 },
+    );
+  }
   const now = deps.clock.now();
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
-    throw new PlatformError('invalid_argument', 'The expiry date is in the past: give a future date or none.', { status: 400 });
+    throw new PlatformError('invalid_argument', 'The expiry date is in the past: give a future date or none.', {
+      status: 400,
+    });
   }
   if (input.value !== undefined && !looksMinted(input.value)) {
-    throw new PlatformError('invalid_argument', 'A token value must be one minted as cairn mints them: cairn_mcp_ '
-      + 'and 43 base64url characters (32 random bytes); leave it out to have one minted.', { status: 400 });
+    throw new PlatformError(
+      'invalid_argument',
+      'A token value must be one minted as cairn mints them: cairn_mcp_ ' +
+        'and 43 base64url characters (32 random bytes); leave it out to have one minted.',
+      { status: 400 },
+    );
   }
   return insertToken(deps, {
     projectId: input.projectId,
@@ -76,7 +98,9 @@ type NewTokenFields = Omit<TokenRecord, '_id' | 'schemaVersion' | 'tokenHash' | 
  * and answers both.
  */
 async function insertToken(
-  deps: SemanticDeps, fields: NewTokenFields, value?: string,
+  deps: SemanticDeps,
+  fields: NewTokenFields,
+  value?: string,
 ): Promise<{ token: string; record: TokenRecord }> {
   const token = value ?? tokenPrefix + base64url(deps.ids.randomBytes(tokenEntropyBytes));
   const record: TokenRecord = {
@@ -116,8 +140,17 @@ export const lastUsedWriteIntervalMs = 60_000;
  *
  * Source: spec/semantic-query-service.md § Authentication
  */
-export async function authenticateEndpoint(deps: SemanticDeps, slug: string, rawToken: string | undefined): Promise<{ project: ProjectRecord; token: TokenRecord }> {
-  const refuse = () => new PlatformError('unauthorized', 'A valid Bearer token for this project is required: send Authorization: Bearer <token>.', { status: 401 });
+export async function authenticateEndpoint(
+  deps: SemanticDeps,
+  slug: string,
+  rawToken: string | undefined,
+): Promise<{ project: ProjectRecord; token: TokenRecord }> {
+  const refuse = () =>
+    new PlatformError(
+      'unauthorized',
+      'A valid Bearer token for this project is required: send Authorization: Bearer <token>.',
+      { status: 401 },
+    );
   if (!rawToken || !rawToken.startsWith(tokenPrefix)) throw refuse();
   const tokens = deps.docs.collection<TokenRecord>(collections.tokens);
   const record = await tokens.findOne({ tokenHash: await deps.ids.sha256Hex(rawToken) });
@@ -152,7 +185,9 @@ export interface TokenSummary {
  * ({@link mintPlaygroundToken}) are not listed: they are not MCP Access tokens, though their calls are logged.
  */
 export async function listTokens(deps: SemanticDeps, projectId: string): Promise<TokenSummary[]> {
-  const all = await deps.docs.collection<TokenRecord>(collections.tokens).find({ projectId }, { sort: { createdAt: -1 } });
+  const all = await deps.docs.collection<TokenRecord>(collections.tokens).find({ projectId }, {
+    sort: { createdAt: -1 },
+  });
   const records = all.filter((r) => r.purpose !== 'playground');
   const now = deps.clock.now();
   const since = new Date(now.getTime() - callLogRetentionDays * 86_400_000);
@@ -178,7 +213,11 @@ export async function listTokens(deps: SemanticDeps, projectId: string): Promise
 export async function revokeToken(deps: SemanticDeps, projectId: string, tokenId: string): Promise<void> {
   const tokens = deps.docs.collection<TokenRecord>(collections.tokens);
   const record = await tokens.findOne({ _id: tokenId, projectId });
-  if (!record) throw new PlatformError('not_found', `No token "${tokenId}" in this project: list tokens to see their ids.`, { status: 404 });
+  if (!record) {
+    throw new PlatformError('not_found', `No token "${tokenId}" in this project: list tokens to see their ids.`, {
+      status: 404,
+    });
+  }
   if (!record.revokedAt) await tokens.updateOne({ _id: tokenId }, { $set: { revokedAt: deps.clock.now() } });
 }
 
@@ -211,7 +250,11 @@ export interface PlaygroundMember {
  * Source: spec/semantic-query-service.md § What the service does 2 (the playground uses the test endpoint);
  * docs/decisions.md D9.
  */
-export async function mintPlaygroundToken(deps: SemanticDeps, projectId: string, member: PlaygroundMember): Promise<{ token: string; record: TokenRecord }> {
+export async function mintPlaygroundToken(
+  deps: SemanticDeps,
+  projectId: string,
+  member: PlaygroundMember,
+): Promise<{ token: string; record: TokenRecord }> {
   const tokens = deps.docs.collection<TokenRecord>(collections.tokens);
   const now = deps.clock.now();
   const earlier = await tokens.find({ projectId, purpose: 'playground', memberSubject: member.subject });
@@ -238,6 +281,13 @@ export interface CallLogTokenName {
 
 /** Names of every token of a project (newest first), so Monitoring can name the token of each call. */
 export async function callLogTokenNames(deps: SemanticDeps, projectId: string): Promise<CallLogTokenName[]> {
-  const records = await deps.docs.collection<TokenRecord>(collections.tokens).find({ projectId }, { sort: { createdAt: -1 } });
-  return records.map((r) => ({ id: r._id, name: r.name, displayPrefix: r.displayPrefix, playground: r.purpose === 'playground' }));
+  const records = await deps.docs.collection<TokenRecord>(collections.tokens).find({ projectId }, {
+    sort: { createdAt: -1 },
+  });
+  return records.map((r) => ({
+    id: r._id,
+    name: r.name,
+    displayPrefix: r.displayPrefix,
+    playground: r.purpose === 'playground',
+  }));
 }

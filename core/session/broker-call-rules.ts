@@ -43,7 +43,11 @@ function activeAgentState(workflow: WorkflowView, session: CallingSession): Stat
 }
 
 /** A service tool call as a worker asks for it (any JSON). */
-export interface AskedToolCall { collection: unknown; name: unknown; input: unknown }
+export interface AskedToolCall {
+  collection: unknown;
+  name: unknown;
+  input: unknown;
+}
 
 /**
  * Why the service tool call may not be made in the session's active state, or undefined when it may: the state's
@@ -51,7 +55,9 @@ export interface AskedToolCall { collection: unknown; name: unknown; input: unkn
  * Source: docs/decisions.md D17 § 4 (callTool applies the allow/forbid rules and argument guards).
  */
 export function toolCallViolation(
-  workflow: WorkflowView, session: CallingSession, call: AskedToolCall,
+  workflow: WorkflowView,
+  session: CallingSession,
+  call: AskedToolCall,
 ): BrokerViolation | undefined {
   const plain = (value: unknown): value is string => typeof value === 'string' && /^[^/\s]{1,128}$/.test(value);
   if (!plain(call?.collection) || !plain(call?.name)) {
@@ -94,7 +100,10 @@ function freshDispatchId(parent: ParentSession, dispatchId: unknown, used: reado
  * Source: docs/decisions.md D17 § 4 (a child's inherited forbids and ancestry are computed by the broker).
  */
 export function childOpening(
-  workflow: WorkflowView, parent: ParentSession, request: ChildRequest, usedDispatchIds: readonly string[],
+  workflow: WorkflowView,
+  parent: ParentSession,
+  request: ChildRequest,
+  usedDispatchIds: readonly string[],
 ): ChildFields | BrokerViolation {
   const slug: unknown = request?.workflow;
   const callable = typeof slug === 'string' && Object.hasOwn(workflow.callable, slug);
@@ -123,7 +132,10 @@ export function childOpening(
     return violation('workflow_call', 'a workflow call takes the next dispatch id of its parent, once');
   }
   return {
-    workflow: target.slug, dispatchId: request.dispatchId, arguments: args, ancestry,
+    workflow: target.slug,
+    dispatchId: request.dispatchId,
+    arguments: args,
+    ancestry,
     inheritedForbid: [...workflow.tools.forbidAlways, ...(parent.inheritedForbid ?? [])],
   };
 }
@@ -167,7 +179,7 @@ export function childResume(
     ...(input.decision ? { decision: { ...input.decision } } : {}),
   };
   if (sameInput(own, requested)) return own;
-  return violation('resume_parked_child', 'a child is resumed only with its parent turn\'s own decision or message');
+  return violation('resume_parked_child', "a child is resumed only with its parent turn's own decision or message");
 }
 
 /**

@@ -54,7 +54,7 @@ async function world(
     ...options.session,
   });
   const { kind, input } = options.turn ?? { kind: 'prompt' as const, input: { message: 'hi' } };
-  const turn = await insertTurn(store, session, kind, input, 'running');
+  const turn = await insertTurn(store, session, { kind, input, status: 'running' });
   const violations: BrokerViolationError[] = [];
   const host = createStoreHost(
     {

@@ -12,10 +12,15 @@
  */
 import type { ModelToolCall } from '../ports/model-provider.ts';
 import {
-  childOpening, childResume, toolCallViolation, type AskedToolCall, type ChildFields, type ResumeInput,
+  type AskedToolCall,
+  type ChildFields,
+  childOpening,
+  childResume,
+  type ResumeInput,
+  toolCallViolation,
 } from './broker-call-rules.ts';
 import { outcomeViolation } from './broker-outcome-rules.ts';
-import { BrokerViolationError, checkpointViolation, type BrokerViolation, type RecordedChild } from './broker-rules.ts';
+import { type BrokerViolation, BrokerViolationError, checkpointViolation, type RecordedChild } from './broker-rules.ts';
 import type { SessionRecord, TurnRecord } from './model.ts';
 import { loadTurnRecords, sessionsOf, type SessionStoreDeps } from './session-store.ts';
 import { controlTools } from './state-prompt.ts';
@@ -35,7 +40,10 @@ export interface BrokerGuardDeps extends SessionStoreDeps {
 export type BrokerGuard = ReturnType<typeof createBrokerGuard>;
 
 /** A child to resume and the input it is resumed with. */
-interface Resumed { child: SessionRecord; input: ResumeInput }
+interface Resumed {
+  child: SessionRecord;
+  input: ResumeInput;
+}
 
 const childIdOf = (pending: unknown): string | undefined => {
   const id = (pending as { childSessionId?: unknown } | null | undefined)?.childSessionId;

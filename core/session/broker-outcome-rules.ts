@@ -16,7 +16,10 @@ const isObject = (value: unknown): value is Record<string, unknown> => (
 );
 
 /** The session as the outcome rules read it (after the turn's checkpoints). */
-export interface OutcomeFacts { workflow: WorkflowView; session: Pick<SessionRecord, 'state' | 'pending'> }
+export interface OutcomeFacts {
+  workflow: WorkflowView;
+  session: Pick<SessionRecord, 'state' | 'pending'>;
+}
 
 /** Statuses a turn can end with (never `queued`, `running` or `cancelled`: only a member cancels). */
 export const reachableOutcomes = ['succeeded', 'failed', 'awaiting_decision', 'awaiting_input'] as const;

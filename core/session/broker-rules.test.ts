@@ -5,7 +5,7 @@ import {
   ruleOf as rule,
 } from '../../test/helpers/broker-workflow.ts';
 import { outcomeViolation } from './broker-outcome-rules.ts';
-import { BrokerViolationError, checkpointViolation, type CheckpointFacts } from './broker-rules.ts';
+import { BrokerViolationError, type CheckpointFacts, checkpointViolation } from './broker-rules.ts';
 import type { SessionRecord } from './model.ts';
 import type { SessionPatch } from './turn-host.ts';
 

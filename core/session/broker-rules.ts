@@ -33,13 +33,30 @@ import type { StateView, WorkflowView } from './workflow-view.ts';
  * - `tool_rules`, `workflow_call`, `resume_parked_child`, `hook_no_operations`: see ./broker-call-rules.ts.
  */
 export type BrokerRule =
-  | 'checkpoint_shape' | 'state_exists' | 'state_change_source' | 'out_edge' | 'advance_called' | 'requires_set'
-  | 'on_error_route' | 'decision_from_decide' | 'locked_variable' | 'park_matches_state' | 'finished_child'
-  | 'visit_counters' | 'thread_roles' | 'reachable_outcome' | 'tool_rules' | 'workflow_call' | 'resume_parked_child'
+  | 'checkpoint_shape'
+  | 'state_exists'
+  | 'state_change_source'
+  | 'out_edge'
+  | 'advance_called'
+  | 'requires_set'
+  | 'on_error_route'
+  | 'decision_from_decide'
+  | 'locked_variable'
+  | 'park_matches_state'
+  | 'finished_child'
+  | 'visit_counters'
+  | 'thread_roles'
+  | 'reachable_outcome'
+  | 'tool_rules'
+  | 'workflow_call'
+  | 'resume_parked_child'
   | 'hook_no_operations';
 
 /** A report the broker refuses: the rule it breaks and what was wrong (names of states and tools, never a value). */
-export interface BrokerViolation { rule: BrokerRule; message: string }
+export interface BrokerViolation {
+  rule: BrokerRule;
+  message: string;
+}
 
 /**
  * The error of a refused report: code `workflow_violation` (403), naming the operation and the rule.
@@ -48,8 +65,12 @@ export interface BrokerViolation { rule: BrokerRule; message: string }
 export class BrokerViolationError extends PlatformError {
   readonly rule: BrokerRule;
   constructor(operation: string, violation: BrokerViolation) {
-    super('workflow_violation', `The platform refused the worker's ${operation}: ${violation.message} `
-      + `(rule ${violation.rule}); the turn ends failed and nothing of it was recorded.`, { status: 403 });
+    super(
+      'workflow_violation',
+      `The platform refused the worker's ${operation}: ${violation.message} ` +
+        `(rule ${violation.rule}); the turn ends failed and nothing of it was recorded.`,
+      { status: 403 },
+    );
     this.rule = violation.rule;
   }
 }
@@ -72,9 +93,10 @@ export interface CheckpointFacts {
 
 type Found = BrokerViolation | undefined;
 const violation = (rule: BrokerRule, message: string): BrokerViolation => ({ rule, message });
-const quoted = (value: unknown): string => JSON.stringify(
-  typeof value === 'string' ? value.slice(0, 80) : typeof value,
-);
+const quoted = (value: unknown): string =>
+  JSON.stringify(
+    typeof value === 'string' ? value.slice(0, 80) : typeof value,
+  );
 const edgesOf = (state: StateView): string[] => state.transitions.map((t) => t.to);
 const sameList = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
 const blank = (value: unknown): boolean => value === undefined || value === null || value === '';
@@ -87,14 +109,14 @@ export function lockedNames(session: Pick<SessionRecord, 'lockedVariables'>): Se
 }
 
 function shapeViolation(patch: SessionPatch): Found {
-  const shaped = isObject(patch)
-    && (patch.variables === undefined || isObject(patch.variables))
-    && (patch.messages === undefined || (Array.isArray(patch.messages) && patch.messages.every(isObject)))
-    && (patch.trail === undefined || isObject(patch.trail))
-    && (patch.pending === undefined || patch.pending === null || isObject(patch.pending))
-    && (patch.visit === undefined || (isObject(patch.visit) && count(patch.visit.modelCalls) && count(patch.visit.parks)
-      && typeof patch.visit.entered === 'boolean'))
-    && (patch.dispatchCount === undefined || count(patch.dispatchCount));
+  const shaped = isObject(patch) &&
+    (patch.variables === undefined || isObject(patch.variables)) &&
+    (patch.messages === undefined || (Array.isArray(patch.messages) && patch.messages.every(isObject))) &&
+    (patch.trail === undefined || isObject(patch.trail)) &&
+    (patch.pending === undefined || patch.pending === null || isObject(patch.pending)) &&
+    (patch.visit === undefined || (isObject(patch.visit) && count(patch.visit.modelCalls) && count(patch.visit.parks) &&
+      typeof patch.visit.entered === 'boolean')) &&
+    (patch.dispatchCount === undefined || count(patch.dispatchCount));
   if (shaped) return undefined;
   return violation('checkpoint_shape', 'a checkpoint has the fields the engine writes, with their types');
 }
@@ -121,8 +143,10 @@ export function checkpointViolation(facts: CheckpointFacts, patch: SessionPatch)
   if (found) return found;
   const was = session.visit;
   const visit = patch.visit;
-  if (visit && patch.state === undefined
-    && (visit.modelCalls < was.modelCalls || visit.parks < was.parks || (was.entered && !visit.entered))) {
+  if (
+    visit && patch.state === undefined &&
+    (visit.modelCalls < was.modelCalls || visit.parks < was.parks || (was.entered && !visit.entered))
+  ) {
     return violation('visit_counters', `the visit of state ${quoted(session.state)} is reset only by entering a state`);
   }
   return undefined;
@@ -147,16 +171,21 @@ function stateChangeViolation(facts: CheckpointFacts, patch: SessionPatch): Foun
     return violation('decision_from_decide', 'only a decision names who decided');
   }
   switch (trail.via) {
-    case 'advance': return advanceViolation(facts, active, to, patch);
-    case 'decision': return decisionViolation(facts, active, to, trail);
+    case 'advance':
+      return advanceViolation(facts, active, to, patch);
+    case 'decision':
+      return decisionViolation(facts, active, to, trail);
     case 'error': {
       if (active.onError === to) return undefined;
       const routes = active.onError ? `to "${active.onError}"` : 'nowhere';
       return violation('on_error_route', `state "${active.slug}" routes its errors ${routes}, not to "${to}"`);
     }
     default:
-      return violation('state_change_source', `a worker cannot write a ${quoted(trail.via)} trail entry; `
-        + 'states change by advance, on_error or decision');
+      return violation(
+        'state_change_source',
+        `a worker cannot write a ${quoted(trail.via)} trail entry; ` +
+          'states change by advance, on_error or decision',
+      );
   }
 }
 
@@ -209,9 +238,9 @@ function parkViolation(facts: CheckpointFacts, patch: SessionPatch): Found {
   if (next.childSessionId !== undefined) {
     const child = facts.children[next.childSessionId];
     const childPending = child?.pending;
-    const mirrors = child !== undefined && parkedStatuses.includes(child.status) && childPending?.kind === next.kind
-      && (childPending.kind !== 'decision'
-        || (named !== undefined && sameList(named, childPending.options.map((o) => o.to))));
+    const mirrors = child !== undefined && parkedStatuses.includes(child.status) && childPending?.kind === next.kind &&
+      (childPending.kind !== 'decision' ||
+        (named !== undefined && sameList(named, childPending.options.map((o) => o.to))));
     if (mirrors) return undefined;
     return violation('park_matches_state', 'a park on a child mirrors a parked child session of this session');
   }

@@ -33,8 +33,8 @@ function messageText(message: ModelMessage): string {
 
 /** Tokens of a call's prompt (messages and tool definitions): the o200k_base count, with the margin, rounded up. */
 export function promptTokenBound(messages: ModelMessage[], tools: ModelToolDefinition[]): number {
-  const counted = messages.reduce((sum, m) => sum + countTokens(messageText(m)) + PER_MESSAGE, PER_REQUEST)
-    + (tools.length > 0 ? countTokens(JSON.stringify(tools)) : 0);
+  const counted = messages.reduce((sum, m) => sum + countTokens(messageText(m)) + PER_MESSAGE, PER_REQUEST) +
+    (tools.length > 0 ? countTokens(JSON.stringify(tools)) : 0);
   return Math.ceil(counted * PROMPT_TOKEN_MARGIN);
 }
 
@@ -45,7 +45,10 @@ export function outputTokens(text: string, toolCalls: unknown[]): number {
 
 /** A usage of `input` plain input tokens and `output` output tokens. */
 export const usageOf = (input: number, output: number, cacheWrite = 0): ModelUsage => ({
-  inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: cacheWrite,
+  inputTokens: input,
+  outputTokens: output,
+  cacheReadTokens: 0,
+  cacheWriteTokens: cacheWrite,
 });
 
 /**
@@ -53,7 +56,9 @@ export const usageOf = (input: number, output: number, cacheWrite = 0): ModelUsa
  * usage on the call's model): the dearer of the prompt as plain input or as a cache write.
  */
 export function callCostBound(
-  price: (usage: ModelUsage) => number, promptTokens: number, maxOutputTokens: number,
+  price: (usage: ModelUsage) => number,
+  promptTokens: number,
+  maxOutputTokens: number,
 ): number {
   return Math.max(price(usageOf(promptTokens, maxOutputTokens)), price(usageOf(0, maxOutputTokens, promptTokens)));
 }

@@ -43,9 +43,12 @@ export interface ChatWorkflowView {
 }
 
 /** `GET /api/chat/workflows`: every chat workflow the member may use, by agent slug, environment and workflow. */
-export interface ChatWorkflowList { workflows: ChatWorkflowView[] }
+export interface ChatWorkflowList {
+  workflows: ChatWorkflowView[];
+}
 
-/** One chat of the member: a thread the AG-UI endpoints issued to them as a member (never one opened by an endpoint caller). */
+/** One chat of the member: a thread the AG-UI endpoints issued to them as a member (never one opened by an endpoint
+ * caller). */
 export interface ChatHistoryItem {
   /** The thread id: send it as `threadId` to continue the chat. */
   threadId: string;
@@ -67,4 +70,7 @@ export interface ChatHistoryItem {
 }
 
 /** `GET /api/chat/history?offset=&limit=`: the member's chats, newest first; `hasMore` when an older page exists. */
-export interface ChatHistoryList { chats: ChatHistoryItem[]; hasMore: boolean }
+export interface ChatHistoryList {
+  chats: ChatHistoryItem[];
+  hasMore: boolean;
+}

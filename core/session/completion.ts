@@ -36,13 +36,25 @@ export interface CompletionFiring {
 export function completionFiring(session: SessionRecord, turn: TurnRecord): CompletionFiring | undefined {
   if (session.depth !== 0 || (turn.status !== 'succeeded' && turn.status !== 'failed')) return undefined;
   return {
-    type: 'completion', agentId: session.agentId, environment: session.environment, workflow: session.workflow, sessionId: session._id, turnId: turn._id,
-    status: turn.status, error: turn.error, state: session.state, variables: session.variables, endedAt: (turn.endedAt ?? session.updatedAt).toISOString(),
+    type: 'completion',
+    agentId: session.agentId,
+    environment: session.environment,
+    workflow: session.workflow,
+    sessionId: session._id,
+    turnId: turn._id,
+    status: turn.status,
+    error: turn.error,
+    state: session.state,
+    variables: session.variables,
+    endedAt: (turn.endedAt ?? session.updatedAt).toISOString(),
   };
 }
 
 /** A workflow of the environment's published build with the completion triggers it declares. */
-export interface CompletionTarget { view: WorkflowView; triggers: { id: string; state: string; workflow: string }[] }
+export interface CompletionTarget {
+  view: WorkflowView;
+  triggers: { id: string; state: string; workflow: string }[];
+}
 
 /**
  * Opens one session per completion trigger that names the firing's workflow, each with a queued `delivery` turn,
@@ -56,14 +68,26 @@ export async function fireCompletion(
 ): Promise<string[]> {
   const opened: string[] = [];
   for (const target of published.targets) {
-    for (const trigger of target.triggers.filter((t) => t.workflow === firing.workflow && target.view.slug !== firing.workflow)) {
+    for (
+      const trigger of target.triggers.filter((t) =>
+        t.workflow === firing.workflow && target.view.slug !== firing.workflow
+      )
+    ) {
       if (target.view.disabled) continue;
       const { session, outcome } = await openFiredSession(deps, {
-        orgId: published.orgId, agentId: firing.agentId, environment: firing.environment, workflow: target.view.slug, buildId: published.buildId, commitId: published.commitId,
-        state: trigger.state, trigger: { id: trigger.id, type: 'completion' },
+        orgId: published.orgId,
+        agentId: firing.agentId,
+        environment: firing.environment,
+        workflow: target.view.slug,
+        buildId: published.buildId,
+        commitId: published.commitId,
+        state: trigger.state,
+        trigger: { id: trigger.id, type: 'completion' },
       }, {
         payload: { ...firing },
-        message: `Workflow ${firing.workflow} finished a turn: ${firing.status}${firing.error ? ` (${firing.error.code}: ${firing.error.message})` : ''}. Session ${firing.sessionId}; the firing is in the variable "trigger".`,
+        message: `Workflow ${firing.workflow} finished a turn: ${firing.status}${
+          firing.error ? ` (${firing.error.code}: ${firing.error.message})` : ''
+        }. Session ${firing.sessionId}; the firing is in the variable "trigger".`,
         // One session per finished turn and trigger, however often the completion job runs (a stalled job).
         firingKey: JSON.stringify(['completion', firing.turnId, target.view.slug, trigger.id]),
       });

@@ -12,8 +12,12 @@ import { cryptoIds } from '../adapters/runtime/system.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import {
-  deliveriesCollection, ensureDeliveryIndexes, PENDING_FIRING_GRACE_MS, resumePendingFirings, settleDelivery,
+  deliveriesCollection,
   type DeliveryRecord,
+  ensureDeliveryIndexes,
+  PENDING_FIRING_GRACE_MS,
+  resumePendingFirings,
+  settleDelivery,
 } from './delivery-claims.ts';
 import { claimDelivery, openFiredSession } from './firings.ts';
 import { DELIVERY_CLAIM_SECONDS, ensureSessionIndexes, sessionsOf } from './session-store.ts';
@@ -38,11 +42,20 @@ describe('the resume sweep', () => {
     let now = new Date('2026-11-26T09:00:00Z');
     const clock = { now: () => now };
     const deps = {
-      docs: createMemoryDocumentStore({ now: clock.now }), objects: createMemoryObjectStore(), clock, ids: cryptoIds,
+      docs: createMemoryDocumentStore({ now: clock.now }),
+      objects: createMemoryObjectStore(),
+      clock,
+      ids: cryptoIds,
       enqueueTurn: async () => undefined,
     };
     const target = {
-      orgId: 'o1', agentId: 'a1', environment: 'main', buildId: 'b1', commitId: 'c1', workflow: 'report', state: 'run',
+      orgId: 'o1',
+      agentId: 'a1',
+      environment: 'main',
+      buildId: 'b1',
+      commitId: 'c1',
+      workflow: 'report',
+      state: 'run',
       trigger: { id: 'nightly', type: 'schedule' },
     };
     const run = '2026-11-26T09:00:00.000Z';
@@ -53,19 +66,23 @@ describe('the resume sweep', () => {
     expect(await claimDelivery(deps, 'schedule:e1:broken', 'run-1', { open: { target, firing: broken } })).toBe(true);
     const lines: string[] = [];
     let refuse = true;
-    const sweep = () => resumePendingFirings({
-      ...deps, log: (line) => { lines.push(line); },
-      open: async (pending) => {
-        if (pending.firing.firingKey === 'other' && refuse) throw new Error('object store unavailable');
-        return openFiredSession(deps, pending.target, pending.firing);
-      },
-    });
+    const sweep = () =>
+      resumePendingFirings({
+        ...deps,
+        log: (line) => {
+          lines.push(line);
+        },
+        open: async (pending) => {
+          if (pending.firing.firingKey === 'other' && refuse) throw new Error('object store unavailable');
+          return openFiredSession(deps, pending.target, pending.firing);
+        },
+      });
     expect(await sweep()).toEqual([]);
     now = new Date(now.getTime() + PENDING_FIRING_GRACE_MS + 1_000);
     expect(await sweep()).toEqual(['schedule:e1:nightly:2026-11-26T09:00:00.000Z']);
     expect(lines).toEqual([
-      '[triggers] claimed firing schedule:e1:broken:run-1 could not be resumed (object store unavailable); '
-      + 'trying again next sweep',
+      '[triggers] claimed firing schedule:e1:broken:run-1 could not be resumed (object store unavailable); ' +
+      'trying again next sweep',
     ]);
     expect(lines.join()).not.toContain('payload-only');
     expect(await sessionsOf(deps).countDocuments({})).toBe(1);
@@ -96,7 +113,8 @@ describe('the resume sweep on the SQLite document store', () => {
       const added: string[] = [];
       // The queue store: old-queued's job still waits, old-ended's has run; old-pending's was lost.
       const states: Record<string, 'pending' | 'ended'> = {
-        'webhook-old-queued': 'pending', 'webhook-old-ended': 'ended',
+        'webhook-old-queued': 'pending',
+        'webhook-old-ended': 'ended',
       };
       const queue = {
         add: async (_q: string, _n: string, _d: unknown, o?: { jobId?: string }) => {
@@ -106,7 +124,9 @@ describe('the resume sweep on the SQLite document store', () => {
         },
         jobState: async (_q: string, jobId: string) => states[jobId] ?? 'missing' as const,
       };
-      const open = async () => { throw new Error('unused'); };
+      const open = async () => {
+        throw new Error('unused');
+      };
       const resumed = await resumePendingFirings({ ...deps, queue, open, log: () => undefined });
       expect(resumed.sort()).toEqual(['conn1:old-ended', 'conn1:old-pending']);
       expect(added).toEqual(['webhook-old-pending']);

@@ -21,10 +21,18 @@ export const deliveriesCollection = sessionCollections.deliveries;
 const deliveryKey = (scope: string, deliveryId: string) => `${scope}:${deliveryId}`;
 
 /** A job a claim still has to put on a queue; `jobId` is deterministic per firing, so adding it twice adds it once. */
-export interface PendingJob { queue: string; name: string; jobId: string; data: unknown }
+export interface PendingJob {
+  queue: string;
+  name: string;
+  jobId: string;
+  data: unknown;
+}
 
 /** The session a claim still has to open (with `firing.firingKey` set, so opening it twice opens it once). */
-export interface PendingOpen { target: FiringTarget; firing: Firing }
+export interface PendingOpen {
+  target: FiringTarget;
+  firing: Firing;
+}
 
 /** What a claim still owes: a job to queue, or a session to open. Absent once done. */
 export type PendingFiring = { job: PendingJob } | { open: PendingOpen };
@@ -57,11 +65,17 @@ const deliveriesOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
  * `pending`, the claim records the work still owed in the same insert; call {@link settleDelivery} once it is done.
  */
 export async function claimDelivery(
-  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, scope: string, deliveryId: string, pending?: PendingFiring,
+  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>,
+  scope: string,
+  deliveryId: string,
+  pending?: PendingFiring,
 ): Promise<boolean> {
   try {
     await deliveriesOf(deps).insertOne({
-      _id: deliveryKey(scope, deliveryId), schemaVersion: sessionSchemaVersion, scope, deliveryId,
+      _id: deliveryKey(scope, deliveryId),
+      schemaVersion: sessionSchemaVersion,
+      scope,
+      deliveryId,
       claimedAt: deps.clock.now(),
       ...(pending ? { pending, status: 'pending' as const } : {}),
     });
@@ -74,7 +88,9 @@ export async function claimDelivery(
 
 /** Records that a claim's pending work is done (its session opened): its payload is dropped. */
 export async function settleDelivery(
-  deps: Pick<SessionStoreDeps, 'docs'>, scope: string, deliveryId: string,
+  deps: Pick<SessionStoreDeps, 'docs'>,
+  scope: string,
+  deliveryId: string,
 ): Promise<void> {
   const done = { $unset: { pending: true, status: true } as const };
   await deliveriesOf(deps).updateOne({ _id: deliveryKey(scope, deliveryId) }, done);
@@ -82,7 +98,9 @@ export async function settleDelivery(
 
 /** Releases a claim whose firing could not be taken (queue store down), so the sender's retry is taken. */
 export async function releaseDelivery(
-  deps: Pick<SessionStoreDeps, 'docs'>, scope: string, deliveryId: string,
+  deps: Pick<SessionStoreDeps, 'docs'>,
+  scope: string,
+  deliveryId: string,
 ): Promise<void> {
   await deliveriesOf(deps).deleteOne({ _id: deliveryKey(scope, deliveryId) });
 }
@@ -118,7 +136,8 @@ export interface ResumeDeps extends Pick<SessionStoreDeps, 'docs' | 'clock'> {
 export async function resumePendingFirings(deps: ResumeDeps): Promise<string[]> {
   const before = new Date(deps.clock.now().getTime() - PENDING_FIRING_GRACE_MS);
   const stale = await deliveriesOf(deps).find(
-    { status: 'pending', claimedAt: { $lt: before } }, { sort: { claimedAt: 1 }, limit: RESUME_BATCH },
+    { status: 'pending', claimedAt: { $lt: before } },
+    { sort: { claimedAt: 1 }, limit: RESUME_BATCH },
   );
   const resumed: string[] = [];
   for (const record of stale) {

@@ -50,7 +50,11 @@ export interface Firing {
  * What a firing did: `opened` a new session, `delivered` a turn to the open session of its key, or found it had
  * done either before (`existing`: same firing key; its turn is queued again if it still waits).
  */
-export interface FiringResult { session: SessionRecord; turnId: string; outcome: 'opened' | 'delivered' | 'existing' }
+export interface FiringResult {
+  session: SessionRecord;
+  turnId: string;
+  outcome: 'opened' | 'delivered' | 'existing';
+}
 
 /** What firing a session needs: the stores and the turn queue. */
 export type FiringDeps = SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void> };

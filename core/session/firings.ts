@@ -16,23 +16,44 @@
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { Firing, FiringDeps, FiringResult, FiringTarget } from './firing-model.ts';
 import { finalStatuses, type SessionRecord, type TurnRecord } from './model.ts';
-import { checkSessionKey, dropClaim, nameClaimedSession, readClaim, releaseClaim, takeClaim, type SessionKeyScope } from './session-key-claims.ts';
 import {
-  insertSession, insertTurn, sessionsOf, turnsOf, type NewSession, type SessionStoreDeps,
+  checkSessionKey,
+  dropClaim,
+  nameClaimedSession,
+  readClaim,
+  releaseClaim,
+  type SessionKeyScope,
+  takeClaim,
+} from './session-key-claims.ts';
+import {
+  insertSession,
+  insertTurn,
+  type NewSession,
+  sessionsOf,
+  type SessionStoreDeps,
+  turnsOf,
 } from './session-store.ts';
 import { moveSessionOn, nextTurn, openSessionWithTurn } from './queued-turns.ts';
 
 export type { Firing, FiringDeps, FiringResult, FiringTarget } from './firing-model.ts';
-import { claimDelivery, deliveriesCollection, settleDelivery, type DeliveryRecord } from './delivery-claims.ts';
+import { claimDelivery, deliveriesCollection, type DeliveryRecord, settleDelivery } from './delivery-claims.ts';
 export {
-  claimDelivery, deliveriesCollection, releaseDelivery, settleDelivery, type DeliveryRecord, type PendingFiring,
+  claimDelivery,
+  deliveriesCollection,
+  type DeliveryRecord,
+  type PendingFiring,
+  releaseDelivery,
+  settleDelivery,
 } from './delivery-claims.ts';
 
 /** Rounds of claim, read and release a keyed firing makes before it answers busy. */
 const KEYED_ROUNDS = 3;
 
 /** The session and turn ids a firing key gives (`fs-` / `ft-` and 32 hex digits of its SHA-256). */
-interface FiringIds { sessionId: string; turnId: string }
+interface FiringIds {
+  sessionId: string;
+  turnId: string;
+}
 
 async function firingIdsOf(deps: Pick<SessionStoreDeps, 'ids'>, firingKey: string): Promise<FiringIds> {
   const digest = (await deps.ids.sha256Hex(firingKey)).slice(0, 32);
@@ -40,8 +61,10 @@ async function firingIdsOf(deps: Pick<SessionStoreDeps, 'ids'>, firingKey: strin
 }
 
 /** The store deps whose next new id is `id` (insertSession and insertTurn each draw one id). */
-const withId = <T extends SessionStoreDeps>(deps: T, id: string | undefined): T =>
-  (id === undefined ? deps : { ...deps, ids: { ...deps.ids, newId: () => id } });
+const withId = <T extends SessionStoreDeps>(
+  deps: T,
+  id: string | undefined,
+): T => (id === undefined ? deps : { ...deps, ids: { ...deps.ids, newId: () => id } });
 
 /**
  * Opens the session of a firing and queues its first turn. With a `sessionKey`, the firing goes to the open root
@@ -65,7 +88,7 @@ export async function openFiredSession(deps: FiringDeps, target: FiringTarget, f
   const scope = scopeOf(target);
   for (let round = 0; round < KEYED_ROUNDS; round += 1) {
     if (await takeClaim(deps, scope, key)) {
-      return { ...(await openClaimed(deps, target, firing, scope, key, ids)), outcome: 'opened' };
+      return { ...(await openClaimed(deps, target, firing, { scope, key, ids })), outcome: 'opened' };
     }
     const claim = await readClaim(deps, scope, key);
     if (!claim) continue;
@@ -77,7 +100,7 @@ export async function openFiredSession(deps: FiringDeps, target: FiringTarget, f
     }
     if (session.startedBy !== firing.startedBy) throw busy(target, 'its session belongs to someone else');
     if (session.status === 'awaiting_input') {
-      const delivered = await deliverToSession(deps, session, target, firing, ids?.turnId);
+      const delivered = await deliverToSession(deps, session, { target, firing, turnId: ids?.turnId });
       if (delivered) return { session: { ...session, status: 'running' }, turnId: delivered, outcome: 'delivered' };
       continue;
     }
@@ -87,11 +110,15 @@ export async function openFiredSession(deps: FiringDeps, target: FiringTarget, f
 }
 
 /** A member's chats are personal: their keys are claimed apart from everyone else's. */
-const claimKeyOf = (firing: Firing) => (firing.startedBy === undefined
-  ? firing.sessionKey! : `${firing.sessionKey!}\u0000member:${firing.startedBy}`);
+const claimKeyOf = (
+  firing: Firing,
+) => (firing.startedBy === undefined ? firing.sessionKey! : `${firing.sessionKey!}\u0000member:${firing.startedBy}`);
 
 const scopeOf = (target: FiringTarget): SessionKeyScope => ({
-  agentId: target.agentId, environment: target.environment, workflow: target.workflow, trigger: target.trigger.id,
+  agentId: target.agentId,
+  environment: target.environment,
+  workflow: target.workflow,
+  trigger: target.trigger.id,
 });
 
 /**
@@ -99,7 +126,10 @@ const scopeOf = (target: FiringTarget): SessionKeyScope => ({
  * alone (its opener stopped before the turn: the turn is inserted and queued now, and a keyed claim names it).
  */
 async function firedBefore(
-  deps: FiringDeps, ids: FiringIds, target: FiringTarget, firing: Firing,
+  deps: FiringDeps,
+  ids: FiringIds,
+  target: FiringTarget,
+  firing: Firing,
 ): Promise<FiringResult | undefined> {
   const turn = await turnsOf(deps).findOne({ _id: ids.turnId });
   const session = await sessionsOf(deps).findOne({ _id: turn?.sessionId ?? ids.sessionId });
@@ -115,10 +145,13 @@ async function firedBefore(
 
 /** Inserts the `delivery` turn of a firing under `turnId` (given: a concurrent run's insert of it is the same turn). */
 async function insertFiringTurn(
-  deps: FiringDeps, session: SessionRecord, message: string, turnId?: string,
+  deps: FiringDeps,
+  session: SessionRecord,
+  message: string,
+  turnId?: string,
 ): Promise<TurnRecord> {
   try {
-    return await insertTurn(withId(deps, turnId), session, 'delivery', { message });
+    return await insertTurn(withId(deps, turnId), session, { kind: 'delivery', input: { message } });
   } catch (error) {
     const again = turnId !== undefined && isPlatformError(error, 'duplicate_key');
     const existing = again ? await turnsOf(deps).findOne({ _id: turnId }) : null;
@@ -127,11 +160,13 @@ async function insertFiringTurn(
   }
 }
 
-const busy = (target: FiringTarget, why: string) => new PlatformError(
-  'session_busy',
-  `The firing of trigger "${target.trigger.id}" (workflow "${target.workflow}") was not taken: ${why}; try it again once the session awaits input.`,
-  { status: 409 },
-);
+const busy = (target: FiringTarget, why: string) =>
+  new PlatformError(
+    'session_busy',
+    `The firing of trigger "${target.trigger.id}" (workflow "${target.workflow}") was not taken: ${why}; try it ` +
+      `again once the session awaits input.`,
+    { status: 409 },
+  );
 
 /**
  * Opens the session of a firing with its first turn. Without a firing key (an AG-UI run, an MCP call: the caller
@@ -140,12 +175,23 @@ const busy = (target: FiringTarget, why: string) => new PlatformError(
  * stays with its turn in its outbox and the turn sweep queues it: the session moves on.
  */
 async function openSession(
-  deps: FiringDeps, target: FiringTarget, firing: Firing, ids?: FiringIds,
+  deps: FiringDeps,
+  target: FiringTarget,
+  firing: Firing,
+  ids?: FiringIds,
 ): Promise<{ session: SessionRecord; turnId: string }> {
   const args = firing.args ?? {};
   const fields: NewSession = {
-    orgId: target.orgId, agentId: target.agentId, environment: target.environment, workflow: target.workflow,
-    buildId: target.buildId, commitId: target.commitId, state: target.state, trigger: target.trigger.id, depth: 0, inheritedForbid: [],
+    orgId: target.orgId,
+    agentId: target.agentId,
+    environment: target.environment,
+    workflow: target.workflow,
+    buildId: target.buildId,
+    commitId: target.commitId,
+    state: target.state,
+    trigger: target.trigger.id,
+    depth: 0,
+    inheritedForbid: [],
     variables: { ...args, trigger: { id: target.trigger.id, type: target.trigger.type, ...firing.payload } } as never,
     lockedVariables: [...Object.keys(args), 'trigger'],
     ...(firing.sessionKey === undefined ? {} : { sessionKey: firing.sessionKey }),
@@ -172,9 +218,22 @@ async function openSession(
   return { session, turnId: turn._id };
 }
 
+/** The session-key claim {@link openClaimed} opens the session of. */
+interface ClaimToOpen {
+  /** The scope the session key is claimed in. */
+  scope: SessionKeyScope;
+  /** The claimed session key. */
+  key: string;
+  /** The session's and first turn's ids (a keyed firing's, derived from its firing key). Default: new ones. */
+  ids?: FiringIds;
+}
+
 /** Opens the session of a claim this firing took and names it on the claim; the claim is dropped if opening fails. */
 async function openClaimed(
-  deps: FiringDeps, target: FiringTarget, firing: Firing, scope: SessionKeyScope, key: string, ids?: FiringIds,
+  deps: FiringDeps,
+  target: FiringTarget,
+  firing: Firing,
+  { scope, key, ids }: ClaimToOpen,
 ): Promise<{ session: SessionRecord; turnId: string }> {
   let opened: { session: SessionRecord; turnId: string };
   try {
@@ -187,18 +246,38 @@ async function openClaimed(
   return opened;
 }
 
+/** The firing {@link deliverToSession} delivers, and the turn it queues. */
+interface SessionDelivery {
+  /** The trigger fired and the agent environment it belongs to. */
+  target: FiringTarget;
+  /** The firing delivered. */
+  firing: Firing;
+  /**
+   * The `delivery` turn's id when the firing has a key. Default: a new one, a refused add putting the session back
+   * to awaiting input.
+   */
+  turnId?: string;
+}
+
 /**
  * Delivers a keyed firing to a session awaiting input: a compare-and-set moves it to running, then a `delivery`
  * turn carrying the firing is queued (under `turnId` when the firing has a key).
  * @returns the turn id, or undefined when the session changed status meanwhile
  */
 async function deliverToSession(
-  deps: FiringDeps, session: SessionRecord, target: FiringTarget, firing: Firing, turnId?: string,
+  deps: FiringDeps,
+  session: SessionRecord,
+  { target, firing, turnId }: SessionDelivery,
 ): Promise<string | undefined> {
   const message = deliveryMessage(target, firing);
   // Without a firing key a refused add puts the session back to awaiting input (503 to the caller, ./queued-turns.ts).
   if (turnId === undefined) {
-    return (await moveSessionOn(deps, session, {}, 'awaiting_input', 'delivery', { message }))?._id;
+    return (await moveSessionOn(deps, session, {
+      filter: {},
+      from: 'awaiting_input',
+      kind: 'delivery',
+      input: { message },
+    }))?._id;
   }
   // The move carries the turn as the session's outbox (./queued-turns.ts): a crash after it loses nothing.
   const next = nextTurn(withId(deps, turnId), 'delivery', { message });
@@ -215,9 +294,29 @@ async function deliverToSession(
  * `trigger` variable): the new firing as JSON, since `trigger` keeps the firing that opened the session.
  */
 export function deliveryMessage(target: FiringTarget, firing: Firing): string {
-  const payload = { id: target.trigger.id, type: target.trigger.type, ...firing.payload, ...(firing.args ? { arguments: firing.args } : {}) };
-  return `A new ${target.trigger.type} firing of trigger "${target.trigger.id}" joined this session by its session key ${JSON.stringify(firing.sessionKey)}. `
-    + `The variable "trigger" still holds the firing that opened the session; this firing is:\n${JSON.stringify(payload)}`;
+  const payload = {
+    id: target.trigger.id,
+    type: target.trigger.type,
+    ...firing.payload,
+    ...(firing.args ? { arguments: firing.args } : {}),
+  };
+  return `A new ${target.trigger.type} firing of trigger "${target.trigger.id}" ` +
+    `joined this session by its session key ` + `${JSON.stringify(firing.sessionKey)}. ` +
+    `The variable "trigger" still holds the firing that opened the session; this firing is:\n${
+      JSON.stringify(payload)
+    }`;
+}
+
+/** The firing {@link fireOnce} fires, and the claim it fires under. */
+export interface ClaimedFiring {
+  /** The delivery claim's scope (e.g. a connection id, or `schedule:<environment>:<trigger>`). */
+  scope: string;
+  /** The firing's delivery id in `scope`: claimed once; a later firing with it is taken before. */
+  firingId: string;
+  /** The trigger fired and the agent environment it belongs to. */
+  target: FiringTarget;
+  /** The firing; its `firingKey` names the session and turn it opens. */
+  firing: Firing & { firingKey: string };
 }
 
 /**
@@ -228,7 +327,8 @@ export function deliveryMessage(target: FiringTarget, firing: Firing): string {
  * @throws what {@link openFiredSession} throws (the claim stays pending: a later sweep opens it)
  */
 export async function fireOnce(
-  deps: FiringDeps, scope: string, firingId: string, target: FiringTarget, firing: Firing & { firingKey: string },
+  deps: FiringDeps,
+  { scope, firingId, target, firing }: ClaimedFiring,
 ): Promise<FiringResult | undefined> {
   if (!(await claimDelivery(deps, scope, firingId, { open: { target, firing } }))) {
     const claims = deps.docs.collection<DeliveryRecord>(deliveriesCollection);

@@ -15,10 +15,17 @@ import type { HookView, StateView } from './workflow-view.ts';
 /** Time a hook script may run (ms). */
 export const hookTimeoutMs = 10_000;
 
-const record = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : {});
+const record = (
+  value: unknown,
+): Record<
+  string,
+  unknown
+> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : {});
 
 async function runScript(run: TurnRun, hook: HookView, input: unknown): Promise<Record<string, unknown>> {
-  if (!run.deps.hooks || hook.source === undefined) throw new PlatformError('hook_failed', `Hook ${hook.name} cannot run here: no script sandbox is available.`);
+  if (!run.deps.hooks || hook.source === undefined) {
+    throw new PlatformError('hook_failed', `Hook ${hook.name} cannot run here: no script sandbox is available.`);
+  }
   try {
     return record(await run.deps.hooks.run(hook.source, input, { timeoutMs: hookTimeoutMs }));
   } catch (error) {
@@ -30,7 +37,12 @@ async function grade(run: TurnRun, hook: HookView, state: StateView): Promise<{ 
   const reply = await run.host.callModel(run.turnId, {
     model: hook.model ?? state.model ?? run.workflow.model,
     messages: [
-      { role: 'system', content: 'You grade a piece of work against a rubric. Answer with JSON only: {"score": <0..1>, "reason": "<one sentence>"}.' },
+      {
+        role: 'system',
+        content:
+          'You grade a piece of work against a rubric. Answer with JSON only: {"score": <0..1>, "reason": "<one ' +
+          'sentence>"}.',
+      },
       { role: 'user', content: `Rubric:\n${hook.rubric}\n\nWork:\n${run.lastReply()}` },
     ],
     tools: [],
@@ -38,12 +50,18 @@ async function grade(run: TurnRun, hook: HookView, state: StateView): Promise<{ 
   });
   const match = /\{[\s\S]*\}/.exec(reply.text);
   const parsed = match ? record(safeJson(match[0])) : {};
-  if (typeof parsed.score !== 'number') throw new PlatformError('hook_failed', `Rubric hook of state "${state.slug}" got no score from the model.`);
+  if (typeof parsed.score !== 'number') {
+    throw new PlatformError('hook_failed', `Rubric hook of state "${state.slug}" got no score from the model.`);
+  }
   return { score: parsed.score, reason: typeof parsed.reason === 'string' ? parsed.reason : '' };
 }
 
 function safeJson(text: string): unknown {
-  try { return JSON.parse(text); } catch { return undefined; }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -57,10 +75,19 @@ export async function runBeforeHooks(run: TurnRun, state: StateView): Promise<Re
   for (const hook of state.before) {
     if (hook.rubric !== undefined) {
       const { score, reason } = await grade(run, hook, state);
-      if (score < hook.threshold) throw new PlatformError('hook_failed', `Rubric hook of state "${state.slug}" scored ${score} (below ${hook.threshold}): ${reason}`);
+      if (score < hook.threshold) {
+        throw new PlatformError(
+          'hook_failed',
+          `Rubric hook of state "${state.slug}" scored ${score} (below ${hook.threshold}): ${reason}`,
+        );
+      }
       continue;
     }
-    const result = await runScript(run, hook, { when: 'before', state: state.slug, variables: { ...run.session.variables, ...variables } });
+    const result = await runScript(run, hook, {
+      when: 'before',
+      state: state.slug,
+      variables: { ...run.session.variables, ...variables },
+    });
     const set = record(result.variables);
     const refused = Object.keys(set).filter((name) => locked.has(name));
     if (refused.length > 0) {
@@ -72,16 +99,25 @@ export async function runBeforeHooks(run: TurnRun, state: StateView): Promise<Re
   return variables;
 }
 
-/** Runs the after hooks of `state`; returns why leaving is refused, or undefined. @throws PlatformError `hook_failed` */
-export async function runAfterHooks(run: TurnRun, state: StateView, variables: Record<string, unknown>): Promise<string | undefined> {
+/** Runs the after hooks of `state`; returns why leaving is refused, or undefined. @throws PlatformError `hook_failed`
+ */
+export async function runAfterHooks(
+  run: TurnRun,
+  state: StateView,
+  variables: Record<string, unknown>,
+): Promise<string | undefined> {
   for (const hook of state.after) {
     if (hook.rubric !== undefined) {
       const { score, reason } = await grade(run, hook, state);
-      if (score < hook.threshold) return `Not done yet: the work scored ${score} against this step's rubric (needs ${hook.threshold}). ${reason}`;
+      if (score < hook.threshold) {
+        return `Not done yet: the work scored ${score} against this step's rubric (needs ${hook.threshold}). ${reason}`;
+      }
       continue;
     }
     const result = await runScript(run, hook, { when: 'after', state: state.slug, variables, reply: run.lastReply() });
-    if (result.ok === false) return `Not done yet: ${typeof result.message === 'string' ? result.message : `hook ${hook.name} refused`}`;
+    if (result.ok === false) {
+      return `Not done yet: ${typeof result.message === 'string' ? result.message : `hook ${hook.name} refused`}`;
+    }
   }
   return undefined;
 }

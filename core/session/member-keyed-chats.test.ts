@@ -8,23 +8,32 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
-import { openFiredSession, type FiringTarget } from './firings.ts';
+import { type FiringTarget, openFiredSession } from './firings.ts';
 import { sessionsOf } from './session-store.ts';
 
 const target: FiringTarget = {
-  orgId: 'o1', agentId: 'a1', environment: 'main', buildId: 'b1', commitId: 'c1', workflow: 'concierge', state: 'talk',
+  orgId: 'o1',
+  agentId: 'a1',
+  environment: 'main',
+  buildId: 'b1',
+  commitId: 'c1',
+  workflow: 'concierge',
+  state: 'talk',
   trigger: { id: 'chat', type: 'chat' },
 };
 const chat = (startedBy?: string) => ({
-  payload: { caller: startedBy ? 'member' : 'public' }, message: 'Hello', sessionKey: 'one-desk',
+  payload: { caller: startedBy ? 'member' : 'public' },
+  message: 'Hello',
+  sessionKey: 'one-desk',
   ...(startedBy ? { startedBy } : {}),
 });
 
 describe('keyed chats of members', () => {
-  it('join only the same member\'s open chat of the key', async () => {
+  it("join only the same member's open chat of the key", async () => {
     let n = 0;
     const deps = {
-      docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(),
+      docs: createMemoryDocumentStore(),
+      objects: createMemoryObjectStore(),
       clock: { now: () => new Date('2026-11-26T10:00:00Z') },
       ids: { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '' },
       enqueueTurn: async () => undefined,

@@ -14,6 +14,13 @@ export interface MessageEffects {
   wait?: { reason: string; until?: string };
   raise?: { code: string; reason: string };
   /** A workflow call whose child parked: the parent parks on it. */
-  parkedChild?: { call: WorkflowCall; childSessionId: string; dispatchId: string; status: 'awaiting_decision' | 'awaiting_input'; pending: unknown; held: HeldResult[] };
+  parkedChild?: {
+    call: WorkflowCall;
+    childSessionId: string;
+    dispatchId: string;
+    status: 'awaiting_decision' | 'awaiting_input';
+    pending: unknown;
+    held: HeldResult[];
+  };
   variables: Record<string, unknown>;
 }

@@ -18,7 +18,10 @@ import type { ModelCallRequest } from './turn-host.ts';
 import type { WorkflowView } from './workflow-view.ts';
 
 const usage = (input: number, output: number) => ({
-  inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0,
+  inputTokens: input,
+  outputTokens: output,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
 });
 /** USD per million tokens: input 3, output 15. */
 const costOf = (_model: string | undefined, u: ReturnType<typeof usage>) =>
@@ -26,39 +29,64 @@ const costOf = (_model: string | undefined, u: ReturnType<typeof usage>) =>
 const scope = { orgId: 'o1', agentId: 'a1', environment: 'main', workflow: 'analyst' };
 const request: ModelCallRequest = {
   messages: [{ role: 'system', content: 'You count flights.' }, { role: 'user', content: 'How many?' }],
-  tools: [], promptCache: { enabled: false, ttl: '5m' },
+  tools: [],
+  promptCache: { enabled: false, ttl: '5m' },
 };
 type Turn = { _id: string; usage?: Record<string, number> };
 type Counter = { _id: string; committedNano: number; reservedNano: number };
 
 function setup(
-  stream: (request: ModelRequest) => AsyncIterable<ModelEvent>, limits: Partial<WorkflowView['limits']> = {},
+  stream: (request: ModelRequest) => AsyncIterable<ModelEvent>,
+  limits: Partial<WorkflowView['limits']> = {},
 ) {
   const docs = createMemoryDocumentStore();
   let n = 0;
   const seen: ModelRequest[] = [];
-  const models: ModelProvider = { stream: (r) => { seen.push(r); return stream(r); } };
+  const models: ModelProvider = {
+    stream: (r) => {
+      seen.push(r);
+      return stream(r);
+    },
+  };
   const all = { childDepth: 1, childConcurrency: 1, turnSeconds: 60, modelCallsPerTurn: 5, ...limits };
   const view = { slug: 'analyst', limits: all } as WorkflowView;
   const ids = {
-    newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '0',
+    newId: () => `id${(n += 1)}`,
+    randomBytes: (k: number) => new Uint8Array(k),
+    sha256Hex: async () => '0',
   };
   const deps: StoreHostDeps = {
-    docs, objects: createMemoryObjectStore(), clock: { now: () => new Date('2026-11-24T09:00:00Z') }, ids,
-    workflowOf: async () => view, models, costOf, serviceTools: async () => [],
+    docs,
+    objects: createMemoryObjectStore(),
+    clock: { now: () => new Date('2026-11-24T09:00:00Z') },
+    ids,
+    workflowOf: async () => view,
+    models,
+    costOf,
+    serviceTools: async () => [],
     callServiceTool: async () => ({ output: null, isError: false }),
-    promptCache: { enabled: false, ttl: '5m' }, callSignal: () => undefined,
+    promptCache: { enabled: false, ttl: '5m' },
+    callSignal: () => undefined,
   };
   const session = { _id: 's1', ...scope, buildId: 'b1', messageCount: 0 } as SessionRecord;
   const turn = { _id: 't1', sessionId: 's1' };
   const turns = docs.collection<Turn>(sessionCollections.turns);
   const turnUsage = async () => (await turns.findOne({ _id: 't1' }))?.usage;
-  const counter = () => docs.collection<Counter>(sessionCollections.spendTotals)
-    .findOne({ _id: 'a1:main:analyst:day:2026-11-24' });
-  return { deps, seen, session, turn, turnUsage, counter, setup: async () => {
-    await turns.insertOne({ _id: 't1', usage: { ...usage(0, 0), modelCalls: 0, costUsd: 0 } });
-    await writeSpendCap(deps, scope, 'day', 1, 'sub-ada');
-  } };
+  const counter = () =>
+    docs.collection<Counter>(sessionCollections.spendTotals)
+      .findOne({ _id: 'a1:main:analyst:day:2026-11-24' });
+  return {
+    deps,
+    seen,
+    session,
+    turn,
+    turnUsage,
+    counter,
+    setup: async () => {
+      await turns.insertOne({ _id: 't1', usage: { ...usage(0, 0), modelCalls: 0, costUsd: 0 } });
+      await writeSpendCap(deps, scope, { period: 'day', limitUsd: 1, by: 'sub-ada' });
+    },
+  };
 }
 
 describe('a metered model call', () => {
@@ -114,7 +142,9 @@ describe('a metered model call', () => {
   });
 
   it('charges nothing for a call that failed before any output, and releases its reservation', async () => {
-    const t = setup(async function* () { throw new PlatformError('model_refused', 'HTTP 401'); });
+    const t = setup(async function* () {
+      throw new PlatformError('model_refused', 'HTTP 401');
+    });
     await t.setup();
     await expect(meteredModelCall(t.deps, t.turn, t.session, request)).rejects.toMatchObject({ code: 'model_refused' });
     expect(await t.turnUsage()).toMatchObject({ modelCalls: 0 });

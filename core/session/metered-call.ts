@@ -9,10 +9,15 @@
  * Source: docs/decisions.md D17 § 5 (spend caps hold under concurrency); spec/platform-service.md § Session facts
  * named.
  */
-import { reportedUsage, type ModelProvider, type ModelToolCall, type ModelUsage } from '../ports/model-provider.ts';
+import { type ModelProvider, type ModelToolCall, type ModelUsage, reportedUsage } from '../ports/model-provider.ts';
 import type { TextDelta } from '../ports/text-deltas.ts';
 import {
-  callCostBound, DEFAULT_OUTPUT_TOKENS_PER_CALL, hasPrices, outputTokens, promptTokenBound, usageOf,
+  callCostBound,
+  DEFAULT_OUTPUT_TOKENS_PER_CALL,
+  hasPrices,
+  outputTokens,
+  promptTokenBound,
+  usageOf,
 } from './call-estimate.ts';
 import { noUsage, type SessionRecord, type TurnRecord } from './model.ts';
 import { recordUsage, type SessionStoreDeps } from './session-store.ts';
@@ -34,7 +39,10 @@ export interface MeteredCallDeps extends SessionStoreDeps {
 }
 
 /** What a call streamed before it ended or failed. */
-interface Streamed { text: string; toolCalls: ModelToolCall[] }
+interface Streamed {
+  text: string;
+  toolCalls: ModelToolCall[];
+}
 
 /**
  * Makes one metered model call for `turn` of `session`.
@@ -42,7 +50,10 @@ interface Streamed { text: string; toolCalls: ModelToolCall[] }
  *   (core/session/spend-reservations.ts); the model's errors (core/ports/model-provider.ts) after it was charged
  */
 export async function meteredModelCall(
-  deps: MeteredCallDeps, turn: Pick<TurnRecord, '_id' | 'sessionId'>, session: SessionRecord, request: ModelCallRequest,
+  deps: MeteredCallDeps,
+  turn: Pick<TurnRecord, '_id' | 'sessionId'>,
+  session: SessionRecord,
+  request: ModelCallRequest,
 ): Promise<ModelCallReply> {
   const workflow = await deps.workflowOf(session.buildId, session.workflow);
   const maxOutputTokens = workflow.limits.outputTokensPerCall ?? DEFAULT_OUTPUT_TOKENS_PER_CALL;
@@ -53,12 +64,14 @@ export async function meteredModelCall(
   const promptTokens = promptTokenBound(request.messages, request.tools);
   const bound = callCostBound(price, promptTokens, maxOutputTokens);
   const reservation = await reserveSpend(deps, await spendScopes(deps, session), bound, {
-    ttlMs: timeoutMs + RESERVATION_GRACE_MS, priced: hasPrices(price), model: request.model ?? workflow.model,
+    ttlMs: timeoutMs + RESERVATION_GRACE_MS,
+    priced: hasPrices(price),
+    model: request.model ?? workflow.model,
   });
   const streamed: Streamed = { text: '', toolCalls: [] };
   let costUsd = 0;
   try {
-    const reply = await streamCall(deps, session, { ...request, timeoutMs }, maxOutputTokens, streamed);
+    const reply = await streamCall(deps, session, { ...request, timeoutMs }, { maxOutputTokens, streamed });
     costUsd = price(reply.usage);
     await recordUsage(deps, turn, { ...reply.usage, modelCalls: 1, costUsd });
     return { ...reply, costUsd };
@@ -76,8 +89,19 @@ export async function meteredModelCall(
   }
 }
 
+/** The output cap of a {@link streamCall} and where it collects what streams. */
+interface CallStream {
+  /** The most output tokens the call may produce. */
+  maxOutputTokens: number;
+  /** Collects the reply's text and tool calls as they stream (read on failure: what was received is priced). */
+  streamed: Streamed;
+}
+
 async function streamCall(
-  deps: MeteredCallDeps, session: SessionRecord, request: ModelCallRequest, maxOutputTokens: number, streamed: Streamed,
+  deps: MeteredCallDeps,
+  session: SessionRecord,
+  request: ModelCallRequest,
+  { maxOutputTokens, streamed }: CallStream,
 ): Promise<Omit<ModelCallReply, 'costUsd'>> {
   const signal = deps.callSignal(request.timeoutMs);
   // The reply is checkpointed as the thread's next message: live deltas carry that message's id.
@@ -92,7 +116,10 @@ async function streamCall(
       deps.onText?.({ ...live, offset: streamed.text.length, text: event.text });
       streamed.text += event.text;
     } else if (event.type === 'tool-call') streamed.toolCalls.push(event.call);
-    else { finish = event.reason; usage = event.usage; }
+    else {
+      finish = event.reason;
+      usage = event.usage;
+    }
   }
   const { inputTokens, outputTokens: output, cacheReadTokens, cacheWriteTokens } = usage;
   const reported = { inputTokens, outputTokens: output, cacheReadTokens, cacheWriteTokens };

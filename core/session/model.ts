@@ -36,7 +36,14 @@ export const sessionKeys = {
 /**
  * Statuses of a session (and of a settled turn). Source: spec/platform-service.md § Tool-call result status.
  */
-export const sessionStatuses = ['running', 'succeeded', 'awaiting_decision', 'awaiting_input', 'failed', 'cancelled'] as const;
+export const sessionStatuses = [
+  'running',
+  'succeeded',
+  'awaiting_decision',
+  'awaiting_input',
+  'failed',
+  'cancelled',
+] as const;
 /** A session status. */
 export type SessionStatus = typeof sessionStatuses[number];
 /** A turn is `queued` until a dispatcher claims it, then takes the session's statuses. */
@@ -69,22 +76,45 @@ export interface TrailEntry {
 
 /** What a parked session waits for. */
 export type PendingWork =
-  | { kind: 'decision'; id: string; state: string; options: { to: string; description: string }[]; childSessionId?: string; dispatchId?: string }
   | {
-    kind: 'input'; id: string; reason: string;
+    kind: 'decision';
+    id: string;
+    state: string;
+    options: { to: string; description: string }[];
+    childSessionId?: string;
+    dispatchId?: string;
+  }
+  | {
+    kind: 'input';
+    id: string;
+    reason: string;
     /** ISO time at which the park sweep resumes it. */ until?: string;
-    /** True when the model parked with platform_wait (a wait); absent when it replied and waits for the next message. */
+    /** True when the model parked with platform_wait (a wait); absent when it replied and waits for the next message.
+     */
     wait?: boolean;
   };
 
 /** A failure recorded on a turn and on its session. */
-export interface TurnError { code: string; message: string }
+export interface TurnError {
+  code: string;
+  message: string;
+}
 
 /** Usage summed over calls: token counts, model calls, and cost in USD. */
-export interface UsageTotals extends ModelUsage { modelCalls: number; costUsd: number }
+export interface UsageTotals extends ModelUsage {
+  modelCalls: number;
+  costUsd: number;
+}
 
 /** The zero usage. */
-export const noUsage = (): UsageTotals => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, modelCalls: 0, costUsd: 0 });
+export const noUsage = (): UsageTotals => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  modelCalls: 0,
+  costUsd: 0,
+});
 
 /**
  * Version of the `sessions` collection's documents: 2 since chats record the member who started them (`startedBy`;
@@ -124,7 +154,8 @@ export interface SessionRecord {
   messageCount: number;
   /** Workflow calls dispatched by this session so far (numbers its children's dispatch ids). */
   dispatchCount: number;
-  /** Root sessions: undefined. Children: the parent, the root, the dispatch id (`2`, `1~1`) and the depth (1 = child of a root). */
+  /** Root sessions: undefined. Children: the parent, the root, the dispatch id (`2`, `1~1`) and the depth (1 = child of
+   * a root). */
   parentId?: string;
   rootId?: string;
   dispatchId?: string;

@@ -16,16 +16,29 @@ export const PARK_SWEEP_INTERVAL_MS = 30_000;
  * Delivers the waits that are due: for each, a `delivery` turn is queued with a message naming the end of the wait.
  * @returns the ids of the turns queued
  */
-export async function sweepDueWaits(deps: SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void> }, limit = 100): Promise<string[]> {
+export async function sweepDueWaits(
+  deps: SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void> },
+  limit = 100,
+): Promise<string[]> {
   const now = deps.clock.now();
-  const due = await sessionsOf(deps).find({ status: 'awaiting_input', depth: 0, 'pending.kind': 'input', 'pending.until': { $lte: now.toISOString() } }, { limit });
+  const due = await sessionsOf(deps).find({
+    status: 'awaiting_input',
+    depth: 0,
+    'pending.kind': 'input',
+    'pending.until': { $lte: now.toISOString() },
+  }, { limit });
   const queued: string[] = [];
   for (const session of due) {
     const pending = session.pending as { id: string; until?: string; reason?: string };
     const message = `The wait ended at ${pending.until} (it waited for: ${pending.reason ?? 'input'}). Carry on.`;
     // The move carries the turn as the session's outbox (./queued-turns.ts): a sweep that dies after it loses nothing.
     const same = { 'pending.id': pending.id };
-    const turn = await moveSessionOn(deps, session, same, 'awaiting_input', 'delivery', { message });
+    const turn = await moveSessionOn(deps, session, {
+      filter: same,
+      from: 'awaiting_input',
+      kind: 'delivery',
+      input: { message },
+    });
     if (!turn) continue;
     queued.push(turn._id);
   }

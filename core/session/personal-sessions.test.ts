@@ -12,7 +12,13 @@ import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { insertSession, sessionsOf, turnsOf } from './session-store.ts';
 import {
-  cancelSession, decideSession, listSessions, replySession, setSessionAttributes, showSession, type SessionDeps,
+  cancelSession,
+  decideSession,
+  listSessions,
+  replySession,
+  type SessionDeps,
+  setSessionAttributes,
+  showSession,
 } from './sessions.ts';
 
 const ada = { subject: 'sub-ada', email: 'ada@example.com' };
@@ -23,7 +29,8 @@ async function world(personal: Set<string>) {
   let n = 0;
   const queued: string[] = [];
   const deps: SessionDeps = {
-    docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(),
+    docs: createMemoryDocumentStore(),
+    objects: createMemoryObjectStore(),
     clock: { now: () => new Date('2026-11-26T10:00:00Z') },
     ids: { newId: () => `s${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '' },
     requireRole: async (caller) => {
@@ -33,21 +40,40 @@ async function world(personal: Set<string>) {
     },
     seesEveryChat: async (caller) => personal.has(caller.subject),
     resolveAgent: async () => ({ orgId: 'o1', agentId: 'a1' }),
-    resolveWorkflow: async () => { throw new Error('not used'); },
-    enqueueTurn: async (id) => { queued.push(id); },
+    resolveWorkflow: async () => {
+      throw new Error('not used');
+    },
+    enqueueTurn: async (id) => {
+      queued.push(id);
+    },
   };
   const base = {
-    orgId: 'o1', agentId: 'a1', environment: 'main', workflow: 'concierge', buildId: 'b', commitId: 'c',
-    state: 'review', variables: {}, lockedVariables: [], trigger: 'chat', inheritedForbid: [],
+    orgId: 'o1',
+    agentId: 'a1',
+    environment: 'main',
+    workflow: 'concierge',
+    buildId: 'b',
+    commitId: 'c',
+    state: 'review',
+    variables: {},
+    lockedVariables: [],
+    trigger: 'chat',
+    inheritedForbid: [],
   };
   const chat = await insertSession(deps, { ...base, depth: 0, startedBy: ada.subject });
   const child = await insertSession(deps, {
-    ...base, workflow: 'helper', depth: 1, parentId: chat._id, rootId: chat._id, dispatchId: '1',
+    ...base,
+    workflow: 'helper',
+    depth: 1,
+    parentId: chat._id,
+    rootId: chat._id,
+    dispatchId: '1',
   });
   for (const s of [chat, child]) {
     await sessionsOf(deps).updateOne({ _id: s._id }, {
       $set: {
-        status: 'awaiting_decision', pending: { ...decision, ...(s === chat ? { childSessionId: child._id } : {}) },
+        status: 'awaiting_decision',
+        pending: { ...decision, ...(s === chat ? { childSessionId: child._id } : {}) },
       },
     });
   }
@@ -67,8 +93,10 @@ describe('personal chats', () => {
     const { deps, chat, child, firing, queued } = await world(new Set());
     for (const id of [chat._id, child._id]) {
       const answers = [
-        await refusal(showSession(deps, cy, id)), await refusal(replySession(deps, cy, id, 'hi')),
-        await refusal(decideSession(deps, cy, id, { to: 'approved' })), await refusal(cancelSession(deps, cy, id)),
+        await refusal(showSession(deps, cy, id)),
+        await refusal(replySession(deps, cy, id, 'hi')),
+        await refusal(decideSession(deps, cy, id, { to: 'approved' })),
+        await refusal(cancelSession(deps, cy, id)),
         await refusal(setSessionAttributes(deps, cy, id, { note: 'mine' })),
       ];
       for (const answer of answers) {
@@ -96,8 +124,8 @@ describe('a child session', () => {
   it('is decided, replied to and cancelled only through its parent (409, nothing queued)', async () => {
     const { deps, chat, child, queued } = await world(new Set());
     expect(await refusal(decideSession(deps, ada, child._id, { to: 'approved' }))).toBe(
-      '409 decide_through_parent: This is a child session of a workflow call: '
-        + `decide through its parent session ${chat._id}.`,
+      '409 decide_through_parent: This is a child session of a workflow call: ' +
+        `decide through its parent session ${chat._id}.`,
     );
     expect(await refusal(replySession(deps, ada, child._id, 'hi'))).toMatch(/^409 reply_through_parent: /);
     expect(await refusal(cancelSession(deps, ada, child._id)))

@@ -11,7 +11,12 @@
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { NextTurn, SessionRecord, SessionStatus, TurnKind, TurnRecord } from './model.ts';
 import {
-  insertSession, insertTurn, sessionsOf, turnsOf, type NewSession, type SessionStoreDeps,
+  insertSession,
+  insertTurn,
+  type NewSession,
+  sessionsOf,
+  type SessionStoreDeps,
+  turnsOf,
 } from './session-store.ts';
 
 /** What queuing a turn needs: the stores and the turn queue (job id = turn id; idempotent). */
@@ -19,7 +24,9 @@ export type TurnQueueDeps = SessionStoreDeps & { enqueueTurn(turnId: string): Pr
 
 /** The outbox entry of a turn of `kind` with `input`, under a new turn id. */
 export function nextTurn(
-  deps: Pick<SessionStoreDeps, 'clock' | 'ids'>, kind: TurnKind, input: TurnRecord['input'],
+  deps: Pick<SessionStoreDeps, 'clock' | 'ids'>,
+  kind: TurnKind,
+  input: TurnRecord['input'],
 ): NextTurn {
   return { turnId: deps.ids.newId(), kind, input, at: deps.clock.now() };
 }
@@ -29,10 +36,12 @@ export function nextTurn(
  * the same turn). @returns the turn, or null when one under that id existed and was deleted meanwhile (an undo)
  */
 export async function insertNextTurn(
-  deps: SessionStoreDeps, session: Pick<SessionRecord, '_id' | 'orgId'>, next: NextTurn,
+  deps: SessionStoreDeps,
+  session: Pick<SessionRecord, '_id' | 'orgId'>,
+  next: NextTurn,
 ): Promise<TurnRecord | null> {
   try {
-    return await insertTurn(deps, session, next.kind, next.input, 'queued', { id: next.turnId });
+    return await insertTurn(deps, session, { kind: next.kind, input: next.input, status: 'queued', id: next.turnId });
   } catch (error) {
     if (!isPlatformError(error, 'duplicate_key')) throw error;
     return turnsOf(deps).findOne({ _id: next.turnId });
@@ -44,7 +53,8 @@ export async function insertNextTurn(
  * queue store configured) is kept as it is.
  */
 const refused = (error: unknown) => (isPlatformError(error, 'queue_unavailable') ? error : new PlatformError(
-  'queue_unavailable', 'The queue store did not take the turn, so nothing was changed; retry in a moment.',
+  'queue_unavailable',
+  'The queue store did not take the turn, so nothing was changed; retry in a moment.',
   { status: 503, cause: error },
 ));
 
@@ -61,7 +71,10 @@ async function withdrawTurn(deps: SessionStoreDeps, turnId: string): Promise<boo
  * turn and the session. @throws PlatformError `queue_unavailable` (503) when the queue store refused the add
  */
 export async function openSessionWithTurn(
-  deps: TurnQueueDeps, fields: NewSession, kind: TurnKind, input: TurnRecord['input'],
+  deps: TurnQueueDeps,
+  fields: NewSession,
+  kind: TurnKind,
+  input: TurnRecord['input'],
 ): Promise<{ session: SessionRecord; turn: TurnRecord }> {
   const next = nextTurn(deps, kind, input);
   const session = await insertSession(deps, { ...fields, next });
@@ -76,16 +89,29 @@ export async function openSessionWithTurn(
   return { session, turn };
 }
 
+/** The move {@link moveSessionOn} makes: the compare-and-set and the turn it queues. */
+export interface SessionMove {
+  /** More conditions of the compare-and-set on the session (its id and status `from` are always matched). */
+  filter: Record<string, unknown>;
+  /** The status the session must have to move, and the one a refused add puts it back to. */
+  from: SessionStatus;
+  /** The kind of the turn queued. */
+  kind: TurnKind;
+  /** The turn's input. */
+  input: TurnRecord['input'];
+}
+
 /**
- * Moves a parked session on: one compare-and-set (`filter`, which must name the status it expects) sets it
+ * Moves a parked session on: one compare-and-set (status `from`, and `filter`) sets it
  * `running` with the outbox, then the turn is inserted and queued. A refused add removes the turn and puts the
  * session back to `from` (its pending work untouched by the move).
  * @returns the turn, or undefined when the compare-and-set matched nothing (the session moved meanwhile)
  * @throws PlatformError `queue_unavailable` (503) when the queue store refused the add
  */
 export async function moveSessionOn(
-  deps: TurnQueueDeps, session: Pick<SessionRecord, '_id' | 'orgId'>, filter: Record<string, unknown>,
-  from: SessionStatus, kind: TurnKind, input: TurnRecord['input'],
+  deps: TurnQueueDeps,
+  session: Pick<SessionRecord, '_id' | 'orgId'>,
+  { filter, from, kind, input }: SessionMove,
 ): Promise<TurnRecord | undefined> {
   const next = nextTurn(deps, kind, input);
   const move = { status: 'running', next, updatedAt: next.at };

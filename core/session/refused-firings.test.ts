@@ -9,19 +9,27 @@ import { describe, expect, it } from 'vitest';
 import { cryptoIds } from '../adapters/runtime/system.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
-import { openFiredSession, type FiringTarget } from './firings.ts';
+import { type FiringTarget, openFiredSession } from './firings.ts';
 import { sessionKeyClaimsCollection } from './session-key-claims.ts';
 import { sessionsOf, turnsOf } from './session-store.ts';
 
 const target: FiringTarget = {
-  orgId: 'o1', agentId: 'a1', environment: 'main', buildId: 'b1', commitId: 'c1', workflow: 'chat', state: 'talk',
+  orgId: 'o1',
+  agentId: 'a1',
+  environment: 'main',
+  buildId: 'b1',
+  commitId: 'c1',
+  workflow: 'chat',
+  state: 'talk',
   trigger: { id: 'chat', type: 'agui' },
 };
 
 function world() {
   const queue = { refuse: false, queued: [] as string[] };
   const deps = {
-    docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), ids: cryptoIds,
+    docs: createMemoryDocumentStore(),
+    objects: createMemoryObjectStore(),
+    ids: cryptoIds,
     clock: { now: () => new Date('2026-11-26T09:00:00Z') },
     enqueueTurn: async (id: string) => {
       if (queue.refuse) throw new Error('OOM command not allowed when used memory > maxmemory');
@@ -58,7 +66,7 @@ describe('a firing whose turn the queue store refuses', () => {
     expect(await turnsOf(w.deps).countDocuments({ sessionId: opened.session._id })).toBe(1);
   });
 
-  it('keeps an acknowledged firing\'s session with its queued turn for the turn sweep', async () => {
+  it("keeps an acknowledged firing's session with its queued turn for the turn sweep", async () => {
     const w = world();
     w.queue.refuse = true;
     const firingKey = '["webhook","a1","main","hooks","d-1"]';

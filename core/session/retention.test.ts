@@ -12,7 +12,8 @@ import { openSqliteDocumentStore } from '../adapters/sqlite/index.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { sessionCollections } from './model.ts';
-import { sweepSessionRetention } from './retention.ts';
+import { ensureRetentionIndexes, sweepSessionRetention } from './retention.ts';
+import { sessionKeyClaimsCollection } from './session-key-claims.ts';
 
 /** A stored document with the few fields a test writes. */
 type Loose = { _id: string } & Record<string, unknown>;
@@ -37,7 +38,12 @@ afterEach(async () => {
 type Parent = { parentId: string; rootId: string };
 async function session(id: string, status: string, updatedDaysAgo: number, parent?: Parent) {
   await docs.collection<Loose>(sessionCollections.sessions).insertOne({
-    _id: id, schemaVersion: 2, status, updatedAt: ago(updatedDaysAgo), createdAt: ago(updatedDaysAgo + 1), ...parent,
+    _id: id,
+    schemaVersion: 2,
+    status,
+    updatedAt: ago(updatedDaysAgo),
+    createdAt: ago(updatedDaysAgo + 1),
+    ...parent,
   });
   const turns = docs.collection<Loose>(sessionCollections.turns);
   await turns.insertOne({ _id: `${id}-t`, schemaVersion: 1, sessionId: id, status });
@@ -65,6 +71,24 @@ describe('session retention', () => {
     expect(await ids(sessionCollections.messages)).toEqual(kept.map((id) => `${id}:0`).sort());
     expect(await objects.list('sessions/old-done')).toEqual([]);
     expect(await objects.list('sessions/recent-done/')).toEqual(['sessions/recent-done/session.json']);
+  });
+
+  it("removes a removed tree's session key claims and the bound collections' documents naming it", async () => {
+    await session('old-done', 'succeeded', 100);
+    await session('recent-done', 'succeeded', 10);
+    const claims = docs.collection<Loose>(sessionKeyClaimsCollection);
+    const threads = docs.collection<Loose>('agui_threads');
+    for (const id of ['old-done', 'recent-done']) {
+      await claims.insertOne({ _id: `key/${id}`, schemaVersion: 1, sessionId: id });
+      await threads.insertOne({ _id: `thread-${id}`, schemaVersion: 1, sessionId: id });
+    }
+    await claims.insertOne({ _id: 'key/opening', schemaVersion: 1, sessionId: null });
+    await ensureRetentionIndexes(docs, ['agui_threads']);
+    const days = { sessionDays: 90, deliveryDays: 30 };
+    const removed = await sweepSessionRetention({ docs, clock }, days, { boundCollections: ['agui_threads'] });
+    expect(removed).toMatchObject({ sessions: 1, bindings: 2 });
+    expect(await ids(sessionKeyClaimsCollection)).toEqual(['key/opening', 'key/recent-done']);
+    expect(await ids('agui_threads')).toEqual(['thread-recent-done']);
   });
 
   it('removes claimed firing ids older than their retention unless still pending', async () => {

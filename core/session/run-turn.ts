@@ -12,7 +12,7 @@ import { runBeforeHooks } from './hooks.ts';
 import { controlTools, offeredTools, systemPrompt } from './state-prompt.ts';
 import { answerToolCalls, type MessageEffects } from './tool-calls.ts';
 import type { PendingView, TurnOutcome } from './turn-host.ts';
-import { TurnRun, type EngineDeps } from './turn-state.ts';
+import { type EngineDeps, TurnRun } from './turn-state.ts';
 import { childResult } from './workflow-calls.ts';
 import type { StateView } from './workflow-view.ts';
 
@@ -49,33 +49,65 @@ async function applyInput(run: TurnRun): Promise<TurnOutcome | undefined> {
   if (pending?.childSessionId) return forwardToChild(run, pending);
   if (kind === 'decision') {
     const decision = input.decision;
-    if (pending?.kind !== 'decision' || !decision) throw new PlatformError('no_decision_pending', 'This session is not waiting for a decision.');
-    const note = `Decision by ${decision.by}: move to ${decision.to}${decision.comment ? `. Comment: ${decision.comment}` : ''}.`;
-    await run.enter(decision.to, 'decision', decision.comment, note, decision.by);
+    if (pending?.kind !== 'decision' || !decision) {
+      throw new PlatformError('no_decision_pending', 'This session is not waiting for a decision.');
+    }
+    const note = `Decision by ${decision.by}: move to ${decision.to}${
+      decision.comment ? `. Comment: ${decision.comment}` : ''
+    }.`;
+    await run.enter(decision.to, 'decision', { note: decision.comment, message: note, by: decision.by });
     return undefined;
   }
-  if (input.message !== undefined && input.message.length > 0) await run.checkpoint({ messages: [{ role: 'user', content: input.message }], pending: null });
-  else if (pending) await run.checkpoint({ pending: null });
+  if (input.message !== undefined && input.message.length > 0) {
+    await run.checkpoint({ messages: [{ role: 'user', content: input.message }], pending: null });
+  } else if (pending) await run.checkpoint({ pending: null });
   return undefined;
 }
 
 async function forwardToChild(run: TurnRun, pending: PendingView): Promise<TurnOutcome | undefined> {
-  const child = await run.host.resumeChild(run.turnId, pending.childSessionId!, { kind: run.ctx.kind, ...run.ctx.input });
+  const child = await run.host.resumeChild(run.turnId, pending.childSessionId!, {
+    kind: run.ctx.kind,
+    ...run.ctx.input,
+  });
   const outcome = await run.nested(child.turnId);
   if ((outcome.status === 'awaiting_decision' || outcome.status === 'awaiting_input') && outcome.pending) {
     return run.park(parentPending(outcome.pending, pending.childSessionId!, pending.dispatchId, pending));
   }
   const target = run.workflow.callable[pending.calledWorkflow ?? ''];
   const call = { id: pending.callId ?? '', name: pending.callName ?? '', input: {} };
-  const result = target ? childResult(call, target, outcome) : { callId: call.id, name: call.name, output: `Workflow call ended ${outcome.status}.`, isError: outcome.status !== 'succeeded' };
-  const held = (pending.heldResults ?? []).map((h) => ({ callId: h.callId, name: h.name, output: h.output, isError: h.isError }));
+  const result = target ? childResult(call, target, outcome) : {
+    callId: call.id,
+    name: call.name,
+    output: `Workflow call ended ${outcome.status}.`,
+    isError: outcome.status !== 'succeeded',
+  };
+  const held = (pending.heldResults ?? []).map((h) => ({
+    callId: h.callId,
+    name: h.name,
+    output: h.output,
+    isError: h.isError,
+  }));
   await run.checkpoint({ messages: [{ role: 'tool', results: [...held, result] }], pending: null });
   return undefined;
 }
 
-function parentPending(childPending: PendingView, childSessionId: string, dispatchId: string | undefined, call: { callId?: string; callName?: string; calledWorkflow?: string; heldResults?: PendingView['heldResults'] }): PendingView {
+function parentPending(
+  childPending: PendingView,
+  childSessionId: string,
+  dispatchId: string | undefined,
+  call: { callId?: string; callName?: string; calledWorkflow?: string; heldResults?: PendingView['heldResults'] },
+): PendingView {
   const { id: _id, heldResults: _h, callId: _c, callName: _n, calledWorkflow: _w, ...rest } = childPending;
-  return { ...rest, id: '', childSessionId, dispatchId: childPending.dispatchId ?? dispatchId, callId: call.callId, callName: call.callName, calledWorkflow: call.calledWorkflow, heldResults: call.heldResults } as PendingView;
+  return {
+    ...rest,
+    id: '',
+    childSessionId,
+    dispatchId: childPending.dispatchId ?? dispatchId,
+    callId: call.callId,
+    callName: call.callName,
+    calledWorkflow: call.calledWorkflow,
+    heldResults: call.heldResults,
+  } as PendingView;
 }
 
 async function loop(run: TurnRun): Promise<TurnOutcome> {
@@ -84,15 +116,24 @@ async function loop(run: TurnRun): Promise<TurnOutcome> {
     try {
       if (!run.session.visit.entered) {
         const variables = await runBeforeHooks(run, state);
-        await run.checkpoint({ visit: { ...run.session.visit, entered: true }, ...(Object.keys(variables).length > 0 ? { variables } : {}) });
+        await run.checkpoint({
+          visit: { ...run.session.visit, entered: true },
+          ...(Object.keys(variables).length > 0 ? { variables } : {}),
+        });
       }
-      if (state.type === 'human') return await run.park({ kind: 'decision', id: '', state: state.slug, options: state.transitions });
+      if (state.type === 'human') {
+        return await run.park({ kind: 'decision', id: '', state: state.slug, options: state.transitions });
+      }
       if (state.transitions.length === 0) return await finish(run, state);
       const outcome = await modelStep(run, state);
       if (outcome) return outcome;
     } catch (error) {
       if (!state.onError || !isPlatformError(error) || !routable.has(error.code)) throw error;
-      await run.enter(state.onError, 'error', error.message, `The step "${state.slug}" failed (${error.code}): ${error.message}`);
+      await run.enter(
+        state.onError,
+        'error',
+        { note: error.message, message: `The step "${state.slug}" failed (${error.code}): ${error.message}` },
+      );
     }
   }
 }
@@ -100,9 +141,18 @@ async function loop(run: TurnRun): Promise<TurnOutcome> {
 async function finish(run: TurnRun, state: StateView): Promise<TurnOutcome> {
   if (state.instructions && state.instructions.trim().length > 0) {
     run.checkLimits(state);
-    const reply = await run.host.callModel(run.turnId, { model: state.model ?? run.workflow.model, messages: [{ role: 'system', content: systemPrompt(run.workflow, state) }, ...run.messages], tools: [], promptCache: run.ctx.promptCache, timeoutMs: secondsMs(state.budget.callSeconds) });
+    const reply = await run.host.callModel(run.turnId, {
+      model: state.model ?? run.workflow.model,
+      messages: [{ role: 'system', content: systemPrompt(run.workflow, state) }, ...run.messages],
+      tools: [],
+      promptCache: run.ctx.promptCache,
+      timeoutMs: secondsMs(state.budget.callSeconds),
+    });
     run.modelCalls += 1;
-    await run.checkpoint({ messages: [{ role: 'assistant', content: reply.text }], visit: { ...run.session.visit, modelCalls: run.session.visit.modelCalls + 1 } });
+    await run.checkpoint({
+      messages: [{ role: 'assistant', content: reply.text }],
+      visit: { ...run.session.visit, modelCalls: run.session.visit.modelCalls + 1 },
+    });
   }
   return { status: 'succeeded', reply: run.lastReply(), variables: run.session.variables };
 }
@@ -115,11 +165,17 @@ async function modelStep(run: TurnRun, state: StateView): Promise<TurnOutcome | 
   const reply = await run.host.callModel(run.turnId, {
     model: state.model ?? run.workflow.model,
     messages: [{ role: 'system', content: systemPrompt(run.workflow, state) }, ...run.messages],
-    tools: tools.map((t) => t.definition), promptCache: run.ctx.promptCache, timeoutMs: secondsMs(state.budget.callSeconds),
+    tools: tools.map((t) => t.definition),
+    promptCache: run.ctx.promptCache,
+    timeoutMs: secondsMs(state.budget.callSeconds),
   });
   run.modelCalls += 1;
   const visit = { ...run.session.visit, modelCalls: run.session.visit.modelCalls + 1 };
-  const assistant = { role: 'assistant' as const, content: reply.text, ...(reply.toolCalls.length > 0 ? { toolCalls: reply.toolCalls } : {}) };
+  const assistant = {
+    role: 'assistant' as const,
+    content: reply.text,
+    ...(reply.toolCalls.length > 0 ? { toolCalls: reply.toolCalls } : {}),
+  };
   if (reply.toolCalls.length === 0) {
     await run.checkpoint({ messages: [assistant], visit });
     return run.park({ kind: 'input', id: '', reason: 'The assistant replied and waits for the next message.' });
@@ -133,20 +189,43 @@ async function settleMessage(run: TurnRun, effects: MessageEffects): Promise<Tur
   const variables = Object.keys(effects.variables).length > 0 ? effects.variables : undefined;
   const parked = effects.parkedChild;
   if (parked) {
-    // An advance in the same message as a parked workflow call is not applied: the model advances again after it settles.
-    const held = effects.results.map((r) => (r.name === controlTools.advance && effects.advanceTo
-      ? { callId: r.callId, name: r.name, output: 'Not moved: a workflow call of this message was waiting; advance again now that it is settled.', isError: true }
-      : { callId: r.callId, name: r.name, output: r.output, isError: r.isError ?? false }));
+    // An advance in the same message as a parked workflow call is not applied: the model advances again after it
+    // settles.
+    const held = effects.results.map((
+      r,
+    ) => (r.name === controlTools.advance && effects.advanceTo
+      ? {
+        callId: r.callId,
+        name: r.name,
+        output: 'Not moved: a workflow call of this message was waiting; advance again now that it is settled.',
+        isError: true,
+      }
+      : { callId: r.callId, name: r.name, output: r.output, isError: r.isError ?? false })
+    );
     if (variables) await run.checkpoint({ variables });
-    const call = { callId: parked.call.call.id, callName: parked.call.call.name, calledWorkflow: parked.call.target.slug, heldResults: held };
+    const call = {
+      callId: parked.call.call.id,
+      callName: parked.call.call.name,
+      calledWorkflow: parked.call.target.slug,
+      heldResults: held,
+    };
     return run.park(parentPending(parked.pending as PendingView, parked.childSessionId, parked.dispatchId, call));
   }
   await run.checkpoint({ messages: [{ role: 'tool', results: effects.results }], ...(variables ? { variables } : {}) });
-  if (effects.raise) return { status: 'failed', error: { code: effects.raise.code, message: effects.raise.reason }, reply: run.lastReply(), variables: run.session.variables };
+  if (effects.raise) {
+    return {
+      status: 'failed',
+      error: { code: effects.raise.code, message: effects.raise.reason },
+      reply: run.lastReply(),
+      variables: run.session.variables,
+    };
+  }
   if (effects.advanceTo) {
-    await run.enter(effects.advanceTo.to, 'advance', effects.advanceTo.reason);
+    await run.enter(effects.advanceTo.to, 'advance', { note: effects.advanceTo.reason });
     return undefined;
   }
-  if (effects.wait) return run.park({ kind: 'input', id: '', reason: effects.wait.reason, until: effects.wait.until, wait: true });
+  if (effects.wait) {
+    return run.park({ kind: 'input', id: '', reason: effects.wait.reason, until: effects.wait.until, wait: true });
+  }
   return undefined;
 }

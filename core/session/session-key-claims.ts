@@ -22,7 +22,12 @@ export const SESSION_KEY_MAX_LENGTH = 256;
 export const SESSION_KEY_CLAIM_STALE_MS = 60_000;
 
 /** Where a keyed session lives: one key names one open root session per agent, environment, workflow and trigger. */
-export interface SessionKeyScope { agentId: string; environment: string; workflow: string; trigger: string }
+export interface SessionKeyScope {
+  agentId: string;
+  environment: string;
+  workflow: string;
+  trigger: string;
+}
 
 /** A session key claim (collection {@link sessionKeyClaimsCollection}). */
 export interface SessionKeyClaim extends SessionKeyScope {
@@ -34,7 +39,8 @@ export interface SessionKeyClaim extends SessionKeyScope {
   claimedAt: Date;
 }
 
-const claimsOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<SessionKeyClaim>(sessionKeyClaimsCollection);
+const claimsOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
+  deps.docs.collection<SessionKeyClaim>(sessionKeyClaimsCollection);
 
 /**
  * The `_id` of the claim of `key` in `scope`: the scope's parts (ids and slugs, which hold no `/`) and the key
@@ -49,9 +55,20 @@ export function claimIdOf(scope: SessionKeyScope, key: string): string {
  * @throws PlatformError `invalid_session_key` (400) saying which rule it breaks (never echoing the key)
  */
 export function checkSessionKey(key: string): void {
-  if (key.trim().length === 0) throw new PlatformError('invalid_session_key', 'A session key must not be blank; leave the key out to open a new session.', { status: 400 });
+  if (key.trim().length === 0) {
+    throw new PlatformError(
+      'invalid_session_key',
+      'A session key must not be blank; leave the key out to open a new session.',
+      { status: 400 },
+    );
+  }
   if (key.length > SESSION_KEY_MAX_LENGTH) {
-    throw new PlatformError('invalid_session_key', `A session key is at most ${SESSION_KEY_MAX_LENGTH} characters (this one has ${key.length}); key sessions by a shorter field, such as an id.`, { status: 400 });
+    throw new PlatformError(
+      'invalid_session_key',
+      `A session key is at most ${SESSION_KEY_MAX_LENGTH} characters (this one has ${key.length}); key sessions by ` +
+        `a shorter field, such as an id.`,
+      { status: 400 },
+    );
   }
 }
 
@@ -60,9 +77,20 @@ export function checkSessionKey(key: string): void {
  * @returns true when this call took the claim (the caller opens the session and calls {@link nameClaimedSession}),
  *   false when a claim exists (read it with {@link readClaim})
  */
-export async function takeClaim(deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, scope: SessionKeyScope, key: string): Promise<boolean> {
+export async function takeClaim(
+  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>,
+  scope: SessionKeyScope,
+  key: string,
+): Promise<boolean> {
   try {
-    await claimsOf(deps).insertOne({ _id: claimIdOf(scope, key), schemaVersion: sessionSchemaVersion, ...scope, key, sessionId: null, claimedAt: deps.clock.now() });
+    await claimsOf(deps).insertOne({
+      _id: claimIdOf(scope, key),
+      schemaVersion: sessionSchemaVersion,
+      ...scope,
+      key,
+      sessionId: null,
+      claimedAt: deps.clock.now(),
+    });
     return true;
   } catch (error) {
     if (isPlatformError(error, 'duplicate_key')) return false;
@@ -71,12 +99,21 @@ export async function takeClaim(deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, 
 }
 
 /** Records the session a claim this caller took names. */
-export async function nameClaimedSession(deps: Pick<SessionStoreDeps, 'docs'>, scope: SessionKeyScope, key: string, sessionId: string): Promise<void> {
+export async function nameClaimedSession(
+  deps: Pick<SessionStoreDeps, 'docs'>,
+  scope: SessionKeyScope,
+  key: string,
+  sessionId: string,
+): Promise<void> {
   await claimsOf(deps).updateOne({ _id: claimIdOf(scope, key), sessionId: null }, { $set: { sessionId } });
 }
 
 /** The claim of `key` in `scope`, or null. */
-export async function readClaim(deps: Pick<SessionStoreDeps, 'docs'>, scope: SessionKeyScope, key: string): Promise<SessionKeyClaim | null> {
+export async function readClaim(
+  deps: Pick<SessionStoreDeps, 'docs'>,
+  scope: SessionKeyScope,
+  key: string,
+): Promise<SessionKeyClaim | null> {
   return claimsOf(deps).findOne({ _id: claimIdOf(scope, key) });
 }
 
@@ -85,12 +122,23 @@ export async function readClaim(deps: Pick<SessionStoreDeps, 'docs'>, scope: Ses
  * firing replaced meanwhile is kept. A claim naming no session yet is released only once it was taken before
  * `now - SESSION_KEY_CLAIM_STALE_MS` (its opener stopped before inserting the session).
  */
-export async function releaseClaim(deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, claim: Pick<SessionKeyClaim, '_id' | 'sessionId'>): Promise<void> {
+export async function releaseClaim(
+  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>,
+  claim: Pick<SessionKeyClaim, '_id' | 'sessionId'>,
+): Promise<void> {
   const staleBefore = new Date(deps.clock.now().getTime() - SESSION_KEY_CLAIM_STALE_MS);
-  await claimsOf(deps).deleteOne(claim.sessionId === null ? { _id: claim._id, sessionId: null, claimedAt: { $lte: staleBefore } } : { _id: claim._id, sessionId: claim.sessionId });
+  await claimsOf(deps).deleteOne(
+    claim.sessionId === null
+      ? { _id: claim._id, sessionId: null, claimedAt: { $lte: staleBefore } }
+      : { _id: claim._id, sessionId: claim.sessionId },
+  );
 }
 
 /** Releases the claim of `key` in `scope` whatever it names (an opener whose session insert failed). */
-export async function dropClaim(deps: Pick<SessionStoreDeps, 'docs'>, scope: SessionKeyScope, key: string): Promise<void> {
+export async function dropClaim(
+  deps: Pick<SessionStoreDeps, 'docs'>,
+  scope: SessionKeyScope,
+  key: string,
+): Promise<void> {
   await claimsOf(deps).deleteOne({ _id: claimIdOf(scope, key), sessionId: null });
 }

@@ -12,17 +12,33 @@ import type { ModelMessage } from '../ports/model-provider.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import {
-  noUsage, sessionCollections, sessionKeys, sessionRecordSchemaVersion, sessionSchemaVersion,
-  type MessageRecord, type SessionRecord, type TurnKind, type TurnRecord, type UsageTotals,
+  type MessageRecord,
+  noUsage,
+  sessionCollections,
+  sessionKeys,
+  type SessionRecord,
+  sessionRecordSchemaVersion,
+  sessionSchemaVersion,
+  type TurnKind,
+  type TurnRecord,
+  type UsageTotals,
 } from './model.ts';
 import type { SessionPatch, TurnOutcome } from './turn-host.ts';
 
 /** What the store functions need. */
-export interface SessionStoreDeps { docs: DocumentStore; objects: ObjectStore; clock: Clock; ids: Ids }
+export interface SessionStoreDeps {
+  docs: DocumentStore;
+  objects: ObjectStore;
+  clock: Clock;
+  ids: Ids;
+}
 
-export const sessionsOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<SessionRecord>(sessionCollections.sessions);
-export const turnsOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<TurnRecord>(sessionCollections.turns);
-const messagesOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<MessageRecord>(sessionCollections.messages);
+export const sessionsOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
+  deps.docs.collection<SessionRecord>(sessionCollections.sessions);
+export const turnsOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
+  deps.docs.collection<TurnRecord>(sessionCollections.turns);
+const messagesOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
+  deps.docs.collection<MessageRecord>(sessionCollections.messages);
 
 /** How long a claimed delivery id is remembered (s): 30 days; a retry after that fires again. */
 export const DELIVERY_CLAIM_SECONDS = 30 * 24 * 60 * 60;
@@ -35,55 +51,126 @@ export async function ensureSessionIndexes(docs: DocumentStore): Promise<void> {
   await docs.collection(sessionCollections.sessions).createIndex({ parentId: 1 });
   // A chat's stream reads its child sessions by root while the turn runs.
   await docs.collection(sessionCollections.sessions).createIndex({ rootId: 1 });
-  await docs.collection(sessionCollections.sessions).createIndex({ agentId: 1, environment: 1, workflow: 1, trigger: 1, sessionKey: 1 });
+  await docs.collection(sessionCollections.sessions).createIndex({
+    agentId: 1,
+    environment: 1,
+    workflow: 1,
+    trigger: 1,
+    sessionKey: 1,
+  });
   // The turn sweep reads running sessions (core/session/turn-recovery.ts).
   await docs.collection(sessionCollections.sessions).createIndex({ status: 1, updatedAt: 1 });
   await docs.collection(sessionCollections.turns).createIndex({ sessionId: 1, queuedAt: 1 });
   await docs.collection(sessionCollections.turns).createIndex({ status: 1 });
   await docs.collection(sessionCollections.messages).createIndex({ sessionId: 1, seq: 1 }, { unique: true });
   // A delivery id is remembered for DELIVERY_CLAIM_SECONDS: a sender's retry within that fires once.
-  await docs.collection(sessionCollections.deliveries).createIndex({ claimedAt: 1 }, { expireAfterSeconds: DELIVERY_CLAIM_SECONDS });
+  await docs.collection(sessionCollections.deliveries).createIndex({ claimedAt: 1 }, {
+    expireAfterSeconds: DELIVERY_CLAIM_SECONDS,
+  });
 }
 
 /** The fields a new session is made from. */
-export type NewSession = Pick<SessionRecord, 'orgId' | 'agentId' | 'environment' | 'workflow' | 'buildId' | 'commitId' | 'state' | 'variables' | 'lockedVariables' | 'trigger' | 'depth' | 'inheritedForbid'>
-  & Partial<Pick<SessionRecord, 'startedBy' | 'parentId' | 'rootId' | 'dispatchId' | 'attributes' | 'ancestry'
-    | 'sessionKey' | 'next' | 'lease'>>;
+export type NewSession =
+  & Pick<
+    SessionRecord,
+    | 'orgId'
+    | 'agentId'
+    | 'environment'
+    | 'workflow'
+    | 'buildId'
+    | 'commitId'
+    | 'state'
+    | 'variables'
+    | 'lockedVariables'
+    | 'trigger'
+    | 'depth'
+    | 'inheritedForbid'
+  >
+  & Partial<
+    Pick<
+      SessionRecord,
+      'startedBy' | 'parentId' | 'rootId' | 'dispatchId' | 'attributes' | 'ancestry' | 'sessionKey' | 'next' | 'lease'
+    >
+  >;
 
 /** Inserts a running session (its entry state on the trail) and writes its folder's manifest. */
 export async function insertSession(deps: SessionStoreDeps, fields: NewSession): Promise<SessionRecord> {
   const now = deps.clock.now();
   const session: SessionRecord = {
-    _id: deps.ids.newId(), schemaVersion: sessionRecordSchemaVersion, attributes: {}, ancestry: [], ...fields,
-    status: 'running', trail: [{ state: fields.state, via: 'start', at: now }], pending: null,
-    visit: { modelCalls: 0, parks: 0, entered: false }, usage: noUsage(), messageCount: 0, dispatchCount: 0,
-    error: null, createdAt: now, updatedAt: now,
+    _id: deps.ids.newId(),
+    schemaVersion: sessionRecordSchemaVersion,
+    attributes: {},
+    ancestry: [],
+    ...fields,
+    status: 'running',
+    trail: [{ state: fields.state, via: 'start', at: now }],
+    pending: null,
+    visit: { modelCalls: 0, parks: 0, entered: false },
+    usage: noUsage(),
+    messageCount: 0,
+    dispatchCount: 0,
+    error: null,
+    createdAt: now,
+    updatedAt: now,
   };
-  const manifest = { sessionId: session._id, agentId: session.agentId, environment: session.environment, workflow: session.workflow, buildId: session.buildId, createdAt: now.toISOString() };
-  await deps.objects.put(sessionKeys.manifest(session._id), new TextEncoder().encode(JSON.stringify(manifest)), { contentType: 'application/json' });
+  const manifest = {
+    sessionId: session._id,
+    agentId: session.agentId,
+    environment: session.environment,
+    workflow: session.workflow,
+    buildId: session.buildId,
+    createdAt: now.toISOString(),
+  };
+  await deps.objects.put(sessionKeys.manifest(session._id), new TextEncoder().encode(JSON.stringify(manifest)), {
+    contentType: 'application/json',
+  });
   await sessionsOf(deps).insertOne(session);
   return session;
 }
 
 /** Who runs a turn: the dispatcher instance and the claim's lease epoch (see TurnRecord.lease). */
-export interface TurnFence { runner: string; lease: string }
+export interface TurnFence {
+  runner: string;
+  lease: string;
+}
+
+/** The turn {@link insertTurn} inserts. */
+export interface TurnInsert {
+  /** The turn's kind. */
+  kind: TurnKind;
+  /** The turn's input. */
+  input: TurnRecord['input'];
+  /** `queued`, or `running` for a child run inline. Default `queued`. */
+  status?: 'queued' | 'running';
+  /** The turn's id (a session's outbox names it). Default: a new one. */
+  id?: string;
+  /** The runner and lease of a child turn run inline (its root's). */
+  fence?: TurnFence;
+}
 
 /**
  * Inserts a turn of `session` in status `status` (queued, or running for a child run inline).
- * @param options - `id`: the turn's id (a session's outbox names it; default a new one); `fence`: the runner and
- *   lease of a child turn run inline (its root's)
  * @throws PlatformError `duplicate_key` when a turn with `id` exists
  */
 export async function insertTurn(
-  deps: SessionStoreDeps, session: Pick<SessionRecord, '_id' | 'orgId'>, kind: TurnKind, input: TurnRecord['input'],
-  status: 'queued' | 'running' = 'queued', options: { id?: string; fence?: TurnFence } = {},
+  deps: SessionStoreDeps,
+  session: Pick<SessionRecord, '_id' | 'orgId'>,
+  { kind, input, status = 'queued', id, fence }: TurnInsert,
 ): Promise<TurnRecord> {
   const now = deps.clock.now();
   const turn: TurnRecord = {
-    _id: options.id ?? deps.ids.newId(), schemaVersion: sessionSchemaVersion, sessionId: session._id,
-    orgId: session.orgId, kind, input, status, usage: noUsage(), error: null, queuedAt: now,
+    _id: id ?? deps.ids.newId(),
+    schemaVersion: sessionSchemaVersion,
+    sessionId: session._id,
+    orgId: session.orgId,
+    kind,
+    input,
+    status,
+    usage: noUsage(),
+    error: null,
+    queuedAt: now,
     ...(status === 'running' ? { startedAt: now } : {}),
-    ...(status === 'running' && options.fence ? { ...options.fence, heartbeatAt: now } : {}),
+    ...(status === 'running' && fence ? { ...fence, heartbeatAt: now } : {}),
   };
   await turnsOf(deps).insertOne(turn);
   return turn;
@@ -105,7 +192,8 @@ export async function claimTurn(deps: SessionStoreDeps, turnId: string, runner: 
   const turn = await turnsOf(deps).findOne({ _id: turnId });
   if (!turn) return null;
   const session = await sessionsOf(deps).updateOne(
-    { _id: turn.sessionId, status: 'running' }, { $set: { lease, next: null, updatedAt: now } },
+    { _id: turn.sessionId, status: 'running' },
+    { $set: { lease, next: null, updatedAt: now } },
   );
   if (session.matched === 1) return turn;
   const backOff = { $set: { status: 'cancelled', endedAt: now } };
@@ -114,22 +202,37 @@ export async function claimTurn(deps: SessionStoreDeps, turnId: string, runner: 
 }
 
 /** Renews the heartbeat of a turn `runner` runs; returns its status now (`cancelled` tells the runner to stop). */
-export async function beatTurn(deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, turnId: string, runner: string): Promise<TurnRecord['status'] | undefined> {
-  await turnsOf(deps).updateOne({ _id: turnId, status: 'running', runner }, { $set: { heartbeatAt: deps.clock.now() } });
+export async function beatTurn(
+  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>,
+  turnId: string,
+  runner: string,
+): Promise<TurnRecord['status'] | undefined> {
+  await turnsOf(deps).updateOne({ _id: turnId, status: 'running', runner }, {
+    $set: { heartbeatAt: deps.clock.now() },
+  });
   return (await turnsOf(deps).findOne({ _id: turnId }))?.status;
 }
 
 /** Loads a turn and its session. @throws PlatformError `not_found` */
-export async function loadTurnRecords(deps: SessionStoreDeps, turnId: string): Promise<{ turn: TurnRecord; session: SessionRecord }> {
+export async function loadTurnRecords(
+  deps: SessionStoreDeps,
+  turnId: string,
+): Promise<{ turn: TurnRecord; session: SessionRecord }> {
   const turn = await turnsOf(deps).findOne({ _id: turnId });
   const session = turn ? await sessionsOf(deps).findOne({ _id: turn.sessionId }) : null;
   if (!turn || !session) throw new PlatformError('not_found', `Turn ${turnId} was not found.`, { status: 404 });
   return { turn, session };
 }
 
-/** The checkpoint thread of a session, oldest first. */
-export async function readThread(deps: Pick<SessionStoreDeps, 'docs'>, sessionId: string): Promise<MessageRecord[]> {
-  return messagesOf(deps).find({ sessionId }, { sort: { seq: 1 } });
+/**
+ * The checkpoint thread of a session, oldest first: its committed messages (numbered below its `messageCount`; a
+ * message a dead process left after that count is not part of it).
+ */
+export async function readThread(
+  deps: Pick<SessionStoreDeps, 'docs'>,
+  session: Pick<SessionRecord, '_id' | 'messageCount'>,
+): Promise<MessageRecord[]> {
+  return messagesOf(deps).find({ sessionId: session._id, seq: { $lt: session.messageCount } }, { sort: { seq: 1 } });
 }
 
 /**
@@ -140,14 +243,19 @@ export async function readThread(deps: Pick<SessionStoreDeps, 'docs'>, sessionId
  * @throws PlatformError `turn_not_running` (409) when the turn was cancelled, settled or fenced out meanwhile
  */
 export async function applyCheckpoint(
-  deps: SessionStoreDeps, turn: TurnRecord, patch: SessionPatch, fence?: TurnFence,
+  deps: SessionStoreDeps,
+  turn: TurnRecord,
+  patch: SessionPatch,
+  fence?: TurnFence,
 ): Promise<void> {
   const owned = fence ? { runner: fence.runner, lease: fence.lease } : {};
   const current = await turnsOf(deps).findOne({ _id: turn._id, ...owned });
-  const notRunning = () => new PlatformError(
-    'turn_not_running', `Turn ${turn._id} is ${current?.status ?? 'not this runner\'s'}; it takes no more steps.`,
-    { status: 409 },
-  );
+  const notRunning = () =>
+    new PlatformError(
+      'turn_not_running',
+      `Turn ${turn._id} is ${current?.status ?? "not this runner's"}; it takes no more steps.`,
+      { status: 409 },
+    );
   if (current?.status !== 'running') throw notRunning();
   const session = await sessionsOf(deps).findOne({ _id: turn.sessionId });
   if (!session) throw new PlatformError('not_found', `Session ${turn.sessionId} was not found.`, { status: 404 });
@@ -155,28 +263,44 @@ export async function applyCheckpoint(
   if (fence && (session.status !== 'running' || session.lease !== fence.lease)) throw notRunning();
   const now = deps.clock.now();
   const messages: ModelMessage[] = patch.messages ?? [];
-  for (const [offset, message] of messages.entries()) {
-    const seq = session.messageCount + offset;
-    await messagesOf(deps).insertOne({ _id: `${session._id}:${seq}`, schemaVersion: sessionSchemaVersion, sessionId: session._id, seq, turnId: turn._id, state: patch.state ?? session.state, message, at: now });
-  }
+  const records = messages.map((message, offset): MessageRecord => ({
+    _id: `${session._id}:${session.messageCount + offset}`,
+    schemaVersion: sessionSchemaVersion,
+    sessionId: session._id,
+    seq: session.messageCount + offset,
+    turnId: turn._id,
+    state: patch.state ?? session.state,
+    message,
+    at: now,
+  }));
+  // A process that dies before the session's write below leaves these messages uncommitted (numbered from the
+  // count it did not write): readers take only messages below `messageCount` (readThread), and the turn fails stale.
+  for (const record of records) await messagesOf(deps).insertOne(record);
   const set: Record<string, unknown> = { updatedAt: now, messageCount: session.messageCount + messages.length };
   if (patch.state !== undefined) set.state = patch.state;
   if (patch.trail) set.trail = [...session.trail, { ...patch.trail, at: now }];
   if (patch.variables) set.variables = { ...session.variables, ...patch.variables };
   if (patch.visit) set.visit = patch.visit;
-  if (patch.pending !== undefined) set.pending = patch.pending === null ? null : { ...patch.pending, id: patch.pending.id || deps.ids.newId() };
+  if (patch.pending !== undefined) {
+    set.pending = patch.pending === null ? null : { ...patch.pending, id: patch.pending.id || deps.ids.newId() };
+  }
   if (patch.dispatchCount !== undefined) set.dispatchCount = patch.dispatchCount;
   const where = fence ? { status: 'running', lease: fence.lease, messageCount: session.messageCount } : {};
   const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, ...where }, { $set: set });
   if (matched === 0) throw notRunning();
 }
 
-const usageInc = (prefix: string, usage: UsageTotals): Record<string, number> => Object.fromEntries(
-  Object.entries(usage).map(([key, value]) => [`${prefix}.${key}`, value]),
-);
+const usageInc = (prefix: string, usage: UsageTotals): Record<string, number> =>
+  Object.fromEntries(
+    Object.entries(usage).map(([key, value]) => [`${prefix}.${key}`, value]),
+  );
 
 /** Adds one model call's usage and cost to the turn and its session. */
-export async function recordUsage(deps: SessionStoreDeps, turn: Pick<TurnRecord, '_id' | 'sessionId'>, usage: UsageTotals): Promise<void> {
+export async function recordUsage(
+  deps: SessionStoreDeps,
+  turn: Pick<TurnRecord, '_id' | 'sessionId'>,
+  usage: UsageTotals,
+): Promise<void> {
   await turnsOf(deps).updateOne({ _id: turn._id }, { $inc: usageInc('usage', usage) });
   await sessionsOf(deps).updateOne({ _id: turn.sessionId }, { $inc: usageInc('usage', usage) });
 }
@@ -187,7 +311,10 @@ export async function recordUsage(deps: SessionStoreDeps, turn: Pick<TurnRecord,
  * takes the turn's status and error, the session's last write (its pending decision or wait is checkpointed
  * before the turn settles).
  */
-export function settledSession(session: SessionRecord, turn: Pick<TurnRecord, 'status' | 'error'> | null): SessionRecord {
+export function settledSession(
+  session: SessionRecord,
+  turn: Pick<TurnRecord, 'status' | 'error'> | null,
+): SessionRecord {
   if (session.status !== 'running' || !turn || turn.status === 'queued' || turn.status === 'running') return session;
   return { ...session, status: turn.status, error: turn.error };
 }
@@ -199,14 +326,17 @@ export function settledSession(session: SessionRecord, turn: Pick<TurnRecord, 's
  * @returns false when the turn was no longer running (or no longer matched `where`)
  */
 export async function settleTurn(
-  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, turn: Pick<TurnRecord, '_id' | 'sessionId'>, outcome: TurnOutcome,
+  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>,
+  turn: Pick<TurnRecord, '_id' | 'sessionId'>,
+  outcome: TurnOutcome,
   where: Record<string, unknown> = {},
 ): Promise<boolean> {
   const now = deps.clock.now();
   const status = outcome.status === 'running' ? 'failed' : outcome.status;
   const error = outcome.error ?? null;
   const { matched } = await turnsOf(deps).updateOne(
-    { ...where, _id: turn._id, status: 'running' }, { $set: { status, error, endedAt: now } },
+    { ...where, _id: turn._id, status: 'running' },
+    { $set: { status, error, endedAt: now } },
   );
   if (matched === 0) return false;
   const ended = { status, error, updatedAt: now, lease: null, next: null };

@@ -5,22 +5,34 @@
  * root) is personal: another member's is not found unless they hold sessions:personal. A child session is answered
  * only through its parent. A turn is queued here and run by a dispatcher.
  *
- * Source: spec/platform-service.md § Session facts named, § Tool-call result status; docs/decisions.md D7 § Sessions and turns, § Operators.
+ * Source: spec/platform-service.md § Session facts named, § Tool-call result status; docs/decisions.md D7 § Sessions
+ * and turns, § Operators.
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { SessionChanges } from '../ports/session-changes.ts';
 import { finalStatuses, type SessionRecord, type SessionValue, type SpendPeriod, type TurnRecord } from './model.ts';
 import { checkAttributes } from './rules.ts';
 import { moveSessionOn, openSessionWithTurn } from './queued-turns.ts';
-import { readThread, sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
+import { readThread, sessionsOf, type SessionStoreDeps, turnsOf } from './session-store.ts';
 import { checkSpendCaps, writeSpendCap } from './spend.ts';
 import { entryStateOf, type WorkflowView } from './workflow-view.ts';
 
 /** The member acting. */
-export interface SessionCaller { subject: string; email: string; name?: string }
+export interface SessionCaller {
+  subject: string;
+  email: string;
+  name?: string;
+}
 
 /** A published workflow resolved for a caller (core/boot over core/agent). */
-export interface ResolvedWorkflow { orgId: string; agentId: string; environment: string; buildId: string; commitId: string; view: WorkflowView }
+export interface ResolvedWorkflow {
+  orgId: string;
+  agentId: string;
+  environment: string;
+  buildId: string;
+  commitId: string;
+  view: WorkflowView;
+}
 
 /** What the session use cases need besides the stores. */
 export interface SessionDeps extends SessionStoreDeps {
@@ -28,13 +40,25 @@ export interface SessionDeps extends SessionStoreDeps {
    * Requires at least `role` on the agent. @throws PlatformError `agent_role_required` (403), `not_found` (404) when
    * the caller does not see the agent (not a member of its organization, or no role on it)
    */
-  requireRole(caller: SessionCaller, orgId: string, agentId: string, role: 'reader' | 'user' | 'maintainer'): Promise<void>;
+  requireRole(
+    caller: SessionCaller,
+    orgId: string,
+    agentId: string,
+    role: 'reader' | 'user' | 'maintainer',
+  ): Promise<void>;
   /** True when the caller holds sessions:personal in `orgId`: they see every member's chats there. */
   seesEveryChat(caller: SessionCaller, orgId: string): Promise<boolean>;
-  /** The published workflow of an agent's environment. @throws PlatformError `agent_not_found`, `not_published`, `workflow_not_found` */
-  resolveWorkflow(caller: SessionCaller, ref: { orgId?: string; agent: string; environment: string; workflow: string }): Promise<ResolvedWorkflow>;
+  /** The published workflow of an agent's environment. @throws PlatformError `agent_not_found`, `not_published`,
+   * `workflow_not_found` */
+  resolveWorkflow(
+    caller: SessionCaller,
+    ref: { orgId?: string; agent: string; environment: string; workflow: string },
+  ): Promise<ResolvedWorkflow>;
   /** Resolves an agent (slug or id) without a workflow. */
-  resolveAgent(caller: SessionCaller, ref: { orgId?: string; agent: string }): Promise<{ orgId: string; agentId: string }>;
+  resolveAgent(
+    caller: SessionCaller,
+    ref: { orgId?: string; agent: string },
+  ): Promise<{ orgId: string; agentId: string }>;
   /** Puts a queued turn on the turn queue. */
   enqueueTurn(turnId: string): Promise<void>;
   /**
@@ -64,32 +88,62 @@ export interface StartOptions {
  * @throws PlatformError `workflow_disabled` (409), `spend_cap_reached` (429), `trigger_not_found` (404),
  *   `invalid_attribute` (400), `queue_unavailable` (503: the queue store refused the turn; nothing is left)
  */
-export async function startSession(deps: SessionDeps, caller: SessionCaller, options: StartOptions): Promise<{ session: SessionRecord; turn: TurnRecord }> {
+export async function startSession(
+  deps: SessionDeps,
+  caller: SessionCaller,
+  options: StartOptions,
+): Promise<{ session: SessionRecord; turn: TurnRecord }> {
   const resolved = await deps.resolveWorkflow(caller, options);
   await deps.requireRole(caller, resolved.orgId, resolved.agentId, 'user');
-  if (resolved.view.disabled) throw new PlatformError('workflow_disabled', `Workflow "${options.workflow}" is disabled in environment "${options.environment}": it takes no new turns.`, { status: 409 });
-  const scope = { orgId: resolved.orgId, agentId: resolved.agentId, environment: resolved.environment, workflow: options.workflow };
+  if (resolved.view.disabled) {
+    throw new PlatformError(
+      'workflow_disabled',
+      `Workflow "${options.workflow}" is disabled in environment "${options.environment}": it takes no new turns.`,
+      { status: 409 },
+    );
+  }
+  const scope = {
+    orgId: resolved.orgId,
+    agentId: resolved.agentId,
+    environment: resolved.environment,
+    workflow: options.workflow,
+  };
   await checkSpendCaps(deps, scope);
   const entry = entryStateOf(resolved.view, options.trigger);
   const variables = checkAttributes(options.variables ?? {}, {}) as Record<string, SessionValue>;
-  return openSessionWithTurn(deps, {
-    ...scope, buildId: resolved.buildId, commitId: resolved.commitId, state: entry.state, trigger: entry.trigger,
-    variables: { ...variables, trigger: { id: entry.trigger, arguments: variables } } as never, lockedVariables: [...Object.keys(variables), 'trigger'],
-    depth: 0, inheritedForbid: [],
-  }, 'prompt', options.message === undefined ? {} : { message: options.message });
+  return openSessionWithTurn(
+    deps,
+    {
+      ...scope,
+      buildId: resolved.buildId,
+      commitId: resolved.commitId,
+      state: entry.state,
+      trigger: entry.trigger,
+      variables: { ...variables, trigger: { id: entry.trigger, arguments: variables } } as never,
+      lockedVariables: [...Object.keys(variables), 'trigger'],
+      depth: 0,
+      inheritedForbid: [],
+    },
+    'prompt',
+    options.message === undefined ? {} : { message: options.message },
+  );
 }
 
 /** The 404 of a session the caller may not see (or that does not exist: the two read the same; no identifier). */
-const sessionNotFound = () => new PlatformError(
-  'not_found', 'No such session among the sessions you can see; GET /api/sessions lists them.', { status: 404 },
-);
+const sessionNotFound = () =>
+  new PlatformError(
+    'not_found',
+    'No such session among the sessions you can see; GET /api/sessions lists them.',
+    { status: 404 },
+  );
 
 /**
  * The member a session belongs to: its own `startedBy`, or its root's for a child session (children of a member's
  * chat are as personal as the chat); undefined for a session that belongs to no member.
  */
 export async function ownerOf(
-  deps: Pick<SessionStoreDeps, 'docs'>, session: SessionRecord,
+  deps: Pick<SessionStoreDeps, 'docs'>,
+  session: SessionRecord,
 ): Promise<string | undefined> {
   if (session.startedBy !== undefined || !session.rootId) return session.startedBy;
   return (await sessionsOf(deps).findOne({ _id: session.rootId }))?.startedBy;
@@ -100,7 +154,9 @@ export async function ownerOf(
  * chat where they hold sessions:personal. Source: spec § Session facts named (a chat is personal).
  */
 export async function seesSession(
-  deps: Pick<SessionDeps, 'docs' | 'seesEveryChat'>, caller: SessionCaller, session: SessionRecord,
+  deps: Pick<SessionDeps, 'docs' | 'seesEveryChat'>,
+  caller: SessionCaller,
+  session: SessionRecord,
 ): Promise<boolean> {
   const owner = await ownerOf(deps, session);
   return owner === undefined || owner === caller.subject || deps.seesEveryChat(caller, session.orgId);
@@ -111,7 +167,12 @@ export async function seesSession(
  * owner), so a session the caller may not see is 404 whatever the role asked; then `role` (403 when lower).
  * @throws PlatformError `not_found` (404, no identifier), `agent_role_required` (403)
  */
-async function loadSession(deps: SessionDeps, caller: SessionCaller, sessionId: string, role: 'reader' | 'user' | 'maintainer'): Promise<SessionRecord> {
+async function loadSession(
+  deps: SessionDeps,
+  caller: SessionCaller,
+  sessionId: string,
+  role: 'reader' | 'user' | 'maintainer',
+): Promise<SessionRecord> {
   const session = await sessionsOf(deps).findOne({ _id: sessionId });
   if (!session) throw sessionNotFound();
   try {
@@ -133,7 +194,8 @@ async function loadSession(deps: SessionDeps, caller: SessionCaller, sessionId: 
 function refuseChild(session: SessionRecord, what: 'decide' | 'reply' | 'cancel'): void {
   if (session.depth === 0 && !session.parentId) return;
   const how = what === 'cancel'
-    ? 'cancel its root session' : `${what} through its parent session ${session.parentId ?? ''}`;
+    ? 'cancel its root session'
+    : `${what} through its parent session ${session.parentId ?? ''}`;
   const message = `This is a child session of a workflow call: ${how}.`;
   throw new PlatformError(`${what}_through_parent`, message, { status: 409 });
 }
@@ -143,7 +205,12 @@ function refuseChild(session: SessionRecord, what: 'decide' | 'reply' | 'cancel'
  * Idempotent: the first decision moves the session on; any later one is refused and re-runs nothing.
  * @throws PlatformError `no_decision_pending` (409), `invalid_decision` (400) naming the options
  */
-export async function decideSession(deps: SessionDeps, caller: SessionCaller, sessionId: string, decision: { to: string; comment?: string }): Promise<TurnRecord> {
+export async function decideSession(
+  deps: SessionDeps,
+  caller: SessionCaller,
+  sessionId: string,
+  decision: { to: string; comment?: string },
+): Promise<TurnRecord> {
   const session = await loadSession(deps, caller, sessionId, 'user');
   refuseChild(session, 'decide');
   return takeDecision(deps, session, decision, caller.subject);
@@ -158,16 +225,35 @@ export type TurnQueueDeps = SessionStoreDeps & Pick<SessionDeps, 'enqueueTurn'>;
  * @param by - who decided (a member's subject, or an endpoint caller's), kept on the trail
  * @throws PlatformError `no_decision_pending` (409), `invalid_decision` (400) naming the options
  */
-export async function takeDecision(deps: TurnQueueDeps, session: SessionRecord, decision: { to: string; comment?: string }, by: string): Promise<TurnRecord> {
+export async function takeDecision(
+  deps: TurnQueueDeps,
+  session: SessionRecord,
+  decision: { to: string; comment?: string },
+  by: string,
+): Promise<TurnRecord> {
   const pending = session.pending;
   if (session.status !== 'awaiting_decision' || pending?.kind !== 'decision') {
-    throw new PlatformError('no_decision_pending', `Session ${session._id} is ${session.status}, not waiting for a decision; a decision is taken once and a second one is refused.`, { status: 409 });
+    throw new PlatformError(
+      'no_decision_pending',
+      `Session ${session._id} is ${session.status}, not waiting for a decision; a decision is taken once and a ` +
+        `second one is refused.`,
+      { status: 409 },
+    );
   }
   if (!pending.options.some((o) => o.to === decision.to)) {
-    throw new PlatformError('invalid_decision', `"${decision.to}" is not a choice here; decide one of: ${pending.options.map((o) => o.to).join(', ')}.`, { status: 400 });
+    throw new PlatformError(
+      'invalid_decision',
+      `"${decision.to}" is not a choice here; decide one of: ${pending.options.map((o) => o.to).join(', ')}.`,
+      { status: 400 },
+    );
   }
   const input = { decision: { to: decision.to, comment: decision.comment, by } };
-  const turn = await moveSessionOn(deps, session, { 'pending.id': pending.id }, 'awaiting_decision', 'decision', input);
+  const turn = await moveSessionOn(deps, session, {
+    filter: { 'pending.id': pending.id },
+    from: 'awaiting_decision',
+    kind: 'decision',
+    input,
+  });
   if (!turn) {
     const why = `Session ${session._id} was decided meanwhile; a second decision is refused.`;
     throw new PlatformError('no_decision_pending', why, { status: 409 });
@@ -179,7 +265,12 @@ export async function takeDecision(deps: TurnQueueDeps, session: SessionRecord, 
  * Sends the reply a session waiting for input takes, and queues the turn.
  * @throws PlatformError `not_awaiting_input` (409) saying what the session waits for
  */
-export async function replySession(deps: SessionDeps, caller: SessionCaller, sessionId: string, message: string): Promise<TurnRecord> {
+export async function replySession(
+  deps: SessionDeps,
+  caller: SessionCaller,
+  sessionId: string,
+  message: string,
+): Promise<TurnRecord> {
   const session = await loadSession(deps, caller, sessionId, 'user');
   refuseChild(session, 'reply');
   return takeReply(deps, session, message);
@@ -194,11 +285,20 @@ export async function replySession(deps: SessionDeps, caller: SessionCaller, ses
 export async function takeReply(deps: TurnQueueDeps, session: SessionRecord, message: string): Promise<TurnRecord> {
   if (message.trim().length === 0) throw new PlatformError('invalid_argument', 'A reply needs text.', { status: 400 });
   if (session.status !== 'awaiting_input') {
-    const why = session.status === 'awaiting_decision' ? 'it waits for a decision; decide first' : `it is ${session.status}`;
-    throw new PlatformError('not_awaiting_input', `Session ${session._id} takes no reply now: ${why}.`, { status: 409 });
+    const why = session.status === 'awaiting_decision'
+      ? 'it waits for a decision; decide first'
+      : `it is ${session.status}`;
+    throw new PlatformError('not_awaiting_input', `Session ${session._id} takes no reply now: ${why}.`, {
+      status: 409,
+    });
   }
   await checkSpendCaps(deps, session);
-  const turn = await moveSessionOn(deps, session, {}, 'awaiting_input', 'reply', { message });
+  const turn = await moveSessionOn(deps, session, {
+    filter: {},
+    from: 'awaiting_input',
+    kind: 'reply',
+    input: { message },
+  });
   if (!turn) {
     const why = `Session ${session._id} took another message meanwhile; send yours once it is settled.`;
     throw new PlatformError('not_awaiting_input', why, { status: 409 });
@@ -213,15 +313,30 @@ export async function takeReply(deps: TurnQueueDeps, session: SessionRecord, mes
  * turn claimed in between is cancelled too, and a claim after the session's write backs off.
  * @throws PlatformError `session_ended` (409) when it already ended
  */
-export async function cancelSession(deps: SessionDeps, caller: SessionCaller, sessionId: string): Promise<SessionRecord> {
+export async function cancelSession(
+  deps: SessionDeps,
+  caller: SessionCaller,
+  sessionId: string,
+): Promise<SessionRecord> {
   const session = await loadSession(deps, caller, sessionId, 'user');
   refuseChild(session, 'cancel');
-  if (finalStatuses.includes(session.status)) throw new PlatformError('session_ended', `Session ${session._id} already ended ${session.status}.`, { status: 409 });
+  if (finalStatuses.includes(session.status)) {
+    throw new PlatformError('session_ended', `Session ${session._id} already ended ${session.status}.`, {
+      status: 409,
+    });
+  }
   const now = deps.clock.now();
   const children = session.depth === 0 ? await sessionsOf(deps).find({ rootId: session._id }) : [];
   const ids = [session._id, ...children.map((s) => s._id)];
   for (const id of ids) {
-    await sessionsOf(deps).updateOne({ _id: id, status: { $nin: [...finalStatuses] } }, { $set: { status: 'cancelled', pending: null, updatedAt: now, error: { code: 'cancelled', message: `Cancelled by ${caller.email}.` } } });
+    await sessionsOf(deps).updateOne({ _id: id, status: { $nin: [...finalStatuses] } }, {
+      $set: {
+        status: 'cancelled',
+        pending: null,
+        updatedAt: now,
+        error: { code: 'cancelled', message: `Cancelled by ${caller.email}.` },
+      },
+    });
     for (const turn of await turnsOf(deps).find({ sessionId: id, status: { $in: ['queued', 'running'] } })) {
       const live = { _id: turn._id, status: { $in: ['queued', 'running'] } };
       await turnsOf(deps).updateOne(live, { $set: { status: 'cancelled', endedAt: now } });
@@ -235,7 +350,11 @@ export async function cancelSession(deps: SessionDeps, caller: SessionCaller, se
  * Root sessions of an agent (newest first, at most `limit`, default 50), optionally of one environment and workflow:
  * sessions of no member and the caller's own chats (every member's with sessions:personal).
  */
-export async function listSessions(deps: SessionDeps, caller: SessionCaller, ref: { orgId?: string; agent: string; environment?: string; workflow?: string; limit?: number }): Promise<SessionRecord[]> {
+export async function listSessions(
+  deps: SessionDeps,
+  caller: SessionCaller,
+  ref: { orgId?: string; agent: string; environment?: string; workflow?: string; limit?: number },
+): Promise<SessionRecord[]> {
   const agent = await deps.resolveAgent(caller, ref);
   await deps.requireRole(caller, agent.orgId, agent.agentId, 'reader');
   const filter: Record<string, unknown> = { agentId: agent.agentId, depth: 0 };
@@ -251,13 +370,20 @@ export async function listSessions(deps: SessionDeps, caller: SessionCaller, ref
 export async function showSession(deps: SessionDeps, caller: SessionCaller, sessionId: string) {
   const session = await loadSession(deps, caller, sessionId, 'reader');
   const [thread, turns, children] = await Promise.all([
-    readThread(deps, session._id), turnsOf(deps).find({ sessionId: session._id }, { sort: { queuedAt: 1 } }), sessionsOf(deps).find({ parentId: session._id }, { sort: { createdAt: 1 } }),
+    readThread(deps, session),
+    turnsOf(deps).find({ sessionId: session._id }, { sort: { queuedAt: 1 } }),
+    sessionsOf(deps).find({ parentId: session._id }, { sort: { createdAt: 1 } }),
   ]);
   return { session, messages: thread, turns, children };
 }
 
 /** Sets (null removes) attributes of a session. @throws PlatformError `invalid_attribute` (400) */
-export async function setSessionAttributes(deps: SessionDeps, caller: SessionCaller, sessionId: string, changes: Record<string, unknown>): Promise<Record<string, SessionValue>> {
+export async function setSessionAttributes(
+  deps: SessionDeps,
+  caller: SessionCaller,
+  sessionId: string,
+  changes: Record<string, unknown>,
+): Promise<Record<string, SessionValue>> {
   const session = await loadSession(deps, caller, sessionId, 'user');
   const checked = checkAttributes(changes, session.attributes);
   const attributes = { ...session.attributes };
@@ -269,12 +395,29 @@ export async function setSessionAttributes(deps: SessionDeps, caller: SessionCal
   return attributes;
 }
 
+/** The cap {@link setSpendCap} sets or removes. */
+export interface SpendCapSetting {
+  /** The period the cap applies to. */
+  period: SpendPeriod;
+  /** The most the workflow may spend in one period, in US dollars (≥ 0); null removes the cap. */
+  limitUsd: number | null;
+}
+
 /** Sets or removes a spend cap (Maintainer). @throws PlatformError `invalid_argument` (400) */
-export async function setSpendCap(deps: SessionDeps, caller: SessionCaller, ref: { orgId?: string; agent: string; environment: string; workflow: string }, period: SpendPeriod, limitUsd: number | null): Promise<void> {
+export async function setSpendCap(
+  deps: SessionDeps,
+  caller: SessionCaller,
+  ref: { orgId?: string; agent: string; environment: string; workflow: string },
+  { period, limitUsd }: SpendCapSetting,
+): Promise<void> {
   const agent = await deps.resolveAgent(caller, ref);
   await deps.requireRole(caller, agent.orgId, agent.agentId, 'maintainer');
   if (limitUsd !== null && deps.modelHasPrices) await refuseUnpricedCap(deps, caller, ref, deps.modelHasPrices);
-  await writeSpendCap(deps, { ...agent, environment: ref.environment, workflow: ref.workflow }, period, limitUsd, caller.subject);
+  await writeSpendCap(
+    deps,
+    { ...agent, environment: ref.environment, workflow: ref.workflow },
+    { period, limitUsd, by: caller.subject },
+  );
 }
 
 /**
@@ -283,7 +426,9 @@ export async function setSpendCap(deps: SessionDeps, caller: SessionCaller, ref:
  * @throws PlatformError `spend_cap_unpriced` (422)
  */
 async function refuseUnpricedCap(
-  deps: SessionDeps, caller: SessionCaller, ref: Parameters<SessionDeps['resolveWorkflow']>[1],
+  deps: SessionDeps,
+  caller: SessionCaller,
+  ref: Parameters<SessionDeps['resolveWorkflow']>[1],
   priced: (id: string | undefined) => boolean,
 ): Promise<void> {
   const unpublished = ['not_published', 'workflow_not_found', 'not_found'];
@@ -296,9 +441,13 @@ async function refuseUnpricedCap(
   const models = [...new Set([view.model, ...Object.values(view.states).map((s) => s.model ?? view.model)])];
   const unpriced = models.findIndex((m) => !priced(m));
   if (unpriced < 0) return;
-  throw new PlatformError('spend_cap_unpriced', [
-    `Workflow "${view.slug}" runs on model "${models[unpriced] ?? 'default'}", which has no prices in the config`,
-    '(not offered, or its input and output prices are 0), so a spend cap could never be reached: give the model',
-    'prices in the models section or name a priced model, publish, then set the cap.',
-  ].join(' '), { status: 422 });
+  throw new PlatformError(
+    'spend_cap_unpriced',
+    [
+      `Workflow "${view.slug}" runs on model "${models[unpriced] ?? 'default'}", which has no prices in the config`,
+      '(not offered, or its input and output prices are 0), so a spend cap could never be reached: give the model',
+      'prices in the models section or name a priced model, publish, then set the cap.',
+    ].join(' '),
+    { status: 422 },
+  );
 }

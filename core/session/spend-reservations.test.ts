@@ -7,14 +7,19 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { sessionCollections, type SessionRecord } from './model.ts';
-import { addSpend, spendStatus, writeSpendCap, type SpendScope } from './spend.ts';
-import { RESERVATION_GRACE_MS, releaseSpend, reserveSpend, settleSpend, spendScopes } from './spend-reservations.ts';
+import { addSpend, type SpendScope, spendStatus, writeSpendCap } from './spend.ts';
+import { releaseSpend, RESERVATION_GRACE_MS, reserveSpend, settleSpend, spendScopes } from './spend-reservations.ts';
 
 function setup() {
   let now = new Date('2026-11-24T09:00:00Z');
   let n = 0;
   const deps = { docs: createMemoryDocumentStore(), clock: { now: () => now }, ids: { newId: () => `r${(n += 1)}` } };
-  return { deps, advance: (ms: number) => { now = new Date(now.getTime() + ms); } };
+  return {
+    deps,
+    advance: (ms: number) => {
+      now = new Date(now.getTime() + ms);
+    },
+  };
 }
 const scope: SpendScope = { orgId: 'o1', agentId: 'a1', environment: 'main', workflow: 'analyst' };
 const day = (docs: ReturnType<typeof setup>['deps']) => spendStatus(docs, scope).then((s) => s[0]);
@@ -29,7 +34,7 @@ const ttl = { ttlMs: 60_000, priced: true };
 describe('spend reservations', () => {
   it('lets concurrent reservations hold at most the cap between them', async () => {
     const t = setup();
-    await writeSpendCap(t.deps, scope, 'day', 1, 'sub-ada');
+    await writeSpendCap(t.deps, scope, { period: 'day', limitUsd: 1, by: 'sub-ada' });
     const tries = await Promise.allSettled(Array.from({ length: 12 }, () => reserveSpend(t.deps, [scope], 0.155, ttl)));
     const held = tries.filter((r) => r.status === 'fulfilled');
     expect(held).toHaveLength(6);
@@ -40,7 +45,7 @@ describe('spend reservations', () => {
 
   it('settles to the reported cost once, and a release gives the amount back', async () => {
     const t = setup();
-    await writeSpendCap(t.deps, scope, 'day', 1, 'sub-ada');
+    await writeSpendCap(t.deps, scope, { period: 'day', limitUsd: 1, by: 'sub-ada' });
     const first = await reserveSpend(t.deps, [scope], 0.5, ttl);
     const second = await reserveSpend(t.deps, [scope], 0.5, ttl);
     await expect(reserveSpend(t.deps, [scope], 0.01, ttl))
@@ -58,8 +63,8 @@ describe('spend reservations', () => {
 
   it('holds nothing when a later cap refuses', async () => {
     const t = setup();
-    await writeSpendCap(t.deps, scope, 'day', 10, 'sub-ada');
-    await writeSpendCap(t.deps, scope, 'month', 0.1, 'sub-ada');
+    await writeSpendCap(t.deps, scope, { period: 'day', limitUsd: 10, by: 'sub-ada' });
+    await writeSpendCap(t.deps, scope, { period: 'month', limitUsd: 0.1, by: 'sub-ada' });
     await expect(reserveSpend(t.deps, [scope], 0.2, ttl))
       .rejects.toMatchObject({ code: 'spend_cap_reached', message: expect.stringContaining('month (UTC)') });
     expect(await counterOf(t)).toMatchObject({ committedNano: 0, reservedNano: 0 });
@@ -68,14 +73,14 @@ describe('spend reservations', () => {
   it('counts spend made before a cap existed and before reservations (spent only)', async () => {
     const t = setup();
     await addSpend(t.deps, scope, 0.95);
-    await writeSpendCap(t.deps, scope, 'day', 1, 'sub-ada');
+    await writeSpendCap(t.deps, scope, { period: 'day', limitUsd: 1, by: 'sub-ada' });
     await expect(reserveSpend(t.deps, [scope], 0.1, ttl)).rejects.toMatchObject({ code: 'spend_cap_reached' });
     await reserveSpend(t.deps, [scope], 0.05, ttl);
   });
 
-  it('sweeps a dead process\'s expired reservation at the next reservation, and settles a late call once', async () => {
+  it("sweeps a dead process's expired reservation at the next reservation, and settles a late call once", async () => {
     const t = setup();
-    await writeSpendCap(t.deps, scope, 'day', 1, 'sub-ada');
+    await writeSpendCap(t.deps, scope, { period: 'day', limitUsd: 1, by: 'sub-ada' });
     const lost = await reserveSpend(t.deps, [scope], 0.9, { ttlMs: 30_000, priced: true });
     await expect(reserveSpend(t.deps, [scope], 0.2, ttl)).rejects.toMatchObject({ code: 'spend_cap_reached' });
     t.advance(30_000);
@@ -88,18 +93,24 @@ describe('spend reservations', () => {
     expect(RESERVATION_GRACE_MS).toBeGreaterThan(0);
   });
 
-  it('reserves on every ancestor\'s caps and counts the spend there too', async () => {
+  it("reserves on every ancestor's caps and counts the spend there too", async () => {
     const t = setup();
     const sessions = t.deps.docs.collection<SessionRecord>(sessionCollections.sessions);
-    const record = (id: string, workflow: string, parentId?: string) => ({
-      _id: id, orgId: 'o1', agentId: 'a1', environment: 'main', workflow, ...(parentId ? { parentId } : {}),
-    }) as SessionRecord;
+    const record = (id: string, workflow: string, parentId?: string) =>
+      ({
+        _id: id,
+        orgId: 'o1',
+        agentId: 'a1',
+        environment: 'main',
+        workflow,
+        ...(parentId ? { parentId } : {}),
+      }) as SessionRecord;
     await sessions.insertOne(record('s1', 'lead'));
     await sessions.insertOne(record('s2', 'helper', 's1'));
     await sessions.insertOne(record('s3', 'lookup', 's2'));
     const scopes = await spendScopes(t.deps, record('s3', 'lookup', 's2'));
     expect(scopes.map((s) => s.workflow)).toEqual(['lookup', 'helper', 'lead']);
-    await writeSpendCap(t.deps, { ...scope, workflow: 'lead' }, 'day', 0.5, 'sub-ada');
+    await writeSpendCap(t.deps, { ...scope, workflow: 'lead' }, { period: 'day', limitUsd: 0.5, by: 'sub-ada' });
     const held = await reserveSpend(t.deps, scopes, 0.3, ttl);
     await expect(reserveSpend(t.deps, scopes, 0.3, ttl))
       .rejects.toMatchObject({ code: 'spend_cap_reached', message: expect.stringContaining('Workflow "lead"') });
@@ -114,10 +125,12 @@ describe('spend reservations', () => {
     const t = setup();
     await expect(reserveSpend(t.deps, [scope], 0, { ttlMs: 1000, priced: false }))
       .resolves.toMatchObject({ held: [], amountNano: 0 });
-    await writeSpendCap(t.deps, scope, 'week', 5, 'sub-ada');
+    await writeSpendCap(t.deps, scope, { period: 'week', limitUsd: 5, by: 'sub-ada' });
     await expect(reserveSpend(t.deps, [scope], 0, { ttlMs: 1000, priced: false, model: 'local-llama' }))
       .rejects.toMatchObject({
-        code: 'spend_cap_unpriced', status: 422, message: expect.stringContaining('model "local-llama" has no prices'),
+        code: 'spend_cap_unpriced',
+        status: 422,
+        message: expect.stringContaining('model "local-llama" has no prices'),
       });
   });
 });

@@ -25,7 +25,7 @@ import { sessionCollections, sessionSchemaVersion, spendPeriods } from './model.
 import type { SessionRecord, SpendCapRecord, SpendPeriod, SpendTotalRecord } from './model.ts';
 import { periodStart } from './rules.ts';
 import { sessionsOf } from './session-store.ts';
-import { capId, periodWords, totalId, type SpendScope } from './spend.ts';
+import { capId, periodWords, type SpendScope, totalId } from './spend.ts';
 
 /** Nano-USD per USD: counters count whole nano-dollars. */
 export const NANO_PER_USD = 1_000_000_000;
@@ -35,7 +35,12 @@ export const RESERVATION_GRACE_MS = 60_000;
 const MAX_ANCESTORS = 16;
 
 /** One spend counter: where a call's cost is counted for one scope and period. */
-export interface SpendCounter { id: string; scope: SpendScope; period: SpendPeriod; periodStart: Date }
+export interface SpendCounter {
+  id: string;
+  scope: SpendScope;
+  period: SpendPeriod;
+  periodStart: Date;
+}
 
 /** What one model call holds: the counters its cost goes to, and the capped ones holding `amountNano`. */
 export interface SpendReservation {
@@ -49,7 +54,11 @@ export interface SpendReservation {
 }
 
 /** What reservations need. */
-export interface SpendDeps { docs: DocumentStore; clock: Clock; ids: Pick<Ids, 'newId'> }
+export interface SpendDeps {
+  docs: DocumentStore;
+  clock: Clock;
+  ids: Pick<Ids, 'newId'>;
+}
 
 /** A counter document with the fields reservations add. */
 type Counter = SpendTotalRecord & {
@@ -87,14 +96,18 @@ export async function spendScopes(deps: { docs: DocumentStore }, session: Sessio
  *   reserved (nothing stays reserved); `spend_cap_unpriced` (422) when a cap applies and the model has no prices
  */
 export async function reserveSpend(
-  deps: SpendDeps, scopes: SpendScope[], estimateUsd: number,
+  deps: SpendDeps,
+  scopes: SpendScope[],
+  estimateUsd: number,
   options: { ttlMs: number; priced: boolean; model?: string },
 ): Promise<SpendReservation> {
   const now = deps.clock.now();
-  const counters = scopes.flatMap((scope) => spendPeriods.map((period) => {
-    const start = periodStart(period, now);
-    return { id: totalId(scope, period, start), scope, period, periodStart: start };
-  }));
+  const counters = scopes.flatMap((scope) =>
+    spendPeriods.map((period) => {
+      const start = periodStart(period, now);
+      return { id: totalId(scope, period, start), scope, period, periodStart: start };
+    })
+  );
   const caps = await Promise.all(counters.map((c) => capsOf(deps.docs).findOne({ _id: capId(c.scope, c.period) })));
   const capped = counters.flatMap((counter, i) => (caps[i] ? [{ counter, limitUsd: caps[i].limitUsd }] : []));
   const reservation: SpendReservation = { id: deps.ids.newId(), counters, held: [], amountNano: 0 };
@@ -125,7 +138,9 @@ export async function reserveSpend(
  * amount in the same write (once: a reservation already swept only adds the cost). `costUsd` 0 releases.
  */
 export async function settleSpend(
-  deps: Pick<SpendDeps, 'docs'>, reservation: SpendReservation, costUsd: number,
+  deps: Pick<SpendDeps, 'docs'>,
+  reservation: SpendReservation,
+  costUsd: number,
 ): Promise<void> {
   const cost = Math.max(0, costUsd);
   const costNano = toNano(cost);
@@ -137,7 +152,9 @@ export async function settleSpend(
         {
           $unset: { [key]: true },
           $inc: {
-            costUsd: cost, committedNano: costNano - reservation.amountNano, reservedNano: -reservation.amountNano,
+            costUsd: cost,
+            committedNano: costNano - reservation.amountNano,
+            reservedNano: -reservation.amountNano,
           },
         },
       );
@@ -155,7 +172,9 @@ export async function releaseSpend(deps: Pick<SpendDeps, 'docs'>, reservation: S
 
 /** Adds `costUsd` to one counter (created when missing), spent and committed alike. */
 export async function addToCounter(
-  deps: Pick<SpendDeps, 'docs'>, counter: SpendCounter, costUsd: number,
+  deps: Pick<SpendDeps, 'docs'>,
+  counter: SpendCounter,
+  costUsd: number,
 ): Promise<void> {
   await totalsOf(deps.docs).updateOne(
     { _id: counter.id },
@@ -196,28 +215,41 @@ function counterFields(counter: SpendCounter): Record<string, unknown> {
 }
 
 async function capReached(
-  deps: Pick<SpendDeps, 'docs'>, counter: SpendCounter, limitUsd: number, amountNano: number,
+  deps: Pick<SpendDeps, 'docs'>,
+  counter: SpendCounter,
+  limitUsd: number,
+  amountNano: number,
 ): Promise<PlatformError> {
   const doc = await totalsOf(deps.docs).findOne({ _id: counter.id });
   const spent = toNano(doc?.costUsd ?? 0);
   const reserved = doc?.reservedNano ?? 0;
   const { workflow, environment } = counter.scope;
   const left = Math.max(0, toNano(limitUsd) - spent - reserved);
-  return new PlatformError('spend_cap_reached', [
-    `Workflow "${workflow}" cannot make this model call: its spend cap of ${limitUsd} USD for this`,
-    `${periodWords[counter.period]} in environment "${environment}" has ${usd(left)} USD left`,
-    `(${usd(spent)} USD spent,`,
-    `${usd(reserved)} USD held by model calls in flight), less than the call may cost (up to ${usd(amountNano)} USD).`,
-    'It takes no new model call until the period ends or a maintainer raises the cap.',
-  ].join(' '), { status: 429 });
+  return new PlatformError(
+    'spend_cap_reached',
+    [
+      `Workflow "${workflow}" cannot make this model call: its spend cap of ${limitUsd} USD for this`,
+      `${periodWords[counter.period]} in environment "${environment}" has ${usd(left)} USD left`,
+      `(${usd(spent)} USD spent,`,
+      `${usd(reserved)} USD held by model calls in flight), less than the call may cost (up to ${
+        usd(amountNano)
+      } USD).`,
+      'It takes no new model call until the period ends or a maintainer raises the cap.',
+    ].join(' '),
+    { status: 429 },
+  );
 }
 
 function unpriced(counter: SpendCounter, model: string | undefined): PlatformError {
   const { workflow, environment } = counter.scope;
-  return new PlatformError('spend_cap_unpriced', [
-    `Workflow "${workflow}" has a ${counter.period} spend cap in environment "${environment}", but model`,
-    `"${model ?? 'the default model'}" has no prices (not offered, or its input and output prices are 0), so the cap`,
-    'could never be reached: give the model its prices (USD per million tokens) in the config\'s models section,',
-    'or remove the cap.',
-  ].join(' '), { status: 422 });
+  return new PlatformError(
+    'spend_cap_unpriced',
+    [
+      `Workflow "${workflow}" has a ${counter.period} spend cap in environment "${environment}", but model`,
+      `"${model ?? 'the default model'}" has no prices (not offered, or its input and output prices are 0), so the cap`,
+      "could never be reached: give the model its prices (USD per million tokens) in the config's models section,",
+      'or remove the cap.',
+    ].join(' '),
+    { status: 422 },
+  );
 }

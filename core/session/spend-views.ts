@@ -4,9 +4,10 @@
  *
  * Source: spec/platform-service.md (What the service does: spend caps); docs/decisions.md D10.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
-/** A workflow's spend cap (null: none) and spend so far in one period (day, week, month); every period is listed, capped or not. */
+/** A workflow's spend cap (null: none) and spend so far in one period (day, week, month); every period is listed,
+ * capped or not. */
 export const SpendCapView = Type.Object({
   period: Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month')]),
   limitUsd: Type.Union([Type.Number(), Type.Null()]),
@@ -20,5 +21,7 @@ export const SpendCapsAnswer = Type.Object({ caps: Type.Array(SpendCapView) });
 export type SpendCapsAnswer = Static<typeof SpendCapsAnswer>;
 
 /** Body of PUT …/spend-caps/:period: dollars, or null to remove the cap. */
-export const SpendCapBody = Type.Object({ limitUsd: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]) }, { additionalProperties: false });
+export const SpendCapBody = Type.Object({ limitUsd: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]) }, {
+  additionalProperties: false,
+});
 export type SpendCapBody = Static<typeof SpendCapBody>;

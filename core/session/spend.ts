@@ -10,11 +10,23 @@
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
-import { sessionCollections, sessionSchemaVersion, spendPeriods, type SpendCapRecord, type SpendPeriod, type SpendTotalRecord } from './model.ts';
+import {
+  sessionCollections,
+  sessionSchemaVersion,
+  type SpendCapRecord,
+  type SpendPeriod,
+  spendPeriods,
+  type SpendTotalRecord,
+} from './model.ts';
 import { periodStart } from './rules.ts';
 
 /** Where spend is counted: one workflow of one environment of an agent. */
-export interface SpendScope { orgId: string; agentId: string; environment: string; workflow: string }
+export interface SpendScope {
+  orgId: string;
+  agentId: string;
+  environment: string;
+  workflow: string;
+}
 
 const capsOf = (docs: DocumentStore) => docs.collection<SpendCapRecord>(sessionCollections.spendCaps);
 const totalsOf = (docs: DocumentStore) => docs.collection<SpendTotalRecord>(sessionCollections.spendTotals);
@@ -26,20 +38,34 @@ export const totalId = (scope: SpendScope, period: SpendPeriod, start: Date) =>
   `${capId(scope, period)}:${start.toISOString().slice(0, 10)}`;
 /** A period as messages name it. */
 export const periodWords: Record<SpendPeriod, string> = {
-  day: 'UTC day', week: 'week (from Monday, UTC)', month: 'month (UTC)',
+  day: 'UTC day',
+  week: 'week (from Monday, UTC)',
+  month: 'month (UTC)',
 };
 
 /**
  * Every period (day, week, month) of a scope: its cap in USD (null: none) and what was spent in its current
  * period, counted whether or not a cap is set.
  */
-export async function spendStatus(deps: { docs: DocumentStore; clock: Clock }, scope: SpendScope): Promise<{ period: SpendPeriod; limitUsd: number | null; spentUsd: number; periodStart: Date }[]> {
+export async function spendStatus(
+  deps: { docs: DocumentStore; clock: Clock },
+  scope: SpendScope,
+): Promise<{ period: SpendPeriod; limitUsd: number | null; spentUsd: number; periodStart: Date }[]> {
   const now = deps.clock.now();
-  const caps = await capsOf(deps.docs).find({ agentId: scope.agentId, environment: scope.environment, workflow: scope.workflow });
+  const caps = await capsOf(deps.docs).find({
+    agentId: scope.agentId,
+    environment: scope.environment,
+    workflow: scope.workflow,
+  });
   return Promise.all(spendPeriods.map(async (period) => {
     const start = periodStart(period, now);
     const total = await totalsOf(deps.docs).findOne({ _id: totalId(scope, period, start) });
-    return { period, limitUsd: caps.find((c) => c.period === period)?.limitUsd ?? null, spentUsd: total?.costUsd ?? 0, periodStart: start };
+    return {
+      period,
+      limitUsd: caps.find((c) => c.period === period)?.limitUsd ?? null,
+      spentUsd: total?.costUsd ?? 0,
+      periodStart: start,
+    };
   }));
 }
 
@@ -53,7 +79,15 @@ export async function checkSpendCaps(deps: { docs: DocumentStore; clock: Clock }
   for (const period of spendPeriods) {
     const cap = status.find((s) => s.period === period);
     if (cap && cap.limitUsd !== null && cap.spentUsd >= cap.limitUsd) {
-      throw new PlatformError('spend_cap_reached', `Workflow "${scope.workflow}" reached its spend cap of ${cap.limitUsd} USD for this ${periodWords[period]} in environment "${scope.environment}" (spent ${cap.spentUsd.toFixed(4)} USD); it takes no new turn until the period ends or a maintainer raises the cap.`, { status: 429 });
+      throw new PlatformError(
+        'spend_cap_reached',
+        `Workflow "${scope.workflow}" reached its spend cap of ${cap.limitUsd} USD for this ${
+          periodWords[period]
+        } in environment "${scope.environment}" (spent ${
+          cap.spentUsd.toFixed(4)
+        } USD); it takes no new turn until the period ends or a maintainer raises the cap.`,
+        { status: 429 },
+      );
     }
   }
 }
@@ -62,7 +96,11 @@ export async function checkSpendCaps(deps: { docs: DocumentStore; clock: Clock }
  * Adds a cost to the scope's totals of every period, spent and committed alike (model calls go through
  * core/session/spend-reservations.ts, which reserves first; this is for a cost known after the fact).
  */
-export async function addSpend(deps: { docs: DocumentStore; clock: Clock }, scope: SpendScope, costUsd: number): Promise<void> {
+export async function addSpend(
+  deps: { docs: DocumentStore; clock: Clock },
+  scope: SpendScope,
+  costUsd: number,
+): Promise<void> {
   if (costUsd <= 0) return;
   const now = deps.clock.now();
   for (const period of spendPeriods) {
@@ -72,8 +110,12 @@ export async function addSpend(deps: { docs: DocumentStore; clock: Clock }, scop
       {
         $inc: { costUsd, committedNano: Math.round(costUsd * 1_000_000_000) },
         $set: {
-          schemaVersion: sessionSchemaVersion, agentId: scope.agentId, environment: scope.environment,
-          workflow: scope.workflow, period, periodStart: start,
+          schemaVersion: sessionSchemaVersion,
+          agentId: scope.agentId,
+          environment: scope.environment,
+          workflow: scope.workflow,
+          period,
+          periodStart: start,
         },
       },
       { upsert: true },
@@ -81,16 +123,49 @@ export async function addSpend(deps: { docs: DocumentStore; clock: Clock }, scop
   }
 }
 
+/** The cap {@link writeSpendCap} writes, and who set it. */
+export interface SpendCapWrite {
+  /** The period the cap applies to. */
+  period: SpendPeriod;
+  /** The most the scope may spend in one period, in US dollars (≥ 0); null removes the cap. */
+  limitUsd: number | null;
+  /** Who set it (stored with the cap). */
+  by: string;
+}
+
 /**
  * Sets (or with `limitUsd` null removes) the cap of one period.
  * @throws PlatformError `invalid_argument` (400) for a limit that is not a number ≥ 0
  */
-export async function writeSpendCap(deps: { docs: DocumentStore; clock: Clock }, scope: SpendScope, period: SpendPeriod, limitUsd: number | null, by: string): Promise<void> {
-  if (limitUsd === null) { await capsOf(deps.docs).deleteOne({ _id: capId(scope, period) }); return; }
-  if (typeof limitUsd !== 'number' || !Number.isFinite(limitUsd) || limitUsd < 0) throw new PlatformError('invalid_argument', 'limitUsd must be a number of USD ≥ 0 (null removes the cap).', { status: 400 });
+export async function writeSpendCap(
+  deps: { docs: DocumentStore; clock: Clock },
+  scope: SpendScope,
+  { period, limitUsd, by }: SpendCapWrite,
+): Promise<void> {
+  if (limitUsd === null) {
+    await capsOf(deps.docs).deleteOne({ _id: capId(scope, period) });
+    return;
+  }
+  if (typeof limitUsd !== 'number' || !Number.isFinite(limitUsd) || limitUsd < 0) {
+    throw new PlatformError('invalid_argument', 'limitUsd must be a number of USD ≥ 0 (null removes the cap).', {
+      status: 400,
+    });
+  }
   await capsOf(deps.docs).updateOne(
     { _id: capId(scope, period) },
-    { $set: { schemaVersion: sessionSchemaVersion, orgId: scope.orgId, agentId: scope.agentId, environment: scope.environment, workflow: scope.workflow, period, limitUsd, updatedAt: deps.clock.now(), updatedBy: by } },
+    {
+      $set: {
+        schemaVersion: sessionSchemaVersion,
+        orgId: scope.orgId,
+        agentId: scope.agentId,
+        environment: scope.environment,
+        workflow: scope.workflow,
+        period,
+        limitUsd,
+        updatedAt: deps.clock.now(),
+        updatedBy: by,
+      },
+    },
     { upsert: true },
   );
 }

@@ -6,11 +6,15 @@
  * Source: spec/platform-service.md § Replacement of a container (running turn → ends failed, interrupted by a
  * platform restart), § Rules 3 (more dispatchers on more machines).
  */
+import type { SessionChanges } from '../ports/session-changes.ts';
 import { TURN_STALE_MS } from './model.ts';
-import { sessionsOf, settleTurn, turnsOf, type SessionStoreDeps } from './session-store.ts';
+import { sessionsOf, type SessionStoreDeps, settleTurn, turnsOf } from './session-store.ts';
 
 /** The error of an interrupted turn. Source: spec § Replacement of a container. */
-export const interruptedError = { code: 'interrupted', message: 'The turn was interrupted by a platform restart.' } as const;
+export const interruptedError = {
+  code: 'interrupted',
+  message: 'The turn was interrupted by a platform restart.',
+} as const;
 
 /**
  * Ends a turn and the child turns still running under its session failed with `error` (a turn already settled is
@@ -18,14 +22,18 @@ export const interruptedError = { code: 'interrupted', message: 'The turn was in
  * @returns whether the root turn was ended here
  */
 export async function failTurnTree(
-  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, turn: { _id: string; sessionId: string },
-  error: { code: string; message: string }, where: Record<string, unknown> = {},
+  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>,
+  turn: { _id: string; sessionId: string },
+  error: { code: string; message: string },
+  where: Record<string, unknown> = {},
 ): Promise<boolean> {
   const ended = await settleTurn(deps, turn, { status: 'failed', error }, where);
   if (!ended && Object.keys(where).length > 0) return false;
   const children = await sessionsOf(deps).find({ rootId: turn.sessionId, status: 'running' });
   for (const child of children) {
-    for (const running of await turnsOf(deps).find({ sessionId: child._id, status: 'running' })) await settleTurn(deps, running, { status: 'failed', error });
+    for (const running of await turnsOf(deps).find({ sessionId: child._id, status: 'running' })) {
+      await settleTurn(deps, running, { status: 'failed', error });
+    }
   }
   return ended;
 }
@@ -34,15 +42,25 @@ export async function failTurnTree(
  * Fails the running turns whose runner's heartbeat is stale; returns their ids. `deps.clock` must be the clock the
  * runners' heartbeats were written with (the dispatchers' queue-store clock, core/adapters/redis/store-clock.ts), so
  * machines whose own clocks disagree still agree on staleness. The write matches the lease and the stale heartbeat
- * read, so a turn whose heartbeat was renewed meanwhile is left running.
+ * read, so a turn whose heartbeat was renewed meanwhile is left running. With `changes`, each failed turn's chat gets
+ * a change notification.
  */
-export async function failStaleTurns(deps: Pick<SessionStoreDeps, 'docs' | 'clock'>, staleMs = TURN_STALE_MS): Promise<string[]> {
+export async function failStaleTurns(
+  deps: Pick<SessionStoreDeps, 'docs' | 'clock'> & { changes?: SessionChanges },
+  staleMs = TURN_STALE_MS,
+): Promise<string[]> {
   const before = new Date(deps.clock.now().getTime() - staleMs);
   const stale = await turnsOf(deps).find({ status: 'running', heartbeatAt: { $lt: before } });
   const failed: string[] = [];
   for (const turn of stale) {
     const where = { heartbeatAt: { $lt: before }, ...(turn.lease === undefined ? {} : { lease: turn.lease }) };
-    if (await failTurnTree(deps, turn, interruptedError, where)) failed.push(turn._id);
+    if (!(await failTurnTree(deps, turn, interruptedError, where))) continue;
+    failed.push(turn._id);
+    // The chat's readers (a stream, an MCP call) read again now rather than at their next safety read.
+    if (deps.changes) {
+      const session = await sessionsOf(deps).findOne({ _id: turn.sessionId });
+      deps.changes.changed(session?.rootId ?? turn.sessionId);
+    }
   }
   return failed;
 }

@@ -38,25 +38,46 @@ export type OfferedTool =
   | { kind: 'workflow'; definition: ModelToolDefinition; target: CallableWorkflow };
 
 function controlDefinitions(state: StateView): ModelToolDefinition[] {
-  const object = (properties: Record<string, unknown>, required: string[]) => ({ type: 'object', properties, required, additionalProperties: false });
+  const object = (properties: Record<string, unknown>, required: string[]) => ({
+    type: 'object',
+    properties,
+    required,
+    additionalProperties: false,
+  });
   const tools: ModelToolDefinition[] = [];
   if (state.transitions.length > 0) {
     tools.push({
       name: controlTools.advance,
-      description: 'Move the conversation to the next state. Call it at most once per message, when this state\'s work is done.',
-      inputSchema: object({ to: { type: 'string', enum: state.transitions.map((t) => t.to) }, reason: { type: 'string' } }, ['to', 'reason']),
+      description:
+        "Move the conversation to the next state. Call it at most once per message, when this state's work is done.",
+      inputSchema: object({
+        to: { type: 'string', enum: state.transitions.map((t) => t.to) },
+        reason: { type: 'string' },
+      }, ['to', 'reason']),
     });
   }
   tools.push(
     {
       name: controlTools.wait,
-      description: 'Stop and wait for the person\'s reply (for example to ask a question). '
-        + '`until` (a future ISO time) resumes by itself then.',
+      description: "Stop and wait for the person's reply (for example to ask a question). " +
+        '`until` (a future ISO time) resumes by itself then.',
       inputSchema: object({ reason: { type: 'string' }, until: { type: 'string' } }, ['reason']),
     },
-    { name: controlTools.raise, description: 'End the session as failed, with a code and a reason, when the work cannot be done.', inputSchema: object({ code: { type: 'string' }, reason: { type: 'string' } }, ['code', 'reason']) },
-    { name: controlTools.setVariables, description: 'Set session variables (name → value).', inputSchema: object({ variables: { type: 'object' } }, ['variables']) },
-    { name: controlTools.getVariables, description: 'Read session variables (all, or the names given).', inputSchema: object({ names: { type: 'array', items: { type: 'string' } } }, []) },
+    {
+      name: controlTools.raise,
+      description: 'End the session as failed, with a code and a reason, when the work cannot be done.',
+      inputSchema: object({ code: { type: 'string' }, reason: { type: 'string' } }, ['code', 'reason']),
+    },
+    {
+      name: controlTools.setVariables,
+      description: 'Set session variables (name → value).',
+      inputSchema: object({ variables: { type: 'object' } }, ['variables']),
+    },
+    {
+      name: controlTools.getVariables,
+      description: 'Read session variables (all, or the names given).',
+      inputSchema: object({ names: { type: 'array', items: { type: 'string' } } }, []),
+    },
   );
   return tools;
 }
@@ -67,35 +88,75 @@ const jsonType = (type: string) => (type === 'file' ? 'string' : type);
  * Every tool the model may call in `state`, in a stable order (control tools, service tools, workflow calls).
  * Source: docs/agent-format.md § workflow.yaml (tools), § Sub-workflows (platform_workflow_<slug>).
  */
-export function offeredTools(workflow: WorkflowView, state: StateView, session: SessionView, serviceTools: ServiceTool[]): OfferedTool[] {
+export function offeredTools(
+  workflow: WorkflowView,
+  state: StateView,
+  session: SessionView,
+  serviceTools: ServiceTool[],
+): OfferedTool[] {
   const rules = rulesOf(workflow, state, session);
   const offered: OfferedTool[] = controlDefinitions(state).map((definition) => ({ kind: 'control', definition }));
   for (const tool of serviceTools) {
     if (!toolOffered(rules, ruleToolName(tool.collection, tool.name))) continue;
-    offered.push({ kind: 'service', collection: tool.collection, name: tool.name, definition: { name: modelToolName(tool.collection, tool.name), description: tool.description, inputSchema: tool.inputSchema } });
+    offered.push({
+      kind: 'service',
+      collection: tool.collection,
+      name: tool.name,
+      definition: {
+        name: modelToolName(tool.collection, tool.name),
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+      },
+    });
   }
   for (const target of Object.values(workflow.callable)) {
     const name = `${workflowToolPrefix}${target.slug}`.replace(/-/g, '_');
     if (!toolOffered(rules, `${workflowToolPrefix}${target.slug}`)) continue;
-    const properties = Object.fromEntries(target.parameters.map((p) => [p.name, { type: jsonType(p.type), description: p.description ?? '' }]));
-    offered.push({ kind: 'workflow', target, definition: { name, description: target.description, inputSchema: { type: 'object', properties, required: target.parameters.map((p) => p.name), additionalProperties: false } } });
+    const properties = Object.fromEntries(
+      target.parameters.map((p) => [p.name, { type: jsonType(p.type), description: p.description ?? '' }]),
+    );
+    offered.push({
+      kind: 'workflow',
+      target,
+      definition: {
+        name,
+        description: target.description,
+        inputSchema: {
+          type: 'object',
+          properties,
+          required: target.parameters.map((p) => p.name),
+          additionalProperties: false,
+        },
+      },
+    });
   }
   return offered;
 }
 
 /**
  * The system prompt of one model call in `state`. Only the state's out-edges are named, never the whole graph.
- * Source: docs/agent-format.md § workflow.yaml (instructions sent only while active; the description is all the model knows about an edge).
+ * Source: docs/agent-format.md § workflow.yaml (instructions sent only while active; the description is all the model
+ * knows about an edge).
  */
 export function systemPrompt(workflow: WorkflowView, state: StateView): string {
   const parts = [workflow.agentPrompt.trim()];
   if (workflow.instructions) parts.push(`# Task\n${workflow.instructions.trim()}`);
   if (workflow.prose) parts.push(workflow.prose.trim());
   for (const skill of workflow.skills) parts.push(`# Skill: ${skill.name}\n${skill.description}\n\n${skill.body}`);
-  parts.push(`# Current step: ${state.title ?? state.slug}${state.instructions ? `\n${state.instructions.trim()}` : ''}`);
+  parts.push(
+    `# Current step: ${state.title ?? state.slug}${state.instructions ? `\n${state.instructions.trim()}` : ''}`,
+  );
   if (state.transitions.length > 0) {
-    parts.push(`# Next steps\nWhen this step is done, call ${controlTools.advance} with one of:\n${state.transitions.map((t) => `- ${t.to}: ${t.description}`).join('\n')}`);
+    parts.push(
+      `# Next steps\nWhen this step is done, call ${controlTools.advance} with one of:\n${
+        state.transitions.map((t) => `- ${t.to}: ${t.description}`).join('\n')
+      }`,
+    );
   }
-  if (state.requires.length > 0) parts.push(`Before leaving this step, set these variables with ${controlTools.setVariables}: ${state.requires.join(', ')}.`);
+  if (state.requires.length > 0) {
+    parts.push(
+      `Before leaving this step, set these variables with ${controlTools.setVariables}: ${state.requires.join(', ')}.`,
+    );
+  }
   return parts.filter((p) => p.length > 0).join('\n\n');
 }

@@ -14,8 +14,15 @@ import type { SessionChanges } from '../ports/session-changes.ts';
 import type { TextDelta } from '../ports/text-deltas.ts';
 import type { SessionRecord, TurnRecord } from './model.ts';
 import {
-  applyCheckpoint, insertSession, insertTurn, loadTurnRecords, readThread, sessionsOf, settleTurn,
-  type SessionStoreDeps, type TurnFence,
+  applyCheckpoint,
+  insertSession,
+  insertTurn,
+  loadTurnRecords,
+  readThread,
+  sessionsOf,
+  type SessionStoreDeps,
+  settleTurn,
+  type TurnFence,
 } from './session-store.ts';
 import { meteredModelCall } from './metered-call.ts';
 import { createBrokerGuard } from './broker-guard.ts';
@@ -31,18 +38,22 @@ export interface StoreHostDeps extends SessionStoreDeps {
   /** Cost in USD of a call's usage on `model` (the config's prices; 0 for a model without prices). */
   costOf(model: string | undefined, usage: ModelUsage): number;
   serviceTools(): Promise<ServiceTool[]>;
-  callServiceTool(call: { collection: string; name: string; input: unknown }, signal?: AbortSignal): Promise<{ output: unknown; isError: boolean }>;
+  callServiceTool(
+    call: { collection: string; name: string; input: unknown },
+    signal?: AbortSignal,
+  ): Promise<{ output: unknown; isError: boolean }>;
   promptCache: { enabled: boolean; ttl: '5m' | '1h' };
   /** Aborted when the turn is cancelled or its worker ends: aborts tool calls in flight. */
   signal?: AbortSignal;
-  /** The signal of one model call: {@link signal} combined with a timeout of `timeoutMs` when given (a state's call_seconds). */
+  /** The signal of one model call: {@link signal} combined with a timeout of `timeoutMs` when given (a state's
+   * call_seconds). */
   callSignal(timeoutMs?: number): AbortSignal | undefined;
   /** Called with each text delta of a model call (live chat streams); optional. */
   onText?(delta: TextDelta): void;
   /** Told of the first report the broker refused (the turn tree already ended failed): stop the worker. */
   onViolation?(error: BrokerViolationError): void;
   /**
-   * The runner and lease epoch of the claim (core/boot/turn-runner.ts): checkpoints and the settle write only while
+   * The runner and lease epoch of the claim (core/session/turn-runner.ts): checkpoints and the settle write only while
    * the turn is still that runner's under that lease, and child turns are run under it. Absent (in-process tests),
    * writes check the turn's status only.
    */
@@ -54,9 +65,19 @@ export interface StoreHostDeps extends SessionStoreDeps {
 /** The engine's view of a stored session. */
 export function sessionView(session: SessionRecord): SessionView {
   return {
-    id: session._id, workflow: session.workflow, status: session.status, state: session.state, variables: { ...session.variables },
-    lockedVariables: session.lockedVariables, pending: session.pending as SessionView['pending'], visit: { ...session.visit },
-    dispatchCount: session.dispatchCount, dispatchId: session.dispatchId, depth: session.depth, inheritedForbid: session.inheritedForbid, ancestry: session.ancestry ?? [],
+    id: session._id,
+    workflow: session.workflow,
+    status: session.status,
+    state: session.state,
+    variables: { ...session.variables },
+    lockedVariables: session.lockedVariables,
+    pending: session.pending as SessionView['pending'],
+    visit: { ...session.visit },
+    dispatchCount: session.dispatchCount,
+    dispatchId: session.dispatchId,
+    depth: session.depth,
+    inheritedForbid: session.inheritedForbid,
+    ancestry: session.ancestry ?? [],
   };
 }
 
@@ -82,10 +103,16 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
     async loadTurn(turnId): Promise<TurnContext> {
       const { turn, session } = await records(turnId);
       const workflow = await deps.workflowOf(session.buildId, session.workflow);
-      const thread = await readThread(deps, session._id);
+      const thread = await readThread(deps, session);
       return {
-        turnId, kind: turn.kind, input: turn.input, session: sessionView(session), workflow, messages: thread.map((m) => m.message),
-        serviceTools: await deps.serviceTools(), promptCache: { ...deps.promptCache, enabled: deps.promptCache.enabled && workflow.promptCache },
+        turnId,
+        kind: turn.kind,
+        input: turn.input,
+        session: sessionView(session),
+        workflow,
+        messages: thread.map((m) => m.message),
+        serviceTools: await deps.serviceTools(),
+        promptCache: { ...deps.promptCache, enabled: deps.promptCache.enabled && workflow.promptCache },
       };
     },
     async callModel(turnId, request): Promise<ModelCallReply> {
@@ -112,15 +139,31 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       const fields = await guard.child(parent, request);
       const target = (await deps.workflowOf(parent.buildId, parent.workflow)).callable[fields.workflow];
       const child = await insertSession(deps, {
-        orgId: parent.orgId, agentId: parent.agentId, environment: parent.environment, workflow: fields.workflow,
-        buildId: parent.buildId, commitId: parent.commitId, state: target.entry, trigger: target.trigger,
-        variables: { ...fields.arguments as Record<string, never> }, lockedVariables: Object.keys(fields.arguments),
-        depth: parent.depth + 1, inheritedForbid: fields.inheritedForbid, ancestry: fields.ancestry,
-        parentId: parent._id, rootId: parent.rootId ?? parent._id, dispatchId: fields.dispatchId,
+        orgId: parent.orgId,
+        agentId: parent.agentId,
+        environment: parent.environment,
+        workflow: fields.workflow,
+        buildId: parent.buildId,
+        commitId: parent.commitId,
+        state: target.entry,
+        trigger: target.trigger,
+        variables: { ...fields.arguments as Record<string, never> },
+        lockedVariables: Object.keys(fields.arguments),
+        depth: parent.depth + 1,
+        inheritedForbid: fields.inheritedForbid,
+        ancestry: fields.ancestry,
+        parentId: parent._id,
+        rootId: parent.rootId ?? parent._id,
+        dispatchId: fields.dispatchId,
         ...(deps.fence ? { lease: deps.fence.lease } : {}),
       });
       const message = JSON.stringify(fields.arguments);
-      const turn = await insertTurn(deps, child, 'prompt', { message }, 'running', { fence: deps.fence });
+      const turn = await insertTurn(deps, child, {
+        kind: 'prompt',
+        input: { message },
+        status: 'running',
+        fence: deps.fence,
+      });
       allowed.add(turn._id);
       changed(child);
       return { sessionId: child._id, turnId: turn._id };
@@ -137,7 +180,7 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
         throw new PlatformError('child_not_parked', why, { status: 409 });
       }
       const { kind, ...rest } = own;
-      const turn = await insertTurn(deps, child, kind, rest, 'running', { fence: deps.fence });
+      const turn = await insertTurn(deps, child, { kind, input: rest, status: 'running', fence: deps.fence });
       allowed.add(turn._id);
       changed(child);
       return { turnId: turn._id };

@@ -1,26 +1,38 @@
 /**
  * The turn engine's boundary: everything a running turn needs from the platform, as plain JSON in and out, so
  * the same engine runs in a worker (each method one request over its channel to the broker, which checks the
- * worker's token) and in-process (core/boot/turn-host.ts, over the stores). Times are stamped by the host.
+ * worker's token) and in-process (core/session/store-host.ts, over the stores). Times are stamped by the host.
  *
  * Source: spec/platform-service.md § Rules 6 (a worker reaches platform data only through the process that
  * started it); docs/decisions.md D7 § Dispatcher and workers, § Models.
  */
 import type { ModelMessage, ModelToolCall, ModelToolDefinition, ModelUsage } from '../ports/model-provider.ts';
-import type { PendingWork, SessionStatus, SessionValue, TurnError, TurnKind, TrailEntry } from './model.ts';
+import type { PendingWork, SessionStatus, SessionValue, TrailEntry, TurnError, TurnKind } from './model.ts';
 import type { ToolRule, WorkflowView } from './workflow-view.ts';
 
 /** A pending decision or input as JSON (dates as ISO text). */
-export type PendingView = (
-  | Extract<PendingWork, { kind: 'decision' }>
-  | (Extract<PendingWork, { kind: 'input' }> & { childSessionId?: string; dispatchId?: string })
-) & ParkedCall;
+export type PendingView =
+  & (
+    | Extract<PendingWork, { kind: 'decision' }>
+    | (Extract<PendingWork, { kind: 'input' }> & { childSessionId?: string; dispatchId?: string })
+  )
+  & ParkedCall;
 
 /** A parent parked on a child: the workflow call waiting for the child, and results of its message already settled. */
-export interface ParkedCall { callId?: string; callName?: string; calledWorkflow?: string; heldResults?: HeldResult[] }
+export interface ParkedCall {
+  callId?: string;
+  callName?: string;
+  calledWorkflow?: string;
+  heldResults?: HeldResult[];
+}
 
 /** A workflow call's result already settled while another call of the same message parked. */
-export interface HeldResult { callId: string; name: string; output: unknown; isError: boolean }
+export interface HeldResult {
+  callId: string;
+  name: string;
+  output: unknown;
+  isError: boolean;
+}
 
 /** What the engine knows of the session a turn runs on. */
 export interface SessionView {
@@ -43,7 +55,12 @@ export interface SessionView {
 }
 
 /** A tool of a configured service (core/ports/tool-catalog.ts's CatalogTool). */
-export interface ServiceTool { collection: string; name: string; description: string; inputSchema: Record<string, unknown> }
+export interface ServiceTool {
+  collection: string;
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
 
 /** Everything a turn starts from. */
 export interface TurnContext {
@@ -123,22 +140,38 @@ export interface ChildRequest {
 export interface TurnHost {
   /** Loads a claimed turn. */
   loadTurn(turnId: string): Promise<TurnContext>;
-  /** Calls a model; the host records usage and cost on the turn, the session and the spend totals, and refuses once a cap is reached. */
+  /** Calls a model; the host records usage and cost on the turn, the session and the spend totals, and refuses once a
+   * cap is reached. */
   callModel(turnId: string, request: ModelCallRequest): Promise<ModelCallReply>;
   /** Calls a service tool; failures come back as `isError` results. */
-  callTool(turnId: string, call: { collection: string; name: string; input: unknown }): Promise<{ output: unknown; isError: boolean }>;
+  callTool(
+    turnId: string,
+    call: { collection: string; name: string; input: unknown },
+  ): Promise<{ output: unknown; isError: boolean }>;
   /** Applies a step's change to the turn's session. */
   checkpoint(turnId: string, patch: SessionPatch): Promise<void>;
   /** Opens a child session with a running first turn; returns the child turn's id. */
   openChild(turnId: string, request: ChildRequest): Promise<{ sessionId: string; turnId: string }>;
   /** Opens the next turn of a parked child session (a decision or reply forwarded by its parent). */
-  resumeChild(turnId: string, childSessionId: string, input: TurnContext['input'] & { kind: TurnKind }): Promise<{ turnId: string }>;
+  resumeChild(
+    turnId: string,
+    childSessionId: string,
+    input: TurnContext['input'] & { kind: TurnKind },
+  ): Promise<{ turnId: string }>;
   /** Settles a turn and its session. */
   endTurn(turnId: string, outcome: TurnOutcome): Promise<void>;
 }
 
 /** The TurnHost methods, each a broker operation `turn.<method>` of a worker (the broker answers no other). */
-export const turnHostMethods = ['loadTurn', 'callModel', 'callTool', 'checkpoint', 'openChild', 'resumeChild', 'endTurn'] as const satisfies readonly (keyof TurnHost)[];
+export const turnHostMethods = [
+  'loadTurn',
+  'callModel',
+  'callTool',
+  'checkpoint',
+  'openChild',
+  'resumeChild',
+  'endTurn',
+] as const satisfies readonly (keyof TurnHost)[];
 
 /** Runs author hook scripts (QuickJS in a worker). A thrown error fails the turn with `hook_failed`. */
 export interface HookRunner {

@@ -11,9 +11,10 @@
  *
  * Source: docs/architecture.md § Life of a turn; spec/platform-service.md § Replacement of a container, § Rules 3.
  */
+import type { SessionChanges } from '../ports/session-changes.ts';
 import { finalStatuses, type SessionRecord, type TurnRecord } from './model.ts';
 import { insertNextTurn } from './queued-turns.ts';
-import { sessionsOf, turnsOf, type SessionStoreDeps } from './session-store.ts';
+import { sessionsOf, type SessionStoreDeps, turnsOf } from './session-store.ts';
 import { interruptedError } from './stale-turns.ts';
 
 /** How long a queued turn or a moved session may wait for its own process to finish before the sweep does (ms). */
@@ -26,17 +27,24 @@ export interface TurnRecoveryDeps extends SessionStoreDeps {
    * or failed job is replaced). @returns true when a job was added
    */
   ensureTurnJob(turnId: string): Promise<boolean>;
+  /** Told after the sweep settles a session (its chat's readers read again); absent: nobody is told. */
+  changes?: SessionChanges;
 }
 
 /** What one sweep did (turn and session ids). */
-export interface TurnRecovery { inserted: string[]; requeued: string[]; settled: string[] }
+export interface TurnRecovery {
+  inserted: string[];
+  requeued: string[];
+  settled: string[];
+}
 
 /**
  * Runs the three steps once over at most `limit` records each (default 500).
  * @param graceMs - default {@link TURN_RECOVERY_GRACE_MS}
  */
 export async function recoverTurns(
-  deps: TurnRecoveryDeps, options: { graceMs?: number; limit?: number } = {},
+  deps: TurnRecoveryDeps,
+  options: { graceMs?: number; limit?: number } = {},
 ): Promise<TurnRecovery> {
   const before = new Date(deps.clock.now().getTime() - (options.graceMs ?? TURN_RECOVERY_GRACE_MS));
   const limit = options.limit ?? 500;
@@ -59,7 +67,9 @@ export async function recoverTurns(
     if (session.next) continue;
     const live = { sessionId: session._id, status: { $in: ['queued', 'running'] } };
     if (await turnsOf(deps).countDocuments(live) > 0) continue;
-    if (await settleOrphan(deps, session)) done.settled.push(session._id);
+    if (!(await settleOrphan(deps, session))) continue;
+    done.settled.push(session._id);
+    deps.changes?.changed(session.rootId ?? session._id);
   }
   return done;
 }

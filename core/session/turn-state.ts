@@ -19,26 +19,48 @@ export interface EngineDeps {
   now(): number;
 }
 
+/** What {@link TurnRun.enter} records with a state entry. */
+export interface StateEntry {
+  /** The trail entry's note (the reason or comment). */
+  note?: string;
+  /** A user message added to the thread. Default: none. */
+  message?: string;
+  /** Who decided (a decision's member). Default: none. */
+  by?: string;
+}
+
 /** A turn in progress. */
 export class TurnRun {
   readonly messages: ModelMessage[];
   modelCalls = 0;
   readonly deadline: number;
   /** Runs a child session's turn to its end or park (set by the engine; workflow calls use it). */
-  nested: (turnId: string) => Promise<TurnOutcome> = async () => { throw new PlatformError('internal', 'nested turns are not wired'); };
+  nested: (turnId: string) => Promise<TurnOutcome> = async () => {
+    throw new PlatformError('internal', 'nested turns are not wired');
+  };
 
   constructor(readonly deps: EngineDeps, readonly ctx: TurnContext) {
     this.messages = [...ctx.messages];
     this.deadline = deps.now() + ctx.workflow.limits.turnSeconds * 1000;
   }
 
-  get session() { return this.ctx.session; }
-  get workflow() { return this.ctx.workflow; }
-  get host() { return this.deps.host; }
-  get turnId() { return this.ctx.turnId; }
+  get session() {
+    return this.ctx.session;
+  }
+  get workflow() {
+    return this.ctx.workflow;
+  }
+  get host() {
+    return this.deps.host;
+  }
+  get turnId() {
+    return this.ctx.turnId;
+  }
 
   /** The active state. */
-  state(): StateView { return stateOf(this.workflow, this.session.state); }
+  state(): StateView {
+    return stateOf(this.workflow, this.session.state);
+  }
 
   /** Applies `patch` to the local view and writes it as one checkpoint. */
   async checkpoint(patch: SessionPatch): Promise<void> {
@@ -46,15 +68,25 @@ export class TurnRun {
     if (patch.state !== undefined) this.session.state = patch.state;
     if (patch.variables) Object.assign(this.session.variables, patch.variables);
     if (patch.visit) this.session.visit = patch.visit;
-    if (patch.pending !== undefined) this.session.pending = patch.pending === null ? null : { ...patch.pending, id: patch.pending.id ?? '' } as never;
+    if (patch.pending !== undefined) {
+      this.session.pending = patch.pending === null ? null : { ...patch.pending, id: patch.pending.id ?? '' } as never;
+    }
     if (patch.dispatchCount !== undefined) this.session.dispatchCount = patch.dispatchCount;
     await this.host.checkpoint(this.turnId, patch);
   }
 
-  /** Enters `to` (the visit starts afresh), with a trail entry (`by`: who decided) and a note in the thread when given. */
-  async enter(to: string, via: 'advance' | 'decision' | 'error', note?: string, message?: string, by?: string): Promise<void> {
+  /** Enters `to` (the visit starts afresh), with a trail entry (`by`: who decided) and a note in the thread when given.
+   */
+  async enter(
+    to: string,
+    via: 'advance' | 'decision' | 'error',
+    { note, message, by }: StateEntry = {},
+  ): Promise<void> {
     await this.checkpoint({
-      state: to, trail: { state: to, via, note, ...(by === undefined ? {} : { by }) }, visit: { modelCalls: 0, parks: 0, entered: false }, pending: null,
+      state: to,
+      trail: { state: to, via, note, ...(by === undefined ? {} : { by }) },
+      visit: { modelCalls: 0, parks: 0, entered: false },
+      pending: null,
       ...(message === undefined ? {} : { messages: [{ role: 'user', content: message }] }),
     });
   }
@@ -72,7 +104,12 @@ export class TurnRun {
   async park(pending: NonNullable<SessionPatch['pending']>): Promise<TurnOutcome> {
     const parks = this.session.visit.parks + (pending.kind === 'input' ? 1 : 0);
     await this.checkpoint({ pending, visit: { ...this.session.visit, parks } });
-    return { status: pending.kind === 'decision' ? 'awaiting_decision' : 'awaiting_input', reply: this.lastReply(), pending: this.session.pending ?? undefined, variables: this.session.variables };
+    return {
+      status: pending.kind === 'decision' ? 'awaiting_decision' : 'awaiting_input',
+      reply: this.lastReply(),
+      pending: this.session.pending ?? undefined,
+      variables: this.session.variables,
+    };
   }
 
   /**
@@ -81,9 +118,24 @@ export class TurnRun {
    */
   checkLimits(state: StateView): void {
     const limits = this.workflow.limits;
-    if (this.deps.now() > this.deadline) throw new PlatformError('turn_limit', `The turn ran longer than the workflow's turn_seconds (${limits.turnSeconds} s).`);
-    if (this.modelCalls >= limits.modelCallsPerTurn) throw new PlatformError('turn_limit', `The turn made the workflow's model_calls_per_turn (${limits.modelCallsPerTurn}) model calls.`);
+    if (this.deps.now() > this.deadline) {
+      throw new PlatformError(
+        'turn_limit',
+        `The turn ran longer than the workflow's turn_seconds (${limits.turnSeconds} s).`,
+      );
+    }
+    if (this.modelCalls >= limits.modelCallsPerTurn) {
+      throw new PlatformError(
+        'turn_limit',
+        `The turn made the workflow's model_calls_per_turn (${limits.modelCallsPerTurn}) model calls.`,
+      );
+    }
     const budget = state.budget.modelCalls;
-    if (budget !== undefined && this.session.visit.modelCalls >= budget) throw new PlatformError('budget_exhausted', `State "${state.slug}" used its budget of ${budget} model calls for this visit.`);
+    if (budget !== undefined && this.session.visit.modelCalls >= budget) {
+      throw new PlatformError(
+        'budget_exhausted',
+        `State "${state.slug}" used its budget of ${budget} model calls for this visit.`,
+      );
+    }
   }
 }

@@ -5,4 +5,7 @@ import type { ModelToolCall } from '../ports/model-provider.ts';
 import type { CallableWorkflow } from './workflow-view.ts';
 
 /** A workflow call: the model's tool call and the workflow it targets. */
-export interface WorkflowCall { call: ModelToolCall; target: CallableWorkflow }
+export interface WorkflowCall {
+  call: ModelToolCall;
+  target: CallableWorkflow;
+}

@@ -1,13 +1,14 @@
 /**
  * What the turn engine knows of a published workflow: a plain view built from a validated build by the
- * process (core/boot/workflow-view.ts reads core/agent's files), so this domain needs no YAML and no
+ * process (core/session/build-workflows.ts reads core/agent's files), so this domain needs no YAML and no
  * other domain. Defaults of docs/agent-format.md's settings are applied when the view is built.
  *
  * Source: docs/agent-format.md § workflow.yaml, § Sub-workflows; docs/decisions.md D7 § Sessions and turns.
  */
 import { PlatformError } from '../ports/platform-error.ts';
 
-/** A tool rule: a tool name (`semantic`, `semantic/execute_query`, `semantic/get_*`, `platform_workflow_<slug>`) with optional argument guards. */
+/** A tool rule: a tool name (`semantic`, `semantic/execute_query`, `semantic/get_*`, `platform_workflow_<slug>`) with
+ * optional argument guards. */
 export interface ToolRule {
   tool: string;
   /** The rule applies only when each named argument equals its value. */
@@ -42,7 +43,8 @@ export interface StateView {
   triggers: string[];
 }
 
-/** A workflow another may call as `platform_workflow_<slug>`: its parameters (its manual/mcp trigger's `requires`) and entry. */
+/** A workflow another may call as `platform_workflow_<slug>`: its parameters (its manual/mcp trigger's `requires`) and
+ * entry. */
 export interface CallableWorkflow {
   slug: string;
   description: string;
@@ -92,8 +94,14 @@ export interface WorkflowView {
   callable: Record<string, CallableWorkflow>;
 }
 
-/** Default limits. Source: docs/agent-format.md § workflow.yaml (settings.limits) as documented in docs/agent-format.md. */
-export const defaultWorkflowLimits: WorkflowLimits = { childDepth: 3, childConcurrency: 4, turnSeconds: 600, modelCallsPerTurn: 50 };
+/** Default limits. Source: docs/agent-format.md § workflow.yaml (settings.limits) as documented in
+ * docs/agent-format.md. */
+export const defaultWorkflowLimits: WorkflowLimits = {
+  childDepth: 3,
+  childConcurrency: 4,
+  turnSeconds: 600,
+  modelCallsPerTurn: 50,
+};
 
 /**
  * The entry state of a session: the state declaring `trigger`, or without one the state declaring a `manual`
@@ -104,7 +112,15 @@ export function entryStateOf(workflow: WorkflowView, trigger?: string): { state:
   const states = Object.values(workflow.states);
   if (trigger !== undefined) {
     const found = states.find((s) => s.triggers.includes(trigger));
-    if (!found) throw new PlatformError('trigger_not_found', `Workflow "${workflow.slug}" declares no trigger "${trigger}"; use one of: ${states.flatMap((s) => s.triggers).join(', ') || '(none)'}.`, { status: 404 });
+    if (!found) {
+      throw new PlatformError(
+        'trigger_not_found',
+        `Workflow "${workflow.slug}" declares no trigger "${trigger}"; use one of: ${
+          states.flatMap((s) => s.triggers).join(', ') || '(none)'
+        }.`,
+        { status: 404 },
+      );
+    }
     return { state: found.slug, trigger };
   }
   const manual = states.find((s) => s.triggers.includes('manual'));
@@ -116,6 +132,10 @@ export function entryStateOf(workflow: WorkflowView, trigger?: string): { state:
 /** The state `slug` of `workflow`. @throws PlatformError `state_not_found` (500: the build and the session disagree) */
 export function stateOf(workflow: WorkflowView, slug: string): StateView {
   const state = workflow.states[slug];
-  if (!state) throw new PlatformError('state_not_found', `State "${slug}" is not in workflow "${workflow.slug}" of this build.`, { status: 500 });
+  if (!state) {
+    throw new PlatformError('state_not_found', `State "${slug}" is not in workflow "${workflow.slug}" of this build.`, {
+      status: 500,
+    });
+  }
   return state;
 }

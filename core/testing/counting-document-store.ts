@@ -25,9 +25,18 @@ export function countingDocumentStore(inner: DocumentStore): CountingDocumentSto
       const target = inner.collection<T>(name);
       return {
         insertOne: (doc) => target.insertOne(doc),
-        findOne: (filter) => { count(name); return target.findOne(filter); },
-        find: (filter, options) => { count(name); return target.find(filter, options); },
-        countDocuments: (filter) => { count(name); return target.countDocuments(filter); },
+        findOne: (filter) => {
+          count(name);
+          return target.findOne(filter);
+        },
+        find: (filter, options) => {
+          count(name);
+          return target.find(filter, options);
+        },
+        countDocuments: (filter) => {
+          count(name);
+          return target.countDocuments(filter);
+        },
         updateOne: (filter, update, options) => target.updateOne(filter, update, options),
         deleteOne: (filter) => target.deleteOne(filter),
         deleteMany: (filter) => target.deleteMany(filter),

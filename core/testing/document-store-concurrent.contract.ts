@@ -8,13 +8,14 @@
  */
 import { expect, it } from 'vitest';
 import { isPlatformError } from '../ports/platform-error.ts';
-import { ids, type ContractState } from './document-store-writes.contract.ts';
+import { type ContractState, ids } from './document-store-writes.contract.ts';
 
 /** Each settled result as `ok` or its PlatformError code (anything else is kept as it is, so a test shows it). */
-const outcomes = (settled: PromiseSettledResult<unknown>[]) => settled.map((s) => {
-  if (s.status === 'fulfilled') return 'ok';
-  return isPlatformError(s.reason) ? s.reason.code : s.reason;
-});
+const outcomes = (settled: PromiseSettledResult<unknown>[]) =>
+  settled.map((s) => {
+    if (s.status === 'fulfilled') return 'ok';
+    return isPlatformError(s.reason) ? s.reason.code : s.reason;
+  });
 
 /** Registers the concurrent insert cases on `state`. */
 export function registerConcurrentCases(state: ContractState): void {

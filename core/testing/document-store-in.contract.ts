@@ -10,7 +10,7 @@
  * Source: docs/architecture.md § Ports and adapters (DocumentStore: MongoDB query semantics on every adapter).
  */
 import { expect, it } from 'vitest';
-import { ids, type ContractState, type Item } from './document-store-writes.contract.ts';
+import { type ContractState, ids, type Item } from './document-store-writes.contract.ts';
 
 const SESSIONS: Item[] = [
   { _id: 's1', agentId: 'a1', orgId: 'o1', depth: 0, status: 'running' },
@@ -60,11 +60,18 @@ export function registerInCases(state: ContractState): void {
       if (indexed) await state.items.createIndex({ kind: 1, at: -1 });
       const day = (d: number) => new Date(Date.UTC(2026, 0, d));
       const rows: Item[] = [
-        { _id: 'd1', kind: 'k', at: day(2) }, { _id: 'd2', kind: 'k', at: day(1) },
-        { _id: 'd3', kind: 'k', at: day(3) }, { _id: 'd4', kind: 'k', at: day(2) },
-        { _id: 'd5', kind: 'x', at: day(9) }, { _id: 'd6', kind: 'k', at: day(2) },
-        { _id: 'm1', kind: 'm', at: day(5) }, { _id: 'm2', kind: 'm' }, { _id: 'm3', kind: 'm', at: null },
-        { _id: 'm4', kind: 'm', at: 7 }, { _id: 'm5', kind: 'm', at: 'text' }, { _id: 'm6', kind: 'm', at: day(4) },
+        { _id: 'd1', kind: 'k', at: day(2) },
+        { _id: 'd2', kind: 'k', at: day(1) },
+        { _id: 'd3', kind: 'k', at: day(3) },
+        { _id: 'd4', kind: 'k', at: day(2) },
+        { _id: 'd5', kind: 'x', at: day(9) },
+        { _id: 'd6', kind: 'k', at: day(2) },
+        { _id: 'm1', kind: 'm', at: day(5) },
+        { _id: 'm2', kind: 'm' },
+        { _id: 'm3', kind: 'm', at: null },
+        { _id: 'm4', kind: 'm', at: 7 },
+        { _id: 'm5', kind: 'm', at: 'text' },
+        { _id: 'm6', kind: 'm', at: day(4) },
       ];
       for (const row of rows) await state.items.insertOne(row);
       const order = async (filter: Record<string, unknown>, sort: Record<string, 1 | -1>, limit: number, skip = 0) =>

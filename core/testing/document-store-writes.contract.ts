@@ -67,7 +67,11 @@ function registerUpdateCases(state: ContractState): void {
     await state.items.insertOne({ _id: 'u', a: { b: 1, c: 2 }, n: 5, gone: 'x', keep: true });
     const result = await state.items.updateOne(
       { _id: 'u' },
-      { $set: { 'a.b': 10, 'x.y': 'new', top: 'set' }, $unset: { gone: 1, 'a.c': '' }, $inc: { n: 2, 'a.d': 3, fresh: -1 } },
+      {
+        $set: { 'a.b': 10, 'x.y': 'new', top: 'set' },
+        $unset: { gone: 1, 'a.c': '' },
+        $inc: { n: 2, 'a.d': 3, fresh: -1 },
+      },
     );
     expect(result).toEqual({ matched: 1, upserted: false });
     expect(await state.items.findOne({ _id: 'u' })).toEqual({
@@ -133,7 +137,10 @@ function registerKeyAndDeleteCases(state: ContractState): void {
     await state.items.insertOne({ _id: 'b', email: 'b@x' });
     await expectCode(state.items.insertOne({ _id: 'c', email: 'a@x' }), 'duplicate_key');
     await expectCode(state.items.updateOne({ _id: 'b' }, { $set: { email: 'a@x' } }), 'duplicate_key');
-    await expectCode(state.items.updateOne({ _id: 'z' }, { $set: { email: 'b@x' } }, { upsert: true }), 'duplicate_key');
+    await expectCode(
+      state.items.updateOne({ _id: 'z' }, { $set: { email: 'b@x' } }, { upsert: true }),
+      'duplicate_key',
+    );
     expect(ids(await state.items.find({}))).toEqual(['a', 'b']);
     expect((await state.items.findOne({ _id: 'b' }))?.email).toBe('b@x');
     await state.items.updateOne({ _id: 'b' }, { $set: { email: 'c@x' } });
@@ -166,7 +173,9 @@ function registerKeyAndDeleteCases(state: ContractState): void {
   });
 
   it('deletes one or many and returns the counts', async () => {
-    for (const [id, kind] of [['a', 'k'], ['b', 'k'], ['c', 'k'], ['d', 'other']]) await state.items.insertOne({ _id: id, kind });
+    for (const [id, kind] of [['a', 'k'], ['b', 'k'], ['c', 'k'], ['d', 'other']]) {
+      await state.items.insertOne({ _id: id, kind });
+    }
     expect(await state.items.deleteOne({ kind: 'k' })).toBe(1);
     expect(await state.items.countDocuments({ kind: 'k' })).toBe(2);
     expect(await state.items.deleteOne({ kind: 'none' })).toBe(0);
@@ -198,9 +207,16 @@ function registerTtlCases(state: ContractState, ttlWaitMs: number): void {
 
 function registerSharedDataCases(state: ContractState): void {
   it('lets two store instances over the same data see each other’s writes', async (ctx) => {
-    if (state.fixture.openAnother === undefined) return skipBecause(ctx, 'this store gives no second instance over the same data (the fixture has no openAnother)');
+    if (state.fixture.openAnother === undefined) {
+      return skipBecause(
+        ctx,
+        'this store gives no second instance over the same data (the fixture has no openAnother)',
+      );
+    }
     const otherStore = await state.fixture.openAnother();
-    expect(otherStore, 'openAnother must open a second instance, not hand back the first').not.toBe(state.fixture.store);
+    expect(otherStore, 'openAnother must open a second instance, not hand back the first').not.toBe(
+      state.fixture.store,
+    );
     const other = otherStore.collection<Item>('items');
     await state.items.insertOne({ _id: 'from-one', v: 1 });
     expect(await other.findOne({ _id: 'from-one' })).toEqual({ _id: 'from-one', v: 1 });
@@ -215,7 +231,12 @@ function registerSharedDataCases(state: ContractState): void {
   });
 
   it('never loses an $inc when two instances update one document concurrently', async (ctx) => {
-    if (state.fixture.openAnother === undefined) return skipBecause(ctx, 'this store gives no second instance over the same data (the fixture has no openAnother)');
+    if (state.fixture.openAnother === undefined) {
+      return skipBecause(
+        ctx,
+        'this store gives no second instance over the same data (the fixture has no openAnother)',
+      );
+    }
     const other = (await state.fixture.openAnother()).collection<Item>('items');
     await state.items.insertOne({ _id: 'counter', n: 0 });
     const bump = (collection: DocumentCollection<Item>) => collection.updateOne({ _id: 'counter' }, { $inc: { n: 1 } });
@@ -224,11 +245,19 @@ function registerSharedDataCases(state: ContractState): void {
   });
 
   it('closes one instance without closing another over the same data', async (ctx) => {
-    if (state.fixture.openAnother === undefined) return skipBecause(ctx, 'this store gives no second instance over the same data (the fixture has no openAnother)');
+    if (state.fixture.openAnother === undefined) {
+      return skipBecause(
+        ctx,
+        'this store gives no second instance over the same data (the fixture has no openAnother)',
+      );
+    }
     const otherStore = await state.fixture.openAnother();
     await otherStore.collection<Item>('items').insertOne({ _id: 'before-close', v: 1 });
     await otherStore.close();
-    await expectCode((async () => otherStore.collection<Item>('items').findOne({ _id: 'before-close' }))(), 'store_closed');
+    await expectCode(
+      (async () => otherStore.collection<Item>('items').findOne({ _id: 'before-close' }))(),
+      'store_closed',
+    );
     expect(await state.items.findOne({ _id: 'before-close' })).toEqual({ _id: 'before-close', v: 1 });
   });
 }

@@ -7,12 +7,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DocumentCollection } from '../ports/document-store.ts';
 import {
-  expectCode,
-  ids,
-  registerWriteCases,
   type ContractState,
   type DocumentStoreFixture,
+  expectCode,
+  ids,
   type Item,
+  registerWriteCases,
 } from './document-store-writes.contract.ts';
 import { registerKeyCases } from './document-store-keys.contract.ts';
 import { registerInCases } from './document-store-in.contract.ts';
@@ -169,7 +169,7 @@ function registerDateAndOrderCases(state: ContractState): void {
     const found = await state.items.findOne({ _id: 'd' });
     expect(found?.at).toBeInstanceOf(Date);
     expect(found).toEqual(doc);
-    expect(((found?.nested as { when: Date }).when).getTime()).toBe(at(1).getTime());
+    expect((found?.nested as { when: Date }).when.getTime()).toBe(at(1).getTime());
   });
 
   it('filters on Date ranges and Date equality', async () => {

@@ -105,7 +105,6 @@ function registerRunCases(queue: () => JobQueue, consume: Consume): void {
     expect(await queue().counts('turns')).toEqual({ ...ZERO, completed: 1 });
     expect(seen).toEqual([{ id: 'turn-1', name: 'run-turn', data: { n: 1 } }]);
   });
-
 }
 
 function registerFailureAndConcurrencyCases(queue: () => JobQueue, consume: Consume): void {
@@ -166,7 +165,9 @@ function registerCountCases(queue: () => JobQueue, consume: Consume): void {
       await release.opened;
     });
     await running.opened;
-    await eventually(async () => expect(await queue().counts('turns')).toEqual({ ...ZERO, waiting: 1, active: 1, delayed: 1 }));
+    await eventually(async () =>
+      expect(await queue().counts('turns')).toEqual({ ...ZERO, waiting: 1, active: 1, delayed: 1 })
+    );
     release.open();
     await eventually(async () => expect(await queue().counts('turns')).toEqual({ ...ZERO, completed: 2, delayed: 1 }));
   });

@@ -78,7 +78,8 @@ function registerOwnershipCases(lease: () => Lease): void {
   });
 
   it('refuses an empty name or owner and a ttl that is not positive with invalid_argument', async () => {
-    const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: unknown) => (isPlatformError(e) ? e.code : e));
+    const codeOf = (promise: Promise<unknown>) =>
+      promise.then(() => 'ok', (e: unknown) => (isPlatformError(e) ? e.code : e));
     expect(await codeOf(lease().acquire('', 'host-a', LONG_MS))).toBe('invalid_argument');
     expect(await codeOf(lease().acquire('dispatcher', '', LONG_MS))).toBe('invalid_argument');
     expect(await codeOf(lease().acquire('dispatcher', 'host-a', 0))).toBe('invalid_argument');
@@ -146,7 +147,12 @@ function registerSharingCases(lease: () => Lease, fixture: () => LeaseFixture): 
 
   it('is one lease for two store instances over the same data', async (ctx) => {
     const openAnother = fixture().openAnother;
-    if (openAnother === undefined) return skipBecause(ctx, 'this lease store gives no second instance over the same data (the fixture has no openAnother)');
+    if (openAnother === undefined) {
+      return skipBecause(
+        ctx,
+        'this lease store gives no second instance over the same data (the fixture has no openAnother)',
+      );
+    }
     const other = await openAnother();
     expect(other, 'openAnother must open a second instance, not hand back the first').not.toBe(lease());
     expect(await lease().acquire('dispatcher', 'host-a', LONG_MS)).toBe(true);

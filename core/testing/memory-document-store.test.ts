@@ -3,5 +3,9 @@ import { createMemoryDocumentData, createMemoryDocumentStore } from './memory-do
 
 documentStoreContract('memory fake', async () => {
   const data = createMemoryDocumentData();
-  return { store: createMemoryDocumentStore({ data }), openAnother: async () => createMemoryDocumentStore({ data }), cleanup: async () => {} };
+  return {
+    store: createMemoryDocumentStore({ data }),
+    openAnother: async () => createMemoryDocumentStore({ data }),
+    cleanup: async () => {},
+  };
 });

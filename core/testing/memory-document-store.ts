@@ -21,12 +21,12 @@ import {
   compileFilter,
   duplicateKeyError,
   indexName,
+  type IndexSpec,
   isExpired,
   newDocumentId,
+  type PlainDocument,
   uniqueKey,
   upsertSeed,
-  type IndexSpec,
-  type PlainDocument,
 } from '../adapters/sqlite/document-semantics.ts';
 import { systemClock } from '../adapters/runtime/system-clock.ts';
 
@@ -55,7 +55,9 @@ export function createMemoryDocumentData(): MemoryDocumentData {
  * @param options - `now`: clock for TTL expiry, default the system clock; `data`: the data to open
  *   (default fresh and empty)
  */
-export function createMemoryDocumentStore(options: { now?: () => Date; data?: MemoryDocumentData } = {}): DocumentStore {
+export function createMemoryDocumentStore(
+  options: { now?: () => Date; data?: MemoryDocumentData } = {},
+): DocumentStore {
   const now = options.now ?? systemClock.now;
   const { collections } = options.data ?? createMemoryDocumentData();
   let closed = false;
@@ -108,7 +110,11 @@ class MemoryCollection<T extends BaseDocument> implements DocumentCollection<T> 
     return this.matching(filter).length;
   }
 
-  async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<{ matched: number; upserted: boolean }> {
+  async updateOne(
+    filter: Filter,
+    update: Update,
+    options: { upsert?: boolean } = {},
+  ): Promise<{ matched: number; upserted: boolean }> {
     this.purge();
     const current = this.matching(filter)[0];
     if (current !== undefined) {

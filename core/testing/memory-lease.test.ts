@@ -4,7 +4,11 @@ import { createMemoryLease, createMemoryLeaseData } from './memory-lease.ts';
 
 leaseContract('memory fake', async () => {
   const data = createMemoryLeaseData();
-  return { lease: createMemoryLease({ data }), openAnother: async () => createMemoryLease({ data }), cleanup: async () => {} };
+  return {
+    lease: createMemoryLease({ data }),
+    openAnother: async () => createMemoryLease({ data }),
+    cleanup: async () => {},
+  };
 });
 
 describe('createMemoryLease', () => {

@@ -73,5 +73,3 @@ export function createMemoryLease(options: MemoryLeaseOptions = {}): Lease {
     },
   };
 }
-
-

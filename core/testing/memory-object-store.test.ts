@@ -6,7 +6,8 @@ import { objectStoreContract } from './object-store.contract.ts';
 objectStoreContract('memory fake', async () => ({ store: createMemoryObjectStore(), cleanup: async () => {} }));
 
 describe('createMemoryObjectStore', () => {
-  const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: unknown) => (isPlatformError(e) ? e.code : e));
+  const codeOf = (promise: Promise<unknown>) =>
+    promise.then(() => 'ok', (e: unknown) => (isPlatformError(e) ? e.code : e));
 
   it('follows the filesystem store: invalid keys and object/folder conflicts are refused', async () => {
     const store = createMemoryObjectStore();

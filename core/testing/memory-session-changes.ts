@@ -36,7 +36,7 @@ export function createMemorySessionChanges(): MemorySessionChanges {
     },
     async watch(rootId, onChange) {
       let set = handlers.get(rootId);
-      if (!set) handlers.set(rootId, (set = new Set()));
+      if (!set) handlers.set(rootId, set = new Set());
       set.add(onChange);
       const own = set;
       return () => {

@@ -35,7 +35,11 @@ export interface SecretStoreContractOptions {
  * @param make - creates a fresh, empty store per test
  * @param options - see {@link SecretStoreContractOptions}
  */
-export function secretStoreContract(name: string, make: () => Promise<SecretStoreFixture>, options: SecretStoreContractOptions = {}): void {
+export function secretStoreContract(
+  name: string,
+  make: () => Promise<SecretStoreFixture>,
+  options: SecretStoreContractOptions = {},
+): void {
   describe(`SecretStore contract: ${name}`, () => {
     let fx: SecretStoreFixture;
     beforeEach(async () => {
@@ -97,14 +101,17 @@ function registerLifecycleCases(fixture: () => SecretStoreFixture): void {
     expect(await fx.store.get('cred-b')).toEqual({ token: 'b' });
   });
 
-  it('deletes a secret (get is null after, even right after a cached read); deleting a missing one is no error', async () => {
-    await fx.store.put('cred-3', { token: 'x' });
-    expect(await fx.store.get('cred-3')).toEqual({ token: 'x' });
-    await fx.store.delete('cred-3');
-    expect(await fx.store.get('cred-3')).toBeNull();
-    await expect(fx.store.delete('cred-never')).resolves.toBeUndefined();
-    expect(await fx.store.get('cred-a-other')).toBeNull();
-  });
+  it(
+    'deletes a secret (get is null after, even right after a cached read); ' + 'deleting a missing one is no error',
+    async () => {
+      await fx.store.put('cred-3', { token: 'x' });
+      expect(await fx.store.get('cred-3')).toEqual({ token: 'x' });
+      await fx.store.delete('cred-3');
+      expect(await fx.store.get('cred-3')).toBeNull();
+      await expect(fx.store.delete('cred-never')).resolves.toBeUndefined();
+      expect(await fx.store.get('cred-a-other')).toBeNull();
+    },
+  );
 }
 
 /** Cases of the 5-minute read cache, counted in requests to the backing service. */

@@ -28,7 +28,11 @@ export interface CallbackAnswer {
 export function callbackAnswer(output: unknown): CallbackAnswer {
   let value = output;
   if (typeof value === 'string') {
-    try { value = value.trim() === '' ? {} : JSON.parse(value); } catch { throw unreadable('its text is not JSON'); }
+    try {
+      value = value.trim() === '' ? {} : JSON.parse(value);
+    } catch {
+      throw unreadable('its text is not JSON');
+    }
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw unreadable('it is not an object');
   const { response, firings } = value as { response?: unknown; firings?: unknown };
@@ -44,20 +48,34 @@ export function callbackAnswer(output: unknown): CallbackAnswer {
 function responseOf(response: unknown): NonNullable<CallbackAnswer['response']> {
   const r = response as { status?: unknown; body?: unknown; contentType?: unknown };
   const status = r.status ?? 200;
-  if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599) throw unreadable('response.status is not an HTTP status from 200 to 599');
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599) {
+    throw unreadable('response.status is not an HTTP status from 200 to 599');
+  }
   const textual = typeof r.body === 'string' || r.body === undefined || r.body === null;
   const body = typeof r.body === 'string' ? r.body : textual ? '' : JSON.stringify(r.body);
-  const contentType = typeof r.contentType === 'string' && r.contentType.length <= 200 ? r.contentType : textual ? 'text/plain; charset=utf-8' : 'application/json';
+  const contentType = typeof r.contentType === 'string' && r.contentType.length <= 200
+    ? r.contentType
+    : textual
+    ? 'text/plain; charset=utf-8'
+    : 'application/json';
   return { status, body, contentType };
 }
 
 function firingOf(f: unknown, i: number): CallbackFiring {
   const firing = f as { id?: unknown; payload?: unknown } | null;
-  if (firing === null || typeof firing !== 'object' || Array.isArray(firing)) throw unreadable(`firings[${i}] is not an object`);
-  if (firing.id !== undefined && (typeof firing.id !== 'string' || firing.id.length === 0 || firing.id.length > 200)) throw unreadable(`firings[${i}].id is not a text of 1 to 200 characters`);
+  if (firing === null || typeof firing !== 'object' || Array.isArray(firing)) {
+    throw unreadable(`firings[${i}] is not an object`);
+  }
+  if (firing.id !== undefined && (typeof firing.id !== 'string' || firing.id.length === 0 || firing.id.length > 200)) {
+    throw unreadable(`firings[${i}].id is not a text of 1 to 200 characters`);
+  }
   return { ...(typeof firing.id === 'string' ? { id: firing.id } : {}), payload: firing.payload ?? null };
 }
 
 function unreadable(what: string): PlatformError {
-  return new PlatformError('callback_answer_unreadable', `The collection's callback answer cannot be read: ${what}. Answer {"response"?: {"status", "body", "contentType"}, "firings"?: [{"id"?, "payload"}]}.`);
+  return new PlatformError(
+    'callback_answer_unreadable',
+    `The collection's callback answer cannot be read: ${what}. Answer {"response"?: {"status", "body", ` +
+      `"contentType"}, "firings"?: [{"id"?, "payload"}]}.`,
+  );
 }

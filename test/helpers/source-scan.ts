@@ -87,3 +87,45 @@ export function hostGlobalUses(file: string): string[] {
   visit(source);
   return found;
 }
+
+/** A function, method, accessor, constructor or arrow function of a file with its parameter count. */
+export interface FunctionArity {
+  /** Its name: the declared name, or the variable or property it is assigned to; `<anonymous>` otherwise. */
+  name: string;
+  /** 1-based line of its start. */
+  line: number;
+  /** How many parameters it declares (a rest parameter counts as one). */
+  parameters: number;
+}
+
+/** The name a function-like node is known by: its own, or the variable, property or class it belongs to. */
+function functionName(node: ts.SignatureDeclaration, source: ts.SourceFile): string {
+  if (node.name) return node.name.getText(source);
+  if (ts.isConstructorDeclaration(node)) return 'constructor';
+  const parent = node.parent;
+  const named = ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent);
+  if (named) return parent.name.getText(source);
+  return '<anonymous>';
+}
+
+/**
+ * Every function with a body in `file` (declarations, expressions, arrow functions, methods, accessors,
+ * constructors) that declares more than `max` parameters; type signatures (interfaces, function types) aside.
+ */
+export function wideFunctions(file: string, max: number): FunctionArity[] {
+  const kind = file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true, kind);
+  const found: FunctionArity[] = [];
+  const visit = (node: ts.Node): void => {
+    const hasBody = ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node)
+      || ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessor(node)
+      || ts.isSetAccessor(node);
+    if (hasBody && node.parameters.length > max) {
+      const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+      found.push({ name: functionName(node, source), line, parameters: node.parameters.length });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}

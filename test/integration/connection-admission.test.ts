@@ -145,9 +145,13 @@ describe('origins and the member rule', () => {
     const deps = connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: false });
     const reader = { subject: 'reader-1' };
     expect(await listConnections(deps, reader, 'support', 'main')).toEqual([]);
-    const refusal = await createConnection(deps, reader, 'support', 'main', { identifier: 'chat', protocol: 'agui', auth: 'public' }).then(() => 'created', (e: { status: number; code: string }) => `${e.status} ${e.code}`);
+    const input = { identifier: 'chat', protocol: 'agui', auth: 'public' } as const;
+    const chat = { agent: 'support', environment: 'main', input };
+    const refusal = await createConnection(deps, reader, chat)
+      .then(() => 'created', (e: { status: number; code: string }) => `${e.status} ${e.code}`);
     expect(refusal).toBe('403 agent_role_required');
-    expect(await createConnection(deps, owner, 'support', 'main', { identifier: 'chat', protocol: 'agui', auth: 'public' })).toMatchObject({ connection: { agentId, orgId, environment: 'main' } });
+    const created = await createConnection(deps, owner, chat);
+    expect(created).toMatchObject({ connection: { agentId, orgId, environment: 'main' } });
     const stranger = await listConnections(deps, { subject: 'stranger' }, 'support', 'main').then(() => 'listed', (e: { status: number; code: string }) => `${e.status} ${e.code}`);
     expect(stranger).toBe('404 agent_not_found');
   });
@@ -155,7 +159,8 @@ describe('origins and the member rule', () => {
   it('a connection created through the use cases admits its own token (wiring end to end)', async () => {
     await ensureConnectionIndexes({ docs });
     const deps = { ...connectionDeps({ docs, clock: systemClock, ids: cryptoIds, production: false }), scope: async () => ({ orgId, agentId, environment: 'main' }) };
-    const created = await createConnection(deps, owner, agentId, 'main', { identifier: 'hook', protocol: 'webhook', auth: 'bearer' });
+    const hook = { identifier: 'hook', protocol: 'webhook', auth: 'bearer' } as const;
+    const created = await createConnection(deps, owner, { agent: agentId, environment: 'main', input: hook });
     expect(await admitCaller(admission, created.connection, { ...bearer(created.token!), clientAddress: '10.0.0.9' })).toEqual({ admitted: true, caller: { kind: 'token', rateKey: 'token:10.0.0.9' } });
   });
 });

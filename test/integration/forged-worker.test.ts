@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFsObjectStore } from '../../core/adapters/fs-objects/index.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { openSqliteDocumentStore } from '../../core/adapters/sqlite/index.ts';
-import { runQueuedTurn, type TurnRunnerDeps } from '../../core/boot/turn-runner.ts';
+import { runQueuedTurn, type TurnRunnerDeps } from '../../core/session/turn-runner.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import type { WorkerLauncher } from '../../core/ports/worker.ts';
@@ -127,18 +127,21 @@ async function runTurn(workflow: string, message: string, entryFile?: string) {
     depth: 0,
     inheritedForbid: [],
   });
-  const turn = await insertTurn(store, session, 'prompt', { message });
+  const turn = await insertTurn(store, session, { kind: 'prompt', input: { message } });
   await sessionsOf(store).updateOne({ _id: session._id }, { $set: { 'variables.turn_id': turn._id } });
   const before = await sessionsOf(store).findOne({ _id: session._id });
   const { launcher: real, lines } = testLauncher();
-  const launcher: WorkerLauncher = { run: (options) => real.run({ ...options, ...(entryFile ? { entryFile } : {}) }) };
+  const launcher: WorkerLauncher = {
+    reserve: (kind, signal) => real.reserve(kind, signal),
+    run: (options) => real.run({ ...options, ...(entryFile ? { entryFile } : {}) }),
+  };
   const toolCalls: unknown[] = [];
   const deps: TurnRunnerDeps = {
     ...store,
     launcher,
     limits: roomyLimits,
     instanceId: 'test-dispatcher',
-    modelsConfig: undefined,
+    costOf: () => 0,
     promptCache: { enabled: false, ttl: '5m' },
     models: {
       stream: () => {

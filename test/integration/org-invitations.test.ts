@@ -67,7 +67,8 @@ describe('invitations', () => {
   it('stores only the digest of the link; only the verified holder of the address joins, into the chosen groups, and joining again changes nothing', async () => {
     const org = await acme();
     const analysts = await createGroup(deps, org._id, { name: 'Analysts', agentRoles: [{ agent: '*', role: 'user' }] });
-    const { invitation, token } = await createInvitation(deps, org._id, ada, ' Grace@Example.com ', [analysts._id]);
+    const invited = { orgId: org._id, email: ' Grace@Example.com ', groupIds: [analysts._id] };
+    const { invitation, token } = await createInvitation(deps, ada, invited);
     expect(invitation).toMatchObject({ email: 'grace@example.com', status: 'pending', source: 'invitation', groupIds: [analysts._id] });
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const stored = await docs.collection<InvitationRecord>(orgCollections.invitations).findOne({ _id: invitation._id });
@@ -97,9 +98,9 @@ describe('invitations', () => {
 
   it('a second invitation to the address replaces the pending one; dismissed, revoked and expired invitations cannot be joined', async () => {
     const org = await acme();
-    const first = await createInvitation(deps, org._id, ada, 'grace@example.com');
+    const first = await createInvitation(deps, ada, { orgId: org._id, email: 'grace@example.com' });
     expect(first.invitation.groupIds).toEqual([builtinGroupId(org._id, 'user')]);
-    const second = await createInvitation(deps, org._id, ada, 'grace@example.com');
+    const second = await createInvitation(deps, ada, { orgId: org._id, email: 'grace@example.com' });
     expect(await codeOf(acceptInvitation(deps, await invitationByToken(deps, first.token), grace))).toBe('invitation_closed 409');
     expect((await listInvitations(deps, org._id)).map((i) => `${i._id} ${i.status}`).sort()).toEqual([`${first.invitation._id} revoked`, `${second.invitation._id} pending`].sort());
 
@@ -109,12 +110,12 @@ describe('invitations', () => {
     expect(await codeOf(acceptInvitation(deps, dismissed.invitation, grace))).toBe('invitation_closed 409');
     expect(await codeOf(orgAccess(deps, grace, org._id))).toBe('not_found 404');
 
-    const third = await createInvitation(deps, org._id, ada, 'grace@example.com');
+    const third = await createInvitation(deps, ada, { orgId: org._id, email: 'grace@example.com' });
     const revoked = await revokeInvitation(deps, org._id, third.invitation._id, ada);
     expect(revoked.status).toBe('revoked');
     expect(await codeOf(acceptInvitation(deps, await invitationByToken(deps, third.token), grace))).toBe('invitation_closed 409');
 
-    const fourth = await createInvitation(deps, org._id, ada, 'grace@example.com');
+    const fourth = await createInvitation(deps, ada, { orgId: org._id, email: 'grace@example.com' });
     now = new Date(now.getTime() + 14 * 24 * 3600 * 1000);
     expect(invitationState(fourth.invitation, now)).toBe('expired');
     expect(await offersFor(deps, grace)).toEqual([]);
@@ -124,9 +125,11 @@ describe('invitations', () => {
   it('refuses an address that is a member, a malformed address, a group of another organization and an unknown link', async () => {
     const org = await acme();
     const other = await createOrganization(deps, mallory, 'Other');
-    expect(await codeOf(createInvitation(deps, org._id, ada, 'ADA@example.com'))).toBe('already_member 409');
-    expect(await codeOf(createInvitation(deps, org._id, ada, 'not an address'))).toBe('invalid_argument 400');
-    expect(await codeOf(createInvitation(deps, org._id, ada, 'grace@example.com', [builtinGroupId(other._id, 'owner')]))).toBe('not_found 404');
+    const invite = (email: string, groupIds?: string[]) =>
+      createInvitation(deps, ada, { orgId: org._id, email, groupIds });
+    expect(await codeOf(invite('ADA@example.com'))).toBe('already_member 409');
+    expect(await codeOf(invite('not an address'))).toBe('invalid_argument 400');
+    expect(await codeOf(invite('grace@example.com', [builtinGroupId(other._id, 'owner')]))).toBe('not_found 404');
     expect(await codeOf(invitationByToken(deps, 'A'.repeat(43)))).toBe('invitation_not_found 404');
     expect(await codeOf(invitationByToken(deps, '../../etc'))).toBe('invitation_not_found 404');
     expect(await listInvitations(deps, org._id)).toEqual([]);

@@ -23,7 +23,7 @@ describe('a turn without a configured model', () => {
   it('fails at once, naming CAIRN_MODEL_* and the models section', async () => {
     const store = { docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock: systemClock, ids: cryptoIds };
     const session = await insertSession(store, { orgId: 'o', agentId: 'a', environment: 'main', workflow: 'ask', buildId: 'b', commitId: 'c', state: 'ask', variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [] });
-    const turn = await insertTurn(store, session, 'prompt', { message: 'Hello?' });
+    const turn = await insertTurn(store, session, { kind: 'prompt', input: { message: 'Hello?' } });
     await claimTurn(store, turn._id, 'test');
     const host = createStoreHost({
       ...store, models: createAiModelProvider({ models: undefined }), workflowOf: async () => workflow, costOf: () => 0,

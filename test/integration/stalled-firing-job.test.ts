@@ -16,8 +16,8 @@ import { createBullJobQueue, openRedis, type RedisConnection } from '../../core/
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { openSqliteDocumentStore } from '../../core/adapters/sqlite/index.ts';
 import { agentCollections } from '../../core/agent/hosting-model.ts';
-import { TRIGGER_QUEUE } from '../../core/boot/completion-firings.ts';
-import { webhookJobIdOf, type WebhookJob } from '../../core/boot/webhook-firings.ts';
+import { TRIGGER_QUEUE } from '../../core/trigger/completion-firings.ts';
+import { webhookJobIdOf, type WebhookJob } from '../../core/trigger/webhook-firings.ts';
 import type { CompletionFiring } from '../../core/session/completion.ts';
 import { sessionsOf } from '../../core/session/session-store.ts';
 import { eventually } from '../../core/testing/job-queue.contract.ts';

@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { createAiModelProvider } from '../../core/adapters/models/ai-model-provider.ts';
-import { runQueuedTurn } from '../../core/boot/turn-runner.ts';
+import { runQueuedTurn } from '../../core/session/turn-runner.ts';
 import { insertSession, insertTurn, turnsOf } from '../../core/session/session-store.ts';
 import type { WorkflowView } from '../../core/session/workflow-view.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
@@ -86,7 +86,7 @@ describe('limits enforced from outside the worker', () => {
     const stores = { docs: createMemoryDocumentStore(), objects: createMemoryObjectStore() };
     const store = { ...stores, clock: systemClock, ids: cryptoIds };
     const deps = {
-      ...store, launcher, models: createAiModelProvider({ models: undefined }), modelsConfig: undefined,
+      ...store, launcher, models: createAiModelProvider({ models: undefined }), costOf: () => 0,
       instanceId: 'test', promptCache: { enabled: false, ttl: '5m' as const }, limits: roomyLimits,
       workflowOf: async () => loopingWorkflow(600),
       catalog: { tools: async () => [], call: async () => ({ output: '', isError: true }) },
@@ -95,7 +95,7 @@ describe('limits enforced from outside the worker', () => {
       orgId: 'o', agentId: 'a', environment: 'main', workflow: 'loop', buildId: 'b', commitId: 'c', state: 'ask',
       variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [],
     });
-    const turn = await insertTurn(store, session, 'prompt', { message: 'Go.' });
+    const turn = await insertTurn(store, session, { kind: 'prompt', input: { message: 'Go.' } });
     await runQueuedTurn(deps as never, turn._id);
     const settled = await turnsOf(store).findOne({ _id: turn._id });
     const message = expect.stringMatching(/^the turn worker exceeded its hook time limit \(a hook runs at most 10 s/);

@@ -1,6 +1,6 @@
 /**
  * The Chat page's transcript rules (web/src/pages/platform/chat/transcript.ts) over AG-UI event sequences as the
- * endpoint emits them (core/boot/agui-stream.ts): streamed text accumulates into one assistant message; child
+ * endpoint emits them (core/connection/agui-stream.ts): streamed text accumulates into one assistant message; child
  * sessions become sub-workflow blocks (nested by parent dispatch id) whose text never enters the assistant's
  * messages; a decision interrupt shows its options; a wait shows what it waits for and until when; RUN_ERROR is an
  * error; a chat opened from history is rebuilt from stored messages with its pending decision.

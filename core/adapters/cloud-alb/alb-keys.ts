@@ -80,16 +80,33 @@ export function createAlbKeyStore(options: AlbKeyStoreOptions): (kid: string) =>
 async function fetchKey(options: AlbKeyStoreOptions, kid: string): Promise<CryptoKey> {
   let response: Response;
   try {
-    response = await (options.fetch ?? fetch)(`${options.keyUrlBase.replace(/\/+$/, '')}/${kid}`, { redirect: 'manual', signal: AbortSignal.timeout(5_000) });
+    response = await (options.fetch ?? fetch)(`${options.keyUrlBase.replace(/\/+$/, '')}/${kid}`, {
+      redirect: 'manual',
+      signal: AbortSignal.timeout(5_000),
+    });
   } catch (cause) {
-    throw new PlatformError('sign_in_unavailable', 'The load balancer\'s verification key cannot be fetched; try again shortly.', { status: 503, cause });
+    throw new PlatformError(
+      'sign_in_unavailable',
+      "The load balancer's verification key cannot be fetched; try again shortly.",
+      { status: 503, cause },
+    );
   }
   if (response.status === 403 || response.status === 404) throw refused();
-  if (response.status !== 200) throw new PlatformError('sign_in_unavailable', `The load balancer's key host answered ${response.status}; try again shortly.`, { status: 503 });
+  if (response.status !== 200) {
+    throw new PlatformError(
+      'sign_in_unavailable',
+      `The load balancer's key host answered ${response.status}; try again shortly.`,
+      { status: 503 },
+    );
+  }
   const pem = (await response.text()).trim();
   try {
     return await importSPKI(pem, 'ES256');
   } catch (cause) {
-    throw new PlatformError('sign_in_unavailable', 'The load balancer\'s key host answered something that is not an ES256 public key.', { status: 503, cause });
+    throw new PlatformError(
+      'sign_in_unavailable',
+      "The load balancer's key host answered something that is not an ES256 public key.",
+      { status: 503, cause },
+    );
   }
 }

@@ -75,6 +75,6 @@ function jsonObject(bytes: Uint8Array): Record<string, unknown> {
  *
  * Source: spec/platform-service.md § Platform sign-in modes (cloud-alb)
  */
-export function refused(message = 'The load balancer\'s sign-in could not be verified; sign in again.'): PlatformError {
+export function refused(message = "The load balancer's sign-in could not be verified; sign in again."): PlatformError {
   return new PlatformError('unauthorized', message, { status: 401 });
 }

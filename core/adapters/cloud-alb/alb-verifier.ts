@@ -2,11 +2,12 @@
  * Verifies the identity a sign-in load balancer forwards in x-lb-oidc-data: an ES256 signature by the key
  * named in the header's `kid`, a `signer` equal to the configured load balancer, and an unexpired `exp`.
  *
- * Source: spec/platform-service.md § Platform sign-in modes (cloud-alb); § Deployment settings (PLATFORM_CLOUD_ALB_ARN).
+ * Source: spec/platform-service.md § Platform sign-in modes (cloud-alb); § Deployment settings
+ * (PLATFORM_CLOUD_ALB_ARN).
  */
 import { PlatformError } from '../../ports/platform-error.ts';
-import { createAlbKeyStore, regionKeyUrlBase, type FetchFunction } from './alb-keys.ts';
-import { parseAlbToken, refused, type AlbToken } from './alb-token.ts';
+import { createAlbKeyStore, type FetchFunction, regionKeyUrlBase } from './alb-keys.ts';
+import { type AlbToken, parseAlbToken, refused } from './alb-token.ts';
 
 /**
  * Options of {@link createAlbVerifier}.
@@ -48,7 +49,13 @@ export interface AlbVerifier {
  */
 export function regionOfArn(arn: string): string {
   const match = /^arn:[a-z0-9-]+:[a-z0-9-]+:([a-z0-9-]+):[0-9]*:\S+$/.exec(arn);
-  if (!match) throw new PlatformError('invalid_config', 'PLATFORM_CLOUD_ALB_ARN must be the load balancer identifier (arn:<partition>:<service>:<region>:<account>:<resource>).');
+  if (!match) {
+    throw new PlatformError(
+      'invalid_config',
+      'PLATFORM_CLOUD_ALB_ARN must be the load balancer identifier ' +
+        '(arn:<partition>:<service>:<region>:<account>:<resource>).',
+    );
+  }
   return match[1] as string;
 }
 
@@ -72,7 +79,12 @@ export function createAlbVerifier(options: AlbVerifierOptions): AlbVerifier {
       checkHeader(token, options.arn, now().getTime() / 1000 - toleranceSeconds);
       const key = await keyOf(token.header.kid as string);
       if (token.signature.byteLength !== 64) throw refused();
-      const valid = await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, token.signature as BufferSource, token.signingInput as BufferSource);
+      const valid = await crypto.subtle.verify(
+        { name: 'ECDSA', hash: 'SHA-256' },
+        key,
+        token.signature as BufferSource,
+        token.signingInput as BufferSource,
+      );
       if (!valid) throw refused();
       return token.claims;
     },
@@ -83,7 +95,13 @@ export function createAlbVerifier(options: AlbVerifierOptions): AlbVerifier {
 function checkHeader(token: AlbToken, arn: string, notBefore: number): void {
   const { header, claims } = token;
   if (header.alg !== 'ES256' || typeof header.kid !== 'string') throw refused();
-  if (header.signer !== arn) throw refused('The sign-in was signed by another load balancer than PLATFORM_CLOUD_ALB_ARN names.');
-  if (typeof header.exp !== 'number' || header.exp < notBefore) throw refused('The load balancer\'s sign-in has expired; sign in again.');
-  if (claims.exp !== undefined && (typeof claims.exp !== 'number' || claims.exp < notBefore)) throw refused('The load balancer\'s sign-in has expired; sign in again.');
+  if (header.signer !== arn) {
+    throw refused('The sign-in was signed by another load balancer than PLATFORM_CLOUD_ALB_ARN names.');
+  }
+  if (typeof header.exp !== 'number' || header.exp < notBefore) {
+    throw refused("The load balancer's sign-in has expired; sign in again.");
+  }
+  if (claims.exp !== undefined && (typeof claims.exp !== 'number' || claims.exp < notBefore)) {
+    throw refused("The load balancer's sign-in has expired; sign in again.");
+  }
 }

@@ -3,6 +3,6 @@
  *
  * Source: spec/platform-service.md § Platform sign-in modes (cloud-alb).
  */
-export { createAlbVerifier, regionOfArn, type AlbVerifier, type AlbVerifierOptions } from './alb-verifier.ts';
+export { type AlbVerifier, type AlbVerifierOptions, createAlbVerifier, regionOfArn } from './alb-verifier.ts';
 export { regionKeyUrlBase } from './alb-keys.ts';
-export { parseAlbToken, type AlbToken } from './alb-token.ts';
+export { type AlbToken, parseAlbToken } from './alb-token.ts';

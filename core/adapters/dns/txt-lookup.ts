@@ -27,7 +27,9 @@ export function createTxtLookup(options: { servers?: string[]; timeoutMs?: numbe
       } catch (error) {
         const code = (error as { code?: string }).code ?? 'EUNKNOWN';
         if (absent.has(code)) return [];
-        throw new PlatformError('dns_failed', `The DNS lookup of ${name} failed (${code}); try again in a minute.`, { status: 502 });
+        throw new PlatformError('dns_failed', `The DNS lookup of ${name} failed (${code}); try again in a minute.`, {
+          status: 502,
+        });
       }
     },
   };

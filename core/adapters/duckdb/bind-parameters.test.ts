@@ -4,12 +4,24 @@
  * same refusals.
  */
 import {
-  BIGINT, DATE, DECIMAL, DuckDBInstance, HUGEINT, INTEGER, SMALLINT, TINYINT, UBIGINT, UHUGEINT, UINTEGER,
-  USMALLINT, UTINYINT, VARCHAR,
+  BIGINT,
+  DATE,
+  DECIMAL,
+  DuckDBInstance,
+  HUGEINT,
+  INTEGER,
+  SMALLINT,
+  TINYINT,
+  UBIGINT,
+  UHUGEINT,
+  UINTEGER,
+  USMALLINT,
+  UTINYINT,
+  VARCHAR,
 } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CastStatements } from './bind-parameters.ts';
-import { openQuerySession, runQuery, type QuerySession } from './run-query.ts';
+import { openQuerySession, type QuerySession, runQuery } from './run-query.ts';
 
 let instance: DuckDBInstance;
 let session: QuerySession;
@@ -32,7 +44,7 @@ const run = (scope: string, sql: string, params: string[]) => (
 );
 
 describe('CastStatements', () => {
-  it('converts with the engine\'s TRY_CAST and keeps one prepared statement per type', async () => {
+  it("converts with the engine's TRY_CAST and keeps one prepared statement per type", async () => {
     const connection = await instance.connect();
     const casts = new CastStatements(connection);
     expect(await casts.convert(BIGINT, '15')).toBe(15n);
@@ -60,14 +72,42 @@ describe('CastStatements', () => {
 });
 
 describe('integer params', () => {
-  it('converts plain integers exactly as the engine\'s TRY_CAST does, for every integer type', async () => {
+  it("converts plain integers exactly as the engine's TRY_CAST does, for every integer type", async () => {
     const connection = await instance.connect();
     const casts = new CastStatements(connection);
     const types = [TINYINT, SMALLINT, INTEGER, BIGINT, HUGEINT, UTINYINT, USMALLINT, UINTEGER, UBIGINT, UHUGEINT];
     const texts = [
-      '15', '-15', '015', '-0', '0', '127', '128', '-128', '-129', '255', '256', '65535', '2147483647', '2147483648',
-      '-2147483649', '4294967295', '4294967296', '999999999999999999', '-999999999999999999', '9223372036854775808',
-      ' 15', '+15', '1e3', '15.0', '15.5', '', '-', 'abc', '١٢', '0x10', '1_000',
+      '15',
+      '-15',
+      '015',
+      '-0',
+      '0',
+      '127',
+      '128',
+      '-128',
+      '-129',
+      '255',
+      '256',
+      '65535',
+      '2147483647',
+      '2147483648',
+      '-2147483649',
+      '4294967295',
+      '4294967296',
+      '999999999999999999',
+      '-999999999999999999',
+      '9223372036854775808',
+      ' 15',
+      '+15',
+      '1e3',
+      '15.0',
+      '15.5',
+      '',
+      '-',
+      'abc',
+      '١٢',
+      '0x10',
+      '1_000',
     ];
     for (const type of types) {
       for (const text of texts) {
@@ -81,7 +121,7 @@ describe('integer params', () => {
 });
 
 describe('params of query after query on one session', () => {
-  it('binds each query\'s own values through the reused conversion; refuses one that does not convert', async () => {
+  it("binds each query's own values through the reused conversion; refuses one that does not convert", async () => {
     expect((await run('a', 'SELECT count(*) AS c FROM t WHERE n > $1', ['6'])).rows).toEqual([[3]]);
     expect((await run('a', 'SELECT count(*) AS c FROM t WHERE n > $1', ['2'])).rows).toEqual([[7]]);
     expect(session.casts.size).toBe(0); // plain integers need no engine conversion

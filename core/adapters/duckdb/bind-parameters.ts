@@ -6,7 +6,11 @@
  * Source: spec/semantic-query-service.md § Tools (execute_query: params).
  */
 import {
-  DuckDBTypeId, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue,
+  type DuckDBConnection,
+  type DuckDBPreparedStatement,
+  type DuckDBType,
+  DuckDBTypeId,
+  type DuckDBValue,
 } from '@duckdb/node-api';
 import { PlatformError } from '../../ports/platform-error.ts';
 
@@ -74,11 +78,18 @@ export class CastStatements {
  * Source: spec/semantic-query-service.md § Tools (execute_query)
  */
 export async function bindParameters(
-  casts: CastStatements, prepared: DuckDBPreparedStatement, params: readonly string[],
+  casts: CastStatements,
+  prepared: DuckDBPreparedStatement,
+  params: readonly string[],
 ): Promise<void> {
   const count = prepared.parameterCount;
   if (params.length < count) {
-    throw new PlatformError('query_invalid_params', `The query has ${count} placeholder(s) but ${params.length} param(s) were given; pass one string per placeholder in params.`, { status: 400 });
+    throw new PlatformError(
+      'query_invalid_params',
+      `The query has ${count} placeholder(s) but ${params.length} param(s) were given; pass one string per ` +
+        `placeholder in params.`,
+      { status: 400 },
+    );
   }
   for (let index = 1; index <= count; index += 1) {
     await bindOne(casts, prepared, index, params[index - 1]);
@@ -86,7 +97,10 @@ export async function bindParameters(
 }
 
 async function bindOne(
-  casts: CastStatements, prepared: DuckDBPreparedStatement, index: number, text: string,
+  casts: CastStatements,
+  prepared: DuckDBPreparedStatement,
+  index: number,
+  text: string,
 ): Promise<void> {
   const type = inferredType(prepared, index);
   if (!type) {
@@ -96,16 +110,23 @@ async function bindOne(
   const converted = await casts.convert(type, text);
   if (converted === null) {
     const shown = text.length > 80 ? `${text.slice(0, 80)}…` : text;
-    throw new PlatformError('query_invalid_params', `Parameter $${index} must be ${describeType(type)}; "${shown}" does not convert to ${type.toString()}.`, { status: 400 });
+    throw new PlatformError(
+      'query_invalid_params',
+      `Parameter $${index} must be ${describeType(type)}; "${shown}" does not convert to ${type.toString()}.`,
+      { status: 400 },
+    );
   }
   prepared.bindValue(index, converted, type);
 }
 
 /** Integer types whose TRY_CAST gives a JS number, with their range. */
 const numberRanges = new Map<DuckDBTypeId, [number, number]>([
-  [DuckDBTypeId.TINYINT, [-128, 127]], [DuckDBTypeId.SMALLINT, [-32_768, 32_767]],
-  [DuckDBTypeId.INTEGER, [-2_147_483_648, 2_147_483_647]], [DuckDBTypeId.UTINYINT, [0, 255]],
-  [DuckDBTypeId.USMALLINT, [0, 65_535]], [DuckDBTypeId.UINTEGER, [0, 4_294_967_295]],
+  [DuckDBTypeId.TINYINT, [-128, 127]],
+  [DuckDBTypeId.SMALLINT, [-32_768, 32_767]],
+  [DuckDBTypeId.INTEGER, [-2_147_483_648, 2_147_483_647]],
+  [DuckDBTypeId.UTINYINT, [0, 255]],
+  [DuckDBTypeId.USMALLINT, [0, 65_535]],
+  [DuckDBTypeId.UINTEGER, [0, 4_294_967_295]],
 ]);
 /** Integer types whose TRY_CAST gives a bigint (every 18-digit integer fits the signed ones). */
 const bigintTypes = new Set([DuckDBTypeId.BIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.UHUGEINT]);
@@ -129,7 +150,10 @@ function plainInteger(typeId: DuckDBTypeId, text: string): number | bigint | und
 /** The placeholder's type when DuckDB infers one other than VARCHAR, else undefined (bind as VARCHAR). */
 function inferredType(prepared: DuckDBPreparedStatement, index: number): DuckDBType | undefined {
   const typeId = prepared.parameterTypeId(index);
-  if (typeId === DuckDBTypeId.INVALID || typeId === DuckDBTypeId.ANY || typeId === DuckDBTypeId.VARCHAR || typeId === DuckDBTypeId.SQLNULL) {
+  if (
+    typeId === DuckDBTypeId.INVALID || typeId === DuckDBTypeId.ANY || typeId === DuckDBTypeId.VARCHAR ||
+    typeId === DuckDBTypeId.SQLNULL
+  ) {
     return undefined;
   }
   try {
@@ -140,14 +164,24 @@ function inferredType(prepared: DuckDBPreparedStatement, index: number): DuckDBT
 }
 
 const integerTypes = new Set<DuckDBTypeId>([
-  DuckDBTypeId.TINYINT, DuckDBTypeId.SMALLINT, DuckDBTypeId.INTEGER, DuckDBTypeId.BIGINT, DuckDBTypeId.HUGEINT,
-  DuckDBTypeId.UTINYINT, DuckDBTypeId.USMALLINT, DuckDBTypeId.UINTEGER, DuckDBTypeId.UBIGINT, DuckDBTypeId.UHUGEINT,
+  DuckDBTypeId.TINYINT,
+  DuckDBTypeId.SMALLINT,
+  DuckDBTypeId.INTEGER,
+  DuckDBTypeId.BIGINT,
+  DuckDBTypeId.HUGEINT,
+  DuckDBTypeId.UTINYINT,
+  DuckDBTypeId.USMALLINT,
+  DuckDBTypeId.UINTEGER,
+  DuckDBTypeId.UBIGINT,
+  DuckDBTypeId.UHUGEINT,
 ]);
 
 /** A human description with an example of the expected form. */
 function describeType(type: DuckDBType): string {
   if (integerTypes.has(type.typeId)) return `an integer (${type.toString()}), e.g. "42"`;
-  if (type.typeId === DuckDBTypeId.DECIMAL || type.typeId === DuckDBTypeId.DOUBLE || type.typeId === DuckDBTypeId.FLOAT) {
+  if (
+    type.typeId === DuckDBTypeId.DECIMAL || type.typeId === DuckDBTypeId.DOUBLE || type.typeId === DuckDBTypeId.FLOAT
+  ) {
     return `a number (${type.toString()}), e.g. "3.25"`;
   }
   if (type.typeId === DuckDBTypeId.DATE) return 'a DATE, e.g. "2024-01-31"';

@@ -31,7 +31,9 @@ async function tablesOf(file: string): Promise<Record<string, number>> {
   const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
   const connection = await instance.connect();
   try {
-    const names = (await connection.runAndReadAll("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY 1")).getRows() as [string][];
+    const names =
+      (await connection.runAndReadAll("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY 1"))
+        .getRows() as [string][];
     const counts: Record<string, number> = {};
     for (const [name] of names) {
       counts[name] = Number((await connection.runAndReadAll(`SELECT count(*) FROM "${name}"`)).getRows()[0][0]);
@@ -45,19 +47,31 @@ async function tablesOf(file: string): Promise<Record<string, number>> {
 
 describe('data database', () => {
   it('loads parquet, csv, tsv, json, jsonl, ndjson and .duckdb files as tables named after their stems', async () => {
-    const data = await dataSetOf(store, await writeDataFiles(directory.path, {
-      'flights-3m.parquet': 'SELECT range AS n FROM range(30)',
-      'airports.csv': "SELECT 'SFO' AS iata UNION ALL SELECT 'LAX'",
-      'tabs.tsv': 'SELECT 1 AS a, 2 AS b',
-      'array.json': 'SELECT range AS n FROM range(4)',
-      'lines.jsonl': 'SELECT range AS n FROM range(5)',
-      'more.ndjson': 'SELECT range AS n FROM range(6)',
-      'warehouse.duckdb': 'orders=SELECT range AS id FROM range(7);;customers=SELECT 1 AS id',
-    }));
+    const data = await dataSetOf(
+      store,
+      await writeDataFiles(directory.path, {
+        'flights-3m.parquet': 'SELECT range AS n FROM range(30)',
+        'airports.csv': "SELECT 'SFO' AS iata UNION ALL SELECT 'LAX'",
+        'tabs.tsv': 'SELECT 1 AS a, 2 AS b',
+        'array.json': 'SELECT range AS n FROM range(4)',
+        'lines.jsonl': 'SELECT range AS n FROM range(5)',
+        'more.ndjson': 'SELECT range AS n FROM range(6)',
+        'warehouse.duckdb': 'orders=SELECT range AS id FROM range(7);;customers=SELECT 1 AS id',
+      }),
+    );
     const logger = recordingLogger();
     const file = await builder(logger).databaseFile(data);
     expect(file.endsWith(join(data.key, 'data.duckdb'))).toBe(true);
-    expect(await tablesOf(file)).toEqual({ 'flights-3m': 30, airports: 2, tabs: 1, array: 4, lines: 5, more: 6, orders: 7, customers: 1 });
+    expect(await tablesOf(file)).toEqual({
+      'flights-3m': 30,
+      airports: 2,
+      tabs: 1,
+      array: 4,
+      lines: 5,
+      more: 6,
+      orders: 7,
+      customers: 1,
+    });
     expect(readdirSync(dirname(file))).toEqual(['data.duckdb']);
   });
 
@@ -72,14 +86,23 @@ describe('data database', () => {
   });
 
   it('refuses two files defining the same table (case-insensitive), naming both', async () => {
-    const data = await dataSetOf(store, await writeDataFiles(directory.path, { 'Twin.csv': 'SELECT 1 AS x', 'twin.parquet': 'SELECT 2 AS x' }));
+    const data = await dataSetOf(
+      store,
+      await writeDataFiles(directory.path, { 'Twin.csv': 'SELECT 1 AS x', 'twin.parquet': 'SELECT 2 AS x' }),
+    );
     const error = await failure(builder().databaseFile(data));
     expect(error.code).toBe('data_file_invalid');
-    expect(error.message).toBe('Data files "Twin.csv" and "twin.parquet" both define table "twin"; rename one of them so every table name is unique.');
+    expect(error.message).toBe(
+      'Data files "Twin.csv" and "twin.parquet" both define table "twin"; rename one of them so every table name ' +
+        'is unique.',
+    );
   });
 
   it('refuses a .duckdb table that clashes with a file stem', async () => {
-    const data = await dataSetOf(store, await writeDataFiles(directory.path, { 'orders.csv': 'SELECT 1 AS x', 'shop.duckdb': 'orders=SELECT 1 AS id' }));
+    const data = await dataSetOf(
+      store,
+      await writeDataFiles(directory.path, { 'orders.csv': 'SELECT 1 AS x', 'shop.duckdb': 'orders=SELECT 1 AS id' }),
+    );
     const error = await failure(builder().databaseFile(data));
     expect(error.message).toMatch(/^Data files "orders.csv" and "shop.duckdb" both define table "orders"/);
   });
@@ -96,11 +119,20 @@ describe('data database', () => {
   it('refuses bytes whose SHA-256 does not match, missing bytes and unsupported types', async () => {
     const good = await dataSetOf(store, await writeDataFiles(directory.path, { 'ok.csv': 'SELECT 1 AS x' }));
     const tampered: DataSet = { key: 'tampered', files: [{ ...good.files[0], sha256: '0'.repeat(64) }] };
-    expect(await failure(builder().databaseFile(tampered))).toMatchObject({ code: 'data_file_invalid', message: expect.stringMatching(/"ok.csv" is invalid: its bytes do not match/) });
+    expect(await failure(builder().databaseFile(tampered))).toMatchObject({
+      code: 'data_file_invalid',
+      message: expect.stringMatching(/"ok.csv" is invalid: its bytes do not match/),
+    });
     const missing: DataSet = { key: 'missing', files: [{ ...good.files[0], objectKey: 'blobs/none' }] };
-    expect(await failure(builder().databaseFile(missing))).toMatchObject({ code: 'data_file_invalid', message: expect.stringMatching(/missing from the object store/) });
+    expect(await failure(builder().databaseFile(missing))).toMatchObject({
+      code: 'data_file_invalid',
+      message: expect.stringMatching(/missing from the object store/),
+    });
     const odd = await dataSetOf(store, { 'notes.txt': new TextEncoder().encode('x') });
-    expect(await failure(builder().databaseFile(odd))).toMatchObject({ code: 'data_file_invalid', message: expect.stringMatching(/"notes.txt" is invalid: its type is not supported/) });
+    expect(await failure(builder().databaseFile(odd))).toMatchObject({
+      code: 'data_file_invalid',
+      message: expect.stringMatching(/"notes.txt" is invalid: its type is not supported/),
+    });
   });
 
   it('uses a hash as the directory of a key that is not a safe file name', async () => {

@@ -11,7 +11,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Logger } from '../../ports/logger.ts';
 import type { ObjectStore } from '../../ports/object-store.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
@@ -94,10 +94,15 @@ async function buildDatabase(deps: DataBuilderDeps, data: DataSet, directory: st
     const paths = await downloadFiles(deps.objectStore, data.files, filesDirectory);
     await loadTables(temporary, filesDirectory, data.files, paths);
     await rename(temporary, target);
-    deps.logger.info({ dataKey: data.key, files: data.files.length, ms: Math.round(performance.now() - started) }, 'data database built');
+    deps.logger.info(
+      { dataKey: data.key, files: data.files.length, ms: Math.round(performance.now() - started) },
+      'data database built',
+    );
     return target;
   } finally {
-    await Promise.all([temporary, `${temporary}.wal`, `${temporary}.tmp`].map((path) => rm(path, { recursive: true, force: true })));
+    await Promise.all(
+      [temporary, `${temporary}.wal`, `${temporary}.tmp`].map((path) => rm(path, { recursive: true, force: true })),
+    );
     await rm(filesDirectory, { recursive: true, force: true });
   }
 }
@@ -105,11 +110,15 @@ async function buildDatabase(deps: DataBuilderDeps, data: DataSet, directory: st
 async function downloadFiles(store: ObjectStore, files: DataFile[], directory: string): Promise<string[]> {
   const paths: string[] = [];
   for (const file of files) {
-    if (!/^[^/\\]+$/.test(file.name) || file.name === '.' || file.name === '..') throw invalidFile(file.name, 'the name is not a plain file name');
+    if (!/^[^/\\]+$/.test(file.name) || file.name === '.' || file.name === '..') {
+      throw invalidFile(file.name, 'the name is not a plain file name');
+    }
     const bytes = await store.get(file.objectKey);
     if (!bytes) throw invalidFile(file.name, 'its bytes are missing from the object store; upload the file again');
     const digest = createHash('sha256').update(bytes).digest('hex');
-    if (digest !== file.sha256.toLowerCase()) throw invalidFile(file.name, 'its bytes do not match the recorded SHA-256; upload the file again');
+    if (digest !== file.sha256.toLowerCase()) {
+      throw invalidFile(file.name, 'its bytes do not match the recorded SHA-256; upload the file again');
+    }
     const path = join(directory, file.name);
     await writeFile(path, bytes);
     paths.push(path);
@@ -117,7 +126,12 @@ async function downloadFiles(store: ObjectStore, files: DataFile[], directory: s
   return paths;
 }
 
-async function loadTables(databasePath: string, filesDirectory: string, files: DataFile[], paths: string[]): Promise<void> {
+async function loadTables(
+  databasePath: string,
+  filesDirectory: string,
+  files: DataFile[],
+  paths: string[],
+): Promise<void> {
   const instance = await DuckDBInstance.create(databasePath, {
     threads: '2',
     memory_limit: '512MiB',
@@ -137,18 +151,33 @@ async function loadTables(databasePath: string, filesDirectory: string, files: D
   }
 }
 
-async function loadFile(connection: DuckDBConnection, file: DataFile, path: string, owners: Map<string, string>): Promise<void> {
+async function loadFile(
+  connection: DuckDBConnection,
+  file: DataFile,
+  path: string,
+  owners: Map<string, string>,
+): Promise<void> {
   const dot = file.name.lastIndexOf('.');
   const extension = dot > 0 ? file.name.slice(dot + 1).toLowerCase() : '';
   if (extension === 'duckdb') return copyDuckDbTables(connection, file, path, owners);
   const loader = loaders[extension];
-  if (!loader) throw invalidFile(file.name, 'its type is not supported; use .parquet, .csv, .tsv, .json, .jsonl, .ndjson or .duckdb');
+  if (!loader) {
+    throw invalidFile(
+      file.name,
+      'its type is not supported; use .parquet, .csv, .tsv, .json, .jsonl, .ndjson or .duckdb',
+    );
+  }
   const table = file.name.slice(0, dot);
   claimTable(owners, table, file.name);
   await runForFile(connection, file.name, `CREATE TABLE ${quoteIdentifier(table)} AS SELECT * FROM ${loader(path)}`);
 }
 
-async function copyDuckDbTables(connection: DuckDBConnection, file: DataFile, path: string, owners: Map<string, string>): Promise<void> {
+async function copyDuckDbTables(
+  connection: DuckDBConnection,
+  file: DataFile,
+  path: string,
+  owners: Map<string, string>,
+): Promise<void> {
   const alias = `source_${owners.size}_${randomUUID().replaceAll('-', '')}`;
   await runForFile(connection, file.name, `ATTACH ${quoteLiteral(path)} AS ${quoteIdentifier(alias)} (READ_ONLY)`);
   try {
@@ -170,8 +199,14 @@ async function copyDuckDbTables(connection: DuckDBConnection, file: DataFile, pa
 function claimTable(owners: Map<string, string>, table: string, fileName: string): void {
   const owner = owners.get(table.toLowerCase());
   if (owner !== undefined) {
-    const files = owner === fileName ? `Data file "${fileName}" defines` : `Data files "${owner}" and "${fileName}" both define`;
-    throw new PlatformError('data_file_invalid', `${files} table "${table}"; rename one of them so every table name is unique.`, { status: 422 });
+    const files = owner === fileName
+      ? `Data file "${fileName}" defines`
+      : `Data files "${owner}" and "${fileName}" both define`;
+    throw new PlatformError(
+      'data_file_invalid',
+      `${files} table "${table}"; rename one of them so every table name is unique.`,
+      { status: 422 },
+    );
   }
   owners.set(table.toLowerCase(), fileName);
 }

@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DataSet, ExecuteRequest, QueryEngine } from '../../ports/query-engine.ts';
 import { createDuckDbQueryEngine } from './index.ts';
 import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
-import { dataSetOf, failure, recordingLogger, temporaryDirectory, testQueryProcess, writeDataFiles } from './test-fixtures.ts';
+import {
+  dataSetOf,
+  failure,
+  recordingLogger,
+  temporaryDirectory,
+  testQueryProcess,
+  writeDataFiles,
+} from './test-fixtures.ts';
 
 let directory: { path: string; remove: () => Promise<void> };
 let engine: QueryEngine;
@@ -18,10 +25,17 @@ const logger = recordingLogger();
 beforeAll(async () => {
   directory = await temporaryDirectory('cairn-duckdb-engine-');
   const bytes = await writeDataFiles(directory.path, {
-    'flights.parquet': "SELECT range AS n, 'o' || (range % 7) AS origin, DATE '2024-01-01' + (range % 30)::INTEGER AS day FROM range(2000)",
+    'flights.parquet':
+      "SELECT range AS n, 'o' || (range % 7) AS origin, DATE '2024-01-01' + (range % 30)::INTEGER AS day FROM " +
+      'range(2000)',
   });
   data = await dataSetOf(store, bytes);
-  engine = createDuckDbQueryEngine({ objectStore: store, cacheDir: `${directory.path}/cache`, logger, queryProcess: testQueryProcess });
+  engine = createDuckDbQueryEngine({
+    objectStore: store,
+    cacheDir: `${directory.path}/cache`,
+    logger,
+    queryProcess: testQueryProcess,
+  });
 });
 
 afterAll(async () => {
@@ -32,7 +46,17 @@ afterAll(async () => {
 const flightsView = { name: 'flights', sql: 'SELECT * FROM data.flights' };
 
 function request(overrides: Partial<ExecuteRequest>): ExecuteRequest {
-  return { data, scope: '_scope_test', views: [flightsView], sql: 'SELECT 1', params: [], maxRows: 1000, maxBytes: 4 * 1024 * 1024, timeoutMs: 30_000, ...overrides };
+  return {
+    data,
+    scope: '_scope_test',
+    views: [flightsView],
+    sql: 'SELECT 1',
+    params: [],
+    maxRows: 1000,
+    maxBytes: 4 * 1024 * 1024,
+    timeoutMs: 30_000,
+    ...overrides,
+  };
 }
 
 describe('execute', () => {
@@ -45,19 +69,43 @@ describe('execute', () => {
     expect(logger.lines.filter((line) => line.message === 'data database built')).toHaveLength(1);
   });
 
-  it('a changed view_query takes effect on the next call: a new digest is a new scope, and the old scope of the model is dropped', async () => {
-    const first = await engine.execute(request({ scope: '_scope_changes_00000000000a', views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 10' }], sql: 'SELECT count(*) FROM flights' }));
-    const second = await engine.execute(request({ scope: '_scope_changes_00000000000b', views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 25' }], sql: 'SELECT count(*) FROM flights' }));
-    expect([first.rows, second.rows]).toEqual([[[10]], [[25]]]);
-    const old = await failure(engine.execute(request({ scope: '_scope_changes_00000000000b', sql: 'SELECT count(*) FROM "_scope_changes_00000000000a".flights' })));
-    expect(old.message).toMatch(/_scope_changes_00000000000a/);
-  });
+  it(
+    'a changed view_query takes effect on the next call: a new digest is a new scope, and the old scope of the ' +
+      'model is dropped',
+    async () => {
+      const first = await engine.execute(
+        request({
+          scope: '_scope_changes_00000000000a',
+          views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 10' }],
+          sql: 'SELECT count(*) FROM flights',
+        }),
+      );
+      const second = await engine.execute(
+        request({
+          scope: '_scope_changes_00000000000b',
+          views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 25' }],
+          sql: 'SELECT count(*) FROM flights',
+        }),
+      );
+      expect([first.rows, second.rows]).toEqual([[[10]], [[25]]]);
+      const old = await failure(
+        engine.execute(
+          request({
+            scope: '_scope_changes_00000000000b',
+            sql: 'SELECT count(*) FROM "_scope_changes_00000000000a".flights',
+          }),
+        ),
+      );
+      expect(old.message).toMatch(/_scope_changes_00000000000a/);
+    },
+  );
 
   it('prepareScope builds the scope file ahead, starting no query process; the next query builds nothing', async () => {
     const scope = '_scope_ahead_0123456789ab';
     const views = [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 5' }];
-    const built = () => logger.lines
-      .filter((line) => line.message === 'scope file built' && line.fields.scope === scope);
+    const built = () =>
+      logger.lines
+        .filter((line) => line.message === 'scope file built' && line.fields.scope === scope);
     const started = () => logger.lines.filter((line) => line.message === 'query process started').length;
     const processesBefore = started();
     engine.prepareScope?.({ data, scope, views });
@@ -70,23 +118,46 @@ describe('execute', () => {
 
   it('does not re-materialise a scope whose digest it has already materialised', async () => {
     const scope = '_scope_skip_0123456789ab';
-    await engine.execute(request({ scope, views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 3' }], sql: 'SELECT 1' }));
+    await engine.execute(
+      request({ scope, views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 3' }], sql: 'SELECT 1' }),
+    );
     // Same name, other views (a caller that broke the digest promise): the views already there stay.
-    const again = await engine.execute(request({ scope, views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 7' }], sql: 'SELECT count(*) FROM flights' }));
+    const again = await engine.execute(
+      request({
+        scope,
+        views: [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 7' }],
+        sql: 'SELECT count(*) FROM flights',
+      }),
+    );
     expect(again.rows).toEqual([[3]]);
   });
 
   it('drops views that left the model', async () => {
-    await engine.execute(request({ scope: '_scope_dropped_000000000001', views: [flightsView, { name: 'extra', sql: 'SELECT 1 AS x' }], sql: 'SELECT * FROM extra' }));
-    const error = await failure(engine.execute(request({ scope: '_scope_dropped_000000000002', views: [flightsView], sql: 'SELECT * FROM extra' })));
+    await engine.execute(
+      request({
+        scope: '_scope_dropped_000000000001',
+        views: [flightsView, { name: 'extra', sql: 'SELECT 1 AS x' }],
+        sql: 'SELECT * FROM extra',
+      }),
+    );
+    const error = await failure(
+      engine.execute(
+        request({ scope: '_scope_dropped_000000000002', views: [flightsView], sql: 'SELECT * FROM extra' }),
+      ),
+    );
     expect(error).toMatchObject({ code: 'query_failed' });
   });
 
   it('refuses the query when a view_query fails, naming the dataset, and keeps no half-built view set', async () => {
     const scope = '_scope_broken_00000000000a';
     await engine.execute(request({ scope, sql: 'SELECT count(*) FROM flights' }));
-    const views = [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 5' }, { name: 'broken', sql: 'SELECT * FROM data.nope' }];
-    const error = await failure(engine.execute(request({ scope: '_scope_broken_00000000000b', views, sql: 'SELECT 42' })));
+    const views = [{ name: 'flights', sql: 'SELECT * FROM data.flights WHERE n < 5' }, {
+      name: 'broken',
+      sql: 'SELECT * FROM data.nope',
+    }];
+    const error = await failure(
+      engine.execute(request({ scope: '_scope_broken_00000000000b', views, sql: 'SELECT 42' })),
+    );
     expect(error.code).toBe('view_materialisation_failed');
     expect(error.message).toMatch(/^Dataset "broken" could not be materialised from its view_query \(Catalog Error; /);
     expect(error.message).not.toMatch(/nope/);
@@ -95,18 +166,28 @@ describe('execute', () => {
     expect(logged?.fields.error).toMatch(/^Catalog Error: Table with name nope does not exist/);
     const after = await engine.execute(request({ scope, sql: 'SELECT count(*) FROM flights' }));
     expect(after.rows).toEqual([[2000]]);
-    const half = await failure(engine.execute(request({ scope, sql: 'SELECT count(*) FROM "_scope_broken_00000000000b".flights' })));
+    const half = await failure(
+      engine.execute(request({ scope, sql: 'SELECT count(*) FROM "_scope_broken_00000000000b".flights' })),
+    );
     expect(half.code).toBe('query_failed');
   });
 
   it('resolves bare names only in the requested scope (search_path)', async () => {
-    await engine.execute(request({ scope: '_scope_one', views: [{ name: 'only_one', sql: 'SELECT 1 AS x' }], sql: 'SELECT * FROM only_one' }));
-    const error = await failure(engine.execute(request({ scope: '_scope_two', views: [flightsView], sql: 'SELECT * FROM only_one' })));
+    await engine.execute(
+      request({
+        scope: '_scope_one',
+        views: [{ name: 'only_one', sql: 'SELECT 1 AS x' }],
+        sql: 'SELECT * FROM only_one',
+      }),
+    );
+    const error = await failure(
+      engine.execute(request({ scope: '_scope_two', views: [flightsView], sql: 'SELECT * FROM only_one' })),
+    );
     expect(error.code).toBe('query_failed');
     expect(error.message).toMatch(/only_one does not exist/);
   });
 
-  it('binds bare names straight to the scope file\'s tables: no view in between, no scope schema to see', async () => {
+  it("binds bare names straight to the scope file's tables: no view in between, no scope schema to see", async () => {
     const sql = 'SELECT current_database() AS db, current_schema() AS s, count(*) AS c FROM flights';
     const result = await engine.execute(request({ scope: '_scope_direct_0123456789ab', sql }));
     expect(result.rows).toEqual([['data', 'main', 2000]]);
@@ -124,8 +205,13 @@ describe('execute', () => {
   });
 
   it('streams a huge result and stops after maxRows + 1 rows', async () => {
-    const result = await engine.execute(request({ sql: 'SELECT a.n FROM flights a, flights b, flights c', maxRows: 3 }));
-    expect(result).toMatchObject({ truncated: true, rows: [[expect.any(Number)], [expect.any(Number)], [expect.any(Number)]] });
+    const result = await engine.execute(
+      request({ sql: 'SELECT a.n FROM flights a, flights b, flights c', maxRows: 3 }),
+    );
+    expect(result).toMatchObject({
+      truncated: true,
+      rows: [[expect.any(Number)], [expect.any(Number)], [expect.any(Number)]],
+    });
   });
 
   it('interrupts a slow query after timeoutMs with query_timeout, and the engine keeps working', async () => {
@@ -145,7 +231,9 @@ describe('execute', () => {
   it('runs concurrent calls on one scope and on several scopes of one data key', async () => {
     const calls = Array.from({ length: 8 }, (_, index) => {
       const views = [{ name: 'flights', sql: `SELECT * FROM data.flights WHERE n < ${(index % 3) + 1}` }];
-      return engine.execute(request({ scope: `_scope_parallel_00000000000${index % 3}`, views, sql: 'SELECT count(*) FROM flights' }));
+      return engine.execute(
+        request({ scope: `_scope_parallel_00000000000${index % 3}`, views, sql: 'SELECT count(*) FROM flights' }),
+      );
     });
     const results = await Promise.all(calls);
     expect(results.map((result) => result.rows[0][0])).toEqual([1, 2, 3, 1, 2, 3, 1, 2]);
@@ -159,7 +247,10 @@ describe('execute', () => {
   it.each([
     ['EXPLAIN SELECT * FROM flights', /^Query rejected: EXPLAIN is not available/],
     ['EXPLAIN ANALYZE SELECT * FROM flights', /^Query rejected: EXPLAIN is not available/],
-    ["CREATE MACRO upper(x) AS 'PWNED'", /^Query rejected: only one read-only SELECT statement can run \(the engine reports a CREATE statement\)/],
+    [
+      "CREATE MACRO upper(x) AS 'PWNED'",
+      /^Query rejected: only one read-only SELECT statement can run \(the engine reports a CREATE statement\)/,
+    ],
     ['CREATE TABLE memory.main.t AS SELECT 1', /^Query rejected: only one read-only SELECT/],
     ["SET search_path = 'data.main'", /^Query rejected: only one read-only SELECT/],
     ['CALL pragma_version()', /^Query rejected: only one read-only SELECT/],
@@ -180,7 +271,9 @@ describe('parameters', () => {
   it('binds DATE, VARCHAR and BOOLEAN placeholders', async () => {
     const sql = 'SELECT count(*) FROM flights WHERE day >= $1 AND origin = $2 AND (n % 2 = 0) = $3';
     const result = await engine.execute(request({ sql, params: ['2024-01-30', 'o3', 'true'] }));
-    const expected = await engine.execute(request({ sql: "SELECT count(*) FROM flights WHERE day >= DATE '2024-01-30' AND origin = 'o3' AND n % 2 = 0" }));
+    const expected = await engine.execute(
+      request({ sql: "SELECT count(*) FROM flights WHERE day >= DATE '2024-01-30' AND origin = 'o3' AND n % 2 = 0" }),
+    );
     expect(result.rows).toEqual(expected.rows);
   });
 
@@ -189,10 +282,14 @@ describe('parameters', () => {
   });
 
   it('refuses a param that does not convert, naming $n and the type', async () => {
-    const error = await failure(engine.execute(request({ sql: 'SELECT count(*) FROM flights WHERE n > $1', params: ['abc'] })));
+    const error = await failure(
+      engine.execute(request({ sql: 'SELECT count(*) FROM flights WHERE n > $1', params: ['abc'] })),
+    );
     expect(error.code).toBe('query_invalid_params');
     expect(error.message).toMatch(/^Parameter \$1 must be an integer \(BIGINT\).*"abc" does not convert to BIGINT/);
-    const date = await failure(engine.execute(request({ sql: 'SELECT count(*) FROM flights WHERE day = $1', params: ['31/01/2024'] })));
+    const date = await failure(
+      engine.execute(request({ sql: 'SELECT count(*) FROM flights WHERE day = $1', params: ['31/01/2024'] })),
+    );
     expect(date.message).toMatch(/^Parameter \$1 must be a DATE/);
   });
 
@@ -226,13 +323,27 @@ describe('external access', () => {
 describe('query processes', () => {
   it('keeps at most maxProcesses and closes the least recently used idle one for another data key', async () => {
     const lines = recordingLogger();
-    const small = createDuckDbQueryEngine({ objectStore: store, cacheDir: `${directory.path}/lru`, logger: lines, queryProcess: testQueryProcess, maxProcesses: 1 });
+    const small = createDuckDbQueryEngine({
+      objectStore: store,
+      cacheDir: `${directory.path}/lru`,
+      logger: lines,
+      queryProcess: testQueryProcess,
+      maxProcesses: 1,
+    });
     try {
       const other = await dataSetOf(store, await writeDataFiles(directory.path, { 'other.csv': 'SELECT 1 AS x' }));
       await small.execute(request({ sql: 'SELECT count(*) FROM flights' }));
-      await small.execute(request({ data: other, views: [{ name: 'other', sql: 'SELECT * FROM data.other' }], sql: 'SELECT * FROM other' }));
+      await small.execute(
+        request({
+          data: other,
+          views: [{ name: 'other', sql: 'SELECT * FROM data.other' }],
+          sql: 'SELECT * FROM other',
+        }),
+      );
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const closed = lines.lines.filter((line) => line.message === 'query process killed').map((line) => [line.fields.dataKey, line.fields.reason]);
+      const closed = lines.lines.filter((line) => line.message === 'query process killed').map((
+        line,
+      ) => [line.fields.dataKey, line.fields.reason]);
       expect(closed).toEqual([[JSON.stringify([data.key, '_scope_test']), 'room needed for another data key']]);
       expect((await small.execute(request({ sql: 'SELECT count(*) FROM flights' }))).rows).toEqual([[2000]]);
     } finally {

@@ -102,7 +102,10 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
       const databaseFile = await builder.databaseFile(request.data);
       const { scope, sql, params, maxRows, maxBytes } = request;
       const scopeFile = await scopes.scopeFile({
-        dataKey: request.data.key, dataFile: databaseFile, scope, views: request.views,
+        dataKey: request.data.key,
+        dataFile: databaseFile,
+        scope,
+        views: request.views,
       });
       const process = await pool.acquire(poolKey(request.data.key, scope), scopeFile.path, { share: caller, signal })
         .finally(scopeFile.release);

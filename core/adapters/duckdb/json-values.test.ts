@@ -15,7 +15,12 @@ beforeAll(async () => {
   directory = await temporaryDirectory('cairn-duckdb-values-');
   const store = createMemoryObjectStore();
   data = await dataSetOf(store, {});
-  engine = createDuckDbQueryEngine({ objectStore: store, cacheDir: directory.path, logger: recordingLogger(), queryProcess: testQueryProcess });
+  engine = createDuckDbQueryEngine({
+    objectStore: store,
+    cacheDir: directory.path,
+    logger: recordingLogger(),
+    queryProcess: testQueryProcess,
+  });
 });
 
 afterAll(async () => {
@@ -56,26 +61,39 @@ const cases: [string, string, unknown][] = [
   ['[1, 2]', 'INTEGER[]', [1, 2]],
   ['[1, 2]::INTEGER[2]', 'INTEGER[2]', [1, 2]],
   ["[[DATE '2024-01-01'], []]", 'DATE[][]', [['2024-01-01'], []]],
-  ["{'a': 1, 'b': 'x', 'c': [9007199254740993::BIGINT]}", 'STRUCT(a INTEGER, b VARCHAR, c BIGINT[])', { a: 1, b: 'x', c: ['9007199254740993'] }],
+  ["{'a': 1, 'b': 'x', 'c': [9007199254740993::BIGINT]}", 'STRUCT(a INTEGER, b VARCHAR, c BIGINT[])', {
+    a: 1,
+    b: 'x',
+    c: ['9007199254740993'],
+  }],
   ["MAP {'k': 1, 'l': 2}", 'MAP(VARCHAR, INTEGER)', [{ key: 'k', value: 1 }, { key: 'l', value: 2 }]],
   ["'6ba7b810-9dad-11d1-80b4-00c04fd430c8'::UUID", 'UUID', '6ba7b810-9dad-11d1-80b4-00c04fd430c8'],
   ["'\\x01\\xFFab'::BLOB", 'BLOB', Buffer.from([1, 255, 97, 98]).toString('base64')],
   ["'a'::ENUM('a', 'b')", "ENUM('a', 'b')", 'a'],
   ["'1010'::BIT", 'BIT', '1010'],
-  ["union_value(k := 3)", 'UNION(k INTEGER)', 3],
+  ['union_value(k := 3)', 'UNION(k INTEGER)', 3],
 ];
 
 describe('JSON values', () => {
   it('converts every type in one query', async () => {
     const sql = `SELECT ${cases.map(([expression], index) => `${expression} AS c${index}`).join(', ')}`;
-    const result = await engine.execute({ data, scope: '_scope_values', views: [], sql, params: [], maxRows: 10, maxBytes: 1 << 20, timeoutMs: 30_000 });
+    const result = await engine.execute({
+      data,
+      scope: '_scope_values',
+      views: [],
+      sql,
+      params: [],
+      maxRows: 10,
+      maxBytes: 1 << 20,
+      timeoutMs: 30_000,
+    });
     const types = result.columns.map((column) => column.type.replaceAll('"', ''));
     expect(types).toEqual(cases.map(([, type]) => type));
     expect(result.rows[0]).toEqual(cases.map(([, , value]) => value));
     expect(JSON.parse(JSON.stringify(result.rows))).toEqual(result.rows);
   });
 
-  it('gives every TIMESTAMP the engine\'s own text with T, over several chunks and across eras', async () => {
+  it("gives every TIMESTAMP the engine's own text with T, over several chunks and across eras", async () => {
     // 5,000 rows (three chunks): every 7,777,777.777777 s from 1900 (before the epoch) into 3085, the
     // epoch itself, whole seconds, the last microsecond of 9999, five-digit years and BC dates.
     const sql = `SELECT ts, CAST(ts AS VARCHAR) AS text FROM (
@@ -92,8 +110,13 @@ describe('JSON values', () => {
     const mismatches = result.rows.filter(([value, text]) => value !== iso(text as string | null));
     expect(mismatches).toEqual([]);
     expect(result.rows.slice(-7).map(([value]) => value)).toEqual([
-      '1970-01-01T00:00:00', '1969-12-31T23:59:59.999999', '2001-01-01T00:01:00', '9999-12-31T23:59:59.999999',
-      '12345-06-07T08:09:10.5', '0044-03-15 (BC) 12:00:00', null,
+      '1970-01-01T00:00:00',
+      '1969-12-31T23:59:59.999999',
+      '2001-01-01T00:01:00',
+      '9999-12-31T23:59:59.999999',
+      '12345-06-07T08:09:10.5',
+      '0044-03-15 (BC) 12:00:00',
+      null,
     ]);
   });
 });

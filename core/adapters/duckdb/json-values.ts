@@ -8,20 +8,20 @@
 import { Buffer } from 'node:buffer';
 import {
   DuckDBArrayType,
+  type DuckDBArrayValue,
   DuckDBBlobValue,
   DuckDBDecimalValue,
   DuckDBListType,
+  type DuckDBListValue,
   DuckDBMapType,
+  type DuckDBMapValue,
   DuckDBStructType,
+  type DuckDBStructValue,
   DuckDBTimestampTZValue,
   DuckDBTimestampValue,
+  type DuckDBType,
   DuckDBTypeId,
   DuckDBUnionType,
-  type DuckDBArrayValue,
-  type DuckDBListValue,
-  type DuckDBMapValue,
-  type DuckDBStructValue,
-  type DuckDBType,
   type DuckDBUnionValue,
   type DuckDBValue,
 } from '@duckdb/node-api';
@@ -71,13 +71,21 @@ function nonNullConverter(type: DuckDBType): NonNullConverter {
   switch (type.typeId) {
     case DuckDBTypeId.BOOLEAN:
       return (value) => Boolean(value);
-    case DuckDBTypeId.TINYINT: case DuckDBTypeId.SMALLINT: case DuckDBTypeId.INTEGER:
-    case DuckDBTypeId.UTINYINT: case DuckDBTypeId.USMALLINT: case DuckDBTypeId.UINTEGER:
+    case DuckDBTypeId.TINYINT:
+    case DuckDBTypeId.SMALLINT:
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.UTINYINT:
+    case DuckDBTypeId.USMALLINT:
+    case DuckDBTypeId.UINTEGER:
       return (value) => Number(value);
-    case DuckDBTypeId.BIGINT: case DuckDBTypeId.UBIGINT: case DuckDBTypeId.HUGEINT:
-    case DuckDBTypeId.UHUGEINT: case DuckDBTypeId.BIGNUM:
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.UBIGINT:
+    case DuckDBTypeId.HUGEINT:
+    case DuckDBTypeId.UHUGEINT:
+    case DuckDBTypeId.BIGNUM:
       return (value) => integerToJson(value as bigint);
-    case DuckDBTypeId.FLOAT: case DuckDBTypeId.DOUBLE:
+    case DuckDBTypeId.FLOAT:
+    case DuckDBTypeId.DOUBLE:
       return (value) => (Number.isFinite(value) ? value : String(value));
     case DuckDBTypeId.DECIMAL:
       return (value) => decimalToJson(value as DuckDBDecimalValue);
@@ -85,7 +93,9 @@ function nonNullConverter(type: DuckDBType): NonNullConverter {
       return (value) => value;
     case DuckDBTypeId.TIMESTAMP:
       return timestampConverter();
-    case DuckDBTypeId.TIMESTAMP_S: case DuckDBTypeId.TIMESTAMP_MS: case DuckDBTypeId.TIMESTAMP_NS:
+    case DuckDBTypeId.TIMESTAMP_S:
+    case DuckDBTypeId.TIMESTAMP_MS:
+    case DuckDBTypeId.TIMESTAMP_NS:
       return (value) => isoTimestamp(String(value), '');
     case DuckDBTypeId.TIMESTAMP_TZ:
       return (value) => utcTimestamp(value as DuckDBTimestampTZValue);
@@ -112,9 +122,10 @@ function nestedConverter(type: DuckDBType): NonNullConverter {
   if (type instanceof DuckDBMapType) {
     const key = jsonConverter(type.keyType);
     const item = jsonConverter(type.valueType);
-    return (value) => (value as DuckDBMapValue).entries.map((entry) => (
-      { key: key(entry.key), value: item(entry.value) }
-    ));
+    return (value) =>
+      (value as DuckDBMapValue).entries.map((entry) => (
+        { key: key(entry.key), value: item(entry.value) }
+      ));
   }
   if (type instanceof DuckDBUnionType) {
     const members = new Map<string, JsonConverter>();

@@ -8,7 +8,7 @@
  *
  * Source: spec/semantic-query-service.md § What the service does (3), § States (view_query changed).
  */
-import { VARCHAR, type DuckDBConnection, type DuckDBInstance } from '@duckdb/node-api';
+import { type DuckDBConnection, type DuckDBInstance, VARCHAR } from '@duckdb/node-api';
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { ScopedView } from '../../ports/query-engine.ts';
 import { engineMessage, quoteIdentifier } from './sql-text.ts';
@@ -75,7 +75,11 @@ async function dropScope(instance: DuckDBInstance, scope: string): Promise<void>
  *
  * Source: spec/semantic-query-service.md § What the service does
  */
-export async function materialiseViews(instance: DuckDBInstance, scope: string, views: readonly ScopedView[]): Promise<void> {
+export async function materialiseViews(
+  instance: DuckDBInstance,
+  scope: string,
+  views: readonly ScopedView[],
+): Promise<void> {
   const connection = await instance.connect();
   try {
     await connection.run('BEGIN TRANSACTION');
@@ -108,14 +112,21 @@ async function replaceView(connection: DuckDBConnection, scope: string, view: Sc
   }
 }
 
-async function dropStaleViews(connection: DuckDBConnection, scope: string, views: readonly ScopedView[]): Promise<void> {
+async function dropStaleViews(
+  connection: DuckDBConnection,
+  scope: string,
+  views: readonly ScopedView[],
+): Promise<void> {
   const reader = await connection.runAndReadAll(
-    'SELECT view_name FROM duckdb_views() WHERE database_name = current_database() AND schema_name = $1 AND NOT internal',
+    'SELECT view_name FROM duckdb_views() WHERE database_name = current_database() AND schema_name = $1 AND NOT ' +
+      'internal',
     [scope],
     [VARCHAR],
   );
   const wanted = new Set(views.map((view) => view.name.toLowerCase()));
   for (const [name] of reader.getRows() as [string][]) {
-    if (!wanted.has(name.toLowerCase())) await connection.run(`DROP VIEW ${quoteIdentifier(scope)}.${quoteIdentifier(name)}`);
+    if (!wanted.has(name.toLowerCase())) {
+      await connection.run(`DROP VIEW ${quoteIdentifier(scope)}.${quoteIdentifier(name)}`);
+    }
   }
 }

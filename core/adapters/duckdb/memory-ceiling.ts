@@ -25,7 +25,7 @@
 import { engineMemoryLimitMiB } from './query-instance.ts';
 
 // The generic /proc reader and prlimit helper live in core/adapters/runtime (shared with the worker launcher).
-export { limitDataSize, readProcessMemory, type ProcessMemory } from '../runtime/process-memory.ts';
+export { limitDataSize, type ProcessMemory, readProcessMemory } from '../runtime/process-memory.ts';
 
 /** MiB a query process may hold beyond its base and DuckDB's memory_limit (see the file comment). */
 export const queryProcessHeadroomMiB = 256;

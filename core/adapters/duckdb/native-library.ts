@@ -27,13 +27,18 @@ export interface NativeLibraryOptions {
   cacheDir?: string;
 }
 
-interface EmbeddedBlob extends Blob { name: string }
+interface EmbeddedBlob extends Blob {
+  name: string;
+}
 interface BunGlobal {
   embeddedFiles?: readonly EmbeddedBlob[];
   write(destination: string, input: Blob): Promise<number>;
 }
 interface FfiModule {
-  dlopen(path: string, symbols: Record<string, { args: string[]; returns: string }>): { symbols: Record<string, () => unknown>; close(): void };
+  dlopen(
+    path: string,
+    symbols: Record<string, { args: string[]; returns: string }>,
+  ): { symbols: Record<string, () => unknown>; close(): void };
 }
 
 /** Matches the embedded asset name scripts/build gives the library (`libduckdb-<hash>.so`). */
@@ -100,6 +105,10 @@ function ensurePrivateDirectory(dir: string, uid: number | undefined): void {
   }
   const info = lstatSync(dir);
   if (!info.isDirectory()) throw new Error(`The native library cache directory ${dir} is not a directory.`);
-  if (uid !== undefined && info.uid !== uid) throw new Error(`The native library cache directory ${dir} belongs to another user.`);
-  if ((info.mode & 0o022) !== 0) throw new Error(`The native library cache directory ${dir} is writable by other users.`);
+  if (uid !== undefined && info.uid !== uid) {
+    throw new Error(`The native library cache directory ${dir} belongs to another user.`);
+  }
+  if ((info.mode & 0o022) !== 0) {
+    throw new Error(`The native library cache directory ${dir} is writable by other users.`);
+  }
 }

@@ -10,11 +10,14 @@ const parser = createDuckDbParser();
 afterAll(() => parser.close());
 
 /** The constant of `SELECT <n>` as json_serialize_sql writes it. */
-const constantOf = (statements: unknown[]) => (statements[0] as { node: { select_list: { value: { value: number } }[] } }).node.select_list[0].value.value;
+const constantOf = (statements: unknown[]) =>
+  (statements[0] as { node: { select_list: { value: { value: number } }[] } }).node.select_list[0].value.value;
 
 describe('DuckDB parser', () => {
   it('answers 40 concurrent parses each with its own statement, errors included', async () => {
-    const outcomes = await Promise.all(Array.from({ length: 40 }, (_, n) => parser.parse(n % 7 === 3 ? `SELEC ${n}` : `SELECT ${n}`)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, (_, n) => parser.parse(n % 7 === 3 ? `SELEC ${n}` : `SELECT ${n}`)),
+    );
     outcomes.forEach((outcome, n) => {
       if (n % 7 === 3) expect(outcome).toEqual({ ok: false, message: `syntax error at or near "SELEC"` });
       else expect(outcome.ok && constantOf(outcome.statements)).toBe(n);
@@ -24,12 +27,15 @@ describe('DuckDB parser', () => {
   it('answers a repeated text with an equal tree that no earlier caller can have changed', async () => {
     const first = await parser.parse('SELECT 41');
     expect(first.ok).toBe(true);
-    if (first.ok) (first.statements[0] as { node: { select_list: { value: { value: number } }[] } }).node.select_list[0].value.value = 999;
+    if (first.ok) {
+      (first.statements[0] as { node: { select_list: { value: { value: number } }[] } }).node.select_list[0].value
+        .value = 999;
+    }
     const second = await parser.parse('SELECT 41');
     expect(second.ok && constantOf(second.statements)).toBe(41);
   });
 
-  it('remembers a parse per partition: another project\'s repeat goes to the engine (D18 § 6)', async () => {
+  it("remembers a parse per partition: another project's repeat goes to the engine (D18 § 6)", async () => {
     const own = createDuckDbParser();
     try {
       const sql = 'SELECT 4242 AS answer';

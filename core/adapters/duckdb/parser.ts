@@ -4,7 +4,7 @@
  *
  * Source: spec/semantic-query-service.md § Query validation.
  */
-import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { ParseOutcome } from '../../ports/query-engine.ts';
 
 /**

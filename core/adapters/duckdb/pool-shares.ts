@@ -58,7 +58,7 @@ export class ShareCounts {
   }
 
   add(share: QueryShare | undefined): void {
-    if (share) for (const key of keysOf(share)) this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+    if (share) { for (const key of keysOf(share)) this.counts.set(key, (this.counts.get(key) ?? 0) + 1); }
   }
 
   remove(share: QueryShare | undefined): void {
@@ -89,25 +89,35 @@ export function mayRun(counts: ShareCounts, share: QueryShare | undefined, limit
  * Source: docs/decisions.md D18 § 2 (an answer naming the limit)
  */
 export function waitRefusal(
-  share: QueryShare | undefined, waiting: (QueryShare | undefined)[], limits: ShareLimits,
+  share: QueryShare | undefined,
+  waiting: (QueryShare | undefined)[],
+  limits: ShareLimits,
 ): PlatformError | undefined {
   if (!share) return undefined;
   const byToken = waiting.filter((other) => other?.tokenId === share.tokenId).length;
   if (byToken >= limits.waitingPerToken) {
-    return tooMany(`this token already has ${byToken} queries waiting for a query process `
-      + `(at most ${limits.waitingPerToken} may wait per token, ${limits.runningPerToken} run at once)`);
+    return tooMany(
+      `this token already has ${byToken} queries waiting for a query process ` +
+        `(at most ${limits.waitingPerToken} may wait per token, ${limits.runningPerToken} run at once)`,
+    );
   }
   const byProject = waiting.filter((other) => other?.projectId === share.projectId).length;
   if (byProject >= limits.waitingPerProject) {
-    return tooMany(`this project already has ${byProject} queries waiting for a query process `
-      + `(at most ${limits.waitingPerProject} may wait per project, ${limits.runningPerProject} run at once)`);
+    return tooMany(
+      `this project already has ${byProject} queries waiting for a query process ` +
+        `(at most ${limits.waitingPerProject} may wait per project, ${limits.runningPerProject} run at once)`,
+    );
   }
   return undefined;
 }
 
 function tooMany(reason: string): PlatformError {
-  return new PlatformError('too_many_queries', `Query refused: ${reason}. Wait for the answers of the queries `
-    + 'already sent before sending more, or send them one after another.', { status: 429 });
+  return new PlatformError(
+    'too_many_queries',
+    `Query refused: ${reason}. Wait for the answers of the queries ` +
+      'already sent before sending more, or send them one after another.',
+    { status: 429 },
+  );
 }
 
 /**
@@ -117,6 +127,10 @@ function tooMany(reason: string): PlatformError {
  */
 export function busyError(maxWaitMs: number): PlatformError {
   const seconds = Number((maxWaitMs / 1000).toFixed(3));
-  return new PlatformError('query_busy', `Query not run: no query process became free within ${seconds} s (the longest `
-    + 'a query waits for one); the engine is busy with other queries. Try again in a few seconds.', { status: 503 });
+  return new PlatformError(
+    'query_busy',
+    `Query not run: no query process became free within ${seconds} s (the longest ` +
+      'a query waits for one); the engine is busy with other queries. Try again in a few seconds.',
+    { status: 503 },
+  );
 }

@@ -45,7 +45,7 @@ function pool(maxProcesses: number, limits: Partial<ShareLimits> = {}) {
     maxProcesses,
     limits,
     spillDirectory: () => '/nonexistent',
-    start: (options) => fakeProcess(options, (pids += 1)),
+    start: (options) => fakeProcess(options, pids += 1),
   });
   return { pool: created, logger };
 }
@@ -61,8 +61,12 @@ interface Tracked {
 function track(target: QueryProcessPool, label: string, key: string, who: QueryShare, signal?: AbortSignal): Tracked {
   const tracked: Tracked = { label };
   target.acquire(key, `/data/${key}`, { share: who, signal }).then(
-    (process) => { tracked.settled = { process }; },
-    (error: Error & { code?: string }) => { tracked.settled = { error }; },
+    (process) => {
+      tracked.settled = { process };
+    },
+    (error: Error & { code?: string }) => {
+      tracked.settled = { error };
+    },
   );
   return tracked;
 }
@@ -89,8 +93,10 @@ describe('fair shares of the query processes', () => {
     const { pool: target } = pool(2, { runningPerProject: 2 });
     const running = [track(target, 'a1', 'k', share('A', 't1')), track(target, 'a2', 'k', share('A', 't2'))];
     const queued = [
-      track(target, 'a3', 'k', share('A', 't1')), track(target, 'a4', 'k', share('A', 't2')),
-      track(target, 'b1', 'k', share('B')), track(target, 'c1', 'k', share('C')),
+      track(target, 'a3', 'k', share('A', 't1')),
+      track(target, 'a4', 'k', share('A', 't2')),
+      track(target, 'b1', 'k', share('B')),
+      track(target, 'c1', 'k', share('C')),
     ];
     await settle();
     expect(served(running)).toEqual(['a1', 'a2']);
@@ -128,14 +134,20 @@ describe('fair shares of the query processes', () => {
     const waiting = [track(target, 'w1', 'k', share('A', 't1')), track(target, 'w2', 'k', share('A', 't1'))];
     const overToken = await failure(target.acquire('k', '/data/k', { share: share('A', 't1') }));
     expect(overToken.code).toBe('too_many_queries');
-    expect(overToken.message).toBe('Query refused: this token already has 2 queries waiting for a query process '
-      + '(at most 2 may wait per token, 2 run at once). Wait for the answers of the queries already sent before '
-      + 'sending more, or send them one after another.');
+    expect(overToken.message).toBe(
+      'Query refused: this token already has 2 queries waiting for a query process ' +
+        '(at most 2 may wait per token, 2 run at once). Wait for the answers of the queries already sent before ' +
+        'sending more, or send them one after another.',
+    );
     waiting.push(track(target, 'w3', 'k', share('A', 't2')));
     const overProject = await failure(target.acquire('k', '/data/k', { share: share('A', 't3') }));
     expect(overProject.code).toBe('too_many_queries');
-    expect(overProject.message).toMatch(new RegExp('^Query refused: this project already has 3 queries waiting for a '
-      + 'query process \\(at most 3 may wait per project, 1 run at once\\)\\.'));
+    expect(overProject.message).toMatch(
+      new RegExp(
+        '^Query refused: this project already has 3 queries waiting for a ' +
+          'query process \\(at most 3 may wait per project, 1 run at once\\)\\.',
+      ),
+    );
     // Another project is not refused for A's queue.
     const other = track(target, 'other project', 'k', share('B'));
     await settle();
@@ -149,8 +161,10 @@ describe('fair shares of the query processes', () => {
     const holder = track(target, 'holder', 'k', share('A'));
     const error = await failure(target.acquire('k', '/data/k', { share: share('B') }));
     expect(error.code).toBe('query_busy');
-    expect(error.message).toBe('Query not run: no query process became free within 0.05 s (the longest a query waits '
-      + 'for one); the engine is busy with other queries. Try again in a few seconds.');
+    expect(error.message).toBe(
+      'Query not run: no query process became free within 0.05 s (the longest a query waits ' +
+        'for one); the engine is busy with other queries. Try again in a few seconds.',
+    );
     expect(served([holder])).toEqual(['holder']);
     await target.close();
   });
@@ -165,8 +179,10 @@ describe('fair shares of the query processes', () => {
     gone.abort();
     await settle();
     expect(abandoned.settled?.error?.code).toBe('query_cancelled');
-    expect(logger.lines.some((line) => line.message === 'query cancelled while waiting for a query process'
-      && line.fields.projectId === 'B')).toBe(true);
+    expect(logger.lines.some((line) =>
+      line.message === 'query cancelled while waiting for a query process' &&
+      line.fields.projectId === 'B'
+    )).toBe(true);
     target.release(holder.settled!.process!, true);
     await settle();
     expect(served([holder, abandoned, later])).toEqual(['holder', 'later']);

@@ -14,11 +14,20 @@
 import type { Logger } from '../../ports/logger.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 import {
-  busyError, defaultShareLimits, mayRun, ShareCounts, waitRefusal, type QueryShare, type ShareLimits,
+  busyError,
+  defaultShareLimits,
+  mayRun,
+  type QueryShare,
+  ShareCounts,
+  type ShareLimits,
+  waitRefusal,
 } from './pool-shares.ts';
 import { cancelledError } from './query-execution.ts';
 import {
-  startQueryProcess, type QueryProcess, type QueryProcessCommand, type QueryProcessOptions,
+  type QueryProcess,
+  type QueryProcessCommand,
+  type QueryProcessOptions,
+  startQueryProcess,
 } from './query-process.ts';
 
 export type { QueryShare, ShareLimits } from './pool-shares.ts';
@@ -138,7 +147,11 @@ class FairProcessPool implements QueryProcessPool {
       const timer = setTimeout(busy, this.limits.maxWaitMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       const waiter: Waiter = {
-        dataKey, databaseFile, share, resolve, reject,
+        dataKey,
+        databaseFile,
+        share,
+        resolve,
+        reject,
         detach: () => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
@@ -205,7 +218,7 @@ class FairProcessPool implements QueryProcessPool {
   private grant(waiter: Waiter, process: QueryProcess): void {
     this.waiting.splice(this.waiting.indexOf(waiter), 1);
     waiter.detach();
-    this.served.set(waiter.share?.projectId ?? '', (this.serveCounter += 1));
+    this.served.set(waiter.share?.projectId ?? '', this.serveCounter += 1);
     this.counts.add(waiter.share);
     this.granted.set(process, waiter.share);
   }

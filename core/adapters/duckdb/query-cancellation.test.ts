@@ -10,7 +10,12 @@ import type { DataSet, ExecuteRequest, QueryEngine } from '../../ports/query-eng
 import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
 import { createDuckDbQueryEngine } from './index.ts';
 import {
-  dataSetOf, failure, recordingLogger, temporaryDirectory, testQueryProcess, writeDataFiles,
+  dataSetOf,
+  failure,
+  recordingLogger,
+  temporaryDirectory,
+  testQueryProcess,
+  writeDataFiles,
 } from './test-fixtures.ts';
 
 let directory: { path: string; remove: () => Promise<void> };
@@ -24,7 +29,11 @@ beforeAll(async () => {
   const files = await writeDataFiles(directory.path, { 'numbers.csv': 'SELECT range AS n FROM range(100)' });
   data = await dataSetOf(store, files);
   engine = createDuckDbQueryEngine({
-    objectStore: store, cacheDir: `${directory.path}/cache`, logger, queryProcess: testQueryProcess, maxProcesses: 2,
+    objectStore: store,
+    cacheDir: `${directory.path}/cache`,
+    logger,
+    queryProcess: testQueryProcess,
+    maxProcesses: 2,
   });
 });
 
@@ -38,8 +47,15 @@ const runaway = 'SELECT count(*) FROM range(1000000) a, range(1000000) b WHERE a
 
 function request(sql: string, overrides: Partial<ExecuteRequest> = {}): ExecuteRequest {
   return {
-    data, scope: '_scope_numbers_000000000000', views: [{ name: 'numbers', sql: 'SELECT * FROM data.numbers' }], sql,
-    params: [], maxRows: 1000, maxBytes: 4 * 1024 * 1024, timeoutMs: 600_000, ...overrides,
+    data,
+    scope: '_scope_numbers_000000000000',
+    views: [{ name: 'numbers', sql: 'SELECT * FROM data.numbers' }],
+    sql,
+    params: [],
+    maxRows: 1000,
+    maxBytes: 4 * 1024 * 1024,
+    timeoutMs: 600_000,
+    ...overrides,
   };
 }
 
@@ -59,8 +75,10 @@ describe('a query whose caller has gone', () => {
     gone.abort();
     const error = await outcome;
     expect(error.code).toBe('query_cancelled');
-    expect(error.message).toBe('Query cancelled: its client went away before the answer, so it was stopped. '
-      + 'Send it again if you still need the answer.');
+    expect(error.message).toBe(
+      'Query cancelled: its client went away before the answer, so it was stopped. ' +
+        'Send it again if you still need the answer.',
+    );
     const line = logged('query cancelled while running: its caller went away; interrupted')[0];
     expect(line.fields).toMatchObject(caller);
     // The same caller's next query answers: its 10-minute runaway was stopped, not left to its deadline.

@@ -74,7 +74,11 @@ export class ExecutionTracker implements Execution {
 
   answer(message: ChildMessage): void {
     if (message.type === 'result') this.reply(() => this.settle.resolve(message.result));
-    else if (message.type === 'error') this.reply(() => this.settle.reject(new PlatformError(message.code, message.message, { status: message.status })));
+    else if (message.type === 'error') {
+      this.reply(() =>
+        this.settle.reject(new PlatformError(message.code, message.message, { status: message.status }))
+      );
+    }
     if (message.type === 'error' && message.code === 'query_memory_exceeded') this.process.kill('memory');
     else this.end(true);
   }
@@ -122,7 +126,12 @@ export class ExecutionTracker implements Execution {
 }
 
 function processEnded(): PlatformError {
-  return new PlatformError('query_failed', 'The query stopped because its query process ended unexpectedly. Try again; if it happens again, narrow the query (filter rows, aggregate, or add LIMIT).', { status: 500 });
+  return new PlatformError(
+    'query_failed',
+    'The query stopped because its query process ended unexpectedly. Try again; if it happens again, narrow the ' +
+      'query (filter rows, aggregate, or add LIMIT).',
+    { status: 500 },
+  );
 }
 
 /**
@@ -132,8 +141,12 @@ function processEnded(): PlatformError {
  * Source: docs/decisions.md D18 § 2
  */
 export function cancelledError(): PlatformError {
-  return new PlatformError('query_cancelled', 'Query cancelled: its client went away before the answer, so it was '
-    + 'stopped. Send it again if you still need the answer.', { status: 499 });
+  return new PlatformError(
+    'query_cancelled',
+    'Query cancelled: its client went away before the answer, so it was ' +
+      'stopped. Send it again if you still need the answer.',
+    { status: 499 },
+  );
 }
 
 /**
@@ -145,7 +158,8 @@ export function timeoutError(timeoutMs: number): PlatformError {
   const seconds = Number((timeoutMs / 1000).toFixed(3));
   return new PlatformError(
     'query_timeout',
-    `Query timed out after ${seconds} s and was stopped; narrow the query (filter rows, aggregate, or add LIMIT) and try again.`,
+    `Query timed out after ${seconds} s and was stopped; narrow the query (filter rows, aggregate, or add LIMIT) ` +
+      `and try again.`,
     { status: 408 },
   );
 }

@@ -18,8 +18,15 @@ let instance: DuckDBInstance;
 beforeAll(async () => {
   directory = await temporaryDirectory('cairn-duckdb-instance-');
   const store = createMemoryObjectStore();
-  const data = await dataSetOf(store, await writeDataFiles(directory.path, { 'numbers.csv': 'SELECT range AS n FROM range(10)' }));
-  const databaseFile = await createDataBuilder({ objectStore: store, cacheDir: join(directory.path, 'cache'), logger: recordingLogger() }).databaseFile(data);
+  const data = await dataSetOf(
+    store,
+    await writeDataFiles(directory.path, { 'numbers.csv': 'SELECT range AS n FROM range(10)' }),
+  );
+  const databaseFile = await createDataBuilder({
+    objectStore: store,
+    cacheDir: join(directory.path, 'cache'),
+    logger: recordingLogger(),
+  }).databaseFile(data);
   instance = await openQueryInstance(databaseFile, join(directory.path, 'spill'));
 });
 
@@ -56,7 +63,10 @@ describe('query instance', () => {
     ["SET memory_limit = '8GiB'", /configuration has been locked/],
   ])('refuses %s', async (sql, message) => {
     await expect(run(sql)).rejects.toThrow(message);
-    expect(existsSync('/tmp/cairn-never.csv') || existsSync('/tmp/cairn-never.parquet') || existsSync('/tmp/cairn-never.duckdb')).toBe(false);
+    expect(
+      existsSync('/tmp/cairn-never.csv') || existsSync('/tmp/cairn-never.parquet') ||
+        existsSync('/tmp/cairn-never.duckdb'),
+    ).toBe(false);
   });
 
   it('keeps the data catalog read-only', async () => {
@@ -64,6 +74,9 @@ describe('query instance', () => {
   });
 
   it('runs with threads 2 and memory_limit 512MiB', async () => {
-    expect(await run("SELECT current_setting('threads')::INTEGER, current_setting('memory_limit')")).toEqual([[2, '512.0 MiB']]);
+    expect(await run("SELECT current_setting('threads')::INTEGER, current_setting('memory_limit')")).toEqual([[
+      2,
+      '512.0 MiB',
+    ]]);
   });
 });

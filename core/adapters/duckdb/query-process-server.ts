@@ -11,8 +11,14 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import { isPlatformError } from '../../ports/platform-error.ts';
 import { createScopeViews, type ScopeViews } from './materialise-views.ts';
 import { openQueryInstance } from './query-instance.ts';
-import { readMessages, writeMessage, type ChildMessage, type ExecuteMessage, type ParentMessage } from './query-protocol.ts';
-import { openQuerySession, runQuery, type QuerySession, type RunningQuery } from './run-query.ts';
+import {
+  type ChildMessage,
+  type ExecuteMessage,
+  type ParentMessage,
+  readMessages,
+  writeMessage,
+} from './query-protocol.ts';
+import { openQuerySession, type QuerySession, type RunningQuery, runQuery } from './run-query.ts';
 import { engineMessage } from './sql-text.ts';
 
 interface ServerState {
@@ -58,7 +64,11 @@ export function serveQueryProcess(input: Readable, output: Writable): Promise<vo
   });
 }
 
-async function handle(state: ServerState, message: ParentMessage, send: (message: ChildMessage) => void): Promise<void> {
+async function handle(
+  state: ServerState,
+  message: ParentMessage,
+  send: (message: ChildMessage) => void,
+): Promise<void> {
   if (message.type === 'open') {
     try {
       state.instance = await openQueryInstance(message.databaseFile, message.spillDirectory);
@@ -73,10 +83,20 @@ async function handle(state: ServerState, message: ParentMessage, send: (message
   if (message.type === 'execute') await execute(state, message, send);
 }
 
-async function execute(state: ServerState, message: ExecuteMessage, send: (message: ChildMessage) => void): Promise<void> {
+async function execute(
+  state: ServerState,
+  message: ExecuteMessage,
+  send: (message: ChildMessage) => void,
+): Promise<void> {
   const { session, scopes } = state;
   if (!session || !scopes) {
-    send({ type: 'error', id: message.id, code: 'query_failed', message: 'The query process has no open data database.', status: 500 });
+    send({
+      type: 'error',
+      id: message.id,
+      code: 'query_failed',
+      message: 'The query process has no open data database.',
+      status: 500,
+    });
     return;
   }
   const running: NonNullable<ServerState['running']> = { id: message.id, interrupted: false };

@@ -8,13 +8,13 @@
  *
  * Source: spec/semantic-query-service.md § Limits (query timeout, engine memory).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import type { Logger } from '../../ports/logger.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 import { limitDataSize, queryProcessBudgetBytes, readProcessMemory, retireAfterGrowthBytes } from './memory-ceiling.ts';
-import { readMessages, writeMessage, type ChildMessage, type ExecuteMessage } from './query-protocol.ts';
-import { ExecutionTracker, type Execution, type TrackedProcess } from './query-execution.ts';
+import { type ChildMessage, type ExecuteMessage, readMessages, writeMessage } from './query-protocol.ts';
+import { type Execution, ExecutionTracker, type TrackedProcess } from './query-execution.ts';
 
 /**
  * How to start a query process: the executable, its arguments (including the flag that makes it a
@@ -118,7 +118,9 @@ class ChildQueryProcess implements QueryProcess, TrackedProcess {
     this.child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'inherit'] });
     this.logger = options.logger.child({ dataKey: options.dataKey, pid: this.child.pid });
     this.child.stdin?.on('error', () => undefined); // a dead child's pipe: its end is handled on close
-    this.ended = new Promise((resolve) => this.child.on('close', (code, signal) => void this.onClosed(code, signal).finally(resolve)));
+    this.ended = new Promise((resolve) =>
+      this.child.on('close', (code, signal) => void this.onClosed(code, signal).finally(resolve))
+    );
     this.child.on('error', (error) => this.logger.error({ err: error.message }, 'query process could not start'));
     readMessages<ChildMessage>(this.child.stdout!, (message) => this.onMessage(message), (error) => {
       if (error) this.kill(`unreadable output (${error.message})`);
@@ -126,7 +128,11 @@ class ChildQueryProcess implements QueryProcess, TrackedProcess {
     this.ready = new Promise<void>((resolve, reject) => {
       this.opening = { resolve, reject };
     }).then(() => this.setCeiling());
-    writeMessage(this.child.stdin!, { type: 'open', databaseFile: options.databaseFile, spillDirectory: options.spillDirectory });
+    writeMessage(this.child.stdin!, {
+      type: 'open',
+      databaseFile: options.databaseFile,
+      spillDirectory: options.spillDirectory,
+    });
     this.logger.info({}, 'query process started');
   }
 
@@ -137,7 +143,11 @@ class ChildQueryProcess implements QueryProcess, TrackedProcess {
   execute(request: QueryRequest, timeoutMs: number): Execution {
     const id = this.nextId++;
     const execution = new ExecutionTracker(this, id, timeoutMs);
-    this.inFlight = { id, answer: (message) => execution.answer(message), ended: () => execution.ended(this.killedFor) };
+    this.inFlight = {
+      id,
+      answer: (message) => execution.answer(message),
+      ended: () => execution.ended(this.killedFor),
+    };
     if (this.alive) writeMessage(this.child.stdin!, { type: 'execute', id, ...request });
     else execution.ended(undefined);
     void execution.done.then(() => {
@@ -202,16 +212,31 @@ class ChildQueryProcess implements QueryProcess, TrackedProcess {
     const pid = this.child.pid;
     const memory = pid ? await readProcessMemory(pid) : undefined;
     if (!pid || !memory) {
-      warnOnce(this.logger, 'proc', {}, 'query process memory cannot be read (no /proc): query processes run without a memory ceiling');
+      warnOnce(
+        this.logger,
+        'proc',
+        {},
+        'query process memory cannot be read (no /proc): query processes run without a memory ceiling',
+      );
       return;
     }
     this.baseRssBytes = memory.rssBytes;
     this.baseDataBytes = memory.dataBytes;
     if (this.options.kernelLimit !== false) {
       const refused = await limitDataSize(pid, memory.dataBytes + queryProcessBudgetBytes);
-      if (refused) warnOnce(this.logger, 'prlimit', { reason: refused }, 'RLIMIT_DATA not set on query processes (prlimit): the resident-set watchdog alone enforces their ceiling');
+      if (refused) {
+        warnOnce(
+          this.logger,
+          'prlimit',
+          { reason: refused },
+          'RLIMIT_DATA not set on query processes (prlimit): the resident-set watchdog alone enforces their ceiling',
+        );
+      }
     }
-    this.logger.info({ baseRssBytes: memory.rssBytes, ceilingBytes: memory.rssBytes + queryProcessBudgetBytes }, 'query process ready');
+    this.logger.info(
+      { baseRssBytes: memory.rssBytes, ceilingBytes: memory.rssBytes + queryProcessBudgetBytes },
+      'query process ready',
+    );
   }
 
   /** Milliseconds of grace after the interrupt. */
@@ -221,5 +246,7 @@ class ChildQueryProcess implements QueryProcess, TrackedProcess {
 }
 
 function openFailed(reason: string): PlatformError {
-  return new PlatformError('query_failed', `The query engine could not open the project's data: ${reason}`, { status: 500 });
+  return new PlatformError('query_failed', `The query engine could not open the project's data: ${reason}`, {
+    status: 500,
+  });
 }

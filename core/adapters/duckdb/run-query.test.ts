@@ -4,7 +4,7 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openQuerySession, runQuery, type QuerySession } from './run-query.ts';
+import { openQuerySession, type QuerySession, runQuery } from './run-query.ts';
 
 let instance: DuckDBInstance;
 let session: QuerySession;
@@ -12,7 +12,10 @@ let session: QuerySession;
 beforeAll(async () => {
   instance = await DuckDBInstance.create(':memory:', { threads: '2' });
   const setup = await instance.connect();
-  await setup.run("CREATE SCHEMA a; CREATE VIEW a.t AS SELECT 'from a' AS v; CREATE SCHEMA b; CREATE VIEW b.t AS SELECT 'from b' AS v");
+  await setup.run(
+    "CREATE SCHEMA a; CREATE VIEW a.t AS SELECT 'from a' AS v; CREATE SCHEMA b; CREATE VIEW b.t AS SELECT 'from b' " +
+      'AS v',
+  );
   setup.closeSync();
   session = await openQuerySession(instance);
 });
@@ -21,7 +24,8 @@ afterAll(() => {
   instance.closeSync();
 });
 
-const run = (scope: string, sql: string) => runQuery(session, { scope, sql, params: [], maxRows: 1000, maxBytes: 4_194_304 });
+const run = (scope: string, sql: string) =>
+  runQuery(session, { scope, sql, params: [], maxRows: 1000, maxBytes: 4_194_304 });
 
 describe('runQuery on one session', () => {
   it('follows the scope of each query, across failures and refusals', async () => {
@@ -35,7 +39,10 @@ describe('runQuery on one session', () => {
   it('answers the next query after an interrupted one', async () => {
     const slow = run('a', 'SELECT count(*) FROM range(10000000000) r(x) WHERE x % 7 = 123456789');
     setTimeout(() => slow.interrupt(), 100);
-    await expect(slow.result).rejects.toMatchObject({ code: 'query_failed', message: expect.stringMatching(/interrupt/i) });
+    await expect(slow.result).rejects.toMatchObject({
+      code: 'query_failed',
+      message: expect.stringMatching(/interrupt/i),
+    });
     expect((await run('a', 'SELECT v FROM t').result).rows).toEqual([['from a']]);
   });
 

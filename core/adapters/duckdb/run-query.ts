@@ -8,7 +8,13 @@
  * Source: spec/semantic-query-service.md § Query validation (engine connection), § Errors, § Limits.
  */
 import { Buffer } from 'node:buffer';
-import { StatementType, type DuckDBConnection, type DuckDBInstance, type DuckDBPreparedStatement, type DuckDBResult } from '@duckdb/node-api';
+import {
+  type DuckDBConnection,
+  type DuckDBInstance,
+  type DuckDBPreparedStatement,
+  type DuckDBResult,
+  StatementType,
+} from '@duckdb/node-api';
 import { isPlatformError, PlatformError } from '../../ports/platform-error.ts';
 import type { EngineTiming, QueryResult } from '../../ports/query-engine.ts';
 import { bindParameters, CastStatements } from './bind-parameters.ts';
@@ -131,7 +137,10 @@ async function runSteps(session: QuerySession, query: QueryToRun, state: RunStat
  * conversion's to `timing.convert`.
  */
 async function readRows(
-  result: DuckDBResult, query: QueryToRun, state: RunState, timing: EngineTiming,
+  result: DuckDBResult,
+  query: QueryToRun,
+  state: RunState,
+  timing: EngineTiming,
 ): Promise<QueryResult> {
   const types = result.columnTypes();
   const columns = result.columnNames().map((name, index) => ({ name, type: types[index].toString() }));
@@ -167,8 +176,11 @@ async function readRows(
 function notSelect(type: StatementType): PlatformError {
   const explain = type === StatementType.EXPLAIN || type === StatementType.LOGICAL_PLAN;
   const reason = explain
-    ? 'EXPLAIN is not available because a plan would show how the model\'s datasets are built, which their views hide. To check a query, run it with LIMIT 1.'
-    : `only one read-only SELECT statement can run (the engine reports a ${StatementType[type] ?? 'different'} statement); send a single SELECT over the model's tables.`;
+    ? "EXPLAIN is not available because a plan would show how the model's datasets are built, which their views " +
+      'hide. To check a query, run it with LIMIT 1.'
+    : `only one read-only SELECT statement can run (the engine reports a ${
+      StatementType[type] ?? 'different'
+    } statement); send a single SELECT over the model's tables.`;
   return new PlatformError('query_rejected', `Query rejected: ${reason}`, { status: 400 });
 }
 
@@ -180,7 +192,9 @@ function notSelect(type: StatementType): PlatformError {
 export function memoryExceeded(): PlatformError {
   return new PlatformError(
     'query_memory_exceeded',
-    `Query stopped: it needed more memory than the ${engineMemoryLimitMiB} MiB a query may use. Hold less at once: filter or aggregate earlier, avoid building very large lists or strings, select fewer columns, or add LIMIT, and try again.`,
+    `Query stopped: it needed more memory than the ${engineMemoryLimitMiB} MiB a query may use. Hold less at once: ` +
+      `filter or aggregate earlier, avoid building very large lists or strings, select fewer columns, or add LIMIT, ` +
+      `and try again.`,
     { status: 400 },
   );
 }

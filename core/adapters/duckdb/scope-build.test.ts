@@ -20,14 +20,14 @@ let data: DataSet;
 let dataFile: string;
 const store = createMemoryObjectStore();
 // writeDataFiles splits `table=SELECT` at '=', so the SELECTs here use IN instead.
-const region = "CAST(CASE WHEN range IN (7) THEN 'SECRET_ZONE' WHEN range % 2 IN (0) THEN 'EU' ELSE 'US' END "
-  + "AS ENUM('EU', 'US', 'SECRET_ZONE'))";
+const region = "CAST(CASE WHEN range IN (7) THEN 'SECRET_ZONE' WHEN range % 2 IN (0) THEN 'EU' ELSE 'US' END " +
+  "AS ENUM('EU', 'US', 'SECRET_ZONE'))";
 
 beforeAll(async () => {
   directory = await temporaryDirectory('cairn-duckdb-scope-');
   cacheDir = join(directory.path, 'cache');
-  const events = `SELECT range AS id, ${region} AS region, 'user' || range || '@x.example' AS email, `
-    + "CASE WHEN range IN (7) THEN 'secret-value-7' ELSE range::VARCHAR END AS code FROM range(100)";
+  const events = `SELECT range AS id, ${region} AS region, 'user' || range || '@x.example' AS email, ` +
+    "CASE WHEN range IN (7) THEN 'secret-value-7' ELSE range::VARCHAR END AS code FROM range(100)";
   data = await dataSetOf(store, await writeDataFiles(directory.path, { 'source.duckdb': `events=${events}` }));
   const dataBuilder = createDataBuilder({ objectStore: store, cacheDir, logger: recordingLogger() });
   dataFile = await dataBuilder.databaseFile(data);
@@ -50,8 +50,8 @@ async function read(file: string, sql: string): Promise<unknown[][]> {
 
 const euView = {
   name: 'events',
-  sql: "SELECT id, region, [region] AS regions, {'r': region} AS st, MAP {region: 1} AS m, email "
-    + "FROM data.events WHERE region = 'EU';",
+  sql: "SELECT id, region, [region] AS regions, {'r': region} AS st, MAP {region: 1} AS m, email " +
+    "FROM data.events WHERE region = 'EU';",
 };
 
 describe('scope files', () => {
@@ -66,14 +66,18 @@ describe('scope files', () => {
     expect(file).toBe(join(cacheDir, data.key, 'scopes', '_scope_eu_000000000001.duckdb'));
     expect(logger.lines.filter((line) => line.message === 'scope file built')).toHaveLength(1);
     expect(readdirSync(dirname(file))).toEqual(['_scope_eu_000000000001.duckdb']);
-    expect(await read(file, 'SELECT count(*), count(*) FILTER (region <> \'EU\') FROM events')).toEqual([[50n, 0n]]);
-    const columns = 'SELECT column_name, data_type FROM duckdb_columns() '
-      + "WHERE table_name = 'events' ORDER BY column_index";
+    expect(await read(file, "SELECT count(*), count(*) FILTER (region <> 'EU') FROM events")).toEqual([[50n, 0n]]);
+    const columns = 'SELECT column_name, data_type FROM duckdb_columns() ' +
+      "WHERE table_name = 'events' ORDER BY column_index";
     expect((await read(dataFile, columns))[1]).toEqual(['region', "ENUM('EU', 'US', 'SECRET_ZONE')"]);
     const types = await read(file, columns);
     expect(types).toEqual([
-      ['id', 'BIGINT'], ['region', 'VARCHAR'], ['regions', 'VARCHAR[]'], ['st', 'STRUCT(r VARCHAR)'],
-      ['m', 'MAP(VARCHAR, INTEGER)'], ['email', 'VARCHAR'],
+      ['id', 'BIGINT'],
+      ['region', 'VARCHAR'],
+      ['regions', 'VARCHAR[]'],
+      ['st', 'STRUCT(r VARCHAR)'],
+      ['m', 'MAP(VARCHAR, INTEGER)'],
+      ['email', 'VARCHAR'],
     ]);
     const catalog = await read(file, 'SELECT * FROM duckdb_types() UNION ALL BY NAME SELECT * FROM duckdb_columns()');
     const everything = JSON.stringify(catalog, (_, value: unknown) => (typeof value === 'bigint' ? `${value}` : value));
@@ -91,8 +95,8 @@ describe('scope files', () => {
     const error = await failure(builder.scopeFile(request));
     expect(error.code).toBe('view_materialisation_failed');
     expect(error.message).toBe(
-      'Dataset "codes" could not be materialised from its view_query (Conversion Error; the engine\'s full message '
-      + "is in the service log). The model's view_query needs a fix by its modeller (request_improvement can say so).",
+      'Dataset "codes" could not be materialised from its view_query (Conversion Error; the engine\'s full message ' +
+        "is in the service log). The model's view_query needs a fix by its modeller (request_improvement can say so).",
     );
     const logged = logger.lines.find((line) => line.message === 'view_query could not be materialised');
     expect(logged?.fields).toMatchObject({ dataset: 'codes', error: expect.stringMatching(/secret-value-7/) });
@@ -100,7 +104,7 @@ describe('scope files', () => {
   });
 
   it.each([
-    "SELECT id FROM data.events; CREATE TABLE planted AS SELECT 1 AS x",
+    'SELECT id FROM data.events; CREATE TABLE planted AS SELECT 1 AS x',
     'SELECT id FROM data.events) AS s(id); CREATE TABLE planted AS SELECT 1 AS x; SELECT 1 FROM (SELECT 1',
     "SELECT * FROM read_csv('/etc/passwd')",
   ])('runs a view_query as one statement without file access: refuses %j', async (sql) => {

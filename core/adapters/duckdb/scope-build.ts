@@ -166,7 +166,10 @@ function createLeases() {
 }
 
 async function buildScope(
-  deps: ScopeBuilderDeps, request: ScopeFileRequest, target: string, files: Leases,
+  deps: ScopeBuilderDeps,
+  request: ScopeFileRequest,
+  target: string,
+  files: Leases,
 ): Promise<string> {
   const directory = dirname(target);
   await mkdir(directory, { recursive: true });

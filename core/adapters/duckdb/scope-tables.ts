@@ -9,8 +9,16 @@
  * Source: spec/semantic-query-service.md § What the service does (3), § Query validation.
  */
 import {
-  DuckDBArrayType, DuckDBInstance, DuckDBListType, DuckDBMapType, DuckDBStructType, DuckDBTypeId, DuckDBUnionType,
-  VARCHAR, type DuckDBConnection, type DuckDBType,
+  DuckDBArrayType,
+  type DuckDBConnection,
+  DuckDBInstance,
+  DuckDBListType,
+  DuckDBMapType,
+  DuckDBStructType,
+  type DuckDBType,
+  DuckDBTypeId,
+  DuckDBUnionType,
+  VARCHAR,
 } from '@duckdb/node-api';
 import type { Logger } from '../../ports/logger.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
@@ -39,7 +47,10 @@ export interface ScopeTablesRequest {
  * Source: spec/semantic-query-service.md § What the service does
  */
 export async function writeScopeTables(
-  file: string, request: ScopeTablesRequest, timeoutMs: number, logger: Logger,
+  file: string,
+  request: ScopeTablesRequest,
+  timeoutMs: number,
+  logger: Logger,
 ): Promise<void> {
   const instance = await DuckDBInstance.create(file, {
     threads: '2',
@@ -66,7 +77,7 @@ export async function writeScopeTables(
     await connection.run('CHECKPOINT');
   } catch (error) {
     if (!dataset) throw error;
-    throw refusal(logger, request, dataset, error, timedOut ? timeoutMs : undefined);
+    throw refusal(logger, request, { dataset, error, timeoutMs: timedOut ? timeoutMs : undefined });
   } finally {
     clearTimeout(timer);
     connection.closeSync();
@@ -105,12 +116,19 @@ async function createTable(connection: DuckDBConnection, view: ScopedView): Prom
 /** True when `type` is an ENUM or holds one at any depth. */
 function hasEnum(type: DuckDBType): boolean {
   switch (type.typeId) {
-    case DuckDBTypeId.ENUM: return true;
-    case DuckDBTypeId.LIST: case DuckDBTypeId.ARRAY: return hasEnum(type.valueType);
-    case DuckDBTypeId.MAP: return hasEnum(type.keyType) || hasEnum(type.valueType);
-    case DuckDBTypeId.STRUCT: return type.entryTypes.some(hasEnum);
-    case DuckDBTypeId.UNION: return type.memberTypes.some(hasEnum);
-    default: return false;
+    case DuckDBTypeId.ENUM:
+      return true;
+    case DuckDBTypeId.LIST:
+    case DuckDBTypeId.ARRAY:
+      return hasEnum(type.valueType);
+    case DuckDBTypeId.MAP:
+      return hasEnum(type.keyType) || hasEnum(type.valueType);
+    case DuckDBTypeId.STRUCT:
+      return type.entryTypes.some(hasEnum);
+    case DuckDBTypeId.UNION:
+      return type.memberTypes.some(hasEnum);
+    default:
+      return false;
   }
 }
 
@@ -122,13 +140,29 @@ function hasEnum(type: DuckDBType): boolean {
 export function withoutEnums(type: DuckDBType): DuckDBType {
   if (!hasEnum(type)) return type;
   switch (type.typeId) {
-    case DuckDBTypeId.LIST: return new DuckDBListType(withoutEnums(type.valueType));
-    case DuckDBTypeId.ARRAY: return new DuckDBArrayType(withoutEnums(type.valueType), type.length);
-    case DuckDBTypeId.MAP: return new DuckDBMapType(withoutEnums(type.keyType), withoutEnums(type.valueType));
-    case DuckDBTypeId.STRUCT: return new DuckDBStructType(type.entryNames, type.entryTypes.map(withoutEnums));
-    case DuckDBTypeId.UNION: return new DuckDBUnionType(type.memberTags, type.memberTypes.map(withoutEnums));
-    default: return VARCHAR;
+    case DuckDBTypeId.LIST:
+      return new DuckDBListType(withoutEnums(type.valueType));
+    case DuckDBTypeId.ARRAY:
+      return new DuckDBArrayType(withoutEnums(type.valueType), type.length);
+    case DuckDBTypeId.MAP:
+      return new DuckDBMapType(withoutEnums(type.keyType), withoutEnums(type.valueType));
+    case DuckDBTypeId.STRUCT:
+      return new DuckDBStructType(type.entryNames, type.entryTypes.map(withoutEnums));
+    case DuckDBTypeId.UNION:
+      return new DuckDBUnionType(type.memberTags, type.memberTypes.map(withoutEnums));
+    default:
+      return VARCHAR;
   }
+}
+
+/** The view build {@link refusal} answers for. */
+interface ViewBuildFailure {
+  /** The dataset whose view_query did not build. */
+  dataset: string;
+  /** What the engine threw: its message goes to the service log, only its error class to the caller. */
+  error: unknown;
+  /** The view build's time limit in milliseconds, when that is what stopped it; undefined when the build failed. */
+  timeoutMs?: number;
 }
 
 /**
@@ -137,7 +171,9 @@ export function withoutEnums(type: DuckDBType): DuckDBType {
  * cast error quotes the value), so it goes to the service log only.
  */
 function refusal(
-  logger: Logger, request: ScopeTablesRequest, dataset: string, error: unknown, timeoutMs?: number,
+  logger: Logger,
+  request: ScopeTablesRequest,
+  { dataset, error, timeoutMs }: ViewBuildFailure,
 ): PlatformError {
   const message = engineMessage(error);
   const { dataKey, scope } = request;
@@ -147,8 +183,8 @@ function refusal(
     : `within ${timeoutMs / 1000} s, the limit of a view build`;
   return new PlatformError(
     'view_materialisation_failed',
-    `Dataset "${dataset}" could not be materialised from its view_query ${what}. `
-      + "The model's view_query needs a fix by its modeller (request_improvement can say so).",
+    `Dataset "${dataset}" could not be materialised from its view_query ${what}. ` +
+      "The model's view_query needs a fix by its modeller (request_improvement can say so).",
     { status: 422, cause: error },
   );
 }

@@ -44,11 +44,20 @@ export interface LogLine {
 }
 
 /** A Logger that keeps every line in `lines` (children share it). */
-export function recordingLogger(lines: LogLine[] = [], bound: Record<string, unknown> = {}): Logger & { lines: LogLine[] } {
+export function recordingLogger(
+  lines: LogLine[] = [],
+  bound: Record<string, unknown> = {},
+): Logger & { lines: LogLine[] } {
   const log = (level: LogLine['level']) => (fields: Record<string, unknown>, message: string) => {
     lines.push({ level, fields: { ...bound, ...fields }, message });
   };
-  return { lines, info: log('info'), warn: log('warn'), error: log('error'), child: (fields) => recordingLogger(lines, { ...bound, ...fields }) };
+  return {
+    lines,
+    info: log('info'),
+    warn: log('warn'),
+    error: log('error'),
+    child: (fields) => recordingLogger(lines, { ...bound, ...fields }),
+  };
 }
 
 /** A temporary directory and a way to remove it. */
@@ -62,7 +71,10 @@ export async function temporaryDirectory(prefix: string): Promise<{ path: string
  * format follows the extension (parquet, csv, json = array, jsonl/ndjson = lines, duckdb = a database
  * with one table per `table=SELECT` pair separated by `;;`).
  */
-export async function writeDataFiles(directory: string, files: Record<string, string>): Promise<Record<string, Uint8Array>> {
+export async function writeDataFiles(
+  directory: string,
+  files: Record<string, string>,
+): Promise<Record<string, Uint8Array>> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   const bytes: Record<string, Uint8Array> = {};

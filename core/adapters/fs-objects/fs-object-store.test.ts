@@ -8,7 +8,10 @@ import { createFsObjectStore, fsObjectStoreRootFromUrl } from './fs-object-store
 
 objectStoreContract('filesystem', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'cairn-objects-'));
-  return { store: createFsObjectStore({ root: join(dir, 'objects') }), cleanup: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    store: createFsObjectStore({ root: join(dir, 'objects') }),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
 });
 
 const codeOf = (run: () => Promise<unknown>) =>

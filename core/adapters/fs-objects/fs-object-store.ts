@@ -75,7 +75,7 @@ async function orNullWhenMissing<T>(pending: Promise<T>): Promise<T | null> {
 async function putAtomically(path: string, key: string, body: Uint8Array): Promise<void> {
   const folder = dirname(path);
   const temp = join(folder, `${TEMP_FILE_PREFIX}${randomBytes(8).toString('hex')}`);
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1;; attempt++) {
     try {
       await mkdir(folder, { recursive: true });
       await writeFlushed(temp, body);

@@ -3,4 +3,4 @@
  *
  * Source: docs/architecture.md § Ports and adapters (ObjectStore).
  */
-export { createFsObjectStore, fsObjectStoreRootFromUrl, type FsObjectStoreOptions } from './fs-object-store.ts';
+export { createFsObjectStore, type FsObjectStoreOptions, fsObjectStoreRootFromUrl } from './fs-object-store.ts';

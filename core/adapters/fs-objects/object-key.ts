@@ -29,14 +29,18 @@ export function objectKeySegments(key: string): string[] {
 
 /** PlatformError `invalid_key` for `key`. */
 export function invalidKey(key: string, reason: string): PlatformError {
-  return new PlatformError('invalid_key', `The object key ${JSON.stringify(key)} is not valid: ${reason}.`, { status: 400 });
+  return new PlatformError('invalid_key', `The object key ${JSON.stringify(key)} is not valid: ${reason}.`, {
+    status: 400,
+  });
 }
 
 /** PlatformError `key_conflict`: `key` would be both an object and the folder of another object. */
 export function keyConflict(key: string): PlatformError {
   return new PlatformError(
     'key_conflict',
-    `The object key ${JSON.stringify(key)} conflicts with another key: one key cannot be both an object and a folder of objects.`,
+    `The object key ${
+      JSON.stringify(key)
+    } conflicts with another key: one key cannot be both an object and a folder of objects.`,
     { status: 409 },
   );
 }

@@ -52,7 +52,9 @@ export async function applyChange(repo: GitDirHandle, files: Map<string, FlatEnt
 
 function checkPath(path: string): string {
   const bad = (reason: string) =>
-    new PlatformError('invalid_path', `The repository path ${JSON.stringify(path)} is not valid: ${reason}.`, { status: 400 });
+    new PlatformError('invalid_path', `The repository path ${JSON.stringify(path)} is not valid: ${reason}.`, {
+      status: 400,
+    });
   if (path.length === 0 || path.startsWith('/')) throw bad('it is empty or absolute');
   if (path.includes('\\') || path.includes('\0')) throw bad('it holds a backslash or NUL');
   for (const segment of path.split('/')) {
@@ -81,9 +83,13 @@ export async function writeFlatTree(repo: GitDirHandle, files: Map<string, FlatE
   }
   for (const [folder, children] of folders) {
     if (blobs.some((b) => b.path === folder)) {
-      throw new PlatformError('invalid_path', `The repository path ${JSON.stringify(folder)} is both a file and a folder.`, {
-        status: 400,
-      });
+      throw new PlatformError(
+        'invalid_path',
+        `The repository path ${JSON.stringify(folder)} is both a file and a folder.`,
+        {
+          status: 400,
+        },
+      );
     }
     blobs.push({ mode: '040000', path: folder, oid: await writeFlatTree(repo, children), type: 'tree' });
   }
@@ -98,8 +104,9 @@ export async function resolveCommit(repo: GitDirHandle, ref: string): Promise<st
   try {
     let oid: string;
     if (/^[0-9a-f]{40}$/.test(ref)) oid = ref;
-    else if (/^[0-9a-f]{4,39}$/.test(ref)) oid = await git.expandOid({ fs, gitdir: repo.gitdir, cache: repo.cache, oid: ref });
-    else oid = await git.resolveRef({ fs, gitdir: repo.gitdir, ref });
+    else if (/^[0-9a-f]{4,39}$/.test(ref)) {
+      oid = await git.expandOid({ fs, gitdir: repo.gitdir, cache: repo.cache, oid: ref });
+    } else oid = await git.resolveRef({ fs, gitdir: repo.gitdir, ref });
     await git.readCommit({ fs, gitdir: repo.gitdir, cache: repo.cache, oid });
     return oid;
   } catch (error) {

@@ -8,10 +8,16 @@ import { createMemoryObjectStore, type MemoryObjectStore } from '../../testing/m
 import { createObjectStoreGitRepo } from './object-store-git-repo.ts';
 
 const author = { name: 'Ada', email: 'ada@example.com' };
-const change = (files: GitChange['files'], message: string, deletes?: string[]): GitChange => ({ files, deletes, message, author });
+const change = (files: GitChange['files'], message: string, deletes?: string[]): GitChange => ({
+  files,
+  deletes,
+  message,
+  author,
+});
 const texts = (files: Map<string, Uint8Array>) =>
   Object.fromEntries([...files].map(([path, bytes]) => [path, new TextDecoder().decode(bytes)]));
-const codeOf = (promise: Promise<unknown>) => promise.then(() => 'ok', (e: unknown) => (isPlatformError(e) ? e.code : e));
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(() => 'ok', (e: unknown) => (isPlatformError(e) ? e.code : e));
 
 describe('createObjectStoreGitRepo', () => {
   let scratchDir: string;
@@ -44,12 +50,22 @@ describe('createObjectStoreGitRepo', () => {
   });
 
   it('changes and deletes files, reads any older commit, and logs newest first', async () => {
-    const first = await repo.commit('p1', change({ 'a.txt': 'one', 'dir/b.txt': 'bee', 'dir/sub/c.txt': 'sea' }, 'first'));
-    const second = await repo.commit('p1', change({ 'a.txt': 'two', 'new.txt': 'new' }, 'second', ['dir/b.txt', 'dir/sub/c.txt', 'absent']));
+    const first = await repo.commit(
+      'p1',
+      change({ 'a.txt': 'one', 'dir/b.txt': 'bee', 'dir/sub/c.txt': 'sea' }, 'first'),
+    );
+    const second = await repo.commit(
+      'p1',
+      change({ 'a.txt': 'two', 'new.txt': 'new' }, 'second', ['dir/b.txt', 'dir/sub/c.txt', 'absent']),
+    );
     expect(second).toEqual({ commitId: expect.stringMatching(/^[0-9a-f]{40}$/), changed: true });
     expect(second.commitId).not.toBe(first.commitId);
     expect(texts(await repo.readFiles('p1'))).toEqual({ 'a.txt': 'two', 'new.txt': 'new' });
-    expect(texts(await repo.readFiles('p1', first.commitId))).toEqual({ 'a.txt': 'one', 'dir/b.txt': 'bee', 'dir/sub/c.txt': 'sea' });
+    expect(texts(await repo.readFiles('p1', first.commitId))).toEqual({
+      'a.txt': 'one',
+      'dir/b.txt': 'bee',
+      'dir/sub/c.txt': 'sea',
+    });
     expect(texts(await repo.readFiles('p1', first.commitId.slice(0, 8)))).toHaveProperty('a.txt', 'one');
     expect(texts(await repo.readFiles('p1', 'main'))).toHaveProperty('a.txt', 'two');
     const log = await repo.log('p1', 10);
@@ -65,7 +81,10 @@ describe('createObjectStoreGitRepo', () => {
   it('reports changed:false with the current head when nothing changed, and writes nothing', async () => {
     const first = await repo.commit('p1', change({ 'a.txt': 'same' }, 'first'));
     const puts = objects.putCount;
-    expect(await repo.commit('p1', change({ 'a.txt': 'same' }, 'again', ['not-there']))).toEqual({ commitId: first.commitId, changed: false });
+    expect(await repo.commit('p1', change({ 'a.txt': 'same' }, 'again', ['not-there']))).toEqual({
+      commitId: first.commitId,
+      changed: false,
+    });
     expect(await repo.commit('p1', change({}, 'empty'))).toEqual({ commitId: first.commitId, changed: false });
     expect(objects.putCount).toBe(puts);
     expect(await repo.log('p1', 10)).toHaveLength(1);
@@ -86,14 +105,23 @@ describe('createObjectStoreGitRepo', () => {
     expect(results.every((r) => r.changed)).toBe(true);
     const log = await repo.log('p1', 10);
     expect(log.map((c) => c.message).sort()).toEqual(['commit 0', 'commit 1', 'commit 2', 'commit 3', 'commit 4']);
-    expect(Object.keys(texts(await repo.readFiles('p1'))).sort()).toEqual(['f0.txt', 'f1.txt', 'f2.txt', 'f3.txt', 'f4.txt']);
+    expect(Object.keys(texts(await repo.readFiles('p1'))).sort()).toEqual([
+      'f0.txt',
+      'f1.txt',
+      'f2.txt',
+      'f3.txt',
+      'f4.txt',
+    ]);
   });
 
   it('keeps repositories apart and accepts nested repository keys', async () => {
     await repo.commit('tenant-1/p1', change({ 'a.txt': '1' }, 'one'));
     await repo.commit('tenant-2/p1', change({ 'b.txt': '2' }, 'two'));
     expect(texts(await repo.readFiles('tenant-1/p1'))).toEqual({ 'a.txt': '1' });
-    expect(await objects.list('semantic/git/')).toEqual(['semantic/git/tenant-1/p1.tar', 'semantic/git/tenant-2/p1.tar']);
+    expect(await objects.list('semantic/git/')).toEqual([
+      'semantic/git/tenant-1/p1.tar',
+      'semantic/git/tenant-2/p1.tar',
+    ]);
   });
 
   it('refuses bad repository keys, bad paths and unknown refs with their codes', async () => {

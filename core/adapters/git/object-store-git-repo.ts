@@ -13,7 +13,7 @@ import type { GitChange, GitCommitInfo, GitRepo } from '../../ports/git-repo.ts'
 import type { ObjectStore } from '../../ports/object-store.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 import { packGitDir, sameArchive, unpackGitDir, withScratchDir } from './git-archive.ts';
-import { applyChange, readFlatTree, resolveCommit, writeFlatTree, type GitDirHandle } from './git-tree.ts';
+import { applyChange, type GitDirHandle, readFlatTree, resolveCommit, writeFlatTree } from './git-tree.ts';
 
 /** Dependencies of {@link createObjectStoreGitRepo}. */
 export interface ObjectStoreGitRepoDeps {
@@ -68,7 +68,10 @@ export function createObjectStoreGitRepo(deps: ObjectStoreGitRepoDeps): GitRepo 
   return {
     commit: async (repoKey, change) => {
       const key = archiveKey(repoKey);
-      return serialised(repoKey, () => restore(repoKey, (repo) => commitIn(repo, { key, change, objectStore: deps.objectStore })));
+      return serialised(
+        repoKey,
+        () => restore(repoKey, (repo) => commitIn(repo, { key, change, objectStore: deps.objectStore })),
+      );
     },
     readFiles: async (repoKey, ref) => {
       archiveKey(repoKey);
@@ -97,7 +100,9 @@ function keyedSerialiser(): <R>(key: string, task: () => Promise<R>) => Promise<
 
 function checkRepoKey(repoKey: string): string {
   if (repoKey.length > 200 || !REPO_KEY.test(repoKey)) {
-    throw new PlatformError('invalid_key', `The repository key ${JSON.stringify(repoKey)} is not valid.`, { status: 400 });
+    throw new PlatformError('invalid_key', `The repository key ${JSON.stringify(repoKey)} is not valid.`, {
+      status: 400,
+    });
   }
   return repoKey;
 }
@@ -108,10 +113,16 @@ async function commitIn(
 ): Promise<{ commitId: string; changed: boolean }> {
   const branch = job.change.branch ?? DEFAULT_BRANCH;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(branch) || branch.includes('..') || branch.endsWith('.lock')) {
-    throw new PlatformError('invalid_argument', `The branch name ${JSON.stringify(branch)} is not valid: use letters, digits, ".", "_" and "-".`, { status: 400 });
+    throw new PlatformError(
+      'invalid_argument',
+      `The branch name ${JSON.stringify(branch)} is not valid: use letters, digits, ".", "_" and "-".`,
+      { status: 400 },
+    );
   }
   const head = await resolveCommit(repo, `refs/heads/${branch}`);
-  const headTree = head === undefined ? undefined : (await git.readCommit({ fs, gitdir: repo.gitdir, cache: repo.cache, oid: head })).commit.tree;
+  const headTree = head === undefined
+    ? undefined
+    : (await git.readCommit({ fs, gitdir: repo.gitdir, cache: repo.cache, oid: head })).commit.tree;
   const files = headTree === undefined ? new Map() : await readFlatTree(repo, headTree);
   await applyChange(repo, files, job.change);
   const tree = await writeFlatTree(repo, files);
@@ -128,7 +139,9 @@ async function commitIn(
   });
   const packed = await packGitDir(repo.gitdir, repo.tarPath);
   if (!sameArchive(repo.archive, await job.objectStore.get(job.key))) {
-    throw new PlatformError('conflict', `Another process committed to ${job.key} meanwhile; retry the change.`, { status: 409 });
+    throw new PlatformError('conflict', `Another process committed to ${job.key} meanwhile; retry the change.`, {
+      status: 409,
+    });
   }
   await job.objectStore.put(job.key, packed, { contentType: 'application/x-tar' });
   return { commitId, changed: true };
@@ -139,7 +152,9 @@ async function readFilesIn(repo: Restored, ref: string | undefined): Promise<Map
   const commitId = await resolveCommit(repo, ref ?? DEFAULT_BRANCH);
   if (commitId === undefined) {
     if (ref === undefined) return out;
-    throw new PlatformError('not_found', `No commit or branch ${JSON.stringify(ref)} in this repository.`, { status: 404 });
+    throw new PlatformError('not_found', `No commit or branch ${JSON.stringify(ref)} in this repository.`, {
+      status: 404,
+    });
   }
   const { commit } = await git.readCommit({ fs, gitdir: repo.gitdir, cache: repo.cache, oid: commitId });
   const files = await readFlatTree(repo, commit.tree);

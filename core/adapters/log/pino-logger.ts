@@ -11,7 +11,16 @@ import type { Logger } from '../../ports/logger.ts';
 import { readableOptions } from './readable-lines.ts';
 
 /** Keys whose values never reach a log line. */
-export const redactedPaths = ['token', 'authorization', 'password', '*.token', '*.authorization', '*.password', 'headers.authorization', 'req.headers.authorization'];
+export const redactedPaths = [
+  'token',
+  'authorization',
+  'password',
+  '*.token',
+  '*.authorization',
+  '*.password',
+  'headers.authorization',
+  'req.headers.authorization',
+];
 
 /**
  * A logger writing to stdout, tagged with `name` (e.g. `semantic-mcp`): JSON lines, or readable ones when `readable`

@@ -11,7 +11,9 @@ import { prettyFactory, type PrettyOptions } from 'pino-pretty';
 
 /** pino-pretty's options for one line: local time to the millisecond, no pid or host name. */
 export const readableOptions: PrettyOptions = {
-  translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true,
+  translateTime: 'SYS:HH:MM:ss.l',
+  ignore: 'pid,hostname',
+  singleLine: true,
 };
 
 const formatters = new Map<boolean, (value: unknown) => string>();
@@ -21,8 +23,10 @@ function pinoRecord(line: string): Record<string, unknown> | undefined {
   if (!line.startsWith('{"level":')) return undefined;
   try {
     const value = JSON.parse(line) as unknown;
-    if (value && typeof value === 'object' && typeof (value as { level?: unknown }).level === 'number'
-      && typeof (value as { time?: unknown }).time === 'number') return value as Record<string, unknown>;
+    if (
+      value && typeof value === 'object' && typeof (value as { level?: unknown }).level === 'number' &&
+      typeof (value as { time?: unknown }).time === 'number'
+    ) return value as Record<string, unknown>;
   } catch { /* not JSON after all */ }
   return undefined;
 }

@@ -4,7 +4,7 @@
  *
  * Source: spec/platform-service.md § Rules 15; docs/decisions.md D7 § The semantic service as a tool collection.
  */
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { ToolCallResult } from '../../ports/tool-catalog.ts';
 import { failureReason, seconds } from './failure-reason.ts';
@@ -23,7 +23,12 @@ export interface CallableService {
  * Calls `name` on the service.
  * @throws PlatformError `tool_cancelled` when `options.signal` is aborted before or during the call
  */
-export async function callServiceTool(service: CallableService, name: string, input: unknown, options: ServiceCallOptions): Promise<ToolCallResult> {
+export async function callServiceTool(
+  service: CallableService,
+  name: string,
+  input: unknown,
+  options: ServiceCallOptions,
+): Promise<ToolCallResult> {
   const { collection } = service;
   if (options.signal?.aborted) throw cancelled(collection, name);
   try {
@@ -31,10 +36,18 @@ export async function callServiceTool(service: CallableService, name: string, in
   } catch (error) {
     if (options.signal?.aborted) throw cancelled(collection, name);
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return { isError: true, output: `The ${collection} service did not answer ${name} within ${seconds(options.timeoutMs)}. Try a smaller request, or try again later.` };
+      return {
+        isError: true,
+        output: `The ${collection} service did not answer ${name} within ${
+          seconds(options.timeoutMs)
+        }. Try a smaller request, or try again later.`,
+      };
     }
     if (error instanceof McpError) {
-      return { isError: true, output: `The ${collection} service refused the call of ${name}: ${failureReason(error, service.config.token)}` };
+      return {
+        isError: true,
+        output: `The ${collection} service refused the call of ${name}: ${failureReason(error, service.config.token)}`,
+      };
     }
     return unreachable(collection, failureReason(error, service.config.token));
   }

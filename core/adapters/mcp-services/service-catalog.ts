@@ -9,7 +9,11 @@ import type { ServiceConfig } from '../../config/config-model.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 import {
-  platformCallerValue, type CatalogTool, type ToolCallOptions, type ToolCallResult, type ToolCatalog,
+  type CatalogTool,
+  platformCallerValue,
+  type ToolCallOptions,
+  type ToolCallResult,
+  type ToolCatalog,
 } from '../../ports/tool-catalog.ts';
 import { callServiceTool, unreachable } from './service-call.ts';
 import { failureReason } from './failure-reason.ts';
@@ -74,34 +78,47 @@ export function createServiceCatalog(options: ServiceCatalogOptions): ServiceCat
   const callTimeoutMs = options.callTimeoutMs ?? 120_000;
   const states = serviceStates(options, discoveryTimeoutMs);
   const discover = (state: ServiceState): Promise<void> => {
-    state.discovering ??= runDiscovery(state, options.log, clock).finally(() => { state.discovering = undefined; });
+    state.discovering ??= runDiscovery(state, options.log, clock).finally(() => {
+      state.discovering = undefined;
+    });
     return state.discovering;
   };
-  const due = (state: ServiceState) => state.tools === undefined
-    && (state.failedAtMs === undefined || clock.now().getTime() - state.failedAtMs >= retryAfterMs);
+  const due = (state: ServiceState) =>
+    state.tools === undefined &&
+    (state.failedAtMs === undefined || clock.now().getTime() - state.failedAtMs >= retryAfterMs);
   const settle = async (state: ServiceState) => {
     if (state.discovering) await state.discovering;
     else if (due(state)) await discover(state);
   };
   return {
-    warm: async () => { await Promise.all([...states.values()].filter((s) => s.tools === undefined).map(settle)); },
+    warm: async () => {
+      await Promise.all([...states.values()].filter((s) => s.tools === undefined).map(settle));
+    },
     tools: async () => {
       await Promise.all([...states.values()].map(settle));
       return [...states.values()].flatMap((state) => state.tools ?? []);
     },
     call: async (collection, name, input, callOptions: ToolCallOptions = {}): Promise<ToolCallResult> => {
       const state = states.get(collection);
-      if (state === undefined) throw toolNotFound(collection, name, `no configured service offers the collection "${collection}"`);
+      if (state === undefined) {
+        throw toolNotFound(collection, name, `no configured service offers the collection "${collection}"`);
+      }
       await settle(state);
       if (state.tools === undefined) return unreachable(collection, state.failure ?? 'discovery has not succeeded yet');
       if (!state.tools.some((tool) => tool.name === name)) {
-        throw toolNotFound(collection, name, `the ${collection} service offers ${state.tools.map((t) => t.name).join(', ') || 'no tools'}`);
+        throw toolNotFound(
+          collection,
+          name,
+          `the ${collection} service offers ${state.tools.map((t) => t.name).join(', ') || 'no tools'}`,
+        );
       }
       const caller = platformCallerValue(callOptions.orgId, callOptions.agentId);
       const serviceCall = { signal: callOptions.signal, timeoutMs: callTimeoutMs, ...(caller ? { caller } : {}) };
       return callServiceTool(state, name, input, serviceCall);
     },
-    close: async () => { await Promise.all([...states.values()].map((state) => state.connection.close())); },
+    close: async () => {
+      await Promise.all([...states.values()].map((state) => state.connection.close()));
+    },
   };
 }
 
@@ -111,7 +128,10 @@ function serviceStates(options: ServiceCatalogOptions, discoveryTimeoutMs: numbe
     const collection = config.collection ?? config.id;
     const taken = states.get(collection);
     if (taken) {
-      options.log(`[services] ${config.id} is not offered: its collection "${collection}" is already served by ${taken.config.id}; give it another collection`);
+      options.log(
+        `[services] ${config.id} is not offered: its collection "${collection}" is already served by ` +
+          `${taken.config.id}; give it another collection`,
+      );
       continue;
     }
     const connection = openServiceConnection(config, { discoveryTimeoutMs, fetch: options.fetch });
@@ -139,7 +159,11 @@ async function runDiscovery(state: ServiceState, log: (line: string) => void, cl
     state.failedAtMs = clock.now().getTime();
     await state.connection.close();
     if (firstFailure) {
-      log(`[services] ${state.config.id} is not offered: discovery at ${hostOf(state.config.endpoint)} failed (${state.failure}); retrying later`);
+      log(
+        `[services] ${state.config.id} is not offered: discovery at ${
+          hostOf(state.config.endpoint)
+        } failed (${state.failure}); retrying later`,
+      );
     }
   }
 }
@@ -154,5 +178,9 @@ function hostOf(endpoint: string): string {
 }
 
 function toolNotFound(collection: string, name: string, detail: string): PlatformError {
-  return new PlatformError('tool_not_found', `There is no tool "${name}" in the collection "${collection}": ${detail}.`, { status: 404 });
+  return new PlatformError(
+    'tool_not_found',
+    `There is no tool "${name}" in the collection "${collection}": ${detail}.`,
+    { status: 404 },
+  );
 }

@@ -10,7 +10,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServiceConfig } from '../../config/config-model.ts';
 import { PLATFORM_CALLER_HEADER } from '../../ports/tool-catalog.ts';
 
@@ -93,25 +93,29 @@ export function openServiceConnection(service: ServiceConfig, options: ServiceCo
     listTools: () => withReconnect((client) => listAllTools(client, options.discoveryTimeoutMs)),
     // The call's context (its signal, its caller) covers a reconnect made for it too: the caller's header goes on
     // the new connection's requests as well.
-    callTool: (name, input, call) => callers.run(call.caller, () => withReconnect(async (client) => {
-      const params = { name, arguments: input as Record<string, unknown> };
-      // Ends the HTTP request too when the call fails (a timeout): the SDK alone would leave it open.
-      const ended = new AbortController();
-      const signal = call.signal ? AbortSignal.any([call.signal, ended.signal]) : ended.signal;
-      try {
-        const request = () => client.callTool(params, undefined, { signal: call.signal, timeout: call.timeoutMs });
-        return await callSignal.run({ signal }, request) as CallToolResult;
-      } catch (error) {
-        ended.abort(error);
-        throw error;
-      }
-    }, call.signal)),
+    callTool: (name, input, call) =>
+      callers.run(call.caller, () =>
+        withReconnect(async (client) => {
+          const params = { name, arguments: input as Record<string, unknown> };
+          // Ends the HTTP request too when the call fails (a timeout): the SDK alone would leave it open.
+          const ended = new AbortController();
+          const signal = call.signal ? AbortSignal.any([call.signal, ended.signal]) : ended.signal;
+          try {
+            const request = () => client.callTool(params, undefined, { signal: call.signal, timeout: call.timeoutMs });
+            return await callSignal.run({ signal }, request) as CallToolResult;
+          } catch (error) {
+            ended.abort(error);
+            throw error;
+          }
+        }, call.signal)),
     close: () => drop(),
   };
 }
 
 /** What a tools/call's async context carries to the transport's fetch. */
-interface CallContext { signal: AbortSignal }
+interface CallContext {
+  signal: AbortSignal;
+}
 
 /**
  * `base`, except that a tools/call request sent while `callSignal` holds a call's signal is aborted with it (the
@@ -120,7 +124,9 @@ interface CallContext { signal: AbortSignal }
 function abortableFetch(base: typeof fetch, callSignal: AsyncLocalStorage<CallContext>): typeof fetch {
   return (input, init) => {
     const signal = callSignal.getStore()?.signal;
-    if (signal === undefined || typeof init?.body !== 'string' || !init.body.includes('"method":"tools/call"')) return base(input, init);
+    if (signal === undefined || typeof init?.body !== 'string' || !init.body.includes('"method":"tools/call"')) {
+      return base(input, init);
+    }
     return base(input, { ...init, signal: init.signal ? AbortSignal.any([init.signal, signal]) : signal });
   };
 }
@@ -141,7 +147,10 @@ function callerFetch(base: typeof fetch, callers: AsyncLocalStorage<string | und
   };
 }
 
-async function connect(service: ServiceConfig, options: ServiceConnectionOptions & { fetch: typeof fetch }): Promise<Client> {
+async function connect(
+  service: ServiceConfig,
+  options: ServiceConnectionOptions & { fetch: typeof fetch },
+): Promise<Client> {
   const client = new Client({ name: options.clientName ?? 'cairn', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(service.endpoint), {
     requestInit: { headers: { Authorization: `Bearer ${service.token}` } },

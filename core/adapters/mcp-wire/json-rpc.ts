@@ -27,13 +27,25 @@ export type JsonRpcResponse =
   | { jsonrpc: '2.0'; id: JsonRpcId | null; error: { code: number; message: string; data?: unknown } };
 
 /** JSON-RPC error codes used here. */
-export const rpcErrors = { parse: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internal: -32603, server: -32000 } as const;
+export const rpcErrors = {
+  parse: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internal: -32603,
+  server: -32000,
+} as const;
 
 /** Messages of one POST, at most (a JSON-RPC batch, protocol 2025-03-26 and earlier). */
 export const maxBatchSize = 100;
 
 /** A JSON error response in the SDK transport's shape: `{ jsonrpc, error: { code, message }, id: null }`. */
-export function errorResponse(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+export function errorResponse(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
     status,
     headers: { 'content-type': 'application/json', ...headers },
@@ -49,14 +61,24 @@ export function refuseHeaders(request: Request): Response | undefined {
   if (request.method !== 'POST') return errorResponse(405, rpcErrors.server, 'Method not allowed.', { allow: 'POST' });
   const accept = request.headers.get('accept') ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-    return errorResponse(406, rpcErrors.server, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+    return errorResponse(
+      406,
+      rpcErrors.server,
+      'Not Acceptable: Client must accept both application/json and text/event-stream',
+    );
   }
   if (!(request.headers.get('content-type') ?? '').includes('application/json')) {
     return errorResponse(415, rpcErrors.server, 'Unsupported Media Type: Content-Type must be application/json');
   }
   const version = request.headers.get('mcp-protocol-version');
   if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    return errorResponse(400, rpcErrors.server, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+    return errorResponse(
+      400,
+      rpcErrors.server,
+      `Bad Request: Unsupported protocol version: ${version} (supported versions: ${
+        SUPPORTED_PROTOCOL_VERSIONS.join(', ')
+      })`,
+    );
   }
   return undefined;
 }
@@ -81,15 +103,25 @@ export function readCalls(text: string): { calls: JsonRpcCall[]; batch: boolean 
   }
   const calls: JsonRpcCall[] = [];
   for (const message of messages) {
-    if (!isObject(message) || message.jsonrpc !== '2.0') return errorResponse(400, rpcErrors.parse, 'Parse error: Invalid JSON-RPC message');
+    if (!isObject(message) || message.jsonrpc !== '2.0') {
+      return errorResponse(400, rpcErrors.parse, 'Parse error: Invalid JSON-RPC message');
+    }
     if (typeof message.method !== 'string') {
       if ('result' in message || 'error' in message) continue;
       return errorResponse(400, rpcErrors.parse, 'Parse error: Invalid JSON-RPC message');
     }
     const hasId = 'id' in message;
-    if (hasId && typeof message.id !== 'string' && typeof message.id !== 'number') return errorResponse(400, rpcErrors.parse, 'Parse error: Invalid JSON-RPC message');
-    if (message.params !== undefined && !isObject(message.params)) return errorResponse(400, rpcErrors.parse, 'Parse error: Invalid JSON-RPC message');
-    calls.push({ method: message.method, ...(hasId ? { id: message.id as JsonRpcId } : {}), ...(message.params ? { params: message.params as Record<string, unknown> } : {}) });
+    if (hasId && typeof message.id !== 'string' && typeof message.id !== 'number') {
+      return errorResponse(400, rpcErrors.parse, 'Parse error: Invalid JSON-RPC message');
+    }
+    if (message.params !== undefined && !isObject(message.params)) {
+      return errorResponse(400, rpcErrors.parse, 'Parse error: Invalid JSON-RPC message');
+    }
+    calls.push({
+      method: message.method,
+      ...(hasId ? { id: message.id as JsonRpcId } : {}),
+      ...(message.params ? { params: message.params as Record<string, unknown> } : {}),
+    });
   }
   return { calls, batch: Array.isArray(body) };
 }
@@ -97,7 +129,10 @@ export function readCalls(text: string): { calls: JsonRpcCall[]; batch: boolean 
 /** The HTTP answer for the responses of one POST: 202 without a body when there are none. */
 export function respond(responses: JsonRpcResponse[], batch: boolean): Response {
   if (responses.length === 0) return new Response(null, { status: 202 });
-  return new Response(JSON.stringify(batch ? responses : responses[0]), { status: 200, headers: { 'content-type': 'application/json' } });
+  return new Response(JSON.stringify(batch ? responses : responses[0]), {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 /** A plain object (not an array or null). */

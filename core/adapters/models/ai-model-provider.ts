@@ -6,13 +6,17 @@
  * Source: docs/architecture.md § Ports and adapters (ModelProvider); docs/decisions.md D7 § Models.
  */
 import { streamText, type TextStreamPart, type ToolSet } from 'ai';
-import type { ModelsConfig, OfferedModelConfig, ModelProviderConfig } from '../../config/config-model.ts';
+import type { ModelProviderConfig, ModelsConfig, OfferedModelConfig } from '../../config/config-model.ts';
 import type {
-  ModelEvent, ModelFinishReason, ModelProvider, ModelRequest, ModelUsage,
+  ModelEvent,
+  ModelFinishReason,
+  ModelProvider,
+  ModelRequest,
+  ModelUsage,
 } from '../../ports/model-provider.ts';
 import type { PlatformError } from '../../ports/platform-error.ts';
-import { cacheBreakpoint, modelFactory, type ModelFactory } from './language-models.ts';
-import { modelCancelled, modelError, modelNotConfigured, type CallLabel } from './model-errors.ts';
+import { cacheBreakpoint, type ModelFactory, modelFactory } from './language-models.ts';
+import { type CallLabel, modelCancelled, modelError, modelNotConfigured } from './model-errors.ts';
 import { toAiMessages, toAiTools, toModelUsage } from './model-messages.ts';
 
 /** Options of {@link createAiModelProvider}. */
@@ -44,7 +48,8 @@ export function createAiModelProvider(options: AiModelProviderOptions): ModelPro
     return known;
   };
   return {
-    stream: (request) => streamCall(request, () => routeOf(options.models, request.model), factoryOf, options.maxRetries ?? 2),
+    stream: (request) =>
+      streamCall(request, () => routeOf(options.models, request.model), factoryOf, options.maxRetries ?? 2),
   };
 }
 
@@ -73,7 +78,12 @@ function routeOf(models: ModelsConfig | undefined, requested: string | undefined
   return { offered: model, provider };
 }
 
-async function* streamCall(request: ModelRequest, routeNow: () => Route, factoryOf: (p: ModelProviderConfig) => ModelFactory, maxRetries: number): AsyncGenerator<ModelEvent> {
+async function* streamCall(
+  request: ModelRequest,
+  routeNow: () => Route,
+  factoryOf: (p: ModelProviderConfig) => ModelFactory,
+  maxRetries: number,
+): AsyncGenerator<ModelEvent> {
   const route = routeNow();
   const label: CallLabel = { model: route.offered.id, provider: route.provider.id };
   const signal = request.signal;
@@ -87,14 +97,19 @@ async function* streamCall(request: ModelRequest, routeNow: () => Route, factory
     maxRetries,
     ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
     ...(signal === undefined ? {} : { abortSignal: signal }),
-    onError: ({ error }) => { failure = error; },
+    onError: ({ error }) => {
+      failure = error;
+    },
   });
   // An error part is held until the stream's finish, which may still carry the usage the provider reported: a
   // failed call that was billed is thrown with that usage (core/ports/model-provider.ts reportedUsage).
   let failed: { error: unknown } | undefined;
   try {
     for await (const part of result.stream) {
-      if (part.type === 'error' && !isAborted(signal)) { failed ??= { error: part.error }; continue; }
+      if (part.type === 'error' && !isAborted(signal)) {
+        failed ??= { error: part.error };
+        continue;
+      }
       if (failed !== undefined) {
         if (part.type === 'finish') {
           throw withUsage(modelError(failed.error, label, isAborted(signal)), toModelUsage(part.totalUsage));
@@ -109,7 +124,9 @@ async function* streamCall(request: ModelRequest, routeNow: () => Route, factory
     throw modelError(error, label, isAborted(signal));
   }
   throw modelError(
-    failed?.error ?? failure ?? new Error('the stream ended without a finish'), label, isAborted(signal),
+    failed?.error ?? failure ?? new Error('the stream ended without a finish'),
+    label,
+    isAborted(signal),
   );
 }
 
@@ -120,7 +137,11 @@ function withUsage(error: PlatformError, usage: ModelUsage): PlatformError {
 }
 
 /** One stream part as a port event (undefined: a part the port does not carry). @throws PlatformError on error/abort */
-function toEvent(part: TextStreamPart<ToolSet>, label: CallLabel, signal: AbortSignal | undefined): ModelEvent | undefined {
+function toEvent(
+  part: TextStreamPart<ToolSet>,
+  label: CallLabel,
+  signal: AbortSignal | undefined,
+): ModelEvent | undefined {
   switch (part.type) {
     case 'text-delta':
       return part.text === '' ? undefined : { type: 'text', text: part.text };
@@ -138,7 +159,9 @@ function toEvent(part: TextStreamPart<ToolSet>, label: CallLabel, signal: AbortS
 }
 
 function finishReason(reason: string): ModelFinishReason {
-  return reason === 'stop' || reason === 'tool-calls' || reason === 'length' || reason === 'content-filter' ? reason : 'other';
+  return reason === 'stop' || reason === 'tool-calls' || reason === 'length' || reason === 'content-filter'
+    ? reason
+    : 'other';
 }
 
 function isAborted(signal: AbortSignal | undefined): boolean {

@@ -37,18 +37,30 @@ export function modelFactory(provider: ModelProviderConfig, fetchImpl?: typeof f
   const common = { ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }) };
   switch (provider.type) {
     case 'openai-compatible': {
-      const create = createOpenAICompatible({ name: provider.id, baseURL: provider.apiBaseUrl ?? '', apiKey: provider.apiKey, includeUsage: true, ...common });
+      const create = createOpenAICompatible({
+        name: provider.id,
+        baseURL: provider.apiBaseUrl ?? '',
+        apiKey: provider.apiKey,
+        includeUsage: true,
+        ...common,
+      });
       return (name) => create.chatModel(name);
     }
     case 'anthropic': {
-      const create = createAnthropic({ apiKey: provider.apiKey ?? '', ...(provider.apiBaseUrl === undefined ? {} : { baseURL: provider.apiBaseUrl }), ...common });
+      const create = createAnthropic({
+        apiKey: provider.apiKey ?? '',
+        ...(provider.apiBaseUrl === undefined ? {} : { baseURL: provider.apiBaseUrl }),
+        ...common,
+      });
       return (name) => create(name);
     }
     case 'bedrock': {
       // Without apiKey (a Bedrock API key), the provider signs with the AWS credentials of the process.
       const create = createAmazonBedrock({
-        region: provider.region, ...(provider.apiKey === undefined ? {} : { apiKey: provider.apiKey }),
-        ...(provider.apiBaseUrl === undefined ? {} : { baseURL: provider.apiBaseUrl }), ...common,
+        region: provider.region,
+        ...(provider.apiKey === undefined ? {} : { apiKey: provider.apiKey }),
+        ...(provider.apiBaseUrl === undefined ? {} : { baseURL: provider.apiBaseUrl }),
+        ...common,
       });
       return (name) => create(name);
     }
@@ -61,9 +73,14 @@ export function modelFactory(provider: ModelProviderConfig, fetchImpl?: typeof f
  *
  * Source: spec/platform-service.md § Environment variables (PLATFORM_PROMPT_CACHE, PLATFORM_PROMPT_CACHE_TTL)
  */
-export function cacheBreakpoint(type: ModelProviderConfig['type'], cache: PromptCacheSetting): CacheOptions | undefined {
+export function cacheBreakpoint(
+  type: ModelProviderConfig['type'],
+  cache: PromptCacheSetting,
+): CacheOptions | undefined {
   if (!cache.enabled) return undefined;
   if (type === 'anthropic') return { anthropic: { cacheControl: { type: 'ephemeral', ttl: cache.ttl } } };
-  if (type === 'bedrock') return { bedrock: { cachePoint: cache.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' } } };
+  if (type === 'bedrock') {
+    return { bedrock: { cachePoint: cache.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' } } };
+  }
   return undefined;
 }

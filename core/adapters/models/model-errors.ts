@@ -24,14 +24,28 @@ const START_VARIABLES = 'CAIRN_MODEL_PROVIDER, CAIRN_MODEL_BASE_URL, CAIRN_MODEL
  */
 export function modelNotConfigured(requested: string | undefined, offered: string[]): PlatformError {
   if (offered.length === 0) {
-    return new PlatformError('model_not_configured', `No model is configured: set ${START_VARIABLES} before scripts/start, or add a models section (models.providers and models.offered) to the config; an entry whose apiKey placeholder variable is unset is left out (see the [config] lines at start).`, { status: 503 });
+    return new PlatformError(
+      'model_not_configured',
+      `No model is configured: set ${START_VARIABLES} before scripts/start, or add a models section ` +
+        `(models.providers and models.offered) to the config; an entry whose apiKey placeholder variable is unset is ` +
+        `left out (see the [config] lines at start).`,
+      { status: 503 },
+    );
   }
-  return new PlatformError('model_not_configured', `Model "${requested}" is not offered: name one of ${offered.map((id) => `"${id}"`).join(', ')}, or add it to models.offered in the config.`, { status: 422 });
+  return new PlatformError(
+    'model_not_configured',
+    `Model "${requested}" is not offered: name one of ${
+      offered.map((id) => `"${id}"`).join(', ')
+    }, or add it to models.offered in the config.`,
+    { status: 422 },
+  );
 }
 
 /** `model_cancelled`: the caller aborted the call. */
 export function modelCancelled(label: CallLabel): PlatformError {
-  return new PlatformError('model_cancelled', `The call to model "${label.model}" was cancelled before it ended.`, { status: 499 });
+  return new PlatformError('model_cancelled', `The call to model "${label.model}" was cancelled before it ended.`, {
+    status: 499,
+  });
 }
 
 /**
@@ -46,14 +60,42 @@ export function modelError(error: unknown, label: CallLabel, aborted: boolean): 
   const cause = lastError(error);
   const who = `model "${label.model}" (provider "${label.provider}")`;
   if (APICallError.isInstance(cause) && cause.statusCode !== undefined) return fromStatus(cause.statusCode, who, error);
-  return new PlatformError('model_unavailable', `${who} could not be reached or answered something unreadable (${nameOf(cause)}): check models.providers apiBaseUrl and that the server is up, then retry.`, { status: 502, cause: error });
+  return new PlatformError(
+    'model_unavailable',
+    `${who} could not be reached or answered something unreadable (${
+      nameOf(cause)
+    }): check models.providers apiBaseUrl and that the server is up, then retry.`,
+    { status: 502, cause: error },
+  );
 }
 
 function fromStatus(status: number, who: string, cause: unknown): PlatformError {
-  if (status === 429) return new PlatformError('model_unavailable', `${who} is rate limited (HTTP 429): retry later or raise the provider's limit.`, { status: 503, cause });
-  if (status >= 500) return new PlatformError('model_unavailable', `${who} failed (HTTP ${status}): the provider is unavailable; retry later.`, { status: 502, cause });
-  if (status === 401 || status === 403) return new PlatformError('model_refused', `${who} refused the request (HTTP ${status}): check the provider's apiKey in the models section.`, { status: 502, cause });
-  return new PlatformError('model_refused', `${who} refused the request (HTTP ${status}): check the model name and the request (messages, tools).`, { status: 502, cause });
+  if (status === 429) {
+    return new PlatformError(
+      'model_unavailable',
+      `${who} is rate limited (HTTP 429): retry later or raise the provider's limit.`,
+      { status: 503, cause },
+    );
+  }
+  if (status >= 500) {
+    return new PlatformError(
+      'model_unavailable',
+      `${who} failed (HTTP ${status}): the provider is unavailable; retry later.`,
+      { status: 502, cause },
+    );
+  }
+  if (status === 401 || status === 403) {
+    return new PlatformError(
+      'model_refused',
+      `${who} refused the request (HTTP ${status}): check the provider's apiKey in the models section.`,
+      { status: 502, cause },
+    );
+  }
+  return new PlatformError(
+    'model_refused',
+    `${who} refused the request (HTTP ${status}): check the model name and the request (messages, tools).`,
+    { status: 502, cause },
+  );
 }
 
 /** The error a retry wrapper gave up on, or the error itself. */

@@ -3,7 +3,14 @@
  *
  * Source: docs/decisions.md D7 § Models.
  */
-import { jsonSchema, tool, type JSONValue, type LanguageModelUsage, type ModelMessage as AiMessage, type ToolSet } from 'ai';
+import {
+  jsonSchema,
+  type JSONValue,
+  type LanguageModelUsage,
+  type ModelMessage as AiMessage,
+  tool,
+  type ToolSet,
+} from 'ai';
 import type { ModelMessage, ModelToolDefinition, ModelToolResult, ModelUsage } from '../../ports/model-provider.ts';
 import type { CacheOptions } from './language-models.ts';
 
@@ -17,7 +24,10 @@ export function toAiMessages(messages: ModelMessage[], breakpoint: CacheOptions 
   if (breakpoint === undefined) return converted;
   const lastSystem = converted.map((m) => m.role).lastIndexOf('system');
   const marks = new Set([lastSystem, converted.length - 1].filter((index) => index >= 0));
-  return converted.map((message, index) => (marks.has(index) ? { ...message, providerOptions: breakpoint } as AiMessage : message));
+  return converted.map((
+    message,
+    index,
+  ) => (marks.has(index) ? { ...message, providerOptions: breakpoint } as AiMessage : message));
 }
 
 function toAiMessage(message: ModelMessage): AiMessage {
@@ -26,9 +36,17 @@ function toAiMessage(message: ModelMessage): AiMessage {
     case 'user':
       return { role: message.role, content: message.content };
     case 'assistant': {
-      const calls = (message.toolCalls ?? []).map((call) => ({ type: 'tool-call' as const, toolCallId: call.id, toolName: call.name, input: call.input }));
+      const calls = (message.toolCalls ?? []).map((call) => ({
+        type: 'tool-call' as const,
+        toolCallId: call.id,
+        toolName: call.name,
+        input: call.input,
+      }));
       if (calls.length === 0) return { role: 'assistant', content: message.content };
-      return { role: 'assistant', content: [...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]), ...calls] };
+      return {
+        role: 'assistant',
+        content: [...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]), ...calls],
+      };
     }
     case 'tool':
       return { role: 'tool', content: message.results.map(toToolResultPart) };
@@ -42,7 +60,8 @@ function toToolResultPart(result: ModelToolResult) {
   return { type: 'tool-result' as const, toolCallId: result.callId, toolName: result.name, output };
 }
 
-/** A tool's output as the JSON value it is on the wire (a JSON round trip: undefined becomes null, Dates ISO strings). */
+/** A tool's output as the JSON value it is on the wire (a JSON round trip: undefined becomes null, Dates ISO strings).
+ */
 function asJsonValue(output: unknown): JSONValue {
   return JSON.parse(JSON.stringify(output ?? null)) as JSONValue;
 }
@@ -54,7 +73,9 @@ function asJsonValue(output: unknown): JSONValue {
  */
 export function toAiTools(tools: ModelToolDefinition[] | undefined): ToolSet | undefined {
   if (tools === undefined || tools.length === 0) return undefined;
-  return Object.fromEntries(tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema) })]));
+  return Object.fromEntries(
+    tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema) })]),
+  );
 }
 
 /**
@@ -65,6 +86,7 @@ export function toAiTools(tools: ModelToolDefinition[] | undefined): ToolSet | u
 export function toModelUsage(usage: LanguageModelUsage | undefined): ModelUsage {
   const cacheReadTokens = usage?.inputTokenDetails?.cacheReadTokens ?? 0;
   const cacheWriteTokens = usage?.inputTokenDetails?.cacheWriteTokens ?? 0;
-  const noCache = usage?.inputTokenDetails?.noCacheTokens ?? Math.max(0, (usage?.inputTokens ?? 0) - cacheReadTokens - cacheWriteTokens);
+  const noCache = usage?.inputTokenDetails?.noCacheTokens ??
+    Math.max(0, (usage?.inputTokens ?? 0) - cacheReadTokens - cacheWriteTokens);
   return { inputTokens: noCache, outputTokens: usage?.outputTokens ?? 0, cacheReadTokens, cacheWriteTokens };
 }

@@ -3,5 +3,5 @@
  *
  * Source: docs/architecture.md § Ports and adapters (DocumentStore).
  */
-export { openMongoDocumentStore, databaseInUri, type MongoDocumentStoreOptions } from './mongo-document-store.ts';
+export { databaseInUri, type MongoDocumentStoreOptions, openMongoDocumentStore } from './mongo-document-store.ts';
 export { redactMongoUri } from './mongo-errors.ts';

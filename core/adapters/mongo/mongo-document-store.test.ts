@@ -13,9 +13,11 @@ const unreachable = 'mongodb://cairn-user:s3cr3t-pw@127.0.0.1:1/x?serverSelectio
 /** Opens `unreachable` under Bun and returns what the rejection carried. */
 function openUnderBun(): Promise<Record<string, unknown>> {
   const script = `
-    import { openMongoDocumentStore } from './core/adapters/mongo/index.ts';
-    const error = await openMongoDocumentStore({ uri: ${JSON.stringify(unreachable)} }).then(() => undefined, (e) => e);
-    console.log(JSON.stringify({ engine: typeof Bun === 'undefined' ? 'node' : 'bun', name: error?.name, code: error?.code, message: error?.message }));
+    import { openMongoDocumentStore } from ` + `'./core/adapters/mongo/index.ts';
+    const error = await ` + `openMongoDocumentStore({ uri: ${JSON.stringify(unreachable)} ` +
+    `}).then(() => undefined, (e) => e);
+    console.log(JSON.stringify({ ` + `engine: typeof Bun === 'undefined' ? 'node' : 'bun', name: ` +
+    `error?.name, code: error?.code, message: error?.message }));
   `;
   return runBunJson(['-e', script]);
 }
@@ -33,7 +35,10 @@ describe('openMongoDocumentStore without a server', () => {
   });
 
   it('is what openDocumentStore opens for mongodb settings', async () => {
-    const error = await openDocumentStore({ kind: 'mongodb', uri: unreachable }).then(() => undefined, (e: unknown) => e);
+    const error = await openDocumentStore({ kind: 'mongodb', uri: unreachable }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isPlatformError(error, 'store_unreachable')).toBe(true);
   });
 
@@ -45,7 +50,10 @@ describe('openMongoDocumentStore without a server', () => {
   }, 30_000);
 
   it('refuses a connection string the driver cannot parse with invalid_config, without its password', async () => {
-    const error = await openMongoDocumentStore({ uri: 'mongodb://cairn-user:s3cr3t-pw@host:notaport/x' }).then(() => undefined, (e: unknown) => e);
+    const error = await openMongoDocumentStore({ uri: 'mongodb://cairn-user:s3cr3t-pw@host:notaport/x' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isPlatformError(error, 'invalid_config')).toBe(true);
     expect((error as Error).message).not.toContain('s3cr3t-pw');
   });
@@ -53,8 +61,12 @@ describe('openMongoDocumentStore without a server', () => {
 
 describe('MongoDB connection-string helpers', () => {
   it('redacts user info and options', () => {
-    expect(redactMongoUri('mongodb://u:p@db1:27017,db2:27017/cairn?replicaSet=rs0')).toBe('mongodb://db1:27017,db2:27017/cairn');
-    expect(redactMongoUri('mongodb+srv://u:p@cluster0.example.net/?retryWrites=true')).toBe('mongodb+srv://cluster0.example.net/');
+    expect(redactMongoUri('mongodb://u:p@db1:27017,db2:27017/cairn?replicaSet=rs0')).toBe(
+      'mongodb://db1:27017,db2:27017/cairn',
+    );
+    expect(redactMongoUri('mongodb+srv://u:p@cluster0.example.net/?retryWrites=true')).toBe(
+      'mongodb+srv://cluster0.example.net/',
+    );
     expect(redactMongoUri('nonsense')).toBe('the DOCDB_URI connection string');
   });
 
@@ -75,11 +87,15 @@ describe('mongoFailure', () => {
   it('maps server codes to the port codes by operation kind', () => {
     expect(codeOf(mongoFailure({ code: 11000, message: 'E11000' }, 'items', 'write'))).toBe('duplicate_key');
     expect(codeOf(mongoFailure({ code: 11000, message: 'E11000' }, 'items', 'index'))).toBe('duplicate_key');
-    expect(codeOf(mongoFailure({ code: 2, message: 'unknown operator: $almost' }, 'items', 'read'))).toBe('invalid_filter');
+    expect(codeOf(mongoFailure({ code: 2, message: 'unknown operator: $almost' }, 'items', 'read'))).toBe(
+      'invalid_filter',
+    );
     expect(codeOf(mongoFailure({ code: 14, message: 'Cannot apply $inc' }, 'items', 'write'))).toBe('invalid_update');
     expect(codeOf(mongoFailure({ code: 85, message: 'conflict' }, 'items', 'index'))).toBe('index_conflict');
     expect(codeOf(mongoFailure({ code: 67, message: 'bad ttl' }, 'items', 'index'))).toBe('invalid_index');
-    expect(codeOf(mongoFailure(Object.assign(new Error('x'), { name: 'MongoNetworkError' }), 'items', 'read'))).toBe('store_unreachable');
+    expect(codeOf(mongoFailure(Object.assign(new Error('x'), { name: 'MongoNetworkError' }), 'items', 'read'))).toBe(
+      'store_unreachable',
+    );
     expect(codeOf(mongoFailure({ code: 13, message: 'unauthorized' }, 'items', 'read'))).toBe('passed through');
   });
 });

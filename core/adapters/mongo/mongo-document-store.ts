@@ -6,8 +6,16 @@
  * Source: docs/architecture.md § Ports and adapters (DocumentStore: MongoDB official driver);
  * spec/platform-service.md § Deployment settings (DOCDB_URI).
  */
-import { MongoClient, type Collection, type Document } from 'mongodb';
-import type { BaseDocument, DocumentCollection, DocumentStore, Filter, FindOptions, IndexOptions, Update } from '../../ports/document-store.ts';
+import { type Collection, type Document, MongoClient } from 'mongodb';
+import type {
+  BaseDocument,
+  DocumentCollection,
+  DocumentStore,
+  Filter,
+  FindOptions,
+  IndexOptions,
+  Update,
+} from '../../ports/document-store.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 import { escapeKeysDeep, unescapeKeysDeep } from '../document-keys.ts';
 import { mongoFailure, redactMongoUri, scrubCredentials } from './mongo-errors.ts';
@@ -49,7 +57,11 @@ export async function openMongoDocumentStore(options: MongoDocumentStoreOptions)
   } catch (error) {
     await client.close().catch(() => undefined);
     const reason = scrubCredentials((error as Error)?.message ?? String(error), options.uri);
-    throw new PlatformError('store_unreachable', `DOCDB_URI: cannot connect to ${redactMongoUri(options.uri)}: ${reason}`, { status: 503 });
+    throw new PlatformError(
+      'store_unreachable',
+      `DOCDB_URI: cannot connect to ${redactMongoUri(options.uri)}: ${reason}`,
+      { status: 503 },
+    );
   }
   const db = client.db(options.dbName ?? databaseInUri(options.uri) ?? 'cairn');
   let closed = false;
@@ -90,7 +102,11 @@ export function databaseInUri(uri: string): string | undefined {
 }
 
 /** The port's collection over a driver collection. */
-function mongoCollection<T extends BaseDocument>(collection: Collection<Document>, name: string, assertOpen: () => void): DocumentCollection<T> {
+function mongoCollection<T extends BaseDocument>(
+  collection: Collection<Document>,
+  name: string,
+  assertOpen: () => void,
+): DocumentCollection<T> {
   const run = async <R>(kind: 'read' | 'write' | 'index', operation: () => Promise<R>): Promise<R> => {
     assertOpen();
     try {
@@ -100,15 +116,20 @@ function mongoCollection<T extends BaseDocument>(collection: Collection<Document
     }
   };
   return {
-    insertOne: (doc) => run(
-      'write', async () => void (await collection.insertOne(escapeKeysDeep({ ...doc }) as Document)),
-    ),
+    insertOne: (doc) =>
+      run(
+        'write',
+        async () => void (await collection.insertOne(escapeKeysDeep({ ...doc }) as Document)),
+      ),
     findOne: (filter) => run('read', async () => unescapeKeysDeep(await collection.findOne(filter)) as T | null),
-    find: (filter, findOptions) => run(
-      'read', async () => (await findCursor(collection, filter, findOptions).toArray()).map(unescapeKeysDeep) as T[],
-    ),
+    find: (filter, findOptions) =>
+      run(
+        'read',
+        async () => (await findCursor(collection, filter, findOptions).toArray()).map(unescapeKeysDeep) as T[],
+      ),
     countDocuments: (filter) => run('read', () => collection.countDocuments(filter)),
-    updateOne: (filter, update, updateOptions) => run('write', () => updateOne(collection, filter, update, updateOptions?.upsert === true)),
+    updateOne: (filter, update, updateOptions) =>
+      run('write', () => updateOne(collection, filter, update, updateOptions?.upsert === true)),
     deleteOne: (filter) => run('read', async () => (await collection.deleteOne(filter)).deletedCount),
     deleteMany: (filter) => run('read', async () => (await collection.deleteMany(filter)).deletedCount),
     createIndex: (keys, indexOptions) => run('index', () => createIndex(collection, keys, indexOptions)),
@@ -124,7 +145,11 @@ function findCursor(collection: Collection<Document>, filter: Filter, options: F
   for (const name of ['skip', 'limit'] as const) {
     const value = options[name];
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
-      throw new PlatformError('invalid_find_options', `The find option ${name} must be a whole number ≥ 0 (got ${String(value)}).`, { status: 400 });
+      throw new PlatformError(
+        'invalid_find_options',
+        `The find option ${name} must be a whole number ≥ 0 (got ${String(value)}).`,
+        { status: 400 },
+      );
     }
   }
   let cursor = collection.find(filter);
@@ -164,7 +189,11 @@ function namesId(filter: Filter): boolean {
   return Array.isArray(parts) && parts.some((part) => namesId(part as Filter));
 }
 
-async function createIndex(collection: Collection<Document>, keys: Record<string, 1 | -1>, options: IndexOptions = {}): Promise<void> {
+async function createIndex(
+  collection: Collection<Document>,
+  keys: Record<string, 1 | -1>,
+  options: IndexOptions = {},
+): Promise<void> {
   await collection.createIndex(keys, {
     ...(options.unique ? { unique: true } : {}),
     ...(options.expireAfterSeconds !== undefined ? { expireAfterSeconds: options.expireAfterSeconds } : {}),

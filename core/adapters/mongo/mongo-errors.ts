@@ -30,19 +30,33 @@ export function mongoFailure(error: unknown, name: string, kind: 'read' | 'write
   const code = (error as { code?: unknown } | null)?.code;
   const text = (error as Error | null)?.message ?? String(error);
   if (/^Mongo(ServerSelection|Network|NetworkTimeout|TopologyClosed)Error$/.test((error as Error | null)?.name ?? '')) {
-    return new PlatformError('store_unreachable', `The document store could not be reached (${(error as Error).name}).`, { status: 503, cause: error });
+    return new PlatformError(
+      'store_unreachable',
+      `The document store could not be reached (${(error as Error).name}).`,
+      { status: 503, cause: error },
+    );
   }
   if (code === CODES.duplicateKey) {
-    return new PlatformError('duplicate_key', `A document with the same _id or unique index key exists in ${name}.`, { status: 409, cause: error });
+    return new PlatformError('duplicate_key', `A document with the same _id or unique index key exists in ${name}.`, {
+      status: 409,
+      cause: error,
+    });
   }
   if (kind === 'index' && (code === CODES.indexOptionsConflict || code === CODES.indexKeySpecsConflict)) {
-    return new PlatformError('index_conflict', `An index on the same keys exists in ${name} with other options; drop it first.`, { status: 409, cause: error });
+    return new PlatformError(
+      'index_conflict',
+      `An index on the same keys exists in ${name} with other options; drop it first.`,
+      { status: 409, cause: error },
+    );
   }
   if (kind === 'index' && (code === CODES.cannotCreateIndex || code === CODES.badValue)) {
     return new PlatformError('invalid_index', `The index cannot be created: ${text}`, { status: 400, cause: error });
   }
   if (code === CODES.badValue && kind === 'read') {
-    return new PlatformError('invalid_filter', `The filter is not a valid MongoDB query: ${text}`, { status: 400, cause: error });
+    return new PlatformError('invalid_filter', `The filter is not a valid MongoDB query: ${text}`, {
+      status: 400,
+      cause: error,
+    });
   }
   if (kind === 'write' && (code === CODES.badValue || code === CODES.typeMismatch || code === CODES.immutableField)) {
     return new PlatformError('invalid_update', `The update cannot be applied: ${text}`, { status: 400, cause: error });

@@ -69,7 +69,9 @@ export function createDiscoveryLoader(options: DiscoveryOptions): () => Promise<
     const promise = readDiscovery(options.issuer, options.fetch ?? fetch);
     const entry = { promise, until: nowMs() + maxAgeMs };
     current = entry;
-    promise.catch(() => { if (current === entry) entry.until = nowMs() + retryAfterMs; });
+    promise.catch(() => {
+      if (current === entry) entry.until = nowMs() + retryAfterMs;
+    });
     return promise;
   };
 }
@@ -77,21 +79,39 @@ export function createDiscoveryLoader(options: DiscoveryOptions): () => Promise<
 async function readDiscovery(issuer: string, fetchFn: FetchFunction): Promise<DiscoveryDocument> {
   let body: unknown;
   try {
-    const response = await fetchFn(discoveryUrl(issuer), { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(5_000) });
+    const response = await fetchFn(discoveryUrl(issuer), {
+      headers: { accept: 'application/json' },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(5_000),
+    });
     if (response.status !== 200) throw new Error(`status ${response.status}`);
     body = await response.json();
   } catch (cause) {
-    throw new PlatformError('sign_in_unavailable', 'The identity provider\'s discovery document (PLATFORM_OIDC_ISSUER) cannot be read; try again shortly.', { status: 503, cause });
+    throw new PlatformError(
+      'sign_in_unavailable',
+      "The identity provider's discovery document (PLATFORM_OIDC_ISSUER) cannot be read; try again shortly.",
+      { status: 503, cause },
+    );
   }
   const doc = body as Partial<DiscoveryDocument> | null;
   if (!doc || typeof doc.issuer !== 'string' || typeof doc.jwks_uri !== 'string') {
-    throw new PlatformError('sign_in_unavailable', 'The identity provider\'s discovery document names no issuer or jwks_uri.', { status: 503 });
+    throw new PlatformError(
+      'sign_in_unavailable',
+      "The identity provider's discovery document names no issuer or jwks_uri.",
+      { status: 503 },
+    );
   }
   if (doc.issuer !== issuer) {
-    throw new PlatformError('sign_in_unavailable', `The discovery document names the issuer ${doc.issuer}; set PLATFORM_OIDC_ISSUER exactly as that (a trailing slash included).`, { status: 503 });
+    throw new PlatformError(
+      'sign_in_unavailable',
+      `The discovery document names the issuer ${doc.issuer}; set PLATFORM_OIDC_ISSUER exactly as that (a trailing ` +
+        `slash included).`,
+      { status: 503 },
+    );
   }
   return {
-    issuer: doc.issuer, jwks_uri: doc.jwks_uri,
+    issuer: doc.issuer,
+    jwks_uri: doc.jwks_uri,
     ...(typeof doc.userinfo_endpoint === 'string' ? { userinfo_endpoint: doc.userinfo_endpoint } : {}),
     ...(typeof doc.end_session_endpoint === 'string' ? { end_session_endpoint: doc.end_session_endpoint } : {}),
   };

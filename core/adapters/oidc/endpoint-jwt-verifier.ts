@@ -8,7 +8,7 @@
  * Source: spec/platform-service.md § Incoming connection (issuer, audience, JWKS URL, accepted algorithms),
  * § Incoming connection authentication (oidc; rule 3).
  */
-import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } from 'jose';
 import { outboundUrlProblem } from '../../ports/outbound-url.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 import { createGuardedFetch, OutboundUrlRefusedError } from '../outbound/guarded-fetch.ts';
@@ -84,11 +84,14 @@ export function createEndpointJwtVerifier(options: EndpointJwtVerifierOptions = 
     return url;
   };
   const jwksUrlOf = async (settings: EndpointOidcSettings): Promise<string> => {
-    if (settings.jwksUrl) return guard('connection\'s JWKS URL', settings.jwksUrl);
-    guard('connection\'s issuer', settings.issuer);
-    const loader = () => createDiscoveryLoader({
-      issuer: settings.issuer, fetch: fetchFn, nowMs: () => now().getTime(),
-    });
+    if (settings.jwksUrl) return guard("connection's JWKS URL", settings.jwksUrl);
+    guard("connection's issuer", settings.issuer);
+    const loader = () =>
+      createDiscoveryLoader({
+        issuer: settings.issuer,
+        fetch: fetchFn,
+        nowMs: () => now().getTime(),
+      });
     const load = discoveries(settings.issuer, loader);
     let jwksUri: string;
     try {
@@ -96,9 +99,13 @@ export function createEndpointJwtVerifier(options: EndpointJwtVerifierOptions = 
     } catch (cause) {
       const refused = refusalIn(cause);
       if (refused) throw unavailable(refused.message, cause);
-      throw unavailable(`The discovery document of issuer ${settings.issuer} cannot be read or names another issuer; check the connection's issuer, or give its JWKS URL.`, cause);
+      throw unavailable(
+        `The discovery document of issuer ${settings.issuer} cannot be read or names another issuer; check the ` +
+          `connection's issuer, or give its JWKS URL.`,
+        cause,
+      );
     }
-    return guard('jwks_uri of the issuer\'s discovery document', jwksUri);
+    return guard("jwks_uri of the issuer's discovery document", jwksUri);
   };
   return {
     async verify(token, settings) {
@@ -108,13 +115,19 @@ export function createEndpointJwtVerifier(options: EndpointJwtVerifierOptions = 
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, keys, {
-          issuer: settings.issuer, audience: settings.audience, algorithms: settings.algorithms.length ? settings.algorithms : ['RS256'],
-          requiredClaims: ['exp'], currentDate: now(), clockTolerance: options.clockToleranceSeconds ?? 30,
+          issuer: settings.issuer,
+          audience: settings.audience,
+          algorithms: settings.algorithms.length ? settings.algorithms : ['RS256'],
+          requiredClaims: ['exp'],
+          currentDate: now(),
+          clockTolerance: options.clockToleranceSeconds ?? 30,
         }));
       } catch (error) {
         throw mapError(error);
       }
-      const subject = [payload.sub, payload.client_id, payload.azp].find((v): v is string => typeof v === 'string' && v.length > 0);
+      const subject = [payload.sub, payload.client_id, payload.azp].find((v): v is string =>
+        typeof v === 'string' && v.length > 0
+      );
       if (!subject) throw unauthorized('The token names no subject (sub).');
       return { subject };
     },
@@ -126,7 +139,10 @@ function unauthorized(message: string): PlatformError {
 }
 
 function unavailable(message: string, cause?: unknown): PlatformError {
-  return new PlatformError('identity_provider_unavailable', message, { status: 503, ...(cause === undefined ? {} : { cause }) });
+  return new PlatformError('identity_provider_unavailable', message, {
+    status: 503,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /** The outbound URL refusal somewhere in `error`'s cause chain (undici wraps it in `fetch failed`), if any. */
@@ -142,10 +158,17 @@ function mapError(error: unknown): PlatformError {
   const refused = refusalIn(error);
   if (refused) return unavailable(refused.message, error);
   if (error instanceof errors.JWTExpired) return unauthorized('The token has expired.');
-  if (error instanceof errors.JWTClaimValidationFailed) return unauthorized(`The token's ${error.claim} claim is not the one this endpoint accepts.`);
-  if (error instanceof errors.JOSEAlgNotAllowed) return unauthorized('The token is signed with an algorithm this endpoint does not accept.');
-  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWSSignatureVerificationFailed) return unauthorized('The token is not signed by this endpoint\'s issuer.');
-  const down = error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError) || (error as errors.JOSEError).code === 'ERR_JOSE_GENERIC';
-  if (down) return unavailable('The issuer\'s signing keys cannot be read; try again shortly.', error);
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    return unauthorized(`The token's ${error.claim} claim is not the one this endpoint accepts.`);
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) {
+    return unauthorized('The token is signed with an algorithm this endpoint does not accept.');
+  }
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWSSignatureVerificationFailed) {
+    return unauthorized("The token is not signed by this endpoint's issuer.");
+  }
+  const down = error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid ||
+    !(error instanceof errors.JOSEError) || (error as errors.JOSEError).code === 'ERR_JOSE_GENERIC';
+  if (down) return unavailable("The issuer's signing keys cannot be read; try again shortly.", error);
   return unauthorized('The token is not a valid JWT.');
 }

@@ -4,5 +4,10 @@
  * Source: spec/platform-service.md § Platform sign-in modes (oidc).
  */
 export { createOidcVerifier, type OidcVerifier, type OidcVerifierOptions } from './oidc-verifier.ts';
-export { createDiscoveryLoader, discoveryUrl, type DiscoveryDocument, type FetchFunction } from './discovery.ts';
-export { createEndpointJwtVerifier, type EndpointJwtVerifierAdapter, type EndpointJwtVerifierOptions, type EndpointOidcSettings } from './endpoint-jwt-verifier.ts';
+export { createDiscoveryLoader, type DiscoveryDocument, discoveryUrl, type FetchFunction } from './discovery.ts';
+export {
+  createEndpointJwtVerifier,
+  type EndpointJwtVerifierAdapter,
+  type EndpointJwtVerifierOptions,
+  type EndpointOidcSettings,
+} from './endpoint-jwt-verifier.ts';

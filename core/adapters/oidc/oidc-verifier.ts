@@ -5,7 +5,7 @@
  *
  * Source: spec/platform-service.md § Platform sign-in modes (oidc); § Deployment settings (PLATFORM_OIDC_*).
  */
-import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } from 'jose';
 import { PlatformError } from '../../ports/platform-error.ts';
 import { createDiscoveryLoader, type DiscoveryDocument, type FetchFunction } from './discovery.ts';
 import { createUserinfoLookup } from './userinfo.ts';
@@ -50,7 +50,19 @@ export interface OidcVerifier {
   discovery(): Promise<DiscoveryDocument>;
 }
 
-const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+const ASYMMETRIC = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 const MAX_TOKEN_CHARS = 16_384;
 
 /**
@@ -60,7 +72,11 @@ const MAX_TOKEN_CHARS = 16_384;
  */
 export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
   const now = options.now ?? (() => new Date());
-  const discovery = createDiscoveryLoader({ issuer: options.issuer, fetch: options.fetch, nowMs: () => now().getTime() });
+  const discovery = createDiscoveryLoader({
+    issuer: options.issuer,
+    fetch: options.fetch,
+    nowMs: () => now().getTime(),
+  });
   const keysOf = keySetsOf(options.fetch);
   const verifyAccessToken = async (token: string): Promise<JWTPayload> => {
     if (token.length === 0 || token.length > MAX_TOKEN_CHARS) throw unauthorized();
@@ -68,8 +84,12 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
-        issuer: options.issuer, algorithms: ASYMMETRIC, requiredClaims: ['exp', 'sub'], currentDate: now(),
-        clockTolerance: options.clockToleranceSeconds ?? 30, ...(options.audience ? { audience: options.audience } : {}),
+        issuer: options.issuer,
+        algorithms: ASYMMETRIC,
+        requiredClaims: ['exp', 'sub'],
+        currentDate: now(),
+        clockTolerance: options.clockToleranceSeconds ?? 30,
+        ...(options.audience ? { audience: options.audience } : {}),
       }));
     } catch (error) {
       throw mapVerifyError(error);
@@ -96,7 +116,9 @@ export function createOidcVerifier(options: OidcVerifierOptions): OidcVerifier {
 function keySetsOf(fetchFn: FetchFunction | undefined): (jwksUri: string) => ReturnType<typeof createRemoteJWKSet> {
   let current: { uri: string; keys: ReturnType<typeof createRemoteJWKSet> } | undefined;
   return (uri) => {
-    if (current?.uri !== uri) current = { uri, keys: createRemoteJWKSet(new URL(uri), fetchFn ? { [customFetch]: fetchFn } : {}) };
+    if (current?.uri !== uri) {
+      current = { uri, keys: createRemoteJWKSet(new URL(uri), fetchFn ? { [customFetch]: fetchFn } : {}) };
+    }
     return current.keys;
   };
 }
@@ -108,8 +130,14 @@ function unauthorized(message = 'The access token is not valid; sign in again.')
 /** Maps a jose failure to a PlatformError without the token or its claims. */
 function mapVerifyError(error: unknown): PlatformError {
   if (error instanceof errors.JWTExpired) return unauthorized('The access token has expired; sign in again.');
-  const unavailable = error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid
-    || !(error instanceof errors.JOSEError) || (error as errors.JOSEError).code === 'ERR_JOSE_GENERIC';
-  if (unavailable) return new PlatformError('sign_in_unavailable', 'The identity provider\'s signing keys cannot be read; try again shortly.', { status: 503 });
+  const unavailable = error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid ||
+    !(error instanceof errors.JOSEError) || (error as errors.JOSEError).code === 'ERR_JOSE_GENERIC';
+  if (unavailable) {
+    return new PlatformError(
+      'sign_in_unavailable',
+      "The identity provider's signing keys cannot be read; try again shortly.",
+      { status: 503 },
+    );
+  }
   return unauthorized();
 }

@@ -45,9 +45,17 @@ export function createUserinfoLookup(options: UserinfoOptions) {
     if (hit && nowMs < hit.until) return hit.claims;
     const info = await readUserinfo(options.fetch ?? fetch, endpoint, token);
     if (info === undefined) return claims;
-    if (info.sub !== claims.sub) throw new PlatformError('unauthorized', 'The identity provider names another person for this access token; sign in again.', { status: 401 });
+    if (info.sub !== claims.sub) {
+      throw new PlatformError(
+        'unauthorized',
+        'The identity provider names another person for this access token; sign in again.',
+        { status: 401 },
+      );
+    }
     const merged: Record<string, unknown> = { ...claims };
-    for (const [key, value] of Object.entries(info)) if (!TOKEN_OWNED.has(key) && merged[key] === undefined) merged[key] = value;
+    for (const [key, value] of Object.entries(info)) {
+      if (!TOKEN_OWNED.has(key) && merged[key] === undefined) merged[key] = value;
+    }
     const until = Math.min(nowMs + maxAgeMs, typeof claims.exp === 'number' ? claims.exp * 1000 : Infinity);
     cache.delete(token);
     cache.set(token, { claims: merged, until });
@@ -56,17 +64,33 @@ export function createUserinfoLookup(options: UserinfoOptions) {
   };
 }
 
-async function readUserinfo(fetchFn: FetchFunction, endpoint: string, token: string): Promise<Record<string, unknown> | undefined> {
+async function readUserinfo(
+  fetchFn: FetchFunction,
+  endpoint: string,
+  token: string,
+): Promise<Record<string, unknown> | undefined> {
   let response: Response;
   try {
-    response = await fetchFn(endpoint, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(5_000) });
+    response = await fetchFn(endpoint, {
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(5_000),
+    });
   } catch (cause) {
-    throw new PlatformError('sign_in_unavailable', 'The identity provider\'s userinfo endpoint cannot be reached; try again shortly.', { status: 503, cause });
+    throw new PlatformError(
+      'sign_in_unavailable',
+      "The identity provider's userinfo endpoint cannot be reached; try again shortly.",
+      { status: 503, cause },
+    );
   }
   if (response.status === 401 || response.status === 403) return undefined;
   const type = response.headers.get('content-type') ?? '';
   if (response.status !== 200 || !/json/i.test(type)) {
-    throw new PlatformError('sign_in_unavailable', `The identity provider's userinfo endpoint answered ${response.status}; try again shortly.`, { status: 503 });
+    throw new PlatformError(
+      'sign_in_unavailable',
+      `The identity provider's userinfo endpoint answered ${response.status}; try again shortly.`,
+      { status: 503 },
+    );
   }
   const body = (await response.json().catch(() => undefined)) as unknown;
   return body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;

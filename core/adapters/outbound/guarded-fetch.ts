@@ -15,7 +15,10 @@ import { allowPrivateHint, isPublicAddress, outboundUrlProblem } from '../../por
 export type GuardedFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** One resolved address. */
-export interface ResolvedAddress { address: string; family: number }
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
 
 /** Options of {@link createGuardedFetch}. */
 export interface GuardedFetchOptions {
@@ -77,8 +80,8 @@ async function resolvePublic(host: string, lookup: (host: string) => Promise<Res
   if (refused || addresses.length === 0) {
     const shown = host.slice(0, 200);
     throw new OutboundUrlRefusedError(
-      `The host "${shown}" resolves to a loopback, private, link-local or reserved address, `
-        + `which is refused ${allowPrivateHint}.`,
+      `The host "${shown}" resolves to a loopback, private, link-local or reserved address, ` +
+        `which is refused ${allowPrivateHint}.`,
     );
   }
   return addresses[0].address;

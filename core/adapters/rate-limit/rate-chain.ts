@@ -23,7 +23,10 @@ export interface RateCheck {
 }
 
 /** The first counter that refused a call: its index in the checks given, and whole seconds until it frees one. */
-export interface RateRefusal { index: number; retryAfterSeconds: number }
+export interface RateRefusal {
+  index: number;
+  retryAfterSeconds: number;
+}
 
 /** Counters checked in order for one call; see the module comment. */
 export interface RateChain {

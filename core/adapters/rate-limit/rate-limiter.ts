@@ -27,11 +27,15 @@ export interface RateLimiterOptions {
  */
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const base = { points: options.points, duration: options.durationSeconds, keyPrefix: options.keyPrefix };
-  const limiter = options.redis ? new RateLimiterRedis({ ...base, storeClient: options.redis, useRedisPackage: false }) : new RateLimiterMemory(base);
+  const limiter = options.redis
+    ? new RateLimiterRedis({ ...base, storeClient: options.redis, useRedisPackage: false })
+    : new RateLimiterMemory(base);
   const limit = options.points;
   const refused = (res: RateLimiterRes): RateCount => ({
-    allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-    remaining: Math.max(0, res.remainingPoints), limit,
+    allowed: false,
+    retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+    remaining: Math.max(0, res.remainingPoints),
+    limit,
   });
   return {
     async consume(key, points = 1) {

@@ -6,7 +6,7 @@
  * Source: spec/platform-service.md § Processes (dispatcher consumes every queue);
  * docs/architecture.md § Ports and adapters (JobQueue: Redis via BullMQ + ioredis).
  */
-import { Queue, Worker, type Job } from 'bullmq';
+import { type Job, Queue, Worker } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
 import type { JobQueue } from '../../ports/job-queue.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
@@ -23,12 +23,14 @@ export interface BullJobQueueOptions {
    * `maxRetriesPerRequest: null`), or a `redis://` / `rediss://` URL for a connection of its own.
    */
   connection: RedisConnection | string;
-  /** Key prefix of every queue; default `cairn`. On a cluster it is wrapped in `{…}` (one hash slot) unless it holds braces. */
+  /** Key prefix of every queue; default `cairn`. On a cluster it is wrapped in `{…}` (one hash slot) unless it holds
+   * braces. */
   prefix?: string;
   /** Completed jobs kept per queue, newest first; default 1000. */
   keepCompleted?: number;
   /**
-   * Failed jobs kept per queue (with the data `failedData` leaves), newest first: at most `count` (default 1000) and none older than
+   * Failed jobs kept per queue (with the data `failedData` leaves), newest first: at most `count` (default 1000) and
+   * none older than
    * `ageSeconds` (default 7 days). A store that never evicts fills up otherwise (platform-service.md § Limits).
    */
   keepFailed?: { count: number; ageSeconds: number };
@@ -42,7 +44,8 @@ export interface BullJobQueueOptions {
    * 256 KiB, so 1000 failed jobs with theirs would fill the embedded store. Errors keep the data as it was.
    */
   failedData?: (data: unknown) => unknown;
-  /** Receives connection and worker errors BullMQ reports; default ignores them (the connection's own listeners see them too). */
+  /** Receives connection and worker errors BullMQ reports; default ignores them (the connection's own listeners see
+   * them too). */
   onError?: (error: Error) => void;
 }
 
@@ -60,13 +63,17 @@ export interface BullJobQueueOptions {
  * Source: core/ports/job-queue.ts; docs/architecture.md § Ports and adapters (JobQueue).
  */
 export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
-  const owned = typeof options.connection === 'string' ? new Redis(options.connection, { maxRetriesPerRequest: null }) : undefined;
+  const owned = typeof options.connection === 'string'
+    ? new Redis(options.connection, { maxRetriesPerRequest: null })
+    : undefined;
   const connection = owned ?? (options.connection as RedisConnection);
   assertBlockingSafe(connection);
   const onError = options.onError ?? (() => {});
   owned?.on('error', onError);
   const context: BullContext = {
-    connection, prefix: queuePrefix(options.prefix ?? 'cairn', connection instanceof Cluster), onError,
+    connection,
+    prefix: queuePrefix(options.prefix ?? 'cairn', connection instanceof Cluster),
+    onError,
     ...(options.onFailed ? { onFailed: options.onFailed } : {}),
     ...(options.failedData ? { failedData: options.failedData } : {}),
   };
@@ -78,7 +85,8 @@ export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
     let queue = queues.get(checkedQueueName(name));
     if (queue === undefined) {
       const defaultJobOptions = {
-        attempts: 1, removeOnComplete: { count: keepCompleted },
+        attempts: 1,
+        removeOnComplete: { count: keepCompleted },
         removeOnFail: { count: keepFailed.count, age: keepFailed.ageSeconds },
       };
       queue = new Queue(name, { connection, prefix: context.prefix, defaultJobOptions });
@@ -90,10 +98,14 @@ export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
   return {
     async add(queue, name, data, addOptions = {}) {
       const jobId = addOptions.jobId === undefined ? undefined : checkedJobId(addOptions.jobId);
-      const job = await queueFor(queue).add(name, data, { ...(jobId ? { jobId } : {}), ...(addOptions.delayMs ? { delay: addOptions.delayMs } : {}) });
+      const job = await queueFor(queue).add(name, data, {
+        ...(jobId ? { jobId } : {}),
+        ...(addOptions.delayMs ? { delay: addOptions.delayMs } : {}),
+      });
       return String(job.id);
     },
-    consume: (queue, handler, consumeOptions = {}) => startWorker(context, workers, queue, handler, consumeOptions.concurrency ?? 1),
+    consume: (queue, handler, consumeOptions = {}) =>
+      startWorker(context, workers, { queue, handler, concurrency: consumeOptions.concurrency ?? 1 }),
     async jobState(queue, jobId) {
       const state = await queueFor(queue).getJobState(checkedJobId(jobId));
       if (state === 'unknown') return 'missing';
@@ -120,8 +132,22 @@ interface BullContext {
   failedData?: BullJobQueueOptions['failedData'];
 }
 
+/** The queue a Worker of {@link startWorker} consumes, its handler, and how many jobs it runs at once. */
+interface WorkerStart {
+  /** The queue's name. */
+  queue: string;
+  /** Handles each job; what it throws is reported (`onFailed`) and fails the job. */
+  handler: JobHandler;
+  /** Jobs this Worker runs at once. */
+  concurrency: number;
+}
+
 /** Starts a Worker on `queue` that hands each job to `handler`; `stop` closes it after running jobs end. */
-function startWorker(context: BullContext, workers: Set<Worker>, queue: string, handler: JobHandler, concurrency: number): { stop(): Promise<void> } {
+function startWorker(
+  context: BullContext,
+  workers: Set<Worker>,
+  { queue, handler, concurrency }: WorkerStart,
+): { stop(): Promise<void> } {
   const worker = new Worker(
     checkedQueueName(queue),
     async (job: Job) => {
@@ -164,7 +190,13 @@ async function reportFailure(context: BullContext, queue: string, job: JobView, 
 async function countJobs(queue: Queue) {
   const counts = await queue.getJobCounts('wait', 'prioritized', 'active', 'completed', 'failed', 'delayed');
   const of = (type: string) => counts[type] ?? 0;
-  return { waiting: of('wait') + of('prioritized'), active: of('active'), completed: of('completed'), failed: of('failed'), delayed: of('delayed') };
+  return {
+    waiting: of('wait') + of('prioritized'),
+    active: of('active'),
+    completed: of('completed'),
+    failed: of('failed'),
+    delayed: of('delayed'),
+  };
 }
 
 /**
@@ -179,20 +211,32 @@ export function queuePrefix(prefix: string, cluster: boolean): string {
 function assertBlockingSafe(connection: RedisConnection): void {
   const options = connection instanceof Cluster ? connection.options.redisOptions : connection.options;
   if (options?.maxRetriesPerRequest !== null) {
-    throw new PlatformError('invalid_argument', 'The queue connection needs maxRetriesPerRequest: null (openRedis sets it by default).', { status: 400 });
+    throw new PlatformError(
+      'invalid_argument',
+      'The queue connection needs maxRetriesPerRequest: null (openRedis sets it by default).',
+      { status: 400 },
+    );
   }
 }
 
 function checkedQueueName(name: string): string {
   if (name.length === 0 || name.includes(':')) {
-    throw new PlatformError('invalid_argument', `The queue name ${JSON.stringify(name)} must be non-empty and hold no ':'.`, { status: 400 });
+    throw new PlatformError(
+      'invalid_argument',
+      `The queue name ${JSON.stringify(name)} must be non-empty and hold no ':'.`,
+      { status: 400 },
+    );
   }
   return name;
 }
 
 function checkedJobId(jobId: string): string {
   if (jobId.length === 0 || jobId.includes(':') || String(Number.parseInt(jobId, 10)) === jobId) {
-    throw new PlatformError('invalid_argument', `The jobId ${JSON.stringify(jobId)} must be non-empty, hold no ':' and not be an integer.`, { status: 400 });
+    throw new PlatformError(
+      'invalid_argument',
+      `The jobId ${JSON.stringify(jobId)} must be non-empty, hold no ':' and not be an integer.`,
+      { status: 400 },
+    );
   }
   return jobId;
 }

@@ -83,7 +83,12 @@ function connectionOptions(target: RedisTarget, options: OpenRedisOptions): Redi
  * Connects `client` and runs `check`; on any failure disconnects it (stopping its reconnection loop)
  * and throws `store_unreachable` with the reason the client reported.
  */
-async function ready<T>(client: RedisConnection, target: RedisTarget, timeoutMs: number, check: () => Promise<T>): Promise<T> {
+async function ready<T>(
+  client: RedisConnection,
+  target: RedisTarget,
+  timeoutMs: number,
+  check: () => Promise<T>,
+): Promise<T> {
   let lastError: Error | undefined;
   const track = (error: Error) => {
     lastError = error;
@@ -108,5 +113,9 @@ function unreachable(target: RedisTarget, error: Error): PlatformError {
   // Redis does not echo credentials in its errors; removing the password anyway costs nothing.
   const text = error?.message ?? String(error);
   const reason = target.password ? text.split(target.password).join('***') : text;
-  return new PlatformError('store_unreachable', `QUEUE_URL: cannot use the queue store at ${redactRedisTarget(target)}: ${reason}`, { status: 503 });
+  return new PlatformError(
+    'store_unreachable',
+    `QUEUE_URL: cannot use the queue store at ${redactRedisTarget(target)}: ${reason}`,
+    { status: 503 },
+  );
 }

@@ -65,5 +65,3 @@ export function createRedisLease(redis: RedisConnection, options: RedisLeaseOpti
     },
   };
 }
-
-

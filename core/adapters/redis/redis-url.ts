@@ -39,7 +39,9 @@ export function parseRedisUrl(url: string): RedisTarget {
   } catch {
     throw invalid('is not a URL');
   }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw invalid('must start with redis:// or rediss://');
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw invalid('must start with redis:// or rediss://');
+  }
   if (parsed.hostname === '') throw invalid('needs a host');
   const path = parsed.pathname.replace(/^\//, '');
   if (path !== '' && !/^\d+$/.test(path)) throw invalid('may name only a database number after the host, e.g. /0');

@@ -11,7 +11,9 @@
 import type { Clock } from '../../ports/clock.ts';
 
 /** What the clock reads: ioredis's `time()` (seconds and microseconds as text). */
-export interface TimeSource { time(): Promise<[string, string] | (string | number)[]> }
+export interface TimeSource {
+  time(): Promise<[string, string] | (string | number)[]>;
+}
 
 /** A clock on the queue store's time; `sync` reads the store again, `stop` ends the periodic reads. */
 export interface StoreClock extends Clock {
@@ -45,7 +47,9 @@ export async function createStoreClock(store: TimeSource, options: StoreClockOpt
   };
   await sync();
   const every = options.resyncMs ?? 60_000;
-  const resync = () => { sync().catch((error: Error) => options.onError?.(error)); };
+  const resync = () => {
+    sync().catch((error: Error) => options.onError?.(error));
+  };
   const timer = every > 0 ? setInterval(resync, every) : undefined;
   timer?.unref?.();
   return { now: () => new Date(local() + offset), sync, stop: () => clearInterval(timer) };

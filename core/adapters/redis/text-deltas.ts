@@ -18,14 +18,19 @@ const channelOf = (rootId: string) => `cairn:text:${rootId}`;
 const CHANGED = 'changed';
 
 /** One channel's listeners. */
-interface Listeners { deltas: Set<(delta: TextDelta) => void>; changes: Set<() => void>; subscribed: Promise<unknown> }
+interface Listeners {
+  deltas: Set<(delta: TextDelta) => void>;
+  changes: Set<() => void>;
+  subscribed: Promise<unknown>;
+}
 
 /**
  * A TextDeltas hub and SessionChanges notifier on `redis`.
  * @param onError - told of a failed publish or subscription (streams then read on their safety timer only)
  */
 export function createRedisTextDeltas(
-  redis: RedisConnection, onError: (error: Error) => void = () => undefined,
+  redis: RedisConnection,
+  onError: (error: Error) => void = () => undefined,
 ): TextDeltas & SessionChanges & { close(): void } {
   let subscriber: RedisConnection | undefined;
   let readyOnce = false;
@@ -72,8 +77,10 @@ export function createRedisTextDeltas(
     let listeners = channels.get(channel);
     if (!listeners) {
       const subscribed = subscriberConnection().subscribe(channel);
-      channels.set(channel, (listeners = { deltas: new Set(), changes: new Set(), subscribed }));
-      subscribed.catch(() => { if (channels.get(channel)?.subscribed === subscribed) channels.delete(channel); });
+      channels.set(channel, listeners = { deltas: new Set(), changes: new Set(), subscribed });
+      subscribed.catch(() => {
+        if (channels.get(channel)?.subscribed === subscribed) channels.delete(channel);
+      });
     }
     // Every listener of a channel waits for its subscription (a second one may come while the first is on its way).
     await listeners.subscribed;
@@ -88,10 +95,16 @@ export function createRedisTextDeltas(
   }
   return {
     /** Closes the subscriber connection (if one was opened). */
-    close() { subscriber?.disconnect(); },
-    publish(delta) { publish(delta.rootId, JSON.stringify(delta)); },
+    close() {
+      subscriber?.disconnect();
+    },
+    publish(delta) {
+      publish(delta.rootId, JSON.stringify(delta));
+    },
     subscribe: (rootId, onDelta) => listen(rootId, 'deltas', onDelta),
-    changed(rootId) { publish(rootId, CHANGED); },
+    changed(rootId) {
+      publish(rootId, CHANGED);
+    },
     watch: (rootId, onChange) => listen(rootId, 'changes', onChange),
   };
 }

@@ -18,5 +18,7 @@ export function isCompiledExecutable(execPath: string): boolean {
  */
 export function appDirectory(binMainUrl: string, execPath: string, explicit?: string): string {
   if (explicit) return explicit;
-  return isCompiledExecutable(execPath) ? resolve(dirname(execPath), '..') : resolve(dirname(fileURLToPath(binMainUrl)), '../..');
+  return isCompiledExecutable(execPath)
+    ? resolve(dirname(execPath), '..')
+    : resolve(dirname(fileURLToPath(binMainUrl)), '../..');
 }

@@ -16,7 +16,9 @@ import type { Readable } from 'node:stream';
  * Source: spec/semantic-query-service.md § Limits; spec/platform-service.md § Rules 6
  */
 export function readMessages<T>(
-  input: Readable, onMessage: (message: T) => void, onEnd: (error?: Error) => void,
+  input: Readable,
+  onMessage: (message: T) => void,
+  onEnd: (error?: Error) => void,
   options: { maxLineChars?: number } = {},
 ): void {
   const parts: string[] = [];

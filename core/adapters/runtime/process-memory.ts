@@ -46,10 +46,15 @@ export async function readProcessMemory(pid: number): Promise<ProcessMemory | un
  */
 export function limitDataSize(pid: number, bytes: number): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile('prlimit', ['--pid', String(pid), `--data=${bytes}:${bytes}`], { timeout: 5000 }, (error, _stdout, stderr) => {
-      if (!error) return resolve(undefined);
-      resolve(`${error.message.split('\n')[0]}${stderr ? `: ${String(stderr).trim().slice(0, 200)}` : ''}`);
-    });
+    execFile(
+      'prlimit',
+      ['--pid', String(pid), `--data=${bytes}:${bytes}`],
+      { timeout: 5000 },
+      (error, _stdout, stderr) => {
+        if (!error) return resolve(undefined);
+        resolve(`${error.message.split('\n')[0]}${stderr ? `: ${String(stderr).trim().slice(0, 200)}` : ''}`);
+      },
+    );
   });
 }
 

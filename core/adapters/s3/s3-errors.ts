@@ -23,7 +23,8 @@ interface SdkErrorShape {
 export function isMissingObject(error: unknown): boolean {
   const shape = (error ?? {}) as SdkErrorShape;
   if (shape.name === 'NoSuchBucket' || shape.Code === 'NoSuchBucket') return false;
-  return shape.name === 'NoSuchKey' || shape.name === 'NotFound' || shape.Code === 'NoSuchKey' || shape.$metadata?.httpStatusCode === 404;
+  return shape.name === 'NoSuchKey' || shape.name === 'NotFound' || shape.Code === 'NoSuchKey' ||
+    shape.$metadata?.httpStatusCode === 404;
 }
 
 /**
@@ -42,12 +43,18 @@ export function s3Failure(operation: string, key: string, error: unknown): Platf
   if (status === undefined) {
     return new PlatformError(
       'store_unreachable',
-      `The object store could not be reached for ${operation} ${JSON.stringify(key)} (${name}); check OBJSTORE_ENDPOINT, OBJSTORE_REGION and the credentials.`,
+      `The object store could not be reached for ${operation} ${
+        JSON.stringify(key)
+      } (${name}); check OBJSTORE_ENDPOINT, OBJSTORE_REGION and the credentials.`,
       { status: 503, cause: error },
     );
   }
-  return new PlatformError('object_store_failed', `The object store refused ${operation} ${JSON.stringify(key)}: ${name} (HTTP ${status}).`, {
-    status: 502,
-    cause: error,
-  });
+  return new PlatformError(
+    'object_store_failed',
+    `The object store refused ${operation} ${JSON.stringify(key)}: ${name} (HTTP ${status}).`,
+    {
+      status: 502,
+      cause: error,
+    },
+  );
 }

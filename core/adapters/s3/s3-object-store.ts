@@ -56,7 +56,13 @@ export function createS3ObjectStore(settings: S3ObjectStoreSettings): ObjectStor
   return {
     async put(key, body, options) {
       const Key = full(key);
-      const input = { Bucket, Key, Body: body, ContentLength: body.byteLength, ContentType: options?.contentType ?? 'application/octet-stream' };
+      const input = {
+        Bucket,
+        Key,
+        Body: body,
+        ContentLength: body.byteLength,
+        ContentType: options?.contentType ?? 'application/octet-stream',
+      };
       await client.send(new PutObjectCommand(input)).catch((error: unknown) => {
         throw s3Failure('put', Key, error);
       });
@@ -106,10 +112,19 @@ export function s3ClientConfig(settings: S3ObjectStoreSettings): S3ClientConfig 
     region: settings.region,
     forcePathStyle: settings.forcePathStyle,
     ...(settings.endpoint
-      ? { endpoint: settings.endpoint, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
+      ? {
+        endpoint: settings.endpoint,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }
       : {}),
     ...(settings.credentials
-      ? { credentials: { accessKeyId: settings.credentials.accessKeyId, secretAccessKey: settings.credentials.secretAccessKey } }
+      ? {
+        credentials: {
+          accessKeyId: settings.credentials.accessKeyId,
+          secretAccessKey: settings.credentials.secretAccessKey,
+        },
+      }
       : {}),
   };
 }
@@ -129,9 +144,11 @@ async function listAll(client: S3Client, Bucket: string, Prefix: string): Promis
   const keys: string[] = [];
   let ContinuationToken: string | undefined;
   do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix, ContinuationToken })).catch((error: unknown) => {
-      throw s3Failure('list', Prefix, error);
-    });
+    const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix, ContinuationToken })).catch(
+      (error: unknown) => {
+        throw s3Failure('list', Prefix, error);
+      },
+    );
     for (const item of page.Contents ?? []) if (item.Key !== undefined) keys.push(item.Key);
     ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (ContinuationToken !== undefined);

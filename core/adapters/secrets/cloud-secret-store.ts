@@ -2,7 +2,8 @@
  * The cloud secret store (PLATFORM_SECRET_STORE=cloud-secrets-manager): one cloud secret per
  * credential named `<prefix><credential id>`, on `@aws-sdk/client-secrets-manager`.
  *
- * Source: spec/platform-service.md § Authentication rule 11; § Deployment settings (PLATFORM_CLOUD_SECRETS_*); § Limits.
+ * Source: spec/platform-service.md § Authentication rule 11; § Deployment settings (PLATFORM_CLOUD_SECRETS_*); §
+ * Limits.
  */
 import {
   CreateSecretCommand,
@@ -48,7 +49,9 @@ export interface CloudSecretStoreOptions {
 export function checkSecretPrefix(prefix: string): void {
   const fail = (why: string) => new PlatformError('invalid_config', `PLATFORM_CLOUD_SECRETS_PREFIX ${why}.`);
   if (!prefix.endsWith('/')) throw fail('must end in /');
-  if (prefix.length > MAX_SECRET_PREFIX_LENGTH) throw fail(`must be at most ${MAX_SECRET_PREFIX_LENGTH} characters (it has ${prefix.length})`);
+  if (prefix.length > MAX_SECRET_PREFIX_LENGTH) {
+    throw fail(`must be at most ${MAX_SECRET_PREFIX_LENGTH} characters (it has ${prefix.length})`);
+  }
   if (!/^[A-Za-z0-9/_+=.@-]+$/.test(prefix)) throw fail('may hold only letters, digits and / _ + = . @ -');
 }
 
@@ -80,7 +83,11 @@ export function createCloudSecretStore(options: CloudSecretStoreOptions): Secret
       const name = nameOf(credentialId);
       cache.delete(credentialId);
       const value = JSON.stringify(fields);
-      const versionId = await call('put', credentialId, () => writeSecret(client, { name, value, kmsKeyId: options.kmsKeyId, exists: existing.has(name) }));
+      const versionId = await call(
+        'put',
+        credentialId,
+        () => writeSecret(client, { name, value, kmsKeyId: options.kmsKeyId, exists: existing.has(name) }),
+      );
       existing.add(name);
       return { version: versionId };
     },
@@ -106,14 +113,22 @@ export function createCloudSecretStore(options: CloudSecretStoreOptions): Secret
 /** `<prefix><credential id>`. @throws PlatformError `invalid_credential_id` */
 function secretName(prefix: string, credentialId: string): string {
   if (!/^[A-Za-z0-9_+=.@-]+$/.test(credentialId) || prefix.length + credentialId.length > 512) {
-    throw new PlatformError('invalid_credential_id', 'A credential id for the cloud secret store may hold only letters, digits and _ + = . @ - (secret names are at most 512 characters).');
+    throw new PlatformError(
+      'invalid_credential_id',
+      'A credential id for the cloud secret store may hold only letters, digits and _ + = . @ - (secret names are ' +
+        'at most 512 characters).',
+    );
   }
   return `${prefix}${credentialId}`;
 }
 
 /** CreateSecret, or PutSecretValue once the secret exists; returns the VersionId. */
-async function writeSecret(client: SecretsManagerClient, secret: { name: string; value: string; kmsKeyId?: string; exists: boolean }): Promise<string> {
-  const putValue = async () => (await client.send(new PutSecretValueCommand({ SecretId: secret.name, SecretString: secret.value }))).VersionId;
+async function writeSecret(
+  client: SecretsManagerClient,
+  secret: { name: string; value: string; kmsKeyId?: string; exists: boolean },
+): Promise<string> {
+  const putValue = async () =>
+    (await client.send(new PutSecretValueCommand({ SecretId: secret.name, SecretString: secret.value }))).VersionId;
   if (secret.exists) {
     try {
       return required(await putValue());
@@ -122,7 +137,13 @@ async function writeSecret(client: SecretsManagerClient, secret: { name: string;
     }
   }
   try {
-    const created = await client.send(new CreateSecretCommand({ Name: secret.name, SecretString: secret.value, ...(secret.kmsKeyId ? { KmsKeyId: secret.kmsKeyId } : {}) }));
+    const created = await client.send(
+      new CreateSecretCommand({
+        Name: secret.name,
+        SecretString: secret.value,
+        ...(secret.kmsKeyId ? { KmsKeyId: secret.kmsKeyId } : {}),
+      }),
+    );
     return required(created.VersionId);
   } catch (error) {
     if (!isAwsError(error, 'ResourceExistsException')) throw error;
@@ -157,14 +178,19 @@ function required(versionId: string | undefined): string {
   return versionId;
 }
 
-/** Runs one service call; failures become `secret_store_unavailable` naming the operation and credential, never a value. */
+/** Runs one service call; failures become `secret_store_unavailable` naming the operation and credential, never a
+ * value. */
 async function call<T>(operation: string, credentialId: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
     if (error instanceof PlatformError) throw error;
     const name = error instanceof Error ? error.name : 'Error';
-    throw new PlatformError('secret_store_unavailable', `The cloud secret store failed to ${operation} the secret of credential ${credentialId} (${name}).`, { cause: error });
+    throw new PlatformError(
+      'secret_store_unavailable',
+      `The cloud secret store failed to ${operation} the secret of credential ${credentialId} (${name}).`,
+      { cause: error },
+    );
   }
 }
 

@@ -57,9 +57,17 @@ export const MASTER_KEY_BYTES = 32;
 export function parseMasterKey(base64: string): Uint8Array {
   const how = 'make one with `openssl rand -base64 32`';
   const bytes = fromBase64(base64.trim());
-  if (bytes === undefined) throw new PlatformError('invalid_config', `MASTER_KEY is not valid base64: it must be 32 bytes encoded as base64; ${how}.`);
+  if (bytes === undefined) {
+    throw new PlatformError(
+      'invalid_config',
+      `MASTER_KEY is not valid base64: it must be 32 bytes encoded as base64; ${how}.`,
+    );
+  }
   if (bytes.length !== MASTER_KEY_BYTES) {
-    throw new PlatformError('invalid_config', `MASTER_KEY decodes to ${bytes.length} bytes: it must be 32 bytes encoded as base64; ${how}.`);
+    throw new PlatformError(
+      'invalid_config',
+      `MASTER_KEY decodes to ${bytes.length} bytes: it must be 32 bytes encoded as base64; ${how}.`,
+    );
   }
   return bytes;
 }
@@ -80,7 +88,11 @@ export function createDbSecretStore(options: DbSecretStoreOptions): SecretStore 
   let key: Promise<{ cryptoKey: CryptoKey; keyId: string }> | undefined;
   const masterKey = () => {
     if (options.masterKey === undefined) {
-      throw new PlatformError('master_key_missing', 'No MASTER_KEY is set, so credentials cannot be stored or used: set MASTER_KEY to 32 bytes encoded as base64 and restart.');
+      throw new PlatformError(
+        'master_key_missing',
+        'No MASTER_KEY is set, so credentials cannot be stored or used: set MASTER_KEY to 32 bytes encoded as ' +
+          'base64 and restart.',
+      );
     }
     key ??= importMasterKey(options.masterKey, options.ids);
     return key;
@@ -91,9 +103,21 @@ export function createDbSecretStore(options: DbSecretStoreOptions): SecretStore 
       const { cryptoKey, keyId } = await masterKey();
       const iv = options.ids.randomBytes(12);
       const plain = new TextEncoder().encode(JSON.stringify(fields));
-      const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv: iv as BufferSource, additionalData: aad(credentialId) }, cryptoKey, plain);
+      const sealed = await crypto.subtle.encrypt(
+        { name: 'AES-GCM', iv: iv as BufferSource, additionalData: aad(credentialId) },
+        cryptoKey,
+        plain,
+      );
       const version = options.ids.newId();
-      const record = { schemaVersion: 1 as const, version, alg: 'AES-256-GCM' as const, keyId, iv: toBase64(iv), ciphertext: toBase64(new Uint8Array(sealed)), updatedAt: options.clock.now() };
+      const record = {
+        schemaVersion: 1 as const,
+        version,
+        alg: 'AES-256-GCM' as const,
+        keyId,
+        iv: toBase64(iv),
+        ciphertext: toBase64(new Uint8Array(sealed)),
+        updatedAt: options.clock.now(),
+      };
       await records().updateOne({ _id: credentialId }, { $set: record }, { upsert: true });
       return { version };
     },
@@ -111,26 +135,48 @@ export function createDbSecretStore(options: DbSecretStoreOptions): SecretStore 
 
 /** Imports the raw key for AES-GCM and computes its fingerprint. */
 async function importMasterKey(raw: Uint8Array, ids: Ids): Promise<{ cryptoKey: CryptoKey; keyId: string }> {
-  if (raw.length !== MASTER_KEY_BYTES) throw new PlatformError('invalid_config', 'MASTER_KEY must be 32 bytes encoded as base64.');
-  const cryptoKey = await crypto.subtle.importKey('raw', raw as BufferSource, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
+  if (raw.length !== MASTER_KEY_BYTES) {
+    throw new PlatformError('invalid_config', 'MASTER_KEY must be 32 bytes encoded as base64.');
+  }
+  const cryptoKey = await crypto.subtle.importKey('raw', raw as BufferSource, { name: 'AES-GCM' }, false, [
+    'encrypt',
+    'decrypt',
+  ]);
   const label = new TextEncoder().encode('cairn master key id\0');
   const keyId = (await ids.sha256Hex(new Uint8Array([...label, ...raw]))).slice(0, 16);
   return { cryptoKey, keyId };
 }
 
 /** Opens a sealed record. @throws PlatformError `secret_unreadable` */
-async function openRecord(record: SealedSecretDocument, cryptoKey: CryptoKey, keyId: string): Promise<Record<string, string>> {
+async function openRecord(
+  record: SealedSecretDocument,
+  cryptoKey: CryptoKey,
+  keyId: string,
+): Promise<Record<string, string>> {
   if (record.keyId !== keyId) {
-    throw new PlatformError('secret_unreadable', `The secret of credential ${record._id} was sealed under master key ${record.keyId}, but MASTER_KEY is key ${keyId}: set the MASTER_KEY it was written with.`);
+    throw new PlatformError(
+      'secret_unreadable',
+      `The secret of credential ${record._id} was sealed under master key ${record.keyId}, but MASTER_KEY is key ` +
+        `${keyId}: set the MASTER_KEY it was written with.`,
+    );
   }
   const iv = fromBase64(record.iv);
   const ciphertext = fromBase64(record.ciphertext);
   try {
     if (iv === undefined || ciphertext === undefined) throw new Error('not base64');
-    const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: iv as BufferSource, additionalData: aad(record._id) }, cryptoKey, ciphertext as BufferSource);
+    const plain = await crypto.subtle.decrypt(
+      { name: 'AES-GCM', iv: iv as BufferSource, additionalData: aad(record._id) },
+      cryptoKey,
+      ciphertext as BufferSource,
+    );
     return JSON.parse(new TextDecoder().decode(plain)) as Record<string, string>;
   } catch (error) {
-    throw new PlatformError('secret_unreadable', `The secret of credential ${record._id} does not open under MASTER_KEY (key ${keyId}): the record was altered or copied from another credential.`, { cause: error });
+    throw new PlatformError(
+      'secret_unreadable',
+      `The secret of credential ${record._id} does not open under MASTER_KEY (key ${keyId}): the record was ` +
+        `altered or copied from another credential.`,
+      { cause: error },
+    );
   }
 }
 

@@ -6,17 +6,17 @@
  */
 export {
   checkSecretPrefix,
+  type CloudSecretStoreOptions,
   createCloudSecretStore,
   MAX_SECRET_PREFIX_LENGTH,
   SECRET_CACHE_TTL_MS,
   SECRET_RECOVERY_WINDOW_DAYS,
-  type CloudSecretStoreOptions,
 } from './cloud-secret-store.ts';
 export {
   createDbSecretStore,
   CREDENTIAL_SECRETS_COLLECTION,
+  type DbSecretStoreOptions,
   MASTER_KEY_BYTES,
   parseMasterKey,
-  type DbSecretStoreOptions,
   type SealedSecretDocument,
 } from './db-secret-store.ts';

@@ -11,7 +11,7 @@ import { Query } from 'mingo/query';
 import { update as mingoUpdate } from 'mingo/updater';
 import { PlatformError } from '../../ports/platform-error.ts';
 import { escapeKeysDeep, unescapeKeysDeep } from '../document-keys.ts';
-import type { FindOptions, Filter, Update } from '../../ports/document-store.ts';
+import type { Filter, FindOptions, Update } from '../../ports/document-store.ts';
 
 /**
  * Built once: mingo's top-level `Query` copies every operator table (query, expression, pipeline,
@@ -51,10 +51,11 @@ export function compileFilter(filter: Filter): (doc: PlainDocument) => boolean {
   if (equalities.every(([field, value]) => typeof value === 'string' && plainField.test(field))) {
     // The common lookup (`{ tokenHash: h }`, `{ slug, projectId }`): MongoDB's rule for a string
     // equality — the field equals it, or is an array holding it — without building a mingo query.
-    return (doc) => equalities.every(([field, value]) => {
-      const held = doc[field];
-      return held === value || (Array.isArray(held) && held.includes(value));
-    });
+    return (doc) =>
+      equalities.every(([field, value]) => {
+        const held = doc[field];
+        return held === value || (Array.isArray(held) && held.includes(value));
+      });
   }
   try {
     const query = new Query(filter, queryOptions);
@@ -76,7 +77,11 @@ export function checkFindOptions(options: FindOptions): void {
   for (const name of ['skip', 'limit'] as const) {
     const value = options[name];
     if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
-      throw new PlatformError('invalid_find_options', `The find option ${name} must be a whole number ≥ 0 (got ${String(value)}).`, { status: 400 });
+      throw new PlatformError(
+        'invalid_find_options',
+        `The find option ${name} must be a whole number ≥ 0 (got ${String(value)}).`,
+        { status: 400 },
+      );
     }
   }
 }
@@ -91,7 +96,9 @@ export function applyFindOptions<T extends PlainDocument>(docs: T[], options: Fi
   if (sort === undefined || Object.keys(sort).length === 0) {
     // Insertion order kept: skip and limit are a slice (no cursor needed).
     const start = options.skip ?? 0;
-    return options.limit !== undefined && options.limit > 0 ? docs.slice(start, start + options.limit) : docs.slice(start);
+    return options.limit !== undefined && options.limit > 0
+      ? docs.slice(start, start + options.limit)
+      : docs.slice(start);
   }
   let cursor = new Query({}, queryOptions).find(docs).sort(sort);
   if (options.skip !== undefined && options.skip > 0) cursor = cursor.skip(options.skip);

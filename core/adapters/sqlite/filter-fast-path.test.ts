@@ -17,7 +17,14 @@ const docs: PlainDocument[] = [
 
 describe('plain string equality filters', () => {
   it.each([
-    { slug: 'x' }, { tags: 'x' }, { n: '1' }, { _id: 'c' }, { slug: 'x', tags: 'z' }, { slug: 'x', tags: 'x' }, { missing: 'x' }, {},
+    { slug: 'x' },
+    { tags: 'x' },
+    { n: '1' },
+    { _id: 'c' },
+    { slug: 'x', tags: 'z' },
+    { slug: 'x', tags: 'x' },
+    { missing: 'x' },
+    {},
   ])('%j matches what mingo matches', (filter) => {
     const fast = compileFilter(filter);
     const mongo = new Query(filter);

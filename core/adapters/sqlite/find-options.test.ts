@@ -17,25 +17,36 @@ import { openMongoDocumentStore } from '../mongo/index.ts';
 import { openSqliteDocumentStore } from './sqlite-document-store.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
-afterAll(async () => { for (const cleanup of cleanups) await cleanup(); });
+afterAll(async () => {
+  for (const cleanup of cleanups) await cleanup();
+});
 
 const stores: [string, () => Promise<DocumentStore>][] = [
   ['sqlite', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cairn-find-options-'));
     const store = await openSqliteDocumentStore({ path: join(dir, 'docdb.sqlite') });
-    cleanups.push(async () => { await store.close(); await rm(dir, { recursive: true, force: true }); });
+    cleanups.push(async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    });
     return store;
   }],
   ['memory fake', async () => createMemoryDocumentStore()],
 ];
 const mongoUri = process.env.TEST_DOCDB_URI;
-const mongo: [string, () => Promise<DocumentStore>][] = [[`mongodb${mongoUri === undefined ? ' (skipped: TEST_DOCDB_URI is not set, no MongoDB server runs here)' : ''}`, async () => {
-  const store = await openMongoDocumentStore({ uri: mongoUri ?? '' });
-  const items = store.collection('items');
-  await items.deleteMany({});
-  cleanups.push(async () => { await items.deleteMany({}); await store.close(); });
-  return store;
-}]];
+const mongo: [string, () => Promise<DocumentStore>][] = [[
+  `mongodb${mongoUri === undefined ? ' (skipped: TEST_DOCDB_URI is not set, no MongoDB server runs here)' : ''}`,
+  async () => {
+    const store = await openMongoDocumentStore({ uri: mongoUri ?? '' });
+    const items = store.collection('items');
+    await items.deleteMany({});
+    cleanups.push(async () => {
+      await items.deleteMany({});
+      await store.close();
+    });
+    return store;
+  },
+]];
 
 describe.each(stores)('find options on %s', (_name, open) => findOptionCases(open));
 describe.skipIf(mongoUri === undefined).each(mongo)('find options on %s', (_name, open) => findOptionCases(open));
@@ -44,7 +55,16 @@ function findOptionCases(open: () => Promise<DocumentStore>): void {
   it('refuses a NaN, negative, fractional or infinite skip or limit, naming the option', async () => {
     const items = (await open()).collection<{ _id: string; n: number }>('items');
     for (let n = 0; n < 5; n += 1) await items.insertOne({ _id: `i${n}`, n });
-    for (const [name, value] of [['limit', Number.NaN], ['limit', -1], ['limit', 2.5], ['limit', Number.POSITIVE_INFINITY], ['skip', Number.NaN], ['skip', -3]] as const) {
+    for (
+      const [name, value] of [
+        ['limit', Number.NaN],
+        ['limit', -1],
+        ['limit', 2.5],
+        ['limit', Number.POSITIVE_INFINITY],
+        ['skip', Number.NaN],
+        ['skip', -3],
+      ] as const
+    ) {
       const error = await items.find({}, { [name]: value }).then(() => undefined, (e: unknown) => e);
       expect(isPlatformError(error, 'invalid_find_options'), `${name}=${value}`).toBe(true);
       expect((error as Error).message).toContain(`find option ${name} must be a whole number`);

@@ -72,7 +72,7 @@ describe('group commit of inserts (SQLite)', () => {
     expect(stored).toEqual([['a', 'first'], ['b', 'x@example.com']]);
   });
 
-  it('waits for another connection\'s write lock, then commits the whole group', async () => {
+  it("waits for another connection's write lock, then commits the whole group", async () => {
     const store = await open('busy.sqlite');
     const items = store.collection<Item>('items');
     await items.insertOne({ _id: 'seed' });
@@ -97,7 +97,9 @@ describe('group commit of inserts (SQLite)', () => {
     raw.exec(`CREATE TRIGGER poison BEFORE INSERT ON c_items WHEN json_extract(NEW.doc, '$.poison') = 1
       BEGIN SELECT RAISE(ABORT, 'poisoned document'); END`);
     const settled = await Promise.allSettled([
-      items.insertOne({ _id: 'p1' }), items.insertOne({ _id: 'p2', poison: 1 }), items.insertOne({ _id: 'p3' }),
+      items.insertOne({ _id: 'p1' }),
+      items.insertOne({ _id: 'p2', poison: 1 }),
+      items.insertOne({ _id: 'p3' }),
     ]);
     expect(settled.map(outcome)).toEqual(['ok', 'poisoned document', 'ok']);
     expect((await items.find({})).map((d) => d._id)).toEqual(['seed', 'p1', 'p3']);

@@ -11,7 +11,7 @@
  * Source: docs/architecture.md § Ports and adapters (DocumentStore, embedded SQLite); docs/endpoints.md.
  */
 import { isPlatformError } from '../../ports/platform-error.ts';
-import { writeWithoutBlocking, type SqlDriver } from './sqlite-driver.ts';
+import { type SqlDriver, writeWithoutBlocking } from './sqlite-driver.ts';
 
 /** One waiting insert: `write` runs it synchronously (inside the group's transaction or alone). */
 interface Waiting {
@@ -71,13 +71,17 @@ export function createInsertBatcher(driver: SqlDriver, busyTimeoutMs: number, as
         }
       }
     } catch {
-      try { driver.exec('ROLLBACK'); } catch { /* the engine's error already ended the transaction */ }
+      try {
+        driver.exec('ROLLBACK');
+      } catch { /* the engine's error already ended the transaction */ }
       return undefined;
     }
     try {
       driver.exec('COMMIT');
     } catch (error) {
-      try { driver.exec('ROLLBACK'); } catch { /* the failed commit already ended the transaction */ }
+      try {
+        driver.exec('ROLLBACK');
+      } catch { /* the failed commit already ended the transaction */ }
       throw error;
     }
     return outcomes;

@@ -14,11 +14,20 @@ import { openSqliteDocumentStore } from './sqlite-document-store.ts';
 import { openSqlDriver, type SqlDriver } from './sqlite-driver.ts';
 import { dateOrderSql, pushDown, tableFor } from './sqlite-sql.ts';
 
-interface Session { _id: string; orgId: string; agentId: string; depth: number; createdAt: Date; startedBy?: string }
+interface Session {
+  _id: string;
+  orgId: string;
+  agentId: string;
+  depth: number;
+  createdAt: Date;
+  startedBy?: string;
+}
 
 /** The filter core/session/session-list.ts `findSessions` sends for a member reading `agentIds`. */
 const pageFilter = (agentIds: string[], subject: string) => ({
-  agentId: { $in: agentIds }, depth: 0, $or: [{ startedBy: { $exists: false } }, { startedBy: subject }],
+  agentId: { $in: agentIds },
+  depth: 0,
+  $or: [{ startedBy: { $exists: false } }, { startedBy: subject }],
 });
 
 describe('the Sessions page query on SQLite', () => {
@@ -54,7 +63,7 @@ describe('the Sessions page query on SQLite', () => {
     expect(names.sort()).toEqual(['x_sessions_field_agentId_t', 'x_sessions_field_agentId_v']);
   });
 
-  it('reads only the listed agents\' root sessions, through the index', async () => {
+  it("reads only the listed agents' root sessions, through the index", async () => {
     const filter = pageFilter(['a1'], 'member-1');
     const { where, params } = pushDown(filter);
     const read = reader.prepare(`SELECT count(*) AS n FROM ${tableFor('sessions')} WHERE ${where}`).get(...params);
@@ -76,7 +85,7 @@ describe('the Sessions page query on SQLite', () => {
     expect(page.map((s) => s._id)).toEqual(['a1-19', 'a1-18', 'a1-17', 'a1-16', 'a1-15']);
   });
 
-  it('reads two organizations\' agents when the member reads both, and nothing for no agent', async () => {
+  it("reads two organizations' agents when the member reads both, and nothing for no agent", async () => {
     const both = pushDown(pageFilter(['a1', 'b2'], 'member-1'));
     const count = (c: ReturnType<typeof pushDown>) =>
       Number(reader.prepare(`SELECT count(*) AS n FROM ${tableFor('sessions')} WHERE ${c.where}`).get(...c.params)?.n);

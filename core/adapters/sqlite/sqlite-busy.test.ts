@@ -9,13 +9,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dispatcherLeaseName, leaseRenewMs, leaseRenewRetryMs, runDispatcherLease } from '../../lease/dispatcher-lease.ts';
+import {
+  dispatcherLeaseName,
+  leaseRenewMs,
+  leaseRenewRetryMs,
+  runDispatcherLease,
+} from '../../lease/dispatcher-lease.ts';
 import { createDocumentLease } from '../../lease/document-lease.ts';
 import type { DocumentStore } from '../../ports/document-store.ts';
 import { systemClock } from '../runtime/system.ts';
 import { runBunJson } from '../../../test/helpers/run-process.ts';
 import { openSqliteDocumentStore } from './sqlite-document-store.ts';
-import { openSqlDriver, SQLITE_BUSY_TIMEOUT_MS, type SqlDriver } from './sqlite-driver.ts';
+import { openSqlDriver, type SqlDriver, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-driver.ts';
 
 const probe = resolve(import.meta.dirname, 'testdata/sqlite-lock-probe.ts');
 
@@ -36,23 +41,36 @@ describe('SQLite busy timeout and a busy database', () => {
     const driver = await openSqlDriver(path);
     toClose.push(driver);
     expect(driver.prepare('PRAGMA busy_timeout').get()).toEqual({ timeout: SQLITE_BUSY_TIMEOUT_MS });
-    expect(await runBunJson([probe, path, 'timeout'])).toEqual({ engine: 'bun:sqlite', busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS });
+    expect(await runBunJson([probe, path, 'timeout'])).toEqual({
+      engine: 'bun:sqlite',
+      busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS,
+    });
   });
 
   it('lets a write wait for another process’s write transaction instead of failing with SQLITE_BUSY', async () => {
     const store = await openSqliteDocumentStore({ path });
     toClose.push(store);
-    const holder = spawn(process.execPath, ['--experimental-strip-types', probe, path, 'hold', '300'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const holder = spawn(process.execPath, ['--experimental-strip-types', probe, path, 'hold', '300'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const exited = new Promise<number | null>((done) => holder.on('close', done));
     await new Promise<void>((locked, failed) => {
-      holder.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); if (output.includes('locked')) locked(); });
-      holder.on('close', (code) => failed(new Error(`the lock holder exited (${code}) before taking the lock: ${output}`)));
+      holder.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('locked')) locked();
+      });
+      holder.on(
+        'close',
+        (code) => failed(new Error(`the lock holder exited (${code}) before taking the lock: ${output}`)),
+      );
     });
     await store.collection<{ _id: string }>('items').insertOne({ _id: 'while-locked' });
     expect(await exited).toBe(0);
     expect(output).toContain('{"committed":true}');
-    expect(await store.collection<{ _id: string }>('items').findOne({ _id: 'while-locked' })).toEqual({ _id: 'while-locked' });
+    expect(await store.collection<{ _id: string }>('items').findOne({ _id: 'while-locked' })).toEqual({
+      _id: 'while-locked',
+    });
   });
 
   it('waits for a write lock another process holds without stopping this process (told to commit)', async () => {
@@ -94,9 +112,11 @@ describe('SQLite busy timeout and a busy database', () => {
     const args = ['--experimental-strip-types', probe, path, 'hold-until-told'];
     const holder = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     const exited = new Promise<number | null>((done) => holder.on('close', done));
-    await new Promise<void>((locked) => holder.stdout.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('locked')) locked();
-    }));
+    await new Promise<void>((locked) =>
+      holder.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('locked')) locked();
+      })
+    );
     // Told to commit only once the duplicate was answered: a duplicate that needed the lock would wait for 60 s.
     const answer = await claims.insertOne({ _id: 'delivery-1', at: new Date() })
       .then(() => 'taken', (error: Error & { code?: string }) => error.code);
@@ -117,7 +137,10 @@ describe('SQLite busy timeout and a busy database', () => {
     const holders: Array<string | null> = [];
     let step = 0;
     await runDispatcherLease({
-      lease: createDocumentLease(store, systemClock), owner: 'dispatcher-a', clock: systemClock, log: (line) => lines.push(line),
+      lease: createDocumentLease(store, systemClock),
+      owner: 'dispatcher-a',
+      clock: systemClock,
+      log: (line) => lines.push(line),
       sleep: async (ms) => {
         step += 1;
         events.push(`sleep ${ms}`);
@@ -129,12 +152,27 @@ describe('SQLite busy timeout and a busy database', () => {
         holders.push(await seen.holder(dispatcherLeaseName));
         return true;
       },
-      onAcquired: async () => { events.push('acquired'); }, onLost: async () => { events.push('lost'); },
+      onAcquired: async () => {
+        events.push('acquired');
+      },
+      onLost: async () => {
+        events.push('lost');
+      },
       stopping: () => step >= 3,
     });
-    expect(events).toEqual(['acquired', `sleep ${leaseRenewMs}`, `sleep ${leaseRenewRetryMs}`, `sleep ${leaseRenewMs}`]);
+    expect(events).toEqual([
+      'acquired',
+      `sleep ${leaseRenewMs}`,
+      `sleep ${leaseRenewRetryMs}`,
+      `sleep ${leaseRenewMs}`,
+    ]);
     expect(lines.filter((l) => l.startsWith('renewing the single-dispatcher lease failed'))).toHaveLength(1);
-    expect(lines.find((l) => l.startsWith('renewing'))).toMatch(/^renewing the single-dispatcher lease failed \(.*database is locked.*\); retrying in 2 s, the lease lapses in \d+ s$/);
+    expect(lines.find((l) => l.startsWith('renewing'))).toMatch(
+      new RegExp(
+        String.raw`^renewing the single-dispatcher lease failed \(.*database is locked.*\); ` +
+          String.raw`retrying in 2 s, the lease lapses in \d+ s$`,
+      ),
+    );
     expect(holders.at(-1)).toBe('dispatcher-a');
     expect(lines.at(-1)).toBe('released the single-dispatcher lease');
   });

@@ -20,14 +20,19 @@ import {
   applyUpdate,
   compileFilter,
   duplicateKeyError,
+  type IndexSpec,
   isExpired,
   newDocumentId,
-  upsertSeed,
-  type IndexSpec,
   type PlainDocument,
+  upsertSeed,
 } from './document-semantics.ts';
 import {
-  inImmediateTransaction, isBusy, isUniqueViolation, withBusyTimeout, writeWithoutBlocking, type SqlDriver,
+  inImmediateTransaction,
+  isBusy,
+  isUniqueViolation,
+  type SqlDriver,
+  withBusyTimeout,
+  writeWithoutBlocking,
 } from './sqlite-driver.ts';
 import type { InsertBatcher } from './insert-batch.ts';
 import { declareIndex, purgeExpired, readIndexes } from './sqlite-indexes.ts';
@@ -87,7 +92,8 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
     if (existing !== undefined && !isExpired(decodeDocument(String(existing.doc)), indexes, this.#ctx.now())) {
       throw duplicateKeyError(this.#name);
     }
-    const insert = () => this.#ctx.driver.prepare(`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`).run(doc._id, text);
+    const insert = () =>
+      this.#ctx.driver.prepare(`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`).run(doc._id, text);
     // Committed with the other inserts of this event-loop turn (group commit); answered alone after the commit.
     await this.#ctx.inserts.insert(() => {
       try {
@@ -111,10 +117,15 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
     // Without a sort, the first skip + limit matches in insertion order are all a find needs: stop
     // decoding there rather than decode every matching document.
     const unsorted = options.sort === undefined || Object.keys(options.sort).length === 0;
-    const enough = unsorted && typeof options.limit === 'number' && options.limit > 0 ? options.limit + (options.skip ?? 0) : undefined;
+    const enough = unsorted && typeof options.limit === 'number' && options.limit > 0
+      ? options.limit + (options.skip ?? 0)
+      : undefined;
     const first = unsorted ? undefined : this.#firstByDate(filter, indexes, options);
     if (first !== undefined) return applyFindOptions(first, options) as unknown as T[];
-    return applyFindOptions(this.#matching(filter, indexes, Number.isSafeInteger(enough) ? enough : undefined), options) as unknown as T[];
+    return applyFindOptions(
+      this.#matching(filter, indexes, Number.isSafeInteger(enough) ? enough : undefined),
+      options,
+    ) as unknown as T[];
   }
 
   async countDocuments(filter: Filter): Promise<number> {
@@ -122,24 +133,33 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
     return this.#matching(filter, indexes).length;
   }
 
-  async updateOne(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<{ matched: number; upserted: boolean }> {
+  async updateOne(
+    filter: Filter,
+    update: Update,
+    options: { upsert?: boolean } = {},
+  ): Promise<{ matched: number; upserted: boolean }> {
     this.#enter();
-    return this.#write(() => this.#translate(() =>
-      inImmediateTransaction(this.#ctx.driver, () => {
-        const indexes = readIndexes(this.#ctx.driver, this.#name);
-        const current = this.#matching(filter, indexes, 1)[0];
-        if (current !== undefined) {
-          const next = encodeDocument(applyUpdate(current, update));
-          this.#ctx.driver.prepare(`UPDATE ${this.#table} SET doc = ? WHERE _id = ?`).run(next, current._id);
-          return { matched: 1, upserted: false };
-        }
-        if (options.upsert !== true) return { matched: 0, upserted: false };
-        const created = applyUpdate(upsertSeed(filter, newDocumentId), update);
-        purgeExpired(this.#ctx.driver, this.#name, indexes, this.#ctx.now());
-        this.#ctx.driver.prepare(`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`).run(created._id, encodeDocument(created));
-        return { matched: 0, upserted: true };
-      }),
-    ));
+    return this.#write(() =>
+      this.#translate(() =>
+        inImmediateTransaction(this.#ctx.driver, () => {
+          const indexes = readIndexes(this.#ctx.driver, this.#name);
+          const current = this.#matching(filter, indexes, 1)[0];
+          if (current !== undefined) {
+            const next = encodeDocument(applyUpdate(current, update));
+            this.#ctx.driver.prepare(`UPDATE ${this.#table} SET doc = ? WHERE _id = ?`).run(next, current._id);
+            return { matched: 1, upserted: false };
+          }
+          if (options.upsert !== true) return { matched: 0, upserted: false };
+          const created = applyUpdate(upsertSeed(filter, newDocumentId), update);
+          purgeExpired(this.#ctx.driver, this.#name, indexes, this.#ctx.now());
+          this.#ctx.driver.prepare(`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`).run(
+            created._id,
+            encodeDocument(created),
+          );
+          return { matched: 0, upserted: true };
+        })
+      )
+    );
   }
 
   async deleteOne(filter: Filter): Promise<number> {
@@ -162,7 +182,10 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
     const indexes = this.#indexes();
     const now = this.#ctx.now();
     const last = this.#ctx.lastPurgeMs.get(this.#name);
-    if (indexes.some((i) => i.expireAfterSeconds !== undefined) && (last === undefined || now.getTime() - last >= this.#ctx.purgeIntervalMs)) {
+    if (
+      indexes.some((i) => i.expireAfterSeconds !== undefined) &&
+      (last === undefined || now.getTime() - last >= this.#ctx.purgeIntervalMs)
+    ) {
       this.#ctx.lastPurgeMs.set(this.#name, now.getTime());
       // Never waits for another connection's lock (reads hide expired documents anyway): a busy file is purged later.
       try {
@@ -225,7 +248,9 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
   #matching(filter: Filter, indexes: IndexSpec[], limit?: number): PlainDocument[] {
     const test = compileFilter(filter);
     const { where, params } = pushDown(filter);
-    const rows = this.#ctx.driver.prepare(`SELECT doc FROM ${this.#table} WHERE ${where} ORDER BY rowid`).all(...params);
+    const rows = this.#ctx.driver.prepare(`SELECT doc FROM ${this.#table} WHERE ${where} ORDER BY rowid`).all(
+      ...params,
+    );
     const now = this.#ctx.now();
     const out: PlainDocument[] = [];
     for (const row of rows) {
@@ -238,13 +263,15 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
 
   async #delete(filter: Filter, limit: number | undefined): Promise<number> {
     this.#enter();
-    return this.#write(() => inImmediateTransaction(this.#ctx.driver, () => {
-      const indexes = readIndexes(this.#ctx.driver, this.#name);
-      const statement = this.#ctx.driver.prepare(`DELETE FROM ${this.#table} WHERE _id = ?`);
-      let deleted = 0;
-      for (const doc of this.#matching(filter, indexes, limit)) deleted += statement.run(doc._id).changes;
-      return deleted;
-    }));
+    return this.#write(() =>
+      inImmediateTransaction(this.#ctx.driver, () => {
+        const indexes = readIndexes(this.#ctx.driver, this.#name);
+        const statement = this.#ctx.driver.prepare(`DELETE FROM ${this.#table} WHERE _id = ?`);
+        let deleted = 0;
+        for (const doc of this.#matching(filter, indexes, limit)) deleted += statement.run(doc._id).changes;
+        return deleted;
+      })
+    );
   }
 
   /**

@@ -20,7 +20,8 @@ export interface SqliteDocumentStoreOptions {
   now?: () => Date;
   /** Minimum time between two TTL purges of one collection by this instance, in ms; default 60 000. */
   purgeIntervalMs?: number;
-  /** How long a call waits for another connection's write lock, in ms; default {@link SQLITE_BUSY_TIMEOUT_MS} (5000). */
+  /** How long a call waits for another connection's write lock, in ms; default {@link SQLITE_BUSY_TIMEOUT_MS} (5000).
+   */
   busyTimeoutMs?: number;
 }
 

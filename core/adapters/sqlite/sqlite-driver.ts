@@ -68,7 +68,9 @@ export async function openSqlDriver(path: string, options: { busyTimeoutMs?: num
   const native = isBun ? await openBun(path) : await openNode(path);
   const busyTimeoutMs = options.busyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS;
   try {
-    if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new Error(`busyTimeoutMs must be a whole number of milliseconds >= 0, got ${busyTimeoutMs}`);
+    if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+      throw new Error(`busyTimeoutMs must be a whole number of milliseconds >= 0, got ${busyTimeoutMs}`);
+    }
     native.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
   } catch (error) {
     native.close();
@@ -156,7 +158,7 @@ const MAX_WRITE_BACKOFF_MS = 16;
  */
 export async function writeWithoutBlocking<R>(driver: SqlDriver, busyTimeoutMs: number, fn: () => R): Promise<R> {
   const started = Date.now();
-  for (let pause = 1; ; pause = Math.min(pause * 2, MAX_WRITE_BACKOFF_MS)) {
+  for (let pause = 1;; pause = Math.min(pause * 2, MAX_WRITE_BACKOFF_MS)) {
     try {
       return withBusyTimeout(driver, 0, busyTimeoutMs, fn);
     } catch (error) {

@@ -38,13 +38,20 @@ export function declareIndex(
   if (ddl === undefined) throw invalidIndex('an indexed field name holds a double quote');
   try {
     inImmediateTransaction(driver, () => {
-      const existing = driver.prepare('SELECT spec FROM _indexes WHERE collection = ? AND name = ?').get(collection, spec.name);
+      const existing = driver.prepare('SELECT spec FROM _indexes WHERE collection = ? AND name = ?').get(
+        collection,
+        spec.name,
+      );
       if (existing !== undefined) {
         if (String(existing.spec) !== JSON.stringify(spec)) throw conflict(spec.name);
         return;
       }
       for (const statement of ddl) driver.exec(statement);
-      driver.prepare('INSERT INTO _indexes (collection, name, spec) VALUES (?, ?, ?)').run(collection, spec.name, JSON.stringify(spec));
+      driver.prepare('INSERT INTO _indexes (collection, name, spec) VALUES (?, ?, ?)').run(
+        collection,
+        spec.name,
+        JSON.stringify(spec),
+      );
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateKeyError(collection, error);
@@ -70,7 +77,9 @@ function invalidIndex(reason: string): PlatformError {
 }
 
 function conflict(name: string): PlatformError {
-  return new PlatformError('index_conflict', `An index ${name} exists with other options; drop it first.`, { status: 409 });
+  return new PlatformError('index_conflict', `An index ${name} exists with other options; drop it first.`, {
+    status: 409,
+  });
 }
 
 /**

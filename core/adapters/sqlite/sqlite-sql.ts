@@ -72,16 +72,19 @@ export function pushDown(filter: Filter): SqlCondition {
  * not a simple top-level name.
  */
 export function dateOrderSql(
-  table: string, where: string, field: string, direction: 1 | -1,
+  table: string,
+  where: string,
+  field: string,
+  direction: 1 | -1,
 ): { select: string; guard: string } | undefined {
   if (!SIMPLE_FIELD.test(field)) return undefined;
   const path = `'$."${field}"."$date"'`;
   const key = `json_extract(doc, ${path})`;
-  const isDate = `json_type(doc, '$."${field}"') = 'object' AND json_type(doc, ${path}) = 'text' `
-    + `AND length(${key}) = 24`;
+  const isDate = `json_type(doc, '$."${field}"') = 'object' AND json_type(doc, ${path}) = 'text' ` +
+    `AND length(${key}) = 24`;
   return {
-    select: `SELECT doc, rowid AS r, ${key} AS k FROM ${table} WHERE ${where} `
-      + `ORDER BY k ${direction === 1 ? 'ASC' : 'DESC'}`,
+    select: `SELECT doc, rowid AS r, ${key} AS k FROM ${table} WHERE ${where} ` +
+      `ORDER BY k ${direction === 1 ? 'ASC' : 'DESC'}`,
     guard: `SELECT 1 FROM ${table} WHERE (${where}) AND (${isDate}) IS NOT 1 LIMIT 1`,
   };
 }
@@ -105,7 +108,8 @@ function idList(condition: unknown): string[] | undefined {
 
 /**
  * DDL for the SQLite indexes behind one declared index on collection `collection`:
- * an expression index on the first key's value and its JSON type (used by {@link pushDown}; one pair per field), and for
+ * an expression index on the first key's value and its JSON type (used by {@link pushDown}; one pair per field), and
+ * for
  * a unique index a UNIQUE expression index over every key where a missing or null value counts as one
  * value (x'00'), as MongoDB does; for a TTL index an index on the stored ISO time (used by the purge).
  * @returns the statements, or undefined when a key cannot be written as a JSON path (holds `"`)
@@ -129,7 +133,9 @@ export function indexDdl(collection: string, spec: IndexSpec): string[] | undefi
   }
   if (spec.expireAfterSeconds !== undefined) {
     const datePath = quoteLiteral(`${paths[0] as string}."$date"`);
-    statements.push(`CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${base}_e`)} ON ${table} (json_extract(doc, ${datePath}))`);
+    statements.push(
+      `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${base}_e`)} ON ${table} (json_extract(doc, ${datePath}))`,
+    );
   }
   if (spec.unique) {
     const columns = paths.map((p) => `COALESCE(json_extract(doc, ${quoteLiteral(p as string)}), x'00')`).join(', ');

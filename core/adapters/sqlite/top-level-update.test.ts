@@ -30,13 +30,20 @@ describe('top-level updates (SQLite)', () => {
     const claimedAt = new Date('2026-11-26T09:00:00.000Z');
     const own = JSON.parse('{"__proto__": {"polluted": true}, "kept": 1}') as Record<string, unknown>;
     await claims.insertOne({
-      _id: 's:d1', scope: 's', claimedAt, status: 'pending', extra: own,
+      _id: 's:d1',
+      scope: 's',
+      claimedAt,
+      status: 'pending',
+      extra: own,
       pending: { job: { data: { payload: hostileValue(), at: claimedAt } } },
     });
     const settledAt = new Date('2026-11-26T09:00:05.000Z');
-    expect(await claims.updateOne({ _id: 's:d1' }, {
-      $unset: { pending: true, status: true }, $set: { settledAt, note: { 'a.b': 1, $x: [claimedAt] } },
-    })).toEqual({ matched: 1, upserted: false });
+    expect(
+      await claims.updateOne({ _id: 's:d1' }, {
+        $unset: { pending: true, status: true },
+        $set: { settledAt, note: { 'a.b': 1, $x: [claimedAt] } },
+      }),
+    ).toEqual({ matched: 1, upserted: false });
     const stored = await claims.findOne({ _id: 's:d1' });
     const note = { 'a.b': 1, $x: [claimedAt] };
     expect(stored).toEqual({ _id: 's:d1', scope: 's', claimedAt, extra: own, settledAt, note });

@@ -33,6 +33,8 @@ export async function openDocumentStore(settings: DocumentStoreSettings): Promis
  * Source: spec/platform-service.md § Deployment settings (DOCDB_URI, OBJSTORE_*).
  */
 export function openObjectStore(settings: ObjectStoreSettings): ObjectStore {
-  if (settings.kind === 'fs') return createFsObjectStore({ root: join(settings.root, settings.bucket, settings.prefix) });
+  if (settings.kind === 'fs') {
+    return createFsObjectStore({ root: join(settings.root, settings.bucket, settings.prefix) });
+  }
   return createS3ObjectStore(settings);
 }

@@ -41,7 +41,7 @@ export function proofFor(key: Uint8Array, side: HandshakeSide, socket: TLSSocket
 }
 
 function holdsProof(key: Uint8Array, side: HandshakeSide, socket: TLSSocket, message: unknown): boolean {
-  const given = (message as { type?: unknown; proof?: unknown } | undefined);
+  const given = message as { type?: unknown; proof?: unknown } | undefined;
   if (given?.type !== 'proof' || typeof given.proof !== 'string') return false;
   const expected = Buffer.from(proofFor(key, side, socket), 'base64url');
   const received = Buffer.from(given.proof, 'base64url');
@@ -55,7 +55,12 @@ function holdsProof(key: Uint8Array, side: HandshakeSide, socket: TLSSocket, mes
  *
  * Source: spec/platform-service.md § Rules 10
  */
-export async function proveKey(channel: ProofChannel, key: Uint8Array, side: HandshakeSide, timeoutMs: number): Promise<boolean> {
+export async function proveKey(
+  channel: ProofChannel,
+  key: Uint8Array,
+  side: HandshakeSide,
+  timeoutMs: number,
+): Promise<boolean> {
   const socket = channel.socket as TLSSocket;
   const peer: HandshakeSide = side === 'host' ? 'dispatcher' : 'host';
   if (side === 'dispatcher') channel.send({ type: 'proof', proof: proofFor(key, side, socket) });

@@ -34,10 +34,14 @@ export function checkRunMessage(message: unknown): RunMessage | string {
   const run = message as Partial<RunMessage> | undefined;
   if (run?.type !== 'run') return 'the first message after the handshake must be the run';
   if (run.kind !== 'turn' && run.kind !== 'call') return 'kind must be turn or call';
-  if (typeof run.subject !== 'string' || !/^[\x20-\x7e]{1,200}$/.test(run.subject)) return 'subject must be 1 to 200 printable ASCII characters';
+  if (typeof run.subject !== 'string' || !/^[\x20-\x7e]{1,200}$/.test(run.subject)) {
+    return 'subject must be 1 to 200 printable ASCII characters';
+  }
   if (typeof run.task !== 'string' || !/^[A-Za-z][\w-]{0,63}$/.test(run.task)) return 'task must be a task name';
   const { memoryMb, wallTimeSeconds } = run.limits ?? ({} as Partial<RunMessage['limits']>);
-  if (!Number.isInteger(memoryMb) || memoryMb! < 1 || !Number.isInteger(wallTimeSeconds) || wallTimeSeconds! < 1) return 'limits must be { memoryMb, wallTimeSeconds } positive integers';
+  if (!Number.isInteger(memoryMb) || memoryMb! < 1 || !Number.isInteger(wallTimeSeconds) || wallTimeSeconds! < 1) {
+    return 'limits must be { memoryMb, wallTimeSeconds } positive integers';
+  }
   const { turnSeconds } = run;
   if (turnSeconds !== undefined && !(Number.isInteger(turnSeconds) && turnSeconds > 0)) {
     return 'turnSeconds must be a positive integer when given';
@@ -54,16 +58,27 @@ export function checkRunMessage(message: unknown): RunMessage | string {
  *
  * Source: spec/platform-service.md § Rules 10; § Operational log lines ([worker-host])
  */
-export async function serveRun(channel: MessageSocket<DispatcherMessage, HostMessage>, launcher: HostLauncher, log: (line: string) => void): Promise<void> {
+export async function serveRun(
+  channel: MessageSocket<DispatcherMessage, HostMessage>,
+  launcher: HostLauncher,
+  log: (line: string) => void,
+): Promise<void> {
   const job = checkRunMessage(await channel.next(JOB_TIMEOUT_MS));
   if (typeof job === 'string') {
-    channel.send({ type: 'outcome', outcome: { ended: 'failed', reason: 'refused to start', message: `the worker host refused the job: ${job}` } });
+    channel.send({
+      type: 'outcome',
+      outcome: { ended: 'failed', reason: 'refused to start', message: `the worker host refused the job: ${job}` },
+    });
     return channel.end();
   }
   const relay = new BrokerRelay(channel);
   let pid: number | string = '(not started)';
   const outcome = await launcher.run({
-    kind: job.kind, subject: job.subject, task: job.task, payload: job.payload, limits: job.limits,
+    kind: job.kind,
+    subject: job.subject,
+    task: job.task,
+    payload: job.payload,
+    limits: job.limits,
     ...(job.turnSeconds === undefined ? {} : { turnSeconds: job.turnSeconds }),
     signal: relay.cancelled.signal,
     broker: (op, args) => relay.request(op, args),
@@ -99,7 +114,9 @@ class BrokerRelay {
   }
 
   close(): void {
-    for (const waiting of this.pending.values()) waiting.reject(new PlatformError('worker_channel_lost', 'the worker ended before the platform answered'));
+    for (const waiting of this.pending.values()) {
+      waiting.reject(new PlatformError('worker_channel_lost', 'the worker ended before the platform answered'));
+    }
     this.pending.clear();
   }
 
@@ -109,14 +126,24 @@ class BrokerRelay {
     const waiting = this.pending.get(message.id);
     if (!waiting) return;
     this.pending.delete(message.id);
-    if ('error' in message) waiting.reject(new PlatformError(String(message.error?.code ?? 'worker_request_failed'), String(message.error?.message ?? 'the platform could not answer this request')));
-    else waiting.resolve(message.result);
+    if ('error' in message) {
+      waiting.reject(
+        new PlatformError(
+          String(message.error?.code ?? 'worker_request_failed'),
+          String(message.error?.message ?? 'the platform could not answer this request'),
+        ),
+      );
+    } else waiting.resolve(message.result);
   }
 
   /** The dispatching process is gone: its worker is ended and its waiting requests fail. */
   private onClosed(): void {
     this.cancelled.abort();
-    for (const waiting of this.pending.values()) waiting.reject(new PlatformError('worker_channel_lost', 'the dispatching process closed its connection to the worker host'));
+    for (const waiting of this.pending.values()) {
+      waiting.reject(
+        new PlatformError('worker_channel_lost', 'the dispatching process closed its connection to the worker host'),
+      );
+    }
     this.pending.clear();
   }
 }

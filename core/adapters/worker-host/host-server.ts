@@ -10,9 +10,9 @@
  */
 import { createServer, type TLSSocket } from 'node:tls';
 import { proveKey } from './handshake.ts';
-import { serveRun, type HostLauncher } from './host-run.ts';
+import { type HostLauncher, serveRun } from './host-run.ts';
 import { makeSelfSignedCertificate } from './self-signed.ts';
-import { MessageSocket, PROVEN_LINE_CHARS, type DispatcherMessage, type HostMessage } from './wire.ts';
+import { type DispatcherMessage, type HostMessage, MessageSocket, PROVEN_LINE_CHARS } from './wire.ts';
 
 /**
  * What a worker host serves with.
@@ -52,17 +52,23 @@ export interface RunningWorkerHost {
  */
 export async function startWorkerHost(options: WorkerHostOptions): Promise<RunningWorkerHost> {
   const timeoutMs = options.handshakeTimeoutMs ?? 10_000;
-  const refuse = (address: string | undefined) => options.log(`[worker-host] refused a connection from ${address ?? 'an unknown address'}: it does not hold the key`);
+  const refuse = (address: string | undefined) =>
+    options.log(`[worker-host] refused a connection from ${address ?? 'an unknown address'}: it does not hold the key`);
   const sockets = new Set<TLSSocket>();
-  const server = createServer({ ...makeSelfSignedCertificate(), minVersion: 'TLSv1.3', handshakeTimeout: timeoutMs }, (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    const address = socket.remoteAddress; // read now: a destroyed socket no longer knows it
-    serveConnection(socket, options, timeoutMs).then(
-      (proven) => { if (!proven) refuse(address); },
-      () => socket.destroy(), // one connection's failure never stops the host
-    );
-  });
+  const server = createServer(
+    { ...makeSelfSignedCertificate(), minVersion: 'TLSv1.3', handshakeTimeout: timeoutMs },
+    (socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      const address = socket.remoteAddress; // read now: a destroyed socket no longer knows it
+      serveConnection(socket, options, timeoutMs).then(
+        (proven) => {
+          if (!proven) refuse(address);
+        },
+        () => socket.destroy(), // one connection's failure never stops the host
+      );
+    },
+  );
   // A peer that fails TLS itself (wrong protocol, no TLS 1.3, timed out) proved nothing either.
   server.on('tlsClientError', (_error, socket) => {
     refuse(socket.remoteAddress);
@@ -78,10 +84,11 @@ export async function startWorkerHost(options: WorkerHostOptions): Promise<Runni
   const address = server.address();
   return {
     port: typeof address === 'object' && address ? address.port : options.port,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 

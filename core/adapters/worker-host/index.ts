@@ -4,6 +4,6 @@
  *
  * Source: spec/platform-service.md § Rules 10.
  */
-export { startWorkerHost, type RunningWorkerHost, type WorkerHostOptions } from './host-server.ts';
+export { type RunningWorkerHost, startWorkerHost, type WorkerHostOptions } from './host-server.ts';
 export { createRemoteWorkerLauncher, type RemoteWorkerLauncherOptions } from './remote-launcher.ts';
 export type { HostLauncher } from './host-run.ts';

@@ -7,7 +7,13 @@
  */
 import type { WorkerFailureReason, WorkerLimitName, WorkerOutcome } from '../../ports/worker.ts';
 
-const REASONS: readonly WorkerFailureReason[] = ['refused to start', 'exceeded a limit', 'lost its channel', 'signalled', 'error'];
+const REASONS: readonly WorkerFailureReason[] = [
+  'refused to start',
+  'exceeded a limit',
+  'lost its channel',
+  'signalled',
+  'error',
+];
 const LIMITS: readonly WorkerLimitName[] = ['memory', 'wall time', 'hook time', 'turn time', 'channel line'];
 
 /**
@@ -29,7 +35,11 @@ export function checkOutcome(value: unknown): WorkerOutcome | undefined {
   if (outcome?.ended === 'finished' && 'result' in outcome) return { ended: 'finished', result: outcome.result };
   if (outcome?.ended !== 'failed' || typeof outcome.message !== 'string') return undefined;
   if (!REASONS.includes(outcome.reason as WorkerFailureReason)) return undefined;
-  const failed: WorkerOutcome = { ended: 'failed', reason: outcome.reason as WorkerFailureReason, message: outcome.message.slice(0, 4000) };
+  const failed: WorkerOutcome = {
+    ended: 'failed',
+    reason: outcome.reason as WorkerFailureReason,
+    message: outcome.message.slice(0, 4000),
+  };
   if (LIMITS.includes(outcome.limit as WorkerLimitName)) failed.limit = outcome.limit as WorkerLimitName;
   if (typeof outcome.code === 'string') failed.code = outcome.code;
   return failed;

@@ -14,12 +14,13 @@ import type { WorkerKind, WorkerLauncher, WorkerOutcome, WorkerRunOptions } from
 import { WorkerSlots } from '../worker/slots.ts';
 import { proveKey } from './handshake.ts';
 import { checkOutcome, relayedLine } from './relayed.ts';
-import { MessageSocket, PROVEN_LINE_CHARS, type DispatcherMessage, type HostMessage } from './wire.ts';
+import { type DispatcherMessage, type HostMessage, MessageSocket, PROVEN_LINE_CHARS } from './wire.ts';
 
 /**
  * What the remote launcher needs.
  *
- * Source: spec/platform-service.md § Rules 7, 10; § Deployment settings (PLATFORM_WORKER_HOST, _KEY, PLATFORM_WORKER_*_SLOTS)
+ * Source: spec/platform-service.md § Rules 7, 10; § Deployment settings (PLATFORM_WORKER_HOST, _KEY,
+ * PLATFORM_WORKER_*_SLOTS)
  */
 export interface RemoteWorkerLauncherOptions {
   /** The worker host's name or address (PLATFORM_WORKER_HOST). */
@@ -43,16 +44,25 @@ export interface RemoteWorkerLauncherOptions {
  *
  * Source: spec/platform-service.md § Rules 6–8, 10
  */
-export function createRemoteWorkerLauncher(options: RemoteWorkerLauncherOptions): WorkerLauncher & { slots: WorkerSlots } {
+export function createRemoteWorkerLauncher(
+  options: RemoteWorkerLauncherOptions,
+): WorkerLauncher & { slots: WorkerSlots } {
   const slots = new WorkerSlots(options.slots);
   return {
     slots,
+    reserve: (kind, signal) => slots.reserve(kind, signal),
     async run(run: WorkerRunOptions): Promise<WorkerOutcome> {
       return slots.runInSlot(run, async () => {
         try {
           return await new RemoteRun(options, run).ended;
         } catch (error) {
-          return { ended: 'failed', reason: 'refused to start', message: `the ${run.kind} worker could not start: the worker host ${options.host}:${options.port} could not be reached (${(error as NodeJS.ErrnoException).code ?? 'a connection error'})` };
+          return {
+            ended: 'failed',
+            reason: 'refused to start',
+            message: `the ${run.kind} worker could not start: the worker host ` +
+              `${options.host}:${options.port} could not be reached ` +
+              `(${(error as NodeJS.ErrnoException).code ?? 'a connection error'})`,
+          };
         }
       });
     },
@@ -74,11 +84,21 @@ class RemoteRun {
   constructor(private readonly options: RemoteWorkerLauncherOptions, private readonly run: WorkerRunOptions) {
     this.where = `${options.host}:${options.port}`;
     this.ended = new Promise((resolve) => (this.finish = resolve));
-    const socket = connect({ host: options.host, port: options.port, rejectUnauthorized: false, minVersion: 'TLSv1.3' });
+    const socket = connect({
+      host: options.host,
+      port: options.port,
+      rejectUnauthorized: false,
+      minVersion: 'TLSv1.3',
+    });
     socket.on('error', (error: NodeJS.ErrnoException) => (this.failure ??= error.code ?? error.message));
     this.channel = new MessageSocket<HostMessage, DispatcherMessage>(socket);
     const connectMs = options.connectTimeoutMs ?? 10_000;
-    this.timers.push(setTimeout(() => this.proven || (this.failure ??= `no answer within ${connectMs} ms`, socket.destroy()), connectMs));
+    this.timers.push(
+      setTimeout(
+        () => this.proven || (this.failure ??= `no answer within ${connectMs} ms`, socket.destroy()),
+        connectMs,
+      ),
+    );
     const onAbort = (): void => this.cancel();
     run.signal?.addEventListener('abort', onAbort, { once: true });
     socket.once('close', () => {
@@ -101,7 +121,9 @@ class RemoteRun {
     this.channel.send({ type: 'run', kind, subject, task, payload: payload ?? null, limits, ...turnLimit });
     if (this.cancelled || this.run.signal?.aborted) this.channel.send({ type: 'cancel' });
     // A host that stays silent past the run's wall time (it enforces the limit itself) counts as lost.
-    this.timers.push(setTimeout(() => socket.destroy(), limits.wallTimeSeconds * 1000 + (this.options.graceMs ?? 30_000)));
+    this.timers.push(
+      setTimeout(() => socket.destroy(), limits.wallTimeSeconds * 1000 + (this.options.graceMs ?? 30_000)),
+    );
     this.channel.listen((message) => this.onMessage(message), () => undefined);
   }
 
@@ -113,8 +135,9 @@ class RemoteRun {
 
   private onMessage(message: HostMessage): void {
     if (message?.type === 'started' && Number.isInteger(message.pid)) this.pid = message.pid;
-    else if (message?.type === 'request' && Number.isInteger(message.id)) void this.answer(message.id, String(message.op), message.args);
-    else if (message?.type === 'log') {
+    else if (message?.type === 'request' && Number.isInteger(message.id)) {
+      void this.answer(message.id, String(message.op), message.args);
+    } else if (message?.type === 'log') {
       const line = relayedLine(message.line);
       if (line) this.options.log(line);
     } else if (message?.type === 'outcome') this.outcome ??= checkOutcome(message.outcome);
@@ -124,20 +147,37 @@ class RemoteRun {
     try {
       this.channel.send({ type: 'reply', id, result: (await this.run.broker(op, args)) ?? null });
     } catch (error) {
-      const wire = isPlatformError(error) ? { code: error.code, message: error.message } : { code: 'worker_request_failed', message: 'the platform could not answer this request' };
+      const wire = isPlatformError(error)
+        ? { code: error.code, message: error.message }
+        : { code: 'worker_request_failed', message: 'the platform could not answer this request' };
       this.channel.send({ type: 'reply', id, error: wire });
     }
   }
 
-  /** The connection closed: the host's outcome, or what its absence means (its `[worker] ended …` line is ours to write). */
+  /** The connection closed: the host's outcome, or what its absence means (its `[worker] ended …` line is ours to
+   * write). */
   private onClosed(): void {
     if (this.outcome) return this.finish(this.outcome);
     const { kind, subject } = this.run;
     const outcome: WorkerOutcome = this.cancelled
       ? { ended: 'failed', reason: 'signalled', message: `the ${kind} worker was stopped: its run was cancelled` }
       : !this.proven
-        ? { ended: 'failed', reason: 'refused to start', message: `the ${kind} worker could not start: ${this.failure && this.failure !== 'ECONNRESET' ? `the worker host ${this.where} could not be reached (${this.failure})` : `the worker host ${this.where} and this process do not hold the same PLATFORM_WORKER_HOST_KEY`}` }
-        : { ended: 'failed', reason: 'lost its channel', message: `the ${kind} worker lost its channel: the connection to the worker host ${this.where} ended before the worker answered` };
+      ? {
+        ended: 'failed',
+        reason: 'refused to start',
+        message: `the ${kind} worker could not start: ${
+          this.failure && this.failure !== 'ECONNRESET'
+            ? `the worker host ${this.where} could not be reached (${this.failure})`
+            : `the worker host ${this.where} and this process do not hold the same PLATFORM_WORKER_HOST_KEY`
+        }`,
+      }
+      : {
+        ended: 'failed',
+        reason: 'lost its channel',
+        message:
+          `the ${kind} worker lost its channel: the connection to the worker host ${this.where} ended before the ` +
+          `worker answered`,
+      };
     this.options.log(`[worker] ended ${kind} worker ${this.pid ?? '(not started)'} for ${subject} (${outcome.reason})`);
     this.finish(outcome);
   }

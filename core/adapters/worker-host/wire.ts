@@ -73,7 +73,8 @@ export class MessageSocket<In, Out> {
     this.maxLineChars = chars;
   }
 
-  /** The next message, or undefined when the connection closed or `timeoutMs` passed first (the connection is then ended). */
+  /** The next message, or undefined when the connection closed or `timeoutMs` passed first (the connection is then
+   * ended). */
   next(timeoutMs: number): Promise<In | undefined> {
     const queued = this.queue.shift();
     if (queued !== undefined || this.closed) return Promise.resolve(queued);

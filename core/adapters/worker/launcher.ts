@@ -25,7 +25,8 @@ import { endLeftoverWorkers } from './worker-registry.ts';
 export interface WorkerLauncherDeps {
   /** How a worker starts (compiled executable or sources): see ./program.ts. */
   program: WorkerProgram;
-  /** The whole environment of a worker of `kind` with `memoryMb`: `workerEnvironment(settings, …)` (core/config/worker-environment.ts). */
+  /** The whole environment of a worker of `kind` with `memoryMb`: `workerEnvironment(settings, …)`
+   * (core/config/worker-environment.ts). */
   environment(kind: WorkerKind, memoryMb: number): Record<string, string>;
   /** Workers of each kind at once (PLATFORM_WORKER_TURN_SLOTS, PLATFORM_WORKER_CALL_SLOTS). */
   slots: Record<WorkerKind, number>;
@@ -59,7 +60,11 @@ export interface WorkerLauncherDeps {
  *
  * Source: spec/platform-service.md § Rules 8, 10
  */
-export type LauncherRunOptions = WorkerRunOptions & { entryFile?: string; onStarted?(pid: number): void; log?(line: string): void };
+export type LauncherRunOptions = WorkerRunOptions & {
+  entryFile?: string;
+  onStarted?(pid: number): void;
+  log?(line: string): void;
+};
 
 /**
  * A local launcher: the port's `run` taking {@link LauncherRunOptions}, its slots, and the sandbox its workers get.
@@ -97,12 +102,15 @@ export function createWorkerLauncher(deps: WorkerLauncherDeps): LocalWorkerLaunc
     tempRoot: deps.tempRoot ?? tmpdir(),
     killGraceMs: deps.killGraceMs ?? 2000,
     log: options.log ?? deps.log,
-    inspect, sandbox: plan, runDir,
+    inspect,
+    sandbox: plan,
+    runDir,
     ...(setpriv ? { setpriv } : {}),
     ...(options.onStarted ? { onStarted: options.onStarted } : {}),
   });
   return {
     slots,
+    reserve: (kind, signal) => slots.reserve(kind, signal),
     sandbox: () => sandbox,
     async run(options: LauncherRunOptions): Promise<WorkerOutcome> {
       const { memoryMb } = options.limits;

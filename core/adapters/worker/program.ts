@@ -29,7 +29,10 @@ import { QUICKJS_BUNDLE_NAME } from './protocol.ts';
  * Source: spec/platform-service.md § Rules 8
  */
 export const SEA_PERMISSION_FLAGS: readonly string[] = [
-  '--permission', '--allow-fs-read=.', '--allow-fs-write=.', '--disable-sigusr1',
+  '--permission',
+  '--allow-fs-read=.',
+  '--allow-fs-write=.',
+  '--disable-sigusr1',
 ];
 
 /** The QuickJS library's entry, bundled apart from the worker's main file as {@link QUICKJS_BUNDLE_NAME}. */
@@ -55,7 +58,9 @@ export interface WorkerCommand {
  * Source: spec/platform-service.md § Rules 8; § Deployment settings (PLATFORM_WORKER_INSPECT)
  */
 export interface WorkerProgram {
-  command(options: { workDir: string; memoryMb: number; entryFile?: string; inspect?: boolean }): Promise<WorkerCommand>;
+  command(
+    options: { workDir: string; memoryMb: number; entryFile?: string; inspect?: boolean },
+  ): Promise<WorkerCommand>;
 }
 
 /**
@@ -76,8 +81,16 @@ export const INSPECT_FLAG = '--inspect=127.0.0.1:0';
 export function executableWorkerProgram(path: string): WorkerProgram {
   return {
     async command({ memoryMb, entryFile, inspect }) {
-      if (entryFile) throw new PlatformError('invalid_request', 'an entry file runs only with the worker program from sources');
-      if (inspect) throw new PlatformError('worker_unavailable', 'PLATFORM_WORKER_INSPECT=on needs the worker from sources (the compiled worker keeps its permission flags): run the platform from sources, or set PLATFORM_WORKER_INSPECT=off');
+      if (entryFile) {
+        throw new PlatformError('invalid_request', 'an entry file runs only with the worker program from sources');
+      }
+      if (inspect) {
+        throw new PlatformError(
+          'worker_unavailable',
+          'PLATFORM_WORKER_INSPECT=on needs the worker from sources (the compiled worker keeps its permission ' +
+            'flags): run the platform from sources, or set PLATFORM_WORKER_INSPECT=off',
+        );
+      }
       return { command: path, args: [`--node-options=--max-old-space-size=${memoryMb}`] };
     },
   };
@@ -100,8 +113,12 @@ export function bundledWorkerProgram(options: { appDir: string; node?: string; b
       const file = await bundles.get(key)!;
       const quickJs = join(dirname(file), QUICKJS_BUNDLE_NAME);
       const permission = [
-        '--permission', `--allow-fs-read=${file}`, `--allow-fs-read=${quickJs}`,
-        `--allow-fs-read=${workDir}`, `--allow-fs-write=${workDir}`, '--disable-sigusr1',
+        '--permission',
+        `--allow-fs-read=${file}`,
+        `--allow-fs-read=${quickJs}`,
+        `--allow-fs-read=${workDir}`,
+        `--allow-fs-write=${workDir}`,
+        '--disable-sigusr1',
       ];
       const args = [...(inspect ? [INSPECT_FLAG] : permission), `--max-old-space-size=${memoryMb}`, file];
       return { command: node, args, reads: [file, quickJs] };
@@ -125,7 +142,8 @@ export function removeWorkerBundles(): void {
   bundles.clear();
 }
 
-/** Bundles `entry` and the QuickJS library (bins/worker/quickjs-library.ts, read on a first hook) with Bun for Node into a new temp directory. */
+/** Bundles `entry` and the QuickJS library (bins/worker/quickjs-library.ts, read on a first hook) with Bun for Node
+ * into a new temp directory. */
 async function bundle(bun: string, entry: string, appDir: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'cairn-worker-bundle-'));
   bundleDirectories.push(dir);
@@ -134,16 +152,29 @@ async function bundle(bun: string, entry: string, appDir: string): Promise<strin
     process.once('exit', removeWorkerBundles);
   }
   const out = join(dir, `${basename(entry).replace(/\.[cm]?[jt]s$/, '')}.cjs`);
-  await Promise.all([bunBuild(bun, entry, out), bunBuild(bun, join(appDir, QUICKJS_LIBRARY_ENTRY), join(dir, QUICKJS_BUNDLE_NAME))]);
+  await Promise.all([
+    bunBuild(bun, entry, out),
+    bunBuild(bun, join(appDir, QUICKJS_LIBRARY_ENTRY), join(dir, QUICKJS_BUNDLE_NAME)),
+  ]);
   return out;
 }
 
 function bunBuild(bun: string, entry: string, out: string): Promise<void> {
   return new Promise<void>((done, fail) => {
-    execFile(bun, ['build', entry, '--target=node', '--format=cjs', '--outfile', out], { timeout: 60_000 }, (error, _stdout, stderr) => {
-      if (!error) return done();
-      fail(new PlatformError('worker_unavailable', `could not bundle the worker ${entry} with ${bun}: ${String(stderr).trim().slice(0, 500) || error.message}`));
-    });
+    execFile(
+      bun,
+      ['build', entry, '--target=node', '--format=cjs', '--outfile', out],
+      { timeout: 60_000 },
+      (error, _stdout, stderr) => {
+        if (!error) return done();
+        fail(
+          new PlatformError(
+            'worker_unavailable',
+            `could not bundle the worker ${entry} with ${bun}: ${String(stderr).trim().slice(0, 500) || error.message}`,
+          ),
+        );
+      },
+    );
   });
 }
 
@@ -157,6 +188,11 @@ function bunBuild(bun: string, entry: string, out: string): Promise<void> {
 export function workerProgramFor(options: { execPath: string; compiled: boolean; appDir: string }): WorkerProgram {
   if (!options.compiled) return bundledWorkerProgram({ appDir: options.appDir });
   const path = join(dirname(options.execPath), 'worker');
-  if (!existsSync(path)) throw new PlatformError('worker_unavailable', `the worker executable ${path} is missing: build it with scripts/build (it sits beside the other executables)`);
+  if (!existsSync(path)) {
+    throw new PlatformError(
+      'worker_unavailable',
+      `the worker executable ${path} is missing: build it with scripts/build (it sits beside the other executables)`,
+    );
+  }
   return executableWorkerProgram(path);
 }

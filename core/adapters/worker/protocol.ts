@@ -31,7 +31,11 @@ export interface StartMessage {
 }
 
 /** The answer to request `id`: a JSON result or an error. */
-export type ReplyMessage = { type: 'reply'; id: number; result: unknown } | { type: 'reply'; id: number; error: WireError };
+export type ReplyMessage = { type: 'reply'; id: number; result: unknown } | {
+  type: 'reply';
+  id: number;
+  error: WireError;
+};
 
 /** A message to a worker. */
 export type LauncherMessage = StartMessage | ReplyMessage;

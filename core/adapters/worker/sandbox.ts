@@ -89,23 +89,25 @@ export function probeNamespaces(path?: string): Promise<NamespaceProbe> {
  * Source: spec/platform-service.md § Rules 8; § Deployment settings (PLATFORM_WORKER_ISOLATION)
  */
 export function planSandbox(
-  requested: WorkerIsolation, production: boolean, probe: NamespaceProbe | undefined,
+  requested: WorkerIsolation,
+  production: boolean,
+  probe: NamespaceProbe | undefined,
 ): { plan: SandboxPlan; line?: string } {
   if (requested === 'permission-only') {
-    const line = '[worker] warning: PLATFORM_WORKER_ISOLATION=permission-only: workers run without network and PID '
-      + 'namespaces, under the permission model alone (they can reach the network and signal processes of this user)';
+    const line = '[worker] warning: PLATFORM_WORKER_ISOLATION=permission-only: workers run without network and PID ' +
+      'namespaces, under the permission model alone (they can reach the network and signal processes of this user)';
     return { plan: { mode: 'permission-only' }, line };
   }
   if (probe?.ok) return { plan: { mode: 'namespaces', bwrap: probe.bwrap } };
   const why = probe?.reason ?? 'namespaces were not probed';
   if (production) {
-    const reason = `workers need network and PID namespaces and ${why}; `
-      + 'run the container with user namespaces allowed, '
-      + 'or set PLATFORM_WORKER_ISOLATION=permission-only to accept the weaker isolation';
+    const reason = `workers need network and PID namespaces and ${why}; ` +
+      'run the container with user namespaces allowed, ' +
+      'or set PLATFORM_WORKER_ISOLATION=permission-only to accept the weaker isolation';
     return { plan: { mode: 'refused', reason }, line: `[worker] refusing to start workers: ${reason}` };
   }
-  const line = `[worker] warning: ${why}; outside production workers run under the permission model alone `
-    + '(no network or PID namespace)';
+  const line = `[worker] warning: ${why}; outside production workers run under the permission model alone ` +
+    '(no network or PID namespace)';
   return { plan: { mode: 'permission-only' }, line };
 }
 
@@ -139,7 +141,9 @@ function systemBinds(): string[] {
  * Source: spec/platform-service.md § Rules 8
  */
 export function sandboxCommand(
-  bwrap: string, command: WorkerCommand, options: { workDir: string; shareNet?: boolean },
+  bwrap: string,
+  command: WorkerCommand,
+  options: { workDir: string; shareNet?: boolean },
 ): WorkerCommand {
   const real = realpathSync(command.command);
   const reads = new Set([real, ...(command.reads ?? []).map((path) => realpathSync(path))]);

@@ -4,7 +4,7 @@
  *
  * Source: spec/platform-service.md § Rules 7 (PLATFORM_WORKER_TURN_SLOTS, _CALL_SLOTS); § Limits.
  */
-import type { WorkerKind, WorkerOutcome } from '../../ports/worker.ts';
+import type { WorkerKind, WorkerOutcome, WorkerSlot } from '../../ports/worker.ts';
 
 interface Waiter {
   grant(release: () => void): void;
@@ -51,14 +51,29 @@ export class WorkerSlots {
    * Runs `start` in a slot of the run's kind, releasing it when `start` settles. A run cancelled while it waited
    * ends `signalled` without starting.
    */
-  async runInSlot(run: { kind: WorkerKind; signal?: AbortSignal }, start: () => Promise<WorkerOutcome>): Promise<WorkerOutcome> {
-    const release = await this.acquire(run.kind, run.signal);
-    if (!release) return { ended: 'failed', reason: 'signalled', message: `the ${run.kind} run was cancelled before its worker started` };
+  async runInSlot(
+    run: { kind: WorkerKind; signal?: AbortSignal; slot?: WorkerSlot },
+    start: () => Promise<WorkerOutcome>,
+  ): Promise<WorkerOutcome> {
+    const release = run.slot ? () => run.slot!.release() : await this.acquire(run.kind, run.signal);
+    if (!release) {
+      return {
+        ended: 'failed',
+        reason: 'signalled',
+        message: `the ${run.kind} run was cancelled before its worker started`,
+      };
+    }
     try {
       return await start();
     } finally {
       release();
     }
+  }
+
+  /** A slot of `kind` held for a later run (the port's `reserve`); undefined when `signal` aborted the wait. */
+  async reserve(kind: WorkerKind, signal?: AbortSignal): Promise<WorkerSlot | undefined> {
+    const release = await this.acquire(kind, signal);
+    return release && { release };
   }
 
   /** Workers of `kind` running now and waiting for a slot. */

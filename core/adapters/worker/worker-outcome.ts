@@ -44,7 +44,10 @@ const OUT_OF_MEMORY = /JavaScript heap out of memory|Reached heap limit|Fatal pr
  * Source: spec/platform-service.md § Errors; § Deployment settings (PLATFORM_WORKER_*); docs/decisions.md D17 § 3
  */
 export function limitMessage(
-  kind: WorkerKind, limit: WorkerLimitName, limits: WorkerLimits, value?: number,
+  kind: WorkerKind,
+  limit: WorkerLimitName,
+  limits: WorkerLimits,
+  value?: number,
 ): KilledFor {
   const prefix = `PLATFORM_WORKER_${kind.toUpperCase()}`;
   const named: Record<WorkerLimitName, string> = {
@@ -67,8 +70,16 @@ export function classifyEnd(options: Pick<WorkerRunOptions, 'kind' | 'limits'>, 
   const { kind } = options;
   if (facts.killedFor) return facts.killedFor;
   if (facts.answer && 'result' in facts.answer) return { ended: 'finished', result: facts.answer.result };
-  if (facts.answer) return { ended: 'failed', reason: 'error', code: facts.answer.error.code, message: facts.answer.error.message };
-  if (facts.spawnError) return { ended: 'failed', reason: 'refused to start', message: `the ${kind} worker could not start (${facts.spawnError})` };
+  if (facts.answer) {
+    return { ended: 'failed', reason: 'error', code: facts.answer.error.code, message: facts.answer.error.message };
+  }
+  if (facts.spawnError) {
+    return {
+      ended: 'failed',
+      reason: 'refused to start',
+      message: `the ${kind} worker could not start (${facts.spawnError})`,
+    };
+  }
   if (facts.code === REFUSED_TO_START_EXIT_CODE) {
     const said = /^worker refused to start: ([^\n]{1,600})/m.exec(facts.stderr)?.[1] ?? 'its start-up check failed';
     return { ended: 'failed', reason: 'refused to start', message: `the ${kind} worker refused to start: ${said}` };
@@ -76,7 +87,11 @@ export function classifyEnd(options: Pick<WorkerRunOptions, 'kind' | 'limits'>, 
   if (OUT_OF_MEMORY.test(facts.stderr)) return limitMessage(kind, 'memory', options.limits);
   const signal = facts.signal ?? signalOfSandboxExit(facts);
   if (signal) return { ended: 'failed', reason: 'signalled', message: `the ${kind} worker was ended by ${signal}` };
-  return { ended: 'failed', reason: 'lost its channel', message: `the ${kind} worker ended (exit code ${facts.code ?? 'unknown'}) without answering` };
+  return {
+    ended: 'failed',
+    reason: 'lost its channel',
+    message: `the ${kind} worker ended (exit code ${facts.code ?? 'unknown'}) without answering`,
+  };
 }
 
 /** A sandboxed worker's signal as bubblewrap reports it: exit code 128 + the signal's number. */

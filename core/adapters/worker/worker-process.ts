@@ -10,7 +10,7 @@
  * Source: spec/platform-service.md § Rules 6–8; § Operational log lines ([worker]); § Errors;
  * docs/decisions.md D17 § 3.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,8 +18,8 @@ import { isPlatformError } from '../../ports/platform-error.ts';
 import type { WorkerOutcome, WorkerRunOptions } from '../../ports/worker.ts';
 import { LineTooLongError } from '../runtime/json-lines.ts';
 import { readProcessTreeMemory } from '../runtime/process-memory.ts';
-import { readMessages, WORKER_CHANNEL_LINE_LIMIT, writeLine, type WireError, type WorkerMessage } from './protocol.ts';
-import { classifyEnd, endedReason, limitMessage, type EndFacts } from './worker-outcome.ts';
+import { readMessages, type WireError, WORKER_CHANNEL_LINE_LIMIT, type WorkerMessage, writeLine } from './protocol.ts';
+import { classifyEnd, endedReason, type EndFacts, limitMessage } from './worker-outcome.ts';
 import type { WorkerCommand } from './program.ts';
 import type { SandboxPlan } from './sandbox.ts';
 import { isolate, signalWorker } from './worker-signals.ts';
@@ -64,7 +64,11 @@ const INSPECTOR_LISTENING = /Debugger listening on ws:\/\/127\.0\.0\.1:(\d+)\//;
  *
  * Source: spec/platform-service.md § Rules 6–8
  */
-export async function runWorkerProcess(deps: WorkerProcessDeps, options: WorkerRunOptions, start: (workDir: string) => Promise<WorkerCommand>): Promise<WorkerOutcome> {
+export async function runWorkerProcess(
+  deps: WorkerProcessDeps,
+  options: WorkerRunOptions,
+  start: (workDir: string) => Promise<WorkerCommand>,
+): Promise<WorkerOutcome> {
   if (deps.sandbox?.mode === 'refused') {
     deps.log(`[worker] ended ${options.kind} worker (not started) for ${options.subject} (refused to start)`);
     const message = `the ${options.kind} worker could not start: ${deps.sandbox.reason}`;
@@ -77,9 +81,15 @@ export async function runWorkerProcess(deps: WorkerProcessDeps, options: WorkerR
     command = isolate(deps, await start(workDir), workDir);
   } catch (error) {
     if (workDir) await rm(workDir, { recursive: true, force: true });
-    const fallback = workDir ? 'its program is not available' : `its working directory could not be made under ${deps.tempRoot}`;
+    const fallback = workDir
+      ? 'its program is not available'
+      : `its working directory could not be made under ${deps.tempRoot}`;
     const message = isPlatformError(error) ? error.message : fallback;
-    return { ended: 'failed', reason: 'refused to start', message: `the ${options.kind} worker could not start: ${message}` };
+    return {
+      ended: 'failed',
+      reason: 'refused to start',
+      message: `the ${options.kind} worker could not start: ${message}`,
+    };
   }
   try {
     return await new WorkerRun(deps, options, command, workDir).ended;
@@ -99,7 +109,12 @@ class WorkerRun {
   /** Hook deadlines the worker announced, by its hook id. */
   private readonly hookDeadlines = new Map<number, ReturnType<typeof setTimeout>>();
 
-  constructor(private readonly deps: WorkerProcessDeps, private readonly options: WorkerRunOptions, command: WorkerCommand, workDir: string) {
+  constructor(
+    private readonly deps: WorkerProcessDeps,
+    private readonly options: WorkerRunOptions,
+    command: WorkerCommand,
+    workDir: string,
+  ) {
     // Its own process group (detached: a new session), so that it and anything under it are ended together.
     const stdio: ['pipe', 'pipe', 'pipe'] = ['pipe', 'pipe', 'pipe'];
     this.child = spawn(command.command, command.args, { cwd: workDir, env: deps.env, stdio, detached: true });
@@ -139,7 +154,10 @@ class WorkerRun {
       if (port === undefined) return;
       inspectorLogged = true;
       const { kind, subject } = this.options;
-      this.deps.log(`[worker] inspector of ${kind} worker ${this.child.pid} for ${subject} on 127.0.0.1:${port} (no permission model: PLATFORM_WORKER_INSPECT=on)`);
+      this.deps.log(
+        `[worker] inspector of ${kind} worker ${this.child.pid} for ${subject} on 127.0.0.1:${port} (no permission ` +
+          `model: PLATFORM_WORKER_INSPECT=on)`,
+      );
     });
   }
 
@@ -152,7 +170,10 @@ class WorkerRun {
         if (memory && memory.rssBytes > ceiling) this.kill(limitMessage(kind, 'memory', limits));
       });
     }, WORKER_WATCHDOG_INTERVAL_MS);
-    const wallTime = setTimeout(() => this.kill(limitMessage(kind, 'wall time', limits)), limits.wallTimeSeconds * 1000);
+    const wallTime = setTimeout(
+      () => this.kill(limitMessage(kind, 'wall time', limits)),
+      limits.wallTimeSeconds * 1000,
+    );
     this.cleanups.push(() => clearInterval(watchdog), () => clearTimeout(wallTime));
     if (turnSeconds !== undefined && turnSeconds > 0 && turnSeconds < limits.wallTimeSeconds) {
       const turnMs = turnSeconds * 1000 + OUTSIDE_DEADLINE_GRACE_MS;
@@ -162,7 +183,12 @@ class WorkerRun {
     this.cleanups.push(() => {
       for (const timer of this.hookDeadlines.values()) clearTimeout(timer);
     });
-    const onAbort = (): void => this.kill({ ended: 'failed', reason: 'signalled', message: `the ${kind} worker was stopped: its run was cancelled` }, 'SIGTERM');
+    const onAbort = (): void =>
+      this.kill({
+        ended: 'failed',
+        reason: 'signalled',
+        message: `the ${kind} worker was stopped: its run was cancelled`,
+      }, 'SIGTERM');
     if (signal?.aborted) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
     this.cleanups.push(() => signal?.removeEventListener('abort', onAbort));
@@ -170,7 +196,9 @@ class WorkerRun {
 
   /** Ends the worker for `outcome` (the first cause wins): SIGKILL, or SIGTERM then SIGKILL after the grace. */
   private kill(outcome: EndFacts['killedFor'], signal: NodeJS.Signals = 'SIGKILL'): void {
-    if (this.facts.killedFor || this.facts.answer || this.child.exitCode !== null || this.child.signalCode !== null) return;
+    if (this.facts.killedFor || this.facts.answer || this.child.exitCode !== null || this.child.signalCode !== null) {
+      return;
+    }
     this.facts.killedFor = outcome;
     this.revoked = true;
     this.signalGroup(signal);
@@ -217,7 +245,14 @@ class WorkerRun {
     const what = this.revoked ? 'a request after its end' : 'a request with a wrong token';
     this.deps.log(`[worker] refused ${what} for ${this.options.subject}`);
     if (message?.type === 'request' && typeof message.id === 'number' && this.child.stdin?.writable) {
-      writeLine(this.child.stdin, { type: 'reply', id: message.id, error: { code: 'worker_token_refused', message: 'the request did not carry this worker\'s token, or the worker has ended' } });
+      writeLine(this.child.stdin, {
+        type: 'reply',
+        id: message.id,
+        error: {
+          code: 'worker_token_refused',
+          message: "the request did not carry this worker's token, or the worker has ended",
+        },
+      });
     }
   }
 
@@ -226,7 +261,11 @@ class WorkerRun {
     try {
       reply = { result: (await this.options.broker(String(op), args)) ?? null };
     } catch (error) {
-      reply = { error: isPlatformError(error) ? { code: error.code, message: error.message } : { code: 'worker_request_failed', message: 'the platform could not answer this request' } };
+      reply = {
+        error: isPlatformError(error)
+          ? { code: error.code, message: error.message }
+          : { code: 'worker_request_failed', message: 'the platform could not answer this request' },
+      };
     }
     if (!this.revoked && this.child.stdin?.writable) writeLine(this.child.stdin, { type: 'reply', id, ...reply });
   }
@@ -250,7 +289,9 @@ class WorkerRun {
     for (const cleanup of this.cleanups) cleanup();
     const outcome = classifyEnd(this.options, { ...this.facts, code, signal });
     const pid = this.child.pid ?? '(not started)';
-    this.deps.log(`[worker] ended ${this.options.kind} worker ${pid} for ${this.options.subject} (${endedReason(outcome)})`);
+    this.deps.log(
+      `[worker] ended ${this.options.kind} worker ${pid} for ${this.options.subject} (${endedReason(outcome)})`,
+    );
     return outcome;
   }
 }

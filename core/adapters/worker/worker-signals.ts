@@ -19,7 +19,9 @@ import { sandboxCommand, type SandboxPlan } from './sandbox.ts';
  * Source: docs/decisions.md D17 § 3
  */
 export function isolate(
-  deps: { sandbox?: SandboxPlan; setpriv?: string; inspect?: boolean }, command: WorkerCommand, workDir: string,
+  deps: { sandbox?: SandboxPlan; setpriv?: string; inspect?: boolean },
+  command: WorkerCommand,
+  workDir: string,
 ): WorkerCommand {
   if (!existsSync(command.command)) return command;
   if (deps.sandbox?.mode === 'namespaces') {

@@ -8,7 +8,7 @@
  * Source: spec/semantic-query-service.md § Resources and their fields (access token, improvement
  * request), § Authentication 1–4; docs/decisions.md D9 (MCP Access, Improvement requests).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 /** Lifecycle of a token as listed: `expired` once its expiry has passed, `revoked` once revoked (revocation wins). */
 export const TokenState = Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('revoked')]);
@@ -70,7 +70,9 @@ export const RevokedTokenView = Type.Object({ revoked: Type.String() });
 export type RevokedTokenView = Static<typeof RevokedTokenView>;
 
 /** Which improvement requests a list answers: not yet done, done, or all. */
-export const ImprovementStatusFilter = Type.Union([Type.Literal('open'), Type.Literal('done'), Type.Literal('all')], { description: '"open", "done" or "all"' });
+export const ImprovementStatusFilter = Type.Union([Type.Literal('open'), Type.Literal('done'), Type.Literal('all')], {
+  description: '"open", "done" or "all"',
+});
 export type ImprovementStatusFilter = Static<typeof ImprovementStatusFilter>;
 
 /**

@@ -4,15 +4,17 @@
  * and the web app (web/src/pages/semantic/EditorPage.tsx), so neither re-declares a shape by hand.
  *
  * Source: spec/semantic-query-service.md § What the service does (1–2), § States and transitions
- * (source files: saved → the test endpoint reflects them at once; production build: moved by Publish); docs/decisions.md D9 (Editor).
+ * (source files: saved → the test endpoint reflects them at once; production build: moved by Publish);
+ * docs/decisions.md D9 (Editor).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { ModelProblem } from '../model.ts';
 import { DataFileView } from './projects.ts';
 
 /**
  * Body of GET …/sources: the latest saved sources with every model file's text.
- * `revision` is 0 and `commitId` null before the first save; `savedAt` is ISO-8601 (the project's creation before any save).
+ * `revision` is 0 and `commitId` null before the first save; `savedAt` is ISO-8601 (the project's creation before any
+ * save).
  */
 export const EditorSourcesView = Type.Object({
   revision: Type.Integer(),
@@ -36,7 +38,8 @@ export const ValidateModelsBody = Type.Object({
 }, { additionalProperties: false });
 export type ValidateModelsBody = Static<typeof ValidateModelsBody>;
 
-/** Body of a 200 from POST …/validate: every problem of every model file, from the validator Publish uses (empty when all are valid). */
+/** Body of a 200 from POST …/validate: every problem of every model file, from the validator Publish uses (empty when
+ * all are valid). */
 export const ValidationView = Type.Object({ problems: Type.Array(ModelProblem) });
 export type ValidationView = Static<typeof ValidationView>;
 
@@ -57,7 +60,8 @@ export const ModelFileChange = Type.Object({
 });
 export type ModelFileChange = Static<typeof ModelFileChange>;
 
-/** One data file that differs (by name, then by SHA-256 of its bytes); sizes in bytes, null on the side where it is absent. */
+/** One data file that differs (by name, then by SHA-256 of its bytes); sizes in bytes, null on the side where it is
+ * absent. */
 export const DataFileChange = Type.Object({
   name: Type.String(),
   status: ChangeStatus,

@@ -13,17 +13,30 @@ describe('classifyImportPath', () => {
   });
 
   it('ignores other files of a directory, saying why', () => {
-    expect(classifyImportPath('flights/README.md')).toEqual({ kind: 'ignored', name: 'README.md', reason: 'not directly in models/ or data/' });
-    expect(classifyImportPath('flights/models/notes.txt')).toMatchObject({ kind: 'ignored', reason: 'not a .yaml file in models/' });
+    expect(classifyImportPath('flights/README.md')).toEqual({
+      kind: 'ignored',
+      name: 'README.md',
+      reason: 'not directly in models/ or data/',
+    });
+    expect(classifyImportPath('flights/models/notes.txt')).toMatchObject({
+      kind: 'ignored',
+      reason: 'not a .yaml file in models/',
+    });
     expect(kindOf('a/b/models/x.yaml')).toBe('ignored');
     expect(kindOf('flights/models/old/x.yaml')).toBe('ignored');
     expect(classifyImportPath('flights/data/.DS_Store')).toMatchObject({ kind: 'ignored', reason: 'hidden file' });
-    expect(classifyImportPath('flights/data/my file.csv')).toMatchObject({ kind: 'ignored', reason: expect.stringMatching(/name is not accepted/) });
+    expect(classifyImportPath('flights/data/my file.csv')).toMatchObject({
+      kind: 'ignored',
+      reason: expect.stringMatching(/name is not accepted/),
+    });
   });
 
   it('takes loose files by extension', () => {
     expect(kindOf('flights.yaml')).toBe('model');
     expect(kindOf('carriers.jsonl')).toBe('data');
-    expect(classifyImportPath('notes.txt')).toMatchObject({ kind: 'ignored', reason: expect.stringMatching(/neither a model file/) });
+    expect(classifyImportPath('notes.txt')).toMatchObject({
+      kind: 'ignored',
+      reason: expect.stringMatching(/neither a model file/),
+    });
   });
 });

@@ -3,7 +3,8 @@
  * `cairn semantic import <dir>` (bins/cairn/semantic-import.ts), shared so the web app's Import shows and
  * uploads the same files. Pure: no imports, so the web app can bundle it.
  *
- * Source: spec/semantic-query-service.md § What the service does (2); docs/decisions.md D9 (Projects: import a project directory).
+ * Source: spec/semantic-query-service.md § What the service does (2); docs/decisions.md D9 (Projects: import a project
+ * directory).
  */
 
 /** What one chosen file is for an import. */
@@ -18,9 +19,11 @@ export interface ClassifiedFile {
   reason?: string;
 }
 
-/** Data file names the API accepts (core/semantic/sources.ts checks saves against it): letters, digits, `_`, `-`, `.`, at most 100 characters, one of these extensions. */
+/** Data file names the API accepts (core/semantic/sources.ts checks saves against it): letters, digits, `_`, `-`, `.`,
+ * at most 100 characters, one of these extensions. */
 export const dataFileNamePattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.(parquet|csv|tsv|json|jsonl|ndjson|duckdb)$/;
-/** Model file names the API accepts (core/semantic/sources.ts checks saves against it): as data names, ending in `.yaml` or `.yml`. */
+/** Model file names the API accepts (core/semantic/sources.ts checks saves against it): as data names, ending in
+ * `.yaml` or `.yml`. */
 export const modelFileNamePattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.ya?ml$/;
 
 /**
@@ -41,11 +44,17 @@ export function classifyImportPath(path: string): ClassifiedFile {
   if (folders.length === 0) {
     if (/\.ya?ml$/i.test(name)) return checked('model', name);
     if (/\.(parquet|csv|tsv|json|jsonl|ndjson|duckdb)$/i.test(name)) return checked('data', name);
-    return { kind: 'ignored', name, reason: 'neither a model file (.yaml) nor a data file (.parquet, .csv, .tsv, .json, .jsonl, .ndjson, .duckdb)' };
+    return {
+      kind: 'ignored',
+      name,
+      reason: 'neither a model file (.yaml) nor a data file (.parquet, .csv, .tsv, .json, .jsonl, .ndjson, .duckdb)',
+    };
   }
   const parent = folders[folders.length - 1];
   if (folders.length <= 2 && parent === 'models') {
-    return /\.ya?ml$/.test(name) ? checked('model', name) : { kind: 'ignored', name, reason: 'not a .yaml file in models/' };
+    return /\.ya?ml$/.test(name)
+      ? checked('model', name)
+      : { kind: 'ignored', name, reason: 'not a .yaml file in models/' };
   }
   if (folders.length <= 2 && parent === 'data') return checked('data', name);
   return { kind: 'ignored', name, reason: 'not directly in models/ or data/' };
@@ -54,7 +63,12 @@ export function classifyImportPath(path: string): ClassifiedFile {
 function checked(kind: 'model' | 'data', name: string): ClassifiedFile {
   const pattern = kind === 'model' ? modelFileNamePattern : dataFileNamePattern;
   if (pattern.test(name)) return { kind, name };
-  return { kind: 'ignored', name, reason: kind === 'model'
-    ? 'the name is not accepted: use letters, digits, "_", "-", "." ending in .yaml'
-    : 'the name is not accepted: use letters, digits, "_", "-", "." ending in .parquet, .csv, .tsv, .json, .jsonl, .ndjson or .duckdb' };
+  return {
+    kind: 'ignored',
+    name,
+    reason: kind === 'model'
+      ? 'the name is not accepted: use letters, digits, "_", "-", "." ending in .yaml'
+      : 'the name is not accepted: use letters, digits, "_", "-", "." ending in .parquet, .csv, .tsv, .json, ' +
+        '.jsonl, .ndjson or .duckdb',
+  };
 }

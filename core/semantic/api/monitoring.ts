@@ -6,7 +6,7 @@
  * Source: spec/semantic-query-service.md § Resources (call log entry, the filter bar), § Events;
  * docs/decisions.md D9.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 /** One call log entry as GET …/calls answers it (a CallLogRecord, dates as strings). */
 export const CallView = Type.Object({
@@ -17,7 +17,8 @@ export const CallView = Type.Object({
   status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
   at: Type.String(),
   plane: Type.Union([Type.Literal('production'), Type.Literal('test')]),
-  /** Input arguments, or `{ excerpt, truncated: true, originalChars }` when the log cut them (beyond 65,536 characters of JSON). */
+  /** Input arguments, or `{ excerpt, truncated: true, originalChars }` when the log cut them (beyond 65,536 characters
+   * of JSON). */
   input: Type.Unknown(),
   /** Tool output (`text`, `structured`), or an excerpt as for input. */
   output: Type.Unknown(),
@@ -26,11 +27,13 @@ export const CallView = Type.Object({
 });
 export type CallView = Static<typeof CallView>;
 
-/** Body of GET /api/semantic/projects/:slug/calls: entries newest first, and the tools ever called (the filter's options). */
+/** Body of GET /api/semantic/projects/:slug/calls: entries newest first, and the tools ever called (the filter's
+ * options). */
 export const CallList = Type.Object({ calls: Type.Array(CallView), tools: Type.Array(Type.String()) });
 export type CallList = Static<typeof CallList>;
 
-/** Query of GET …/calls/stats: the filters of GET …/calls, and `bucketMinutes` (1–10,080; default chosen from the range). */
+/** Query of GET …/calls/stats: the filters of GET …/calls, and `bucketMinutes` (1–10,080; default chosen from the
+ * range). */
 export const CallStatsQuery = Type.Object({
   tool: Type.Optional(Type.String({ maxLength: 200 })),
   status: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('error')])),
@@ -63,7 +66,12 @@ export const CallStatsView = Type.Object({
 export type CallStatsView = Static<typeof CallStatsView>;
 
 /** A token as Monitoring names it (every token, playground and revoked ones included; never its hash). */
-export const CallTokenView = Type.Object({ id: Type.String(), name: Type.String(), displayPrefix: Type.String(), playground: Type.Boolean() });
+export const CallTokenView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  displayPrefix: Type.String(),
+  playground: Type.Boolean(),
+});
 export type CallTokenView = Static<typeof CallTokenView>;
 
 /** Body of GET …/calls/tokens. */

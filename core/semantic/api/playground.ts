@@ -5,7 +5,7 @@
  * Source: spec/semantic-query-service.md § What the service does 2, § Endpoints, § Authentication;
  * docs/decisions.md D9.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 /**
  * Body of a 201 from POST /api/semantic/projects/:slug/playground-token: a bearer for the project's own
@@ -19,7 +19,8 @@ export const PlaygroundTokenView = Type.Object({
 });
 export type PlaygroundTokenView = Static<typeof PlaygroundTokenView>;
 
-/** Which endpoint the playground calls: `test` (saved sources, /mcp/<slug>/test/mcp) or `production` (published, /mcp/<slug>/mcp). */
+/** Which endpoint the playground calls: `test` (saved sources, /mcp/<slug>/test/mcp) or `production` (published,
+ * /mcp/<slug>/mcp). */
 export const PlaygroundPlane = Type.Union([Type.Literal('test'), Type.Literal('production')]);
 export type PlaygroundPlane = Static<typeof PlaygroundPlane>;
 

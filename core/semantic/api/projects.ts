@@ -6,7 +6,7 @@
  * Source: spec/semantic-query-service.md § Resources and their fields (project), § States and
  * transitions (source files, production build); docs/decisions.md D9 (web app, part 1).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 /**
  * Body of POST /api/semantic/projects: `slug` as in the URL (`^[a-z0-9][a-z0-9-]{0,62}$`), `orgId` the owning
@@ -22,7 +22,10 @@ export const CreateProjectBody = Type.Object({
 export type CreateProjectBody = Static<typeof CreateProjectBody>;
 
 /** Body of PATCH /api/semantic/projects/:slug. */
-export const UpdateProjectBody = Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })), pageSize: Type.Optional(Type.Integer()) }, { additionalProperties: false });
+export const UpdateProjectBody = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  pageSize: Type.Optional(Type.Integer()),
+}, { additionalProperties: false });
 export type UpdateProjectBody = Static<typeof UpdateProjectBody>;
 
 /**
@@ -32,14 +35,17 @@ export type UpdateProjectBody = Static<typeof UpdateProjectBody>;
  */
 export const SaveSourcesBody = Type.Object({
   models: Type.Record(Type.String(), Type.String({ maxLength: 2_000_000 })),
-  data: Type.Array(Type.Object({ name: Type.String(), sha256: Type.String() }, { additionalProperties: false }), { maxItems: 500 }),
+  data: Type.Array(Type.Object({ name: Type.String(), sha256: Type.String() }, { additionalProperties: false }), {
+    maxItems: 500,
+  }),
   replace: Type.Optional(Type.Boolean()),
   deletes: Type.Optional(Type.Array(Type.String())),
   message: Type.Optional(Type.String({ maxLength: 2000 })),
 }, { additionalProperties: false });
 export type SaveSourcesBody = Static<typeof SaveSourcesBody>;
 
-/** A project as listed (GET /api/semantic/projects → `{ projects: ProjectView[] }`); times are ISO-8601 strings on the wire. */
+/** A project as listed (GET /api/semantic/projects → `{ projects: ProjectView[] }`); times are ISO-8601 strings on the
+ * wire. */
 export const ProjectView = Type.Object({
   id: Type.String(),
   /** The organization that owns the project. */
@@ -64,11 +70,14 @@ export const DataFileView = Type.Object({ name: Type.String(), size: Type.Intege
 export type DataFileView = Static<typeof DataFileView>;
 
 /** Body of GET /api/semantic/projects/:slug: the project with its saved model file names and data files. */
-export const ProjectDetail = Type.Composite([ProjectView, Type.Object({
-  models: Type.Array(Type.String()),
-  data: Type.Array(DataFileView),
-  commitId: Type.Union([Type.String(), Type.Null()]),
-})]);
+export const ProjectDetail = Type.Composite([
+  ProjectView,
+  Type.Object({
+    models: Type.Array(Type.String()),
+    data: Type.Array(DataFileView),
+    commitId: Type.Union([Type.String(), Type.Null()]),
+  }),
+]);
 export type ProjectDetail = Static<typeof ProjectDetail>;
 
 /** Body of a 201 from PUT …/blobs/:name: the stored data file (upload its bytes, then name it in a save). */
@@ -85,7 +94,13 @@ export const SavedSourcesView = Type.Object({
 export type SavedSourcesView = Static<typeof SavedSourcesView>;
 
 /** Body of POST …/publish: the build now served by the production endpoint. */
-export const PublishedView = Type.Object({ buildId: Type.String(), revision: Type.Integer(), commitId: Type.String(), publishedAt: Type.String(), models: Type.Array(Type.String()) });
+export const PublishedView = Type.Object({
+  buildId: Type.String(),
+  revision: Type.Integer(),
+  commitId: Type.String(),
+  publishedAt: Type.String(),
+  models: Type.Array(Type.String()),
+});
 export type PublishedView = Static<typeof PublishedView>;
 
 /** The API's error body, on every non-2xx answer: a stable `code` and a message saying what to do. */

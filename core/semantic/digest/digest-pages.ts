@@ -6,7 +6,7 @@
  */
 import type { SemanticModel } from '../model.ts';
 import { pageOf } from './markdown.ts';
-import { renderDatasets, datasetsPerCall, type DatasetRequest } from './render-datasets.ts';
+import { type DatasetRequest, datasetsPerCall, renderDatasets } from './render-datasets.ts';
 import { renderModelOverview } from './render-model-overview.ts';
 import { renderModelSection } from './render-model-section.ts';
 import type { SectionScope } from './section-rows.ts';
@@ -35,7 +35,10 @@ function datasetPages(model: SemanticModel, pageSize: number): string[] {
   const pageCounts = model.datasets.map((d) => pageOf(d.fields, 1, pageSize).pageCount);
   const calls: string[] = [];
   for (let page = 1; page <= Math.max(0, ...pageCounts); page += 1) {
-    const requests: DatasetRequest[] = model.datasets.filter((_, i) => pageCounts[i] >= page).map((d) => ({ name: d.name, page }));
+    const requests: DatasetRequest[] = model.datasets.filter((_, i) => pageCounts[i] >= page).map((d) => ({
+      name: d.name,
+      page,
+    }));
     for (let i = 0; i < requests.length; i += datasetsPerCall.max) {
       calls.push(renderDatasets(model, requests.slice(i, i + datasetsPerCall.max), { pageSize }));
     }
@@ -50,7 +53,11 @@ function datasetPages(model: SemanticModel, pageSize: number): string[] {
  * Source: spec/semantic-query-service.md § Tools (get_semantic_model, get_datasets).
  */
 export function digestPagesToReadAll(model: SemanticModel, pageSize: number): string[] {
-  return [renderModelOverview(model, { pageSize }), ...sectionPages(model, pageSize, 2), ...datasetPages(model, pageSize)];
+  return [
+    renderModelOverview(model, { pageSize }),
+    ...sectionPages(model, pageSize, 2),
+    ...datasetPages(model, pageSize),
+  ];
 }
 
 /**
@@ -59,5 +66,9 @@ export function digestPagesToReadAll(model: SemanticModel, pageSize: number): st
  * Source: spec/semantic-query-service.md § Tools.
  */
 export function allDigestPages(model: SemanticModel, pageSize: number): string[] {
-  return [renderModelOverview(model, { pageSize }), ...sectionPages(model, pageSize, 1), ...datasetPages(model, pageSize)];
+  return [
+    renderModelOverview(model, { pageSize }),
+    ...sectionPages(model, pageSize, 1),
+    ...datasetPages(model, pageSize),
+  ];
 }

@@ -8,6 +8,6 @@
 export { renderModelList } from './render-model-list.ts';
 export { renderModelOverview } from './render-model-overview.ts';
 export { renderModelSection, type SectionOptions } from './render-model-section.ts';
-export { renderDatasets, findDataset, datasetsPerCall, type DatasetRequest } from './render-datasets.ts';
-export { digestPagesToReadAll, allDigestPages, defaultDigestPageSize } from './digest-pages.ts';
+export { type DatasetRequest, datasetsPerCall, findDataset, renderDatasets } from './render-datasets.ts';
+export { allDigestPages, defaultDigestPageSize, digestPagesToReadAll } from './digest-pages.ts';
 export type { SectionScope } from './section-rows.ts';

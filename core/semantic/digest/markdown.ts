@@ -87,7 +87,9 @@ export interface Page<T> {
  */
 export function checkPageSize(pageSize: number): void {
   if (!Number.isInteger(pageSize) || pageSize < 1) {
-    throw new PlatformError('invalid_argument', `pageSize must be a whole number of at least 1, got ${pageSize}`, { status: 400 });
+    throw new PlatformError('invalid_argument', `pageSize must be a whole number of at least 1, got ${pageSize}`, {
+      status: 400,
+    });
   }
 }
 

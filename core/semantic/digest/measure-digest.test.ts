@@ -8,15 +8,36 @@ import { measureDigest, withoutCommentLines } from './measure-digest.ts';
 
 /** Tokens of the bare information (every string the digest must keep, one per line, no structure at all). */
 function informationFloor(model: SemanticModel): number {
-  const texts: string[] = [model.name, model.description ?? '', model.aiContext?.instructions ?? '', ...(model.aiContext?.synonyms ?? [])];
+  const texts: string[] = [
+    model.name,
+    model.description ?? '',
+    model.aiContext?.instructions ?? '',
+    ...(model.aiContext?.synonyms ?? []),
+  ];
   for (const d of model.datasets) {
-    texts.push(d.name, d.description ?? '', d.aiContext?.instructions ?? '', ...(d.aiContext?.synonyms ?? []), ...(d.primaryKey ?? []));
+    texts.push(
+      d.name,
+      d.description ?? '',
+      d.aiContext?.instructions ?? '',
+      ...(d.aiContext?.synonyms ?? []),
+      ...(d.primaryKey ?? []),
+    );
     for (const f of d.fields) {
-      texts.push(f.name, f.datatype ?? '', f.expression === f.name ? '' : f.expression, f.description ?? '', ...(f.aiContext?.synonyms ?? []));
+      texts.push(
+        f.name,
+        f.datatype ?? '',
+        f.expression === f.name ? '' : f.expression,
+        f.description ?? '',
+        ...(f.aiContext?.synonyms ?? []),
+      );
     }
   }
-  for (const r of model.relationships) texts.push(r.name, r.from, r.to, ...r.fromColumns, ...r.toColumns, ...(r.aiContext?.synonyms ?? []));
-  for (const m of model.metrics) texts.push(m.name, m.expression, m.description ?? '', ...(m.aiContext?.synonyms ?? []));
+  for (const r of model.relationships) {
+    texts.push(r.name, r.from, r.to, ...r.fromColumns, ...r.toColumns, ...(r.aiContext?.synonyms ?? []));
+  }
+  for (const m of model.metrics) {
+    texts.push(m.name, m.expression, m.description ?? '', ...(m.aiContext?.synonyms ?? []));
+  }
   return countTokens(texts.filter((t) => t !== '').join('\n'));
 }
 
@@ -27,33 +48,45 @@ describe('countTokens', () => {
   });
 
   test('withoutCommentLines drops comment-only and blank lines', () => {
-    expect(withoutCommentLines('# licence\n\nversion: "0.1.1"  # kept\n  # note\nsemantic_model: []')).toBe('version: "0.1.1"  # kept\nsemantic_model: []');
+    expect(withoutCommentLines('# licence\n\nversion: "0.1.1"  # kept\n  # note\nsemantic_model: []')).toBe(
+      'version: "0.1.1"  # kept\nsemantic_model: []',
+    );
   });
 });
 
 describe('measureDigest', () => {
   const models = validOsiFiles.map((file) => loadModelFile(file).model!);
 
-  test('each figure is what it claims: tokens of the file, of the file without comments, and of every page an agent reads', () => {
-    for (const pageSize of [25, 5]) {
-      measureDigest(validOsiFiles, { pageSize }).forEach((m, i) => {
-        const pages = digestPagesToReadAll(models[i], pageSize);
-        expect(m.model).toBe(models[i].name);
-        expect(m.yamlTokens).toBe(countTokens(validOsiFiles[i].text));
-        expect(m.yamlTokensWithoutComments).toBe(countTokens(withoutCommentLines(validOsiFiles[i].text)));
-        expect(m.calls).toBe(pages.length);
-        expect(m.digestTokens).toBe(pages.reduce((sum, page) => sum + countTokens(page), 0));
-        expect(m.ratio).toBeCloseTo(m.yamlTokens / m.digestTokens, 10);
-        expect(m.ratioWithoutComments).toBeCloseTo(m.yamlTokensWithoutComments / m.digestTokens, 10);
-      });
-    }
-  });
+  test(
+    'each figure is what it claims: tokens of the file, of the file without comments, and of every page an ' +
+      'agent reads',
+    () => {
+      for (const pageSize of [25, 5]) {
+        measureDigest(validOsiFiles, { pageSize }).forEach((m, i) => {
+          const pages = digestPagesToReadAll(models[i], pageSize);
+          expect(m.model).toBe(models[i].name);
+          expect(m.yamlTokens).toBe(countTokens(validOsiFiles[i].text));
+          expect(m.yamlTokensWithoutComments).toBe(countTokens(withoutCommentLines(validOsiFiles[i].text)));
+          expect(m.calls).toBe(pages.length);
+          expect(m.digestTokens).toBe(pages.reduce((sum, page) => sum + countTokens(page), 0));
+          expect(m.ratio).toBeCloseTo(m.yamlTokens / m.digestTokens, 10);
+          expect(m.ratioWithoutComments).toBeCloseTo(m.yamlTokensWithoutComments / m.digestTokens, 10);
+        });
+      }
+    },
+  );
 
   test('the pages counted hold every dataset, field, relationship and metric name of the model', () => {
     measureDigest(validOsiFiles).forEach((m, i) => {
       const text = digestPagesToReadAll(models[i], 25).join('\n');
-      const names = [...models[i].datasets.flatMap((d) => [d.name, ...d.fields.map((f) => f.name)]), ...models[i].relationships.map((r) => r.name), ...models[i].metrics.map((x) => x.name)];
-      expect(names.filter((name) => !text.includes(name)), `${m.model}: names missing from the counted pages`).toEqual([]);
+      const names = [
+        ...models[i].datasets.flatMap((d) => [d.name, ...d.fields.map((f) => f.name)]),
+        ...models[i].relationships.map((r) => r.name),
+        ...models[i].metrics.map((x) => x.name),
+      ];
+      expect(names.filter((name) => !text.includes(name)), `${m.model}: names missing from the counted pages`).toEqual(
+        [],
+      );
     });
   });
 

@@ -50,7 +50,10 @@ export function measureDigest(files: ModelFile[], options: { pageSize?: number }
   return files.map((file) => {
     const loaded = loadModelFile(file);
     if (!loaded.model) {
-      throw new PlatformError('invalid_model', `${file.fileName} does not load: ${loaded.problems.map(formatModelProblem).join('; ')}`);
+      throw new PlatformError(
+        'invalid_model',
+        `${file.fileName} does not load: ${loaded.problems.map(formatModelProblem).join('; ')}`,
+      );
     }
     const pages = digestPagesToReadAll(loaded.model, pageSize);
     const digestTokens = pages.reduce((sum, page) => sum + countTokens(page), 0);

@@ -21,7 +21,9 @@ describe('fieldLine', () => {
       '- carrier String "Airline": Two-letter carrier code; values AA|DL|UA; aka airline; e.g. AA | WN',
     );
     expect(fieldLine(model.datasets[0].fields[3])).toBe('- "departs at" DateTime time = CAST(dep_ts AS TIMESTAMP)');
-    expect(fieldLine(model.datasets[0].fields[4])).toBe('- tail_no = [SNOWFLAKE] TAIL: note: Aircraft registration; may be null.');
+    expect(fieldLine(model.datasets[0].fields[4])).toBe(
+      '- tail_no = [SNOWFLAKE] TAIL: note: Aircraft registration; may be null.',
+    );
   });
 
   test('omits what says nothing: expression equal to the name, label equal to the name, is_time false', () => {
@@ -64,7 +66,9 @@ describe('renderDatasets', () => {
         `${notQueryableNote}\n${expressionNote}`,
       ].join('\n'),
     );
-    expect(renderDatasets(model, [{ name: 'flights', page: 1 }], { pageSize: 3 })).toContain('*4 more fields: get_datasets {name: "flights", page: 2}*');
+    expect(renderDatasets(model, [{ name: 'flights', page: 1 }], { pageSize: 3 })).toContain(
+      '*4 more fields: get_datasets {name: "flights", page: 2}*',
+    );
   });
 
   test('a field page past the end names the last page; the other datasets still render', () => {
@@ -73,21 +77,27 @@ describe('renderDatasets', () => {
     expect(text).toContain('## "empty_one" [no view_query]\nNo fields defined.');
   });
 
-  test('an unknown dataset gets a line naming it and the model\'s datasets; the others still render', () => {
+  test("an unknown dataset gets a line naming it and the model's datasets; the others still render", () => {
     const text = renderDatasets(model, [{ name: 'planes' }, { name: 'airports' }], { pageSize: 25 });
-    expect(text.split('\n\n')[0]).toBe('Unknown dataset "planes": model flights has the datasets "flights", "Airports", "empty_one".');
+    expect(text.split('\n\n')[0]).toBe(
+      'Unknown dataset "planes": model flights has the datasets "flights", "Airports", "empty_one".',
+    );
     expect(text).toContain('## "Airports" [no view_query]\n- iata\n- city');
   });
 
   test('takes 1 to 10 datasets per call', () => {
     for (const requests of [[], Array.from({ length: 11 }, () => ({ name: 'flights' }))]) {
-      expect.soft(() => renderDatasets(model, requests, { pageSize: 5 })).toThrow('get_datasets takes 1 to 10 datasets per call');
+      expect.soft(() => renderDatasets(model, requests, { pageSize: 5 })).toThrow(
+        'get_datasets takes 1 to 10 datasets per call',
+      );
       try {
         renderDatasets(model, requests, { pageSize: 5 });
       } catch (error) {
         expect(isPlatformError(error, 'invalid_argument')).toBe(true);
       }
     }
-    expect(renderDatasets(model, Array.from({ length: 10 }, () => ({ name: 'Airports' })), { pageSize: 5 })).toContain('"Airports"');
+    expect(renderDatasets(model, Array.from({ length: 10 }, () => ({ name: 'Airports' })), { pageSize: 5 })).toContain(
+      '"Airports"',
+    );
   });
 });

@@ -7,7 +7,18 @@
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { Dataset, SemanticModel } from '../model.ts';
 import { fieldLine, showsExpression } from './field-line.ts';
-import { aiContextParts, checkPageSize, counted, oneLine, pageOf, pastEndLine, quoteColumn, quoteTable, rangeLabel, type Page } from './markdown.ts';
+import {
+  aiContextParts,
+  checkPageSize,
+  counted,
+  oneLine,
+  type Page,
+  pageOf,
+  pastEndLine,
+  quoteColumn,
+  quoteTable,
+  rangeLabel,
+} from './markdown.ts';
 import { notQueryableMark } from './section-rows.ts';
 
 /**
@@ -48,7 +59,8 @@ export const notQueryableNote = `${notQueryableMark} = not queryable until the m
  * Source: spec/semantic-query-service.md § Tools (get_datasets).
  */
 export function findDataset(model: SemanticModel, name: string): Dataset | undefined {
-  return model.datasets.find((d) => d.name === name) ?? model.datasets.find((d) => d.name.toLowerCase() === name.toLowerCase());
+  return model.datasets.find((d) => d.name === name) ??
+    model.datasets.find((d) => d.name.toLowerCase() === name.toLowerCase());
 }
 
 function keyLines(dataset: Dataset): string[] {
@@ -79,16 +91,30 @@ function heading(dataset: Dataset, page: Page<unknown>): string {
 
 function nextFieldsHint(dataset: Dataset, page: Page<unknown>): string[] {
   if (page.page >= page.pageCount) return [];
-  return [`*${counted(page.total - page.last, 'more field')}: get_datasets {name: ${JSON.stringify(dataset.name)}, page: ${page.page + 1}}*`];
+  return [
+    `*${counted(page.total - page.last, 'more field')}: get_datasets {name: ${JSON.stringify(dataset.name)}, page: ${
+      page.page + 1
+    }}*`,
+  ];
 }
 
-function datasetBlock(dataset: Dataset, pageNumber: number, pageSize: number): { text: string; showsExpression: boolean } {
+function datasetBlock(
+  dataset: Dataset,
+  pageNumber: number,
+  pageSize: number,
+): { text: string; showsExpression: boolean } {
   const page = pageOf(dataset.fields, pageNumber, pageSize);
   if (dataset.fields.length === 0) {
-    return { text: [heading(dataset, page), ...aboutLines(dataset), 'No fields defined.'].join('\n'), showsExpression: false };
+    return {
+      text: [heading(dataset, page), ...aboutLines(dataset), 'No fields defined.'].join('\n'),
+      showsExpression: false,
+    };
   }
   if (page.items.length === 0) {
-    return { text: `## ${quoteTable(dataset.name)}\n${pastEndLine(`the fields of ${quoteTable(dataset.name)}`, page)}`, showsExpression: false };
+    return {
+      text: `## ${quoteTable(dataset.name)}\n${pastEndLine(`the fields of ${quoteTable(dataset.name)}`, page)}`,
+      showsExpression: false,
+    };
   }
   const about = page.page === 1 ? aboutLines(dataset) : [];
   const lines = [heading(dataset, page), ...about, ...page.items.map(fieldLine), ...nextFieldsHint(dataset, page)];
@@ -111,9 +137,17 @@ function unknownDatasetLine(model: SemanticModel, name: string): string {
  * @throws PlatformError `invalid_argument` (400) for fewer than 1 or more than 10 requests, or a bad pageSize
  * Source: spec/semantic-query-service.md § Tools (get_datasets), § Limits (datasets per get_datasets call).
  */
-export function renderDatasets(model: SemanticModel, requests: DatasetRequest[], options: { pageSize: number }): string {
+export function renderDatasets(
+  model: SemanticModel,
+  requests: DatasetRequest[],
+  options: { pageSize: number },
+): string {
   if (requests.length < datasetsPerCall.min || requests.length > datasetsPerCall.max) {
-    throw new PlatformError('invalid_argument', `get_datasets takes 1 to 10 datasets per call, got ${requests.length}`, { status: 400 });
+    throw new PlatformError(
+      'invalid_argument',
+      `get_datasets takes 1 to 10 datasets per call, got ${requests.length}`,
+      { status: 400 },
+    );
   }
   checkPageSize(options.pageSize);
   let anyNotQueryable = false;

@@ -14,5 +14,9 @@ import { oneLine } from './markdown.ts';
 export function renderModelList(models: { name: string; description?: string }[]): string {
   if (models.length === 0) return 'No semantic models are available to this token.';
   const lines = models.map((m) => `- ${m.name}${m.description ? `: ${oneLine(m.description)}` : ''}`);
-  return [`# Semantic models (${models.length})`, ...lines, 'Use get_semantic_model with a modelName for its datasets, relationships and metrics.'].join('\n');
+  return [
+    `# Semantic models (${models.length})`,
+    ...lines,
+    'Use get_semantic_model with a modelName for its datasets, relationships and metrics.',
+  ].join('\n');
 }

@@ -14,8 +14,7 @@ const scopes: SectionScope[] = ['datasets', 'relationships', 'metrics'];
  * How to query, said once per overview.
  * Source: spec/semantic-query-service.md § What the service does (3).
  */
-export const queryHowTo =
-  'SQL: use the quoted dataset names as tables, no schema prefix.';
+export const queryHowTo = 'SQL: use the quoted dataset names as tables, no schema prefix.';
 
 /**
  * The heading block of a model: name, description, instructions and the rest of its AI context.

@@ -22,7 +22,8 @@ const fiveDatasets = (): SemanticModel => ({
 describe('renderModelList', () => {
   test('one line per model with its description; a sentence when empty', () => {
     expect(renderModelList([{ name: 'flights', description: 'US\nflights' }, { name: 'sales' }])).toBe(
-      '# Semantic models (2)\n- flights: US flights\n- sales\nUse get_semantic_model with a modelName for its datasets, relationships and metrics.',
+      '# Semantic models (2)\n- flights: US flights\n- sales\nUse get_semantic_model with a modelName for its ' +
+        'datasets, relationships and metrics.',
     );
     expect(renderModelList([])).toBe('No semantic models are available to this token.');
   });
@@ -38,17 +39,25 @@ describe('renderModelOverview', () => {
       'aka air travel; e.g. Which airline is most late?; owner: ops team',
       'SQL: use the quoted dataset names as tables, no schema prefix.',
     ]);
-    expect(text).toContain('## Datasets (3) [no view_query] = not queryable yet\n- "flights" (7 fields): One row per scheduled flight leg');
+    expect(text).toContain(
+      '## Datasets (3) [no view_query] = not queryable yet\n- "flights" (7 fields): One row per scheduled flight leg',
+    );
     expect(text).toContain('- "Airports" (2 fields) [no view_query]\n');
     expect(text).toContain('- leg_to_tail: flights.carrier → empty_one.c, flights.tail_no → empty_one.t');
-    expect(text).toContain('- avg_delay Float = AVG( flights.arr_delay): Mean arrival delay; aka average lateness; note: Exclude cancelled flights.');
+    expect(text).toContain(
+      '- avg_delay Float = AVG( flights.arr_delay): Mean arrival delay; aka average lateness; note: Exclude ' +
+        'cancelled flights.',
+    );
     expect(text).toContain('- leg_count = [DATABRICKS] COUNT(*)');
     expect(text).not.toMatch(/^\*/m);
   });
 
   test('the first page of each section ends with a hint naming the scope and page 2', () => {
     const text = renderModelOverview(fiveDatasets(), { pageSize: 2 });
-    expect(text).toContain('## Datasets (1-2 of 5)\n- "a" (0 fields): About a\n- "b" (0 fields): About b\n*3 more datasets: get_semantic_model scope "datasets", page 2*');
+    expect(text).toContain(
+      '## Datasets (1-2 of 5)\n- "a" (0 fields): About a\n- "b" (0 fields): About b\n*3 more datasets: ' +
+        'get_semantic_model scope "datasets", page 2*',
+    );
     expect(text).toContain('## Relationships (2) many → one');
     expect(text).not.toContain('scope "relationships"');
   });
@@ -56,7 +65,9 @@ describe('renderModelOverview', () => {
   test('a page where no dataset is queryable says so once instead of on every row', () => {
     const model = { ...fiveDatasets(), datasets: [dataset('a'), dataset('b')] };
     const text = renderModelOverview(model, { pageSize: 5 });
-    expect(text).toContain('## Datasets (2) none queryable yet: no view_query\n- "a" (0 fields): About a\n- "b" (0 fields): About b');
+    expect(text).toContain(
+      '## Datasets (2) none queryable yet: no view_query\n- "a" (0 fields): About a\n- "b" (0 fields): About b',
+    );
   });
 
   test('empty sections are named in one line', () => {
@@ -81,9 +92,13 @@ describe('renderModelSection pagination', () => {
 
   test('pages hold pageSize items, with a hint to the next page until the last', () => {
     expect(page(1)).toBe(
-      '# Model flights: datasets, page 1 of 3\n## Datasets (1-2 of 5)\n- "a" (0 fields): About a\n- "b" (0 fields): About b\n*3 more datasets: get_semantic_model scope "datasets", page 2*',
+      '# Model flights: datasets, page 1 of 3\n## Datasets (1-2 of 5)\n- "a" (0 fields): About a\n- "b" (0 ' +
+        'fields): About b\n*3 more datasets: get_semantic_model scope "datasets", page 2*',
     );
-    expect(page(2)).toContain('## Datasets (3-4 of 5)\n- "c" (0 fields): About c\n- "d" (0 fields): About d\n*1 more dataset: get_semantic_model scope "datasets", page 3*');
+    expect(page(2)).toContain(
+      '## Datasets (3-4 of 5)\n- "c" (0 fields): About c\n- "d" (0 fields): About d\n*1 more dataset: ' +
+        'get_semantic_model scope "datasets", page 3*',
+    );
     expect(page(3)).toBe('# Model flights: datasets, page 3 of 3\n## Datasets (5 of 5)\n- "e" (0 fields): About e');
   });
 
@@ -108,6 +123,8 @@ describe('renderModelSection pagination', () => {
     expect(renderModelSection(digestTestModel(), { scope: 'relationships', page: 1, pageSize: 1 })).toContain(
       '*1 more relationship: get_semantic_model scope "relationships", page 2*',
     );
-    expect(renderModelSection({ ...digestTestModel(), metrics: [] }, { scope: 'metrics', page: 1, pageSize: 1 })).toBe('Model flights has no metrics.');
+    expect(renderModelSection({ ...digestTestModel(), metrics: [] }, { scope: 'metrics', page: 1, pageSize: 1 })).toBe(
+      'Model flights has no metrics.',
+    );
   });
 });

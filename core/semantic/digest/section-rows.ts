@@ -5,7 +5,17 @@
  * Source: spec/semantic-query-service.md § Tools (get_semantic_model).
  */
 import type { Dataset, Metric, Relationship, SemanticModel } from '../model.ts';
-import { aiContextParts, counted, oneLine, pageOf, quoteColumn, quoteTable, rangeLabel, shorten, type Page } from './markdown.ts';
+import {
+  aiContextParts,
+  counted,
+  oneLine,
+  type Page,
+  pageOf,
+  quoteColumn,
+  quoteTable,
+  rangeLabel,
+  shorten,
+} from './markdown.ts';
 
 /**
  * A section of a model that get_semantic_model can page through.
@@ -39,7 +49,10 @@ export function expressionText(item: { expression: string; expressionDialect: st
  * already says that no dataset on the page is queryable.
  * Source: spec/semantic-query-service.md § Tools (each dataset row includes its quoted table name).
  */
-export function datasetRow(dataset: Dataset, options: { markNotQueryable: boolean } = { markNotQueryable: true }): string {
+export function datasetRow(
+  dataset: Dataset,
+  options: { markNotQueryable: boolean } = { markNotQueryable: true },
+): string {
   const head = `- ${quoteTable(dataset.name)} (${counted(dataset.fields.length, 'field')})`;
   const mark = options.markNotQueryable && dataset.viewQuery === undefined ? ` ${notQueryableMark}` : '';
   const description = dataset.description ? `: ${shorten(dataset.description, rowDescriptionChars)}` : '';
@@ -52,7 +65,10 @@ export function datasetRow(dataset: Dataset, options: { markNotQueryable: boolea
  */
 export function relationshipRow(relationship: Relationship): string {
   const pairs = relationship.fromColumns.map(
-    (column, i) => `${relationship.from}.${quoteColumn(column)} → ${relationship.to}.${quoteColumn(relationship.toColumns[i] ?? '?')}`,
+    (column, i) =>
+      `${relationship.from}.${quoteColumn(column)} → ${relationship.to}.${
+        quoteColumn(relationship.toColumns[i] ?? '?')
+      }`,
   );
   const parts = aiContextParts(relationship.aiContext);
   return `- ${relationship.name}: ${pairs.join(', ')}${parts.length > 0 ? `; ${parts.join('; ')}` : ''}`;
@@ -64,12 +80,22 @@ export function relationshipRow(relationship: Relationship): string {
  */
 export function metricRow(metric: Metric): string {
   const type = metric.datatype ? ` ${metric.datatype}` : '';
-  const parts = [metric.description ? oneLine(metric.description) : '', ...aiContextParts(metric.aiContext)].filter((p) => p !== '');
+  const parts = [metric.description ? oneLine(metric.description) : '', ...aiContextParts(metric.aiContext)].filter((
+    p,
+  ) => p !== '');
   return `- ${metric.name}${type} = ${expressionText(metric)}${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`;
 }
 
-const titles: Record<SectionScope, string> = { datasets: 'Datasets', relationships: 'Relationships', metrics: 'Metrics' };
-const singular: Record<SectionScope, string> = { datasets: 'dataset', relationships: 'relationship', metrics: 'metric' };
+const titles: Record<SectionScope, string> = {
+  datasets: 'Datasets',
+  relationships: 'Relationships',
+  metrics: 'Metrics',
+};
+const singular: Record<SectionScope, string> = {
+  datasets: 'dataset',
+  relationships: 'relationship',
+  metrics: 'metric',
+};
 
 function itemsOf(model: SemanticModel, scope: SectionScope): (Dataset | Relationship | Metric)[] {
   return model[scope];
@@ -101,7 +127,9 @@ function headingOf(scope: SectionScope, page: Page<unknown>, items: (Dataset | R
  */
 export function nextPageHint(scope: SectionScope, page: Page<unknown>): string {
   if (page.page >= page.pageCount) return '';
-  return `*${counted(page.total - page.last, `more ${singular[scope]}`)}: get_semantic_model scope "${scope}", page ${page.page + 1}*`;
+  return `*${counted(page.total - page.last, `more ${singular[scope]}`)}: get_semantic_model scope "${scope}", page ${
+    page.page + 1
+  }*`;
 }
 
 /**

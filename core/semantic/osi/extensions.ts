@@ -61,8 +61,9 @@ export function readViewQuery(
     const entry = viewQueryOf(extension.data, vendor);
     if (entry === undefined) return;
     if (typeof entry !== 'string') problems.push({ path: at, reason: entry.reason });
-    else if (found[vendor] !== undefined) problems.push({ path: at, reason: `a second ${vendor} view_query for this dataset; keep only one` });
-    else found[vendor] = entry;
+    else if (found[vendor] !== undefined) {
+      problems.push({ path: at, reason: `a second ${vendor} view_query for this dataset; keep only one` });
+    } else found[vendor] = entry;
   });
   return { viewQuery: found.CAIRN ?? found.COMMON, problems };
 }
@@ -86,7 +87,9 @@ export function cairnExtensionProblems(extensions: CustomExtension[], path: stri
   extensions.forEach((extension, index) => {
     if (extension.vendor_name.toUpperCase() !== 'CAIRN') return;
     const parsed = parseExtensionData(extension.data);
-    if (!parsed.ok) problems.push({ path: `${path}/custom_extensions/${index}/data`, reason: `CAIRN extension: ${parsed.reason}` });
+    if (!parsed.ok) {
+      problems.push({ path: `${path}/custom_extensions/${index}/data`, reason: `CAIRN extension: ${parsed.reason}` });
+    }
   });
   return problems;
 }

@@ -5,10 +5,10 @@
  *
  * Source: spec/semantic-query-service.md § What the service does (1), § Resources and their fields.
  */
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import { type Document, LineCounter, parseDocument } from 'yaml';
 import { acceptedOsiVersions, type LoadedModel, type ModelProblem, type OsiVersion } from '../model.ts';
 import { normalizeModel, type OsiSemanticModel } from './normalize-model.ts';
-import { schemaProblems, type PointerProblem } from './schema-problems.ts';
+import { type PointerProblem, schemaProblems } from './schema-problems.ts';
 
 /**
  * A model source file: its name (e.g. `models/flights.yaml`) and YAML text.
@@ -88,14 +88,19 @@ function versionProblem(data: Record<string, unknown>): PointerProblem | undefin
 function shapeProblems(data: Record<string, unknown>, version: OsiVersion): PointerProblem[] {
   const problems: PointerProblem[] = [];
   if ('ontology' in data || 'ontology_mappings' in data) {
-    problems.push({ path: '', reason: 'this is an OSI ontology document; a model file holds `version` and `semantic_model` only' });
+    problems.push({
+      path: '',
+      reason: 'this is an OSI ontology document; a model file holds `version` and `semantic_model` only',
+    });
   }
   const models = data.semantic_model;
   if (Array.isArray(models) && models.length !== 1) {
     const count = models.length === 0 ? 'no model' : `${models.length} models`;
     problems.push({
       path: '/semantic_model',
-      reason: `semantic_model lists ${count}; a file must hold exactly one model: split it into one file per model (the file name is the model name)`,
+      reason:
+        `semantic_model lists ${count}; a file must hold exactly one model: split it into one file per model (the ` +
+        `file name is the model name)`,
     });
   }
   return [...problems, ...schemaProblems(data, version)];
@@ -104,7 +109,10 @@ function shapeProblems(data: Record<string, unknown>, version: OsiVersion): Poin
 function capped(problems: FileProblem[], file: string): FileProblem[] {
   if (problems.length <= maxProblemsPerFile) return problems;
   const rest = problems.length - maxProblemsPerFile;
-  return [...problems.slice(0, maxProblemsPerFile), { file, reason: `${rest} more problem(s) not listed; fix these first` }];
+  return [...problems.slice(0, maxProblemsPerFile), {
+    file,
+    reason: `${rest} more problem(s) not listed; fix these first`,
+  }];
 }
 
 /**
@@ -119,7 +127,12 @@ export function loadModelFile(input: ModelFile): LoadedModel {
   const name = modelNameOf(input.fileName);
   const model = name ?? input.fileName.split(/[\\/]/).pop() ?? input.fileName;
   const loaded = name === undefined
-    ? { problems: [{ file: input.fileName, reason: 'a model file name must end in .yaml or .yml; its base name is the model name' }] }
+    ? {
+      problems: [{
+        file: input.fileName,
+        reason: 'a model file name must end in .yaml or .yml; its base name is the model name',
+      }],
+    }
     : loadNamedFile(input, name);
   return { ...loaded, problems: loaded.problems.map((problem) => ({ ...problem, model })) };
 }
@@ -132,7 +145,9 @@ function loadNamedFile(input: ModelFile, name: string): { model?: LoadedModel['m
   const data = toData(parsed.doc);
   if (data instanceof Error) return { problems: [{ file, reason: `YAML could not be read: ${data.message}` }] };
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    return { problems: [{ file, path: '/', reason: 'the file must be a mapping with the keys version and semantic_model' }] };
+    return {
+      problems: [{ file, path: '/', reason: 'the file must be a mapping with the keys version and semantic_model' }],
+    };
   }
   const record = data as Record<string, unknown>;
   const badVersion = versionProblem(record);

@@ -25,7 +25,11 @@ export function loadModels(files: ModelFile[]): { models: SemanticModel[]; probl
     if (!loaded.model) continue;
     const earlier = owner.get(loaded.model.name.toLowerCase());
     if (earlier !== undefined) {
-      problems.push({ file: file.fileName, model: loaded.model.name, reason: `model name "${loaded.model.name}" is already used by ${earlier}; rename one file` });
+      problems.push({
+        file: file.fileName,
+        model: loaded.model.name,
+        reason: `model name "${loaded.model.name}" is already used by ${earlier}; rename one file`,
+      });
       continue;
     }
     owner.set(loaded.model.name.toLowerCase(), file.fileName);

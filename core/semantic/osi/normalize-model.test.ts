@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { normalizeAIContext, normalizeModel, pickExpression } from './normalize-model.ts';
 
-const expr = (...pairs: [string, string][]) => ({ dialects: pairs.map(([dialect, expression]) => ({ dialect, expression })) });
+const expr = (...pairs: [string, string][]) => ({
+  dialects: pairs.map(([dialect, expression]) => ({ dialect, expression })),
+});
 
 describe('normalizeAIContext', () => {
   test('the string form becomes instructions; empty contexts vanish', () => {
@@ -12,20 +14,28 @@ describe('normalizeAIContext', () => {
   });
 
   test('keeps instructions, synonyms, examples and any other keys under other', () => {
-    expect(normalizeAIContext({ instructions: 'i', synonyms: ['s'], examples: ['e'], owner: 'ops', tags: ['a'] })).toEqual({
-      instructions: 'i',
-      synonyms: ['s'],
-      examples: ['e'],
-      other: { owner: 'ops', tags: ['a'] },
-    });
+    expect(normalizeAIContext({ instructions: 'i', synonyms: ['s'], examples: ['e'], owner: 'ops', tags: ['a'] }))
+      .toEqual({
+        instructions: 'i',
+        synonyms: ['s'],
+        examples: ['e'],
+        other: { owner: 'ops', tags: ['a'] },
+      });
   });
 });
 
 describe('pickExpression', () => {
   test('prefers ANSI_SQL, else the first dialect, and keeps all dialects', () => {
     const both = expr(['SNOWFLAKE', 'a::NUMBER'], ['ANSI_SQL', 'CAST(a AS DECIMAL)']);
-    expect(pickExpression(both)).toEqual({ expression: 'CAST(a AS DECIMAL)', expressionDialect: 'ANSI_SQL', dialects: both.dialects });
-    expect(pickExpression(expr(['DATABRICKS', 'd_year'], ['MAQL', 'x']))).toMatchObject({ expression: 'd_year', expressionDialect: 'DATABRICKS' });
+    expect(pickExpression(both)).toEqual({
+      expression: 'CAST(a AS DECIMAL)',
+      expressionDialect: 'ANSI_SQL',
+      dialects: both.dialects,
+    });
+    expect(pickExpression(expr(['DATABRICKS', 'd_year'], ['MAQL', 'x']))).toMatchObject({
+      expression: 'd_year',
+      expressionDialect: 'DATABRICKS',
+    });
   });
 });
 
@@ -63,20 +73,37 @@ describe('normalizeModel', () => {
 
   test('maps keys to the internal shape; absent parts stay absent', () => {
     const { model } = normalizeModel(raw, { name: 'events', fileName: 'models/events.yaml', version: '0.2.0.dev0' });
-    expect(model).toMatchObject({ name: 'events', declaredName: 'declared', fileName: 'models/events.yaml', metrics: [], extensions: [] });
+    expect(model).toMatchObject({
+      name: 'events',
+      declaredName: 'declared',
+      fileName: 'models/events.yaml',
+      metrics: [],
+      extensions: [],
+    });
     expect(model.datasets[0]).toMatchObject({ primaryKey: ['id'], uniqueKeys: [['id'], ['a', 'b']] });
-    expect(model.relationships[0]).toEqual({ name: 'r', from: 'events', to: 'x', fromColumns: ['a', 'b'], toColumns: ['c', 'd'], extensions: [] });
+    expect(model.relationships[0]).toEqual({
+      name: 'r',
+      from: 'events',
+      to: 'x',
+      fromColumns: ['a', 'b'],
+      toColumns: ['c', 'd'],
+      extensions: [],
+    });
     expect('aiContext' in model).toBe(false);
     expect('viewQuery' in model.datasets[0]).toBe(false);
   });
 
   test('relationship columns must pair up', () => {
-    const unpaired = { ...raw, relationships: [{ name: 'r', from: 'events', to: 'x', from_columns: ['a', 'b'], to_columns: ['c'] }] };
+    const unpaired = {
+      ...raw,
+      relationships: [{ name: 'r', from: 'events', to: 'x', from_columns: ['a', 'b'], to_columns: ['c'] }],
+    };
     const { problems } = normalizeModel(unpaired, { name: 'events', fileName: 'events.yaml', version: '0.2.0.dev0' });
     expect(problems).toEqual([
       {
         path: '/semantic_model/0/relationships/0/to_columns',
-        reason: 'from_columns has 2 column(s) but to_columns has 1; they pair up in order, so list as many on each side',
+        reason:
+          'from_columns has 2 column(s) but to_columns has 1; they pair up in order, so list as many on each side',
       },
     ]);
   });

@@ -19,7 +19,9 @@ import type {
 import { cairnExtensionProblems, readFieldValues, readViewQuery } from './extensions.ts';
 import type { PointerProblem } from './schema-problems.ts';
 
-type OsiAIContext = string | ({ instructions?: string; synonyms?: string[]; examples?: string[] } & Record<string, unknown>);
+type OsiAIContext =
+  | string
+  | ({ instructions?: string; synonyms?: string[]; examples?: string[] } & Record<string, unknown>);
 interface OsiCommon {
   name: string;
   description?: string;
@@ -158,26 +160,31 @@ function duplicateNames(items: { name: string }[], path: string, what: string): 
     const key = item.name.toLowerCase();
     const first = firstIndex.get(key);
     if (first === undefined) firstIndex.set(key, index);
-    else problems.push({ path: `${path}/${index}/name`, reason: `${what} name "${item.name}" is already used at ${path}/${first}` });
+    else {problems.push({
+        path: `${path}/${index}/name`,
+        reason: `${what} name "${item.name}" is already used at ${path}/${first}`,
+      });}
   });
   return problems;
 }
 
 function unpairedKeys(relationships: OsiRelationship[], path: string): PointerProblem[] {
   return relationships.flatMap((r, i) =>
-    r.from_columns.length === r.to_columns.length
-      ? []
-      : [{
-          path: `${path}/relationships/${i}/to_columns`,
-          reason: `from_columns has ${r.from_columns.length} column(s) but to_columns has ${r.to_columns.length}; they pair up in order, so list as many on each side`,
-        }],
+    r.from_columns.length === r.to_columns.length ? [] : [{
+      path: `${path}/relationships/${i}/to_columns`,
+      reason:
+        `from_columns has ${r.from_columns.length} column(s) but to_columns has ${r.to_columns.length}; they pair ` +
+        `up in order, so list as many on each side`,
+    }]
   );
 }
 
 function elementExtensionProblems(raw: OsiSemanticModel, path: string): PointerProblem[] {
   return [
     ...cairnExtensionProblems(raw.custom_extensions ?? [], path),
-    ...(raw.relationships ?? []).flatMap((r, i) => cairnExtensionProblems(r.custom_extensions ?? [], `${path}/relationships/${i}`)),
+    ...(raw.relationships ?? []).flatMap((r, i) =>
+      cairnExtensionProblems(r.custom_extensions ?? [], `${path}/relationships/${i}`)
+    ),
     ...(raw.metrics ?? []).flatMap((m, i) => cairnExtensionProblems(m.custom_extensions ?? [], `${path}/metrics/${i}`)),
   ];
 }
@@ -197,7 +204,10 @@ export function normalizeModel(
   const path = '/semantic_model/0';
   const problems: PointerProblem[] = [...duplicateNames(raw.datasets, `${path}/datasets`, 'dataset')];
   const datasets = raw.datasets.map((d, i) => normalizeDataset(d, `${path}/datasets/${i}`, problems));
-  problems.push(...duplicateNames(raw.metrics ?? [], `${path}/metrics`, 'metric'), ...unpairedKeys(raw.relationships ?? [], path));
+  problems.push(
+    ...duplicateNames(raw.metrics ?? [], `${path}/metrics`, 'metric'),
+    ...unpairedKeys(raw.relationships ?? [], path),
+  );
   problems.push(...elementExtensionProblems(raw, path));
   const model: SemanticModel = compact({
     name: source.name,

@@ -90,7 +90,10 @@ function describeError(error: ErrorObject): PointerProblem {
     case 'type':
       return { path, reason: `must be ${typeWords(params.type)}, found ${describeValue(error.data)}` };
     case 'enum':
-      return { path, reason: `${describeValue(error.data)} is not allowed; use one of: ${listOf(params.allowedValues)}` };
+      return {
+        path,
+        reason: `${describeValue(error.data)} is not allowed; use one of: ${listOf(params.allowedValues)}`,
+      };
     case 'const':
       return { path, reason: `must be ${JSON.stringify(params.allowedValue)}, found ${describeValue(error.data)}` };
     case 'minItems':

@@ -15,26 +15,52 @@ const expressionKinds: Record<string, readonly string[]> = {
   COLLATE: ['COLLATE'],
   COLUMN_REF: ['COLUMN_REF'],
   COMPARISON: [
-    'COMPARE_EQUAL', 'COMPARE_NOTEQUAL', 'COMPARE_LESSTHAN', 'COMPARE_GREATERTHAN', 'COMPARE_LESSTHANOREQUALTO',
-    'COMPARE_GREATERTHANOREQUALTO', 'COMPARE_DISTINCT_FROM', 'COMPARE_NOT_DISTINCT_FROM',
+    'COMPARE_EQUAL',
+    'COMPARE_NOTEQUAL',
+    'COMPARE_LESSTHAN',
+    'COMPARE_GREATERTHAN',
+    'COMPARE_LESSTHANOREQUALTO',
+    'COMPARE_GREATERTHANOREQUALTO',
+    'COMPARE_DISTINCT_FROM',
+    'COMPARE_NOT_DISTINCT_FROM',
   ],
   CONJUNCTION: ['CONJUNCTION_AND', 'CONJUNCTION_OR'],
   CONSTANT: ['VALUE_CONSTANT'],
   FUNCTION: ['FUNCTION'],
   LAMBDA: ['LAMBDA'],
   OPERATOR: [
-    'ARRAY_CONSTRUCTOR', 'ARRAY_EXTRACT', 'ARRAY_SLICE', 'COMPARE_IN', 'COMPARE_NOT_IN', 'GROUPING_FUNCTION',
-    'OPERATOR_COALESCE', 'OPERATOR_IS_NULL', 'OPERATOR_IS_NOT_NULL', 'OPERATOR_NOT', 'OPERATOR_TRY',
-    'OPERATOR_UNPACK', 'STRUCT_EXTRACT',
+    'ARRAY_CONSTRUCTOR',
+    'ARRAY_EXTRACT',
+    'ARRAY_SLICE',
+    'COMPARE_IN',
+    'COMPARE_NOT_IN',
+    'GROUPING_FUNCTION',
+    'OPERATOR_COALESCE',
+    'OPERATOR_IS_NULL',
+    'OPERATOR_IS_NOT_NULL',
+    'OPERATOR_NOT',
+    'OPERATOR_TRY',
+    'OPERATOR_UNPACK',
+    'STRUCT_EXTRACT',
   ],
   PARAMETER: ['VALUE_PARAMETER'],
   POSITIONAL_REFERENCE: ['POSITIONAL_REFERENCE'],
   STAR: ['STAR'],
   SUBQUERY: ['SUBQUERY'],
   WINDOW: [
-    'WINDOW_AGGREGATE', 'WINDOW_ROW_NUMBER', 'WINDOW_RANK', 'WINDOW_RANK_DENSE', 'WINDOW_PERCENT_RANK',
-    'WINDOW_CUME_DIST', 'WINDOW_NTILE', 'WINDOW_LEAD', 'WINDOW_LAG', 'WINDOW_FIRST_VALUE', 'WINDOW_LAST_VALUE',
-    'WINDOW_NTH_VALUE', 'WINDOW_FILL',
+    'WINDOW_AGGREGATE',
+    'WINDOW_ROW_NUMBER',
+    'WINDOW_RANK',
+    'WINDOW_RANK_DENSE',
+    'WINDOW_PERCENT_RANK',
+    'WINDOW_CUME_DIST',
+    'WINDOW_NTILE',
+    'WINDOW_LEAD',
+    'WINDOW_LAG',
+    'WINDOW_FIRST_VALUE',
+    'WINDOW_LAST_VALUE',
+    'WINDOW_NTH_VALUE',
+    'WINDOW_FILL',
   ],
 };
 
@@ -60,7 +86,14 @@ export const queryNodeTypes: ReadonlySet<string> = new Set(['SELECT_NODE', 'SET_
  * Source: spec/semantic-query-service.md § Query validation
  */
 export const tableRefTypes: ReadonlySet<string> = new Set([
-  'BASE_TABLE', 'JOIN', 'SUBQUERY', 'TABLE_FUNCTION', 'EMPTY', 'EXPRESSION_LIST', 'PIVOT', 'SHOW_REF',
+  'BASE_TABLE',
+  'JOIN',
+  'SUBQUERY',
+  'TABLE_FUNCTION',
+  'EMPTY',
+  'EXPRESSION_LIST',
+  'PIVOT',
+  'SHOW_REF',
 ]);
 
 /**
@@ -69,8 +102,13 @@ export const tableRefTypes: ReadonlySet<string> = new Set([
  * Source: spec/semantic-query-service.md § Query validation
  */
 export const modifierTypes: ReadonlySet<string> = new Set([
-  'ORDER_MODIFIER', 'LIMIT_MODIFIER', 'LIMIT_PERCENT_MODIFIER', 'DISTINCT_MODIFIER',
-  'ORDER_DEFAULT', 'ASCENDING', 'DESCENDING',
+  'ORDER_MODIFIER',
+  'LIMIT_MODIFIER',
+  'LIMIT_PERCENT_MODIFIER',
+  'DISTINCT_MODIFIER',
+  'ORDER_DEFAULT',
+  'ASCENDING',
+  'DESCENDING',
 ]);
 
 /**
@@ -101,7 +139,13 @@ export const dataShapes: ReadonlySet<string> = new Set(['is_null,type,value', 'i
  *
  * Source: spec/semantic-query-service.md § Query validation
  */
-export const allowedTableFunctions: ReadonlySet<string> = new Set(['generate_series', 'range', 'unnest', 'repeat', 'from_json']);
+export const allowedTableFunctions: ReadonlySet<string> = new Set([
+  'generate_series',
+  'range',
+  'unnest',
+  'repeat',
+  'from_json',
+]);
 
 /**
  * Functions the parser itself writes with the `main` schema (struct/list/map literals, TRIM,
@@ -111,30 +155,96 @@ export const allowedTableFunctions: ReadonlySet<string> = new Set(['generate_ser
  * Source: spec/semantic-query-service.md § Query validation
  */
 export const parserQualifiedFunctions: ReadonlySet<string> = new Set([
-  'struct_pack', 'struct_extract', 'list_value', 'map', 'row', 'date_part', 'position', 'substring', 'trim',
-  'ltrim', 'rtrim', 'overlay', 'timezone', 'list_apply', 'list_filter', 'like_escape', 'not_like_escape',
-  'ilike_escape', 'not_ilike_escape',
+  'struct_pack',
+  'struct_extract',
+  'list_value',
+  'map',
+  'row',
+  'date_part',
+  'position',
+  'substring',
+  'trim',
+  'ltrim',
+  'rtrim',
+  'overlay',
+  'timezone',
+  'list_apply',
+  'list_filter',
+  'like_escape',
+  'not_like_escape',
+  'ilike_escape',
+  'not_ilike_escape',
 ]);
 
 const deniedFunctionPrefixes = [
-  'read_', 'pg_', 'duckdb_', 'sqlite_', 'pragma_', 'parquet_', 'json_serialize', 'json_deserialize', 'json_execute',
-  'enable_', 'disable_', 'has_', 'inet_', 'current_', 'txid_', 'icu_calendar', '__internal',
+  'read_',
+  'pg_',
+  'duckdb_',
+  'sqlite_',
+  'pragma_',
+  'parquet_',
+  'json_serialize',
+  'json_deserialize',
+  'json_execute',
+  'enable_',
+  'disable_',
+  'has_',
+  'inet_',
+  'current_',
+  'txid_',
+  'icu_calendar',
+  '__internal',
 ];
 
 const deniedFunctions: ReadonlySet<string> = new Set([
-  'nextval', 'currval', 'setval', 'lastval', 'setseed', 'parse_sql', 'query', 'query_table', 'getenv', 'getvariable',
-  'in_search_path', 'write_log', 'sleep_ms', 'col_description', 'obj_description', 'shobj_description', 'format_type',
-  'map_to_pg_oid', 'get_block_size', 'glob', 'sniff_csv', 'which_secret', 'sql_auto_complete', 'checkpoint',
-  'force_checkpoint', 'summary', 'test_all_types', 'test_vector_types', 'histogram_values', 'seq_scan', 'arrow_scan',
-  'arrow_scan_dumb', 'truncate_duckdb_logs', 'parse_duckdb_log_message',
+  'nextval',
+  'currval',
+  'setval',
+  'lastval',
+  'setseed',
+  'parse_sql',
+  'query',
+  'query_table',
+  'getenv',
+  'getvariable',
+  'in_search_path',
+  'write_log',
+  'sleep_ms',
+  'col_description',
+  'obj_description',
+  'shobj_description',
+  'format_type',
+  'map_to_pg_oid',
+  'get_block_size',
+  'glob',
+  'sniff_csv',
+  'which_secret',
+  'sql_auto_complete',
+  'checkpoint',
+  'force_checkpoint',
+  'summary',
+  'test_all_types',
+  'test_vector_types',
+  'histogram_values',
+  'seq_scan',
+  'arrow_scan',
+  'arrow_scan_dumb',
+  'truncate_duckdb_logs',
+  'parse_duckdb_log_message',
   // Storage statistics and physical layout: a view's filter does not apply to them, so they would
   // reveal min/max, null counts or compression of rows the view hides.
-  'stats', 'vector_type',
+  'stats',
+  'vector_type',
 ]);
 
 /** `current_*` functions that only read the clock or the (fixed) database name. */
 const harmlessCurrentFunctions: ReadonlySet<string> = new Set([
-  'current_date', 'current_time', 'current_timestamp', 'current_localtime', 'current_localtimestamp', 'current_database',
+  'current_date',
+  'current_time',
+  'current_timestamp',
+  'current_localtime',
+  'current_localtimestamp',
+  'current_database',
 ]);
 
 /**
@@ -161,8 +271,15 @@ export function isDeniedFunction(name: string): boolean {
 export const deniedBareWords: ReadonlySet<string> = new Set(['current_schema', 'current_schemas']);
 
 const systemCatalogNames: ReadonlySet<string> = new Set([
-  'information_schema', 'pg_catalog', 'sqlite_master', 'sqlite_schema', 'sqlite_temp_master', 'sqlite_temp_schema',
-  'main', 'temp', 'system',
+  'information_schema',
+  'pg_catalog',
+  'sqlite_master',
+  'sqlite_schema',
+  'sqlite_temp_master',
+  'sqlite_temp_schema',
+  'main',
+  'temp',
+  'system',
 ]);
 
 const systemTablePrefixes = ['pg_', 'sqlite_', 'duckdb_', 'pragma_'];
@@ -178,7 +295,9 @@ const systemTablePrefixes = ['pg_', 'sqlite_', 'duckdb_', 'pragma_'];
 export function systemNameProblem(name: string): string | undefined {
   const lower = name.toLowerCase();
   if (lower.startsWith('_scope_')) return 'scoped schema names (_scope_…) cannot be used; write bare table names';
-  if (systemCatalogNames.has(lower)) return `system catalog "${lower}" cannot be queried; query only the model's tables`;
+  if (systemCatalogNames.has(lower)) {
+    return `system catalog "${lower}" cannot be queried; query only the model's tables`;
+  }
   if (systemTablePrefixes.some((prefix) => lower.startsWith(prefix))) {
     return `system table "${lower}" cannot be queried; query only the model's tables`;
   }

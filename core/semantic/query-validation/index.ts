@@ -3,5 +3,5 @@
  *
  * Source: spec/semantic-query-service.md § Query validation.
  */
-export { validateQuery, type ValidateQueryInput, type ValidatedQuery } from './validate-query.ts';
+export { type ValidatedQuery, validateQuery, type ValidateQueryInput } from './validate-query.ts';
 export { queryParseErrorCode, queryRejectedCode } from './messages.ts';

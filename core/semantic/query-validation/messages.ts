@@ -46,7 +46,9 @@ export function parseError(parserText: string): PlatformError {
  * Source: spec/semantic-query-service.md § Query validation
  */
 export function tablesOfModel(datasetNames: readonly string[]): string {
-  return datasetNames.length === 0 ? 'this model has no tables' : `tables of this model are: ${datasetNames.join(', ')}`;
+  return datasetNames.length === 0
+    ? 'this model has no tables'
+    : `tables of this model are: ${datasetNames.join(', ')}`;
 }
 
 /**
@@ -66,9 +68,15 @@ export function unknownTable(name: string, datasetNames: readonly string[]): Pla
  */
 export function statementKindRejected(keyword: string): PlatformError {
   if (['SELECT', 'WITH', 'FROM', 'VALUES', 'TABLE', 'DESCRIBE', ''].includes(keyword)) {
-    return rejected('only one read-only SELECT, WITH or DESCRIBE statement is allowed, and this text holds another kind of statement; send a single SELECT over the model\'s tables.');
+    return rejected(
+      'only one read-only SELECT, WITH or DESCRIBE statement is allowed, and this text holds another kind of ' +
+        "statement; send a single SELECT over the model's tables.",
+    );
   }
-  return rejected(`only SELECT, WITH and DESCRIBE statements are allowed (found ${keyword}); send one read-only SELECT over the model's tables.`);
+  return rejected(
+    `only SELECT, WITH and DESCRIBE statements are allowed (found ${keyword}); send one read-only SELECT over the ` +
+      `model's tables.`,
+  );
 }
 
 /**
@@ -81,8 +89,10 @@ export function statementKindRejected(keyword: string): PlatformError {
 export function explainRefused(analyze: boolean): PlatformError {
   const why = analyze
     ? 'EXPLAIN ANALYZE is not allowed because it runs the statement'
-    : 'EXPLAIN is not available because a plan would show how the model\'s datasets are built, which their views hide';
-  return rejected(`${why}. To check a query, run it with LIMIT 1, or use DESCRIBE SELECT … to see the columns it returns.`);
+    : "EXPLAIN is not available because a plan would show how the model's datasets are built, which their views hide";
+  return rejected(
+    `${why}. To check a query, run it with LIMIT 1, or use DESCRIBE SELECT … to see the columns it returns.`,
+  );
 }
 
 /**
@@ -91,5 +101,7 @@ export function explainRefused(analyze: boolean): PlatformError {
  * Source: spec/semantic-query-service.md § Query validation
  */
 export function unsupportedConstruct(what: string): PlatformError {
-  return rejected(`unsupported SQL construct (${what}); rewrite the query with plain SELECT features over the model's tables.`);
+  return rejected(
+    `unsupported SQL construct (${what}); rewrite the query with plain SELECT features over the model's tables.`,
+  );
 }

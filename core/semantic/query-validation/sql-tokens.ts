@@ -8,7 +8,8 @@
 
 const wordStart = /[A-Za-z_\u0080-\uffff]/;
 const wordPart = /[A-Za-z0-9_$\u0080-\uffff]/;
-/** DuckDB 1.5's lexer: whitespace is space, \t, \n, \r and \f (\v is a syntax error); a `--` comment ends at \n or \r. */
+/** DuckDB 1.5's lexer: whitespace is space, \t, \n, \r and \f (\v is a syntax error); a `--` comment ends at \n or \r.
+ */
 const space = /[ \t\n\r\f]/;
 const newline = /[\n\r]/;
 

@@ -49,7 +49,11 @@ export function checkBaseTable(node: TreeNode, ctes: ReadonlySet<string>, tables
     if (problem) throw rejected(`${problem}; ${tablesOfModel(tables.names)}`);
   }
   if (catalog !== '' || schema !== '') {
-    throw rejected(`table references must be bare names without a schema or catalog prefix (write "${table}", not "${[catalog, schema, table].filter(Boolean).join('.')}"); ${tablesOfModel(tables.names)}`);
+    throw rejected(
+      `table references must be bare names without a schema or catalog prefix (write "${table}", not "${
+        [catalog, schema, table].filter(Boolean).join('.')
+      }"); ${tablesOfModel(tables.names)}`,
+    );
   }
   if (node.at_clause !== null && node.at_clause !== undefined) throw unsupportedConstruct('AT clause');
   const lower = table.toLowerCase();
@@ -72,7 +76,11 @@ export function checkTableFunction(node: TreeNode): void {
   const name = text(call.function_name);
   const qualified = text(call.catalog) !== '' || text(call.schema) !== '';
   if (qualified || !allowedTableFunctions.has(name.toLowerCase())) {
-    throw rejected(`table function "${name}" is not allowed; the allowed table functions are ${[...allowedTableFunctions].join(', ')} and VALUES lists.`);
+    throw rejected(
+      `table function "${name}" is not allowed; the allowed table functions are ${
+        [...allowedTableFunctions].join(', ')
+      } and VALUES lists.`,
+    );
   }
 }
 
@@ -87,7 +95,10 @@ export function checkShowRef(node: TreeNode): void {
   const describesQuery = node.show_type === 'DESCRIBE' && node.query !== null && typeof node.query === 'object';
   const unnamed = text(node.table_name) === '' && text(node.schema_name) === '' && text(node.catalog_name) === '';
   if (!describesQuery || !unnamed) {
-    throw rejected('only DESCRIBE <table> is allowed among SHOW, DESCRIBE and SUMMARIZE statements; write DESCRIBE followed by one of the model\'s tables.');
+    throw rejected(
+      'only DESCRIBE <table> is allowed among SHOW, DESCRIBE and SUMMARIZE statements; write DESCRIBE followed by ' +
+        "one of the model's tables.",
+    );
   }
 }
 
@@ -102,10 +113,16 @@ export function checkFunctionCall(node: TreeNode): void {
   const name = text(node.function_name);
   const catalog = text(node.catalog);
   const schema = text(node.schema);
-  if (isDeniedFunction(name)) throw rejected(`function "${name}" is not allowed; use ordinary scalar, aggregate and window functions.`);
+  if (isDeniedFunction(name)) {
+    throw rejected(`function "${name}" is not allowed; use ordinary scalar, aggregate and window functions.`);
+  }
   const parserWritten = catalog === '' && schema === 'main' && parserQualifiedFunctions.has(name.toLowerCase());
   if ((catalog !== '' || schema !== '') && !parserWritten) {
-    throw rejected(`functions cannot be called with a schema or catalog prefix ("${[catalog, schema, name].filter(Boolean).join('.')}"); call "${name}(…)" without a prefix.`);
+    throw rejected(
+      `functions cannot be called with a schema or catalog prefix ("${
+        [catalog, schema, name].filter(Boolean).join('.')
+      }"); call "${name}(…)" without a prefix.`,
+    );
   }
 }
 

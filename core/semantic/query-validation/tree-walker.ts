@@ -6,7 +6,14 @@
  *
  * Source: spec/semantic-query-service.md § Query validation (2, 4–8).
  */
-import { dataShapes, helperShapes, isAllowedExpression, modifierTypes, queryNodeTypes, tableRefTypes } from './allowlists.ts';
+import {
+  dataShapes,
+  helperShapes,
+  isAllowedExpression,
+  modifierTypes,
+  queryNodeTypes,
+  tableRefTypes,
+} from './allowlists.ts';
 import { rejected, unsupportedConstruct } from './messages.ts';
 import {
   checkBaseTable,
@@ -49,7 +56,10 @@ export function walkStatement(statement: unknown, tables: ModelTables): WalkResu
   const maxParameter = Math.max(0, ...state.parameters);
   if (state.parameters.size !== maxParameter) {
     const used = [...state.parameters].sort((a, b) => a - b).map((index) => `$${index}`).join(', ');
-    throw rejected(`placeholders must be numbered $1 to $${maxParameter} without gaps (the query uses ${used}); renumber them and pass one param per placeholder.`);
+    throw rejected(
+      `placeholders must be numbered $1 to $${maxParameter} without gaps (the query uses ${used}); renumber them ` +
+        `and pass one param per placeholder.`,
+    );
   }
   return { maxParameter };
 }
@@ -85,7 +95,9 @@ function walkExpression(node: TreeNode, scope: Scope, state: WalkState): void {
 function parameterIndex(node: TreeNode): number {
   const identifier = String(node.identifier);
   if (!/^[1-9][0-9]{0,4}$/.test(identifier)) {
-    throw rejected(`named parameter "$${identifier}" is not supported; use positional placeholders $1, $2, … with params.`);
+    throw rejected(
+      `named parameter "$${identifier}" is not supported; use positional placeholders $1, $2, … with params.`,
+    );
   }
   return Number(identifier);
 }

@@ -15,12 +15,17 @@ const validate = (sql: string) => validateQuery({ sql, parse: (text) => parser.p
 /** [sql, code, message pattern]. */
 type Case = [string, 'query_rejected' | 'query_parse_error', RegExp];
 
-const kindRejected = /^Query rejected: only (one read-only )?SELECT, WITH (and|or) DESCRIBE statements? (are|is) allowed/;
+const kindRejected =
+  /^Query rejected: only (one read-only )?SELECT, WITH (and|or) DESCRIBE statements? (are|is) allowed/;
 const oneStatement = /^Query rejected: exactly one statement is allowed, but the query holds 2/;
 const nul = /^Query rejected: the SQL contains a NUL character \(U\+0000\).*Remove the NUL character/;
 const empty = /^Could not parse query: the query is empty/;
-const explainAnalyze = /^Query rejected: EXPLAIN ANALYZE is not allowed because it runs the statement\. To check a query, run it with LIMIT 1/;
-const explain = /^Query rejected: EXPLAIN is not available because a plan would show how the model's datasets are built/;
+const explainAnalyze = new RegExp(
+  String.raw`^Query rejected: EXPLAIN ANALYZE is not allowed because it runs the statement\. ` +
+    String.raw`To check a query, run it with LIMIT 1`,
+);
+const explain =
+  /^Query rejected: EXPLAIN is not available because a plan would show how the model's datasets are built/;
 const anyExplain = /^Query rejected: EXPLAIN (ANALYZE )?is not/;
 const systemCatalog = /^Query rejected: system catalog "[a-z_]+" cannot be queried/;
 const systemTable = /^Query rejected: system table "[a-z_]+" cannot be queried/;
@@ -80,28 +85,28 @@ const statementRules: Case[] = [
  * line terminators, nesting, quoting. Each must be refused; none may reach another model's data.
  */
 const bypassRules: Case[] = [
-  ["--\rSELECT * FROM data.secret_items /*\nEXPLAIN SELECT 1 -- */", 'query_rejected', bare],
-  ["--\r\nSELECT * FROM data.secret_items /*\nEXPLAIN SELECT 1 -- */", 'query_rejected', bare],
-  ["-- \rSELECT * FROM duckdb_views() /*\nEXPLAIN SELECT 1 -- */", 'query_rejected', tableFunction],
+  ['--\rSELECT * FROM data.secret_items /*\nEXPLAIN SELECT 1 -- */', 'query_rejected', bare],
+  ['--\r\nSELECT * FROM data.secret_items /*\nEXPLAIN SELECT 1 -- */', 'query_rejected', bare],
+  ['-- \rSELECT * FROM duckdb_views() /*\nEXPLAIN SELECT 1 -- */', 'query_rejected', tableFunction],
   ["--\rSELECT current_setting('temp_directory') /*\nEXPLAIN SELECT 1 -- */", 'query_rejected', fn],
-  ["--\rSELECT * FROM _scope_other.items /*\nEXPLAIN SELECT 1 -- */", 'query_rejected', scoped],
-  ["--\u2028EXPLAIN SELECT 1\nSELECT * FROM data.secret_items", 'query_rejected', bare],
-  ["/* /* nested */ EXPLAIN */ SELECT * FROM data.secret_items", 'query_rejected', bare],
-  ["/* EXPLAIN */ SELECT * FROM \"data\".\"secret_items\"", 'query_rejected', bare],
+  ['--\rSELECT * FROM _scope_other.items /*\nEXPLAIN SELECT 1 -- */', 'query_rejected', scoped],
+  ['--\u2028EXPLAIN SELECT 1\nSELECT * FROM data.secret_items', 'query_rejected', bare],
+  ['/* /* nested */ EXPLAIN */ SELECT * FROM data.secret_items', 'query_rejected', bare],
+  ['/* EXPLAIN */ SELECT * FROM "data"."secret_items"', 'query_rejected', bare],
   ["EXPLAIN ANALYZE CREATE MACRO memory.main.upper(x) AS 'PWNED'", 'query_rejected', explainAnalyze],
-  ["EXPLAIN ANALYZE CREATE TABLE memory.main.t AS SELECT 1", 'query_rejected', explainAnalyze],
+  ['EXPLAIN ANALYZE CREATE TABLE memory.main.t AS SELECT 1', 'query_rejected', explainAnalyze],
   ["--\rEXPLAIN ANALYZE CREATE MACRO upper(x) AS 'PWNED' /*\n SELECT 1 */", 'query_rejected', explainAnalyze],
   ["EXPLAIN ANALYSE CREATE OR REPLACE MACRO lower(x) AS 'PWNED'", 'query_rejected', explainAnalyze],
-  ["/**/EXPLAIN/**/ANALYZE/**/CREATE MACRO m(x) AS x", 'query_rejected', explainAnalyze],
+  ['/**/EXPLAIN/**/ANALYZE/**/CREATE MACRO m(x) AS x', 'query_rejected', explainAnalyze],
   ["SELECT 1; EXPLAIN ANALYZE CREATE MACRO upper(x) AS 'PWNED'", 'query_rejected', kindRejected],
   ["CREATE MACRO upper(x) AS 'PWNED'", 'query_rejected', kindRejected],
-  ["CREATE TABLE memory.main.t AS SELECT 1", 'query_rejected', kindRejected],
+  ['CREATE TABLE memory.main.t AS SELECT 1', 'query_rejected', kindRejected],
   ['SET threads = 64', 'query_rejected', kindRejected],
   ['RESET search_path', 'query_rejected', kindRejected],
-  ["PRAGMA enable_profiling", 'query_rejected', kindRejected],
-  ["CALL duckdb_views()", 'query_rejected', kindRejected],
+  ['PRAGMA enable_profiling', 'query_rejected', kindRejected],
+  ['CALL duckdb_views()', 'query_rejected', kindRejected],
   ["ATTACH ':memory:' AS x", 'query_rejected', kindRejected],
-  ["USE memory", 'query_rejected', kindRejected],
+  ['USE memory', 'query_rejected', kindRejected],
   ["COPY (SELECT 1) TO '/tmp/x.csv'", 'query_rejected', kindRejected],
   ['CHECKPOINT', 'query_rejected', kindRejected],
   ['SELECT stats(origin) FROM flights', 'query_rejected', fn],
@@ -110,11 +115,32 @@ const bypassRules: Case[] = [
   ["SELECT __internal_compress_string_ubigint('a') FROM flights", 'query_rejected', fn],
   ['SELECT (SELECT stats(x) FROM (SELECT delay AS x FROM flights)) AS s', 'query_rejected', fn],
   ...[
-    'SET threads = 8', "SET search_path = 'main'", 'RESET search_path', 'PRAGMA version', 'CALL pragma_version()',
-    "COPY flights TO 'x.csv'", "COPY (SELECT 1) TO '/tmp/x.csv'", "ATTACH 'x.db' AS y", 'DETACH data', 'USE main',
-    'INSERT INTO flights VALUES (1)', 'UPDATE flights SET delay = 0', 'DELETE FROM flights', 'CREATE TABLE t AS SELECT 1',
-    'CREATE VIEW v AS SELECT 1', 'DROP VIEW flights', 'INSTALL httpfs', 'LOAD httpfs', 'BEGIN', 'CHECKPOINT', 'VACUUM',
-    "EXPORT DATABASE 'x'", 'PREPARE p AS SELECT 1', 'EXECUTE p', 'PIVOT flights ON origin USING sum(delay)', 'ANALYZE',
+    'SET threads = 8',
+    "SET search_path = 'main'",
+    'RESET search_path',
+    'PRAGMA version',
+    'CALL pragma_version()',
+    "COPY flights TO 'x.csv'",
+    "COPY (SELECT 1) TO '/tmp/x.csv'",
+    "ATTACH 'x.db' AS y",
+    'DETACH data',
+    'USE main',
+    'INSERT INTO flights VALUES (1)',
+    'UPDATE flights SET delay = 0',
+    'DELETE FROM flights',
+    'CREATE TABLE t AS SELECT 1',
+    'CREATE VIEW v AS SELECT 1',
+    'DROP VIEW flights',
+    'INSTALL httpfs',
+    'LOAD httpfs',
+    'BEGIN',
+    'CHECKPOINT',
+    'VACUUM',
+    "EXPORT DATABASE 'x'",
+    'PREPARE p AS SELECT 1',
+    'EXECUTE p',
+    'PIVOT flights ON origin USING sum(delay)',
+    'ANALYZE',
   ].map((sql): Case => [sql, 'query_rejected', kindRejected]),
   ['SUMMARIZE flights', 'query_rejected', /^Query rejected: only DESCRIBE <table> is allowed/],
   ['SHOW TABLES', 'query_rejected', /^Query rejected: only DESCRIBE <table> is allowed/],
@@ -154,7 +180,11 @@ const tableRules: Case[] = [
   ['SELECT * FROM "information_schema"."tables"', 'query_rejected', systemCatalog],
   ['SELECT * FROM INFORMATION_SCHEMA.TABLES', 'query_rejected', systemCatalog],
   ['SELECT * FROM "INFORMATION_SCHEMA" . "tables"', 'query_rejected', systemCatalog],
-  ['SELECT * FROM U&"\\0069nformation_schema".tables', 'query_parse_error', /^Could not parse query: unicode_to_utf8 NOT IMPLEMENTED$/],
+  [
+    'SELECT * FROM U&"\\0069nformation_schema".tables',
+    'query_parse_error',
+    /^Could not parse query: unicode_to_utf8 NOT IMPLEMENTED$/,
+  ],
   ['SELECT * FROM pg_catalog.pg_tables', 'query_rejected', systemCatalog],
   ['SELECT * FROM information_schema', 'query_rejected', systemCatalog],
   ['FROM pg_views', 'query_rejected', systemTable],
@@ -173,26 +203,72 @@ const tableRules: Case[] = [
   ["SELECT * FROM 'data/flights.parquet'", 'query_rejected', files],
   ['SELECT * FROM "x.parquet"', 'query_rejected', files],
   ["SELECT * FROM E'/etc/passwd'", 'query_rejected', files],
-  ['SELECT * FROM flights AT (VERSION => 1)', 'query_rejected', /^Query rejected: unsupported SQL construct \(AT clause\)/],
+  [
+    'SELECT * FROM flights AT (VERSION => 1)',
+    'query_rejected',
+    /^Query rejected: unsupported SQL construct \(AT clause\)/,
+  ],
 ];
 
 const functionRules: Case[] = [
   ...[
-    "read_csv('/etc/passwd')", "read_csv_auto('x.csv')", "read_parquet('x.parquet')", "read_json('x.json')",
-    "read_json_auto('x')", "read_blob('x')", "read_text('x')", "parquet_scan('x')", "glob('*')", "query('SELECT 1')",
-    "query_table('flights')", "sniff_csv('x')", 'duckdb_tables()', 'duckdb_settings()', 'pg_timezone_names()',
-    "json_each('{}')", 'pragma_table_info(1)', "histogram(flights, delay)", 'test_all_types()', "parse_sql('x')",
-    "json_execute_serialized_sql('x')", 'sql_auto_complete(1)', 'which_secret(1, 2)',
+    "read_csv('/etc/passwd')",
+    "read_csv_auto('x.csv')",
+    "read_parquet('x.parquet')",
+    "read_json('x.json')",
+    "read_json_auto('x')",
+    "read_blob('x')",
+    "read_text('x')",
+    "parquet_scan('x')",
+    "glob('*')",
+    "query('SELECT 1')",
+    "query_table('flights')",
+    "sniff_csv('x')",
+    'duckdb_tables()',
+    'duckdb_settings()',
+    'pg_timezone_names()',
+    "json_each('{}')",
+    'pragma_table_info(1)',
+    'histogram(flights, delay)',
+    'test_all_types()',
+    "parse_sql('x')",
+    "json_execute_serialized_sql('x')",
+    'sql_auto_complete(1)',
+    'which_secret(1, 2)',
   ].map((call): Case => [`SELECT * FROM ${call}`, 'query_rejected', tableFunction]),
   ['SELECT * FROM main.range(3)', 'query_rejected', tableFunction],
-  ['SELECT * FROM flights, (SELECT * FROM read_csv(\'x\'))', 'query_rejected', tableFunction],
+  ["SELECT * FROM flights, (SELECT * FROM read_csv('x'))", 'query_rejected', tableFunction],
   ...[
-    "read_text('x')", "pg_read_file('x')", "pg_ls_dir('.')", "nextval('s')", "currval('s')", "setval('s', 1)",
-    "getvariable('x')", "current_setting('threads')", 'current_schema()', 'current_schemas(true)', 'current_query()',
-    "json_serialize_sql('SELECT 1')", "json_deserialize_sql('x')", "json_serialize_plan('SELECT 1')", "parse_sql('x')",
-    "getenv('HOME')", 'duckdb_functions()', 'sleep_ms(10)', 'pg_sleep(1)', "write_log('x')", "in_search_path('memory', 'x')",
-    'pg_get_viewdef(1)', 'col_description(1, 1)', 'format_type(1, 1)', 'txid_current()', "has_table_privilege('x', 'select')",
-    'setseed(0.5)', 'pg_typeof(1)', 'enable_profiling()', "query('SELECT 1')",
+    "read_text('x')",
+    "pg_read_file('x')",
+    "pg_ls_dir('.')",
+    "nextval('s')",
+    "currval('s')",
+    "setval('s', 1)",
+    "getvariable('x')",
+    "current_setting('threads')",
+    'current_schema()',
+    'current_schemas(true)',
+    'current_query()',
+    "json_serialize_sql('SELECT 1')",
+    "json_deserialize_sql('x')",
+    "json_serialize_plan('SELECT 1')",
+    "parse_sql('x')",
+    "getenv('HOME')",
+    'duckdb_functions()',
+    'sleep_ms(10)',
+    'pg_sleep(1)',
+    "write_log('x')",
+    "in_search_path('memory', 'x')",
+    'pg_get_viewdef(1)',
+    'col_description(1, 1)',
+    'format_type(1, 1)',
+    'txid_current()',
+    "has_table_privilege('x', 'select')",
+    'setseed(0.5)',
+    'pg_typeof(1)',
+    'enable_profiling()',
+    "query('SELECT 1')",
   ].map((call): Case => [`SELECT ${call} FROM flights`, 'query_rejected', fn]),
   ["SELECT sum(delay) FILTER (WHERE origin = current_setting('x')) FROM flights", 'query_rejected', fn],
   ["SELECT count(*) OVER (PARTITION BY getvariable('x')) FROM flights", 'query_rejected', fn],
@@ -207,7 +283,7 @@ const functionRules: Case[] = [
 
 describe.each([
   ['statement kinds, counts, EXPLAIN, DESCRIBE and parse errors', statementRules],
-  ['the attack round\'s bypasses, writes and statistics, with variants', bypassRules],
+  ["the attack round's bypasses, writes and statistics, with variants", bypassRules],
   ['table references, catalogs and prefixes', tableRules],
   ['table and scalar functions, parameters', functionRules],
 ])('validateQuery rejects: %s', (_title, cases) => {
@@ -219,10 +295,17 @@ describe.each([
 });
 
 describe('rejection messages', () => {
-  it('list only the requested model\'s tables, never other models', async () => {
-    const error = (await validate('SELECT * FROM flights WHERE origin IN (SELECT x FROM secret_orders)').catch((e: unknown) => e)) as Error;
+  it("list only the requested model's tables, never other models", async () => {
+    const error =
+      (await validate('SELECT * FROM flights WHERE origin IN (SELECT x FROM secret_orders)').catch((e: unknown) =>
+        e
+      )) as Error;
     expect(error.message).toBe(`Query rejected: unknown table "secret_orders"; ${ourTables}`);
-    const other = (await validateQuery({ sql: 'SELECT * FROM flights', parse: (t) => parser.parse(t), datasetNames: ['secret_orders'] }).catch((e: unknown) => e)) as Error;
+    const other = (await validateQuery({
+      sql: 'SELECT * FROM flights',
+      parse: (t) => parser.parse(t),
+      datasetNames: ['secret_orders'],
+    }).catch((e: unknown) => e)) as Error;
     expect(other.message).toBe('Query rejected: unknown table "flights"; tables of this model are: secret_orders');
   });
 

@@ -20,7 +20,8 @@ const accepted: string[] = [
   'SELECT * FROM carriers',
   'SELECT * FROM "CARRIERS" c',
   'SELECT f.*, a.name FROM flights f JOIN airports a ON f.origin = a.iata',
-  'SELECT * FROM flights f LEFT JOIN airports a ON f.origin = a.iata RIGHT JOIN carriers c ON true FULL OUTER JOIN airports b ON true',
+  'SELECT * FROM flights f LEFT JOIN airports a ON f.origin = a.iata RIGHT JOIN carriers c ON true FULL OUTER JOIN ' +
+  'airports b ON true',
   'SELECT * FROM flights JOIN airports USING (iata)',
   'SELECT * FROM flights NATURAL JOIN airports CROSS JOIN carriers',
   'SELECT * FROM flights POSITIONAL JOIN airports',
@@ -32,21 +33,33 @@ const accepted: string[] = [
   'SELECT (SELECT max(delay) FROM flights) AS worst, delay > ALL (SELECT 0) FROM flights',
   'SELECT * FROM flights f WHERE f.delay > (SELECT avg(delay) FROM flights)',
   'SELECT row_number() OVER (PARTITION BY origin ORDER BY delay DESC) AS rn FROM flights QUALIFY rn = 1',
-  'SELECT sum(delay) OVER w, lag(delay, 1, 0) OVER w, rank() OVER w, dense_rank() OVER w, ntile(4) OVER w, first_value(delay IGNORE NULLS) OVER w FROM flights WINDOW w AS (ORDER BY date ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)',
-  'SELECT percent_rank() OVER (), cume_dist() OVER (), lead(delay) OVER (), last_value(delay) OVER (), nth_value(delay, 2) OVER () FROM flights',
-  "SELECT CASE WHEN delay > 0 THEN 'late' WHEN delay < 0 THEN 'early' ELSE 'on time' END, CASE origin WHEN 'SFO' THEN 1 END FROM flights",
-  "SELECT CAST(delay AS DOUBLE), delay::VARCHAR, TRY_CAST(origin AS INTEGER), delay::DECIMAL(10, 2), date::TIMESTAMP FROM flights",
-  "SELECT * FROM flights WHERE delay BETWEEN 1 AND 10 AND origin NOT BETWEEN 'A' AND 'B' AND origin LIKE 'S%' AND origin ILIKE 's%' AND origin SIMILAR TO 'S.*'",
-  "SELECT * FROM flights WHERE origin IS NOT NULL AND destination IS NULL OR delay IS DISTINCT FROM 0 AND origin IN ('SFO', 'LAX') AND origin NOT IN ('JFK')",
-  "SELECT coalesce(delay, 0), nullif(delay, 0), greatest(delay, 0), origin COLLATE nocase, 'a' || origin, -delay, delay % 7, delay // 2 FROM flights",
+  'SELECT sum(delay) OVER w, lag(delay, 1, 0) OVER w, rank() OVER w, dense_rank() OVER w, ntile(4) OVER w, ' +
+  'first_value(delay IGNORE NULLS) OVER w FROM flights WINDOW w AS (ORDER BY date ROWS BETWEEN 2 PRECEDING AND ' +
+  'CURRENT ROW)',
+  'SELECT percent_rank() OVER (), cume_dist() OVER (), lead(delay) OVER (), last_value(delay) OVER (), ' +
+  'nth_value(delay, 2) OVER () FROM flights',
+  "SELECT CASE WHEN delay > 0 THEN 'late' WHEN delay < 0 THEN 'early' ELSE 'on time' END, CASE origin WHEN 'SFO' " +
+  'THEN 1 END FROM flights',
+  'SELECT CAST(delay AS DOUBLE), delay::VARCHAR, TRY_CAST(origin AS INTEGER), delay::DECIMAL(10, 2), ' +
+  'date::TIMESTAMP FROM flights',
+  "SELECT * FROM flights WHERE delay BETWEEN 1 AND 10 AND origin NOT BETWEEN 'A' AND 'B' AND origin LIKE 'S%' AND " +
+  "origin ILIKE 's%' AND origin SIMILAR TO 'S.*'",
+  'SELECT * FROM flights WHERE origin IS NOT NULL AND destination IS NULL OR delay IS DISTINCT FROM 0 AND origin ' +
+  "IN ('SFO', 'LAX') AND origin NOT IN ('JFK')",
+  "SELECT coalesce(delay, 0), nullif(delay, 0), greatest(delay, 0), origin COLLATE nocase, 'a' || origin, -delay, " +
+  'delay % 7, delay // 2 FROM flights',
   'SELECT origin, sum(delay) FROM flights GROUP BY GROUPING SETS ((origin), ()) HAVING sum(delay) > 0',
   'SELECT origin, destination, count(*), grouping(origin) FROM flights GROUP BY ROLLUP (origin, destination)',
   'SELECT origin, destination, count(*) FROM flights GROUP BY CUBE (origin, destination)',
   'SELECT origin, count(*) FROM flights GROUP BY ALL ORDER BY ALL',
-  'SELECT list_transform([1, 2], x -> x + 1), list_filter([1, 2], lambda y: y > 1), list_reduce([1, 2], (a, b) -> a + b)',
-  "SELECT {'a': 1, 'b': [1, 2]}, [1, 2, 3][2], [1, 2, 3][1:2], MAP {'k': 1}, (1, 2), {'a': 1}.a, [x * 2 FOR x IN [1, 2] IF x > 1]",
-  "SELECT trim(' x '), trim(leading 'x' FROM 'xy'), substring('abc' FROM 1 FOR 2), extract(year FROM DATE '2020-01-01'), position('b' IN 'abc'), 'x' LIKE 'y' ESCAPE '!', TIMESTAMP '2020-01-01 10:00' AT TIME ZONE 'UTC'",
-  "SELECT current_date, current_timestamp, now(), current_database(), DATE '2020-01-01' + INTERVAL 3 DAY, date_trunc('month', date) FROM flights",
+  'SELECT list_transform([1, 2], x -> x + 1), list_filter([1, 2], lambda y: y > 1), list_reduce([1, 2], (a, b) -> ' +
+  'a + b)',
+  "SELECT {'a': 1, 'b': [1, 2]}, [1, 2, 3][2], [1, 2, 3][1:2], MAP {'k': 1}, (1, 2), {'a': 1}.a, [x * 2 FOR x IN " +
+  '[1, 2] IF x > 1]',
+  "SELECT trim(' x '), trim(leading 'x' FROM 'xy'), substring('abc' FROM 1 FOR 2), extract(year FROM DATE " +
+  "'2020-01-01'), position('b' IN 'abc'), 'x' LIKE 'y' ESCAPE '!', TIMESTAMP '2020-01-01 10:00' AT TIME ZONE 'UTC'",
+  "SELECT current_date, current_timestamp, now(), current_database(), DATE '2020-01-01' + INTERVAL 3 DAY, " +
+  "date_trunc('month', date) FROM flights",
   'WITH late AS (SELECT * FROM flights WHERE delay > 0) SELECT count(*) FROM late',
   'WITH a AS (SELECT * FROM flights), b AS (SELECT * FROM a) SELECT * FROM b',
   'WITH a AS MATERIALIZED (SELECT 1 AS x) SELECT * FROM a UNION ALL SELECT * FROM a',
@@ -104,7 +117,10 @@ describe('validateQuery accepts allowlisted queries (real DuckDB parser)', () =>
 
 describe('validateQuery result', () => {
   it('returns the original SQL and no parameters', async () => {
-    await expect(validate('SELECT  *  FROM flights')).resolves.toEqual({ sql: 'SELECT  *  FROM flights', parameterCount: 0 });
+    await expect(validate('SELECT  *  FROM flights')).resolves.toEqual({
+      sql: 'SELECT  *  FROM flights',
+      parameterCount: 0,
+    });
   });
 
   it.each([
@@ -115,14 +131,21 @@ describe('validateQuery result', () => {
     ['SELECT CAST($1 AS INTEGER) + $2, (SELECT $3)', 3],
   ])('reports the highest placeholder of %s', async (sql, count) => {
     if (count === -1) {
-      await expect(validate(sql)).rejects.toMatchObject({ code: 'query_rejected', message: expect.stringContaining('without gaps') });
+      await expect(validate(sql)).rejects.toMatchObject({
+        code: 'query_rejected',
+        message: expect.stringContaining('without gaps'),
+      });
       return;
     }
     expect((await validate(sql)).parameterCount).toBe(count);
   });
 
   it('accepts a model without the default names only for its own tables', async () => {
-    const result = await validateQuery({ sql: 'SELECT * FROM "flights-3m"', parse: (text) => parser.parse(text), datasetNames: ['flights-3m'] });
+    const result = await validateQuery({
+      sql: 'SELECT * FROM "flights-3m"',
+      parse: (text) => parser.parse(text),
+      datasetNames: ['flights-3m'],
+    });
     expect(result.parameterCount).toBe(0);
   });
 });

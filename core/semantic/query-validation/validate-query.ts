@@ -42,8 +42,8 @@ export interface ValidatedQuery {
 }
 
 /** Why SQL holding a NUL character is refused (docs/decisions.md D18 § 6). */
-const nulMessage = 'the SQL contains a NUL character (U+0000); the engine would ignore everything after it. '
-  + 'Remove the NUL character and send the statement alone.';
+const nulMessage = 'the SQL contains a NUL character (U+0000); the engine would ignore everything after it. ' +
+  'Remove the NUL character and send the statement alone.';
 
 /** Prefix of the parser's message for statements json_serialize_sql will not serialise. */
 const notSerialisable = 'Only SELECT statements can be serialized';
@@ -86,7 +86,10 @@ async function parseOne(input: ValidateQueryInput): Promise<unknown[]> {
     throw parseError('the query is empty (it holds no SQL statement); send one SELECT statement.');
   }
   if (outcome.statements.length > 1) {
-    throw rejected(`exactly one statement is allowed, but the query holds ${outcome.statements.length}; send a single SELECT without other ";"-separated statements.`);
+    throw rejected(
+      `exactly one statement is allowed, but the query holds ${outcome.statements.length}; send a single SELECT ` +
+        `without other ";"-separated statements.`,
+    );
   }
   return outcome.statements;
 }

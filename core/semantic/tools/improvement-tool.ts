@@ -12,17 +12,29 @@ import { improvementsPerTokenPerDay, requireModel, type ToolContext, type ToolRe
  *
  * Source: spec/semantic-query-service.md § Tools (request_improvement); docs/decisions.md D18 § 4.
  */
-export async function requestImprovement(ctx: ToolContext, input: Static<typeof RequestImprovementInput>): Promise<ToolResult> {
+export async function requestImprovement(
+  ctx: ToolContext,
+  input: Static<typeof RequestImprovementInput>,
+): Promise<ToolResult> {
   const model = requireModel(ctx, input.modelName);
   const quota = await ctx.improvementLimiter.consume(`improvements:${ctx.token._id}`);
   if (!quota.allowed) {
     const hours = Math.floor(quota.retryAfterSeconds / 3600);
     const minutes = Math.ceil((quota.retryAfterSeconds % 3600) / 60);
-    const message = 'Improvement request not stored: this token has submitted '
-      + `${improvementsPerTokenPerDay} in the current 24-hour window, the most allowed. Try again in ${hours} h `
-      + `${minutes} min (${quota.retryAfterSeconds} s); the modellers already see the earlier ones.`;
+    const message = 'Improvement request not stored: this token has submitted ' +
+      `${improvementsPerTokenPerDay} in the current 24-hour window, the most allowed. Try again in ${hours} h ` +
+      `${minutes} min (${quota.retryAfterSeconds} s); the modellers already see the earlier ones.`;
     throw new PlatformError('improvement_quota_exceeded', message, { status: 429 });
   }
-  const record = await submitImprovement(ctx.deps, { projectId: ctx.project._id, modelName: model.name, title: input.title, description: input.description, tokenId: ctx.token._id });
-  return { text: `Improvement request submitted for model "${model.name}" (id ${record._id}): "${record.title}". The modellers of this project will see it.` };
+  const record = await submitImprovement(ctx.deps, {
+    projectId: ctx.project._id,
+    modelName: model.name,
+    title: input.title,
+    description: input.description,
+    tokenId: ctx.token._id,
+  });
+  return {
+    text: `Improvement request submitted for model "${model.name}" (id ${record._id}): "${record.title}". The ` +
+      `modellers of this project will see it.`,
+  };
 }

@@ -16,7 +16,9 @@ export function listSemanticModels(ctx: ToolContext): ToolResult {
   const models = ctx.plane.models.filter((m) => scope.has(m.name));
   let text = renderModelList(models.map((m) => ({ name: m.name, description: m.description })));
   const problems = ctx.plane.problems.filter((p) => scope.has(p.model));
-  if (problems.length > 0) text += `\n\n## Models that failed validation (not usable until fixed)\n${formatProblems(problems)}`;
+  if (problems.length > 0) {
+    text += `\n\n## Models that failed validation (not usable until fixed)\n${formatProblems(problems)}`;
+  }
   if (ctx.plane.plane === 'production' && !ctx.project.publishedBuildKey) {
     text += '\n\nNothing has been published in this project yet: the production endpoint serves models after Publish.';
   }

@@ -23,7 +23,8 @@ const parser = createDuckDbParser();
 afterAll(() => parser.close());
 
 const deps: SemanticDeps = {
-  docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(),
+  docs: createMemoryDocumentStore(),
+  objects: createMemoryObjectStore(),
   clock: { now: () => new Date('2026-11-26T10:00:00Z') },
   ids: { newId: () => 'id', randomBytes: (n) => new Uint8Array(n), sha256Hex: async () => '0'.repeat(64) },
 };
@@ -33,14 +34,17 @@ const engine: QueryEngine = {
   parse: (sql, partition) => parser.parse(sql, partition),
   execute: (request) => {
     executed.push(request);
-    return new Promise((_resolve, reject) => request.signal?.addEventListener('abort', () => {
-      reject(new PlatformError('query_cancelled', 'Query cancelled: its client went away.', { status: 499 }));
-    }));
+    return new Promise((_resolve, reject) =>
+      request.signal?.addEventListener('abort', () => {
+        reject(new PlatformError('query_cancelled', 'Query cancelled: its client went away.', { status: 499 }));
+      })
+    );
   },
   close: async () => undefined,
 };
 const model = {
-  name: 'notes_model', datasets: [{ name: 'notes', viewQuery: 'SELECT 1 AS id' }],
+  name: 'notes_model',
+  datasets: [{ name: 'notes', viewQuery: 'SELECT 1 AS id' }],
 } as unknown as SemanticModel;
 const plane = { plane: 'production', models: [model], problems: [], data: {} } as unknown as AssembledPlane;
 
@@ -49,10 +53,19 @@ describe('execute_query and the fair shares', () => {
     const logged: CallLogEntry[] = [];
     const client = new AbortController();
     const context: ToolContext = {
-      deps, engine, plane, signal: client.signal,
+      deps,
+      engine,
+      plane,
+      signal: client.signal,
       project: { _id: 'project-1', slug: 'notes' } as ProjectRecord,
       token: { _id: 'token-1', models: ['notes_model'] } as unknown as TokenRecord,
-      callLog: { record: (entry) => { logged.push(entry); }, drain: async () => undefined, pendingCount: () => 0 },
+      callLog: {
+        record: (entry) => {
+          logged.push(entry);
+        },
+        drain: async () => undefined,
+        pendingCount: () => 0,
+      },
       improvementLimiter: {
         consume: async () => ({ allowed: true, retryAfterSeconds: 0, remaining: 1, limit: 20 }),
       },

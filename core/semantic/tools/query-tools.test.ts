@@ -24,10 +24,12 @@ afterAll(() => parser.close());
 
 let counter = 0;
 const deps: SemanticDeps = {
-  docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(),
+  docs: createMemoryDocumentStore(),
+  objects: createMemoryObjectStore(),
   clock: { now: () => new Date('2026-11-26T10:00:00Z') },
   ids: {
-    newId: () => `id${(counter += 1)}`, randomBytes: (n) => new Uint8Array(n),
+    newId: () => `id${(counter += 1)}`,
+    randomBytes: (n) => new Uint8Array(n),
     sha256Hex: async (d) => createHash('sha256').update(d).digest('hex'),
   },
 };
@@ -36,13 +38,18 @@ const prepared: ScopeTarget[] = [];
 const partitions: (string | undefined)[] = [];
 /** The query engine port: the real parser (recording whose parse it was), a fake execute answering one row. */
 const engine: QueryEngine = {
-  parse: (sql, partition) => { partitions.push(partition); return parser.parse(sql, partition); },
+  parse: (sql, partition) => {
+    partitions.push(partition);
+    return parser.parse(sql, partition);
+  },
   execute: async (request) => {
     executed.push(request);
     return { columns: [{ name: 'one', type: 'INTEGER' }], rows: [[1]], truncated: false };
   },
   close: async () => undefined,
-  prepareScope: (target) => { prepared.push(target); },
+  prepareScope: (target) => {
+    prepared.push(target);
+  },
 };
 /** A real model (loaded from OSI YAML, so the digests render it): dataset `notes` from a view_query. */
 const model = loadModelFile({
@@ -63,12 +70,19 @@ semantic_model:
 `,
 }).model as SemanticModel;
 const plane = {
-  plane: 'production', key: 'k', revision: 1, models: [model], problems: [], data: {},
+  plane: 'production',
+  key: 'k',
+  revision: 1,
+  models: [model],
+  problems: [],
+  data: {},
 } as unknown as AssembledPlane;
 
 function contextOf(projectId: string): ToolContext {
   return {
-    deps, engine, plane,
+    deps,
+    engine,
+    plane,
     project: { _id: projectId, slug: projectId, pageSize: 20 } as ProjectRecord,
     token: { _id: `token-of-${projectId}`, models: ['notes_model'] } as unknown as TokenRecord,
     callLog: { record: () => undefined, drain: async () => undefined, pendingCount: () => 0 },
@@ -98,30 +112,35 @@ describe('execute_query', () => {
     expect(await deps.docs.collection(collections.storedQueries).countDocuments({})).toBe(0);
   });
 
-  it('names the scope of the longest model name (200) as a plain file name of its own, distinct per model', async () => {
-    const names = ['m'.repeat(200), `${'m'.repeat(199)}n`];
-    const scopes: string[] = [];
-    for (const name of names) {
-      const long = { name, datasets: [{ name: 'notes', viewQuery: 'SELECT 1 AS id' }] } as unknown as SemanticModel;
-      const context = { ...contextOf('project-a'), plane: { ...plane, models: [long] } as AssembledPlane };
-      context.token = { ...context.token, models: [name] } as TokenRecord;
-      const outcome = await callTool(context, 'execute_query', { modelName: name, sql: 'SELECT 1', store: false });
-      expect(outcome, JSON.stringify(outcome).slice(0, 300)).toMatchObject({ ok: true });
-      scopes.push(executed[executed.length - 1].scope);
-    }
-    // The engine names a scope's file after the scope only while it is a plain name of at most 128 characters (else
-    // a hash, which scope-build.ts can no longer match to its family to retire it when the views change).
-    for (const scope of scopes) expect(cacheDirectoryName(scope)).toBe(scope);
-    expect(new Set(scopes).size).toBe(2);
-  });
+  it(
+    'names the scope of the longest model name (200) as a plain file name ' + 'of its own, distinct per model',
+    async () => {
+      const names = ['m'.repeat(200), `${'m'.repeat(199)}n`];
+      const scopes: string[] = [];
+      for (const name of names) {
+        const long = { name, datasets: [{ name: 'notes', viewQuery: 'SELECT 1 AS id' }] } as unknown as SemanticModel;
+        const context = { ...contextOf('project-a'), plane: { ...plane, models: [long] } as AssembledPlane };
+        context.token = { ...context.token, models: [name] } as TokenRecord;
+        const outcome = await callTool(context, 'execute_query', { modelName: name, sql: 'SELECT 1', store: false });
+        expect(outcome, JSON.stringify(outcome).slice(0, 300)).toMatchObject({ ok: true });
+        scopes.push(executed[executed.length - 1].scope);
+      }
+      // The engine names a scope's file after the scope only while it is a plain name of at most 128 characters (else
+      // a hash, which scope-build.ts can no longer match to its family to retire it when the views change).
+      for (const scope of scopes) expect(cacheDirectoryName(scope)).toBe(scope);
+      expect(new Set(scopes).size).toBe(2);
+    },
+  );
 
   it('get_semantic_model and get_datasets start preparing the scope a later execute_query runs on', async () => {
     prepared.length = 0;
     const context = contextOf('project-prepare');
     const overview = await callTool(context, 'get_semantic_model', { modelName: 'notes_model' });
     expect(overview, JSON.stringify(overview)).toMatchObject({ ok: true });
-    const datasets = await callTool(context, 'get_datasets',
-      { modelName: 'notes_model', datasets: [{ name: 'notes' }] });
+    const datasets = await callTool(context, 'get_datasets', {
+      modelName: 'notes_model',
+      datasets: [{ name: 'notes' }],
+    });
     expect(datasets, JSON.stringify(datasets)).toMatchObject({ ok: true });
     await vi.waitFor(() => expect(prepared).toHaveLength(2));
     const query = { modelName: 'notes_model', sql: 'SELECT 1', store: false };

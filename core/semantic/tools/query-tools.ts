@@ -13,23 +13,40 @@ import { getStoredQuery, storeQuery } from '../improvements.ts';
 import type { SemanticModel } from '../model.ts';
 import { datasetsWithoutViewQuery } from '../osi/index.ts';
 import { validateQuery } from '../query-validation/index.ts';
-import { maxResultBytes, maxResultRows, queryTimeoutMs, type ExecuteQueryInput, type ExecuteStoredQueryInput, type QueryOutput } from './tool-definitions.ts';
+import {
+  type ExecuteQueryInput,
+  type ExecuteStoredQueryInput,
+  maxResultBytes,
+  maxResultRows,
+  type QueryOutput,
+  queryTimeoutMs,
+} from './tool-definitions.ts';
 import { requireModel, scopedModelNames, type ToolContext, type ToolResult } from './tool-context.ts';
 
-/** execute_query. @throws PlatformError `model_unqueryable`, `query_rejected`, `query_parse_error`, `query_timeout`, … */
+/** execute_query. @throws PlatformError `model_unqueryable`, `query_rejected`, `query_parse_error`, `query_timeout`, …
+ */
 export async function executeQuery(ctx: ToolContext, input: Static<typeof ExecuteQueryInput>): Promise<ToolResult> {
   const model = requireModel(ctx, input.modelName);
   const params = input.params ?? [];
   const result = await runQuery(ctx, model, input.sql, params);
   const output: QueryOutput = toOutput(result);
   if (input.store !== false) {
-    output.storedQueryId = await storeQuery(ctx.deps, { projectId: ctx.project._id, modelName: model.name, sql: input.sql, params, tokenId: ctx.token._id });
+    output.storedQueryId = await storeQuery(ctx.deps, {
+      projectId: ctx.project._id,
+      modelName: model.name,
+      sql: input.sql,
+      params,
+      tokenId: ctx.token._id,
+    });
   }
   return { text: JSON.stringify(output) };
 }
 
 /** execute_stored_query: the stored SQL with new params (or the stored ones). */
-export async function executeStoredQuery(ctx: ToolContext, input: Static<typeof ExecuteStoredQueryInput>): Promise<ToolResult> {
+export async function executeStoredQuery(
+  ctx: ToolContext,
+  input: Static<typeof ExecuteStoredQueryInput>,
+): Promise<ToolResult> {
   const stored = await getStoredQuery(ctx.deps, ctx.project._id, input.storedQueryId, scopedModelNames(ctx));
   const model = requireModel(ctx, stored.modelName);
   const result = await runQuery(ctx, model, stored.sql, input.params ?? stored.params);
@@ -59,7 +76,12 @@ function scopedViews(model: SemanticModel): { name: string; sql: string }[] {
 async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, params: string[]): Promise<QueryResult> {
   const missing = datasetsWithoutViewQuery(model);
   if (missing.length > 0) {
-    throw new PlatformError('model_unqueryable', `Model "${model.name}" cannot be queried: these datasets have no view_query: ${missing.join(', ')}. Ask the modeller to add a view_query custom extension to each (request_improvement can say so).`);
+    throw new PlatformError(
+      'model_unqueryable',
+      `Model "${model.name}" cannot be queried: these datasets have no view_query: ${
+        missing.join(', ')
+      }. Ask the modeller to add a view_query custom extension to each (request_improvement can say so).`,
+    );
   }
   // The parse cache is kept per project: another project cannot time whether this text was parsed recently.
   const parse = (text: string) => ctx.engine.parse(text, ctx.project._id);
@@ -69,11 +91,18 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
   const scope = await scopeName(ctx, model, views);
   try {
     return await ctx.engine.execute({
-      data: ctx.plane.data, scope, views, sql: validated.sql, params,
-      maxRows: maxResultRows, maxBytes: maxResultBytes, timeoutMs: queryTimeoutMs,
+      data: ctx.plane.data,
+      scope,
+      views,
+      sql: validated.sql,
+      params,
+      maxRows: maxResultRows,
+      maxBytes: maxResultBytes,
+      timeoutMs: queryTimeoutMs,
       // Fair shares count per project and token; the signal stops the query once the caller has gone (docs/decisions.md
       // D18 § 2).
-      caller: { projectId: ctx.project._id, tokenId: ctx.token._id }, signal: ctx.signal,
+      caller: { projectId: ctx.project._id, tokenId: ctx.token._id },
+      signal: ctx.signal,
     });
   } catch (error) {
     throw hideScopes(error);
@@ -110,19 +139,33 @@ function checkParamCount(used: number, given: number): void {
 }
 
 function toOutput(result: QueryResult): QueryOutput {
-  const output: QueryOutput = { columns: result.columns, rows: result.rows, rowCount: result.rows.length, ...(result.truncated ? { truncated: true as const } : {}) };
+  const output: QueryOutput = {
+    columns: result.columns,
+    rows: result.rows,
+    rowCount: result.rows.length,
+    ...(result.truncated ? { truncated: true as const } : {}),
+  };
   if (result.truncatedBy === 'bytes') output.note = byteCapNote(result.rows.length);
   return output;
 }
 
 /** The note of a result cut at {@link maxResultBytes}. */
 function byteCapNote(rowCount: number): string {
-  return `Result truncated: the rows passed the 4 MiB (${maxResultBytes.toLocaleString('en-US')} bytes) cap on row data, so only the first ${rowCount} row(s) are shown. Narrow the query: select fewer or shorter columns (for example left(text_column, 200)), aggregate, or filter and add LIMIT.`;
+  return `Result truncated: the rows passed the 4 MiB ` +
+    `(${maxResultBytes.toLocaleString('en-US')} bytes) cap on row ` +
+    `data, so only the first ${rowCount} row(s) are shown. Narrow the ` +
+    `query: select fewer or shorter columns (for example left(text_column, ` +
+    `200)), aggregate, or filter and add LIMIT.`;
 }
 
 /** Engine messages may name scope schemas; agents write bare names, so scope names are removed. */
 function hideScopes(error: unknown): unknown {
   if (!(error instanceof PlatformError)) return error;
-  const message = error.message.replace(/"?_scope_[A-Za-z0-9_]*"?\./g, '').replace(/"?_scope_[A-Za-z0-9_]*"?/g, '<model>');
-  return message === error.message ? error : new PlatformError(error.code, message, { status: error.status, cause: error });
+  const message = error.message.replace(/"?_scope_[A-Za-z0-9_]*"?\./g, '').replace(
+    /"?_scope_[A-Za-z0-9_]*"?/g,
+    '<model>',
+  );
+  return message === error.message
+    ? error
+    : new PlatformError(error.code, message, { status: error.status, cause: error });
 }

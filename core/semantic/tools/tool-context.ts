@@ -4,7 +4,7 @@ import { PlatformError } from '../../ports/platform-error.ts';
 import type { CallLogWriter } from '../call-log-writer.ts';
 import type { SemanticDeps } from '../deps.ts';
 import type { SemanticModel } from '../model.ts';
-import { formatProblems, type AssembledPlane } from '../planes.ts';
+import { type AssembledPlane, formatProblems } from '../planes.ts';
 import type { ProjectRecord, TokenRecord } from '../records.ts';
 import { modelsInScope } from '../tokens.ts';
 
@@ -49,12 +49,18 @@ export function requireModel(ctx: ToolContext, name: string): SemanticModel {
   const inScope = scopedModelNames(ctx);
   if (!inScope.includes(name)) {
     const list = inScope.length > 0 ? inScope.join(', ') : 'none';
-    throw new PlatformError('model_not_found', `Model "${name}" is not available to this token. Models you can use: ${list}.`);
+    throw new PlatformError(
+      'model_not_found',
+      `Model "${name}" is not available to this token. Models you can use: ${list}.`,
+    );
   }
   const model = ctx.plane.models.find((m) => m.name === name);
   if (!model) {
     const problems = ctx.plane.problems.filter((p) => p.model === name);
-    throw new PlatformError('model_invalid', `Model "${name}" failed validation and cannot be used until it is fixed:\n${formatProblems(problems)}`);
+    throw new PlatformError(
+      'model_invalid',
+      `Model "${name}" failed validation and cannot be used until it is fixed:\n${formatProblems(problems)}`,
+    );
   }
   return model;
 }

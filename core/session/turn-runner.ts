@@ -1,0 +1,203 @@
+/**
+ * Runs queued turns for a dispatcher: claims the turn, starts a turn worker for it (one process per turn, within
+ * the turn slots), answers the worker's `turn.<method>` requests as the broker over the stores (its token checked
+ * by the launcher), stops the worker when the turn or its session is cancelled, and settles the turn when the worker
+ * ends badly (a limit, a lost channel): the turn and its running child turns end failed with the worker's message.
+ *
+ * Source: spec/platform-service.md § Rules 6–7, § Replacement of a container; docs/decisions.md D7 § Dispatcher and
+ * workers, § Models.
+ */
+import type { ModelProvider } from '../ports/model-provider.ts';
+import { PlatformError } from '../ports/platform-error.ts';
+import type { ToolCatalog } from '../ports/tool-catalog.ts';
+import type { WorkerLauncher, WorkerLimits, WorkerSlot } from '../ports/worker.ts';
+import { TURN_HEARTBEAT_MS } from './model.ts';
+import { beatTurn, claimTurn, loadTurnRecords, sessionsOf, type SessionStoreDeps } from './session-store.ts';
+import { failTurnTree, interruptedError } from './stale-turns.ts';
+import { BrokerViolationError } from './broker-rules.ts';
+import { createStoreHost, type StoreHostDeps } from './store-host.ts';
+import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
+import type { SessionChanges } from '../ports/session-changes.ts';
+import { watchCancellation } from './cancel-watch.ts';
+import { type TurnHost, turnHostMethods } from './turn-host.ts';
+import type { WorkflowView } from './workflow-view.ts';
+
+/** The TurnHost methods a worker may ask the broker for. */
+const brokerMethods = new Set<string>(turnHostMethods);
+
+/** What a turn runner needs. */
+export interface TurnRunnerDeps extends SessionStoreDeps {
+  launcher: WorkerLauncher;
+  models: ModelProvider;
+  /**
+   * Cost in USD of `usage` on `model` (with none named, the model the call ran on), 0 without prices: the config's
+   * prices (core/boot/turn-cost.ts `configuredCost`).
+   */
+  costOf: StoreHostDeps['costOf'];
+  catalog: ToolCatalog;
+  promptCache: { enabled: boolean; ttl: '5m' | '1h' };
+  limits: WorkerLimits;
+  instanceId: string;
+  workflowOf(buildId: string, slug: string): Promise<WorkflowView>;
+  /**
+   * How often a running turn's records are read for a cancel whatever the notifications (ms); default 10 000 with
+   * `changes`, 1000 without (./cancel-watch.ts).
+   */
+  cancelPollMs?: number;
+  /** Change notifications: published after the claim and the end of the turn; a cancel's stops the worker. */
+  changes?: SessionChanges;
+  /** Receives `[worker] refused …` lines of broker refusals. */
+  log?(line: string): void;
+  /** Called once the turn has settled (e.g. to queue its completion firing). */
+  afterTurn?(turnId: string): Promise<void>;
+  /** Where model calls' live text goes (the AG-UI streams); none without a queue store. */
+  textDeltas?: TextDeltas;
+  /**
+   * Aborted when the dispatcher stops and its grace has passed: the turn ends failed, interrupted by a platform
+   * restart (with its running child turns), then its worker is stopped (platform-service.md § Replacement).
+   */
+  interrupt?: AbortSignal;
+}
+
+/**
+ * Codes of a broker refusal (an operation the worker may not ask for, or a report breaking the workflow's rules:
+ * core/session/broker-rules.ts), each logged as a `[worker] refused` line.
+ */
+const refusalCodes = new Set(['operation_refused', 'turn_not_allowed', 'workflow_violation']);
+
+/**
+ * The broker: answers one worker request with the host, refusing operations that are not the host's and turns that
+ * are not this worker's; each refusal is logged `[worker] refused <operation> for <subject>` (never a value).
+ * Source: spec/platform-service.md § Operational log lines ([worker]).
+ */
+export function turnBroker(
+  host: TurnHost,
+  refusal: { subject: string; log?(line: string): void },
+): (op: string, args: unknown) => Promise<unknown> {
+  return async (op, args) => {
+    const method = op.startsWith('turn.') ? op.slice(5) : '';
+    try {
+      if (!brokerMethods.has(method) || !Array.isArray(args)) {
+        throw new PlatformError('operation_refused', 'The broker does not answer this operation.');
+      }
+      return await (host[method as keyof TurnHost] as (...a: unknown[]) => Promise<unknown>)(...args);
+    } catch (error) {
+      if (error instanceof PlatformError && refusalCodes.has(error.code)) {
+        const rule = error instanceof BrokerViolationError ? `: it breaks the workflow rule ${error.rule}` : '';
+        const named = /^[A-Za-z.]{1,40}$/.test(op) ? op : 'an operation';
+        refusal.log?.(`[worker] refused ${named} for ${refusal.subject}${rule}`);
+      }
+      throw error;
+    }
+  };
+}
+
+/** The `turn_seconds` of the workflow the turn runs; undefined when it cannot be read (the worker then reports it). */
+async function turnSecondsOf(deps: TurnRunnerDeps, turnId: string): Promise<number | undefined> {
+  try {
+    const { session } = await loadTurnRecords(deps, turnId);
+    return (await deps.workflowOf(session.buildId, session.workflow)).limits.turnSeconds;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs the queued turn `turnId` to its end; a turn no longer queued (claimed elsewhere, cancelled) is left alone.
+ * The turn is claimed only once a turn worker slot is free (spec/platform-service.md § Rules 7: work beyond the slots
+ * waits with its job claimed): a dispatcher that dies meanwhile leaves it queued, and its job, stalled, runs again
+ * elsewhere. A dispatcher stopping (`interrupt`) before a slot is free leaves it queued too (the turn sweep queues it
+ * again).
+ */
+export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promise<void> {
+  const slot = await deps.launcher.reserve('turn', deps.interrupt);
+  if (!slot) return;
+  try {
+    await runInSlot(deps, turnId, slot);
+  } finally {
+    slot.release();
+  }
+}
+
+/** Claims and runs turn `turnId` in the reserved `slot` (the run releases it when it ends). */
+async function runInSlot(deps: TurnRunnerDeps, turnId: string, slot: WorkerSlot): Promise<void> {
+  const turn = await claimTurn(deps, turnId, deps.instanceId);
+  if (!turn) return;
+  const controller = new AbortController();
+  // Every TURN_HEARTBEAT_MS the turn's heartbeat is renewed (a stale one means this dispatcher died).
+  const watch = setInterval(() => {
+    const stopIfCancelled = (status: string | undefined) => {
+      if (status === 'cancelled') controller.abort();
+    };
+    void beatTurn(deps, turnId, deps.instanceId).then(stopIfCancelled, () => undefined);
+  }, TURN_HEARTBEAT_MS);
+  // A cancel of the turn or its session stops the worker: read once per change notification (./cancel-watch.ts).
+  const cancelWatch = await watchCancellation(
+    { ...deps, safetyMs: deps.cancelPollMs },
+    { ...turn, runner: deps.instanceId },
+    () => controller.abort(),
+  );
+  deps.changes?.changed(cancelWatch.rootId);
+  let agentLookup: Promise<string | undefined> | undefined;
+  const agentOfTurn = () => (agentLookup ??= sessionsOf(deps).findOne({ _id: turn.sessionId })
+    .then((s) => s?.agentId, () => undefined));
+  // Writes are fenced by this runner and the claim's lease epoch (a turn failed as stale takes nothing more from it).
+  const fence = { runner: deps.instanceId, lease: turn.lease ?? '' };
+  const host = createStoreHost({
+    ...deps,
+    signal: controller.signal,
+    fence,
+    // A report the broker refused ended the turn failed: the worker is stopped, nothing more of it is taken.
+    onViolation: () => controller.abort(),
+    ...(deps.textDeltas ? { onText: (delta: TextDelta) => deps.textDeltas!.publish(delta) } : {}),
+    callSignal: (
+      timeoutMs,
+    ) => (timeoutMs === undefined
+      ? controller.signal
+      : AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)])),
+    costOf: deps.costOf,
+    serviceTools: () => deps.catalog.tools(),
+    // The turn record's organization (written by the platform): an owned collection answers only its owner's agents.
+    // With the session's agent (the records, never the worker) it is the service's rate key (docs/decisions.md D17 §
+    // 6).
+    callServiceTool: async (call, signal) =>
+      deps.catalog.call(call.collection, call.name, call.input, {
+        signal,
+        orgId: turn.orgId,
+        agentId: await agentOfTurn(),
+      }),
+  }, turnId);
+  // Settled before the worker is stopped, so nothing the dying worker reports can settle it another way.
+  const interrupt = () => {
+    void failTurnTree(deps, turn, interruptedError).finally(() => controller.abort());
+  };
+  if (deps.interrupt?.aborted) interrupt();
+  else deps.interrupt?.addEventListener('abort', interrupt, { once: true });
+  try {
+    // The workflow's turn_seconds is enforced from outside the worker too (its own check never runs while it is stuck).
+    const turnSeconds = await turnSecondsOf(deps, turnId);
+    const outcome = await deps.launcher.run({
+      kind: 'turn',
+      subject: `turn ${turnId}`,
+      task: 'turn',
+      payload: { turnId },
+      limits: deps.limits,
+      broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log }),
+      signal: controller.signal,
+      slot,
+      ...(turnSeconds === undefined ? {} : { turnSeconds }),
+    });
+    if (outcome.ended === 'failed') {
+      const code = outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed');
+      const failure = { code, message: outcome.message };
+      await failTurnTree(deps, turn, failure, { lease: fence.lease });
+    }
+    await deps.afterTurn?.(turnId);
+  } finally {
+    clearInterval(watch);
+    cancelWatch.end();
+    // The settle or failure above (or a cancel) changed the chat: its readers read again.
+    deps.changes?.changed(cancelWatch.rootId);
+    deps.interrupt?.removeEventListener('abort', interrupt);
+  }
+}
