@@ -215,7 +215,9 @@ describe('the webhook endpoint', () => {
     for (const id of ['r-1', 'r-2', 'r-3', 'r-4']) expect((await w.post(w.hooks.a, id)).status).toBe(202);
     expect(w.reads.connections).toBe(1);
     // A regenerated token: the old one is refused, the new one taken, once the cached record is older than the bound.
-    const fresh = await regenerateToken(w.connDeps, { subject: 'maria' }, { agent: 'a1', environment: 'main', identifier: 'hooks' });
+    const fresh = await regenerateToken(w.connDeps, { subject: 'maria' }, {
+      agent: 'a1', environment: 'main', identifier: 'hooks',
+    });
     w.later(CONNECTION_CACHE_MS);
     expect((await w.post(w.hooks.a, 'r-5')).status).toBe(401);
     expect((await w.post({ address: w.hooks.a.address, token: fresh.token }, 'r-6')).status).toBe(202);
