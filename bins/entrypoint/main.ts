@@ -13,6 +13,7 @@ import { embeddedQueue } from './embedded-queue.ts';
 import { appDirectory, isCompiledExecutable } from '../../core/adapters/runtime/app-directory.ts';
 import { parseEntrypointSettings } from './settings.ts';
 import { DISPATCHER_NICENESS, supervise, tagged, type ChildSpec } from './supervisor.ts';
+import { findProgram } from '../../core/adapters/worker/sandbox.ts';
 
 // Compiled (bun build --compile): the sibling executables in this executable's directory, the
 // Caddyfile and web files under CAIRN_APP_DIR (default: the directory above, e.g. /app).
@@ -85,7 +86,11 @@ if (queue?.heldBy) tagged('entrypoint', `the queue store keeps nothing on disk: 
 // first and the turns catch up after, rather than the other way round on a small machine.
 const dispatcher: ChildSpec = { ...bin('dispatcher', storeEnv), niceness: DISPATCHER_NICENESS };
 // The queue store stops last: a stopping dispatcher settles its jobs in it (bins/dispatcher/stop-work.ts).
-const children = supervise([...(queue ? [{ ...queue.spec, stopLast: true }] : []), bin('api', storeEnv), dispatcher, bin('semantic-mcp'), proxy]);
+// Every child gets SIGTERM when this process dies, even by SIGKILL (setpriv --pdeathsig, util-linux): none runs on
+// orphaned, holding the ports and the queue store's files.
+const setpriv = process.platform === 'linux' ? findProgram('setpriv', process.env.PATH) : undefined;
+const specs = [...(queue ? [{ ...queue.spec, stopLast: true }] : []), bin('api', storeEnv), dispatcher, bin('semantic-mcp'), proxy];
+const children = supervise(specs, setpriv ? { setpriv } : {});
 let stopping = false;
 const stop = async (signal: string) => {
   if (stopping) return;

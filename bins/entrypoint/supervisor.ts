@@ -55,8 +55,20 @@ export function tagged(tag: string, line: string): void {
   process.stdout.write(ownTags.test(shown) ? `${shown}\n` : `[${tag}] ${shown}\n`);
 }
 
+/** How the supervisor runs its children. */
+export interface SuperviseOptions {
+  /** How long a stop waits after SIGTERM before SIGKILL (ms; default {@link stopKillAfterMs}). */
+  killAfterMs?: number;
+  /**
+   * The path of util-linux `setpriv`: given, each child starts through `setpriv --pdeathsig TERM`, so it gets SIGTERM
+   * when this process dies however it dies (a `kill -9` too) instead of running on without it, and a queue store
+   * left running would share its append-only file with the next entrypoint's. Default none (Linux only).
+   */
+  setpriv?: string;
+}
+
 /** Runs `specs`; returns a stop function that ends every child and resolves once all have exited. */
-export function supervise(specs: ChildSpec[], options: { killAfterMs?: number } = {}): {
+export function supervise(specs: ChildSpec[], options: SuperviseOptions = {}): {
   stop(): Promise<void>; pids(): Record<string, number | undefined>;
 } {
   let stopping = false;
@@ -69,7 +81,11 @@ export function supervise(specs: ChildSpec[], options: { killAfterMs?: number } 
     setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? stopKillAfterMs).unref();
   });
   const start = (spec: ChildSpec) => {
-    const child = spawn(spec.command, spec.args, { env: spec.env as NodeJS.ProcessEnv, cwd: spec.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    // setpriv sets the signal, then becomes the child (exec): the child's pid is the one started here.
+    const [command, args] = options.setpriv
+      ? [options.setpriv, ['--pdeathsig', 'TERM', '--', spec.command, ...spec.args]]
+      : [spec.command, spec.args];
+    const child = spawn(command, args, { env: spec.env as NodeJS.ProcessEnv, cwd: spec.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     running.set(spec.tag, child);
     if (child.pid && spec.niceness) {
       try {
