@@ -146,7 +146,15 @@ describe('Agents and environments, Connections', () => {
       await caps.getByLabel('Cap of flights-analyst day in USD').fill('5');
       await caps.getByRole('button', { name: 'Save cap' }).first().click();
       await caps.locator('tr', { hasText: 'Per day' }).getByText('$0.0000').waitFor();
-      expect(await (await fetch(`${product.base}/api/agents/flights-analyst/environments/main/workflows/flights-analyst/spend-caps`)).json())
+      // The spend shows $0.0000 before the save has landed too: read the caps until the saved one is there.
+      const capsUrl = `${product.base}/api/agents/flights-analyst/environments/main/workflows/flights-analyst/spend-caps`;
+      const readCaps = async () => (await (await fetch(capsUrl)).json()) as { caps: { limitUsd: number | null }[] };
+      let saved = await readCaps();
+      while (saved.caps[0]?.limitUsd !== 5) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        saved = await readCaps();
+      }
+      expect(saved)
         .toEqual({ caps: [
           expect.objectContaining({ period: 'day', limitUsd: 5, spentUsd: 0 }),
           expect.objectContaining({ period: 'week', limitUsd: null, spentUsd: 0 }),
