@@ -19,7 +19,11 @@ export const BASELINE_REVISION = '83abf23c699888c2ec9ab87b474a703a7a575182';
  * The figures of part 1 compared with the baseline: the health run, the webhook run with the dispatcher working
  * (the headline), and the profile rows of the claimed-already (duplicate) and dispatcher-stopped runs.
  */
-export interface WebhookFigures { base: LoadResult; hooks: LoadResult; duplicate?: LoadResult; paused?: LoadResult }
+export interface WebhookFigures {
+  base: LoadResult; hooks: LoadResult; duplicate?: LoadResult; paused?: LoadResult;
+  /** The same run as `hooks` with fewer in flight (`--few`). */
+  fewer?: LoadResult;
+}
 
 /** What one product's runs printed, by part, and part 1's headline figures (undefined when part 1 failed). */
 export interface ProductRun { parts: string[][]; webhook?: WebhookFigures }
@@ -75,7 +79,7 @@ export function compareWithBaseline(
     return [title, `no figures to compare: part 1 failed ${current ? 'on the baseline' : 'now'}`];
   }
   const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : '—');
-  type Run = 'hooks' | 'duplicate' | 'paused';
+  type Run = 'hooks' | 'duplicate' | 'paused' | 'fewer';
   const pace = current.base.perSecond / old.webhook.base.perSecond;
   const line = (label: string, key: 'perSecond' | 'p50' | 'p99', digits: number, run: Run = 'hooks') => {
     const [was, now] = [old.webhook![run]?.[key] ?? Number.NaN, current[run]?.[key] ?? Number.NaN];
@@ -90,6 +94,8 @@ export function compareWithBaseline(
     `${'POST /api/webhooks/<address> 202'.padEnd(34)} ${'baseline'.padStart(10)} ${'now'.padStart(10)} `
       + `${'ratio'.padStart(8)} ${'per health'.padStart(10)}`,
     line('… per s', 'perSecond', 0), line('… p50 ms', 'p50', 2), line('… p99 ms', 'p99', 2),
+    line('… fewer in flight, per s', 'perSecond', 0, 'fewer'),
+    line('… fewer in flight, p99 ms', 'p99', 2, 'fewer'),
     line('… claimed already, per s', 'perSecond', 0, 'duplicate'),
     line('… claimed already, p99 ms', 'p99', 2, 'duplicate'),
     line('… dispatcher stopped, per s', 'perSecond', 0, 'paused'),

@@ -22,7 +22,7 @@ describe('the bench agent', () => {
     expect(validation.problems).toEqual([]);
     expect(validation.ok).toBe(true);
     const text = files.map((f) => f.text).join('\n');
-    for (const connection of ['hook', 'hook-paused', 'hook-live', 'retried', 'chat']) {
+    for (const connection of ['hook', 'hook-paused', 'hook-live', 'hook-few', 'retried', 'chat']) {
       expect(text).toContain(`connection: ${connection}`);
     }
   });

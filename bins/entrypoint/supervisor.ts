@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 import { readableLogLine } from '../../core/adapters/log/readable-lines.ts';
+import { setAutogroupNiceness } from '../../core/adapters/runtime/process-scheduling.ts';
 
 /** A supervised child. */
 export interface ChildSpec {
@@ -21,7 +22,9 @@ export interface ChildSpec {
   cwd?: string;
   /**
    * Niceness to run it at (0 default; higher yields the CPU to the others). Processes it starts inherit it: the
-   * dispatcher's workers, so background turns never starve the API's answers.
+   * dispatcher's workers, so background turns never starve the API's answers. A child with a niceness runs in a
+   * session of its own (no controlling terminal, so its workers need none of their own) whose scheduling group gets
+   * the same niceness (core/adapters/runtime/process-scheduling.ts).
    */
   niceness?: number;
   /** Stopped only after every other child has exited (the queue store the others use while stopping). */
@@ -67,6 +70,20 @@ export interface SuperviseOptions {
   setpriv?: string;
 }
 
+/** Gives `pid` (a child in a session of its own) and its session's scheduling group the niceness `niceness`. */
+function lowerPriority(tag: string, pid: number, niceness: number): void {
+  try {
+    setPriority(pid, niceness);
+  } catch (error) {
+    tagged('entrypoint', `${tag} runs at normal priority: ${(error as Error).message}`);
+  }
+  void setAutogroupNiceness(pid, niceness).then((result) => {
+    if (!result.set && !result.unsupported) {
+      tagged('entrypoint', `${tag}'s session group runs at normal priority: ${result.reason}`);
+    }
+  });
+}
+
 /** Runs `specs`; returns a stop function that ends every child and resolves once all have exited. */
 export function supervise(specs: ChildSpec[], options: SuperviseOptions = {}): {
   stop(): Promise<void>; pids(): Record<string, number | undefined>;
@@ -85,15 +102,11 @@ export function supervise(specs: ChildSpec[], options: SuperviseOptions = {}): {
     const [command, args] = options.setpriv
       ? [options.setpriv, ['--pdeathsig', 'TERM', '--', spec.command, ...spec.args]]
       : [spec.command, spec.args];
-    const child = spawn(command, args, { env: spec.env as NodeJS.ProcessEnv, cwd: spec.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const detached = Boolean(spec.niceness);
+    const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
+    const child = spawn(command, args, { env: spec.env as NodeJS.ProcessEnv, cwd: spec.cwd, stdio, detached });
     running.set(spec.tag, child);
-    if (child.pid && spec.niceness) {
-      try {
-        setPriority(child.pid, spec.niceness);
-      } catch (error) {
-        tagged('entrypoint', `${spec.tag} runs at normal priority: ${(error as Error).message}`);
-      }
-    }
+    if (child.pid && spec.niceness) lowerPriority(spec.tag, child.pid, spec.niceness);
     if (child.pid) tagged('entrypoint', `started ${spec.tag} (pid ${child.pid}${spec.niceness ? `, niceness ${spec.niceness}` : ''})`);
     for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream! }).on('line', (line) => tagged(spec.tag, line));
     child.on('exit', (code, signal) => {

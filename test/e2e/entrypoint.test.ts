@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProduct, type RunningProduct } from '../helpers/product.ts';
 import { DISPATCHER_NICENESS } from '../../bins/entrypoint/supervisor.ts';
+import { autogroupOf } from '../../core/adapters/runtime/process-scheduling.ts';
 
 let dataDir: string;
 let first: RunningProduct;
@@ -55,6 +56,15 @@ describe('entrypoint', () => {
     const niceness = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[16]);
     expect(niceness(pidOf(first, 'dispatcher'))).toBe(DISPATCHER_NICENESS);
     expect(niceness(pidOf(first, 'api'))).toBe(0);
+    // It leads a session of its own (field 6: session id), whose scheduling group (where the kernel groups by
+    // session) has its niceness too: its workers, in that session, cannot outweigh the API's group.
+    const session = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[3]);
+    expect(session(pidOf(first, 'dispatcher'))).toBe(pidOf(first, 'dispatcher'));
+    const group = autogroupOf(pidOf(first, 'dispatcher'));
+    if (group) {
+      expect(group.niceness).toBe(DISPATCHER_NICENESS);
+      expect(autogroupOf(pidOf(first, 'api'))).toMatchObject({ niceness: 0 });
+    }
   });
 
   it.each(['api', 'dispatcher'])('starts the %s again 2 s after it is killed, and /healthz answers again', async (tag) => {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkerKind, WorkerLauncher, WorkerOutcome, WorkerRunOptions } from '../../ports/worker.ts';
 import type { WorkerProgram } from './program.ts';
+import { hasControllingTerminal } from '../runtime/process-scheduling.ts';
 import { findProgram, planSandbox, probeNamespaces, type SandboxPlan, type WorkerIsolation } from './sandbox.ts';
 import { WorkerSlots } from './slots.ts';
 import { runWorkerProcess } from './worker-process.ts';
@@ -97,6 +98,7 @@ export function createWorkerLauncher(deps: WorkerLauncherDeps): LocalWorkerLaunc
     return plan;
   });
   const setpriv = findProgram('setpriv', path);
+  const newSession = hasControllingTerminal();
   const processDeps = (options: LauncherRunOptions, plan: SandboxPlan) => ({
     env: deps.environment(options.kind, options.limits.memoryMb),
     tempRoot: deps.tempRoot ?? tmpdir(),
@@ -105,6 +107,7 @@ export function createWorkerLauncher(deps: WorkerLauncherDeps): LocalWorkerLaunc
     inspect,
     sandbox: plan,
     runDir,
+    newSession,
     ...(setpriv ? { setpriv } : {}),
     ...(options.onStarted ? { onStarted: options.onStarted } : {}),
   });

@@ -111,10 +111,15 @@ export function planSandbox(
   return { plan: { mode: 'permission-only' }, line };
 }
 
-/** bubblewrap's namespace, session and capability flags; `shareNet` keeps the host network (inspector runs only). */
-function namespaceFlags(shareNet: boolean): string[] {
+/**
+ * bubblewrap's namespace, session and capability flags; `shareNet` keeps the host network (inspector runs only);
+ * `newSession` (default true) cuts the sandbox off from a controlling terminal (`--new-session`), which also puts it
+ * in a scheduling group of its own where the kernel groups by session (../runtime/process-scheduling.ts).
+ */
+function namespaceFlags(shareNet: boolean, newSession = true): string[] {
   const net = shareNet ? ['--share-net'] : [];
-  return ['--unshare-all', ...net, '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
+  const session = newSession ? ['--new-session'] : [];
+  return ['--unshare-all', ...net, '--die-with-parent', ...session, '--cap-drop', 'ALL'];
 }
 
 /** Read-only /usr with the top-level links into it (or their own read-only binds), the loader cache, /dev and /proc. */
@@ -136,18 +141,20 @@ function systemBinds(): string[] {
 
 /**
  * `command` wrapped in bubblewrap: the system binds, its `reads` (runtime and program files, each at its real
- * path) read-only, `workDir` read-write and current. The runtime is started by its real path.
+ * path) read-only, `workDir` read-write and current. The runtime is started by its real path. `newSession`
+ * (default true): a session of its own; the launcher passes false where it has no controlling terminal, so the
+ * worker stays in its launcher's scheduling group and niceness.
  *
  * Source: spec/platform-service.md § Rules 8
  */
 export function sandboxCommand(
   bwrap: string,
   command: WorkerCommand,
-  options: { workDir: string; shareNet?: boolean },
+  options: { workDir: string; shareNet?: boolean; newSession?: boolean },
 ): WorkerCommand {
   const real = realpathSync(command.command);
   const reads = new Set([real, ...(command.reads ?? []).map((path) => realpathSync(path))]);
-  const args = [...namespaceFlags(options.shareNet ?? false), ...systemBinds()];
+  const args = [...namespaceFlags(options.shareNet ?? false, options.newSession), ...systemBinds()];
   for (const path of reads) args.push('--ro-bind', path, path);
   // bubblewrap sets PWD to this directory; the worker drops it before checking its environment (bins/worker/run.ts).
   args.push('--bind', options.workDir, options.workDir, '--chdir', options.workDir, '--', real, ...command.args);

@@ -54,6 +54,12 @@ export interface WorkerProcessDeps {
   setpriv?: string;
   /** The run folder of worker records (./worker-registry.ts); none when undefined. */
   runDir?: string;
+  /**
+   * Whether each worker starts in a session (and process group) of its own: default true. The launcher passes
+   * false where it has no controlling terminal (../runtime/process-scheduling.ts: a session of its own is a
+   * scheduling group of its own, which escapes the dispatcher's niceness).
+   */
+  newSession?: boolean;
 }
 
 /** What Node prints on stderr when its inspector listens: the port is the first group. */
@@ -115,9 +121,12 @@ class WorkerRun {
     command: WorkerCommand,
     workDir: string,
   ) {
-    // Its own process group (detached: a new session), so that it and anything under it are ended together.
+    // With a controlling terminal, its own session and process group (detached), so that it and anything under it
+    // are ended together; without one it stays in the launcher's (bubblewrap's namespace or the permission model
+    // keeps it from starting processes that outlive it).
     const stdio: ['pipe', 'pipe', 'pipe'] = ['pipe', 'pipe', 'pipe'];
-    this.child = spawn(command.command, command.args, { cwd: workDir, env: deps.env, stdio, detached: true });
+    const detached = deps.newSession ?? true;
+    this.child = spawn(command.command, command.args, { cwd: workDir, env: deps.env, stdio, detached });
     this.facts.sandboxed = deps.sandbox?.mode === 'namespaces';
     this.ended = new Promise((resolve) => {
       this.child.on('close', (code, signal) => resolve(this.onClosed(code, signal)));

@@ -19,13 +19,17 @@ import { sandboxCommand, type SandboxPlan } from './sandbox.ts';
  * Source: docs/decisions.md D17 § 3
  */
 export function isolate(
-  deps: { sandbox?: SandboxPlan; setpriv?: string; inspect?: boolean },
+  deps: { sandbox?: SandboxPlan; setpriv?: string; inspect?: boolean; newSession?: boolean },
   command: WorkerCommand,
   workDir: string,
 ): WorkerCommand {
   if (!existsSync(command.command)) return command;
   if (deps.sandbox?.mode === 'namespaces') {
-    return sandboxCommand(deps.sandbox.bwrap, command, { workDir, shareNet: deps.inspect });
+    return sandboxCommand(deps.sandbox.bwrap, command, {
+      workDir,
+      shareNet: deps.inspect,
+      newSession: deps.newSession,
+    });
   }
   if (deps.setpriv) {
     return { command: deps.setpriv, args: ['--pdeathsig', 'KILL', '--', command.command, ...command.args] };
