@@ -9,7 +9,8 @@
  * its niceness ({@link setAutogroupNiceness}), and a worker starts in a new session only where there is a
  * controlling terminal to cut it off from ({@link hasControllingTerminal}).
  *
- * Source: spec/platform-service.md § Limits (the front door's acknowledgements); docs/endpoints.md (the bench's third round).
+ * Source: spec/platform-service.md § Limits (the front door's acknowledgements); docs/endpoints.md (the bench's
+ * third round).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
