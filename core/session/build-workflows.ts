@@ -9,6 +9,7 @@ import { agentCollections, type BuildRecord } from '../agent/hosting-model.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
+import { DEFAULT_RUBRIC_THRESHOLD } from './rubric-judge.ts';
 import {
   type CallableWorkflow,
   defaultWorkflowLimits,
@@ -30,7 +31,7 @@ function hooksOf(
     name: h.script ?? 'rubric',
     source: h.script ? sources[h.script] : undefined,
     rubric: h.rubric,
-    threshold: h.threshold ?? 0.7,
+    threshold: h.threshold ?? DEFAULT_RUBRIC_THRESHOLD,
     model: h.model,
   }));
 }

@@ -9,6 +9,7 @@
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import { lockedNames } from './broker-rules.ts';
+import { type Judgement, judgeMessages, readJudgement } from './rubric-judge.ts';
 import type { TurnRun } from './turn-state.ts';
 import type { HookView, StateView } from './workflow-view.ts';
 
@@ -33,35 +34,18 @@ async function runScript(run: TurnRun, hook: HookView, input: unknown): Promise<
   }
 }
 
-async function grade(run: TurnRun, hook: HookView, state: StateView): Promise<{ score: number; reason: string }> {
+async function grade(run: TurnRun, hook: HookView, state: StateView): Promise<Judgement> {
   const reply = await run.host.callModel(run.turnId, {
     model: hook.model ?? state.model ?? run.workflow.model,
-    messages: [
-      {
-        role: 'system',
-        content:
-          'You grade a piece of work against a rubric. Answer with JSON only: {"score": <0..1>, "reason": "<one ' +
-          'sentence>"}.',
-      },
-      { role: 'user', content: `Rubric:\n${hook.rubric}\n\nWork:\n${run.lastReply()}` },
-    ],
+    messages: judgeMessages(hook.rubric ?? '', run.lastReply()),
     tools: [],
     promptCache: run.ctx.promptCache,
   });
-  const match = /\{[\s\S]*\}/.exec(reply.text);
-  const parsed = match ? record(safeJson(match[0])) : {};
-  if (typeof parsed.score !== 'number') {
+  const judgement = readJudgement(reply.text);
+  if (judgement === undefined) {
     throw new PlatformError('hook_failed', `Rubric hook of state "${state.slug}" got no score from the model.`);
   }
-  return { score: parsed.score, reason: typeof parsed.reason === 'string' ? parsed.reason : '' };
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  return judgement;
 }
 
 /**
