@@ -45,6 +45,8 @@ import { semanticEditorRoutes } from './semantic-editor-routes.ts';
 import { semanticPlaygroundRoutes } from './semantic-playground-routes.ts';
 import { semanticAccessRoutes } from './semantic-access-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
+import { evaluationRoutes } from './evaluation-routes.ts';
+import { evaluationDeps } from '../../core/boot/evaluation-wiring.ts';
 import { chatRoutes } from './chat-routes.ts';
 import { sessionDeps } from '../../core/boot/session-wiring.ts';
 import { operationEnqueuer } from '../../core/boot/environment-operations.ts';
@@ -188,6 +190,10 @@ export function createApiApp(parts: ApiAppParts) {
       logger, callerOf, prepare: prepareCaller,
     }))
     .use(chatRoutes({ deps: { docs, builds }, logger, callerOf, prepare: prepareCaller }))
+    .use(evaluationRoutes({
+      deps: evaluationDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue }),
+      logger, callerOf, prepare: prepareCaller,
+    }))
     .onError(({ code }) => {
       if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });
       return undefined;

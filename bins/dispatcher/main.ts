@@ -1,5 +1,5 @@
 /**
- * dispatcher: consumes every queue (none are defined yet in this release) and runs the sweeps (the data
+ * dispatcher: consumes every queue (turns, triggers, environment operations, polls, evaluations) and runs the sweeps (the data
  * update sweep every 5 minutes). With an embedded queue store (PLATFORM_EMBEDDED_QUEUE=on) it first
  * takes the single-dispatcher lease and settles records whose jobs were lost before running anything.
  *
@@ -42,6 +42,9 @@ import { TURN_STALE_MS } from '../../core/session/model.ts';
 import { PARK_SWEEP_INTERVAL_MS, sweepDueWaits } from '../../core/session/park-sweep.ts';
 import { failStaleTurns } from '../../core/session/stale-turns.ts';
 import { runQueuedTurn } from '../../core/session/turn-runner.ts';
+import { evaluationRunnerDeps } from '../../core/boot/evaluation-wiring.ts';
+import { runEvaluation, sweepEvaluationRuns } from '../../core/evaluation/evaluation-runs.ts';
+import { EVALUATION_QUEUE } from '../../core/evaluation/model.ts';
 import { publishedWorkflows } from '../../core/session/build-workflows.ts';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
 import { ensureSessionIndexes } from '../../core/session/session-store.ts';
@@ -141,6 +144,11 @@ const turnDeps = {
 };
 const operationDeps = operationHostingDeps({ ...store, scratchDir: env.scratchDir, models: boot.config.models });
 const enqueueTurn = async (turnId: string) => { if (queue) await enqueueTurnJob(queue, turnId); };
+/** A step of an evaluation case may take a turn's wall time and a minute more before the case fails. */
+const evaluationRunner = evaluationRunnerDeps({
+  ...store, enqueueTurn, workflowOf: builds.workflowOf, models: turnDeps.models, promptCache: turnDeps.promptCache,
+  settleTimeoutMs: (env.workers.turn.wallTimeSeconds + 60) * 1000, log: print,
+});
 /** Polls, callback runs and callback activations run in call workers; the broker's calls go through the catalog. */
 const triggerCallDeps = { ...store, enqueueTurn, builds, launcher, catalog, callLimits: env.workers.call, log: print, appBaseUrl: env.appBaseUrl ?? '' };
 let pollTimer: ReturnType<typeof setInterval> | undefined;
@@ -206,11 +214,14 @@ async function startWork(): Promise<void> {
       deployments,
       // Polls at once per dispatcher: PLATFORM_TRIGGER_POLL_CONCURRENCY (Rule 4); each takes a call slot while it runs.
       queue.consume(POLL_QUEUE, logged(POLL_QUEUE, async (job) => { await runPoll(triggerCallDeps, job.data as PollJob); }), { concurrency: env.triggerPollConcurrency }),
+      // Evaluation runs, one at a time: their cases' turns go through the turn queue like any other (core/evaluation).
+      queue.consume(EVALUATION_QUEUE, logged(EVALUATION_QUEUE, async (job) => { await runEvaluation(evaluationRunner, (job.data as { runId: string }).runId); }), { concurrency: 1 }),
     ];
     parkTimer = setInterval(() => {
       // Use cases left between their writes, and queued turns whose job the queue store lost (every mode).
       void sweepTurns({ ...store, queue, log, ...(liveChannel ? { changes: liveChannel } : {}) })
         .catch((error: Error) => logger.error({ err: error.message }, 'turn sweep failed'));
+      if (queue) void sweepEvaluationRuns({ ...store, jobs: queue }).then((lines) => lines.forEach(log)).catch((error: Error) => logger.error({ err: error.message }, 'evaluation sweep failed'));
       void sweepDueWaits({ ...store, enqueueTurn }).catch((error: Error) => logger.error({ err: error.message }, 'park sweep failed'));
       // Claimed firings whose process stopped before queuing or opening them (core/session/delivery-claims.ts).
       void resumePendingFirings({ ...store, queue, log, open: (p) => openFiredSession({ ...store, enqueueTurn }, p.target, p.firing) })

@@ -24,6 +24,7 @@ import { callbackAddressesCollection } from '../trigger/callback-addresses.ts';
 import { aguiThreadsCollection } from '../connection/agui-runs.ts';
 import { sessionKeyClaimsCollection } from '../session/session-key-claims.ts';
 import { FAILED_JOBS_COLLECTION } from '../jobs/failed-jobs.ts';
+import { evaluationCollections, evaluationSchemaVersion } from '../evaluation/model.ts';
 
 /**
  * The release's collections and data updates.
@@ -59,5 +60,8 @@ export function platformRelease(world?: ProjectUpdateWorld): ReleaseData {
     collections[name] = { baseline: 1, current: sessionSchemaVersion };
   }
   collections[sessionCollections.sessions] = { baseline: 1, current: sessionRecordSchemaVersion };
+  for (const name of Object.values(evaluationCollections)) {
+    collections[name] = { baseline: 1, current: evaluationSchemaVersion };
+  }
   return { collections, updates: [semanticProjectOrgUpdate(world), chatOwnerUpdate(world)] };
 }

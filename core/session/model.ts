@@ -165,6 +165,11 @@ export interface SessionRecord {
   /** The member who started it (a chat); absent for sessions that belong to no member. */
   startedBy?: string;
   /**
+   * The evaluation run and case it runs (an evaluation session, belonging to no member; core/evaluation); absent for
+   * every other session. Source: issue "Evaluations" § Runs.
+   */
+  evaluation?: { runId: string; caseId: string };
+  /**
    * The session key its trigger's `session` expression gave the opening firing (root sessions of keyed triggers
    * only): later firings with the same key are delivered to it while it is open. Source: docs/agent-format.md §
    * Triggers.

@@ -89,7 +89,16 @@ export type NewSession =
   & Partial<
     Pick<
       SessionRecord,
-      'startedBy' | 'parentId' | 'rootId' | 'dispatchId' | 'attributes' | 'ancestry' | 'sessionKey' | 'next' | 'lease'
+      | 'startedBy'
+      | 'parentId'
+      | 'rootId'
+      | 'dispatchId'
+      | 'attributes'
+      | 'ancestry'
+      | 'sessionKey'
+      | 'next'
+      | 'lease'
+      | 'evaluation'
     >
   >;
 

@@ -66,6 +66,8 @@ export interface SessionView {
   /** 0 for a root session, 1 for a child of a root, … */
   depth: number;
   sessionKey?: string;
+  /** Evaluation sessions only: the run and the case (`<workflow>/<stem>`) it runs. */
+  evaluation?: { runId: string; caseId: string };
   /** Child sessions only: the parent, the root and the dispatch id (`2`, `1~1`). */
   parentId?: string;
   rootId?: string;
@@ -165,6 +167,7 @@ export function sessionView(s: SessionRecord): SessionView {
     trigger: s.trigger,
     depth: s.depth,
     ...(s.sessionKey ? { sessionKey: s.sessionKey } : {}),
+    ...(s.evaluation ? { evaluation: s.evaluation } : {}),
     ...(s.parentId ? { parentId: s.parentId, rootId: s.rootId, dispatchId: s.dispatchId } : {}),
     createdAt: iso(s.createdAt),
     updatedAt: iso(s.updatedAt),

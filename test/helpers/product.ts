@@ -94,3 +94,19 @@ export function runCairn(url: string, args: string[], options: ProductOptions = 
     : spawnSync(bunPath, [join(repoRoot, 'bins/cairn/main.ts'), '--url', url, ...args], { encoding: 'utf8' });
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
+
+/**
+ * {@link runCairn} without blocking this process (a scripted model server in this process keeps answering while
+ * the command runs).
+ */
+export function runCairnAsync(url: string, args: string[], options: ProductOptions = {}): Promise<{ status: number; stdout: string; stderr: string }> {
+  const [command, prefix] = productMode(options) === 'compiled'
+    ? [join(distDir, 'cairn'), []]
+    : [bunPath, [join(repoRoot, 'bins/cairn/main.ts')]];
+  const child = spawn(command, [...prefix, '--url', url, ...args]);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr })));
+}

@@ -1,0 +1,118 @@
+/**
+ * Wires evaluation runs (core/evaluation) to hosted agents, the stores, the queues and the model provider: the API's
+ * use cases (agents found by id or slug among the caller's organizations, their role checked by the one
+ * authorization helper; the environment's published build; the `evaluations` queue) and the dispatcher's runner
+ * (cases driven as sessions through the turn queue; grades judged by the case workflow's model).
+ *
+ * Source: issue "Evaluations" § Runs, § Rubrics; docs/decisions.md D17 § 2 (one authorization helper).
+ */
+import { readBuild } from '../agent/publishing.ts';
+import { agentCollections, type BuildRecord, type EnvironmentRecord } from '../agent/hosting-model.ts';
+import type { EvaluationDeps, EvaluationRunnerDeps } from '../evaluation/evaluation-runs.ts';
+import { EVALUATION_QUEUE } from '../evaluation/model.ts';
+import { sessionDriver } from '../evaluation/session-driver.ts';
+import type { DocumentStore } from '../ports/document-store.ts';
+import type { JobQueue } from '../ports/job-queue.ts';
+import type { ModelProvider } from '../ports/model-provider.ts';
+import type { ObjectStore } from '../ports/object-store.ts';
+import { PlatformError } from '../ports/platform-error.ts';
+import type { SessionStoreDeps } from '../session/session-store.ts';
+import type { WorkflowView } from '../session/workflow-view.ts';
+import { agentScope } from './agent-authority.ts';
+
+const noQueue = () =>
+  new PlatformError(
+    'queue_unavailable',
+    'No queue store is configured (QUEUE_URL), so no evaluation can run; set QUEUE_URL or run the all-in-one ' +
+      'container.',
+    { status: 503 },
+  );
+
+/** The API's EvaluationDeps over the stores and the job queue. */
+export function evaluationDeps(parts: SessionStoreDeps & { queue: JobQueue | undefined }): EvaluationDeps {
+  const agentOf = agentScope(parts.docs);
+  return {
+    docs: parts.docs,
+    clock: parts.clock,
+    ids: parts.ids,
+    resolveAgent: async (caller, ref, role) => {
+      const agent = await agentOf(caller, ref.agent, role, ref.orgId === undefined ? {} : { orgId: ref.orgId });
+      return { orgId: agent.orgId, agentId: agent._id, slug: agent.slug };
+    },
+    publishedBuild: async (agent, environment) => {
+      const env = await parts.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({
+        agentId: agent.agentId,
+        name: environment,
+      });
+      if (!env) {
+        const message = `Agent "${agent.slug}" has no environment "${environment.slice(0, 60)}".`;
+        throw new PlatformError('environment_not_found', message, { status: 404 });
+      }
+      if (!env.published) {
+        throw new PlatformError(
+          'not_published',
+          `Environment "${env.name}" of agent "${agent.slug}" has nothing published yet; publish it, then run its ` +
+            'evaluations.',
+          { status: 409 },
+        );
+      }
+      const content = await readBuild({ objects: parts.objects as ObjectStore }, env.published);
+      return { buildId: env.published.buildId, commitId: env.published.commitId, files: content.files };
+    },
+    enqueue: async (runId) => {
+      if (!parts.queue) throw noQueue();
+      await parts.queue.add(EVALUATION_QUEUE, 'run', { runId }, { jobId: runId });
+    },
+  };
+}
+
+/** The dispatcher's EvaluationRunnerDeps: sessions through the turn queue, grades by the workflow's model. */
+export function evaluationRunnerDeps(
+  parts: SessionStoreDeps & {
+    enqueueTurn(turnId: string): Promise<void>;
+    workflowOf(buildId: string, slug: string): Promise<WorkflowView>;
+    models: ModelProvider;
+    promptCache: { enabled: boolean; ttl: '5m' | '1h' };
+    /** How long one step of a case may take (ms). */
+    settleTimeoutMs: number;
+    log(line: string): void;
+  },
+): EvaluationRunnerDeps {
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  return {
+    docs: parts.docs,
+    clock: parts.clock,
+    log: parts.log,
+    filesOf: async (run) => {
+      const build = await (parts.docs as DocumentStore).collection<BuildRecord>(agentCollections.builds).findOne({
+        _id: run.buildId,
+        agentId: run.agentId,
+      });
+      if (!build) {
+        const message = `the build ${run.buildId} this run was started on is gone; run the evaluation again`;
+        throw new PlatformError('build_not_found', message, { status: 404 });
+      }
+      return (await readBuild({ objects: parts.objects as ObjectStore }, { ...build, buildId: build._id })).files;
+    },
+    driverFor: (run, evaluationCase) => sessionDriver({ ...parts, sleep }, run, evaluationCase),
+    gradeFor: (run, evaluationCase) => ({
+      // A worker-free judge: the PLATFORM_* variables are never read here, so a rubric naming its own model fails.
+      presentVariables: [],
+      judge: async (request) => {
+        const view = await parts.workflowOf(run.buildId, evaluationCase.workflow);
+        let text = '';
+        let usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+        const events = parts.models.stream({
+          model: request.model ?? view.model,
+          messages: request.messages,
+          promptCache: parts.promptCache,
+        });
+        for await (const event of events) {
+          if (event.type === 'text') text += event.text;
+          if (event.type === 'finish') usage = event.usage;
+        }
+        return { text, usage };
+      },
+    }),
+  };
+}
