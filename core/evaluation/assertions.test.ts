@@ -9,7 +9,7 @@ import type { ModelMessage } from '../ports/model-provider.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { assertionOf, type CaseObservation, checkAssertion, QUOTE_CHARS } from './assertions.ts';
 import { selectCases } from './cases.ts';
-import { answerFromMocks, unmockedCallMessage } from './mocks.ts';
+import { answerFromMocks, unmockedCallMessage } from '../session/evaluation-mocks.ts';
 
 const at = new Date(0);
 const messages: ModelMessage[] = [

@@ -9,7 +9,7 @@
 import { Value } from '@sinclair/typebox/value';
 import type { Step } from '../agent/documents-model.ts';
 import type { ModelMessage } from '../ports/model-provider.ts';
-import { modelToolName } from '../session/rules.ts';
+import { callName, inputContains } from '../session/evaluation-mocks.ts';
 import type { SessionRecord } from '../session/model.ts';
 
 /** What a case's session shows after a step: the session and its thread, oldest message first. */
@@ -57,20 +57,6 @@ const list = (value: string | string[] | undefined): string[] =>
 /** Which assertion a step holds, or undefined for an action step (`send`, `decide`, `deliver`). */
 export function assertionOf(step: Step): AssertionKey | undefined {
   return assertionKeys.find((key) => step[key] !== undefined);
-}
-
-/** The model-facing name of a tool as a case names it (`semantic/execute_query` → `semantic__execute_query`). */
-export function callName(tool: string): string {
-  const slash = tool.indexOf('/');
-  return slash < 0 ? tool : modelToolName(tool.slice(0, slash), tool.slice(slash + 1));
-}
-
-/** Whether `input` holds every key of `partial` with an equal value (deep, key order aside). */
-export function inputContains(input: unknown, partial: Record<string, unknown> | undefined): boolean {
-  if (partial === undefined) return true;
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) return Object.keys(partial).length === 0;
-  const given = input as Record<string, unknown>;
-  return Object.entries(partial).every(([key, value]) => key in given && Value.Equal(given[key], value));
 }
 
 /** The assistant text of `messages` from index `since` on, messages joined by a blank line. */

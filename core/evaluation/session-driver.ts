@@ -75,7 +75,11 @@ export function sessionDriver(
           lockedVariables: [...Object.keys(variables), 'trigger'],
           depth: 0,
           inheritedForbid: [],
-          evaluation: { runId: run._id, caseId: evaluationCase.id },
+          evaluation: {
+            runId: run._id,
+            caseId: evaluationCase.id,
+            ...(evaluationCase.case.mocks ? { mocks: evaluationCase.case.mocks } : {}),
+          },
         },
         'prompt',
         message,

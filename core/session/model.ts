@@ -10,6 +10,7 @@
  * docs/decisions.md D7 § Sessions and turns.
  */
 import type { ModelMessage, ModelUsage } from '../ports/model-provider.ts';
+import type { TestCase } from '../agent/documents-model.ts';
 
 /** Version of the document shape of every session collection. Source: spec § Versioning. */
 export const sessionSchemaVersion = 1 as const;
@@ -168,7 +169,12 @@ export interface SessionRecord {
    * The evaluation run and case it runs (an evaluation session, belonging to no member; core/evaluation); absent for
    * every other session. Source: issue "Evaluations" § Runs.
    */
-  evaluation?: { runId: string; caseId: string };
+  evaluation?: {
+    runId: string;
+    caseId: string;
+    /** The case's mocks: its service calls are answered from them alone (./evaluation-mocks.ts). */
+    mocks?: NonNullable<TestCase['mocks']>;
+  };
   /**
    * The session key its trigger's `session` expression gave the opening firing (root sessions of keyed triggers
    * only): later firings with the same key are delivered to it while it is open. Source: docs/agent-format.md §

@@ -291,6 +291,47 @@ describe('the turn engine', () => {
     ], ['2', 'succeeded']]);
   });
 
+  it("answers an evaluation session's service calls from its mocks alone, its children are marked too", async () => {
+    const t = setup({
+      answer: [
+        {
+          calls: [
+            ['semantic__execute_query', { sql: 'SELECT 1', limit: 5 }],
+            ['semantic__execute_query', { sql: 'SELECT 2' }],
+            ['platform_workflow_lookup', { airline: 'AA' }],
+          ],
+        },
+        { text: 'Done.', calls: [['platform_wait', { reason: 'Anything else?' }]] },
+      ],
+      find: [{
+        calls: [['platform_set_variables', { variables: { count: 5 } }], ['platform_advance', {
+          to: 'found',
+          reason: 'ok',
+        }]],
+      }],
+    });
+    const { session } = await startSession(t.deps, caller, {
+      agent: 'a',
+      environment: 'main',
+      workflow: 'analyst',
+      message: 'Which airline?',
+    });
+    const mocks = [{ tool: 'semantic/execute_query', input: { sql: 'SELECT 1' }, result: { rows: [['DL', 9]] } }];
+    await sessionsOf(t.deps).updateOne({ _id: session._id }, {
+      $set: { evaluation: { runId: 'ev-1', caseId: 'analyst/one', mocks } },
+    });
+    expect(await t.runQueued()).toMatchObject({ status: 'awaiting_input' });
+    // No call reached the service: the matching one got the mock's result, the other was refused saying why.
+    expect(t.toolCalls).toEqual([]);
+    const shown = await showSession(t.deps, caller, session._id);
+    const results = shown.messages.flatMap((m) => (m.message.role === 'tool' ? m.message.results : []));
+    expect(results[0]).toMatchObject({ output: { rows: [['DL', 9]] }, isError: false });
+    expect(results[1]).toMatchObject({ isError: true });
+    expect(String(results[1]!.output)).toContain('semantic/execute_query was not called: an evaluation answers');
+    const child = (await sessionsOf(t.deps).find({ parentId: session._id }))[0]!;
+    expect(child.evaluation).toEqual({ runId: 'ev-1', caseId: 'analyst/one', mocks });
+  });
+
   it('refuses a turn once a spend cap is reached, naming the period', async () => {
     // A call reserves its bound (50 output tokens here) before it runs; the scripted usage then passes the cap.
     const t = setup({ answer: [{ text: 'Hello.' }] }, {

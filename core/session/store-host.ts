@@ -25,6 +25,7 @@ import {
   type TurnFence,
 } from './session-store.ts';
 import { meteredModelCall } from './metered-call.ts';
+import { answerFromMocks, unmockedCallMessage } from './evaluation-mocks.ts';
 import { createBrokerGuard } from './broker-guard.ts';
 import type { BrokerViolationError } from './broker-rules.ts';
 import type { ModelCallReply, ServiceTool, SessionView, TurnContext, TurnHost, TurnOutcome } from './turn-host.ts';
@@ -125,6 +126,13 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
     async callTool(turnId, call) {
       const { session } = await records(turnId);
       await guard.toolCall(session, call);
+      if (session.evaluation) {
+        // An evaluation's service calls are answered from its case's mocks alone, never by the service.
+        const tool = `${call.collection}/${call.name}`;
+        const answer = answerFromMocks(session.evaluation.mocks, tool, call.input);
+        if (answer === undefined) return { output: unmockedCallMessage(tool), isError: true };
+        return 'error' in answer ? { output: answer.error, isError: true } : { output: answer.result, isError: false };
+      }
       return deps.callServiceTool({ collection: call.collection, name: call.name, input: call.input }, deps.signal);
     },
     async checkpoint(turnId, patch) {
@@ -155,6 +163,8 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
         parentId: parent._id,
         rootId: parent.rootId ?? parent._id,
         dispatchId: fields.dispatchId,
+        // A child of an evaluation's session is the evaluation's too (its service calls answered from the mocks).
+        ...(parent.evaluation ? { evaluation: parent.evaluation } : {}),
         ...(deps.fence ? { lease: deps.fence.lease } : {}),
       });
       const message = JSON.stringify(fields.arguments);

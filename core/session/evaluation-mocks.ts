@@ -1,0 +1,52 @@
+/**
+ * The mocks of an evaluation session, answered in the trusted broker (./store-host.ts): a service tool call of a
+ * session marked as an evaluation's (a case's session or a child of one) gets the result of the first mock of its
+ * case whose tool matches and whose `input` the call's input contains (every key, equal values, key order aside),
+ * or fails with the mock's `error`; a call no mock matches is refused and never reaches the service (an evaluation
+ * must not write to the world by accident).
+ *
+ * Source: docs/agent-format.md § Tests (mocks); issue "Evaluations" § Runs.
+ */
+import { Value } from '@sinclair/typebox/value';
+import type { TestCase } from '../agent/documents-model.ts';
+import { modelToolName } from './rules.ts';
+
+/** A mock of a case, as the agent format reads it. */
+export type CaseMock = NonNullable<TestCase['mocks']>[number];
+
+/** What a mock answers: a result, or a failure with its message. */
+export type MockAnswer = { result: unknown } | { error: string };
+
+/** The model-facing name of a tool as a case names it (`semantic/execute_query` → `semantic__execute_query`). */
+export function callName(tool: string): string {
+  const slash = tool.indexOf('/');
+  return slash < 0 ? tool : modelToolName(tool.slice(0, slash), tool.slice(slash + 1));
+}
+
+/** Whether `input` holds every key of `partial` with an equal value (deep, key order aside). */
+export function inputContains(input: unknown, partial: Record<string, unknown> | undefined): boolean {
+  if (partial === undefined) return true;
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return Object.keys(partial).length === 0;
+  const given = input as Record<string, unknown>;
+  return Object.entries(partial).every(([key, value]) => key in given && Value.Equal(given[key], value));
+}
+
+/**
+ * The answer of the first mock of `mocks` matching a call of `tool` (the model-facing name, e.g.
+ * `semantic__execute_query`, or the catalog name `semantic/execute_query`) with `input`; undefined when none
+ * matches. A mock with neither `result` nor `error` answers `null`.
+ */
+export function answerFromMocks(mocks: CaseMock[] | undefined, tool: string, input: unknown): MockAnswer | undefined {
+  const name = callName(tool);
+  const mock = (mocks ?? []).find((m) => callName(m.tool) === name && inputContains(input, m.input));
+  if (mock === undefined) return undefined;
+  return mock.error !== undefined ? { error: mock.error } : { result: mock.result ?? null };
+}
+
+/**
+ * The refusal of a service call of an evaluation that no mock of its case answers: names the tool, says what to add.
+ */
+export function unmockedCallMessage(tool: string): string {
+  return `${tool} was not called: an evaluation answers service tools only from its case's mocks, and no mock of ` +
+    `this case matches the call's input; add a mock {tool: ${tool}, input: …, result: …} to the case`;
+}
