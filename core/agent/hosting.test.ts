@@ -121,7 +121,7 @@ describe.each(fixtures)('hosted agents on %s', (_name, make) => {
     const agent = await createAgent(deps, owner, { orgId, slug: 'analyst' });
     await saveDraft(deps, owner, { agentId: agent._id, envName: 'main', change: { files: demo, replace: true } });
     const first = await publishEnvironment(deps, owner, agent._id, 'main');
-    expect(first.published?.counts).toEqual({ workflows: 2, states: 10, triggers: 5, skills: 1, tests: 1 });
+    expect(first.published?.counts).toEqual({ workflows: 2, states: 10, triggers: 5, skills: 1, tests: 2 });
     await saveDraft(deps, owner, {
       agentId: agent._id,
       envName: 'main',

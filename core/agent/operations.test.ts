@@ -179,7 +179,7 @@ describe('environment operations', () => {
       error: null,
       result: {
         name: 'main',
-        published: { counts: { workflows: 2, states: 10, triggers: 5, skills: 1, tests: 1 }, publishedBy: owner.email },
+        published: { counts: { workflows: 2, states: 10, triggers: 5, skills: 1, tests: 2 }, publishedBy: owner.email },
       },
     });
     expect(ended!.startedAt!.getTime()).toBeLessThan(ended!.endedAt!.getTime());

@@ -31,7 +31,7 @@ describe('validateAgentRepository', () => {
   it('accepts the demo agent and counts what it declares', () => {
     const result = validateAgentRepository(demo);
     expect(result.problems).toEqual([]);
-    expect(result).toMatchObject({ ok: true, counts: { workflows: 2, states: 10, triggers: 5, skills: 1, tests: 1 } });
+    expect(result).toMatchObject({ ok: true, counts: { workflows: 2, states: 10, triggers: 5, skills: 1, tests: 2 } });
   });
 
   const cases: {

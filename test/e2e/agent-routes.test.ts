@@ -69,7 +69,7 @@ describe('cairn agent import and the agent routes', () => {
     expect(run.stdout).toMatch(/^agent flights \(\S+\) created$/m);
     const commit = /saved 6 file\(s\) to main: commit ([0-9a-f]{40})/.exec(run.stdout)?.[1];
     expect(commit).toBeDefined();
-    expect(run.stdout).toContain(`at commit ${commit} (2 workflow(s), 10 state(s), 5 trigger(s), 1 skill(s), 1 test case(s))`);
+    expect(run.stdout).toContain(`at commit ${commit} (2 workflow(s), 10 state(s), 5 trigger(s), 1 skill(s), 2 test case(s))`);
     orgId = (await call('GET', '/api/orgs')).body.organizations[0].id;
     const agents = await call('GET', `/api/orgs/${orgId}/agents`);
     expect(agents.body.agents).toEqual([expect.objectContaining({ slug: 'flights', name: 'Flights analyst' })]);
@@ -77,7 +77,7 @@ describe('cairn agent import and the agent routes', () => {
     const env = await call('GET', `/api/agents/${agentId}/environments/main`);
     expect(env.status).toBe(200);
     expect(env.body.draft.commitId).toBe(commit);
-    expect(env.body.published).toMatchObject({ commitId: commit, counts: { workflows: 2, states: 10, triggers: 5, skills: 1, tests: 1 }, publishedBy: 'dev@localhost' });
+    expect(env.body.published).toMatchObject({ commitId: commit, counts: { workflows: 2, states: 10, triggers: 5, skills: 1, tests: 2 }, publishedBy: 'dev@localhost' });
     firstBuild = env.body.published;
   });
 

@@ -29,7 +29,7 @@ describe('cairn agent validate', () => {
     const run = cairn(['agent', 'validate', demo]);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(run.stdout.trim()).toBe(`${demo}: valid (2 workflows, 10 states, 5 triggers, 1 skill, 1 test case)`);
+    expect(run.stdout.trim()).toBe(`${demo}: valid (2 workflows, 10 states, 5 triggers, 1 skill, 2 test cases)`);
   });
 
   it('prints each problem of a broken copy as file:line:col key: message and exits 1', () => {
