@@ -1,20 +1,17 @@
 /**
- * The CaseDriver on the real runtime: a case's session is opened on the run's build at the case's trigger (its
- * entry state, its variables as firing arguments, the environment's spend caps checked) and marked with the run and
- * the case; it belongs to no member. `send` opens it with the message or answers a session waiting for input;
- * `decide` takes the pending decision. Turns go through the turn queue and run in turn workers like any other; the
- * driver waits for the session to settle by reading it until no turn runs.
+ * The CaseDriver on the real runtime: a case's session is opened on the run's build at the case's trigger with the
+ * checks of every start (core/session `openAtTrigger`: the workflow not disabled, the spend caps, the variables),
+ * marked with the run and the case; it belongs to no member. `send` opens it with the message or answers a session
+ * waiting for input; `decide` takes the pending decision. Turns go through the turn queue and run in turn workers
+ * like any other; the driver waits for the session to settle by reading it until no turn runs.
  *
  * Source: issue "Evaluations" § Runs; docs/agent-format.md § Tests.
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SessionValue } from '../session/model.ts';
-import { openSessionWithTurn } from '../session/queued-turns.ts';
-import { checkAttributes } from '../session/rules.ts';
 import { readThread, sessionsOf } from '../session/session-store.ts';
-import { takeDecision, takeReply, type TurnQueueDeps } from '../session/sessions.ts';
-import { checkSpendCaps } from '../session/spend.ts';
-import { entryStateOf, type WorkflowView } from '../session/workflow-view.ts';
+import { openAtTrigger, takeDecision, takeReply, type TurnQueueDeps } from '../session/sessions.ts';
+import type { WorkflowView } from '../session/workflow-view.ts';
 import type { EvaluationCase } from './cases.ts';
 import type { EvaluationRunRecord } from './model.ts';
 import type { CaseAction, CaseDriver } from './run-case.ts';
@@ -56,34 +53,24 @@ export function sessionDriver(
     async open(_case, first: CaseAction | undefined) {
       if (first !== undefined && 'deliver' in first) throw notYet();
       const view = await deps.workflowOf(run.buildId, evaluationCase.workflow);
-      const scope = { orgId: run.orgId, agentId: run.agentId, environment: run.environment };
-      await checkSpendCaps(deps, { ...scope, workflow: evaluationCase.workflow });
-      const entry = entryStateOf(view, evaluationCase.case.trigger);
-      const given = (evaluationCase.case.variables ?? {}) as Record<string, SessionValue>;
-      const variables = checkAttributes(given, {}) as Record<string, SessionValue>;
-      const message = first !== undefined && 'send' in first ? { message: first.send } : {};
-      const { session } = await openSessionWithTurn(
-        deps,
-        {
-          ...scope,
-          workflow: evaluationCase.workflow,
-          buildId: run.buildId,
-          commitId: run.commitId,
-          state: entry.state,
-          trigger: entry.trigger,
-          variables: { ...variables, trigger: { id: entry.trigger, arguments: variables } } as never,
-          lockedVariables: [...Object.keys(variables), 'trigger'],
-          depth: 0,
-          inheritedForbid: [],
-          evaluation: {
-            runId: run._id,
-            caseId: evaluationCase.id,
-            ...(evaluationCase.case.mocks ? { mocks: evaluationCase.case.mocks } : {}),
-          },
+      const { session } = await openAtTrigger(deps, {
+        orgId: run.orgId,
+        agentId: run.agentId,
+        environment: run.environment,
+        workflow: evaluationCase.workflow,
+        buildId: run.buildId,
+        commitId: run.commitId,
+        view,
+      }, {
+        ...(evaluationCase.case.trigger ? { trigger: evaluationCase.case.trigger } : {}),
+        variables: (evaluationCase.case.variables ?? {}) as Record<string, SessionValue>,
+        ...(first !== undefined && 'send' in first ? { message: first.send } : {}),
+        evaluation: {
+          runId: run._id,
+          caseId: evaluationCase.id,
+          ...(evaluationCase.case.mocks ? { mocks: evaluationCase.case.mocks } : {}),
         },
-        'prompt',
-        message,
-      );
+      });
       return { sessionId: session._id };
     },
     async act(sessionId, action) {

@@ -95,34 +95,54 @@ export async function startSession(
 ): Promise<{ session: SessionRecord; turn: TurnRecord }> {
   const resolved = await deps.resolveWorkflow(caller, options);
   await deps.requireRole(caller, resolved.orgId, resolved.agentId, 'user');
-  if (resolved.view.disabled) {
+  return openAtTrigger(deps, { ...resolved, workflow: options.workflow }, options);
+}
+
+/** A published workflow a root session opens on: its scope, build and the engine's view of it. */
+export type OpenTarget = ResolvedWorkflow & { workflow: string };
+
+/**
+ * Opens a root session of `target` at the entry state of `options.trigger` (default: its manual trigger) with the
+ * firing arguments `variables` (locked), and queues its first turn (`message`, if any): the checks every start
+ * makes (the workflow not disabled, the spend caps, the variables' names and values). Shared by
+ * {@link startSession} and evaluation cases (core/evaluation, `evaluation` marking the session).
+ * @throws PlatformError `workflow_disabled` (409), `spend_cap_reached` (429), `trigger_not_found` (404),
+ *   `invalid_attribute` (400), `queue_unavailable` (503)
+ */
+export async function openAtTrigger(
+  deps: TurnQueueDeps,
+  target: OpenTarget,
+  options: Pick<StartOptions, 'trigger' | 'message' | 'variables'> & Pick<SessionRecord, 'evaluation'>,
+): Promise<{ session: SessionRecord; turn: TurnRecord }> {
+  if (target.view.disabled) {
     throw new PlatformError(
       'workflow_disabled',
-      `Workflow "${options.workflow}" is disabled in environment "${options.environment}": it takes no new turns.`,
+      `Workflow "${target.workflow}" is disabled in environment "${target.environment}": it takes no new turns.`,
       { status: 409 },
     );
   }
   const scope = {
-    orgId: resolved.orgId,
-    agentId: resolved.agentId,
-    environment: resolved.environment,
-    workflow: options.workflow,
+    orgId: target.orgId,
+    agentId: target.agentId,
+    environment: target.environment,
+    workflow: target.workflow,
   };
   await checkSpendCaps(deps, scope);
-  const entry = entryStateOf(resolved.view, options.trigger);
+  const entry = entryStateOf(target.view, options.trigger);
   const variables = checkAttributes(options.variables ?? {}, {}) as Record<string, SessionValue>;
   return openSessionWithTurn(
     deps,
     {
       ...scope,
-      buildId: resolved.buildId,
-      commitId: resolved.commitId,
+      buildId: target.buildId,
+      commitId: target.commitId,
       state: entry.state,
       trigger: entry.trigger,
       variables: { ...variables, trigger: { id: entry.trigger, arguments: variables } } as never,
       lockedVariables: [...Object.keys(variables), 'trigger'],
       depth: 0,
       inheritedForbid: [],
+      ...(options.evaluation ? { evaluation: options.evaluation } : {}),
     },
     'prompt',
     options.message === undefined ? {} : { message: options.message },
