@@ -4,10 +4,12 @@
  * model) imported and published; `cairn eval run` starts a run through the API, the dispatcher runs each case as a
  * session through the turn queue and the turn workers, and the command's exit code, its `--json` and its
  * `--junit` agree with the verdicts. A run of the passing case alone exits 0. The cases' sessions belong to no
- * member and are marked with their run.
+ * member and are marked with their run. A dispatcher killed mid-run is replaced: the case it ran fails interrupted
+ * and the rest run on the restarted dispatcher.
  * Source: issue "Evaluations" § Done when.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +32,10 @@ const script: ScriptedTurn[] = [
   answered('Delta'), // c-own-judge (its grade calls no model)
   answered('Delta'), // the second run: a-passes alone
   { text: '{"score": 0.8, "reason": "One airline."}' },
+  // The third run, whose dispatcher is killed while a-passes waits for this answer; then b and c.
+  { delayMs: 600_000 },
+  answered('United'),
+  answered('Delta'),
 ];
 
 let model: ScriptedModelServer;
@@ -102,9 +108,54 @@ describe('cairn eval run', () => {
     expect(show.stdout).toContain('FAIL answer/c-own-judge');
   }, 180_000);
 
+  it('a dispatcher killed mid-run: the case it ran fails interrupted, the others run on the restarted one', async () => {
+    const started = await fetch(`${product.url}/api/agents/evals/environments/main/evaluations`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}',
+    });
+    expect(started.status).toBe(202);
+    const { run: third } = await started.json() as { run: { id: string } };
+    const deadline = Date.now() + 30_000;
+    while (model.requests.length < 7 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(model.requests).toHaveLength(7);
+    process.kill(dispatcherPid(product.child.pid!), 'SIGKILL');
+    let ended: RunJson['run'] | undefined;
+    for (const until = Date.now() + 150_000; Date.now() < until;) {
+      const answer = await fetch(`${product.url}/api/agents/evals/environments/main/evaluations/${third.id}`);
+      const { run: now } = await answer.json() as RunJson;
+      if (['passed', 'failed', 'error'].includes(now.status)) {
+        ended = now;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(ended, product.output.slice(-30).join('\n')).toBeDefined();
+    expect(ended!.status).toBe('failed');
+    expect(ended!.cases.map((c) => [c.id, c.passed, c.steps[c.failingStep ?? 0]!.kind])).toEqual([
+      ['answer/a-passes', false, 'interrupted'],
+      ['answer/b-wrong-reply', false, 'reply'],
+      ['answer/c-own-judge', false, 'grade'],
+    ]);
+    expect(model.requests).toHaveLength(9);
+  }, 200_000);
+
   it('refuses a selection that matches no case, naming the cases', async () => {
     const result = await runCairnAsync(product.url, ['eval', 'run', 'evals', '--env', 'main', '--case', 'missing'], mode);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('no evaluation case matches case missing; the cases are answer/a-passes');
   });
 });
+
+/** The pid of the dispatcher among the descendants of `root` (its command line names bins/dispatcher or dist/dispatcher). */
+function dispatcherPid(root: number): number {
+  const lines = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).split('\n');
+  const rows = lines.map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/)).filter((m): m is RegExpMatchArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
+  const tree = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const row of rows) if (tree.has(row.ppid) && !tree.has(row.pid)) { tree.add(row.pid); grew = true; }
+  }
+  const found = rows.find((row) => tree.has(row.pid) && /dispatcher(\/main\.ts)?(\s|$)/.test(row.args) && !/worker/.test(row.args));
+  if (!found) throw new Error('no dispatcher process found');
+  return found.pid;
+}
