@@ -43,7 +43,7 @@ import { PARK_SWEEP_INTERVAL_MS, sweepDueWaits } from '../../core/session/park-s
 import { failStaleTurns } from '../../core/session/stale-turns.ts';
 import { runQueuedTurn } from '../../core/session/turn-runner.ts';
 import { evaluationRunnerDeps } from '../../core/boot/evaluation-wiring.ts';
-import { runEvaluation, sweepEvaluationRuns } from '../../core/evaluation/evaluation-runs.ts';
+import { ensureEvaluationIndexes, runEvaluation, sweepEvaluationRuns } from '../../core/evaluation/evaluation-runs.ts';
 import { EVALUATION_QUEUE } from '../../core/evaluation/model.ts';
 import { publishedWorkflows } from '../../core/session/build-workflows.ts';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
@@ -83,6 +83,7 @@ const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN
 await ensureSessionIndexes(docs);
 await ensureDeliveryIndexes(docs);
 await ensureCallbackIndexes(docs);
+await ensureEvaluationIndexes(docs);
 // Failed jobs kept within the retention settings, each recorded in failed_jobs without its payload; the retention
 // sweep (one dispatcher at a time) removes what is past its retention (./retention-sweep.ts).
 const queue = stores.redis ? createBullJobQueue({

@@ -11,6 +11,7 @@ import { PlatformError } from '../ports/platform-error.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import type { CaseObservation } from './assertions.ts';
 import {
+  ensureEvaluationIndexes,
   type EvaluationDeps,
   type EvaluationRunnerDeps,
   runEvaluation,
@@ -89,6 +90,7 @@ const ref = { agent: 'desk', environment: 'main' };
 describe('evaluation runs', () => {
   it('a start writes the run queued with its cases and queues its job by the run id', async () => {
     const w = world();
+    await ensureEvaluationIndexes(w.deps.docs);
     const run = await startEvaluationRun(w.deps, caller, { ...ref, workflow: 'answer' });
     expect(run).toMatchObject({
       _id: 'ev-1',

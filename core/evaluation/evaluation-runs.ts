@@ -68,6 +68,12 @@ export interface EvaluationDeps {
 const runsOf = (deps: { docs: DocumentStore }) => deps.docs.collection<EvaluationRunRecord>(evaluationCollections.runs);
 const noUsage = () => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
 
+/** The indexes of `evaluation_runs`: an environment's runs newest first, and the sweep's open runs by age. */
+export async function ensureEvaluationIndexes(docs: DocumentStore): Promise<void> {
+  await runsOf({ docs }).createIndex({ agentId: 1, environment: 1, createdAt: -1 });
+  await runsOf({ docs }).createIndex({ status: 1, createdAt: 1 });
+}
+
 /**
  * Starts a run of the environment's published build: the cases chosen (all, `workflow`'s, or `case`), the record
  * written `queued`, the job queued. A queue that refuses the job leaves no run behind.
