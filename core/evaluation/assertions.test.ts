@@ -49,6 +49,16 @@ describe('checkAssertion', () => {
     });
   });
 
+  it('a failing assertion on a failed session says why it failed', () => {
+    const error = { code: 'model_not_configured', message: 'No models are configured: set CAIRN_MODEL_PROVIDER.' };
+    expect(check({ calledTool: 'semantic/execute_query' }, observed({ status: 'failed', error }, 4))).toMatchObject({
+      passed: false,
+      actual: 'no tool called; the session failed: model_not_configured: No models are configured: set ' +
+        'CAIRN_MODEL_PROVIDER.',
+    });
+    expect(check({ failed: true }, observed({ status: 'failed', error })).actual).toBe('status failed in state review');
+  });
+
   it('parked names the kind of park', () => {
     expect(check({ parked: 'decision' }).passed).toBe(true);
     expect(check({ parked: 'input' })).toMatchObject({

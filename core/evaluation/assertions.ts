@@ -14,7 +14,10 @@ import type { SessionRecord } from '../session/model.ts';
 
 /** What a case's session shows after a step: the session and its thread, oldest message first. */
 export interface CaseObservation {
-  session: Pick<SessionRecord, 'status' | 'state' | 'trail' | 'pending' | 'variables'>;
+  session: Pick<SessionRecord, 'status' | 'state' | 'trail' | 'pending' | 'variables'> & {
+    /** Why the session failed, when it did (a failing assertion then says so). */
+    error?: SessionRecord['error'];
+  };
   messages: ModelMessage[];
   /**
    * Index in `messages` of the first message of the latest action step (its prompt, decision or delivery): `reply`
@@ -70,6 +73,13 @@ export function replyText(messages: ModelMessage[], since = 0): string {
  * @throws Error for an action step or a `grade` step (a programming error of the caller)
  */
 export function checkAssertion(step: Step, observed: CaseObservation): AssertionResult {
+  const result = checkOne(step, observed);
+  const error = observed.session.error;
+  if (result.passed || !error || observed.session.status !== 'failed') return result;
+  return { ...result, actual: `${result.actual}; the session failed: ${error.code}: ${quote(error.message)}` };
+}
+
+function checkOne(step: Step, observed: CaseObservation): AssertionResult {
   const assertion = assertionOf(step);
   if (assertion === undefined || assertion === 'grade') {
     throw new Error(`checkAssertion takes an assertion other than grade, not ${JSON.stringify(Object.keys(step))}`);
