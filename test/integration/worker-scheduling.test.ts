@@ -30,10 +30,13 @@ function descendants(pid: number): number[] {
   return found;
 }
 
-/** Whether `pid` runs Node (the worker program itself, not bubblewrap). */
+/**
+ * Whether `pid` is the worker program itself, not one of bubblewrap's two processes (Node names its main thread
+ * `node` or `MainThread` by version, so the test goes by what it is not).
+ */
 const runsNode = (pid: number) => {
   try {
-    return /(^|\/)node$/.test(readFileSync(`/proc/${pid}/comm`, 'utf8').trim());
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'bwrap';
   } catch {
     return false;
   }
@@ -72,13 +75,16 @@ describe('a worker and its launcher\'s scheduling group', () => {
       broker: recordingBroker().broker, entryFile: probesEntry, signal: stop.signal,
       onStarted: (pid: number) => (started = pid),
     });
+    let ended: unknown;
+    void run.then((outcome) => (ended = outcome));
     let worker: number | undefined;
-    for (let i = 0; i < 500 && worker === undefined; i += 1) {
+    // Under a full suite the worker's bundle and start may take seconds: wait up to 60 s, or until the run ends.
+    for (const deadline = Date.now() + 60_000; worker === undefined && ended === undefined && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       worker = started ? descendants(started).find(runsNode) : undefined;
     }
     try {
-      expect(worker, 'the worker\'s Node process under bubblewrap').toBeDefined();
+      expect(worker, `the worker's Node process under bubblewrap (run ended: ${JSON.stringify(ended)})`).toBeDefined();
       const own = autogroupOf('self');
       if (hasControllingTerminal()) {
         expect(sessionOf(worker!)).not.toBe(sessionOf('self'));
@@ -91,5 +97,5 @@ describe('a worker and its launcher\'s scheduling group', () => {
       stop.abort();
       expect(await run).toMatchObject({ ended: 'failed', reason: 'signalled' });
     }
-  }, 30_000);
+  }, 90_000);
 });
