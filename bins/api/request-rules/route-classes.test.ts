@@ -36,6 +36,7 @@ describe('userCeilingClass (PLATFORM_USER_RATE_PER_MINUTE)', () => {
     ['POST', '/api/sessions/s1/decide', 'always'],
     ['POST', '/api/agui/ag_1', 'member-run'],
     ['POST', '/api/agents/a1/environments/main/workflows/w/evaluations', 'always'],
+    ['POST', '/api/agents/a1/environments/main/evaluations', 'always'],
     ['POST', '/api/agents/a1/design-agent/turns', 'always'],
     ['POST', '/api/agents/a1/environments/main/triggers/t/replay', 'always'],
     ['POST', '/api/agents/a1/environments/main/connections/hooks/test', 'always'],
