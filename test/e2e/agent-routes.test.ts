@@ -67,7 +67,7 @@ describe('cairn agent import and the agent routes', () => {
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^agent flights \(\S+\) created$/m);
-    const commit = /saved 6 file\(s\) to main: commit ([0-9a-f]{40})/.exec(run.stdout)?.[1];
+    const commit = /saved 7 file\(s\) to main: commit ([0-9a-f]{40})/.exec(run.stdout)?.[1];
     expect(commit).toBeDefined();
     expect(run.stdout).toContain(`at commit ${commit} (2 workflow(s), 10 state(s), 5 trigger(s), 1 skill(s), 2 test case(s))`);
     orgId = (await call('GET', '/api/orgs')).body.organizations[0].id;
