@@ -9,11 +9,10 @@
  * Source: issue "Evaluations" § Done when.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, runCairn, runCairnAsync, startProduct, type ProductOptions, type RunningProduct } from '../helpers/product.ts';
+import { dispatcherPid, repoRoot, runCairn, runCairnAsync, startProduct, type ProductOptions, type RunningProduct } from '../helpers/product.ts';
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn, scriptedModels } from '../helpers/scripted-model-server.ts';
 
 const mode: ProductOptions = {};
@@ -144,18 +143,3 @@ describe('cairn eval run', () => {
     expect(result.stderr).toContain('no evaluation case matches case missing; the cases are answer/a-passes');
   });
 });
-
-/** The pid of the dispatcher among the descendants of `root` (its command line names bins/dispatcher or dist/dispatcher). */
-function dispatcherPid(root: number): number {
-  const lines = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).split('\n');
-  const rows = lines.map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/)).filter((m): m is RegExpMatchArray => m !== null)
-    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
-  const tree = new Set([root]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const row of rows) if (tree.has(row.ppid) && !tree.has(row.pid)) { tree.add(row.pid); grew = true; }
-  }
-  const found = rows.find((row) => tree.has(row.pid) && /dispatcher(\/main\.ts)?(\s|$)/.test(row.args) && !/worker/.test(row.args));
-  if (!found) throw new Error('no dispatcher process found');
-  return found.pid;
-}

@@ -7,12 +7,11 @@
  * that turn failed, interrupted by a platform restart, once the restarted dispatcher takes the lease.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../helpers/ports.ts';
-import { repoRoot, runCairn, startProduct, type ProductOptions, type RunningProduct } from '../helpers/product.ts';
+import { dispatcherPid, repoRoot, runCairn, startProduct, type ProductOptions, type RunningProduct } from '../helpers/product.ts';
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn, scriptedModels } from '../helpers/scripted-model-server.ts';
 import { flightsModel, projectDir } from '../helpers/semantic-fixtures.ts';
 
@@ -185,18 +184,4 @@ async function waitForRequests(count: number): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (model.requests.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   expect(model.requests).toHaveLength(count);
-}
-
-/** The pid of the dispatcher among the descendants of `root` (its command line names bins/dispatcher or dist/dispatcher). */
-function dispatcherPid(root: number): number {
-  const lines = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).split('\n');
-  const rows = lines.map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/)).filter((m): m is RegExpMatchArray => m !== null).map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
-  const tree = new Set([root]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const row of rows) if (tree.has(row.ppid) && !tree.has(row.pid)) { tree.add(row.pid); grew = true; }
-  }
-  const found = rows.find((row) => tree.has(row.pid) && /dispatcher(\/main\.ts)?(\s|$)/.test(row.args) && !/worker/.test(row.args));
-  if (!found) throw new Error('no dispatcher process found');
-  return found.pid;
 }

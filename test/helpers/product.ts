@@ -2,7 +2,7 @@
  * Starts the whole product (the all-in-one entrypoint: Caddy, api, semantic-mcp) on random loopback
  * ports with a temporary data directory, as `scripts/start` does, and stops it by PID.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -109,4 +109,19 @@ export function runCairnAsync(url: string, args: string[], options: ProductOptio
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr })));
+}
+
+/** The pid of the dispatcher among the descendants of `root` (its command line names bins/dispatcher or dist/dispatcher). */
+export function dispatcherPid(root: number): number {
+  const lines = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).split('\n');
+  const rows = lines.map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/)).filter((m): m is RegExpMatchArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
+  const tree = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const row of rows) if (tree.has(row.ppid) && !tree.has(row.pid)) { tree.add(row.pid); grew = true; }
+  }
+  const found = rows.find((row) => tree.has(row.pid) && /dispatcher(\/main\.ts)?(\s|$)/.test(row.args) && !/worker/.test(row.args));
+  if (!found) throw new Error('no dispatcher process found');
+  return found.pid;
 }
