@@ -26,7 +26,7 @@ const domainUses: Record<string, string[]> = {
   session: ['agent'],
   connection: ['session', 'agent', 'org'],
   trigger: ['session', 'connection', 'agent'],
-  evaluation: ['session', 'agent'],
+  evaluation: ['session', 'agent', 'model'],
 };
 /** Layers of core/ that are not domains. */
 const layers = ['ports', 'adapters', 'testing', 'boot'];

@@ -97,7 +97,6 @@ export async function runEval(
     run = (await callApi<{ run: RunView }>(target, 'GET', `${base}/${encodeURIComponent(run.id)}`)).run;
     for (; printed < run.cases.length; printed += 1) options.note(caseLine(run.cases[printed]!));
   }
-  for (; printed < run.cases.length; printed += 1) options.note(caseLine(run.cases[printed]!));
   if (options.junit) {
     writeFileSync(options.junit, junitReport({ agent, environment: options.env, cases: run.cases }));
   }

@@ -70,7 +70,7 @@ export function environmentView(env: EnvironmentRecord): EnvironmentView {
  */
 export async function loadEnvironment(
   deps: Pick<AgentDeps, 'docs'>,
-  agent: AgentRecord,
+  agent: Pick<AgentRecord, '_id' | 'slug'>,
   name: string,
 ): Promise<EnvironmentRecord> {
   const envs = deps.docs.collection<EnvironmentRecord>(agentCollections.environments);

@@ -26,6 +26,8 @@ export {
   promoteEnvironment,
   publishEnvironment,
   readBuild,
+  readBuildById,
+  requirePublished,
   restoreEnvironment,
 } from './publishing.ts';
 export * from './operations-model.ts';

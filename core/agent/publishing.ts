@@ -139,6 +139,17 @@ export async function readBuild(
   return JSON.parse(new TextDecoder().decode(bytes)) as BuildContent;
 }
 
+/**
+ * The content of build `buildId` (any agent's: the caller holds the id from a record of its own, a session's or a
+ * run's). @throws PlatformError `build_not_found` (404) when no such build is recorded, `build_missing` (500) when
+ * its object is gone
+ */
+export async function readBuildById(deps: Pick<AgentDeps, 'docs' | 'objects'>, buildId: string): Promise<BuildContent> {
+  const record = await deps.docs.collection<BuildRecord>(agentCollections.builds).findOne({ _id: buildId });
+  if (!record) throw new PlatformError('build_not_found', `Published build ${buildId} was not found.`, { status: 404 });
+  return readBuild(deps, { buildId, objectKey: record.objectKey });
+}
+
 async function findBuild(
   deps: Pick<AgentDeps, 'docs'>,
   agent: AgentRecord,
@@ -160,7 +171,11 @@ async function findBuild(
   return { buildId: record._id, objectKey: record.objectKey };
 }
 
-function requirePublished(agent: AgentRecord, env: EnvironmentRecord): PublishedPointer {
+/**
+ * The published pointer of `env`. @throws PlatformError `not_published` (409) when it has nothing published, naming
+ * the environment and the agent
+ */
+export function requirePublished(agent: Pick<AgentRecord, 'slug'>, env: EnvironmentRecord): PublishedPointer {
   if (env.published) return env.published;
   throw new PlatformError(
     'not_published',

@@ -6,15 +6,13 @@
  *
  * Source: issue "Evaluations" § Runs, § Rubrics; docs/decisions.md D17 § 2 (one authorization helper).
  */
-import { readBuild } from '../agent/publishing.ts';
-import { agentCollections, type BuildRecord, type EnvironmentRecord } from '../agent/hosting-model.ts';
+import { loadEnvironment, readBuild, readBuildById, requirePublished } from '../agent/hosting.ts';
 import type { EvaluationDeps, EvaluationRunnerDeps } from '../evaluation/evaluation-runs.ts';
 import { EVALUATION_QUEUE } from '../evaluation/model.ts';
 import { sessionDriver } from '../evaluation/session-driver.ts';
-import type { DocumentStore } from '../ports/document-store.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
 import type { ModelProvider } from '../ports/model-provider.ts';
-import type { ObjectStore } from '../ports/object-store.ts';
+import { NO_USAGE } from '../model/cost.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
 import type { WorkflowView } from '../session/workflow-view.ts';
@@ -40,24 +38,10 @@ export function evaluationDeps(parts: SessionStoreDeps & { queue: JobQueue | und
       return { orgId: agent.orgId, agentId: agent._id, slug: agent.slug };
     },
     publishedBuild: async (agent, environment) => {
-      const env = await parts.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({
-        agentId: agent.agentId,
-        name: environment,
-      });
-      if (!env) {
-        const message = `Agent "${agent.slug}" has no environment "${environment.slice(0, 60)}".`;
-        throw new PlatformError('environment_not_found', message, { status: 404 });
-      }
-      if (!env.published) {
-        throw new PlatformError(
-          'not_published',
-          `Environment "${env.name}" of agent "${agent.slug}" has nothing published yet; publish it, then run its ` +
-            'evaluations.',
-          { status: 409 },
-        );
-      }
-      const content = await readBuild({ objects: parts.objects as ObjectStore }, env.published);
-      return { buildId: env.published.buildId, commitId: env.published.commitId, files: content.files };
+      const env = await loadEnvironment(parts, { _id: agent.agentId, slug: agent.slug }, environment);
+      const published = requirePublished(agent, env);
+      const content = await readBuild(parts, published);
+      return { buildId: published.buildId, commitId: published.commitId, files: content.files };
     },
     enqueue: async (runId) => {
       if (!parts.queue) throw noQueue();
@@ -83,17 +67,7 @@ export function evaluationRunnerDeps(
     docs: parts.docs,
     clock: parts.clock,
     log: parts.log,
-    filesOf: async (run) => {
-      const build = await (parts.docs as DocumentStore).collection<BuildRecord>(agentCollections.builds).findOne({
-        _id: run.buildId,
-        agentId: run.agentId,
-      });
-      if (!build) {
-        const message = `the build ${run.buildId} this run was started on is gone; run the evaluation again`;
-        throw new PlatformError('build_not_found', message, { status: 404 });
-      }
-      return (await readBuild({ objects: parts.objects as ObjectStore }, { ...build, buildId: build._id })).files;
-    },
+    filesOf: async (run) => (await readBuildById(parts, run.buildId)).files,
     driverFor: (run, evaluationCase) => sessionDriver({ ...parts, sleep }, run, evaluationCase),
     gradeFor: (run, evaluationCase) => ({
       // A worker-free judge: the PLATFORM_* variables are never read here, so a rubric naming its own model fails.
@@ -101,7 +75,7 @@ export function evaluationRunnerDeps(
       judge: async (request) => {
         const view = await parts.workflowOf(run.buildId, evaluationCase.workflow);
         let text = '';
-        let usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+        let usage = NO_USAGE;
         const events = parts.models.stream({
           model: request.model ?? view.model,
           messages: request.messages,

@@ -8,7 +8,7 @@
  */
 import type { ModelsConfig } from '../config/config-model.ts';
 import { modelHasPrices } from './spend-cap-models.ts';
-import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model.ts';
+import { loadEnvironment, requirePublished } from '../agent/hosting.ts';
 import { orgAccess } from '../org/index.ts';
 import { agentScope, requireAgentRoleOf } from './agent-authority.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
@@ -56,31 +56,14 @@ export function sessionDeps(
     },
     resolveWorkflow: async (caller, ref) => {
       const agent = await agentOf(caller, ref.agent, 'reader', lookup(ref));
-      const env = await parts.docs.collection<EnvironmentRecord>(agentCollections.environments).findOne({
-        agentId: agent._id,
-        name: ref.environment,
-      });
-      if (!env) {
-        throw new PlatformError(
-          'environment_not_found',
-          `Agent "${agent.slug}" has no environment "${ref.environment.slice(0, 60)}".`,
-          { status: 404 },
-        );
-      }
-      if (!env.published) {
-        throw new PlatformError(
-          'not_published',
-          `Environment "${env.name}" of agent "${agent.slug}" has nothing published yet; publish it first.`,
-          { status: 409 },
-        );
-      }
-      const view = await parts.workflowOf(env.published.buildId, ref.workflow);
+      const published = requirePublished(agent, await loadEnvironment(parts, agent, ref.environment));
+      const view = await parts.workflowOf(published.buildId, ref.workflow);
       return {
         orgId: agent.orgId,
         agentId: agent._id,
-        environment: env.name,
-        buildId: env.published.buildId,
-        commitId: env.published.commitId,
+        environment: ref.environment,
+        buildId: published.buildId,
+        commitId: published.commitId,
         view,
       };
     },

@@ -15,6 +15,7 @@ import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
+import { addUsage, NO_USAGE } from '../model/cost.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { type CaseSelection, type EvaluationCase, selectCases } from './cases.ts';
 import type { GradeDeps } from './grade.ts';
@@ -66,7 +67,6 @@ export interface EvaluationDeps {
 }
 
 const runsOf = (deps: { docs: DocumentStore }) => deps.docs.collection<EvaluationRunRecord>(evaluationCollections.runs);
-const noUsage = () => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
 
 /** The indexes of `evaluation_runs`: an environment's runs newest first, and the sweep's open runs by age. */
 export async function ensureEvaluationIndexes(docs: DocumentStore): Promise<void> {
@@ -112,7 +112,7 @@ export async function startEvaluationRun(
     createdAt: deps.clock.now(),
     startedAt: null,
     endedAt: null,
-    judgeUsage: noUsage(),
+    judgeUsage: { ...NO_USAGE },
   };
   await runsOf(deps).insertOne(record);
   try {
@@ -193,7 +193,7 @@ function interrupted(id: string, title: string): CaseResult {
       },
     }],
     durationMs: 0,
-    judgeUsage: noUsage(),
+    judgeUsage: { ...NO_USAGE },
   };
 }
 
@@ -220,7 +220,6 @@ export async function runEvaluation(deps: EvaluationRunnerDeps, runId: string): 
     await runs.updateOne({ _id: runId }, { $set: { status: 'error', error: why, endedAt: deps.clock.now() } });
     return;
   }
-  run = (await runs.findOne({ _id: runId }))!;
   const done = new Set(run.cases.map((c) => c.id));
   for (const id of run.caseIds) {
     if (done.has(id)) continue;
@@ -248,14 +247,10 @@ export async function runEvaluation(deps: EvaluationRunnerDeps, runId: string): 
 async function record(deps: { docs: DocumentStore }, runId: string, result: CaseResult): Promise<void> {
   const run = (await runsOf(deps).findOne({ _id: runId }))!;
   if (run.cases.some((c) => c.id === result.id)) return;
-  const usage = { ...run.judgeUsage };
-  usage.inputTokens += result.judgeUsage.inputTokens;
-  usage.outputTokens += result.judgeUsage.outputTokens;
-  usage.cacheReadTokens += result.judgeUsage.cacheReadTokens;
-  usage.cacheWriteTokens += result.judgeUsage.cacheWriteTokens;
+  const judgeUsage = addUsage(run.judgeUsage, result.judgeUsage);
   await runsOf(deps).updateOne(
     { _id: runId, 'cases.id': { $ne: result.id } },
-    { $set: { cases: [...run.cases, result], current: null, judgeUsage: usage } },
+    { $set: { cases: [...run.cases, result], current: null, judgeUsage } },
   );
 }
 

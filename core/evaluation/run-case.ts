@@ -11,6 +11,7 @@
  */
 import type { Step } from '../agent/documents-model.ts';
 import type { Clock } from '../ports/clock.ts';
+import { addUsage, NO_USAGE } from '../model/cost.ts';
 import type { ModelUsage } from '../ports/model-provider.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { assertionOf, type AssertionResult, type CaseObservation, checkAssertion } from './assertions.ts';
@@ -68,7 +69,6 @@ export interface RunCaseDeps {
   clock: Clock;
 }
 
-const noModelUsage = (): ModelUsage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
 const actionOf = (step: Step): CaseAction | undefined =>
   step.send !== undefined
     ? { send: step.send }
@@ -90,7 +90,7 @@ export async function runCase(deps: RunCaseDeps, evaluationCase: EvaluationCase)
   const started = deps.clock.now().getTime();
   const { steps } = evaluationCase.case;
   const results: StepResult[] = [];
-  const judgeUsage = noModelUsage();
+  let judgeUsage: ModelUsage = NO_USAGE;
   const verdict = (sessionId?: string): CaseResult => {
     const failing = results.find((r) => !r.passed);
     return {
@@ -137,16 +137,9 @@ export async function runCase(deps: RunCaseDeps, evaluationCase: EvaluationCase)
       ? await gradeConversation(deps.grade, step.grade!, observed.messages)
       : checkAssertion(step, observed);
     const usage = (result as GradeResult).judgeUsage;
-    if (usage !== undefined) addUsage(judgeUsage, usage);
+    if (usage !== undefined) judgeUsage = addUsage(judgeUsage, usage);
     results.push({ index, kind, passed: result.passed, result });
     if (!result.passed) return verdict(sessionId);
   }
   return verdict(sessionId);
-}
-
-function addUsage(total: ModelUsage, more: ModelUsage): void {
-  total.inputTokens += more.inputTokens;
-  total.outputTokens += more.outputTokens;
-  total.cacheReadTokens += more.cacheReadTokens;
-  total.cacheWriteTokens += more.cacheWriteTokens;
 }

@@ -4,8 +4,7 @@
  *
  * Source: docs/agent-format.md § workflow.yaml, § Sub-workflows; docs/decisions.md D7 § Agents and environments.
  */
-import { type PublishedAgent, type PublishedWorkflow, readBuild, readPublishedAgent } from '../agent/hosting.ts';
-import { agentCollections, type BuildRecord } from '../agent/hosting-model.ts';
+import { type PublishedAgent, type PublishedWorkflow, readBuildById, readPublishedAgent } from '../agent/hosting.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
@@ -139,13 +138,7 @@ export function publishedWorkflows(
   const agentOf = (buildId: string): Promise<PublishedAgent> => {
     const hit = cache.get(buildId);
     if (hit) return hit;
-    const loading = (async () => {
-      const record = await deps.docs.collection<BuildRecord>(agentCollections.builds).findOne({ _id: buildId });
-      if (!record) {
-        throw new PlatformError('build_not_found', `Published build ${buildId} was not found.`, { status: 404 });
-      }
-      return readPublishedAgent(await readBuild(deps, { buildId, objectKey: record.objectKey }));
-    })();
+    const loading = (async () => readPublishedAgent(await readBuildById(deps, buildId)))();
     loading.catch(() => cache.delete(buildId));
     cache.set(buildId, loading);
     if (cache.size > capacity) cache.delete(cache.keys().next().value as string);

@@ -154,6 +154,13 @@ function setup(script: Record<string, Reply[]>, views: Record<string, WorkflowVi
 }
 
 const caller = { subject: 'u1', email: 'u1@example.test' };
+/** The lookup child's one reply: it sets the count and moves to found. */
+const countFound: Reply = {
+  calls: [['platform_set_variables', { variables: { count: 5 } }], ['platform_advance', { to: 'found', reason: 'ok' }]],
+};
+/** Starts an analyst session asking which airline. */
+const askAnalyst = (deps: SessionDeps) =>
+  startSession(deps, caller, { agent: 'a', environment: 'main', workflow: 'analyst', message: 'Which airline?' });
 
 describe('the turn engine', () => {
   it(
@@ -173,19 +180,9 @@ describe('the turn engine', () => {
             }]],
           },
         ],
-        find: [{
-          calls: [['platform_set_variables', { variables: { count: 5 } }], ['platform_advance', {
-            to: 'found',
-            reason: 'ok',
-          }]],
-        }],
+        find: [countFound],
       });
-      const { session } = await startSession(t.deps, caller, {
-        agent: 'a',
-        environment: 'main',
-        workflow: 'analyst',
-        message: 'Which airline?',
-      });
+      const { session } = await askAnalyst(t.deps);
       expect(await t.runQueued()).toMatchObject({ status: 'awaiting_input' });
       expect(t.toolCalls).toEqual([{ collection: 'semantic', name: 'execute_query', input: { sql: 'SELECT 1' } }]);
       expect(t.seen[0].tools?.map((tool) => tool.name)).toEqual([
@@ -303,19 +300,9 @@ describe('the turn engine', () => {
         },
         { text: 'Done.', calls: [['platform_wait', { reason: 'Anything else?' }]] },
       ],
-      find: [{
-        calls: [['platform_set_variables', { variables: { count: 5 } }], ['platform_advance', {
-          to: 'found',
-          reason: 'ok',
-        }]],
-      }],
+      find: [countFound],
     });
-    const { session } = await startSession(t.deps, caller, {
-      agent: 'a',
-      environment: 'main',
-      workflow: 'analyst',
-      message: 'Which airline?',
-    });
+    const { session } = await askAnalyst(t.deps);
     const mocks = [{ tool: 'semantic/execute_query', input: { sql: 'SELECT 1' }, result: { rows: [['DL', 9]] } }];
     await sessionsOf(t.deps).updateOne({ _id: session._id }, {
       $set: { evaluation: { runId: 'ev-1', caseId: 'analyst/one', mocks } },
