@@ -9,6 +9,8 @@
  * - `POST …/publish`, `…/restore` ({buildId?}), `…/discard`, `…/promote` ({to}) (Maintainer): queued
  *   environment operations. The role, the environment and the body are checked at once (403/404/400);
  *   then the answer is `202 {operation}` (status `queued`), or 503 `queue_unavailable` without a queue store;
+ * - `PATCH /api/agents/:agent/environments/:env` {evaluationGate} (Maintainer): the environment's settings; answers
+ *   the environment (core/agent/environment-settings.ts);
  * - `GET /api/agents/:agent/operations/:id` (Reader): the operation, ending `succeeded` with `result` (the
  *   environment after it) or `failed` with `error` (a refused publish: `agent_invalid` with located `problems`).
  * `:agent` is the agent's id or slug among the caller's organizations (core/agent/agent-access.ts, the one
@@ -23,7 +25,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import {
-  agentCollections, createAgent, environmentView, getAgent, listAgents, operationView, readBuild, readEnvironment, readOperation, readPublishedAgent, requestOperation, saveDraft,
+  agentCollections, createAgent, environmentView, getAgent, listAgents, operationView, readBuild, readEnvironment, readOperation, readPublishedAgent, requestOperation, saveDraft, setEnvironmentSettings,
   type AgentCaller, type AgentDeps, type AgentRecord, type BuildRecord, type EnqueueOperation, type EnvironmentView, type OperationRequest, type OperationView,
 } from '../../core/agent/hosting.ts';
 import {
@@ -52,6 +54,7 @@ const FilesBody = Type.Object({
   message: Type.Optional(Type.String({ maxLength: 2000 })),
 }, { additionalProperties: false });
 const EmptyBody = Type.Object({}, { additionalProperties: false });
+const SettingsBody = Type.Object({ evaluationGate: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 
 /** Reads an optional JSON body (none, or `{}`) against `schema`. */
 async function optionalJson<S extends TSchema>(request: Request, schema: S): Promise<Static<S>> {
@@ -70,11 +73,12 @@ function agentView(agent: AgentRecord): AgentView {
 }
 
 /** An environment view with ISO times (core/agent/api-views.ts). */
-function environmentJson(env: EnvironmentView): EnvironmentSummary {
+function environmentJson(env: Omit<EnvironmentView, 'evaluationGate'> & { evaluationGate?: boolean }): EnvironmentSummary {
   const p = env.published;
   return {
     agentId: env.agentId, name: env.name, draft: { commitId: env.draft.commitId, savedAt: env.draft.savedAt.toISOString() },
     published: p ? { buildId: p.buildId, commitId: p.commitId, counts: p.counts, publishedAt: p.publishedAt.toISOString(), publishedBy: p.publishedBy } : null,
+    evaluationGate: env.evaluationGate === true,
   };
 }
 
@@ -92,7 +96,7 @@ function operationJson(op: OperationView): OperationAnswer {
  */
 async function environmentDetail(deps: AgentDeps, env: EnvironmentView): Promise<EnvironmentDetail> {
   const builds = await deps.docs.collection<BuildRecord>(agentCollections.builds)
-    .find({ agentId: env.agentId }, { sort: { publishedAt: -1 }, limit: maxListedBuilds });
+    .find({ agentId: env.agentId, candidate: { $ne: true } }, { sort: { publishedAt: -1 }, limit: maxListedBuilds });
   const current = env.published ? builds.find((b) => b._id === env.published?.buildId) : undefined;
   const workflows = current ? Object.keys(readPublishedAgent(await readBuild(deps, { buildId: current._id, objectKey: current.objectKey })).workflows).sort() : [];
   return {
@@ -126,6 +130,11 @@ export function agentRoutes(env: AgentRouteDeps) {
       return json({ ...agentView(agent), environments: environments.map((e) => environmentJson(environmentView(e))) } satisfies AgentDetail);
     }))
     .get('/api/agents/:agent/environments/:env', route<Env>(async ({ params, caller }) => json(await environmentDetail(deps, await readEnvironment(deps, caller, params.agent, params.env)))))
+    .patch('/api/agents/:agent/environments/:env', route<Env>(async ({ request, params, caller }) => {
+      const settings = await readJson(request, SettingsBody);
+      const changed = await setEnvironmentSettings(deps, caller, { agentId: params.agent, envName: params.env, settings });
+      return json(environmentJson(changed));
+    }), noParse)
     .put('/api/agents/:agent/environments/:env/files', route<Env>(async ({ request, params, caller }) => {
       const body = await readFilesBody(request);
       const change = { files: body.files, replace: body.replace ?? false, ...(body.deletes ? { deletes: body.deletes } : {}), ...(body.message ? { message: body.message } : {}) };

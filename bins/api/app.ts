@@ -191,7 +191,7 @@ export function createApiApp(parts: ApiAppParts) {
     }))
     .use(chatRoutes({ deps: { docs, builds }, logger, callerOf, prepare: prepareCaller }))
     .use(evaluationRoutes({
-      deps: evaluationDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue }),
+      deps: evaluationDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, hosting: agentDeps }),
       logger, callerOf, prepare: prepareCaller,
     }))
     .onError(({ code }) => {

@@ -9,6 +9,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentCollections, type AgentRecord, agentSchemaVersion, type EnvironmentRecord } from '../../core/agent/hosting-model.ts';
 import { evaluationDeps } from '../../core/boot/evaluation-wiring.ts';
+import { operationHostingDeps } from '../../core/boot/environment-operations.ts';
+import { tmpdir } from 'node:os';
 import { createOrganization, ensureOrgIndexes } from '../../core/org/index.ts';
 import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { Logger } from '../../core/ports/logger.ts';
@@ -38,7 +40,9 @@ const queue = {
   },
 } as unknown as JobQueue;
 const app = evaluationRoutes({
-  deps: evaluationDeps({ docs, objects, clock, ids, queue }),
+  deps: evaluationDeps({
+    docs, objects, clock, ids, queue, hosting: operationHostingDeps({ docs, objects, clock, ids, scratchDir: tmpdir() }),
+  }),
   logger,
   prepare: async () => undefined,
   callerOf: (request) => {

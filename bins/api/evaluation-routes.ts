@@ -1,7 +1,8 @@
 /**
  * JSON routes of evaluation runs of an agent environment (`:agent` is the agent's id or slug; core/evaluation):
- * - `POST /api/agents/:agent/environments/:env/evaluations` {workflow?, case?} → 202 {run} (User): runs the
- *   published build's cases (all, one workflow's, or one case by its file stem); counts against the per-user
+ * - `POST /api/agents/:agent/environments/:env/evaluations` {workflow?, case?, draft?} → 202 {run} (User): runs the
+ *   published build's cases, or with `draft: true` the draft's (all, one workflow's, or one case by its file stem;
+ *   a draft that does not validate is 422 `agent_invalid`); counts against the per-user
  *   ceiling (429 with Retry-After); 400 `invalid_request` for a build without cases, 404 `not_found` for a
  *   selection matching none (listing the cases), 409 `not_published`, 503 `queue_unavailable`.
  * - `GET …/evaluations` → {runs} newest first, at most 50 (Reader); `GET …/evaluations/:run` → {run} (Reader).
@@ -27,6 +28,7 @@ const Slug = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]+(-[a
 const StartBody = Type.Object({
   workflow: Type.Optional(Slug),
   case: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[^/]+$' })),
+  draft: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
 /** A run as the API shows it: its id as `id`, its summary counted, dates as ISO text. */
@@ -49,7 +51,9 @@ export function evaluationRoutes(env: EvaluationRouteDeps) {
   return new Elysia()
     .post(base, route<Env>(async ({ request, params, caller }) => {
       const body = await readJson(request, StartBody);
-      const ref = { agent: params.agent, environment: params.env, workflow: body.workflow, stem: body.case };
+      const ref = {
+        agent: params.agent, environment: params.env, workflow: body.workflow, stem: body.case, draft: body.draft,
+      };
       return json({ run: evaluationRunView(await startEvaluationRun(env.deps, caller, ref)) }, 202);
     }), { parse: 'none' as const })
     .get(base, route<Env>(async ({ params, caller }) => {

@@ -1,8 +1,8 @@
 /**
  * `cairn eval …`, for people and CI systems: runs of an agent environment's evaluation cases over
  * `/api/agents/:agent/environments/:env/evaluations`.
- * - `eval run <agent> --env <name> [--workflow <slug>] [--case <stem>] [--junit <file>]`: starts a run of the
- *   published build, prints each case as it ends and a summary, writes JUnit XML with `--junit`; exits 0 only when
+ * - `eval run <agent> --env <name> [--workflow <slug>] [--case <stem>] [--draft] [--junit <file>]`: starts a run of
+ *   the published build (of the draft with `--draft`), prints each case as it ends and a summary, writes JUnit XML with `--junit`; exits 0 only when
  *   every case passed (1 otherwise, with the run's id in the last line).
  * - `eval list <agent> --env <name>`: the runs, newest first; `eval show <run> <agent> --env <name>`: one run.
  * `--json` prints the API's answer (for `run`: the run once it ended).
@@ -21,6 +21,7 @@ export interface EvalOptions {
   org?: string;
   workflow?: string;
   case?: string;
+  draft?: boolean;
   junit?: string;
 }
 
@@ -30,6 +31,7 @@ interface RunView {
   agentSlug: string;
   environment: string;
   buildId: string;
+  draft?: boolean;
   status: string;
   caseIds: string[];
   cases: CaseResult[];
@@ -39,7 +41,7 @@ interface RunView {
 }
 
 const usages = {
-  run: 'cairn eval run <agent> --env <name> [--workflow <slug>] [--case <stem>] [--junit <file>]',
+  run: 'cairn eval run <agent> --env <name> [--workflow <slug>] [--case <stem>] [--draft] [--junit <file>]',
   list: 'cairn eval list <agent> --env <name>',
   show: 'cairn eval show <run> <agent> --env <name>',
 };
@@ -86,9 +88,11 @@ export async function runEval(
   const body = {
     ...(options.workflow ? { workflow: options.workflow } : {}),
     ...(options.case ? { case: options.case } : {}),
+    ...(options.draft ? { draft: true } : {}),
   };
   let run = (await callApi<{ run: RunView }>(target, 'POST', base, body)).run;
-  options.note(`run ${run.id}: ${run.caseIds.length} case(s) of ${agent} (${options.env}), build ${run.buildId}`);
+  const of = run.draft ? `the draft of ${agent} (${options.env})` : `${agent} (${options.env})`;
+  options.note(`run ${run.id}: ${run.caseIds.length} case(s) of ${of}, build ${run.buildId}`);
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   let printed = 0;
   for (let waited = 0; !['passed', 'failed', 'error'].includes(run.status); waited += POLL_MS) {

@@ -15,6 +15,7 @@ import { runFailedJobs } from './failed-jobs-command.ts';
 import { runSemantic, type CommandOutput } from './semantic-commands.ts';
 import { runSession } from './session-commands.ts';
 import { runEval } from './eval-commands.ts';
+import { runEnvironment } from './environment-commands.ts';
 import { terminalSafe, terminalSafeJson } from './terminal-text.ts';
 
 const help = `cairn — operate a cairn instance
@@ -51,12 +52,15 @@ Sessions (<agent> is an agent id or slug; --org when the slug is in several orga
   session reply <id> TEXT                              answer a session waiting for input
   session cancel <id>
 
-Evaluations (the published build's workflows/<slug>/tests/*.test.yaml cases):
-  eval run <agent> --env <name> [--workflow <slug>] [--case <stem>] [--junit <file>]
+Evaluations (the workflows/<slug>/tests/*.test.yaml cases of the published build, or of the draft with --draft):
+  eval run <agent> --env <name> [--workflow <slug>] [--case <stem>] [--draft] [--junit <file>]
                                                        run the cases, print each as it ends and a summary;
                                                        exit 0 only when every case passed; JUnit XML with --junit
   eval list <agent> --env <name>                       runs, newest first
   eval show <run> <agent> --env <name>                 one run's cases, each failing step with what was expected
+  environment set <agent> --env <name> --evaluation-gate on|off
+                                                       with the gate on, a publish runs the draft's cases first and
+                                                       is refused when one fails; a promotion needs a passing run
 
 Incoming connections (<agent> is an agent id or slug):
   connection create --agent <slug> --env <name> --id <identifier> --protocol agui|mcp|webhook --auth public|bearer|oidc
@@ -97,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
         wait: { type: 'boolean' }, comment: { type: 'string' },
         id: { type: 'string' }, protocol: { type: 'string' }, auth: { type: 'string' }, issuer: { type: 'string' }, audience: { type: 'string' },
         'jwks-url': { type: 'string' }, algorithms: { type: 'string' }, origins: { type: 'string' }, rate: { type: 'string' },
-        case: { type: 'string' }, junit: { type: 'string' },
+        case: { type: 'string' }, junit: { type: 'string' }, draft: { type: 'boolean' }, 'evaluation-gate': { type: 'string' },
       },
     });
   } catch (error) {
@@ -115,6 +119,7 @@ async function main(argv: string[]): Promise<number> {
     if (group === 'agent') out = await runAgent(rest, target, { agent: values.agent, org: values.org, env: values.env, publish: values.publish });
     else if (group === 'session') out = await runSession(target, rest, values, { note });
     else if (group === 'eval') out = await runEval(target, rest, { ...values, note });
+    else if (group === 'environment') out = await runEnvironment(target, rest, values);
     else if (group === 'connection') out = await runConnection(target, rest, values);
     else if (group === 'deployment') out = await runDeployment(target, rest, values);
     else if (group === 'semantic') out = await runSemantic(target, rest, { ...values, token: values['token-id'] }, note);

@@ -42,7 +42,7 @@ import { TURN_STALE_MS } from '../../core/session/model.ts';
 import { PARK_SWEEP_INTERVAL_MS, sweepDueWaits } from '../../core/session/park-sweep.ts';
 import { failStaleTurns } from '../../core/session/stale-turns.ts';
 import { runQueuedTurn } from '../../core/session/turn-runner.ts';
-import { evaluationRunnerDeps } from '../../core/boot/evaluation-wiring.ts';
+import { evaluationGatePort, evaluationRunnerDeps } from '../../core/boot/evaluation-wiring.ts';
 import { ensureEvaluationIndexes, runEvaluation, sweepEvaluationRuns } from '../../core/evaluation/evaluation-runs.ts';
 import { EVALUATION_QUEUE } from '../../core/evaluation/model.ts';
 import { publishedWorkflows } from '../../core/session/build-workflows.ts';
@@ -143,7 +143,11 @@ const turnDeps = {
   // Live text of model calls for the AG-UI streams, and change notifications (Redis pub/sub on the queue store).
   ...(liveChannel ? { textDeltas: liveChannel, changes: liveChannel } : {}),
 };
-const operationDeps = operationHostingDeps({ ...store, scratchDir: env.scratchDir, models: boot.config.models });
+const operationDeps = {
+  ...operationHostingDeps({ ...store, scratchDir: env.scratchDir, models: boot.config.models }),
+  // A gated publish runs the draft's cases through the evaluations queue; a gated promotion reads the runs.
+  evaluationGate: evaluationGatePort({ ...store, queue }),
+};
 const enqueueTurn = async (turnId: string) => { if (queue) await enqueueTurnJob(queue, turnId); };
 /** A step of an evaluation case may take a turn's wall time and a minute more before the case fails. */
 const evaluationRunner = evaluationRunnerDeps({

@@ -41,6 +41,8 @@ export const EnvironmentSummary = Type.Object({
   name: Type.String(),
   draft: Type.Object({ commitId: Type.String(), savedAt: Type.String() }),
   published: Type.Union([PublishedPlaneView, Type.Null()]),
+  /** The evaluation gate: a publish runs the draft's cases first; a promotion needs a passing run of the build. */
+  evaluationGate: Type.Boolean(),
 });
 export type EnvironmentSummary = Static<typeof EnvironmentSummary>;
 

@@ -43,6 +43,8 @@ export interface EnvironmentView {
   name: string;
   draft: { commitId: string; savedAt: Date };
   published: { buildId: string; commitId: string; counts: AgentCounts; publishedAt: Date; publishedBy: string } | null;
+  /** Whether the evaluation gate is on (default off). */
+  evaluationGate: boolean;
 }
 
 /** The view of an environment record. */
@@ -61,6 +63,7 @@ export function environmentView(env: EnvironmentRecord): EnvironmentView {
         publishedBy: p.publishedBy,
       }
       : null,
+    evaluationGate: env.evaluationGate === true,
   };
 }
 

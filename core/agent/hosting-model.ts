@@ -67,6 +67,32 @@ export interface AgentDeps {
    * environment's spend caps: core/boot/spend-cap-models.ts); any problem refuses the publish. Optional.
    */
   publishChecks?(agentId: string, environment: string, files: AgentFile[]): Promise<AgentProblem[]>;
+  /** The evaluation gate's runs (core/boot wires core/evaluation). Without it a gated publish or promotion is
+   * refused with `evaluation_unavailable`. */
+  evaluationGate?: EvaluationGatePort;
+}
+
+/** A build the evaluation gate runs or asks about. */
+export interface GatedBuild {
+  orgId: string;
+  agentId: string;
+  agentSlug: string;
+  environment: string;
+  buildId: string;
+  commitId: string;
+}
+
+/**
+ * What the evaluation gate asks of evaluation runs (docs/decisions.md D20 § Gate).
+ */
+export interface EvaluationGatePort {
+  /**
+   * Runs every case of `build` through the `evaluations` queue as `requestedBy` (a subject) and waits for its end.
+   * @returns the run's id, whether every case passed, and a summary naming each failing case and step
+   */
+  evaluate(build: GatedBuild, requestedBy: string): Promise<{ runId: string; passed: boolean; summary: string }>;
+  /** The id of a run of every case of build `buildId` that passed, if any. */
+  passingRun(agentId: string, buildId: string): Promise<string | undefined>;
 }
 
 /** Agent roles, lowest first (core/org's roles; a member's role is the highest their groups give). */
@@ -147,6 +173,9 @@ export const EnvironmentRecord = Type.Object({
   draftSavedAt: Type.Date(),
   published: Type.Union([PublishedPointer, Type.Null()]),
   createdAt: Type.Date(),
+  /** The evaluation gate (absent: off): a publish runs the draft's cases first, a promotion here needs a passing
+   * run of the promoted build (docs/decisions.md D20). */
+  evaluationGate: Type.Optional(Type.Boolean()),
 });
 export type EnvironmentRecord = Static<typeof EnvironmentRecord>;
 
@@ -161,6 +190,9 @@ export const BuildRecord = Type.Object({
   counts: AgentCounts,
   publishedAt: Type.Date(),
   publishedBy: Type.String(),
+  /** A build of a draft written for an evaluation (a draft run, a gated publish), not (yet) published: not listed
+   * for Restore. Unset when a publish points at it. */
+  candidate: Type.Optional(Type.Boolean()),
 });
 export type BuildRecord = Static<typeof BuildRecord>;
 

@@ -18,10 +18,12 @@ export {
   readEnvironment,
   saveDraft,
 } from './drafts.ts';
+export { type EnvironmentSettings, setEnvironmentSettings } from './environment-settings.ts';
 export { type PublishedAgent, type PublishedWorkflow, readPublishedAgent } from './published-workflows.ts';
 export {
   AgentInvalidError,
   discardDraft,
+  draftBuild,
   formatAgentProblem,
   promoteEnvironment,
   publishEnvironment,

@@ -66,6 +66,8 @@ export const OperationResult = Type.Object({
     }),
     Type.Null(),
   ]),
+  /** Absent on results recorded before the gate existed (read as off). */
+  evaluationGate: Type.Optional(Type.Boolean()),
 });
 
 /** The member who asked; the operation runs as them (their role is checked again when it runs). */

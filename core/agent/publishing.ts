@@ -27,8 +27,10 @@ import {
   checkEnvironmentName,
   defaultEnvironment,
   type EnvironmentRecord,
+  type EvaluationGatePort,
   type PublishedPointer,
 } from './hosting-model.ts';
+import type { AgentFile } from './documents.ts';
 import { validateAgentRepository } from './validate.ts';
 import type { AgentProblem } from './yaml-source.ts';
 
@@ -57,12 +59,117 @@ export class AgentInvalidError extends PlatformError {
 const envs = (deps: Pick<AgentDeps, 'docs'>) => deps.docs.collection<EnvironmentRecord>(agentCollections.environments);
 const by = (caller: AgentCaller) => caller.email;
 
+/** A draft written as a build: its pointer and its files. */
+interface WrittenBuild {
+  pointer: PublishedPointer;
+  files: AgentFile[];
+}
+
 /**
- * Publishes an environment's draft.
+ * Validates `env`'s draft (and the process's publish checks) and writes it as a build: object and record. A build of
+ * the same commit written earlier as a candidate (by a draft's evaluation) is used again, so its runs count for it.
+ * @throws AgentInvalidError `agent_invalid` (422)
+ */
+async function writeBuild(
+  deps: AgentDeps,
+  caller: AgentCaller,
+  target: { agent: AgentRecord; env: EnvironmentRecord },
+  candidate: boolean,
+): Promise<WrittenBuild> {
+  const { agent, env } = target;
+  const files = await readDraftFiles(deps, agent._id, env.name, true);
+  const validation = validateAgentRepository(files);
+  if (!validation.ok) throw new AgentInvalidError(validation.problems, agent.slug, env.name);
+  const refused = (await deps.publishChecks?.(agent._id, env.name, files)) ?? [];
+  if (refused.length > 0) throw new AgentInvalidError(refused, agent.slug, env.name);
+  const builds = deps.docs.collection<BuildRecord>(agentCollections.builds);
+  const earlier = await builds.findOne({
+    agentId: agent._id,
+    environment: env.name,
+    commitId: env.draftCommit,
+    candidate: true,
+  });
+  if (earlier) {
+    const { _id: buildId, objectKey, commitId, counts, publishedAt, publishedBy } = earlier;
+    return { pointer: { buildId, objectKey, commitId, counts, publishedAt, publishedBy }, files };
+  }
+  const publishedAt = deps.clock.now();
+  const buildId = deps.ids.newId();
+  const objectKey = agentKeys.build(agent._id, buildId);
+  const content: BuildContent = {
+    buildId,
+    agentId: agent._id,
+    environment: env.name,
+    commitId: env.draftCommit,
+    counts: validation.counts,
+    publishedAt: publishedAt.toISOString(),
+    files,
+  };
+  await deps.objects.put(objectKey, new TextEncoder().encode(JSON.stringify(content)), {
+    contentType: 'application/json',
+  });
+  const pointer: PublishedPointer = {
+    buildId,
+    commitId: env.draftCommit,
+    objectKey,
+    counts: validation.counts,
+    publishedAt,
+    publishedBy: by(caller),
+  };
+  const { buildId: _id, ...fields } = pointer;
+  const record: BuildRecord = {
+    _id,
+    schemaVersion: agentSchemaVersion,
+    agentId: agent._id,
+    environment: env.name,
+    ...fields,
+    ...(candidate ? { candidate: true } : {}),
+  };
+  await builds.insertOne(record);
+  return { pointer, files };
+}
+
+/** Points `env`'s published plane at `built` (a candidate becomes a published build) and, on `main`, refreshes the
+ * agent's description. */
+async function pointAt(
+  deps: AgentDeps,
+  caller: AgentCaller,
+  target: { agent: AgentRecord; env: EnvironmentRecord },
+  built: WrittenBuild,
+): Promise<EnvironmentView> {
+  const { agent, env } = target;
+  const pointer: PublishedPointer = { ...built.pointer, publishedAt: deps.clock.now(), publishedBy: by(caller) };
+  await deps.docs.collection<BuildRecord>(agentCollections.builds).updateOne({ _id: pointer.buildId }, {
+    $set: { publishedAt: pointer.publishedAt, publishedBy: pointer.publishedBy },
+    $unset: { candidate: true },
+  });
+  await envs(deps).updateOne({ _id: env._id }, { $set: { published: pointer } });
+  if (env.name === defaultEnvironment) {
+    await deps.docs.collection<AgentRecord>(agentCollections.agents).updateOne({ _id: agent._id }, {
+      $set: describeAgent(built.files, agent.slug),
+    });
+  }
+  return environmentView({ ...env, published: pointer });
+}
+
+/** The evaluation gate's port. @throws PlatformError `evaluation_unavailable` (503) when the process has none */
+function gateOf(deps: AgentDeps): EvaluationGatePort {
+  if (deps.evaluationGate) return deps.evaluationGate;
+  throw new PlatformError(
+    'evaluation_unavailable',
+    'The evaluation gate is on but this process cannot run evaluations; run the operation on a dispatcher.',
+    { status: 503 },
+  );
+}
+
+/**
+ * Publishes an environment's draft. With the environment's evaluation gate on, the draft is written as a candidate
+ * build and every case runs on it first (outside the agent's lock: edits go on meanwhile); the candidate is published
+ * only when every case passed.
  * @returns the environment with its new published build
  * @throws AgentInvalidError `agent_invalid` (422) listing every problem as `file:line:col key: message`
- *   (the published pointer is left unchanged); `agent_not_found`/`environment_not_found` (404);
- *   `agent_role_required` (403); `agent_busy` (409)
+ *   (the published pointer is left unchanged); PlatformError `evaluation_failed` (422) with the run's summary;
+ *   `agent_not_found`/`environment_not_found` (404); `agent_role_required` (403); `agent_busy` (409)
  */
 export async function publishEnvironment(
   deps: AgentDeps,
@@ -71,55 +178,61 @@ export async function publishEnvironment(
   envName: string,
 ): Promise<EnvironmentView> {
   const agent = await loadAgent(deps, caller, agentId, { role: 'maintainer' });
+  if ((await loadEnvironment(deps, agent, envName)).evaluationGate !== true) {
+    return withAgentLock(deps, agent._id, async () => {
+      const target = { agent, env: await loadEnvironment(deps, agent, envName) };
+      return pointAt(deps, caller, target, await writeBuild(deps, caller, target, false));
+    });
+  }
+  const gate = gateOf(deps);
+  const built = await withAgentLock(deps, agent._id, async () => {
+    return writeBuild(deps, caller, { agent, env: await loadEnvironment(deps, agent, envName) }, true);
+  });
+  const { buildId, commitId } = built.pointer;
+  const build = {
+    orgId: agent.orgId,
+    agentId: agent._id,
+    agentSlug: agent.slug,
+    environment: envName,
+    buildId,
+    commitId,
+  };
+  const verdict = await gate.evaluate(build, caller.subject);
+  if (!verdict.passed) {
+    throw new PlatformError(
+      'evaluation_failed',
+      `Publish refused: environment "${envName}" of agent "${agent.slug}" has the evaluation gate on and ` +
+        `${verdict.summary}. Fix the draft (or its cases) and publish again.`,
+      { status: 422 },
+    );
+  }
+  return withAgentLock(deps, agent._id, async () => {
+    return pointAt(deps, caller, { agent, env: await loadEnvironment(deps, agent, envName) }, built);
+  });
+}
+
+/**
+ * The build an evaluation of `envName`'s draft runs on (the caller a User of the agent at least): the published build
+ * when the draft is what is published, else a candidate build of the draft's commit (written once per commit, under
+ * the agent's lock).
+ * @throws AgentInvalidError `agent_invalid` (422) for a draft that does not validate; `agent_not_found`,
+ *   `environment_not_found` (404); `agent_role_required` (403); `agent_busy` (409)
+ */
+export async function draftBuild(
+  deps: AgentDeps,
+  caller: AgentCaller,
+  agentId: string,
+  envName: string,
+): Promise<{ buildId: string; commitId: string; files: AgentFile[] }> {
+  const agent = await loadAgent(deps, caller, agentId, { role: 'user' });
   return withAgentLock(deps, agent._id, async () => {
     const env = await loadEnvironment(deps, agent, envName);
-    const files = await readDraftFiles(deps, agent._id, env.name, true);
-    const validation = validateAgentRepository(files);
-    if (!validation.ok) throw new AgentInvalidError(validation.problems, agent.slug, env.name);
-    const refused = (await deps.publishChecks?.(agent._id, env.name, files)) ?? [];
-    if (refused.length > 0) throw new AgentInvalidError(refused, agent.slug, env.name);
-    const publishedAt = deps.clock.now();
-    const buildId = deps.ids.newId();
-    const objectKey = agentKeys.build(agent._id, buildId);
-    const content: BuildContent = {
-      buildId,
-      agentId: agent._id,
-      environment: env.name,
-      commitId: env.draftCommit,
-      counts: validation.counts,
-      publishedAt: publishedAt.toISOString(),
-      files,
-    };
-    await deps.objects.put(objectKey, new TextEncoder().encode(JSON.stringify(content)), {
-      contentType: 'application/json',
-    });
-    const pointer: PublishedPointer = {
-      buildId,
-      commitId: env.draftCommit,
-      objectKey,
-      counts: validation.counts,
-      publishedAt,
-      publishedBy: by(caller),
-    };
-    const record: BuildRecord = {
-      _id: buildId,
-      schemaVersion: agentSchemaVersion,
-      agentId: agent._id,
-      environment: env.name,
-      commitId: env.draftCommit,
-      objectKey,
-      counts: validation.counts,
-      publishedAt,
-      publishedBy: by(caller),
-    };
-    await deps.docs.collection<BuildRecord>(agentCollections.builds).insertOne(record);
-    await envs(deps).updateOne({ _id: env._id }, { $set: { published: pointer } });
-    if (env.name === defaultEnvironment) {
-      await deps.docs.collection<AgentRecord>(agentCollections.agents).updateOne({ _id: agent._id }, {
-        $set: describeAgent(files, agent.slug),
-      });
+    if (env.published?.commitId === env.draftCommit) {
+      const { buildId, commitId } = env.published;
+      return { buildId, commitId, files: (await readBuild(deps, env.published)).files };
     }
-    return environmentView({ ...env, published: pointer });
+    const { pointer, files } = await writeBuild(deps, caller, { agent, env }, true);
+    return { buildId: pointer.buildId, commitId: pointer.commitId, files };
   });
 }
 
@@ -158,6 +271,7 @@ async function findBuild(
   const record = await deps.docs.collection<BuildRecord>(agentCollections.builds).findOne({
     _id: buildId,
     agentId: agent._id,
+    candidate: { $ne: true },
   });
   if (!record) {
     throw new PlatformError(
@@ -266,8 +380,10 @@ export interface EnvironmentPromotion {
  * Promotes environment `from`'s published build to environment `to`: `to`'s published pointer is swapped
  * to the same immutable build in one document update. A `to` that does not exist is created with the
  * build's files as its draft; an existing `to` keeps its draft.
+ * With `to`'s evaluation gate on, the build needs a run in which every case passed (any environment's run of it).
  * @throws PlatformError `invalid_argument` (400) when `from` equals `to`; `not_published` (409) when
- *   `from` has nothing published; others as {@link publishEnvironment}
+ *   `from` has nothing published; `evaluation_required` (409) when the gate finds no passing run; others as
+ *   {@link publishEnvironment}
  */
 export async function promoteEnvironment(
   deps: AgentDeps,
@@ -286,6 +402,15 @@ export async function promoteEnvironment(
   return withAgentLock(deps, agent._id, async () => {
     const source = requirePublished(agent, await loadEnvironment(deps, agent, from));
     let target = await envs(deps).findOne({ _id: `${agent._id}:${to}` });
+    if (target?.evaluationGate === true && !(await gateOf(deps).passingRun(agent._id, source.buildId))) {
+      throw new PlatformError(
+        'evaluation_required',
+        `Promote refused: environment "${to}" has the evaluation gate on and build ${source.buildId} of "${from}" ` +
+          `has no run in which every case passed; run \`cairn eval run ${agent.slug} --env ${from}\` and promote ` +
+          `again.`,
+        { status: 409 },
+      );
+    }
     if (!target) {
       target = await commitDraft(deps, caller, {
         agent,

@@ -6,7 +6,16 @@
  *
  * Source: issue "Evaluations" § Runs, § Rubrics; docs/decisions.md D17 § 2 (one authorization helper).
  */
-import { loadEnvironment, readBuild, readBuildById, requirePublished } from '../agent/hosting.ts';
+import {
+  type AgentDeps,
+  draftBuild,
+  type EvaluationGatePort,
+  loadEnvironment,
+  readBuild,
+  readBuildById,
+  requirePublished,
+} from '../agent/hosting.ts';
+import { evaluateBuild, passingRunOf } from '../evaluation/gate.ts';
 import type { EvaluationDeps, EvaluationRunnerDeps } from '../evaluation/evaluation-runs.ts';
 import { EVALUATION_QUEUE } from '../evaluation/model.ts';
 import { sessionDriver } from '../evaluation/session-driver.ts';
@@ -26,8 +35,16 @@ const noQueue = () =>
     { status: 503 },
   );
 
-/** The API's EvaluationDeps over the stores and the job queue. */
-export function evaluationDeps(parts: SessionStoreDeps & { queue: JobQueue | undefined }): EvaluationDeps {
+/** Puts a run's job on the `evaluations` queue (its id the run's). */
+const enqueuer = (queue: JobQueue | undefined) => async (runId: string) => {
+  if (!queue) throw noQueue();
+  await queue.add(EVALUATION_QUEUE, 'run', { runId }, { jobId: runId });
+};
+
+/** The API's EvaluationDeps over the stores and the job queue; `hosting` writes a draft's candidate build. */
+export function evaluationDeps(
+  parts: SessionStoreDeps & { queue: JobQueue | undefined; hosting: AgentDeps },
+): EvaluationDeps {
   const agentOf = agentScope(parts.docs);
   return {
     docs: parts.docs,
@@ -43,10 +60,26 @@ export function evaluationDeps(parts: SessionStoreDeps & { queue: JobQueue | und
       const content = await readBuild(parts, published);
       return { buildId: published.buildId, commitId: published.commitId, files: content.files };
     },
-    enqueue: async (runId) => {
-      if (!parts.queue) throw noQueue();
-      await parts.queue.add(EVALUATION_QUEUE, 'run', { runId }, { jobId: runId });
+    draftBuild: (agent, environment, caller) => draftBuild(parts.hosting, caller, agent.agentId, environment),
+    enqueue: enqueuer(parts.queue),
+  };
+}
+
+/** The evaluation gate of a dispatcher's environment operations: runs through the `evaluations` queue. */
+export function evaluationGatePort(parts: SessionStoreDeps & { queue: JobQueue | undefined }): EvaluationGatePort {
+  const deps = {
+    ...parts,
+    enqueue: enqueuer(parts.queue),
+    sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  };
+  return {
+    evaluate: async (build, requestedBy) => {
+      const { orgId, agentId, agentSlug: slug, environment, buildId, commitId } = build;
+      const files = (await readBuildById(parts, buildId)).files;
+      const of = { agent: { orgId, agentId, slug }, environment, build: { buildId, commitId, files } };
+      return evaluateBuild(deps, { ...of, startedBy: requestedBy });
     },
+    passingRun: (agentId, buildId) => passingRunOf(parts, agentId, buildId),
   };
 }
 

@@ -40,6 +40,7 @@ function world() {
     ids: { newId: () => `${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '' },
     resolveAgent: async () => ({ orgId: 'org-1', agentId: 'agent-1', slug: 'desk' }),
     publishedBuild: async () => ({ buildId: 'build-1', commitId: 'c1', files }),
+    draftBuild: async () => ({ buildId: 'candidate-1', commitId: 'c2', files }),
     enqueue: async (runId) => {
       if (refuse) throw new PlatformError('queue_unavailable', 'The queue store refused the job.', { status: 503 });
       queued.push({ queue: EVALUATION_QUEUE, jobId: runId });
@@ -84,7 +85,7 @@ function world() {
   };
 }
 const zero = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-const caller = { subject: 'sub-ada' };
+const caller = { subject: 'sub-ada', email: 'sub-ada@example.com' };
 const ref = { agent: 'desk', environment: 'main' };
 
 describe('evaluation runs', () => {

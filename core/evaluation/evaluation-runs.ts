@@ -31,6 +31,14 @@ import { type CaseDriver, type CaseResult, runCase } from './run-case.ts';
 /** The member acting. */
 export interface EvaluationCaller {
   subject: string;
+  email: string;
+}
+
+/** The build a run runs on: its id, commit and files. */
+export interface RunBuild {
+  buildId: string;
+  commitId: string;
+  files: AgentFile[];
 }
 
 /** An agent resolved for a caller with a role checked. */
@@ -58,10 +66,12 @@ export interface EvaluationDeps {
    * The published build of an environment: its id, commit and files.
    * @throws PlatformError `environment_not_found` (404), `not_published` (409)
    */
-  publishedBuild(
-    agent: ResolvedAgent,
-    environment: string,
-  ): Promise<{ buildId: string; commitId: string; files: AgentFile[] }>;
+  publishedBuild(agent: ResolvedAgent, environment: string): Promise<RunBuild>;
+  /**
+   * The build of the environment's draft (the published one when the draft is published, else a candidate build).
+   * @throws PlatformError `environment_not_found` (404), `agent_invalid` (422) for a draft that does not validate
+   */
+  draftBuild(agent: ResolvedAgent, environment: string, caller: EvaluationCaller): Promise<RunBuild>;
   /** Puts the run's job on the `evaluations` queue. @throws PlatformError `queue_unavailable` (503) */
   enqueue(runId: string): Promise<void>;
 }
@@ -75,45 +85,71 @@ export async function ensureEvaluationIndexes(docs: DocumentStore): Promise<void
 }
 
 /**
- * Starts a run of the environment's published build: the cases chosen (all, `workflow`'s, or `case`), the record
- * written `queued`, the job queued. A queue that refuses the job leaves no run behind.
+ * Starts a run of the environment's published build (or, with `draft`, of its draft): the cases chosen (all,
+ * `workflow`'s, or `case`), the record written `queued`, the job queued. A queue that refuses the job leaves no run
+ * behind.
  * @throws PlatformError `not_found`, `agent_role_required` (403), `environment_not_found`, `not_published`,
- *   `invalid_request` (400: the build has no case), `not_found` (404: the selection matches none, listing the cases),
- *   `queue_unavailable` (503)
+ *   `agent_invalid` (422, a draft that does not validate), `invalid_request` (400: the build has no case),
+ *   `not_found` (404: the selection matches none, listing the cases), `queue_unavailable` (503)
  */
 export async function startEvaluationRun(
   deps: EvaluationDeps,
   caller: EvaluationCaller,
-  ref: { orgId?: string; agent: string; environment: string } & CaseSelection,
+  ref: { orgId?: string; agent: string; environment: string; draft?: boolean } & CaseSelection,
 ): Promise<EvaluationRunRecord> {
   const agent = await deps.resolveAgent(caller, ref, 'user');
-  const build = await deps.publishedBuild(agent, ref.environment);
+  const build = ref.draft === true
+    ? await deps.draftBuild(agent, ref.environment, caller)
+    : await deps.publishedBuild(agent, ref.environment);
   const selection: CaseSelection = {
     ...(ref.workflow === undefined ? {} : { workflow: ref.workflow }),
     ...(ref.stem === undefined ? {} : { stem: ref.stem }),
   };
-  const cases = selectCases(build.files, selection);
-  const record: EvaluationRunRecord = {
+  const run = newRun(deps, { agent, environment: ref.environment, build, selection, startedBy: caller.subject });
+  return queueRun(deps, ref.draft === true ? { ...run, draft: true } : run);
+}
+
+/** What a new run is of. */
+export interface RunOf {
+  agent: ResolvedAgent;
+  environment: string;
+  build: RunBuild;
+  selection: CaseSelection;
+  /** The subject of the member it is started by. */
+  startedBy: string;
+}
+
+/** A new run's record (`queued`), its cases chosen. @throws PlatformError as {@link selectCases} */
+export function newRun(deps: Pick<EvaluationDeps, 'clock' | 'ids'>, of: RunOf): EvaluationRunRecord {
+  const cases = selectCases(of.build.files, of.selection);
+  return {
     _id: `ev-${deps.ids.newId()}`,
     schemaVersion: evaluationSchemaVersion,
-    orgId: agent.orgId,
-    agentId: agent.agentId,
-    agentSlug: agent.slug,
-    environment: ref.environment,
-    buildId: build.buildId,
-    commitId: build.commitId,
-    selection,
+    orgId: of.agent.orgId,
+    agentId: of.agent.agentId,
+    agentSlug: of.agent.slug,
+    environment: of.environment,
+    buildId: of.build.buildId,
+    commitId: of.build.commitId,
+    selection: of.selection,
     status: 'queued',
     caseIds: cases.map((c) => c.id),
     cases: [],
     current: null,
     error: null,
-    startedBy: caller.subject,
+    startedBy: of.startedBy,
     createdAt: deps.clock.now(),
     startedAt: null,
     endedAt: null,
     judgeUsage: { ...NO_USAGE },
   };
+}
+
+/** Writes `record` and queues its job; a queue that refuses the job leaves no run behind. @returns the record */
+export async function queueRun(
+  deps: Pick<EvaluationDeps, 'docs' | 'enqueue'>,
+  record: EvaluationRunRecord,
+): Promise<EvaluationRunRecord> {
   await runsOf(deps).insertOne(record);
   try {
     await deps.enqueue(record._id);

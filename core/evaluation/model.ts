@@ -37,6 +37,10 @@ export interface EvaluationRunRecord {
   environment: string;
   buildId: string;
   commitId: string;
+  /** Whether it ran on the environment's draft (a candidate build of it), not on a published build. */
+  draft?: boolean;
+  /** Who started it: a member (`member`, the default) or a publish through the evaluation gate (`publish`). */
+  origin?: 'member' | 'publish';
   selection: CaseSelection;
   status: EvaluationStatus;
   /** The ids (`<workflow>/<stem>`) of the cases it runs, in order. */

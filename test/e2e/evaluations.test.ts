@@ -5,7 +5,9 @@
  * session through the turn queue and the turn workers, and the command's exit code, its `--json` and its
  * `--junit` agree with the verdicts. A run of the passing case alone exits 0. The cases' sessions belong to no
  * member and are marked with their run. A dispatcher killed mid-run is replaced: the case it ran fails interrupted
- * and the rest run on the restarted dispatcher.
+ * and the rest run on the restarted dispatcher. With the evaluation gate on, a publish of a draft whose case fails is
+ * refused with the run's summary and passes after the fix (on the build a draft run wrote for the same commit); a
+ * promotion into a gated environment of a build without a passing run is refused, and goes through after a run.
  * Source: issue "Evaluations" § Done when.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +37,12 @@ const script: ScriptedTurn[] = [
   { delayMs: 600_000 },
   answered('United'),
   answered('Delta'),
+  // The gate: a publish of the draft runs its three cases; a, b and c as in the first run.
+  answered('Delta'), { text: '{"score": 0.9, "reason": "One airline."}' }, answered('United'), answered('Delta'),
+  // After the fix (b and c removed): a draft run, the gated publish, then a run before a promotion.
+  answered('Delta'), { text: '{"score": 0.9, "reason": "One airline."}' },
+  answered('Delta'), { text: '{"score": 0.9, "reason": "One airline."}' },
+  answered('Delta'), { text: '{"score": 0.9, "reason": "One airline."}' },
 ];
 
 let model: ScriptedModelServer;
@@ -142,4 +150,98 @@ describe('cairn eval run', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('no evaluation case matches case missing; the cases are answer/a-passes');
   });
+});
+
+type Operation = { id: string; status: string; error: { code: string; message: string } | null };
+type EnvJson = { published: { buildId: string } | null; evaluationGate: boolean; builds: { id: string }[] };
+
+/** A JSON call to the product as the dev user. */
+async function call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${product.url}${path}`, {
+    method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: await response.json() as T };
+}
+
+/** Queues an environment operation of agent evals and waits for its end. */
+async function operate(env: string, kind: string, body: unknown = {}): Promise<Operation> {
+  const queued = await call<{ operation: Operation }>('POST', `/api/agents/evals/environments/${env}/${kind}`, body);
+  expect(queued.status).toBe(202);
+  for (const until = Date.now() + 150_000; Date.now() < until;) {
+    const { body: { operation } } = await call<{ operation: Operation }>('GET', `/api/agents/evals/operations/${queued.body.operation.id}`);
+    if (operation.status === 'succeeded' || operation.status === 'failed') return operation;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`operation ${kind} did not end; ${product.output.slice(-20).join('\n')}`);
+}
+
+const environment = async (env: string) => (await call<EnvJson>('GET', `/api/agents/evals/environments/${env}`)).body;
+
+describe('the evaluation gate', () => {
+  let fixed: string;
+
+  it('refuses a publish whose draft has a failing case, with the run\'s summary; passes after the fix', async () => {
+    const on = runCairn(product.url, ['environment', 'set', 'evals', '--env', 'main', '--evaluation-gate', 'on'], mode);
+    expect(on.status, on.stderr).toBe(0);
+    expect(on.stdout).toContain('evaluation gate of evals (main) is on');
+    const before = (await environment('main')).published!.buildId;
+    const refused = await operate('main', 'publish');
+    expect(refused.status).toBe('failed');
+    expect(refused.error!.code).toBe('evaluation_failed');
+    expect(refused.error!.message).toMatch(/^Publish refused: environment "main" of agent "evals" has the evaluation gate on and evaluation run ev-\S+ failed: 1 of 3 case\(s\) passed; failing: answer\/b-wrong-reply at step 2 \(reply\): expected includes Delta; got the reply United .*; answer\/c-own-judge at step 2 \(grade\)/);
+    expect((await environment('main')).published!.buildId).toBe(before);
+    expect(model.requests).toHaveLength(13);
+    // The fix: the failing cases go. A run of the draft writes a candidate build of its commit, not listed for Restore.
+    const saved = await call('PUT', '/api/agents/evals/environments/main/files', {
+      files: [], deletes: ['workflows/answer/tests/b-wrong-reply.test.yaml', 'workflows/answer/tests/c-own-judge.test.yaml'],
+    });
+    expect(saved.status).toBe(200);
+    const draftRun = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--draft'], mode);
+    expect(draftRun.status, draftRun.stderr).toBe(0);
+    const { run } = JSON.parse(draftRun.stdout) as { run: { draft: boolean; buildId: string; status: string } };
+    expect(run).toMatchObject({ draft: true, status: 'passed' });
+    expect(run.buildId).not.toBe(before);
+    expect((await environment('main')).builds.map((b) => b.id)).not.toContain(run.buildId);
+    const published = await operate('main', 'publish');
+    expect(published.status, JSON.stringify(published.error)).toBe('succeeded');
+    fixed = (await environment('main')).published!.buildId;
+    expect(fixed).toBe(run.buildId);
+    expect((await environment('main')).builds.map((b) => b.id)).toContain(fixed);
+    expect(model.requests).toHaveLength(17);
+    const list = runCairn(product.url, ['--json', 'eval', 'list', 'evals', '--env', 'main'], mode);
+    const runs = (JSON.parse(list.stdout) as { runs: { origin?: string; status: string; buildId: string }[] }).runs;
+    expect(runs.filter((r) => r.origin === 'publish').map((r) => [r.status, r.buildId === fixed])).toEqual([
+      ['passed', true], ['failed', false],
+    ]);
+  }, 300_000);
+
+  it('refuses a promotion into a gated environment of a build without a passing run', async () => {
+    expect((await operate('main', 'promote', { to: 'prod' })).status).toBe('succeeded');
+    const gated = await call<EnvJson>('PATCH', '/api/agents/evals/environments/prod', { evaluationGate: true });
+    expect(gated.body.evaluationGate).toBe(true);
+    expect(runCairn(product.url, ['environment', 'set', 'evals', '--env', 'main', '--evaluation-gate', 'off'], mode).status).toBe(0);
+    // A publish without the gate: a new build no run has passed.
+    const saved = await call('PUT', '/api/agents/evals/environments/main/files', {
+      files: [{ path: 'AGENTS.md', text: readFileSync(join(repoRoot, 'test/fixtures/agents/evals/AGENTS.md'), 'utf8') + '\nBe brief.\n' }],
+    });
+    expect(saved.status).toBe(200);
+    expect((await operate('main', 'publish')).status).toBe('succeeded');
+    expect(model.requests).toHaveLength(17);
+    const unproven = (await environment('main')).published!.buildId;
+    const refused = await operate('main', 'promote', { to: 'prod' });
+    expect(refused.error).toEqual({
+      code: 'evaluation_required',
+      message: `Promote refused: environment "prod" has the evaluation gate on and build ${unproven} of "main" has no ` +
+        'run in which every case passed; run `cairn eval run evals --env main` and promote again.',
+    });
+    expect((await environment('prod')).published!.buildId).toBe(fixed);
+    const proven = await runCairnAsync(product.url, ['eval', 'run', 'evals', '--env', 'main'], mode);
+    expect(proven.status, proven.stderr).toBe(0);
+    expect((await operate('main', 'promote', { to: 'prod' })).status).toBe('succeeded');
+    expect((await environment('prod')).published!.buildId).toBe(unproven);
+    // A setting is the environment's Maintainer's: a bad value is refused naming the field.
+    const bad = await call<{ error: { code: string; message: string } }>('PATCH', '/api/agents/evals/environments/prod', { evaluationGate: 'yes' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('evaluationGate');
+  }, 300_000);
 });
