@@ -2,7 +2,9 @@
  * JSON routes of evaluation runs of an agent environment (`:agent` is the agent's id or slug; core/evaluation):
  * - `POST /api/agents/:agent/environments/:env/evaluations` {workflow?, case?, draft?} → 202 {run} (User): runs the
  *   published build's cases, or with `draft: true` the draft's (all, one workflow's, or one case by its file stem;
- *   a draft that does not validate is 422 `agent_invalid`); counts against the per-user
+ *   a draft that does not validate is 422 `agent_invalid`); `record: true` keeps its model calls, `replay: <run>`
+ *   answers them from an ended recording run of the agent (400 for both or a run without one, 404 for another
+ *   agent's run, 409 `run_not_ended`); counts against the per-user
  *   ceiling (429 with Retry-After); 400 `invalid_request` for a build without cases, 404 `not_found` for a
  *   selection matching none (listing the cases), 409 `not_published`, 503 `queue_unavailable`.
  * - `GET …/evaluations` → {runs} newest first, at most 50 (Reader); `GET …/evaluations/:run` → {run} (Reader).
@@ -29,6 +31,8 @@ const StartBody = Type.Object({
   workflow: Type.Optional(Slug),
   case: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[^/]+$' })),
   draft: Type.Optional(Type.Boolean()),
+  record: Type.Optional(Type.Boolean()),
+  replay: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
 }, { additionalProperties: false });
 
 /** A run as the API shows it: its id as `id`, its summary counted, dates as ISO text. */
@@ -53,6 +57,7 @@ export function evaluationRoutes(env: EvaluationRouteDeps) {
       const body = await readJson(request, StartBody);
       const ref = {
         agent: params.agent, environment: params.env, workflow: body.workflow, stem: body.case, draft: body.draft,
+        record: body.record, replay: body.replay,
       };
       return json({ run: evaluationRunView(await startEvaluationRun(env.deps, caller, ref)) }, 202);
     }), { parse: 'none' as const })

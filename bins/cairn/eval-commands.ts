@@ -1,8 +1,9 @@
 /**
  * `cairn eval …`, for people and CI systems: runs of an agent environment's evaluation cases over
  * `/api/agents/:agent/environments/:env/evaluations`.
- * - `eval run <agent> --env <name> [--workflow <slug>] [--case <stem>] [--draft] [--junit <file>]`: starts a run of
- *   the published build (of the draft with `--draft`), prints each case as it ends and a summary, writes JUnit XML with `--junit`; exits 0 only when
+ * - `eval run <agent> --env <name> [--workflow <slug>] [--case <stem>] [--draft] [--record|--replay <run>] [--junit <file>]`: starts a run of
+ *   the published build (of the draft with `--draft`; `--record` keeps the model calls, `--replay <run>` answers
+ *   them from that recording run: no model is called), prints each case as it ends and a summary, writes JUnit XML with `--junit`; exits 0 only when
  *   every case passed (1 otherwise, with the run's id in the last line).
  * - `eval list <agent> --env <name>`: the runs, newest first; `eval show <run> <agent> --env <name>`: one run.
  * `--json` prints the API's answer (for `run`: the run once it ended).
@@ -22,6 +23,8 @@ export interface EvalOptions {
   workflow?: string;
   case?: string;
   draft?: boolean;
+  record?: boolean;
+  replay?: string;
   junit?: string;
 }
 
@@ -41,7 +44,7 @@ interface RunView {
 }
 
 const usages = {
-  run: 'cairn eval run <agent> --env <name> [--workflow <slug>] [--case <stem>] [--draft] [--junit <file>]',
+  run: 'cairn eval run <agent> --env <name> [--workflow <slug>] [--case <stem>] [--draft] [--record|--replay <run>] [--junit <file>]',
   list: 'cairn eval list <agent> --env <name>',
   show: 'cairn eval show <run> <agent> --env <name>',
 };
@@ -89,6 +92,8 @@ export async function runEval(
     ...(options.workflow ? { workflow: options.workflow } : {}),
     ...(options.case ? { case: options.case } : {}),
     ...(options.draft ? { draft: true } : {}),
+    ...(options.record ? { record: true } : {}),
+    ...(options.replay ? { replay: options.replay } : {}),
   };
   let run = (await callApi<{ run: RunView }>(target, 'POST', base, body)).run;
   const of = run.draft ? `the draft of ${agent} (${options.env})` : `${agent} (${options.env})`;

@@ -53,9 +53,11 @@ Sessions (<agent> is an agent id or slug; --org when the slug is in several orga
   session cancel <id>
 
 Evaluations (the workflows/<slug>/tests/*.test.yaml cases of the published build, or of the draft with --draft):
-  eval run <agent> --env <name> [--workflow <slug>] [--case <stem>] [--draft] [--junit <file>]
+  eval run <agent> --env <name> [--workflow <slug>] [--case <stem>] [--draft] [--record|--replay <run>] [--junit <file>]
                                                        run the cases, print each as it ends and a summary;
-                                                       exit 0 only when every case passed; JUnit XML with --junit
+                                                       exit 0 only when every case passed; JUnit XML with --junit;
+                                                       --record keeps the model's answers, --replay <run> answers
+                                                       from them (no model call, no cost)
   eval list <agent> --env <name>                       runs, newest first
   eval show <run> <agent> --env <name>                 one run's cases, each failing step with what was expected
   environment set <agent> --env <name> --evaluation-gate on|off
@@ -102,6 +104,7 @@ async function main(argv: string[]): Promise<number> {
         id: { type: 'string' }, protocol: { type: 'string' }, auth: { type: 'string' }, issuer: { type: 'string' }, audience: { type: 'string' },
         'jwks-url': { type: 'string' }, algorithms: { type: 'string' }, origins: { type: 'string' }, rate: { type: 'string' },
         case: { type: 'string' }, junit: { type: 'string' }, draft: { type: 'boolean' }, 'evaluation-gate': { type: 'string' },
+        record: { type: 'boolean' }, replay: { type: 'string' },
       },
     });
   } catch (error) {

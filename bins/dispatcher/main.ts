@@ -42,7 +42,7 @@ import { TURN_STALE_MS } from '../../core/session/model.ts';
 import { PARK_SWEEP_INTERVAL_MS, sweepDueWaits } from '../../core/session/park-sweep.ts';
 import { failStaleTurns } from '../../core/session/stale-turns.ts';
 import { runQueuedTurn } from '../../core/session/turn-runner.ts';
-import { evaluationGatePort, evaluationRunnerDeps } from '../../core/boot/evaluation-wiring.ts';
+import { evaluationGatePort, evaluationModelsOf, evaluationRunnerDeps } from '../../core/boot/evaluation-wiring.ts';
 import { ensureEvaluationIndexes, runEvaluation, sweepEvaluationRuns } from '../../core/evaluation/evaluation-runs.ts';
 import { EVALUATION_QUEUE } from '../../core/evaluation/model.ts';
 import { publishedWorkflows } from '../../core/session/build-workflows.ts';
@@ -134,9 +134,13 @@ const runningTurns = new Set<string>();
 const liveChannel = stores.redis
   ? createRedisTextDeltas(stores.redis, (error) => logger.warn({ err: error.message }, 'live channel publish failed'))
   : undefined;
+const baseModels = createAiModelProvider({ models: boot.config.models });
+const evaluationModels = evaluationModelsOf(store, baseModels);
 const turnDeps = {
   ...store, launcher, catalog, instanceId, interrupt: stopInterrupt.signal,
-  models: createAiModelProvider({ models: boot.config.models }), costOf: turnCost(boot.config.models),
+  models: baseModels, costOf: turnCost(boot.config.models),
+  // An evaluation session's model calls are recorded, or answered from a recording, as its run says.
+  evaluationModels,
   promptCache: { enabled: env.promptCache, ttl: env.promptCacheTtl }, limits: env.workers.turn,
   workflowOf: builds.workflowOf, log: print,
   afterTurn: async (turnId: string) => { if (queue) await queueCompletionFiring({ ...store, queue }, turnId); },

@@ -116,7 +116,11 @@ describe('the evaluation gate (core/agent)', () => {
     const first = await publishEnvironment(deps, owner, agentId, 'main');
     expect(evaluated).toEqual([]);
     await gate(owner, true);
-    await saveDraft(deps, owner, { agentId, envName: 'main', change: { files: [{ path: 'notes.md', text: 'x' }] } });
+    await saveDraft(deps, owner, {
+      agentId,
+      envName: 'main',
+      change: { files: [{ path: 'notes.md', text: 'x' }], replace: false },
+    });
     const refused = await refusal(publishEnvironment(deps, owner, agentId, 'main'));
     expect(refused).toEqual({
       code: 'evaluation_failed',
@@ -147,7 +151,11 @@ describe('the evaluation gate (core/agent)', () => {
       'agent_role_required',
     );
     expect((await draftBuild(deps, owner, agentId, 'main')).buildId).toBe(published.published!.buildId);
-    await saveDraft(deps, owner, { agentId, envName: 'main', change: { files: [{ path: 'notes.md', text: 'x' }] } });
+    await saveDraft(deps, owner, {
+      agentId,
+      envName: 'main',
+      change: { files: [{ path: 'notes.md', text: 'x' }], replace: false },
+    });
     const one = await draftBuild(deps, owner, agentId, 'main');
     const two = await draftBuild(deps, owner, agentId, 'main');
     expect(two.buildId).toBe(one.buildId);
@@ -161,7 +169,11 @@ describe('the evaluation gate (core/agent)', () => {
     const first = await promoteEnvironment(deps, owner, { agentId, from: 'main', to: 'prod' });
     expect(first.published!.buildId).toBe(built);
     await gate(owner, true, 'prod');
-    await saveDraft(deps, owner, { agentId, envName: 'main', change: { files: [{ path: 'notes.md', text: 'x' }] } });
+    await saveDraft(deps, owner, {
+      agentId,
+      envName: 'main',
+      change: { files: [{ path: 'notes.md', text: 'x' }], replace: false },
+    });
     const next = (await publishEnvironment(deps, owner, agentId, 'main')).published!.buildId;
     const refused = await refusal(promoteEnvironment(deps, owner, { agentId, from: 'main', to: 'prod' }));
     expect(refused).toMatchObject({ code: 'evaluation_required', status: 409 });

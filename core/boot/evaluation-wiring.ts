@@ -16,6 +16,7 @@ import {
   requirePublished,
 } from '../agent/hosting.ts';
 import { evaluateBuild, passingRunOf } from '../evaluation/gate.ts';
+import { modelsForCase } from '../evaluation/cassette-store.ts';
 import type { EvaluationDeps, EvaluationRunnerDeps } from '../evaluation/evaluation-runs.ts';
 import { EVALUATION_QUEUE } from '../evaluation/model.ts';
 import { sessionDriver } from '../evaluation/session-driver.ts';
@@ -109,7 +110,8 @@ export function evaluationRunnerDeps(
         const view = await parts.workflowOf(run.buildId, evaluationCase.workflow);
         let text = '';
         let usage = NO_USAGE;
-        const events = parts.models.stream({
+        const models = await modelsForCase(parts, parts.models, { runId: run._id, caseId: evaluationCase.id });
+        const events = models.stream({
           model: request.model ?? view.model,
           messages: request.messages,
           promptCache: parts.promptCache,
@@ -122,4 +124,12 @@ export function evaluationRunnerDeps(
       },
     }),
   };
+}
+
+/** The model provider of an evaluation session's calls: recording or replaying as its run says (turn runners). */
+export function evaluationModelsOf(
+  parts: SessionStoreDeps,
+  models: ModelProvider,
+): (mark: { runId: string; caseId: string }) => Promise<ModelProvider> {
+  return (mark) => modelsForCase(parts, models, mark);
 }

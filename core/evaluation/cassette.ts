@@ -80,7 +80,7 @@ export function requestFingerprint(request: ModelRequest): { fingerprint: string
 }
 
 /** Text deltas joined into one event (a replay need not stream as the model did). */
-function compact(events: ModelEvent[]): ModelEvent[] {
+export function compact(events: ModelEvent[]): ModelEvent[] {
   const text = events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('');
   return [...(text ? [{ type: 'text' as const, text }] : []), ...events.filter((e) => e.type !== 'text')];
 }
@@ -109,7 +109,7 @@ export function recordingProvider(inner: ModelProvider, cassette: Cassette): Mod
 }
 
 /** Where a request diverges from the closest recorded call (the one sharing the longest run of first messages). */
-function divergence(cassette: Cassette, request: ModelRequest, messages: string[]): string {
+export function divergence(cassette: Cassette, request: ModelRequest, messages: string[]): string {
   let best: { call: CassetteCall; same: number } | undefined;
   for (const call of cassette.calls) {
     let same = 0;

@@ -105,6 +105,31 @@ describe('evaluation runs', () => {
     expect(await w.runs.findOne({ _id: 'ev-1' })).toMatchObject({ status: 'queued' });
   });
 
+  it("starts a draft's run, a recording run, and a replay of an ended recording of the agent", async () => {
+    const w = world();
+    expect(await startEvaluationRun(w.deps, caller, { ...ref, draft: true })).toMatchObject({
+      draft: true,
+      buildId: 'candidate-1',
+    });
+    const recording = await startEvaluationRun(w.deps, caller, { ...ref, record: true });
+    expect(recording.cassette).toBe('record');
+    const replayOf = (replay: string, extra: object = {}) =>
+      startEvaluationRun(w.deps, caller, { ...ref, replay, ...extra }).catch((e: { code: string }) => e.code);
+    expect(await replayOf(recording._id)).toBe('run_not_ended');
+    await w.runs.updateOne({ _id: recording._id }, { $set: { status: 'passed' } });
+    expect(await replayOf(recording._id, { record: true })).toBe('invalid_request');
+    expect(await startEvaluationRun(w.deps, caller, { ...ref, replay: recording._id })).toMatchObject({
+      cassette: 'replay',
+      replayOf: recording._id,
+    });
+    const plain = await startEvaluationRun(w.deps, caller, ref);
+    await w.runs.updateOne({ _id: plain._id }, { $set: { status: 'passed' } });
+    expect(await replayOf(plain._id)).toBe('invalid_request');
+    // Another agent's recording reads as none: 404 with nothing named.
+    await w.runs.insertOne({ ...recording, _id: 'ev-other', agentId: 'agent-2', status: 'passed' });
+    expect(await replayOf('ev-other')).toBe('not_found');
+  });
+
   it('a queue that refuses the job leaves no run behind', async () => {
     const w = world();
     w.refuseQueue();

@@ -78,26 +78,37 @@ export interface EvaluationDeps {
 
 const runsOf = (deps: { docs: DocumentStore }) => deps.docs.collection<EvaluationRunRecord>(evaluationCollections.runs);
 
-/** The indexes of `evaluation_runs`: an environment's runs newest first, and the sweep's open runs by age. */
+/** The indexes of `evaluation_runs` (an environment's runs newest first, the sweep's open runs by age) and of
+ * `evaluation_calls` (a run's calls of a case by fingerprint, in recorded order: ./cassette-store.ts). */
 export async function ensureEvaluationIndexes(docs: DocumentStore): Promise<void> {
   await runsOf({ docs }).createIndex({ agentId: 1, environment: 1, createdAt: -1 });
   await runsOf({ docs }).createIndex({ status: 1, createdAt: 1 });
+  await docs.collection(evaluationCollections.calls).createIndex({
+    runId: 1,
+    caseId: 1,
+    fingerprint: 1,
+    recordedAt: 1,
+  });
 }
 
 /**
  * Starts a run of the environment's published build (or, with `draft`, of its draft): the cases chosen (all,
  * `workflow`'s, or `case`), the record written `queued`, the job queued. A queue that refuses the job leaves no run
  * behind.
+ * With `record`, the run keeps its model calls; with `replay` (an ended recording run of the agent), its model calls
+ * are answered from that run's (./cassette-store.ts).
  * @throws PlatformError `not_found`, `agent_role_required` (403), `environment_not_found`, `not_published`,
- *   `agent_invalid` (422, a draft that does not validate), `invalid_request` (400: the build has no case),
+ *   `agent_invalid` (422, a draft that does not validate), the refusals of the cassette choice (400, 404, 409),
+ *   `invalid_request` (400: the build has no case),
  *   `not_found` (404: the selection matches none, listing the cases), `queue_unavailable` (503)
  */
 export async function startEvaluationRun(
   deps: EvaluationDeps,
   caller: EvaluationCaller,
-  ref: { orgId?: string; agent: string; environment: string; draft?: boolean } & CaseSelection,
+  ref: { orgId?: string; agent: string; environment: string; draft?: boolean } & CaseSelection & CassetteChoice,
 ): Promise<EvaluationRunRecord> {
   const agent = await deps.resolveAgent(caller, ref, 'user');
+  const cassette = await checkCassette(deps, agent, ref);
   const build = ref.draft === true
     ? await deps.draftBuild(agent, ref.environment, caller)
     : await deps.publishedBuild(agent, ref.environment);
@@ -106,7 +117,47 @@ export async function startEvaluationRun(
     ...(ref.stem === undefined ? {} : { stem: ref.stem }),
   };
   const run = newRun(deps, { agent, environment: ref.environment, build, selection, startedBy: caller.subject });
-  return queueRun(deps, ref.draft === true ? { ...run, draft: true } : run);
+  return queueRun(deps, { ...run, ...(ref.draft === true ? { draft: true } : {}), ...cassette });
+}
+
+/** Whether a run records its model calls, or replays those of an earlier run of the agent (its id). */
+export interface CassetteChoice {
+  record?: boolean;
+  replay?: string;
+}
+
+/**
+ * The cassette fields of a new run.
+ * @throws PlatformError `invalid_request` (400) for both at once or a run that kept no cassette, `not_found` (404)
+ *   for a run of another agent or none (nothing named), `run_not_ended` (409) for a run still running
+ */
+async function checkCassette(
+  deps: Pick<EvaluationDeps, 'docs'>,
+  agent: ResolvedAgent,
+  choice: CassetteChoice,
+): Promise<Pick<EvaluationRunRecord, 'cassette' | 'replayOf'>> {
+  if (choice.replay === undefined) return choice.record === true ? { cassette: 'record' } : {};
+  if (choice.record === true) {
+    throw new PlatformError('invalid_request', 'A run either records (record) or replays (replay), not both.', {
+      status: 400,
+    });
+  }
+  const from = await runsOf(deps).findOne({ _id: choice.replay, agentId: agent.agentId });
+  if (!from) throw runNotFound();
+  if (from.cassette === undefined) {
+    throw new PlatformError(
+      'invalid_request',
+      `Run ${from._id} did not record its model calls; start a run with record (cairn eval run --record) and ` +
+        'replay that one.',
+      { status: 400 },
+    );
+  }
+  if (!finalEvaluationStatuses.includes(from.status)) {
+    throw new PlatformError('run_not_ended', `Run ${from._id} has not ended yet; replay it when it has.`, {
+      status: 409,
+    });
+  }
+  return { cassette: 'replay', replayOf: from._id };
 }
 
 /** What a new run is of. */

@@ -12,6 +12,8 @@ import type { CaseResult } from './run-case.ts';
 /** Collections of evaluations. */
 export const evaluationCollections = {
   runs: 'evaluation_runs',
+  /** The model calls of recording and replaying runs (their cassettes): ./cassette-store.ts. */
+  calls: 'evaluation_calls',
 } as const;
 
 /** Version of the evaluation collections' documents. */
@@ -41,6 +43,10 @@ export interface EvaluationRunRecord {
   draft?: boolean;
   /** Who started it: a member (`member`, the default) or a publish through the evaluation gate (`publish`). */
   origin?: 'member' | 'publish';
+  /** A run keeps its model calls (a cassette) when it records (`record`) or replays another run (`replay`). */
+  cassette?: 'record' | 'replay';
+  /** The recorded run a replay answers its model calls from. */
+  replayOf?: string;
   selection: CaseSelection;
   status: EvaluationStatus;
   /** The ids (`<workflow>/<stem>`) of the cases it runs, in order. */

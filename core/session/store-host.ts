@@ -36,6 +36,11 @@ export interface StoreHostDeps extends SessionStoreDeps {
   /** The workflow `slug` of published build `buildId`. @throws PlatformError `not_found` */
   workflowOf(buildId: string, slug: string): Promise<WorkflowView>;
   models: ModelProvider;
+  /**
+   * The model provider of an evaluation session's calls (its run may record them or replay a recording:
+   * core/evaluation/cassette-store.ts); absent: {@link models}.
+   */
+  evaluationModels?(mark: { runId: string; caseId: string }): Promise<ModelProvider>;
   /** Cost in USD of a call's usage on `model` (the config's prices; 0 for a model without prices). */
   costOf(model: string | undefined, usage: ModelUsage): number;
   serviceTools(): Promise<ServiceTool[]>;
@@ -119,7 +124,10 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
     async callModel(turnId, request): Promise<ModelCallReply> {
       const { turn, session } = await records(turnId);
       // Reserved against the spend caps of the workflow and its ancestors, settled after (./metered-call.ts).
-      const reply = await meteredModelCall(deps, turn, session, request);
+      const models = session.evaluation && deps.evaluationModels
+        ? await deps.evaluationModels(session.evaluation)
+        : deps.models;
+      const reply = await meteredModelCall(models === deps.models ? deps : { ...deps, models }, turn, session, request);
       guard.noteReply(turnId, request, reply.toolCalls);
       return reply;
     },

@@ -29,6 +29,8 @@ const brokerMethods = new Set<string>(turnHostMethods);
 export interface TurnRunnerDeps extends SessionStoreDeps {
   launcher: WorkerLauncher;
   models: ModelProvider;
+  /** The model provider of an evaluation session's calls (./store-host.ts); absent: {@link models}. */
+  evaluationModels?: StoreHostDeps['evaluationModels'];
   /**
    * Cost in USD of `usage` on `model` (with none named, the model the call ran on), 0 without prices: the config's
    * prices (core/boot/turn-cost.ts `configuredCost`).

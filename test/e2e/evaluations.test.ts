@@ -8,6 +8,8 @@
  * and the rest run on the restarted dispatcher. With the evaluation gate on, a publish of a draft whose case fails is
  * refused with the run's summary and passes after the fix (on the build a draft run wrote for the same commit); a
  * promotion into a gated environment of a build without a passing run is refused, and goes through after a run.
+ * A recording run replays with no model call and the same verdicts; a replay of a changed prompt fails saying where
+ * it diverges.
  * Source: issue "Evaluations" § Done when.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +45,8 @@ const script: ScriptedTurn[] = [
   answered('Delta'), { text: '{"score": 0.9, "reason": "One airline."}' },
   answered('Delta'), { text: '{"score": 0.9, "reason": "One airline."}' },
   answered('Delta'), { text: '{"score": 0.9, "reason": "One airline."}' },
+  // A recording run (its replays call no model).
+  answered('Delta'), { text: '{"score": 0.85, "reason": "Names Delta."}' },
 ];
 
 let model: ScriptedModelServer;
@@ -244,4 +248,59 @@ describe('the evaluation gate', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('evaluationGate');
   }, 300_000);
+});
+
+describe('record and replay', () => {
+  type Replayed = RunJson['run'] & { cassette?: string; replayOf?: string };
+  // What was asserted and what happened; a replay reports no usage (it is free), so usage is left out.
+  const verdicts = (run: RunJson['run']) =>
+    JSON.parse(JSON.stringify(run.cases.map((c) => ({ id: c.id, passed: c.passed, steps: c.steps })), (key, value: unknown) => (key === 'judgeUsage' ? undefined : value))) as unknown;
+
+  it('replays a recorded run with no model call and the same verdicts; a changed prompt diverges', async () => {
+    const recorded = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--record'], mode);
+    expect(recorded.status, recorded.stderr).toBe(0);
+    const original = (JSON.parse(recorded.stdout) as { run: Replayed }).run;
+    expect(original.cassette).toBe('record');
+    const calls = model.requests.length;
+    expect(calls).toBe(21);
+    const replayed = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--replay', original.id], mode);
+    expect(replayed.status, replayed.stderr).toBe(0);
+    const replay = (JSON.parse(replayed.stdout) as { run: Replayed }).run;
+    expect(model.requests).toHaveLength(calls);
+    expect(replay).toMatchObject({ cassette: 'replay', replayOf: original.id, status: 'passed' });
+    expect(verdicts(replay)).toEqual(verdicts(original));
+    expect(replay.judgeUsage.inputTokens).toBe(0);
+    // A replay of a replay answers the same (a replay keeps what it answered).
+    const again = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--replay', replay.id], mode);
+    expect(again.status, again.stderr).toBe(0);
+    expect(model.requests).toHaveLength(calls);
+    // A changed prompt in the draft: the replay fails at the first call, saying where it diverges.
+    const agents = readFileSync(join(repoRoot, 'test/fixtures/agents/evals/AGENTS.md'), 'utf8');
+    const saved = await call('PUT', '/api/agents/evals/environments/main/files', {
+      files: [{ path: 'AGENTS.md', text: agents.replace('in one sentence', 'in two sentences') }],
+    });
+    expect(saved.status).toBe(200);
+    const diverged = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--draft', '--replay', original.id], mode);
+    expect(diverged.status).toBe(1);
+    const failed = (JSON.parse(diverged.stdout) as { run: Replayed }).run;
+    expect(model.requests).toHaveLength(calls);
+    expect(JSON.stringify(failed.cases[0]!.steps)).toContain(
+      `this model call of case answer/a-passes is not in the recording of run ${original.id}: message 1 (system) ` +
+        'differs from the recording',
+    );
+  }, 300_000);
+
+  it('refuses a replay of a run that kept no cassette, of another agent, or with --record', async () => {
+    const list = runCairn(product.url, ['--json', 'eval', 'list', 'evals', '--env', 'main'], mode);
+    const plain = (JSON.parse(list.stdout) as { runs: Replayed[] }).runs.find((r) => r.cassette === undefined)!;
+    const refused = await runCairnAsync(product.url, ['eval', 'run', 'evals', '--env', 'main', '--replay', plain.id], mode);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`Run ${plain.id} did not record its model calls; start a run with record`);
+    const unknown = await call<{ error: { code: string; message: string } }>('POST', '/api/agents/evals/environments/main/evaluations', { replay: 'ev-nope' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.message).not.toContain('ev-nope');
+    const both = await call<{ error: { code: string } }>('POST', '/api/agents/evals/environments/main/evaluations', { record: true, replay: plain.id });
+    expect(both.status).toBe(400);
+    expect(model.requests).toHaveLength(21);
+  });
 });

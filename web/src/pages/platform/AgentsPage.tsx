@@ -1,23 +1,26 @@
 /**
  * Agents and environments: /agents (the agents of the member's organizations), /agents/<agent> (its
  * environments), /agents/<agent>/environments/<env>/<tab> with the tabs Overview (draft and published
- * planes, Publish / Restore / Discard / Promote as queued operations, the validator's problems, spend caps)
- * and Connections (incoming connections, create and edit, token regeneration, copy-paste examples).
+ * planes, Publish / Restore / Discard / Promote as queued operations, the validator's problems, the evaluation
+ * gate and last run, spend caps), Connections (incoming connections, create and edit, token regeneration,
+ * copy-paste examples) and Evaluations (evaluation runs, their pass rate and cases; `?run=<id>` chooses a run).
  *
  * Source: spec/platform-service.md (What the service does; § Incoming connection; § Incoming
- * connection authentication; § Errors); docs/decisions.md D10 (Agents and environments, Connections).
+ * connection authentication; § Errors); docs/decisions.md D10 (Agents and environments, Connections), D20
+ * (Evaluations).
  */
 import { Link } from 'wouter';
 import { ErrorMessage, Loading } from '../../ui/kit.tsx';
 import { AgentList } from './agents/AgentList.tsx';
 import { EnvironmentList } from './agents/EnvironmentList.tsx';
 import { EnvironmentOverview } from './agents/EnvironmentOverview.tsx';
+import { EvaluationsTab } from './agents/EvaluationsTab.tsx';
 import { useAgent, useAgentId } from './agents/queries.ts';
 import { ConnectionsTab } from './connections/ConnectionsTab.tsx';
 import './agents/agents.css';
 
 /** The environment page's tabs: path segment and label. */
-const tabs = [['overview', 'Overview'], ['connections', 'Connections']] as const;
+const tabs = [['overview', 'Overview'], ['connections', 'Connections'], ['evaluations', 'Evaluations']] as const;
 
 /** Routes /agents, /agents/:agent and /agents/:agent/environments/:env/:tab (default tab: overview). */
 export function AgentsPage({ agent, env, tab }: { agent?: string; env?: string; tab?: string }) {
@@ -47,6 +50,7 @@ function EnvironmentLayout({ agentRef, agent, env, tab }: { agentRef: string; ag
   const detail = useAgent(agent);
   const name = detail.data?.name ?? agent;
   const known = tabs.find(([path]) => path === tab);
+  const tabPath = (path: string) => `/agents/${encodeURIComponent(agentRef)}/environments/${encodeURIComponent(env)}/${path}`;
   return (
     <div>
       <p className="crumbs"><Link href="/agents">Agents</Link> / <Link href={`/agents/${encodeURIComponent(agentRef)}`}>{name}</Link> / <span>{env}</span></p>
@@ -56,13 +60,14 @@ function EnvironmentLayout({ agentRef, agent, env, tab }: { agentRef: string; ag
       {detail.isError ? <ErrorMessage error={detail.error} retry={() => void detail.refetch()} /> : null}
       <nav className="tabs" aria-label="Environment pages">
         {tabs.map(([path, text]) => (
-          <Link key={path} href={`/agents/${encodeURIComponent(agentRef)}/environments/${encodeURIComponent(env)}/${path}`} aria-current={path === tab ? 'page' : undefined} className={path === tab ? 'tab active' : 'tab'}>{text}</Link>
+          <Link key={path} href={tabPath(path)} aria-current={path === tab ? 'page' : undefined} className={path === tab ? 'tab active' : 'tab'}>{text}</Link>
         ))}
       </nav>
-      {!known ? <p className="empty">There is no tab “{tab}”. Choose Overview or Connections.</p>
+      {!known ? <p className="empty">There is no tab “{tab}”. Choose Overview, Connections or Evaluations.</p>
         : tab === 'connections' ? <ConnectionsTab agent={agent} env={env} />
+        : tab === 'evaluations' ? <EvaluationsTab agent={agent} env={env} href={tabPath('evaluations')} />
         : detail.isPending ? <Loading what="Loading the agent" />
-        : <EnvironmentOverview agent={agent} env={env} environments={detail.data?.environments.map((e) => e.name) ?? []} />}
+        : <EnvironmentOverview agent={agent} env={env} environments={detail.data?.environments.map((e) => e.name) ?? []} evaluationsHref={tabPath('evaluations')} />}
     </div>
   );
 }

@@ -2,7 +2,8 @@
  * An environment's Overview tab: the draft and published planes (revision, build, workflows), the
  * environment operations (Publish, Restore a build, Discard, Promote to another environment) with the
  * queued operation's status until it ends and the validator's problems (file, line, reason) when a
- * publish is refused, and each published workflow's spend caps with the spend so far per period.
+ * publish is refused, whether the evaluation gate is on and the published build's last evaluation run
+ * (./EvaluationSummary.tsx), and each published workflow's spend caps with the spend so far per period.
  *
  * Source: spec/platform-service.md (What the service does; § Errors); docs/decisions.md D10 (Agents and
  * environments).
@@ -13,10 +14,16 @@ import type { EnvironmentDetail, OperationAnswer, OperationJson } from '../../..
 import { api } from '../../../api/client.ts';
 import { Button, ErrorMessage, Loading, RelativeTime, SelectField, TextField, usePaged } from '../../../ui/kit.tsx';
 import { agentKeys, environmentPath, useEnvironment, useOperation } from './queries.ts';
+import { EvaluationSummary } from './EvaluationSummary.tsx';
 import { SpendCaps } from './SpendCaps.tsx';
 
-/** The Overview tab of `env` of `agent`; `environments` names the agent's environments (Promote's choices). */
-export function EnvironmentOverview({ agent, env, environments }: { agent: string; env: string; environments: string[] }) {
+/**
+ * The Overview tab of `env` of `agent`; `environments` names the agent's environments (Promote's choices),
+ * `evaluationsHref` the path of its Evaluations tab.
+ */
+export function EnvironmentOverview({ agent, env, environments, evaluationsHref }: {
+  agent: string; env: string; environments: string[]; evaluationsHref: string;
+}) {
   const detail = useEnvironment(agent, env);
   if (detail.isPending) return <Loading what="Loading the environment" />;
   if (detail.isError) return <ErrorMessage error={detail.error} retry={() => void detail.refetch()} />;
@@ -43,6 +50,7 @@ export function EnvironmentOverview({ agent, env, environments }: { agent: strin
           ) : <p className="muted">Nothing is published yet: Publish validates the draft and serves it.</p>}
         </Plane>
       </div>
+      <EvaluationSummary agent={agent} env={env} detail={e} href={evaluationsHref} />
       <Operations agent={agent} env={env} detail={e} environments={environments.filter((n) => n !== env)} />
       <h2>Spend caps</h2>
       {e.workflows.length === 0 ? <p className="empty">Spend caps are set per published workflow; publish first.</p>

@@ -1,6 +1,6 @@
 /**
  * Server state of the Agents and environments pages: query keys and readers (organizations, agents,
- * an agent, an environment, a queued operation, spend caps).
+ * an agent, an environment, a queued operation, spend caps); evaluation runs are read in ./evaluation-queries.ts.
  *
  * Source: spec/platform-service.md (What the service does); docs/decisions.md D10 (Agents and environments).
  */
@@ -24,6 +24,8 @@ export const agentKeys = {
   operation: (agent: string, id: string) => ['agent', agent, 'operation', id] as const,
   spendCaps: (agent: string, env: string, workflow: string) => ['agent', agent, 'env', env, 'spend', workflow] as const,
   connections: (agent: string, env: string) => ['agent', agent, 'env', env, 'connections'] as const,
+  evaluations: (agent: string, env: string) => ['agent', agent, 'env', env, 'evaluations'] as const,
+  evaluation: (agent: string, env: string, run: string) => ['agent', agent, 'env', env, 'evaluations', run] as const,
 };
 
 /** GET /api/orgs. */

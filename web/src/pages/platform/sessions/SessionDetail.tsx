@@ -1,5 +1,6 @@
 /**
- * One session's page (`/sessions/<id>`): header (workflow, agent and environment, status, started, trigger), the
+ * One session's page (`/sessions/<id>`): header (workflow, agent and environment, status, started, trigger, and the
+ * evaluation run and case of an evaluation's session, linking to the run on the environment's Evaluations tab), the
  * pending decision's options as buttons, Reply when it awaits input, Cancel (with a confirm step), the trail of
  * states, the messages with their tool calls and statuses, the turns, child sessions, usage and cost. Polls every
  * 2 s while a turn runs. Deciding twice is harmless: the second answer shows where the session went.
@@ -30,6 +31,7 @@ export function SessionDetail({ id }: { id: string }) {
         <div><dt>State</dt><dd>{session.state}</dd></div>
         <div><dt>Started</dt><dd><RelativeTime at={session.createdAt} /></dd></div>
         <div><dt>Trigger</dt><dd>{session.trigger}</dd></div>
+        {session.evaluation ? <div><dt>Evaluation</dt><dd>case {session.evaluation.caseId} of run <Link href={evaluationRunHref(session)}>{session.evaluation.runId}</Link></dd></div> : null}
         {session.parentId ? <div><dt>Parent</dt><dd><Link href={`/sessions/${session.parentId}`}>{session.parentId}</Link> (dispatch {session.dispatchId})</dd></div> : null}
         <div><dt>Session id</dt><dd className="session-id">{session.id}</dd></div>
       </dl>
@@ -69,6 +71,11 @@ export function SessionDetail({ id }: { id: string }) {
     </section>
   );
 }
+
+/** The Evaluations tab of the session's environment with its evaluation run chosen. */
+const evaluationRunHref = (s: SessionView): string =>
+  `/agents/${encodeURIComponent(s.agentSlug ?? s.agentId)}/environments/${encodeURIComponent(s.environment)}/evaluations` +
+  `?run=${encodeURIComponent(s.evaluation?.runId ?? '')}`;
 
 /** Decide, Reply and Cancel. */
 function Actions({ session }: { session: SessionView }) {
