@@ -11,6 +11,7 @@ import {
   draftBuild,
   type EvaluationGatePort,
   loadEnvironment,
+  type PublishedAgent,
   readBuild,
   readBuildById,
   requirePublished,
@@ -89,6 +90,8 @@ export function evaluationRunnerDeps(
   parts: SessionStoreDeps & {
     enqueueTurn(turnId: string): Promise<void>;
     workflowOf(buildId: string, slug: string): Promise<WorkflowView>;
+    /** The runtime's reading of a build (its triggers, for `deliver` steps). */
+    agentOf(buildId: string): Promise<PublishedAgent>;
     models: ModelProvider;
     promptCache: { enabled: boolean; ttl: '5m' | '1h' };
     /** How long one step of a case may take (ms). */
@@ -97,12 +100,18 @@ export function evaluationRunnerDeps(
   },
 ): EvaluationRunnerDeps {
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const triggersOf = async (buildId: string, slug: string) =>
+    ((await parts.agentOf(buildId)).workflows[slug]?.triggers ?? []).map(({ id, type, state }) => ({
+      id,
+      type,
+      state,
+    }));
   return {
     docs: parts.docs,
     clock: parts.clock,
     log: parts.log,
     filesOf: async (run) => (await readBuildById(parts, run.buildId)).files,
-    driverFor: (run, evaluationCase) => sessionDriver({ ...parts, sleep }, run, evaluationCase),
+    driverFor: (run, evaluationCase) => sessionDriver({ ...parts, sleep, triggersOf }, run, evaluationCase),
     gradeFor: (run, evaluationCase) => ({
       // A worker-free judge: the PLATFORM_* variables are never read here, so a rubric naming its own model fails.
       presentVariables: [],

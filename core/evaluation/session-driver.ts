@@ -10,6 +10,8 @@
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SessionValue } from '../session/model.ts';
 import { readThread, sessionsOf } from '../session/session-store.ts';
+import { checkSpendCaps } from '../session/spend.ts';
+import { deliverFiring, type Firing, type FiringTarget, openFiredSession } from '../session/firings.ts';
 import { openAtTrigger, takeDecision, takeReply, type TurnQueueDeps } from '../session/sessions.ts';
 import type { WorkflowView } from '../session/workflow-view.ts';
 import type { EvaluationCase } from './cases.ts';
@@ -19,6 +21,8 @@ import type { CaseAction, CaseDriver } from './run-case.ts';
 /** What the driver needs: the turn queue's stores, the build's workflows, a pause, and how long a step may take. */
 export interface SessionDriverDeps extends TurnQueueDeps {
   workflowOf(buildId: string, slug: string): Promise<WorkflowView>;
+  /** The triggers of workflow `slug` of build `buildId` (for `deliver` steps). */
+  triggersOf(buildId: string, slug: string): Promise<CaseTrigger[]>;
   sleep(ms: number): Promise<void>;
   /** How long a step may take before its case fails (ms). */
   settleTimeoutMs: number;
@@ -30,13 +34,84 @@ export const SETTLE_POLL_MS = 100;
 /** Who a case's decisions are taken by, on the session's trail. */
 const EVALUATION_ACTOR = 'evaluation';
 
-const notYet = () =>
-  new PlatformError(
-    'not_supported',
-    'deliver steps do not run in evaluations yet; start the case with send, or test the delivery through its ' +
-      'webhook connection',
+/** The trigger kinds a `deliver` step fires. */
+const DELIVERED_KINDS = ['webhook', 'callback'];
+
+/** A trigger of the case's workflow: its id, kind and the state it enters. */
+export interface CaseTrigger {
+  id: string;
+  type: string;
+  state: string;
+}
+
+/**
+ * The trigger a case's `deliver` steps fire: the case's `trigger` (a webhook or callback trigger), else the
+ * workflow's first webhook or callback trigger.
+ * @throws PlatformError `invalid_request` (400) when there is none, or the case's trigger is of another kind
+ */
+export function deliveredTrigger(triggers: CaseTrigger[], evaluationCase: EvaluationCase): CaseTrigger {
+  const named = evaluationCase.case.trigger;
+  const found = named === undefined
+    ? triggers.find((t) => DELIVERED_KINDS.includes(t.type))
+    : triggers.find((t) => t.id === named);
+  if (found && DELIVERED_KINDS.includes(found.type)) return found;
+  const why = found
+    ? `its trigger "${found.id}" is a ${found.type} trigger`
+    : named === undefined
+    ? `workflow "${evaluationCase.workflow}" declares none`
+    : `workflow "${evaluationCase.workflow}" declares no trigger "${named}"`;
+  throw new PlatformError(
+    'invalid_request',
+    `deliver fires a webhook or callback trigger, but ${why}; name one with the case's trigger key`,
     { status: 400 },
   );
+}
+
+/**
+ * The payload of the `n`-th delivery of a case: a webhook's fields by default (POST, JSON, no query, no body), then
+ * the step's mapping over them; `deliveryId` names the run, the case and `n`.
+ */
+export function deliveryPayload(
+  trigger: CaseTrigger,
+  mapping: Record<string, unknown>,
+  at: { runId: string; caseId: string; n: number },
+): Record<string, unknown> {
+  const deliveryId = `${at.runId}/${at.caseId}/${at.n}`;
+  const webhook = {
+    method: 'POST',
+    contentType: 'application/json',
+    userAgent: 'cairn-evaluation',
+    requestId: null,
+    query: {},
+    body: null,
+  };
+  return { deliveryId, ...(trigger.type === 'webhook' ? webhook : {}), ...mapping };
+}
+
+/** The target and firing of a delivery as openFiredSession's arguments. */
+const spread = (d: { target: FiringTarget; firing: Firing }): [FiringTarget, Firing] => [d.target, d.firing];
+
+/**
+ * The checks of every start before a delivery opens a case's session: the workflow not disabled, the spend caps.
+ * @throws PlatformError `workflow_disabled` (409), `spend_cap_reached` (429)
+ */
+async function checkOpen(
+  deps: TurnQueueDeps,
+  view: WorkflowView,
+  run: Pick<EvaluationRunRecord, 'orgId' | 'agentId' | 'environment'>,
+  workflow: string,
+): Promise<void> {
+  if (view.disabled) {
+    throw new PlatformError(
+      'workflow_disabled',
+      `Workflow "${workflow}" is disabled in environment "${run.environment}".`,
+      {
+        status: 409,
+      },
+    );
+  }
+  await checkSpendCaps(deps, { orgId: run.orgId, agentId: run.agentId, environment: run.environment, workflow });
+}
 
 /** The driver of `evaluationCase` of `run`. */
 export function sessionDriver(
@@ -49,10 +124,40 @@ export function sessionDriver(
     if (!session) throw new PlatformError('not_found', `the case's session ${sessionId} is gone`, { status: 404 });
     return session;
   };
+  let delivered = 0;
+  /** The target and firing of the case's next `deliver` step. */
+  const delivery = async (mapping: Record<string, unknown>) => {
+    const trigger = deliveredTrigger(await deps.triggersOf(run.buildId, evaluationCase.workflow), evaluationCase);
+    delivered += 1;
+    const payload = deliveryPayload(trigger, mapping, { runId: run._id, caseId: evaluationCase.id, n: delivered });
+    const target: FiringTarget = {
+      orgId: run.orgId,
+      agentId: run.agentId,
+      environment: run.environment,
+      buildId: run.buildId,
+      commitId: run.commitId,
+      workflow: evaluationCase.workflow,
+      state: trigger.state,
+      trigger: { id: trigger.id, type: trigger.type },
+    };
+    const message = `A ${trigger.type} delivery (${String(payload.deliveryId)}) arrived; it is in the variable ` +
+      '"trigger".';
+    return { target, firing: { payload, message, evaluation: mark } };
+  };
+  const mark = {
+    runId: run._id,
+    caseId: evaluationCase.id,
+    ...(evaluationCase.case.mocks ? { mocks: evaluationCase.case.mocks } : {}),
+  };
   return {
     async open(_case, first: CaseAction | undefined) {
-      if (first !== undefined && 'deliver' in first) throw notYet();
       const view = await deps.workflowOf(run.buildId, evaluationCase.workflow);
+      if (first !== undefined && 'deliver' in first) {
+        // A delivery opens the session as its trigger's firing would (the checks of every start made first).
+        await checkOpen(deps, view, run, evaluationCase.workflow);
+        const { session } = await openFiredSession(deps, ...spread(await delivery(first.deliver)));
+        return { sessionId: session._id };
+      }
       const { session } = await openAtTrigger(deps, {
         orgId: run.orgId,
         agentId: run.agentId,
@@ -65,18 +170,22 @@ export function sessionDriver(
         ...(evaluationCase.case.trigger ? { trigger: evaluationCase.case.trigger } : {}),
         variables: (evaluationCase.case.variables ?? {}) as Record<string, SessionValue>,
         ...(first !== undefined && 'send' in first ? { message: first.send } : {}),
-        evaluation: {
-          runId: run._id,
-          caseId: evaluationCase.id,
-          ...(evaluationCase.case.mocks ? { mocks: evaluationCase.case.mocks } : {}),
-        },
+        evaluation: mark,
       });
       return { sessionId: session._id };
     },
     async act(sessionId, action) {
-      if ('deliver' in action) throw notYet();
       const session = await loaded(sessionId);
-      if ('send' in action) await takeReply(deps, session, action.send);
+      if ('deliver' in action) {
+        const turnId = await deliverFiring(deps, session, await delivery(action.deliver));
+        if (turnId === undefined) {
+          throw new PlatformError(
+            'session_busy',
+            `deliver needs the session to await input, but it is ${session.status.replace('_', ' ')}`,
+            { status: 409 },
+          );
+        }
+      } else if ('send' in action) await takeReply(deps, session, action.send);
       else await takeDecision(deps, session, action.decide, EVALUATION_ACTOR);
     },
     async settle(sessionId) {

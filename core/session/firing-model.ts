@@ -44,6 +44,8 @@ export interface Firing {
    * run twice, a resumed claim) opens nothing new and at most queues its turn again. Undefined: every run opens anew.
    */
   firingKey?: string;
+  /** The evaluation run and case the firing's session is opened for (an evaluation's `deliver` step). */
+  evaluation?: SessionRecord['evaluation'];
 }
 
 /**

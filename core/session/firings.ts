@@ -196,6 +196,7 @@ async function openSession(
     lockedVariables: [...Object.keys(args), 'trigger'],
     ...(firing.sessionKey === undefined ? {} : { sessionKey: firing.sessionKey }),
     ...(firing.startedBy === undefined ? {} : { startedBy: firing.startedBy }),
+    ...(firing.evaluation === undefined ? {} : { evaluation: firing.evaluation }),
   };
   if (!ids) {
     const { session, turn } = await openSessionWithTurn(deps, fields, 'delivery', { message: firing.message });
@@ -290,6 +291,19 @@ async function deliverToSession(
 }
 
 /**
+ * Delivers `firing` to `session`, which awaits input, as a `delivery` turn carrying the firing (an evaluation's
+ * `deliver` step after the first).
+ * @returns the turn id, or undefined when the session does not await input (any more)
+ */
+export function deliverFiring(
+  deps: FiringDeps,
+  session: SessionRecord,
+  delivery: { target: FiringTarget; firing: Firing },
+): Promise<string | undefined> {
+  return deliverToSession(deps, session, delivery);
+}
+
+/**
  * The message of a firing delivered to an open session (in place of the firing's own message, which points at the
  * `trigger` variable): the new firing as JSON, since `trigger` keeps the firing that opened the session.
  */
@@ -300,8 +314,10 @@ export function deliveryMessage(target: FiringTarget, firing: Firing): string {
     ...firing.payload,
     ...(firing.args ? { arguments: firing.args } : {}),
   };
-  return `A new ${target.trigger.type} firing of trigger "${target.trigger.id}" ` +
-    `joined this session by its session key ` + `${JSON.stringify(firing.sessionKey)}. ` +
+  const how = firing.sessionKey === undefined
+    ? 'was delivered to this session'
+    : `joined this session by its session key ${JSON.stringify(firing.sessionKey)}`;
+  return `A new ${target.trigger.type} firing of trigger "${target.trigger.id}" ${how}. ` +
     `The variable "trigger" still holds the firing that opened the session; this firing is:\n${
       JSON.stringify(payload)
     }`;

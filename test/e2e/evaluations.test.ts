@@ -28,24 +28,28 @@ const answered = (airline: string): ScriptedTurn => ({
   ],
 });
 // The cases run one after the other in the order of their ids; the scripted model answers requests in order.
+const refused: ScriptedTurn = { status: 400 }; // d-delivered: the model refuses, so its session fails
+const judged: ScriptedTurn = { text: '{"score": 0.9, "reason": "One airline."}' };
 const script: ScriptedTurn[] = [
   answered('Delta'), // a-passes: the answer
   { text: 'Sure: {"score": 0.9, "reason": "It names Delta."}' }, // a-passes: the judge
   answered('United'), // b-wrong-reply
   answered('Delta'), // c-own-judge (its grade calls no model)
+  refused, // d-delivered
   answered('Delta'), // the second run: a-passes alone
   { text: '{"score": 0.8, "reason": "One airline."}' },
-  // The third run, whose dispatcher is killed while a-passes waits for this answer; then b and c.
+  // The third run, whose dispatcher is killed while a-passes waits for this answer; then b, c and d.
   { delayMs: 600_000 },
   answered('United'),
   answered('Delta'),
-  // The gate: a publish of the draft runs its three cases; a, b and c as in the first run.
-  answered('Delta'), { text: '{"score": 0.9, "reason": "One airline."}' }, answered('United'), answered('Delta'),
-  // After the fix (b and c removed): a draft run, the gated publish, then a run before a promotion.
-  answered('Delta'), { text: '{"score": 0.9, "reason": "One airline."}' },
-  answered('Delta'), { text: '{"score": 0.9, "reason": "One airline."}' },
-  answered('Delta'), { text: '{"score": 0.9, "reason": "One airline."}' },
-  // A recording run (its replays call no model).
+  refused,
+  // The gate: a publish of the draft runs its four cases; a, b, c and d as in the first run.
+  answered('Delta'), judged, answered('United'), answered('Delta'), refused,
+  // After the fix (b and c removed): a draft run, the gated publish, then a run before a promotion: a and d each.
+  answered('Delta'), judged, refused,
+  answered('Delta'), judged, refused,
+  answered('Delta'), judged, refused,
+  // A recording run of a-passes (its replays call no model).
   answered('Delta'), { text: '{"score": 0.85, "reason": "Names Delta."}' },
 ];
 
@@ -82,6 +86,7 @@ describe('cairn eval run', () => {
       ['answer/a-passes', true, undefined],
       ['answer/b-wrong-reply', false, 1],
       ['answer/c-own-judge', false, 1],
+      ['answer/d-delivered', true, undefined],
     ]);
     expect(run.cases[0]!.steps.map((s) => s.kind)).toEqual([
       'send', 'parked', 'reply', 'variables', 'calledTool', 'grade', 'decide', 'succeeded', 'reachedState',
@@ -95,10 +100,10 @@ describe('cairn eval run', () => {
     expect(result.stderr).toMatch(/PASS answer\/a-passes/);
     expect(result.stderr).toMatch(/FAIL answer\/b-wrong-reply: .*\n\s+step 2 \(reply\): expected includes Delta; got the reply United/);
     const xml = readFileSync(junit, 'utf8');
-    expect(xml).toContain('<testsuites name="evals (main)" tests="3" failures="2"');
-    expect(xml.match(/<testcase /g)).toHaveLength(3);
+    expect(xml).toContain('<testsuites name="evals (main)" tests="4" failures="2"');
+    expect(xml.match(/<testcase /g)).toHaveLength(4);
     expect(xml.match(/<failure /g)).toHaveLength(2);
-    expect(model.requests).toHaveLength(4);
+    expect(model.requests).toHaveLength(5);
   }, 180_000);
 
   it('marks each case\'s session with its run, belonging to no member', async () => {
@@ -107,6 +112,19 @@ describe('cairn eval run', () => {
     expect(session.status).toBe('succeeded');
     expect(session.startedBy).toBeUndefined();
     expect(session.evaluation).toEqual({ runId: run.id, caseId: 'answer/a-passes' });
+  });
+
+  it('a deliver step opens the session as a webhook delivery of the case\'s trigger', async () => {
+    const delivered = run.cases[3]!;
+    const response = await fetch(`${product.url}/api/sessions/${delivered.sessionId}`);
+    const { session } = await response.json() as { session: { status: string; trigger: string; variables: Record<string, unknown>; evaluation?: unknown } };
+    expect(session).toMatchObject({ status: 'failed', trigger: 'inbound', evaluation: { runId: run.id, caseId: 'answer/d-delivered' } });
+    expect(session.variables.trigger).toEqual({
+      id: 'inbound', type: 'webhook', deliveryId: `${run.id}/answer/d-delivered/1`, method: 'POST', contentType: 'application/json',
+      userAgent: 'cairn-evaluation', requestId: null, query: { source: 'crm' }, body: { question: 'Which airline cancelled the most flights?' },
+    });
+    const asked = JSON.stringify(model.requests[4]!.body.messages);
+    expect(asked).toContain(`A webhook delivery (${run.id}/answer/d-delivered/1) arrived; it is in the variable \\"trigger\\".`);
   });
 
   it('a run of the passing case alone exits 0, and list and show read the runs', async () => {
@@ -126,8 +144,8 @@ describe('cairn eval run', () => {
     expect(started.status).toBe(202);
     const { run: third } = await started.json() as { run: { id: string } };
     const deadline = Date.now() + 30_000;
-    while (model.requests.length < 7 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(model.requests).toHaveLength(7);
+    while (model.requests.length < 8 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(model.requests).toHaveLength(8);
     process.kill(dispatcherPid(product.child.pid!), 'SIGKILL');
     let ended: RunJson['run'] | undefined;
     for (const until = Date.now() + 150_000; Date.now() < until;) {
@@ -145,8 +163,9 @@ describe('cairn eval run', () => {
       ['answer/a-passes', false, 'interrupted'],
       ['answer/b-wrong-reply', false, 'reply'],
       ['answer/c-own-judge', false, 'grade'],
+      ['answer/d-delivered', true, 'deliver'],
     ]);
-    expect(model.requests).toHaveLength(9);
+    expect(model.requests).toHaveLength(11);
   }, 200_000);
 
   it('refuses a selection that matches no case, naming the cases', async () => {
@@ -192,9 +211,9 @@ describe('the evaluation gate', () => {
     const refused = await operate('main', 'publish');
     expect(refused.status).toBe('failed');
     expect(refused.error!.code).toBe('evaluation_failed');
-    expect(refused.error!.message).toMatch(/^Publish refused: environment "main" of agent "evals" has the evaluation gate on and evaluation run ev-\S+ failed: 1 of 3 case\(s\) passed; failing: answer\/b-wrong-reply at step 2 \(reply\): expected includes Delta; got the reply United .*; answer\/c-own-judge at step 2 \(grade\)/);
+    expect(refused.error!.message).toMatch(/^Publish refused: environment "main" of agent "evals" has the evaluation gate on and evaluation run ev-\S+ failed: 2 of 4 case\(s\) passed; failing: answer\/b-wrong-reply at step 2 \(reply\): expected includes Delta; got the reply United .*; answer\/c-own-judge at step 2 \(grade\)/);
     expect((await environment('main')).published!.buildId).toBe(before);
-    expect(model.requests).toHaveLength(13);
+    expect(model.requests).toHaveLength(16);
     // The fix: the failing cases go. A run of the draft writes a candidate build of its commit, not listed for Restore.
     const saved = await call('PUT', '/api/agents/evals/environments/main/files', {
       files: [], deletes: ['workflows/answer/tests/b-wrong-reply.test.yaml', 'workflows/answer/tests/c-own-judge.test.yaml'],
@@ -211,7 +230,7 @@ describe('the evaluation gate', () => {
     fixed = (await environment('main')).published!.buildId;
     expect(fixed).toBe(run.buildId);
     expect((await environment('main')).builds.map((b) => b.id)).toContain(fixed);
-    expect(model.requests).toHaveLength(17);
+    expect(model.requests).toHaveLength(22);
     const list = runCairn(product.url, ['--json', 'eval', 'list', 'evals', '--env', 'main'], mode);
     const runs = (JSON.parse(list.stdout) as { runs: { origin?: string; status: string; buildId: string }[] }).runs;
     expect(runs.filter((r) => r.origin === 'publish').map((r) => [r.status, r.buildId === fixed])).toEqual([
@@ -230,7 +249,7 @@ describe('the evaluation gate', () => {
     });
     expect(saved.status).toBe(200);
     expect((await operate('main', 'publish')).status).toBe('succeeded');
-    expect(model.requests).toHaveLength(17);
+    expect(model.requests).toHaveLength(22);
     const unproven = (await environment('main')).published!.buildId;
     const refused = await operate('main', 'promote', { to: 'prod' });
     expect(refused.error).toEqual({
@@ -257,13 +276,13 @@ describe('record and replay', () => {
     JSON.parse(JSON.stringify(run.cases.map((c) => ({ id: c.id, passed: c.passed, steps: c.steps })), (key, value: unknown) => (key === 'judgeUsage' ? undefined : value))) as unknown;
 
   it('replays a recorded run with no model call and the same verdicts; a changed prompt diverges', async () => {
-    const recorded = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--record'], mode);
+    const recorded = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--case', 'a-passes', '--record'], mode);
     expect(recorded.status, recorded.stderr).toBe(0);
     const original = (JSON.parse(recorded.stdout) as { run: Replayed }).run;
     expect(original.cassette).toBe('record');
     const calls = model.requests.length;
-    expect(calls).toBe(21);
-    const replayed = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--replay', original.id], mode);
+    expect(calls).toBe(27);
+    const replayed = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--case', 'a-passes', '--replay', original.id], mode);
     expect(replayed.status, replayed.stderr).toBe(0);
     const replay = (JSON.parse(replayed.stdout) as { run: Replayed }).run;
     expect(model.requests).toHaveLength(calls);
@@ -271,7 +290,7 @@ describe('record and replay', () => {
     expect(verdicts(replay)).toEqual(verdicts(original));
     expect(replay.judgeUsage.inputTokens).toBe(0);
     // A replay of a replay answers the same (a replay keeps what it answered).
-    const again = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--replay', replay.id], mode);
+    const again = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--case', 'a-passes', '--replay', replay.id], mode);
     expect(again.status, again.stderr).toBe(0);
     expect(model.requests).toHaveLength(calls);
     // A changed prompt in the draft: the replay fails at the first call, saying where it diverges.
@@ -280,7 +299,7 @@ describe('record and replay', () => {
       files: [{ path: 'AGENTS.md', text: agents.replace('in one sentence', 'in two sentences') }],
     });
     expect(saved.status).toBe(200);
-    const diverged = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--draft', '--replay', original.id], mode);
+    const diverged = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--case', 'a-passes', '--draft', '--replay', original.id], mode);
     expect(diverged.status).toBe(1);
     const failed = (JSON.parse(diverged.stdout) as { run: Replayed }).run;
     expect(model.requests).toHaveLength(calls);
@@ -301,6 +320,6 @@ describe('record and replay', () => {
     expect(unknown.body.error.message).not.toContain('ev-nope');
     const both = await call<{ error: { code: string } }>('POST', '/api/agents/evals/environments/main/evaluations', { record: true, replay: plain.id });
     expect(both.status).toBe(400);
-    expect(model.requests).toHaveLength(21);
+    expect(model.requests).toHaveLength(27);
   });
 });
