@@ -138,3 +138,23 @@ describe('a child session', () => {
     expect(queued).toEqual([turn._id]);
   });
 });
+
+describe("an evaluation case's session", () => {
+  it('takes decisions and replies from its steps, not a member (409, nothing queued); a cancel goes', async () => {
+    const { deps, firing, queued } = await world(new Set());
+    const evaluation = { runId: 'ev-1', caseId: 'answer/a' };
+    await sessionsOf(deps).updateOne({ _id: firing._id }, {
+      $set: { evaluation, status: 'awaiting_decision', pending: decision },
+    });
+    expect(await refusal(decideSession(deps, ada, firing._id, { to: 'approved' }))).toBe(
+      `409 evaluation_session: Session ${firing._id} is case answer/a of evaluation run ev-1: its steps take its ` +
+        'decisions, not a member (cancel it to stop the case).',
+    );
+    expect(await refusal(replySession(deps, ada, firing._id, 'hi'))).toMatch(
+      /^409 evaluation_session: .*its steps reply/,
+    );
+    expect(queued).toEqual([]);
+    await cancelSession(deps, ada, firing._id);
+    expect((await sessionsOf(deps).findOne({ _id: firing._id }))?.status).toBe('cancelled');
+  });
+});

@@ -208,10 +208,21 @@ async function loadSession(
 
 /**
  * Refuses to answer a child session directly: a child is decided (or replied to, or cancelled) only through its
- * parent, whose pending work mirrors the child's; answering the child itself would run a second live turn.
- * @throws PlatformError `<what>_through_parent` (409) naming the parent session (same organization, visible)
+ * parent, whose pending work mirrors the child's; answering the child itself would run a second live turn. Refuses
+ * a member's decision or reply to an evaluation case's session (its case's steps take them; a cancel is allowed).
+ * @throws PlatformError `<what>_through_parent` (409) naming the parent session (same organization, visible);
+ *   `evaluation_session` (409) naming the run and the case
  */
 function refuseChild(session: SessionRecord, what: 'decide' | 'reply' | 'cancel'): void {
+  if (session.evaluation && what !== 'cancel') {
+    // An evaluation case's steps decide and reply: a member's answer would change what the case tests.
+    throw new PlatformError(
+      'evaluation_session',
+      `Session ${session._id} is case ${session.evaluation.caseId} of evaluation run ${session.evaluation.runId}: ` +
+        `its steps ${what === 'decide' ? 'take its decisions' : 'reply'}, not a member (cancel it to stop the case).`,
+      { status: 409 },
+    );
+  }
   if (session.depth === 0 && !session.parentId) return;
   const how = what === 'cancel'
     ? 'cancel its root session'
