@@ -40,6 +40,8 @@ interface RunView {
   cases: CaseResult[];
   error: { code: string; message: string } | null;
   createdAt: string;
+  costUsd?: number;
+  judgeCostUsd?: number;
   summary: { total: number; done: number; passed: number; failed: number };
 }
 
@@ -60,7 +62,8 @@ const caseLine = (c: CaseResult) =>
 const summaryLine = (run: RunView) =>
   run.status === 'error'
     ? `run ${run.id} could not run: ${run.error?.message ?? 'an error'}`
-    : `${run.summary.passed} of ${run.summary.total} cases passed (${run.status}); run ${run.id}`;
+    : `${run.summary.passed} of ${run.summary.total} cases passed (${run.status}); run ${run.id}; cost ` +
+      `$${(run.costUsd ?? 0).toFixed(4)}, judges $${(run.judgeCostUsd ?? 0).toFixed(4)}`;
 
 /** Runs `cairn eval <args>`. @throws CliError with a one-line reason (exit 2 on a usage error) */
 export async function runEval(

@@ -155,7 +155,7 @@ const operationDeps = {
 const enqueueTurn = async (turnId: string) => { if (queue) await enqueueTurnJob(queue, turnId); };
 /** A step of an evaluation case may take a turn's wall time and a minute more before the case fails. */
 const evaluationRunner = evaluationRunnerDeps({
-  ...store, enqueueTurn, workflowOf: builds.workflowOf, agentOf: builds.agentOf, models: turnDeps.models,
+  ...store, enqueueTurn, workflowOf: builds.workflowOf, agentOf: builds.agentOf, models: turnDeps.models, costOf: turnDeps.costOf,
   promptCache: turnDeps.promptCache,
   settleTimeoutMs: (env.workers.turn.wallTimeSeconds + 60) * 1000, log: print,
 });

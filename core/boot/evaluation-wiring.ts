@@ -22,7 +22,7 @@ import type { EvaluationDeps, EvaluationRunnerDeps } from '../evaluation/evaluat
 import { EVALUATION_QUEUE } from '../evaluation/model.ts';
 import { sessionDriver } from '../evaluation/session-driver.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
-import type { ModelProvider } from '../ports/model-provider.ts';
+import type { ModelProvider, ModelUsage } from '../ports/model-provider.ts';
 import { NO_USAGE } from '../model/cost.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
@@ -93,6 +93,8 @@ export function evaluationRunnerDeps(
     /** The runtime's reading of a build (its triggers, for `deliver` steps). */
     agentOf(buildId: string): Promise<PublishedAgent>;
     models: ModelProvider;
+    /** Cost in USD of a usage on `model` (the config's prices; 0 without prices): the judges' cost. */
+    costOf(model: string | undefined, usage: ModelUsage): number;
     promptCache: { enabled: boolean; ttl: '5m' | '1h' };
     /** How long one step of a case may take (ms). */
     settleTimeoutMs: number;
@@ -120,16 +122,13 @@ export function evaluationRunnerDeps(
         let text = '';
         let usage = NO_USAGE;
         const models = await modelsForCase(parts, parts.models, { runId: run._id, caseId: evaluationCase.id });
-        const events = models.stream({
-          model: request.model ?? view.model,
-          messages: request.messages,
-          promptCache: parts.promptCache,
-        });
+        const model = request.model ?? view.model;
+        const events = models.stream({ model, messages: request.messages, promptCache: parts.promptCache });
         for await (const event of events) {
           if (event.type === 'text') text += event.text;
           if (event.type === 'finish') usage = event.usage;
         }
-        return { text, usage };
+        return { text, usage, costUsd: parts.costOf(model, usage) };
       },
     }),
   };

@@ -17,6 +17,8 @@ export interface CaseObservation {
   session: Pick<SessionRecord, 'status' | 'state' | 'trail' | 'pending' | 'variables'> & {
     /** Why the session failed, when it did (a failing assertion then says so). */
     error?: SessionRecord['error'];
+    /** Its usage and cost so far (a case reports the cost). */
+    usage?: SessionRecord['usage'];
   };
   messages: ModelMessage[];
   /**

@@ -193,6 +193,8 @@ export function newRun(deps: Pick<EvaluationDeps, 'clock' | 'ids'>, of: RunOf): 
     startedAt: null,
     endedAt: null,
     judgeUsage: { ...NO_USAGE },
+    costUsd: 0,
+    judgeCostUsd: 0,
   };
 }
 
@@ -330,14 +332,16 @@ export async function runEvaluation(deps: EvaluationRunnerDeps, runId: string): 
   await runs.updateOne({ _id: runId }, { $set: { status, current: null, endedAt: deps.clock.now() } });
 }
 
-/** Appends a case's verdict (once per case id) and adds its judges' usage to the run's. */
+/** Appends a case's verdict (once per case id) and adds its cost and its judges' usage and cost to the run's. */
 async function record(deps: { docs: DocumentStore }, runId: string, result: CaseResult): Promise<void> {
   const run = (await runsOf(deps).findOne({ _id: runId }))!;
   if (run.cases.some((c) => c.id === result.id)) return;
   const judgeUsage = addUsage(run.judgeUsage, result.judgeUsage);
+  const costUsd = (run.costUsd ?? 0) + (result.costUsd ?? 0);
+  const judgeCostUsd = (run.judgeCostUsd ?? 0) + (result.judgeCostUsd ?? 0);
   await runsOf(deps).updateOne(
     { _id: runId, 'cases.id': { $ne: result.id } },
-    { $set: { cases: [...run.cases, result], current: null, judgeUsage } },
+    { $set: { cases: [...run.cases, result], current: null, judgeUsage, costUsd, judgeCostUsd } },
   );
 }
 

@@ -26,7 +26,7 @@ function judge(text: string, error?: string): GradeDeps & { requests: { model?: 
     judge: async (request) => {
       requests.push(request);
       if (error) throw new Error(error);
-      return { text, usage };
+      return { text, usage, costUsd: 0.0021 };
     },
   };
 }
@@ -50,7 +50,7 @@ describe('transcript', () => {
 });
 
 describe('gradeConversation', () => {
-  it("passes at or above the threshold (default 0.7), with the reason and the judge's usage", async () => {
+  it("passes at or above the threshold (default 0.7), with the reason and the judge's usage and cost", async () => {
     const deps = judge('Here you go: {"score": 0.8, "reason": "Names the airline and the count."}');
     const result = await gradeConversation(deps, { rubric: 'Names the airline.' }, messages);
     expect(result).toEqual({
@@ -61,6 +61,7 @@ describe('gradeConversation', () => {
       score: 0.8,
       reason: 'Names the airline and the count.',
       judgeUsage: usage,
+      judgeCostUsd: 0.0021,
     });
     expect(deps.requests[0]!.model).toBeUndefined();
     expect(deps.requests[0]!.messages[1]!).toMatchObject({ content: expect.stringContaining('Rubric:\nNames the') });

@@ -24,11 +24,18 @@ export type GradeStep = NonNullable<Step['grade']>;
 export interface GradeDeps {
   /**
    * One judge call: `model` undefined means the environment's model, else the rubric's own (through the
-   * `PLATFORM_*` variables). Resolves with the answer's text and its usage.
+   * `PLATFORM_*` variables). Resolves with the answer's text, its usage and its cost in USD (0 without prices).
    */
-  judge(request: { model?: string; messages: ModelMessage[] }): Promise<{ text: string; usage: ModelUsage }>;
+  judge(request: { model?: string; messages: ModelMessage[] }): Promise<JudgeAnswer>;
   /** The names of {@link RUBRIC_MODEL_VARIABLES} set in this process (a worker: none). */
   presentVariables: readonly string[];
+}
+
+/** A judge's answer: its text, usage and cost in USD (absent: 0). */
+export interface JudgeAnswer {
+  text: string;
+  usage: ModelUsage;
+  costUsd?: number;
 }
 
 /** A grade's outcome: the assertion result, and the judge's score, reason and usage when it answered. */
@@ -37,6 +44,8 @@ export interface GradeResult extends AssertionResult {
   reason?: string;
   /** The judge's usage, apart from the agent's; absent when no judge was called. */
   judgeUsage?: ModelUsage;
+  /** The judge's cost in USD; absent when no judge was called. */
+  judgeCostUsd?: number;
 }
 
 /** The longest transcript a judge is sent (characters; the start is cut, so the latest turns stay). */
@@ -82,7 +91,7 @@ export async function gradeConversation(
       );
     }
   }
-  let answer: { text: string; usage: ModelUsage };
+  let answer: JudgeAnswer;
   try {
     answer = await deps.judge({ model: grade.model, messages: judgeMessages(grade.rubric, transcript(messages)) });
   } catch (error) {
@@ -90,7 +99,7 @@ export async function gradeConversation(
   }
   const judgement = readJudgement(answer.text);
   if (judgement === undefined) {
-    return failed('the judge model answered no score', { judgeUsage: answer.usage });
+    return failed('the judge model answered no score', { judgeUsage: answer.usage, judgeCostUsd: answer.costUsd ?? 0 });
   }
   const { score, reason } = judgement;
   return {
@@ -101,5 +110,6 @@ export async function gradeConversation(
     score,
     reason,
     judgeUsage: answer.usage,
+    judgeCostUsd: answer.costUsd ?? 0,
   };
 }

@@ -64,4 +64,8 @@ export interface EvaluationRunRecord {
   endedAt: Date | null;
   /** Usage of the judges of its grades, apart from the sessions' own. */
   judgeUsage: ModelUsage;
+  /** Cost in USD of the cases' sessions' model calls so far (absent on runs recorded before costs were kept). */
+  costUsd?: number;
+  /** Cost in USD of its judges' calls so far, apart from the sessions'. */
+  judgeCostUsd?: number;
 }

@@ -60,6 +60,10 @@ export interface CaseResult {
   durationMs: number;
   /** Usage of the judges of its grades, apart from the session's own. */
   judgeUsage: ModelUsage;
+  /** Cost in USD of the case's session's model calls (absent on runs recorded before costs were kept). */
+  costUsd?: number;
+  /** Cost in USD of its judges' calls, apart from the session's. */
+  judgeCostUsd?: number;
 }
 
 /** What running a case needs. */
@@ -91,6 +95,8 @@ export async function runCase(deps: RunCaseDeps, evaluationCase: EvaluationCase)
   const { steps } = evaluationCase.case;
   const results: StepResult[] = [];
   let judgeUsage: ModelUsage = NO_USAGE;
+  let judgeCostUsd = 0;
+  let observed: CaseObservation | undefined;
   const verdict = (sessionId?: string): CaseResult => {
     const failing = results.find((r) => !r.passed);
     return {
@@ -102,11 +108,12 @@ export async function runCase(deps: RunCaseDeps, evaluationCase: EvaluationCase)
       steps: results,
       durationMs: deps.clock.now().getTime() - started,
       judgeUsage,
+      costUsd: observed?.session.usage?.costUsd ?? 0,
+      judgeCostUsd,
     };
   };
   const first = steps[0] === undefined ? undefined : actionOf(steps[0]);
   let sessionId: string;
-  let observed: CaseObservation;
   try {
     sessionId = (await deps.driver.open(evaluationCase, first)).sessionId;
     if (first !== undefined) results.push({ index: 0, kind: Object.keys(first)[0]!, passed: true });
@@ -138,6 +145,7 @@ export async function runCase(deps: RunCaseDeps, evaluationCase: EvaluationCase)
       : checkAssertion(step, observed);
     const usage = (result as GradeResult).judgeUsage;
     if (usage !== undefined) judgeUsage = addUsage(judgeUsage, usage);
+    judgeCostUsd += (result as GradeResult).judgeCostUsd ?? 0;
     results.push({ index, kind, passed: result.passed, result });
     if (!result.passed) return verdict(sessionId);
   }

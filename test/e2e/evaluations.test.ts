@@ -96,6 +96,11 @@ describe('cairn eval run', () => {
     });
     expect(run.cases[2]!.steps[1]!.result?.actual).toContain('needs PLATFORM_API_BASE_URL, PLATFORM_API_KEY, PLATFORM_MODEL');
     expect(run.judgeUsage.inputTokens).toBeGreaterThan(0);
+    // Costs at the scripted model's prices: the sessions' calls, and the judge's apart.
+    const priced = run as unknown as { costUsd: number; judgeCostUsd: number; cases: { costUsd: number }[] };
+    expect(priced.judgeCostUsd).toBeGreaterThan(0);
+    expect(priced.costUsd).toBeCloseTo(priced.cases.reduce((sum, c) => sum + c.costUsd, 0), 10);
+    expect(priced.cases[0]!.costUsd).toBeGreaterThan(0);
     // Progress on stderr, one line per case, and the summary.
     expect(result.stderr).toMatch(/PASS answer\/a-passes/);
     expect(result.stderr).toMatch(/FAIL answer\/b-wrong-reply: .*\n\s+step 2 \(reply\): expected includes Delta; got the reply United/);
@@ -130,7 +135,7 @@ describe('cairn eval run', () => {
   it('a run of the passing case alone exits 0, and list and show read the runs', async () => {
     const result = await runCairnAsync(product.url, ['eval', 'run', 'evals', '--env', 'main', '--case', 'a-passes'], mode);
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^1 of 1 cases passed \(passed\); run ev-/);
+    expect(result.stdout).toMatch(/^1 of 1 cases passed \(passed\); run ev-\S+; cost \$\d+\.\d{4}, judges \$\d+\.\d{4}$/m);
     const list = runCairn(product.url, ['eval', 'list', 'evals', '--env', 'main'], mode);
     expect(list.stdout.split('\n').filter((l) => l.startsWith('ev-'))).toHaveLength(2);
     const show = runCairn(product.url, ['eval', 'show', run.id, 'evals', '--env', 'main'], mode);
@@ -271,9 +276,9 @@ describe('the evaluation gate', () => {
 
 describe('record and replay', () => {
   type Replayed = RunJson['run'] & { cassette?: string; replayOf?: string };
-  // What was asserted and what happened; a replay reports no usage (it is free), so usage is left out.
+  // What was asserted and what happened; a replay reports no usage (it is free), so usage and cost are left out.
   const verdicts = (run: RunJson['run']) =>
-    JSON.parse(JSON.stringify(run.cases.map((c) => ({ id: c.id, passed: c.passed, steps: c.steps })), (key, value: unknown) => (key === 'judgeUsage' ? undefined : value))) as unknown;
+    JSON.parse(JSON.stringify(run.cases.map((c) => ({ id: c.id, passed: c.passed, steps: c.steps })), (key, value: unknown) => (['judgeUsage', 'judgeCostUsd'].includes(key) ? undefined : value))) as unknown;
 
   it('replays a recorded run with no model call and the same verdicts; a changed prompt diverges', async () => {
     const recorded = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main', '--case', 'a-passes', '--record'], mode);

@@ -36,7 +36,7 @@ export function RunChips({ run }: { run: EvaluationRunView }) {
   if (run.draft === true) chips.push(['draft', 'Ran on the draft, not the published build']);
   if (run.origin === 'publish') chips.push(['gate', 'Started by a publish while the evaluation gate is on']);
   if (run.replayOf) chips.push(['replay', `Replays run ${run.replayOf}`]);
-  if (run.record === true) chips.push(['recorded', 'Recorded the model’s answers for replays']);
+  if (run.cassette === 'record') chips.push(['recorded', 'Recorded the model’s answers for replays']);
   if (chips.length === 0) return null;
   return (
     <span className="chips run-chips">
@@ -71,6 +71,8 @@ export function EvaluationRun({ agent, env, runId }: { agent: string; env: strin
         <dt>Cases</dt><dd>{selectionText(run)}</dd>
         <dt>Started</dt><dd><RelativeTime at={run.startedAt ?? run.createdAt} /> by {run.startedBy}</dd>
         <dt>Duration</dt><dd>{duration === undefined ? 'not started' : formatDuration(duration)}</dd>
+        <dt>Cost</dt><dd>${(run.costUsd ?? 0).toFixed(4)} <span className="muted">
+          (judges ${(run.judgeCostUsd ?? 0).toFixed(4)}, apart)</span></dd>
         {run.replayOf ? <><dt>Replay of</dt><dd><code>{run.replayOf}</code></dd></> : null}
       </dl>
       {isActive(run) ? (

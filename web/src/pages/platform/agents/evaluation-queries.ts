@@ -21,12 +21,6 @@ export type EvaluationRunView = Omit<EvaluationRunRecord, '_id' | 'schemaVersion
   startedAt: string | null;
   endedAt: string | null;
   summary: { total: number; done: number; passed: number; failed: number };
-  /** Ran on the draft, not the published build. */
-  draft?: boolean;
-  /** `publish`: started by a gated publish. */
-  origin?: 'member' | 'publish';
-  record?: boolean;
-  replayOf?: string | null;
 };
 
 /** How often a queued or running run is asked about, in ms. */
