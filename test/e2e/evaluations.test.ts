@@ -328,3 +328,24 @@ describe('record and replay', () => {
     expect(model.requests).toHaveLength(27);
   });
 });
+
+describe('spend caps', () => {
+  it('hold for evaluation cases: a reached cap fails each case at its first step, calling no model', async () => {
+    const cap = '/api/agents/evals/environments/main/workflows/answer/spend-caps/day';
+    expect((await call('PUT', cap, { limitUsd: 0.000001 })).status).toBe(200);
+    try {
+      const calls = model.requests.length;
+      const capped = await runCairnAsync(product.url, ['--json', 'eval', 'run', 'evals', '--env', 'main'], mode);
+      expect(capped.status).toBe(1);
+      const { run } = JSON.parse(capped.stdout) as RunJson;
+      expect(run.cases.map((c) => [c.id, c.passed, c.failingStep, c.steps[0]!.kind])).toEqual([
+        ['answer/a-passes', false, 0, 'send'],
+        ['answer/d-delivered', false, 0, 'deliver'],
+      ]);
+      expect(JSON.stringify(run.cases.map((c) => c.steps[0]))).toMatch(/"code":"spend_cap_reached".*"code":"spend_cap_reached"/);
+      expect(model.requests).toHaveLength(calls);
+    } finally {
+      expect((await call('PUT', cap, { limitUsd: null })).status).toBe(200);
+    }
+  });
+});
