@@ -189,6 +189,24 @@ describe('environment operations', () => {
     expect(await runOperation(deps, op._id)).toBeUndefined();
   });
 
+  it('runs again an operation its stopped dispatcher left running (its job handed on), once', async () => {
+    const op = await requestOperation(deps, owner, {
+      agentId: agent._id,
+      envName: 'main',
+      request: { kind: 'publish', input: {} },
+      enqueue,
+    });
+    // The dispatcher that claimed it stopped before it ended: the record says running, nothing was published.
+    const ops = deps.docs.collection<OperationRecord>(agentCollections.operations);
+    await ops.updateOne({ _id: op._id }, { $set: { status: 'running', startedAt: deps.clock.now() } });
+    const ended = await runOperation(deps, op._id);
+    expect(ended).toMatchObject({ status: 'succeeded', error: null });
+    expect((await readEnvironment(deps, owner, agent._id, 'main')).published?.buildId).toBe(
+      ended!.result!.published!.buildId,
+    );
+    expect(await runOperation(deps, op._id)).toBeUndefined();
+  });
+
   it('ends a refused publish failed with every problem located, and the published pointer unchanged', async () => {
     await saveDraft(deps, owner, {
       agentId: agent._id,

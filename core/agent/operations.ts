@@ -214,7 +214,9 @@ async function end(
 /**
  * Runs a queued operation: claims it (`queued` → `running`, compare-and-set, so one dispatcher runs it),
  * runs its use case under the agent's lock and ends it `succeeded` (with the environment after it) or
- * `failed` (with the error). An operation already claimed or ended is left alone.
+ * `failed` (with the error). An operation found `running` is one whose dispatcher stopped (its job came back from
+ * the queue's stalled-job recovery): it is claimed again (compare-and-set on its start) and run again from the start.
+ * An operation ended is left alone.
  * @param onUnexpected - receives an error that is not a PlatformError (recorded as `internal`), for the log
  * @returns the ended record, or undefined when there was nothing to claim
  */
@@ -224,8 +226,12 @@ export async function runOperation(
   onUnexpected: (error: unknown) => void = () => undefined,
 ): Promise<OperationRecord | undefined> {
   const ops = operationsOf(deps);
+  const found = await ops.findOne({ _id: operationId });
+  if (!found || (found.status !== 'queued' && found.status !== 'running')) return undefined;
+  // A job delivered while its operation runs: the dispatcher that ran it stopped (the queue's stalled-job recovery
+  // hands the job on), so it runs again from the start; each operation is safe to repeat.
   const startedAt = deps.clock.now();
-  const { matched } = await ops.updateOne({ _id: operationId, status: 'queued' }, {
+  const { matched } = await ops.updateOne({ _id: operationId, status: found.status, startedAt: found.startedAt }, {
     $set: { status: 'running', startedAt },
   });
   if (matched === 0) return undefined;
