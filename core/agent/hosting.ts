@@ -19,6 +19,15 @@ export {
   saveDraft,
 } from './drafts.ts';
 export { type EnvironmentSettings, setEnvironmentSettings } from './environment-settings.ts';
+export {
+  changeDraftFile,
+  type DraftFileChange,
+  DraftFileChangedError,
+  type DraftFileRef,
+  type DraftFileText,
+  listDraftFiles,
+  readDraftFile,
+} from './draft-files.ts';
 export { type PublishedAgent, type PublishedWorkflow, readPublishedAgent } from './published-workflows.ts';
 export {
   AgentInvalidError,
