@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../core/config/config-document.ts';
 import { buildStartConfig, modelsFromEnv } from './start-config.ts';
+import { designAgentFromEnv } from './start-design-agent.ts';
 
 const appDir = mkdtempSync(join(tmpdir(), 'cairn-start-config-'));
 afterAll(() => rmSync(appDir, { recursive: true, force: true }));
@@ -71,6 +72,58 @@ describe('buildStartConfig', () => {
       expect(buildStartConfig({ PLATFORM_CONFIG: '{}' }, where).lines).toHaveLength(1);
     } finally {
       rmSync(join(appDir, 'config.yaml'));
+    }
+  });
+});
+
+describe('designAgentFromEnv', () => {
+  it('uses the workflow model\'s provider by default, CAIRN_DESIGN_MODEL naming a model of its own', () => {
+    const env = { CAIRN_MODEL_BASE_URL: 'http://127.0.0.1:11434/v1', CAIRN_MODEL: 'llama3.1:8b', CAIRN_MODEL_API_KEY: KEY };
+    expect(designAgentFromEnv(env)).toEqual({
+      provider: 'openai-compatible', model: 'llama3.1:8b', apiBaseUrl: 'http://127.0.0.1:11434/v1',
+      apiKey: '${{CAIRN_MODEL_API_KEY}}', prices: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    });
+    expect(designAgentFromEnv({ ...env, CAIRN_DESIGN_MODEL: 'qwen2.5-coder' })?.model).toBe('qwen2.5-coder');
+    // Through the platform's own resolution: the key from its variable, never in the config text.
+    const start = buildStartConfig({ ...env, CAIRN_DESIGN_MODEL: 'qwen2.5-coder' }, where);
+    expect(start.env.PLATFORM_CONFIG).not.toContain(KEY);
+    const { config } = resolveConfig({ env: { ...start.env, CAIRN_MODEL_API_KEY: KEY }, production: true });
+    expect(config.designAgent).toMatchObject({ model: 'qwen2.5-coder', apiKey: KEY });
+    expect(start.designLine).toBe('Design agent:                 qwen2.5-coder (openai-compatible at http://127.0.0.1:11434/v1)');
+  });
+
+  it('takes a provider of its own from CAIRN_DESIGN_MODEL_*, and is absent with no model variable', () => {
+    const own = designAgentFromEnv({
+      CAIRN_MODEL_BASE_URL: 'http://127.0.0.1:11434/v1', CAIRN_MODEL: 'llama3.1:8b',
+      CAIRN_DESIGN_MODEL_PROVIDER: 'anthropic', CAIRN_DESIGN_MODEL_API_KEY: KEY, CAIRN_DESIGN_MODEL: 'claude-sonnet-4-5',
+      CAIRN_DESIGN_MODEL_PRICES: '3,15,0.3,3.75',
+    });
+    expect(own).toEqual({
+      provider: 'anthropic', model: 'claude-sonnet-4-5', apiKey: '${{CAIRN_DESIGN_MODEL_API_KEY}}',
+      prices: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+    });
+    expect(designAgentFromEnv({})).toBeUndefined();
+    expect(buildStartConfig({}, where).designLine).toMatch(/^Design agent: +none configured \(the Design tab says so\)/);
+  });
+
+  it('refuses a missing or malformed variable, naming it and never the key', () => {
+    const refusal = (env: Record<string, string>) => {
+      try {
+        designAgentFromEnv(env);
+        return 'none';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(refusal({ CAIRN_DESIGN_MODEL_API_KEY: KEY, CAIRN_DESIGN_MODEL_PROVIDER: 'anthropic' })).toMatch(/^CAIRN_DESIGN_MODEL is not set/);
+    expect(refusal({ CAIRN_DESIGN_MODEL: 'm', CAIRN_DESIGN_MODEL_BASE_URL: 'ftp://x' })).toMatch(/^CAIRN_DESIGN_MODEL_BASE_URL must be/);
+    expect(refusal({ CAIRN_DESIGN_MODEL: 'm', CAIRN_DESIGN_MODEL_PRICES: '1,2' })).toMatch(/^CAIRN_DESIGN_MODEL_PROVIDER is not set/);
+    const url = 'http://127.0.0.1:9/v1';
+    expect(refusal({ CAIRN_DESIGN_MODEL: 'm', CAIRN_DESIGN_MODEL_BASE_URL: url, CAIRN_DESIGN_MODEL_PRICES: '1,2' }))
+      .toMatch(/^CAIRN_DESIGN_MODEL_PRICES must be/);
+    expect(refusal({ CAIRN_DESIGN_MODEL: 'm' })).toMatch(/^CAIRN_MODEL_PROVIDER is not set and neither is CAIRN_MODEL_BASE_URL/);
+    for (const env of [{ CAIRN_DESIGN_MODEL_API_KEY: KEY, CAIRN_DESIGN_MODEL_PROVIDER: 'x', CAIRN_DESIGN_MODEL: 'm' }]) {
+      expect(refusal(env)).not.toContain(KEY);
     }
   });
 });

@@ -11,6 +11,7 @@
  * Source: docs/decisions.md D7 § Models (scripts/start paragraph), § The semantic service as a tool collection;
  * spec/platform-service.md § Rules 13–14.
  */
+import { designAgentFromEnv, designAgentLine } from './start-design-agent.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConfigDocument, ModelsConfig } from '../core/config/config-model.ts';
@@ -23,7 +24,8 @@ const providerTypes = ['openai-compatible', 'anthropic', 'bedrock'] as const;
 /** What to set, for the banner and for refusals. */
 export const MODEL_HINT = 'set CAIRN_MODEL_BASE_URL and CAIRN_MODEL for an OpenAI-compatible server (plus CAIRN_MODEL_API_KEY if it needs a key), or CAIRN_MODEL_PROVIDER=anthropic with CAIRN_MODEL_API_KEY and CAIRN_MODEL';
 
-type Env = Record<string, string | undefined>;
+/** scripts/start's environment. */
+export type Env = Record<string, string | undefined>;
 
 /** What scripts/start passes and prints. */
 export interface StartConfig {
@@ -33,11 +35,14 @@ export interface StartConfig {
   lines: string[];
   /** One banner line saying which model is configured, or that none is and what to set. */
   modelLine: string;
+  /** One banner line saying which design agent model is configured, or that none is and what to set. */
+  designLine: string;
   /** False when the user's config wins (the semantic service entry is then theirs to add). */
   offersSemanticService: boolean;
 }
 
-const value = (env: Env, name: string) => (env[name] ?? '').trim() || undefined;
+/** A variable's value, trimmed; undefined when unset or blank. */
+export const value = (env: Env, name: string) => (env[name] ?? '').trim() || undefined;
 
 /** The user's own config source, if any: its label. */
 function userConfig(env: Env, appDir: string): string | undefined {
@@ -58,14 +63,22 @@ export function buildStartConfig(env: Env, where: { appDir: string; semanticMcpP
   if (own !== undefined) {
     const lines = !MODEL_VARIABLES.some((name) => value(env, name) !== undefined) ? [] : [`your config (${own}) wins, so the CAIRN_MODEL_* variables were not applied: add a models section to it instead (README § Configure)`];
     lines.push(`your config (${own}) is used as it is: add the services entry { id: semantic, endpoint: http://127.0.0.1:${where.semanticMcpPort}/mcp/flights/mcp, token: "\${{${DEMO_TOKEN_VARIABLE}}}" } to it to offer the demo semantic collection`);
-    return { env: {}, lines, modelLine: `Model:                        from your config (${own})`, offersSemanticService: false };
+    return {
+      env: {}, lines, modelLine: `Model:                        from your config (${own})`,
+      designLine: `Design agent:                 from your config (${own})`, offersSemanticService: false,
+    };
   }
   const models = modelsFromEnv(env);
+  const designAgent = designAgentFromEnv(env);
   const document: ConfigDocument = {
     ...(models === undefined ? {} : { models }),
+    ...(designAgent === undefined ? {} : { designAgent }),
     services: [{ id: 'semantic', endpoint: `http://127.0.0.1:${where.semanticMcpPort}/mcp/flights/mcp`, token: `\${{${DEMO_TOKEN_VARIABLE}}}` }],
   };
-  return { env: { PLATFORM_CONFIG: JSON.stringify(document) }, lines: [], modelLine: modelLine(models), offersSemanticService: true };
+  return {
+    env: { PLATFORM_CONFIG: JSON.stringify(document) }, lines: [], modelLine: modelLine(models),
+    designLine: designAgentLine(designAgent), offersSemanticService: true,
+  };
 }
 
 function modelLine(models: ModelsConfig | undefined): string {
@@ -100,23 +113,25 @@ export function modelsFromEnv(env: Env): ModelsConfig | undefined {
   return { providers: [provider], offered: [{ id: model, provider: type, prices: prices(env) }], default: model };
 }
 
-function providerType(env: Env, baseUrl: string | undefined): (typeof providerTypes)[number] {
-  const named = value(env, 'CAIRN_MODEL_PROVIDER');
+/** The provider type `<prefix>_PROVIDER` names, or openai-compatible with a base URL. @throws Error naming the variable */
+export function providerType(env: Env, baseUrl: string | undefined, prefix = 'CAIRN_MODEL'): (typeof providerTypes)[number] {
+  const named = value(env, `${prefix}_PROVIDER`);
   if (named === undefined) {
     if (baseUrl !== undefined) return 'openai-compatible';
-    throw new Error('CAIRN_MODEL_PROVIDER is not set and neither is CAIRN_MODEL_BASE_URL: set CAIRN_MODEL_BASE_URL for an OpenAI-compatible server, or CAIRN_MODEL_PROVIDER to anthropic or bedrock.');
+    throw new Error(`${prefix}_PROVIDER is not set and neither is ${prefix}_BASE_URL: set ${prefix}_BASE_URL for an OpenAI-compatible server, or ${prefix}_PROVIDER to anthropic or bedrock.`);
   }
   const type = providerTypes.find((t) => t === named);
-  if (type === undefined) throw new Error(`CAIRN_MODEL_PROVIDER must be one of ${providerTypes.join(', ')}.`);
+  if (type === undefined) throw new Error(`${prefix}_PROVIDER must be one of ${providerTypes.join(', ')}.`);
   return type;
 }
 
-function prices(env: Env): ModelsConfig['offered'][number]['prices'] {
-  const text = value(env, 'CAIRN_MODEL_PRICES');
+/** The prices `<prefix>_PRICES` gives (default all zero). @throws Error naming the variable */
+export function prices(env: Env, prefix = 'CAIRN_MODEL'): ModelsConfig['offered'][number]['prices'] {
+  const text = value(env, `${prefix}_PRICES`);
   if (text === undefined) return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   const numbers = text.split(',').map((part) => part.trim());
   if (numbers.length !== 4 || numbers.some((n) => !/^\d+(\.\d+)?$/.test(n))) {
-    throw new Error('CAIRN_MODEL_PRICES must be four numbers, input,output,cacheRead,cacheWrite in USD per million tokens (for example 3,15,0.3,3.75).');
+    throw new Error(`${prefix}_PRICES must be four numbers, input,output,cacheRead,cacheWrite in USD per million tokens (for example 3,15,0.3,3.75).`);
   }
   const [input, output, cacheRead, cacheWrite] = numbers.map(Number);
   return { input, output, cacheRead, cacheWrite };

@@ -108,7 +108,7 @@ function printReady(tokens: DemoTokens | undefined, agent: SeededAgent | undefin
       '',
     );
   }
-  lines.push(config.modelLine);
+  lines.push(config.modelLine, config.designLine);
   if (agent) {
     lines.push(
       `Demo agent:                   ${DEMO_AGENT} (organization ${agent.org.name}, published build ${agent.buildId}), workflow ${DEMO_WORKFLOW}`,

@@ -17,7 +17,8 @@ const Price = Type.Number({ minimum: 0 });
 export const DesignAgentConfig = Type.Object({
   provider: Text,
   model: Text,
-  apiKey: Text,
+  /** The provider's key (a `${{NAME}}` placeholder); a local OpenAI-compatible server may need none. */
+  apiKey: Type.Optional(Text),
   apiBaseUrl: Type.Optional(Text),
   region: Type.Optional(Text),
   /** USD per million tokens. */
