@@ -11,10 +11,17 @@
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Ids } from '../ports/ids.ts';
-import type { ModelEvent, ModelProvider } from '../ports/model-provider.ts';
+import type { ModelProvider } from '../ports/model-provider.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import { NO_USAGE } from '../model/cost.ts';
-import { CASSETTE_VERSION, type CassetteCall, compact, divergence, requestFingerprint } from './cassette.ts';
+import {
+  CASSETTE_VERSION,
+  type CassetteCall,
+  divergence,
+  emptyCassette,
+  recordingProvider,
+  requestFingerprint,
+} from './cassette.ts';
 import { evaluationCollections, type EvaluationRunRecord } from './model.ts';
 
 /** One recorded call of a run's case (collection `evaluation_calls`). */
@@ -45,22 +52,13 @@ async function keep(deps: CassetteStoreDeps, slot: CassetteSlot, call: CassetteC
   await callsOf(deps).insertOne({ _id: deps.ids.newId(), ...slot, ...call, recordedAt: deps.clock.now() });
 }
 
-/** `inner`, each call that finishes recorded for `slot` (a failed or aborted call is not). */
+/** `inner`, each call that finishes recorded for `slot` (a failed or aborted call is not: ./cassette.ts). */
 export function recordingTo(deps: CassetteStoreDeps, inner: ModelProvider, slot: CassetteSlot): ModelProvider {
   return {
     async *stream(request) {
-      const { fingerprint, messages } = requestFingerprint(request);
-      const events: ModelEvent[] = [];
-      for await (const event of inner.stream(request)) {
-        events.push(event);
-        yield event;
-      }
-      await keep(deps, slot, {
-        fingerprint,
-        ...(request.model ? { model: request.model } : {}),
-        messages,
-        events: compact(events),
-      });
+      const cassette = emptyCassette();
+      yield* recordingProvider(inner, cassette).stream(request);
+      for (const call of cassette.calls) await keep(deps, slot, call);
     },
   };
 }

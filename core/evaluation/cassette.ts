@@ -80,7 +80,7 @@ export function requestFingerprint(request: ModelRequest): { fingerprint: string
 }
 
 /** Text deltas joined into one event (a replay need not stream as the model did). */
-export function compact(events: ModelEvent[]): ModelEvent[] {
+function compact(events: ModelEvent[]): ModelEvent[] {
   const text = events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('');
   return [...(text ? [{ type: 'text' as const, text }] : []), ...events.filter((e) => e.type !== 'text')];
 }
