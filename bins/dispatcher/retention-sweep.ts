@@ -1,8 +1,8 @@
 /**
  * The dispatcher's retention work: failed jobs kept within PLATFORM_FAILED_JOBS_KEPT / _DAYS in the queue store
  * with a failure record in `failed_jobs`, and a sweep every 10 minutes, run by one dispatcher at a time (the
- * `retention-sweep` lease), that removes finished sessions, claimed firing ids and call log entries past their
- * retention and trims the failure records.
+ * `retention-sweep` lease), that removes finished sessions, claimed firing ids, call log entries and ended evaluation
+ * runs (with their cassettes) past their retention and trims the failure records.
  *
  * Source: docs/architecture.md § Queues and collections (retention); core/config/retention-settings.ts.
  */
@@ -16,6 +16,7 @@ import type { ObjectStore } from '../../core/ports/object-store.ts';
 import { sweepCallLog } from '../../core/semantic/call-log-retention.ts';
 import { ensureRetentionIndexes, sweepSessionRetention } from '../../core/session/retention.ts';
 import { aguiThreadsCollection } from '../../core/connection/agui-runs.ts';
+import { sweepEvaluationRetention } from '../../core/evaluation/retention.ts';
 
 /** How often the retention sweep runs (ms). */
 export const RETENTION_SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -61,12 +62,14 @@ export async function runRetentionSweep(deps: RetentionDeps): Promise<string | u
   const sessions = await sweepSessionRetention(deps, retention, { boundCollections });
   const calls = await sweepCallLog(deps, retention.callLogDays);
   const failures = await trimFailedJobs(deps, retention.failedJobs);
-  const total = sessions.sessions + sessions.deliveries + calls + failures;
+  const evaluations = await sweepEvaluationRetention(deps, retention);
+  const total = sessions.sessions + sessions.deliveries + calls + failures + evaluations.runs;
   if (total === 0) return undefined;
   return `retention sweep removed ${sessions.sessions} session(s) (${sessions.turns} turn(s), ${sessions.messages} `
     + `message(s), ${sessions.bindings} thread or session key binding(s)) finished over ${retention.sessionDays} `
     + `days ago, ${sessions.deliveries} claimed firing id(s), `
-    + `${calls} call log entr(ies) and ${failures} failure record(s)`;
+    + `${calls} call log entr(ies), ${failures} failure record(s) and ${evaluations.runs} evaluation run(s) `
+    + `(${evaluations.calls} recorded model call(s))`;
 }
 
 /** Declares the indexes and runs the sweep every {@link RETENTION_SWEEP_INTERVAL_MS}; `stop` ends it. */
