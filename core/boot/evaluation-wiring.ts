@@ -18,12 +18,12 @@ import {
 } from '../agent/hosting.ts';
 import { evaluateBuild, passingRunOf } from '../evaluation/gate.ts';
 import { modelsForCase } from '../evaluation/cassette-store.ts';
+import { meteredJudgeCall } from '../evaluation/judge-call.ts';
 import type { EvaluationDeps, EvaluationRunnerDeps } from '../evaluation/evaluation-runs.ts';
 import { EVALUATION_QUEUE } from '../evaluation/model.ts';
 import { sessionDriver } from '../evaluation/session-driver.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
 import type { ModelProvider, ModelUsage } from '../ports/model-provider.ts';
-import { NO_USAGE } from '../model/cost.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
 import type { WorkflowView } from '../session/workflow-view.ts';
@@ -119,16 +119,15 @@ export function evaluationRunnerDeps(
       presentVariables: [],
       judge: async (request) => {
         const view = await parts.workflowOf(run.buildId, evaluationCase.workflow);
-        let text = '';
-        let usage = NO_USAGE;
         const models = await modelsForCase(parts, parts.models, { runId: run._id, caseId: evaluationCase.id });
-        const model = request.model ?? view.model;
-        const events = models.stream({ model, messages: request.messages, promptCache: parts.promptCache });
-        for await (const event of events) {
-          if (event.type === 'text') text += event.text;
-          if (event.type === 'finish') usage = event.usage;
-        }
-        return { text, usage, costUsd: parts.costOf(model, usage) };
+        const scope = { orgId: run.orgId, agentId: run.agentId, environment: run.environment };
+        return meteredJudgeCall(parts, { ...scope, workflow: evaluationCase.workflow }, {
+          models,
+          model: request.model ?? view.model,
+          messages: request.messages,
+          promptCache: parts.promptCache,
+          costOf: parts.costOf,
+        });
       },
     }),
   };
