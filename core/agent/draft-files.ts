@@ -11,6 +11,7 @@ import { PlatformError } from '../ports/platform-error.ts';
 import { loadAgent } from './agent-access.ts';
 import { withAgentLock } from './agent-lock.ts';
 import { commitDraft, loadEnvironment, readDraftFiles } from './drafts.ts';
+import type { AgentFile } from './documents.ts';
 import type { AgentCaller, AgentDeps } from './hosting-model.ts';
 
 /** Where a draft file is: the agent (id or slug), the environment and the path. */
@@ -31,32 +32,42 @@ export interface DraftFileText {
 const digestOf = (deps: Pick<AgentDeps, 'ids'>, text: string) => deps.ids.sha256Hex(text);
 
 /**
- * The paths of the environment's draft, sorted, with their sizes (characters).
+ * The files of the environment's draft.
  * @throws PlatformError `agent_not_found`/`environment_not_found` (404), `agent_role_required` (403)
+ */
+export async function readDraft(
+  deps: AgentDeps,
+  caller: AgentCaller,
+  ref: { agentId: string; envName: string },
+): Promise<AgentFile[]> {
+  const agent = await loadAgent(deps, caller, ref.agentId, { role: 'maintainer' });
+  const env = await loadEnvironment(deps, agent, ref.envName);
+  return readDraftFiles(deps, agent._id, env.name, true);
+}
+
+/**
+ * The paths of the environment's draft, sorted, with their sizes (characters).
+ * @throws as {@link readDraft}
  */
 export async function listDraftFiles(
   deps: AgentDeps,
   caller: AgentCaller,
   ref: { agentId: string; envName: string },
 ): Promise<{ path: string; size: number }[]> {
-  const agent = await loadAgent(deps, caller, ref.agentId, { role: 'maintainer' });
-  const env = await loadEnvironment(deps, agent, ref.envName);
-  const files = await readDraftFiles(deps, agent._id, env.name, true);
+  const files = await readDraft(deps, caller, ref);
   return files.map((f) => ({ path: f.path, size: f.text.length })).sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 
 /**
  * One file of the environment's draft, or undefined when the draft has none at `path`.
- * @throws as {@link listDraftFiles}
+ * @throws as {@link readDraft}
  */
 export async function readDraftFile(
   deps: AgentDeps,
   caller: AgentCaller,
   ref: DraftFileRef,
 ): Promise<DraftFileText | undefined> {
-  const agent = await loadAgent(deps, caller, ref.agentId, { role: 'maintainer' });
-  const env = await loadEnvironment(deps, agent, ref.envName);
-  const file = (await readDraftFiles(deps, agent._id, env.name, true)).find((f) => f.path === ref.path);
+  const file = (await readDraft(deps, caller, ref)).find((f) => f.path === ref.path);
   return file ? { path: file.path, text: file.text, digest: await digestOf(deps, file.text) } : undefined;
 }
 
@@ -93,7 +104,7 @@ export interface DraftFileChange extends DraftFileRef {
  * a file never read may only be created.
  * @returns the file after the change (undefined after a delete) and the draft's new commit
  * @throws DraftFileChangedError `file_changed` (409) with the file as it is now; PlatformError `not_found` (404) for
- *   a delete of a file the draft does not hold; `invalid_argument` (400) for a bad path; as {@link listDraftFiles};
+ *   a delete of a file the draft does not hold; `invalid_argument` (400) for a bad path; as {@link readDraft};
  *   `agent_busy` (409)
  */
 export async function changeDraftFile(

@@ -80,6 +80,8 @@ export interface GatedBuild {
   environment: string;
   buildId: string;
   commitId: string;
+  /** The build's files (its cases among them). */
+  files: AgentFile[];
 }
 
 /**

@@ -26,6 +26,7 @@ export {
   type DraftFileRef,
   type DraftFileText,
   listDraftFiles,
+  readDraft,
   readDraftFile,
 } from './draft-files.ts';
 export { type PublishedAgent, type PublishedWorkflow, readPublishedAgent } from './published-workflows.ts';

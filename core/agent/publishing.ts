@@ -196,6 +196,7 @@ export async function publishEnvironment(
     environment: envName,
     buildId,
     commitId,
+    files: built.files,
   };
   const verdict = await gate.evaluate(build, caller.subject);
   if (!verdict.passed) {

@@ -76,8 +76,7 @@ export function evaluationGatePort(parts: SessionStoreDeps & { queue: JobQueue |
   };
   return {
     evaluate: async (build, requestedBy) => {
-      const { orgId, agentId, agentSlug: slug, environment, buildId, commitId } = build;
-      const files = (await readBuildById(parts, buildId)).files;
+      const { orgId, agentId, agentSlug: slug, environment, buildId, commitId, files } = build;
       const of = { agent: { orgId, agentId, slug }, environment, build: { buildId, commitId, files } };
       return evaluateBuild(deps, { ...of, startedBy: requestedBy });
     },

@@ -17,11 +17,10 @@ import {
   DraftFileChangedError,
   formatAgentProblem,
   listDraftFiles,
+  readDraft,
   readDraftFile,
 } from '../agent/hosting.ts';
-import { loadEnvironment, readDraftFiles } from '../agent/drafts.ts';
 import { validateAgentRepository } from '../agent/validate.ts';
-import { loadAgent } from '../agent/agent-access.ts';
 import type { ModelToolDefinition } from '../ports/model-provider.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { checkDesignPath, LAYOUT_TEXT } from './layout.ts';
@@ -196,9 +195,6 @@ async function perform(
 
 /** The validator's answer on the draft: ok, every problem located, the counts. */
 async function validateDraft(hosting: AgentDeps, context: DesignContext) {
-  const agent = await loadAgent(hosting, context.caller, context.agentId, { role: 'maintainer' });
-  const env = await loadEnvironment(hosting, agent, context.envName);
-  const files = await readDraftFiles(hosting, agent._id, env.name, true);
-  const result = validateAgentRepository(files);
+  const result = validateAgentRepository(await readDraft(hosting, context.caller, context));
   return { ok: result.ok, problems: result.problems.map(formatAgentProblem), counts: result.counts };
 }

@@ -58,7 +58,8 @@ export async function evaluateBuild(
     return { runId: '', passed: false, summary: `its draft has no case to run (${error.message})` };
   }
   await queueRun(deps, { ...record, draft: true, origin: 'publish' });
-  const deadline = deps.clock.now().getTime() + (deps.waitMs ?? GATE_WAIT_MS);
+  const waitMs = deps.waitMs ?? GATE_WAIT_MS;
+  const deadline = deps.clock.now().getTime() + waitMs;
   for (;;) {
     const run = await runsOf(deps).findOne({ _id: record._id });
     if (run && finalEvaluationStatuses.includes(run.status)) {
@@ -67,10 +68,8 @@ export async function evaluateBuild(
     if (deps.clock.now().getTime() > deadline) {
       throw new PlatformError(
         'evaluation_timeout',
-        `The evaluation gate's run ${record._id} had not ended after ${
-          Math.round((deps.waitMs ?? GATE_WAIT_MS) / 1000)
-        }` +
-          ' s; see it with `cairn eval show` and publish again when it has.',
+        `The evaluation gate's run ${record._id} had not ended after ${Math.round(waitMs / 1000)} s; see it with ` +
+          '`cairn eval show` and publish again when it has.',
         { status: 504 },
       );
     }

@@ -10,9 +10,8 @@
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SessionValue } from '../session/model.ts';
 import { readThread, sessionsOf } from '../session/session-store.ts';
-import { checkSpendCaps } from '../session/spend.ts';
-import { deliverFiring, type Firing, type FiringTarget, openFiredSession } from '../session/firings.ts';
-import { openAtTrigger, takeDecision, takeReply, type TurnQueueDeps } from '../session/sessions.ts';
+import { deliverFiring, type FiringTarget, openFiredSession } from '../session/firings.ts';
+import { checkStart, openAtTrigger, takeDecision, takeReply, type TurnQueueDeps } from '../session/sessions.ts';
 import type { WorkflowView } from '../session/workflow-view.ts';
 import type { EvaluationCase } from './cases.ts';
 import type { EvaluationRunRecord } from './model.ts';
@@ -88,31 +87,6 @@ export function deliveryPayload(
   return { deliveryId, ...(trigger.type === 'webhook' ? webhook : {}), ...mapping };
 }
 
-/** The target and firing of a delivery as openFiredSession's arguments. */
-const spread = (d: { target: FiringTarget; firing: Firing }): [FiringTarget, Firing] => [d.target, d.firing];
-
-/**
- * The checks of every start before a delivery opens a case's session: the workflow not disabled, the spend caps.
- * @throws PlatformError `workflow_disabled` (409), `spend_cap_reached` (429)
- */
-async function checkOpen(
-  deps: TurnQueueDeps,
-  view: WorkflowView,
-  run: Pick<EvaluationRunRecord, 'orgId' | 'agentId' | 'environment'>,
-  workflow: string,
-): Promise<void> {
-  if (view.disabled) {
-    throw new PlatformError(
-      'workflow_disabled',
-      `Workflow "${workflow}" is disabled in environment "${run.environment}".`,
-      {
-        status: 409,
-      },
-    );
-  }
-  await checkSpendCaps(deps, { orgId: run.orgId, agentId: run.agentId, environment: run.environment, workflow });
-}
-
 /** The driver of `evaluationCase` of `run`. */
 export function sessionDriver(
   deps: SessionDriverDeps,
@@ -123,6 +97,11 @@ export function sessionDriver(
     const session = await sessionsOf(deps).findOne({ _id: sessionId });
     if (!session) throw new PlatformError('not_found', `the case's session ${sessionId} is gone`, { status: 404 });
     return session;
+  };
+  const mark = {
+    runId: run._id,
+    caseId: evaluationCase.id,
+    ...(evaluationCase.case.mocks ? { mocks: evaluationCase.case.mocks } : {}),
   };
   let delivered = 0;
   /** The target and firing of the case's next `deliver` step. */
@@ -144,18 +123,14 @@ export function sessionDriver(
       '"trigger".';
     return { target, firing: { payload, message, evaluation: mark } };
   };
-  const mark = {
-    runId: run._id,
-    caseId: evaluationCase.id,
-    ...(evaluationCase.case.mocks ? { mocks: evaluationCase.case.mocks } : {}),
-  };
   return {
     async open(_case, first: CaseAction | undefined) {
       const view = await deps.workflowOf(run.buildId, evaluationCase.workflow);
       if (first !== undefined && 'deliver' in first) {
         // A delivery opens the session as its trigger's firing would (the checks of every start made first).
-        await checkOpen(deps, view, run, evaluationCase.workflow);
-        const { session } = await openFiredSession(deps, ...spread(await delivery(first.deliver)));
+        await checkStart(deps, { ...run, workflow: evaluationCase.workflow, view });
+        const { target, firing } = await delivery(first.deliver);
+        const { session } = await openFiredSession(deps, target, firing);
         return { sessionId: session._id };
       }
       const { session } = await openAtTrigger(deps, {

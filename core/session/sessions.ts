@@ -14,7 +14,7 @@ import { finalStatuses, type SessionRecord, type SessionValue, type SpendPeriod,
 import { checkAttributes } from './rules.ts';
 import { moveSessionOn, openSessionWithTurn } from './queued-turns.ts';
 import { readThread, sessionsOf, type SessionStoreDeps, turnsOf } from './session-store.ts';
-import { checkSpendCaps, writeSpendCap } from './spend.ts';
+import { checkSpendCaps, type SpendScope, writeSpendCap } from './spend.ts';
 import { entryStateOf, type WorkflowView } from './workflow-view.ts';
 
 /** The member acting. */
@@ -102,18 +102,15 @@ export async function startSession(
 export type OpenTarget = ResolvedWorkflow & { workflow: string };
 
 /**
- * Opens a root session of `target` at the entry state of `options.trigger` (default: its manual trigger) with the
- * firing arguments `variables` (locked), and queues its first turn (`message`, if any): the checks every start
- * makes (the workflow not disabled, the spend caps, the variables' names and values). Shared by
- * {@link startSession} and evaluation cases (core/evaluation, `evaluation` marking the session).
- * @throws PlatformError `workflow_disabled` (409), `spend_cap_reached` (429), `trigger_not_found` (404),
- *   `invalid_attribute` (400), `queue_unavailable` (503)
+ * The checks every start of a root session of `target` makes before anything is written: the workflow not disabled,
+ * its spend caps not reached. Shared by {@link openAtTrigger} and an evaluation case opened by a delivery.
+ * @returns the spend scope of `target`
+ * @throws PlatformError `workflow_disabled` (409), `spend_cap_reached` (429)
  */
-export async function openAtTrigger(
-  deps: TurnQueueDeps,
-  target: OpenTarget,
-  options: Pick<StartOptions, 'trigger' | 'message' | 'variables'> & Pick<SessionRecord, 'evaluation'>,
-): Promise<{ session: SessionRecord; turn: TurnRecord }> {
+export async function checkStart(
+  deps: Pick<TurnQueueDeps, 'docs' | 'clock'>,
+  target: Pick<OpenTarget, 'orgId' | 'agentId' | 'environment' | 'workflow'> & { view: Pick<WorkflowView, 'disabled'> },
+): Promise<SpendScope> {
   if (target.view.disabled) {
     throw new PlatformError(
       'workflow_disabled',
@@ -128,6 +125,23 @@ export async function openAtTrigger(
     workflow: target.workflow,
   };
   await checkSpendCaps(deps, scope);
+  return scope;
+}
+
+/**
+ * Opens a root session of `target` at the entry state of `options.trigger` (default: its manual trigger) with the
+ * firing arguments `variables` (locked), and queues its first turn (`message`, if any): the checks every start
+ * makes (the workflow not disabled, the spend caps, the variables' names and values). Shared by
+ * {@link startSession} and evaluation cases (core/evaluation, `evaluation` marking the session).
+ * @throws PlatformError `workflow_disabled` (409), `spend_cap_reached` (429), `trigger_not_found` (404),
+ *   `invalid_attribute` (400), `queue_unavailable` (503)
+ */
+export async function openAtTrigger(
+  deps: TurnQueueDeps,
+  target: OpenTarget,
+  options: Pick<StartOptions, 'trigger' | 'message' | 'variables'> & Pick<SessionRecord, 'evaluation'>,
+): Promise<{ session: SessionRecord; turn: TurnRecord }> {
+  const scope = await checkStart(deps, target);
   const entry = entryStateOf(target.view, options.trigger);
   const variables = checkAttributes(options.variables ?? {}, {}) as Record<string, SessionValue>;
   return openSessionWithTurn(
