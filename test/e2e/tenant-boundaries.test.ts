@@ -115,6 +115,8 @@ describe('another organization\'s resources', () => {
       ['POST', `/api/orgs/${ada.org}/invitations`, { email: 'bob@example.com' }],
       ['GET', `/api/orgs/${ada.org}/agents`], ['POST', `/api/orgs/${ada.org}/agents`, { slug: 'stolen' }],
       ['GET', agent], ['GET', env], ['PUT', `${env}/files`, { files: [{ path: 'NOTES.md', text: 'x' }] }],
+      ['PATCH', env, { evaluationGate: true }],
+      ['GET', `${env}/evaluations`], ['POST', `${env}/evaluations`, {}], ['GET', `${env}/evaluations/ev-1`],
       ['POST', `${env}/publish`], ['POST', `${env}/promote`, { to: 'staging' }],
       ['GET', `${agent}/operations/${ada.operation}`],
       ['GET', `${env}/connections`], ['GET', `${env}/connections/front`],
@@ -163,6 +165,8 @@ describe('another organization\'s resources', () => {
       expect(answer.status, `${path}: ${answer.text}`).toBe(200);
     }
     expect((await as('ada', 'GET', '/api/agents/front')).body.id).toBe(ada.agent);
+    const gate = await as('ada', 'PATCH', '/api/agents/front/environments/main', { evaluationGate: false });
+    expect([gate.status, gate.body.evaluationGate]).toEqual([200, false]);
     expect((await as('ada', 'GET', `/api/sessions?agent=front`)).body.sessions.map((s: { id: string }) => s.id))
       .toContain(ada.session);
     expect((await as('ada', 'PATCH', `/api/sessions/${ada.session}/attributes`, { topic: 'salary' })).body.attributes)
