@@ -166,8 +166,25 @@ export interface StartedWebApp {
  * @param port - the public PORT, when it must be known before (an OpenID client's redirect URIs)
  */
 export async function startWebApp(env: Record<string, string>, port?: number): Promise<StartedWebApp> {
+  // A port freePort chose can be taken by another test's process before scripts/start binds it (the kernel hands
+  // out the same ephemeral range): scripts/start then refuses, naming the variable, and a fresh choice is made.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startWebAppOnce(env, port);
+    } catch (error) {
+      const taken = /\b([A-Z_]*PORT)=\d+ is taken on 127\.0\.0\.1/.exec(String(error))?.[1];
+      const raced = taken !== undefined && !(taken === 'PORT' && port !== undefined);
+      if (!raced || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startWebAppOnce(env: Record<string, string>, port?: number): Promise<StartedWebApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cairn-web-'));
-  const ports = { PORT: port ?? await freePort(), API_PORT: await freePort(), SEMANTIC_MCP_PORT: await freePort(), CAIRN_EMBEDDED_QUEUE_PORT: await freePort() };
+  const ports = {
+    PORT: port ?? await freePort(), API_PORT: await freePort(), SEMANTIC_MCP_PORT: await freePort(),
+    CAIRN_EMBEDDED_QUEUE_PORT: await freePort(),
+  };
   const run = runStartScript({
     ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), CAIRN_DATA_DIR: dataDir, HOST: '', CAIRN_PROXY_BIND: '', PLATFORM_CONFIG: '', PLATFORM_CONFIG_FILE: '',
     CAIRN_MODEL_BASE_URL: '', CAIRN_MODEL: '', CAIRN_MODEL_API_KEY: '', CAIRN_MODEL_PROVIDER: '', CAIRN_MODEL_PRICES: '', ...env,
