@@ -27,7 +27,7 @@ const domainUses: Record<string, string[]> = {
   connection: ['session', 'agent', 'org'],
   trigger: ['session', 'connection', 'agent'],
   evaluation: ['session', 'agent', 'model'],
-  design: ['agent'],
+  design: ['agent', 'session', 'connection'],
 };
 /** Layers of core/ that are not domains. */
 const layers = ['ports', 'adapters', 'testing', 'boot'];

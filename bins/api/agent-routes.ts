@@ -3,6 +3,7 @@
  * - `POST /api/orgs/:org/agents` {slug} (agents:create), `GET /api/orgs/:org/agents`, `GET /api/agents/:agent`;
  * - `GET /api/agents/:agent/environments/:env` (draft and published commit, counts, the agent's newest builds and
  *   the published workflows: core/agent/api-views.ts EnvironmentDetail; Reader);
+ * - `GET /api/agents/:agent/environments/:env/files` (Maintainer): the draft's files `{files: [{path, text}]}`;
  * - `PUT /api/agents/:agent/environments/:env/files` {files: [{path, text}], replace?, deletes?, message?}
  *   (Maintainer): sent as `application/json` (1 MiB) or, for a larger batch, the same JSON as
  *   `application/octet-stream` (an upload: 20 MiB, as the request rules give);
@@ -25,7 +26,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import {
-  agentCollections, createAgent, environmentView, getAgent, listAgents, operationView, readBuild, readEnvironment, readOperation, readPublishedAgent, requestOperation, saveDraft, setEnvironmentSettings,
+  agentCollections, createAgent, environmentView, getAgent, listAgents, operationView, readBuild, readEnvironment, readDraft, readOperation, readPublishedAgent, requestOperation, saveDraft, setEnvironmentSettings,
   type AgentCaller, type AgentDeps, type AgentRecord, type BuildRecord, type EnqueueOperation, type EnvironmentView, type OperationRequest, type OperationView,
 } from '../../core/agent/hosting.ts';
 import {
@@ -135,6 +136,8 @@ export function agentRoutes(env: AgentRouteDeps) {
       const changed = await setEnvironmentSettings(deps, caller, { agentId: params.agent, envName: params.env, settings });
       return json(environmentJson(changed));
     }), noParse)
+    // The draft's files (Maintainer): the Design tab's viewer and `cairn agent validate --agent --env`.
+    .get('/api/agents/:agent/environments/:env/files', route<Env>(async ({ params, caller }) => json({ files: await readDraft(deps, caller, { agentId: params.agent, envName: params.env }) })))
     .put('/api/agents/:agent/environments/:env/files', route<Env>(async ({ request, params, caller }) => {
       const body = await readFilesBody(request);
       const change = { files: body.files, replace: body.replace ?? false, ...(body.deletes ? { deletes: body.deletes } : {}), ...(body.message ? { message: body.message } : {}) };

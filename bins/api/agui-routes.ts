@@ -16,7 +16,7 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import { Elysia } from 'elysia';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
-import { servedChat, startAguiRun, type AguiRunDeps, type AguiRunInput } from '../../core/connection/agui-runs.ts';
+import { servedChat, startAguiRun, type AguiRunDeps, type AguiRunInput, type StartedRun } from '../../core/connection/agui-runs.ts';
 import { streamRun, type AguiStreamDeps } from '../../core/connection/agui-stream.ts';
 import { admitCaller, connectionByAddress, type AdmissionDeps } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
@@ -83,32 +83,54 @@ export function aguiRoutes(deps: AguiRouteDeps) {
           if (over) throw rateLimitedError(over);
         };
         const run = await startAguiRun(deps.runs, connection, admission.caller, { served, input, beforeTurn });
-        // A run's stream may be quiet for longer than the server's idle timeout (30 s) while its turn waits or the
-        // model thinks: it ends with the run (RUN_FINISHED or RUN_ERROR) or when the client goes, not on silence.
-        server?.timeout(request, 0);
-        const encoder = new EventEncoder({ accept: request.headers.get('accept') ?? undefined });
-        const abort = new AbortController();
-        let heartbeat: ReturnType<typeof setInterval> | undefined;
-        const body = new ReadableStream<Uint8Array>({
-          start: (controller) => {
-            heartbeat = startHeartbeat(encoder.getContentType(), (bytes) => controller.enqueue(bytes));
-            void streamRun(deps.runs, run, (event) => controller.enqueue(encoder.encodeBinary(event)), abort.signal)
-              .catch((error: Error) => {
-                deps.logger.error({ err: error.message, connection: connection.identifier }, 'AG-UI stream failed');
-                controller.enqueue(encoder.encodeBinary({ type: 'RUN_ERROR', message: 'The stream failed unexpectedly; the chat carries on. Send the next message on the same thread to see where it stands.', code: 'stream_failed' } as never));
-              })
-              .finally(() => {
-                clearInterval(heartbeat);
-                try { controller.close(); } catch { /* already closed */ }
-              });
-          },
-          cancel: () => { clearInterval(heartbeat); abort.abort(); },
-        });
-        return new Response(body, { headers: { ...cors, 'content-type': encoder.getContentType(), 'cache-control': 'no-store', 'x-accel-buffering': 'no' } });
+        return aguiStreamResponse(deps.runs, run, { request, server, headers: cors, logger: deps.logger, what: connection.identifier });
       } catch (error) {
         return withHeaders(errorToResponse(error, deps.logger), cors);
       }
     }, { parse: 'none' });
+}
+
+/** Where {@link aguiStreamResponse} streams to, and what it logs a failed stream under. */
+export interface AguiStreamTarget {
+  request: Request;
+  /** The server of the request (its idle timeout is lifted for the stream); absent in tests. */
+  server?: { timeout(request: Request, seconds: number): void } | null;
+  /** Headers added to the answer (CORS). */
+  headers: Record<string, string>;
+  logger: Logger;
+  /** What a failed stream's log line names (a connection's identifier, or a design chat). */
+  what: string;
+}
+
+/**
+ * The AG-UI event stream of a started run: server-sent events, or the protocol's binary encoding when Accept asks
+ * for it, with keep-alive comments while the run is quiet; a failed stream ends with RUN_ERROR `stream_failed`.
+ * Shared by the AG-UI endpoint and the design endpoint (bins/api/design-routes.ts).
+ */
+export function aguiStreamResponse(runs: AguiStreamDeps, run: StartedRun, target: AguiStreamTarget): Response {
+  const { request, logger } = target;
+  // A run's stream may be quiet for longer than the server's idle timeout (30 s) while its turn waits or the
+  // model thinks: it ends with the run (RUN_FINISHED or RUN_ERROR) or when the client goes, not on silence.
+  target.server?.timeout(request, 0);
+  const encoder = new EventEncoder({ accept: request.headers.get('accept') ?? undefined });
+  const abort = new AbortController();
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => {
+      heartbeat = startHeartbeat(encoder.getContentType(), (bytes) => controller.enqueue(bytes));
+      void streamRun(runs, run, (event) => controller.enqueue(encoder.encodeBinary(event)), abort.signal)
+        .catch((error: Error) => {
+          logger.error({ err: error.message, connection: target.what }, 'AG-UI stream failed');
+          controller.enqueue(encoder.encodeBinary({ type: 'RUN_ERROR', message: 'The stream failed unexpectedly; the chat carries on. Send the next message on the same thread to see where it stands.', code: 'stream_failed' } as never));
+        })
+        .finally(() => {
+          clearInterval(heartbeat);
+          try { controller.close(); } catch { /* already closed */ }
+        });
+    },
+    cancel: () => { clearInterval(heartbeat); abort.abort(); },
+  });
+  return new Response(body, { headers: { ...target.headers, 'content-type': encoder.getContentType(), 'cache-control': 'no-store', 'x-accel-buffering': 'no' } });
 }
 
 /** Seconds between the comment lines that keep a quiet event stream open through the front proxy's upstream timeout. */

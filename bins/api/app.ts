@@ -46,6 +46,7 @@ import { semanticPlaygroundRoutes } from './semantic-playground-routes.ts';
 import { semanticAccessRoutes } from './semantic-access-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { evaluationRoutes } from './evaluation-routes.ts';
+import { designRoutes } from './design-routes.ts';
 import { evaluationDeps } from '../../core/boot/evaluation-wiring.ts';
 import { chatRoutes } from './chat-routes.ts';
 import { sessionDeps } from '../../core/boot/session-wiring.ts';
@@ -192,6 +193,11 @@ export function createApiApp(parts: ApiAppParts) {
     .use(chatRoutes({ deps: { docs, builds }, logger, callerOf, prepare: prepareCaller }))
     .use(evaluationRoutes({
       deps: evaluationDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, hosting: agentDeps }),
+      logger, callerOf, prepare: prepareCaller,
+    }))
+    .use(designRoutes({
+      runs: { ...endpointCalls, hosting: agentDeps, ...(parts.config.designAgent ? { designModel: parts.config.designAgent.model } : {}) },
+      stream: { ...endpointCalls, now: () => Date.now(), textDeltas: parts.textDeltas },
       logger, callerOf, prepare: prepareCaller,
     }))
     .onError(({ code }) => {

@@ -8,7 +8,7 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { validateAgentRepository, type AgentFile, type AgentValidation } from '../../core/agent/index.ts';
-import { CliError, type ApiTarget } from './api-client.ts';
+import { callApi, CliError, type ApiTarget } from './api-client.ts';
 import { importAgentCommand, type AgentImportOptions } from './agent-import.ts';
 import type { CommandOutput } from './semantic-commands.ts';
 import { terminalSafe } from './terminal-text.ts';
@@ -53,10 +53,18 @@ export function problemLine(problem: AgentValidation['problems'][number]): strin
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-async function validateCommand(args: string[]): Promise<AgentCommandOutput> {
-  const dir = args[0];
-  if (!dir || args.length > 1) throw new CliError('usage: cairn agent validate <dir>', 2);
-  const result = validateAgentRepository(await readAgentDirectory(dir));
+const validateUsage = 'usage: cairn agent validate <dir>, or cairn agent validate --agent <slug> --env <name> (the draft)';
+
+async function validateCommand(args: string[], target?: ApiTarget, options: AgentImportOptions = {}): Promise<AgentCommandOutput> {
+  const draft = args.length === 0 && options.agent !== undefined;
+  if (draft && (!options.env || !target)) throw new CliError(validateUsage, 2);
+  if (!draft && (!args[0] || args.length > 1)) throw new CliError(validateUsage, 2);
+  // --agent/--env: the environment's draft as the server holds it (GET …/files, Maintainer), checked here.
+  const dir = draft ? `${options.agent} (${options.env} draft)` : args[0]!;
+  const files = draft
+    ? (await callApi<{ files: AgentFile[] }>(target!, 'GET', `/api/agents/${encodeURIComponent(options.agent!)}/environments/${encodeURIComponent(options.env!)}/files`)).files
+    : await readAgentDirectory(dir);
+  const result = validateAgentRepository(files);
   if (!result.ok) {
     const lines = [...result.problems.map(problemLine), `${terminalSafe(dir, { newlines: false })}: ${plural(result.problems.length, 'problem')}; fix them and run cairn agent validate again`];
     return { data: result, human: lines.join('\n'), exitCode: 1 };
@@ -73,7 +81,7 @@ async function validateCommand(args: string[]): Promise<AgentCommandOutput> {
  */
 export async function runAgent(args: string[], target?: ApiTarget, options: AgentImportOptions = {}): Promise<AgentCommandOutput> {
   const [command, ...rest] = args;
-  if (command === 'validate') return validateCommand(rest);
+  if (command === 'validate') return validateCommand(rest, target, options);
   if (command === 'import' && target) return importAgentCommand(target, rest, options);
   throw new CliError(`unknown agent command "${command ?? ''}" (see cairn --help)`, 2);
 }

@@ -16,6 +16,7 @@ import { runSemantic, type CommandOutput } from './semantic-commands.ts';
 import { runSession } from './session-commands.ts';
 import { runEval } from './eval-commands.ts';
 import { runEnvironment } from './environment-commands.ts';
+import { runDesign } from './design-command.ts';
 import { terminalSafe, terminalSafeJson } from './terminal-text.ts';
 
 const help = `cairn — operate a cairn instance
@@ -34,8 +35,9 @@ Semantic models:
   semantic improvements <slug>                         improvement requests agents submitted
 
 Agents:
-  agent validate <dir>                                 check an agent repository (AGENTS.md, workflows/, skills/)
-                                                       offline; prints file:line:col key: message per problem
+  agent validate <dir> | --agent <slug> --env <name>  check an agent repository (AGENTS.md, workflows/, skills/)
+                                                       on disk, or an environment's draft; prints
+                                                       file:line:col key: message per problem
   agent import <dir> --agent <slug> [--org <id>] [--env <name>] [--publish]
                                                        create the agent when missing, save the files to the
                                                        environment's draft (default main), publish with --publish
@@ -63,6 +65,11 @@ Evaluations (the workflows/<slug>/tests/*.test.yaml cases of the published build
   environment set <agent> --env <name> --evaluation-gate on|off
                                                        with the gate on, a publish runs the draft's cases first and
                                                        is refused when one fails; a promotion needs a passing run
+
+The design agent (Maintainer of the agent; it changes the environment's draft only, never publishes):
+  design <agent> --env <name> --message TEXT [--thread ID]
+                                                       one message; prints the reply as it streams, each tool it
+                                                       calls on stderr, and "thread <id>" to continue with --thread
 
 Incoming connections (<agent> is an agent id or slug):
   connection create --agent <slug> --env <name> --id <identifier> --protocol agui|mcp|webhook --auth public|bearer|oidc
@@ -104,7 +111,7 @@ async function main(argv: string[]): Promise<number> {
         id: { type: 'string' }, protocol: { type: 'string' }, auth: { type: 'string' }, issuer: { type: 'string' }, audience: { type: 'string' },
         'jwks-url': { type: 'string' }, algorithms: { type: 'string' }, origins: { type: 'string' }, rate: { type: 'string' },
         case: { type: 'string' }, junit: { type: 'string' }, draft: { type: 'boolean' }, 'evaluation-gate': { type: 'string' },
-        record: { type: 'boolean' }, replay: { type: 'string' },
+        record: { type: 'boolean' }, replay: { type: 'string' }, thread: { type: 'string' },
       },
     });
   } catch (error) {
@@ -123,6 +130,7 @@ async function main(argv: string[]): Promise<number> {
     else if (group === 'session') out = await runSession(target, rest, values, { note });
     else if (group === 'eval') out = await runEval(target, rest, { ...values, note });
     else if (group === 'environment') out = await runEnvironment(target, rest, values);
+    else if (group === 'design') out = await runDesign(target, rest, { ...values, note, write: (text) => process.stdout.write(terminalSafe(text)) });
     else if (group === 'connection') out = await runConnection(target, rest, values);
     else if (group === 'deployment') out = await runDeployment(target, rest, values);
     else if (group === 'semantic') out = await runSemantic(target, rest, { ...values, token: values['token-id'] }, note);

@@ -24,7 +24,9 @@ import { isCompiledExecutable } from '../../core/adapters/runtime/app-directory.
 import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/worker/index.ts';
 import { createRemoteWorkerLauncher } from '../../core/adapters/worker-host/index.ts';
 import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../../core/trigger/completion-firings.ts';
-import { enqueueTurnJob, ensureTurnJob, TURN_QUEUE } from '../../core/session/turn-jobs.ts';
+import { DESIGN_TURN_QUEUE, enqueueTurnJob, ensureTurnJob, TURN_QUEUE } from '../../core/session/turn-jobs.ts';
+import { designRunnerDeps } from '../../core/boot/design-wiring.ts';
+import { ensureDesignIndexes } from '../../core/design/design-runtime.ts';
 import { runWebhookJob, type WebhookJob } from '../../core/trigger/webhook-firings.ts';
 import { fireDueSchedules, SCHEDULE_SWEEP_INTERVAL_MS } from '../../core/trigger/schedule-firings.ts';
 import { enqueueDuePolls, POLL_QUEUE, POLL_SWEEP_INTERVAL_MS, type PollJob } from '../../core/trigger/poll-sweep.ts';
@@ -84,6 +86,7 @@ await ensureSessionIndexes(docs);
 await ensureDeliveryIndexes(docs);
 await ensureCallbackIndexes(docs);
 await ensureEvaluationIndexes(docs);
+await ensureDesignIndexes(docs);
 // Failed jobs kept within the retention settings, each recorded in failed_jobs without its payload; the retention
 // sweep (one dispatcher at a time) removes what is past its retention (./retention-sweep.ts).
 const queue = stores.redis ? createBullJobQueue({
@@ -152,6 +155,11 @@ const operationDeps = {
   // A gated publish runs the draft's cases through the evaluations queue; a gated promotion reads the runs.
   evaluationGate: evaluationGatePort({ ...store, queue }),
 };
+// Design chats' turns: the designAgent model, the design workflow and tools, in turn workers like any turn.
+const designTurnDeps = designRunnerDeps({
+  turns: turnDeps, config: boot.config, services: catalog, queue: queue ?? undefined,
+  hosting: operationHostingDeps({ ...store, scratchDir: env.scratchDir }),
+});
 const enqueueTurn = async (turnId: string) => { if (queue) await enqueueTurnJob(queue, turnId); };
 /** A step of an evaluation case may take a turn's wall time and a minute more before the case fails. */
 const evaluationRunner = evaluationRunnerDeps({
@@ -207,6 +215,12 @@ async function startWork(): Promise<void> {
         runningTurns.add(turnId);
         try { await runQueuedTurn(turnDeps, turnId); } finally { runningTurns.delete(turnId); }
       }), { concurrency: env.workers.turn.slots * 2 }),
+      // Without a designAgent section no design chat starts (the API refuses), so none is queued.
+      ...(designTurnDeps ? [queue.consume(DESIGN_TURN_QUEUE, logged(DESIGN_TURN_QUEUE, async (job) => {
+        const { turnId } = job.data as { turnId: string };
+        runningTurns.add(turnId);
+        try { await runQueuedTurn(designTurnDeps, turnId); } finally { runningTurns.delete(turnId); }
+      }), { concurrency: env.workers.turn.slots * 2 })] : []),
       queue.consume(TRIGGER_QUEUE, logged(TRIGGER_QUEUE, async (job) => {
         const firingDeps = { ...store, enqueueTurn, builds };
         if (job.name === 'completion') await runCompletionFiring(firingDeps, (job.data as { firing: CompletionFiring }).firing);
@@ -254,7 +268,7 @@ async function startWork(): Promise<void> {
     };
     sweepTriggerCalls();
     pollTimer = setInterval(sweepTriggerCalls, POLL_SWEEP_INTERVAL_MS);
-    log(`dispatcher running: queues ${TURN_QUEUE} (${env.workers.turn.slots} turn slots), ${TRIGGER_QUEUE}, ${POLL_QUEUE} and ${ENVIRONMENT_OPERATIONS_QUEUE}; park sweep every ${PARK_SWEEP_INTERVAL_MS / 1000} s; schedules every ${SCHEDULE_SWEEP_INTERVAL_MS / 1000} s; polls and callback activations every ${POLL_SWEEP_INTERVAL_MS / 1000} s (${env.triggerPollConcurrency} polls at once); data update sweep every 5 minutes`);
+    log(`dispatcher running: queues ${TURN_QUEUE} (${env.workers.turn.slots} turn slots), ${designTurnDeps ? `${DESIGN_TURN_QUEUE}, ` : ''}${TRIGGER_QUEUE}, ${POLL_QUEUE} and ${ENVIRONMENT_OPERATIONS_QUEUE}; park sweep every ${PARK_SWEEP_INTERVAL_MS / 1000} s; schedules every ${SCHEDULE_SWEEP_INTERVAL_MS / 1000} s; polls and callback activations every ${POLL_SWEEP_INTERVAL_MS / 1000} s (${env.triggerPollConcurrency} polls at once); data update sweep every 5 minutes`);
   } else {
     log('dispatcher running without a queue store (QUEUE_URL unset): no turn runs; data update sweep every 5 minutes');
   }

@@ -29,6 +29,7 @@ export {
   readDraft,
   readDraftFile,
 } from './draft-files.ts';
+export { type DraftChangedFile, type DraftChanges, draftChanges } from './draft-changes.ts';
 export { type PublishedAgent, type PublishedWorkflow, readPublishedAgent } from './published-workflows.ts';
 export {
   AgentInvalidError,

@@ -25,6 +25,7 @@ import { aguiThreadsCollection } from '../connection/agui-runs.ts';
 import { sessionKeyClaimsCollection } from '../session/session-key-claims.ts';
 import { FAILED_JOBS_COLLECTION } from '../jobs/failed-jobs.ts';
 import { evaluationCollections, evaluationSchemaVersion } from '../evaluation/model.ts';
+import { designCollections, designSchemaVersion } from '../design/design-runtime.ts';
 
 /**
  * The release's collections and data updates.
@@ -60,6 +61,9 @@ export function platformRelease(world?: ProjectUpdateWorld): ReleaseData {
     collections[name] = { baseline: 1, current: sessionSchemaVersion };
   }
   collections[sessionCollections.sessions] = { baseline: 1, current: sessionRecordSchemaVersion };
+  for (const name of Object.values(designCollections)) {
+    collections[name] = { baseline: 1, current: designSchemaVersion };
+  }
   for (const name of Object.values(evaluationCollections)) {
     collections[name] = { baseline: 1, current: evaluationSchemaVersion };
   }

@@ -18,6 +18,8 @@ export interface CatalogTool {
   description: string;
   /** JSON Schema of the tool's input object, as the service gives it. */
   inputSchema: Record<string, unknown>;
+  /** The name the model sees, when not `<collection>__<name>` (the design agent's tools: their own names). */
+  modelName?: string;
 }
 
 /** What a tool call gave back; a failed tool is a result too (it goes back to the model), never a throw. */
@@ -47,6 +49,11 @@ export interface ToolCallOptions {
    * per address (every call of a dispatcher comes from one address; docs/decisions.md D17 § 6).
    */
   agentId?: string;
+  /**
+   * The session the call is made in (from the turn record, never from a worker): the design agent's catalog
+   * (core/design/design-runtime.ts) finds its chat by it; service collections ignore it.
+   */
+  sessionId?: string;
 }
 
 /**

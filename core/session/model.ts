@@ -123,6 +123,12 @@ export const noUsage = (): UsageTotals => ({
  */
 export const sessionRecordSchemaVersion = 2 as const;
 
+/**
+ * The workflow slug of the design agent's chats (core/design): no build has it (`@` starts no slug), so no spend cap,
+ * trigger or workflow call names it. Source: issue "The design agent" § Runtime.
+ */
+export const designWorkflowSlug = '@design';
+
 /** A session record (collection `sessions`). */
 export interface SessionRecord {
   _id: string;
@@ -274,6 +280,8 @@ export interface SpendCapRecord {
 export interface SpendTotalRecord {
   _id: string;
   schemaVersion: typeof sessionSchemaVersion;
+  /** The agent's organization (counters written since the design agent's spend view; absent on older ones). */
+  orgId?: string;
   agentId: string;
   environment: string;
   workflow: string;

@@ -10,6 +10,7 @@
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { NextTurn, SessionRecord, SessionStatus, TurnKind, TurnRecord } from './model.ts';
+import { DESIGN_ID_PREFIX } from './turn-jobs.ts';
 import {
   insertSession,
   insertTurn,
@@ -22,13 +23,20 @@ import {
 /** What queuing a turn needs: the stores and the turn queue (job id = turn id; idempotent). */
 export type TurnQueueDeps = SessionStoreDeps & { enqueueTurn(turnId: string): Promise<void> };
 
-/** The outbox entry of a turn of `kind` with `input`, under a new turn id. */
+/**
+ * The outbox entry of a turn of `kind` with `input`, under a new turn id; a design chat's turn id takes the prefix of
+ * its session's (./turn-jobs.ts DESIGN_ID_PREFIX: it is queued on the design agent's queue).
+ */
 export function nextTurn(
   deps: Pick<SessionStoreDeps, 'clock' | 'ids'>,
   kind: TurnKind,
   input: TurnRecord['input'],
+  sessionId?: string,
 ): NextTurn {
-  return { turnId: deps.ids.newId(), kind, input, at: deps.clock.now() };
+  const design = sessionId?.startsWith(DESIGN_ID_PREFIX) === true;
+  const id = deps.ids.newId();
+  const turnId = design && !id.startsWith(DESIGN_ID_PREFIX) ? `${DESIGN_ID_PREFIX}${id}` : id;
+  return { turnId, kind, input, at: deps.clock.now() };
 }
 
 /**
@@ -113,7 +121,7 @@ export async function moveSessionOn(
   session: Pick<SessionRecord, '_id' | 'orgId'>,
   { filter, from, kind, input }: SessionMove,
 ): Promise<TurnRecord | undefined> {
-  const next = nextTurn(deps, kind, input);
+  const next = nextTurn(deps, kind, input, session._id);
   const move = { status: 'running', next, updatedAt: next.at };
   const { matched } = await sessionsOf(deps).updateOne({ ...filter, _id: session._id, status: from }, { $set: move });
   if (matched === 0) return undefined;

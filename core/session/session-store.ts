@@ -69,7 +69,7 @@ export async function ensureSessionIndexes(docs: DocumentStore): Promise<void> {
   });
 }
 
-/** The fields a new session is made from. */
+/** The fields a new session is made from (`_id`: a chosen id, default a new one). */
 export type NewSession =
   & Pick<
     SessionRecord,
@@ -89,6 +89,7 @@ export type NewSession =
   & Partial<
     Pick<
       SessionRecord,
+      | '_id'
       | 'startedBy'
       | 'parentId'
       | 'rootId'

@@ -10,7 +10,14 @@
  */
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { SessionChanges } from '../ports/session-changes.ts';
-import { finalStatuses, type SessionRecord, type SessionValue, type SpendPeriod, type TurnRecord } from './model.ts';
+import {
+  designWorkflowSlug,
+  finalStatuses,
+  type SessionRecord,
+  type SessionValue,
+  type SpendPeriod,
+  type TurnRecord,
+} from './model.ts';
 import { checkAttributes } from './rules.ts';
 import { moveSessionOn, openSessionWithTurn } from './queued-turns.ts';
 import { readThread, sessionsOf, type SessionStoreDeps, turnsOf } from './session-store.ts';
@@ -223,11 +230,21 @@ async function loadSession(
 /**
  * Refuses to answer a child session directly: a child is decided (or replied to, or cancelled) only through its
  * parent, whose pending work mirrors the child's; answering the child itself would run a second live turn. Refuses
- * a member's decision or reply to an evaluation case's session (its case's steps take them; a cancel is allowed).
+ * a member's decision or reply to an evaluation case's session (its case's steps take them; a cancel is allowed),
+ * and to a design chat (continued through its own endpoint).
  * @throws PlatformError `<what>_through_parent` (409) naming the parent session (same organization, visible);
- *   `evaluation_session` (409) naming the run and the case
+ *   `evaluation_session` (409) naming the run and the case; `design_session` (409) naming the design endpoint
  */
 function refuseChild(session: SessionRecord, what: 'decide' | 'reply' | 'cancel'): void {
+  if (session.workflow === designWorkflowSlug && what !== 'cancel') {
+    // A design chat is continued through its own endpoint, which checks the member may still change the draft.
+    throw new PlatformError(
+      'design_session',
+      `Session ${session._id} is a design chat: continue it in the Design tab (or POST ` +
+        `/api/agents/${session.agentId}/environments/${session.environment}/design), not here.`,
+      { status: 409 },
+    );
+  }
   if (session.evaluation && what !== 'cancel') {
     // An evaluation case's steps decide and reply: a member's answer would change what the case tests.
     throw new PlatformError(

@@ -209,9 +209,9 @@ async function prepareCounter(deps: Pick<SpendDeps, 'docs'>, counter: SpendCount
 }
 
 function counterFields(counter: SpendCounter): Record<string, unknown> {
-  const { agentId, environment, workflow } = counter.scope;
+  const { orgId, agentId, environment, workflow } = counter.scope;
   const { period, periodStart: start } = counter;
-  return { schemaVersion: sessionSchemaVersion, agentId, environment, workflow, period, periodStart: start };
+  return { schemaVersion: sessionSchemaVersion, orgId, agentId, environment, workflow, period, periodStart: start };
 }
 
 async function capReached(

@@ -111,6 +111,7 @@ export async function addSpend(
         $inc: { costUsd, committedNano: Math.round(costUsd * 1_000_000_000) },
         $set: {
           schemaVersion: sessionSchemaVersion,
+          orgId: scope.orgId,
           agentId: scope.agentId,
           environment: scope.environment,
           workflow: scope.workflow,

@@ -103,7 +103,7 @@ export function offeredTools(
       collection: tool.collection,
       name: tool.name,
       definition: {
-        name: modelToolName(tool.collection, tool.name),
+        name: tool.modelName ?? modelToolName(tool.collection, tool.name),
         description: tool.description,
         inputSchema: tool.inputSchema,
       },

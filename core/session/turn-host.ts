@@ -60,6 +60,11 @@ export interface ServiceTool {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /**
+   * The name the model sees; default `<collection>__<name>` (./rules.ts modelToolName). The design agent's tools are
+   * offered under their own names (`design_list_files`, …).
+   */
+  modelName?: string;
 }
 
 /** Everything a turn starts from. */

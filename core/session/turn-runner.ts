@@ -167,6 +167,7 @@ async function runInSlot(deps: TurnRunnerDeps, turnId: string, slot: WorkerSlot)
         signal,
         orgId: turn.orgId,
         agentId: await agentOfTurn(),
+        sessionId: turn.sessionId,
       }),
   }, turnId);
   // Settled before the worker is stopped, so nothing the dying worker reports can settle it another way.

@@ -38,6 +38,8 @@ describe('userCeilingClass (PLATFORM_USER_RATE_PER_MINUTE)', () => {
     ['POST', '/api/agents/a1/environments/main/workflows/w/evaluations', 'always'],
     ['POST', '/api/agents/a1/environments/main/evaluations', 'always'],
     ['POST', '/api/agents/a1/design-agent/turns', 'always'],
+    ['POST', '/api/agents/a1/environments/main/design', 'always'], ['GET', '/api/agents/a1/environments/main/design/changes', 'none'],
+    ['POST', '/api/agents/design/environments/main/publish', 'none'],
     ['POST', '/api/agents/a1/environments/main/triggers/t/replay', 'always'],
     ['POST', '/api/agents/a1/environments/main/connections/hooks/test', 'always'],
     ['GET', '/api/sessions', 'none'], ['POST', '/api/sessions/s1/cancel', 'none'],

@@ -70,6 +70,8 @@ const ceilingPaths = [
   /^\/api\/sessions\/[^/]+\/(?:reply|decide)\/?$/,
   /^\/api\/(?:[^/]+\/)*(?:evaluations|evaluate|design-agent|replay|replays)(?:\/|$)/,
   /^\/api\/agents\/[^/]+\/environments\/[^/]+\/connections\/[^/]+\/test\/?$/,
+  // A design chat's run (issue "The design agent": the per-person ceiling covers starting design-agent turns).
+  /^\/api\/agents\/[^/]+\/environments\/[^/]+\/design\/?$/,
 ];
 const memberRunPaths = /^\/api\/agui\/[^/]+\/?$/;
 
