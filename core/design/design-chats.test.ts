@@ -25,8 +25,14 @@ import { type DesignRunDeps, startDesignRun } from './design-chats.ts';
 import { type DesignChatRecord, designChatsCollection } from './design-runtime.ts';
 
 const owner: OrgCaller = { subject: 'sub-owner', email: 'owner@example.com' };
-const maintainer: OrgCaller = { subject: 'sub-maint', email: 'maint@example.com' };
-const reader: OrgCaller = { subject: 'sub-reader', email: 'reader@example.com' };
+const maintainer: OrgCaller = {
+  subject: 'sub-maint',
+  email: 'maint@example.com',
+};
+const reader: OrgCaller = {
+  subject: 'sub-reader',
+  email: 'reader@example.com',
+};
 const user: OrgCaller = { subject: 'sub-user', email: 'user@example.com' };
 
 const input = (text: string, threadId = '') => ({
@@ -59,7 +65,10 @@ describe('design chats', () => {
       clock,
       ids,
       lease: createMemoryLease(),
-      git: createObjectStoreGitRepo({ objectStore: objects, scratchDir: join(dir, 'scratch') }),
+      git: createObjectStoreGitRepo({
+        objectStore: objects,
+        scratchDir: join(dir, 'scratch'),
+      }),
       authority: orgAgentAuthority({ docs }),
       template: async () => builtinTemplate(),
       wait: async () => undefined,
@@ -78,10 +87,15 @@ describe('design chats', () => {
     await ensureAgentIndexes(docs);
     const orgId = (await createOrganization(hosting, owner, 'Acme'))._id;
     const group = (role: 'reader' | 'user' | 'maintainer') =>
-      createGroup(hosting, orgId, { name: role, agentRoles: [{ agent: '*', role }] });
+      createGroup(hosting, orgId, {
+        name: role,
+        agentRoles: [{ agent: '*', role }],
+      });
     await addMember(hosting, orgId, reader, [(await group('reader'))._id]);
     await addMember(hosting, orgId, user, [(await group('user'))._id]);
-    await addMember(hosting, orgId, maintainer, [(await group('maintainer'))._id]);
+    await addMember(hosting, orgId, maintainer, [
+      (await group('maintainer'))._id,
+    ]);
     await createAgent(hosting, owner, { orgId, slug: 'desk' });
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -98,42 +112,57 @@ describe('design chats', () => {
   it('opens a design session whose session and turn ids take the design queue', async () => {
     const started = await run(owner, 'A desk for expenses');
     expect(started.threadId).toBe(started.session._id);
-    expect(started.session).toMatchObject({ workflow: '@design', state: 'design', startedBy: owner.subject });
+    expect(started.session).toMatchObject({
+      workflow: '@design',
+      state: 'design',
+      startedBy: owner.subject,
+    });
     expect(queued).toEqual([started.turnId]);
     expect(turnQueueOf(started.turnId)).toBe('design-agent-turns');
   });
 
-  it('completes a chat whose process stopped after its record: the next run opens the session under its id', async () => {
+  const stopped = 'completes a chat whose process stopped after its record: the next run opens its session, same id';
+  it(stopped, async () => {
     const first = await run(owner, 'A desk for expenses');
     // The stop between the two writes: the chat's record stands, its session (and turn) never came.
     await sessionsOf(deps).deleteOne({ _id: first.session._id });
     const again = await run(owner, 'Are you there?', first.threadId);
     expect(again.threadId).toBe(first.threadId);
     expect(again.session._id).toBe(first.threadId);
-    expect(await sessionsOf(deps).findOne({ _id: first.threadId })).toMatchObject({ status: 'running' });
+    expect(await sessionsOf(deps).findOne({ _id: first.threadId }))
+      .toMatchObject({ status: 'running' });
     expect(turnQueueOf(again.turnId)).toBe('design-agent-turns');
-    const chats = await deps.docs.collection<DesignChatRecord>(designChatsCollection).find({});
+    const chats = await deps.docs.collection<DesignChatRecord>(
+      designChatsCollection,
+    ).find({});
     expect(chats).toHaveLength(1);
   });
 
-  it('is personal: another member\'s thread id opens a chat of the caller\'s own', async () => {
+  it("is personal: another member's thread id opens a chat of the caller's own", async () => {
     const mine = await run(owner, 'A desk for expenses');
     const theirs = await run(maintainer, 'Show me', mine.threadId);
     expect(theirs.threadId).not.toBe(mine.threadId);
     expect(theirs.session.startedBy).toBe(maintainer.subject);
   });
 
-  it('is 404 to a Reader and a User, naming nothing; 503 without a design agent; 409 while it answers', async () => {
+  const refusals = 'is 404 to a Reader and a User, naming nothing; 503 without a design agent; 409 while it answers';
+  it(refusals, async () => {
     for (const caller of [reader, user]) {
       const error = await run(caller, 'hello').catch((e: unknown) => e);
-      expect(isPlatformError(error, 'agent_not_found') && error.status).toBe(404);
+      expect(isPlatformError(error, 'agent_not_found') && error.status).toBe(
+        404,
+      );
     }
     const started = await run(owner, 'A desk for expenses');
-    const busy = await run(owner, 'And?', started.threadId).catch((e: unknown) => e);
+    const busy = await run(owner, 'And?', started.threadId).catch((
+      e: unknown,
+    ) => e);
     expect(isPlatformError(busy, 'turn_running') && busy.status).toBe(409);
     deps = { ...deps, designModel: undefined };
     const unset = await run(owner, 'hello').catch((e: unknown) => e);
-    expect(isPlatformError(unset, 'design_agent_not_configured') && unset.status).toBe(503);
+    expect(
+      isPlatformError(unset, 'design_agent_not_configured') && unset.status,
+    ).toBe(503);
     expect((unset as Error).message).toContain('CAIRN_MODEL_BASE_URL');
   });
 });

@@ -6,7 +6,7 @@
  * Source: issue "The design agent" § Runtime (usage and cost totalled per organization; a separate designAgent
  * spend view), § Front doors.
  */
-import type { AgentCaller, AgentDeps } from '../agent/hosting.ts';
+import { type AgentCaller, agentCollections, type AgentDeps, type AgentRecord } from '../agent/hosting.ts';
 import { designWorkflowSlug, sessionCollections, type SessionRecord, spendPeriods } from '../session/model.ts';
 import type { SpendPeriod, SpendTotalRecord } from '../session/model.ts';
 import { periodStart } from '../session/rules.ts';
@@ -39,14 +39,17 @@ export async function listDesignChats(
   ref: { agent: string; envName: string },
 ): Promise<DesignChatView[]> {
   const { agent, env } = await designTarget(hosting, caller, ref);
-  const chats = await hosting.docs.collection<DesignChatRecord>(designChatsCollection).find(
+  const chats = await hosting.docs.collection<DesignChatRecord>(
+    designChatsCollection,
+  ).find(
     { agentId: agent._id, envName: env.name, 'caller.subject': caller.subject },
     { sort: { createdAt: -1 }, limit: MAX_DESIGN_CHATS },
   );
   const sessions = new Map(
-    (await hosting.docs.collection<SessionRecord>(sessionCollections.sessions).find({
-      _id: { $in: chats.map((c) => c._id) },
-    })).map((s) => [s._id, s]),
+    (await hosting.docs.collection<SessionRecord>(sessionCollections.sessions)
+      .find({
+        _id: { $in: chats.map((c) => c._id) },
+      })).map((s) => [s._id, s]),
   );
   return chats.flatMap((chat) => {
     const session = sessions.get(chat._id);
@@ -65,8 +68,14 @@ export async function listDesignChats(
 export interface DesignSpendView {
   /** Per period: when it started (ISO) and what the design agent cost in it (USD). */
   periods: { period: SpendPeriod; periodStart: string; costUsd: number }[];
-  /** This month's cost per agent environment, largest first. */
-  agents: { agentId: string; environment: string; costUsd: number }[];
+  /** This month's cost per agent environment, largest first (the agent's slug and name; absent once deleted). */
+  agents: {
+    agentId: string;
+    slug?: string;
+    name?: string;
+    environment: string;
+    costUsd: number;
+  }[];
 }
 
 /** The design agent's spend in organization `orgId` now (the caller's right to see it is checked by the route). */
@@ -74,19 +83,40 @@ export async function designSpend(
   deps: Pick<AgentDeps, 'docs' | 'clock'>,
   orgId: string,
 ): Promise<DesignSpendView> {
-  const totals = deps.docs.collection<SpendTotalRecord>(sessionCollections.spendTotals);
+  const totals = deps.docs.collection<SpendTotalRecord>(
+    sessionCollections.spendTotals,
+  );
   const now = deps.clock.now();
   const periods: DesignSpendView['periods'] = [];
   let month: SpendTotalRecord[] = [];
   for (const period of spendPeriods) {
     const start = periodStart(period, now);
-    const counters = await totals.find({ orgId, workflow: designWorkflowSlug, period, periodStart: start });
+    const counters = await totals.find({
+      orgId,
+      workflow: designWorkflowSlug,
+      period,
+      periodStart: start,
+    });
     if (period === 'month') month = counters;
     const costUsd = counters.reduce((sum, c) => sum + c.costUsd, 0);
     periods.push({ period, periodStart: start.toISOString(), costUsd });
   }
-  const agents = month.filter((c) => c.costUsd > 0)
-    .map((c) => ({ agentId: c.agentId, environment: c.environment, costUsd: c.costUsd }))
+  const spent = month.filter((c) => c.costUsd > 0);
+  const records = await deps.docs.collection<AgentRecord>(
+    agentCollections.agents,
+  ).find({
+    _id: { $in: [...new Set(spent.map((c) => c.agentId))] },
+  });
+  const named = new Map(
+    records.map((a) => [a._id, { slug: a.slug, name: a.name }]),
+  );
+  const agents = spent
+    .map((c) => ({
+      agentId: c.agentId,
+      ...named.get(c.agentId),
+      environment: c.environment,
+      costUsd: c.costUsd,
+    }))
     .sort((a, b) => b.costUsd - a.costUsd);
   return { periods, agents };
 }

@@ -10,24 +10,39 @@ import { enqueueTurnJob, ensureTurnJob, turnQueueOf } from './turn-jobs.ts';
 
 /** A queue store whose every job has ended (a kept completed job), recording each call as `<op> <queue> <id>`. */
 function endedJobs(calls: string[]): JobQueue {
-  return {
-    add: async (queue, _name, _data, options) => (calls.push(`add ${queue} ${options?.jobId}`), options?.jobId ?? ''),
-    jobState: async (queue, id) => (calls.push(`state ${queue} ${id}`), 'ended'),
+  const queue: JobQueue = {
+    add: async (
+      queue,
+      _name,
+      _data,
+      options,
+    ) => (calls.push(`add ${queue} ${options?.jobId}`), options?.jobId ?? ''),
+    jobState: async (
+      queue,
+      id,
+    ) => (calls.push(`state ${queue} ${id}`), 'ended'),
     remove: async (queue, id) => (calls.push(`remove ${queue} ${id}`), true),
     consume: () => ({ stop: async () => undefined }),
-    counts: async () => ({}),
+    counts: async () => ({
+      waiting: 0,
+      active: 0,
+      completed: 0,
+      failed: 0,
+      delayed: 0,
+    }),
     close: async () => undefined,
-  } as JobQueue;
+  };
+  return queue;
 }
 
 describe('turn queues', () => {
-  it('routes a design chat\'s turn to design-agent-turns and every other to turns', () => {
+  it("routes a design chat's turn to design-agent-turns and every other to turns", () => {
     expect(turnQueueOf('design-abc')).toBe('design-agent-turns');
     expect(turnQueueOf('abc')).toBe('turns');
     expect(turnQueueOf('ft-design-abc')).toBe('turns');
   });
 
-  it('adds, looks up and removes each turn\'s job on its own queue', async () => {
+  it("adds, looks up and removes each turn's job on its own queue", async () => {
     const calls: string[] = [];
     const queue = endedJobs(calls);
     await enqueueTurnJob(queue, 'design-t1');
@@ -35,9 +50,14 @@ describe('turn queues', () => {
     expect(await ensureTurnJob(queue, 'design-t3')).toBe(true);
     expect(await ensureTurnJob(queue, 't4')).toBe(true);
     expect(calls).toEqual([
-      'add design-agent-turns design-t1', 'add turns t2',
-      'state design-agent-turns design-t3', 'remove design-agent-turns design-t3', 'add design-agent-turns design-t3',
-      'state turns t4', 'remove turns t4', 'add turns t4',
+      'add design-agent-turns design-t1',
+      'add turns t2',
+      'state design-agent-turns design-t3',
+      'remove design-agent-turns design-t3',
+      'add design-agent-turns design-t3',
+      'state turns t4',
+      'remove turns t4',
+      'add turns t4',
     ]);
   });
 });

@@ -204,7 +204,9 @@ describe('a design chat', () => {
     expect(spend.status, spend.text).toBe(200);
     const month = spend.body.periods.find((p: { period: string }) => p.period === 'month');
     expect(month.costUsd).toBeCloseTo(costs[0]! + costs[1]!, 9);
-    expect(spend.body.agents).toEqual([{ agentId: ada.agent, environment: 'main', costUsd: month.costUsd }]);
+    expect(spend.body.agents).toEqual([
+      { agentId: ada.agent, slug: 'desk', name: 'New agent', environment: 'main', costUsd: month.costUsd },
+    ]);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * Members: /members (the caller's organization, or a picker when they belong to several) and
- * /members/<org>/<tab> with the tabs Members, Groups, Invitations and Domains. Reading members and groups
+ * /members/<org>/<tab> with the tabs Members, Groups, Invitations, Domains and Design agent (its spend). Reading members and groups
  * is open to every member; the rest needs organization:manage (from GET /api/orgs/:org `you`), and manage
  * actions are hidden without it.
  *
@@ -10,6 +10,7 @@ import type { ComponentType } from 'react';
 import { Link, Redirect } from 'wouter';
 import type { OrganizationDetail } from '../../../../core/org/api-views.ts';
 import { ErrorMessage, Loading, PageHeader } from '../../ui/kit.tsx';
+import { DesignSpendTab } from './members/DesignSpendTab.tsx';
 import { DomainsTab } from './members/DomainsTab.tsx';
 import { GroupsTab } from './members/GroupsTab.tsx';
 import { InvitationsTab } from './members/InvitationsTab.tsx';
@@ -23,6 +24,7 @@ const tabs: [string, string, ComponentType<{ org: OrganizationDetail; manage: bo
   ['groups', 'Groups', GroupsTab],
   ['invitations', 'Invitations', InvitationsTab],
   ['domains', 'Domains', DomainsTab],
+  ['design-spend', 'Design agent', DesignSpendTab],
 ];
 
 /** `/members/<org>/<tab>`. */

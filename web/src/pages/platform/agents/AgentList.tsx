@@ -1,11 +1,14 @@
 /**
- * /agents: the agents of every organization the member belongs to, each linking to its environments.
+ * /agents: the agents of every organization the member belongs to, each linking to its environments; New agent
+ * opens the creation form (./CreateAgentForm.tsx).
  *
  * Source: spec/platform-service.md (What the service does); docs/decisions.md D10 (Agents and environments).
  */
+import { useState } from 'react';
 import { Link } from 'wouter';
 import type { AgentView } from '../../../../../core/agent/api-views.ts';
-import { ErrorMessage, Loading, PageHeader, RelativeTime, usePaged } from '../../../ui/kit.tsx';
+import { Button, ErrorMessage, Loading, PageHeader, RelativeTime, usePaged } from '../../../ui/kit.tsx';
+import { CreateAgentForm } from './CreateAgentForm.tsx';
 import { agentRefOf, useAgentsOf, useOrganizations } from './queries.ts';
 
 /** The agents list. */
@@ -15,14 +18,18 @@ export function AgentList() {
   const failed = lists.find((l) => l.isError);
   const rows: { agent: AgentView; org: string }[] = (orgs.data ?? []).flatMap((o, i) => (lists[i]?.data ?? []).map((agent) => ({ agent, org: o.name })));
   const { rows: page, pager } = usePaged(rows);
+  const [creating, setCreating] = useState(false);
   return (
     <div>
-      <PageHeader title="Agents" />
-      <p className="muted">The agents of your organizations. Create and import agents with <code>cairn agent import &lt;dir&gt; --agent &lt;slug&gt;</code>.</p>
+      <PageHeader title="Agents">
+        {orgs.data?.length && !creating ? <Button kind="primary" onClick={() => setCreating(true)}>New agent</Button> : null}
+      </PageHeader>
+      <p className="muted">The agents of your organizations. Create one here, or import one with <code>cairn agent import &lt;dir&gt; --agent &lt;slug&gt;</code>.</p>
+      {creating && orgs.data ? <CreateAgentForm orgs={orgs.data} others={rows.map((r) => r.agent)} onCancel={() => setCreating(false)} /> : null}
       {orgs.isPending || lists.some((l) => l.isPending) ? <Loading what="Loading agents" />
         : orgs.isError ? <ErrorMessage error={orgs.error} retry={() => void orgs.refetch()} />
         : failed ? <ErrorMessage error={failed.error} retry={() => void failed.refetch()} />
-        : rows.length === 0 ? <p className="empty">No agents yet. Import one with <code>cairn agent import</code>.</p>
+        : rows.length === 0 ? <p className="empty">No agents yet. Create one with New agent, or import one with <code>cairn agent import</code>.</p>
         : (
           <>
             <div className="table-wrap">

@@ -8,12 +8,11 @@
  * Source: spec/platform-service.md (What the service does; § Errors); docs/decisions.md D10 (Agents and
  * environments).
  */
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
-import type { EnvironmentDetail, OperationAnswer, OperationJson } from '../../../../../core/agent/api-views.ts';
-import { api } from '../../../api/client.ts';
+import type { EnvironmentDetail, OperationJson } from '../../../../../core/agent/api-views.ts';
 import { Button, ErrorMessage, Loading, RelativeTime, SelectField, TextField, usePaged } from '../../../ui/kit.tsx';
-import { agentKeys, environmentPath, useEnvironment, useOperation } from './queries.ts';
+import { useEnvironmentOperation } from './operations.ts';
+import { useEnvironment } from './queries.ts';
 import { EvaluationSummary } from './EvaluationSummary.tsx';
 import { SpendCaps } from './SpendCaps.tsx';
 
@@ -63,31 +62,14 @@ function Plane({ title, children }: { title: string; children: ReactNode }) {
   return <section className="card plane" aria-label={`${title} plane`}><h2>{title}</h2>{children}</section>;
 }
 
-type Action = { kind: 'publish' } | { kind: 'restore'; buildId: string } | { kind: 'discard' } | { kind: 'promote'; to: string };
-
 /** The operation buttons and the status of the last operation asked from this page. */
 function Operations({ agent, env, detail, environments }: { agent: string; env: string; detail: EnvironmentDetail; environments: string[] }) {
-  const client = useQueryClient();
-  const [opId, setOpId] = useState<string | null>(null);
   const defaultBuild = detail.published?.buildId ?? detail.builds[0]?.id ?? '';
   const [buildId, setBuildId] = useState(defaultBuild);
   useEffect(() => setBuildId(defaultBuild), [defaultBuild]);
   const [promoteTo, setPromoteTo] = useState('');
   const [confirmDiscard, setConfirmDiscard] = useState(false);
-  const ask = useMutation({
-    mutationFn: (action: Action) => {
-      const body = action.kind === 'restore' ? { buildId: action.buildId } : action.kind === 'promote' ? { to: action.to } : undefined;
-      return api<OperationAnswer>(environmentPath(agent, env, `/${action.kind}`), { method: 'POST', body }).then((r) => r.operation);
-    },
-    onSuccess: (op) => { setOpId(op.id); setConfirmDiscard(false); },
-  });
-  const operation = useOperation(agent, opId);
-  const op = operation.data;
-  const running = ask.isPending || (opId !== null && (!op || op.status === 'queued' || op.status === 'running'));
-  const ended = op?.status === 'succeeded' || op?.status === 'failed';
-  useEffect(() => {
-    if (ended) void client.invalidateQueries({ queryKey: agentKeys.agent(agent) });
-  }, [ended, agent, client]);
+  const { ask, opId, operation, op, running } = useEnvironmentOperation(agent, env, () => setConfirmDiscard(false));
   const buildOptions: [string, string][] = detail.builds.map((b) => [b.id, `${b.id.slice(0, 12)} · ${b.environment} · ${new Date(b.publishedAt).toLocaleString()}${b.id === detail.published?.buildId ? ' (published here)' : ''}`]);
   return (
     <section className="card operations" aria-labelledby="operations-heading">
@@ -128,7 +110,7 @@ const statusText = { queued: 'Queued', running: 'Running', succeeded: 'Succeeded
 const verb = { publish: 'Publish', restore: 'Restore', discard: 'Discard', promote: 'Promote' } as const;
 
 /** An operation's status; a refused publish lists the validator's problems (file, line, reason). */
-function OperationStatus({ op }: { op: OperationJson }) {
+export function OperationStatus({ op }: { op: OperationJson }) {
   const problems = op.error?.problems ?? [];
   const { rows, pager } = usePaged(problems);
   return (
