@@ -4,17 +4,21 @@
  * workflows' `scripted-model`). With `cairn design`, a chat creates a workflow with a human decision from a
  * description (the scripted model calls the design tools); a write outside the layout and a call to publish are
  * refused; `cairn agent validate` on the draft passes and a person publishes. A second chat changes a transition and
- * the unpublished changes show it. Design turns go through their own queue with the designAgent model, count
+ * the unpublished changes show it. On an agent with evaluation cases, design_run_evaluations runs one of the draft's
+ * cases (on the workflows' model) and hands the verdict back. Design turns go through their own queue with the
+ * designAgent model, count
  * against the per-person ceiling, and appear in the organization's design spend. Another organization's member,
  * a User and a Reader of the agent get 404 naming nothing; a chat is personal to the member who opened it.
  * Source: issue "The design agent" § Done when.
  */
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type RunningApi } from '../helpers/api-process.ts';
 import { startDispatcher, type RunningDispatcher } from '../helpers/dispatcher-process.ts';
 import { oidcSignInEnv, startOidcProvider, threePeople, tokensOf, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
-import { runCairnAsync } from '../helpers/product.ts';
+import { installAgentOverApi } from '../helpers/agent-over-api.ts';
+import { repoRoot, runCairnAsync } from '../helpers/product.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 import { scriptedModels, startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from '../helpers/scripted-model-server.ts';
 
@@ -57,8 +61,17 @@ const script: ScriptedTurn[] = [
   { toolCalls: [tool('design_write_file', { path: EXPENSES, text: V2 })] },
   { toolCalls: [tool('design_validate')] },
   { text: 'Refused requests now go back to drafting.' },
-  // Chat 2 continued on its thread; then Cy's own chat.
+  // Chat 2 continued on its thread.
   { text: 'Yes, only that transition changed.' },
+  // A chat on the evals agent runs one case of its draft: the case's answer and its judge, then the verdict.
+  { toolCalls: [tool('design_run_evaluations', { workflow: 'answer', case: 'a-passes' })] },
+  {
+    text: 'Delta cancelled the most flights.',
+    toolCalls: [tool('platform_set_variables', { variables: { airline: 'Delta' } }), tool('platform_advance', { to: 'review', reason: 'answered' })],
+  },
+  { text: '{"score": 0.9, "reason": "It names one airline."}' },
+  { text: 'The case a-passes passes.' },
+  // Cy's own chat.
   { text: 'Hello Cy.' },
 ];
 
@@ -68,7 +81,7 @@ let model: ScriptedModelServer;
 let api: RunningApi;
 let dispatcher: RunningDispatcher;
 const tokens: Record<string, string> = {};
-const ada = { org: '', agent: '', chat1: '', chat2: '' };
+const ada = { org: '', agent: '', chat1: '', chat2: '', chat3: '', evals: '' };
 
 interface Answer { status: number; body: Record<string, any>; text: string; headers: Headers }
 
@@ -187,26 +200,51 @@ describe('a design chat', () => {
     expect(reply.body.error.code).toBe('design_session');
   }, 60_000);
 
+  it('runs the draft\'s evaluation cases with design_run_evaluations and hands the model the verdict', async () => {
+    ada.evals = await installAgentOverApi(api.url, tokens.ada!, ada.org, join(repoRoot, 'test/fixtures/agents/evals'), 'evals');
+    const before = model.requests.length;
+    const run = await designRun('ada', 'evals', 'Do its cases pass?');
+    expect(run.status, run.text).toBe(200);
+    expect(run.text).toContain('The case a-passes passes.');
+    ada.chat3 = run.events.find((e) => e.type === 'RUN_STARTED')!.threadId as string;
+    expect(model.requests.length - before).toBe(4);
+    // The case ran on the workflows' model; the design agent on its own; the verdict came back as the tool's result.
+    expect(model.requests.slice(before).map((r) => r.body.model)).toEqual([
+      'design-model-x', 'scripted-model', 'scripted-model', 'design-model-x',
+    ]);
+    const verdict = JSON.stringify(model.requests.at(-1)!.body.messages.at(-1));
+    expect(verdict).toContain('\\"passed\\":true');
+    expect(verdict).toMatch(/evaluation run \S+ passed: 1 of 1 case/);
+    const runs = await as('ada', 'GET', '/api/agents/evals/environments/main/evaluations');
+    expect(runs.body.runs).toHaveLength(1);
+    expect(runs.body.runs[0]).toMatchObject({ status: 'passed', draft: true });
+  }, 120_000);
+
   it('runs its turns on the design-agent-turns queue, and its cost is the organization\'s design spend', async () => {
     const queue = new Redis(redis.url);
     try {
       const designJobs = await queue.zrange('cairn:design-agent-turns:completed', '0', '-1');
       const turnJobs = await queue.zrange('cairn:turns:completed', '0', '-1');
-      expect(designJobs.length).toBe(3);
+      expect(designJobs.length).toBe(4);
+      expect(turnJobs.length).toBe(2); // the evaluation case's: its message, its decision
       expect(designJobs.every((id) => id.startsWith('design-'))).toBe(true);
-      expect(turnJobs).toEqual([]);
+      expect(turnJobs.every((id) => !id.startsWith('design-'))).toBe(true);
     } finally {
       queue.disconnect();
     }
-    const costs = await Promise.all([ada.chat1, ada.chat2].map(async (id) => (await as('ada', 'GET', `/api/sessions/${id}`)).body.session.usage.costUsd as number));
-    expect(costs.every((c) => c > 0)).toBe(true);
+    const costOf = async (id: string) => (await as('ada', 'GET', `/api/sessions/${id}`)).body.session.usage.costUsd as number;
+    const [one, two, three] = await Promise.all([ada.chat1, ada.chat2, ada.chat3].map(costOf));
+    expect([one, two, three].every((c) => c! > 0)).toBe(true);
     const spend = await as('ada', 'GET', `/api/orgs/${ada.org}/design-spend`);
     expect(spend.status, spend.text).toBe(200);
     const month = spend.body.periods.find((p: { period: string }) => p.period === 'month');
-    expect(month.costUsd).toBeCloseTo(costs[0]! + costs[1]!, 9);
-    expect(spend.body.agents).toEqual([
-      { agentId: ada.agent, slug: 'desk', name: 'New agent', environment: 'main', costUsd: month.costUsd },
-    ]);
+    expect(month.costUsd).toBeCloseTo(one! + two! + three!, 9);
+    // The evaluation's own model calls are the workflow's spend, not the design agent's.
+    const byAgent = Object.fromEntries(spend.body.agents.map((a: { slug: string; costUsd: number }) => [a.slug, a.costUsd]));
+    expect(Object.keys(byAgent).sort()).toEqual(['desk', 'evals']);
+    expect(byAgent.desk).toBeCloseTo(one! + two!, 9);
+    expect(byAgent.evals).toBeCloseTo(three!, 9);
+    expect(spend.body.agents.find((a: { slug: string }) => a.slug === 'desk')).toMatchObject({ agentId: ada.agent, name: 'New agent', environment: 'main' });
   });
 });
 
