@@ -28,6 +28,7 @@ const domainUses: Record<string, string[]> = {
   trigger: ['session', 'connection', 'agent'],
   evaluation: ['session', 'agent', 'model'],
   design: ['agent', 'session', 'connection'],
+  skill: ['agent'],
 };
 /** Layers of core/ that are not domains. */
 const layers = ['ports', 'adapters', 'testing', 'boot'];

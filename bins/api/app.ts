@@ -47,6 +47,10 @@ import { semanticAccessRoutes } from './semantic-access-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { evaluationRoutes } from './evaluation-routes.ts';
 import { designRoutes } from './design-routes.ts';
+import { skillRoutes } from './skill-routes.ts';
+import { createSkillRegistries, type SkillRegistries } from '../../core/skill/registries.ts';
+import { createSkillRegistryMirror } from '../../core/adapters/git/skill-registry-mirror.ts';
+import { effectiveSkillRegistries } from '../../core/config/config-model.ts';
 import { evaluationDeps } from '../../core/boot/evaluation-wiring.ts';
 import { chatRoutes } from './chat-routes.ts';
 import { sessionDeps } from '../../core/boot/session-wiring.ts';
@@ -103,6 +107,11 @@ export interface ApiAppParts {
   logger: Logger;
   /** Receives each access-log line. */
   printAccessLine(line: string): void;
+  /**
+   * The skill registries this process follows (core/skill/registries.ts; bins/api/main.ts updates them in the
+   * background at startup); default: the config's, served from their clones under PLATFORM_SKILL_REGISTRIES_DIR.
+   */
+  skillRegistries?: SkillRegistries;
 }
 
 /**
@@ -195,6 +204,10 @@ export function createApiApp(parts: ApiAppParts) {
       deps: evaluationDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, hosting: agentDeps }),
       logger, callerOf, prepare: prepareCaller,
     }))
+    .use(skillRoutes({
+      registries: parts.skillRegistries ?? defaultSkillRegistries(parts),
+      hosting: agentDeps, logger, callerOf, prepare: prepareCaller,
+    }))
     .use(designRoutes({
       runs: { ...endpointCalls, hosting: agentDeps, ...(parts.config.designAgent ? { designModel: parts.config.designAgent.model } : {}) },
       stream: { ...endpointCalls, now: () => Date.now(), textDeltas: parts.textDeltas },
@@ -204,4 +217,13 @@ export function createApiApp(parts: ApiAppParts) {
       if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });
       return undefined;
     });
+}
+
+/** The config's skill registries over their clones, never updated by this process (tests; an API without main.ts). */
+function defaultSkillRegistries(parts: ApiAppParts): SkillRegistries {
+  const deps = {
+    mirror: createSkillRegistryMirror(parts.env.skillRegistriesDir), clock: systemClock,
+    log: (line: string, level: 'info' | 'warn') => parts.logger[level]({}, line),
+  };
+  return createSkillRegistries(deps, effectiveSkillRegistries(parts.config));
 }

@@ -13,6 +13,10 @@ import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
 import { stopServer } from '../../core/boot/stop-server.ts';
 import { apiSignIn, createApiApp } from './app.ts';
+import { createSkillRegistryMirror } from '../../core/adapters/git/skill-registry-mirror.ts';
+import { effectiveSkillRegistries } from '../../core/config/config-model.ts';
+import { systemClock } from '../../core/adapters/runtime/system.ts';
+import { createSkillRegistries } from '../../core/skill/registries.ts';
 import { apiListenAddress } from './listen-address.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -42,13 +46,20 @@ const queue = stores.redis ? createBullJobQueue({
 // Live text of model calls reaches the AG-UI streams over the queue store's pub/sub (a subscriber connection of its own);
 // the same channel carries the change notifications streams and MCP calls wait on (core/session/change-watch.ts).
 const textDeltas = stores.redis ? createRedisTextDeltas(stores.redis, (error) => logger.warn({ err: error.message }, 'live text subscription failed')) : undefined;
+// Skill registries: cloned or fast-forwarded in the background once the API listens (never waited for); one that
+// cannot be reached logs a warning and is served from its last clone (spec § Rules 16).
+const skillRegistries = createSkillRegistries({
+  mirror: createSkillRegistryMirror(env.skillRegistriesDir), clock: systemClock,
+  log: (line, level) => logger[level]({}, line),
+}, effectiveSkillRegistries(boot.config));
 const app = createApiApp({
   env, config: boot.config, docs, objects, signIn: apiSignIn(env.signIn), allInOne: listen.allInOne, instanceId, rateRedis, logger, queue, textDeltas,
   changes: textDeltas,
-  printAccessLine: print,
+  printAccessLine: print, skillRegistries,
 });
 app.listen({ hostname: listen.host, port: listen.port, maxRequestBodySize: 21 * 1024 * 1024 });
 logger.info({ host: listen.host, port: listen.port, signIn: env.signIn.mode }, `api listening on ${listen.host}:${listen.port}`);
+void skillRegistries.update();
 // Spec § Limits: request header lines up to 32 KiB. Bun takes it only as a start flag (the entrypoint passes it,
 // scripts/build bakes it into the executable); say so when this process was started without it.
 if (maxHeaderSize < 32 * 1024) {

@@ -17,6 +17,7 @@ import { runSession } from './session-commands.ts';
 import { runEval } from './eval-commands.ts';
 import { runEnvironment } from './environment-commands.ts';
 import { runDesign } from './design-command.ts';
+import { runSkill } from './skill-commands.ts';
 import { terminalSafe, terminalSafeJson } from './terminal-text.ts';
 
 const help = `cairn — operate a cairn instance
@@ -66,6 +67,10 @@ Evaluations (the workflows/<slug>/tests/*.test.yaml cases of the published build
                                                        with the gate on, a publish runs the draft's cases first and
                                                        is refused when one fails; a promotion needs a passing run
 
+Skills of the followed skill registries (the config's skillRegistries):
+  skill list [--registry <id>]                         each registry's commit and skills (registry/slug, description)
+  skill add <agent> --env <name> <registry>/<skill>    copy a skill into the environment's draft (Maintainer)
+
 The design agent (Maintainer of the agent; it changes the environment's draft only, never publishes):
   design <agent> --env <name> --message TEXT [--thread ID]
                                                        one message; prints the reply as it streams, each tool it
@@ -111,7 +116,7 @@ async function main(argv: string[]): Promise<number> {
         id: { type: 'string' }, protocol: { type: 'string' }, auth: { type: 'string' }, issuer: { type: 'string' }, audience: { type: 'string' },
         'jwks-url': { type: 'string' }, algorithms: { type: 'string' }, origins: { type: 'string' }, rate: { type: 'string' },
         case: { type: 'string' }, junit: { type: 'string' }, draft: { type: 'boolean' }, 'evaluation-gate': { type: 'string' },
-        record: { type: 'boolean' }, replay: { type: 'string' }, thread: { type: 'string' },
+        record: { type: 'boolean' }, replay: { type: 'string' }, thread: { type: 'string' }, registry: { type: 'string' },
       },
     });
   } catch (error) {
@@ -130,6 +135,7 @@ async function main(argv: string[]): Promise<number> {
     else if (group === 'session') out = await runSession(target, rest, values, { note });
     else if (group === 'eval') out = await runEval(target, rest, { ...values, note });
     else if (group === 'environment') out = await runEnvironment(target, rest, values);
+    else if (group === 'skill') out = await runSkill(target, rest, values);
     else if (group === 'design') out = await runDesign(target, rest, { ...values, note, write: (text) => process.stdout.write(terminalSafe(text)) });
     else if (group === 'connection') out = await runConnection(target, rest, values);
     else if (group === 'deployment') out = await runDeployment(target, rest, values);

@@ -61,6 +61,8 @@ export function parseEntrypointSettings(env: EnvRecord, cwd: string, instanceId:
     OBJSTORE_BUCKET: fill('OBJSTORE_BUCKET', 'cairn'),
     PLATFORM_SCRATCH_DIR: env.PLATFORM_SCRATCH_DIR ?? `${dataDir}/scratch`,
     SEMANTIC_CACHE_DIR: env.SEMANTIC_CACHE_DIR ?? `${dataDir}/cache/semantic`,
+    // Skill registries' clones live with the data (the image sets /data/skill-registries itself).
+    PLATFORM_SKILL_REGISTRIES_DIR: env.PLATFORM_SKILL_REGISTRIES_DIR ?? `${dataDir}/skill-registries`,
     // The API listens on API_PORT in this mode; PORT stays the front proxy's public port.
     PLATFORM_ALL_IN_ONE: 'on',
     API_HOST: '127.0.0.1',

@@ -8,7 +8,7 @@
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import { sanitiseBranding } from './config-branding.ts';
-import type { PlatformConfig } from './config-model.ts';
+import { type PlatformConfig, skillRegistryOf } from './config-model.ts';
 import { checkModelsSection } from './config-models.ts';
 import { resolvePlaceholders } from './config-placeholders.ts';
 import { checkConfigUrls, checkPromptCachePrices, checkUniqueIds } from './config-rules.ts';
@@ -89,7 +89,9 @@ export function resolveConfigDocument(
     ...(resolved.models === undefined ? {} : { models: resolved.models }),
     services: resolved.services ?? [],
     collections: resolved.collections ?? [],
-    ...(resolved.skillRegistries === undefined ? {} : { skillRegistries: resolved.skillRegistries }),
+    ...(resolved.skillRegistries === undefined
+      ? {}
+      : { skillRegistries: resolved.skillRegistries.map(skillRegistryOf) }),
     oauthApps: resolved.oauthApps ?? [],
     branding: branding.branding,
   };

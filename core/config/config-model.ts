@@ -121,6 +121,35 @@ export const SkillRegistryConfig = Type.Object({ id: Id, url: Text }, strict);
  * Source: spec/platform-service.md § Config sections named
  */
 export type SkillRegistryConfig = Static<typeof SkillRegistryConfig>;
+/**
+ * A skillRegistries entry as written: an https URL (the spec's form; its id derived from it, {@link skillRegistryId})
+ * or `{id, url}`.
+ *
+ * Source: spec/platform-service.md § Config sections named (skillRegistries: list of https URLs)
+ */
+export const SkillRegistryEntry = Type.Union([Text, SkillRegistryConfig]);
+/** A skillRegistries entry as written. */
+export type SkillRegistryEntry = Static<typeof SkillRegistryEntry>;
+
+/**
+ * The id of a registry given by URL alone: its host and path in lowercase letters, digits and dashes, without a
+ * trailing `.git` (`https://github.com/cairn-platform/skills.git` → `github-com-cairn-platform-skills`); one longer
+ * than 63 characters keeps its first 54 and a hash of the whole. It names the registry's directory and its skills
+ * (`<id>/<skill>`).
+ */
+export function skillRegistryId(url: string): string {
+  const bare = url.replace(/^[a-z]+:\/\//i, '').replace(/\.git\/?$/i, '').toLowerCase();
+  const id = bare.replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'registry';
+  if (id.length <= 63) return id;
+  let hash = 0x811c9dc5;
+  for (const char of bare) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;
+  return `${id.slice(0, 54).replace(/-+$/, '')}-${hash.toString(16).padStart(8, '0')}`;
+}
+
+/** The registry an entry as written names. */
+export function skillRegistryOf(entry: SkillRegistryEntry): SkillRegistryConfig {
+  return typeof entry === 'string' ? { id: skillRegistryId(entry), url: entry } : entry;
+}
 
 /** A collection OAuth app. Source: spec/platform-service.md § Rules 17 */
 export const OAuthAppConfig = Type.Object({
@@ -176,7 +205,7 @@ export const ConfigDocument = Type.Object({
   models: Type.Optional(ModelsConfig),
   services: Type.Optional(Type.Array(ServiceConfig)),
   collections: Type.Optional(Type.Array(Id)),
-  skillRegistries: Type.Optional(Type.Array(SkillRegistryConfig)),
+  skillRegistries: Type.Optional(Type.Array(SkillRegistryEntry)),
   oauthApps: Type.Optional(Type.Array(OAuthAppConfig)),
   branding: Type.Optional(BrandingDocument),
 }, strict);

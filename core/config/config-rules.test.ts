@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from './config-document.ts';
-import { effectiveSkillRegistries, PLATFORM_SKILL_REGISTRY } from './config-model.ts';
+import { effectiveSkillRegistries, PLATFORM_SKILL_REGISTRY, skillRegistryId } from './config-model.ts';
 import { checkConfigUrls, checkPromptCachePrices, checkUniqueIds } from './config-rules.ts';
 import { fieldPath } from './config-validation.ts';
 import { PLATFORM_ENV_VARIABLES } from './env-variables.ts';
@@ -79,11 +79,35 @@ describe('entry rules', () => {
 
   it('skill registries are https only; absent key = the platform registry, empty list = none', () => {
     expect(refusal(() => resolve({ skillRegistries: [{ id: 'r', url: 'http://git.example/skills.git' }] })).message)
-      .toBe('PLATFORM_CONFIG: skillRegistries[0].url must be an https URL.');
+      .toBe('PLATFORM_CONFIG: skillRegistries[0].url must be an https URL (a registry is cloned over https).');
     expect(refusal(() => resolve({ skillRegistries: [{ id: 'r', url: 'git@git.example:skills.git' }] })).message)
       .toMatch(/skillRegistries\[0\]\.url must be an https URL/);
+    expect(
+      refusal(() => resolve({ skillRegistries: ['https://a.example/s.git', 'http://git.example/skills'] })).message,
+    )
+      .toBe('PLATFORM_CONFIG: skillRegistries[1] must be an https URL (a registry is cloned over https).');
     expect(effectiveSkillRegistries(resolve({}).config)).toEqual([PLATFORM_SKILL_REGISTRY]);
     expect(effectiveSkillRegistries(resolve({ skillRegistries: [] }).config)).toEqual([]);
+  });
+
+  it('a skill registry given as a URL alone takes an id derived from it; ids stay unique', () => {
+    const out = resolve({
+      skillRegistries: ['https://github.com/cairn-platform/skills.git', { id: 'team', url: 'https://t.example/s' }],
+    });
+    expect(out.config.skillRegistries).toEqual([
+      { id: 'github-com-cairn-platform-skills', url: 'https://github.com/cairn-platform/skills.git' },
+      { id: 'team', url: 'https://t.example/s' },
+    ]);
+    const long = `https://git.example/${'very-long-group/'.repeat(6)}skills.git`;
+    const id = skillRegistryId(long);
+    expect(id).toMatch(/^[a-z0-9][a-z0-9-]{0,62}$/);
+    expect(id).not.toBe(skillRegistryId(long.replace('skills', 'skillz')));
+    expect(
+      refusal(() =>
+        resolve({ skillRegistries: ['https://t.example/s', { id: 't-example-s', url: 'https://x.example' }] })
+      ).message,
+    )
+      .toBe('PLATFORM_CONFIG: skillRegistries[1].id repeats an earlier entry.');
   });
 
   it('a collections entry with an unset placeholder is left out with a note', () => {

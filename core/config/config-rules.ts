@@ -5,7 +5,7 @@
  * Source: spec/platform-service.md § Config sections named; § Rules 13–17.
  */
 import { PlatformError } from '../ports/platform-error.ts';
-import type { ConfigDocument } from './config-model.ts';
+import { type ConfigDocument, skillRegistryOf } from './config-model.ts';
 
 function isUrl(text: string, schemes: string[]): boolean {
   try {
@@ -36,8 +36,11 @@ export function checkConfigUrls(config: ConfigDocument, label: string): void {
       throw refuse(label, `services[${index}].endpoint must be an http or https URL`);
     }
   });
-  config.skillRegistries?.forEach((registry, index) => {
-    if (!isUrl(registry.url, ['https:'])) throw refuse(label, `skillRegistries[${index}].url must be an https URL`);
+  config.skillRegistries?.forEach((entry, index) => {
+    const [url, field] = typeof entry === 'string' ? [entry, ''] : [entry.url, '.url'];
+    if (!isUrl(url, ['https:'])) {
+      throw refuse(label, `skillRegistries[${index}]${field} must be an https URL (a registry is cloned over https)`);
+    }
   });
   config.oauthApps?.forEach((app, index) => {
     if (app.reach?.url !== undefined && !isUrl(app.reach.url, ['https:'])) {
@@ -55,7 +58,7 @@ export function checkConfigUrls(config: ConfigDocument, label: string): void {
 export function checkUniqueIds(config: ConfigDocument, label: string): void {
   const lists: Array<[string, string[]]> = [
     ['services', (config.services ?? []).map((s) => s.id)],
-    ['skillRegistries', (config.skillRegistries ?? []).map((r) => r.id)],
+    ['skillRegistries', (config.skillRegistries ?? []).map((r) => skillRegistryOf(r).id)],
     ['oauthApps', (config.oauthApps ?? []).map((a) => a.id)],
     ['collections', config.collections ?? []],
   ];

@@ -33,7 +33,8 @@ export async function startApi(queueUrl: string, env: Record<string, string> = {
     cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       PATH: process.env.PATH, HOME: dir, NODE_ENV: 'development', DOCDB_URI: `sqlite:${docdbPath}`, OBJSTORE_ENDPOINT: `file://${dir}/objects`,
-      OBJSTORE_BUCKET: 'cairn', QUEUE_URL: queueUrl, PLATFORM_SCRATCH_DIR: join(dir, 'scratch'), API_HOST: '127.0.0.1', PORT: String(port), ...env,
+      OBJSTORE_BUCKET: 'cairn', QUEUE_URL: queueUrl, PLATFORM_SCRATCH_DIR: join(dir, 'scratch'),
+      PLATFORM_SKILL_REGISTRIES_DIR: join(dir, 'skill-registries'), API_HOST: '127.0.0.1', PORT: String(port), ...env,
     },
   });
   let printed = '';

@@ -18,6 +18,8 @@ const publicPaths = [
   /^\/api\/health(?:\/|$)/,
   /^\/api\/(?:sign-in-settings|branding|sign-out)\/?$/,
   /^\/api\/(?:webhooks|callbacks|oauth2)(?:\/|$)/,
+  // Each followed skill registry's commit, skill count and last failure (spec § Endpoints: needs nothing).
+  /^\/api\/skill-registries\/?$/,
 ];
 const optionalPaths = /^\/api\/(?:agui|mcp)(?:\/|$)/;
 const ownCallerPaths = /^\/api\/(?:webhooks|callbacks|agui|mcp)(?:\/|$)/;
