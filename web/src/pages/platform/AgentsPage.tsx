@@ -4,8 +4,9 @@
  * planes, Publish / Restore / Discard / Promote as queued operations, the validator's problems, the evaluation
  * gate and last run, spend caps), Connections (incoming connections, create and edit, token regeneration,
  * copy-paste examples), Evaluations (evaluation runs, their pass rate and cases; `?run=<id>` chooses a run) and
- * Design (a chat with the design agent on the draft, its files and unpublished changes, Publish; offered to
- * Maintainers and Administrators of the agent only: the tab is left out when GET …/design answers 404).
+ * Design (a chat with the design agent on the draft, its files and unpublished changes, Publish) and Skills (the
+ * followed skill registries' skills, copied into the draft with one click); Design and Skills are offered to
+ * Maintainers and Administrators of the agent only: both tabs are left out when GET …/design answers 404.
  *
  * Source: spec/platform-service.md (What the service does; § Incoming connection; § Incoming
  * connection authentication; § Errors); docs/decisions.md D10 (Agents and environments, Connections), D20
@@ -20,13 +21,18 @@ import { EnvironmentList } from './agents/EnvironmentList.tsx';
 import { EnvironmentOverview } from './agents/EnvironmentOverview.tsx';
 import { EvaluationsTab } from './agents/EvaluationsTab.tsx';
 import { useAgent, useAgentId } from './agents/queries.ts';
+import { SkillsTab } from './agents/SkillsTab.tsx';
 import { ConnectionsTab } from './connections/ConnectionsTab.tsx';
 import './agents/agents.css';
 
 /** The environment page's tabs: path segment and label. */
 const tabs = [
   ['overview', 'Overview'], ['connections', 'Connections'], ['evaluations', 'Evaluations'], ['design', 'Design'],
+  ['skills', 'Skills'],
 ] as const;
+
+/** The tabs offered to Maintainers and Administrators only. */
+const maintainerTabs: readonly string[] = ['design', 'skills'];
 
 /** Routes /agents, /agents/:agent and /agents/:agent/environments/:env/:tab (default tab: overview). */
 export function AgentsPage({ agent, env, tab }: { agent?: string; env?: string; tab?: string }) {
@@ -54,9 +60,9 @@ function AgentPages({ agentRef, env, tab }: { agentRef: string; env?: string; ta
 
 function EnvironmentLayout({ agentRef, agent, env, tab }: { agentRef: string; agent: string; env: string; tab: string }) {
   const detail = useAgent(agent);
-  // The Design tab is offered to Maintainers and Administrators: anyone else is answered 404.
+  // The Design and Skills tabs are offered to Maintainers and Administrators: anyone else is answered 404.
   const design = useDesign(agent, env);
-  const shown = tabs.filter(([path]) => path !== 'design' || !designRefused(design.error));
+  const shown = tabs.filter(([path]) => !maintainerTabs.includes(path) || !designRefused(design.error));
   const name = detail.data?.name ?? agent;
   const known = tabs.find(([path]) => path === tab);
   const tabPath = (path: string) => `/agents/${encodeURIComponent(agentRef)}/environments/${encodeURIComponent(env)}/${path}`;
@@ -72,10 +78,11 @@ function EnvironmentLayout({ agentRef, agent, env, tab }: { agentRef: string; ag
           <Link key={path} href={tabPath(path)} aria-current={path === tab ? 'page' : undefined} className={path === tab ? 'tab active' : 'tab'}>{text}</Link>
         ))}
       </nav>
-      {!known ? <p className="empty">There is no tab “{tab}”. Choose Overview, Connections, Evaluations or Design.</p>
+      {!known ? <p className="empty">There is no tab “{tab}”. Choose Overview, Connections, Evaluations, Design or Skills.</p>
         : tab === 'connections' ? <ConnectionsTab agent={agent} env={env} />
         : tab === 'evaluations' ? <EvaluationsTab agent={agent} env={env} href={tabPath('evaluations')} />
         : tab === 'design' ? <DesignTab agent={agent} env={env} />
+        : tab === 'skills' ? <SkillsTab agent={agent} env={env} designHref={tabPath('design')} />
         : detail.isPending ? <Loading what="Loading the agent" />
         : <EnvironmentOverview agent={agent} env={env} environments={detail.data?.environments.map((e) => e.name) ?? []} evaluationsHref={tabPath('evaluations')} />}
     </div>
