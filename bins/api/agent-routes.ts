@@ -127,8 +127,8 @@ export function agentRoutes(env: AgentRouteDeps) {
     }), noParse)
     .get('/api/orgs/:org/agents', route<Org>(async ({ params, caller }) => json({ agents: (await listAgents(deps, caller, params.org)).map(agentView) } satisfies AgentListAnswer)))
     .get('/api/agents/:agent', route<{ agent: string }>(async ({ params, caller }) => {
-      const { agent, environments } = await getAgent(deps, caller, params.agent);
-      return json({ ...agentView(agent), environments: environments.map((e) => environmentJson(environmentView(e))) } satisfies AgentDetail);
+      const { agent, environments, role } = await getAgent(deps, caller, params.agent);
+      return json({ ...agentView(agent), environments: environments.map((e) => environmentJson(environmentView(e))), you: { role } } satisfies AgentDetail);
     }))
     .get('/api/agents/:agent/environments/:env', route<Env>(async ({ params, caller }) => json(await environmentDetail(deps, await readEnvironment(deps, caller, params.agent, params.env)))))
     .patch('/api/agents/:agent/environments/:env', route<Env>(async ({ request, params, caller }) => {

@@ -15,6 +15,7 @@ import {
   agentCollections,
   type AgentDeps,
   type AgentRecord,
+  type AgentRoleName,
   agentSchemaVersion,
   checkAgentSlug,
   defaultEnvironment,
@@ -127,7 +128,7 @@ export async function listAgents(
 }
 
 /**
- * One agent and its environments (Reader role at least); `agentId` is the agent's id or slug
+ * One agent, its environments and the caller's role on it (Reader role at least); `agentId` is the agent's id or slug
  * (core/agent/agent-access.ts).
  * @throws as {@link loadAgent}
  */
@@ -135,9 +136,10 @@ export async function getAgent(
   deps: Pick<AgentDeps, 'docs' | 'authority'>,
   caller: AgentCaller,
   agentId: string,
-): Promise<{ agent: AgentRecord; environments: EnvironmentRecord[] }> {
+): Promise<{ agent: AgentRecord; environments: EnvironmentRecord[]; role: AgentRoleName }> {
   const agent = await loadAgent(deps, caller, agentId, { role: 'reader' });
   const environments = await deps.docs.collection<EnvironmentRecord>(agentCollections.environments)
     .find({ agentId: agent._id }, { sort: { name: 1 } });
-  return { agent, environments };
+  const role = (await deps.authority.rolesIn(caller, agent.orgId))(agent._id) ?? 'reader';
+  return { agent, environments, role };
 }

@@ -47,7 +47,21 @@ export const EnvironmentSummary = Type.Object({
 export type EnvironmentSummary = Static<typeof EnvironmentSummary>;
 
 /** GET /api/agents/:agent: the agent with its environments. */
-export const AgentDetail = Type.Composite([AgentView, Type.Object({ environments: Type.Array(EnvironmentSummary) })]);
+export const AgentDetail = Type.Composite([
+  AgentView,
+  Type.Object({
+    environments: Type.Array(EnvironmentSummary),
+    /** The caller's role on the agent (the web app offers the Design and Skills tabs to a Maintainer or above). */
+    you: Type.Object({
+      role: Type.Union([
+        Type.Literal('reader'),
+        Type.Literal('user'),
+        Type.Literal('maintainer'),
+        Type.Literal('administrator'),
+      ]),
+    }),
+  }),
+]);
 export type AgentDetail = Static<typeof AgentDetail>;
 
 /** A published build of the agent (any environment), a choice for Restore. */

@@ -65,6 +65,9 @@ describe('agent routes check the caller\'s role', () => {
 
     expect((await as('bob', 'GET', `/api/orgs/${org}/agents`)).body.agents.map((a: { slug: string }) => a.slug)).toEqual(['helper']);
     expect((await as('bob', 'GET', `/api/agents/${agent}/environments/main`)).status).toBe(200);
+    // The agent's answer says the caller's role (the web app offers Design and Skills to a Maintainer or above).
+    expect((await as('bob', 'GET', `/api/agents/${agent}`)).body.you).toEqual({ role: 'user' });
+    expect((await as('ada', 'GET', `/api/agents/${agent}`)).body.you).toEqual({ role: 'administrator' });
     expect((await as('bob', 'GET', `/api/agents/${agent}/operations/${published.id}`)).body.operation).toMatchObject({ kind: 'publish', status: 'succeeded' });
     const refusals = [
       await as('bob', 'PUT', `/api/agents/${agent}/environments/main/files`, { files: [{ path: 'NOTES.md', text: 'hi' }] }),

@@ -6,7 +6,8 @@
  * copy-paste examples), Evaluations (evaluation runs, their pass rate and cases; `?run=<id>` chooses a run) and
  * Design (a chat with the design agent on the draft, its files and unpublished changes, Publish) and Skills (the
  * followed skill registries' skills, copied into the draft with one click); Design and Skills are offered to
- * Maintainers and Administrators of the agent only: both tabs are left out when GET …/design answers 404.
+ * Maintainers and Administrators of the agent only: both tabs are left out for a lower role (GET /api/agents/:agent
+ * says the caller's role).
  *
  * Source: spec/platform-service.md (What the service does; § Incoming connection; § Incoming
  * connection authentication; § Errors); docs/decisions.md D10 (Agents and environments, Connections), D20
@@ -15,8 +16,7 @@
 import { Link } from 'wouter';
 import { ErrorMessage, Loading } from '../../ui/kit.tsx';
 import { AgentList } from './agents/AgentList.tsx';
-import { DesignTab, designRefused } from './agents/DesignTab.tsx';
-import { useDesign } from './agents/design-queries.ts';
+import { DesignTab } from './agents/DesignTab.tsx';
 import { EnvironmentList } from './agents/EnvironmentList.tsx';
 import { EnvironmentOverview } from './agents/EnvironmentOverview.tsx';
 import { EvaluationsTab } from './agents/EvaluationsTab.tsx';
@@ -60,9 +60,10 @@ function AgentPages({ agentRef, env, tab }: { agentRef: string; env?: string; ta
 
 function EnvironmentLayout({ agentRef, agent, env, tab }: { agentRef: string; agent: string; env: string; tab: string }) {
   const detail = useAgent(agent);
-  // The Design and Skills tabs are offered to Maintainers and Administrators: anyone else is answered 404.
-  const design = useDesign(agent, env);
-  const shown = tabs.filter(([path]) => !maintainerTabs.includes(path) || !designRefused(design.error));
+  // The Design and Skills tabs are offered to Maintainers and Administrators (the agent's answer says the caller's role).
+  const role = detail.data?.you.role;
+  const maintainer = role === 'maintainer' || role === 'administrator';
+  const shown = tabs.filter(([path]) => !maintainerTabs.includes(path) || maintainer);
   const name = detail.data?.name ?? agent;
   const known = tabs.find(([path]) => path === tab);
   const tabPath = (path: string) => `/agents/${encodeURIComponent(agentRef)}/environments/${encodeURIComponent(env)}/${path}`;
