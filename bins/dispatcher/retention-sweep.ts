@@ -17,11 +17,15 @@ import { sweepCallLog } from '../../core/semantic/call-log-retention.ts';
 import { ensureRetentionIndexes, sweepSessionRetention } from '../../core/session/retention.ts';
 import { aguiThreadsCollection } from '../../core/connection/agui-runs.ts';
 import { sweepEvaluationRetention } from '../../core/evaluation/retention.ts';
+import { designChatsCollection, designReadsCollection } from '../../core/design/design-runtime.ts';
 
 /** How often the retention sweep runs (ms). */
 export const RETENTION_SWEEP_INTERVAL_MS = 10 * 60_000;
-/** Collections whose documents name a session and go with it (AG-UI thread ids bound to their chat). */
-const boundCollections = [aguiThreadsCollection];
+/**
+ * Collections whose documents name a session and go with it (AG-UI thread ids bound to their chat; a design chat and
+ * what it read).
+ */
+const boundCollections = [aguiThreadsCollection, designChatsCollection, designReadsCollection];
 /** The lease that lets one dispatcher sweep per interval. */
 export const RETENTION_LEASE = 'retention-sweep';
 

@@ -159,9 +159,11 @@ async function newChat(
   caller: AgentCaller,
   { agent, env }: DesignTargetRecords,
 ): Promise<DesignChatRecord> {
+  const id = deps.ids.newId();
   const record: DesignChatRecord = {
-    _id: deps.ids.newId(),
+    _id: id,
     schemaVersion: 1,
+    sessionId: id,
     orgId: agent.orgId,
     agentId: agent._id,
     envName: env.name,

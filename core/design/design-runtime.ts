@@ -41,6 +41,8 @@ export interface DesignChatRecord {
   /** The design session's id (it starts with core/session/turn-jobs.ts DESIGN_ID_PREFIX) and the thread id. */
   _id: string;
   schemaVersion: typeof designSchemaVersion;
+  /** The same id again, by the name the retention sweep removes a session's bound documents by. */
+  sessionId: string;
   orgId: string;
   agentId: string;
   envName: string;
