@@ -1,7 +1,8 @@
 /**
  * A judge call metered against the case workflow's spend caps (./judge-call.ts), on the in-memory document store
- * with a played model: its cost is counted in the workflow's spend and reported apart; a cap it cannot fit refuses
- * the call before any model is called; the call's output is bounded.
+ * with a played model: its cost is counted in the workflow's spend and reported apart; a call that fails mid-stream
+ * is charged what it received, one that fails before any output nothing; a cap it cannot fit refuses the call before
+ * any model is called; the call's output is bounded.
  * Source: issue "Evaluations" § Runs, § Rubrics.
  */
 import { describe, expect, it } from 'vitest';
@@ -42,6 +43,23 @@ describe('meteredJudgeCall', () => {
     expect(asked[0]!.maxOutputTokens).toBe(JUDGE_OUTPUT_TOKENS);
     const day = (await spendStatus(deps, scope)).find((s) => s.period === 'day')!;
     expect(day.spentUsd).toBeCloseTo(0.0045, 10);
+  });
+
+  it('charges a judge that failed mid-stream what it received, one that failed before any output nothing', async () => {
+    const { deps, call } = world();
+    const failing = (text: string): ModelProvider => ({
+      async *stream() {
+        if (text) yield { type: 'text', text };
+        throw new Error('the connection dropped');
+      },
+    });
+    const spent = async () => (await spendStatus(deps, scope)).find((s) => s.period === 'day')!.spentUsd;
+    await expect(meteredJudgeCall(deps, scope, { ...call, models: failing('') })).rejects.toThrow('dropped');
+    expect(await spent()).toBe(0);
+    await expect(meteredJudgeCall(deps, scope, { ...call, models: failing('{"score": 0.') })).rejects.toThrow(
+      'dropped',
+    );
+    expect(await spent()).toBeGreaterThan(0);
   });
 
   it('refuses a call that does not fit a cap before calling the model', async () => {

@@ -9,7 +9,12 @@
  * Source: docs/decisions.md D17 § 5 (reserve an upper bound from the prompt and the call's output-token limit).
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import type { ModelMessage, ModelToolDefinition, ModelUsage } from '../ports/model-provider.ts';
+import {
+  type ModelMessage,
+  type ModelToolDefinition,
+  type ModelUsage,
+  reportedUsage,
+} from '../ports/model-provider.ts';
 
 /**
  * Output tokens a call may produce when the workflow sets no `limits.output_tokens_per_call`: 4096 (the common
@@ -66,4 +71,20 @@ export function callCostBound(
 /** Whether a model has prices at all (a million input and output tokens cost something). */
 export function hasPrices(price: (usage: ModelUsage) => number): boolean {
   return price(usageOf(1_000_000, 1_000_000)) > 0;
+}
+
+/**
+ * The usage a failed call is charged for: what the provider reported before failing; without a report, a call that
+ * had already streamed output (aborted or cut off mid-stream: the provider bills it) is charged its prompt bound plus
+ * the output received; one that failed before any output (unreachable, refused) is charged nothing (undefined).
+ * Shared by the broker's model calls (./metered-call.ts) and the judges' (core/evaluation/judge-call.ts).
+ */
+export function failedCallUsage(
+  error: unknown,
+  promptTokens: number,
+  streamed: { text: string; toolCalls: unknown[] },
+): ModelUsage | undefined {
+  const output = streamed.text !== '' || streamed.toolCalls.length > 0;
+  const received = output ? usageOf(promptTokens, outputTokens(streamed.text, streamed.toolCalls)) : undefined;
+  return reportedUsage(error) ?? received;
 }

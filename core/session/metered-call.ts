@@ -9,15 +9,14 @@
  * Source: docs/decisions.md D17 § 5 (spend caps hold under concurrency); spec/platform-service.md § Session facts
  * named.
  */
-import { type ModelProvider, type ModelToolCall, type ModelUsage, reportedUsage } from '../ports/model-provider.ts';
+import type { ModelProvider, ModelToolCall, ModelUsage } from '../ports/model-provider.ts';
 import type { TextDelta } from '../ports/text-deltas.ts';
 import {
   callCostBound,
   DEFAULT_OUTPUT_TOKENS_PER_CALL,
+  failedCallUsage,
   hasPrices,
-  outputTokens,
   promptTokenBound,
-  usageOf,
 } from './call-estimate.ts';
 import { noUsage, type SessionRecord, type TurnRecord } from './model.ts';
 import { recordUsage, type SessionStoreDeps } from './session-store.ts';
@@ -76,9 +75,7 @@ export async function meteredModelCall(
     await recordUsage(deps, turn, { ...reply.usage, modelCalls: 1, costUsd });
     return { ...reply, costUsd };
   } catch (error) {
-    const output = streamed.text !== '' || streamed.toolCalls.length > 0;
-    const received = output ? usageOf(promptTokens, outputTokens(streamed.text, streamed.toolCalls)) : undefined;
-    const usage = reportedUsage(error) ?? received;
+    const usage = failedCallUsage(error, promptTokens, streamed);
     if (usage !== undefined && costUsd === 0) {
       costUsd = price(usage);
       await recordUsage(deps, turn, { ...usage, modelCalls: 1, costUsd });
