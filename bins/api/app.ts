@@ -109,7 +109,7 @@ export interface ApiAppParts {
   printAccessLine(line: string): void;
   /**
    * The skill registries this process follows (core/skill/registries.ts; bins/api/main.ts updates them in the
-   * background at startup); default: the config's, served from their clones under PLATFORM_SKILL_REGISTRIES_DIR.
+   * background at startup); default: {@link apiSkillRegistries}, served from their clones and never updated.
    */
   skillRegistries?: SkillRegistries;
 }
@@ -205,7 +205,7 @@ export function createApiApp(parts: ApiAppParts) {
       logger, callerOf, prepare: prepareCaller,
     }))
     .use(skillRoutes({
-      registries: parts.skillRegistries ?? defaultSkillRegistries(parts),
+      registries: parts.skillRegistries ?? apiSkillRegistries(parts),
       hosting: agentDeps, logger, callerOf, prepare: prepareCaller,
     }))
     .use(designRoutes({
@@ -219,8 +219,11 @@ export function createApiApp(parts: ApiAppParts) {
     });
 }
 
-/** The config's skill registries over their clones, never updated by this process (tests; an API without main.ts). */
-function defaultSkillRegistries(parts: ApiAppParts): SkillRegistries {
+/**
+ * The config's skill registries over their clones under PLATFORM_SKILL_REGISTRIES_DIR, logging through the API's
+ * logger; nothing is cloned until its `update()` runs (bins/api/main.ts runs it once the API listens).
+ */
+export function apiSkillRegistries(parts: Pick<ApiAppParts, 'env' | 'config' | 'logger'>): SkillRegistries {
   const deps = {
     mirror: createSkillRegistryMirror(parts.env.skillRegistriesDir), clock: systemClock,
     log: (line: string, level: 'info' | 'warn') => parts.logger[level]({}, line),

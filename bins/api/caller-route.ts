@@ -22,6 +22,8 @@ export interface CallerContext<C, P> {
   request: Request;
   params: P;
   caller: C;
+  /** The server of the request (a streaming answer lifts its idle timeout); absent in tests. */
+  server?: { timeout(request: Request, seconds: number): void } | null;
 }
 
 /**
@@ -30,12 +32,13 @@ export interface CallerContext<C, P> {
  *   undefined falls through to {@link errorToResponse}
  */
 export function callerRoutes<C>(env: CallerRouteDeps<C>, answerError: (error: unknown) => Response | undefined = () => undefined) {
-  return <P>(handler: (ctx: CallerContext<C, P>) => Promise<Response>) => async ({ request, params }: { request: Request; params: P }): Promise<Response> => {
+  type Context<P> = { request: Request; params: P; server?: CallerContext<C, P>['server'] };
+  return <P>(handler: (ctx: CallerContext<C, P>) => Promise<Response>) => async ({ request, params, server }: Context<P>): Promise<Response> => {
     try {
       readQuery(request, NoQuery);
       const caller = env.callerOf(request);
       await env.prepare(caller);
-      return await handler({ request, params, caller });
+      return await handler({ request, params, caller, server });
     } catch (error) {
       return answerError(error) ?? errorToResponse(error, env.logger);
     }

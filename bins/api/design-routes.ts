@@ -19,8 +19,7 @@ import { designSpend, listDesignChats } from '../../core/design/design-views.ts'
 import { requirePermission } from '../../core/org/index.ts';
 import { aguiStreamResponse, parseRunInput } from './agui-routes.ts';
 import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
-import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
-import { NoQuery, readQuery } from './query-params.ts';
+import { json, maxJsonBytes, readBody } from './http-helpers.ts';
 
 /** What the design routes need. */
 export interface DesignRouteDeps extends CallerRouteDeps<AgentCaller> {
@@ -37,20 +36,13 @@ export function designRoutes(env: DesignRouteDeps) {
   const route = callerRoutes(env);
   const { runs } = env;
   return new Elysia()
-    .post('/api/agents/:agent/environments/:env/design', async ({ request, params, server }) => {
-      try {
-        readQuery(request, NoQuery);
-        const caller = env.callerOf(request);
-        await env.prepare(caller);
-        const input = parseRunInput(await readBody(request, maxJsonBytes));
-        const run = await startDesignRun(runs, {
-          caller, agent: params.agent, envName: params.env, input, beforeTurn: async () => {},
-        });
-        return aguiStreamResponse(env.stream, run, { request, server, headers: {}, logger: env.logger, what: 'design chat' });
-      } catch (error) {
-        return errorToResponse(error, env.logger);
-      }
-    }, { parse: 'none' })
+    .post('/api/agents/:agent/environments/:env/design', route<Env>(async ({ request, params, caller, server }) => {
+      const input = parseRunInput(await readBody(request, maxJsonBytes));
+      const run = await startDesignRun(runs, {
+        caller, agent: params.agent, envName: params.env, input, beforeTurn: async () => {},
+      });
+      return aguiStreamResponse(env.stream, run, { request, server, headers: {}, logger: env.logger, what: 'design chat' });
+    }), { parse: 'none' })
     .get('/api/agents/:agent/environments/:env/design', route<Env>(async ({ params, caller }) => {
       const chats = await listDesignChats(runs.hosting, caller, { agent: params.agent, envName: params.env });
       const configured = runs.designModel

@@ -12,11 +12,7 @@ import { createBullJobQueue, createRedisTextDeltas, openRedis } from '../../core
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
 import { stopServer } from '../../core/boot/stop-server.ts';
-import { apiSignIn, createApiApp } from './app.ts';
-import { createSkillRegistryMirror } from '../../core/adapters/git/skill-registry-mirror.ts';
-import { effectiveSkillRegistries } from '../../core/config/config-model.ts';
-import { systemClock } from '../../core/adapters/runtime/system.ts';
-import { createSkillRegistries } from '../../core/skill/registries.ts';
+import { apiSignIn, apiSkillRegistries, createApiApp } from './app.ts';
 import { apiListenAddress } from './listen-address.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -48,10 +44,7 @@ const queue = stores.redis ? createBullJobQueue({
 const textDeltas = stores.redis ? createRedisTextDeltas(stores.redis, (error) => logger.warn({ err: error.message }, 'live text subscription failed')) : undefined;
 // Skill registries: cloned or fast-forwarded in the background once the API listens (never waited for); one that
 // cannot be reached logs a warning and is served from its last clone (spec § Rules 16).
-const skillRegistries = createSkillRegistries({
-  mirror: createSkillRegistryMirror(env.skillRegistriesDir), clock: systemClock,
-  log: (line, level) => logger[level]({}, line),
-}, effectiveSkillRegistries(boot.config));
+const skillRegistries = apiSkillRegistries({ env, config: boot.config, logger });
 const app = createApiApp({
   env, config: boot.config, docs, objects, signIn: apiSignIn(env.signIn), allInOne: listen.allInOne, instanceId, rateRedis, logger, queue, textDeltas,
   changes: textDeltas,

@@ -14,8 +14,7 @@ import { MODEL_PROVIDER_TYPES } from '../config/config-model.ts';
 import { DESIGN_BUILD, designCatalog, designWorkflowView } from '../design/design-runtime.ts';
 import type { DesignOffer, DesignTarget, DesignToolDeps } from '../design/design-tools.ts';
 import { startEvaluationRun } from '../evaluation/evaluation-runs.ts';
-import { runSummary } from '../evaluation/gate.ts';
-import { evaluationCollections, type EvaluationRunRecord, finalEvaluationStatuses } from '../evaluation/model.ts';
+import { runEnd, runSummary } from '../evaluation/gate.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { ToolCatalog } from '../ports/tool-catalog.ts';
@@ -128,14 +127,8 @@ async function runDraftEvaluations(
     ...(selection.case === undefined ? {} : { stem: selection.case }),
   };
   const started = await startEvaluationRun(deps, target.caller, ref);
-  const runs = parts.docs.collection<EvaluationRunRecord>(evaluationCollections.runs);
-  const deadline = Date.now() + DESIGN_EVALUATION_WAIT_MS;
-  while (Date.now() < deadline) {
-    const run = await runs.findOne({ _id: started._id });
-    if (run && finalEvaluationStatuses.includes(run.status)) {
-      return { runId: run._id, passed: run.status === 'passed', summary: runSummary(run) };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const run = await runEnd({ ...parts, sleep }, started._id, DESIGN_EVALUATION_WAIT_MS);
+  if (run) return { runId: run._id, passed: run.status === 'passed', summary: runSummary(run) };
   return { runId: started._id, passed: false, summary: `evaluation run ${started._id} is still running` };
 }

@@ -104,8 +104,6 @@ export async function startDesignRun(deps: DesignRunDeps, request: DesignRunRequ
       { status: 400 },
     );
   }
-  // Every id drawn for the chat's session and turns carries the design prefix: its turns take the design queue.
-  const designDeps = { ...deps, ids: { ...deps.ids, newId: () => `${DESIGN_ID_PREFIX}${deps.ids.newId()}` } };
   const chat = await ownChat(deps, request.caller, { agent, env, threadId: request.input.threadId });
   const session = chat ? await sessionsOf(deps).findOne({ _id: chat._id }) : null;
   if (chat && session && !finalStatuses.includes(session.status)) {
@@ -115,7 +113,7 @@ export async function startDesignRun(deps: DesignRunDeps, request: DesignRunRequ
       });
     }
     await request.beforeTurn();
-    const turn = await takeReply(designDeps, session, text);
+    const turn = await takeReply(deps, session, text);
     return {
       threadId: chat._id,
       runId,
@@ -127,8 +125,9 @@ export async function startDesignRun(deps: DesignRunDeps, request: DesignRunRequ
     };
   }
   await request.beforeTurn();
-  const record = chat && !session ? chat : await newChat(designDeps, request.caller, { agent, env });
-  const opened = await openSessionWithTurn(designDeps, sessionFields(record, agent), 'prompt', { message: text });
+  const record = chat && !session ? chat : await newChat(deps, request.caller, { agent, env });
+  // The session takes the chat's id, whose design prefix its turns' ids follow (they take the design queue).
+  const opened = await openSessionWithTurn(deps, sessionFields(record, agent), 'prompt', { message: text });
   return {
     threadId: record._id,
     runId,
@@ -159,7 +158,7 @@ async function newChat(
   caller: AgentCaller,
   { agent, env }: DesignTargetRecords,
 ): Promise<DesignChatRecord> {
-  const id = deps.ids.newId();
+  const id = `${DESIGN_ID_PREFIX}${deps.ids.newId()}`;
   const record: DesignChatRecord = {
     _id: id,
     schemaVersion: 1,

@@ -59,20 +59,30 @@ export async function evaluateBuild(
   }
   await queueRun(deps, { ...record, draft: true, origin: 'publish' });
   const waitMs = deps.waitMs ?? GATE_WAIT_MS;
+  const run = await runEnd(deps, record._id, waitMs);
+  if (run) return { runId: run._id, passed: run.status === 'passed', summary: runSummary(run) };
+  throw new PlatformError(
+    'evaluation_timeout',
+    `The evaluation gate's run ${record._id} had not ended after ${Math.round(waitMs / 1000)} s; see it with ` +
+      '`cairn eval show` and publish again when it has.',
+    { status: 504 },
+  );
+}
+
+/**
+ * Run `runId` once it has ended, read every {@link GATE_POLL_MS}; undefined when it has not ended after `waitMs`.
+ * Shared by the gate and the design agent's `design_run_evaluations` (core/boot/design-wiring.ts).
+ */
+export async function runEnd(
+  deps: Pick<GateDeps, 'docs' | 'clock' | 'sleep'>,
+  runId: string,
+  waitMs: number,
+): Promise<EvaluationRunRecord | undefined> {
   const deadline = deps.clock.now().getTime() + waitMs;
   for (;;) {
-    const run = await runsOf(deps).findOne({ _id: record._id });
-    if (run && finalEvaluationStatuses.includes(run.status)) {
-      return { runId: run._id, passed: run.status === 'passed', summary: runSummary(run) };
-    }
-    if (deps.clock.now().getTime() > deadline) {
-      throw new PlatformError(
-        'evaluation_timeout',
-        `The evaluation gate's run ${record._id} had not ended after ${Math.round(waitMs / 1000)} s; see it with ` +
-          '`cairn eval show` and publish again when it has.',
-        { status: 504 },
-      );
-    }
+    const run = await runsOf(deps).findOne({ _id: runId });
+    if (run && finalEvaluationStatuses.includes(run.status)) return run;
+    if (deps.clock.now().getTime() > deadline) return undefined;
     await deps.sleep(GATE_POLL_MS);
   }
 }

@@ -33,10 +33,8 @@ export function nextTurn(
   input: TurnRecord['input'],
   sessionId?: string,
 ): NextTurn {
-  const design = sessionId?.startsWith(DESIGN_ID_PREFIX) === true;
-  const id = deps.ids.newId();
-  const turnId = design && !id.startsWith(DESIGN_ID_PREFIX) ? `${DESIGN_ID_PREFIX}${id}` : id;
-  return { turnId, kind, input, at: deps.clock.now() };
+  const prefix = sessionId?.startsWith(DESIGN_ID_PREFIX) === true ? DESIGN_ID_PREFIX : '';
+  return { turnId: `${prefix}${deps.ids.newId()}`, kind, input, at: deps.clock.now() };
 }
 
 /**
@@ -84,7 +82,7 @@ export async function openSessionWithTurn(
   kind: TurnKind,
   input: TurnRecord['input'],
 ): Promise<{ session: SessionRecord; turn: TurnRecord }> {
-  const next = nextTurn(deps, kind, input);
+  const next = nextTurn(deps, kind, input, fields._id);
   const session = await insertSession(deps, { ...fields, next });
   const turn = (await insertNextTurn(deps, session, next))!;
   try {

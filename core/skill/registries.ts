@@ -96,22 +96,31 @@ export function createSkillRegistries(deps: SkillRegistryDeps, registries: Mirro
       },
     );
   };
-  const bundles = async (registry: MirroredRegistry) =>
-    bundlesOf(await deps.mirror.files(registry, 'skills/', MAX_REGISTRY_BYTES));
+  // The bundles of each registry's clone, read once per commit (every listing and copy reads them).
+  const read = new Map<string, ClonedBundles>();
+  const bundlesAt = async (registry: MirroredRegistry): Promise<ClonedBundles> => {
+    const commit = await deps.mirror.current(registry);
+    if (commit === undefined) return { commit: null, bundles: new Map() };
+    const known = read.get(registry.id);
+    if (known?.commit === commit) return known;
+    const fresh = { commit, bundles: bundlesOf(await deps.mirror.files(registry, 'skills/', MAX_REGISTRY_BYTES)) };
+    read.set(registry.id, fresh);
+    return fresh;
+  };
   const updateOne = async (registry: MirroredRegistry) => {
     const state = states.get(registry.id)!;
     const at = deps.clock.now().toISOString();
     try {
-      state.commit = await deps.mirror.update(registry);
-      state.skills = (await bundles(registry)).size;
-      Object.assign(state, { state: 'ready', updatedAt: at });
-      deps.log(`[skills] registry ${registry.id} at ${state.commit.slice(0, 12)}: ${state.skills} skill(s)`, 'info');
+      await deps.mirror.update(registry);
+      const served = await bundlesAt(registry);
+      Object.assign(state, { state: 'ready', updatedAt: at, commit: served.commit, skills: served.bundles.size });
+      deps.log(`[skills] registry ${registry.id} at ${served.commit?.slice(0, 12)}: ${state.skills} skill(s)`, 'info');
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      state.commit = (await deps.mirror.current(registry).catch(() => undefined)) ?? null;
-      state.skills = state.commit ? (await bundles(registry)).size : 0;
-      Object.assign(state, { state: 'failed', lastFailure: { at, message } });
-      const served = state.commit ? `serving its last clone at ${state.commit.slice(0, 12)}` : 'no clone to serve yet';
+      const last = await bundlesAt(registry).catch((): ClonedBundles => ({ commit: null, bundles: new Map() }));
+      const lastFailure = { at, message };
+      Object.assign(state, { state: 'failed', commit: last.commit, skills: last.bundles.size, lastFailure });
+      const served = last.commit ? `serving its last clone at ${last.commit.slice(0, 12)}` : 'no clone to serve yet';
       deps.log(
         `[skills] registry ${registry.id} (${registry.url}) could not be updated: ${message}; ${served}`,
         'warn',
@@ -127,16 +136,17 @@ export function createSkillRegistries(deps: SkillRegistryDeps, registries: Mirro
       const chosen = id === undefined ? registries : [registryOf(id)];
       const out: RegistrySkill[] = [];
       for (const registry of chosen) {
-        for (const [slug, files] of await bundles(registry)) out.push(describeSkill(registry.id, slug, files));
+        const { bundles } = await bundlesAt(registry);
+        for (const [slug, files] of bundles) out.push(describeSkill(registry.id, slug, files));
       }
       return out;
     },
     skillFiles: async (id, slug) => {
       const registry = registryOf(id);
-      const commit = await deps.mirror.current(registry);
-      const found = (await bundles(registry)).get(slug);
+      const { commit, bundles } = await bundlesAt(registry);
+      const found = bundles.get(slug);
       if (!commit || !found) {
-        const names = [...(await bundles(registry)).keys()].join(', ') || '(none yet)';
+        const names = [...bundles.keys()].join(', ') || '(none yet)';
         throw new PlatformError('skill_not_found', `Registry "${id}" has no skill "${slug}"; its skills: ${names}.`, {
           status: 404,
         });
@@ -149,6 +159,12 @@ export function createSkillRegistries(deps: SkillRegistryDeps, registries: Mirro
 interface RawFile {
   path: string;
   bytes: Uint8Array;
+}
+
+/** A clone's commit (null: no clone) and its bundles, slug → files. */
+interface ClonedBundles {
+  commit: string | null;
+  bundles: Map<string, RawFile[]>;
 }
 
 /** The bundles of a registry's `skills/` files: slug → files, only folders holding a SKILL.md. */

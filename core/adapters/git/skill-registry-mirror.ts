@@ -7,7 +7,7 @@
  * Source: spec/platform-service.md § Rules 16; § Deployment settings (PLATFORM_SKILL_REGISTRIES_DIR).
  */
 import * as fs from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
@@ -70,7 +70,7 @@ export function createSkillRegistryMirror(root: string): SkillRegistryMirror {
   };
 }
 
-/** Paths (with `/`) of the files under `from`, relative to `dir`, sorted; `.git` left out. */
+/** Paths (with `/`) of the regular files under `from`, relative to `dir`, sorted; `.git` left out. */
 async function walk(dir: string, from: string): Promise<string[]> {
   const found: string[] = [];
   const visit = async (folder: string) => {
@@ -84,7 +84,8 @@ async function walk(dir: string, from: string): Promise<string[]> {
       if (entry.name === '.git') continue;
       const full = join(folder, entry.name);
       if (entry.isDirectory()) await visit(full);
-      else if (entry.isFile() && (await stat(full)).isFile()) found.push(relative(dir, full).split(sep).join('/'));
+      // A symbolic link is neither: nothing outside the clone is read through one.
+      else if (entry.isFile()) found.push(relative(dir, full).split(sep).join('/'));
     }
   };
   await visit(from);
