@@ -29,6 +29,7 @@ const domainUses: Record<string, string[]> = {
   evaluation: ['session', 'agent', 'model'],
   design: ['agent', 'session', 'connection'],
   skill: ['agent'],
+  collection: ['org', 'secret'],
 };
 /** Layers of core/ that are not domains. */
 const layers = ['ports', 'adapters', 'testing', 'boot'];

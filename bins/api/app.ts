@@ -48,6 +48,11 @@ import { sessionRoutes } from './session-routes.ts';
 import { evaluationRoutes } from './evaluation-routes.ts';
 import { designRoutes } from './design-routes.ts';
 import { skillRoutes } from './skill-routes.ts';
+import { collectionRoutes } from './collection-routes.ts';
+import type { CollectionDeps } from '../../core/collection/index.ts';
+import { collectionDepsOf } from '../../core/boot/collection-access.ts';
+import { openSecretStore } from '../../core/boot/secret-store.ts';
+import { createOAuthClient } from '../../core/adapters/oauth/index.ts';
 import { createSkillRegistries, type SkillRegistries } from '../../core/skill/registries.ts';
 import { createSkillRegistryMirror } from '../../core/adapters/git/skill-registry-mirror.ts';
 import { effectiveSkillRegistries } from '../../core/config/config-model.ts';
@@ -112,6 +117,8 @@ export interface ApiAppParts {
    * background at startup); default: {@link apiSkillRegistries}, served from their clones and never updated.
    */
   skillRegistries?: SkillRegistries;
+  /** The collection use cases (bins/api/main.ts builds them once and runs their start); default {@link apiCollections}. */
+  collections?: CollectionDeps;
 }
 
 /**
@@ -204,6 +211,7 @@ export function createApiApp(parts: ApiAppParts) {
       deps: evaluationDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, hosting: agentDeps }),
       logger, callerOf, prepare: prepareCaller,
     }))
+    .use(collectionRoutes({ collections: parts.collections ?? apiCollections(parts), logger, callerOf, prepare: prepareCaller }))
     .use(skillRoutes({
       registries: parts.skillRegistries ?? apiSkillRegistries(parts),
       hosting: agentDeps, logger, callerOf, prepare: prepareCaller,
@@ -217,6 +225,16 @@ export function createApiApp(parts: ApiAppParts) {
       if (code === 'NOT_FOUND') return new Response(JSON.stringify({ error: { code: 'not_found', message: 'No such API route.' } }), { status: 404, headers: { 'content-type': 'application/json' } });
       return undefined;
     });
+}
+
+/** The collection use cases over this process's stores, secret store and OAuth client. */
+export function apiCollections(parts: Pick<ApiAppParts, 'env' | 'config' | 'logger' | 'docs'>): CollectionDeps {
+  return collectionDepsOf({
+    docs: parts.docs, clock: systemClock, ids: cryptoIds, config: parts.config, oauth: createOAuthClient(),
+    secrets: openSecretStore(parts.env.secretStore, { docs: parts.docs, clock: systemClock, ids: cryptoIds }),
+    ...(parts.env.oauth2RedirectUrl ? { redirectUrl: parts.env.oauth2RedirectUrl } : {}),
+    log: (line) => parts.logger.info({}, line),
+  });
 }
 
 /**

@@ -12,7 +12,8 @@ import { createBullJobQueue, createRedisTextDeltas, openRedis } from '../../core
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
 import { stopServer } from '../../core/boot/stop-server.ts';
-import { apiSignIn, apiSkillRegistries, createApiApp } from './app.ts';
+import { apiCollections, apiSignIn, apiSkillRegistries, createApiApp } from './app.ts';
+import { startCollections } from '../../core/boot/collection-access.ts';
 import { apiListenAddress } from './listen-address.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -45,10 +46,14 @@ const textDeltas = stores.redis ? createRedisTextDeltas(stores.redis, (error) =>
 // Skill registries: cloned or fast-forwarded in the background once the API listens (never waited for); one that
 // cannot be reached logs a warning and is served from its last clone (spec § Rules 16).
 const skillRegistries = apiSkillRegistries({ env, config: boot.config, logger });
+// Organizations' collection connections: connections of an app whose client id changed are asked to reconnect, an
+// interrupted Disconnect is completed, and the line saying whom the services' own tokens serve (D22 § 4).
+const collections = apiCollections({ env, config: boot.config, logger, docs });
+await startCollections(collections, boot.config.services.length);
 const app = createApiApp({
   env, config: boot.config, docs, objects, signIn: apiSignIn(env.signIn), allInOne: listen.allInOne, instanceId, rateRedis, logger, queue, textDeltas,
   changes: textDeltas,
-  printAccessLine: print, skillRegistries,
+  printAccessLine: print, skillRegistries, collections,
 });
 app.listen({ hostname: listen.host, port: listen.port, maxRequestBodySize: 21 * 1024 * 1024 });
 logger.info({ host: listen.host, port: listen.port, signIn: env.signIn.mode }, `api listening on ${listen.host}:${listen.port}`);

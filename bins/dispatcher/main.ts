@@ -10,7 +10,11 @@ import { hostname, tmpdir } from 'node:os';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
-import { ownerGuardedCatalog, semanticCollectionOwners } from '../../core/boot/service-owners.ts';
+import { semanticCollectionOwners } from '../../core/boot/service-owners.ts';
+import { credentialCatalog, deploymentTokenRule, offersOf, organizationCounter } from '../../core/boot/collection-access.ts';
+import { openSecretStore } from '../../core/boot/secret-store.ts';
+import { createOAuthClient } from '../../core/adapters/oauth/index.ts';
+import { collectionCredentials, ensureCollectionIndexes } from '../../core/collection/index.ts';
 import { turnCost } from '../../core/boot/turn-cost.ts';
 import { platformRelease } from '../../core/boot/platform-release.ts';
 import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
@@ -98,12 +102,13 @@ const retention = await startRetention(
   (error) => logger.error({ err: error.message }, 'retention sweep failed'),
 );
 // A service that fails discovery (e.g. semantic-mcp still starting beside us) is tried again after 5 s (logged once per outage).
-// A collection whose service token is a semantic project's answers only that project's organization (docs/decisions.md
-// D17 § 1).
-const catalog = ownerGuardedCatalog(
-  createServiceCatalog({ services: boot.config.services, log: print, retryAfterMs: 5_000 }),
-  semanticCollectionOwners({ docs, ids: cryptoIds }, boot.config.services),
-);
+// Each call carries its organization's credential for the collection, and an organization is offered only the
+// collections it connected or whose service token is its own (core/boot/collection-access.ts; docs/decisions.md D22 § 4).
+const secrets = openSecretStore(env.secretStore, { docs, clock: systemClock, ids: cryptoIds });
+await ensureCollectionIndexes(docs);
+const tokenRule = deploymentTokenRule(semanticCollectionOwners({ docs, ids: cryptoIds }, boot.config.services), organizationCounter(docs, systemClock));
+const credentials = collectionCredentials({ docs, clock: systemClock, secrets, offers: offersOf(boot.config), oauth: createOAuthClient(), log: print, ...tokenRule });
+const catalog = credentialCatalog(createServiceCatalog({ services: boot.config.services, log: print, retryAfterMs: 5_000 }), credentials);
 void catalog.warm();
 // Retries are due on the next look at the catalog: look every 5 s so a late service is offered before a turn needs it.
 const catalogTimer = setInterval(() => { void catalog.tools().catch(() => undefined); }, 5_000);

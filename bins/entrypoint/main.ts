@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { embeddedQueue } from './embedded-queue.ts';
 import { appDirectory, isCompiledExecutable } from '../../core/adapters/runtime/app-directory.ts';
 import { parseEntrypointSettings } from './settings.ts';
+import { localMasterKey } from './master-key.ts';
 import { DISPATCHER_NICENESS, supervise, tagged, type ChildSpec } from './supervisor.ts';
 import { findProgram } from '../../core/adapters/worker/sandbox.ts';
 
@@ -46,6 +47,11 @@ const queue = settings.embeddedQueue && await embeddedQueue({ dataDir: settings.
 });
 // The embedded store's URL (with its password) goes to the API and the dispatcher only.
 const storeEnv: Record<string, string> = queue ? { QUEUE_URL: queue.url, PLATFORM_EMBEDDED_QUEUE: 'on', PLATFORM_INSTANCE_ID: settings.instanceId } : { PLATFORM_INSTANCE_ID: settings.instanceId };
+// Outside production, with the db secret store and no MASTER_KEY, the data directory's own key seals credentials
+// (made once, kept in <data>/master-key, readable by this user only), so organizations can connect collections on a
+// first start; production requires MASTER_KEY (spec § Deployment settings). It goes to the API and dispatcher only.
+const localKey = localMasterKey(settings.dataDir, process.env);
+if (localKey) storeEnv.MASTER_KEY = localKey;
 // Request header lines up to 32 KiB, as the front proxy allows (Bun's default is 16 KiB; scripts/build bakes the
 // same flag into the executables). Source: spec § Limits (request header line); docs/decisions.md D17 § 6.
 const BUN_HEADER_FLAG = '--max-http-header-size=32768';

@@ -26,6 +26,7 @@ import { sessionKeyClaimsCollection } from '../session/session-key-claims.ts';
 import { FAILED_JOBS_COLLECTION } from '../jobs/failed-jobs.ts';
 import { evaluationCollections, evaluationSchemaVersion } from '../evaluation/model.ts';
 import { designCollections, designSchemaVersion } from '../design/design-runtime.ts';
+import { collectionCollections, collectionSchemaVersion } from '../collection/records.ts';
 
 /**
  * The release's collections and data updates.
@@ -66,6 +67,9 @@ export function platformRelease(world?: ProjectUpdateWorld): ReleaseData {
   }
   for (const name of Object.values(evaluationCollections)) {
     collections[name] = { baseline: 1, current: evaluationSchemaVersion };
+  }
+  for (const name of Object.values(collectionCollections)) {
+    collections[name] = { baseline: 1, current: collectionSchemaVersion };
   }
   return { collections, updates: [semanticProjectOrgUpdate(world), chatOwnerUpdate(world)] };
 }

@@ -1,19 +1,20 @@
 /**
  * The semantic service offered to hosted agents as a tool collection answers only the organization that owns it.
  *
- * Today the config's services list holds one deployment-wide token per service; for the semantic service that
- * token is an access token of one semantic project, which belongs to one organization. Until collections carry
- * per-organization credentials (a later issue), a call into such a collection is refused for an agent of any other
- * organization, in the dispatcher (the trusted side: the broker makes every service call, the worker holds no
- * token and names no organization), before anything reaches the service. A service whose token is not a semantic
- * project's token has no owner and is not restricted.
+ * The config's services list holds one deployment-wide token per service; for the semantic service that token is
+ * an access token of one semantic project, which belongs to one organization. Without a connection of its own, an
+ * organization's agents use that token only when it is their organization's (core/boot/collection-access.ts); a
+ * call into such a collection for any other organization is refused in the dispatcher before anything reaches the
+ * service. A service whose token is not a semantic project's token has no owner (it then serves only a
+ * single-organization install).
  *
- * Source: docs/decisions.md D17 § 1 (the semantic service as a tool collection); spec/platform-service.md § Rules 15.
+ * Source: docs/decisions.md D17 § 1 (the semantic service as a tool collection), D22 § 4;
+ * spec/platform-service.md § Rules 15.
  */
 import type { ServiceConfig } from '../config/config-model.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
-import type { ToolCallOptions, ToolCallResult, ToolCatalog } from '../ports/tool-catalog.ts';
+import type { ToolCallResult } from '../ports/tool-catalog.ts';
 import { collections, type ProjectRecord, type TokenRecord } from '../semantic/records.ts';
 
 /** Which organization, if any, a collection's service belongs to. */
@@ -63,18 +64,4 @@ export function foreignCollectionRefusal(collection: string): ToolCallResult {
       `The ${collection} service of this deployment belongs to another organization; its tools answer only that ` +
       `organization's agents. Ask the operator for a ${collection} service of your own organization.`,
   };
-}
-
-/**
- * `catalog` with each call into an owned collection checked against `options.orgId`, the organization of the agent
- * the call is made for: another organization, or none given, gets {@link foreignCollectionRefusal} and the service
- * is not called. Listing tools and every other member of `catalog` are unchanged.
- */
-export function ownerGuardedCatalog<C extends ToolCatalog>(catalog: C, owners: CollectionOwners): C {
-  const call = async (collection: string, name: string, input: unknown, options: ToolCallOptions = {}) => {
-    const owner = await owners.ownerOf(collection);
-    if (owner !== undefined && options.orgId !== owner) return foreignCollectionRefusal(collection);
-    return catalog.call(collection, name, input, options);
-  };
-  return { ...catalog, call };
 }

@@ -151,12 +151,29 @@ export function skillRegistryOf(entry: SkillRegistryEntry): SkillRegistryConfig 
   return typeof entry === 'string' ? { id: skillRegistryId(entry), url: entry } : entry;
 }
 
+/**
+ * Where an OAuth app's provider signs owners in (not shown in the spec; docs/decisions.md D22 § 4): `issuer` (its
+ * discovery document is read) or `authorizationUrl` with `tokenUrl` (and `revocationUrl` when it has one), all https;
+ * `scopes` asked at Connect (default none).
+ */
+export const OAuthProviderConfig = Type.Object({
+  issuer: Type.Optional(Text),
+  authorizationUrl: Type.Optional(Text),
+  tokenUrl: Type.Optional(Text),
+  revocationUrl: Type.Optional(Text),
+  scopes: Type.Optional(Type.Array(Text)),
+}, strict);
+/** oauthApps[].provider. */
+export type OAuthProviderConfig = Static<typeof OAuthProviderConfig>;
+
 /** A collection OAuth app. Source: spec/platform-service.md § Rules 17 */
 export const OAuthAppConfig = Type.Object({
   id: Id,
   collections: Type.Array(Id, { minItems: 1 }),
   clientId: Text,
   clientSecret: Text,
+  /** Absent, Connect explains that the app names no provider. */
+  provider: Type.Optional(OAuthProviderConfig),
   reach: Type.Optional(
     Type.Object({ note: Type.Optional(Text), url: Type.Optional(Text), signsIn: Type.Optional(Text) }, strict),
   ),

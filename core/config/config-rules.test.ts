@@ -145,6 +145,17 @@ describe('entry rules', () => {
     expect(() => checkConfigUrls({ oauthApps: [{ ...app, reach: { url: 'http://x' } }] }, 'L')).toThrow(
       'L: oauthApps[0].reach.url must be an https URL.',
     );
+    const withProvider = (provider: Record<string, unknown>) =>
+      checkConfigUrls({ oauthApps: [{ ...app, provider }] }, 'L');
+    expect(() => withProvider({ issuer: 'https://id.example', scopes: ['repo'] })).not.toThrow();
+    expect(() => withProvider({ authorizationUrl: 'https://id.example/a', tokenUrl: 'https://id.example/t' }))
+      .not.toThrow();
+    expect(() => withProvider({ issuer: 'http://id.example' })).toThrow(
+      'L: oauthApps[0].provider.issuer must be an https URL.',
+    );
+    expect(() => withProvider({ authorizationUrl: 'https://id.example/a' })).toThrow(
+      'L: oauthApps[0].provider needs issuer, or authorizationUrl and tokenUrl.',
+    );
   });
 
   it('designAgent.apiBaseUrl is an http(s) URL', () => {

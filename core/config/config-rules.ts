@@ -46,6 +46,16 @@ export function checkConfigUrls(config: ConfigDocument, label: string): void {
     if (app.reach?.url !== undefined && !isUrl(app.reach.url, ['https:'])) {
       throw refuse(label, `oauthApps[${index}].reach.url must be an https URL`);
     }
+    const provider = app.provider;
+    for (const field of ['issuer', 'authorizationUrl', 'tokenUrl', 'revocationUrl'] as const) {
+      const value = provider?.[field];
+      if (value !== undefined && !isUrl(value, ['https:'])) {
+        throw refuse(label, `oauthApps[${index}].provider.${field} must be an https URL`);
+      }
+    }
+    if (provider && provider.issuer === undefined && (!provider.authorizationUrl || !provider.tokenUrl)) {
+      throw refuse(label, `oauthApps[${index}].provider needs issuer, or authorizationUrl and tokenUrl`);
+    }
   });
 }
 

@@ -54,6 +54,20 @@ export interface ToolCallOptions {
    * (core/design/design-runtime.ts) finds its chat by it; service collections ignore it.
    */
   sessionId?: string;
+  /**
+   * The bearer token the call carries instead of the service's own: the organization's credential for the
+   * collection, set by the trusted wrapper that resolved it (core/boot/collection-access.ts), never by a worker.
+   */
+  credential?: string;
+}
+
+/** Options of {@link ToolCatalog.tools}. */
+export interface ToolListOptions {
+  /**
+   * The organization whose agent the tools are offered to: a collection it has not connected (and cannot use the
+   * deployment's token for) is left out (docs/decisions.md D22 § 4). Absent: every collection's tools.
+   */
+  orgId?: string;
 }
 
 /**
@@ -80,7 +94,7 @@ export interface ToolCatalog {
    * The tools of every collection whose service answered discovery; a service that failed discovery is left out
    * (and retried later by the implementation).
    */
-  tools(): Promise<CatalogTool[]>;
+  tools(options?: ToolListOptions): Promise<CatalogTool[]>;
   /**
    * Calls one tool. A service that cannot be reached, answers with an error or does not answer in time gives
    * `{ isError: true, output: 'The <collection> service could not be reached: …' }` or the service's own error text.

@@ -158,7 +158,8 @@ async function runInSlot(deps: TurnRunnerDeps, turnId: string, slot: WorkerSlot)
       ? controller.signal
       : AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)])),
     costOf: deps.costOf,
-    serviceTools: () => deps.catalog.tools(),
+    // Only the collections the turn's organization connected (or may use the deployment's token for) are offered.
+    serviceTools: () => deps.catalog.tools({ orgId: turn.orgId }),
     // The turn record's organization (written by the platform): an owned collection answers only its owner's agents.
     // With the session's agent (the records, never the worker) it is the service's rate key (docs/decisions.md D17 §
     // 6).

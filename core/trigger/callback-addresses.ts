@@ -183,6 +183,7 @@ export async function runCallbackActivation(
       task: 'subscribe',
       subject: `call subscribe ${job.trigger}`,
       call,
+      caller: { orgId: env.orgId, agentId: job.agentId },
     }) as { subscription: unknown };
     await addressesOf(deps.docs).updateOne({ _id: record._id }, {
       $set: {

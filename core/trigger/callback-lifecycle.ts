@@ -11,6 +11,7 @@
  * Source: spec/platform-service.md § Rules 6 (a call worker runs a trigger lifecycle step), § Replacement of a
  * container (renewing callback triggers); docs/decisions.md D8 § Triggers (callback).
  */
+import { agentCollections, type AgentRecord } from '../agent/hosting-model.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
@@ -93,7 +94,13 @@ export async function runCallbackDeactivation(
       { $unset: { subscription: true, failure: true } },
     );
   try {
-    await runServiceCall(deps, { task: 'subscribe', subject: `call unsubscribe ${record.trigger}`, call });
+    const agent = await deps.docs.collection<AgentRecord>(agentCollections.agents).findOne({ _id: record.agentId });
+    await runServiceCall(deps, {
+      task: 'subscribe',
+      subject: `call unsubscribe ${record.trigger}`,
+      call,
+      ...(agent ? { caller: { orgId: agent.orgId, agentId: record.agentId } } : {}),
+    });
     await clear();
     deps.log(`[triggers] ${name}: no longer served, unsubscribed from ${call.collection} event ${call.input.event}`);
     return 'unsubscribed';

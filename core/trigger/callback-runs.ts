@@ -92,6 +92,7 @@ export async function runCallbackDelivery(
     task: 'callback',
     subject: `call callback ${trigger.id}`,
     call,
+    caller: { orgId: env.orgId, agentId: env.agentId },
   }) as CallbackAnswer;
   const scope = `callback:${record._id}`;
   const opened: string[] = [];

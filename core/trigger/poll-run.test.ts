@@ -303,14 +303,15 @@ describe('the broker of a service task', () => {
         log: (l) => lines.push(l),
       },
       call,
-      'call poll new-tickets',
+      { subject: 'call poll new-tickets', caller: { orgId: 'org-a', agentId: 'desk' } },
     );
     expect(await broker('service.call', call)).toEqual({ output: 'ok', isError: false });
     await expect(broker('service.call', { ...call, tool: 'delete_ticket' })).rejects.toMatchObject({
       code: 'operation_refused',
     });
     await expect(broker('turn.loadTurn', [])).rejects.toMatchObject({ code: 'operation_refused' });
-    expect(calls).toEqual([['tickets', 'list_tickets', { state: 'open' }]]);
+    // The call carries the trigger's organization and agent (from the records), never anything the worker said.
+    expect(calls).toEqual([['tickets', 'list_tickets', { state: 'open' }, { orgId: 'org-a', agentId: 'desk' }]]);
     expect(lines).toEqual([
       '[worker] refused service.call for call poll new-tickets',
       '[worker] refused turn.loadTurn for call poll new-tickets',

@@ -54,7 +54,12 @@ export async function runPoll(deps: PollRunDeps, job: PollJob): Promise<PollOutc
   const name = `polling trigger ${job.trigger} of ${job.workflow} in ${job.agentId}/${job.environment}`;
   let items: { id: string; item: unknown }[];
   try {
-    items = ((await runServiceCall(deps, { task: 'poll', subject: `call poll ${job.trigger}`, call })) as {
+    items = ((await runServiceCall(deps, {
+      task: 'poll',
+      subject: `call poll ${job.trigger}`,
+      call,
+      caller: { orgId: env.orgId, agentId: job.agentId },
+    })) as {
       items: { id: string; item: unknown }[];
     }).items;
   } catch (error) {

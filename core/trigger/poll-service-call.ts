@@ -32,14 +32,24 @@ export interface ServiceCallDeps {
 const sameCall = (a: unknown, b: ServiceCall) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
+ * The organization and agent a service call is made for (from the trigger's records, never the worker): the call
+ * carries that organization's credential for the collection (core/collection; docs/decisions.md D22 § 4).
+ */
+export interface ServiceCaller {
+  orgId: string;
+  agentId: string;
+}
+
+/**
  * The broker of a service task: answers `service.call` for `call` only.
  * @throws PlatformError `operation_refused` for any other operation or call (logged once per refusal)
  */
 export function serviceCallBroker(
   deps: Pick<ServiceCallDeps, 'catalog' | 'log'>,
   call: ServiceCall,
-  subject: string,
+  run: { subject: string; caller?: ServiceCaller },
 ): (op: string, args: unknown) => Promise<unknown> {
+  const { subject, caller } = run;
   return async (op, args) => {
     if (op !== 'service.call' || !sameCall(args, call)) {
       deps.log(`[worker] refused ${/^[A-Za-z.]{1,40}$/.test(op) ? op : 'an operation'} for ${subject}`);
@@ -48,7 +58,7 @@ export function serviceCallBroker(
         'The broker makes only the service call this worker was started for.',
       );
     }
-    return deps.catalog.call(call.collection, call.tool, call.input);
+    return deps.catalog.call(call.collection, call.tool, call.input, caller ?? {});
   };
 }
 
@@ -60,7 +70,7 @@ export function serviceCallBroker(
  */
 export async function runServiceCall(
   deps: ServiceCallDeps,
-  run: { task: 'poll' | 'subscribe' | 'callback'; subject: string; call: ServiceCall },
+  run: { task: 'poll' | 'subscribe' | 'callback'; subject: string; call: ServiceCall; caller?: ServiceCaller },
 ): Promise<unknown> {
   const outcome = await deps.launcher.run({
     kind: 'call',
@@ -68,7 +78,7 @@ export async function runServiceCall(
     task: run.task,
     payload: run.call,
     limits: deps.callLimits,
-    broker: serviceCallBroker(deps, run.call, run.subject),
+    broker: serviceCallBroker(deps, run.call, run),
   });
   if (outcome.ended === 'finished') return outcome.result;
   throw new PlatformError(outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed'), outcome.message);

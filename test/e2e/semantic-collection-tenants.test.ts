@@ -3,10 +3,10 @@
  * (docs/decisions.md D17 § 1), end to end: the product (proxy, api, dispatcher, semantic-mcp) with the scripted model
  * and the
  * flights project's token in the config's services list. The dev user owns the default organization (where the
- * flights project is) and a second one; the demo agent is published in both. The second organization's session
- * calls `semantic__execute_query` and its model is given the tool error naming no organization, while the semantic
- * service never sees the call (its call log does not grow); the same call from the default organization's agent is
- * answered with the rows.
+ * flights project is) and a second one; the demo agent is published in both. The second organization's agent is not
+ * offered the semantic tools (docs/decisions.md D22 § 4); the call its model makes anyway is refused naming no
+ * organization, while the semantic service never sees it (its call log does not grow); the same call from the
+ * default organization's agent is offered and answered with the rows.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,8 +25,7 @@ const ask: ScriptedTurn = { toolCalls: [{ name: 'semantic__execute_query', argum
 const wait: ScriptedTurn = {
   text: 'Which period?', toolCalls: [{ name: 'platform_wait', arguments: { reason: 'Which period?' } }],
 };
-const refusal = 'The semantic service of this deployment belongs to another organization; its tools answer only '
-  + 'that organization\'s agents.';
+const refusal = 'No tool "semantic__execute_query" is offered in this step.';
 
 let model: ScriptedModelServer;
 let product: RunningProduct;
@@ -117,6 +116,10 @@ describe('the semantic collection of the deployment', () => {
   it('refuses another organization\'s agent with a tool error naming none, unseen by the service', async () => {
     const before = await loggedCalls();
     expect(await sessionIn(orgs.other)).toMatchObject({ status: 'awaiting_input' });
+    // Not offered at all (its organization connected no semantic collection, and the deployment's token is the
+    // other organization's: docs/decisions.md D22 § 4), so the call the model made anyway is refused.
+    const offered = (model.requests[0]!.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
+    expect(offered.filter((name) => name.startsWith('semantic__'))).toEqual([]);
     const told = toolMessageOf(1);
     expect(told).toContain(refusal);
     expect(told).not.toContain(orgs.own);
@@ -126,8 +129,10 @@ describe('the semantic collection of the deployment', () => {
   it('answers the owning organization\'s agent with the rows', async () => {
     const before = await loggedCalls();
     expect(await sessionIn(orgs.own)).toMatchObject({ status: 'awaiting_input' });
+    const offered = (model.requests[2]!.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
+    expect(offered).toContain('semantic__execute_query');
     const told = toolMessageOf(3);
-    expect(told).not.toContain('belongs to another organization');
+    expect(told).not.toContain('is offered');
     expect(JSON.parse(told)).toMatchObject({ columns: [{ name: 'airports' }], rows: [[expect.any(Number)]] });
     expect(await loggedCalls()).toBe(before + 1);
   });

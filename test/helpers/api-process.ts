@@ -18,15 +18,17 @@ export interface RunningApi {
   /** Everything the process printed so far. */
   output(): string;
   stop(): Promise<void>;
+  /** Stops the process (keeping its directory, stores and port) and starts it again with `env` instead. */
+  restart(env: Record<string, string>): Promise<RunningApi>;
 }
 
 /**
  * Starts the API in command mode (listening on PORT) and waits for its `api listening on` line.
  * @param env - added to (and overriding) the base environment: dev-user sign-in, SQLite store, `queueUrl` as QUEUE_URL
  */
-export async function startApi(queueUrl: string, env: Record<string, string> = {}): Promise<RunningApi> {
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-api-'));
-  const port = await freePort();
+export async function startApi(queueUrl: string, env: Record<string, string> = {}, reuse?: { dir: string; port: number }): Promise<RunningApi> {
+  const dir = reuse?.dir ?? mkdtempSync(join(tmpdir(), 'cairn-api-'));
+  const port = reuse?.port ?? (env.PORT ? Number(env.PORT) : await freePort());
   const docdbPath = join(dir, 'docdb.sqlite');
   // Header lines up to 32 KiB, as the entrypoint starts the API (spec § Limits).
   const child: ChildProcess = spawn(bunPath, ['--max-http-header-size=32768', join(repoRoot, 'bins/api/main.ts')], {
@@ -39,12 +41,15 @@ export async function startApi(queueUrl: string, env: Record<string, string> = {
   });
   let printed = '';
   for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => { printed += chunk.toString(); });
-  const stop = async () => {
+  const end = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
     }
+  };
+  const stop = async () => {
+    await end();
     rmSync(dir, { recursive: true, force: true });
   };
   for (let i = 0; i < 150 && !printed.includes('api listening on'); i += 1) {
@@ -55,5 +60,9 @@ export async function startApi(queueUrl: string, env: Record<string, string> = {
     await stop();
     throw new Error(`The API did not start:\n${printed}`);
   }
-  return { url: `http://127.0.0.1:${port}`, docdbPath, output: () => printed, stop };
+  const restart = async (next: Record<string, string>) => {
+    await end();
+    return startApi(queueUrl, next, { dir, port });
+  };
+  return { url: `http://127.0.0.1:${port}`, docdbPath, output: () => printed, stop, restart };
 }

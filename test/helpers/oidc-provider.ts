@@ -11,6 +11,13 @@
  * their ID tokens and on their JWT access tokens for the requested resource, and session cookies that are
  * `SameSite=None; Secure` so the hidden-frame restore of a cross-site app receives them.
  *
+ * App clients ({@link AppClient}): confidential authorization-code clients (client_secret_basic; oidc-provider
+ * accepts client_secret_post from them as well) a product uses to sign an organization in to a tool collection.
+ * They are asked for consent at the provider's own consent page, get refresh tokens without asking offline_access
+ * (never rotated, not bound to the provider's session) and JWT access tokens for the default resource. They live
+ * in a mutable map read by the provider's adapter, so a secret change or a new client takes effect at the next
+ * request. Revocation and introspection are enabled.
+ *
  * Source: ../shared/TOOLCHAIN.md § Libraries (OIDC); docs/architecture.md § Ports and adapters.
  */
 import { execFileSync } from 'node:child_process';
@@ -45,6 +52,13 @@ export interface TestPerson {
   claims?: Record<string, unknown>;
 }
 
+/** A confidential authorization-code client of a product (a collection's OAuth app); authenticates with client_secret_basic. */
+export interface AppClient {
+  clientId: string;
+  secret: string;
+  redirectUris: string[];
+}
+
 /** What a browser test adds to the provider. */
 export interface OidcProviderOptions {
   /** Serve over https://127.0.0.1 with a self-signed certificate (IP SAN 127.0.0.1) made at start; default http. */
@@ -57,6 +71,10 @@ export interface OidcProviderOptions {
   webClient?: { clientId?: string; origins: string[] };
   /** Who can sign in at the login page (any password is accepted). */
   people?: TestPerson[];
+  /** Confidential authorization-code clients (collection OAuth apps): consent asked, refresh tokens issued. */
+  appClients?: AppClient[];
+  /** Lifetime in seconds of access tokens issued to app clients; default 600. */
+  appAccessTokenTtlSeconds?: number;
 }
 
 /** A running provider. */
@@ -71,6 +89,14 @@ export interface RunningOidcProvider {
   clientCredentialsToken(clientId: string, options?: { resource?: string }): Promise<string>;
   /** Signs `claims` with the provider's own signing key and kid, for token shapes the provider does not issue (no aud, azp). */
   signWithProviderKey(claims: JWTPayload): Promise<string>;
+  /** Replaces an app client's secret (the old one stops working at once), as an operator rotating it at the provider. */
+  setAppClientSecret(clientId: string, secret: string): void;
+  /** Registers another app client at runtime (e.g. a new client id for the same app). */
+  addAppClient(client: AppClient): void;
+  /** Asks the token endpoint to refresh with `refreshToken` as `clientId`/`secret` (client_secret_basic); answers the token endpoint's JSON (access_token... or error). */
+  refreshWith(client: { clientId: string; secret: string }, refreshToken: string): Promise<Record<string, unknown>>;
+  /** Every access token issued to app clients so far (token endpoint answers, in order), with its client id and account (subject). */
+  issuedAppTokens(): Array<{ clientId: string; accountId: string; accessToken?: string }>;
   stop(): Promise<void>;
 }
 
@@ -91,12 +117,27 @@ export async function startOidcProvider(clients: TestClient[], defaultResource =
   const issuer = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const byId = new Map(clients.map((c) => [c.clientId, c]));
   const people = new Map((options.people ?? []).map((p) => [p.login, p]));
-  const provider = new Provider(issuer, providerConfiguration(jwk, byId, defaultResource, people, options.webClient));
+  const apps: AppClients = { byId: new Map((options.appClients ?? []).map((c) => [c.clientId, { ...c, redirectUris: [...c.redirectUris] }])), ttl: options.appAccessTokenTtlSeconds ?? 600 };
+  // Static clients win over the adapter's: an app client may not reuse their ids.
+  const staticIds = new Set([...byId.keys(), ...(options.webClient ? [options.webClient.clientId ?? 'cairn-web'] : [])]);
+  const clash = [...apps.byId.keys()].find((id) => staticIds.has(id));
+  if (clash) throw new Error(`app client ${clash} has the id of another client`);
+  const provider = new Provider(issuer, providerConfiguration(jwk, byId, defaultResource, people, options.webClient, apps));
+  const issued: Array<{ clientId: string; accountId: string; accessToken?: string }> = [];
+  // After every token endpoint success (code and refresh grants): what it answered an app client.
+  (provider as unknown as { on(event: string, listener: (ctx: TokenContext) => void): void }).on('grant.success', (ctx) => {
+    const clientId = ctx.oidc.client?.clientId ?? '';
+    const token = ctx.oidc.entities.AccessToken;
+    if (apps.byId.has(clientId) && token) issued.push({ clientId, accountId: token.accountId ?? '', accessToken: ctx.body?.access_token });
+  });
   const callback = provider.callback();
   handler = (req, res) => {
-    if (req.url?.startsWith('/interaction/')) void interaction(provider, people, req, res).catch((error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(error.message));
+    if (req.url?.startsWith('/interaction/')) void interaction(provider, people, defaultResource, req, res).catch((error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(error.message));
     else callback(req, res);
   };
+  const tokenRequest = async (body: URLSearchParams, clientId: string, secret: string): Promise<Record<string, unknown>> => JSON.parse(await post(`${issuer}/token`, body.toString(), {
+    authorization: `Basic ${btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`)}`, 'content-type': 'application/x-www-form-urlencoded',
+  }, tls?.cert)) as Record<string, unknown>;
   return {
     issuer,
     ...(tls ? { certificateFile: tls.file } : {}),
@@ -110,6 +151,17 @@ export async function startOidcProvider(clients: TestClient[], defaultResource =
       return answer.access_token;
     },
     signWithProviderKey: (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: jwk.kid, typ: 'at+jwt' }).sign(privateKey),
+    setAppClientSecret(clientId, secret) {
+      const client = apps.byId.get(clientId);
+      if (!client) throw new Error(`unknown app client ${clientId}`);
+      client.secret = secret;
+    },
+    addAppClient(client) {
+      if (apps.byId.has(client.clientId) || staticIds.has(client.clientId)) throw new Error(`client ${client.clientId} exists`);
+      apps.byId.set(client.clientId, { ...client, redirectUris: [...client.redirectUris] });
+    },
+    refreshWith: (client, refreshToken) => tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }), client.clientId, client.secret),
+    issuedAppTokens: () => issued.map((t) => ({ ...t })),
     stop: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => { if (tls) rmSync(tls.dir, { recursive: true, force: true }); resolve(); });
@@ -144,27 +196,154 @@ function post(url: string, body: string, headers: Record<string, string>, ca?: s
 
 /**
  * The login page: GET /interaction/<uid> shows a form (Login, Password, "Sign in"); its POST finishes the
- * login as the person of that login (any password), or shows the form again with "Unknown login". Consent
- * is never asked ({@link providerConfiguration}'s loadExistingGrant grants the web client at once).
+ * login as the person of that login (any password), or shows the form again with "Unknown login". The web
+ * client is never asked for consent ({@link providerConfiguration}'s loadExistingGrant grants it at once); an
+ * app client is: the consent page ("Authorize <client id>", the scopes asked, one "Allow" button) posts
+ * `allow=yes`, which saves a grant of the OIDC scopes and claims asked and the resource scope `api`.
  */
-async function interaction(provider: Provider, people: Map<string, TestPerson>, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const details = await provider.interactionDetails(req, res);
-  const page = (message: string): void => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Test provider sign-in</title></head>
-<body><main><h1>Test provider sign-in</h1>${message ? `<p role="alert">${message}</p>` : ''}
+async function interaction(provider: Provider, people: Map<string, TestPerson>, defaultResource: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const details = await provider.interactionDetails(req, res) as InteractionDetails;
+  const html = (title: string, main: string): void => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${title}</title></head>
+<body><main>${main}</main></body></html>`);
+  const page = (message: string): void => html('Test provider sign-in', `<h1>Test provider sign-in</h1>${message ? `<p role="alert">${message}</p>` : ''}
 <form method="post" action="/interaction/${details.uid}">
 <label>Login <input name="login" autocomplete="username" required></label>
 <label>Password <input name="password" type="password" autocomplete="current-password"></label>
-<button type="submit">Sign in</button></form></main></body></html>`);
-  if (req.method !== 'POST') return page('');
+<button type="submit">Sign in</button></form>`);
+  const clientId = String(details.params.client_id ?? '');
+  const scope = typeof details.params.scope === 'string' ? details.params.scope : '';
+  const consentPage = (): void => html(`Authorize ${escapeHtml(clientId)}`, `<h1>Authorize ${escapeHtml(clientId)}</h1>
+<p>${escapeHtml(clientId)} asks for: <span id="scopes">${escapeHtml(scope)}</span></p>
+<form method="post" action="/interaction/${details.uid}"><button type="submit" name="allow" value="yes">Allow</button></form>`);
+  if (req.method !== 'POST') return details.prompt.name === 'consent' ? consentPage() : page('');
   const form = new URLSearchParams(await new Promise<string>((resolve) => { let t = ''; req.on('data', (c: Buffer) => { t += c.toString(); }); req.on('end', () => resolve(t)); }));
+  if (details.prompt.name === 'consent') {
+    if (form.get('allow') !== 'yes') return consentPage();
+    const { Grant } = provider as unknown as { Grant: GrantClass };
+    const grant = details.grantId ? await Grant.find(details.grantId) : new Grant({ clientId, accountId: details.session?.accountId ?? '' });
+    if (!grant) throw new Error('grant of the interaction not found');
+    const asked = details.prompt.details ?? {};
+    const oidcScopes = [...new Set([...(asked.missingOIDCScope ?? []), ...scope.split(' ').filter((s) => s && s !== 'api')])];
+    if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(' '));
+    if (asked.missingOIDCClaims?.length) grant.addOIDCClaims(asked.missingOIDCClaims);
+    for (const [resource, scopes] of Object.entries(asked.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));
+    const resource = details.params.resource;
+    for (const r of Array.isArray(resource) ? resource.map(String) : [typeof resource === 'string' ? resource : defaultResource]) grant.addResourceScope(r, 'api');
+    const grantId = await grant.save();
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+    return;
+  }
   const login = form.get('login') ?? '';
   if (!people.has(login)) return page('Unknown login');
   await provider.interactionFinished(req, res, { login: { accountId: login } }, { mergeWithLastSubmission: false });
 }
 
-function providerConfiguration(jwk: Record<string, unknown>, byId: Map<string, TestClient>, defaultResource: string, people: Map<string, TestPerson>, webClient?: OidcProviderOptions['webClient']): Record<string, unknown> {
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** What the login and consent pages read of an interaction (oidc-provider's Interaction). */
+interface InteractionDetails {
+  uid: string;
+  prompt: { name: string; details?: { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> } };
+  params: Record<string, unknown>;
+  grantId?: string;
+  session?: { accountId: string };
+}
+
+/** The app clients of a provider, read by its adapter at every request, and their access tokens' lifetime. */
+interface AppClients {
+  byId: Map<string, AppClient>;
+  ttl: number;
+}
+
+/** An app client's metadata as oidc-provider reads it from the adapter. */
+function appClientMetadata(client: AppClient): Record<string, unknown> {
+  return {
+    client_id: client.clientId, client_secret: client.secret, token_endpoint_auth_method: 'client_secret_basic', application_type: 'web',
+    grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], redirect_uris: [...client.redirectUris],
+  };
+}
+
+/**
+ * The provider's storage (one per provider, in memory), as oidc-provider's own development MemoryAdapter keeps
+ * it, except that model `Client` answers the app clients' current metadata: oidc-provider caches static
+ * clients (configuration `clients`) for good once read, but looks an adapter client up at every request and
+ * rebuilds it whenever its metadata changes (its cache is keyed by a hash of the metadata).
+ */
+class TestAdapter {
+  constructor(private readonly model: string, private readonly store: TestStore, private readonly apps: AppClients) {}
+
+  private key(id: string): string { return `${this.model}:${id}`; }
+
+  async find(id: string): Promise<Record<string, unknown> | undefined> {
+    if (this.model === 'Client') {
+      const client = this.apps.byId.get(id);
+      return client ? appClientMetadata(client) : undefined;
+    }
+    return this.store.get(this.key(id));
+  }
+
+  async findByUid(uid: string): Promise<Record<string, unknown> | undefined> {
+    const id = this.store.index.get(`sessionUid:${uid}`);
+    return id === undefined ? undefined : this.find(id);
+  }
+
+  async findByUserCode(userCode: string): Promise<Record<string, unknown> | undefined> {
+    const id = this.store.index.get(`userCode:${userCode}`);
+    return id === undefined ? undefined : this.find(id);
+  }
+
+  async upsert(id: string, payload: Record<string, unknown>, expiresIn?: number): Promise<void> {
+    if (this.model === 'Client') return; // dynamic registration is off; app clients change through the running provider only
+    const key = this.key(id);
+    this.store.entries.set(key, { payload, expiresAt: typeof expiresIn === 'number' ? Date.now() + expiresIn * 1000 : Infinity });
+    if (this.model === 'Session' && typeof payload.uid === 'string') this.store.index.set(`sessionUid:${payload.uid}`, id);
+    if (typeof payload.userCode === 'string') this.store.index.set(`userCode:${payload.userCode}`, id);
+    if (typeof payload.grantId === 'string' && grantable.has(this.model)) {
+      const members = this.store.grants.get(payload.grantId) ?? new Set<string>();
+      this.store.grants.set(payload.grantId, members.add(key));
+    }
+  }
+
+  async consume(id: string): Promise<void> {
+    const payload = this.store.get(this.key(id));
+    if (payload) payload.consumed = Math.floor(Date.now() / 1000);
+  }
+
+  async destroy(id: string): Promise<void> {
+    this.store.entries.delete(this.key(id));
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    for (const key of this.store.grants.get(grantId) ?? []) this.store.entries.delete(key);
+    this.store.grants.delete(grantId);
+  }
+}
+
+/** The models whose records belong to a grant (revoked with it). */
+const grantable = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'PreAuthorizedCode']);
+
+class TestStore {
+  readonly entries = new Map<string, { payload: Record<string, unknown>; expiresAt: number }>();
+  /** Session uid and user code → id. */
+  readonly index = new Map<string, string>();
+  /** Grant id → keys of its tokens. */
+  readonly grants = new Map<string, Set<string>>();
+
+  get(key: string): Record<string, unknown> | undefined {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt <= Date.now()) this.entries.delete(key);
+    return entry && entry.expiresAt > Date.now() ? entry.payload : undefined;
+  }
+}
+
+function providerConfiguration(jwk: Record<string, unknown>, byId: Map<string, TestClient>, defaultResource: string, people: Map<string, TestPerson>,
+  webClient: OidcProviderOptions['webClient'] | undefined, apps: AppClients): Record<string, unknown> {
   const webClientId = webClient ? webClient.clientId ?? 'cairn-web' : undefined;
+  const isApp = (clientId: string | undefined): boolean => clientId !== undefined && apps.byId.has(clientId);
+  const store = new TestStore();
   const webClients = webClient ? [{
     client_id: webClientId, token_endpoint_auth_method: 'none', application_type: 'web', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
     redirect_uris: webClient.origins.flatMap((o) => [`${o}/`, `${o}/silent-callback.html`]), post_logout_redirect_uris: webClient.origins.map((o) => `${o}/`),
@@ -179,6 +358,7 @@ function providerConfiguration(jwk: Record<string, unknown>, byId: Map<string, T
       const person = people.get(sub);
       return person ? { accountId: sub, claims: () => ({ sub, ...personClaims(person) }) } : undefined;
     },
+    adapter: (model: string) => new TestAdapter(model, store, apps),
     interactions: { url: (_ctx: unknown, details: { uid: string }) => `/interaction/${details.uid}` },
     // The web client is granted what it asks at once: no consent page.
     loadExistingGrant: async (ctx: GrantContext) => {
@@ -199,12 +379,15 @@ function providerConfiguration(jwk: Record<string, unknown>, byId: Map<string, T
       devInteractions: { enabled: false },
       rpInitiatedLogout: { enabled: true, logoutSource: logoutPage },
       clientCredentials: { enabled: true },
+      revocation: { enabled: true },
+      introspection: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => defaultResource,
         useGrantedResource: async () => true,
-        getResourceServerInfo: async (_ctx: unknown, resource: string) => ({
-          scope: 'api', audience: resource, accessTokenFormat: 'jwt', accessTokenTTL: resource.endsWith('/short-lived') ? 1 : 600, jwt: { sign: { alg: 'RS256' } },
+        getResourceServerInfo: async (_ctx: unknown, resource: string, client?: { clientId: string }) => ({
+          scope: 'api', audience: resource, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } },
+          accessTokenTTL: isApp(client?.clientId) ? apps.ttl : resource.endsWith('/short-lived') ? 1 : 600,
         }),
       },
     },
@@ -214,8 +397,34 @@ function providerConfiguration(jwk: Record<string, unknown>, byId: Map<string, T
       return person ? personClaims(person) : identityClaims(byId.get(token.clientId ?? ''));
     },
     clientBasedCORS: (_ctx: unknown, origin: string) => webClient?.origins.includes(origin) ?? false,
+    // App clients get a refresh token without asking offline_access, not bound to the provider's session, and never rotated.
+    issueRefreshToken: async (_ctx: unknown, client: { clientId: string; grantTypeAllowed(type: string): boolean }, source: { scopes: Set<string> }) =>
+      client.grantTypeAllowed('refresh_token') && (isApp(client.clientId) || source.scopes.has('offline_access')),
+    expiresWithSession: async (ctx: ClientContext, source: { scopes: Set<string> }) => !isApp(ctx.oidc.client.clientId) && !source.scopes.has('offline_access'),
+    rotateRefreshToken: (ctx: RotationContext) => {
+      const { RefreshToken: refreshToken, Client: client } = ctx.oidc.entities;
+      // oidc-provider's default for every other client.
+      if (isApp(client.clientId) || refreshToken.totalLifetime() >= 365.25 * 24 * 60 * 60) return false;
+      if (client.clientAuthMethod === 'none' && !refreshToken.isSenderConstrained()) return true;
+      return refreshToken.ttlPercentagePassed() >= 70;
+    },
     pkce: { required: () => true },
   };
+}
+
+interface ClientContext {
+  oidc: { client: { clientId: string } };
+}
+interface RotationContext {
+  oidc: { entities: {
+    Client: { clientId: string; clientAuthMethod: string };
+    RefreshToken: { totalLifetime(): number; isSenderConstrained(): boolean; ttlPercentagePassed(): number };
+  } };
+}
+/** The slice of the token endpoint's context the `grant.success` listener reads. */
+interface TokenContext {
+  oidc: { client?: { clientId: string }; entities: { AccessToken?: { accountId?: string } } };
+  body?: { access_token?: string };
 }
 
 /** The slice of oidc-provider's request context loadExistingGrant reads. */
@@ -229,9 +438,10 @@ interface GrantContext {
   };
 }
 interface GrantClass {
-  new (init: { clientId: string; accountId: string }): { addOIDCScope(scope: string): void; addOIDCClaims(claims: string[]): void; addResourceScope(resource: string, scope: string): void; save(): Promise<string> };
-  find(id: string): Promise<unknown>;
+  new (init: { clientId: string; accountId: string }): GrantInstance;
+  find(id: string): Promise<GrantInstance | undefined>;
 }
+interface GrantInstance { addOIDCScope(scope: string): void; addOIDCClaims(claims: string[]): void; addResourceScope(resource: string, scope: string): void; save(): Promise<string> }
 
 /** The end-session page: the provider's form (id op.logoutForm) and one "Sign out" button that ends the provider's session too. */
 function logoutPage(ctx: { body: string }, form: string): void {

@@ -12,7 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceCatalog, type ServiceCatalog } from '../../core/adapters/mcp-services/index.ts';
 import { cryptoIds } from '../../core/adapters/runtime/system.ts';
 import { openSqliteDocumentStore } from '../../core/adapters/sqlite/index.ts';
-import { ownerGuardedCatalog, semanticCollectionOwners } from '../../core/boot/service-owners.ts';
+import { semanticCollectionOwners } from '../../core/boot/service-owners.ts';
+import { credentialCatalog, deploymentTokenRule, offersOf, organizationCounter } from '../../core/boot/collection-access.ts';
+import { openSecretStore } from '../../core/boot/secret-store.ts';
+import { createOAuthClient } from '../../core/adapters/oauth/index.ts';
+import { systemClock } from '../../core/adapters/runtime/system.ts';
+import { collectionCredentials } from '../../core/collection/index.ts';
 import type { ServiceConfig } from '../../core/config/config-model.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import { runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
@@ -44,11 +49,19 @@ afterAll(async () => {
   await product?.stop();
 });
 
-/** The dispatcher's catalog over `services`, guarded by the owners read from the product's store. */
+/**
+ * The dispatcher's catalog over `services` (core/boot/collection-access.ts as bins/dispatcher/main.ts wires it): no
+ * organization has a connection of its own, so the deployment's token serves only where it is the organization's.
+ */
 function guarded(services: ServiceConfig[]) {
   const catalog = createServiceCatalog({ services, log: () => undefined });
   catalogs.push(catalog);
-  return ownerGuardedCatalog(catalog, semanticCollectionOwners({ docs, ids: cryptoIds }, services));
+  const owners = semanticCollectionOwners({ docs, ids: cryptoIds }, services);
+  const rule = deploymentTokenRule(owners, organizationCounter(docs, systemClock));
+  const secrets = openSecretStore({ kind: 'db' }, { docs, clock: systemClock, ids: cryptoIds });
+  const offers = offersOf({ services, oauthApps: [] });
+  const log = () => undefined;
+  return credentialCatalog(catalog, collectionCredentials({ docs, clock: systemClock, secrets, offers, oauth: createOAuthClient(), log, ...rule }));
 }
 
 /** A query every organization's agent might send. */
@@ -64,6 +77,9 @@ describe('the semantic collection of a deployment-wide token', () => {
   it('refuses agents of another organization, and calls naming none, before the service sees them', async () => {
     const catalog = guarded([{ id: 'semantic', endpoint: `${product.url}/mcp/flights/mcp`, token }]);
     expect((await catalog.tools()).map((t) => t.name)).toContain('list_semantic_models');
+    // Offered to the owner's agents only: another organization's agents are not offered the collection at all.
+    expect((await catalog.tools({ orgId: ownerOrg })).map((t) => t.name)).toContain('list_semantic_models');
+    expect(await catalog.tools({ orgId: 'another-org' })).toEqual([]);
     const before = await loggedCalls();
     for (const orgId of ['another-org', undefined]) {
       const refused = await catalog.call('semantic', 'execute_query', one, { orgId });

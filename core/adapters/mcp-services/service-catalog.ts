@@ -77,6 +77,9 @@ export function createServiceCatalog(options: ServiceCatalogOptions): ServiceCat
   const discoveryTimeoutMs = options.discoveryTimeoutMs ?? 10_000;
   const callTimeoutMs = options.callTimeoutMs ?? 120_000;
   const states = serviceStates(options, discoveryTimeoutMs);
+  const credentialConnections = connectionsByCredential(
+    (config) => openServiceConnection(config, { discoveryTimeoutMs, fetch: options.fetch }),
+  );
   const discover = (state: ServiceState): Promise<void> => {
     state.discovering ??= runDiscovery(state, options.log, clock).finally(() => {
       state.discovering = undefined;
@@ -114,10 +117,46 @@ export function createServiceCatalog(options: ServiceCatalogOptions): ServiceCat
       }
       const caller = platformCallerValue(callOptions.orgId, callOptions.agentId);
       const serviceCall = { signal: callOptions.signal, timeoutMs: callTimeoutMs, ...(caller ? { caller } : {}) };
-      return callServiceTool(state, name, input, serviceCall);
+      const credential = callOptions.credential;
+      if (credential === undefined || credential === state.config.token) {
+        return callServiceTool(state, name, input, serviceCall);
+      }
+      const connection = credentialConnections.of(state, credential);
+      return callServiceTool({ ...state, config: { token: credential }, connection }, name, input, serviceCall);
     },
     close: async () => {
       await Promise.all([...states.values()].map((state) => state.connection.close()));
+      await credentialConnections.close();
+    },
+  };
+}
+
+/** The most connections kept for organizations' credentials; the least recently used is closed beyond it. */
+const MAX_CREDENTIAL_CONNECTIONS = 256;
+
+/**
+ * One kept connection per service and credential (an organization's token for the collection): a service may bind
+ * its protocol session to the token it was opened with, so calls carrying another credential never share it.
+ */
+function connectionsByCredential(open: (config: ServiceConfig) => ServiceConnection) {
+  const kept = new Map<string, ServiceConnection>();
+  return {
+    of(state: ServiceState, credential: string): ServiceConnection {
+      const key = `${state.collection}\n${credential}`;
+      let connection = kept.get(key);
+      if (connection) kept.delete(key);
+      else connection = open({ ...state.config, token: credential });
+      kept.set(key, connection);
+      if (kept.size > MAX_CREDENTIAL_CONNECTIONS) {
+        const [oldestKey, oldest] = kept.entries().next().value!;
+        kept.delete(oldestKey);
+        void oldest.close();
+      }
+      return connection;
+    },
+    close: async () => {
+      await Promise.all([...kept.values()].map((connection) => connection.close()));
+      kept.clear();
     },
   };
 }

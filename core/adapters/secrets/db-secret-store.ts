@@ -92,6 +92,7 @@ export function createDbSecretStore(options: DbSecretStoreOptions): SecretStore 
         'master_key_missing',
         'No MASTER_KEY is set, so credentials cannot be stored or used: set MASTER_KEY to 32 bytes encoded as ' +
           'base64 and restart.',
+        { status: 503 },
       );
     }
     key ??= importMasterKey(options.masterKey, options.ids);

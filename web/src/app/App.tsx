@@ -4,7 +4,7 @@
  *
  * Routes: / (sent on to /chat), /chat and /chat/<threadId> (Chat), /projects (semantic projects),
  * /projects/<slug>/<tab> (editor, playground, access, monitoring, improvements), /<projectId>/monitoring (the spec's monitoring address, sent on to the
- * project's tab), /members and /members/<org>/<tab> (members, groups, invitations, domains), /invitations (the
+ * project's tab), /members and /members/<org>/<tab> (members, groups, invitations, domains, design agent, collections), /invitations (the
  * signed-in person's invitation offers; a notice above every page says when there is one), /invite/<token>
  * (an invitation's consent page: a signed-out person signs in first and comes back to it), /signed-out.
  *

@@ -1,15 +1,19 @@
 /**
  * Members: /members (the caller's organization, or a picker when they belong to several) and
- * /members/<org>/<tab> with the tabs Members, Groups, Invitations, Domains and Design agent (its spend). Reading members and groups
- * is open to every member; the rest needs organization:manage (from GET /api/orgs/:org `you`), and manage
- * actions are hidden without it.
+ * /members/<org>/<tab> with the tabs Members, Groups, Invitations, Domains, Design agent (its spend) and Collections
+ * (the tool collections the organization connects: its own tokens, OAuth Connect). Reading members, groups and
+ * collections is open to every member; the rest needs organization:manage (from GET /api/orgs/:org `you`), and
+ * manage actions are hidden without it. A provider's OAuth callback that could not name the organization lands on
+ * /members with `?connect_error=…`: the picker says what went wrong (or, with one organization, passes it on to its
+ * Collections tab).
  *
- * Source: spec/platform-service.md § Authentication rules 4–8; docs/decisions.md D10 (Members).
+ * Source: spec/platform-service.md § Authentication rules 4–8, § Rules 17; docs/decisions.md D10 (Members), D22 § 4.
  */
-import type { ComponentType } from 'react';
+import { useState, type ComponentType } from 'react';
 import { Link, Redirect } from 'wouter';
 import type { OrganizationDetail } from '../../../../core/org/api-views.ts';
 import { ErrorMessage, Loading, PageHeader } from '../../ui/kit.tsx';
+import { CollectionsTab, ConnectNotice, useConnectOutcome } from './members/CollectionsTab.tsx';
 import { DesignSpendTab } from './members/DesignSpendTab.tsx';
 import { DomainsTab } from './members/DomainsTab.tsx';
 import { GroupsTab } from './members/GroupsTab.tsx';
@@ -25,6 +29,7 @@ const tabs: [string, string, ComponentType<{ org: OrganizationDetail; manage: bo
   ['invitations', 'Invitations', InvitationsTab],
   ['domains', 'Domains', DomainsTab],
   ['design-spend', 'Design agent', DesignSpendTab],
+  ['collections', 'Collections', CollectionsTab],
 ];
 
 /** `/members/<org>/<tab>`. */
@@ -40,12 +45,19 @@ export function MembersPage({ org, tab }: { org?: string; tab?: string }) {
 /** The caller's organizations: straight to the only one, else a list to choose from. */
 function OrgPicker() {
   const orgs = useOrgList();
+  // A Connect's callback that could not name the organization; with one organization, its Collections tab says it.
+  const [search] = useState(() => window.location.search);
+  const outcome = useConnectOutcome();
   if (orgs.isPending) return <Loading what="Loading your organizations" />;
   if (orgs.isError) return <><PageHeader title="Members" /><ErrorMessage error={orgs.error} retry={() => void orgs.refetch()} /></>;
-  if (orgs.data.length === 1) return <Redirect to={membersHref(orgs.data[0]!.id)} replace />;
+  if (orgs.data.length === 1) {
+    const only = orgs.data[0]!.id;
+    return <Redirect to={outcome ? `${membersHref(only, 'collections')}${search}` : membersHref(only)} replace />;
+  }
   return (
     <div>
       <PageHeader title="Members" />
+      {outcome ? <ConnectNotice outcome={outcome} /> : null}
       {orgs.data.length === 0 ? <p className="empty">You belong to no organization. Ask an organization's manager for an invitation, or see <Link href="/invitations">your invitations</Link>.</p> : (
         <>
           <p className="muted">You belong to several organizations. Choose one to see its members.</p>
@@ -85,7 +97,7 @@ function OrgMembers({ org, tab }: { org: string; tab: string }) {
       <nav className="tabs" aria-label="Organization pages">
         {tabs.map(([path, text]) => <Link key={path} href={membersHref(o.id, path)} aria-current={path === tab ? 'page' : undefined} className={path === tab ? 'tab active' : 'tab'}>{text}</Link>)}
       </nav>
-      {Tab ? <Tab org={o} manage={manage} /> : <p className="empty">There is no tab “{tab}”. Choose Members, Groups, Invitations or Domains.</p>}
+      {Tab ? <Tab org={o} manage={manage} /> : <p className="empty">There is no tab “{tab}”. Choose {tabs.map(([, text]) => text).join(', ')}.</p>}
     </div>
   );
 }

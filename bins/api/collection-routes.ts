@@ -1,0 +1,79 @@
+/**
+ * Organizations' connections of tool collections (signed in; a member of another organization gets 404 naming
+ * nothing):
+ * - `GET /api/orgs/:org/collections` (any member): `{collections: [{id, kind, connection, usesDeploymentToken,
+ *   offered, app?}], canManage}`
+ * - `PUT /api/orgs/:org/collections/:collection/token` `{token}` (organization:manage): stores the organization's
+ *   own token for a token collection (400 `invalid_token`, 409 `collection_signs_in`)
+ * - `POST /api/orgs/:org/collections/:collection/connect` (organization:manage): starts the OAuth Connect;
+ *   answers `{authorizeUrl, app}`, where the browser goes next (409 `collection_takes_token`, 503
+ *   `oauth_app_incomplete` / `oauth_redirect_unset`)
+ * - `DELETE /api/orgs/:org/collections/:collection` (organization:manage): Disconnect (404 `not_connected`)
+ * - `GET /api/oauth2/callback?<query>` (no sign-in: the state is the binding): the provider's redirect; answers
+ *   only a redirect to the organization's Collections page with `connected=<collection>` or `connect_error=<code>`
+ *
+ * Source: spec/platform-service.md § Rules 17, § Endpoints (GET /api/oauth2/callback); docs/decisions.md D22 § 4.
+ */
+import { Type } from '@sinclair/typebox';
+import { Elysia } from 'elysia';
+import {
+  type CollectionDeps,
+  connectToken,
+  disconnect,
+  finishConnect,
+  listCollections,
+  startConnect,
+} from '../../core/collection/index.ts';
+import type { OrgCaller } from '../../core/org/model.ts';
+import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
+import { json, readJson } from './http-helpers.ts';
+
+/** What the collection routes need. */
+export interface CollectionRouteDeps extends CallerRouteDeps<OrgCaller> {
+  collections: CollectionDeps;
+}
+
+type Target = { org: string; collection: string };
+const TokenBody = Type.Object({ token: Type.String() }, { additionalProperties: false });
+
+/** Mounts the routes (behind the request rules). */
+export function collectionRoutes(env: CollectionRouteDeps) {
+  const route = callerRoutes(env);
+  const deps = env.collections;
+  return new Elysia()
+    .get('/api/orgs/:org/collections', route<{ org: string }>(async ({ params, caller }) =>
+      json(await listCollections(deps, caller, params.org))
+    ))
+    .put('/api/orgs/:org/collections/:collection/token', route<Target>(async ({ request, params, caller }) => {
+      const body = await readJson(request, TokenBody);
+      const target = { orgId: params.org, collection: params.collection, token: body.token };
+      return json(await connectToken(deps, caller, target));
+    }), { parse: 'none' })
+    .post('/api/orgs/:org/collections/:collection/connect', route<Target>(async ({ params, caller }) =>
+      json(await startConnect(deps, caller, { orgId: params.org, collection: params.collection }))
+    ), { parse: 'none' })
+    .delete('/api/orgs/:org/collections/:collection', route<Target>(async ({ params, caller }) => {
+      await disconnect(deps, caller, { orgId: params.org, collection: params.collection });
+      return new Response(null, { status: 204 });
+    }))
+    .get('/api/oauth2/callback', async ({ request }) => {
+      const query = Object.fromEntries(new URL(request.url).searchParams);
+      const outcome = await finishConnect(deps, query).catch((error: unknown) => {
+        env.logger.error({ err: error instanceof Error ? error.message : 'unknown' }, 'oauth2 callback failed');
+        return { error: 'oauth_callback_failed' } as const;
+      });
+      const page = 'orgId' in outcome && outcome.orgId
+        ? `/members/${encodeURIComponent(outcome.orgId)}/collections`
+        : '/members';
+      const result = outcome.error
+        ? `connect_error=${encodeURIComponent(outcome.error)}`
+        : `connected=${encodeURIComponent(('collection' in outcome && outcome.collection) || '')}`;
+      const collection = outcome.error && 'collection' in outcome && outcome.collection
+        ? `&collection=${encodeURIComponent(outcome.collection)}`
+        : '';
+      return new Response(null, {
+        status: 303,
+        headers: { location: `${page}?${result}${collection}`, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+      });
+    });
+}

@@ -1,0 +1,41 @@
+/**
+ * Collections domain (public edge of core/collection): organizations' connections of tool collections (a stored
+ * token, or an OAuth app's sign-in), the credential each call carries, and the `[credentials]` lines.
+ *
+ * Source: spec/platform-service.md § Rules 15, 17; docs/decisions.md D22 § 4.
+ */
+export {
+  clientIdChanged,
+  type CollectionDeps,
+  type CollectionView,
+  type ConnectOutcome,
+  connectToken,
+  disconnect,
+  finishConnect,
+  finishDisconnects,
+  listCollections,
+  startConnect,
+  TOKEN_LENGTH,
+} from './connections.ts';
+export {
+  askReconnect,
+  askReconnectsForNewClientIds,
+  type CollectionCredential,
+  type CollectionCredentials,
+  collectionCredentials,
+  type CredentialDeps,
+  deploymentServes,
+  REFRESH_AHEAD_MS,
+} from './credentials.ts';
+export { type ConnectionChange, connectionLine } from './credentials-line.ts';
+export { type CollectionApp, type CollectionOffer, type CollectionOffers, collectionOffers } from './offers.ts';
+export {
+  collectionCollections,
+  type CollectionConnectionRecord,
+  collectionSchemaVersion,
+  CONNECT_TTL_MS,
+  connectionId,
+  credentialIdOf,
+  ensureCollectionIndexes,
+  type OAuthConnectRecord,
+} from './records.ts';

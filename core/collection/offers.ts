@@ -1,0 +1,44 @@
+/**
+ * The collections a deployment offers to organizations, and how each is connected: a token collection takes a
+ * credential the organization stores; an OAuth collection (one an oauthApps entry lists) is signed in to through
+ * its app. Built once at boot from the resolved config (core/boot/collection-access.ts).
+ *
+ * Source: spec/platform-service.md § Rules 15, 17; docs/decisions.md D22 § 4.
+ */
+import type { OAuthAppClient } from '../ports/oauth-client.ts';
+
+/** An OAuth app as the collections domain sees it. */
+export interface CollectionApp extends OAuthAppClient {
+  /** The collections it signs owners in for. */
+  collections: string[];
+  /** What the Connect page shows: what the app reaches, a link, who signs in. */
+  reach?: { note?: string; url?: string; signsIn?: string };
+  /** False when the config names no provider (Connect then explains what to set). */
+  hasProvider: boolean;
+}
+
+/** One collection an organization may connect. */
+export interface CollectionOffer {
+  /** The collection id (a service entry's `collection`, else its `id`). */
+  id: string;
+  kind: 'token' | 'oauth';
+  /** The app that signs owners in for it (kind oauth). */
+  app?: CollectionApp;
+}
+
+/** Offers by collection id, in config order. */
+export type CollectionOffers = ReadonlyMap<string, CollectionOffer>;
+
+/**
+ * The offers of `collections` (each served by a configured service), an app listing a collection making it an
+ * OAuth collection (the first app listing it counts).
+ */
+export function collectionOffers(collections: readonly string[], apps: readonly CollectionApp[]): CollectionOffers {
+  const offers = new Map<string, CollectionOffer>();
+  for (const id of collections) {
+    if (offers.has(id)) continue;
+    const app = apps.find((candidate) => candidate.collections.includes(id));
+    offers.set(id, app ? { id, kind: 'oauth', app } : { id, kind: 'token' });
+  }
+  return offers;
+}
