@@ -211,7 +211,7 @@ export function createApiApp(parts: ApiAppParts) {
       deps: evaluationDeps({ docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, hosting: agentDeps }),
       logger, callerOf, prepare: prepareCaller,
     }))
-    .use(collectionRoutes({ collections: parts.collections ?? apiCollections(parts), logger, callerOf, prepare: prepareCaller }))
+    .use(collectionRoutes({ collections: parts.collections ?? apiCollections(parts), clientName: parts.config.branding.title, logger, callerOf, prepare: prepareCaller }))
     .use(skillRoutes({
       registries: parts.skillRegistries ?? apiSkillRegistries(parts),
       hosting: agentDeps, logger, callerOf, prepare: prepareCaller,

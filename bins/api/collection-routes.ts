@@ -9,6 +9,8 @@
  *   answers `{authorizeUrl, app}`, where the browser goes next (409 `collection_takes_token`, 503
  *   `oauth_app_incomplete` / `oauth_redirect_unset`)
  * - `DELETE /api/orgs/:org/collections/:collection` (organization:manage): Disconnect (404 `not_connected`)
+ * - `GET /api/oauth2/client-metadata` (no sign-in): the platform's client ID metadata document, only when
+ *   OAUTH2_REDIRECT_URL is https with path /api/oauth2/callback (else 404)
  * - `GET /api/oauth2/callback?<query>` (no sign-in: the state is the binding): the provider's redirect; answers
  *   only a redirect to the organization's Collections page with `connected=<collection>` or `connect_error=<code>`
  *
@@ -17,6 +19,7 @@
 import { Type } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import {
+  clientMetadataDocument,
   type CollectionDeps,
   connectToken,
   disconnect,
@@ -31,6 +34,8 @@ import { json, readJson } from './http-helpers.ts';
 /** What the collection routes need. */
 export interface CollectionRouteDeps extends CallerRouteDeps<OrgCaller> {
   collections: CollectionDeps;
+  /** The client metadata document's `client_name` (the branding title); default `cairn`. */
+  clientName?: string;
 }
 
 type Target = { org: string; collection: string };
@@ -56,6 +61,15 @@ export function collectionRoutes(env: CollectionRouteDeps) {
       await disconnect(deps, caller, { orgId: params.org, collection: params.collection });
       return new Response(null, { status: 204 });
     }))
+    .get('/api/oauth2/client-metadata', () => {
+      const document = clientMetadataDocument(deps.redirectUrl, env.clientName);
+      if (!document) {
+        const message = 'No client metadata document: OAUTH2_REDIRECT_URL is not an https URL ending in ' +
+          '/api/oauth2/callback.';
+        return json({ error: { code: 'not_found', message } }, 404);
+      }
+      return json(document);
+    })
     .get('/api/oauth2/callback', async ({ request }) => {
       const query = Object.fromEntries(new URL(request.url).searchParams);
       const outcome = await finishConnect(deps, query).catch((error: unknown) => {

@@ -18,6 +18,7 @@ import { runEval } from './eval-commands.ts';
 import { runEnvironment } from './environment-commands.ts';
 import { runDesign } from './design-command.ts';
 import { runSkill } from './skill-commands.ts';
+import { runCollection } from './collection-commands.ts';
 import { terminalSafe, terminalSafeJson } from './terminal-text.ts';
 
 const help = `cairn — operate a cairn instance
@@ -70,6 +71,12 @@ Evaluations (the workflows/<slug>/tests/*.test.yaml cases of the published build
 Skills of the followed skill registries (the config's skillRegistries):
   skill list [--registry <id>]                         each registry's commit and skills (registry/slug, description)
   skill add <agent> --env <name> <registry>/<skill>    copy a skill into the environment's draft (Maintainer)
+
+Collections your organization connects (its agents are offered only those; Organization Administrators change them):
+  collection list --org <org>                          each collection: token or OAuth app, connected or not
+  collection set-token <collection> --org <org> < FILE store your organization's token (read from standard input)
+  collection connect <collection> --org <org>          sign in through the collection's OAuth app: prints the URL
+  collection disconnect <collection> --org <org>       remove the connection (an OAuth grant is revoked)
 
 The design agent (Maintainer of the agent; it changes the environment's draft only, never publishes):
   design <agent> --env <name> --message TEXT [--thread ID]
@@ -136,6 +143,7 @@ async function main(argv: string[]): Promise<number> {
     else if (group === 'eval') out = await runEval(target, rest, { ...values, note });
     else if (group === 'environment') out = await runEnvironment(target, rest, values);
     else if (group === 'skill') out = await runSkill(target, rest, values);
+    else if (group === 'collection') out = await runCollection(target, rest, values);
     else if (group === 'design') out = await runDesign(target, rest, { ...values, note, write: (text) => process.stdout.write(terminalSafe(text)) });
     else if (group === 'connection') out = await runConnection(target, rest, values);
     else if (group === 'deployment') out = await runDeployment(target, rest, values);

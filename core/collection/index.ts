@@ -28,7 +28,13 @@ export {
   REFRESH_AHEAD_MS,
 } from './credentials.ts';
 export { type ConnectionChange, connectionLine } from './credentials-line.ts';
-export { type CollectionApp, type CollectionOffer, type CollectionOffers, collectionOffers } from './offers.ts';
+export {
+  clientMetadataDocument,
+  type CollectionApp,
+  type CollectionOffer,
+  type CollectionOffers,
+  collectionOffers,
+} from './offers.ts';
 export {
   collectionCollections,
   type CollectionConnectionRecord,

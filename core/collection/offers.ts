@@ -42,3 +42,28 @@ export function collectionOffers(collections: readonly string[], apps: readonly 
   }
   return offers;
 }
+
+/**
+ * The platform's OAuth client ID metadata document (the URL of the document is the client id), served at
+ * `GET /api/oauth2/client-metadata` only when OAUTH2_REDIRECT_URL is https with path /api/oauth2/callback;
+ * undefined otherwise. `clientName`: the branding title, default `cairn`.
+ *
+ * Source: spec/platform-service.md § Endpoints (GET /api/oauth2/client-metadata)
+ */
+export function clientMetadataDocument(
+  redirectUrl: string | undefined,
+  clientName = 'cairn',
+): Record<string, unknown> | undefined {
+  const found = redirectUrl === undefined ? null : /^https:\/\/([^/?#]+)\/api\/oauth2\/callback$/.exec(redirectUrl);
+  if (!found) return undefined;
+  const origin = `https://${found[1]}`;
+  return {
+    client_id: `${origin}/api/oauth2/client-metadata`,
+    client_name: clientName,
+    client_uri: origin,
+    redirect_uris: [redirectUrl],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  };
+}

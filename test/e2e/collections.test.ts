@@ -24,7 +24,7 @@ import { startDispatcher, type RunningDispatcher } from '../helpers/dispatcher-p
 import { oidcSignInEnv, startOidcProvider, threePeople, tokensOf, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
 import { freePort } from '../helpers/ports.ts';
 import { consentAt } from '../helpers/provider-browser.ts';
-import { repoRoot } from '../helpers/product.ts';
+import { repoRoot, runCairnAsync } from '../helpers/product.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 import { scriptedModels, startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from '../helpers/scripted-model-server.ts';
 
@@ -182,6 +182,8 @@ describe('collections of two organizations', () => {
       ],
     });
     hidden('list', await as('bob', 'GET', `/api/orgs/${ids.a}/collections`));
+    // OAUTH2_REDIRECT_URL is http here: no client metadata document (only an https one has it).
+    expect((await fetch(`${api.url}/api/oauth2/client-metadata`)).status).toBe(404);
     hidden('token', await as('bob', 'PUT', `/api/orgs/${ids.a}/collections/crm/token`, { token: ORG_B_TOKEN }));
     hidden('connect', await as('bob', 'POST', `/api/orgs/${ids.a}/collections/office/connect`));
     hidden('disconnect', await as('bob', 'DELETE', `/api/orgs/${ids.a}/collections/crm`));
@@ -204,7 +206,13 @@ describe('collections of two organizations', () => {
     expect(stored.status, stored.text).toBe(200);
     expect(stored.body).toMatchObject({ id: 'crm', offered: true, connection: { status: 'connected', connectedBy: 'Ada' } });
     expect(stored.text).not.toContain(ORG_A_TOKEN);
-    expect((await as('bob', 'PUT', `/api/orgs/${ids.b}/collections/crm/token`, { token: ORG_B_TOKEN })).status).toBe(200);
+    // Bob stores his through the CLI (the token on standard input, never on the command line).
+    const cli = await runCairnAsync(api.url, ['--token', tokens.bob!, 'collection', 'set-token', 'crm', '--org', ids.b], { stdin: ORG_B_TOKEN });
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(cli.stdout).toContain('crm: connected with your organization\'s token');
+    const listed = await runCairnAsync(api.url, ['--token', tokens.bob!, 'collection', 'list', '--org', ids.b]);
+    expect(listed.stdout).toMatch(/^crm {2}token {2}connected by Bob on \d{4}-\d\d-\d\d$/m);
+    expect(listed.stdout).toContain('office  oauth (app office)  not connected  (not offered to agents)');
 
     const mine = await session('ada');
     expect(mine.offered).toContain('crm__whoami');

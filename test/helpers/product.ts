@@ -99,11 +99,12 @@ export function runCairn(url: string, args: string[], options: ProductOptions = 
  * {@link runCairn} without blocking this process (a scripted model server in this process keeps answering while
  * the command runs).
  */
-export function runCairnAsync(url: string, args: string[], options: ProductOptions = {}): Promise<{ status: number; stdout: string; stderr: string }> {
+export function runCairnAsync(url: string, args: string[], options: ProductOptions & { stdin?: string } = {}): Promise<{ status: number; stdout: string; stderr: string }> {
   const [command, prefix] = productMode(options) === 'compiled'
     ? [join(distDir, 'cairn'), []]
     : [bunPath, [join(repoRoot, 'bins/cairn/main.ts')]];
   const child = spawn(command, [...prefix, '--url', url, ...args]);
+  if (options.stdin !== undefined) child.stdin!.end(options.stdin);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
