@@ -11,8 +11,11 @@
  * - `DELETE /api/orgs/:org/collections/:collection` (organization:manage): Disconnect (404 `not_connected`)
  * - `GET /api/oauth2/client-metadata` (no sign-in): the platform's client ID metadata document, only when
  *   OAUTH2_REDIRECT_URL is https with path /api/oauth2/callback (else 404)
- * - `GET /api/oauth2/callback?<query>` (no sign-in: the state is the binding): the provider's redirect; answers
- *   only a redirect to the organization's Collections page with `connected=<collection>` or `connect_error=<code>`
+ * - `GET /api/oauth2/callback?<query>` (no sign-in): the provider's redirect; records its answer on the connect its
+ *   state names and answers only a redirect to the organization's Collections page with `finish=<state>&key=<key>`
+ *   (or `connect_error=<code>`), and `collection=<collection>`
+ * - `POST /api/orgs/:org/collections/:collection/finish` `{state, key}` (the member who started the Connect): the
+ *   code exchanged, the connection saved; answers the collection's view (404 `oauth_connect_unknown`)
  *
  * Source: spec/platform-service.md § Rules 17, § Endpoints (GET /api/oauth2/callback); docs/decisions.md D22 § 4.
  */
@@ -21,8 +24,10 @@ import { Elysia } from 'elysia';
 import {
   clientMetadataDocument,
   type CollectionDeps,
+  type ConnectAnswer,
   connectToken,
   disconnect,
+  answerConnect,
   finishConnect,
   listCollections,
   startConnect,
@@ -40,6 +45,9 @@ export interface CollectionRouteDeps extends CallerRouteDeps<OrgCaller> {
 
 type Target = { org: string; collection: string };
 const TokenBody = Type.Object({ token: Type.String() }, { additionalProperties: false });
+const FinishBody = Type.Object({ state: Type.String({ maxLength: 200 }), key: Type.String({ maxLength: 200 }) }, {
+  additionalProperties: false,
+});
 
 /** Mounts the routes (behind the request rules). */
 export function collectionRoutes(env: CollectionRouteDeps) {
@@ -57,6 +65,10 @@ export function collectionRoutes(env: CollectionRouteDeps) {
     .post('/api/orgs/:org/collections/:collection/connect', route<Target>(async ({ params, caller }) =>
       json(await startConnect(deps, caller, { orgId: params.org, collection: params.collection }))
     ), { parse: 'none' })
+    .post('/api/orgs/:org/collections/:collection/finish', route<Target>(async ({ request, params, caller }) => {
+      const body = await readJson(request, FinishBody);
+      return json(await finishConnect(deps, caller, { orgId: params.org, collection: params.collection, ...body }));
+    }), { parse: 'none' })
     .delete('/api/orgs/:org/collections/:collection', route<Target>(async ({ params, caller }) => {
       await disconnect(deps, caller, { orgId: params.org, collection: params.collection });
       return new Response(null, { status: 204 });
@@ -72,22 +84,18 @@ export function collectionRoutes(env: CollectionRouteDeps) {
     })
     .get('/api/oauth2/callback', async ({ request }) => {
       const query = Object.fromEntries(new URL(request.url).searchParams);
-      const outcome = await finishConnect(deps, query).catch((error: unknown) => {
+      const answer = await answerConnect(deps, query).catch((error: unknown) => {
         env.logger.error({ err: error instanceof Error ? error.message : 'unknown' }, 'oauth2 callback failed');
-        return { error: 'oauth_callback_failed' } as const;
+        return { error: 'oauth_callback_failed' } as ConnectAnswer;
       });
-      const page = 'orgId' in outcome && outcome.orgId
-        ? `/members/${encodeURIComponent(outcome.orgId)}/collections`
-        : '/members';
-      const result = outcome.error
-        ? `connect_error=${encodeURIComponent(outcome.error)}`
-        : `connected=${encodeURIComponent(('collection' in outcome && outcome.collection) || '')}`;
-      const collection = outcome.error && 'collection' in outcome && outcome.collection
-        ? `&collection=${encodeURIComponent(outcome.collection)}`
-        : '';
+      const page = answer.orgId ? `/members/${encodeURIComponent(answer.orgId)}/collections` : '/members';
+      const next = new URLSearchParams(
+        answer.finish ? { finish: answer.finish.state, key: answer.finish.key } : { connect_error: answer.error ?? '' },
+      );
+      if (answer.collection) next.set('collection', answer.collection);
       return new Response(null, {
         status: 303,
-        headers: { location: `${page}?${result}${collection}`, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+        headers: { location: `${page}?${next}`, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
       });
     });
 }

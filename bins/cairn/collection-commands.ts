@@ -46,7 +46,7 @@ export async function runCollection(target: ApiTarget, args: string[], options: 
   }
   if (command === 'connect') {
     const started = await callApi<{ authorizeUrl: string; app: string }>(target, 'POST', `${path}/connect`);
-    return { data: started, human: `open this URL in a browser to sign in through the ${started.app} app (valid 10 minutes):\n${started.authorizeUrl}` };
+    return { data: started, human: `open this URL in a browser where you are signed in to cairn, to sign in through the ${started.app} app (valid 10 minutes; its Collections page finishes it):\n${started.authorizeUrl}` };
   }
   if (command === 'disconnect') {
     await callApi(target, 'DELETE', path);

@@ -178,6 +178,7 @@ export function collectionDepsOf(parts: CollectionWiringParts): CollectionDeps {
   return {
     docs: parts.docs,
     clock: parts.clock,
+    ids: parts.ids,
     secrets: parts.secrets,
     offers: offersOf(parts.config),
     oauth: parts.oauth,

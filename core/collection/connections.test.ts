@@ -7,6 +7,7 @@
  * Source: issue "Skill registries, and collections with per-organization credentials and OAuth apps" § Collections
  * per organization; docs/decisions.md D22 §§ 5–8.
  */
+import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { addMember, createGroup, createOrganization, ensureOrgIndexes, type OrgCaller } from '../org/index.ts';
 import type { OAuthClient, OAuthTokens } from '../ports/oauth-client.ts';
@@ -14,6 +15,7 @@ import { PlatformError } from '../ports/platform-error.ts';
 import type { SecretStore } from '../ports/secret-store.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import {
+  answerConnect,
   collectionCredentials,
   type CollectionDeps,
   collectionOffers,
@@ -29,6 +31,7 @@ import { connectionsOf } from './records.ts';
 const owner: OrgCaller = { subject: 'sub-owner', email: 'owner@example.com', name: 'Olive' };
 const user: OrgCaller = { subject: 'sub-user', email: 'user@example.com' };
 const outsider: OrgCaller = { subject: 'sub-out', email: 'out@example.com' };
+const admin: OrgCaller = { subject: 'sub-admin', email: 'admin@example.com', name: 'Adam' };
 const app = {
   appId: 'office',
   clientId: 'office-app',
@@ -56,8 +59,8 @@ describe('collection connections', () => {
     const clock = { now: () => new Date(nowMs) };
     const ids = {
       newId: () => `id${(n += 1)}`,
-      randomBytes: (k: number) => new Uint8Array(k),
-      sha256Hex: async () => 'x',
+      randomBytes: (k: number) => crypto.getRandomValues(new Uint8Array(k)),
+      sha256Hex: async (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex'),
     };
     secrets = new Map();
     failDelete = false;
@@ -92,6 +95,7 @@ describe('collection connections', () => {
     deps = {
       docs,
       clock,
+      ids,
       secrets: secretStore,
       oauth,
       redirectUrl: 'https://cairn.example/api/oauth2/callback',
@@ -105,6 +109,8 @@ describe('collection connections', () => {
     await createOrganization(org, outsider, 'Other');
     const users = await createGroup(org, orgId, { name: 'users', agentRoles: [] });
     await addMember(org, orgId, user, [users._id]);
+    const managers = await createGroup(org, orgId, { name: 'managers', permissions: ['organization:manage'] });
+    await addMember(org, orgId, admin, [managers._id]);
   });
 
   const credentials = () =>
@@ -170,28 +176,69 @@ describe('collection connections', () => {
     );
   });
 
-  it('takes a callback once and within ten minutes; a refusal stores nothing', async () => {
-    const state = async () =>
-      new URL((await startConnect(deps, owner, { orgId, collection: 'office' })).authorizeUrl)
-        .searchParams.get('state')!;
-    const first = await state();
-    expect(await finishConnect(deps, { state: first, code: 'c' })).toEqual({ orgId, collection: 'office' });
-    expect(await finishConnect(deps, { state: first, code: 'c' })).toEqual({ error: 'oauth_connect_unknown' });
-    const late = await state();
-    nowMs += 10 * 60_000 + 1;
-    expect(await finishConnect(deps, { state: late, code: 'c' })).toMatchObject({ error: 'oauth_connect_unknown' });
-    const denied = await state();
-    expect(await finishConnect(deps, { state: denied, error: 'access_denied' })).toMatchObject({
-      error: 'oauth_denied',
+  /** A Connect started by `who` in Acme and answered by the provider: its state and the key its callback handed out. */
+  const answered = async (who: OrgCaller, query: Record<string, string> = { code: 'c' }) => {
+    const begun = await startConnect(deps, who, { orgId, collection: 'office' });
+    const state = new URL(begun.authorizeUrl).searchParams.get('state')!;
+    return { state, answer: await answerConnect(deps, { ...query, state }) };
+  };
+  const finish = (who: OrgCaller, state: string, key: string) =>
+    finishConnect(deps, who, { orgId, collection: 'office', state, key });
+
+  it('takes a callback once and within ten minutes, and its finish once; a refusal stores nothing', async () => {
+    const { state, answer } = await answered(owner);
+    expect(answer).toEqual({
+      orgId,
+      collection: 'office',
+      finish: { state, key: expect.stringMatching(/^[0-9a-f]{64}$/) },
     });
-    const bad = await state();
-    expect(await finishConnect(deps, { state: bad, code: 'bad' })).toMatchObject({ error: 'oauth_grant_invalid' });
+    expect(await answerConnect(deps, { state, code: 'c' })).toEqual({ error: 'oauth_connect_unknown' });
+    await expect(finish(owner, state, 'not-the-key')).rejects.toMatchObject({
+      code: 'oauth_connect_unknown',
+      status: 404,
+    });
+    expect(await finish(owner, state, answer.finish!.key)).toMatchObject({
+      offered: true,
+      connection: { status: 'connected' },
+    });
+    await expect(finish(owner, state, answer.finish!.key)).rejects.toMatchObject({ code: 'oauth_connect_unknown' });
+    const late = await startConnect(deps, owner, { orgId, collection: 'office' });
+    nowMs += 10 * 60_000 + 1;
+    const lateState = new URL(late.authorizeUrl).searchParams.get('state')!;
+    expect(await answerConnect(deps, { state: lateState, code: 'c' })).toMatchObject({
+      error: 'oauth_connect_unknown',
+    });
+    expect((await answered(owner, { error: 'access_denied' })).answer).toMatchObject({ error: 'oauth_denied' });
+    const bad = await answered(owner, { code: 'bad' });
+    await expect(finish(owner, bad.state, bad.answer.finish!.key)).rejects.toMatchObject({
+      code: 'oauth_grant_invalid',
+    });
     expect(lines.filter((l) => l.includes('connected collection office'))).toHaveLength(1);
   });
 
+  it("a sign-in someone else started lands nowhere: the lured member's finish discards it", async () => {
+    // Adam starts a Connect and lures Olive to the authorization URL: the provider answers to Olive's browser.
+    const lured = await answered(admin);
+    await expect(finish(owner, lured.state, lured.answer.finish!.key)).rejects.toMatchObject({
+      code: 'oauth_connect_unknown',
+      status: 404,
+    });
+    // Discarded: even with the key (which only Olive's browser saw) Adam cannot finish it.
+    await expect(finish(admin, lured.state, lured.answer.finish!.key)).rejects.toMatchObject({
+      code: 'oauth_connect_unknown',
+    });
+    expect(secrets.size).toBe(0);
+    expect((await listCollections(deps, owner, orgId)).collections[1]!.connection).toBeNull();
+    // A member of another organization gets 404 naming nothing.
+    const mine = await answered(owner);
+    const error = await finish(outsider, mine.state, mine.answer.finish!.key).catch((e: PlatformError) => e);
+    expect(error).toMatchObject({ code: 'not_found', status: 404 });
+    expect((error as PlatformError).message).not.toContain(orgId);
+  });
+
   it('refreshes once for concurrent calls, and asks to reconnect when the provider refuses', async () => {
-    const begun = await startConnect(deps, owner, { orgId, collection: 'office' });
-    await finishConnect(deps, { state: new URL(begun.authorizeUrl).searchParams.get('state')!, code: 'c' });
+    const { state, answer } = await answered(owner);
+    await finish(owner, state, answer.finish!.key);
     const resolver = credentials();
     const both = await Promise.all([resolver.credentialFor(orgId, 'office'), resolver.credentialFor(orgId, 'office')]);
     expect(both).toEqual([{ kind: 'own', token: 'access-1' }, { kind: 'own', token: 'access-1' }]);

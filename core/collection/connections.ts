@@ -5,8 +5,9 @@
  *
  * Writes, in order, each use case recovering from a stop between two of them:
  * - token: the secret, then the record (a secret without a record is never read, and the next store overwrites it);
- * - Connect: the connect record (state and verifier); at the callback it is removed before the code is exchanged
- *   (single use), then the secret, then the record (a stop in between loses the connect: the person connects again);
+ * - Connect (./oauth-connect.ts): the connect record; the callback's answer on it; at the finish it is removed
+ *   before the code is exchanged (single use), then the secret, then the record (a stop in between loses the
+ *   connect: the person connects again);
  * - Disconnect: the record marked `disconnecting` (no longer used or listed as connected), revocation at the
  *   provider, the secret removed, the record removed; {@link finishDisconnects} completes one a stop interrupted.
  *
@@ -17,6 +18,7 @@ import { type OrgAccess, orgAccess, requirePermission } from '../org/index.ts';
 import type { OrgCaller } from '../org/model.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
+import type { Ids } from '../ports/ids.ts';
 import type { OAuthClient } from '../ports/oauth-client.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SecretStore } from '../ports/secret-store.ts';
@@ -36,6 +38,8 @@ import {
 export interface CollectionDeps {
   docs: DocumentStore;
   clock: Clock;
+  /** Random bytes and SHA-256 (a Connect's finish key). */
+  ids: Pick<Ids, 'randomBytes' | 'sha256Hex'>;
   secrets: SecretStore;
   offers: CollectionOffers;
   oauth: OAuthClient;
@@ -160,117 +164,6 @@ export async function connectToken(
 }
 
 /**
- * Starts a Connect of an OAuth collection: a state and PKCE verifier kept for {@link CONNECT_TTL_MS}, and the
- * provider's authorization URL the person's browser goes to.
- * @throws as {@link connectToken} (`collection_takes_token` (409) for a token collection);
- *   `oauth_app_incomplete` (503) when the app names no provider; `oauth_redirect_unset` (503) without
- *   OAUTH2_REDIRECT_URL; `oauth_provider_failed` (502) when the provider's metadata cannot be read
- */
-export async function startConnect(
-  deps: CollectionDeps,
-  caller: OrgCaller,
-  target: { orgId: string; collection: string },
-): Promise<{ authorizeUrl: string; app: string }> {
-  const access = await requirePermission(deps, caller, target.orgId, 'organization:manage');
-  const offer = offerOf(deps, target.collection);
-  if (offer.kind !== 'oauth') {
-    throw new PlatformError(
-      'collection_takes_token',
-      `The ${offer.id} collection takes a token: PUT /api/orgs/<org>/collections/${offer.id}/token with ` +
-        '{"token": "…"}.',
-      { status: 409 },
-    );
-  }
-  const app = offer.app!;
-  if (!app.hasProvider) {
-    throw new PlatformError(
-      'oauth_app_incomplete',
-      `The ${app.appId} app names no provider: the operator sets oauthApps[].provider (issuer, or authorizationUrl ` +
-        `and tokenUrl) in PLATFORM_CONFIG and restarts.`,
-      { status: 503 },
-    );
-  }
-  if (!deps.redirectUrl) {
-    throw new PlatformError(
-      'oauth_redirect_unset',
-      'Connecting needs OAUTH2_REDIRECT_URL (https://<host>/api/oauth2/callback, registered on the app); ask the ' +
-        'operator to set it and restart.',
-      { status: 503 },
-    );
-  }
-  const pkce = await deps.oauth.pkce();
-  const now = deps.clock.now();
-  await connectsOf(deps.docs).insertOne({
-    _id: pkce.state,
-    schemaVersion: collectionSchemaVersion,
-    orgId: target.orgId,
-    collection: offer.id,
-    appId: app.appId,
-    clientId: app.clientId,
-    connectedBy: memberOf(access),
-    codeVerifier: pkce.codeVerifier,
-    createdAt: now,
-    expiresAt: new Date(now.getTime() + CONNECT_TTL_MS),
-  });
-  const url = await deps.oauth.authorizationUrl(app, {
-    redirectUri: deps.redirectUrl,
-    state: pkce.state,
-    codeChallenge: pkce.codeChallenge,
-  });
-  return { authorizeUrl: url, app: app.appId };
-}
-
-/** Where a callback ended: the organization and collection when its state was known, and an error code or none. */
-export interface ConnectOutcome {
-  orgId?: string;
-  collection?: string;
-  /** `oauth_connect_unknown`, `oauth_denied`, `oauth_grant_invalid`, `oauth_app_changed`, `oauth_provider_failed`. */
-  error?: string;
-}
-
-/**
- * The provider's callback (`GET /api/oauth2/callback?…`): takes the connect its state names (once), exchanges the
- * code with its verifier, stores the tokens and the connection. Never throws for the provider's or the person's
- * answer: the outcome says where to send the browser.
- */
-export async function finishConnect(deps: CollectionDeps, query: Record<string, string>): Promise<ConnectOutcome> {
-  const state = query.state ?? '';
-  const connects = connectsOf(deps.docs);
-  const connect = state ? await connects.findOne({ _id: state }) : null;
-  // Single use: of two callbacks with one state, only the one that removes it goes on.
-  if (!connect || (await connects.deleteOne({ _id: state })) === 0) return { error: 'oauth_connect_unknown' };
-  const place = { orgId: connect.orgId, collection: connect.collection };
-  if (connect.expiresAt.getTime() < deps.clock.now().getTime()) return { ...place, error: 'oauth_connect_unknown' };
-  const app = deps.offers.get(connect.collection)?.app;
-  if (!app || app.clientId !== connect.clientId) return { ...place, error: 'oauth_app_changed' };
-  if (query.error !== undefined) return { ...place, error: 'oauth_denied' };
-  try {
-    const tokens = await deps.oauth.exchangeCode(app, {
-      query,
-      redirectUri: deps.redirectUrl ?? '',
-      state,
-      codeVerifier: connect.codeVerifier,
-    });
-    await deps.secrets.put(credentialIdOf(connect.orgId, connect.collection), {
-      accessToken: tokens.accessToken,
-      ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
-    });
-    await saveConnection(deps, { ...place, connectedBy: connect.connectedBy }, {
-      kind: 'oauth',
-      appId: app.appId,
-      clientId: app.clientId,
-      ...(tokens.expiresAt ? { expiresAt: tokens.expiresAt } : {}),
-    });
-    const by = connect.connectedBy.name;
-    deps.log(connectionLine({ change: 'connected', ...place, by, detail: `oauth app ${app.appId}` }));
-    return place;
-  } catch (error) {
-    const code = error instanceof PlatformError ? error.code : 'oauth_provider_failed';
-    return { ...place, error: code.startsWith('oauth_') ? code : 'oauth_provider_failed' };
-  }
-}
-
-/**
  * Disconnects: the connection stops being used at once, its OAuth grant is revoked at the provider (when it has a
  * revocation endpoint), its secret and record are removed.
  * @throws as {@link connectToken}; `not_connected` (404) when the organization has no connection of it
@@ -331,7 +224,7 @@ async function removeConnection(deps: CollectionDeps, record: CollectionConnecti
   deps.log(connectionLine({ change: 'disconnected', orgId: record.orgId, collection: record.collection, by, detail }));
 }
 
-function offerOf(deps: Pick<CollectionDeps, 'offers'>, collection: string): CollectionOffer {
+export function offerOf(deps: Pick<CollectionDeps, 'offers'>, collection: string): CollectionOffer {
   const offer = deps.offers.get(collection);
   if (!offer) {
     throw new PlatformError(
@@ -347,7 +240,7 @@ function invalidToken(message: string): PlatformError {
   return new PlatformError('invalid_token', message, { status: 400 });
 }
 
-function memberOf(access: OrgAccess): { memberId: string; name: string } {
+export function memberOf(access: OrgAccess): { memberId: string; name: string } {
   return { memberId: access.member._id, name: access.member.name || access.member.email };
 }
 
@@ -355,7 +248,7 @@ function who(orgId: string, collection: string, access: OrgAccess) {
   return { orgId, collection, by: memberOf(access).name };
 }
 
-async function saveConnection(
+export async function saveConnection(
   deps: CollectionDeps,
   target: { orgId: string; collection: string; access?: OrgAccess; connectedBy?: { memberId: string; name: string } },
   fields: { kind: 'token' | 'oauth'; appId?: string; clientId?: string; expiresAt?: Date },
@@ -378,7 +271,7 @@ async function saveConnection(
   }, { upsert: true });
 }
 
-async function viewOf(deps: CollectionDeps, caller: OrgCaller, orgId: string, collection: string) {
+export async function viewOf(deps: CollectionDeps, caller: OrgCaller, orgId: string, collection: string) {
   const { collections } = await listCollections(deps, caller, orgId);
   return collections.find((c) => c.id === collection)!;
 }

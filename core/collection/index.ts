@@ -2,21 +2,19 @@
  * Collections domain (public edge of core/collection): organizations' connections of tool collections (a stored
  * token, or an OAuth app's sign-in), the credential each call carries, and the `[credentials]` lines.
  *
- * Source: spec/platform-service.md § Rules 15, 17; docs/decisions.md D22 § 4.
+ * Source: spec/platform-service.md § Rules 15, 17; docs/decisions.md D22 §§ 5–8.
  */
 export {
   clientIdChanged,
   type CollectionDeps,
   type CollectionView,
-  type ConnectOutcome,
   connectToken,
   disconnect,
-  finishConnect,
   finishDisconnects,
   listCollections,
-  startConnect,
   TOKEN_LENGTH,
 } from './connections.ts';
+export { answerConnect, type ConnectAnswer, finishConnect, startConnect } from './oauth-connect.ts';
 export {
   askReconnect,
   askReconnectsForNewClientIds,

@@ -49,7 +49,11 @@ export interface CollectionConnectionRecord extends BaseDocument {
   expiresAt?: Date;
 }
 
-/** A Connect in progress (the OAuth state and the PKCE verifier it is bound to). */
+/**
+ * A Connect in progress (the OAuth state and the PKCE verifier it is bound to). The callback records the provider's
+ * answer and a finish key's hash; only the member who started it, in the browser the callback reached (the key),
+ * finishes it.
+ */
 export interface OAuthConnectRecord extends BaseDocument {
   /** The state parameter. */
   _id: string;
@@ -61,6 +65,10 @@ export interface OAuthConnectRecord extends BaseDocument {
   /** The member who clicked Connect. */
   connectedBy: { memberId: string; name: string };
   codeVerifier: string;
+  /** The provider's answer at the callback (its query: code, state, iss), kept until the member finishes. */
+  answer?: Record<string, string>;
+  /** SHA-256 (hex) of the finish key the callback handed the browser that received it. */
+  finishKeyHash?: string;
   createdAt: Date;
   /** Past it the callback is refused (and the TTL index removes the record). */
   expiresAt: Date;

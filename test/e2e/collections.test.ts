@@ -6,8 +6,8 @@
  * - Two organizations store different tokens for the `crm` collection and each agent's calls carry its own (seen at
  *   the service); an organization that has not connected it is not offered it; another organization's member gets
  *   404 naming nothing on every route.
- * - The office collection is signed in to through its OAuth app: Connect (PKCE, state, consent), the callback, a
- *   tool call carrying the organization's access token, a refresh when it expires, a callback replayed refused; the
+ * - The office collection is signed in to through its OAuth app: Connect (PKCE, state, consent), the callback, the
+ *   finish by the member who started it (with the key the callback handed her browser), a tool call carrying the organization's access token, a refresh when it expires, a callback replayed refused; the
  *   app's secret rotated at the provider and on restart keeps the connection working; a new client id asks it to
  *   reconnect (not offered until then); Disconnect revokes at the provider and the collection is no longer offered.
  * Source: issue "Skill registries, and collections with per-organization credentials and OAuth apps" § Done when;
@@ -103,7 +103,16 @@ async function connectOffice(): Promise<{ location: string; pages: string[]; cal
   expect(callback.startsWith(`${api.url}/api/oauth2/callback?`), callback).toBe(true);
   const answer = await fetch(callback, { redirect: 'manual' });
   expect(answer.status).toBe(303);
-  return { location: answer.headers.get('location') ?? '', pages, callback };
+  const location = answer.headers.get('location') ?? '';
+  // The Collections page finishes it as Ada, with the key only the browser the callback reached holds.
+  const page = new URL(location, api.url);
+  expect(page.pathname).toBe(`/members/${ids.a}/collections`);
+  const finish = { state: page.searchParams.get('finish'), key: page.searchParams.get('key') };
+  hidden('finish', await as('bob', 'POST', `/api/orgs/${ids.a}/collections/office/finish`, finish));
+  const finished = await as('ada', 'POST', `/api/orgs/${ids.a}/collections/office/finish`, finish);
+  expect(finished.status, finished.text).toBe(200);
+  expect(finished.body).toMatchObject({ id: 'office', offered: true, connection: { status: 'connected' } });
+  return { location, pages, callback };
 }
 
 beforeAll(async () => {
@@ -229,12 +238,14 @@ describe('collections of two organizations', () => {
 
 describe('an OAuth collection', () => {
   let firstCallback = '';
+  let firstLocation = '';
 
   it('connects through the app (PKCE, state, consent), and its calls carry the organization\'s access token', async () => {
     const connected = await connectOffice();
     firstCallback = connected.callback;
+    firstLocation = connected.location;
     expect(connected.pages).toEqual(['login', 'Authorize office-app']);
-    expect(connected.location).toBe(`/members/${ids.a}/collections?connected=office`);
+    expect(connected.location).toMatch(new RegExp(`^/members/${ids.a}/collections\\?finish=[\\w-]+&key=[0-9a-f]{64}&collection=office$`));
     const listed = await as('ada', 'GET', `/api/orgs/${ids.a}/collections`);
     expect(listed.body.collections[1]).toMatchObject({ id: 'office', offered: true, connection: { status: 'connected' } });
     const first = await session('ada');
@@ -247,6 +258,11 @@ describe('an OAuth collection', () => {
     const replay = await fetch(firstCallback, { redirect: 'manual' });
     expect(replay.status).toBe(303);
     expect(replay.headers.get('location')).toBe('/members?connect_error=oauth_connect_unknown');
+    // A finish replayed is refused too.
+    const used = new URL(firstLocation, api.url).searchParams;
+    const again404 = await as('ada', 'POST', `/api/orgs/${ids.a}/collections/office/finish`, { state: used.get('finish'), key: used.get('key') });
+    expect(again404.status).toBe(404);
+    expect(again404.body.error.code).toBe('oauth_connect_unknown');
     const bearersBefore = new Set(service.seen.filter((s) => s.method === 'tools/call').map((s) => s.bearer));
     await new Promise((r) => setTimeout(r, 3_500));
     const again = await session('ada');

@@ -241,7 +241,7 @@ describe('Collections tab', () => {
       await page.goto(`${product.base}/api/oauth2/callback?state=never-issued&code=whatever`);
       await page.waitForURL(`${product.base}/members/${org}/collections**`);
       const failure = page.getByRole('alert').filter({ hasText: 'The collection was not connected' });
-      await failure.getByText('That sign-in expired or was already used; connect again.').waitFor({ timeout: 30_000 });
+      await failure.getByText('That sign-in expired, was already used or was started by someone else; connect again.').waitFor({ timeout: 30_000 });
       await failure.getByText('oauth_connect_unknown').waitFor();
       await expect.poll(() => page.url()).toBe(`${product.base}/members/${org}/collections`);
       await shoot(page, 'connect-error');

@@ -6,24 +6,34 @@
  *   Disconnect removes it;
  * - an OAuth collection shows the app that signs in for it (its reach note, its page, who signs in, the other
  *   collections it serves) and Connect / Reconnect, which sends the browser to the provider; the provider's callback
- *   comes back here with `?connected=<collection>` or `?connect_error=<code>&collection=<collection>`, said once
- *   in a notice (the query is then removed, so a reload does not say it again).
+ *   comes back here with `?finish=<state>&key=<key>&collection=<collection>`, which this page finishes as the
+ *   signed-in member (only the member who started it can), or `?connect_error=<code>&collection=<collection>`; the
+ *   outcome is said once in a notice (the query is then removed, so a reload does not say it again).
  * Disconnect asks first (the organization's agents lose access at once).
  *
  * Source: spec/platform-service.md § Rules 15, 17, § Endpoints (GET /api/oauth2/callback); docs/decisions.md D22 § 4.
  */
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { CollectionView } from '../../../../../core/collection/connections.ts';
 import type { OrganizationDetail } from '../../../../../core/org/api-views.ts';
 import { Button, ErrorMessage, Loading, TextField } from '../../../ui/kit.tsx';
-import { useCollections, useDisconnect, useSaveToken, useStartConnect } from './collection-queries.ts';
+import { ApiError } from '../../../api/client.ts';
+import { useCollections, useDisconnect, useFinishConnect, useSaveToken, useStartConnect } from './collection-queries.ts';
 
 /** What the provider's callback said, from the page's query. */
-export type ConnectOutcome = { kind: 'connected'; collection: string } | { kind: 'failed'; code: string; collection?: string };
+export type ConnectOutcome =
+  | { kind: 'connected'; collection: string }
+  | { kind: 'failed'; code: string; collection?: string }
+  | { kind: 'finish'; state: string; key: string; collection: string };
 
-/** The outcome named by `search` (`?connected=…` or `?connect_error=…&collection=…`), or undefined. */
+/**
+ * The outcome named by `search` (`?finish=…&key=…&collection=…`: this page finishes the sign-in;
+ * `?connect_error=…&collection=…`; `?connected=…`), or undefined.
+ */
 export function connectOutcomeOf(search: string): ConnectOutcome | undefined {
   const query = new URLSearchParams(search);
+  const [state, key, collection] = [query.get('finish'), query.get('key'), query.get('collection')];
+  if (state && key && collection) return { kind: 'finish', state, key, collection };
   const code = query.get('connect_error');
   if (code) return { kind: 'failed', code, ...(query.get('collection') ? { collection: query.get('collection')! } : {}) };
   const connected = query.get('connected');
@@ -34,7 +44,7 @@ export function connectOutcomeOf(search: string): ConnectOutcome | undefined {
 export function connectErrorText(code: string): string {
   switch (code) {
     case 'oauth_denied': return 'The sign-in was refused at the provider.';
-    case 'oauth_connect_unknown': return 'That sign-in expired or was already used; connect again.';
+    case 'oauth_connect_unknown': return 'That sign-in expired, was already used or was started by someone else; connect again.';
     case 'oauth_app_changed': return 'The app changed while you were signing in; connect again.';
     default: return 'The provider could not complete the sign-in; try again.';
   }
@@ -54,6 +64,7 @@ export function useConnectOutcome(): ConnectOutcome | undefined {
 
 /** The notice of a callback's outcome: a success, or what went wrong in words with its code. */
 export function ConnectNotice({ outcome }: { outcome: ConnectOutcome }) {
+  if (outcome.kind === 'finish') return <p className="notice" role="status">Finishing the sign-in to {outcome.collection}…</p>;
   if (outcome.kind === 'connected') return <p className="notice notice-ok" role="status">Connected {outcome.collection}.</p>;
   return (
     <div className="error-box" role="alert">
@@ -67,7 +78,7 @@ export function ConnectNotice({ outcome }: { outcome: ConnectOutcome }) {
 /** The collections of `org` and its connection of each. */
 export function CollectionsTab({ org }: { org: OrganizationDetail; manage: boolean }) {
   const list = useCollections(org.id);
-  const outcome = useConnectOutcome();
+  const outcome = useFinishedOutcome(org.id, useConnectOutcome());
   return (
     <section aria-labelledby="collections-heading">
       <h2 id="collections-heading">Collections</h2>
@@ -85,6 +96,28 @@ export function CollectionsTab({ org }: { org: OrganizationDetail; manage: boole
       )}
     </section>
   );
+}
+
+/**
+ * A callback's answer is finished here, as the signed-in member, with the key only this browser holds (once per
+ * page load); the outcome then says Connected, or why not.
+ */
+function useFinishedOutcome(org: string, outcome: ConnectOutcome | undefined): ConnectOutcome | undefined {
+  const finish = useFinishConnect(org);
+  // A ref, not state: a finish is single use, and an effect run twice (React's StrictMode) must send it once.
+  const started = useRef(false);
+  useEffect(() => {
+    if (outcome?.kind !== 'finish' || started.current) return;
+    started.current = true;
+    finish.mutate({ collection: outcome.collection, state: outcome.state, key: outcome.key });
+  }, [outcome, finish]);
+  if (outcome?.kind !== 'finish') return outcome;
+  if (finish.isSuccess) return { kind: 'connected', collection: outcome.collection };
+  if (finish.isError) {
+    const code = finish.error instanceof ApiError ? finish.error.code : 'oauth_provider_failed';
+    return { kind: 'failed', code, collection: outcome.collection };
+  }
+  return outcome;
 }
 
 /** The badge and the line under it of a collection's state. */

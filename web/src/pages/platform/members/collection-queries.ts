@@ -62,3 +62,10 @@ export function useDisconnect(org: string, collection: string) {
 export function useStartConnect(org: string, collection: string) {
   return useMutation({ mutationFn: () => api<ConnectAnswer>(collectionPath(org, collection, '/connect'), { method: 'POST', body: {} }) });
 }
+
+/** POST …/finish `{state, key}`: finishes a Connect the provider answered (only the member who started it). */
+export function useFinishConnect(org: string) {
+  return useCollectionChange<CollectionView, { collection: string; state: string; key: string }>(org, (v) => ({
+    method: 'POST', path: collectionPath(org, v.collection, '/finish'), body: { state: v.state, key: v.key },
+  }));
+}
