@@ -8,6 +8,8 @@
  * - a short token is refused with the API's message; a valid one connects crm (never shown back);
  * - Connect sends her to the provider's consent page; Allow brings her back to the tab, which says "Connected office."
  *   once (the query is removed: a reload does not repeat it); the API lists office connected by her;
+ * - an agent of her organization calls office's tool with the organization's access token (the service says whose);
+ *   the session's page shows the call;
  * - Disconnect asks first (declining keeps the connection); office is revoked at the provider (the API's
  *   `[credentials]` line says so) and crm falls back to the deployment's token;
  * - once Bob's first sign-in makes a second organization, the deployment's token serves nobody: crm is Not connected;
@@ -29,6 +31,10 @@ import { desktop, launchBrowser, newTestPage, phone, screenshot, signInAtProvide
 import { type CredentialService, startCredentialService } from '../helpers/credential-service.ts';
 import { oidcSignInEnv, startOidcProvider, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
 import { freePort } from '../helpers/ports.ts';
+import { installAgentOverApi } from '../helpers/agent-over-api.ts';
+import { repoRoot } from '../helpers/product.ts';
+import { scriptedModels, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { join } from 'node:path';
 
 const DEPLOYMENT_TOKEN = 'deployment-token-0123456789';
 const CRM_TOKEN = 'ada-own-crm-token-0123456789';
@@ -36,6 +42,7 @@ const NOTE = 'Reads and writes the documents of the person who connects.';
 
 let provider: RunningOidcProvider;
 let svc: CredentialService;
+let model: ScriptedModelServer;
 let product: StartedWebApp;
 let browser: Browser;
 
@@ -53,7 +60,13 @@ beforeAll(async () => {
     appClients: [{ clientId: 'office-app', secret: 'office-secret-1', redirectUris: [`${appBase}/api/oauth2/callback`] }],
   });
   svc = await startCredentialService({ tokens: { [DEPLOYMENT_TOKEN]: 'deployment' }, jwtIssuer: provider.issuer, ca: readFileSync(provider.certificateFile!, 'utf8') });
+  // The caller agent's one turn: office's whoami, then a wait.
+  model = await startScriptedModelServer([
+    { toolCalls: [{ name: 'office__whoami', arguments: {} }] },
+    { text: 'You are Ada, through the office app.', toolCalls: [{ name: 'platform_wait', arguments: { reason: 'next?' } }] },
+  ]);
   const config = {
+    models: scriptedModels(model),
     services: [
       { id: 'crm', endpoint: svc.endpoint, token: DEPLOYMENT_TOKEN },
       { id: 'office', endpoint: svc.endpoint, token: DEPLOYMENT_TOKEN },
@@ -79,6 +92,7 @@ afterAll(async () => {
   await browser?.close();
   await product?.stop();
   await svc?.close();
+  await model?.close();
   await provider?.stop();
 });
 
@@ -198,6 +212,23 @@ describe('Collections tab', () => {
       expect(listed.collections.find((c) => c.id === 'crm')).toMatchObject({ kind: 'token', offered: true, connection: { status: 'connected' } });
       expect(JSON.stringify(listed)).not.toContain(CRM_TOKEN);
       expect(provider.issuedAppTokens()).toEqual([expect.objectContaining({ clientId: 'office-app', accountId: 'ada' })]);
+
+      // An agent of Ada's organization calls office: the call carries the organization's access token (the service
+      // says whose), and the session's page shows the tool call.
+      const agent = await installAgentOverApi(product.base, token(), org, join(repoRoot, 'test/fixtures/agents/caller'), 'caller');
+      const started = await fetch(`${product.base}/api/sessions`, {
+        method: 'POST', headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ agent, environment: 'main', workflow: 'ask', message: 'Who am I?' }),
+      });
+      expect(started.status, await started.clone().text()).toBe(201);
+      const sessionId = ((await started.json()) as { session: { id: string } }).session.id;
+      await expect.poll(async () => ((await (await apiAs(token(), `/api/sessions/${sessionId}`)).json()) as { session: { status: string } }).session.status, { timeout: 60_000 }).toBe('awaiting_input');
+      expect(svc.calls.map((c) => [c.name, c.who])).toEqual([['whoami', 'office-app:ada']]);
+      await page.goto(`${product.base}/sessions/${sessionId}`);
+      await page.getByText('office__whoami').first().waitFor();
+      await page.getByText('You are Ada, through the office app.').waitFor();
+      await screenshot(page, 'collections-tool-call', { fullPage: true });
+      await page.goto(`${product.base}/members/${org}/collections`);
 
       // A reload does not say it again.
       await page.reload();
