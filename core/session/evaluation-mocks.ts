@@ -7,9 +7,8 @@
  *
  * Source: docs/agent-format.md § Tests (mocks); issue "Evaluations" § Runs.
  */
-import { Value } from '@sinclair/typebox/value';
 import type { TestCase } from '../agent/documents-model.ts';
-import { modelToolName } from './rules.ts';
+import { inputContains, modelToolName } from './rules.ts';
 
 /** A mock of a case, as the agent format reads it. */
 export type CaseMock = NonNullable<TestCase['mocks']>[number];
@@ -23,13 +22,8 @@ export function callName(tool: string): string {
   return slash < 0 ? tool : modelToolName(tool.slice(0, slash), tool.slice(slash + 1));
 }
 
-/** Whether `input` holds every key of `partial` with an equal value (deep, key order aside). */
-export function inputContains(input: unknown, partial: Record<string, unknown> | undefined): boolean {
-  if (partial === undefined) return true;
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) return Object.keys(partial).length === 0;
-  const given = input as Record<string, unknown>;
-  return Object.entries(partial).every(([key, value]) => key in given && Value.Equal(given[key], value));
-}
+/** Whether `input` holds every key of `partial` with an equal value (./rules.ts, shared with the tool guards). */
+export { inputContains };
 
 /**
  * The answer of the first mock of `mocks` matching a call of `tool` (the model-facing name, e.g.

@@ -5,6 +5,7 @@
  * Source: spec/platform-service.md § Session facts named; docs/agent-format.md § workflow.yaml (tools:
  * deny beats allow and binds child sessions; entries may guard arguments), § Sub-workflows.
  */
+import { Value } from '@sinclair/typebox/value';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SessionValue, SpendPeriod } from './model.ts';
 import type { ToolRule } from './workflow-view.ts';
@@ -111,12 +112,18 @@ function nameMatches(rule: string, name: string): boolean {
   return pattern.test(tool);
 }
 
-const guardHolds = (rule: ToolRule, input: unknown): boolean =>
-  rule.arguments === undefined || Object.entries(rule.arguments).every(
-    ([key, value]) =>
-      input !== null && typeof input === 'object' &&
-      JSON.stringify((input as Record<string, unknown>)[key]) === JSON.stringify(value),
-  );
+/**
+ * Whether `input` holds every key of `partial` with an equal value: deep, key order aside (a guard compared as JSON
+ * text was passed by the same object with its keys in another order). Shared by the tool guards and evaluation mocks.
+ */
+export function inputContains(input: unknown, partial: Record<string, unknown> | undefined): boolean {
+  if (partial === undefined) return true;
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return Object.keys(partial).length === 0;
+  const given = input as Record<string, unknown>;
+  return Object.entries(partial).every(([key, value]) => key in given && Value.Equal(given[key], value));
+}
+
+const guardHolds = (rule: ToolRule, input: unknown): boolean => inputContains(input, rule.arguments);
 
 /** Allow and forbid rules in force in a state: the workflow's `*_always`, the state's, and those inherited from
  * parents. */

@@ -127,15 +127,21 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.setViewportSize(desktop);
 }
 
+/** Signs Ada in at /members; her access token (kept fresh) and her organization's id. */
+async function signInAsAda(page: Page): Promise<{ token: () => string; org: string }> {
+  const token = accessTokenOf(page);
+  await page.goto(`${product.base}/members`);
+  await signInAtProvider(page, provider.issuer, product.base, 'ada');
+  await expect.poll(token).not.toBe('');
+  const org = ((await (await apiAs(token(), '/api/orgs')).json()) as OrganizationListAnswer).organizations[0]!.id;
+  return { token, org };
+}
+
 describe('Collections tab', () => {
   it('connects a token and an OAuth collection, says so once, and disconnects them', { timeout: 300_000 }, async () => {
     const { context, page, problems } = await newTestPage(browser, { origin: product.base });
     try {
-      const token = accessTokenOf(page);
-      await page.goto(`${product.base}/members`);
-      await signInAtProvider(page, provider.issuer, product.base, 'ada');
-      await expect.poll(token).not.toBe('');
-      const org = ((await (await apiAs(token(), '/api/orgs')).json()) as OrganizationListAnswer).organizations[0]!.id;
+      const { token, org } = await signInAsAda(page);
       await page.getByRole('navigation', { name: 'Organization pages' }).getByRole('link', { name: 'Collections' }).click();
       await page.waitForURL(`${product.base}/members/${org}/collections`);
       await page.getByText("Tool collections your organization's agents may use. An agent is offered a collection only once your organization connects it.").waitFor();
@@ -287,11 +293,7 @@ describe('Collections tab', () => {
   it('is read-only without organization:manage, offers Reconnect when asked, and shows a refused Connect', { timeout: 120_000 }, async () => {
     const { context, page, problems } = await newTestPage(browser, { origin: product.base });
     try {
-      const token = accessTokenOf(page);
-      await page.goto(`${product.base}/members`);
-      await signInAtProvider(page, provider.issuer, product.base, 'ada');
-      await expect.poll(token).not.toBe('');
-      const org = ((await (await apiAs(token(), '/api/orgs')).json()) as OrganizationListAnswer).organizations[0]!.id;
+      const { token, org } = await signInAsAda(page);
       let change: (answer: { collections: CollectionView[]; canManage: boolean }) => unknown = (answer) => answer;
       await page.route(`${product.base}/api/orgs/${org}/collections`, async (route) => {
         const response = await route.fetch();

@@ -9,13 +9,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCredentialService, type CredentialService } from '../helpers/credential-service.ts';
 import { startOidcProvider, type RunningOidcProvider } from '../helpers/oidc-provider.ts';
+import { type Answer, CookieJar, send as sendOver } from '../helpers/provider-browser.ts';
 
 const redirectUri = 'http://127.0.0.1:9/api/oauth2/callback';
 const office = { clientId: 'office-app', secret: 'office-secret-1', redirectUris: [redirectUri] };
@@ -36,39 +36,8 @@ afterAll(async () => {
   await op?.stop();
 });
 
-interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: string }
-
 /** One HTTPS request to the provider (trusting its certificate), no redirect followed. */
-function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, { method: options.method ?? 'GET', headers: options.headers, ca }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
-
-/** A browser's cookies for the provider, by name (paths ignored: the flow's cookies do not clash). */
-class CookieJar {
-  private readonly cookies = new Map<string, string>();
-  take(answer: Answer): void {
-    for (const line of [answer.headers['set-cookie'] ?? []].flat()) {
-      const [pair, ...attributes] = line.split(';');
-      const name = pair.slice(0, pair.indexOf('=')).trim();
-      const value = pair.slice(pair.indexOf('=') + 1).trim();
-      const expired = attributes.some((a) => /^\s*expires=.*1970/i.test(a) || /^\s*max-age=0\s*$/i.test(a));
-      if (!value || expired) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-  header(): Record<string, string> {
-    return this.cookies.size ? { cookie: [...this.cookies].map(([n, v]) => `${n}=${v}`).join('; ') } : {};
-  }
-}
+const send = (url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}) => sendOver(url, ca, options);
 
 /** GETs `url` with the jar's cookies, following the provider's redirects until a page or a redirect away from it. */
 async function browse(jar: CookieJar, url: string, init: { method?: string; body?: string } = {}): Promise<{ url: string; answer: Answer }> {
