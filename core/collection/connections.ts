@@ -23,7 +23,7 @@ import type { OAuthClient } from '../ports/oauth-client.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SecretStore } from '../ports/secret-store.ts';
 import { connectionLine } from './credentials-line.ts';
-import type { CollectionApp, CollectionOffer, CollectionOffers } from './offers.ts';
+import type { CollectionOffer, CollectionOffers } from './offers.ts';
 import {
   type CollectionConnectionRecord,
   collectionSchemaVersion,
@@ -224,6 +224,7 @@ async function removeConnection(deps: CollectionDeps, record: CollectionConnecti
   deps.log(connectionLine({ change: 'disconnected', orgId: record.orgId, collection: record.collection, by, detail }));
 }
 
+/** The offer of `collection`. @throws PlatformError `collection_not_found` (404) naming no identifier */
 export function offerOf(deps: Pick<CollectionDeps, 'offers'>, collection: string): CollectionOffer {
   const offer = deps.offers.get(collection);
   if (!offer) {
@@ -240,6 +241,7 @@ function invalidToken(message: string): PlatformError {
   return new PlatformError('invalid_token', message, { status: 400 });
 }
 
+/** The member acting, as connection records name them (their display name, else email). */
 export function memberOf(access: OrgAccess): { memberId: string; name: string } {
   return { memberId: access.member._id, name: access.member.name || access.member.email };
 }
@@ -248,6 +250,10 @@ function who(orgId: string, collection: string, access: OrgAccess) {
   return { orgId, collection, by: memberOf(access).name };
 }
 
+/**
+ * Writes the organization's connection of a collection as connected (upsert; fields of another kind removed).
+ * `target.connectedBy` names who (a finished Connect's starter), else the member of `target.access`.
+ */
 export async function saveConnection(
   deps: CollectionDeps,
   target: { orgId: string; collection: string; access?: OrgAccess; connectedBy?: { memberId: string; name: string } },
@@ -271,12 +277,8 @@ export async function saveConnection(
   }, { upsert: true });
 }
 
+/** The caller's view of one collection of `orgId` (as {@link listCollections} gives it). */
 export async function viewOf(deps: CollectionDeps, caller: OrgCaller, orgId: string, collection: string) {
   const { collections } = await listCollections(deps, caller, orgId);
   return collections.find((c) => c.id === collection)!;
-}
-
-/** The app of an OAuth collection, for callers outside this module. */
-export function appOf(offers: CollectionOffers, collection: string): CollectionApp | undefined {
-  return offers.get(collection)?.app;
 }
