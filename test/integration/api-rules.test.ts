@@ -209,7 +209,10 @@ describe('sign-in', () => {
     expect(await get('/api/sign-out', { method: 'POST' })).toBe(200);
     expect(await get('/api/webhooks/whk_1', { method: 'POST', body: 'x' })).toBe(404);
     expect(await get('/api/callbacks/cb_1')).toBe(404);
-    expect(await get('/api/oauth2/callback?code=c&state=s')).toBe(404);
+    // The OAuth callback answers only a redirect (an unknown state: back to /members with the error), no sign-in asked;
+    // the client metadata document exists only for an https OAUTH2_REDIRECT_URL (404 here, not 401).
+    expect(await get('/api/oauth2/callback?code=c&state=s')).toBe(303);
+    expect(await get('/api/oauth2/client-metadata')).toBe(404);
     expect(await get('/api/mcp/mcp_1/.well-known/oauth-protected-resource')).toBe(404);
     expect(await get('/api/agui/ag_1', { method: 'POST', body: '{}', headers: jsonHeaders })).toBe(404);
     expect(await get('/api/mcp/mcp_1', { method: 'POST', body: '{}', headers: { ...jsonHeaders, ...bearer('cairn_ep_not-a-jwt') } })).toBe(404);
@@ -259,7 +262,7 @@ describe('access log and client addresses', () => {
       expect.stringContaining('"POST /api/agui/[redacted]" 404'),
       expect.stringContaining('"GET /api/mcp/[redacted]/.well-known/oauth-protected-resource" 404'),
       expect.stringMatching(/"GET \/api\/invitations\/link\/\[redacted\]" 401 \d+ms referer="https:\/\/app\.cairn\.test\/invite\/\[redacted\]"$/),
-      expect.stringContaining('"GET /api/oauth2/callback?[redacted]" 404'),
+      expect.stringContaining('"GET /api/oauth2/callback?[redacted]" 303'),
     ]));
     for (const secret of secrets) expect(oidcApi.output.join('\n')).not.toContain(secret);
   });
