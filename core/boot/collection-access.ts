@@ -13,7 +13,6 @@ import {
   type CollectionOffers,
   collectionOffers,
   type CredentialDeps,
-  deploymentServes,
   ensureCollectionIndexes,
   finishDisconnects,
 } from '../collection/index.ts';
@@ -25,8 +24,12 @@ import type { Ids } from '../ports/ids.ts';
 import type { OAuthClient } from '../ports/oauth-client.ts';
 import type { SecretStore } from '../ports/secret-store.ts';
 import type { CatalogTool, ToolCallOptions, ToolCatalog, ToolListOptions } from '../ports/tool-catalog.ts';
-import { collections as semanticCollections, type ProjectRecord, type TokenRecord } from '../semantic/records.ts';
-import { type CollectionOwners, foreignCollectionRefusal, semanticCollectionOwners } from './service-owners.ts';
+import {
+  type CollectionOwners,
+  foreignCollectionRefusal,
+  projectOfToken,
+  semanticCollectionOwners,
+} from './service-owners.ts';
 
 /** The collections the config's services serve, OAuth ones those an app lists. */
 export function offersOf(config: Pick<PlatformConfig, 'services' | 'oauthApps'>): CollectionOffers {
@@ -65,14 +68,12 @@ export function organizationCounter(docs: DocumentStore, clock: Clock): () => Pr
   };
 }
 
-/** The deployment-token rule's inputs, shared by the API's listing and the dispatcher's calls. */
-export function deploymentTokenRule(owners: CollectionOwners, organizationCount: () => Promise<number>) {
-  const rule = { deploymentOwner: (collection: string) => owners.ownerOf(collection), organizationCount };
-  return {
-    ...rule,
-    deploymentServes: async (orgId: string, collection: string) =>
-      (await deploymentServes(rule, orgId, collection)).kind === 'deployment',
-  };
+/** The deployment-token rule's inputs (core/collection deploymentServes), for the API's listing and the calls. */
+export function deploymentTokenRule(
+  owners: CollectionOwners,
+  organizationCount: () => Promise<number>,
+): Pick<CredentialDeps, 'deploymentOwner' | 'organizationCount'> {
+  return { deploymentOwner: (collection: string) => owners.ownerOf(collection), organizationCount };
 }
 
 /**
@@ -98,10 +99,7 @@ export function semanticTokenCheck(
   owners: CollectionOwners,
 ): NonNullable<CollectionDeps['checkToken']> {
   return async (orgId, collection, token) => {
-    const tokenHash = await deps.ids.sha256Hex(token);
-    const record = await deps.docs.collection<TokenRecord>(semanticCollections.tokens).findOne({ tokenHash });
-    const projects = deps.docs.collection<ProjectRecord>(semanticCollections.projects);
-    const project = record ? await projects.findOne({ _id: record.projectId }) : null;
+    const project = await projectOfToken(deps, token);
     if (project && project.orgId !== orgId) {
       return "This token is not one of your organization's: create an access token of one of its own semantic " +
         'projects (cairn semantic token create <project>).';
@@ -123,12 +121,7 @@ export function credentialCatalog<C extends ToolCatalog>(catalog: C, credentials
   const tools = async (options: ToolListOptions = {}): Promise<CatalogTool[]> => {
     const all = await catalog.tools();
     if (options.orgId === undefined) return all;
-    const orgId = options.orgId;
-    const names = [...new Set(all.map((t) => t.collection))];
-    const offered = new Set<string>();
-    await Promise.all(names.map(async (c) => {
-      if (await credentials.offered(orgId, c)) offered.add(c);
-    }));
+    const offered = await credentials.offered(options.orgId, [...new Set(all.map((t) => t.collection))]);
     return all.filter((tool) => offered.has(tool.collection));
   };
   const call = async (collection: string, name: string, input: unknown, options: ToolCallOptions = {}) => {
@@ -155,9 +148,6 @@ export function notConnectedRefusal(collection: string, reason: 'not_connected' 
   };
 }
 
-/** What the API's collection routes and the dispatcher's credentials share. */
-export type CollectionWiring = Pick<CredentialDeps, 'deploymentOwner' | 'organizationCount'>;
-
 /** What {@link collectionDepsOf} reads. */
 export interface CollectionWiringParts {
   docs: DocumentStore;
@@ -174,7 +164,6 @@ export interface CollectionWiringParts {
 /** The API's collection use cases' deps: offers, the semantic token check and the deployment-token rule. */
 export function collectionDepsOf(parts: CollectionWiringParts): CollectionDeps {
   const owners = semanticCollectionOwners(parts, parts.config.services);
-  const rule = deploymentTokenRule(owners, organizationCounter(parts.docs, parts.clock));
   return {
     docs: parts.docs,
     clock: parts.clock,
@@ -185,7 +174,7 @@ export function collectionDepsOf(parts: CollectionWiringParts): CollectionDeps {
     ...(parts.redirectUrl ? { redirectUrl: parts.redirectUrl } : {}),
     log: parts.log,
     checkToken: semanticTokenCheck(parts, owners),
-    deploymentServes: rule.deploymentServes,
+    ...deploymentTokenRule(owners, organizationCounter(parts.docs, parts.clock)),
   };
 }
 

@@ -45,15 +45,22 @@ export function semanticCollectionOwners(
       if (known !== undefined) return known;
       const token = tokenOf.get(collection);
       if (token === undefined) return undefined;
-      const tokenHash = await deps.ids.sha256Hex(token);
-      const record = await deps.docs.collection<TokenRecord>(collections.tokens).findOne({ tokenHash });
-      const projects = deps.docs.collection<ProjectRecord>(collections.projects);
-      const project = record ? await projects.findOne({ _id: record.projectId }) : null;
+      const project = await projectOfToken(deps, token);
       if (!project?.orgId) return undefined;
       found.set(collection, project.orgId);
       return project.orgId;
     },
   };
+}
+
+/** The semantic project `token` is an access token of, or null when it is none's. */
+export async function projectOfToken(
+  deps: { docs: DocumentStore; ids: Pick<Ids, 'sha256Hex'> },
+  token: string,
+): Promise<ProjectRecord | null> {
+  const tokenHash = await deps.ids.sha256Hex(token);
+  const record = await deps.docs.collection<TokenRecord>(collections.tokens).findOne({ tokenHash });
+  return record ? deps.docs.collection<ProjectRecord>(collections.projects).findOne({ _id: record.projectId }) : null;
 }
 
 /** The tool error an agent of another organization gets (names no organization). */

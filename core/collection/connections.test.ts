@@ -101,7 +101,9 @@ describe('collection connections', () => {
       redirectUrl: 'https://cairn.example/api/oauth2/callback',
       offers: collectionOffers(['crm', 'office'], [app]),
       log: (line) => lines.push(line),
-      deploymentServes: async () => false,
+      // Two organizations, and a service token that belongs to none: the deployment's token serves neither.
+      deploymentOwner: async () => undefined,
+      organizationCount: async () => 2,
     };
     await ensureOrgIndexes(docs);
     const org = { docs, clock, ids };
@@ -113,8 +115,7 @@ describe('collection connections', () => {
     await addMember(org, orgId, admin, [managers._id]);
   });
 
-  const credentials = () =>
-    collectionCredentials({ ...deps, deploymentOwner: async () => undefined, organizationCount: async () => 2 });
+  const credentials = () => collectionCredentials(deps);
 
   it('any member lists; only organization:manage changes; another organization gets 404 naming nothing', async () => {
     const listed = await listCollections(deps, user, orgId);
@@ -156,6 +157,7 @@ describe('collection connections', () => {
     const view = await connectToken(deps, owner, { orgId, collection: 'crm', token: 'another-token-0123' });
     expect(view).toMatchObject({ offered: true, connection: { status: 'connected', connectedBy: 'Olive' } });
     expect(await credentials().credentialFor(orgId, 'crm')).toEqual({ kind: 'own', token: 'another-token-0123' });
+    expect(await credentials().offered(orgId, ['crm', 'office'])).toEqual(new Set(['crm']));
     expect(lines).toEqual([`[credentials] connected collection crm for organization ${orgId} by Olive (token)`]);
   });
 
@@ -246,7 +248,7 @@ describe('collection connections', () => {
     nowMs += 3_600_000;
     refreshAnswer = () => Promise.reject(new PlatformError('oauth_grant_invalid', 'revoked', { status: 400 }));
     expect(await resolver.credentialFor(orgId, 'office')).toEqual({ kind: 'none', reason: 'reconnect' });
-    expect(await resolver.offered(orgId, 'office')).toBe(false);
+    expect(await resolver.offered(orgId, ['crm', 'office'])).toEqual(new Set());
     const view = (await listCollections(deps, owner, orgId)).collections[1]!;
     expect(view.connection).toMatchObject({ status: 'reconnect', reconnectReason: expect.stringContaining('refused') });
     expect(lines.at(-1)).toMatch(

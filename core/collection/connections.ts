@@ -23,7 +23,8 @@ import type { OAuthClient } from '../ports/oauth-client.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SecretStore } from '../ports/secret-store.ts';
 import { connectionLine } from './credentials-line.ts';
-import type { CollectionOffer, CollectionOffers } from './offers.ts';
+import { deploymentServes } from './credentials.ts';
+import { type CollectionOffer, type CollectionOffers, connectionState } from './offers.ts';
 import {
   type CollectionConnectionRecord,
   collectionSchemaVersion,
@@ -52,8 +53,10 @@ export interface CollectionDeps {
    * organization's own projects); resolves a refusal in words, or undefined when it may be stored.
    */
   checkToken?(orgId: string, collection: string, token: string): Promise<string | undefined>;
-  /** Whether the deployment's own token serves `orgId` for `collection` (core/collection/credentials.ts). */
-  deploymentServes(orgId: string, collection: string): Promise<boolean>;
+  /** The organization the deployment's token of `collection` belongs to, or undefined (./credentials.ts). */
+  deploymentOwner(collection: string): Promise<string | undefined>;
+  /** How many organizations the deployment has (may be cached for a few seconds). */
+  organizationCount(): Promise<number>;
 }
 
 /** One collection as a member of an organization sees it. */
@@ -92,9 +95,11 @@ export async function listCollections(
   const records = await connectionsOf(deps.docs).find({ orgId });
   const collections: CollectionView[] = [];
   for (const offer of deps.offers.values()) {
-    const record = records.find((r) => r.collection === offer.id && r.status !== 'disconnecting');
-    const connection = record ? connectionView(record, offer) : null;
-    const usesDeploymentToken = !record && offer.kind === 'token' && await deps.deploymentServes(orgId, offer.id);
+    const record = records.find((r) => r.collection === offer.id);
+    const state = connectionState(record, deps.offers);
+    const connection = state ? connectionView(record!, state) : null;
+    const usesDeploymentToken = !state && offer.kind === 'token' &&
+      (await deploymentServes(deps, orgId, offer.id)).kind === 'deployment';
     collections.push({
       id: offer.id,
       kind: offer.kind,
@@ -109,22 +114,17 @@ export async function listCollections(
   return { collections, canManage: access.permissions.includes('organization:manage') };
 }
 
-function connectionView(record: CollectionConnectionRecord, offer: CollectionOffer): CollectionView['connection'] {
-  const changed = offer.kind === 'oauth' && record.clientId !== offer.app?.clientId;
-  const status = changed ? 'reconnect' : record.status === 'reconnect' ? 'reconnect' : 'connected';
-  const reason = changed ? clientIdChanged(offer.app?.appId ?? '') : record.reconnectReason;
+function connectionView(
+  record: CollectionConnectionRecord,
+  state: NonNullable<ReturnType<typeof connectionState>>,
+): CollectionView['connection'] {
   return {
-    status,
-    ...(status === 'reconnect' && reason ? { reconnectReason: reason } : {}),
+    status: state.status,
+    ...(state.reason ? { reconnectReason: state.reason } : {}),
     connectedAt: record.connectedAt.toISOString(),
     connectedBy: record.connectedBy.name,
     ...(record.expiresAt ? { expiresAt: record.expiresAt.toISOString() } : {}),
   };
-}
-
-/** Why a connection of an app whose client id changed must be made again. */
-export function clientIdChanged(appId: string): string {
-  return `The ${appId} app's client id changed; connect again to sign in through the new one.`;
 }
 
 /**

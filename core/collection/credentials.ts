@@ -15,9 +15,8 @@ import type { DocumentStore } from '../ports/document-store.ts';
 import type { OAuthClient } from '../ports/oauth-client.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import type { SecretStore } from '../ports/secret-store.ts';
-import { clientIdChanged } from './connections.ts';
 import { connectionLine } from './credentials-line.ts';
-import type { CollectionApp, CollectionOffers } from './offers.ts';
+import { clientIdChanged, type CollectionApp, type CollectionOffers, connectionState } from './offers.ts';
 import { type CollectionConnectionRecord, connectionId, connectionsOf, credentialIdOf } from './records.ts';
 
 /** What resolving credentials needs. */
@@ -48,8 +47,8 @@ export const REFRESH_AHEAD_MS = 60_000;
 export interface CollectionCredentials {
   /** The credential a call into `collection` for `orgId` carries. */
   credentialFor(orgId: string, collection: string): Promise<CollectionCredential>;
-  /** Whether `orgId`'s agents are offered `collection` (reads no secret). */
-  offered(orgId: string, collection: string): Promise<boolean>;
+  /** Which of `collections` `orgId`'s agents are offered (one read of its connections; no secret read). */
+  offered(orgId: string, collections: readonly string[]): Promise<Set<string>>;
 }
 
 /**
@@ -59,12 +58,6 @@ export interface CollectionCredentials {
  */
 export function collectionCredentials(deps: CredentialDeps): CollectionCredentials {
   const refreshing = new Map<string, Promise<CollectionCredential>>();
-  const usable = (record: CollectionConnectionRecord | null) => {
-    if (!record || record.status === 'disconnecting') return undefined;
-    const app = deps.offers.get(record.collection)?.app;
-    if (record.kind === 'oauth' && (!app || app.clientId !== record.clientId)) return false;
-    return record.status === 'connected';
-  };
   const withoutConnection = async (orgId: string, collection: string): Promise<CollectionCredential> => {
     const offer = deps.offers.get(collection);
     if (!offer || offer.kind === 'oauth') return { kind: 'none', reason: 'not_connected' };
@@ -72,9 +65,9 @@ export function collectionCredentials(deps: CredentialDeps): CollectionCredentia
   };
   const credentialFor = async (orgId: string, collection: string): Promise<CollectionCredential> => {
     const record = await connectionsOf(deps.docs).findOne({ _id: connectionId(orgId, collection) });
-    const state = usable(record);
+    const state = connectionState(record, deps.offers);
     if (state === undefined) return withoutConnection(orgId, collection);
-    if (!state) return { kind: 'none', reason: 'reconnect' };
+    if (state.status === 'reconnect') return { kind: 'none', reason: 'reconnect' };
     const secret = await deps.secrets.get(credentialIdOf(orgId, collection));
     if (record!.kind === 'token') {
       return secret?.token ? { kind: 'own', token: secret.token } : { kind: 'none', reason: 'reconnect' };
@@ -91,11 +84,17 @@ export function collectionCredentials(deps: CredentialDeps): CollectionCredentia
   };
   return {
     credentialFor,
-    offered: async (orgId, collection) => {
-      const record = await connectionsOf(deps.docs).findOne({ _id: connectionId(orgId, collection) });
-      const state = usable(record);
-      if (state !== undefined) return state;
-      return (await withoutConnection(orgId, collection)).kind === 'deployment';
+    offered: async (orgId, collections) => {
+      const records = await connectionsOf(deps.docs).find({ orgId, collection: { $in: [...collections] } });
+      const offered = new Set<string>();
+      for (const collection of collections) {
+        const state = connectionState(records.find((r) => r.collection === collection), deps.offers);
+        const usable = state === undefined
+          ? (await withoutConnection(orgId, collection)).kind === 'deployment'
+          : state.status === 'connected';
+        if (usable) offered.add(collection);
+      }
+      return offered;
     },
   };
 }

@@ -5,7 +5,6 @@
  * Source: spec/platform-service.md § Rules 15, 17; docs/decisions.md D22 §§ 5–8.
  */
 export {
-  clientIdChanged,
   type CollectionDeps,
   type CollectionView,
   connectToken,
@@ -27,11 +26,13 @@ export {
 } from './credentials.ts';
 export { type ConnectionChange, connectionLine } from './credentials-line.ts';
 export {
+  clientIdChanged,
   clientMetadataDocument,
   type CollectionApp,
   type CollectionOffer,
   type CollectionOffers,
   collectionOffers,
+  connectionState,
 } from './offers.ts';
 export {
   collectionCollections,

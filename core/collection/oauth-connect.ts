@@ -138,12 +138,11 @@ export async function finishConnect(
   const keyHash = await deps.ids.sha256Hex(target.key);
   const usable = connect?.answer && connect.finishKeyHash === keyHash &&
     connect.expiresAt.getTime() >= deps.clock.now().getTime();
-  if (connect && usable && connect.connectedBy.memberId !== access.member._id) {
-    // Someone else's sign-in reached this member's browser: it lands nowhere, and its starter cannot finish it.
-    await connects.deleteOne({ _id: connect._id });
-  }
-  if (!connect || !usable || connect.connectedBy.memberId !== access.member._id) throw unknownConnect();
-  if ((await connects.deleteOne({ _id: connect._id })) === 0) throw unknownConnect();
+  if (!connect || !usable) throw unknownConnect();
+  // Taken once. Someone else's sign-in reaching this member's browser is taken too: it lands nowhere, and its
+  // starter cannot finish it.
+  const taken = await connects.deleteOne({ _id: connect._id });
+  if (taken === 0 || connect.connectedBy.memberId !== access.member._id) throw unknownConnect();
   const app = deps.offers.get(connect.collection)?.app;
   if (!app || app.clientId !== connect.clientId) {
     throw new PlatformError('oauth_app_changed', 'The app changed while you were signing in; connect again.', {

@@ -6,6 +6,7 @@
  * Source: spec/platform-service.md § Rules 15, 17; docs/decisions.md D22 § 4.
  */
 import type { OAuthAppClient } from '../ports/oauth-client.ts';
+import type { CollectionConnectionRecord } from './records.ts';
 
 /** An OAuth app as the collections domain sees it. */
 export interface CollectionApp extends OAuthAppClient {
@@ -41,6 +42,31 @@ export function collectionOffers(collections: readonly string[], apps: readonly 
     offers.set(id, app ? { id, kind: 'oauth', app } : { id, kind: 'token' });
   }
   return offers;
+}
+
+/** Why a connection of an app whose client id changed must be made again. */
+export function clientIdChanged(appId: string): string {
+  return `The ${appId} app's client id changed; connect again to sign in through the new one.`;
+}
+
+/**
+ * What an organization's connection is worth now: none (no record, or a Disconnect under way: undefined),
+ * `connected`, or `reconnect` with why (asked for, or an OAuth connection whose app's client id is not the one its
+ * tokens were issued to). The one rule of the listing and of the credentials.
+ */
+export function connectionState(
+  record: CollectionConnectionRecord | null | undefined,
+  offers: CollectionOffers,
+): { status: 'connected' | 'reconnect'; reason?: string } | undefined {
+  if (!record || record.status === 'disconnecting') return undefined;
+  const app = offers.get(record.collection)?.app;
+  if (record.kind === 'oauth' && (!app || app.clientId !== record.clientId)) {
+    return { status: 'reconnect', reason: clientIdChanged(app?.appId ?? '') };
+  }
+  if (record.status === 'reconnect') {
+    return { status: 'reconnect', ...(record.reconnectReason ? { reason: record.reconnectReason } : {}) };
+  }
+  return { status: 'connected' };
 }
 
 /**
