@@ -8,7 +8,7 @@
  * 2025-06-18 § Transports,
  * Security warning (servers validate where a request comes from, against DNS rebinding).
  */
-import { isOwnHost, MISDIRECTED_MESSAGE, requestHost } from '../../core/auth/own-hosts.ts';
+import { carriesOnlyOwnHosts, MISDIRECTED_MESSAGE } from '../../core/auth/own-hosts.ts';
 
 /**
  * The 421 answer (`misdirected_request`, JSON) when `request`'s Host is none of the platform's own, else undefined.
@@ -17,8 +17,8 @@ import { isOwnHost, MISDIRECTED_MESSAGE, requestHost } from '../../core/auth/own
  * Source: docs/decisions.md D18 § 5
  */
 export function foreignHostRefusal(request: Request, names: readonly string[]): Response | undefined {
-  const host = requestHost(request);
-  if (host !== undefined && isOwnHost(host, names)) return undefined;
+  // The Host header itself: semantic-mcp believes no X-Forwarded-Host, so none can stand in for it.
+  if (carriesOnlyOwnHosts(request, names)) return undefined;
   return new Response(JSON.stringify({ error: { code: 'misdirected_request', message: MISDIRECTED_MESSAGE } }), {
     status: 421,
     headers: { 'content-type': 'application/json' },

@@ -3,7 +3,9 @@
  * this server's address reaches it with its own name in Host (and Origin). The front proxy and the API answer
  * only a Host that is a loopback name (localhost, 127.0.0.1, [::1]), an IP address literal (a rebinding page
  * needs a name; this keeps `HOST=0.0.0.0 scripts/start` reachable at the machine's own addresses), or the host
- * of APP_BASE_URL or of a CORS_ALLOWED_ORIGINS entry; any port.
+ * of APP_BASE_URL or of a CORS_ALLOWED_ORIGINS entry; any port. Every name a request carries must be one: its Host,
+ * and each X-Forwarded-Host entry of a trusted proxy ({@link carriesOnlyOwnHosts}); a rebinding page can add an
+ * X-Forwarded-Host of ours to a same-origin request, but not change its Host.
  *
  * Source: docs/decisions.md D17 § 7 (the API answers only its own host names); spec/platform-service.md § Deployment
  * settings
@@ -93,6 +95,26 @@ function stripBrackets(name: string): string {
 export interface HostedRequest {
   url: string;
   headers: { get(name: string): string | null };
+}
+
+/**
+ * True when every host name `request` carries is one of the platform's own ({@link isOwnHost} with `names`): its Host
+ * header (else its URL's host; none at all is false) and, when `forwardedHostTrusted` (the peer is a trusted proxy),
+ * each non-empty entry of its X-Forwarded-Host. An untrusted peer's X-Forwarded-Host is believed for nothing, so it
+ * is not asked.
+ *
+ * Source: docs/decisions.md D17 § 7
+ */
+export function carriesOnlyOwnHosts(
+  request: HostedRequest,
+  names: readonly string[],
+  forwardedHostTrusted = false,
+): boolean {
+  const host = requestHost(request);
+  if (host === undefined || !isOwnHost(host, names)) return false;
+  if (!forwardedHostTrusted) return true;
+  const forwarded = (request.headers.get('x-forwarded-host') ?? '').split(',').map((h) => h.trim());
+  return forwarded.filter((h) => h.length > 0).every((h) => isOwnHost(h, names));
 }
 
 /**

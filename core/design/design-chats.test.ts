@@ -15,6 +15,7 @@ import { createObjectStoreGitRepo } from '../adapters/git/index.ts';
 import { orgAgentAuthority } from '../boot/agent-authority.ts';
 import { type AgentDeps, builtinTemplate, createAgent, ensureAgentIndexes } from '../agent/hosting.ts';
 import { addMember, createGroup, createOrganization, ensureOrgIndexes, type OrgCaller } from '../org/index.ts';
+import { agentNotFound } from '../agent/agent-access.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { sessionsOf } from '../session/session-store.ts';
 import { turnQueueOf } from '../session/turn-jobs.ts';
@@ -34,6 +35,8 @@ const reader: OrgCaller = {
   email: 'reader@example.com',
 };
 const user: OrgCaller = { subject: 'sub-user', email: 'user@example.com' };
+/** The owner of another organization, no member of Acme. */
+const outsider: OrgCaller = { subject: 'sub-outsider', email: 'outsider@example.com' };
 
 const input = (text: string, threadId = '') => ({
   threadId,
@@ -47,6 +50,7 @@ describe('design chats', () => {
   let dir: string;
   let deps: DesignRunDeps;
   const queued: string[] = [];
+  let agentId = '';
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cairn-design-chats-'));
@@ -96,14 +100,15 @@ describe('design chats', () => {
     await addMember(hosting, orgId, maintainer, [
       (await group('maintainer'))._id,
     ]);
-    await createAgent(hosting, owner, { orgId, slug: 'desk' });
+    agentId = (await createAgent(hosting, owner, { orgId, slug: 'desk' }))._id;
+    await createOrganization(hosting, outsider, 'Elsewhere');
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const run = (caller: OrgCaller, text: string, threadId = '') =>
+  const run = (caller: OrgCaller, text: string, threadId = '', agent = 'desk') =>
     startDesignRun(deps, {
       caller,
-      agent: 'desk',
+      agent,
       envName: 'main',
       input: input(text, threadId),
       beforeTurn: async () => undefined,
@@ -164,5 +169,23 @@ describe('design chats', () => {
       isPlatformError(unset, 'design_agent_not_configured') && unset.status,
     ).toBe(503);
     expect((unset as Error).message).toContain('CAIRN_MODEL_BASE_URL');
+  });
+
+  const generic = "answers a lower role and another organization's member the one generic 404, naming nothing";
+  it(generic, async () => {
+    const bodies = new Set<string>();
+    for (const caller of [reader, user, outsider]) {
+      for (const ref of ['desk', agentId]) {
+        const error = await run(caller, 'hello', '', ref).catch((e: unknown) => e);
+        expect(isPlatformError(error, 'agent_not_found') && error.status, `${caller.subject} ${ref}`).toBe(404);
+        const message = (error as Error).message;
+        expect(message).not.toContain('desk');
+        expect(message).not.toContain(agentId);
+        bodies.add(message);
+      }
+    }
+    expect([...bodies]).toEqual([agentNotFound().message]);
+    const own = await run(maintainer, 'A desk for expenses', '', agentId);
+    expect(own.session).toMatchObject({ workflow: '@design', startedBy: maintainer.subject });
   });
 });

@@ -17,6 +17,7 @@ import {
   loadAgent,
   loadEnvironment,
 } from '../agent/hosting.ts';
+import { agentNotFound } from '../agent/agent-access.ts';
 import { type AguiRunInput, lastUserText, type StartedRun } from '../connection/agui-runs.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { designWorkflowSlug, finalStatuses } from '../session/model.ts';
@@ -54,8 +55,8 @@ export interface DesignTargetRecords {
 
 /**
  * The agent and environment `agent`/`envName` when `caller` holds Maintainer or above on the agent.
- * @throws PlatformError `agent_not_found` (404) for anyone else (a lower role too, naming nothing),
- *   `environment_not_found` (404)
+ * @throws PlatformError `agent_not_found` (404) for anyone else, a lower role too: core/agent `agentNotFound`, the
+ *   message every route answers, naming nothing (not the reference typed); `environment_not_found` (404)
  */
 export async function designTarget(
   hosting: AgentDeps,
@@ -67,7 +68,8 @@ export async function designTarget(
     agent = await loadAgent(hosting, caller, ref.agent, { role: 'maintainer' });
   } catch (error) {
     if (!isPlatformError(error, 'agent_role_required')) throw error;
-    throw new PlatformError('agent_not_found', `No agent "${ref.agent}" is visible to you.`, { status: 404 });
+    // The same 404 as an agent of another organization: neither the reference typed nor anything of the agent's.
+    throw agentNotFound();
   }
   return { agent, env: await loadEnvironment(hosting, agent, ref.envName) };
 }

@@ -20,14 +20,30 @@ export interface SkillRegistryMirror {
    * Clones the registry into its directory, or fetches and fast-forwards the clone there. A missing directory, or one
    * holding no clone or a clone of another URL, is cloned again (what was there is removed first).
    * @returns the commit checked out
-   * @throws Error when the registry cannot be reached or read (the clone there, if any, is left as it was)
+   * @throws Error when the registry cannot be reached or read (the clone there, if any, is left as it was), or when
+   *   it passes the adapter's caps on the clone's size (the clone is then removed: the message names the cap)
    */
   update(registry: MirroredRegistry): Promise<string>;
   /** The commit of the registry's clone, or undefined when its directory holds no clone of its URL. */
   current(registry: MirroredRegistry): Promise<string | undefined>;
   /**
-   * The files of the registry's clone under folder `prefix` (e.g. `skills/`), path → bytes, at most `maxBytes` in
-   * all (files past it are left out). Empty without a clone.
+   * The files of the registry's clone under folder `prefix` (e.g. `skills/`), path → bytes, within `caps`; empty
+   * without a clone. Nothing outside the clone is read: a symbolic link (the folder itself, a sub-folder, a file) is
+   * never followed but named in `leftOut`, as are the files past a cap (a file's size is known before it is read).
    */
-  files(registry: MirroredRegistry, prefix: string, maxBytes: number): Promise<Map<string, Uint8Array>>;
+  files(registry: MirroredRegistry, prefix: string, caps: RegistryReadCaps): Promise<MirroredFiles>;
+}
+
+/** The caps of one read of a registry's files. */
+export interface RegistryReadCaps {
+  /** Bytes read in all; the file that would pass it, and the files after it (by path), are left out. */
+  maxBytes: number;
+  /** Files and folders walked under the prefix; past it the walk stops. */
+  maxEntries: number;
+}
+
+/** What {@link SkillRegistryMirror.files} read: the files, and what was left out and why (one line each). */
+export interface MirroredFiles {
+  files: Map<string, Uint8Array>;
+  leftOut: string[];
 }

@@ -13,16 +13,24 @@ import { createSkillRegistries } from './registries.ts';
 const text = (value: string) => new TextEncoder().encode(value);
 const skill = (name: string) => text(`---\nname: ${name}\ndescription: Does ${name}.\n---\nBody.\n`);
 
-/** A mirror whose clones are `clones` (id → commit and files); `reachable` says whether an update succeeds. */
-function fakeMirror(clones: Map<string, { commit: string; files: Map<string, Uint8Array> }>, reachable: Set<string>) {
+/**
+ * A mirror whose clones are `clones` (id → commit, files and what a read leaves out); `reachable` says whether an
+ * update succeeds.
+ */
+function fakeMirror(
+  clones: Map<string, { commit: string; files: Map<string, Uint8Array>; leftOut?: string[] }>,
+  reachable: Set<string>,
+) {
   const mirror: SkillRegistryMirror = {
     update: async (registry: MirroredRegistry) => {
       if (!reachable.has(registry.id)) throw new Error('connect ECONNREFUSED 127.0.0.1:1');
       return clones.get(registry.id)!.commit;
     },
     current: async (registry) => clones.get(registry.id)?.commit,
-    files: async (registry, prefix) =>
-      new Map([...(clones.get(registry.id)?.files ?? [])].filter(([path]) => path.startsWith(prefix))),
+    files: async (registry, prefix) => ({
+      files: new Map([...(clones.get(registry.id)?.files ?? [])].filter(([path]) => path.startsWith(prefix))),
+      leftOut: clones.get(registry.id)?.leftOut ?? [],
+    }),
   };
   return mirror;
 }
@@ -91,5 +99,21 @@ describe('skill registries', () => {
     );
     const unknown = await skills.skills('nope').catch((e: unknown) => e);
     expect(isPlatformError(unknown, 'registry_not_found') && unknown.status).toBe(404);
+  });
+
+  it('is ready with what its read left out as the last failure, and a warning', async () => {
+    const link = 'skills/evil is a symbolic link: registries are read without following links';
+    const leaky = new Map([['team', { ...clones.get('team')!, leftOut: [link] }]]);
+    const lines: string[] = [];
+    const skills = createSkillRegistries({
+      mirror: fakeMirror(leaky, new Set(['team'])),
+      clock: { now: () => new Date(0) },
+      log: (line, level) => void (level === 'warn' && lines.push(line)),
+    }, [registries[0]!]);
+    await skills.update();
+    const [team] = skills.status();
+    expect(team).toMatchObject({ state: 'ready', skills: 2 });
+    expect(team!.lastFailure?.message).toBe(`Left out of the registry: ${link}.`);
+    expect(lines).toEqual([`[skills] registry team: Left out of the registry: ${link}.`]);
   });
 });

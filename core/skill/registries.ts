@@ -19,6 +19,9 @@ import type { MirroredRegistry, SkillRegistryMirror } from '../ports/skill-regis
 /** The most bytes of one registry's skills read at once (16 MiB): files past it are left out. */
 export const MAX_REGISTRY_BYTES = 16 * 1024 * 1024;
 
+/** The most files and folders of one registry's `skills/` walked (10,000): the walk stops past it. */
+export const MAX_REGISTRY_ENTRIES = 10_000;
+
 /** One registry's state. */
 export interface SkillRegistryStatus {
   id: string;
@@ -31,7 +34,11 @@ export interface SkillRegistryStatus {
   skills: number;
   /** ISO time of the last successful clone or fast-forward by this process, or null. */
   updatedAt: string | null;
-  /** The last update that failed (when, and why: the error's message), or null. */
+  /**
+   * The last update that failed (when, and why: the error's message), or null. An update whose clone had files left
+   * out (symbolic links, which are never followed; files past {@link MAX_REGISTRY_BYTES} or
+   * {@link MAX_REGISTRY_ENTRIES}) is `ready` with this naming them.
+   */
   lastFailure: { at: string; message: string } | null;
 }
 
@@ -100,10 +107,11 @@ export function createSkillRegistries(deps: SkillRegistryDeps, registries: Mirro
   const read = new Map<string, ClonedBundles>();
   const bundlesAt = async (registry: MirroredRegistry): Promise<ClonedBundles> => {
     const commit = await deps.mirror.current(registry);
-    if (commit === undefined) return { commit: null, bundles: new Map() };
+    if (commit === undefined) return { commit: null, bundles: new Map(), leftOut: [] };
     const known = read.get(registry.id);
     if (known?.commit === commit) return known;
-    const fresh = { commit, bundles: bundlesOf(await deps.mirror.files(registry, 'skills/', MAX_REGISTRY_BYTES)) };
+    const mirrored = await deps.mirror.files(registry, 'skills/', caps);
+    const fresh = { commit, bundles: bundlesOf(mirrored.files), leftOut: mirrored.leftOut };
     read.set(registry.id, fresh);
     return fresh;
   };
@@ -113,11 +121,15 @@ export function createSkillRegistries(deps: SkillRegistryDeps, registries: Mirro
     try {
       await deps.mirror.update(registry);
       const served = await bundlesAt(registry);
-      Object.assign(state, { state: 'ready', updatedAt: at, commit: served.commit, skills: served.bundles.size });
+      const lastFailure = served.leftOut.length > 0 ? { at, message: leftOutMessage(served.leftOut) } : null;
+      const skills = served.bundles.size;
+      Object.assign(state, { state: 'ready', updatedAt: at, commit: served.commit, skills, lastFailure });
       deps.log(`[skills] registry ${registry.id} at ${served.commit?.slice(0, 12)}: ${state.skills} skill(s)`, 'info');
+      if (lastFailure) deps.log(`[skills] registry ${registry.id}: ${lastFailure.message}`, 'warn');
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const last = await bundlesAt(registry).catch((): ClonedBundles => ({ commit: null, bundles: new Map() }));
+      const none: ClonedBundles = { commit: null, bundles: new Map(), leftOut: [] };
+      const last = await bundlesAt(registry).catch(() => none);
       const lastFailure = { at, message };
       Object.assign(state, { state: 'failed', commit: last.commit, skills: last.bundles.size, lastFailure });
       const served = last.commit ? `serving its last clone at ${last.commit.slice(0, 12)}` : 'no clone to serve yet';
@@ -161,10 +173,19 @@ interface RawFile {
   bytes: Uint8Array;
 }
 
-/** A clone's commit (null: no clone) and its bundles, slug → files. */
+/** A clone's commit (null: no clone), its bundles (slug → files) and what its read left out. */
 interface ClonedBundles {
   commit: string | null;
   bundles: Map<string, RawFile[]>;
+  leftOut: string[];
+}
+
+const caps = { maxBytes: MAX_REGISTRY_BYTES, maxEntries: MAX_REGISTRY_ENTRIES };
+
+/** The state's message for files left out of a clone: each one and why (the first 5, then how many more). */
+function leftOutMessage(leftOut: string[]): string {
+  const more = leftOut.length > 5 ? `; and ${leftOut.length - 5} more` : '';
+  return `Left out of the registry: ${leftOut.slice(0, 5).join('; ')}${more}.`;
 }
 
 /** The bundles of a registry's `skills/` files: slug → files, only folders holding a SKILL.md. */

@@ -37,11 +37,12 @@ interface Answer { status: number; type: string; body: any }
 
 /** One HTTP request to 127.0.0.1:`to` with the Host (and Origin) a browser on `host` would send. */
 function send(
-  to: number, method: string, path: string, host: string, options: { origin?: string; body?: unknown } = {},
+  to: number, method: string, path: string, host: string,
+  options: { origin?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   const headers: Record<string, string> = {
-    host, ...(options.origin ? { origin: options.origin } : {}),
+    ...options.headers, host, ...(options.origin ? { origin: options.origin } : {}),
     ...(body ? { 'content-type': 'application/json' } : {}),
   };
   return new Promise((resolve, reject) => {
@@ -95,6 +96,21 @@ describe('the Host check (DNS rebinding)', () => {
     expect(answer.body.error.code).toBe('misdirected_request');
     expect((await send(apiPort, 'GET', '/api/orgs', `localhost.attacker.example:${apiPort}`)).status).toBe(421);
     expect(await orgNames()).not.toContain('Direct');
+  });
+
+  it('refuses a foreign Host at the API\'s own port whatever X-Forwarded-Host of ours it adds', async () => {
+    // A rebinding page's same-origin fetch to the API's port: its own name in Host, ours in X-Forwarded-Host.
+    const forged = { headers: { 'x-forwarded-host': 'localhost' } };
+    for (const path of ['/api/orgs', '/api/semantic/projects']) {
+      const answer = await send(apiPort, 'GET', path, 'evil.example', forged);
+      expect(answer.status, path).toBe(421);
+      expect(answer.body.error.code).toBe('misdirected_request');
+    }
+    expect((await send(apiPort, 'GET', '/api/orgs', `localhost:${apiPort}`, forged)).status).toBe(200);
+    const leaked = { headers: { 'x-forwarded-host': `${publicName}, evil.example` } };
+    expect((await send(apiPort, 'GET', '/api/orgs', `127.0.0.1:${apiPort}`, leaked)).status).toBe(421);
+    // Through the front proxy the client's Host is checked and passed on; its X-Forwarded-Host is replaced.
+    expect((await send(port, 'GET', '/api/orgs', `127.0.0.1:${port}`, leaked)).status).toBe(200);
   });
 
   it.each([

@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,6 +17,8 @@ export interface GitHttpsServer {
   url: string;
   /** The PEM certificate file to give a client as NODE_EXTRA_CA_CERTS. */
   caFile: string;
+  /** The working copy `commit` commits from (a test may make symbolic links there, then commit them with `{}`). */
+  workDir: string;
   /** Writes `files` (path → text; null deletes) in the working copy, commits and pushes. @returns the commit id */
   commit(files: Record<string, string | null>, message: string): string;
   /** Requests the server answered so far. */
@@ -33,8 +36,11 @@ const gitEnv = {
 };
 const run = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8' }).trim();
 
-/** Starts the server with an empty repository `<name>.git` (default `skills`) on a free port. */
-export async function startGitHttpsServer(name = 'skills'): Promise<GitHttpsServer> {
+/**
+ * Starts the server with an empty repository `<name>.git` (default `skills`) on a free port; with `plain`, over
+ * http (for a client in the test's own process, which NODE_EXTRA_CA_CERTS cannot reach once started).
+ */
+export async function startGitHttpsServer(name = 'skills', { plain = false } = {}): Promise<GitHttpsServer> {
   const root = mkdtempSync(join(tmpdir(), 'cairn-git-https-'));
   const projects = join(root, 'projects');
   const work = join(root, 'work');
@@ -53,7 +59,7 @@ export async function startGitHttpsServer(name = 'skills'): Promise<GitHttpsServ
   let server: Server | undefined;
   let port = 0;
   const listen = () => new Promise<void>((resolve) => {
-    server = createServer({ key: readFileSync(keyFile), cert: readFileSync(caFile) }, (request, response) => {
+    const handler: Parameters<typeof createHttpServer>[1] = (request, response) => {
       state.requests += 1;
       const url = new URL(request.url ?? '/', 'https://127.0.0.1');
       const cgi = spawn('git', ['http-backend'], {
@@ -83,7 +89,9 @@ export async function startGitHttpsServer(name = 'skills'): Promise<GitHttpsServ
         response.writeHead(status, headers);
         response.end(out.subarray(split + gap));
       });
-    });
+    };
+    server = plain ? createHttpServer(handler) as unknown as Server
+      : createServer({ key: readFileSync(keyFile), cert: readFileSync(caFile) }, handler);
     server.listen(port, '127.0.0.1', () => {
       port = (server!.address() as { port: number }).port;
       resolve();
@@ -97,8 +105,9 @@ export async function startGitHttpsServer(name = 'skills'): Promise<GitHttpsServ
     server = undefined;
   });
   return {
-    url: `https://127.0.0.1:${port}/${name}.git`,
+    url: `${plain ? 'http' : 'https'}://127.0.0.1:${port}/${name}.git`,
     caFile,
+    workDir: work,
     get requests() { return state.requests; },
     commit: (files, message) => {
       for (const [path, text] of Object.entries(files)) {

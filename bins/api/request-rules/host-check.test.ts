@@ -31,4 +31,22 @@ describe('refuseForeignHost', () => {
       .toThrow(expect.objectContaining({ status: 421 }));
     expect(requestHost(get(undefined))).toBe('localhost');
   });
+
+  it('asks every name a trusted proxy\'s request carries: its Host itself, and each X-Forwarded-Host entry', () => {
+    const trusted = { ...policy, forwardedHostTrusted: true };
+    for (const [host, forwarded] of [
+      ['evil.example', 'localhost'], ['rebind.attacker.example:3001', 'cairn.example.com'],
+      ['localhost:3001', 'localhost, rebind.attacker.example'], ['127.0.0.1:3001', 'cairn.example.com,evil.example'],
+    ]) {
+      expect(() => refuseForeignHost(get(host, { 'x-forwarded-host': forwarded }), trusted), `${host} ${forwarded}`)
+        .toThrow(expect.objectContaining({ code: 'misdirected_request', status: 421 }));
+    }
+    for (const [host, forwarded] of [
+      ['127.0.0.1:3001', 'cairn.example.com'], ['cairn.example.com', 'localhost:8080, 10.0.0.5'],
+      ['localhost:3001', ''],
+    ]) {
+      expect(() => refuseForeignHost(get(host, { 'x-forwarded-host': forwarded }), trusted), `${host} ${forwarded}`)
+        .not.toThrow();
+    }
+  });
 });
