@@ -107,7 +107,9 @@ const retention = await startRetention(
 const secrets = openSecretStore(env.secretStore, { docs, clock: systemClock, ids: cryptoIds });
 await ensureCollectionIndexes(docs);
 const tokenRule = deploymentTokenRule(semanticCollectionOwners({ docs, ids: cryptoIds }, boot.config.services), organizationCounter(docs, systemClock));
-const credentials = collectionCredentials({ docs, clock: systemClock, secrets, offers: offersOf(boot.config), oauth: createOAuthClient(), log: print, ...tokenRule });
+// A connection's OAuth refresh is made by one dispatcher at a time, under its lease on the document store every
+// dispatcher shares (core/collection/oauth-refresh.ts).
+const credentials = collectionCredentials({ docs, clock: systemClock, secrets, offers: offersOf(boot.config), oauth: createOAuthClient(), lease: createDocumentLease(docs, systemClock), owner: leaseOwner, log: print, ...tokenRule });
 const catalog = credentialCatalog(createServiceCatalog({ services: boot.config.services, log: print, retryAfterMs: 5_000 }), credentials);
 void catalog.warm();
 // Retries are due on the next look at the catalog: look every 5 s so a late service is offered before a turn needs it.

@@ -14,6 +14,7 @@ import type { OAuthClient, OAuthTokens } from '../ports/oauth-client.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SecretStore } from '../ports/secret-store.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
+import { createMemoryLease } from '../testing/memory-lease.ts';
 import {
   answerConnect,
   collectionCredentials,
@@ -115,7 +116,7 @@ describe('collection connections', () => {
     await addMember(org, orgId, admin, [managers._id]);
   });
 
-  const credentials = () => collectionCredentials(deps);
+  const credentials = () => collectionCredentials({ ...deps, lease: createMemoryLease(), owner: 'dispatcher@one' });
 
   it('any member lists; only organization:manage changes; another organization gets 404 naming nothing', async () => {
     const listed = await listCollections(deps, user, orgId);

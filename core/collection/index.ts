@@ -15,15 +15,20 @@ export {
 } from './connections.ts';
 export { answerConnect, type ConnectAnswer, finishConnect, startConnect } from './oauth-connect.ts';
 export {
-  askReconnect,
   askReconnectsForNewClientIds,
-  type CollectionCredential,
   type CollectionCredentials,
   collectionCredentials,
   type CredentialDeps,
   deploymentServes,
-  REFRESH_AHEAD_MS,
 } from './credentials.ts';
+export {
+  askReconnect,
+  type CollectionCredential,
+  REFRESH_AHEAD_MS,
+  REFRESH_LEASE_MS,
+  type RefreshDeps,
+  refreshLeaseName,
+} from './oauth-refresh.ts';
 export { type ConnectionChange, connectionLine } from './credentials-line.ts';
 export {
   clientIdChanged,

@@ -1,6 +1,7 @@
 /**
  * Lease port: a named lock in the queue store held by one owner until it lapses or is released.
- * Used for the single-dispatcher lease and the data-update lock.
+ * Used for the single-dispatcher lease, the data-update lock and a connection's OAuth refresh
+ * (core/collection/oauth-refresh.ts, on the document store).
  *
  * Source: spec/platform-service.md § Single-dispatcher lease, § Data update at boot.
  */

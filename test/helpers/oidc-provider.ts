@@ -14,7 +14,8 @@
  * App clients ({@link AppClient}): confidential authorization-code clients (client_secret_basic; oidc-provider
  * accepts client_secret_post from them as well) a product uses to sign an organization in to a tool collection.
  * They are asked for consent at the provider's own consent page, get refresh tokens without asking offline_access
- * (never rotated, not bound to the provider's session) and JWT access tokens for the default resource. They live
+ * (not bound to the provider's session; never rotated unless `rotateAppRefreshTokens`, then rotated at every refresh
+ * with a used one refused and its grant revoked) and JWT access tokens for the default resource. They live
  * in a mutable map read by the provider's adapter, so a secret change or a new client takes effect at the next
  * request. Revocation and introspection are enabled.
  *
@@ -75,6 +76,21 @@ export interface OidcProviderOptions {
   appClients?: AppClient[];
   /** Lifetime in seconds of access tokens issued to app clients; default 600. */
   appAccessTokenTtlSeconds?: number;
+  /**
+   * Rotate app clients' refresh tokens at every refresh, as providers with rotation do: a used refresh token is then
+   * refused (`invalid_grant`) and its whole grant revoked (oidc-provider's reuse detection). Default false.
+   */
+  rotateAppRefreshTokens?: boolean;
+}
+
+/** Token endpoint requests held by {@link RunningOidcProvider.holdTokenRequests}, answered one at a time. */
+export interface HeldTokenRequests {
+  /** How many token requests arrived since the hold began. */
+  arrived(): number;
+  /** Answers the earliest request still held; resolves once its answer was sent. @throws when none is held */
+  answerOne(): Promise<void>;
+  /** Stops holding: the requests still held are answered, later ones at once. */
+  end(): void;
 }
 
 /** A running provider. */
@@ -97,6 +113,8 @@ export interface RunningOidcProvider {
   refreshWith(client: { clientId: string; secret: string }, refreshToken: string): Promise<Record<string, unknown>>;
   /** Every access token issued to app clients so far (token endpoint answers, in order), with its client id and account (subject). */
   issuedAppTokens(): Array<{ clientId: string; accountId: string; accessToken?: string }>;
+  /** Holds every token endpoint request (POST /token) until the test answers it, to order concurrent refreshes. */
+  holdTokenRequests(): HeldTokenRequests;
   stop(): Promise<void>;
 }
 
@@ -117,7 +135,7 @@ export async function startOidcProvider(clients: TestClient[], defaultResource =
   const issuer = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const byId = new Map(clients.map((c) => [c.clientId, c]));
   const people = new Map((options.people ?? []).map((p) => [p.login, p]));
-  const apps: AppClients = { byId: new Map((options.appClients ?? []).map((c) => [c.clientId, { ...c, redirectUris: [...c.redirectUris] }])), ttl: options.appAccessTokenTtlSeconds ?? 600 };
+  const apps: AppClients = { byId: new Map((options.appClients ?? []).map((c) => [c.clientId, { ...c, redirectUris: [...c.redirectUris] }])), ttl: options.appAccessTokenTtlSeconds ?? 600, rotate: options.rotateAppRefreshTokens ?? false };
   // Static clients win over the adapter's: an app client may not reuse their ids.
   const staticIds = new Set([...byId.keys(), ...(options.webClient ? [options.webClient.clientId ?? 'cairn-web'] : [])]);
   const clash = [...apps.byId.keys()].find((id) => staticIds.has(id));
@@ -131,8 +149,16 @@ export async function startOidcProvider(clients: TestClient[], defaultResource =
     if (apps.byId.has(clientId) && token) issued.push({ clientId, accountId: token.accountId ?? '', accessToken: ctx.body?.access_token });
   });
   const callback = provider.callback();
+  let held: { queue: Array<() => Promise<void>>; arrived: number } | undefined;
+  const answer = (req: IncomingMessage, res: ServerResponse) => new Promise<void>((resolve) => {
+    res.once('close', () => resolve());
+    callback(req, res);
+  });
   handler = (req, res) => {
-    if (req.url?.startsWith('/interaction/')) void interaction(provider, people, defaultResource, req, res).catch((error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(error.message));
+    if (held && req.method === 'POST' && req.url === '/token') {
+      held.arrived += 1;
+      held.queue.push(() => answer(req, res));
+    } else if (req.url?.startsWith('/interaction/')) void interaction(provider, people, defaultResource, req, res).catch((error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(error.message));
     else callback(req, res);
   };
   const tokenRequest = async (body: URLSearchParams, clientId: string, secret: string): Promise<Record<string, unknown>> => JSON.parse(await post(`${issuer}/token`, body.toString(), {
@@ -162,6 +188,22 @@ export async function startOidcProvider(clients: TestClient[], defaultResource =
     },
     refreshWith: (client, refreshToken) => tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }), client.clientId, client.secret),
     issuedAppTokens: () => issued.map((t) => ({ ...t })),
+    holdTokenRequests() {
+      const hold = { queue: [] as Array<() => Promise<void>>, arrived: 0 };
+      held = hold;
+      return {
+        arrived: () => hold.arrived,
+        answerOne: () => {
+          const next = hold.queue.shift();
+          if (!next) throw new Error('no token request is held');
+          return next();
+        },
+        end: () => {
+          if (held === hold) held = undefined;
+          for (const next of hold.queue.splice(0)) void next();
+        },
+      };
+    },
     stop: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => { if (tls) rmSync(tls.dir, { recursive: true, force: true }); resolve(); });
@@ -256,6 +298,8 @@ interface InteractionDetails {
 interface AppClients {
   byId: Map<string, AppClient>;
   ttl: number;
+  /** Rotate their refresh tokens at every refresh. */
+  rotate: boolean;
 }
 
 /** An app client's metadata as oidc-provider reads it from the adapter. */
@@ -397,14 +441,16 @@ function providerConfiguration(jwk: Record<string, unknown>, byId: Map<string, T
       return person ? personClaims(person) : identityClaims(byId.get(token.clientId ?? ''));
     },
     clientBasedCORS: (_ctx: unknown, origin: string) => webClient?.origins.includes(origin) ?? false,
-    // App clients get a refresh token without asking offline_access, not bound to the provider's session, and never rotated.
+    // App clients get a refresh token without asking offline_access, not bound to the provider's session, and never
+    // rotated unless the provider was started with rotateAppRefreshTokens.
     issueRefreshToken: async (_ctx: unknown, client: { clientId: string; grantTypeAllowed(type: string): boolean }, source: { scopes: Set<string> }) =>
       client.grantTypeAllowed('refresh_token') && (isApp(client.clientId) || source.scopes.has('offline_access')),
     expiresWithSession: async (ctx: ClientContext, source: { scopes: Set<string> }) => !isApp(ctx.oidc.client.clientId) && !source.scopes.has('offline_access'),
     rotateRefreshToken: (ctx: RotationContext) => {
       const { RefreshToken: refreshToken, Client: client } = ctx.oidc.entities;
+      if (isApp(client.clientId)) return apps.rotate;
       // oidc-provider's default for every other client.
-      if (isApp(client.clientId) || refreshToken.totalLifetime() >= 365.25 * 24 * 60 * 60) return false;
+      if (refreshToken.totalLifetime() >= 365.25 * 24 * 60 * 60) return false;
       if (client.clientAuthMethod === 'none' && !refreshToken.isSenderConstrained()) return true;
       return refreshToken.ttlPercentagePassed() >= 70;
     },

@@ -18,6 +18,7 @@ import { openSecretStore } from '../../core/boot/secret-store.ts';
 import { createOAuthClient } from '../../core/adapters/oauth/index.ts';
 import { systemClock } from '../../core/adapters/runtime/system.ts';
 import { collectionCredentials } from '../../core/collection/index.ts';
+import { createDocumentLease } from '../../core/lease/document-lease.ts';
 import type { ServiceConfig } from '../../core/config/config-model.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import { runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
@@ -61,7 +62,7 @@ function guarded(services: ServiceConfig[]) {
   const secrets = openSecretStore({ kind: 'db' }, { docs, clock: systemClock, ids: cryptoIds });
   const offers = offersOf({ services, oauthApps: [] });
   const log = () => undefined;
-  return credentialCatalog(catalog, collectionCredentials({ docs, clock: systemClock, secrets, offers, oauth: createOAuthClient(), log, ...rule }));
+  return credentialCatalog(catalog, collectionCredentials({ docs, clock: systemClock, secrets, offers, oauth: createOAuthClient(), lease: createDocumentLease(docs, systemClock), owner: 'dispatcher@test', log, ...rule }));
 }
 
 /** A query every organization's agent might send. */
