@@ -2,8 +2,9 @@
  * HTTP routes of semantic-mcp: the production and test MCP endpoints of every project, behind a
  * per-client-IP rate limit and Bearer token authentication. A call the platform makes for an organization's agent
  * (PLATFORM_CALLER_HEADER) is counted per token and that organization and agent instead, once its token verifies.
- * Every limit counts calls: a request carrying N `tools/call` (a JSON-RPC batch holds up to 100) counts N, all
- * before any of them runs, and is refused whole (429) when they do not fit; any other request counts 1.
+ * Every limit counts JSON-RPC messages: a request carrying N messages of any method (a batch holds up to 100) counts N,
+ * all before any of them runs, and is refused whole (429) when they do not fit; a request whose body is not read
+ * (refused headers, unreadable JSON) counts 1.
  *
  * Source: spec/semantic-query-service.md § Endpoints, § Authentication, § Limits; docs/decisions.md D18 § 3.
  */
@@ -70,15 +71,19 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
     response.headers.set('server-timing', timing.header());
     return response;
   };
-  /** Counts `calls` for `key`; the 429 when they do not fit (`taken`: calls of this request counted already). */
-  const limited = (key: string, who: string) => async (calls = 1, taken = 0): Promise<Response | undefined> => {
+  /**
+   * Counts `calls` for `key`; the 429 when they do not fit (`taken`: calls of this request counted already; `what`:
+   * what the request carries, for the refusal).
+   */
+  const limited = (key: string, who: string) =>
+  async (calls = 1, taken = 0, what = 'tools/call'): Promise<Response | undefined> => {
     const count = await env.rateLimiter.consume(key, calls);
-    return count.allowed ? undefined : rateRefusal(count, who, calls + taken, '');
+    return count.allowed ? undefined : rateRefusal(count, who, { calls: calls + taken, extra: '', what });
   };
-  const perToken = async (tokenId: string, calls: number): Promise<Response | undefined> => {
+  const perToken = async (tokenId: string, calls: number, what: string): Promise<Response | undefined> => {
     const count = await env.tokenRateLimiter?.consume(`token:${tokenId}`, calls);
     if (!count || count.allowed) return undefined;
-    return rateRefusal(count, 'with this token', calls, ` (${TOKEN_RATE_FACTOR} × the limit per agent)`);
+    return rateRefusal(count, 'with this token', { calls, extra: ` (${TOKEN_RATE_FACTOR} × the limit per agent)`, what });
   };
   const answer = async (plane: Plane, request: Request, { slug, client, timing }: McpCall): Promise<Response> => {
     try {
@@ -100,14 +105,16 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
       const { project, token } = await timing.measure('auth', checked);
       // An authenticated request with good headers has its body read here: each of its calls counts before any runs.
       const body = refuseHeaders(request) ? undefined : readCalls(await request.text());
-      const calls = body === undefined || body instanceof Response ? 1 : callCount(body.calls);
+      const calls = body === undefined || body instanceof Response ? 1 : body.messages;
+      const what = body === undefined || body instanceof Response ? 'tools/call' : carried(body.calls, calls);
       if (caller === undefined && calls > 1) {
-        const refused = await timing.measure('rate', () => perAddress(calls - 1, 1));
+        const refused = await timing.measure('rate', () => perAddress(calls - 1, 1, what));
         if (refused) return refused;
       }
       if (caller !== undefined) {
         const perCaller = limited(`caller:${token._id}:${caller}`, 'for this organization\'s agent');
-        const refused = await timing.measure('rate', () => perCaller(calls)) ?? await perToken(token._id, calls);
+        const refused = await timing.measure('rate', () => perCaller(calls, 0, what)) ??
+          await perToken(token._id, calls, what);
         if (refused) return refused;
       }
       const mcp = () => handleMcpRequest(env, request, { project, token, plane }, { timing, read: body });
@@ -129,24 +136,40 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
 }
 
 /**
- * What one request counts against the rate limits: its `tools/call` messages that expect an answer (each runs a
- * tool; a notification is never run), and at least 1.
+ * The `tools/call` messages of a request that expect an answer (each runs a tool; a notification is never run), and
+ * at least 1. The rate limits count every message instead (`readCalls`' `messages`: a batch of `tools/list` costs the
+ * server work too); this count only words a refusal.
  */
 export function callCount(calls: JsonRpcCall[]): number {
   return Math.max(1, calls.filter((c) => c.method === 'tools/call' && c.id !== undefined).length);
 }
 
+/** What a refusal says a request of `messages` messages carries: `tools/call` when each is one, else `messages`. */
+function carried(calls: JsonRpcCall[], messages: number): string {
+  return callCount(calls) === messages ? 'tools/call' : 'JSON-RPC messages';
+}
+
+/** What a refused request carried, for its 429. */
+interface RefusedRequest {
+  /** Messages the request counts (with those counted before authentication). */
+  calls: number;
+  /** Follows the limit in the message (how it is derived), or ''. */
+  extra: string;
+  /** What it carries: `tools/call` or `JSON-RPC messages`. */
+  what: string;
+}
+
 /**
  * The 429 of a count that did not fit, with Retry-After. One call: the limit and the wait. A batch: how many calls
  * it carried, the limit, how many calls the window still holds for the next request, and to send fewer calls per
- * request. `extra` follows the limit (how it is derived).
+ * request.
  */
-function rateRefusal(count: RateCount, who: string, calls: number, extra: string): Response {
+function rateRefusal(count: RateCount, who: string, { calls, extra, what }: RefusedRequest): Response {
   const retry = count.retryAfterSeconds;
   const limit = `${count.limit} calls per 60 s${extra}`;
   const message = calls <= 1
     ? `Too many requests ${who}: at most ${limit}. Retry after ${retry} s.`
-    : `Too many calls ${who}: this request carries ${calls} tools/call and each counts against the limit of ${limit}; `
+    : `Too many calls ${who}: this request carries ${calls} ${what} and each counts against the limit of ${limit}; `
       + (calls > count.limit
         ? `no window holds that many. Send at most ${count.limit} calls per request.`
         : `${count.remaining} remain in this window. Send fewer calls per request, or retry after ${retry} s.`);

@@ -34,6 +34,7 @@ const [
   { cryptoIds, systemClock }, { startRole, stopOnSignals }, { createCallLogWriter }, { improvementsPerTokenPerDay },
   { ownHostNames },
   { createSemanticMcpApp, TOKEN_RATE_FACTOR }, { parseSemanticMcpSettings }, { createDuckDbQueryEngine },
+  { watchPublishes }, { liveDataKeys },
 ] = await Promise.all([
   import('node:os'),
   import('../../core/adapters/log/pino-logger.ts'),
@@ -48,6 +49,8 @@ const [
   import('./app.ts'),
   import('./settings.ts'),
   import('../../core/adapters/duckdb/index.ts'),
+  import('../../core/semantic/publish-watch.ts'),
+  import('../../core/semantic/live-data.ts'),
 ]);
 const logger = createPinoLogger({ name: 'semantic-mcp' });
 if (native.loaded) logger.info({ path: native.path, duckdb: native.version, written: native.written, ms: native.ms }, 'DuckDB library loaded');
@@ -80,6 +83,8 @@ const engine = createDuckDbQueryEngine({
   queryProcess: queryProcessCommand(process.execPath, process.argv, process.execArgv, process.env),
   // Fair shares per project and token (docs/decisions.md D18 § 2): see settings.ts.
   maxProcesses: settings.queryProcesses, shareLimits: settings.shareLimits,
+  // The cache keeps only the data some published or saved plane uses, and at most SEMANTIC_CACHE_MAX_MB (docs/decisions.md D18 § 8).
+  maxCacheBytes: settings.cacheMaxBytes, liveDataKeys: () => liveDataKeys({ docs, objects, ids: cryptoIds }),
 });
 const semanticDeps = { docs, objects, clock: systemClock, ids: cryptoIds };
 // Calls are logged after they are answered; the stop drains the pending writes before closing the stores.
@@ -87,13 +92,14 @@ const callLog = createCallLogWriter(semanticDeps, {
   onError: (error, entry) => logger.error({ err: String(error), tool: entry.tool, projectId: entry.projectId }, 'call log write failed'),
   defer: (work) => setImmediate(work),
 });
+const planeCache = new Map();
 const app = createSemanticMcpApp({
   deps: semanticDeps,
   callLog,
   engine,
   logger,
   version: boot.env.appVersion,
-  planeCache: new Map(),
+  planeCache,
   // request_improvement per token and day (docs/decisions.md D18 § 4), shared by the replicas when a queue store is
   // configured.
   improvementLimiter: createRateLimiter({
@@ -111,6 +117,10 @@ const app = createSemanticMcpApp({
   hostNames: ownHostNames([boot.env.appBaseUrl, ...boot.env.corsAllowedOrigins].filter((o): o is string => Boolean(o))),
 });
 app.listen({ hostname: settings.host, port: settings.port });
+// Builds at publish (docs/decisions.md D18 § 7): the API publishes, this process builds each new production build's
+// models in the background, so a newcomer's first question does not wait for them; publishes of the minute before
+// this process started are built too (a restart during a publish).
+const publishes = watchPublishes(semanticDeps, { engine, logger, planeCache, since: new Date(Date.now() - 60_000) });
 logger.info({ host: settings.host, port: settings.port, rateLimitMax: settings.rateLimitMax, sharedRateCount: Boolean(redis) }, `semantic-mcp listening on ${settings.host}:${settings.port}`);
 
 stopOnSignals(process, async () => {
@@ -118,6 +128,7 @@ stopOnSignals(process, async () => {
   const { stopServer } = await import('../../core/boot/stop-server.ts');
   await stopServer(app);
   await callLog.drain();
+  await publishes.stop();
   await engine.close();
   await stores.close();
   redis?.disconnect();

@@ -189,7 +189,7 @@ function timedEngine(engine: QueryEngine, timing: ServerTiming): QueryEngine {
       return result;
     },
     // Forwarded, not timed: it starts work in the background and answers at once.
-    prepareScope: (target) => engine.prepareScope?.(target),
+    prepareScope: (target, owner) => engine.prepareScope?.(target, owner),
     close: () => engine.close(),
   };
 }

@@ -35,3 +35,14 @@ describe('query process shares', () => {
     expect(() => parse({ SEMANTIC_QUERY_WAIT_SECONDS: value })).toThrow(/SEMANTIC_QUERY_WAIT_SECONDS/);
   });
 });
+
+describe('the semantic cache cap', () => {
+  it('defaults to 10,240 MiB and takes SEMANTIC_CACHE_MAX_MB in mebibytes', () => {
+    expect(parse({}).cacheMaxBytes).toBe(10_240 * 2 ** 20);
+    expect(parse({ SEMANTIC_CACHE_MAX_MB: '512' }).cacheMaxBytes).toBe(512 * 2 ** 20);
+  });
+
+  it.each(['0', '-5', '1.5', '10GB'])('refuses %s, naming the variable', (value) => {
+    expect(() => parse({ SEMANTIC_CACHE_MAX_MB: value })).toThrow(/SEMANTIC_CACHE_MAX_MB/);
+  });
+});

@@ -21,6 +21,8 @@ export interface SemanticMcpSettings {
   trustedProxies: TrustedProxies;
   /** Directory for DuckDB data files built from project data. */
   cacheDir: string;
+  /** Bytes the cache directory may hold (SEMANTIC_CACHE_MAX_MB × 2^20, default 10,240 MiB). */
+  cacheMaxBytes: number;
   /** Query processes alive at most (SEMANTIC_QUERY_PROCESSES, default 4). */
   queryProcesses: number;
   /** Fair shares of the query processes per project and token, and the longest wait for one (docs/decisions.md D18 §
@@ -28,8 +30,12 @@ export interface SemanticMcpSettings {
   shareLimits: ShareLimits;
 }
 
+/** Mebibytes the semantic cache may hold when SEMANTIC_CACHE_MAX_MB is unset (10 GiB). */
+export const defaultCacheMaxMb = 10_240;
+
 /**
- * Parses SEMANTIC_MCP_HOST (default every interface), SEMANTIC_MCP_PORT (3002), SEMANTIC_CACHE_DIR, and the
+ * Parses SEMANTIC_MCP_HOST (default every interface), SEMANTIC_MCP_PORT (3002), SEMANTIC_CACHE_DIR,
+ * SEMANTIC_CACHE_MAX_MB (mebibytes, positive whole number, default {@link defaultCacheMaxMb}), and the
  * query processes' shares (positive whole numbers; docs/decisions.md D18 § 2): SEMANTIC_QUERY_PROCESSES (4),
  * SEMANTIC_QUERIES_PER_PROJECT (running at once; processes − 1, at least 1), SEMANTIC_QUERIES_PER_TOKEN (2),
  * SEMANTIC_QUERIES_WAITING_PER_PROJECT (8), SEMANTIC_QUERIES_WAITING_PER_TOKEN (4), SEMANTIC_QUERY_WAIT_SECONDS (15).
@@ -54,5 +60,6 @@ export function parseSemanticMcpSettings(env: EnvRecord, base: ServiceEnv, tmpDi
     rateLimitWindowSeconds: 60,
     trustedProxies: [...parseTrustedProxies('127.0.0.1,::1'), ...parseTrustedProxies(base.trustedProxies.join(','))],
     cacheDir: optional(env, 'SEMANTIC_CACHE_DIR') ?? `${tmpDir}/cairn-semantic-cache`,
+    cacheMaxBytes: positiveInteger(env, 'SEMANTIC_CACHE_MAX_MB', defaultCacheMaxMb) * 2 ** 20,
   };
 }

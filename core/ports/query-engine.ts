@@ -28,18 +28,21 @@ export interface QueryEngine {
    *   read-only SELECT, `query_invalid_params`, `query_failed` with the engine's message;
    *   `query_cancelled` once `signal` aborts (waiting: it leaves the queue; running: it is interrupted),
    *   `too_many_queries` when the caller's project or token already has as many queries waiting as allowed,
-   *   `query_busy` when no query process became free within the engine's longest wait (docs/decisions.md D18 § 2)
+   *   `query_busy` when no query process became free, or a new scope's build did not start, within the engine's
+   *   longest wait (docs/decisions.md D18 § 2, § 7)
    */
   execute(request: ExecuteRequest): Promise<QueryResult>;
   /**
    * Starts, without waiting, what a first query of `target`'s scope would wait for (the data build and
-   * the scope's materialisation), so an agent that reads a model before querying it does not wait for
-   * seconds on its first query. Never throws: a failure is left for `execute` to report. Optional: an
+   * the scope's materialisation), so a newly published model, or one an agent reads before querying it, does not
+   * keep its first query waiting for seconds. Never throws: a failure is left for `execute` to report. Optional: an
    * engine with nothing to prepare leaves it out.
+   * @param owner - whose scope it is: the engine shares its builds per project and organization (absent: the
+   *   preparation counts toward no share)
    *
-   * Source: spec/semantic-query-service.md § What the service does (3)
+   * Source: spec/semantic-query-service.md § What the service does (3); docs/decisions.md D18 § 7
    */
-  prepareScope?(target: ScopeTarget): void;
+  prepareScope?(target: ScopeTarget, owner?: ScopeOwner): void;
   /** Frees every engine instance. */
   close(): Promise<void>;
 }
@@ -74,6 +77,12 @@ export interface ScopedView {
 /** What {@link QueryEngine.prepareScope} prepares: the data and the scope of an {@link ExecuteRequest}. */
 export type ScopeTarget = Pick<ExecuteRequest, 'data' | 'scope' | 'views'>;
 
+/** The project and organization a scope belongs to (record ids, never shown to callers). */
+export interface ScopeOwner {
+  projectId: string;
+  orgId: string;
+}
+
 /** Input of {@link QueryEngine.execute}. */
 export interface ExecuteRequest {
   data: DataSet;
@@ -100,7 +109,8 @@ export interface ExecuteRequest {
   timeoutMs: number;
   /**
    * Who runs the query: the engine's fair shares (queries running and waiting) are counted per project and per
-   * token. Absent: the query counts toward no share (tests, tools of the operator). Source: docs/decisions.md D18 § 2.
+   * token, and the scope builds a query waits for per project and per organization. Absent: the query counts toward
+   * no share (tests, tools of the operator). Source: docs/decisions.md D18 § 2, § 7.
    */
   caller?: QueryCaller;
   /** Aborted when the caller has gone (its HTTP client disconnected): the query is dropped or interrupted. */
@@ -111,6 +121,8 @@ export interface ExecuteRequest {
 export interface QueryCaller {
   projectId: string;
   tokenId: string;
+  /** The project's organization (its builds' share); absent, the build counts toward no organization's share. */
+  orgId?: string;
 }
 
 /** Column of a result: name and the engine's type name (e.g. `BIGINT`, `DECIMAL(18,2)`). */

@@ -21,6 +21,8 @@ import { ensureStoredQueryIndexes } from './stored-queries.ts';
 export async function ensureSemanticIndexes(docs: DocumentStore): Promise<void> {
   await docs.collection(collections.projects).createIndex({ slug: 1 }, { unique: true });
   await docs.collection(collections.projects).createIndex({ orgId: 1, slug: 1 });
+  // semantic-mcp reads the projects published since it last looked (publish-watch.ts).
+  await docs.collection(collections.projects).createIndex({ publishedAt: 1 });
   await docs.collection(collections.tokens).createIndex({ tokenHash: 1 }, { unique: true });
   await docs.collection(collections.tokens).createIndex({ projectId: 1 });
   await docs.collection(collections.callLog).createIndex({ at: 1 }, {

@@ -1,10 +1,14 @@
 /**
  * End to end: the per-client-IP rate limit of the semantic endpoints, counted in the shared queue
- * store (a real redis-server) so every replica shares the count.
+ * store (a real redis-server) so every replica shares the count; every JSON-RPC message of a batch counts, whatever
+ * its method (docs/decisions.md D18 § 3).
  * Source: spec/semantic-query-service.md § Limits (rate limit, MCP_RATE_LIMIT_MAX).
  */
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProduct, type RunningProduct } from '../helpers/product.ts';
+import { repoRoot, runCairn, startProduct, type RunningProduct } from '../helpers/product.ts';
+import { projectDir } from '../helpers/semantic-fixtures.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
 
 let redis: RunningRedis;
@@ -36,5 +40,51 @@ describe('rate limit', () => {
     expect(Number(retryAfter)).toBeLessThanOrEqual(60);
     expect(body.error?.code).toBe('rate_limited');
     expect(redis.cli('--scan', '--pattern', 'cairn:mcp-rate*').trim()).not.toBe('');
+  });
+});
+
+describe('a batch of messages that run no tool', () => {
+  // A product of its own: the one above has spent this address's window.
+  let own: RunningProduct;
+  let token = '';
+  beforeAll(async () => {
+    own = await startProduct({ MCP_RATE_LIMIT_MAX: '10' });
+    const fixtures = join(repoRoot, 'test/fixtures/semantic/attack');
+    const dir = projectDir([join(fixtures, 'public_notes.yaml')]);
+    copyFileSync(join(fixtures, 'items.csv'), join(dir, 'data', 'items.csv'));
+    const imported = runCairn(own.url, ['semantic', 'import', dir, '--project', 'lists', '--publish']);
+    expect(imported.status, imported.stderr).toBe(0);
+    const created = runCairn(own.url, ['semantic', 'token', 'create', 'lists', '--models', 'public_notes']);
+    expect(created.status, created.stderr).toBe(0);
+    token = created.stdout.trim();
+  }, 180_000);
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  const listTools = (count: number) => fetch(`${own.url}/mcp/lists/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify(Array.from({ length: count }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/list' }))),
+  });
+
+  it('counts every tools/list of a batch against MCP_RATE_LIMIT_MAX before any is answered', async () => {
+    const tooMany = await listTools(11);
+    expect(tooMany.status).toBe(429);
+    const refusal = (await tooMany.json()) as { error: { code: string; message: string } };
+    expect(refusal.error.code).toBe('rate_limited');
+    expect(refusal.error.message).toMatch(
+      /^Too many calls from this address: this request carries 11 JSON-RPC messages and each counts against the /,
+    );
+    expect(refusal.error.message).toMatch(/no window holds that many\. Send at most 10 calls per request\.$/);
+    // The refused batch took only the one message counted before authentication: 9 more fit the window exactly.
+    const fits = await listTools(9);
+    expect(fits.status).toBe(200);
+    expect(await fits.json()).toHaveLength(9);
+    const next = await listTools(1);
+    expect(next.status).toBe(429);
+    expect(next.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });

@@ -9,7 +9,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Logger } from '../../ports/logger.ts';
@@ -28,6 +28,19 @@ export interface DataBuilderDeps {
   /** Directory holding `<key>/data.duckdb` (created when missing). */
   cacheDir: string;
   logger: Logger;
+  /** Asked before and after each new build (cache-retention.ts); absent: every build is kept. */
+  limit?: DataBuildLimit;
+}
+
+/**
+ * What a new build asks of the cache: `admit` before it downloads anything, `keep` once its database is written
+ * (`bytes` long) and before it is renamed into place; either refuses by throwing (the build is then removed).
+ *
+ * Source: docs/decisions.md D18 § 8
+ */
+export interface DataBuildLimit {
+  admit(data: DataSet): Promise<void>;
+  keep(data: DataSet, bytes: number): Promise<void>;
 }
 
 /**
@@ -39,7 +52,8 @@ export interface DataBuilder {
   /**
    * @returns the absolute path of `<cacheDir>/<key>/data.duckdb`
    * @throws PlatformError `data_file_invalid` naming the file (missing, digest mismatch, unsupported
-   *   extension, load failure with the engine's reason, or a table-name clash naming both files)
+   *   extension, load failure with the engine's reason, or a table-name clash naming both files);
+   *   `semantic_cache_full` (507) when `limit` refuses the build
    */
   databaseFile(data: DataSet): Promise<string>;
 }
@@ -91,8 +105,10 @@ async function buildDatabase(deps: DataBuilderDeps, data: DataSet, directory: st
   const temporary = join(directory, `data.duckdb.${randomUUID()}.tmp`);
   const started = performance.now();
   try {
+    await deps.limit?.admit(data);
     const paths = await downloadFiles(deps.objectStore, data.files, filesDirectory);
     await loadTables(temporary, filesDirectory, data.files, paths);
+    await deps.limit?.keep(data, (await stat(temporary)).size);
     await rename(temporary, target);
     deps.logger.info(
       { dataKey: data.key, files: data.files.length, ms: Math.round(performance.now() - started) },

@@ -16,11 +16,13 @@ import { pid } from 'node:process';
 import type { Logger } from '../../ports/logger.ts';
 import type { ObjectStore } from '../../ports/object-store.ts';
 import type { ExecuteRequest, QueryEngine, QueryResult } from '../../ports/query-engine.ts';
+import { createCacheRetention, holdingDataWhileQuerying } from './cache-retention.ts';
 import { cacheDirectoryName, createDataBuilder } from './data-build.ts';
 import { createDuckDbParser } from './parser.ts';
 import { createQueryProcessPool, type ShareLimits } from './process-pool.ts';
 import { cancelledError } from './query-execution.ts';
 import type { QueryProcessCommand } from './query-process.ts';
+import type { BuildLimits } from './build-slots.ts';
 import { createScopeBuilder } from './scope-build.ts';
 
 /**
@@ -46,6 +48,15 @@ export interface DuckDbQueryEngineDeps {
   kernelMemoryLimit?: boolean;
   /** Milliseconds a scope file build may take before it is interrupted (default 120,000; scope-build.ts). */
   scopeBuildTimeoutMs?: number;
+  /** Bytes the cache may hold: a data build that would pass it is refused (default: no cap; cache-retention.ts). */
+  maxCacheBytes?: number;
+  /** The data keys some published or saved plane uses: the others' builds are removed (absent: none is). */
+  liveDataKeys?: () => Promise<ReadonlySet<string>>;
+  /**
+   * Scope builds at once and their shares per project and organization (defaults: build-slots.ts; the longest wait
+   * for a build to start defaults to `shareLimits.maxWaitMs`, the longest wait for a query process).
+   */
+  buildLimits?: Partial<BuildLimits>;
 }
 
 /** The pool key of a scope: processes are bound to one scope file of one data key (JSON, so both parts stay apart). */
@@ -61,23 +72,44 @@ function dataKeyOf(key: string): string {
  * Creates the DuckDB query engine.
  * - `parse`: json_serialize_sql on a dedicated in-memory instance of this process.
  * - `execute`: builds the data database on first use (`data_file_invalid`) and the scope file on the
- *   first call of a scope (the call waits; `view_materialisation_failed` names the dataset and the
+ *   first call of a scope (the call waits, at most the longest wait for its build to start, then `query_busy`, and
+ *   its build stops when no caller waits any more; `view_materialisation_failed` names the dataset and the
  *   engine's error class only), takes a query process of that scope file from the pool (waiting for
  *   room), and runs the request there under the deadline
  *   (`query_timeout`, `query_memory_exceeded`, `query_rejected`, `query_failed` with the engine's
  *   text, `query_invalid_params`). The deadline starts when the process takes the request. Run-time
  *   engine text may quote row values; it is safe to return because the instance holds only the rows
  *   the scope's views return.
- * - `prepareScope`: starts the data build and the scope file's build without waiting (failures are
- *   left for `execute`, which reports them; a refused build is remembered for a minute, see scope-build.ts).
+ * - `prepareScope`: starts the data build and queues the scope file's build without waiting (failures are
+ *   left for `execute`, which reports them; a refused build is remembered while its scope is unchanged,
+ *   see scope-build.ts).
  * - `close`: kills every query process and waits for them.
+ * - the cache (cache-retention.ts): a data build no published or saved plane uses (`liveDataKeys`) is removed, once
+ *   the last query holding it has ended; a new data build that would pass `maxCacheBytes` is refused
+ *   (`semantic_cache_full`).
  *
  * Source: spec/semantic-query-service.md § Query validation
  */
 export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngine {
   const logger = deps.logger.child({ component: 'duckdb' });
-  const builder = createDataBuilder({ objectStore: deps.objectStore, cacheDir: deps.cacheDir, logger });
-  const scopes = createScopeBuilder({ cacheDir: deps.cacheDir, logger, buildTimeoutMs: deps.scopeBuildTimeoutMs });
+  const retention = createCacheRetention({
+    cacheDir: deps.cacheDir,
+    logger,
+    maxBytes: deps.maxCacheBytes,
+    liveDataKeys: deps.liveDataKeys,
+  });
+  const builder = createDataBuilder({
+    objectStore: deps.objectStore,
+    cacheDir: deps.cacheDir,
+    logger,
+    limit: retention,
+  });
+  const scopes = createScopeBuilder({
+    cacheDir: deps.cacheDir,
+    logger,
+    buildTimeoutMs: deps.scopeBuildTimeoutMs,
+    limits: { maxWaitMs: deps.shareLimits?.maxWaitMs, ...deps.buildLimits },
+  });
   let spillCounter = 0;
   const pool = createQueryProcessPool({
     command: deps.queryProcess,
@@ -93,7 +125,8 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
   });
   const parser = createDuckDbParser();
 
-  return {
+  // A data build no plane uses any more is removed once its last query has ended (cache-retention.ts).
+  return holdingDataWhileQuerying(retention, {
     parse: (sql, partition) => parser.parse(sql, partition),
 
     async execute(request: ExecuteRequest): Promise<QueryResult> {
@@ -106,6 +139,8 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
         dataFile: databaseFile,
         scope,
         views: request.views,
+        share: caller && { projectId: caller.projectId, orgId: caller.orgId },
+        signal,
       });
       const process = await pool.acquire(poolKey(request.data.key, scope), scopeFile.path, { share: caller, signal })
         .finally(scopeFile.release);
@@ -132,10 +167,9 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
       return execution.result;
     },
 
-    prepareScope({ data, scope, views }) {
+    prepareScope({ data, scope, views }, owner) {
       void builder.databaseFile(data)
-        .then((dataFile) => scopes.scopeFile({ dataKey: data.key, dataFile, scope, views }))
-        .then((lease) => lease.release())
+        .then((dataFile) => scopes.prepare({ dataKey: data.key, dataFile, scope, views, share: owner }))
         .catch(() => undefined);
     },
 
@@ -143,5 +177,5 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
       parser.close();
       await pool.close();
     },
-  };
+  });
 }

@@ -48,20 +48,42 @@ export function defaultShareLimits(maxProcesses: number): ShareLimits {
   };
 }
 
-/** Running queries per project and per token (keys `p:<id>`, `t:<id>`). */
+/**
+ * Whom a share counts for: a project, and the token (queries) or the organization (scope builds) when given.
+ *
+ * Source: docs/decisions.md D18 § 2
+ */
+export interface CountedShare {
+  projectId: string;
+  tokenId?: string;
+  orgId?: string;
+}
+
+/**
+ * Work running per project, per token and per organization (keys `p:<id>`, `t:<id>`, `o:<id>`): the query pool counts
+ * its queries here, the scope builder its builds (build-slots.ts).
+ */
 export class ShareCounts {
   private readonly counts = new Map<string, number>();
 
-  /** Queries of `share`'s project and token now running. */
-  running(share: QueryShare): { project: number; token: number } {
-    return { project: this.counts.get(`p:${share.projectId}`) ?? 0, token: this.counts.get(`t:${share.tokenId}`) ?? 0 };
+  /** Work of `share`'s project, token and organization now running (0 for an id the share does not name). */
+  running(share: CountedShare): { project: number; token: number; organization: number } {
+    const count = (
+      key: string,
+      id: string | undefined,
+    ) => (id === undefined ? 0 : this.counts.get(`${key}:${id}`) ?? 0);
+    return {
+      project: count('p', share.projectId),
+      token: count('t', share.tokenId),
+      organization: count('o', share.orgId),
+    };
   }
 
-  add(share: QueryShare | undefined): void {
+  add(share: CountedShare | undefined): void {
     if (share) { for (const key of keysOf(share)) this.counts.set(key, (this.counts.get(key) ?? 0) + 1); }
   }
 
-  remove(share: QueryShare | undefined): void {
+  remove(share: CountedShare | undefined): void {
     if (!share) return;
     for (const key of keysOf(share)) {
       const left = (this.counts.get(key) ?? 0) - 1;
@@ -71,8 +93,11 @@ export class ShareCounts {
   }
 }
 
-function keysOf(share: QueryShare): string[] {
-  return [`p:${share.projectId}`, `t:${share.tokenId}`];
+function keysOf(share: CountedShare): string[] {
+  const keys = [`p:${share.projectId}`];
+  if (share.tokenId !== undefined) keys.push(`t:${share.tokenId}`);
+  if (share.orgId !== undefined) keys.push(`o:${share.orgId}`);
+  return keys;
 }
 
 /** True when `share` may start one more query under `limits` (a query without a share always may). */

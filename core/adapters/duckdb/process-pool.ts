@@ -2,7 +2,7 @@
  * The pool of query processes of semantic-mcp: at most `maxProcesses` children in all, each bound to
  * one data key and running one query at a time. Shares are fair (docs/decisions.md D18 § 2): a project and a token
  * may have only so many queries running and waiting (pool-shares.ts), a query waits at most
- * `limits.maxWaitMs`, and waiters are served round-robin across projects (the waiting project served
+ * `limits.maxWaitMs`, and waiters are served round-robin across projects (fair-queue.ts: the waiting project served
  * least recently goes first; in arrival order within a project), so a quiet project gets a process
  * while a busy one has work queued. The waiter served gets an idle child of its key, else a new child
  * while there is room, else the room of the least recently used idle child (of another key), which is
@@ -13,6 +13,7 @@
  */
 import type { Logger } from '../../ports/logger.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
+import { FairQueue } from './fair-queue.ts';
 import {
   busyError,
   defaultShareLimits,
@@ -113,11 +114,8 @@ class FairProcessPool implements QueryProcessPool {
   private readonly idle = new Set<QueryProcess>();
   /** Children handed out or starting for a waiter, with the share they count toward. */
   private readonly granted = new Map<QueryProcess, QueryShare | undefined>();
-  private readonly waiting: Waiter[] = [];
+  private readonly waiting = new FairQueue<Waiter>();
   private readonly counts = new ShareCounts();
-  /** When each project was last served (a counter), for the round-robin. */
-  private readonly served = new Map<string, number>();
-  private serveCounter = 0;
   private readonly limits: ShareLimits;
   private closed = false;
 
@@ -129,15 +127,14 @@ class FairProcessPool implements QueryProcessPool {
     if (this.closed) return Promise.reject(closedError());
     const { share, signal } = options;
     if (signal?.aborted) return Promise.reject(cancelledError());
-    const refused = waitRefusal(share, this.waiting.map((waiter) => waiter.share), this.limits);
+    const refused = waitRefusal(share, this.waiting.list.map((waiter) => waiter.share), this.limits);
     if (refused) {
       this.options.logger.info({ ...share, code: refused.code }, 'query refused: too many queries waiting');
       return Promise.reject(refused);
     }
     return new Promise((resolve, reject) => {
       const leave = (error: Error, stage: string) => {
-        if (!this.waiting.includes(waiter)) return;
-        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        if (!this.waiting.remove(waiter)) return;
         waiter.detach();
         this.options.logger.info({ ...share, dataKey, code: (error as PlatformError).code }, `query ${stage}`);
         reject(error);
@@ -171,7 +168,7 @@ class FairProcessPool implements QueryProcessPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiter of this.waiting.splice(0)) {
+    for (const waiter of this.waiting.drain()) {
       waiter.detach();
       waiter.reject(closedError());
     }
@@ -183,7 +180,8 @@ class FairProcessPool implements QueryProcessPool {
   /** Serves waiters, fairest first, as far as shares, idle children and room allow. */
   private pump(): void {
     if (this.closed) return;
-    for (let waiter = this.next(); waiter; waiter = this.next()) {
+    const eligible = (waiter: Waiter) => mayRun(this.counts, waiter.share, this.limits);
+    for (let waiter = this.waiting.next(eligible); waiter; waiter = this.waiting.next(eligible)) {
       const idle = [...this.idle].find((process) => process.dataKey === waiter!.dataKey);
       if (idle) {
         this.idle.delete(idle);
@@ -196,29 +194,10 @@ class FairProcessPool implements QueryProcessPool {
     }
   }
 
-  /**
-   * The waiter to serve next: within its shares, of the project served least recently, earliest arrived
-   * (the queue is in arrival order).
-   */
-  private next(): Waiter | undefined {
-    let best: Waiter | undefined;
-    let bestServed = Infinity;
-    for (const waiter of this.waiting) {
-      if (!mayRun(this.counts, waiter.share, this.limits)) continue;
-      const served = this.served.get(waiter.share?.projectId ?? '') ?? 0;
-      if (served < bestServed) {
-        best = waiter;
-        bestServed = served;
-      }
-    }
-    return best;
-  }
-
   /** Takes `waiter` out of the queue; its share counts `process` as running until release. */
   private grant(waiter: Waiter, process: QueryProcess): void {
-    this.waiting.splice(this.waiting.indexOf(waiter), 1);
+    this.waiting.take(waiter);
     waiter.detach();
-    this.served.set(waiter.share?.projectId ?? '', this.serveCounter += 1);
     this.counts.add(waiter.share);
     this.granted.set(process, waiter.share);
   }

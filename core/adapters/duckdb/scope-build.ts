@@ -9,7 +9,9 @@
  *
  * scope-tables.ts writes the file (data attached READ_ONLY, external access off and configuration
  * locked before any view_query runs, each view_query one prepared statement); here it is built under
- * a temporary name and renamed into place (atomic), at most `maxConcurrentBuilds` at once. A new scope
+ * a temporary name and renamed into place (atomic), in the build slots (build-slots.ts: a share per project and per
+ * organization, a bounded wait, interrupted once no caller waits). A view_query that cannot be materialised is
+ * remembered as long as the scope (its views and data) is unchanged, at most {@link failuresKept} of them. A new scope
  * of a family (see {@link scopeFamily}) retires the family's older files once no call in this process
  * still holds a lease on them; a query process that has one open keeps reading it (Linux keeps
  * unlinked files) and is never handed the new scope, because the pool keys processes by data key and
@@ -25,6 +27,7 @@ import { dirname, join } from 'node:path';
 import type { Logger } from '../../ports/logger.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { ScopedView } from '../../ports/query-engine.ts';
+import { type BuildLimits, type BuildShare, createBuildSlots } from './build-slots.ts';
 import { cacheDirectoryName } from './data-build.ts';
 import { scopeFamily } from './materialise-views.ts';
 import { writeScopeTables } from './scope-tables.ts';
@@ -32,10 +35,8 @@ import { writeScopeTables } from './scope-tables.ts';
 /** Milliseconds one scope build may take before it is interrupted (default of `buildTimeoutMs`). */
 export const defaultScopeBuildTimeoutMs = 120_000;
 
-/** Milliseconds a refused build is remembered, so repeated calls do not rebuild a failing view_query. */
-const failureMemoryMs = 60_000;
-/** Refused builds remembered at most (expired ones are dropped first). */
-const failuresKept = 1_000;
+/** Refused builds remembered at most (the oldest is forgotten first): each until its scope changes. */
+export const failuresKept = 1_000;
 
 /**
  * Dependencies of {@link createScopeBuilder}.
@@ -48,8 +49,8 @@ export interface ScopeBuilderDeps {
   logger: Logger;
   /** Milliseconds a build may take; then it is interrupted and refused (default 120,000). */
   buildTimeoutMs?: number;
-  /** Builds running at once in this process (default 2; each uses 2 threads and at most 512 MiB). */
-  maxConcurrentBuilds?: number;
+  /** Builds at once, shares per project and organization, and waits (defaults: build-slots.ts defaultBuildLimits). */
+  limits?: Partial<BuildLimits>;
 }
 
 /** What a scope file is built from. */
@@ -61,6 +62,10 @@ export interface ScopeFileRequest {
   /** Scope name, `<family>_<12 hex digest>`; an unchanged name promises unchanged views. */
   scope: string;
   views: readonly ScopedView[];
+  /** Whose build it is: builds are shared per project and organization (absent: no share). */
+  share?: BuildShare;
+  /** Aborted when the caller has gone: it stops waiting, and the build stops once nobody waits for it. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -75,9 +80,13 @@ export interface ScopeBuilder {
    * family does not remove the file while it is leased; call `release` once a process has opened it.
    * @throws PlatformError `view_materialisation_failed` (422) naming the dataset and the engine's
    *   error class only (the engine's text may quote a hidden row; it is logged server-side), or
-   *   saying the build passed its time limit
+   *   saying the build passed its time limit (remembered: the same scope is refused again without a build);
+   *   `query_busy` (503) when the build did not start within the slots' wait, `query_cancelled` (499) once
+   *   `request.signal` aborts
    */
   scopeFile(request: ScopeFileRequest): Promise<ScopeLease>;
+  /** Queues the scope's build ahead of any query, unless it is built or refused already; never throws. */
+  prepare(request: Omit<ScopeFileRequest, 'signal'>): void;
 }
 
 /** A scope file that stays in place until `release` (once; resolves when a retired file is gone). */
@@ -87,54 +96,57 @@ export interface ScopeLease {
 }
 
 /**
- * Creates a builder. Concurrent builds of one file in this process share one promise; another
- * process building the same file is harmless (both rename complete files into place).
+ * Creates a builder. Concurrent builds of one file in this process are one build; another process
+ * building the same file is harmless (both rename complete files into place).
  *
  * Source: spec/semantic-query-service.md § What the service does
  */
 export function createScopeBuilder(deps: ScopeBuilderDeps): ScopeBuilder {
-  const building = new Map<string, Promise<string>>();
-  const failed = new Map<string, { error: unknown; until: number }>();
-  const slots = createSlots(deps.maxConcurrentBuilds ?? 2);
+  const failed = new Map<string, unknown>();
+  const slots = createBuildSlots({ limits: deps.limits, logger: deps.logger });
   const files = createLeases();
-  const build = (request: ScopeFileRequest, target: string): Promise<string> => {
-    if (existsSync(target)) return Promise.resolve(target);
-    const failure = failed.get(target);
-    if (failure && failure.until > Date.now()) return Promise.reject(failure.error);
-    let pending = building.get(target);
-    if (!pending) {
-      pending = slots.run(() => buildScope(deps, request, target, files))
-        .catch((error: unknown) => {
-          if (error instanceof PlatformError) remember(failed, target, error);
-          throw error;
-        })
-        .finally(() => building.delete(target));
-      building.set(target, pending);
-    }
-    return pending;
-  };
+  const buildRequest = (request: ScopeFileRequest, target: string) => ({
+    key: target,
+    share: request.share,
+    task: (signal: AbortSignal) =>
+      buildScope(deps, { ...request, signal }, target, files).catch((error: unknown) => {
+        if (error instanceof PlatformError && error.code === 'view_materialisation_failed') {
+          remember(failed, target, error);
+        }
+        throw error;
+      }),
+  });
   return {
     async scopeFile(request) {
-      const directory = join(deps.cacheDir, cacheDirectoryName(request.dataKey), 'scopes');
-      const target = join(directory, `${cacheDirectoryName(request.scope)}.duckdb`);
+      const target = targetOf(deps, request);
       const release = files.take(target);
       try {
-        return { path: await build(request, target), release };
+        if (existsSync(target)) return { path: target, release };
+        if (failed.has(target)) throw failed.get(target);
+        return { path: await slots.wait(buildRequest(request, target), request.signal), release };
       } catch (error) {
         await release();
         throw error;
       }
     },
+    prepare(request) {
+      const target = targetOf(deps, request);
+      if (!existsSync(target) && !failed.has(target)) slots.prepare(buildRequest(request, target));
+    },
   };
 }
 
-function remember(failed: Map<string, { error: unknown; until: number }>, target: string, error: unknown): void {
-  const now = Date.now();
-  if (failed.size >= failuresKept) {
-    for (const [key, entry] of failed) if (entry.until <= now) failed.delete(key);
-    if (failed.size >= failuresKept) failed.delete(failed.keys().next().value as string);
-  }
-  failed.set(target, { error, until: now + failureMemoryMs });
+/** `<cacheDir>/<data dir>/scopes/<scope>.duckdb`. */
+function targetOf(deps: ScopeBuilderDeps, request: Pick<ScopeFileRequest, 'dataKey' | 'scope'>): string {
+  const directory = join(deps.cacheDir, cacheDirectoryName(request.dataKey), 'scopes');
+  return join(directory, `${cacheDirectoryName(request.scope)}.duckdb`);
+}
+
+/** Remembers `target`'s refusal (most recent last), forgetting the oldest past {@link failuresKept}. */
+function remember(failed: Map<string, unknown>, target: string, error: unknown): void {
+  failed.delete(target);
+  if (failed.size >= failuresKept) failed.delete(failed.keys().next().value as string);
+  failed.set(target, error);
 }
 
 type Leases = ReturnType<typeof createLeases>;
@@ -197,23 +209,4 @@ async function removeFamily(files: Leases, target: string, scope: string): Promi
     const path = join(directory, entry);
     if (path !== target && scopeFamily(entry.slice(0, -'.duckdb'.length)) === family) await files.retire(path);
   }
-}
-
-/** At most `count` tasks at once, the rest in arrival order. */
-function createSlots(count: number): { run<T>(task: () => Promise<T>): Promise<T> } {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return {
-    async run(task) {
-      if (running >= count) await new Promise<void>((resolve) => waiting.push(resolve));
-      else running += 1;
-      try {
-        return await task();
-      } finally {
-        const next = waiting.shift();
-        if (next) next();
-        else running -= 1;
-      }
-    },
-  };
 }

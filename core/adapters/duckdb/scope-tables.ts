@@ -36,6 +36,8 @@ export interface ScopeTablesRequest {
   dataFile: string;
   scope: string;
   views: readonly ScopedView[];
+  /** Interrupts the build once aborted (nobody waits for it any more); the engine's error is thrown as it is. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -65,21 +67,25 @@ export async function writeScopeTables(
     timedOut = true;
     connection.interrupt();
   }, timeoutMs);
+  const interrupt = () => connection.interrupt();
+  request.signal?.addEventListener('abort', interrupt, { once: true });
   let dataset = '';
   try {
     await connection.run(`ATTACH ${quoteLiteral(request.dataFile)} AS data (READ_ONLY)`);
     await connection.run('SET enable_external_access = false');
     await connection.run('SET lock_configuration = true');
     for (const view of request.views) {
+      request.signal?.throwIfAborted();
       dataset = view.name;
       await createTable(connection, view);
     }
     await connection.run('CHECKPOINT');
   } catch (error) {
-    if (!dataset) throw error;
+    if (!dataset || request.signal?.aborted) throw error;
     throw refusal(logger, request, { dataset, error, timeoutMs: timedOut ? timeoutMs : undefined });
   } finally {
     clearTimeout(timer);
+    request.signal?.removeEventListener('abort', interrupt);
     connection.closeSync();
     instance.closeSync();
   }

@@ -86,11 +86,11 @@ export function refuseHeaders(request: Request): Response | undefined {
 /**
  * The messages of a POST body: one message or a batch. Responses a client sends (to server
  * requests, which this server never makes) are dropped.
- * @returns the calls and whether the body was a batch (its answer is then an array), or a 400
- *   response for unreadable JSON, a non-JSON-RPC message or a batch that is empty or larger than
- *   {@link maxBatchSize}
+ * @returns the calls, whether the body was a batch (its answer is then an array) and how many messages it held
+ *   (responses included: what a rate limit counts), or a 400 response for unreadable JSON, a non-JSON-RPC message
+ *   or a batch that is empty or larger than {@link maxBatchSize}
  */
-export function readCalls(text: string): { calls: JsonRpcCall[]; batch: boolean } | Response {
+export function readCalls(text: string): { calls: JsonRpcCall[]; batch: boolean; messages: number } | Response {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -123,7 +123,7 @@ export function readCalls(text: string): { calls: JsonRpcCall[]; batch: boolean 
       ...(message.params ? { params: message.params as Record<string, unknown> } : {}),
     });
   }
-  return { calls, batch: Array.isArray(body) };
+  return { calls, batch: Array.isArray(body), messages: messages.length };
 }
 
 /** The HTTP answer for the responses of one POST: 202 without a body when there are none. */

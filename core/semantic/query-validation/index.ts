@@ -5,3 +5,13 @@
  */
 export { type ValidatedQuery, validateQuery, type ValidateQueryInput } from './validate-query.ts';
 export { queryParseErrorCode, queryRejectedCode } from './messages.ts';
+export {
+  checkViewQueries,
+  type CheckViewQueriesInput,
+  findVolatileUse,
+  steadyFunctions,
+  viewQueryVolatileCode,
+  volatileFunctions,
+  volatileKeywords,
+  type VolatileUse,
+} from './view-volatility.ts';

@@ -93,6 +93,12 @@ function contextOf(projectId: string): ToolContext {
 describe('execute_query', () => {
   it('parses per project: a text project A ran recently goes to the engine again for project B', async () => {
     const sql = 'SELECT count(*) AS recently_run FROM notes';
+    // The model's view_queries are checked on its first call (once per model object): not counted below.
+    await callTool(contextOf('project-a'), 'execute_query', {
+      modelName: 'notes_model',
+      sql: 'SELECT 2',
+      store: false,
+    });
     const before = parser.engineParses();
     for (const projectId of ['project-a', 'project-a', 'project-b']) {
       const args = { modelName: 'notes_model', sql, store: false };

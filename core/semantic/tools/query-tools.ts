@@ -12,7 +12,7 @@ import type { QueryResult } from '../../ports/query-engine.ts';
 import { getStoredQuery, storeQuery } from '../improvements.ts';
 import type { SemanticModel } from '../model.ts';
 import { datasetsWithoutViewQuery } from '../osi/index.ts';
-import { validateQuery } from '../query-validation/index.ts';
+import { checkViewQueries, validateQuery } from '../query-validation/index.ts';
 import {
   type ExecuteQueryInput,
   type ExecuteStoredQueryInput,
@@ -23,7 +23,9 @@ import {
 } from './tool-definitions.ts';
 import { requireModel, scopedModelNames, type ToolContext, type ToolResult } from './tool-context.ts';
 
-/** execute_query. @throws PlatformError `model_unqueryable`, `query_rejected`, `query_parse_error`, `query_timeout`, …
+/**
+ * execute_query. @throws PlatformError `model_unqueryable`, `view_query_volatile`, `query_rejected`,
+ * `query_parse_error`, `query_timeout`, …
  */
 export async function executeQuery(ctx: ToolContext, input: Static<typeof ExecuteQueryInput>): Promise<ToolResult> {
   const model = requireModel(ctx, input.modelName);
@@ -55,16 +57,50 @@ export async function executeStoredQuery(
 }
 
 /**
+ * The verdict of {@link checkViewQueries} on each model object of an assembled plane, taken once: a plane's models
+ * never change (a new publish assembles new objects), so a query pays the view check only on its model's first call.
+ * Keyed by the object, never by the SQL text: a project cannot time whether another project's views were checked.
+ */
+const viewVerdicts = new WeakMap<SemanticModel, Promise<void>>();
+
+function steadyViews(
+  model: SemanticModel,
+  views: { name: string; sql: string }[],
+  parse: (sql: string) => ReturnType<ToolContext['engine']['parse']>,
+): Promise<void> {
+  let verdict = viewVerdicts.get(model);
+  if (verdict === undefined) {
+    verdict = checkViewQueries({ modelName: model.name, views, parse });
+    // A parse that failed for a passing reason (an engine restart) is asked again by the next call.
+    verdict.catch((error: unknown) => {
+      if ((error as { code?: unknown })?.code !== 'view_query_volatile') viewVerdicts.delete(model);
+    });
+    viewVerdicts.set(model, verdict);
+  }
+  return verdict;
+}
+
+/** What {@link prepareModelScope} needs of a tool's context: the project, the plane and the engine. */
+export type ScopeContext = Pick<ToolContext, 'engine' | 'project' | 'plane'> & {
+  deps: Pick<ToolContext['deps'], 'ids'>;
+};
+
+/**
  * Starts preparing `model`'s scope (the engine's data build and materialisation) without waiting, when the
- * model is queryable: agents read a model before they query it, so the first query need not wait for seconds.
+ * model is queryable: agents read a model before they query it, and a publish prepares every model of the
+ * new build (core/semantic/publish-watch.ts), so the first query need not wait for seconds. The engine counts the
+ * preparation toward the project's and its organization's build shares.
  *
  * Source: spec/semantic-query-service.md § What the service does (3)
  */
-export function prepareModelScope(ctx: ToolContext, model: SemanticModel): void {
+export function prepareModelScope(ctx: ScopeContext, model: SemanticModel): void {
   if (!ctx.engine.prepareScope || datasetsWithoutViewQuery(model).length > 0) return;
   const views = scopedViews(model);
-  void scopeName(ctx, model, views)
-    .then((scope) => ctx.engine.prepareScope?.({ data: ctx.plane.data, scope, views }))
+  const owner = { projectId: ctx.project._id, orgId: ctx.project.orgId };
+  // A time-dependent view_query is refused by every query (runQuery), so its rows are never materialised.
+  void steadyViews(model, views, (sql) => ctx.engine.parse(sql, ctx.project._id))
+    .then(() => scopeName(ctx, model, views))
+    .then((scope) => ctx.engine.prepareScope?.({ data: ctx.plane.data, scope, views }, owner))
     .catch(() => undefined);
 }
 
@@ -85,9 +121,11 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
   }
   // The parse cache is kept per project: another project cannot time whether this text was parsed recently.
   const parse = (text: string) => ctx.engine.parse(text, ctx.project._id);
+  const views = scopedViews(model);
+  // A dataset's rows are materialised once per view_query: one whose rows depend on the moment would go stale.
+  await steadyViews(model, views, parse);
   const validated = await validateQuery({ sql, parse, datasetNames: model.datasets.map((d) => d.name) });
   checkParamCount(validated.parameterCount, params.length);
-  const views = scopedViews(model);
   const scope = await scopeName(ctx, model, views);
   try {
     return await ctx.engine.execute({
@@ -99,9 +137,9 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
       maxRows: maxResultRows,
       maxBytes: maxResultBytes,
       timeoutMs: queryTimeoutMs,
-      // Fair shares count per project and token; the signal stops the query once the caller has gone (docs/decisions.md
-      // D18 § 2).
-      caller: { projectId: ctx.project._id, tokenId: ctx.token._id },
+      // Fair shares count per project and token (builds per project and organization); the signal stops the query
+      // once the caller has gone (docs/decisions.md D18 § 2, § 7).
+      caller: { projectId: ctx.project._id, tokenId: ctx.token._id, orgId: ctx.project.orgId },
       signal: ctx.signal,
     });
   } catch (error) {
@@ -115,7 +153,7 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
  * the other plane or a model whose name sanitises alike never replaces its scope; the last 12 hex digits
  * cover the views, so a changed view_query is a new scope (the engine then drops the family's old one).
  */
-async function scopeName(ctx: ToolContext, model: SemanticModel, views: object[]): Promise<string> {
+async function scopeName(ctx: ScopeContext, model: SemanticModel, views: object[]): Promise<string> {
   const owner = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${ctx.plane.plane}\n${model.name}`)).slice(0, 8);
   const digest = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${JSON.stringify(views)}`)).slice(0, 12);
   // The name part is cut at 64 characters so the scope stays a plain file name (the DuckDB engine hashes longer ones,
