@@ -44,16 +44,16 @@ async function world() {
   expect(builtinGroupId(org._id, 'user')).toBeTruthy();
 
   const agents = docs.collection<Record<string, unknown> & { _id: string }>(agentCollections.agents);
-  await agents.insertOne({ _id: 'a1', orgId: org._id, slug: 'analyst', name: 'Analyst', description: '' });
-  await agents.insertOne({ _id: 'a2', orgId: 'other-org', slug: 'elsewhere', name: 'Elsewhere', description: '' });
+  await agents.insertOne({ schemaVersion: 1, _id: 'a1', orgId: org._id, slug: 'analyst', name: 'Analyst', description: '' });
+  await agents.insertOne({ schemaVersion: 1, _id: 'a2', orgId: 'other-org', slug: 'elsewhere', name: 'Elsewhere', description: '' });
   const envs = docs.collection<Record<string, unknown> & { _id: string }>(agentCollections.environments);
   const published = (buildId: string) => ({ buildId, commitId: 'c', objectKey: 'k', counts: {}, publishedAt: now, publishedBy: 'x' });
-  await envs.insertOne({ _id: 'a1:main', agentId: 'a1', orgId: org._id, name: 'main', published: published('b-main') });
-  await envs.insertOne({ _id: 'a1:draft', agentId: 'a1', orgId: org._id, name: 'draft', published: null });
-  await envs.insertOne({ _id: 'a2:main', agentId: 'a2', orgId: 'other-org', name: 'main', published: published('b-other') });
+  await envs.insertOne({ schemaVersion: 1, _id: 'a1:main', agentId: 'a1', orgId: org._id, name: 'main', published: published('b-main') });
+  await envs.insertOne({ schemaVersion: 1, _id: 'a1:draft', agentId: 'a1', orgId: org._id, name: 'draft', published: null });
+  await envs.insertOne({ schemaVersion: 1, _id: 'a2:main', agentId: 'a2', orgId: 'other-org', name: 'main', published: published('b-other') });
   const conns = docs.collection<Record<string, unknown> & { _id: string }>(connectionCollections.connections);
-  await conns.insertOne({ _id: 'a1:main:chat', agentId: 'a1', orgId: org._id, environment: 'main', identifier: 'chat', protocol: 'agui', address: 'addr-chat' });
-  await conns.insertOne({ _id: 'a1:main:hooks', agentId: 'a1', orgId: org._id, environment: 'main', identifier: 'hooks', protocol: 'webhook', address: 'addr-hooks' });
+  await conns.insertOne({ schemaVersion: 1, _id: 'a1:main:chat', agentId: 'a1', orgId: org._id, environment: 'main', identifier: 'chat', protocol: 'agui', address: 'addr-chat' });
+  await conns.insertOne({ schemaVersion: 1, _id: 'a1:main:hooks', agentId: 'a1', orgId: org._id, environment: 'main', identifier: 'hooks', protocol: 'webhook', address: 'addr-hooks' });
 
   const build: PublishedAgent = {
     agentPrompt: '', skills: {},
@@ -65,7 +65,7 @@ async function world() {
       plain: workflow('plain', [{ id: 'go', type: 'manual', workflow: 'plain', state: 'ask', fields: {} }]),
     },
   };
-  await conns.insertOne({ _id: 'a1:main:side', agentId: 'a1', orgId: org._id, environment: 'main', identifier: 'side', protocol: 'agui', address: 'addr-side' });
+  await conns.insertOne({ schemaVersion: 1, _id: 'a1:main:side', agentId: 'a1', orgId: org._id, environment: 'main', identifier: 'side', protocol: 'agui', address: 'addr-side' });
   const builds = {
     agentOf: async (buildId: string) => {
       if (buildId === 'b-main') return build;
@@ -92,7 +92,7 @@ async function world() {
       orgId: org._id, agentId: 'a1', environment: 'main', workflow: 'ask', buildId: 'b-main', commitId: 'c', state: 'ask', variables: {}, lockedVariables: [],
       trigger: 'chat', depth: 0, inheritedForbid: [],
     });
-    await docs.collection<Record<string, unknown> & { _id: string }>(sessionCollections.messages).insertOne({ _id: `${session._id}:0`, sessionId: session._id, seq: 0, turnId: 't', state: 'ask', message: { role: 'user', content: text }, at: now });
+    await docs.collection<Record<string, unknown> & { _id: string }>(sessionCollections.messages).insertOne({ schemaVersion: 1, _id: `${session._id}:0`, sessionId: session._id, seq: 0, turnId: 't', state: 'ask', message: { role: 'user', content: text }, at: now });
     const threadId = `thread-${text}`;
     await docs.collection<Record<string, unknown> & { _id: string }>(aguiThreadsCollection).insertOne({ _id: threadId, schemaVersion: 1, connectionId: 'a1:main:chat', owner, sessionId: session._id, createdAt: now });
     return { threadId, sessionId: session._id };

@@ -73,7 +73,7 @@ describe('GET /api/sessions', () => {
     await add({ agentId: 'a3' }, '2026-11-22T12:00:00Z');
     const chat = await add({ agentId: 'a1', startedBy: 'sub-bo' }, '2026-11-23T10:00:00Z');
     await sessionsOf(deps).updateOne({ _id: s3._id }, { $set: { status: 'awaiting_decision' } });
-    await deps.docs.collection<{ _id: string; orgId: string; slug: string }>(agentCollections.agents).insertOne({ _id: 'a1', orgId: 'o', slug: 'analyst' });
+    await deps.docs.collection<{ _id: string; orgId: string; slug: string }>(agentCollections.agents).insertOne({ _id: 'a1', schemaVersion: 1, orgId: 'o', slug: 'analyst' });
 
     const all = await get('/api/sessions');
     expect(all.status).toBe(200);
@@ -116,7 +116,7 @@ describe('GET /api/sessions', () => {
   it('shows one session with ISO times and its agent\'s slug', async () => {
     const { deps, add, get } = await world();
     const s = await add({ agentId: 'a1' }, '2026-11-20T10:00:00Z');
-    await deps.docs.collection<{ _id: string; orgId: string; slug: string }>(agentCollections.agents).insertOne({ _id: 'a1', orgId: 'o', slug: 'analyst' });
+    await deps.docs.collection<{ _id: string; orgId: string; slug: string }>(agentCollections.agents).insertOne({ _id: 'a1', schemaVersion: 1, orgId: 'o', slug: 'analyst' });
     const shown = await get(`/api/sessions/${s._id}`);
     expect(shown.status).toBe(200);
     expect(shown.body.session).toMatchObject({ id: s._id, status: 'running', createdAt: '2026-11-20T10:00:00.000Z', pending: null, agentSlug: 'analyst' });

@@ -26,9 +26,9 @@ it('one of two dispatchers sweeps per interval, removing a finished session past
     // A design chat of the old session and what it read; and the running session's chat, which stays.
     const chats = docs.collection<{ _id: string; sessionId: string }>(designChatsCollection);
     const reads = docs.collection<{ _id: string; sessionId: string }>(designReadsCollection);
-    await chats.insertOne({ _id: 's-old', sessionId: 's-old' });
-    await chats.insertOne({ _id: 's-running', sessionId: 's-running' });
-    await reads.insertOne({ _id: 's-old\u0000AGENTS.md', sessionId: 's-old' });
+    await chats.insertOne({ schemaVersion: 1, _id: 's-old', sessionId: 's-old' });
+    await chats.insertOne({ schemaVersion: 1, _id: 's-running', sessionId: 's-running' });
+    await reads.insertOne({ schemaVersion: 1, _id: 's-old\u0000AGENTS.md', sessionId: 's-old' });
     const shared = {
       docs, objects: createMemoryObjectStore(), clock: { now: () => now }, lease: createMemoryLease(),
       retention: parseRetentionSettings({ PLATFORM_SESSION_RETENTION_DAYS: '90' }),

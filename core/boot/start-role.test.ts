@@ -61,7 +61,7 @@ describe('startRole', () => {
     const { started } = boot({}, 'semantic-mcp');
     const role = await started;
     expect(role.owner).toBe('semantic-mcp@host-1');
-    await role.stores.docs.collection('probe').insertOne({ _id: 'a' });
+    await role.stores.docs.collection('probe').insertOne({ _id: 'a', schemaVersion: 1 });
     expect(await role.stores.docs.collection('probe').findOne({ _id: 'a' })).toEqual({ _id: 'a' });
     await role.stores.close();
   });

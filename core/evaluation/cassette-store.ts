@@ -22,11 +22,12 @@ import {
   recordingProvider,
   requestFingerprint,
 } from './cassette.ts';
-import { evaluationCollections, type EvaluationRunRecord } from './model.ts';
+import { evaluationCollections, type EvaluationRunRecord, evaluationSchemaVersion } from './model.ts';
 
 /** One recorded call of a run's case (collection `evaluation_calls`). */
 export interface EvaluationCallRecord extends CassetteCall {
   _id: string;
+  schemaVersion: typeof evaluationSchemaVersion;
   runId: string;
   caseId: string;
   recordedAt: Date;
@@ -49,7 +50,8 @@ const callsOf = (deps: { docs: DocumentStore }) =>
   deps.docs.collection<EvaluationCallRecord>(evaluationCollections.calls);
 
 async function keep(deps: CassetteStoreDeps, slot: CassetteSlot, call: CassetteCall): Promise<void> {
-  await callsOf(deps).insertOne({ _id: deps.ids.newId(), ...slot, ...call, recordedAt: deps.clock.now() });
+  const record = { _id: deps.ids.newId(), schemaVersion: evaluationSchemaVersion, ...slot, ...call };
+  await callsOf(deps).insertOne({ ...record, recordedAt: deps.clock.now() });
 }
 
 /** `inner`, each call that finishes recorded for `slot` (a failed or aborted call is not: ./cassette.ts). */

@@ -22,7 +22,7 @@ describe('evaluation retention', () => {
     await run('ev-stuck', 'running', daysAgo(120));
     await run('ev-new', 'failed', daysAgo(10));
     for (const runId of ['ev-old', 'ev-old', 'ev-new', 'ev-stuck']) {
-      await calls.insertOne({ _id: `${runId}-${Math.random()}`, runId });
+      await calls.insertOne({ _id: `${runId}-${Math.random()}`, schemaVersion: 1, runId });
     }
     const removed = await sweepEvaluationRetention({ docs, clock: { now: () => now } }, { sessionDays: 90 });
     expect(removed).toEqual({ runs: 2, calls: 2 });

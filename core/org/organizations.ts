@@ -10,7 +10,7 @@
  * Source: spec/platform-service.md § Authentication rules 5 and 8, § Platform sign-in modes;
  * docs/decisions.md D7.
  */
-import type { DocumentStore } from '../ports/document-store.ts';
+import type { DocumentStore, Versioned } from '../ports/document-store.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import {
   type GroupMemberRecord,
@@ -47,7 +47,7 @@ export async function ensureOrgIndexes(docs: DocumentStore): Promise<void> {
 export async function insertOnce<T extends { _id: string }>(
   docs: DocumentStore,
   collection: string,
-  doc: T,
+  doc: T & Versioned,
 ): Promise<boolean> {
   try {
     await docs.collection<T>(collection).insertOne(doc);

@@ -17,6 +17,18 @@ export interface BaseDocument {
   _id: string;
 }
 
+/**
+ * What every written document carries besides its key: the version of its collection's shape. The boot census
+ * refuses to start on a document without one (spec/platform-service.md § Data update at boot, § Versioning), so
+ * the port takes no insert, and no upsert, whose document could lack it: the compiler checks every write.
+ */
+export interface Versioned {
+  schemaVersion: number;
+}
+
+/** An update that may insert (an upsert): its `$set` carries the inserted document's {@link Versioned} field. */
+export type VersionedUpsert = Update & { $set: Versioned & Record<string, unknown> };
+
 /** A MongoDB-style query filter, e.g. `{ projectId: 'p1', at: { $gte: date } }`. */
 export type Filter = Record<string, unknown>;
 
@@ -49,8 +61,11 @@ export interface IndexOptions {
 
 /** One collection. Errors: `duplicate_key` (PlatformError) on a unique violation. */
 export interface DocumentCollection<T extends BaseDocument> {
-  /** Inserts `doc`. @throws PlatformError `duplicate_key` when `_id` or a unique index exists. */
-  insertOne(doc: T): Promise<void>;
+  /**
+   * Inserts `doc`, which carries its `schemaVersion` ({@link Versioned}).
+   * @throws PlatformError `duplicate_key` when `_id` or a unique index exists.
+   */
+  insertOne(doc: T & Versioned): Promise<void>;
   /** The first document matching `filter`, or null. */
   findOne(filter: Filter): Promise<T | null>;
   /** Documents matching `filter`. */
@@ -59,13 +74,22 @@ export interface DocumentCollection<T extends BaseDocument> {
   countDocuments(filter: Filter): Promise<number>;
   /**
    * Applies `update` to the first document matching `filter`.
-   * With `upsert`, inserts `{...equality fields of filter, ...$set}` when none matches.
-   * @returns matched: 0 or 1; upserted: true when a document was inserted
+   * @returns matched: 0 or 1; upserted: false
    */
   updateOne(
     filter: Filter,
     update: Update,
-    options?: { upsert?: boolean },
+    options?: { upsert?: false },
+  ): Promise<{ matched: number; upserted: boolean }>;
+  /**
+   * Applies `update` to the first document matching `filter`; when none matches, inserts
+   * `{...equality fields of filter, ...$set}`, so `$set` carries the `schemaVersion` ({@link VersionedUpsert}).
+   * @returns matched: 0 or 1; upserted: true when a document was inserted
+   */
+  updateOne(
+    filter: Filter,
+    update: VersionedUpsert,
+    options: { upsert: boolean },
   ): Promise<{ matched: number; upserted: boolean }>;
   /** Deletes the first matching document; returns how many were deleted (0 or 1). */
   deleteOne(filter: Filter): Promise<number>;

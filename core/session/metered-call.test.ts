@@ -83,7 +83,7 @@ function setup(
     turnUsage,
     counter,
     setup: async () => {
-      await turns.insertOne({ _id: 't1', usage: { ...usage(0, 0), modelCalls: 0, costUsd: 0 } });
+      await turns.insertOne({ _id: 't1', schemaVersion: 1, usage: { ...usage(0, 0), modelCalls: 0, costUsd: 0 } });
       await writeSpendCap(deps, scope, { period: 'day', limitUsd: 1, by: 'sub-ada' });
     },
   };

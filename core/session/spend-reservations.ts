@@ -18,7 +18,7 @@
  * Source: spec/platform-service.md § Session facts named (Spend cap); docs/decisions.md D17 § 5.
  */
 import type { Clock } from '../ports/clock.ts';
-import type { DocumentStore } from '../ports/document-store.ts';
+import type { DocumentStore, Versioned } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import { sessionCollections, sessionSchemaVersion, spendPeriods } from './model.ts';
@@ -208,7 +208,7 @@ async function prepareCounter(deps: Pick<SpendDeps, 'docs'>, counter: SpendCount
   }
 }
 
-function counterFields(counter: SpendCounter): Record<string, unknown> {
+function counterFields(counter: SpendCounter): Versioned & Record<string, unknown> {
   const { orgId, agentId, environment, workflow } = counter.scope;
   const { period, periodStart: start } = counter;
   return { schemaVersion: sessionSchemaVersion, orgId, agentId, environment, workflow, period, periodStart: start };

@@ -4,7 +4,7 @@
  *
  * Source: docs/architecture.md § Life of a turn (4. After the worker).
  */
-import type { BaseDocument, DocumentCollection, DocumentStore } from '../ports/document-store.ts';
+import type { BaseDocument, DocumentCollection, DocumentStore, VersionedUpsert } from '../ports/document-store.ts';
 
 /** The wrapped store and its read counts. */
 export interface CountingDocumentStore extends DocumentStore {
@@ -37,7 +37,8 @@ export function countingDocumentStore(inner: DocumentStore): CountingDocumentSto
           count(name);
           return target.countDocuments(filter);
         },
-        updateOne: (filter, update, options) => target.updateOne(filter, update, options),
+        updateOne: (filter, update, options) =>
+          target.updateOne(filter, update as VersionedUpsert, options as { upsert: boolean }),
         deleteOne: (filter) => target.deleteOne(filter),
         deleteMany: (filter) => target.deleteMany(filter),
         createIndex: (keys, options) => target.createIndex(keys, options),

@@ -10,6 +10,7 @@ import type { BaseDocument, DocumentCollection, DocumentStore } from '../ports/d
 import { isPlatformError } from '../ports/platform-error.ts';
 import { systemClock } from '../adapters/runtime/system-clock.ts';
 import { skipBecause } from './skip.ts';
+import { anyShape, type AnyShapeCollection } from './any-shape.ts';
 
 /** What the factory of `documentStoreContract` returns for one test. */
 export interface DocumentStoreFixture {
@@ -33,7 +34,7 @@ export interface Item extends BaseDocument {
 /** The fixture of the running contract test (filled in by `beforeEach`). */
 export interface ContractState {
   fixture: DocumentStoreFixture;
-  items: DocumentCollection<Item>;
+  items: AnyShapeCollection<Item>;
 }
 
 /** Ids of `docs`, sorted. */
@@ -217,7 +218,7 @@ function registerSharedDataCases(state: ContractState): void {
     expect(otherStore, 'openAnother must open a second instance, not hand back the first').not.toBe(
       state.fixture.store,
     );
-    const other = otherStore.collection<Item>('items');
+    const other = anyShape(otherStore.collection<Item>('items'));
     await state.items.insertOne({ _id: 'from-one', v: 1 });
     expect(await other.findOne({ _id: 'from-one' })).toEqual({ _id: 'from-one', v: 1 });
     await other.updateOne({ _id: 'from-one' }, { $set: { v: 2 } });
@@ -225,7 +226,7 @@ function registerSharedDataCases(state: ContractState): void {
     expect((await state.items.findOne({ _id: 'from-one' }))?.v).toBe(2);
     expect(ids(await state.items.find({}))).toEqual(['from-one', 'from-two']);
     await state.fixture.store.collection<Item>('users').createIndex({ email: 1 }, { unique: true });
-    const otherUsers = (await state.fixture.openAnother()).collection<Item>('users');
+    const otherUsers = anyShape((await state.fixture.openAnother()).collection<Item>('users'));
     await otherUsers.insertOne({ _id: 'e1', email: 'x' });
     await expectCode(otherUsers.insertOne({ _id: 'e2', email: 'x' }), 'duplicate_key');
   });
@@ -237,9 +238,9 @@ function registerSharedDataCases(state: ContractState): void {
         'this store gives no second instance over the same data (the fixture has no openAnother)',
       );
     }
-    const other = (await state.fixture.openAnother()).collection<Item>('items');
+    const other = anyShape((await state.fixture.openAnother()).collection<Item>('items'));
     await state.items.insertOne({ _id: 'counter', n: 0 });
-    const bump = (collection: DocumentCollection<Item>) => collection.updateOne({ _id: 'counter' }, { $inc: { n: 1 } });
+    const bump = (collection: AnyShapeCollection<Item>) => collection.updateOne({ _id: 'counter' }, { $inc: { n: 1 } });
     await Promise.all(Array.from({ length: 200 }, () => [bump(state.items), bump(other)]).flat());
     expect((await other.findOne({ _id: 'counter' }))?.n).toBe(400);
   });
@@ -252,7 +253,7 @@ function registerSharedDataCases(state: ContractState): void {
       );
     }
     const otherStore = await state.fixture.openAnother();
-    await otherStore.collection<Item>('items').insertOne({ _id: 'before-close', v: 1 });
+    await anyShape(otherStore.collection<Item>('items')).insertOne({ _id: 'before-close', v: 1 });
     await otherStore.close();
     await expectCode(
       (async () => otherStore.collection<Item>('items').findOne({ _id: 'before-close' }))(),

@@ -232,7 +232,7 @@ describe('the poll sweep and poll items', () => {
   it('go on past an environment whose build cannot be read, naming it and keeping its baselines', async () => {
     const published = { current: agent() };
     const w = await world(published);
-    const envs = w.deps.docs.collection<{ _id: string }>(agentCollections.environments);
+    const envs = w.deps.docs.collection<{ _id: string; schemaVersion: number }>(agentCollections.environments);
     const main = (await envs.findOne({ _id: 'a1:main' }))!;
     await envs.deleteOne({ _id: 'a1:main' });
     await envs.insertOne({

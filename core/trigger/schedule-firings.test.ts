@@ -144,7 +144,7 @@ describe('schedule triggers', () => {
   it('go on past an environment whose build cannot be read, naming it once', async () => {
     const w = await world(agent('*/5 * * * *'), '2026-11-24T10:03:00.000Z');
     // The unreadable environment comes first: before, its error ended the sweep before "main".
-    const envs = w.deps.docs.collection<{ _id: string }>(agentCollections.environments);
+    const envs = w.deps.docs.collection<{ _id: string; schemaVersion: number }>(agentCollections.environments);
     const main = (await envs.findOne({ _id: 'a1:main' }))!;
     await envs.deleteOne({ _id: 'a1:main' });
     await w.deps.docs.collection(agentCollections.environments).insertOne({

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { cryptoIds } from '../adapters/runtime/system.ts';
 import { agentCollections } from '../agent/hosting-model.ts';
 import type { PublishedAgent } from '../agent/hosting.ts';
-import type { DocumentStore } from '../ports/document-store.ts';
+import type { DocumentStore, Versioned } from '../ports/document-store.ts';
 import { completionFiring, fireCompletion } from '../session/completion.ts';
 import { deliveriesCollection, type DeliveryRecord } from '../session/delivery-claims.ts';
 import { insertSession, insertTurn, sessionsOf, settleTurn, turnsOf } from '../session/session-store.ts';
@@ -49,7 +49,7 @@ function failingStore(inner: DocumentStore) {
     ...inner,
     collection: <T extends { _id: string }>(name: string) => {
       const collection = inner.collection<T>(name);
-      const insertOne = async (doc: T) => {
+      const insertOne = async (doc: T & Versioned) => {
         if (trap.armed && name === trap.failOn) {
           trap.armed = false;
           if (trap.mode === 'stop') return new Promise<never>(() => undefined);

@@ -11,6 +11,7 @@ import type { StoredDocument } from '../../core/data-update/index.ts';
 import type { DocumentStore } from '../../core/ports/document-store.ts';
 import { createMemoryLease } from '../../core/testing/memory-lease.ts';
 import { sessionsRelease } from '../fixtures/data-update-world.ts';
+import { anyShape } from '../../core/testing/any-shape.ts';
 
 let dir: string;
 let docs: DocumentStore;
@@ -50,7 +51,7 @@ describe('cairn data-updates', () => {
   });
 
   it('list shows the refusal a boot would stop with', async () => {
-    await docs.collection<StoredDocument>('sessions').insertOne({ _id: 's3' });
+    await anyShape(docs.collection<StoredDocument>('sessions')).insertOne({ _id: 's3' });
     const result = await dataUpdatesCommand(options('list'));
     expect(lines[0]).toMatch(/^\[data-updates\] refusing to start: collection sessions holds 1 documents without a schemaVersion/);
     expect(lines.at(-1)).toMatch(/; a boot would refuse to start \(see above\)$/);

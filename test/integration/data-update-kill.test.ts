@@ -14,6 +14,7 @@ import { openSqliteDocumentStore } from '../../core/adapters/sqlite/index.ts';
 import type { StoredDocument } from '../../core/data-update/index.ts';
 import { brokenReason, PEOPLE, seedPerson } from '../fixtures/data-update-release.ts';
 import { startRedis, type RunningRedis } from '../helpers/redis-server.ts';
+import { anyShape } from '../../core/testing/any-shape.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const bun = join(root, 'node_modules/.bin/bun');
@@ -45,7 +46,7 @@ function startWorker(path: string, owner: string, sleepMs: number): { child: Chi
 it('a process killed mid-update leaves nothing broken and the next boot finishes the update', async () => {
   const path = join(dir, 'docdb.sqlite');
   const docs = await openSqliteDocumentStore({ path });
-  const people = docs.collection<StoredDocument>(PEOPLE);
+  const people = anyShape(docs.collection<StoredDocument>(PEOPLE));
   for (let i = 0; i < TOTAL; i++) await people.insertOne(seedPerson(i));
 
   const first = startWorker(path, 'worker-killed', 40);

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteDocumentStore } from '../../core/adapters/sqlite/index.ts';
 import { runBunJson } from '../helpers/run-process.ts';
+import { anyShape } from '../../core/testing/any-shape.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const script = join(root, 'test/fixtures/sqlite-bun-smoke.ts');
@@ -40,7 +41,7 @@ describe('SQLite document store on Bun (bun:sqlite)', () => {
     });
     // The file Bun wrote reads back under node:sqlite, Dates and unique index included.
     const store = await openSqliteDocumentStore({ path });
-    const users = store.collection<{ _id: string; joinedAt?: Date; email?: string }>('users');
+    const users = anyShape(store.collection<{ _id: string; joinedAt?: Date; email?: string }>('users'));
     expect((await users.findOne({ _id: 'u1' }))?.joinedAt).toEqual(new Date('2026-02-03T04:05:06.007Z'));
     await expect(users.insertOne({ _id: 'u9', email: 'b@x' })).rejects.toMatchObject({ code: 'duplicate_key' });
     await store.close();
@@ -49,7 +50,7 @@ describe('SQLite document store on Bun (bun:sqlite)', () => {
   it('never loses an $inc when a Bun process and this Node process update one document at once', async () => {
     const path = join(dir, 'shared.sqlite');
     const store = await openSqliteDocumentStore({ path });
-    const counters = store.collection<{ _id: string; n?: number }>('counters');
+    const counters = anyShape(store.collection<{ _id: string; n?: number }>('counters'));
     const fromBun = runBun([path, 'inc', '200']);
     for (let i = 0; i < 200; i++) {
       await counters.updateOne({ _id: 'c1' }, { $inc: { n: 1 } }, { upsert: true });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSqliteDocumentStore } from './index.ts';
+import { anyShape } from '../../testing/any-shape.ts';
 
 describe('index specs across connections', () => {
   it('sees a TTL index another connection declares after this one has read the collection', async () => {
@@ -15,7 +16,7 @@ describe('index specs across connections', () => {
     const first = await openSqliteDocumentStore({ path, now: () => now });
     const second = await openSqliteDocumentStore({ path, now: () => now });
     try {
-      const events = first.collection<{ _id: string; at: Date }>('events');
+      const events = anyShape(first.collection<{ _id: string; at: Date }>('events'));
       await events.insertOne({ _id: 'old', at: new Date('2026-11-01T00:00:00Z') });
       expect(await events.find({})).toHaveLength(1);
       await second.collection('events').createIndex({ at: 1 }, { expireAfterSeconds: 60 });

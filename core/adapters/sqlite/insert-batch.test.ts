@@ -14,6 +14,7 @@ import { isPlatformError } from '../../ports/platform-error.ts';
 import type { Item } from '../../testing/document-store.contract.ts';
 import { openSqliteDocumentStore } from './sqlite-document-store.ts';
 import { openSqlDriver, type SqlDriver } from './sqlite-driver.ts';
+import { anyShape } from '../../testing/any-shape.ts';
 
 const outcome = (s: PromiseSettledResult<unknown>) => {
   if (s.status === 'fulfilled') return 'ok';
@@ -44,8 +45,8 @@ describe('group commit of inserts (SQLite)', () => {
   });
 
   it('commits the inserts of one event-loop turn in one transaction', async () => {
-    const apart = (await open('apart.sqlite')).collection<Item>('claims');
-    const together = (await open('together.sqlite')).collection<Item>('claims');
+    const apart = anyShape((await open('apart.sqlite')).collection<Item>('claims'));
+    const together = anyShape((await open('together.sqlite')).collection<Item>('claims'));
     for (const c of [apart, together]) await c.createIndex({ status: 1 });
     const [apartBefore, togetherBefore] = [walFrames('apart.sqlite'), walFrames('together.sqlite')];
     for (let i = 0; i < 20; i += 1) await apart.insertOne(doc(i));
@@ -59,7 +60,7 @@ describe('group commit of inserts (SQLite)', () => {
   });
 
   it('applies a group in call order: of two inserts with one _id or one unique key, the first is stored', async () => {
-    const items = (await open('order.sqlite')).collection<Item>('items');
+    const items = anyShape((await open('order.sqlite')).collection<Item>('items'));
     await items.createIndex({ email: 1 }, { unique: true });
     const settled = await Promise.allSettled([
       items.insertOne({ _id: 'a', by: 'first' }),
@@ -74,7 +75,7 @@ describe('group commit of inserts (SQLite)', () => {
 
   it("waits for another connection's write lock, then commits the whole group", async () => {
     const store = await open('busy.sqlite');
-    const items = store.collection<Item>('items');
+    const items = anyShape(store.collection<Item>('items'));
     await items.insertOne({ _id: 'seed' });
     const other = await openSqlDriver(join(dir, 'busy.sqlite'));
     toClose.push(other);
@@ -90,7 +91,7 @@ describe('group commit of inserts (SQLite)', () => {
 
   it('fails only the insert the engine refuses; the others of its group are stored', async () => {
     const store = await open('poison.sqlite');
-    const items = store.collection<Item>('items');
+    const items = anyShape(store.collection<Item>('items'));
     await items.insertOne({ _id: 'seed' });
     const raw = await openSqlDriver(join(dir, 'poison.sqlite'));
     toClose.push(raw);

@@ -13,6 +13,7 @@ import type { DocumentStore } from '../../ports/document-store.ts';
 import { openSqliteDocumentStore } from './sqlite-document-store.ts';
 import { openSqlDriver, type SqlDriver } from './sqlite-driver.ts';
 import { dateOrderSql, pushDown, tableFor } from './sqlite-sql.ts';
+import { anyShape } from '../../testing/any-shape.ts';
 
 interface Session {
   _id: string;
@@ -37,7 +38,7 @@ describe('the Sessions page query on SQLite', () => {
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cairn-sessions-push-down-'));
     store = await openSqliteDocumentStore({ path: join(dir, 'docdb.sqlite') });
-    const sessions = store.collection<Session>('sessions');
+    const sessions = anyShape(store.collection<Session>('sessions'));
     await sessions.createIndex({ agentId: 1, environment: 1, createdAt: -1 });
     await sessions.createIndex({ agentId: 1, environment: 1, workflow: 1, trigger: 1, sessionKey: 1 });
     await sessions.createIndex({ agentId: 1, createdAt: -1 });

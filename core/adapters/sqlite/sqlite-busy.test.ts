@@ -21,6 +21,7 @@ import { systemClock } from '../runtime/system.ts';
 import { runBunJson } from '../../../test/helpers/run-process.ts';
 import { openSqliteDocumentStore } from './sqlite-document-store.ts';
 import { openSqlDriver, type SqlDriver, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-driver.ts';
+import { anyShape } from '../../testing/any-shape.ts';
 
 const probe = resolve(import.meta.dirname, 'testdata/sqlite-lock-probe.ts');
 
@@ -65,7 +66,7 @@ describe('SQLite busy timeout and a busy database', () => {
         (code) => failed(new Error(`the lock holder exited (${code}) before taking the lock: ${output}`)),
       );
     });
-    await store.collection<{ _id: string }>('items').insertOne({ _id: 'while-locked' });
+    await anyShape(store.collection<{ _id: string }>('items')).insertOne({ _id: 'while-locked' });
     expect(await exited).toBe(0);
     expect(output).toContain('{"committed":true}');
     expect(await store.collection<{ _id: string }>('items').findOne({ _id: 'while-locked' })).toEqual({
@@ -77,7 +78,7 @@ describe('SQLite busy timeout and a busy database', () => {
     const args = ['--experimental-strip-types', probe, path, 'hold-until-told'];
     const store = await openSqliteDocumentStore({ path });
     toClose.push(store);
-    const items = store.collection<{ _id: string; n: number }>('items');
+    const items = anyShape(store.collection<{ _id: string; n: number }>('items'));
     const holder = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     const exited = new Promise<number | null>((done) => holder.on('close', done));
@@ -106,7 +107,7 @@ describe('SQLite busy timeout and a busy database', () => {
   it('answers a duplicate _id while another process holds the write lock (a retried claim waits)', async () => {
     const store = await openSqliteDocumentStore({ path, busyTimeoutMs: 60_000 });
     toClose.push(store);
-    const claims = store.collection<{ _id: string; at?: Date }>('claims');
+    const claims = anyShape(store.collection<{ _id: string; at?: Date }>('claims'));
     await claims.createIndex({ at: 1 }, { expireAfterSeconds: 3600 });
     await claims.insertOne({ _id: 'delivery-1', at: new Date() });
     const args = ['--experimental-strip-types', probe, path, 'hold-until-told'];

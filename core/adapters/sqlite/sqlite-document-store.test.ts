@@ -6,6 +6,7 @@ import type { DocumentStore } from '../../ports/document-store.ts';
 import { documentStoreContract, type Item } from '../../testing/document-store.contract.ts';
 import { expectCode } from '../../testing/document-store-writes.contract.ts';
 import { openSqliteDocumentStore } from './sqlite-document-store.ts';
+import { anyShape } from '../../testing/any-shape.ts';
 
 documentStoreContract('sqlite', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'cairn-sqlite-'));
@@ -45,7 +46,7 @@ describe('openSqliteDocumentStore', () => {
 
   it('expires documents by the injected clock and purges them from the file at most once per interval', async () => {
     const store = await open();
-    const sessions = store.collection<Item>('sessions');
+    const sessions = anyShape(store.collection<Item>('sessions'));
     await sessions.createIndex({ lastSeenAt: 1 }, { expireAfterSeconds: 60 });
     await sessions.insertOne({ _id: 's1', lastSeenAt: new Date(clock.getTime()) });
     expect(await sessions.countDocuments({})).toBe(1);
@@ -58,7 +59,7 @@ describe('openSqliteDocumentStore', () => {
 
   it('reuses the _id of an expired document not purged yet', async () => {
     const store = await open(3_600_000);
-    const sessions = store.collection<Item>('sessions');
+    const sessions = anyShape(store.collection<Item>('sessions'));
     await sessions.createIndex({ at: 1 }, { expireAfterSeconds: 10 });
     await sessions.insertOne({ _id: 'k', at: new Date(clock.getTime()) });
     clock = new Date(clock.getTime() + 11_000);
@@ -68,22 +69,22 @@ describe('openSqliteDocumentStore', () => {
   });
 
   it('sees an index declared by another instance', async () => {
-    const one = (await open()).collection<Item>('users');
-    const two = (await open()).collection<Item>('users');
+    const one = anyShape((await open()).collection<Item>('users'));
+    const two = anyShape((await open()).collection<Item>('users'));
     await one.insertOne({ _id: 'a', email: 'x' });
     await two.createIndex({ email: 1 }, { unique: true });
     await expectCode(one.insertOne({ _id: 'b', email: 'x' }), 'duplicate_key');
   });
 
   it('refuses an index on the same keys with other options', async () => {
-    const users = (await open()).collection<Item>('users');
+    const users = anyShape((await open()).collection<Item>('users'));
     await users.createIndex({ email: 1 });
     await expectCode(users.createIndex({ email: 1 }, { unique: true }), 'index_conflict');
   });
 
   it('fails every call after close with store_closed', async () => {
     const store = await open();
-    const users = store.collection<Item>('users');
+    const users = anyShape(store.collection<Item>('users'));
     await store.close();
     await expectCode(users.find({}), 'store_closed');
     await expectCode(users.insertOne({ _id: 'x' }), 'store_closed');
@@ -92,7 +93,7 @@ describe('openSqliteDocumentStore', () => {
 
   it('handles collection names and field names that need quoting', async () => {
     const store = await open();
-    const odd = store.collection<Item>('we"ird name.with-dots');
+    const odd = anyShape(store.collection<Item>('we"ird name.with-dots'));
     await odd.createIndex({ "it's": 1 }, { unique: true });
     await odd.insertOne({ _id: 'a', "it's": 'v' });
     await expectCode(odd.insertOne({ _id: 'b', "it's": 'v' }), 'duplicate_key');

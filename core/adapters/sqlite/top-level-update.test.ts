@@ -12,6 +12,7 @@ import type { Item } from '../../testing/document-store.contract.ts';
 import { hostileValue } from '../../testing/document-store-keys.contract.ts';
 import { expectCode } from '../../testing/document-store-writes.contract.ts';
 import { openSqliteDocumentStore } from './sqlite-document-store.ts';
+import { anyShape } from '../../testing/any-shape.ts';
 
 describe('top-level updates (SQLite)', () => {
   let dir: string;
@@ -26,7 +27,7 @@ describe('top-level updates (SQLite)', () => {
   });
 
   it('sets and unsets top-level fields and keeps every other field exactly', async () => {
-    const claims = store.collection<Item>('claims');
+    const claims = anyShape(store.collection<Item>('claims'));
     const claimedAt = new Date('2026-11-26T09:00:00.000Z');
     const own = JSON.parse('{"__proto__": {"polluted": true}, "kept": 1}') as Record<string, unknown>;
     await claims.insertOne({
@@ -55,7 +56,7 @@ describe('top-level updates (SQLite)', () => {
   });
 
   it('still refuses to change or remove _id', async () => {
-    const items = store.collection<Item>('items');
+    const items = anyShape(store.collection<Item>('items'));
     await items.insertOne({ _id: 'i1', n: 1 });
     await expectCode(items.updateOne({ _id: 'i1' }, { $set: { _id: 'i2' } }), 'invalid_update');
     await expectCode(items.updateOne({ _id: 'i1' }, { $unset: { _id: true } }), 'invalid_update');
