@@ -98,6 +98,7 @@ Trigger deployments:
 Operating the stores directly (with the deployment's environment):
   config resolve [--base64] [--file PATH]              validate the config as a boot would; print it as one JSON line
   data-updates list|apply                              list pending data updates, or apply them as a boot would
+  data-updates quarantine <collection> <id>            set aside a document a boot refuses (into quarantined_documents)
   secrets move --from db|cloud-secrets-manager --to … [--ids a,b] [--apply]
                                                        move credential secrets between stores (stop the service first)
   failed-jobs list [--limit N]                         the newest failed jobs the dispatchers recorded (queue, job, ids, reason)

@@ -20,6 +20,8 @@ import type { SecretStore } from '../../core/ports/secret-store.ts';
 import { CliError } from './api-client.ts';
 import { configResolveCommand } from './config-command.ts';
 import { dataUpdatesCommand } from './data-updates-command.ts';
+import { QUARANTINE_COLLECTION, quarantineDocument } from '../../core/data-update/index.ts';
+import { isPlatformError } from '../../core/ports/platform-error.ts';
 import { secretsMoveCommand } from './secrets-command.ts';
 import type { CommandOutput } from './semantic-commands.ts';
 
@@ -57,7 +59,8 @@ export function runConfig(
 /** `cairn data-updates list|apply` against the deployment's document store (and queue-store lock). */
 export async function runDataUpdates(args: string[], env: EnvRecord, print: (line: string) => void): Promise<CommandOutput> {
   const action = args[0];
-  if (action !== 'list' && action !== 'apply') throw new CliError('usage: cairn data-updates list|apply', 2);
+  if (action === 'quarantine') return runQuarantine(args.slice(1), env, print);
+  if (action !== 'list' && action !== 'apply') throw new CliError(dataUpdatesUsage, 2);
   const stores = parseStoreSettings(env);
   const docs = await openDocumentStore(stores.documents);
   const redis = stores.queueUrl ? await openRedis(stores.queueUrl) : undefined;
@@ -73,6 +76,31 @@ export async function runDataUpdates(args: string[], env: EnvRecord, print: (lin
   } finally {
     await docs.close();
     redis?.disconnect();
+  }
+}
+
+const dataUpdatesUsage = 'usage: cairn data-updates list|apply, or cairn data-updates quarantine <collection> <id>';
+
+/**
+ * `cairn data-updates quarantine <collection> <id>`: sets aside a document the boot census refuses (named by the
+ * refusal line), into quarantined_documents (core/data-update/quarantine.ts); the platform then starts again.
+ */
+async function runQuarantine(args: string[], env: EnvRecord, print: (line: string) => void): Promise<CommandOutput> {
+  const [collection, id] = args;
+  if (!collection || id === undefined || args.length !== 2) throw new CliError(dataUpdatesUsage, 2);
+  const docs = await openDocumentStore(parseStoreSettings(env).documents);
+  try {
+    const release = platformRelease({ docs, clock: systemClock, ids: cryptoIds });
+    const outcome = await quarantineDocument({ docs, clock: systemClock }, release, { collection, id });
+    print(outcome === 'moved'
+      ? `set aside: document ${id} of ${collection} is now in ${QUARANTINE_COLLECTION} (_id "${collection}/${id}")`
+      : `no document ${id} in ${collection}: nothing to set aside`);
+    return { data: { collection, id, outcome }, human: '' };
+  } catch (error) {
+    if (isPlatformError(error)) throw new CliError(error.message, 1);
+    throw error;
+  } finally {
+    await docs.close();
   }
 }
 

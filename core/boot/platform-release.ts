@@ -5,7 +5,6 @@
  * Source: spec/platform-service.md § Data update at boot, § Versioning.
  */
 import { leaseCollection } from '../lease/document-lease.ts';
-import type { ReleaseData } from '../data-update/index.ts';
 import {
   collections as semanticCollections,
   projectSchemaVersion,
@@ -24,6 +23,7 @@ import { callbackAddressesCollection } from '../trigger/callback-addresses.ts';
 import { aguiThreadsCollection } from '../connection/agui-runs.ts';
 import { sessionKeyClaimsCollection } from '../session/session-key-claims.ts';
 import { FAILED_JOBS_COLLECTION } from '../jobs/failed-jobs.ts';
+import { QUARANTINE_COLLECTION, type ReleaseData } from '../data-update/index.ts';
 import { evaluationCollections, evaluationSchemaVersion } from '../evaluation/model.ts';
 import { designCollections, designSchemaVersion } from '../design/design-runtime.ts';
 import { collectionCollections, collectionSchemaVersion } from '../collection/records.ts';
@@ -44,6 +44,7 @@ export function platformRelease(world?: ProjectUpdateWorld): ReleaseData {
     aguiThreadsCollection,
     sessionKeyClaimsCollection,
     FAILED_JOBS_COLLECTION,
+    QUARANTINE_COLLECTION,
   ];
   const collections = Object.fromEntries(names.map((name) => [name, first]));
   for (const name of Object.values(semanticCollections)) {

@@ -20,3 +20,10 @@ export {
 } from './model.ts';
 export { listPendingDataUpdates, runDataUpdatesAtBoot, runDataUpdateSweep } from './run-data-updates.ts';
 export { appliedLine, refusalLines, waitingLine } from './rules.ts';
+export {
+  QUARANTINE_COLLECTION,
+  quarantineCommand,
+  type QuarantinedDocument,
+  quarantineDocument,
+  quarantineSchemaVersion,
+} from './quarantine.ts';

@@ -111,7 +111,7 @@ describe('data updates at boot: refusals on unreadable data', () => {
       expect(r.firstLine).toBe(
         `${refuse}collection members holds 4 documents without a schemaVersion (for example _id m1, m2, m3), ` +
           `written around the platform; find and correct them (filter {"schemaVersion": {"$not": {"$type": ` +
-          `"number"}}}); no version is guessed`,
+          `"number"}}}), or set each aside: cairn data-updates quarantine members "m1"; no version is guessed`,
       );
       expect((await w.all('members')).map((d) => d.schemaVersion)).toEqual([null, '1', undefined, 1, undefined]);
     },

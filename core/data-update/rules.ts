@@ -8,6 +8,7 @@
 import { PlatformError } from '../ports/platform-error.ts';
 import { type CollectionCensus, documentsUpTo } from './census.ts';
 import type { AppliedDataUpdate, DataUpdate, PendingDataUpdate, ReleaseData } from './model.ts';
+import { quarantineCommand } from './quarantine.ts';
 
 /**
  * Checks that, per collection, the release's updates form one chain of single steps from its
@@ -86,7 +87,8 @@ export function refusalLines(census: CollectionCensus[], allowNewerData: boolean
       lines.push(
         `${start} collection ${c.collection} holds ${c.unversioned.count} documents without a schemaVersion${ids}, ` +
           `written around the platform; find and correct them (filter {"schemaVersion": {"$not": {"$type": ` +
-          `"number"}}}); no version is guessed`,
+          `"number"}}}), or set each aside: ${quarantineCommand(c.collection, c.unversioned.sampleIds[0] ?? '<id>')}` +
+          '; no version is guessed',
       );
     }
     if (c.below.count > 0) {
