@@ -16,7 +16,7 @@ const clock = { now: () => new Date('2026-11-29T08:00:00.000Z') };
 async function boot(docs: DocumentStore): Promise<string> {
   const deps = {
     docs,
-    lease: createMemoryLease({ clock }),
+    lease: createMemoryLease({ now: () => clock.now().getTime() }),
     clock,
     sleep: async () => {},
     owner: 'test',
