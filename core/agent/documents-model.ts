@@ -37,7 +37,8 @@ export type SkillFrontMatter = Static<typeof SkillFrontMatter>;
 
 /**
  * A mocked tool result, chosen when the call's input contains every key of `input` with equal values:
- * `tool` (`<collection>/<tool>`), `input` (partial match, default any), and `result` or `error`.
+ * `tool` (`<collection>/<tool>`), `input` (partial match, default any), and `result` or `error`; or `live: true`
+ * (neither `result` nor `error`): such a call goes to the service itself, with the organization's credential.
  * Source: docs/agent-format.md § Tests (mocks).
  */
 export const Mock = Strict({
@@ -45,6 +46,7 @@ export const Mock = Strict({
   input: Type.Optional(Metadata),
   result: Type.Optional(Type.Unknown()),
   error: Type.Optional(Text(2000)),
+  live: Type.Optional(Type.Literal(true)),
 });
 
 /** Kinds of park a `parked` assertion names. */

@@ -114,6 +114,16 @@ function caseReferences(data: Record<string, unknown>, workflow: WorkflowSummary
   return problems;
 }
 
+/** A live mock answers nothing itself: it names neither `result` nor `error`. */
+function liveMockProblems(data: Record<string, unknown>): KeyedProblem[] {
+  return (Array.isArray(data.mocks) ? data.mocks : []).flatMap((mock: unknown, i: number) => {
+    const m = isRecordValue(mock) ? mock : {};
+    if (m.live !== true || (!('result' in m) && !('error' in m))) return [];
+    const message = 'a mock with live: true sends the call to the service; drop its result and error, or drop live';
+    return [{ key: pointer('mocks', i), message }];
+  });
+}
+
 function stepShapeProblems(data: Record<string, unknown>): KeyedProblem[] {
   return (Array.isArray(data.steps) ? data.steps : []).flatMap((step: unknown, i: number) => {
     if (step === null || typeof step !== 'object' || Array.isArray(step)) return [];
@@ -138,7 +148,7 @@ export function checkTestCase(file: AgentFile, workflow: WorkflowSummary | undef
   if (isProblem(source)) return [source];
   const problems = [
     ...schemaProblems(TestCase, source.data),
-    ...(isRecordValue(source.data) ? stepShapeProblems(source.data) : []),
+    ...(isRecordValue(source.data) ? [...stepShapeProblems(source.data), ...liveMockProblems(source.data)] : []),
   ];
   if (problems.length === 0 && workflow && isRecordValue(source.data)) {
     problems.push(...caseReferences(source.data, workflow));

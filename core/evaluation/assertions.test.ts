@@ -9,7 +9,8 @@ import type { ModelMessage } from '../ports/model-provider.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { assertionOf, type CaseObservation, checkAssertion, QUOTE_CHARS } from './assertions.ts';
 import { selectCases } from './cases.ts';
-import { answerFromMocks, unmockedCallMessage } from '../session/evaluation-mocks.ts';
+import { answerFromMocks } from '../session/evaluation-mocks.ts';
+import { unmockedCallMessage } from '../session/evaluation-reach.ts';
 
 const at = new Date(0);
 const messages: ModelMessage[] = [

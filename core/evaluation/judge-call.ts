@@ -10,7 +10,13 @@
  */
 import type { ModelMessage, ModelProvider, ModelUsage } from '../ports/model-provider.ts';
 import { NO_USAGE } from '../model/cost.ts';
-import { callCostBound, failedCallUsage, hasPrices, promptTokenBound } from '../session/call-estimate.ts';
+import {
+  callCostBound,
+  failedCallUsage,
+  finishedCallUsage,
+  hasPrices,
+  promptTokenBound,
+} from '../session/call-estimate.ts';
 import type { SpendScope } from '../session/spend.ts';
 import { RESERVATION_GRACE_MS, reserveSpend, settleSpend, type SpendDeps } from '../session/spend-reservations.ts';
 import type { JudgeAnswer } from './grade.ts';
@@ -56,7 +62,8 @@ export async function meteredJudgeCall(deps: SpendDeps, scope: SpendScope, call:
     });
     for await (const event of events) {
       if (event.type === 'text') text += event.text;
-      if (event.type === 'finish') usage = event.usage;
+      // A provider that reported no usage is charged the estimate (the prompt bound and the output received).
+      if (event.type === 'finish') usage = finishedCallUsage(event, promptTokens, { text, toolCalls: [] }).usage;
     }
     costUsd = price(usage);
     return { text, usage, costUsd };

@@ -96,7 +96,16 @@ export type ModelFinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filt
 export type ModelEvent =
   | { type: 'text'; text: string }
   | { type: 'tool-call'; call: ModelToolCall }
-  | { type: 'finish'; reason: ModelFinishReason; usage: ModelUsage };
+  | {
+    type: 'finish';
+    reason: ModelFinishReason;
+    usage: ModelUsage;
+    /**
+     * True when the provider reported no usage for a call that ran (its counts are then 0): the caller charges an
+     * estimate instead (core/session/call-estimate.ts `finishedCallUsage`). Absent: the counts are the provider's.
+     */
+    usageMissing?: true;
+  };
 
 /**
  * Error codes a model call fails with (PlatformError.code):

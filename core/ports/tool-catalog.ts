@@ -18,6 +18,12 @@ export interface CatalogTool {
   description: string;
   /** JSON Schema of the tool's input object, as the service gives it. */
   inputSchema: Record<string, unknown>;
+  /**
+   * True when the service marks the tool `readOnlyHint: true` in its MCP tool annotations (a hint, as the MCP
+   * specification says, but the operator chose the service): an evaluation's unmocked call may reach it
+   * (core/session/evaluation-reach.ts). Absent: not read-only.
+   */
+  readOnly?: boolean;
   /** The name the model sees, when not `<collection>__<name>` (the design agent's tools: their own names). */
   modelName?: string;
 }

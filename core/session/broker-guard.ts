@@ -54,6 +54,20 @@ const childIdOf = (pending: unknown): string | undefined => {
 export function createBrokerGuard(deps: BrokerGuardDeps, rootTurnId: string) {
   /** `to` of the platform_advance calls of each turn's latest model reply that offered tools, until one is taken. */
   const advances = new Map<string, string[]>();
+  /** Per turn: the model calls the broker made for it, and whether one of them failed. */
+  const calls = new Map<string, { made: number; failed: boolean }>();
+  const callsOf = (turnId: string) => calls.get(turnId) ?? { made: 0, failed: false };
+  /** Whether an `on_error` route of `session`'s active state may follow what the broker saw in `turn`. */
+  const failureSeen = (turn: TurnRecord, session: SessionRecord, workflow: WorkflowView): boolean => {
+    const seen = callsOf(turn._id);
+    const state = workflow.states[session.state];
+    const started = (turn.startedAt ?? turn.queuedAt).getTime();
+    const budget = state?.budget.modelCalls;
+    return seen.failed || seen.made >= workflow.limits.modelCallsPerTurn ||
+      deps.clock.now().getTime() - started >= workflow.limits.turnSeconds * 1000 ||
+      (budget !== undefined && session.visit.modelCalls >= budget) ||
+      (state !== undefined && state.before.length + state.after.length > 0);
+  };
   let refused: BrokerViolationError | undefined;
 
   const refuse = async (operation: string, found: BrokerViolation): Promise<never> => {
@@ -80,6 +94,11 @@ export function createBrokerGuard(deps: BrokerGuardDeps, rootTurnId: string) {
     ensureOpen(): void {
       if (refused) throw refused;
     },
+    /** Notes a model call the broker made for `turnId`, and whether it failed (an `on_error` route may follow). */
+    noteModelCall(turnId: string, failed: boolean): void {
+      const seen = callsOf(turnId);
+      calls.set(turnId, { made: seen.made + 1, failed: seen.failed || failed });
+    },
     /** Notes a model reply of `turnId`: a reply to a call offering tools may carry the next advance. */
     noteReply(turnId: string, request: Pick<ModelCallRequest, 'tools'>, toolCalls: ModelToolCall[]): void {
       if (request.tools.length === 0) return;
@@ -92,7 +111,9 @@ export function createBrokerGuard(deps: BrokerGuardDeps, rootTurnId: string) {
       const children = await childrenNamed(session, [childIdOf(session.pending), childIdOf(patch?.pending)]);
       const workflow = await workflowOf(session);
       const taken = advances.get(turn._id) ?? [];
-      const found = checkpointViolation({ workflow, session, turn, advances: taken, children }, patch);
+      const failed = patch.trail?.via === 'error' && failureSeen(turn, session, workflow);
+      const facts = { workflow, session, turn, advances: taken, children, failureSeen: failed };
+      const found = checkpointViolation(facts, patch);
       if (found) await refuse('checkpoint', found);
       if (patch.trail?.via === 'advance') advances.delete(turn._id);
     },

@@ -42,7 +42,7 @@ describe('checkpoint rules', () => {
     expect(
       check(facts({ advances: ['review'] }), { ...enter('review', 'advance'), variables: { answer: 'now' } }),
     ).toBeUndefined();
-    expect(check(facts(), enter('failed', 'error', { note: 'hook failed' }))).toBeUndefined();
+    expect(check(facts({ failureSeen: true }), enter('failed', 'error', { note: 'hook failed' }))).toBeUndefined();
     const decided = {
       ...enter('done', 'decision', { note: 'Fine.', by: 'ada' }),
       messages: [{ role: 'user' as const, content: 'ok' }],
@@ -59,6 +59,11 @@ describe('checkpoint rules', () => {
       ],
     };
     expect(check(facts(), { ...step, variables: { answer: 1 }, dispatchCount: 1 })).toBeUndefined();
+  });
+
+  it("refuse an on_error route after no failure the broker saw (it would skip the state's requires)", () => {
+    const found = check(facts(), enter('failed', 'error', { note: 'made up' }));
+    expect(found).toMatchObject({ rule: 'on_error_route', message: expect.stringContaining('no model call failed') });
   });
 
   it('refuse a missing state, a change without its trail entry or through start, a bad patch', () => {

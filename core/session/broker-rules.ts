@@ -22,7 +22,8 @@ import type { StateView, WorkflowView } from './workflow-view.ts';
  * - `out_edge`: an advance follows an out-edge of the active agent state;
  * - `advance_called`: an advance was asked for by the model's latest reply in this turn (`platform_advance`);
  * - `requires_set`: an advance leaves a state only with its `requires` variables set;
- * - `on_error_route`: an error route goes to the active state's `on_error`;
+ * - `on_error_route`: an error route goes to the active state's `on_error`, and only after a failure the broker saw
+ *   in this turn ({@link CheckpointFacts} `failureSeen`);
  * - `decision_from_decide`: a decision trail entry comes only from the decision this turn carries (`decide`);
  * - `locked_variable`: locked variables and `trigger` never change;
  * - `park_matches_state`: a pending decision is a human state's (its out-edges) or mirrors a parked child's;
@@ -89,6 +90,13 @@ export interface CheckpointFacts {
   advances: readonly string[];
   /** This session's child sessions named by its pending park or the patch's, by id. */
   children: Readonly<Record<string, RecordedChild>>;
+  /**
+   * Whether the broker saw, in this turn, a failure an `on_error` route may follow: a model call that failed (a
+   * provider's error, a spend cap), the turn's model-call or wall-time limit reached by the calls it made, the
+   * state's model-call budget reached on its records, or a state with hooks (a script hook runs in the worker's own
+   * sandbox, where the broker cannot see it fail). Absent: none.
+   */
+  failureSeen?: boolean;
 }
 
 type Found = BrokerViolation | undefined;
@@ -176,9 +184,14 @@ function stateChangeViolation(facts: CheckpointFacts, patch: SessionPatch): Foun
     case 'decision':
       return decisionViolation(facts, active, to, trail);
     case 'error': {
-      if (active.onError === to) return undefined;
-      const routes = active.onError ? `to "${active.onError}"` : 'nowhere';
-      return violation('on_error_route', `state "${active.slug}" routes its errors ${routes}, not to "${to}"`);
+      if (active.onError !== to) {
+        const routes = active.onError ? `to "${active.onError}"` : 'nowhere';
+        return violation('on_error_route', `state "${active.slug}" routes its errors ${routes}, not to "${to}"`);
+      }
+      if (facts.failureSeen === true) return undefined;
+      const why = `state "${active.slug}" routed to its on_error, but no model call failed, no limit or budget was ` +
+        'reached and no hook could fail in this turn';
+      return violation('on_error_route', why);
     }
     default:
       return violation(

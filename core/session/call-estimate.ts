@@ -88,3 +88,27 @@ export function failedCallUsage(
   const received = output ? usageOf(promptTokens, outputTokens(streamed.text, streamed.toolCalls)) : undefined;
   return reportedUsage(error) ?? received;
 }
+
+/** The usage a finished call is charged for, and whether it is an estimate. */
+export interface ChargedUsage {
+  usage: ModelUsage;
+  /** True when the provider reported none and the usage is the prompt bound plus the output received. */
+  estimated: boolean;
+}
+
+/**
+ * The usage a call that finished is charged for: the provider's; when it reported none (`usageMissing`), the
+ * prompt bound plus the output received (counted with o200k_base), marked as an estimate, so a provider that
+ * reports no usage is never free. Shared by the broker's model calls (./metered-call.ts) and the judges'
+ * (core/evaluation/judge-call.ts).
+ *
+ * Source: docs/decisions.md D17 § 5; issue "Hardening, round 3" § 5 (a provider that reports no usage is free).
+ */
+export function finishedCallUsage(
+  finish: { usage: ModelUsage; usageMissing?: true },
+  promptTokens: number,
+  streamed: { text: string; toolCalls: unknown[] },
+): ChargedUsage {
+  if (finish.usageMissing !== true) return { usage: finish.usage, estimated: false };
+  return { usage: usageOf(promptTokens, outputTokens(streamed.text, streamed.toolCalls)), estimated: true };
+}

@@ -10,6 +10,7 @@
  * turn ended).
  */
 import type { SessionRecord, TurnRecord } from './model.ts';
+import { firesRealTriggers } from './evaluation-reach.ts';
 import { openFiredSession } from './firings.ts';
 import type { SessionStoreDeps } from './session-store.ts';
 import type { WorkflowView } from './workflow-view.ts';
@@ -32,8 +33,12 @@ export interface CompletionFiring {
   endedAt: string;
 }
 
-/** The firing a settled turn gives, or undefined when none may fire (a child session, a cancelled or parked turn). */
+/**
+ * The firing a settled turn gives, or undefined when none may fire (an evaluation's session: ./evaluation-reach.ts;
+ * a child session; a cancelled or parked turn).
+ */
 export function completionFiring(session: SessionRecord, turn: TurnRecord): CompletionFiring | undefined {
+  if (!firesRealTriggers(session)) return undefined;
   if (session.depth !== 0 || (turn.status !== 'succeeded' && turn.status !== 'failed')) return undefined;
   return {
     type: 'completion',

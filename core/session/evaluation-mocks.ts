@@ -2,8 +2,8 @@
  * The mocks of an evaluation session, answered in the trusted broker (./store-host.ts): a service tool call of a
  * session marked as an evaluation's (a case's session or a child of one) gets the result of the first mock of its
  * case whose tool matches and whose `input` the call's input contains (every key, equal values, key order aside),
- * or fails with the mock's `error`; a call no mock matches is refused and never reaches the service (an evaluation
- * must not write to the world by accident).
+ * or fails with the mock's `error`, or (`live: true`) goes to the service; what a call no mock matches may reach is
+ * ./evaluation-reach.ts's rule.
  *
  * Source: docs/agent-format.md § Tests (mocks); issue "Evaluations" § Runs.
  */
@@ -13,8 +13,8 @@ import { inputContains, modelToolName } from './rules.ts';
 /** A mock of a case, as the agent format reads it. */
 export type CaseMock = NonNullable<TestCase['mocks']>[number];
 
-/** What a mock answers: a result, or a failure with its message. */
-export type MockAnswer = { result: unknown } | { error: string };
+/** What a mock answers: a result, a failure with its message, or the service's own answer (`live: true`). */
+export type MockAnswer = { result: unknown } | { error: string } | { live: true };
 
 /** The model-facing name of a tool as a case names it (`semantic/execute_query` → `semantic__execute_query`). */
 export function callName(tool: string): string {
@@ -34,13 +34,6 @@ export function answerFromMocks(mocks: CaseMock[] | undefined, tool: string, inp
   const name = callName(tool);
   const mock = (mocks ?? []).find((m) => callName(m.tool) === name && inputContains(input, m.input));
   if (mock === undefined) return undefined;
+  if (mock.live === true) return { live: true };
   return mock.error !== undefined ? { error: mock.error } : { result: mock.result ?? null };
-}
-
-/**
- * The refusal of a service call of an evaluation that no mock of its case answers: names the tool, says what to add.
- */
-export function unmockedCallMessage(tool: string): string {
-  return `${tool} was not called: an evaluation answers service tools only from its case's mocks, and no mock of ` +
-    `this case matches the call's input; add a mock {tool: ${tool}, input: …, result: …} to the case`;
 }

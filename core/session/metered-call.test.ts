@@ -150,4 +150,29 @@ describe('a metered model call', () => {
     expect(await t.turnUsage()).toMatchObject({ modelCalls: 0 });
     expect(await t.counter()).toMatchObject({ reservedNano: 0, committedNano: 0 });
   });
+
+  it('charges a call whose provider reported no usage its prompt bound and the output, as an estimate', async () => {
+    // About 3,000 output tokens a call at 15 USD per million: a 0.08 USD day cap holds one call and refuses the next.
+    const text = 'word '.repeat(3000);
+    const t = setup(async function* () {
+      yield { type: 'text', text };
+      yield { type: 'finish', reason: 'stop', usage: usage(0, 0), usageMissing: true };
+    });
+    await t.setup();
+    await writeSpendCap(t.deps, scope, { period: 'day', limitUsd: 0.08, by: 'sub-ada' });
+    const outcomes: string[] = [];
+    for (let call = 0; call < 8; call += 1) {
+      outcomes.push(
+        await meteredModelCall(t.deps, t.turn, t.session, request).then(
+          (reply) => (reply.costUsd > 0 ? 'charged' : 'free'),
+          (error: PlatformError) => error.code,
+        ),
+      );
+    }
+    expect(outcomes).toEqual(['charged', ...Array(7).fill('spend_cap_reached')]);
+    const prompt = promptTokenBound(request.messages, []);
+    expect(await t.turnUsage()).toMatchObject({ inputTokens: prompt, modelCalls: 1, estimatedCalls: 1 });
+    expect((await t.turnUsage())!.outputTokens).toBeGreaterThan(2900);
+    expect((await spendStatus(t.deps, scope))[0].spentUsd).toBeGreaterThan(0.04);
+  });
 });

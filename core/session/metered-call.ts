@@ -13,8 +13,10 @@ import type { ModelProvider, ModelToolCall, ModelUsage } from '../ports/model-pr
 import type { TextDelta } from '../ports/text-deltas.ts';
 import {
   callCostBound,
+  type ChargedUsage,
   DEFAULT_OUTPUT_TOKENS_PER_CALL,
   failedCallUsage,
+  finishedCallUsage,
   hasPrices,
   promptTokenBound,
 } from './call-estimate.ts';
@@ -70,9 +72,19 @@ export async function meteredModelCall(
   const streamed: Streamed = { text: '', toolCalls: [] };
   let costUsd = 0;
   try {
-    const reply = await streamCall(deps, session, { ...request, timeoutMs }, { maxOutputTokens, streamed });
+    const { estimated, ...reply } = await streamCall(deps, session, { ...request, timeoutMs }, {
+      maxOutputTokens,
+      promptTokens,
+      streamed,
+    });
     costUsd = price(reply.usage);
-    await recordUsage(deps, turn, { ...reply.usage, modelCalls: 1, costUsd });
+    // A cost from an estimate (the provider reported no usage) is counted on the session as such.
+    await recordUsage(deps, turn, {
+      ...reply.usage,
+      modelCalls: 1,
+      costUsd,
+      ...(estimated ? { estimatedCalls: 1 } : {}),
+    });
     return { ...reply, costUsd };
   } catch (error) {
     const usage = failedCallUsage(error, promptTokens, streamed);
@@ -90,6 +102,8 @@ export async function meteredModelCall(
 interface CallStream {
   /** The most output tokens the call may produce. */
   maxOutputTokens: number;
+  /** The prompt's token bound (what a call whose provider reports no usage is charged for its input). */
+  promptTokens: number;
   /** Collects the reply's text and tool calls as they stream (read on failure: what was received is priced). */
   streamed: Streamed;
 }
@@ -98,14 +112,14 @@ async function streamCall(
   deps: MeteredCallDeps,
   session: SessionRecord,
   request: ModelCallRequest,
-  { maxOutputTokens, streamed }: CallStream,
-): Promise<Omit<ModelCallReply, 'costUsd'>> {
+  { maxOutputTokens, promptTokens, streamed }: CallStream,
+): Promise<Omit<ModelCallReply, 'costUsd'> & { estimated: boolean }> {
   const signal = deps.callSignal(request.timeoutMs);
   // The reply is checkpointed as the thread's next message: live deltas carry that message's id.
   const messageId = `${session._id}:${session.messageCount}`;
   const live = { rootId: session.rootId ?? session._id, sessionId: session._id, messageId };
   let finish = 'stop';
-  let usage: ModelUsage = noUsage();
+  let charged: ChargedUsage = { usage: noUsage(), estimated: false };
   const { model, messages, tools, promptCache } = request;
   const call = { model, messages, tools, promptCache, maxOutputTokens, signal };
   for await (const event of deps.models.stream(call)) {
@@ -115,10 +129,10 @@ async function streamCall(
     } else if (event.type === 'tool-call') streamed.toolCalls.push(event.call);
     else {
       finish = event.reason;
-      usage = event.usage;
+      charged = finishedCallUsage(event, promptTokens, streamed);
     }
   }
-  const { inputTokens, outputTokens: output, cacheReadTokens, cacheWriteTokens } = usage;
-  const reported = { inputTokens, outputTokens: output, cacheReadTokens, cacheWriteTokens };
-  return { text: streamed.text, toolCalls: streamed.toolCalls, finish, usage: reported };
+  const { inputTokens, outputTokens: output, cacheReadTokens, cacheWriteTokens } = charged.usage;
+  const usage = { inputTokens, outputTokens: output, cacheReadTokens, cacheWriteTokens };
+  return { text: streamed.text, toolCalls: streamed.toolCalls, finish, usage, estimated: charged.estimated };
 }

@@ -105,6 +105,11 @@ export interface TurnError {
 export interface UsageTotals extends ModelUsage {
   modelCalls: number;
   costUsd: number;
+  /**
+   * Model calls among `modelCalls` whose cost is an estimate: the provider reported no usage, so the call was
+   * charged its prompt bound plus the output received (core/session/call-estimate.ts). Absent: none.
+   */
+  estimatedCalls?: number;
 }
 
 /** The zero usage. */

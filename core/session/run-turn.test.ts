@@ -97,7 +97,11 @@ function scriptedModel(script: Record<string, Reply[]>, seen: ModelRequest[]): M
   };
 }
 
-function setup(script: Record<string, Reply[]>, views: Record<string, WorkflowView> = { analyst, lookup }) {
+function setup(
+  script: Record<string, Reply[]>,
+  views: Record<string, WorkflowView> = { analyst, lookup },
+  catalog: { readOnlyQueries?: boolean } = {},
+) {
   const docs = createMemoryDocumentStore();
   let n = 0;
   const ids = {
@@ -127,10 +131,8 @@ function setup(script: Record<string, Reply[]>, views: Record<string, WorkflowVi
     },
   };
   const models = scriptedModel(script, seen);
-  const runQueued = async () => {
-    const turnId = queue.shift()!;
-    expect(await claimTurn(store, turnId, 'test')).not.toBeNull();
-    const host = createStoreHost({
+  const hostFor = (turnId: string) =>
+    createStoreHost({
       ...store,
       models,
       workflowOf: async (_b, slug) => views[slug],
@@ -140,6 +142,7 @@ function setup(script: Record<string, Reply[]>, views: Record<string, WorkflowVi
         name: 'execute_query',
         description: 'Runs SQL.',
         inputSchema: { type: 'object' },
+        ...(catalog.readOnlyQueries ? { readOnly: true } : {}),
       }, { collection: 'semantic', name: 'request_improvement', description: 'x', inputSchema: { type: 'object' } }],
       callServiceTool: async (call) => {
         toolCalls.push(call);
@@ -148,9 +151,17 @@ function setup(script: Record<string, Reply[]>, views: Record<string, WorkflowVi
       promptCache: { enabled: true, ttl: '5m' },
       callSignal: () => undefined,
     }, turnId);
-    return runTurn({ host, now: () => Date.now() }, turnId);
+  const runQueued = async () => {
+    const turnId = queue.shift()!;
+    expect(await claimTurn(store, turnId, 'test')).not.toBeNull();
+    return runTurn({ host: hostFor(turnId), now: () => Date.now() }, turnId);
   };
-  return { deps, queue, seen, toolCalls, runQueued, docs };
+  const claimQueued = async () => {
+    const turnId = queue.shift()!;
+    expect(await claimTurn(store, turnId, 'test')).not.toBeNull();
+    return { turnId, host: hostFor(turnId) };
+  };
+  return { deps, queue, seen, toolCalls, runQueued, claimQueued, docs };
 }
 
 const caller = { subject: 'u1', email: 'u1@example.test' };
@@ -317,6 +328,55 @@ describe('the turn engine', () => {
     expect(String(results[1]!.output)).toContain('semantic/execute_query was not called: an evaluation answers');
     const child = (await sessionsOf(t.deps).find({ parentId: session._id }))[0]!;
     expect(child.evaluation).toEqual({ runId: 'ev-1', caseId: 'analyst/one', mocks });
+  });
+
+  it("lets an evaluation's unmocked call reach a service only for a read-only tool or a live mock", async () => {
+    const t = setup(
+      {
+        answer: [
+          {
+            calls: [
+              ['semantic__execute_query', { sql: 'SELECT 3' }],
+              ['semantic__request_improvement', { note: 'unmocked' }],
+              ['semantic__request_improvement', { note: 'live' }],
+            ],
+          },
+          { text: 'Done.', calls: [['platform_wait', { reason: 'Anything else?' }]] },
+        ],
+      },
+      { analyst: { ...analyst, tools: { ...analyst.tools, forbidAlways: [] } }, lookup },
+      { readOnlyQueries: true },
+    );
+    const { session } = await askAnalyst(t.deps);
+    const mocks = [{ tool: 'semantic/request_improvement', input: { note: 'live' }, live: true as const }];
+    await sessionsOf(t.deps).updateOne({ _id: session._id }, {
+      $set: { evaluation: { runId: 'ev-1', caseId: 'analyst/one', mocks } },
+    });
+    expect(await t.runQueued()).toMatchObject({ status: 'awaiting_input' });
+    // The read-only query and the live mock's call reached the service; the unmocked write was refused.
+    expect(t.toolCalls).toEqual([
+      { collection: 'semantic', name: 'execute_query', input: { sql: 'SELECT 3' } },
+      { collection: 'semantic', name: 'request_improvement', input: { note: 'live' } },
+    ]);
+    const shown = await showSession(t.deps, caller, session._id);
+    const results = shown.messages.flatMap((m) => (m.message.role === 'tool' ? m.message.results : []));
+    expect(results[1]).toMatchObject({ isError: true });
+    expect(String(results[1]!.output)).toContain('semantic/request_improvement was not called');
+    expect(String(results[1]!.output)).toContain('live: true');
+  });
+
+  it("takes a call's model and prompt cache from the workflow's state, whatever the worker asks", async () => {
+    const cached = { ...analyst, model: 'small-v1', promptCache: false };
+    const t = setup({ answer: [{ text: 'Hi.' }, { text: 'Hi.' }] }, { analyst: cached, lookup });
+    await askAnalyst(t.deps);
+    const { turnId, host } = await t.claimQueued();
+    const forged = { messages: [{ role: 'system' as const, content: '# Current step: answer' }], tools: [] };
+    await host.callModel(turnId, { ...forged, model: 'unpriced-large', promptCache: { enabled: true, ttl: '1h' } });
+    await host.callModel(turnId, { ...forged, promptCache: { enabled: true, ttl: '1h' } });
+    expect(t.seen.map((r) => [r.model, r.promptCache])).toEqual([
+      ['small-v1', { enabled: false, ttl: '5m' }],
+      ['small-v1', { enabled: false, ttl: '5m' }],
+    ]);
   });
 
   it('refuses a turn once a spend cap is reached, naming the period', async () => {

@@ -78,18 +78,25 @@ describe('spend reservations', () => {
     await reserveSpend(t.deps, [scope], 0.05, ttl);
   });
 
-  it("sweeps a dead process's expired reservation at the next reservation, and settles a late call once", async () => {
+  it("charges a dead process's expired reservation at its upper bound at the next reservation, once", async () => {
     const t = setup();
     await writeSpendCap(t.deps, scope, { period: 'day', limitUsd: 1, by: 'sub-ada' });
     const lost = await reserveSpend(t.deps, [scope], 0.9, { ttlMs: 30_000, priced: true });
     await expect(reserveSpend(t.deps, [scope], 0.2, ttl)).rejects.toMatchObject({ code: 'spend_cap_reached' });
     t.advance(30_000);
-    const next = await reserveSpend(t.deps, [scope], 0.2, ttl);
+    // The dead process may have been billed: the sweep charges the 0.9 it held, so 0.2 more passes the cap.
+    await expect(reserveSpend(t.deps, [scope], 0.2, ttl)).rejects.toMatchObject({ code: 'spend_cap_reached' });
+    expect((await spendStatus(t.deps, scope))[0].spentUsd).toBeCloseTo(0.9, 9);
+    const next = await reserveSpend(t.deps, [scope], 0.05, ttl);
     const held = { [next.id]: expect.any(Object) };
-    expect(await counterOf(t)).toMatchObject({ committedNano: 200_000_000, reservations: held });
-    // Were the swept call to report after all, its cost is added without giving back its amount a second time.
+    expect(await counterOf(t)).toMatchObject({
+      committedNano: 950_000_000,
+      reservedNano: 50_000_000,
+      reservations: held,
+    });
+    // Were the swept call to report after all, only what its cost exceeds the charged bound is added.
     await settleSpend(t.deps, lost, 0.3);
-    expect(await counterOf(t)).toMatchObject({ committedNano: 500_000_000, reservedNano: 200_000_000 });
+    expect(await counterOf(t)).toMatchObject({ committedNano: 950_000_000, reservedNano: 50_000_000 });
     expect(RESERVATION_GRACE_MS).toBeGreaterThan(0);
   });
 

@@ -13,7 +13,10 @@
  *
  * A reservation of a process that died is never settled: it expires at `expiresAt` (the call's own time bound plus
  * {@link RESERVATION_GRACE_MS}; the broker aborts the call at that bound, so a live call never outlives its
- * reservation) and the next reservation on the same counter sweeps it (lazy sweep; no background job).
+ * reservation) and the next reservation on the same counter sweeps it (lazy sweep; no background job), charging its
+ * whole amount as spent: the process may have died after the provider billed the call, and the amount is the call's
+ * upper bound, so a cap is never passed by a call nobody settled. A settle that arrives after the sweep adds only
+ * what its cost exceeds that amount.
  *
  * Source: spec/platform-service.md § Session facts named (Spend cap); docs/decisions.md D17 § 5.
  */
@@ -65,6 +68,8 @@ type Counter = SpendTotalRecord & {
   committedNano?: number;
   reservedNano?: number;
   reservations?: Record<string, { amountNano: number; expiresAt: Date }>;
+  /** Reservations charged at their amount by the sweep, until their late settle (if any) arrives. */
+  swept?: Record<string, number>;
 };
 
 const totalsOf = (docs: DocumentStore) => docs.collection<Counter>(sessionCollections.spendTotals);
@@ -135,7 +140,8 @@ export async function reserveSpend(
 
 /**
  * Settles a reservation to the call's cost: each counter gains `costUsd`; a held counter gives back the reserved
- * amount in the same write (once: a reservation already swept only adds the cost). `costUsd` 0 releases.
+ * amount in the same write (once). A held counter whose reservation was already swept (charged at its amount) gains
+ * only the part of `costUsd` above that amount. `costUsd` 0 releases.
  */
 export async function settleSpend(
   deps: Pick<SpendDeps, 'docs'>,
@@ -159,6 +165,14 @@ export async function settleSpend(
         },
       );
       if (matched === 1) continue;
+      // Swept at expiry, so charged the reserved amount already: only the cost beyond it is added (once).
+      const beyond = Math.max(0, cost - reservation.amountNano / NANO_PER_USD);
+      const swept = `swept.${reservation.id}`;
+      const late = await totalsOf(deps.docs).updateOne(
+        { _id: counter.id, [swept]: { $exists: true } },
+        { $unset: { [swept]: true }, $inc: { costUsd: beyond, committedNano: toNano(beyond) } },
+      );
+      if (late.matched === 1) continue;
     }
     if (cost > 0) await addToCounter(deps, counter, cost);
   }
@@ -201,9 +215,14 @@ async function prepareCounter(deps: Pick<SpendDeps, 'docs'>, counter: SpendCount
   for (const [id, held] of Object.entries(doc?.reservations ?? {})) {
     if (new Date(held.expiresAt).getTime() > now.getTime()) continue;
     const key = `reservations.${id}`;
+    // Nobody settled it (its process died, perhaps after the provider billed): charged at its upper bound, once.
     await totals.updateOne(
       { _id: counter.id, [key]: { $exists: true } },
-      { $unset: { [key]: true }, $inc: { committedNano: -held.amountNano, reservedNano: -held.amountNano } },
+      {
+        $unset: { [key]: true },
+        $set: { [`swept.${id}`]: held.amountNano },
+        $inc: { reservedNano: -held.amountNano, costUsd: held.amountNano / NANO_PER_USD },
+      },
     );
   }
 }

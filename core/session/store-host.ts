@@ -25,7 +25,8 @@ import {
   type TurnFence,
 } from './session-store.ts';
 import { meteredModelCall } from './metered-call.ts';
-import { answerFromMocks, unmockedCallMessage } from './evaluation-mocks.ts';
+import { childEvaluation, evaluationCallReach } from './evaluation-reach.ts';
+import { trustedModel, trustedPromptCache } from './call-choice.ts';
 import { createBrokerGuard } from './broker-guard.ts';
 import type { BrokerViolationError } from './broker-rules.ts';
 import type { ModelCallReply, ServiceTool, SessionView, TurnContext, TurnHost, TurnOutcome } from './turn-host.ts';
@@ -118,16 +119,28 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
         workflow,
         messages: thread.map((m) => m.message),
         serviceTools: await deps.serviceTools(),
-        promptCache: { ...deps.promptCache, enabled: deps.promptCache.enabled && workflow.promptCache },
+        promptCache: trustedPromptCache(deps.promptCache, workflow),
       };
     },
-    async callModel(turnId, request): Promise<ModelCallReply> {
+    async callModel(turnId, asked): Promise<ModelCallReply> {
       const { turn, session } = await records(turnId);
+      // The model and the prompt cache come from the workflow and the records, not from the worker (./call-choice.ts).
+      const workflow = await deps.workflowOf(session.buildId, session.workflow);
+      const request = {
+        ...asked,
+        model: trustedModel(workflow, session.state, asked.model),
+        promptCache: trustedPromptCache(deps.promptCache, workflow),
+      };
       // Reserved against the spend caps of the workflow and its ancestors, settled after (./metered-call.ts).
       const models = session.evaluation && deps.evaluationModels
         ? await deps.evaluationModels(session.evaluation)
         : deps.models;
-      const reply = await meteredModelCall(models === deps.models ? deps : { ...deps, models }, turn, session, request);
+      const metered = models === deps.models ? deps : { ...deps, models };
+      const reply = await meteredModelCall(metered, turn, session, request).catch((error: unknown) => {
+        guard.noteModelCall(turnId, true);
+        throw error;
+      });
+      guard.noteModelCall(turnId, false);
       guard.noteReply(turnId, request, reply.toolCalls);
       return reply;
     },
@@ -135,11 +148,23 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       const { session } = await records(turnId);
       await guard.toolCall(session, call);
       if (session.evaluation) {
-        // An evaluation's service calls are answered from its case's mocks alone, never by the service.
+        // An evaluation's call: a mock answers it, or it reaches a service only as ./evaluation-reach.ts allows.
+        const offered = (await deps.serviceTools()).find((t) =>
+          t.collection === call.collection && t.name === call.name
+        );
         const tool = `${call.collection}/${call.name}`;
-        const answer = answerFromMocks(session.evaluation.mocks, tool, call.input);
-        if (answer === undefined) return { output: unmockedCallMessage(tool), isError: true };
-        return 'error' in answer ? { output: answer.error, isError: true } : { output: answer.result, isError: false };
+        const reach = evaluationCallReach(session.evaluation.mocks, {
+          tool,
+          input: call.input,
+          readOnly: offered?.readOnly === true,
+        });
+        if (reach.kind === 'refused') return { output: reach.message, isError: true };
+        if (reach.kind === 'mock') {
+          const { answer } = reach;
+          return 'error' in answer
+            ? { output: answer.error, isError: true }
+            : { output: answer.result, isError: false };
+        }
       }
       return deps.callServiceTool({ collection: call.collection, name: call.name, input: call.input }, deps.signal);
     },
@@ -171,8 +196,8 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
         parentId: parent._id,
         rootId: parent.rootId ?? parent._id,
         dispatchId: fields.dispatchId,
-        // A child of an evaluation's session is the evaluation's too (its service calls answered from the mocks).
-        ...(parent.evaluation ? { evaluation: parent.evaluation } : {}),
+        // A child of an evaluation's session is the evaluation's too, of the same run, case and build.
+        ...childEvaluation(parent),
         ...(deps.fence ? { lease: deps.fence.lease } : {}),
       });
       const message = JSON.stringify(fields.arguments);

@@ -60,6 +60,8 @@ export interface ServiceTool {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** True when its service marks it `readOnlyHint: true` (MCP tool annotations): an evaluation may call it live. */
+  readOnly?: boolean;
   /**
    * The name the model sees; default `<collection>__<name>` (./rules.ts modelToolName). The design agent's tools are
    * offered under their own names (`design_list_files`, …).

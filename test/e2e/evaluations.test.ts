@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dispatcherPid, repoRoot, runCairn, runCairnAsync, startProduct, type ProductOptions, type RunningProduct } from '../helpers/product.ts';
+import { apiPid, dispatcherPid, repoRoot, runDataUpdates, runCairn, runCairnAsync, startProduct, type ProductOptions, type RunningProduct } from '../helpers/product.ts';
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn, scriptedModels } from '../helpers/scripted-model-server.ts';
 
 const mode: ProductOptions = {};
@@ -117,6 +117,14 @@ describe('cairn eval run', () => {
     expect(session.status).toBe('succeeded');
     expect(session.startedBy).toBeUndefined();
     expect(session.evaluation).toEqual({ runId: run.id, caseId: 'answer/a-passes' });
+  });
+
+  it('an evaluation fires nothing of the real environment: the completion trigger on "answer" opened no session', async () => {
+    // d-delivered's session failed after it had started: outside an evaluation, that fires "followup".
+    expect(run.cases.find((c) => c.id === 'answer/d-delivered')?.sessionId).toBeDefined();
+    const response = await fetch(`${product.url}/api/agents/evals/environments/main/workflows/followup/sessions`);
+    expect(response.status).toBe(200);
+    expect((await response.json() as { sessions: unknown[] }).sessions).toEqual([]);
   });
 
   it('a deliver step opens the session as a webhook delivery of the case\'s trigger', async () => {
@@ -327,6 +335,32 @@ describe('record and replay', () => {
     expect(both.status).toBe(400);
     expect(model.requests).toHaveLength(27);
   });
+
+  it('after draft runs, gated publishes and recorded runs, "followup" still has no session', async () => {
+    const response = await fetch(`${product.url}/api/agents/evals/environments/main/workflows/followup/sessions`);
+    expect((await response.json() as { sessions: unknown[] }).sessions).toEqual([]);
+  });
+
+  it('after recorded runs, the API and the dispatcher start again: the census finds every document versioned', async () => {
+    const from = product.output.length;
+    const [api, dispatcher] = [apiPid(product.child.pid!), dispatcherPid(product.child.pid!)];
+    process.kill(api, 'SIGKILL');
+    process.kill(dispatcher, 'SIGKILL');
+    let healthy = false;
+    for (const until = Date.now() + 90_000; !healthy && Date.now() < until;) {
+      await new Promise((r) => setTimeout(r, 500));
+      const restarted = (() => { try { return apiPid(product.child.pid!) !== api; } catch { return false; } })();
+      healthy = restarted && (await fetch(`${product.url}/api/health`).then((r) => r.ok, () => false));
+    }
+    expect(healthy, product.output.slice(from).join('\n')).toBe(true);
+    expect(dispatcherPid(product.child.pid!)).not.toBe(dispatcher);
+    // The census as an operator reads it: what a boot of any process would refuse.
+    const listed = runDataUpdates(product, ['list'], mode);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('no pending data updates');
+    expect(listed.stdout).not.toContain('refusing');
+    expect(product.output.slice(from).filter((line) => line.includes('refusing to start'))).toEqual([]);
+  }, 120_000);
 });
 
 describe('spend caps', () => {

@@ -112,6 +112,40 @@ export function runCairnAsync(url: string, args: string[], options: ProductOptio
   return new Promise((resolve) => child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr })));
 }
 
+/** The pid of the API among the descendants of `root` (its command line names bins/api/main.ts or dist/api). */
+export function apiPid(root: number): number {
+  const found = descendants(root).find((row) => /(bins\/api\/main\.ts|dist\/api)(\s|$)/.test(row.args));
+  if (!found) throw new Error('no api process found');
+  return found.pid;
+}
+
+/**
+ * Runs `cairn data-updates <args>` against the product's own stores (its data directory), as an operator would.
+ */
+export function runDataUpdates(product: RunningProduct, args: string[], options: ProductOptions = {}): { status: number; stdout: string; stderr: string } {
+  // The embedded stores' addresses, as the entrypoint fills them (bins/entrypoint/settings.ts).
+  const env = {
+    ...process.env, DOCDB_URI: `sqlite:${join(product.dataDir, 'docdb.sqlite')}`,
+    OBJSTORE_ENDPOINT: `file://${join(product.dataDir, 'objects')}`, OBJSTORE_BUCKET: 'cairn',
+  };
+  const result = productMode(options) === 'compiled'
+    ? spawnSync(join(distDir, 'cairn'), ['data-updates', ...args], { encoding: 'utf8', env })
+    : spawnSync(bunPath, [join(repoRoot, 'bins/cairn/main.ts'), 'data-updates', ...args], { encoding: 'utf8', env });
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+function descendants(root: number): { pid: number; ppid: number; args: string }[] {
+  const lines = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).split('\n');
+  const rows = lines.map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/)).filter((m): m is RegExpMatchArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
+  const tree = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const row of rows) if (tree.has(row.ppid) && !tree.has(row.pid)) { tree.add(row.pid); grew = true; }
+  }
+  return rows.filter((row) => tree.has(row.pid));
+}
+
 /** The pid of the dispatcher among the descendants of `root` (its command line names bins/dispatcher or dist/dispatcher). */
 export function dispatcherPid(root: number): number {
   const lines = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).split('\n');

@@ -26,6 +26,8 @@ export interface ScriptedTurn {
   usage?: ScriptedUsage | ((body: any) => ScriptedUsage); // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Streamed: after the usage chunk, send an error chunk instead of `[DONE]` (a failure the provider billed). */
   failAfterUsage?: boolean;
+  /** Streamed: send no usage chunk at all (a provider that reports no usage). */
+  withoutUsage?: boolean;
   /** Wait this long before answering (milliseconds). */
   delayMs?: number;
   /** Answer this HTTP status with an error body instead of a completion. */
@@ -168,7 +170,7 @@ function streamTurn(res: ServerResponse, turn: ScriptedTurn, request: number): v
     for (const piece of split(JSON.stringify(call.arguments), call.pieces ?? 1)) chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
   });
   chunk({}, finishReason(turn));
-  res.write(`data: ${JSON.stringify({ id: `chatcmpl-${request}`, object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [], usage: usageOf(turn) })}\n\n`);
+  if (turn.withoutUsage !== true) res.write(`data: ${JSON.stringify({ id: `chatcmpl-${request}`, object: 'chat.completion.chunk', created: 0, model: MODEL, choices: [], usage: usageOf(turn) })}\n\n`);
   if (turn.failAfterUsage === true) {
     const error = { message: 'scripted failure after usage', type: 'server_error' };
     res.end(`data: ${JSON.stringify({ error })}\n\n`);

@@ -69,6 +69,14 @@ describe('the model provider against the scripted model server', () => {
     expect(sent.body.messages).toEqual([{ role: 'system', content: 'You answer about flights.' }, { role: 'user', content: 'How many flights left SEA?' }]);
   });
 
+  it('a stream with no usage ends with a finish saying so (the broker then charges an estimate)', async () => {
+    const provider = await providerFor([{ text: ['Forty', '-two.'], withoutUsage: true }]);
+    const events = await collect(provider.stream(ask('How many flights left SEA?')));
+    expect(events.at(-1)).toEqual({
+      type: 'finish', reason: 'stop', usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, usageMissing: true,
+    });
+  });
+
   it('a tool call whose arguments arrive in several chunks comes out whole, with the tools sent as JSON Schema', async () => {
     const args = { iata: 'SEA', fields: ['name', 'city', 'state'] };
     const provider = await providerFor([{ text: 'Looking it up.', toolCalls: [{ id: 'call_sea', name: 'lookup_airport', arguments: args, pieces: 5 }] }]);

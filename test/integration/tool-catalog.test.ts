@@ -83,6 +83,12 @@ describe('discovery and calls against the semantic service', () => {
     expect(lines).toEqual(['[services] semantic offered: 6 tools']);
   });
 
+  it('marks the tools the service annotates readOnlyHint: true as read-only (what an evaluation may call live)', async () => {
+    const { catalog } = catalogOf({});
+    const readOnly = (await catalog.tools()).filter((t) => t.readOnly === true).map((t) => t.name);
+    expect(readOnly).toEqual(['list_semantic_models', 'get_semantic_model', 'get_datasets', 'execute_query', 'execute_stored_query']);
+  });
+
   it('names the collection from the entry\'s collection when it gives one', async () => {
     const { catalog } = catalogOf({ id: 'analytics-svc', collection: 'analytics' });
     expect(new Set((await catalog.tools()).map((t) => t.collection))).toEqual(new Set(['analytics']));

@@ -188,6 +188,7 @@ async function runDiscovery(state: ServiceState, log: (line: string) => void, cl
       name: tool.name,
       description: tool.description ?? '',
       inputSchema: tool.inputSchema as Record<string, unknown>,
+      ...(tool.annotations?.readOnlyHint === true ? { readOnly: true } : {}),
     }));
     state.failedAtMs = undefined;
     state.failure = undefined;

@@ -147,8 +147,17 @@ function toEvent(
       return part.text === '' ? undefined : { type: 'text', text: part.text };
     case 'tool-call':
       return { type: 'tool-call', call: { id: part.toolCallId, name: part.toolName, input: part.input } };
-    case 'finish':
-      return { type: 'finish', reason: finishReason(part.finishReason), usage: toModelUsage(part.totalUsage) };
+    case 'finish': {
+      const usage = toModelUsage(part.totalUsage);
+      // A call that ran read a prompt: no input and no output counted is a provider that reported nothing.
+      const missing = usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens === 0;
+      return {
+        type: 'finish',
+        reason: finishReason(part.finishReason),
+        usage,
+        ...(missing ? { usageMissing: true } : {}),
+      };
+    }
     case 'abort':
       throw modelCancelled(label);
     case 'error':

@@ -52,7 +52,7 @@ export function SessionDetail({ id }: { id: string }) {
         <div><dt>Output tokens</dt><dd>{session.usage.outputTokens}</dd></div>
         <div><dt>Cache read / write</dt><dd>{session.usage.cacheReadTokens} / {session.usage.cacheWriteTokens}</dd></div>
         <div><dt>Model calls</dt><dd>{session.usage.modelCalls}</dd></div>
-        <div><dt>Cost</dt><dd>{usd(session.usage.costUsd)}</dd></div>
+        <div><dt>Cost</dt><dd>{usd(session.usage.costUsd)}{session.usage.estimatedCalls ? <> (estimated for {session.usage.estimatedCalls} of {session.usage.modelCalls} model calls: the provider reported no usage)</> : null}</dd></div>
       </dl>
       <details className="session-section">
         <summary>Turns ({turns.length})</summary>
