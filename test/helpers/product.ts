@@ -148,15 +148,7 @@ function descendants(root: number): { pid: number; ppid: number; args: string }[
 
 /** The pid of the dispatcher among the descendants of `root` (its command line names bins/dispatcher or dist/dispatcher). */
 export function dispatcherPid(root: number): number {
-  const lines = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).split('\n');
-  const rows = lines.map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/)).filter((m): m is RegExpMatchArray => m !== null)
-    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
-  const tree = new Set([root]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const row of rows) if (tree.has(row.ppid) && !tree.has(row.pid)) { tree.add(row.pid); grew = true; }
-  }
-  const found = rows.find((row) => tree.has(row.pid) && /dispatcher(\/main\.ts)?(\s|$)/.test(row.args) && !/worker/.test(row.args));
+  const found = descendants(root).find((row) => /dispatcher(\/main\.ts)?(\s|$)/.test(row.args) && !/worker/.test(row.args));
   if (!found) throw new Error('no dispatcher process found');
   return found.pid;
 }
