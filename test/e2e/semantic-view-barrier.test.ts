@@ -10,6 +10,7 @@
  * Source: spec/semantic-query-service.md § What the service does (3), § Query validation; docs/decisions.md
  * D18 § 1.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,7 +174,20 @@ describe('scope files', () => {
       });
     }).sort();
   };
-  const constantFiles = () => scopeFiles('constant');
+  /**
+   * The scope files of model `constant` of the planes in play: (project slug, plane) pairs. A publish builds every
+   * model of every published project, so other projects of this file hold their own `constant` files too.
+   */
+  const filesOf = async (planes: [string, string][]) => {
+    const listed = await (await fetch(`${product.url}/api/semantic/projects`)).json() as {
+      projects: { id: string; slug: string }[];
+    };
+    const idOf = (slug: string) => listed.projects.find((p) => p.slug === slug)!.id;
+    const owner = (slug: string, plane: string) =>
+      createHash('sha256').update(`${idOf(slug)}\n${plane}\nconstant`).digest('hex').slice(0, 8);
+    const owners = planes.map(([slug, plane]) => `_scope_constant_${owner(slug, plane)}_`);
+    return scopeFiles('constant').filter((file) => owners.some((o) => file.includes(o)));
+  };
 
   it('of a model are built once the model is read, before its first query, which then builds nothing', async () => {
     importProject('barrier-ahead', { ahead: model('ahead', { events: kinds.constant }) }, true);
@@ -212,10 +226,11 @@ describe('scope files', () => {
         return rows;
       };
       expect(await round()).toEqual(expected);
-      const files = constantFiles();
+      const inPlay: [string, string][] = [['barrier', 'production'], ['barrier-twin', 'production'], ['barrier', 'test']];
+      const files = await filesOf(inPlay);
       expect(files).toHaveLength(3);
       expect(await round()).toEqual(expected);
-      expect(constantFiles()).toEqual(files);
+      expect(await filesOf(inPlay)).toEqual(files);
     } finally {
       await twin.close();
       await tester.close();
