@@ -56,15 +56,15 @@ export async function quarantineDocument(
   const found = await items.findOne({ _id: target.id });
   if (found === null) return 'absent';
   const version = found.schemaVersion;
-  if (typeof version === 'number' && Number.isInteger(version) && version >= versions.baseline) {
-    if (version <= versions.current) {
-      throw new PlatformError(
-        'document_readable',
-        `Document ${target.id} of ${target.collection} is at version ${version}, which this release reads; ` +
-          'nothing to set aside',
-        { status: 409 },
-      );
-    }
+  const readable = typeof version === 'number' && Number.isInteger(version) && version >= versions.baseline &&
+    version <= versions.current;
+  if (readable) {
+    throw new PlatformError(
+      'document_readable',
+      `Document ${target.id} of ${target.collection} is at version ${version}, which this release reads; ` +
+        'nothing to set aside',
+      { status: 409 },
+    );
   }
   const kept = deps.docs.collection<QuarantinedDocument>(QUARANTINE_COLLECTION);
   const copy = {

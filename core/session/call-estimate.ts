@@ -85,8 +85,7 @@ export function failedCallUsage(
   streamed: { text: string; toolCalls: unknown[] },
 ): ModelUsage | undefined {
   const output = streamed.text !== '' || streamed.toolCalls.length > 0;
-  const received = output ? usageOf(promptTokens, outputTokens(streamed.text, streamed.toolCalls)) : undefined;
-  return reportedUsage(error) ?? received;
+  return reportedUsage(error) ?? (output ? receivedUsage(promptTokens, streamed) : undefined);
 }
 
 /** The usage a finished call is charged for, and whether it is an estimate. */
@@ -110,5 +109,9 @@ export function finishedCallUsage(
   streamed: { text: string; toolCalls: unknown[] },
 ): ChargedUsage {
   if (finish.usageMissing !== true) return { usage: finish.usage, estimated: false };
-  return { usage: usageOf(promptTokens, outputTokens(streamed.text, streamed.toolCalls)), estimated: true };
+  return { usage: receivedUsage(promptTokens, streamed), estimated: true };
 }
+
+/** The estimate of a call the provider did not report: its prompt bound plus the output received. */
+const receivedUsage = (promptTokens: number, streamed: { text: string; toolCalls: unknown[] }): ModelUsage =>
+  usageOf(promptTokens, outputTokens(streamed.text, streamed.toolCalls));

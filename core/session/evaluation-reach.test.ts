@@ -30,19 +30,19 @@ describe("an evaluation's reach", () => {
     expect(childEvaluation({})).toEqual({});
   });
 
-  it('answers from a mock, sends a live mock or a read-only tool to the service, refuses anything else', () => {
+  it('answers from a mock, sends a live mock or a read-only tool to the service, refuses anything else', async () => {
     const mocks = [
       { tool: 'crm/create_contact', input: { name: 'Ada' }, result: { id: 7 } },
       { tool: 'crm/create_contact', input: { name: 'Live' }, live: true as const },
       { tool: 'crm/delete_contact', error: 'not allowed' },
     ];
     const reach = (tool: string, input: unknown, readOnly = false) =>
-      evaluationCallReach(mocks, { tool, input, readOnly });
-    expect(reach('crm/create_contact', { name: 'Ada' })).toEqual({ kind: 'mock', answer: { result: { id: 7 } } });
-    expect(reach('crm/delete_contact', {})).toEqual({ kind: 'mock', answer: { error: 'not allowed' } });
-    expect(reach('crm/create_contact', { name: 'Live' })).toEqual({ kind: 'service' });
-    expect(reach('semantic/execute_query', { sql: 'SELECT 1' }, true)).toEqual({ kind: 'service' });
-    const refused = reach('crm/create_contact', { name: 'Bob' });
+      evaluationCallReach(mocks, { tool, input, readOnly: async () => readOnly });
+    expect(await reach('crm/create_contact', { name: 'Ada' })).toEqual({ kind: 'mock', answer: { result: { id: 7 } } });
+    expect(await reach('crm/delete_contact', {})).toEqual({ kind: 'mock', answer: { error: 'not allowed' } });
+    expect(await reach('crm/create_contact', { name: 'Live' })).toEqual({ kind: 'service' });
+    expect(await reach('semantic/execute_query', { sql: 'SELECT 1' }, true)).toEqual({ kind: 'service' });
+    const refused = await reach('crm/create_contact', { name: 'Bob' });
     expect(refused.kind).toBe('refused');
     expect(refused.kind === 'refused' && refused.message).toMatch(
       /^crm\/create_contact was not called: .*add a mock \{tool: crm\/create_contact, input: …, result: …\}.*live/,

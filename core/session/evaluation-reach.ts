@@ -36,16 +36,17 @@ export type EvaluationCallReach =
 
 /**
  * How a service tool call of an evaluation's session is answered (see the module comment).
- * @param tool - `<collection>/<name>`; `readOnly`: the service's `readOnlyHint` for it (as the catalog offers it)
+ * @param call - `tool`: `<collection>/<name>`; `readOnly`: the service's `readOnlyHint` for it (as the catalog offers
+ *   it), asked only when no mock matches
  */
-export function evaluationCallReach(
+export async function evaluationCallReach(
   mocks: CaseMock[] | undefined,
-  call: { tool: string; input: unknown; readOnly: boolean },
-): EvaluationCallReach {
+  call: { tool: string; input: unknown; readOnly(): Promise<boolean> },
+): Promise<EvaluationCallReach> {
   const answer = answerFromMocks(mocks, call.tool, call.input);
   if (answer !== undefined && 'live' in answer) return { kind: 'service' };
   if (answer !== undefined) return { kind: 'mock', answer };
-  if (call.readOnly) return { kind: 'service' };
+  if (await call.readOnly()) return { kind: 'service' };
   return { kind: 'refused', message: unmockedCallMessage(call.tool) };
 }
 

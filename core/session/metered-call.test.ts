@@ -49,7 +49,7 @@ function setup(
     },
   };
   const all = { childDepth: 1, childConcurrency: 1, turnSeconds: 60, modelCallsPerTurn: 5, ...limits };
-  const view = { slug: 'analyst', limits: all } as WorkflowView;
+  const view = { slug: 'analyst', limits: all, states: {} } as unknown as WorkflowView;
   const ids = {
     newId: () => `id${(n += 1)}`,
     randomBytes: (k: number) => new Uint8Array(k),

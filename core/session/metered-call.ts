@@ -9,7 +9,8 @@
  * Source: docs/decisions.md D17 § 5 (spend caps hold under concurrency); spec/platform-service.md § Session facts
  * named.
  */
-import type { ModelProvider, ModelToolCall, ModelUsage } from '../ports/model-provider.ts';
+import type { ModelProvider, ModelToolCall, ModelUsage, PromptCacheSetting } from '../ports/model-provider.ts';
+import { trustedModel, trustedPromptCache } from './call-choice.ts';
 import type { TextDelta } from '../ports/text-deltas.ts';
 import {
   callCostBound,
@@ -35,6 +36,8 @@ export interface MeteredCallDeps extends SessionStoreDeps {
   costOf(model: string | undefined, usage: ModelUsage): number;
   /** The signal of one model call, bounded by `timeoutMs`. */
   callSignal(timeoutMs?: number): AbortSignal | undefined;
+  /** The operator's prompt-cache setting (on for a call only where its workflow allows it). */
+  promptCache: PromptCacheSetting;
   /** Called with each text delta (live chat streams); optional. */
   onText?(delta: TextDelta): void;
 }
@@ -46,7 +49,8 @@ interface Streamed {
 }
 
 /**
- * Makes one metered model call for `turn` of `session`.
+ * Makes one metered model call for `turn` of `session`. The call's model and prompt cache are taken from the
+ * workflow and the session's recorded state (./call-choice.ts), whatever `asked` names: the worker is not trusted.
  * @throws PlatformError `spend_cap_reached` (429) or `spend_cap_unpriced` (422) before the call
  *   (core/session/spend-reservations.ts); the model's errors (core/ports/model-provider.ts) after it was charged
  */
@@ -54,9 +58,14 @@ export async function meteredModelCall(
   deps: MeteredCallDeps,
   turn: Pick<TurnRecord, '_id' | 'sessionId'>,
   session: SessionRecord,
-  request: ModelCallRequest,
+  asked: ModelCallRequest,
 ): Promise<ModelCallReply> {
   const workflow = await deps.workflowOf(session.buildId, session.workflow);
+  const request = {
+    ...asked,
+    model: trustedModel(workflow, session.state, asked.model),
+    promptCache: trustedPromptCache(deps.promptCache, workflow),
+  };
   const maxOutputTokens = workflow.limits.outputTokensPerCall ?? DEFAULT_OUTPUT_TOKENS_PER_CALL;
   // A call never outlives its turn's wall time, so its reservation (that bound plus a grace) never expires under it.
   const turnMs = workflow.limits.turnSeconds * 1000;

@@ -26,7 +26,7 @@ import {
 } from './session-store.ts';
 import { meteredModelCall } from './metered-call.ts';
 import { childEvaluation, evaluationCallReach } from './evaluation-reach.ts';
-import { trustedModel, trustedPromptCache } from './call-choice.ts';
+import { trustedPromptCache } from './call-choice.ts';
 import { createBrokerGuard } from './broker-guard.ts';
 import type { BrokerViolationError } from './broker-rules.ts';
 import type { ModelCallReply, ServiceTool, SessionView, TurnContext, TurnHost, TurnOutcome } from './turn-host.ts';
@@ -122,16 +122,10 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
         promptCache: trustedPromptCache(deps.promptCache, workflow),
       };
     },
-    async callModel(turnId, asked): Promise<ModelCallReply> {
+    async callModel(turnId, request): Promise<ModelCallReply> {
       const { turn, session } = await records(turnId);
-      // The model and the prompt cache come from the workflow and the records, not from the worker (./call-choice.ts).
-      const workflow = await deps.workflowOf(session.buildId, session.workflow);
-      const request = {
-        ...asked,
-        model: trustedModel(workflow, session.state, asked.model),
-        promptCache: trustedPromptCache(deps.promptCache, workflow),
-      };
-      // Reserved against the spend caps of the workflow and its ancestors, settled after (./metered-call.ts).
+      // Its model and prompt cache taken from the records; reserved against the spend caps of the workflow and its
+      // ancestors, settled after (./metered-call.ts).
       const models = session.evaluation && deps.evaluationModels
         ? await deps.evaluationModels(session.evaluation)
         : deps.models;
@@ -149,15 +143,12 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       await guard.toolCall(session, call);
       if (session.evaluation) {
         // An evaluation's call: a mock answers it, or it reaches a service only as ./evaluation-reach.ts allows.
-        const offered = (await deps.serviceTools()).find((t) =>
-          t.collection === call.collection && t.name === call.name
-        );
+        const readOnly = async () =>
+          (await deps.serviceTools()).some((t) =>
+            t.collection === call.collection && t.name === call.name && t.readOnly === true
+          );
         const tool = `${call.collection}/${call.name}`;
-        const reach = evaluationCallReach(session.evaluation.mocks, {
-          tool,
-          input: call.input,
-          readOnly: offered?.readOnly === true,
-        });
+        const reach = await evaluationCallReach(session.evaluation.mocks, { tool, input: call.input, readOnly });
         if (reach.kind === 'refused') return { output: reach.message, isError: true };
         if (reach.kind === 'mock') {
           const { answer } = reach;

@@ -7,12 +7,12 @@
  * § Query validation, § Errors, § Limits.
  */
 import type { Static } from '@sinclair/typebox';
-import { PlatformError } from '../../ports/platform-error.ts';
+import { isPlatformError, PlatformError } from '../../ports/platform-error.ts';
 import type { QueryResult } from '../../ports/query-engine.ts';
 import { getStoredQuery, storeQuery } from '../improvements.ts';
 import type { SemanticModel } from '../model.ts';
 import { datasetsWithoutViewQuery } from '../osi/index.ts';
-import { checkViewQueries, validateQuery } from '../query-validation/index.ts';
+import { checkViewQueries, validateQuery, viewQueryVolatileCode } from '../query-validation/index.ts';
 import {
   type ExecuteQueryInput,
   type ExecuteStoredQueryInput,
@@ -73,7 +73,7 @@ function steadyViews(
     verdict = checkViewQueries({ modelName: model.name, views, parse });
     // A parse that failed for a passing reason (an engine restart) is asked again by the next call.
     verdict.catch((error: unknown) => {
-      if ((error as { code?: unknown })?.code !== 'view_query_volatile') viewVerdicts.delete(model);
+      if (!isPlatformError(error, viewQueryVolatileCode)) viewVerdicts.delete(model);
     });
     viewVerdicts.set(model, verdict);
   }
