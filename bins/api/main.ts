@@ -5,6 +5,7 @@
  *
  * Source: spec/platform-service.md § Endpoints, § Rules 2 and 11–14; docs/architecture.md § Processes.
  */
+import { FAIR_QUEUES } from '../../core/boot/fair-queues.ts';
 import { maxHeaderSize } from 'node:http';
 import { hostname, tmpdir } from 'node:os';
 import { createPinoLogger } from '../../core/adapters/log/pino-logger.ts';
@@ -39,6 +40,7 @@ const rateRedis = env.stores.queueUrl ? await openRedis(env.stores.queueUrl, { m
 const keepFailed = { count: env.retention.failedJobs.kept, ageSeconds: env.retention.failedJobs.days * 86_400 };
 const queue = stores.redis ? createBullJobQueue({
   connection: stores.redis, keepFailed, onError: (error) => logger.warn({ err: error.message }, 'queue store error'),
+  fairQueues: FAIR_QUEUES,
 }) : undefined;
 // Live text of model calls reaches the AG-UI streams over the queue store's pub/sub (a subscriber connection of its own);
 // the same channel carries the change notifications streams and MCP calls wait on (core/session/change-watch.ts).

@@ -140,7 +140,9 @@ describe('the webhook endpoint', () => {
     const [claim] = await w.claims();
     expect(claim.status).toBe('pending');
     const jobId = expect.stringMatching(/^webhook-[0-9a-f]{64}$/);
-    expect(claim.pending).toMatchObject({ job: { queue: 'triggers', name: 'webhook', jobId } });
+    expect(claim.pending).toMatchObject({ job: { queue: 'webhook-firings', name: 'webhook', jobId } });
+    // The fair firing queue's place: the background lane of the connection's organization and agent.
+    expect(claim.pending).toMatchObject({ job: { place: { lane: 'background', tenant: 'o1', group: 'a1' } } });
     expect(w.queue.added).toEqual([]);
 
     w.queue.mode = 'ok';
@@ -152,7 +154,7 @@ describe('the webhook endpoint', () => {
     expect(await w.sweep()).toEqual([]);
     expect(w.queue.added).toHaveLength(1);
     const claimedJob = claim.pending && 'job' in claim.pending ? claim.pending.job.jobId : '';
-    expect(w.queue.added[0]).toMatchObject({ queue: 'triggers', name: 'webhook', jobId: claimedJob });
+    expect(w.queue.added[0]).toMatchObject({ queue: 'webhook-firings', name: 'webhook', jobId: claimedJob });
     // Pending until the dispatcher's handler has opened the session: it settles the claim then.
     expect((await w.claims())[0].status).toBe('pending');
 

@@ -16,7 +16,7 @@
  */
 import { Elysia } from 'elysia';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
-import { TRIGGER_QUEUE } from '../../core/trigger/completion-firings.ts';
+import { WEBHOOK_FIRING_QUEUE } from '../../core/trigger/webhook-firings.ts';
 import {
   webhookJobIdOf, webhookSessionKeyOf, webhookTriggerOf, type WebhookDelivery,
 } from '../../core/trigger/webhook-firings.ts';
@@ -151,12 +151,14 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       if (keyRefused) return keyRefused;
       // The claim holds the job (one insert): a process stopped before the add leaves it to the resume sweep.
       const jobId = await webhookJobIdOf(deps.admission.ids, delivery);
-      const job = { queue: TRIGGER_QUEUE, name: 'webhook', jobId, data: delivery };
+      // On the fair firing queue, in its organization's and agent's place (docs/decisions.md D24 § 1).
+      const place = { lane: 'background' as const, tenant: connection.orgId, group: connection.agentId };
+      const job = { queue: WEBHOOK_FIRING_QUEUE, name: 'webhook', jobId, data: delivery, place };
       if (!(await claimDelivery(deps, connection._id, deliveryId, { job }))) {
         return json({ delivery: deliveryId, duplicate: true }, 202);
       }
       try {
-        await deps.queue.add(job.queue, job.name, job.data, { jobId: job.jobId });
+        await deps.queue.add(job.queue, job.name, job.data, { jobId: job.jobId, place });
       } catch (error) {
         // Not taken: release the claim so the sender's retry is taken (a claim left behind is queued by the sweep).
         await releaseDelivery(deps, connection._id, deliveryId).catch(() => undefined);

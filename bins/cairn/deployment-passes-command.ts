@@ -8,6 +8,7 @@
  * Source: spec/platform-service.md § Trigger deployment (an operator tool lists, or with an apply switch
  * requests, the passes; an agent id may limit it to one agent).
  */
+import { FAIR_QUEUES } from '../../core/boot/fair-queues.ts';
 import { createBullJobQueue } from '../../core/adapters/redis/index.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { openDocumentStore } from '../../core/adapters/stores/open-stores.ts';
@@ -26,7 +27,7 @@ export async function runDeploymentPasses(args: string[], options: { agent?: str
   if ((action !== 'list' && action !== 'apply') || args.length > 1) throw new CliError(`usage: ${usage}`, 2);
   const stores = parseStoreSettings(env);
   const docs = await openDocumentStore(stores.documents);
-  const queue = action === 'apply' && stores.queueUrl ? createBullJobQueue({ connection: stores.queueUrl }) : undefined;
+  const queue = action === 'apply' && stores.queueUrl ? createBullJobQueue({ connection: stores.queueUrl, fairQueues: FAIR_QUEUES }) : undefined;
   try {
     const environments = await environmentsToReconcile(docs, options.agent);
     if (environments.length === 0) throw new CliError(options.agent ? `agent "${options.agent}" has no environment; give an agent id (not a slug), or leave out --agent for every agent` : 'no environment exists yet: nothing to reconcile');

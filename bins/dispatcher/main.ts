@@ -28,10 +28,11 @@ import { isCompiledExecutable } from '../../core/adapters/runtime/app-directory.
 import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/worker/index.ts';
 import { createRemoteWorkerLauncher } from '../../core/adapters/worker-host/index.ts';
 import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../../core/trigger/completion-firings.ts';
+import { FAIR_QUEUES } from '../../core/boot/fair-queues.ts';
 import { DESIGN_TURN_QUEUE, enqueueTurnJob, ensureTurnJob, TURN_QUEUE } from '../../core/session/turn-jobs.ts';
 import { designRunnerDeps } from '../../core/boot/design-wiring.ts';
 import { ensureDesignIndexes } from '../../core/design/design-runtime.ts';
-import { runWebhookJob, type WebhookJob } from '../../core/trigger/webhook-firings.ts';
+import { runWebhookJob, WEBHOOK_FIRING_QUEUE, type WebhookJob } from '../../core/trigger/webhook-firings.ts';
 import { fireDueSchedules, SCHEDULE_SWEEP_INTERVAL_MS } from '../../core/trigger/schedule-firings.ts';
 import { enqueueDuePolls, POLL_QUEUE, POLL_SWEEP_INTERVAL_MS, type PollJob } from '../../core/trigger/poll-sweep.ts';
 import { runPoll } from '../../core/trigger/poll-run.ts';
@@ -48,6 +49,7 @@ import { TURN_STALE_MS } from '../../core/session/model.ts';
 import { PARK_SWEEP_INTERVAL_MS, sweepDueWaits } from '../../core/session/park-sweep.ts';
 import { failStaleTurns } from '../../core/session/stale-turns.ts';
 import { runQueuedTurn } from '../../core/session/turn-runner.ts';
+import { waitForTurnRoom } from '../../core/session/turn-intake.ts';
 import { evaluationGatePort, evaluationModelsOf, evaluationRunnerDeps } from '../../core/boot/evaluation-wiring.ts';
 import { ensureEvaluationIndexes, runEvaluation, sweepEvaluationRuns } from '../../core/evaluation/evaluation-runs.ts';
 import { EVALUATION_QUEUE } from '../../core/evaluation/model.ts';
@@ -95,6 +97,7 @@ await ensureDesignIndexes(docs);
 // sweep (one dispatcher at a time) removes what is past its retention (./retention-sweep.ts).
 const queue = stores.redis ? createBullJobQueue({
   connection: stores.redis, onError: (error) => logger.warn({ err: error.message }, 'queue store error'),
+  fairQueues: FAIR_QUEUES,
   ...failedJobQueueOptions({ docs, clock: systemClock, retention: env.retention }),
 }) : undefined;
 const retention = await startRetention(
@@ -139,6 +142,10 @@ const storeClock = stores.redis
 const store = { docs, objects, clock: storeClock, ids: cryptoIds };
 /** Aborted when a stop's grace has passed: running turns end interrupted (./stop-work.ts). */
 const stopInterrupt = new AbortController();
+/** Aborted when a stop starts: firings waiting for room in the turn queue go on (core/session/turn-intake.ts). */
+const intakeStop = new AbortController();
+/** Bounded intake: background turns waiting at which firings wait, twice this dispatcher's turn slots. */
+const intake = { queue: queue!, bound: env.workers.turn.slots * 2, stop: intakeStop.signal, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
 /** Turns this dispatcher runs now (for the stop's log lines). */
 const runningTurns = new Set<string>();
 const liveChannel = stores.redis
@@ -167,7 +174,7 @@ const designTurnDeps = designRunnerDeps({
   turns: turnDeps, config: boot.config, services: catalog, queue: queue ?? undefined,
   hosting: operationHostingDeps({ ...store, scratchDir: env.scratchDir }),
 });
-const enqueueTurn = async (turnId: string) => { if (queue) await enqueueTurnJob(queue, turnId); };
+const enqueueTurn = async (turnId: string) => { if (queue) await enqueueTurnJob({ queue, docs }, turnId); };
 /** A step of an evaluation case may take a turn's wall time and a minute more before the case fails. */
 const evaluationRunner = evaluationRunnerDeps({
   ...store, enqueueTurn, workflowOf: builds.workflowOf, agentOf: builds.agentOf, models: turnDeps.models, costOf: turnDeps.costOf,
@@ -211,24 +218,27 @@ async function sweepLoop(): Promise<void> {
 
 async function startWork(): Promise<void> {
   // Only a dispatcher that took the single-dispatcher lease settles: with a shared queue store nothing was lost.
-  if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, startedAt: await queueStoreStartedAt(), requeue: async (turnId) => { if (queue) await ensureTurnJob(queue, turnId); } })) log(line);
+  if (env.embeddedQueue.enabled) for (const line of await settleLostJobs({ docs, clock: systemClock, startedAt: await queueStoreStartedAt(), requeue: async (turnId) => { if (queue) await ensureTurnJob({ queue, docs }, turnId); } })) log(line);
   if (queue) {
     // Trigger deployments: reconciliations after publish, restore, promotion, credential change, Retry now or a due retry (never at startup).
     const deployments = await startDeploymentWork({ ...store, queue, builds, offeredCollections: offeredCollectionsOf(boot.config), log, logError: (what, error) => logger.error({ err: error.message }, what) });
-    // Jobs beyond the free turn slots stay claimed and wait for a slot, their turns still queued (Rule 7).
+    // The turn queues are fair (core/adapters/redis/fair-queue.ts): a turn is taken when a slot can run it,
+    // interactive first, round robin between organizations and their agents (docs/decisions.md D24 § 1).
     consumers = [
       queue.consume(TURN_QUEUE, logged(TURN_QUEUE, async (job) => {
         const { turnId } = job.data as { turnId: string };
         runningTurns.add(turnId);
         try { await runQueuedTurn(turnDeps, turnId); } finally { runningTurns.delete(turnId); }
-      }), { concurrency: env.workers.turn.slots * 2 }),
+      }), { concurrency: env.workers.turn.slots }),
       // Without a designAgent section no design chat starts (the API refuses), so none is queued.
       ...(designTurnDeps ? [queue.consume(DESIGN_TURN_QUEUE, logged(DESIGN_TURN_QUEUE, async (job) => {
         const { turnId } = job.data as { turnId: string };
         runningTurns.add(turnId);
         try { await runQueuedTurn(designTurnDeps, turnId); } finally { runningTurns.delete(turnId); }
-      }), { concurrency: env.workers.turn.slots * 2 })] : []),
+      }), { concurrency: env.workers.turn.slots })] : []),
       queue.consume(TRIGGER_QUEUE, logged(TRIGGER_QUEUE, async (job) => {
+        // Bounded intake: a firing opens its session only while few background turns wait (core/session/turn-intake.ts).
+        if (job.name !== 'callback-activate' && job.name !== 'callback-deactivate') await waitForTurnRoom(intake, () => performance.now());
         const firingDeps = { ...store, enqueueTurn, builds };
         if (job.name === 'completion') await runCompletionFiring(firingDeps, (job.data as { firing: CompletionFiring }).firing);
         // A keyed session that is busy (running, or awaiting a decision) takes the delivery later: runWebhookJob re-queues it with a delay.
@@ -238,13 +248,18 @@ async function startWork(): Promise<void> {
         if (job.name === 'callback-activate') await runCallbackActivation(triggerCallDeps, job.data as CallbackActivationJob);
         if (job.name === 'callback-deactivate') await runCallbackDeactivation({ ...triggerCallDeps, isLive: (record) => callbackLive(triggerCallDeps, record) }, job.data as CallbackDeactivationJob);
       }), { concurrency: 2 }),
+      // Webhook deliveries' firings, fair between organizations and their agents, at the pace turns end (bounded intake).
+      queue.consume(WEBHOOK_FIRING_QUEUE, logged(WEBHOOK_FIRING_QUEUE, async (job) => {
+        await waitForTurnRoom(intake, () => performance.now());
+        await runWebhookJob({ ...store, enqueueTurn, builds, queue, log: print }, job.data as WebhookJob);
+      }), { concurrency: 2 }),
       consumeEnvironmentOperations(queue, operationDeps, log, { afterEnded: async (op) => {
         await applyConnectionEditsAfter(store, op, log).catch((error: Error) => log(`connection edits after environment operation ${op._id} were not applied: ${error.message}`));
         await deployments.afterEnded(op);
       } }),
       deployments,
       // Polls at once per dispatcher: PLATFORM_TRIGGER_POLL_CONCURRENCY (Rule 4); each takes a call slot while it runs.
-      queue.consume(POLL_QUEUE, logged(POLL_QUEUE, async (job) => { await runPoll(triggerCallDeps, job.data as PollJob); }), { concurrency: env.triggerPollConcurrency }),
+      queue.consume(POLL_QUEUE, logged(POLL_QUEUE, async (job) => { await waitForTurnRoom(intake, () => performance.now()); await runPoll(triggerCallDeps, job.data as PollJob); }), { concurrency: env.triggerPollConcurrency }),
       // Evaluation runs, one at a time: their cases' turns go through the turn queue like any other (core/evaluation).
       queue.consume(EVALUATION_QUEUE, logged(EVALUATION_QUEUE, async (job) => { await runEvaluation(evaluationRunner, (job.data as { runId: string }).runId); }), { concurrency: 1 }),
     ];
@@ -275,7 +290,7 @@ async function startWork(): Promise<void> {
     };
     sweepTriggerCalls();
     pollTimer = setInterval(sweepTriggerCalls, POLL_SWEEP_INTERVAL_MS);
-    log(`dispatcher running: queues ${TURN_QUEUE} (${env.workers.turn.slots} turn slots), ${designTurnDeps ? `${DESIGN_TURN_QUEUE}, ` : ''}${TRIGGER_QUEUE}, ${POLL_QUEUE} and ${ENVIRONMENT_OPERATIONS_QUEUE}; park sweep every ${PARK_SWEEP_INTERVAL_MS / 1000} s; schedules every ${SCHEDULE_SWEEP_INTERVAL_MS / 1000} s; polls and callback activations every ${POLL_SWEEP_INTERVAL_MS / 1000} s (${env.triggerPollConcurrency} polls at once); data update sweep every 5 minutes`);
+    log(`dispatcher running: queues ${TURN_QUEUE} (${env.workers.turn.slots} turn slots), ${designTurnDeps ? `${DESIGN_TURN_QUEUE}, ` : ''}${TRIGGER_QUEUE}, ${WEBHOOK_FIRING_QUEUE}, ${POLL_QUEUE} and ${ENVIRONMENT_OPERATIONS_QUEUE}; park sweep every ${PARK_SWEEP_INTERVAL_MS / 1000} s; schedules every ${SCHEDULE_SWEEP_INTERVAL_MS / 1000} s; polls and callback activations every ${POLL_SWEEP_INTERVAL_MS / 1000} s (${env.triggerPollConcurrency} polls at once); data update sweep every 5 minutes`);
   } else {
     log('dispatcher running without a queue store (QUEUE_URL unset): no turn runs; data update sweep every 5 minutes');
   }
@@ -290,6 +305,7 @@ const finished = env.embeddedQueue.enabled
 // A stop takes no more work, gives running turns a bounded grace, then ends them interrupted (./stop-work.ts); the
 // lease (embedded mode) is kept until then and released after.
 stopOnSignals(process, async () => {
+  intakeStop.abort();
   retention.stop();
   sweeping = false;
   clearInterval(parkTimer);

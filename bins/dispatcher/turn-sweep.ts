@@ -18,7 +18,7 @@ import { recoverTurns, type TurnRecovery } from '../../core/session/turn-recover
 export async function sweepTurns(
   deps: SessionStoreDeps & { queue: JobQueue; log(line: string): void; changes?: SessionChanges }, graceMs?: number,
 ): Promise<TurnRecovery> {
-  const ensure = (turnId: string) => ensureTurnJob(deps.queue, turnId);
+  const ensure = (turnId: string) => ensureTurnJob(deps, turnId);
   const done = await recoverTurns({ ...deps, ensureTurnJob: ensure }, { graceMs });
   const { inserted, requeued, settled } = done;
   if (inserted.length > 0) deps.log(`inserted ${inserted.length} turn(s) sessions were moved on for but never got`);

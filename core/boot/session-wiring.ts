@@ -77,7 +77,7 @@ export function sessionDeps(
           { status: 503 },
         );
       }
-      await enqueueTurnJob(parts.queue, turnId);
+      await enqueueTurnJob({ queue: parts.queue, docs: parts.docs }, turnId);
     },
   };
 }

@@ -9,7 +9,7 @@
  * Source: spec/platform-service.md § Firings, § Webhook firing payload; docs/architecture.md § Life of a turn (1),
  * § Queues and collections (`trigger_deliveries`).
  */
-import type { JobQueue } from '../ports/job-queue.ts';
+import type { JobPlace, JobQueue } from '../ports/job-queue.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { sessionCollections, sessionSchemaVersion } from './model.ts';
 import type { Firing, FiringTarget } from './firing-model.ts';
@@ -26,6 +26,8 @@ export interface PendingJob {
   name: string;
   jobId: string;
   data: unknown;
+  /** Its place on a fair queue (core/ports/job-queue.ts), absent for others. */
+  place?: JobPlace;
 }
 
 /** The session a claim still has to open (with `firing.firingKey` set, so opening it twice opens it once). */
@@ -145,11 +147,11 @@ export async function resumePendingFirings(deps: ResumeDeps): Promise<string[]> 
     try {
       if ('job' in pending) {
         if (!deps.queue) continue;
-        const { queue, name, jobId, data } = pending.job;
+        const { queue, name, jobId, data, place } = pending.job;
         const state = await deps.queue.jobState(queue, jobId);
         if (state === 'pending') continue;
         if (state === 'missing') {
-          await deps.queue.add(queue, name, data, { jobId });
+          await deps.queue.add(queue, name, data, { jobId, ...(place ? { place } : {}) });
           resumed.push(record._id);
           continue;
         }

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { JobQueue } from '../ports/job-queue.ts';
+import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { enqueueTurnJob, ensureTurnJob, turnQueueOf } from './turn-jobs.ts';
 
 /** A queue store whose every job has ended (a kept completed job), recording each call as `<op> <queue> <id>`. */
@@ -45,10 +46,11 @@ describe('turn queues', () => {
   it("adds, looks up and removes each turn's job on its own queue", async () => {
     const calls: string[] = [];
     const queue = endedJobs(calls);
-    await enqueueTurnJob(queue, 'design-t1');
-    await enqueueTurnJob(queue, 't2');
-    expect(await ensureTurnJob(queue, 'design-t3')).toBe(true);
-    expect(await ensureTurnJob(queue, 't4')).toBe(true);
+    const docs = createMemoryDocumentStore();
+    await enqueueTurnJob({ queue, docs }, 'design-t1');
+    await enqueueTurnJob({ queue, docs }, 't2');
+    expect(await ensureTurnJob({ queue, docs }, 'design-t3')).toBe(true);
+    expect(await ensureTurnJob({ queue, docs }, 't4')).toBe(true);
     expect(calls).toEqual([
       'add design-agent-turns design-t1',
       'add turns t2',

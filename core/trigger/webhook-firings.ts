@@ -18,6 +18,14 @@ import { type Firing, type FiringDeps, type FiringTarget, openFiredSession } fro
 import { settleDelivery } from '../session/delivery-claims.ts';
 import { TRIGGER_QUEUE } from './completion-firings.ts';
 import type { publishedWorkflows } from '../session/build-workflows.ts';
+
+/**
+ * The queue a webhook delivery's firing waits on when the endpoint acknowledges it: fair (core/adapters/redis/
+ * fair-queue.ts), in the background lane of its organization and agent, so one organization's burst of deliveries
+ * does not hold another's; its busy retries go to the trigger queue with their delay. Every dispatcher consumes it
+ * with the trigger queue's handler. Source: docs/decisions.md D24 § 1.
+ */
+export const WEBHOOK_FIRING_QUEUE = 'webhook-firings';
 import type { TriggerDeclaration } from '../agent/trigger-model.ts';
 import { publishedEnvironment, type PublishedEnvironmentRecord } from '../session/published-environment.ts';
 

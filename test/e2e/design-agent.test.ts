@@ -223,8 +223,9 @@ describe('a design chat', () => {
   it('runs its turns on the design-agent-turns queue, and its cost is the organization\'s design spend', async () => {
     const queue = new Redis(redis.url);
     try {
-      const designJobs = await queue.zrange('cairn:design-agent-turns:completed', '0', '-1');
-      const turnJobs = await queue.zrange('cairn:turns:completed', '0', '-1');
+      // The turn queues are fair (core/adapters/redis/fair-queue.ts): each keeps the ids of its ended jobs.
+      const designJobs = await queue.zrange('cairn:design-agent-turns:fair:e', '0', '-1');
+      const turnJobs = await queue.zrange('cairn:turns:fair:e', '0', '-1');
       expect(designJobs.length).toBe(4);
       expect(turnJobs.length).toBe(2); // the evaluation case's: its message, its decision
       expect(designJobs.every((id) => id.startsWith('design-'))).toBe(true);

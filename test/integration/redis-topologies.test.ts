@@ -114,6 +114,23 @@ describe('openRedis with a cluster', () => {
     await cluster.set('k', 'v');
     expect(await cluster.get('k')).toBe('v');
   });
+
+  it('keeps a turn queue fair on a cluster: the interactive turn first, then round robin between tenants', async () => {
+    const queue = createBullJobQueue({ connection: cluster, fairQueues: ['turns'] });
+    const add = (id: string, lane: 'interactive' | 'background', tenant: string) =>
+      queue.add('turns', 'turn', { id }, { jobId: id, place: { lane, tenant, group: 'g' } });
+    try {
+      for (const id of ['a1', 'a2', 'a3']) await add(id, 'background', 'org-a');
+      await add('b1', 'background', 'org-b');
+      await add('c1', 'interactive', 'org-c');
+      const taken: string[] = [];
+      const consumer = queue.consume('turns', async (job) => void taken.push(job.id), { concurrency: 1 });
+      await eventually(() => expect(taken).toEqual(['c1', 'a1', 'b1', 'a2', 'a3']));
+      await consumer.stop();
+    } finally {
+      await queue.close();
+    }
+  });
 });
 
 let fixtures = 0;

@@ -94,7 +94,7 @@ function useCases(store: DocumentStore, jobs: JobQueue): SessionDeps {
       orgId: 'o1', agentId: 'a1', environment: ref.environment, buildId: 'b1', commitId: 'c1', view: desk,
     }),
     resolveAgent: async () => ({ orgId: 'o1', agentId: 'a1' }),
-    enqueueTurn: async (turnId) => enqueueTurnJob(jobs, turnId),
+    enqueueTurn: async (turnId) => enqueueTurnJob({ queue: jobs, docs: store }, turnId),
   };
 }
 
@@ -142,7 +142,7 @@ function dyingAfter(k: number, store: DocumentStore, jobs: JobQueue) {
 /** The stack of a process started after the crash, over the same stores, `ms` later by its clock. */
 const later = (ms: number): SessionStoreDeps & { ensureTurnJob(turnId: string): Promise<boolean> } => ({
   docs, objects, ids: cryptoIds, clock: { now: () => new Date(Date.now() + ms) },
-  ensureTurnJob: (turnId) => ensureTurnJob(queue, turnId),
+  ensureTurnJob: (turnId) => ensureTurnJob({ queue, docs }, turnId),
 });
 
 const statusOf = async (sessionId: string) => (await sessionsOf({ docs }).findOne({ _id: sessionId }))?.status;
@@ -296,7 +296,7 @@ describe('the queue store losing its jobs', () => {
     redis.cli('flushall');
     expect(await queue.jobState(TURN_QUEUE, first.turn._id)).toBe('missing');
     // A kept completed job of a turn still queued (a run that did not claim it) is removed and added again.
-    await enqueueTurnJob(queue, second.turn._id);
+    await enqueueTurnJob({ queue, docs }, second.turn._id);
     const once = queue.consume(TURN_QUEUE, async () => undefined);
     await eventually(async () => expect(await queue.jobState(TURN_QUEUE, second.turn._id)).toBe('ended'));
     await once.stop();

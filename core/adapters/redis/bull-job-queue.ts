@@ -8,8 +8,10 @@
  */
 import { type Job, Queue, Worker } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
-import type { JobQueue } from '../../ports/job-queue.ts';
+import type { JobAddOptions, JobPlace, JobQueue } from '../../ports/job-queue.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
+import { type FairQueueOps, fairQueueOps } from './fair-queue.ts';
+import { startFairWorker } from './fair-worker.ts';
 import type { RedisConnection } from './open-redis.ts';
 
 /**
@@ -47,6 +49,13 @@ export interface BullJobQueueOptions {
   /** Receives connection and worker errors BullMQ reports; default ignores them (the connection's own listeners see
    * them too). */
   onError?: (error: Error) => void;
+  /**
+   * Queues kept fair (./fair-queue.ts) instead of BullMQ's order: each add carries a place, jobs are taken
+   * interactive first and round robin between tenants and groups. Default none. Source: docs/decisions.md D24 § 1.
+   */
+  fairQueues?: readonly string[];
+  /** How long a fair queue's taken job is held without a renewal (ms); default 60 000 (tests shorten it). */
+  fairLeaseMs?: number;
 }
 
 /**
@@ -81,6 +90,12 @@ export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
   const keepFailed = options.keepFailed ?? { count: 1000, ageSeconds: 7 * 86_400 };
   const queues = new Map<string, Queue>();
   const workers = new Set<Worker>();
+  const fair = new Map<string, FairQueueOps>(
+    (options.fairQueues ?? []).map((
+      name,
+    ) => [name, fairQueueOps(connection, context.prefix, checkedQueueName(name), options.fairLeaseMs)]),
+  );
+  const fairStops = new Set<{ stop(): Promise<void> }>();
   const queueFor = (name: string): Queue => {
     let queue = queues.get(checkedQueueName(name));
     if (queue === undefined) {
@@ -97,6 +112,8 @@ export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
   };
   return {
     async add(queue, name, data, addOptions = {}) {
+      const fairOps = fair.get(queue);
+      if (fairOps) return addFair(fairOps, queue, { name, data }, addOptions);
       const jobId = addOptions.jobId === undefined ? undefined : checkedJobId(addOptions.jobId);
       const job = await queueFor(queue).add(name, data, {
         ...(jobId ? { jobId } : {}),
@@ -104,16 +121,29 @@ export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
       });
       return String(job.id);
     },
-    consume: (queue, handler, consumeOptions = {}) =>
-      startWorker(context, workers, { queue, handler, concurrency: consumeOptions.concurrency ?? 1 }),
+    consume(queue, handler, consumeOptions = {}) {
+      const concurrency = consumeOptions.concurrency ?? 1;
+      const fairOps = fair.get(queue);
+      if (!fairOps) return startWorker(context, workers, { queue, handler, concurrency });
+      const onFailed = (job: JobView, error: unknown) => reportFailure(context, queue, job, error);
+      const started = startFairWorker({ connection, ops: fairOps, handler, concurrency, onFailed, onError });
+      const stop = { stop: () => (fairStops.delete(stop), started.stop()) };
+      fairStops.add(stop);
+      return stop;
+    },
     async jobState(queue, jobId) {
+      const fairOps = fair.get(queue);
+      if (fairOps) return fairOps.state(checkedJobId(jobId));
       const state = await queueFor(queue).getJobState(checkedJobId(jobId));
       if (state === 'unknown') return 'missing';
       return state === 'completed' || state === 'failed' ? 'ended' : 'pending';
     },
-    remove: async (queue, jobId) => (await queueFor(queue).remove(checkedJobId(jobId))) === 1,
-    counts: async (queue) => countJobs(queueFor(queue)),
+    remove: async (queue, jobId) =>
+      fair.get(queue)?.remove(checkedJobId(jobId)) ?? (await queueFor(queue).remove(checkedJobId(jobId))) === 1,
+    counts: async (queue) => fair.get(queue)?.counts() ?? countJobs(queueFor(queue)),
     async close() {
+      await Promise.all([...fairStops].map((stop) => stop.stop()));
+      fairStops.clear();
       await Promise.all([...workers].map((worker) => worker.close()));
       workers.clear();
       await Promise.all([...queues.values()].map((queue) => queue.close()));
@@ -121,6 +151,25 @@ export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
       if (owned !== undefined) await owned.quit().catch(() => owned.disconnect());
     },
   };
+}
+
+/**
+ * Adds to a fair queue: the job id is required (a turn's id: a second add of it adds nothing while it waits or
+ * runs); a delay is refused.
+ */
+async function addFair(
+  ops: FairQueueOps,
+  queue: string,
+  job: { name: string; data: unknown },
+  options: JobAddOptions,
+): Promise<string> {
+  if (options.jobId === undefined || options.delayMs) {
+    const why = options.jobId === undefined ? 'a jobId' : 'no delay';
+    throw new PlatformError('invalid_argument', `The fair queue ${queue} needs ${why}.`, { status: 400 });
+  }
+  const jobId = checkedJobId(options.jobId);
+  await ops.add(jobId, job, options.place as JobPlace);
+  return jobId;
 }
 
 /** What every Queue and Worker of one job queue share. */
