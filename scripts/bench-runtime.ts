@@ -7,11 +7,13 @@
  *    the sources bundle run by Node. Median, p90 and the ratio to bare Node (target ≤ 1.5×; printed,
  *    not asserted). Also a trivial hook through the launcher (QuickJS loaded, one broker round trip).
  * 2. a full scripted-model turn (through the worker launcher, the broker over in-memory stores) against the
- *    model call alone (scripts/bench-runtime-turn.ts).
+ *    model call alone, and a trivial hook, each against a bare node start, with where a turn's time goes, this
+ *    checkout beside the baseline revision in the same run (scripts/bench-runtime-turn.ts).
  * Each worker row runs in the namespace sandbox (bubblewrap, ../core/adapters/worker/sandbox.ts) and, for
  * comparison, under the permission model alone; the closing lines print the sandboxed start-up (spawn → exit)
  * against bare node with the ratio (docs/decisions.md D17 § 3: within 1.5×).
- * Options: --runs N (default 20).
+ * Options: --runs N (default 20); --part 1|2 (default both); --baseline REV (default a50ed37, the round's
+ * baseline; `none` measures this checkout only).
  *
  * Source: spec/platform-service.md § Rules 6 (start-up adds 0.3 to 0.65 s on a fast machine).
  */
@@ -26,6 +28,7 @@ import { probeNamespaces, sandboxCommand, type WorkerIsolation } from '../core/a
 import { readMessages, writeLine, type WorkerMessage } from '../core/adapters/worker/protocol.ts';
 import { fmt } from './lib/bench-stats.ts';
 import { benchTurn } from './bench-runtime-turn.ts';
+import { baselineRuntime, currentRuntime, RUNTIME_BASELINE_REVISION, type RuntimeRevision } from './bench-runtime-revisions.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 20;
@@ -144,8 +147,23 @@ async function partOne(): Promise<void> {
   }
 }
 
-await partOne();
+const parts = process.argv.includes('--part') ? process.argv[process.argv.indexOf('--part') + 1] : '12';
+if (parts.includes('1')) await partOne();
 
-// ── Part 2: a full scripted-model turn against the model call alone (scripts/bench-runtime-turn.ts) ──────
-const turnProgram = existsSync(join(root, 'dist/worker')) ? executableWorkerProgram(join(root, 'dist/worker')) : bundledWorkerProgram({ appDir: root });
-await benchTurn(turnProgram, existsSync(join(root, 'dist/worker')) ? 'dist/worker' : 'sources bundle on node', runs);
+// ── Part 2: a full scripted-model turn and a trivial hook, beside the baseline revision (scripts/bench-runtime-turn.ts)
+if (parts.includes('2')) {
+  const baselineArg = process.argv.includes('--baseline') ? process.argv[process.argv.indexOf('--baseline') + 1] : RUNTIME_BASELINE_REVISION;
+  const revisions: RuntimeRevision[] = [await currentRuntime(root)];
+  if (baselineArg !== 'none') {
+    try {
+      revisions.push(await baselineRuntime(root, baselineArg, existsSync(join(root, 'dist/worker'))));
+    } catch (error) {
+      console.log(`\nthe baseline ${baselineArg} could not be measured: ${(error as Error).message}`);
+    }
+  }
+  try {
+    await benchTurn(revisions, runs, node);
+  } finally {
+    for (const revision of revisions) revision.remove();
+  }
+}

@@ -10,7 +10,7 @@ import { PlatformError } from '../../core/ports/platform-error.ts';
 import type { WorkerBroker } from '../../core/ports/worker.ts';
 import { hookOperationViolation } from '../../core/session/broker-call-rules.ts';
 import { runTurn } from '../../core/session/run-turn.ts';
-import { turnHostMethods, type TurnHost } from '../../core/session/turn-host.ts';
+import { type TurnContext, turnHostMethods, type TurnHost } from '../../core/session/turn-host.ts';
 import { runHook } from './hook.ts';
 
 /** A TurnHost whose every method is a broker request `turn.<method>` with the arguments as a JSON array. */
@@ -30,9 +30,12 @@ export const hookBroker: WorkerBroker = {
   },
 };
 
-/** Runs the turn named by the payload `{ turnId }`; resolves with its outcome. Its hooks get {@link hookBroker}. */
+/**
+ * Runs the turn named by the payload `{ turnId, context? }` (`context`: the turn as the broker's `loadTurn` gives it,
+ * sent with the job so the worker need not ask for it); resolves with its outcome. Its hooks get {@link hookBroker}.
+ */
 export async function runTurnTask(payload: unknown, broker: WorkerBroker): Promise<unknown> {
-  const turnId = (payload as { turnId?: unknown } | null)?.turnId;
+  const { turnId, context } = (payload ?? {}) as { turnId?: unknown; context?: TurnContext };
   if (typeof turnId !== 'string') throw new PlatformError('invalid_payload', 'The turn task needs {turnId}.');
   // No operations, but the hook's deadline is still announced on the turn's channel (the launcher enforces it).
   const hookDeadline = broker.hookDeadline?.bind(broker);
@@ -41,5 +44,6 @@ export async function runTurnTask(payload: unknown, broker: WorkerBroker): Promi
     run: (source: string, input: unknown, options: { timeoutMs: number }) =>
       runHook({ source, input, timeoutMs: options.timeoutMs }, hooksBroker),
   };
-  return runTurn({ host: brokerTurnHost(broker), hooks, now: () => Date.now() }, turnId);
+  const sent = context !== null && typeof context === 'object' ? context : undefined;
+  return runTurn({ host: brokerTurnHost(broker), hooks, now: () => Date.now() }, turnId, sent);
 }

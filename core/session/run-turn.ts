@@ -11,7 +11,7 @@ import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { runBeforeHooks } from './hooks.ts';
 import { controlTools, offeredTools, systemPrompt } from './state-prompt.ts';
 import { answerToolCalls, type MessageEffects } from './tool-calls.ts';
-import type { PendingView, TurnOutcome } from './turn-host.ts';
+import type { PendingView, TurnContext, TurnOutcome } from './turn-host.ts';
 import { type EngineDeps, TurnRun } from './turn-state.ts';
 import { childResult } from './workflow-calls.ts';
 import type { StateView } from './workflow-view.ts';
@@ -22,11 +22,12 @@ export type { EngineDeps } from './turn-state.ts';
 const routable = new Set(['hook_failed', 'budget_exhausted', 'model_unavailable', 'turn_limit']);
 
 /**
- * Runs the claimed turn `turnId` to its end and settles it through the host.
+ * Runs the claimed turn `turnId` to its end and settles it through the host. `context`: the turn as the host's
+ * `loadTurn` gave it, when the starting process sent it with the job (one round trip fewer); else it is loaded.
  * @returns how the turn ended (also written by `host.endTurn`)
  */
-export async function runTurn(deps: EngineDeps, turnId: string): Promise<TurnOutcome> {
-  const run = new TurnRun(deps, await deps.host.loadTurn(turnId));
+export async function runTurn(deps: EngineDeps, turnId: string, context?: TurnContext): Promise<TurnOutcome> {
+  const run = new TurnRun(deps, context?.turnId === turnId ? context : await deps.host.loadTurn(turnId));
   run.nested = (childTurnId) => runTurn(deps, childTurnId);
   let outcome: TurnOutcome;
   try {
@@ -58,9 +59,14 @@ async function applyInput(run: TurnRun): Promise<TurnOutcome | undefined> {
     await run.enter(decision.to, 'decision', { note: decision.comment, message: note, by: decision.by });
     return undefined;
   }
+  // Entering a state without before hooks is written with the input (the loop's own checkpoint would hold only it).
+  const state = run.workflow.states[run.session.state];
+  const entered = state && !run.session.visit.entered && state.before.length === 0
+    ? { visit: { ...run.session.visit, entered: true } }
+    : {};
   if (input.message !== undefined && input.message.length > 0) {
-    await run.checkpoint({ messages: [{ role: 'user', content: input.message }], pending: null });
-  } else if (pending) await run.checkpoint({ pending: null });
+    await run.checkpoint({ messages: [{ role: 'user', content: input.message }], pending: null, ...entered });
+  } else if (pending) await run.checkpoint({ pending: null, ...entered });
   return undefined;
 }
 
@@ -177,8 +183,9 @@ async function modelStep(run: TurnRun, state: StateView): Promise<TurnOutcome | 
     ...(reply.toolCalls.length > 0 ? { toolCalls: reply.toolCalls } : {}),
   };
   if (reply.toolCalls.length === 0) {
-    await run.checkpoint({ messages: [assistant], visit });
-    return run.park({ kind: 'input', id: '', reason: 'The assistant replied and waits for the next message.' });
+    // The reply and the park it makes are one checkpoint (one round trip and one session write).
+    const waits = { kind: 'input' as const, id: '', reason: 'The assistant replied and waits for the next message.' };
+    return run.park(waits, { messages: [assistant], visit });
   }
   await run.checkpoint({ messages: [assistant], visit });
   const effects = await answerToolCalls(run, state, reply.toolCalls, tools);

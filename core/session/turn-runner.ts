@@ -12,7 +12,7 @@ import { PlatformError } from '../ports/platform-error.ts';
 import type { ToolCatalog } from '../ports/tool-catalog.ts';
 import type { WorkerLauncher, WorkerLimits, WorkerSlot } from '../ports/worker.ts';
 import { TURN_HEARTBEAT_MS } from './model.ts';
-import { beatTurn, claimTurn, loadTurnRecords, sessionsOf, type SessionStoreDeps } from './session-store.ts';
+import { beatTurn, claimTurn, sessionsOf, type SessionStoreDeps } from './session-store.ts';
 import { failTurnTree, interruptedError } from './stale-turns.ts';
 import { BrokerViolationError } from './broker-rules.ts';
 import { createStoreHost, type StoreHostDeps } from './store-host.ts';
@@ -94,16 +94,6 @@ export function turnBroker(
   };
 }
 
-/** The `turn_seconds` of the workflow the turn runs; undefined when it cannot be read (the worker then reports it). */
-async function turnSecondsOf(deps: TurnRunnerDeps, turnId: string): Promise<number | undefined> {
-  try {
-    const { session } = await loadTurnRecords(deps, turnId);
-    return (await deps.workflowOf(session.buildId, session.workflow)).limits.turnSeconds;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Runs the queued turn `turnId` to its end; a turn no longer queued (claimed elsewhere, cancelled) is left alone.
  * The turn is claimed only once a turn worker slot is free (spec/platform-service.md § Rules 7: work beyond the slots
@@ -178,13 +168,16 @@ async function runInSlot(deps: TurnRunnerDeps, turnId: string, slot: WorkerSlot)
   if (deps.interrupt?.aborted) interrupt();
   else deps.interrupt?.addEventListener('abort', interrupt, { once: true });
   try {
-    // The workflow's turn_seconds is enforced from outside the worker too (its own check never runs while it is stuck).
-    const turnSeconds = await turnSecondsOf(deps, turnId);
+    // The turn's context goes with the job (the worker's first round trip, saved); when it cannot be read, the worker
+    // asks for it and reports the failure. The workflow's turn_seconds is enforced from outside the worker too (its
+    // own check never runs while it is stuck).
+    const context = await host.loadTurn(turnId).catch(() => undefined);
+    const turnSeconds = context?.workflow.limits.turnSeconds;
     const outcome = await deps.launcher.run({
       kind: 'turn',
       subject: `turn ${turnId}`,
       task: 'turn',
-      payload: { turnId },
+      payload: context ? { turnId, context } : { turnId },
       limits: deps.limits,
       broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log }),
       signal: controller.signal,

@@ -100,10 +100,14 @@ export class TurnRun {
     return '';
   }
 
-  /** Parks the session: a decision in a human state, or input after a wait or a reply. */
-  async park(pending: NonNullable<SessionPatch['pending']>): Promise<TurnOutcome> {
-    const parks = this.session.visit.parks + (pending.kind === 'input' ? 1 : 0);
-    await this.checkpoint({ pending, visit: { ...this.session.visit, parks } });
+  /**
+   * Parks the session: a decision in a human state, or input after a wait or a reply; `patch` (e.g. the reply that
+   * parks it) is written in the same checkpoint, its visit counted on.
+   */
+  async park(pending: NonNullable<SessionPatch['pending']>, patch: SessionPatch = {}): Promise<TurnOutcome> {
+    const visit = patch.visit ?? this.session.visit;
+    const parks = visit.parks + (pending.kind === 'input' ? 1 : 0);
+    await this.checkpoint({ ...patch, pending, visit: { ...visit, parks } });
     return {
       status: pending.kind === 'decision' ? 'awaiting_decision' : 'awaiting_input',
       reply: this.lastReply(),
