@@ -11,8 +11,15 @@
  *    semantic-mcp), HTTP and JSON between semantic-mcp and the client, and the Server-Timing phases,
  *    including the query process's own (prepare, run, convert) and the pipe and pool around them;
  * 4. the figures docs/decisions.md D18 ("Done when") asks for (heavy-query and small-aggregate ratios, the orders
- *    case, every realistic query against 1.5x, the starvation figure);
- * 5. digest vs YAML tokens per model (o200k_base).
+ *    case, every realistic query against 1.5x);
+ * 5. the query path's targets (docs/decisions.md D18, fixed costs) as same-run ratios with their targets beside
+ *    them (execute_query of SELECT 1 over the proxied health check ≤ 3; each small realistic query over raw DuckDB
+ *    ≤ 1.5; the heavy ones kept where they are; the starvation figure), for this checkout and the baseline revision;
+ * 6. digest vs YAML tokens per model (o200k_base).
+ * Baseline: the product of an earlier revision (`--baseline REV`, default SEMANTIC_BASELINE_REVISION in
+ * scripts/lib/bench-semantic-products.ts, main when this round of targets started), extracted from git and started
+ * from its own sources beside this checkout's; the SELECT 1 figures and parts 2, 3 and 5 measure both interleaved,
+ * call by call. `--no-baseline` skips it.
  * Options: --runs N (default 30).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,22 +27,23 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createDuckDbParser } from '../core/adapters/duckdb/index.ts';
 import { validateQuery } from '../core/semantic/query-validation/index.ts';
-import { freePort } from '../test/helpers/ports.ts';
-import { startProduct } from '../test/helpers/product.ts';
 import { printDigestTokens } from './lib/bench-digest.ts';
 import {
-  datasetsOf, mcpCaller, queries, smallAggregate, type BenchQuery, type Caller,
-} from './lib/bench-semantic-queries.ts';
-import { openRawDuckDb, seedOrdersProject, type RawDuckDb } from './lib/bench-semantic-setup.ts';
+  type BenchProduct, type ModelCallers, SEMANTIC_BASELINE_REVISION, startBaselineProduct, startBenchProduct,
+} from './lib/bench-semantic-products.ts';
+import { datasetsOf, queries, smallAggregate, type BenchQuery } from './lib/bench-semantic-queries.ts';
+import { openRawDuckDb, type RawDuckDb } from './lib/bench-semantic-setup.ts';
+import { measureSelectOne, printTargets, type TargetFigures } from './lib/bench-semantic-targets.ts';
 import { measureStarvation } from './lib/bench-starvation.ts';
 import { fmt, PhaseTimes, ratio, stats, time } from './lib/bench-stats.ts';
-import { seedDemo } from './seed-demo.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 30;
-
-/** Calls of one model: through the front proxy (gzip as the client asks), without gzip, straight to semantic-mcp. */
-interface ModelCallers { proxy: Caller; identity: Caller; direct: Caller }
+/** `--baseline REV` (default {@link SEMANTIC_BASELINE_REVISION}), `--no-baseline`: the revision measured beside now. */
+const baselineArg = process.argv.includes('--baseline')
+  ? process.argv[process.argv.indexOf('--baseline') + 1] ?? ''
+  : undefined;
+const baselineRevision = process.argv.includes('--no-baseline') ? undefined : baselineArg ?? SEMANTIC_BASELINE_REVISION;
 
 /** Right-aligned cells of widths `widths` after a left-aligned label of `labelWidth`. */
 const row = (label: string, labelWidth: number, cells: string[], widths: number[]): string => (
@@ -96,44 +104,68 @@ interface Measured {
   directPhases: PhaseTimes;
 }
 
-async function realistic(callers: Record<BenchQuery['model'], ModelCallers>, raw: RawDuckDb): Promise<Measured[]> {
+/**
+ * Every realistic query on every product, interleaved call by call (each product through the proxy and straight,
+ * then raw DuckDB and the validator), `runs` times after 3 warm-ups; prints the table of the first product, with the
+ * others' medians and ratios beside.
+ * @returns the measurements of each product, by product name, in query order
+ */
+async function realistic(products: BenchProduct[], raw: RawDuckDb): Promise<Map<string, Measured[]>> {
   const parser = createDuckDbParser();
-  const measured: Measured[] = [];
+  const measured = new Map<string, Measured[]>(products.map((p) => [p.name, []]));
+  const others = products.slice(1);
   console.log('\nexecute_query through the front proxy against raw DuckDB on the same rows, '
-    + `${runs} runs each after 3 warm-ups (ms)`);
-  console.log(row('query', 40, ['MCP med', 'MCP p95', 'raw med', 'raw p95', 'ratio', 'validate'], [8, 8, 8, 8, 7, 9]));
+    + `${runs} runs each after 3 warm-ups (ms)${others.map((p) => `; ${p.name} beside, interleaved`).join('')}`);
+  const widths = [8, 8, 8, 8, 7, 9, ...others.flatMap(() => [10, 7])];
+  const extra = others.flatMap((p) => [`${p.name.split(' ')[0]} med`, 'ratio']);
+  console.log(row('query', 40, ['MCP med', 'MCP p95', 'raw med', 'raw p95', 'ratio', 'validate', ...extra], widths));
   for (const query of queries) {
     const args = { modelName: query.model, sql: query.sql, params: query.params ?? [], store: false };
-    const { proxy, direct } = callers[query.model];
     const rawModel = raw.model(query.model);
-    const m: Measured = {
-      query, proxy: [], direct: [], raw: [], validate: [], phases: new PhaseTimes(), directPhases: new PhaseTimes(),
-    };
+    const runs_ = products.map((product) => ({ product, m: newMeasured(query) }));
+    const rawTimes: number[] = []; const validateTimes: number[] = [];
     const datasetNames = datasetsOf[query.model];
     const validate = () => validateQuery({ sql: query.sql, parse: (s) => parser.parse(s), datasetNames });
     for (let i = 0; i < 3; i += 1) {
-      await proxy('execute_query', args);
-      await direct('execute_query', args);
+      for (const { product } of runs_) {
+        await product.callers[query.model].proxy('execute_query', args);
+        await product.callers[query.model].direct('execute_query', args);
+      }
       await rawModel.run(query.sql, query.params);
     }
     for (let i = 0; i < runs; i += 1) {
-      m.proxy.push(await time(() => proxy('execute_query', args, m.phases)));
-      m.direct.push(await time(() => direct('execute_query', args, m.directPhases)));
-      m.raw.push(await time(() => rawModel.run(query.sql, query.params)));
-      m.validate.push(await time(validate));
+      for (const { product, m } of runs_) {
+        const { proxy, direct } = product.callers[query.model];
+        m.proxy.push(await time(() => proxy('execute_query', args, m.phases)));
+        m.direct.push(await time(() => direct('execute_query', args, m.directPhases)));
+      }
+      rawTimes.push(await time(() => rawModel.run(query.sql, query.params)));
+      validateTimes.push(await time(validate));
     }
-    const p = stats(m.proxy); const r = stats(m.raw);
-    const validated = fmt(stats(m.validate).median);
-    const cells = [fmt(p.median), fmt(p.p95), fmt(r.median), fmt(r.p95), ratio(p.median, r.median), validated];
-    console.log(row(query.name, 40, cells, [8, 8, 8, 8, 7, 9]));
-    measured.push(m);
+    for (const { product, m } of runs_) {
+      m.raw = rawTimes; m.validate = validateTimes;
+      measured.get(product.name)!.push(m);
+    }
+    const [first, ...rest] = runs_.map(({ m }) => m);
+    const p = stats(first.proxy); const r = stats(rawTimes);
+    const cells = [fmt(p.median), fmt(p.p95), fmt(r.median), fmt(r.p95), ratio(p.median, r.median)];
+    const beside = rest.flatMap((m) => [fmt(stats(m.proxy).median), ratio(stats(m.proxy).median, r.median)]);
+    console.log(row(query.name, 40, [...cells, fmt(stats(validateTimes).median), ...beside], widths));
   }
   parser.close();
   return measured;
 }
 
-/** Where the milliseconds of each realistic call went (medians; server phases from Server-Timing). */
-function breakdown(measured: Measured[]): void {
+function newMeasured(query: BenchQuery): Measured {
+  const phases = new PhaseTimes(); const directPhases = new PhaseTimes();
+  return { query, proxy: [], direct: [], raw: [], validate: [], phases, directPhases };
+}
+
+/**
+ * Where the milliseconds of each realistic call went (medians; server phases from Server-Timing), for each product
+ * (`measured` by product name; the first is this checkout's).
+ */
+function breakdown(measured: Map<string, Measured[]>): void {
   console.log([
     '\nwhere the milliseconds went (medians, ms): client = through the proxy; proxy = that − straight to',
     'semantic-mcp; http = straight − server total (HTTP, JSON parse in the client); auth = rate + auth + plane;',
@@ -143,7 +175,13 @@ function breakdown(measured: Measured[]): void {
   const columns = [
     'client', 'proxy', 'http', 'server', 'auth', 'parse', 'tool', 'pipe', 'prepare', 'run', 'convert', 'answer', 'raw',
   ];
-  console.log(row('query', 40, columns, []));
+  for (const [name, list] of measured) {
+    console.log(row(name === 'now' ? 'query (now)' : `query (${name})`, 40, columns, []));
+    breakdownRows(list);
+  }
+}
+
+function breakdownRows(measured: Measured[]): void {
   for (const m of measured) {
     const client = stats(m.proxy).median;
     const direct = stats(m.direct).median;
@@ -160,8 +198,8 @@ function breakdown(measured: Measured[]): void {
   }
 }
 
-/** The figures of docs/decisions.md D18 ("Done when"), from the measurements above, and the starvation figure. */
-async function doneWhen(measured: Measured[], url: string): Promise<void> {
+/** The figures of docs/decisions.md D18 ("Done when"), from the measurements above. */
+function doneWhen(measured: Measured[]): void {
   const of = (m: Measured) => ({ mcp: stats(m.proxy).median, raw: stats(m.raw).median });
   const times = (m: Measured) => of(m).mcp / of(m).raw;
   const line = (m: Measured) => {
@@ -179,35 +217,62 @@ async function doneWhen(measured: Measured[], url: string): Promise<void> {
   const within = measured.filter((m) => times(m) <= 1.5).length;
   const worst = line(worstOf(measured));
   console.log(`realistic queries within 1.5x of raw DuckDB: ${within} of ${measured.length}; worst ${worst}`);
-  // Last: the busy project's 12 runaway queries are abandoned and stopped, but would disturb latencies measured after.
-  const quietMs = await measureStarvation({ url });
-  const seconds = (quietMs / 1000).toFixed(2);
-  console.log(`starvation: another project's SELECT 1 answered in ${seconds} s while one project's 12 abandoned `
-    + 'runaway queries were being stopped (target ≤ 5 s)');
+}
+
+/** The seconds another project's SELECT 1 took on `product` while one project's 12 runaway queries were stopped. */
+async function starvation(product: BenchProduct): Promise<number | string> {
+  try {
+    return (await measureStarvation({ url: product.url })) / 1000;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** One product's target figures from the interleaved measurements. */
+function targetFigures(selectOne: { selectOne: number; health: number }, measured: Measured[]): TargetFigures {
+  const queryFigures = measured.map((m) => ({
+    name: m.query.name, heavy: m.query.heavy === true, mcp: stats(m.proxy).median, raw: stats(m.raw).median,
+  }));
+  return { ...selectOne, queries: queryFigures };
 }
 
 async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'cairn-bench-semantic-'));
-  const semanticPort = await freePort();
-  const product = await startProduct({ MCP_RATE_LIMIT_MAX: '1000000', SEMANTIC_MCP_PORT: String(semanticPort) });
+  const products: BenchProduct[] = [];
+  let baselineFailed: string | undefined;
   try {
-    const seed = { url: product.url, dataDir: product.dataDir, root, log: () => {}, waitUntilUp: async () => {} };
-    const tokens = await seedDemo(seed);
-    tokens.orders = await seedOrdersProject(product.url, root, workDir);
-    const callers = (model: BenchQuery['model']): ModelCallers => ({
-      proxy: mcpCaller(`${product.url}/mcp/${model}/mcp`, tokens[model]),
-      identity: mcpCaller(`${product.url}/mcp/${model}/mcp`, tokens[model], { 'accept-encoding': 'identity' }),
-      direct: mcpCaller(`http://127.0.0.1:${semanticPort}/mcp/${model}/mcp`, tokens[model]),
-    });
+    if (baselineRevision) {
+      const started = await startBaselineProduct(root, baselineRevision, workDir);
+      if (typeof started === 'string') baselineFailed = started;
+      else products.push(started);
+    }
+    const now = await startBenchProduct(root, 'now', workDir);
+    products.unshift(now);
     const raw = await openRawDuckDb(root, workDir);
-    const flights = callers('flights');
-    await overhead(product.url, flights, raw);
-    const measured = await realistic({ flights, orders: callers('orders') }, raw);
+    await overhead(now.url, now.callers.flights, raw);
+    const selectOne = await measureSelectOne(products, runs);
+    const measured = await realistic(products, raw);
     breakdown(measured);
     raw.close();
-    await doneWhen(measured, product.url);
+    doneWhen(measured.get('now')!);
+    // Last: the busy project's 12 runaway queries are abandoned and stopped, but would disturb latencies measured
+    // after.
+    const figures = new Map<string, TargetFigures>();
+    for (const p of products) {
+      const figured = targetFigures(selectOne.get(p.name)!, measured.get(p.name)!);
+      figures.set(p.name, { ...figured, starvation: await starvation(p) });
+    }
+    const base = products[1];
+    const baseline = baselineRevision
+      ? {
+        name: base?.name ?? `baseline ${baselineRevision.slice(0, 7)}`,
+        figures: base && figures.get(base.name),
+        failed: baselineFailed,
+      }
+      : undefined;
+    printTargets(figures.get('now')!, baseline);
   } finally {
-    await product.stop();
+    for (const p of products) await p.stop();
     rmSync(workDir, { recursive: true, force: true });
   }
   printDigestTokens(root);

@@ -145,6 +145,19 @@ export interface QueryResult {
   truncatedBy?: 'rows' | 'bytes';
   /** Where the engine's milliseconds went (for `Server-Timing`; never part of a tool's output). */
   timing?: EngineTiming;
+  /**
+   * The rows as JSON text, when the engine wrote them already (the DuckDB engine's query process does, to count their
+   * bytes): a caller that sends the rows as JSON sends this text instead of serialising `rows` again. Not enumerable
+   * where present, so copies and comparisons of a result see `rows` only; a result whose `rows` are changed must not
+   * keep it. Source: docs/decisions.md D18 (fixed costs of the query path).
+   */
+  rowsText?: RowsText;
+}
+
+/** {@link QueryResult.rowsText}: `json` is exactly `JSON.stringify(rows)`, `count` is `rows.length`. */
+export interface RowsText {
+  json: string;
+  count: number;
 }
 
 /**

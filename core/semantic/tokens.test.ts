@@ -106,6 +106,35 @@ describe('authenticateEndpoint', () => {
   });
 });
 
+describe('authenticateEndpoint round trips', () => {
+  it('looks the token and the project up at once: the project lookup starts before the token one answers', async () => {
+    const { deps } = world();
+    const project = await createProject(deps, { orgId: 'org-1', slug: 'delta', name: 'Delta' });
+    const { token } = await createToken(deps, { projectId: project._id, name: 'd', models: ['m'] });
+    const seen: string[] = [];
+    const docs: DocumentStore = {
+      ...deps.docs,
+      collection: <T extends BaseDocument>(name: string) =>
+        new Proxy(deps.docs.collection<T>(name), {
+          get: (target, key) => {
+            const value = Reflect.get(target, key, target);
+            if (key !== 'findOne' || typeof value !== 'function') return value;
+            return async (...args: unknown[]) => {
+              seen.push(`${name} asked`);
+              const found = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+              await Promise.resolve();
+              seen.push(`${name} answered`);
+              return found;
+            };
+          },
+        }),
+    };
+    const ok = await authenticateEndpoint({ ...deps, docs }, 'delta', token);
+    expect(ok.project._id).toBe(project._id);
+    expect(seen.indexOf('semantic_projects asked')).toBeLessThan(seen.indexOf('semantic_tokens answered'));
+  });
+});
+
 describe('playground tokens', () => {
   it(
     "reach every model (saved later too), expire after 8 h, stay hidden from MCP Access, and replace the member's " +

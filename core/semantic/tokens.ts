@@ -153,11 +153,14 @@ export async function authenticateEndpoint(
     );
   if (!rawToken || !rawToken.startsWith(tokenPrefix)) throw refuse();
   const tokens = deps.docs.collection<TokenRecord>(collections.tokens);
-  const record = await tokens.findOne({ tokenHash: await deps.ids.sha256Hex(rawToken) });
+  // Both looked up at once: one round trip to the document store per request, not two (docs/decisions.md D18).
+  const [record, project] = await Promise.all([
+    deps.ids.sha256Hex(rawToken).then((tokenHash) => tokens.findOne({ tokenHash })),
+    findProject(deps, slug),
+  ]);
   if (!record || record.revokedAt) throw refuse();
   const now = deps.clock.now();
   if (record.expiresAt && record.expiresAt.getTime() <= now.getTime()) throw refuse();
-  const project = await findProject(deps, slug);
   if (!project || record.projectId !== project._id) throw refuse();
   if (!record.lastUsedAt || now.getTime() - record.lastUsedAt.getTime() >= lastUsedWriteIntervalMs) {
     await tokens.updateOne({ _id: record._id }, { $set: { lastUsedAt: now } });

@@ -9,7 +9,7 @@
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { QueryResult } from '../../ports/query-engine.ts';
 import { memoryWatchdogIntervalMs } from './memory-ceiling.ts';
-import type { ChildMessage } from './query-protocol.ts';
+import { type ChildMessage, fromWire } from './query-protocol.ts';
 import { memoryExceeded } from './run-query.ts';
 
 /**
@@ -73,7 +73,7 @@ export class ExecutionTracker implements Execution {
   }
 
   answer(message: ChildMessage): void {
-    if (message.type === 'result') this.reply(() => this.settle.resolve(message.result));
+    if (message.type === 'result') this.reply(() => this.settle.resolve(fromWire(message.result)));
     else if (message.type === 'error') {
       this.reply(() =>
         this.settle.reject(new PlatformError(message.code, message.message, { status: message.status }))

@@ -16,6 +16,7 @@ import {
   type ExecuteMessage,
   type ParentMessage,
   readMessages,
+  toWire,
   writeMessage,
 } from './query-protocol.ts';
 import { openQuerySession, type QuerySession, type RunningQuery, runQuery } from './run-query.ts';
@@ -55,6 +56,7 @@ export function serveQueryProcess(input: Readable, output: Writable): Promise<vo
           return;
         }
         void queue.then(() => {
+          state.session?.statements.clear();
           state.session?.connection.closeSync();
           state.instance?.closeSync();
           resolve();
@@ -105,7 +107,7 @@ async function execute(
     await scopes.ensure(message.scope, message.views);
     if (running.interrupted) throw new Error('INTERRUPT Error: Interrupted!');
     running.query = runQuery(session, message);
-    send({ type: 'result', id: message.id, result: await running.query.result });
+    send({ type: 'result', id: message.id, result: toWire(await running.query.result) });
   } catch (error) {
     const wire = isPlatformError(error)
       ? { code: error.code, message: error.message, status: error.status }

@@ -9,7 +9,7 @@
  * Source: spec/semantic-query-service.md § Query validation (engine connection), § Limits.
  */
 import type { Writable } from 'node:stream';
-import type { ExecuteRequest, QueryResult } from '../../ports/query-engine.ts';
+import type { ExecuteRequest, QueryResult, RowsText } from '../../ports/query-engine.ts';
 
 // The line reader lives in core/adapters/runtime (shared with the worker channel).
 export { readMessages } from '../runtime/json-lines.ts';
@@ -59,11 +59,19 @@ export interface WireError {
   status?: number;
 }
 
+/**
+ * A result as it crosses the pipe: the rows as the JSON text the child wrote while counting their bytes, never as
+ * values (the parent would parse them and the tool write them again).
+ */
+export interface WireResult extends Omit<QueryResult, 'rows' | 'rowsText'> {
+  rowsText: RowsText;
+}
+
 /** A message from a query process. */
 export type ChildMessage =
   | { type: 'ready' }
   | { type: 'open_failed'; message: string }
-  | { type: 'result'; id: number; result: QueryResult }
+  | { type: 'result'; id: number; result: WireResult }
   | ({ type: 'error'; id: number } & WireError);
 
 /**
@@ -73,4 +81,50 @@ export type ChildMessage =
  */
 export function writeMessage(output: Writable, message: ParentMessage | ChildMessage): void {
   output.write(`${JSON.stringify(message)}\n`);
+}
+
+/**
+ * The wire form of `result` (its `rowsText`, written from its rows when it has none).
+ *
+ * Source: docs/decisions.md D18 (fixed costs of the query path)
+ */
+export function toWire(result: QueryResult): WireResult {
+  const { columns, truncated, truncatedBy, timing } = result;
+  const rowsText = result.rowsText ?? { json: JSON.stringify(result.rows), count: result.rows.length };
+  return { columns, truncated, ...(truncatedBy ? { truncatedBy } : {}), ...(timing ? { timing } : {}), rowsText };
+}
+
+/**
+ * The QueryResult of a wire result: `rows` parsed from the text on first read only (a tool sending the text as it is
+ * never parses it), `rowsText` kept (not enumerable).
+ *
+ * Source: docs/decisions.md D18 (fixed costs of the query path)
+ */
+export function fromWire(wire: WireResult): QueryResult {
+  const { rowsText, ...rest } = wire;
+  return withRowsText(rest, rowsText, () => JSON.parse(rowsText.json) as unknown[][]);
+}
+
+/**
+ * `fields` as a QueryResult whose `rows` come from `rows()` on first read (and may be replaced, which drops the text)
+ * and whose `rowsText` is `text`, not enumerable.
+ */
+export function withRowsText(
+  fields: Omit<QueryResult, 'rows' | 'rowsText'>,
+  text: RowsText,
+  rows: () => unknown[][],
+): QueryResult {
+  const result = { ...fields } as QueryResult;
+  let values: unknown[][] | undefined;
+  Object.defineProperty(result, 'rows', {
+    enumerable: true,
+    configurable: true,
+    get: () => (values ??= rows()),
+    set: (changed: unknown[][]) => {
+      values = changed;
+      Object.defineProperty(result, 'rowsText', { value: undefined });
+    },
+  });
+  Object.defineProperty(result, 'rowsText', { value: text, enumerable: false, configurable: true, writable: true });
+  return result;
 }

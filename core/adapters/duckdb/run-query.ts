@@ -19,6 +19,8 @@ import { isPlatformError, PlatformError } from '../../ports/platform-error.ts';
 import type { EngineTiming, QueryResult } from '../../ports/query-engine.ts';
 import { bindParameters, CastStatements } from './bind-parameters.ts';
 import { jsonConverter } from './json-values.ts';
+import { PreparedStatements } from './prepared-statements.ts';
+import { withRowsText } from './query-protocol.ts';
 import { engineMemoryLimitMiB } from './query-instance.ts';
 import { engineMessage, quoteIdentifier, quoteLiteral } from './sql-text.ts';
 
@@ -60,6 +62,8 @@ export interface QuerySession {
   scope?: string;
   /** The connection's prepared param conversions (freed when the scope changes). */
   casts: CastStatements;
+  /** The connection's prepared queries, by search_path and SQL text (freed when the scope changes). */
+  statements: PreparedStatements;
 }
 
 /**
@@ -69,7 +73,7 @@ export interface QuerySession {
  */
 export async function openQuerySession(instance: DuckDBInstance): Promise<QuerySession> {
   const connection = await instance.connect();
-  return { connection, casts: new CastStatements(connection) };
+  return { connection, casts: new CastStatements(connection), statements: new PreparedStatements(connection) };
 }
 
 /**
@@ -100,33 +104,37 @@ interface RunState {
 async function runSteps(session: QuerySession, query: QueryToRun, state: RunState): Promise<QueryResult> {
   const { connection } = session;
   const timing: EngineTiming = { prepare: 0, run: 0, convert: 0 };
+  const path = query.searchPath ?? quoteIdentifier(query.scope);
   let prepared: DuckDBPreparedStatement | undefined;
+  let succeeded = false;
   try {
     const started = performance.now();
-    const path = query.searchPath ?? quoteIdentifier(query.scope);
     if (session.scope !== path) {
       session.scope = undefined;
       session.casts.clear();
+      session.statements.clear();
       await connection.run(`SET search_path = ${quoteLiteral(path)}`);
       session.scope = path;
     }
-    prepared = await connection.prepare(query.sql);
+    // A text run before on this connection reuses its statement (prepared-statements.ts).
+    prepared = await session.statements.take(path, query.sql);
     if (prepared.statementType !== StatementType.SELECT) throw notSelect(prepared.statementType);
     await bindParameters(session.casts, prepared, query.params);
     if (state.stopped) throw new Error('INTERRUPT Error: Interrupted!');
     const running = performance.now();
     timing.prepare = running - started;
-    const pending = await prepared.startStream();
-    const result = await pending.getResult();
+    const result = await prepared.stream();
     timing.run = performance.now() - running;
-    return await readRows(result, query, state, timing);
+    const rows = await readRows(result, query, state, timing);
+    succeeded = true;
+    return rows;
   } catch (error) {
     if (isPlatformError(error)) throw error;
     const message = engineMessage(error);
     if (/out of memory/i.test(message)) throw memoryExceeded();
     throw new PlatformError('query_failed', message, { status: 400, cause: error });
   } finally {
-    prepared?.destroySync();
+    if (prepared) session.statements.settle(path, query.sql, prepared, succeeded);
   }
 }
 
@@ -146,10 +154,13 @@ async function readRows(
   const columns = result.columnNames().map((name, index) => ({ name, type: types[index].toString() }));
   const converters = types.map((type) => jsonConverter(type));
   const rows: unknown[][] = [];
+  // Each row's JSON text, written once to count its bytes and kept: the answer carries the rows as this text.
+  const texts: string[] = [];
   let bytes = 2; // the brackets of the rows array
-  const done = (cut?: 'rows' | 'bytes'): QueryResult => (
-    { columns, rows, truncated: cut !== undefined, ...(cut ? { truncatedBy: cut } : {}), timing }
-  );
+  const done = (cut?: 'rows' | 'bytes'): QueryResult => {
+    const fields = { columns, truncated: cut !== undefined, ...(cut ? { truncatedBy: cut } : {}), timing };
+    return withRowsText(fields, { json: `[${texts.join(',')}]`, count: rows.length }, () => rows);
+  };
   for (;;) {
     if (state.stopped) throw new Error('INTERRUPT Error: Interrupted!');
     const fetching = performance.now();
@@ -162,9 +173,11 @@ async function readRows(
       for (let index = 0; index < chunk.rowCount; index += 1) {
         if (rows.length === query.maxRows) return done('rows');
         const row = vectors.map((vector, column) => converters[column](vector.getItem(index)));
-        const size = Buffer.byteLength(JSON.stringify(row)) + (rows.length > 0 ? 1 : 0);
+        const text = JSON.stringify(row);
+        const size = Buffer.byteLength(text) + (rows.length > 0 ? 1 : 0);
         if (bytes + size > query.maxBytes) return done('bytes');
         rows.push(row);
+        texts.push(text);
         bytes += size;
       }
     } finally {

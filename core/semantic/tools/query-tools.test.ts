@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { cacheDirectoryName } from '../../adapters/duckdb/data-build.ts';
 import { createDuckDbParser } from '../../adapters/duckdb/parser.ts';
+import { withRowsText } from '../../adapters/duckdb/query-protocol.ts';
 import type { ExecuteRequest, QueryEngine, ScopeTarget } from '../../ports/query-engine.ts';
 import { createMemoryDocumentStore } from '../../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../../testing/memory-object-store.ts';
@@ -36,10 +37,13 @@ const deps: SemanticDeps = {
 const executed: ExecuteRequest[] = [];
 const prepared: ScopeTarget[] = [];
 const partitions: (string | undefined)[] = [];
+/** Every text parsed, with whose parse it was. */
+const parsed: string[] = [];
 /** The query engine port: the real parser (recording whose parse it was), a fake execute answering one row. */
 const engine: QueryEngine = {
   parse: (sql, partition) => {
     partitions.push(partition);
+    parsed.push(`${partition}: ${sql}`);
     return parser.parse(sql, partition);
   },
   execute: async (request) => {
@@ -109,6 +113,27 @@ describe('execute_query', () => {
     expect(parser.engineParses() - before).toBe(2);
   });
 
+  it('keeps a passing verdict per model object and project: a re-run is not parsed again, a refusal is', async () => {
+    const run = (projectId: string, sql: string, context = contextOf(projectId)) =>
+      callTool(context, 'execute_query', { modelName: 'notes_model', sql, store: false });
+    const sql = 'SELECT id FROM notes WHERE id > 0';
+    const parsesOf = (projectId: string, text: string) => parsed.filter((p) => p === `${projectId}: ${text}`).length;
+    expect(await run('project-verdict', sql)).toMatchObject({ ok: true });
+    expect(await run('project-verdict', sql)).toMatchObject({ ok: true });
+    expect(parsesOf('project-verdict', sql)).toBe(1);
+    // Another project asks the parser itself, as does the same project once a publish assembles a new model object.
+    expect(await run('project-verdict-b', sql)).toMatchObject({ ok: true });
+    expect(parsesOf('project-verdict-b', sql)).toBe(1);
+    const republished = { ...contextOf('project-verdict'), plane: { ...plane, models: [{ ...model }] } };
+    expect(await run('project-verdict', sql, republished as ToolContext)).toMatchObject({ ok: true });
+    expect(parsesOf('project-verdict', sql)).toBe(2);
+    const refused = 'SELECT * FROM notes; SELECT 1';
+    for (let i = 0; i < 2; i += 1) {
+      expect(await run('project-verdict', refused)).toMatchObject({ ok: false, code: 'query_rejected' });
+    }
+    expect(parsesOf('project-verdict', refused)).toBe(2);
+  });
+
   it('refuses params beyond the placeholders before running or storing anything', async () => {
     const runs = executed.length;
     const args = { modelName: 'notes_model', sql: 'SELECT 1', params: ['x'] };
@@ -155,5 +180,29 @@ describe('execute_query', () => {
     const ran = executed[executed.length - 1];
     const expected = { data: ran.data, scope: ran.scope, views: ran.views };
     expect(prepared).toEqual([expected, expected]);
+  });
+
+  it("writes the engine's text of the rows into its answer as it is, never reading the rows", async () => {
+    const rows = [[1, 'a "quoted" é'], [2, null]];
+    const columns = [{ name: 'id', type: 'INTEGER' }, { name: 'label', type: 'VARCHAR' }];
+    const unread = () => {
+      throw new Error('the rows were read');
+    };
+    for (const cut of [undefined, 'rows', 'bytes'] as const) {
+      const fields = { columns, truncated: cut !== undefined, ...(cut ? { truncatedBy: cut } : {}) };
+      const result = withRowsText(fields, { json: JSON.stringify(rows), count: 2 }, unread);
+      const context = { ...contextOf('project-text'), engine: { ...engine, execute: async () => result } };
+      for (const store of [false, true]) {
+        const args = { modelName: 'notes_model', sql: 'SELECT 1', store };
+        const outcome = await callTool(context, 'execute_query', args);
+        if (!outcome.ok) throw new Error(outcome.message);
+        const answer = JSON.parse(outcome.result.text) as Record<string, unknown>;
+        const note = cut === 'bytes' ? { note: expect.stringContaining('only the first 2 row(s)') } : {};
+        const stored = store ? { storedQueryId: expect.any(String) } : {};
+        expect(answer).toEqual({ columns, rows, rowCount: 2, ...(cut ? { truncated: true } : {}), ...note, ...stored });
+        // The same text, key for key, as JSON.stringify of the answer writes it.
+        expect(outcome.result.text).toBe(JSON.stringify(answer));
+      }
+    }
   });
 });

@@ -21,6 +21,7 @@ import {
   type QueryOutput,
   queryTimeoutMs,
 } from './tool-definitions.ts';
+import { rememberedScopeName, rememberedVerdict } from './model-memos.ts';
 import { requireModel, scopedModelNames, type ToolContext, type ToolResult } from './tool-context.ts';
 
 /**
@@ -31,17 +32,14 @@ export async function executeQuery(ctx: ToolContext, input: Static<typeof Execut
   const model = requireModel(ctx, input.modelName);
   const params = input.params ?? [];
   const result = await runQuery(ctx, model, input.sql, params);
-  const output: QueryOutput = toOutput(result);
-  if (input.store !== false) {
-    output.storedQueryId = await storeQuery(ctx.deps, {
-      projectId: ctx.project._id,
-      modelName: model.name,
-      sql: input.sql,
-      params,
-      tokenId: ctx.token._id,
-    });
-  }
-  return { text: JSON.stringify(output) };
+  const storedQueryId = input.store === false ? undefined : await storeQuery(ctx.deps, {
+    projectId: ctx.project._id,
+    modelName: model.name,
+    sql: input.sql,
+    params,
+    tokenId: ctx.token._id,
+  });
+  return { text: outputText(result, storedQueryId) };
 }
 
 /** execute_stored_query: the stored SQL with new params (or the stored ones). */
@@ -52,8 +50,7 @@ export async function executeStoredQuery(
   const stored = await getStoredQuery(ctx.deps, ctx.project._id, input.storedQueryId, scopedModelNames(ctx));
   const model = requireModel(ctx, stored.modelName);
   const result = await runQuery(ctx, model, stored.sql, input.params ?? stored.params);
-  const output: QueryOutput = { ...toOutput(result), storedQueryId: stored._id };
-  return { text: JSON.stringify(output) };
+  return { text: outputText(result, stored._id) };
 }
 
 /**
@@ -124,7 +121,13 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
   const views = scopedViews(model);
   // A dataset's rows are materialised once per view_query: one whose rows depend on the moment would go stale.
   await steadyViews(model, views, parse);
-  const validated = await validateQuery({ sql, parse, datasetNames: model.datasets.map((d) => d.name) });
+  // The verdict on a text is kept on the model object: a re-run, retry or replay is not parsed and walked again.
+  const datasetNames = model.datasets.map((d) => d.name);
+  const validated = await rememberedVerdict(
+    model,
+    { partition: ctx.project._id, sql },
+    () => validateQuery({ sql, parse, datasetNames }),
+  );
   checkParamCount(validated.parameterCount, params.length);
   const scope = await scopeName(ctx, model, views);
   try {
@@ -153,7 +156,11 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
  * the other plane or a model whose name sanitises alike never replaces its scope; the last 12 hex digits
  * cover the views, so a changed view_query is a new scope (the engine then drops the family's old one).
  */
-async function scopeName(ctx: ScopeContext, model: SemanticModel, views: object[]): Promise<string> {
+function scopeName(ctx: ScopeContext, model: SemanticModel, views: object[]): Promise<string> {
+  return rememberedScopeName(model, `${ctx.project._id}\n${ctx.plane.plane}`, () => newScopeName(ctx, model, views));
+}
+
+async function newScopeName(ctx: ScopeContext, model: SemanticModel, views: object[]): Promise<string> {
   const owner = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${ctx.plane.plane}\n${model.name}`)).slice(0, 8);
   const digest = (await ctx.deps.ids.sha256Hex(`${ctx.project._id}\n${JSON.stringify(views)}`)).slice(0, 12);
   // The name part is cut at 64 characters so the scope stays a plain file name (the DuckDB engine hashes longer ones,
@@ -174,6 +181,23 @@ function checkParamCount(used: number, given: number): void {
   const fix = used === 0 ? 'omit params (or pass [])' : `pass exactly ${used} string(s) in params, one per placeholder`;
   const message = `Query rejected: the query ${uses} but ${given} param(s) were given; ${fix}.`;
   throw new PlatformError('query_invalid_params', message);
+}
+
+/**
+ * The JSON text of the {@link QueryOutput} of `result`: written around the engine's own text of the rows when it has
+ * one (the same text JSON.stringify gives, keys in the same order), so the rows are never parsed or written again.
+ */
+export function outputText(result: QueryResult, storedQueryId?: string): string {
+  const rowsText = result.rowsText;
+  if (!rowsText) return JSON.stringify({ ...toOutput(result), ...(storedQueryId ? { storedQueryId } : {}) });
+  const tail: Omit<QueryOutput, 'columns' | 'rows'> = {
+    rowCount: rowsText.count,
+    ...(result.truncated ? { truncated: true as const } : {}),
+    ...(result.truncatedBy === 'bytes' ? { note: byteCapNote(rowsText.count) } : {}),
+    ...(storedQueryId ? { storedQueryId } : {}),
+  };
+  const head = JSON.stringify({ columns: result.columns });
+  return `${head.slice(0, -1)},"rows":${rowsText.json},${JSON.stringify(tail).slice(1)}`;
 }
 
 function toOutput(result: QueryResult): QueryOutput {
