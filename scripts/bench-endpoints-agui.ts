@@ -56,13 +56,23 @@ async function healthFirstByte(base: string): Promise<number> {
   return took;
 }
 
+/** Part 3's headline figures (ms, medians): RUN_STARTED and the health first byte measured beside it. */
+export interface AguiFigures { startedP50: number; healthP50: number }
+
 /**
  * Prints part 3 through `print`. `createConnection` registers the public AG-UI connection the bench agent's chat trigger names
- * and gives its URL (or the CLI's error).
+ * and gives its URL (or the CLI's error). @returns the headline figures, or undefined when the runs could not be
+ * measured
  */
-export async function benchAgui(product: RunningProduct, createConnection: () => { url?: string; error?: string }, runs: number, print: (line: string) => void): Promise<void> {
+export async function benchAgui(
+  product: RunningProduct, createConnection: () => { url?: string; error?: string }, runs: number,
+  print: (line: string) => void,
+): Promise<AguiFigures | undefined> {
   print(`\n3. AG-UI time to RUN_STARTED, ${runs} sequential runs after 3 warm-ups (ms), against the first byte of GET /api/health`);
-  const notMeasured = (reason: string) => print(`${'POST /api/agui/<address> → RUN_STARTED'.padEnd(42)} not measured: ${reason}`);
+  const notMeasured = (reason: string) => {
+    print(`${'POST /api/agui/<address> → RUN_STARTED'.padEnd(42)} not measured: ${reason}`);
+    return undefined;
+  };
   const created = createConnection();
   if (!created.url) return notMeasured(`the AG-UI connection could not be created (${created.error})`);
   for (let i = 0; i < 3; i += 1) {
@@ -83,5 +93,8 @@ export async function benchAgui(product: RunningProduct, createConnection: () =>
   print(line('GET /api/health, first byte (baseline)', health));
   print(line('POST /api/agui/<address> → RUN_STARTED', started));
   print(line('… → end of the run (scripted model)', ended));
-  print(`ratio RUN_STARTED / health first byte: ${(quantile(started, 0.5) / quantile(health, 0.5)).toFixed(2)}× the p50`);
+  const figures = { startedP50: quantile(started, 0.5), healthP50: quantile(health, 0.5) };
+  const ratio = figures.startedP50 / figures.healthP50;
+  print(`ratio RUN_STARTED / health first byte: ${ratio.toFixed(2)}× the p50 (target ≤ 4)`);
+  return figures;
 }

@@ -7,13 +7,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AguiFigures } from './bench-endpoints-agui.ts';
+import type { FairnessFigures } from './bench-endpoints-fairness.ts';
 import type { LoadResult } from './bench-endpoints-load.ts';
 
 /**
- * The default baseline: the endpoint path before its claim stopped blocking the API's event loop on the SQLite write
- * lock and before both rate counters were counted in one round trip (the bench itself as today).
+ * The default baseline: main when the work of docs/decisions.md D24 (performance and fairness) started, before its cuts of the endpoints'
+ * fixed costs (the bench itself as today).
  */
-export const BASELINE_REVISION = '83abf23c699888c2ec9ab87b474a703a7a575182';
+export const BASELINE_REVISION = 'a50ed37aa14b309961930e23967ce9ff077e024b';
 
 /**
  * The figures of part 1 compared with the baseline: the health run, the webhook run with the dispatcher working
@@ -23,10 +25,64 @@ export interface WebhookFigures {
   base: LoadResult; hooks: LoadResult; duplicate?: LoadResult; paused?: LoadResult;
   /** The same run as `hooks` with fewer in flight (`--few`). */
   fewer?: LoadResult;
+  /** The dispatcher's pace after the runs: sessions ended per second (a turn each, no model call). */
+  endedPerSecond?: number;
 }
 
-/** What one product's runs printed, by part, and part 1's headline figures (undefined when part 1 failed). */
-export interface ProductRun { parts: string[][]; webhook?: WebhookFigures }
+/**
+ * What one product's runs printed, by part, part 1's headline figures (undefined when part 1 failed) and part 3's
+ * (undefined when it failed or did not run).
+ */
+export interface ProductRun { parts: string[][]; webhook?: WebhookFigures; agui?: AguiFigures; fairness?: FairnessFigures }
+
+/** One target of docs/decisions.md D24: a same-run ratio, its bound and whether it is a floor (≥) or a ceiling (≤). */
+interface Target { label: string; ratio(run: ProductRun): number; bound: number; floor: boolean }
+
+const targets: Target[] = [
+  {
+    label: 'webhook 202 rate / health rate', bound: 0.4, floor: true,
+    ratio: (r) => (r.webhook ? r.webhook.hooks.perSecond / r.webhook.base.perSecond : Number.NaN),
+  },
+  {
+    label: 'webhook 202 p99 / health p99', bound: 2, floor: false,
+    ratio: (r) => (r.webhook ? r.webhook.hooks.p99 / r.webhook.base.p99 : Number.NaN),
+  },
+  {
+    label: 'AG-UI RUN_STARTED / health first byte', bound: 4, floor: false,
+    ratio: (r) => (r.agui ? r.agui.startedP50 / r.agui.healthP50 : Number.NaN),
+  },
+  {
+    label: "B's chat after A's burst / alone", bound: 2, floor: false,
+    ratio: (r) => (r.fairness ? r.fairness.burstP50 / r.fairness.aloneP50 : Number.NaN),
+  },
+];
+
+/**
+ * The targets of docs/decisions.md D24 as same-run ratios (each run's figure over its own health run's), now beside the
+ * baseline revision's (`old`: its run, the reason it failed, or undefined without a baseline), with the target and
+ * whether now meets it. Printed, never asserted.
+ */
+export function targetLines(
+  revision: string | undefined, current: ProductRun, old: ProductRun | string | undefined,
+): string[] {
+  const was = typeof old === 'object' ? old : undefined;
+  const head = `${'target (docs/decisions.md D24), same-run ratio'.padEnd(40)} ${'target'.padStart(8)} ${'now'.padStart(8)} `
+    + `${(revision ? `${revision.slice(0, 12)}` : 'baseline').padStart(14)}`;
+  const lines = targets.map((t) => {
+    const now = t.ratio(current);
+    const meets = t.floor ? now >= t.bound : now <= t.bound;
+    const met = !Number.isFinite(now) ? 'not measured' : meets ? 'met' : 'NOT met';
+    return `${t.label.padEnd(40)} ${`${t.floor ? '≥' : '≤'} ${t.bound}`.padStart(8)} ${fixed(now, 2, 8)} `
+      + `${fixed(was ? t.ratio(was) : Number.NaN, 2, 14)}  ${met}`;
+  });
+  const note = typeof old === 'string' ? [`baseline FAILED: ${old}`] : old === undefined ? ['(no baseline run)'] : [];
+  const [pace, paceWas] = [current.webhook?.endedPerSecond ?? Number.NaN, was?.webhook?.endedPerSecond ?? Number.NaN];
+  const paceRatio = pace / paceWas;
+  const paceMet = !Number.isFinite(paceRatio) ? 'not measured' : paceRatio >= 3 ? 'met' : 'NOT met';
+  const paceLine = `${'dispatcher pace, now / baseline'.padEnd(40)} ${'≥ 3'.padStart(8)} ${fixed(paceRatio, 2, 8)} `
+    + `${'1.00'.padStart(14)}  ${paceMet} (${fixed(pace, 1, 0)} against ${fixed(paceWas, 1, 0)} sessions ended per s)`;
+  return ['', head, ...lines, paceLine, ...note];
+}
 
 /** `n` with `digits` decimals, right-aligned in `width`; a dash for NaN (a run with no answer). */
 export const fixed = (n: number, digits: number, width: number) =>

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateAgentRepository } from '../core/agent/validate.ts';
-import { compareWithBaseline, extractRevision } from './bench-endpoints-baseline.ts';
+import { compareWithBaseline, extractRevision, targetLines } from './bench-endpoints-baseline.ts';
 import { processIdsNamed, processTreeCpu, quantile, runLoad, type LoadResult } from './bench-endpoints-load.ts';
 
 const agentRoot = resolve(import.meta.dirname, 'bench-fixtures/agents/bench-endpoints');
@@ -99,5 +99,21 @@ describe('the baseline revision', () => {
     expect(paced.find((l) => l.includes('per s') && !l.includes('health'))).toMatch(/1200\s+1200\s+1\.00×\s+2\.00×/);
     const failed = compareWithBaseline('abc', figures(1, 1), 'git could not extract abc: unknown');
     expect(failed).toContain('baseline FAILED: git could not extract abc: unknown');
+  });
+
+  it('prints each target of docs/decisions.md D24 as a same-run ratio, the baseline\'s beside it, and whether now meets it', () => {
+    const result = (perSecond: number, p99: number): LoadResult => ({
+      answers: 10, perSecond, p50: 5, p99, statuses: { 202: 10 }, clientCpu: 0, serverCpu: {}, machineCpu: 0,
+    });
+    const now = { parts: [], webhook: { base: result(4000, 10), hooks: result(2000, 15) }, agui: { startedP50: 6, healthP50: 2 } };
+    const was = { parts: [], webhook: { base: result(4000, 20), hooks: result(1000, 70) }, agui: { startedP50: 14, healthP50: 1.4 } };
+    const lines = targetLines('a50ed37aa14b309961930e23967ce9ff077e024b', now, was);
+    expect(lines.find((l) => l.includes('rate /'))).toMatch(/≥ 0\.4\s+0\.50\s+0\.25\s+met/);
+    expect(lines.find((l) => l.includes('p99 /'))).toMatch(/≤ 2\s+1\.50\s+3\.50\s+met/);
+    expect(lines.find((l) => l.includes('RUN_STARTED'))).toMatch(/≤ 4\s+3\.00\s+10\.00\s+met/);
+    const unmet = targetLines(undefined, { parts: [], webhook: was.webhook }, 'git could not extract x');
+    expect(unmet.find((l) => l.includes('rate /'))).toMatch(/0\.25\s+—\s+NOT met/);
+    expect(unmet.find((l) => l.includes('RUN_STARTED'))).toMatch(/not measured/);
+    expect(unmet).toContain('baseline FAILED: git could not extract x');
   });
 });

@@ -7,16 +7,26 @@
 import { createHash } from 'node:crypto';
 import type { WebhookPayload } from '../../core/trigger/webhook-firings.ts';
 
-/** Builds the payload from the request and its body bytes (≤ 256 KiB by the request rules). */
-export function webhookPayload(request: Request, body: Uint8Array): WebhookPayload {
-  const url = new URL(request.url);
+/** One decoder for every request (decoding holds no state between calls without `stream`). */
+const utf8 = new TextDecoder();
+
+/** The query parameters of `url`, a repeated one as a list; no URL is parsed for a URL without a query. */
+function queryOf(url: string): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
-  for (const key of new Set(url.searchParams.keys())) {
-    const values = url.searchParams.getAll(key);
+  if (!url.includes('?')) return query;
+  const params = new URL(url).searchParams;
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
     query[key] = values.length === 1 ? values[0] : values;
   }
+  return query;
+}
+
+/** Builds the payload from the request and its body bytes (≤ 256 KiB by the request rules). */
+export function webhookPayload(request: Request, body: Uint8Array): WebhookPayload {
+  const query = queryOf(request.url);
   const contentType = request.headers.get('content-type');
-  const text = new TextDecoder().decode(body);
+  const text = utf8.decode(body);
   let parsed: unknown = text;
   if (contentType !== null && /^application\/([a-z0-9.+-]*\+)?json\b/i.test(contentType)) {
     try { parsed = text.length === 0 ? null : JSON.parse(text); } catch { parsed = text; }

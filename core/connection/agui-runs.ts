@@ -94,6 +94,12 @@ export interface StartedRun {
   ignored?: string;
   /** When the run began (before its turn was queued): child sessions opened since are this run's. */
   since: Date;
+  /**
+   * The write of a fresh chat's thread record, still in flight when the run is returned: RUN_STARTED (whose thread
+   * id is issued before) need not wait for it; the stream waits for it before the run's last event, so the thread
+   * can be continued once the run ends. Rejects with the store's error.
+   */
+  recorded?: Promise<void>;
 }
 
 /**
@@ -299,7 +305,9 @@ export async function startAguiRun(
   const opened = await openFiredSession(deps, target, firing);
   const threadId = deps.ids.newId();
   const secret = needsThreadSecret(caller) ? await newThreadSecret(deps.ids) : undefined;
-  await threads(deps).insertOne({
+  // Written while RUN_STARTED streams (the stream waits for it before the run's end, spec § AG-UI request rule 1):
+  // started right after the turn is queued, it would otherwise wait behind the dispatcher's first writes of the turn.
+  const recorded = threads(deps).insertOne({
     _id: threadId,
     schemaVersion: sessionSchemaVersion,
     connectionId: connection._id,
@@ -308,6 +316,7 @@ export async function startAguiRun(
     ...(secret ? { secretHash: secret.hash } : {}),
     createdAt: deps.clock.now(),
   });
+  recorded.catch(() => undefined); // observed by the stream (streamRun); a run whose stream is gone drops it
   const joined = opened.outcome === 'delivered';
   const openChildren = joined ? await openChildrenOf(deps, opened.session._id) : [];
   return {
@@ -319,6 +328,7 @@ export async function startAguiRun(
     fromSeq: joined ? opened.session.messageCount : 0,
     openChildren,
     since,
+    recorded,
     ...(ignored ? { ignored } : {}),
   };
 }

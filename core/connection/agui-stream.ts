@@ -127,6 +127,8 @@ export async function streamRun(
     stopFollowing?.();
   }
   live.closeOpen();
+  // The thread is recorded before the run ends, so the next run on it continues the chat (agui-runs.ts `recorded`).
+  await run.recorded;
   const session = await sessionsOf(deps).findOne({ _id: root });
   emit(stamp(finishEvent(run, session && settledSession(session, turn))));
 }
