@@ -18,10 +18,9 @@ import { Elysia } from 'elysia';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { servedChat, startAguiRun, type AguiRunDeps, type AguiRunInput, type StartedRun } from '../../core/connection/agui-runs.ts';
 import { streamRun, type AguiStreamDeps } from '../../core/connection/agui-stream.ts';
-import { admitCaller, type AdmissionDeps, type ConnectionRecord } from '../../core/connection/index.ts';
+import { admitCaller, connectionByAddress, type AdmissionDeps } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
-import { cachedConnections, cachedPerConnection } from './connection-cache.ts';
 import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, endpointRequestFacts, preflight, rateLimitedError, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
 import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
 
@@ -55,12 +54,8 @@ export function parseRunInput(bytes: Uint8Array): AguiRunInput {
 /** Mounts the endpoint. */
 export function aguiRoutes(deps: AguiRouteDeps) {
   const limiterFor = endpointLimiters(deps.rateRedis);
-  // The record and the chat trigger it serves are reused up to CONNECTION_CACHE_MS (1 s), as the webhook endpoint
-  // does: a deleted or changed connection, or a publish, is seen within that; everything after them is read each run.
-  const connectionOf = cachedConnections(deps.runs);
-  const servedOf = cachedPerConnection((connection: ConnectionRecord) => servedChat(deps.runs, connection), deps.runs);
   const aguiConnection = async (address: string) => {
-    const connection = await connectionOf(address);
+    const connection = await connectionByAddress(deps.runs, address);
     return connection?.protocol === 'agui' ? connection : null;
   };
   return new Elysia()
@@ -81,7 +76,7 @@ export function aguiRoutes(deps: AguiRouteDeps) {
           return withHeaders(refused, cors);
         }
         const input = parseRunInput(await readBody(request, maxJsonBytes));
-        const served = await servedOf(connection);
+        const served = await servedChat(deps.runs, connection);
         if (!served) return endpointNotFound();
         const beforeTurn = async () => {
           const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);

@@ -1,8 +1,7 @@
 /**
  * The connection an endpoint address serves, read from the document store at most once per
- * {@link CONNECTION_CACHE_MS} per address and process: a webhook burst (or a run of AG-UI chats) reads the record once
- * a second instead of once per call; what the connection serves is reused as long ({@link cachedPerConnection}).
- * A change to the connection (deleted, its token regenerated, its authentication changed)
+ * {@link CONNECTION_CACHE_MS} per address and process: a webhook burst reads the record once a second instead of
+ * once per delivery. A change to the connection (deleted, its token regenerated, its authentication changed)
  * reaches the endpoint within {@link CONNECTION_CACHE_MS}, the same bound as what a connection serves
  * (webhook-routes.ts `SERVED_CHECK_MS`). An unknown address is not remembered (it is read each time), so a
  * connection created again under its kept address answers at once, and guessed addresses fill nothing.
@@ -39,28 +38,5 @@ export function cachedConnections(
     if (seen.size >= MAX_CACHED) seen.clear();
     seen.set(address, { until: now + CONNECTION_CACHE_MS, record });
     return record;
-  };
-}
-
-/**
- * What `read` finds for a connection (e.g. the chat trigger it serves on the published build), reused per connection
- * id for {@link CONNECTION_CACHE_MS} of `clock`, so a burst of calls reads it once a second; a publish or a change of
- * the connection reaches the endpoint within that. A value of undefined (nothing served: 404) is reused too; a read
- * that throws is not remembered.
- */
-export function cachedPerConnection<T>(
-  read: (connection: ConnectionRecord) => Promise<T>,
-  deps: { clock: Clock },
-): (connection: ConnectionRecord) => Promise<T> {
-  const seen = new Map<string, { until: number; record: ConnectionRecord; value: T }>();
-  return async (connection) => {
-    const now = deps.clock.now().getTime();
-    const hit = seen.get(connection._id);
-    // A record read again (changed, or the look-up's own cache expired) is a new object: read for it afresh.
-    if (hit && hit.until > now && hit.record === connection) return hit.value;
-    const value = await read(connection);
-    if (seen.size >= MAX_CACHED) seen.clear();
-    seen.set(connection._id, { until: now + CONNECTION_CACHE_MS, record: connection, value });
-    return value;
   };
 }
