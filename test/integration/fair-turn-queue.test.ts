@@ -7,7 +7,7 @@
  *   background turn at least every fifth take;
  * - it holds with two dispatchers (each turn taken once) and across a restart of every consumer (the order is the
  *   queue store's);
- * - a consumer that dies holding a turn leaves it pending for its lease, then missing (for the turn sweep);
+ * - a consumer that dies holding a turn leaves it pending for its lease; the next take then runs it again;
  * - bounded intake (core/session/turn-intake.ts) waits while the background lane is full;
  * - webhook firings wait on a fair queue too: one organization's burst does not hold another's delivery.
  * Not timed: every assertion is about order and counts.
@@ -182,7 +182,7 @@ describe('fair turn queue', () => {
     expect(isPlatformError(delayed) && delayed.message).toContain('needs no delay');
   });
 
-  it('leaves a turn held by a consumer that died pending for its lease, then missing for the turn sweep', async () => {
+  it('holds a turn of a consumer that died for its lease, then the next take runs it again (a stalled job)', async () => {
     const dyingConnection = await openRedis(redis.url);
     const dying = openQueue(300, dyingConnection);
     await queued('held', 'org-a', 'x', 'webhook');
@@ -198,8 +198,12 @@ describe('fair turn queue', () => {
     opened.splice(opened.indexOf(dying), 1);
     dyingConnection.disconnect();
     await eventually(async () => expect(await queue.jobState(TURN_QUEUE, 'held')).toBe('missing'));
+    // The next take (any consumer's) puts it back at the head of its group and runs it; the sweep's add of the same
+    // turn meanwhile does not double it.
     await enqueueTurnJob({ queue, docs }, 'held');
-    expect(await queue.jobState(TURN_QUEUE, 'held')).toBe('pending');
+    await queued('after', 'org-a', 'x', 'webhook');
+    expect((await takeOrder(2)).slice(0, 2)).toEqual(['held', 'after']);
+    expect(await queue.counts(TURN_QUEUE)).toMatchObject({ waiting: 0 });
   });
 
   it('holds a firing back while the background lane is full (bounded intake), and lets it go when a turn is taken',

@@ -54,7 +54,7 @@ export interface BullJobQueueOptions {
    * interactive first and round robin between tenants and groups. Default none. Source: docs/decisions.md D24 § 1.
    */
   fairQueues?: readonly string[];
-  /** How long a fair queue's taken job is held without a renewal (ms); default 60 000 (tests shorten it). */
+  /** How long a fair queue's taken job is held without a renewal (ms); default 30 000 (tests shorten it). */
   fairLeaseMs?: number;
 }
 

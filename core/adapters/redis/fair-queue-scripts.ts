@@ -4,8 +4,9 @@
  * (it outlasts a restart of any dispatcher, and of the store with its append-only file).
  *
  * Keys under the base `B` (one hash slot on a cluster: the prefix carries the braces):
- * - `B:m` hash job id → `lane \n tenant \n group` of each waiting job; `B:d` hash job id → its data (JSON), waiting
- *   or taken; `B:t` sorted set of taken job ids scored by their lease's end (ms on the store's clock);
+ * - `B:m` hash job id → `lane \n tenant \n group` of each waiting job, `B:p` the same of each taken job; `B:d` hash
+ *   job id → its data (JSON), waiting or taken; `B:t` sorted set of taken job ids scored by their lease's end (ms on
+ *   the store's clock);
  * - `B:r:<lane>` the ring of tenants with waiting jobs in that lane; `B:g:<lane>:<len>:<tenant>` the ring of that
  *   tenant's groups with waiting jobs; `B:j:<lane>:<len>:<tenant>:<group>` the group's jobs in order (`<len>` is the
  *   tenant's length, so no tenant and group pair reads as another);
@@ -56,15 +57,31 @@ return 1
 `;
 
 /**
- * ARGV: leaseMs, streak. Returns `{id, data}` of the job taken (its lease started), or false when none waits. Drops
- * the taken entries whose lease ended (their process stopped: the turn sweep queues their turns again).
+ * ARGV: leaseMs, streak. Returns `{id, data}` of the job taken (its lease started), or false when none waits. First
+ * puts the taken jobs whose lease ended (their process stopped) back at the head of their group, as BullMQ moves a
+ * stalled job back to wait (`B:p` keeps a taken job's place); a job added again meanwhile is not doubled.
  */
 export const TAKE_SCRIPT = `${common}
 local at = now()
 local lapsed = redis.call('ZRANGEBYSCORE', b .. ':t', '-inf', at, 'LIMIT', 0, 100)
 for _, old in ipairs(lapsed) do
   redis.call('ZREM', b .. ':t', old)
-  if redis.call('HEXISTS', b .. ':m', old) == 0 then redis.call('HDEL', b .. ':d', old) end
+  local place = redis.call('HGET', b .. ':p', old)
+  redis.call('HDEL', b .. ':p', old)
+  if redis.call('HEXISTS', b .. ':m', old) == 0 then
+    if place then
+      local lane, tenant, group = string.match(place, '^([^\\n]*)\\n([^\\n]*)\\n(.*)$')
+      redis.call('HSET', b .. ':m', old, place)
+      if redis.call('LPUSH', jobsKey(lane, tenant, group), old) == 1 then
+        if redis.call('RPUSH', groupsKey(lane, tenant), group) == 1 then
+          redis.call('RPUSH', b .. ':r:' .. lane, tenant)
+        end
+      end
+      redis.call('INCR', b .. ':n:' .. lane)
+    else
+      redis.call('HDEL', b .. ':d', old)
+    end
+  end
 end
 local ni, nb = redis.call('LLEN', b .. ':r:i'), redis.call('LLEN', b .. ':r:b')
 if ni == 0 and nb == 0 then return false end
@@ -80,6 +97,7 @@ local jobs = jobsKey(lane, tenant, group)
 local id = redis.call('LPOP', jobs)
 if redis.call('LLEN', jobs) > 0 then redis.call('RPUSH', groups, group) end
 if redis.call('LLEN', groups) > 0 then redis.call('RPUSH', ring, tenant) end
+redis.call('HSET', b .. ':p', id, redis.call('HGET', b .. ':m', id))
 redis.call('HDEL', b .. ':m', id)
 redis.call('DECR', b .. ':n:' .. lane)
 redis.call('ZADD', b .. ':t', at + tonumber(ARGV[1]), id)
@@ -100,6 +118,7 @@ return 1
 export const DONE_SCRIPT = `${common}
 if not redis.call('ZSCORE', b .. ':t', ARGV[1]) then return 0 end
 redis.call('ZREM', b .. ':t', ARGV[1])
+redis.call('HDEL', b .. ':p', ARGV[1])
 redis.call('ZADD', b .. ':e', now(), ARGV[1])
 redis.call('ZREMRANGEBYRANK', b .. ':e', 0, -(tonumber(ARGV[2]) + 1))
 if redis.call('HEXISTS', b .. ':m', ARGV[1]) == 0 then redis.call('HDEL', b .. ':d', ARGV[1]) end

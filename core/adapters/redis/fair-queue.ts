@@ -7,8 +7,9 @@
  *
  * Like a BullMQ queue, the last 1,000 ended jobs are kept (ids only: `jobState` says `ended`, an add of the id adds
  * nothing until `remove`). Differences, by design: no delay; failed jobs are not told apart from completed ones (what
- * failed is reported to `onFailed`); a taken job holds a lease renewed while its handler runs, and a consumer that
- * stops without ending it leaves it `missing` after the lease, for the turn sweep to queue again.
+ * failed is reported to `onFailed`). A taken job holds a lease renewed while its handler runs; when a consumer stops
+ * without ending it, the next take after the lease puts it back at the head of its group (a job run twice finds its
+ * work done: turns are claimed by compare-and-set, firings carry their keys).
  *
  * Source: docs/decisions.md D24 § 1; docs/architecture.md § Life of a turn.
  */
@@ -25,8 +26,11 @@ import {
 } from './fair-queue-scripts.ts';
 import type { RedisConnection } from './open-redis.ts';
 
-/** How long a taken job is held without a renewal (ms); renewed every third of it while its handler runs. */
-export const FAIR_LEASE_MS = 60_000;
+/**
+ * How long a taken job is held without a renewal (ms); renewed every third of it while its handler runs. A job whose
+ * lease ends goes back to wait at the head of its group (BullMQ's stalled-job check: 30 s, the same bound).
+ */
+export const FAIR_LEASE_MS = 30_000;
 
 /**
  * Interactive takes in a row while background jobs wait, before one background job is taken (so background gets at
