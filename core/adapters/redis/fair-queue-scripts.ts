@@ -34,6 +34,19 @@ local function groupsKey(lane, tenant) return b .. ':g:' .. lane .. ':' .. #tena
 local function jobsKey(lane, tenant, group)
   return b .. ':j:' .. lane .. ':' .. #tenant .. ':' .. tenant .. ':' .. group
 end
+local function parsePlace(place) return string.match(place, '^([^\\n]*)\\n([^\\n]*)\\n(.*)$') end
+-- Puts job id to wait in its place (lane, tenant, group): at the tail (RPUSH) or head (LPUSH) of its group,
+-- the group and the tenant joining their rings when they had nothing waiting.
+local function putWaiting(id, place, push)
+  local lane, tenant, group = parsePlace(place)
+  redis.call('HSET', b .. ':m', id, place)
+  if redis.call(push, jobsKey(lane, tenant, group), id) == 1 then
+    if redis.call('RPUSH', groupsKey(lane, tenant), group) == 1 then
+      redis.call('RPUSH', b .. ':r:' .. lane, tenant)
+    end
+  end
+  redis.call('INCR', b .. ':n:' .. lane)
+end
 local function isTaken(id)
   local lease = redis.call('ZSCORE', b .. ':t', id)
   return lease and tonumber(lease) > now()
@@ -44,14 +57,8 @@ end
 export const ADD_SCRIPT = `${common}
 local id, lane, tenant, group = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 if redis.call('HEXISTS', b .. ':m', id) == 1 or isTaken(id) or redis.call('ZSCORE', b .. ':e', id) then return 0 end
-redis.call('HSET', b .. ':m', id, lane .. '\\n' .. tenant .. '\\n' .. group)
 redis.call('HSET', b .. ':d', id, ARGV[5])
-if redis.call('RPUSH', jobsKey(lane, tenant, group), id) == 1 then
-  if redis.call('RPUSH', groupsKey(lane, tenant), group) == 1 then
-    redis.call('RPUSH', b .. ':r:' .. lane, tenant)
-  end
-end
-redis.call('INCR', b .. ':n:' .. lane)
+putWaiting(id, lane .. '\\n' .. tenant .. '\\n' .. group, 'RPUSH')
 redis.call('PUBLISH', b .. ':wake', '1')
 return 1
 `;
@@ -70,14 +77,7 @@ for _, old in ipairs(lapsed) do
   redis.call('HDEL', b .. ':p', old)
   if redis.call('HEXISTS', b .. ':m', old) == 0 then
     if place then
-      local lane, tenant, group = string.match(place, '^([^\\n]*)\\n([^\\n]*)\\n(.*)$')
-      redis.call('HSET', b .. ':m', old, place)
-      if redis.call('LPUSH', jobsKey(lane, tenant, group), old) == 1 then
-        if redis.call('RPUSH', groupsKey(lane, tenant), group) == 1 then
-          redis.call('RPUSH', b .. ':r:' .. lane, tenant)
-        end
-      end
-      redis.call('INCR', b .. ':n:' .. lane)
+      putWaiting(old, place, 'LPUSH')
     else
       redis.call('HDEL', b .. ':d', old)
     end
@@ -131,7 +131,7 @@ local id = ARGV[1]
 if redis.call('ZREM', b .. ':e', id) == 1 then return 1 end
 local place = redis.call('HGET', b .. ':m', id)
 if not place then return 0 end
-local lane, tenant, group = string.match(place, '^([^\\n]*)\\n([^\\n]*)\\n(.*)$')
+local lane, tenant, group = parsePlace(place)
 local jobs, groups = jobsKey(lane, tenant, group), groupsKey(lane, tenant)
 redis.call('LREM', jobs, 1, id)
 if redis.call('LLEN', jobs) == 0 then
