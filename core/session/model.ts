@@ -11,6 +11,8 @@
  */
 import type { ModelMessage, ModelUsage } from '../ports/model-provider.ts';
 import type { TestCase } from '../agent/documents-model.ts';
+import type { TraceCarrier } from '../telemetry/trace-context.ts';
+import type { TurnStep } from '../telemetry/turn-steps.ts';
 
 /** Version of the document shape of every session collection. Source: spec § Versioning. */
 export const sessionSchemaVersion = 1 as const;
@@ -246,6 +248,15 @@ export interface TurnRecord {
   queuedAt: Date;
   startedAt?: Date;
   endedAt?: Date;
+  /**
+   * The W3C trace context of the request or firing that queued it (absent when no span was recording): the turn's
+   * span continues that trace. Source: docs/decisions.md D25.
+   */
+  trace?: TraceCarrier;
+  /** What the runner timed while the turn ran (at most MAX_TURN_STEPS), written when it settles. */
+  steps?: TurnStep[];
+  /** Steps left out past MAX_TURN_STEPS. */
+  stepsDropped?: number;
 }
 
 /** One stored message of a checkpoint thread (collection `session_messages`). */

@@ -24,6 +24,7 @@ import {
   type UsageTotals,
 } from './model.ts';
 import type { SessionPatch, TurnOutcome } from './turn-host.ts';
+import { activeTraceCarrier } from '../telemetry/trace-context.ts';
 
 /** What the store functions need. */
 export interface SessionStoreDeps {
@@ -182,6 +183,8 @@ export async function insertTurn(
     ...(status === 'running' ? { startedAt: now } : {}),
     ...(status === 'running' && fence ? { ...fence, heartbeatAt: now } : {}),
   };
+  const trace = activeTraceCarrier();
+  if (trace !== undefined) turn.trace = trace;
   await turnsOf(deps).insertOne(turn);
   return turn;
 }
