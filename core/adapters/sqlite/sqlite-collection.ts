@@ -31,12 +31,11 @@ import {
   isBusy,
   isUniqueViolation,
   type SqlDriver,
-  withBusyTimeout,
   writeWithoutBlocking,
 } from './sqlite-driver.ts';
 import type { InsertBatcher } from './insert-batch.ts';
-import { declareIndex, purgeExpired, readIndexes } from './sqlite-indexes.ts';
-import { dateOrderSql, pushDown, tableFor } from './sqlite-sql.ts';
+import { declareIndex, type IndexCache, indexSpecsAt, purgeExpired } from './sqlite-indexes.ts';
+import { dateOrderSql, INDEX_GENERATION, pushDown, tableFor } from './sqlite-sql.ts';
 
 /** What a collection needs from its store. */
 export interface SqliteCollectionContext {
@@ -49,22 +48,12 @@ export interface SqliteCollectionContext {
   lastPurgeMs: Map<string, number>;
   /** Minimum time between two TTL purges of one collection, in ms. */
   purgeIntervalMs: number;
-  /** Index specs read by this store, valid while the file's `data_version` is `dataVersion`. */
+  /** Index specs read by this store, valid while the index generation is the one it holds. */
   indexCache: IndexCache;
   /** The connection's busy timeout, in ms: how long a write keeps trying for another connection's lock. */
   busyTimeoutMs: number;
   /** Commits the inserts of one event-loop turn together (insert-batch.ts). */
   inserts: InsertBatcher;
-}
-
-/**
- * Index specs per collection as this connection last read them. `PRAGMA data_version` changes when
- * another connection commits, so a declaration made elsewhere is seen on the next operation; this
- * connection's own declarations clear the cache.
- */
-export interface IndexCache {
-  dataVersion: number;
-  byCollection: Map<string, IndexSpec[]>;
 }
 
 /** {@link DocumentCollection} on one SQLite table; see the module comment. */
@@ -81,16 +70,18 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
   }
 
   async insertOne(doc: T): Promise<void> {
-    const indexes = this.#enter();
+    this.#enter();
     if (typeof doc._id !== 'string') {
       throw new PlatformError('invalid_document', 'A document needs a string _id.', { status: 400 });
     }
     const text = encodeDocument(doc);
     // A live document under this _id (a retried delivery's claim, say) is a duplicate found by a read: no write lock
     // is taken for it, so a retry never waits behind another process's writes.
-    const existing = this.#ctx.driver.prepare(`SELECT doc FROM ${this.#table} WHERE _id = ?`).get(doc._id);
-    if (existing !== undefined && !isExpired(decodeDocument(String(existing.doc)), indexes, this.#ctx.now())) {
-      throw duplicateKeyError(this.#name);
+    const existing = this.#ctx.driver.prepare(`SELECT doc, ${INDEX_GENERATION} AS g FROM ${this.#table} WHERE _id = ?`)
+      .get(doc._id);
+    if (existing !== undefined) {
+      const specs = this.#specsAt(Number(existing.g));
+      if (!isExpired(decodeDocument(String(existing.doc)), specs, this.#ctx.now())) throw duplicateKeyError(this.#name);
     }
     const insert = () =>
       this.#ctx.driver.prepare(`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`).run(doc._id, text);
@@ -101,7 +92,7 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         // The clashing document may have expired without being purged yet.
-        const purged = purgeExpired(this.#ctx.driver, this.#name, indexes, this.#ctx.now());
+        const purged = purgeExpired(this.#ctx.driver, this.#name, this.#specsAt(), this.#ctx.now());
         if (purged === 0) throw duplicateKeyError(this.#name, error);
         this.#translate(insert);
       }
@@ -113,24 +104,24 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    const indexes = this.#enter();
+    this.#enter();
     // Without a sort, the first skip + limit matches in insertion order are all a find needs: stop
     // decoding there rather than decode every matching document.
     const unsorted = options.sort === undefined || Object.keys(options.sort).length === 0;
     const enough = unsorted && typeof options.limit === 'number' && options.limit > 0
       ? options.limit + (options.skip ?? 0)
       : undefined;
-    const first = unsorted ? undefined : this.#firstByDate(filter, indexes, options);
+    const first = unsorted ? undefined : this.#firstByDate(filter, options);
     if (first !== undefined) return applyFindOptions(first, options) as unknown as T[];
     return applyFindOptions(
-      this.#matching(filter, indexes, Number.isSafeInteger(enough) ? enough : undefined),
+      this.#matching(filter, Number.isSafeInteger(enough) ? enough : undefined),
       options,
     ) as unknown as T[];
   }
 
   async countDocuments(filter: Filter): Promise<number> {
-    const indexes = this.#enter();
-    return this.#matching(filter, indexes).length;
+    this.#enter();
+    return this.#matching(filter).length;
   }
 
   async updateOne(
@@ -142,8 +133,7 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
     return this.#write(() =>
       this.#translate(() =>
         inImmediateTransaction(this.#ctx.driver, () => {
-          const indexes = readIndexes(this.#ctx.driver, this.#name);
-          const current = this.#matching(filter, indexes, 1)[0];
+          const current = this.#matching(filter, 1)[0];
           if (current !== undefined) {
             const next = encodeDocument(applyUpdate(current, update));
             this.#ctx.driver.prepare(`UPDATE ${this.#table} SET doc = ? WHERE _id = ?`).run(next, current._id);
@@ -151,7 +141,7 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
           }
           if (options.upsert !== true) return { matched: 0, upserted: false };
           const created = applyUpdate(upsertSeed(filter, newDocumentId), update);
-          purgeExpired(this.#ctx.driver, this.#name, indexes, this.#ctx.now());
+          purgeExpired(this.#ctx.driver, this.#name, this.#specsAt(), this.#ctx.now());
           this.#ctx.driver.prepare(`INSERT INTO ${this.#table} (_id, doc) VALUES (?, ?)`).run(
             created._id,
             encodeDocument(created),
@@ -176,43 +166,34 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
     declareIndex(this.#ctx.driver, this.#name, { keys, options });
   }
 
-  /** Checks the store is open, purges expired documents when due, and returns the index specs. */
-  #enter(): IndexSpec[] {
+  /**
+   * Checks the store is open and purges expired documents when due, by the TTL indexes this store last saw (read when
+   * it saw none; a spec is never removed, so they never purge a document no index expires). Runs no statement when no
+   * purge is due: the specs that judge a read's documents come with its rows (`#specsAt`).
+   */
+  #enter(): void {
     this.#ctx.assertOpen();
-    const indexes = this.#indexes();
     const now = this.#ctx.now();
     const last = this.#ctx.lastPurgeMs.get(this.#name);
-    if (
-      indexes.some((i) => i.expireAfterSeconds !== undefined) &&
-      (last === undefined || now.getTime() - last >= this.#ctx.purgeIntervalMs)
-    ) {
-      this.#ctx.lastPurgeMs.set(this.#name, now.getTime());
-      // Never waits for another connection's lock (reads hide expired documents anyway): a busy file is purged later.
-      try {
-        const purge = () => purgeExpired(this.#ctx.driver, this.#name, indexes, now);
-        withBusyTimeout(this.#ctx.driver, 0, this.#ctx.busyTimeoutMs, purge);
-      } catch (error) {
-        if (!isBusy(error)) throw error;
-        this.#ctx.lastPurgeMs.delete(this.#name);
-      }
+    if (last !== undefined && now.getTime() - last < this.#ctx.purgeIntervalMs) return;
+    const specs = this.#ctx.indexCache.byCollection.get(this.#name) ?? this.#specsAt();
+    if (!specs.some((i) => i.expireAfterSeconds !== undefined)) return;
+    this.#ctx.lastPurgeMs.set(this.#name, now.getTime());
+    // Never waits for another connection's lock (reads hide expired documents anyway): a busy file is purged later.
+    try {
+      this.#ctx.driver.withBusyTimeout(0, () => purgeExpired(this.#ctx.driver, this.#name, specs, now));
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      this.#ctx.lastPurgeMs.delete(this.#name);
     }
-    return indexes;
   }
 
-  /** This collection's index specs: read again only after another connection has committed. */
-  #indexes(): IndexSpec[] {
-    const cache = this.#ctx.indexCache;
-    const dataVersion = Number(this.#ctx.driver.prepare('PRAGMA data_version').get()?.data_version);
-    if (dataVersion !== cache.dataVersion) {
-      cache.dataVersion = dataVersion;
-      cache.byCollection.clear();
-    }
-    let indexes = cache.byCollection.get(this.#name);
-    if (indexes === undefined) {
-      indexes = readIndexes(this.#ctx.driver, this.#name);
-      cache.byCollection.set(this.#name, indexes);
-    }
-    return indexes;
+  /**
+   * This collection's index specs at index generation `generation`: give the one the statement that read the documents
+   * to judge selected (sqlite-indexes.ts `IndexCache`); without one, the current generation is read.
+   */
+  #specsAt(generation?: number): IndexSpec[] {
+    return indexSpecsAt(this.#ctx.driver, this.#ctx.indexCache, this.#name, generation);
   }
 
   /**
@@ -221,7 +202,7 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
    * enough matched and the field's value changes (every document tied with the last one taken is kept), returned in
    * insertion order for the full sort. Undefined when the sort or the data do not allow it (the full path then).
    */
-  #firstByDate(filter: Filter, indexes: IndexSpec[], options: FindOptions): PlainDocument[] | undefined {
+  #firstByDate(filter: Filter, options: FindOptions): PlainDocument[] | undefined {
     const [[field, direction] = []] = Object.entries(options.sort ?? {});
     const wanted = (options.skip ?? 0) + (options.limit ?? 0);
     const skipOk = options.skip === undefined || (Number.isSafeInteger(options.skip) && options.skip >= 0);
@@ -237,7 +218,7 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
     for (const row of this.#ctx.driver.prepare(sql.select).iterate(...params)) {
       if (taken.length >= wanted && String(row.k) !== last) break;
       const doc = decodeDocument<PlainDocument>(String(row.doc));
-      if (!test(doc) || isExpired(doc, indexes, now)) continue;
+      if (!test(doc) || isExpired(doc, this.#specsAt(Number(row.g)), now)) continue;
       taken.push({ rowid: Number(row.r), doc });
       last = String(row.k);
     }
@@ -245,12 +226,13 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
   }
 
   /** Live (not expired) documents matching `filter` in insertion order, at most `limit`. */
-  #matching(filter: Filter, indexes: IndexSpec[], limit?: number): PlainDocument[] {
+  #matching(filter: Filter, limit?: number): PlainDocument[] {
     const test = compileFilter(filter);
     const { where, params } = pushDown(filter);
-    const rows = this.#ctx.driver.prepare(`SELECT doc FROM ${this.#table} WHERE ${where} ORDER BY rowid`).all(
-      ...params,
-    );
+    const sql = `SELECT doc, ${INDEX_GENERATION} AS g FROM ${this.#table} WHERE ${where} ORDER BY rowid`;
+    const rows = this.#ctx.driver.prepare(sql).all(...params);
+    if (rows.length === 0) return [];
+    const indexes = this.#specsAt(Number(rows[0].g));
     const now = this.#ctx.now();
     const out: PlainDocument[] = [];
     for (const row of rows) {
@@ -265,10 +247,9 @@ export class SqliteCollection<T extends BaseDocument> implements DocumentCollect
     this.#enter();
     return this.#write(() =>
       inImmediateTransaction(this.#ctx.driver, () => {
-        const indexes = readIndexes(this.#ctx.driver, this.#name);
         const statement = this.#ctx.driver.prepare(`DELETE FROM ${this.#table} WHERE _id = ?`);
         let deleted = 0;
-        for (const doc of this.#matching(filter, indexes, limit)) deleted += statement.run(doc._id).changes;
+        for (const doc of this.#matching(filter, limit)) deleted += statement.run(doc._id).changes;
         return deleted;
       })
     );

@@ -64,7 +64,7 @@ export async function openSqliteDocumentStore(options: SqliteDocumentStoreOption
     assertOpen,
     lastPurgeMs: new Map(),
     purgeIntervalMs: options.purgeIntervalMs ?? 60_000,
-    indexCache: { dataVersion: -1, byCollection: new Map() },
+    indexCache: { generation: -1, byCollection: new Map() },
     busyTimeoutMs,
     inserts: createInsertBatcher(driver, busyTimeoutMs, assertOpen),
   };

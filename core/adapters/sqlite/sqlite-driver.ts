@@ -27,8 +27,20 @@ export interface SqlStatement {
 export interface SqlDriver {
   /** Runs one or more statements without parameters. */
   exec(sql: string): void;
-  /** A prepared statement for `sql`, cached per connection. */
+  /**
+   * A prepared statement for `sql`, cached per connection by its text (the {@link STATEMENT_CACHE_SIZE} texts prepared
+   * last; a text dropped from the cache is prepared again when it comes back).
+   */
   prepare(sql: string): SqlStatement;
+  /**
+   * Runs the synchronous `fn` with the connection's busy timeout at `ms` (0: never wait inside SQLite for another
+   * connection's lock). The next statement run outside such a call sets the connection's own busy timeout (the one it
+   * was opened with) back first; a timeout that already has the wanted value is not set again, so back-to-back writes
+   * set it once, not twice each (docs/decisions.md D24 § 3).
+   * @returns what `fn` returns
+   * @throws what `fn` throws
+   */
+  withBusyTimeout<R>(ms: number, fn: () => R): R;
   /** Closes the connection. */
   close(): void;
   /** Which engine backs the connection. */
@@ -76,7 +88,7 @@ export async function openSqlDriver(path: string, options: { busyTimeoutMs?: num
     native.close();
     throw error;
   }
-  return wrap(native, isBun ? 'bun:sqlite' : 'node:sqlite');
+  return wrap(native, isBun ? 'bun:sqlite' : 'node:sqlite', busyTimeoutMs);
 }
 
 async function openNode(path: string): Promise<NativeDatabase> {
@@ -93,29 +105,84 @@ async function openBun(path: string): Promise<NativeDatabase> {
   return new mod.Database(path, { create: true });
 }
 
-function wrap(native: NativeDatabase, engine: SqlDriver['engine']): SqlDriver {
+/**
+ * How many prepared statements a connection keeps, by SQL text. The adapter's texts depend on a filter's shape (its
+ * fields, the length of an `$in` list), not on its values: a few hundred at most; the bound keeps a long-lived process
+ * from keeping one statement for every `$in` length it ever saw. The oldest text is dropped first.
+ */
+export const STATEMENT_CACHE_SIZE = 256;
+
+function wrap(native: NativeDatabase, engine: SqlDriver['engine'], busyTimeoutMs: number): SqlDriver {
   const cache = new Map<string, SqlStatement>();
+  const timeouts = new Map<number, NativeStatement>();
+  let current = busyTimeoutMs;
+  let scoped = 0;
+  const setTimeoutTo = (ms: number) => {
+    let statement = timeouts.get(ms);
+    if (statement === undefined) {
+      statement = native.prepare(`PRAGMA busy_timeout = ${ms}`);
+      timeouts.set(ms, statement);
+    }
+    statement.get();
+    current = ms;
+  };
+  // Outside every withBusyTimeout call: the connection's own busy timeout, set again only when a call changed it.
+  const settle = () => {
+    if (scoped === 0 && current !== busyTimeoutMs) setTimeoutTo(busyTimeoutMs);
+  };
   return {
     engine,
-    exec: (sql) => native.exec(sql),
+    exec(sql) {
+      settle();
+      native.exec(sql);
+    },
     prepare(sql) {
       let statement = cache.get(sql);
       if (statement === undefined) {
-        const raw = native.prepare(sql);
-        statement = {
-          run: (...params) => ({ changes: Number(raw.run(...params).changes) }),
-          all: (...params) => raw.all(...params) as SqlRow[],
-          // bun:sqlite answers null for "no row", node:sqlite undefined.
-          get: (...params) => (raw.get(...params) ?? undefined) as SqlRow | undefined,
-          iterate: (...params) => raw.iterate(...params) as IterableIterator<SqlRow>,
-        };
+        statement = statementOf(native.prepare(sql), settle);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
         cache.set(sql, statement);
       }
       return statement;
     },
+    withBusyTimeout(ms, fn) {
+      const outer = current;
+      if (current !== ms) setTimeoutTo(ms);
+      scoped += 1;
+      try {
+        return fn();
+      } finally {
+        scoped -= 1;
+        if (scoped > 0 && current !== outer) setTimeoutTo(outer);
+      }
+    },
     close() {
       cache.clear();
+      timeouts.clear();
       native.close();
+    },
+  };
+}
+
+/** The {@link SqlStatement} of `raw`; `settle` runs before each call (the connection's busy timeout). */
+function statementOf(raw: NativeStatement, settle: () => void): SqlStatement {
+  return {
+    run(...params) {
+      settle();
+      return { changes: Number(raw.run(...params).changes) };
+    },
+    all(...params) {
+      settle();
+      return raw.all(...params) as SqlRow[];
+    },
+    get(...params) {
+      settle();
+      // bun:sqlite answers null for "no row", node:sqlite undefined.
+      return (raw.get(...params) ?? undefined) as SqlRow | undefined;
+    },
+    iterate(...params) {
+      settle();
+      return raw.iterate(...params) as IterableIterator<SqlRow>;
     },
   };
 }
@@ -148,10 +215,11 @@ const MAX_WRITE_BACKOFF_MS = 16;
 
 /**
  * Runs the synchronous write `fn` without waiting inside SQLite for another connection's write lock: `fn` runs with
- * the connection's busy timeout at 0, and when it fails with SQLITE_BUSY (it held nothing: a statement or a
- * `BEGIN IMMEDIATE` that cannot take the lock fails before writing) it is tried again after a timer (1 ms, doubling
- * to 16 ms, with jitter), so the event loop serves other work meanwhile; the busy timeout is restored after each
- * try. After `busyTimeoutMs` of tries the last SQLITE_BUSY error is thrown, as a blocking wait would have.
+ * the connection's busy timeout at 0 ({@link SqlDriver.withBusyTimeout}), and when it fails with SQLITE_BUSY (it held
+ * nothing: a statement or a `BEGIN IMMEDIATE` that cannot take the lock fails before writing) it is tried again after
+ * a timer (1 ms, doubling to 16 ms, with jitter), so the event loop serves other work meanwhile; any other statement
+ * runs with the connection's own busy timeout. After `busyTimeoutMs` of tries the last SQLITE_BUSY error is thrown, as
+ * a blocking wait would have.
  * Source: docs/architecture.md § Queues and collections (the embedded document store is shared by processes).
  * @param busyTimeoutMs - the connection's busy timeout (the budget of the tries), in ms
  * @throws the error of `fn`; SQLITE_BUSY once the budget is spent
@@ -160,21 +228,11 @@ export async function writeWithoutBlocking<R>(driver: SqlDriver, busyTimeoutMs: 
   const started = Date.now();
   for (let pause = 1;; pause = Math.min(pause * 2, MAX_WRITE_BACKOFF_MS)) {
     try {
-      return withBusyTimeout(driver, 0, busyTimeoutMs, fn);
+      return driver.withBusyTimeout(0, fn);
     } catch (error) {
       if (!isBusy(error) || Date.now() - started >= busyTimeoutMs) throw error;
     }
     await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
-  }
-}
-
-/** Runs `fn` with the connection's busy timeout at `during` ms, then sets it to `after` ms. */
-export function withBusyTimeout<R>(driver: SqlDriver, during: number, after: number, fn: () => R): R {
-  driver.prepare(`PRAGMA busy_timeout = ${during}`).get();
-  try {
-    return fn();
-  } finally {
-    driver.prepare(`PRAGMA busy_timeout = ${after}`).get();
   }
 }
 

@@ -9,12 +9,49 @@ import type { IndexOptions } from '../../ports/document-store.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 import { duplicateKeyError, indexName, type IndexSpec } from './document-semantics.ts';
 import { inImmediateTransaction, isUniqueViolation, type SqlDriver } from './sqlite-driver.ts';
-import { indexDdl, ttlPurgeSql } from './sqlite-sql.ts';
+import { INDEX_GENERATION, indexDdl, ttlPurgeSql } from './sqlite-sql.ts';
 
 /** DDL of the table holding every collection's index specs. */
 export const INDEX_TABLE_DDL =
   'CREATE TABLE IF NOT EXISTS _indexes (collection TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL, ' +
   'PRIMARY KEY (collection, name))';
+
+/**
+ * Index specs per collection as this connection last read them, for index generation `generation` (sqlite-sql.ts
+ * `INDEX_GENERATION`: it grows with every declaration, by any connection). A read selects the generation beside its
+ * documents, so a declaration made elsewhere is seen by the first read after it, with the specs of the same snapshot,
+ * and commits of other connections that declare nothing keep the cache (docs/decisions.md D24 § 3). This connection's
+ * own declarations clear it. Specs are only ever added, so specs kept from an earlier generation are a subset of the
+ * current ones: enough to choose the TTL indexes of a purge, never to judge a document.
+ */
+export interface IndexCache {
+  generation: number;
+  byCollection: Map<string, IndexSpec[]>;
+}
+
+/**
+ * The index specs of `collection` at index generation `generation`, from `cache` while it holds that generation (else
+ * the cache is emptied and the specs read). Give the generation selected by the statement that read the documents the
+ * specs will judge (the same snapshot); without one, the current generation is read (one statement).
+ */
+export function indexSpecsAt(
+  driver: SqlDriver,
+  cache: IndexCache,
+  collection: string,
+  generation?: number,
+): IndexSpec[] {
+  const now = generation ?? Number(driver.prepare(`SELECT ${INDEX_GENERATION} AS g`).get()?.g);
+  if (now !== cache.generation) {
+    cache.generation = now;
+    cache.byCollection.clear();
+  }
+  let specs = cache.byCollection.get(collection);
+  if (specs === undefined) {
+    specs = readIndexes(driver, collection);
+    cache.byCollection.set(collection, specs);
+  }
+  return specs;
+}
 
 /** Every index declared on `collection`, read fresh (another process may have added one). */
 export function readIndexes(driver: SqlDriver, collection: string): IndexSpec[] {

@@ -15,6 +15,17 @@ export function tableFor(name: string): string {
   return quoteIdentifier(`c_${name}`);
 }
 
+/**
+ * A scalar subquery giving the generation of the declared indexes: how many rows `_indexes` holds. Rows are only ever
+ * added (sqlite-indexes.ts `declareIndex`: a declaration under an existing name with other options is refused; nothing
+ * updates or deletes one), so every declaration by any connection, in any process, makes it grow, and an unchanged
+ * generation means unchanged specs. A read selects it beside its documents (`SELECT doc, … AS g`): the specs that
+ * judge them are then those of the same snapshot, found without a statement of their own (docs/decisions.md D24 § 3;
+ * it replaced a `PRAGMA data_version` before every call, which any commit of another connection changed). An index
+ * removal, should the port ever gain one, must keep this true (a removed index's row kept as a tombstone, say).
+ */
+export const INDEX_GENERATION = '(SELECT count(*) FROM _indexes)';
+
 /** A WHERE clause (without the keyword) and its parameters. */
 export interface SqlCondition {
   where: string;
@@ -66,10 +77,10 @@ export function pushDown(filter: Filter): SqlCondition {
 
 /**
  * SQL for reading the candidates of `where` ordered by a Date field, so a sorted, limited find decodes only the
- * first rows: `select` returns `doc`, `rowid` and `k` (the field's ISO time) in `direction` order; `guard` returns a
- * row when some candidate's field is not a Date of years 0–9999 (missing, null, a number, a string, an array…),
- * whose order SQL would not give as MongoDB does: the find then takes the full path. Undefined for a field that is
- * not a simple top-level name.
+ * first rows: `select` returns `doc`, `rowid`, `k` (the field's ISO time) and `g` (the index generation,
+ * {@link INDEX_GENERATION}) in `direction` order; `guard` returns a row when some candidate's field is not a Date
+ * of years 0–9999 (missing, null, a number, a string, an array…), whose order SQL would not give as MongoDB does: the
+ * find then takes the full path. Undefined for a field that is not a simple top-level name.
  */
 export function dateOrderSql(
   table: string,
@@ -83,7 +94,7 @@ export function dateOrderSql(
   const isDate = `json_type(doc, '$."${field}"') = 'object' AND json_type(doc, ${path}) = 'text' ` +
     `AND length(${key}) = 24`;
   return {
-    select: `SELECT doc, rowid AS r, ${key} AS k FROM ${table} WHERE ${where} ` +
+    select: `SELECT doc, rowid AS r, ${key} AS k, ${INDEX_GENERATION} AS g FROM ${table} WHERE ${where} ` +
       `ORDER BY k ${direction === 1 ? 'ASC' : 'DESC'}`,
     guard: `SELECT 1 FROM ${table} WHERE (${where}) AND (${isDate}) IS NOT 1 LIMIT 1`,
   };
