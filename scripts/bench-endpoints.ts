@@ -25,7 +25,9 @@
  * acknowledgements ≥ 0.4 of the health rate with p99 ≤ 2 times the health p99, RUN_STARTED ≤ 4 times the health
  * first byte (scripts/bench-endpoints-baseline.ts `targetLines`). Options: --seconds N (per load run, default 10), --concurrency N (default 32), --few N (the in-flight
  * count of a second run with the dispatcher working, default 8), --runs N (AG-UI, default 50),
- * --cpu-profile DIR (Bun's CPU profile of every product process, written into DIR as markdown when it stops).
+ * --cpu-profile DIR (Bun's CPU profile of every product process, written into DIR as markdown when it stops),
+ * --tracing (parts 1 and 3 again with spans exported to a receiver on loopback, beside the untraced figures;
+ * scripts/bench-endpoints-tracing.ts), --no-fairness (no part 4).
  *
  * Source: spec/platform-service.md § Endpoints, § Limits; docs/decisions.md D8 (endpoints).
  */
@@ -40,6 +42,7 @@ import {
 } from './bench-endpoints-baseline.ts';
 import { processIdsNamed, runLoad, type LoadResult } from './bench-endpoints-load.ts';
 import { countSessions, waitForSessions } from './bench-endpoints-sessions.ts';
+import { tracingComparison } from './bench-endpoints-tracing.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const option = (name: string, fallback: number) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) || fallback : fallback);
@@ -57,6 +60,9 @@ const argAfter = (name: string) =>
 const baselineArg = argAfter('--baseline');
 const baseline = process.argv.includes('--no-baseline') ? undefined : baselineArg ?? BASELINE_REVISION;
 /** `--cpu-profile DIR`: every Bun process of the product writes a CPU profile (markdown) into DIR when it stops. */
+/** `--tracing`: parts 1 and 3 again with spans exported (./bench-endpoints-tracing.ts); `--no-fairness`: no part 4. */
+const tracing = process.argv.includes('--tracing');
+const withFairness = !process.argv.includes('--no-fairness');
 const profileDir = process.argv.includes('--cpu-profile') ? resolve(process.argv[process.argv.indexOf('--cpu-profile') + 1] ?? '') : undefined;
 const agent = 'bench-endpoints';
 const loadAverage = () => { try { return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '); } catch { return 'unknown'; } };
@@ -286,6 +292,7 @@ async function baselineRun(env: Record<string, string>): Promise<ProductRun | st
     extracted = extractRevision(root, baseline as string);
     const helpers = (await import(join(extracted.dir, 'test/helpers/product.ts'))) as Helpers;
     const run = await benchProduct(helpers, env, true);
+    if (!withFairness) return run;
     const fairness = await fairnessRun(helpers, env);
     return { ...run, fairness: fairness.fairness, parts: [...run.parts, ...fairness.parts] };
   } catch (error) {
@@ -312,13 +319,17 @@ async function main(): Promise<void> {
       + `load average ${loadAverage()}${baseline ? `; baseline ${baseline.slice(0, 12)} first, parts 1, 3 and 4` : ''}`);
     const old = baseline ? await baselineRun(env) : undefined;
     const current = await benchProduct({ startProduct, runCairn }, env, false);
-    const fairness = await fairnessRun({ startProduct, runCairn }, env);
-    current.fairness = fairness.fairness;
+    const fairness = withFairness ? await fairnessRun({ startProduct, runCairn }, env) : { parts: [] };
+    if ('fairness' in fairness) current.fairness = fairness.fairness;
+    const traced = tracing
+      ? await tracingComparison(current, (extra) => benchProduct({ startProduct, runCairn }, { ...env, ...extra }, true))
+      : [];
     for (const line of [...current.parts, ...fairness.parts].flat()) console.log(line);
     // The baseline's part 4 as it printed (its other parts are summed up in the comparison below).
     if (typeof old === 'object') for (const line of old.parts[3] ?? []) console.log(line.replace(/^\n4\./, `\n4. (baseline ${baseline?.slice(0, 12)})`));
     if (old !== undefined) for (const line of compareWithBaseline(baseline as string, current.webhook, old)) console.log(line);
     for (const line of targetLines(baseline, current, old)) console.log(line);
+    for (const line of traced) console.log(line);
   } finally {
     await model.close();
   }

@@ -37,6 +37,8 @@ export interface RuntimeRevision {
   program: unknown;
   programName: string;
   remove(): void;
+  /** Set on the traced column of `--tracing`: tracing is switched on around its turns (./bench-runtime-tracing.ts). */
+  traced?: { on(): void; off(): void };
 }
 
 /** Imports the runtime modules under `root`. */

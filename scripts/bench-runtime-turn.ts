@@ -67,7 +67,12 @@ function setUp(revision: RuntimeRevision, models: Models, modelsConfig: unknown)
     const queued = await m.insertTurn(store, session, { kind: 'prompt', input: { message: 'What is six times seven?' } });
     const trace = newTrace();
     recordInto(trace);
-    await m.runQueuedTurn(deps, queued._id);
+    revision.traced?.on();
+    try {
+      await m.runQueuedTurn(deps, queued._id);
+    } finally {
+      revision.traced?.off();
+    }
     trace.end = performance.now();
     recordInto(undefined);
     const settled = await m.turnsOf(store).findOne({ _id: queued._id });

@@ -13,7 +13,8 @@
  * comparison, under the permission model alone; the closing lines print the sandboxed start-up (spawn → exit)
  * against bare node with the ratio (docs/decisions.md D17 § 3: within 1.5×).
  * Options: --runs N (default 20); --part 1|2 (default both); --baseline REV (default a50ed37, the round's
- * baseline; `none` measures this checkout only).
+ * baseline; `none` measures this checkout only); --tracing (part 2 also runs this checkout with its spans exported
+ * to a receiver on loopback, a column of its own: scripts/bench-runtime-tracing.ts).
  *
  * Source: spec/platform-service.md § Rules 6 (start-up adds 0.3 to 0.65 s on a fast machine).
  */
@@ -28,6 +29,7 @@ import { probeNamespaces, sandboxCommand, type WorkerIsolation } from '../core/a
 import { readMessages, writeLine, type WorkerMessage } from '../core/adapters/worker/protocol.ts';
 import { fmt } from './lib/bench-stats.ts';
 import { benchTurn } from './bench-runtime-turn.ts';
+import { tracingSwitch } from './bench-runtime-tracing.ts';
 import { baselineRuntime, currentRuntime, RUNTIME_BASELINE_REVISION, type RuntimeRevision } from './bench-runtime-revisions.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -154,6 +156,9 @@ if (parts.includes('1')) await partOne();
 if (parts.includes('2')) {
   const baselineArg = process.argv.includes('--baseline') ? process.argv[process.argv.indexOf('--baseline') + 1] : RUNTIME_BASELINE_REVISION;
   const revisions: RuntimeRevision[] = [await currentRuntime(root)];
+  // `--tracing`: this checkout again with its spans exported to a receiver on loopback (./bench-runtime-tracing.ts).
+  const traced = process.argv.includes('--tracing') ? await tracingSwitch() : undefined;
+  if (traced) revisions.push({ ...revisions[0], label: `${revisions[0].label}, traced`, traced, remove: () => {} });
   if (baselineArg !== 'none') {
     try {
       revisions.push(await baselineRuntime(root, baselineArg, existsSync(join(root, 'dist/worker'))));
@@ -164,6 +169,7 @@ if (parts.includes('2')) {
   try {
     await benchTurn(revisions, runs, node);
   } finally {
+    if (traced) console.log(`  tracing on: ${await traced.close()}`);
     for (const revision of revisions) revision.remove();
   }
 }

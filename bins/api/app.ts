@@ -65,6 +65,7 @@ import type { JobQueue } from '../../core/ports/job-queue.ts';
 import type { TextDeltas } from '../../core/ports/text-deltas.ts';
 import type { SessionChanges } from '../../core/ports/session-changes.ts';
 import { createChangeWatch } from '../../core/session/change-watch.ts';
+import { inboundSpans } from './inbound-spans.ts';
 
 /** The verifier of the deployment's sign-in mode, and the OIDC discovery reader the auth routes use. */
 export interface ApiSignIn {
@@ -119,6 +120,8 @@ export interface ApiAppParts {
   skillRegistries?: SkillRegistries;
   /** The collection use cases (bins/api/main.ts builds them once and runs their start); default {@link apiCollections}. */
   collections?: CollectionDeps;
+  /** Server spans around the endpoints' and session routes' requests (./inbound-spans.ts); true only when traces are exported. */
+  tracing?: boolean;
 }
 
 /**
@@ -168,7 +171,8 @@ export function createApiApp(parts: ApiAppParts) {
     logger, authorOf, callerOf, prepare: prepareCaller,
   };
   const embeddedQueue = env.embeddedQueue.enabled ? { lease: createDocumentLease(docs, systemClock), instanceId: parts.instanceId } : undefined;
-  return new Elysia()
+  // Traced: each traced request's handler runs in its server span's context (docs/decisions.md D25 § 1).
+  return (parts.tracing ? new Elysia().wrap(inboundSpans) : new Elysia())
     .use(rules.plugin)
     .use(healthRoutes({ version: env.appVersion, embeddedQueue }))
     .use(authRoutes({ signIn: env.signIn, oidcDiscovery: parts.signIn.oidcDiscovery, branding: parts.config.branding, logger }))

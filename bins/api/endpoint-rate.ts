@@ -12,6 +12,7 @@ import { originAllowed, type ConnectionRecord, type RequestFacts } from '../../c
 import { json } from './http-helpers.ts';
 import { signInIsOwnDoing } from './request-rules/cross-site.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
+import { recordRateLimitRefusal } from '../../core/telemetry/instruments.ts';
 
 /** The answer of an address that serves nothing (for any reason). */
 export const endpointNotFound = (): Response => json({ error: { code: 'not_found', message: 'Nothing is served at this address.' } }, 404);
@@ -36,6 +37,7 @@ export async function consumeEndpointRates(
     { key: 'endpoint', points: connection.rate.perEndpoint },
   ]);
   if (!refused) return undefined;
+  recordRateLimitRefusal(refused.index === 0 ? 'endpoint_caller' : 'endpoint');
   const which = refused.index === 0 ? 'from this caller' : 'to this endpoint';
   return { retryAfterSeconds: refused.retryAfterSeconds, which };
 }

@@ -16,6 +16,10 @@ import { stopServer } from '../../core/boot/stop-server.ts';
 import { apiCollections, apiSignIn, apiSkillRegistries, createApiApp } from './app.ts';
 import { startCollections } from '../../core/boot/collection-access.ts';
 import { apiListenAddress } from './listen-address.ts';
+import { startTelemetry } from '../telemetry/start.ts';
+
+// OpenTelemetry first (nothing loaded unless OTEL_* variables ask for it; docs/decisions.md D25 § 1).
+const telemetry = await startTelemetry(process.env, 'cairn-api');
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const logger = createPinoLogger({ name: 'api' });
@@ -55,7 +59,7 @@ await startCollections(collections, boot.config.services.length);
 const app = createApiApp({
   env, config: boot.config, docs, objects, signIn: apiSignIn(env.signIn), allInOne: listen.allInOne, instanceId, rateRedis, logger, queue, textDeltas,
   changes: textDeltas,
-  printAccessLine: print, skillRegistries, collections,
+  printAccessLine: print, skillRegistries, collections, tracing: telemetry.traces,
 });
 app.listen({ hostname: listen.host, port: listen.port, maxRequestBodySize: 21 * 1024 * 1024 });
 logger.info({ host: listen.host, port: listen.port, signIn: env.signIn.mode }, `api listening on ${listen.host}:${listen.port}`);
@@ -73,4 +77,5 @@ stopOnSignals(process, async () => {
   await queue?.close();
   await stores.close();
   rateRedis?.disconnect();
+  await telemetry.shutdown();
 }, (code) => process.exit(code));

@@ -5,6 +5,7 @@
  * - `GET /api/sessions?agent=&env=&workflow=&status=&from=&to=&offset=&limit=` → {@link SessionListView}: root sessions of
  *   every agent the caller reads (or of `agent`), newest first, paged (Reader)
  * - `GET /api/sessions/:id` → {@link SessionDetailView} {session, messages, turns, children} (Reader)
+ * - `GET /api/sessions/:id/timeline` → {@link SessionTimelineView}: turns with times, steps and waits (Reader; D25)
  * - `POST /api/sessions/:id/decide` {to, comment?}, `…/reply` {message}, `…/cancel` {} (User)
  * - `PATCH /api/sessions/:id/attributes` {key: value | null} (User)
  * - `GET|PUT /api/agents/:agent/environments/:env/workflows/:workflow/spend-caps[/:period]` {limitUsd | null} (Reader / Maintainer)
@@ -26,6 +27,7 @@ import { PlatformError } from '../../core/ports/platform-error.ts';
 import {
   messageView, sessionView, turnView, type SessionDetailView, type SessionListView, type SessionView, type TurnQueuedView,
 } from '../../core/session/session-views.ts';
+import { showTimeline, type SessionTimelineView } from '../../core/session/timeline-views.ts';
 import { sessionStatuses, spendPeriods, type SpendPeriod } from '../../core/session/model.ts';
 import { findSessions, MAX_SESSION_PAGE } from '../../core/session/session-list.ts';
 import {
@@ -139,6 +141,10 @@ export function sessionRoutes(env: SessionRouteDeps) {
       const shown = await showSession(deps, caller, params.id);
       const [session] = await withSlugs(deps, [sessionView(shown.session)]);
       const answer: SessionDetailView = { session, messages: shown.messages.map(messageView), turns: shown.turns.map(turnView), children: shown.children.map(sessionView) };
+      return json(answer);
+    }))
+    .get('/api/sessions/:id/timeline', route<Id>(async ({ params, caller }) => {
+      const answer: SessionTimelineView = await showTimeline(deps, caller, params.id);
       return json(answer);
     }))
     .post('/api/sessions/:id/decide', route<Id>(async ({ request, params, caller }) => json({ turnId: (await decideSession(deps, caller, params.id, await readJson(request, DecideBody)))._id } satisfies TurnQueuedView)), noParse)

@@ -31,9 +31,13 @@ import type { Logger } from '../../core/ports/logger.ts';
 import { claimDelivery, releaseDelivery } from '../../core/session/delivery-claims.ts';
 import { checkSessionKey } from '../../core/session/session-key-claims.ts';
 import { cachedConnections } from './connection-cache.ts';
+import { activeTraceCarrier, type TraceCarrier } from '../../core/telemetry/trace-context.ts';
+
+const traceOf = (trace: TraceCarrier | undefined) => (trace ? { trace } : {});
 import { consumeEndpointRates, endpointLimiters, endpointNotFound, rateLimitedError } from './endpoint-rate.ts';
 import { errorToResponse, json, readBody } from './http-helpers.ts';
 import { deliveryIdOf, webhookPayload } from './webhook-payload.ts';
+import { recordWebhookDelivery } from '../../core/telemetry/instruments.ts';
 
 /** Largest webhook body (256 KiB). Source: spec § Limits. */
 const maxWebhookBytes = 256 * 1024;
@@ -127,9 +131,9 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
   const servedOf = servedChecks(deps);
   // The record is reused up to CONNECTION_CACHE_MS (1 s): a deleted or changed connection is seen within that.
   const connectionOf = cachedConnections(deps);
-  return new Elysia().post('/api/webhooks/:address', async ({ request, params }) => {
+  const deliver = async (request: Request, address: string): Promise<Response> => {
     try {
-      const connection = await connectionOf(params.address);
+      const connection = await connectionOf(address);
       if (!connection || connection.protocol !== 'webhook') return endpointNotFound();
       const admission = await admitCaller(deps.admission, connection, {
         authorization: request.headers.get('authorization') ?? undefined, origin: request.headers.get('origin') ?? undefined, clientAddress: deps.clientAddress(request),
@@ -146,6 +150,8 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       const delivery: WebhookDelivery = {
         agentId: connection.agentId, environment: connection.environment, connection: connection.identifier, deliveryId,
         claimScope: connection._id, payload: webhookPayload(request, body),
+        // The request's span (./inbound-spans.ts), carried to the dispatcher's firing (docs/decisions.md D25 § 1).
+        ...traceOf(activeTraceCarrier()),
       };
       const keyRefused = sessionKeyRefusal(served.trigger, delivery);
       if (keyRefused) return keyRefused;
@@ -155,7 +161,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       const place = { lane: 'background' as const, tenant: connection.orgId, group: connection.agentId };
       const job = { queue: WEBHOOK_FIRING_QUEUE, name: 'webhook', jobId, data: delivery, place };
       if (!(await claimDelivery(deps, connection._id, deliveryId, { job }))) {
-        return json({ delivery: deliveryId, duplicate: true }, 202);
+        return duplicate(json({ delivery: deliveryId, duplicate: true }, 202));
       }
       try {
         await deps.queue.add(job.queue, job.name, job.data, { jobId: job.jobId, place });
@@ -172,5 +178,24 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
     } catch (error) {
       return errorToResponse(error, deps.logger);
     }
+  };
+  return new Elysia().post('/api/webhooks/:address', async ({ request, params }) => {
+    const response = await deliver(request, params.address);
+    recordWebhookDelivery(await outcomeOf(response));
+    return response;
   }, { parse: 'none' });
+}
+
+/** The answers of duplicate deliveries (acknowledged, nothing new taken). */
+const duplicates = new WeakSet<Response>();
+const duplicate = (response: Response) => (duplicates.add(response), response);
+
+/**
+ * The outcome `cairn.webhook.deliveries` counts (docs/decisions.md D25 § 2): `accepted`, `duplicate`, or the
+ * refusal's code read from its small JSON answer.
+ */
+async function outcomeOf(response: Response): Promise<string> {
+  if (response.status === 202) return duplicates.has(response) ? 'duplicate' : 'accepted';
+  const body = await response.clone().json().catch(() => undefined) as { error?: { code?: string } } | undefined;
+  return body?.error?.code ?? `status_${response.status}`;
 }

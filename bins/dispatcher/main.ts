@@ -16,6 +16,7 @@ import { openSecretStore } from '../../core/boot/secret-store.ts';
 import { createOAuthClient } from '../../core/adapters/oauth/index.ts';
 import { collectionCredentials, ensureCollectionIndexes } from '../../core/collection/index.ts';
 import { turnCost } from '../../core/boot/turn-cost.ts';
+import { genAiModels } from '../../core/boot/gen-ai-models.ts';
 import { platformRelease } from '../../core/boot/platform-release.ts';
 import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
 import { DATA_UPDATE_SWEEP_INTERVAL_MS, runDataUpdateSweep } from '../../core/data-update/index.ts';
@@ -29,6 +30,7 @@ import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/work
 import { createRemoteWorkerLauncher } from '../../core/adapters/worker-host/index.ts';
 import { queueCompletionFiring, runCompletionFiring, TRIGGER_QUEUE } from '../../core/trigger/completion-firings.ts';
 import { FAIR_QUEUES } from '../../core/boot/fair-queues.ts';
+import { observeDispatcherQueues } from '../../core/boot/queue-depths.ts';
 import { DESIGN_TURN_QUEUE, enqueueTurnJob, ensureTurnJob, TURN_QUEUE } from '../../core/session/turn-jobs.ts';
 import { designRunnerDeps } from '../../core/boot/design-wiring.ts';
 import { ensureDesignIndexes } from '../../core/design/design-runtime.ts';
@@ -63,6 +65,11 @@ import { sweepTurns } from './turn-sweep.ts';
 import { failedJobQueueOptions, startRetention } from './retention-sweep.ts';
 import { createStoreClock } from '../../core/adapters/redis/index.ts';
 import { stopWork } from './stop-work.ts';
+import { startTelemetry } from '../telemetry/start.ts';
+import { captureMessageContent } from '../telemetry/content-capture.ts';
+
+// OpenTelemetry first (nothing loaded unless OTEL_* variables ask for it; docs/decisions.md D25 § 1).
+const telemetry = await startTelemetry(process.env, 'cairn-dispatcher');
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const logger = createPinoLogger({ name: 'dispatcher' });
@@ -100,6 +107,8 @@ const queue = stores.redis ? createBullJobQueue({
   fairQueues: FAIR_QUEUES,
   ...failedJobQueueOptions({ docs, clock: systemClock, retention: env.retention }),
 }) : undefined;
+// The gauge cairn.queue.depth, read from the queue store at each metrics collection only (docs/decisions.md D25 § 2).
+if (queue) observeDispatcherQueues(queue);
 const retention = await startRetention(
   { docs, objects, clock: systemClock, lease, owner: leaseOwner, retention: env.retention, log: (line) => logger.info({}, line) },
   (error) => logger.error({ err: error.message }, 'retention sweep failed'),
@@ -155,11 +164,13 @@ const baseModels = createAiModelProvider({ models: boot.config.models });
 const evaluationModels = evaluationModelsOf(store, baseModels);
 const turnDeps = {
   ...store, launcher, catalog, instanceId, interrupt: stopInterrupt.signal,
-  models: baseModels, costOf: turnCost(boot.config.models),
+  models: baseModels, costOf: turnCost(boot.config.models), describeModel: genAiModels(boot.config.models),
   // An evaluation session's model calls are recorded, or answered from a recording, as its run says.
   evaluationModels,
   promptCache: { enabled: env.promptCache, ttl: env.promptCacheTtl }, limits: env.workers.turn,
   workflowOf: builds.workflowOf, log: print,
+  // Message content on spans only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (D25).
+  captureMessageContent: captureMessageContent(process.env),
   afterTurn: async (turnId: string) => { if (queue) await queueCompletionFiring({ ...store, queue }, turnId); },
   // Live text of model calls for the AG-UI streams, and change notifications (Redis pub/sub on the queue store).
   ...(liveChannel ? { textDeltas: liveChannel, changes: liveChannel } : {}),
@@ -323,4 +334,5 @@ stopOnSignals(process, async () => {
   await queue?.close();
   await catalog.close();
   await stores.close();
+  await telemetry.shutdown();
 }, (code) => process.exit(code));

@@ -56,7 +56,7 @@ if (localKey) storeEnv.MASTER_KEY = localKey;
 // same flag into the executables). Source: spec § Limits (request header line); docs/decisions.md D17 § 6.
 const BUN_HEADER_FLAG = '--max-http-header-size=32768';
 const bin = (name: string, extraEnv: Record<string, string> = {}): ChildSpec => {
-  const env = { ...settings.childEnv, CAIRN_APP_DIR: root, ...extraEnv };
+  const env = { ...settings.childEnv, CAIRN_APP_DIR: root, ...settings.processEnv[name], ...extraEnv };
   return compiled
     ? { tag: name, command: join(dirname(process.execPath), name), args: [], env, cwd: settings.dataDir }
     : {

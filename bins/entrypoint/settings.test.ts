@@ -80,3 +80,13 @@ describe('CAIRN_EMBEDDED_QUEUE_FSYNC', () => {
     expect(() => parseEntrypointSettings({ CAIRN_EMBEDDED_QUEUE_FSYNC: 'no' }, '/tmp', 'test')).toThrow(/CAIRN_EMBEDDED_QUEUE_FSYNC/);
   });
 });
+
+describe('each child\'s Prometheus scrape port (docs/decisions.md D25 § 2)', () => {
+  it('gives the api, dispatcher and semantic-mcp 9464, 9465 and 9466, or the ports from OTEL_EXPORTER_PROMETHEUS_PORT', () => {
+    const ports = (env: Record<string, string>) => Object.fromEntries(Object.entries(parseEntrypointSettings(env, '/tmp', 'test').processEnv)
+      .map(([name, vars]) => [name, vars.OTEL_EXPORTER_PROMETHEUS_PORT]));
+    expect(ports({})).toEqual({ api: '9464', dispatcher: '9465', 'semantic-mcp': '9466' });
+    expect(ports({ OTEL_EXPORTER_PROMETHEUS_PORT: '19000' })).toEqual({ api: '19000', dispatcher: '19001', 'semantic-mcp': '19002' });
+    expect(() => parseEntrypointSettings({ OTEL_EXPORTER_PROMETHEUS_PORT: '65535' }, '/tmp', 'test')).toThrow(/^OTEL_EXPORTER_PROMETHEUS_PORT must leave 3 ports/);
+  });
+});

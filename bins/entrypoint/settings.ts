@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { parseEmbeddedQueueMaxMemory } from '../../core/config/embedded-queue-settings.ts';
-import { oneOf, optional, port, type EnvRecord } from '../../core/config/env-values.ts';
+import { invalid, oneOf, optional, port, type EnvRecord } from '../../core/config/env-values.ts';
 import { bindAddress } from '../../core/config/net-values.ts';
 import { parseHttpSettings } from '../../core/config/service-settings.ts';
 import { LOOPBACK_HOST_NAMES, ownHostNames } from '../../core/auth/own-hosts.ts';
@@ -31,6 +31,12 @@ export interface EntrypointSettings {
    * `everysec` (default: a killed store loses nothing, a machine crash the last second) or `always` (each write).
    */
   embeddedQueue?: { port: number; maxMemory: string; appendFsync: 'everysec' | 'always' };
+  /**
+   * What one child's environment adds to `childEnv`, by child (`api`, `dispatcher`, `semantic-mcp`): each its own
+   * Prometheus scrape port, OTEL_EXPORTER_PROMETHEUS_PORT (default 9464) for the API, the next for the dispatcher
+   * and the one after for semantic-mcp (docs/decisions.md D25 § 2).
+   */
+  processEnv: Record<string, Record<string, string>>;
   /** This container's id: the single-dispatcher lease owner. */
   instanceId: string;
   /** PLATFORM_TRUSTED_PROXIES entries (validated by each service at boot), for the front proxy. */
@@ -79,10 +85,27 @@ export function parseEntrypointSettings(env: EnvRecord, cwd: string, instanceId:
   const proxyBind = bindAddress(env, 'CAIRN_PROXY_BIND', '0.0.0.0');
   return {
     publicPort, proxyBind, exposedDevUser: !isLoopback(proxyBind) && isDevUser(env), apiPort, semanticMcpPort, dataDir,
-    childEnv, embedded, embeddedQueue, instanceId,
+    childEnv, processEnv: metricPorts(env), embedded, embeddedQueue, instanceId,
     trustedProxies: (optional(env, 'PLATFORM_TRUSTED_PROXIES') ?? '').split(',').map((e) => e.trim()).filter(Boolean),
     proxyHosts: proxyHosts(env),
   };
+}
+
+/** The processes serving metrics, in the order of their ports from OTEL_EXPORTER_PROMETHEUS_PORT. */
+export const METRIC_PORT_ORDER = ['api', 'dispatcher', 'semantic-mcp'] as const;
+
+/**
+ * Each child's OTEL_EXPORTER_PROMETHEUS_PORT: the variable's port (default 9464) and the next ones, in
+ * {@link METRIC_PORT_ORDER}. @throws PlatformError `invalid_config` naming it when the last would pass 65535
+ */
+function metricPorts(env: EnvRecord): Record<string, Record<string, string>> {
+  const base = port(env, 'OTEL_EXPORTER_PROMETHEUS_PORT', 9464);
+  if (base + METRIC_PORT_ORDER.length - 1 > 65_535) {
+    throw invalid('OTEL_EXPORTER_PROMETHEUS_PORT', `must leave ${METRIC_PORT_ORDER.length} ports up to 65535`);
+  }
+  return Object.fromEntries(
+    METRIC_PORT_ORDER.map((name, i) => [name, { OTEL_EXPORTER_PROMETHEUS_PORT: String(base + i) }]),
+  );
 }
 
 /**

@@ -19,6 +19,7 @@ import { readCalls, refuseHeaders, type JsonRpcCall } from './json-rpc.ts';
 import { foreignHostRefusal } from './host-check.ts';
 import { handleMcpRequest, type McpEndpointDeps } from './mcp-endpoint.ts';
 import { startServerTiming, type ServerTiming } from './server-timing.ts';
+import { recordRateLimitRefusal } from '../../core/telemetry/instruments.ts';
 
 /**
  * How many times MCP_RATE_LIMIT_MAX one token may spend per 60 s across all the calling agents it names.
@@ -75,20 +76,23 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
    * Counts `calls` for `key`; the 429 when they do not fit (`taken`: calls of this request counted already; `what`:
    * what the request carries, for the refusal).
    */
-  const limited = (key: string, who: string) =>
+  const limited = (key: string, who: string, limit: string) =>
   async (calls = 1, taken = 0, what = 'tools/call'): Promise<Response | undefined> => {
     const count = await env.rateLimiter.consume(key, calls);
-    return count.allowed ? undefined : rateRefusal(count, who, { calls: calls + taken, extra: '', what });
+    if (count.allowed) return undefined;
+    recordRateLimitRefusal(limit);
+    return rateRefusal(count, who, { calls: calls + taken, extra: '', what });
   };
   const perToken = async (tokenId: string, calls: number, what: string): Promise<Response | undefined> => {
     const count = await env.tokenRateLimiter?.consume(`token:${tokenId}`, calls);
     if (!count || count.allowed) return undefined;
+    recordRateLimitRefusal('mcp_token');
     return rateRefusal(count, 'with this token', { calls, extra: ` (${TOKEN_RATE_FACTOR} × the limit per agent)`, what });
   };
   const answer = async (plane: Plane, request: Request, { slug, client, timing }: McpCall): Promise<Response> => {
     try {
       const caller = platformCallerOf(request);
-      const perAddress = limited(client, 'from this address');
+      const perAddress = limited(client, 'from this address', 'mcp_address');
       if (caller === undefined) {
         const refused = await timing.measure('rate', () => perAddress());
         if (refused) return refused;
@@ -112,7 +116,7 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
         if (refused) return refused;
       }
       if (caller !== undefined) {
-        const perCaller = limited(`caller:${token._id}:${caller}`, 'for this organization\'s agent');
+        const perCaller = limited(`caller:${token._id}:${caller}`, 'for this organization\'s agent', 'mcp_agent');
         const refused = await timing.measure('rate', () => perCaller(calls, 0, what)) ??
           await perToken(token._id, calls, what);
         if (refused) return refused;

@@ -29,6 +29,9 @@ if (queryProcess) {
   await serveQueryProcess(process.stdin, process.stdout);
   process.exit(0);
 }
+// OpenTelemetry (not in a query process; nothing loaded unless OTEL_* variables ask for it; docs/decisions.md D25 § 1).
+const { startTelemetry } = await import('../telemetry/start.ts');
+const telemetry = await startTelemetry(process.env, 'cairn-semantic-mcp');
 const [
   { hostname, tmpdir }, { createPinoLogger }, { createRateLimiter }, { openRedis }, { appDirectory },
   { cryptoIds, systemClock }, { startRole, stopOnSignals }, { createCallLogWriter }, { improvementsPerTokenPerDay },
@@ -132,4 +135,5 @@ stopOnSignals(process, async () => {
   await engine.close();
   await stores.close();
   redis?.disconnect();
+  await telemetry.shutdown();
 }, exit);

@@ -21,6 +21,8 @@ import { toolDefinitions } from '../../core/semantic/tools/tool-definitions.ts';
 import { batchAnswer } from './batch-answer.ts';
 import { isObject, readCalls, refuseHeaders, rpcErrors, type JsonRpcCall, type JsonRpcResponse } from './json-rpc.ts';
 import type { ServerTiming } from './server-timing.ts';
+import { inToolCallSpan } from './call-span.ts';
+import { recordSemanticQuery } from '../../core/telemetry/instruments.ts';
 
 /** What the endpoint needs besides the request. */
 export interface McpEndpointDeps {
@@ -49,6 +51,9 @@ const toolList: ListToolsResult = {
     annotations: { title: t.title, ...t.annotations },
   })),
 };
+
+/** The tools' names (a metric's attribute takes no other). */
+const toolNames: ReadonlySet<string> = new Set(toolDefinitions.map((t) => t.name));
 
 /** The authenticated caller of one request. */
 export interface McpCaller {
@@ -90,7 +95,7 @@ export async function handleMcpRequest(
       answer.skip(call);
       continue;
     }
-    const response = await answerCall(env, call, caller, { timing, signal: request.signal });
+    const response = await answerCall(env, call, caller, { timing, signal: request.signal, headers: request.headers });
     if (response) answer.add(call, response);
   }
   return answer.respond(body.batch);
@@ -114,6 +119,8 @@ interface CallRun {
   timing: ServerTiming;
   /** Aborts when the client has gone: a running query is interrupted. */
   signal: AbortSignal;
+  /** The request's headers: their `traceparent` parents a call whose `params._meta` carries none (./call-span.ts). */
+  headers?: Headers;
 }
 
 /** The response to one call; undefined for a notification (no id). */
@@ -133,7 +140,8 @@ async function answerCall(
         if (typeof name !== 'string' || (args !== undefined && !isObject(args))) {
           return { jsonrpc: '2.0', id, error: { code: rpcErrors.invalidParams, message: 'Invalid params: tools/call needs "name" (a string) and optional "arguments" (an object).' } };
         }
-        return { jsonrpc: '2.0', id, result: await callToolResult(env, caller, { name, args }, run) };
+        const answer = () => callToolResult(env, caller, { name, args }, run);
+        return { jsonrpc: '2.0', id, result: await inToolCallSpan({ name, params: call.params }, run.headers, answer) };
       }
       default: return { jsonrpc: '2.0', id, error: { code: rpcErrors.methodNotFound, message: `Method not found: ${call.method}` } };
     }
@@ -160,7 +168,11 @@ async function callToolResult(
     deps: env.deps, engine: timedEngine(env.engine, timing), project: caller.project, token: caller.token, plane,
     callLog: env.callLog, improvementLimiter: env.improvementLimiter, signal,
   };
+  const started = performance.now();
   const outcome = await timing.measure('tool', () => callTool(context, name, args));
+  // cairn.semantic.query.duration and .refusals (docs/decisions.md D25 § 2): the six tools by name, else `other`.
+  const tool = toolNames.has(name) ? name : 'other';
+  recordSemanticQuery((performance.now() - started) / 1000, tool, outcome.ok ? undefined : outcome.code);
   if (!outcome.ok && outcome.code === 'query_cancelled') {
     const call = { method: 'tools/call', params: { name } };
     logCancelled(env, caller, call, 'call cancelled: its client went away; its query was stopped');

@@ -11,18 +11,9 @@
  * `OTEL_METRIC_EXPORT_INTERVAL`, …). Source: docs/decisions.md D25 § 1.
  */
 
-/** The environment, as `process.env` (only a `main.ts` passes it). */
-export type TelemetryEnv = Record<string, string | undefined>;
+import type { Telemetry, TelemetryEnv } from './telemetry-types.ts';
 
-/** What `startTelemetry` started. */
-export interface Telemetry {
-  /** True when traces are exported. */
-  traces: boolean;
-  /** True when metrics are exported or scraped. */
-  metrics: boolean;
-  /** Flushes what is queued (bounded by the SDK's export timeout) and stops; never throws. */
-  shutdown(): Promise<void>;
-}
+export type { Telemetry, TelemetryEnv } from './telemetry-types.ts';
 
 const off: Telemetry = { traces: false, metrics: false, shutdown: async () => {} };
 

@@ -18,6 +18,7 @@ import { createWorkerLauncher, workerProgramFor } from '../../core/adapters/work
 import { startWorkerHost } from '../../core/adapters/worker-host/index.ts';
 import { parsePlatformEnv } from '../../core/config/platform-env.ts';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
+import { startTelemetry } from '../telemetry/start.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
@@ -30,6 +31,8 @@ try {
 }
 for (const warning of env.warnings) print(`[worker-host] ${warning}`);
 const settings = env;
+// OpenTelemetry once the guard passed (nothing loaded unless OTEL_* variables ask for it; docs/decisions.md D25 § 1).
+const telemetry = await startTelemetry(process.env, 'cairn-worker-host');
 try {
   const launcher = createWorkerLauncher({
     program: workerProgramFor({ execPath: process.execPath, compiled: isCompiledExecutable(process.execPath), appDir }),
@@ -43,7 +46,7 @@ try {
   const host = await startWorkerHost({ ...env.workerHost, launcher, log: print });
   const bind = env.workerHost.bind === '0.0.0.0' ? 'every interface' : env.workerHost.bind;
   // The stop handlers go in before the serving line: whoever waits for that line may signal at once.
-  const stop = () => void host.close().then(() => process.exit(0));
+  const stop = () => void host.close().then(() => telemetry.shutdown()).then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   print(`[worker-host] serving workers on ${bind}, port ${host.port} (TLS; each connection proves PLATFORM_WORKER_HOST_KEY)`);

@@ -61,7 +61,16 @@ export interface WorkerRunOptions {
    * waiting for one, and releases it when it ends. Default none (the run waits for a slot).
    */
   slot?: WorkerSlot;
+  /**
+   * Told of the run's progress, for the turn's timeline (docs/decisions.md D25): `spawned` (the process started),
+   * `ready` (the worker read its job from the channel), `hook` (a hook it announced starting, or ending: `ended`).
+   * Optional; it must not throw.
+   */
+  onProgress?(progress: WorkerProgress): void;
 }
+
+/** A step of a worker run the launcher reports to {@link WorkerRunOptions.onProgress}. */
+export type WorkerProgress = { kind: 'spawned' } | { kind: 'ready' } | { kind: 'hook'; id: number; ended: boolean };
 
 /** A worker slot held for a run that has not started yet; `release` gives it back (once; later calls do nothing). */
 export interface WorkerSlot {

@@ -26,6 +26,7 @@ import { loadTurnRecords, sessionsOf, type SessionStoreDeps } from './session-st
 import { controlTools } from './state-prompt.ts';
 import { failTurnTree } from './stale-turns.ts';
 import type { ChildRequest, ModelCallRequest, SessionPatch, TurnOutcome } from './turn-host.ts';
+import type { TurnTrace } from './turn-trace.ts';
 import type { WorkflowView } from './workflow-view.ts';
 
 /** What the guard needs. */
@@ -34,6 +35,8 @@ export interface BrokerGuardDeps extends SessionStoreDeps {
   workflowOf(buildId: string, slug: string): Promise<WorkflowView>;
   /** Told of the first refused report (after the turn tree ended failed): the dispatcher stops the worker. */
   onViolation?(error: BrokerViolationError): void;
+  /** The run's recorder: the refusal is a step and span event, written with the failed settle (D25). */
+  trace?: Pick<TurnTrace, 'refusal' | 'timeline' | 'settled'>;
 }
 
 /** The guard's operations, one per checked report (each throws BrokerViolationError for a refused one). */
@@ -73,8 +76,13 @@ export function createBrokerGuard(deps: BrokerGuardDeps, rootTurnId: string) {
   const refuse = async (operation: string, found: BrokerViolation): Promise<never> => {
     if (refused) throw refused;
     refused = new BrokerViolationError(operation, found);
+    deps.trace?.refusal(rootTurnId, found.rule);
     const root = await loadTurnRecords(deps, rootTurnId).catch(() => undefined);
-    if (root) await failTurnTree(deps, root.turn, { code: refused.code, message: refused.message });
+    const timeline = deps.trace?.timeline(rootTurnId);
+    const failure = { code: refused.code, message: refused.message };
+    if (root && await failTurnTree(deps, { ...root.turn, timeline }, failure)) {
+      deps.trace?.settled(rootTurnId, 'failed', refused.code);
+    }
     deps.onViolation?.(refused);
     throw refused;
   };

@@ -25,6 +25,7 @@ import { noUsage, type SessionRecord, type TurnRecord } from './model.ts';
 import { recordUsage, type SessionStoreDeps } from './session-store.ts';
 import { RESERVATION_GRACE_MS, reserveSpend, settleSpend, spendScopes } from './spend-reservations.ts';
 import type { ModelCallReply, ModelCallRequest } from './turn-host.ts';
+import type { TurnTrace } from './turn-trace.ts';
 import type { WorkflowView } from './workflow-view.ts';
 
 /** What a metered call needs (a part of core/session/store-host.ts StoreHostDeps). */
@@ -40,6 +41,8 @@ export interface MeteredCallDeps extends SessionStoreDeps {
   promptCache: PromptCacheSetting;
   /** Called with each text delta (live chat streams); optional. */
   onText?(delta: TextDelta): void;
+  /** The turn run's recorder: a `chat` span and a step per call (docs/decisions.md D25); absent, none. */
+  trace?: Pick<TurnTrace, 'modelCall'>;
 }
 
 /** What a call streamed before it ended or failed. */
@@ -80,13 +83,13 @@ export async function meteredModelCall(
   });
   const streamed: Streamed = { text: '', toolCalls: [] };
   let costUsd = 0;
+  const timed = deps.trace?.modelCall(turn._id, { model: request.model ?? workflow.model, messages: request.messages });
   try {
-    const { estimated, ...reply } = await streamCall(deps, session, { ...request, timeoutMs }, {
-      maxOutputTokens,
-      promptTokens,
-      streamed,
-    });
+    const call = () =>
+      streamCall(deps, session, { ...request, timeoutMs }, { maxOutputTokens, promptTokens, streamed });
+    const { estimated, ...reply } = await (timed ? timed.run(call) : call());
     costUsd = price(reply.usage);
+    timed?.ended(reply, costUsd);
     // A cost from an estimate (the provider reported no usage) is counted on the session as such.
     await recordUsage(deps, turn, {
       ...reply.usage,
@@ -97,10 +100,10 @@ export async function meteredModelCall(
     return { ...reply, costUsd };
   } catch (error) {
     const usage = failedCallUsage(error, promptTokens, streamed);
-    if (usage !== undefined && costUsd === 0) {
-      costUsd = price(usage);
-      await recordUsage(deps, turn, { ...usage, modelCalls: 1, costUsd });
-    }
+    const charged = usage !== undefined && costUsd === 0;
+    if (charged) costUsd = price(usage);
+    timed?.failed(error, usage, costUsd);
+    if (charged) await recordUsage(deps, turn, { ...usage, modelCalls: 1, costUsd });
     throw error;
   } finally {
     await settleSpend(deps, reservation, costUsd);

@@ -206,6 +206,11 @@ export interface SessionRecord {
    * only when it matches, so a runner whose turn was failed as stale writes nothing. Source: docs/architecture.md.
    */
   lease?: string | null;
+  /**
+   * The span of its last settled turn (written with the settle): its next turn's span links to it, whatever trace
+   * that turn continues. Source: docs/decisions.md D25.
+   */
+  lastTurnSpan?: TraceCarrier;
   error: TurnError | null;
   createdAt: Date;
   updatedAt: Date;
@@ -257,6 +262,19 @@ export interface TurnRecord {
   steps?: TurnStep[];
   /** Steps left out past MAX_TURN_STEPS. */
   stepsDropped?: number;
+  /** The turn's own span (`invoke_workflow`), written when it settles (absent when none was recording). */
+  span?: TraceCarrier;
+}
+
+/**
+ * What the runner timed of a turn, written with the writes that settle it (core/session/session-store.ts
+ * `settleTurn`): its steps on the turn, its span on the turn and as the session's `lastTurnSpan`. Source:
+ * docs/decisions.md D25.
+ */
+export interface TurnTimeline {
+  steps: TurnStep[];
+  stepsDropped: number;
+  span?: TraceCarrier;
 }
 
 /** One stored message of a checkpoint thread (collection `session_messages`). */

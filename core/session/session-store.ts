@@ -21,6 +21,7 @@ import {
   sessionSchemaVersion,
   type TurnKind,
   type TurnRecord,
+  type TurnTimeline,
   type UsageTotals,
 } from './model.ts';
 import type { SessionPatch, TurnOutcome } from './turn-host.ts';
@@ -334,6 +335,8 @@ export function settledSession(
 
 /**
  * Settles a running turn and its session with the engine's outcome. A turn cancelled meanwhile stays cancelled.
+ * The outcome's `timeline` (what the runner timed) is written with it: steps and span on the turn, the span as the
+ * session's `lastTurnSpan`.
  * @param where - more conditions on the turn: its runner's `{lease}` (a fenced-out runner settles nothing), or the
  *   stale sweep's `{lease, heartbeatAt: {$lt: …}}` (a turn whose heartbeat was just renewed is left)
  * @returns false when the turn was no longer running (or no longer matched `where`)
@@ -341,18 +344,21 @@ export function settledSession(
 export async function settleTurn(
   deps: Pick<SessionStoreDeps, 'docs' | 'clock'>,
   turn: Pick<TurnRecord, '_id' | 'sessionId'>,
-  outcome: TurnOutcome,
+  outcome: TurnOutcome & { timeline?: TurnTimeline },
   where: Record<string, unknown> = {},
 ): Promise<boolean> {
   const now = deps.clock.now();
   const status = outcome.status === 'running' ? 'failed' : outcome.status;
   const error = outcome.error ?? null;
+  // What the runner timed goes with these writes (docs/decisions.md D25): no round trip of its own.
+  const { steps, stepsDropped, span } = outcome.timeline ?? {};
+  const timed = { ...(steps ? { steps } : {}), ...(stepsDropped ? { stepsDropped } : {}), ...(span ? { span } : {}) };
   const { matched } = await turnsOf(deps).updateOne(
     { ...where, _id: turn._id, status: 'running' },
-    { $set: { status, error, endedAt: now } },
+    { $set: { status, error, endedAt: now, ...timed } },
   );
   if (matched === 0) return false;
-  const ended = { status, error, updatedAt: now, lease: null, next: null };
+  const ended = { status, error, updatedAt: now, lease: null, next: null, ...(span ? { lastTurnSpan: span } : {}) };
   await sessionsOf(deps).updateOne({ _id: turn.sessionId, status: 'running' }, { $set: ended });
   return true;
 }

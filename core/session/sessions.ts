@@ -208,7 +208,7 @@ export async function seesSession(
  * owner), so a session the caller may not see is 404 whatever the role asked; then `role` (403 when lower).
  * @throws PlatformError `not_found` (404, no identifier), `agent_role_required` (403)
  */
-async function loadSession(
+export async function loadSession(
   deps: SessionDeps,
   caller: SessionCaller,
   sessionId: string,

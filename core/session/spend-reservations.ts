@@ -29,6 +29,7 @@ import type { SessionRecord, SpendCapRecord, SpendPeriod, SpendTotalRecord } fro
 import { periodStart } from './rules.ts';
 import { sessionsOf } from './session-store.ts';
 import { capId, periodWords, type SpendScope, totalId } from './spend.ts';
+import { recordSpend } from '../telemetry/instruments.ts';
 
 /** Nano-USD per USD: counters count whole nano-dollars. */
 export const NANO_PER_USD = 1_000_000_000;
@@ -150,6 +151,8 @@ export async function settleSpend(
 ): Promise<void> {
   const cost = Math.max(0, costUsd);
   const costNano = toNano(cost);
+  // cairn.spend.usd, once per call, in the session's own scope (the first counter's; docs/decisions.md D25 § 2).
+  if (reservation.counters[0]) recordSpend(cost, reservation.counters[0].scope);
   for (const counter of reservation.counters) {
     if (reservation.held.includes(counter.id)) {
       const key = `reservations.${reservation.id}`;

@@ -7,7 +7,7 @@
  * platform restart), § Rules 3 (more dispatchers on more machines).
  */
 import type { SessionChanges } from '../ports/session-changes.ts';
-import { TURN_STALE_MS } from './model.ts';
+import { TURN_STALE_MS, type TurnTimeline } from './model.ts';
 import { sessionsOf, type SessionStoreDeps, settleTurn, turnsOf } from './session-store.ts';
 
 /** The error of an interrupted turn. Source: spec § Replacement of a container. */
@@ -18,16 +18,17 @@ export const interruptedError = {
 
 /**
  * Ends a turn and the child turns still running under its session failed with `error` (a turn already settled is
- * left). @param where - more conditions on the root turn (see `settleTurn`); when it does not match, nothing is ended
+ * left); the root turn's `timeline` (what its runner timed, docs/decisions.md D25), when given, is written with it.
+ * @param where - more conditions on the root turn (see `settleTurn`); when it does not match, nothing is ended
  * @returns whether the root turn was ended here
  */
 export async function failTurnTree(
   deps: Pick<SessionStoreDeps, 'docs' | 'clock'>,
-  turn: { _id: string; sessionId: string },
+  turn: { _id: string; sessionId: string; timeline?: TurnTimeline },
   error: { code: string; message: string },
   where: Record<string, unknown> = {},
 ): Promise<boolean> {
-  const ended = await settleTurn(deps, turn, { status: 'failed', error }, where);
+  const ended = await settleTurn(deps, turn, { status: 'failed', error, timeline: turn.timeline }, where);
   if (!ended && Object.keys(where).length > 0) return false;
   const children = await sessionsOf(deps).find({ rootId: turn.sessionId, status: 'running' });
   for (const child of children) {

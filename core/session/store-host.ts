@@ -30,6 +30,7 @@ import { trustedPromptCache } from './call-choice.ts';
 import { createBrokerGuard } from './broker-guard.ts';
 import type { BrokerViolationError } from './broker-rules.ts';
 import type { ModelCallReply, ServiceTool, SessionView, TurnContext, TurnHost, TurnOutcome } from './turn-host.ts';
+import type { TurnTrace } from './turn-trace.ts';
 import type { WorkflowView } from './workflow-view.ts';
 
 /** What a store host needs besides the stores. */
@@ -67,6 +68,11 @@ export interface StoreHostDeps extends SessionStoreDeps {
   fence?: TurnFence;
   /** Told after each checkpoint, child opened or resumed and settle (readers read the chat again); optional. */
   changes?: SessionChanges;
+  /**
+   * The turn run's recorder (./turn-trace.ts): told of each turn read, child opened and settle, it times model and
+   * tool calls and its steps are written with each settle (docs/decisions.md D25). Absent: nothing is timed.
+   */
+  trace?: TurnTrace;
 }
 
 /** The engine's view of a stored session. */
@@ -101,7 +107,9 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       const named = String(turnId).slice(0, 80);
       throw new PlatformError('turn_not_allowed', `Turn ${named} is not this worker's.`, { status: 403 });
     }
-    return loadTurnRecords(deps, turnId);
+    const loaded = await loadTurnRecords(deps, turnId);
+    deps.trace?.seen(loaded.turn, loaded.session);
+    return loaded;
   };
   /** After a write succeeded: the chat's readers read again (docs/architecture.md § Life of a turn). */
   const changed = (session: SessionRecord) => deps.changes?.changed(session.rootId ?? session._id);
@@ -141,23 +149,9 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
     async callTool(turnId, call) {
       const { session } = await records(turnId);
       await guard.toolCall(session, call);
-      if (session.evaluation) {
-        // An evaluation's call: a mock answers it, or it reaches a service only as ./evaluation-reach.ts allows.
-        const readOnly = async () =>
-          (await deps.serviceTools()).some((t) =>
-            t.collection === call.collection && t.name === call.name && t.readOnly === true
-          );
-        const tool = `${call.collection}/${call.name}`;
-        const reach = await evaluationCallReach(session.evaluation.mocks, { tool, input: call.input, readOnly });
-        if (reach.kind === 'refused') return { output: reach.message, isError: true };
-        if (reach.kind === 'mock') {
-          const { answer } = reach;
-          return 'error' in answer
-            ? { output: answer.error, isError: true }
-            : { output: answer.result, isError: false };
-        }
-      }
-      return deps.callServiceTool({ collection: call.collection, name: call.name, input: call.input }, deps.signal);
+      const answer = () => answerTool(deps, session, call);
+      // Inside its execute_tool span: the service call's own span (the MCP client's) is its child.
+      return deps.trace ? deps.trace.toolCall(turnId, call, answer) : answer();
     },
     async checkpoint(turnId, patch) {
       const { turn, session } = await records(turnId);
@@ -199,6 +193,7 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
         fence: deps.fence,
       });
       allowed.add(turn._id);
+      deps.trace?.childOpened(turnId, turn, child);
       changed(child);
       return { sessionId: child._id, turnId: turn._id };
     },
@@ -216,6 +211,7 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       const { kind, ...rest } = own;
       const turn = await insertTurn(deps, child, { kind, input: rest, status: 'running', fence: deps.fence });
       allowed.add(turn._id);
+      deps.trace?.childOpened(turnId, turn, child);
       changed(child);
       return { turnId: turn._id };
     },
@@ -225,8 +221,36 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       // Only what the outcome rules read is recorded: the status and the error's code and message.
       const error = outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {};
       const owned = deps.fence ? { lease: deps.fence.lease } : {};
-      await settleTurn(deps, turn as TurnRecord, { status: outcome.status, ...error }, owned);
+      // What the run timed of the turn goes with the settle's writes (docs/decisions.md D25).
+      const timeline = deps.trace?.timeline(turnId);
+      const settled = await settleTurn(deps, turn as TurnRecord, { status: outcome.status, ...error, timeline }, owned);
+      if (settled) deps.trace?.settled(turnId, outcome.status, outcome.error?.code);
       changed(session);
     },
   };
+}
+
+/**
+ * Answers a service tool call of `session`: an evaluation's from its case's mocks or as ./evaluation-reach.ts lets
+ * it reach a service, any other from the service.
+ */
+async function answerTool(
+  deps: StoreHostDeps,
+  session: SessionRecord,
+  call: { collection: string; name: string; input: unknown },
+): Promise<{ output: unknown; isError: boolean }> {
+  if (session.evaluation) {
+    const readOnly = async () =>
+      (await deps.serviceTools()).some((t) =>
+        t.collection === call.collection && t.name === call.name && t.readOnly === true
+      );
+    const tool = `${call.collection}/${call.name}`;
+    const reach = await evaluationCallReach(session.evaluation.mocks, { tool, input: call.input, readOnly });
+    if (reach.kind === 'refused') return { output: reach.message, isError: true };
+    if (reach.kind === 'mock') {
+      const { answer } = reach;
+      return 'error' in answer ? { output: answer.error, isError: true } : { output: answer.result, isError: false };
+    }
+  }
+  return deps.callServiceTool({ collection: call.collection, name: call.name, input: call.input }, deps.signal);
 }

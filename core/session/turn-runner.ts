@@ -5,14 +5,14 @@
  * ends badly (a limit, a lost channel): the turn and its running child turns end failed with the worker's message.
  *
  * Source: spec/platform-service.md § Rules 6–7, § Replacement of a container; docs/decisions.md D7 § Dispatcher and
- * workers, § Models.
+ * workers, § Models; D25 § 3 (the run's spans and steps: ./turn-trace.ts).
  */
 import type { ModelProvider } from '../ports/model-provider.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { ToolCatalog } from '../ports/tool-catalog.ts';
 import type { WorkerLauncher, WorkerLimits, WorkerSlot } from '../ports/worker.ts';
-import { TURN_HEARTBEAT_MS } from './model.ts';
-import { beatTurn, claimTurn, sessionsOf, type SessionStoreDeps } from './session-store.ts';
+import { TURN_HEARTBEAT_MS, type TurnRecord } from './model.ts';
+import { beatTurn, claimTurn, sessionsOf, type SessionStoreDeps, type TurnFence } from './session-store.ts';
 import { failTurnTree, interruptedError } from './stale-turns.ts';
 import { BrokerViolationError } from './broker-rules.ts';
 import { createStoreHost, type StoreHostDeps } from './store-host.ts';
@@ -21,6 +21,7 @@ import type { SessionChanges } from '../ports/session-changes.ts';
 import { watchCancellation } from './cancel-watch.ts';
 import { type TurnHost, turnHostMethods } from './turn-host.ts';
 import type { WorkflowView } from './workflow-view.ts';
+import { TurnTrace, type TurnTraceDeps } from './turn-trace.ts';
 
 /** The TurnHost methods a worker may ask the broker for. */
 const brokerMethods = new Set<string>(turnHostMethods);
@@ -59,6 +60,13 @@ export interface TurnRunnerDeps extends SessionStoreDeps {
    * restart (with its running child turns), then its worker is stopped (platform-service.md § Replacement).
    */
   interrupt?: AbortSignal;
+  /**
+   * Whether model calls' spans carry their messages (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT); default
+   * false: no message text reaches a span (docs/decisions.md D25).
+   */
+  captureMessageContent?: boolean;
+  /** The GenAI provider name and the provider's model name of an offered model id (./turn-trace.ts); optional. */
+  describeModel?: TurnTraceDeps['describeModel'];
 }
 
 /**
@@ -74,20 +82,25 @@ const refusalCodes = new Set(['operation_refused', 'turn_not_allowed', 'workflow
  */
 export function turnBroker(
   host: TurnHost,
-  refusal: { subject: string; log?(line: string): void },
+  refusal: { subject: string; log?(line: string): void; trace?: Pick<TurnTrace, 'within' | 'refusal'> },
 ): (op: string, args: unknown) => Promise<unknown> {
   return async (op, args) => {
     const method = op.startsWith('turn.') ? op.slice(5) : '';
+    // Every host method names its turn first: it runs with that turn's span active (docs/decisions.md D25).
+    const turnId = Array.isArray(args) && typeof args[0] === 'string' ? args[0] : '';
     try {
       if (!brokerMethods.has(method) || !Array.isArray(args)) {
         throw new PlatformError('operation_refused', 'The broker does not answer this operation.');
       }
-      return await (host[method as keyof TurnHost] as (...a: unknown[]) => Promise<unknown>)(...args);
+      const answer = () => (host[method as keyof TurnHost] as (...a: unknown[]) => Promise<unknown>)(...args);
+      return await (refusal.trace ? refusal.trace.within(turnId, answer) : answer());
     } catch (error) {
       if (error instanceof PlatformError && refusalCodes.has(error.code)) {
         const rule = error instanceof BrokerViolationError ? `: it breaks the workflow rule ${error.rule}` : '';
         const named = /^[A-Za-z.]{1,40}$/.test(op) ? op : 'an operation';
         refusal.log?.(`[worker] refused ${named} for ${refusal.subject}${rule}`);
+        // A violation is recorded by the guard, before the failed settle that carries it.
+        if (!(error instanceof BrokerViolationError)) refusal.trace?.refusal(turnId, error.code);
       }
       throw error;
     }
@@ -115,6 +128,12 @@ export async function runQueuedTurn(deps: TurnRunnerDeps, turnId: string): Promi
 async function runInSlot(deps: TurnRunnerDeps, turnId: string, slot: WorkerSlot): Promise<void> {
   const turn = await claimTurn(deps, turnId, deps.instanceId);
   if (!turn) return;
+  // The run's recorder: the turn's span and steps, written with its settle (docs/decisions.md D25).
+  const timed = new TurnTrace({
+    clock: deps.clock,
+    captureMessageContent: deps.captureMessageContent === true,
+    ...(deps.describeModel ? { describeModel: deps.describeModel } : {}),
+  }, turn);
   const controller = new AbortController();
   // Every TURN_HEARTBEAT_MS the turn's heartbeat is renewed (a stale one means this dispatcher died).
   const watch = setInterval(() => {
@@ -130,15 +149,74 @@ async function runInSlot(deps: TurnRunnerDeps, turnId: string, slot: WorkerSlot)
     () => controller.abort(),
   );
   deps.changes?.changed(cancelWatch.rootId);
+  // Writes are fenced by this runner and the claim's lease epoch (a turn failed as stale takes nothing more from it).
+  const fence = { runner: deps.instanceId, lease: turn.lease ?? '' };
+  const host = hostOf(deps, { turn, fence, controller, timed });
+  /** Ends the turn tree failed with `failure` (and what was timed of it); `where`: more conditions on the turn. */
+  const failTree = async (failure: { code: string; message: string }, where?: Record<string, unknown>) => {
+    const ended = await failTurnTree(deps, { ...turn, timeline: timed.timeline(turnId) }, failure, where);
+    if (ended) timed.settled(turnId, 'failed', failure.code);
+  };
+  // Settled before the worker is stopped, so nothing the dying worker reports can settle it another way.
+  const interrupt = () => {
+    void failTree(interruptedError).finally(() => controller.abort());
+  };
+  if (deps.interrupt?.aborted) interrupt();
+  else deps.interrupt?.addEventListener('abort', interrupt, { once: true });
+  try {
+    // The turn's context goes with the job (the worker's first round trip, saved); when it cannot be read, the worker
+    // asks for it and reports the failure. The workflow's turn_seconds is enforced from outside the worker too (its
+    // own check never runs while it is stuck).
+    const context = await host.loadTurn(turnId).catch(() => undefined);
+    timed.begin();
+    const turnSeconds = context?.workflow.limits.turnSeconds;
+    const outcome = await timed.within(turnId, () =>
+      deps.launcher.run({
+        kind: 'turn',
+        subject: `turn ${turnId}`,
+        task: 'turn',
+        payload: context ? { turnId, context } : { turnId },
+        limits: deps.limits,
+        broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log, trace: timed }),
+        signal: controller.signal,
+        slot,
+        onProgress: timed.workerStarting(),
+        ...(turnSeconds === undefined ? {} : { turnSeconds }),
+      }));
+    if (outcome.ended === 'failed') {
+      const code = outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed');
+      await failTree({ code, message: outcome.message }, { lease: fence.lease });
+    }
+    await timed.within(turnId, async () => await deps.afterTurn?.(turnId));
+  } finally {
+    clearInterval(watch);
+    cancelWatch.end();
+    // The settle or failure above (or a cancel) changed the chat: its readers read again.
+    deps.changes?.changed(cancelWatch.rootId);
+    deps.interrupt?.removeEventListener('abort', interrupt);
+    // A run that settled nothing was stopped (a cancel) or lost its turn to another writer (a sweep).
+    timed.end(controller.signal.aborted ? 'cancelled' : 'unsettled');
+  }
+}
+
+/** What {@link hostOf} builds the broker's host from: the claimed turn, its fence, its abort and its recorder. */
+interface RunParts {
+  turn: TurnRecord;
+  fence: TurnFence;
+  controller: AbortController;
+  timed: TurnTrace;
+}
+
+/** The store host of a claimed turn's run (./store-host.ts): its writes fenced, its calls bounded by the run. */
+function hostOf(deps: TurnRunnerDeps, { turn, fence, controller, timed }: RunParts): TurnHost {
   let agentLookup: Promise<string | undefined> | undefined;
   const agentOfTurn = () => (agentLookup ??= sessionsOf(deps).findOne({ _id: turn.sessionId })
     .then((s) => s?.agentId, () => undefined));
-  // Writes are fenced by this runner and the claim's lease epoch (a turn failed as stale takes nothing more from it).
-  const fence = { runner: deps.instanceId, lease: turn.lease ?? '' };
-  const host = createStoreHost({
+  return createStoreHost({
     ...deps,
     signal: controller.signal,
     fence,
+    trace: timed,
     // A report the broker refused ended the turn failed: the worker is stopped, nothing more of it is taken.
     onViolation: () => controller.abort(),
     ...(deps.textDeltas ? { onText: (delta: TextDelta) => deps.textDeltas!.publish(delta) } : {}),
@@ -152,7 +230,7 @@ async function runInSlot(deps: TurnRunnerDeps, turnId: string, slot: WorkerSlot)
     serviceTools: () => deps.catalog.tools({ orgId: turn.orgId }),
     // The turn record's organization (written by the platform): an owned collection answers only its owner's agents.
     // With the session's agent (the records, never the worker) it is the service's rate key (docs/decisions.md D17 §
-    // 6).
+    // 6). It runs inside the tool call's execute_tool span (./turn-trace.ts), so the service call's span is its child.
     callServiceTool: async (call, signal) =>
       deps.catalog.call(call.collection, call.name, call.input, {
         signal,
@@ -160,41 +238,5 @@ async function runInSlot(deps: TurnRunnerDeps, turnId: string, slot: WorkerSlot)
         agentId: await agentOfTurn(),
         sessionId: turn.sessionId,
       }),
-  }, turnId);
-  // Settled before the worker is stopped, so nothing the dying worker reports can settle it another way.
-  const interrupt = () => {
-    void failTurnTree(deps, turn, interruptedError).finally(() => controller.abort());
-  };
-  if (deps.interrupt?.aborted) interrupt();
-  else deps.interrupt?.addEventListener('abort', interrupt, { once: true });
-  try {
-    // The turn's context goes with the job (the worker's first round trip, saved); when it cannot be read, the worker
-    // asks for it and reports the failure. The workflow's turn_seconds is enforced from outside the worker too (its
-    // own check never runs while it is stuck).
-    const context = await host.loadTurn(turnId).catch(() => undefined);
-    const turnSeconds = context?.workflow.limits.turnSeconds;
-    const outcome = await deps.launcher.run({
-      kind: 'turn',
-      subject: `turn ${turnId}`,
-      task: 'turn',
-      payload: context ? { turnId, context } : { turnId },
-      limits: deps.limits,
-      broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log }),
-      signal: controller.signal,
-      slot,
-      ...(turnSeconds === undefined ? {} : { turnSeconds }),
-    });
-    if (outcome.ended === 'failed') {
-      const code = outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed');
-      const failure = { code, message: outcome.message };
-      await failTurnTree(deps, turn, failure, { lease: fence.lease });
-    }
-    await deps.afterTurn?.(turnId);
-  } finally {
-    clearInterval(watch);
-    cancelWatch.end();
-    // The settle or failure above (or a cancel) changed the chat: its readers read again.
-    deps.changes?.changed(cancelWatch.rootId);
-    deps.interrupt?.removeEventListener('abort', interrupt);
-  }
+  }, turn._id);
 }

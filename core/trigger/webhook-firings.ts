@@ -18,6 +18,8 @@ import { type Firing, type FiringDeps, type FiringTarget, openFiredSession } fro
 import { settleDelivery } from '../session/delivery-claims.ts';
 import { TRIGGER_QUEUE } from './completion-firings.ts';
 import type { publishedWorkflows } from '../session/build-workflows.ts';
+import type { TraceCarrier } from '../telemetry/trace-context.ts';
+import { inQueueSpan } from '../telemetry/queue-spans.ts';
 
 /**
  * The queue a webhook delivery's firing waits on when the endpoint acknowledges it: fair (core/adapters/redis/
@@ -51,6 +53,11 @@ export interface WebhookDelivery {
   deliveryId: string;
   payload: WebhookPayload;
   claimScope?: string;
+  /**
+   * The W3C trace context of the request that acknowledged it (absent when no trace was recorded): the firing runs in
+   * a span of that trace, so the session's first turn continues the sender's trace. Source: docs/decisions.md D25.
+   */
+  trace?: TraceCarrier;
 }
 
 /** What a webhook firing needs: the stores, the turn queue and the published builds. */
@@ -197,7 +204,15 @@ export type WebhookJobOutcome =
  * @param deps.queue - the queue store (only `add` is used); `deps.log` prints one line
  * @throws PlatformError as {@link runWebhookFiring} does, except `session_busy`
  */
-export async function runWebhookJob(
+export function runWebhookJob(
+  deps: WebhookFiringDeps & { queue: Pick<JobQueue, 'add'>; log(line: string): void },
+  job: WebhookJob,
+): Promise<WebhookJobOutcome> {
+  // In a consumer span of the sender's trace (docs/decisions.md D25 § 1): insertTurn keeps it on the first turn.
+  return inQueueSpan(WEBHOOK_FIRING_QUEUE, job.trace, () => fireWebhookJob(deps, job));
+}
+
+async function fireWebhookJob(
   deps: WebhookFiringDeps & { queue: Pick<JobQueue, 'add'>; log(line: string): void },
   job: WebhookJob,
 ): Promise<WebhookJobOutcome> {

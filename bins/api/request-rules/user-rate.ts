@@ -11,6 +11,7 @@ import { createRateLimiter } from '../../../core/adapters/rate-limit/rate-limite
 import type { RedisConnection } from '../../../core/adapters/redis/index.ts';
 import { PlatformError } from '../../../core/ports/platform-error.ts';
 import type { RateLimiter } from '../../../core/ports/rate-limiter.ts';
+import { recordRateLimitRefusal } from '../../../core/telemetry/instruments.ts';
 
 /**
  * The 429 refusal of the per-user ceiling; `errorToResponse` turns `retryAfterSeconds` into Retry-After.
@@ -58,6 +59,8 @@ export function createUserRate(options: UserRateOptions): ConsumeUserRate {
   const limiter = options.limiter ?? createRateLimiter({ points: options.perMinute, durationSeconds: 60, keyPrefix: 'user-rate', redis: options.redis });
   return async (principal) => {
     const result = await limiter.consume(principal.id);
-    if (!result.allowed) throw new UserRateLimitedError(result.retryAfterSeconds);
+    if (result.allowed) return;
+    recordRateLimitRefusal('user');
+    throw new UserRateLimitedError(result.retryAfterSeconds);
   };
 }

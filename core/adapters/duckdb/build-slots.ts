@@ -14,6 +14,7 @@ import { PlatformError } from '../../ports/platform-error.ts';
 import { FairQueue } from './fair-queue.ts';
 import { ShareCounts } from './pool-shares.ts';
 import { cancelledError } from './query-execution.ts';
+import { recordScopeBuild, recordScopeBuildWait } from '../../telemetry/instruments.ts';
 
 /** Whom a build is for (ids, never shown): builds are counted per project and per organization. */
 export interface BuildShare {
@@ -98,6 +99,8 @@ interface Job extends BuildRequest {
   running: boolean;
   abort: AbortController;
   dropTimer?: ReturnType<typeof setTimeout>;
+  /** When it joined the line (`performance.now()` ms): its wait is metered (docs/decisions.md D25 § 2). */
+  queuedAt: number;
 }
 
 /**
@@ -192,6 +195,7 @@ class FairBuildSlots implements BuildSlots {
       background: false,
       running: false,
       abort: new AbortController(),
+      queuedAt: performance.now(),
     };
     this.jobs.set(job.key, job);
     this.line.push(job);
@@ -246,7 +250,10 @@ class FairBuildSlots implements BuildSlots {
     this.running += 1;
     this.counts.add(job.share);
     for (const caller of job.callers) caller.started();
+    const startedAt = performance.now();
+    recordScopeBuildWait((startedAt - job.queuedAt) / 1000);
     const end = (outcome: { path: string } | { error: Error }) => {
+      recordScopeBuild((performance.now() - startedAt) / 1000, buildOutcome(outcome, job.abort.signal.aborted));
       this.running -= 1;
       this.counts.remove(job.share);
       if (this.jobs.get(job.key) === job) this.jobs.delete(job.key);
@@ -257,4 +264,11 @@ class FairBuildSlots implements BuildSlots {
     };
     job.task(job.abort.signal).then((path) => end({ path }), (error: Error) => end({ error }));
   }
+}
+
+/** `ok`, `cancelled` (nobody waited any more) or the failure's PlatformError code (`other` for anything else). */
+function buildOutcome(outcome: { path: string } | { error: Error }, aborted: boolean): string {
+  if (aborted) return 'cancelled';
+  if ('path' in outcome) return 'ok';
+  return outcome.error instanceof PlatformError ? outcome.error.code : 'other';
 }

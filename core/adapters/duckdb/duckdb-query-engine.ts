@@ -11,6 +11,7 @@
  *
  * Source: spec/semantic-query-service.md § What the service does (3, 4), § Query validation, § Limits.
  */
+import { inEngineSpan } from './engine-spans.ts';
 import { join } from 'node:path';
 import { pid } from 'node:process';
 import type { Logger } from '../../ports/logger.ts';
@@ -134,14 +135,16 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
       if (signal?.aborted) throw cancelledError();
       const databaseFile = await builder.databaseFile(request.data);
       const { scope, sql, params, maxRows, maxBytes } = request;
-      const scopeFile = await scopes.scopeFile({
-        dataKey: request.data.key,
-        dataFile: databaseFile,
-        scope,
-        views: request.views,
-        share: caller && { projectId: caller.projectId, orgId: caller.orgId },
-        signal,
-      });
+      // The scope file: built on a scope's first query, else at once (docs/decisions.md D25: a span either way).
+      const scopeFile = await inEngineSpan('duckdb scope', { 'db.operation.name': 'CREATE' }, () =>
+        scopes.scopeFile({
+          dataKey: request.data.key,
+          dataFile: databaseFile,
+          scope,
+          views: request.views,
+          share: caller && { projectId: caller.projectId, orgId: caller.orgId },
+          signal,
+        }));
       const process = await pool.acquire(poolKey(request.data.key, scope), scopeFile.path, { share: caller, signal })
         .finally(scopeFile.release);
       if (signal?.aborted) {
@@ -164,7 +167,8 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
         signal?.removeEventListener('abort', cancel);
         pool.release(process, reusable);
       });
-      return execution.result;
+      // Only a read-only SELECT runs (the query process refuses anything else); the text stays off the span.
+      return inEngineSpan('SELECT', { 'db.operation.name': 'SELECT' }, () => execution.result);
     },
 
     prepareScope({ data, scope, views }, owner) {

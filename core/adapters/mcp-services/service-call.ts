@@ -5,6 +5,7 @@
  * Source: spec/platform-service.md § Rules 15; docs/decisions.md D7 § The semantic service as a tool collection.
  */
 import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { ToolCallResult } from '../../ports/tool-catalog.ts';
 import { failureReason, seconds } from './failure-reason.ts';
@@ -20,10 +21,48 @@ export interface CallableService {
 }
 
 /**
- * Calls `name` on the service.
+ * Calls `name` on the service, in a client span `tools/call <name>` (MCP semantic conventions: `mcp.method.name`,
+ * `gen_ai.tool.name`, `gen_ai.operation.name` `execute_tool`; never the arguments or the result) whose context the
+ * request carries in `params._meta.traceparent` (./service-connection.ts). Source: docs/decisions.md D25 § 1.
  * @throws PlatformError `tool_cancelled` when `options.signal` is aborted before or during the call
  */
-export async function callServiceTool(
+export function callServiceTool(
+  service: CallableService,
+  name: string,
+  input: unknown,
+  options: ServiceCallOptions,
+): Promise<ToolCallResult> {
+  const attributes = {
+    'mcp.method.name': 'tools/call',
+    'gen_ai.tool.name': name,
+    'gen_ai.operation.name': 'execute_tool',
+  };
+  return trace.getTracer('cairn').startActiveSpan(
+    `tools/call ${name}`,
+    { kind: SpanKind.CLIENT, attributes },
+    (span) => ended(span, callTool(service, name, input, options)),
+  );
+}
+
+/** Ends `span` when `call` settles: a tool error or a failure is marked with its kind, never its text. */
+async function ended(span: Span, call: Promise<ToolCallResult>): Promise<ToolCallResult> {
+  try {
+    const result = await call;
+    if (result.isError) {
+      span.setAttribute('error.type', 'tool_error');
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    return result;
+  } catch (error) {
+    span.setAttribute('error.type', (error as { code?: string }).code ?? 'Error');
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+async function callTool(
   service: CallableService,
   name: string,
   input: unknown,

@@ -8,6 +8,7 @@
  * Source: spec/platform-service.md § Rules 15; docs/decisions.md D7 § The semantic service as a tool collection.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { context, propagation } from '@opentelemetry/api';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -96,7 +97,8 @@ export function openServiceConnection(service: ServiceConfig, options: ServiceCo
     callTool: (name, input, call) =>
       callers.run(call.caller, () =>
         withReconnect(async (client) => {
-          const params = { name, arguments: input as Record<string, unknown> };
+          // The call's trace context (the client span of ./service-call.ts) as the MCP conventions carry it.
+          const params = { name, arguments: input as Record<string, unknown>, ...traceMeta() };
           // Ends the HTTP request too when the call fails (a timeout): the SDK alone would leave it open.
           const ended = new AbortController();
           const signal = call.signal ? AbortSignal.any([call.signal, ended.signal]) : ended.signal;
@@ -175,4 +177,14 @@ async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> 
     if (cursor === undefined) break;
   }
   return tools;
+}
+
+/**
+ * `{ _meta: { traceparent, tracestate } }` of the active context, as the MCP semantic conventions carry a call's
+ * trace context (`params._meta`); nothing when no span is recording. Source: docs/decisions.md D25 § 1.
+ */
+function traceMeta(): { _meta?: Record<string, string> } {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return typeof carrier.traceparent === 'string' ? { _meta: carrier } : {};
 }

@@ -148,6 +148,7 @@ class WorkerRun {
       if (deps.runDir) this.cleanups.push(recordWorker(deps.runDir, this.child.pid, workDir));
       this.watch();
       deps.onStarted?.(this.child.pid);
+      options.onProgress?.({ kind: 'spawned' });
     }
     const { task, payload } = options;
     writeLine(this.child.stdin!, { type: 'start', token: this.token.toString('base64url'), task, payload });
@@ -225,7 +226,9 @@ class WorkerRun {
     if (!Number.isSafeInteger(id)) return;
     clearTimeout(this.hookDeadlines.get(id));
     this.hookDeadlines.delete(id);
+    if (ms === null) this.options.onProgress?.({ kind: 'hook', id, ended: true });
     if (ms === null || typeof ms !== 'number' || !(ms > 0) || this.hookDeadlines.size >= MAX_HOOK_DEADLINES) return;
+    this.options.onProgress?.({ kind: 'hook', id, ended: false });
     const { kind, limits } = this.options;
     const seconds = Math.round(ms / 100) / 10;
     const waitMs = Math.min(ms, limits.wallTimeSeconds * 1000) + OUTSIDE_DEADLINE_GRACE_MS;
@@ -236,6 +239,7 @@ class WorkerRun {
     if (!this.holdsToken(message)) return this.refuse(message);
     if (message.type === 'request') return void this.answerRequest(message.id, message.op, message.args);
     if (message.type === 'deadline') return this.onDeadline(message.id, message.ms);
+    if (message.type === 'started') return this.options.onProgress?.({ kind: 'ready' });
     if (message.type === 'denied') {
       const permission = /^[A-Za-z]{1,40}$/.test(String(message.permission)) ? message.permission : 'an operation';
       return this.deps.log(`[worker] refused ${permission} for ${this.options.subject}`);

@@ -6,13 +6,20 @@
  * Source: spec/semantic-query-service.md § Tools (execute_query, execute_stored_query),
  * § Query validation, § Errors, § Limits.
  */
+import { SpanStatusCode } from '@opentelemetry/api';
+import { cairnTracer } from '../../telemetry/names.ts';
 import type { Static } from '@sinclair/typebox';
 import { isPlatformError, PlatformError } from '../../ports/platform-error.ts';
 import type { QueryResult } from '../../ports/query-engine.ts';
 import { getStoredQuery, storeQuery } from '../improvements.ts';
 import type { SemanticModel } from '../model.ts';
 import { datasetsWithoutViewQuery } from '../osi/index.ts';
-import { checkViewQueries, validateQuery, viewQueryVolatileCode } from '../query-validation/index.ts';
+import {
+  checkViewQueries,
+  type ValidatedQuery,
+  validateQuery,
+  viewQueryVolatileCode,
+} from '../query-validation/index.ts';
 import {
   type ExecuteQueryInput,
   type ExecuteStoredQueryInput,
@@ -116,17 +123,16 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
       }. Ask the modeller to add a view_query custom extension to each (request_improvement can say so).`,
     );
   }
-  // The parse cache is kept per project: another project cannot time whether this text was parsed recently.
-  const parse = (text: string) => ctx.engine.parse(text, ctx.project._id);
   const views = scopedViews(model);
-  // A dataset's rows are materialised once per view_query: one whose rows depend on the moment would go stale.
-  await steadyViews(model, views, parse);
-  // The verdict on a text is kept on the model object: a re-run, retry or replay is not parsed and walked again.
-  const datasetNames = model.datasets.map((d) => d.name);
-  const validated = await rememberedVerdict(
-    model,
-    { partition: ctx.project._id, sql },
-    () => validateQuery({ sql, parse, datasetNames }),
+  // In a span of its own (docs/decisions.md D25 § 1): its name only, never the SQL text.
+  const validated = await cairnTracer().startActiveSpan(
+    'validate_query',
+    (span): Promise<ValidatedQuery> =>
+      verdictOf(model, { ctx, sql, views }).catch((error: unknown) => {
+        span.setAttribute('error.type', isPlatformError(error) ? error.code : 'Error');
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      }).finally(() => span.end()),
   );
   checkParamCount(validated.parameterCount, params.length);
   const scope = await scopeName(ctx, model, views);
@@ -148,6 +154,24 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
   } catch (error) {
     throw hideScopes(error);
   }
+}
+
+/** The allowlist verdict on `sql` over `model`'s views (remembered per model and project). */
+async function verdictOf(
+  model: SemanticModel,
+  { ctx, sql, views }: { ctx: ToolContext; sql: string; views: { name: string; sql: string }[] },
+): Promise<ValidatedQuery> {
+  // The parse cache is kept per project: another project cannot time whether this text was parsed recently.
+  const parse = (text: string) => ctx.engine.parse(text, ctx.project._id);
+  // A dataset's rows are materialised once per view_query: one whose rows depend on the moment would go stale.
+  await steadyViews(model, views, parse);
+  // The verdict on a text is kept on the model object: a re-run, retry or replay is not parsed and walked again.
+  const datasetNames = model.datasets.map((d) => d.name);
+  return rememberedVerdict(
+    model,
+    { partition: ctx.project._id, sql },
+    () => validateQuery({ sql, parse, datasetNames }),
+  );
 }
 
 /**

@@ -2,7 +2,8 @@
  * One session's page (`/sessions/<id>`): header (workflow, agent and environment, status, started, trigger, and the
  * evaluation run and case of an evaluation's session, linking to the run on the environment's Evaluations tab), the
  * pending decision's options as buttons, Reply when it awaits input, Cancel (with a confirm step), the trail of
- * states, the messages with their tool calls and statuses, the turns, child sessions, usage and cost. Polls every
+ * states, the timeline of its turns and their steps (Timeline.tsx, docs/decisions.md D25), the messages with their
+ * tool calls and statuses, the turns, child sessions, usage and cost. Polls every
  * 2 s while a turn runs. Deciding twice is harmless: the second answer shows where the session went.
  *
  * Source: spec/platform-service.md § Session facts named, § Tool-call result status; docs/decisions.md D10 § Sessions.
@@ -14,6 +15,7 @@ import { api, ApiError } from '../../../api/client.ts';
 import type { MessageView, SessionDetailView, SessionView, ToolResultView, TurnQueuedView } from '../../../../../core/session/session-views.ts';
 import { Button, ErrorMessage, Loading, PageHeader, RelativeTime, TextArea, TextField } from '../../../ui/kit.tsx';
 import { awaitsDecision, isBusy, sessionKeys, statusClass, statusText, usd, useSession } from './session-queries.ts';
+import { Timeline } from './Timeline.tsx';
 
 /** The session page. */
 export function SessionDetail({ id }: { id: string }) {
@@ -44,6 +46,7 @@ export function SessionDetail({ id }: { id: string }) {
           <li key={i}><strong>{t.state}</strong> <span className="muted">← {t.via}</span>{t.note ? <> · {t.note}</> : null}{t.by ? <span className="muted"> (by {t.by})</span> : null} · <RelativeTime at={t.at} /></li>
         ))}
       </ol>
+      <Timeline sessionId={session.id} busy={isBusy(session)} />
       <h2>Messages</h2>
       <Messages messages={messages} />
       <h2>Usage and cost</h2>

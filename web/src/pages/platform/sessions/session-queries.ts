@@ -1,12 +1,14 @@
 /**
  * Queries and helpers of the sessions pages: the list (`GET /api/sessions`), one session (`GET /api/sessions/:id`),
- * and how statuses look. Shapes come from core/session/session-views.ts.
+ * its timeline (`…/timeline`, docs/decisions.md D25), and how statuses look. Shapes come from
+ * core/session/session-views.ts and core/session/timeline-views.ts.
  *
  * Source: spec/platform-service.md § Session facts named; docs/decisions.md D10 § Sessions.
  */
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../api/client.ts';
 import type { SessionDetailView, SessionListView, SessionView } from '../../../../../core/session/session-views.ts';
+import type { SessionTimelineView } from '../../../../../core/session/timeline-views.ts';
 
 /** Filters of the list, as typed in the form (empty: not filtered). `from`/`to` are YYYY-MM-DD (UTC days, inclusive). */
 export interface SessionFilters { agent: string; env: string; workflow: string; status: string; from: string; to: string }
@@ -22,6 +24,7 @@ export const sessionKeys = {
   all: ['sessions'] as const,
   list: (filters: SessionFilters, offset: number) => ['sessions', 'list', filters, offset] as const,
   one: (id: string) => ['sessions', 'one', id] as const,
+  timeline: (id: string) => ['sessions', 'timeline', id] as const,
 };
 
 /** `GET /api/sessions` with the filters set, newest first, one page from `offset`. */
@@ -42,6 +45,15 @@ export function useSession(id: string) {
     queryKey: sessionKeys.one(id),
     queryFn: () => api<SessionDetailView>(`/api/sessions/${encodeURIComponent(id)}`),
     refetchInterval: (q) => (isBusy(q.state.data?.session) ? 2000 : false),
+  });
+}
+
+/** `GET /api/sessions/:id/timeline` (one request for every turn and step), polled every 2 s while `busy`. */
+export function useSessionTimeline(id: string, busy: boolean) {
+  return useQuery({
+    queryKey: sessionKeys.timeline(id),
+    queryFn: () => api<SessionTimelineView>(`/api/sessions/${encodeURIComponent(id)}/timeline`),
+    refetchInterval: busy ? 2000 : false,
   });
 }
 
