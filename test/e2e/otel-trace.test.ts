@@ -111,7 +111,24 @@ describe('one trace from a webhook delivery to the DuckDB query', () => {
     expect(ancestry(spans, one('cairn-dispatcher', 'process webhook-firings'))).toEqual(['POST /api/webhooks/{address}']);
     const workflow = one('cairn-dispatcher', /^invoke_workflow/);
     expect(ancestry(spans, workflow)).toContain('process webhook-firings');
+    const keys = (span: OtlpSpan) => new Set((span.attributes ?? []).map((a) => a.key));
+    const valueOf = (span: OtlpSpan, key: string) => span.attributes?.find((a) => a.key === key)?.value;
+    // The turn and its model call carry the GenAI conventions' attributes (docs/decisions.md D25 § 3).
+    expect([...keys(workflow)]).toEqual(expect.arrayContaining(['gen_ai.operation.name', 'gen_ai.conversation.id',
+      'gen_ai.agent.id', 'cairn.org.id', 'cairn.environment', 'cairn.workflow', 'cairn.state']));
+    expect(valueOf(workflow, 'gen_ai.operation.name')).toEqual({ stringValue: 'invoke_workflow' });
+    const chat = one('cairn-dispatcher', /^chat /);
+    expect(ancestry(spans, chat)).toContain(workflow.name);
+    expect([...keys(chat)]).toEqual(expect.arrayContaining(['gen_ai.operation.name', 'gen_ai.provider.name',
+      'gen_ai.request.model', 'gen_ai.response.model', 'gen_ai.response.finish_reasons', 'gen_ai.usage.input_tokens',
+      'gen_ai.usage.output_tokens', 'gen_ai.conversation.id', 'cairn.cost.usd']));
+    expect(valueOf(chat, 'gen_ai.operation.name')).toEqual({ stringValue: 'chat' });
+    expect(valueOf(chat, 'gen_ai.conversation.id')).toEqual(valueOf(workflow, 'gen_ai.conversation.id'));
+    // No message content by default.
+    const content = ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions'];
+    expect([...keys(chat)].filter((k) => content.includes(k))).toEqual([]);
     const tool = one('cairn-dispatcher', /^execute_tool/);
+    expect([...keys(tool)]).toEqual(expect.arrayContaining(['gen_ai.tool.name', 'gen_ai.tool.call.id']));
     expect(ancestry(spans, tool)).toContain(workflow.name);
     const client = one('cairn-dispatcher', 'tools/call execute_query');
     expect(ancestry(spans, client)).toContain(tool.name);
