@@ -7,8 +7,9 @@
  * secret of its own; never a query string, a header value or the body. Mounted only when the SDK exports traces
  * (bins/api/main.ts): otherwise nothing wraps a request. Source: docs/decisions.md D25 § 1.
  */
-import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, trace } from '@opentelemetry/api';
 import { cairnTracer } from '../../core/telemetry/names.ts';
+import { markFailed } from '../../core/telemetry/spans.ts';
 
 /** The segments after `/api/sessions/{id}/` that are route literals (anything else is not traced). */
 const SESSION_ACTION = /^[a-z][a-z-]{0,40}$/;
@@ -53,10 +54,7 @@ const pathOf = (url: string) => {
 
 function ended(span: Span, status: number): void {
   span.setAttribute('http.response.status_code', status);
-  if (status >= 500) {
-    span.setAttribute('error.type', String(status));
-    span.setStatus({ code: SpanStatusCode.ERROR });
-  }
+  if (status >= 500) markFailed(span, String(status));
   span.end();
 }
 

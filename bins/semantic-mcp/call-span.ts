@@ -5,9 +5,9 @@
  * `gen_ai.tool.name` (one of the six tools, else `_OTHER`: a caller's text never names a span) and
  * `gen_ai.operation.name` `execute_tool`; never the arguments or the answer. Source: docs/decisions.md D25 § 1.
  */
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { cairnTracer } from '../../core/telemetry/names.ts';
+import { inSpan } from '../../core/telemetry/spans.ts';
 import { toolDefinitions } from '../../core/semantic/tools/tool-definitions.ts';
 
 const toolNames: ReadonlySet<string> = new Set(toolDefinitions.map((t) => t.name));
@@ -30,29 +30,17 @@ function carrierOf(params: Record<string, unknown> | undefined, headers: Headers
  * Runs `run` (the call's answer) inside the call's server span; an error result (`isError`) or a failure marks it.
  * @param headers - the HTTP request's headers (the fallback carrier)
  */
-export async function inToolCallSpan(
+export function inToolCallSpan(
   call: { name: string; params: Record<string, unknown> | undefined },
   headers: Headers | undefined,
   run: () => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   const tool = toolNames.has(call.name) ? call.name : '_OTHER';
   const parent = propagation.extract(ROOT_CONTEXT, carrierOf(call.params, headers));
-  const span = cairnTracer().startSpan(`tools/call ${tool}`, {
+  return inSpan(`tools/call ${tool}`, {
+    parent,
     kind: SpanKind.SERVER,
     attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool, 'gen_ai.operation.name': 'execute_tool' },
-  }, parent);
-  try {
-    const result = await context.with(trace.setSpan(parent, span), run);
-    if (result.isError) {
-      span.setAttribute('error.type', 'tool_error');
-      span.setStatus({ code: SpanStatusCode.ERROR });
-    }
-    return result;
-  } catch (error) {
-    span.setAttribute('error.type', 'Error');
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    throw error;
-  } finally {
-    span.end();
-  }
+    judge: (result: CallToolResult) => (result.isError ? 'tool_error' : undefined),
+  }, run);
 }

@@ -5,11 +5,11 @@
  * is called (so the MCP client's span is its child), with the call id the model's reply gave; a step each, and the
  * GenAI client metrics. Source: docs/decisions.md D25 (observability).
  */
-import { type Attributes, type Context, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Attributes, type Context, context, type Span, SpanKind, trace } from '@opentelemetry/api';
 import type { ModelMessage, ModelToolCall, ModelUsage } from '../ports/model-provider.ts';
-import { isPlatformError } from '../ports/platform-error.ts';
 import { attr, cairnTracer } from '../telemetry/names.ts';
 import { recordModelCallMetric, recordToolCall } from '../telemetry/turn-metrics.ts';
+import { errorTypeOf, markFailed } from '../telemetry/spans.ts';
 import type { TurnStep } from '../telemetry/turn-steps.ts';
 import { modelToolName, ruleToolName } from './rules.ts';
 
@@ -45,11 +45,6 @@ export interface CallRecorder {
   nowMs(): number;
   /** Adds a step to `entry`, begun at `startedMs` (clock ms). */
   step(entry: TurnEntry, step: Omit<TurnStep, 'atMs'>, startedMs?: number): void;
-}
-
-/** The error.type of a thrown error: its PlatformError code, else `_OTHER` (never its message). */
-export function errorTypeOf(error: unknown): string {
-  return isPlatformError(error) ? error.code : '_OTHER';
 }
 
 /** The tool type of a service tool (an agent-side call to an external API, in the GenAI conventions' terms). */
@@ -161,10 +156,7 @@ export function startModelCall(
 }
 
 function fail(span: Span, type: string): void {
-  if (span.isRecording()) {
-    span.setAttribute(attr.errorType, type);
-    span.setStatus({ code: SpanStatusCode.ERROR });
-  }
+  markFailed(span, type);
   span.end();
 }
 

@@ -10,17 +10,19 @@
  * Clock port, and hands them to the settle (`timeline`), and records the turn-path metrics. Source:
  * docs/decisions.md D25 (observability).
  */
-import { type Context, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Context, context, type Span, trace } from '@opentelemetry/api';
 import type { Clock } from '../ports/clock.ts';
 import type { WorkerProgress } from '../ports/worker.ts';
 import { attr, cairnTracer } from '../telemetry/names.ts';
+import { markFailed } from '../telemetry/spans.ts';
 import { activeTraceCarrier, contextOf, linkOf } from '../telemetry/trace-context.ts';
 import { recordTurnEnded, recordTurnStarted, recordWorkerStart } from '../telemetry/turn-metrics.ts';
 import { MAX_TURN_STEPS, type TurnStep } from '../telemetry/turn-steps.ts';
 import { designWorkflowSlug, type SessionRecord, type TurnRecord, type TurnTimeline } from './model.ts';
 import { type ModelCallTrace, startModelCall, traceToolCall, type TurnEntry } from './turn-trace-calls.ts';
 
-export { errorTypeOf, type ModelCallTrace, type TurnEntry } from './turn-trace-calls.ts';
+export { type ModelCallTrace, type TurnEntry } from './turn-trace-calls.ts';
+export { errorTypeOf } from '../telemetry/spans.ts';
 
 /** What the recorder needs. */
 export interface TurnTraceDeps {
@@ -261,10 +263,7 @@ export class TurnTrace {
     if (!entry.span.isRecording()) return;
     const outcome = entry.outcome ?? { status: 'unsettled' };
     entry.span.setAttribute('cairn.turn.outcome', outcome.status);
-    if (outcome.status === 'failed') {
-      entry.span.setAttribute(attr.errorType, outcome.code ?? 'failed');
-      entry.span.setStatus({ code: SpanStatusCode.ERROR });
-    }
+    if (outcome.status === 'failed') markFailed(entry.span, outcome.code ?? 'failed');
     entry.span.end();
   }
 }

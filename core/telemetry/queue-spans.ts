@@ -4,8 +4,8 @@
  * the handler creates (a session's first turn record, through `insertTurn`) continues the sender's trace. With no SDK
  * registered every call here is the API's no-op. Source: docs/decisions.md D25 § 1.
  */
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { cairnTracer } from './names.ts';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan } from './spans.ts';
 import { contextOf, type TraceCarrier } from './trace-context.ts';
 
 /**
@@ -13,24 +13,14 @@ import { contextOf, type TraceCarrier } from './trace-context.ts';
  * `process`, `messaging.destination.name` the queue) whose parent is the context `carrier` names (none: a new
  * trace). The span ends when `handle` settles; a failure marks it with the error's class, never its message.
  */
-export async function inQueueSpan<T>(
+export function inQueueSpan<T>(
   queue: string,
   carrier: TraceCarrier | undefined,
   handle: () => Promise<T>,
 ): Promise<T> {
-  const parent = contextOf(carrier);
-  const span = cairnTracer().startSpan(`process ${queue}`, {
+  return inSpan(`process ${queue}`, {
+    parent: contextOf(carrier),
     kind: SpanKind.CONSUMER,
     attributes: { 'messaging.operation.type': 'process', 'messaging.destination.name': queue },
-  }, parent);
-  try {
-    return await context.with(trace.setSpan(parent, span), handle);
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    span.setAttribute('error.type', typeof code === 'string' ? code : (error as Error).name ?? 'Error');
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    throw error;
-  } finally {
-    span.end();
-  }
+  }, handle);
 }

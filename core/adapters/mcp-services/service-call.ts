@@ -5,7 +5,8 @@
  * Source: spec/platform-service.md § Rules 15; docs/decisions.md D7 § The semantic service as a tool collection.
  */
 import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan } from '../../telemetry/spans.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 import type { ToolCallResult } from '../../ports/tool-catalog.ts';
 import { failureReason, seconds } from './failure-reason.ts';
@@ -37,29 +38,13 @@ export function callServiceTool(
     'gen_ai.tool.name': name,
     'gen_ai.operation.name': 'execute_tool',
   };
-  return trace.getTracer('cairn').startActiveSpan(
+  // A tool error or a failure is marked with its kind, never its text (core/telemetry/spans.ts).
+  const judge = (result: ToolCallResult) => (result.isError ? 'tool_error' : undefined);
+  return inSpan(
     `tools/call ${name}`,
-    { kind: SpanKind.CLIENT, attributes },
-    (span) => ended(span, callTool(service, name, input, options)),
+    { kind: SpanKind.CLIENT, attributes, judge },
+    () => callTool(service, name, input, options),
   );
-}
-
-/** Ends `span` when `call` settles: a tool error or a failure is marked with its kind, never its text. */
-async function ended(span: Span, call: Promise<ToolCallResult>): Promise<ToolCallResult> {
-  try {
-    const result = await call;
-    if (result.isError) {
-      span.setAttribute('error.type', 'tool_error');
-      span.setStatus({ code: SpanStatusCode.ERROR });
-    }
-    return result;
-  } catch (error) {
-    span.setAttribute('error.type', (error as { code?: string }).code ?? 'Error');
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    throw error;
-  } finally {
-    span.end();
-  }
 }
 
 async function callTool(

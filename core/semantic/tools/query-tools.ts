@@ -6,8 +6,7 @@
  * Source: spec/semantic-query-service.md § Tools (execute_query, execute_stored_query),
  * § Query validation, § Errors, § Limits.
  */
-import { SpanStatusCode } from '@opentelemetry/api';
-import { cairnTracer } from '../../telemetry/names.ts';
+import { inSpan } from '../../telemetry/spans.ts';
 import type { Static } from '@sinclair/typebox';
 import { isPlatformError, PlatformError } from '../../ports/platform-error.ts';
 import type { QueryResult } from '../../ports/query-engine.ts';
@@ -125,15 +124,7 @@ async function runQuery(ctx: ToolContext, model: SemanticModel, sql: string, par
   }
   const views = scopedViews(model);
   // In a span of its own (docs/decisions.md D25 § 1): its name only, never the SQL text.
-  const validated = await cairnTracer().startActiveSpan(
-    'validate_query',
-    (span): Promise<ValidatedQuery> =>
-      verdictOf(model, { ctx, sql, views }).catch((error: unknown) => {
-        span.setAttribute('error.type', isPlatformError(error) ? error.code : 'Error');
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        throw error;
-      }).finally(() => span.end()),
-  );
+  const validated = await inSpan('validate_query', {}, () => verdictOf(model, { ctx, sql, views }));
   checkParamCount(validated.parameterCount, params.length);
   const scope = await scopeName(ctx, model, views);
   try {
