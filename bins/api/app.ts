@@ -45,6 +45,7 @@ import { semanticEditorRoutes } from './semantic-editor-routes.ts';
 import { semanticPlaygroundRoutes } from './semantic-playground-routes.ts';
 import { semanticAccessRoutes } from './semantic-access-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
+import { decisionLinkRoutes } from './decision-link-routes.ts';
 import { evaluationRoutes } from './evaluation-routes.ts';
 import { designRoutes } from './design-routes.ts';
 import { skillRoutes } from './skill-routes.ts';
@@ -203,6 +204,7 @@ export function createApiApp(parts: ApiAppParts) {
     }))
     .use(connectionRoutes({ deps: connections, appBaseUrl: env.appBaseUrl, deployments: connectionDeploymentHooks({ docs, clock: systemClock, ids: cryptoIds, queue: parts.queue }), logger, callerOf, prepare: prepareCaller }))
     .use(deploymentRoutes({ access: deploymentAccess({ docs, clock: systemClock, ids: cryptoIds, queue: parts.queue, scope: connections.scope }), logger, callerOf, prepare: prepareCaller }))
+    .use(decisionLinkRoutes({ links: { ...endpointCalls, docs, clock: systemClock, ids: cryptoIds }, logger }))
     .use(sessionRoutes({
       deps: sessionDeps({
         docs, objects, clock: systemClock, ids: cryptoIds, queue: parts.queue, workflowOf: builds.workflowOf,

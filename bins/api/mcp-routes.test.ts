@@ -51,7 +51,7 @@ describe('the MCP endpoint under oidc', () => {
     expect(await metadata.json()).toEqual({ resource: `${base}/api/mcp/addr1`, authorization_servers: ['https://id.example.com'], bearer_methods_supported: ['header'] });
     expect((await app.handle(new Request(`${base}/api/mcp/nothing/.well-known/oauth-protected-resource`))).status).toBe(404);
     const listed = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-    expect(await listed.json()).toMatchObject({ id: 2, result: { tools: [{ name: 'lookup' }] } });
+    expect(await listed.json()).toMatchObject({ id: 2, result: { tools: [{ name: 'lookup' }, { name: 'decide' }] } });
   });
 
   it('counts only calls that would start a turn against the per-caller rate, answering 429 with Retry-After past it', async () => {

@@ -7,6 +7,8 @@
  * messages that would start a turn, just before the session opens: 429 with Retry-After for the whole POST while
  * none of its calls opened a session, else a JSON-RPC error for each call over the rate (a batch's earlier calls
  * keep their answers).
+ * Besides the workflows' tools, the platform tool `decide` takes the decision a session this caller started waits
+ * for (core/connection/mcp-decisions.ts; docs/decisions.md D26 § 3).
  * Methods: initialize, ping, tools/list, tools/call, notifications. A browser origin the connection lists gets CORS
  * headers and its preflight (OPTIONS) answered; another site's is refused (403).
  *
@@ -19,6 +21,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcont
 import { errorResponse, isObject, readCalls, refuseHeaders, respond, rpcErrors, type JsonRpcCall, type JsonRpcResponse } from '../../core/adapters/mcp-wire/json-rpc.ts';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { callMcpTool, servedTools, type McpCallDeps, type ServedTools } from '../../core/connection/mcp-calls.ts';
+import { DECIDE_TOOL, decideMcp, decideToolDefinition } from '../../core/connection/mcp-decisions.ts';
 import { admitCaller, connectionByAddress, type AdmissionDeps, type AdmittedCaller, type ConnectionRecord } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, endpointRequestFacts, preflight, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
@@ -180,13 +183,16 @@ async function answerCall(deps: McpRouteDeps, post: PostContext, call: JsonRpcCa
       case 'tools/list': {
         const served = await tools();
         logUnlisted(deps, connection, served);
-        return { jsonrpc: '2.0', id, result: { tools: served.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })) } };
+        const listed = served.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+        return { jsonrpc: '2.0', id, result: { tools: [...listed, decideToolDefinition] } };
       }
       case 'tools/call': {
         const name = call.params?.name;
         const args = call.params?.arguments ?? {};
         if (typeof name !== 'string' || !isObject(args)) return { jsonrpc: '2.0', id, error: { code: rpcErrors.invalidParams, message: 'Invalid params: tools/call needs "name" (a string) and optional "arguments" (an object).' } };
-        return { jsonrpc: '2.0', id, result: await callMcpTool(deps.calls, connection, await tools(), { name, args, callerKind: post.caller.kind, beforeOpen: post.beforeOpen }) };
+        if (name === DECIDE_TOOL) return { jsonrpc: '2.0', id, result: await decideMcp(deps.calls, connection, await tools(), { caller: post.caller, args, beforeOpen: post.beforeOpen }) };
+        const toolCall = { name, args, callerKind: post.caller.kind, subject: post.caller.subject, beforeOpen: post.beforeOpen };
+        return { jsonrpc: '2.0', id, result: await callMcpTool(deps.calls, connection, await tools(), toolCall) };
       }
       default: return { jsonrpc: '2.0', id, error: { code: rpcErrors.methodNotFound, message: `Method not found: ${call.method}` } };
     }

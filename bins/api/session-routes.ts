@@ -56,7 +56,8 @@ const StartBody = Type.Object({
   environment: Slug, workflow: Slug, trigger: Type.Optional(Slug), message: Type.Optional(Type.String({ maxLength: 100_000 })),
   variables: Type.Optional(Type.Record(Type.String(), Value)),
 }, { additionalProperties: false });
-const DecideBody = Type.Object({ to: Slug, comment: Type.Optional(Type.String({ maxLength: 10_000 })) }, { additionalProperties: false });
+// `fields`: the decision's declared fields by name, checked by takeDecision (docs/decisions.md D26 § 2).
+const DecideBody = Type.Object({ to: Slug, comment: Type.Optional(Type.String({ maxLength: 10_000 })), fields: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown())) }, { additionalProperties: false });
 const ReplyBody = Type.Object({ message: Type.String({ minLength: 1, maxLength: 100_000 }) }, { additionalProperties: false });
 const EmptyBody = Type.Object({}, { additionalProperties: false });
 const AttributesBody = Type.Record(Type.String(), Type.Union([Value, Type.Null()]));

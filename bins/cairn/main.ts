@@ -52,7 +52,9 @@ Sessions (<agent> is an agent id or slug; --org when the slug is in several orga
                                                        sessions, newest first: id, workflow, env, status, state, cost
   session show <id> [--wait]                           status, state, pending, trail, messages, usage, cost, children;
                                                        --wait polls until it is no longer running (120 s at most)
-  session decide <id> --to <state> [--comment TEXT]    take the pending decision
+  session decide <id> --to <state> [--comment TEXT] [--field k=v]…
+                                                       take the pending decision (--field: the values of the
+                                                       fields it asks for, typed as --var)
   session reply <id> TEXT                              answer a session waiting for input
   session cancel <id>
 
@@ -119,7 +121,7 @@ async function main(argv: string[]): Promise<number> {
         'token-id': { type: 'string' }, base64: { type: 'boolean' }, file: { type: 'string' }, apply: { type: 'boolean' },
         from: { type: 'string' }, to: { type: 'string' }, ids: { type: 'string' },
         agent: { type: 'string' }, org: { type: 'string' }, env: { type: 'string' },
-        workflow: { type: 'string' }, trigger: { type: 'string' }, message: { type: 'string' }, var: { type: 'string', multiple: true },
+        workflow: { type: 'string' }, trigger: { type: 'string' }, message: { type: 'string' }, var: { type: 'string', multiple: true }, field: { type: 'string', multiple: true },
         wait: { type: 'boolean' }, comment: { type: 'string' },
         id: { type: 'string' }, protocol: { type: 'string' }, auth: { type: 'string' }, issuer: { type: 'string' }, audience: { type: 'string' },
         'jwks-url': { type: 'string' }, algorithms: { type: 'string' }, origins: { type: 'string' }, rate: { type: 'string' },

@@ -190,6 +190,17 @@ describe('cairn session over HTTP', () => {
     ]);
   });
 
+  it('sends a decision\'s typed fields from repeated --field, and refuses a --field that is not k=v', async () => {
+    requests.length = 0;
+    const options = { to: 'approve', field: ['amount=12.5', 'urgent=true', 'note=ok'] };
+    await runSession({ url }, ['decide', 'ses_1'], options, io).catch(() => undefined);
+    expect(requests.map((r) => r.body)).toEqual([{ to: 'approve', fields: { amount: 12.5, urgent: true, note: 'ok' } }]);
+    const bad = await runSession({ url }, ['decide', 'ses_1'], { to: 'approve', field: ['amount'] }, io)
+      .catch((e: CliError) => e);
+    expect((bad as CliError).message).toContain('--field "amount" is not k=v');
+    expect((bad as CliError).exitCode).toBe(2);
+  });
+
   it('runs as the cairn process: repeated --var, the id as the last word, --json as the API answered', async () => {
     requests.length = 0;
     const main = join(import.meta.dirname, 'main.ts');

@@ -22,6 +22,8 @@ export interface SessionOptions {
   wait?: boolean;
   to?: string;
   comment?: string;
+  /** `k=v` pairs of `--field` (repeatable): the values of the fields a decision asks for. */
+  field?: string[];
 }
 
 /** How `show --wait` polls: every `intervalMs` (default 500) for at most `timeoutMs` (default 120 000). */
@@ -34,7 +36,7 @@ const usages = {
   start: 'cairn session start <agent> <workflow> --env <name> [--org <id>] [--trigger <id>] [--message TEXT] [--var k=v]…',
   list: 'cairn session list --agent <slug> [--env <name>] [--workflow <slug>] [--org <id>]',
   show: 'cairn session show <id> [--wait]',
-  decide: 'cairn session decide <id> --to <state> [--comment TEXT]',
+  decide: 'cairn session decide <id> --to <state> [--comment TEXT] [--field k=v]…',
   reply: 'cairn session reply <id> TEXT',
   cancel: 'cairn session cancel <id>',
 };
@@ -50,17 +52,20 @@ function positionals(rest: string[], count: number, usage: string): string[] {
 }
 
 /**
- * `--var k=v` pairs as session variables: `true`/`false` → boolean, integers and decimals (`-3`, `0.5`) →
+ * `--var k=v` pairs as session variables (or `--field k=v` pairs as a decision's field values, `flag`): `true`/`false` → boolean, integers and decimals (`-3`, `0.5`) →
  * number, anything else → text (`k=` is the empty text; `=` inside the value is kept).
  * @throws CliError (exit 2) for a pair without `=` or with an empty name, or a name given twice
  */
-export function parseVariables(pairs: string[] = []): Record<string, string | number | boolean> {
+export function parseVariables(
+  pairs: string[] = [],
+  flag: { name: string; usage: string } = { name: '--var', usage: usages.start },
+): Record<string, string | number | boolean> {
   const variables: Record<string, string | number | boolean> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    if (at <= 0) throw usageError(usages.start, `--var "${pair}" is not k=v`);
+    if (at <= 0) throw usageError(flag.usage, `${flag.name} "${pair}" is not k=v`);
     const key = pair.slice(0, at);
-    if (Object.hasOwn(variables, key)) throw usageError(usages.start, `--var ${key} is given twice`);
+    if (Object.hasOwn(variables, key)) throw usageError(flag.usage, `${flag.name} ${key} is given twice`);
     const value = pair.slice(at + 1);
     variables[key] = value === 'true' ? true : value === 'false' ? false : /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
   }
@@ -140,7 +145,12 @@ async function show(
 async function decide(target: ApiTarget, rest: string[], options: SessionOptions): Promise<SessionCommandOutput> {
   const [id] = positionals(rest, 1, usages.decide);
   if (!options.to) throw usageError(usages.decide, '--to is required');
-  const body = { to: options.to, ...(options.comment !== undefined ? { comment: options.comment } : {}) };
+  const fields = parseVariables(options.field, { name: '--field', usage: usages.decide });
+  const body = {
+    to: options.to,
+    ...(options.comment !== undefined ? { comment: options.comment } : {}),
+    ...(options.field?.length ? { fields } : {}),
+  };
   const answer = await callApi<{ turnId: string }>(target, 'POST', `/api/sessions/${path(id)}/decide`, body);
   return { data: answer, human: `decided ${options.to} for session ${id}: turn ${answer.turnId} queued` };
 }

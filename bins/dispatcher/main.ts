@@ -58,6 +58,8 @@ import { EVALUATION_QUEUE } from '../../core/evaluation/model.ts';
 import { publishedWorkflows } from '../../core/session/build-workflows.ts';
 import { workerEnvironment } from '../../core/config/worker-environment.ts';
 import { ensureSessionIndexes } from '../../core/session/session-store.ts';
+import { ensureDecisionLinkIndexes } from '../../core/session/decision-links.ts';
+import { notifyParkedDecision } from '../../core/session/decision-notify.ts';
 import { ensureDeliveryIndexes, resumePendingFirings } from '../../core/session/delivery-claims.ts';
 import { openFiredSession } from '../../core/session/firings.ts';
 import { queueStoreStart, settleLostJobs } from './settle-lost-jobs.ts';
@@ -96,6 +98,7 @@ const { env } = boot;
 const { docs, objects, lease } = stores;
 const appDir = appDirectory(import.meta.url, process.execPath, process.env.CAIRN_APP_DIR);
 await ensureSessionIndexes(docs);
+await ensureDecisionLinkIndexes(docs);
 await ensureDeliveryIndexes(docs);
 await ensureCallbackIndexes(docs);
 await ensureEvaluationIndexes(docs);
@@ -171,7 +174,11 @@ const turnDeps = {
   workflowOf: builds.workflowOf, log: print,
   // Message content on spans only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (D25).
   captureMessageContent: captureMessageContent(process.env),
-  afterTurn: async (turnId: string) => { if (queue) await queueCompletionFiring({ ...store, queue }, turnId); },
+  afterTurn: async (turnId: string) => {
+    if (queue) await queueCompletionFiring({ ...store, queue }, turnId);
+    // A decision the turn parked on goes out where its human state's `notify` says (docs/decisions.md D26 § 3).
+    await notifyParkedDecision({ ...store, catalog, agentOf: builds.agentOf, appBaseUrl: env.appBaseUrl ?? '', log: print }, turnId);
+  },
   // Live text of model calls for the AG-UI streams, and change notifications (Redis pub/sub on the queue store).
   ...(liveChannel ? { textDeltas: liveChannel, changes: liveChannel } : {}),
 };

@@ -8,6 +8,7 @@
  *
  * Source: docs/agent-format.md § workflow.yaml; spec/platform-service.md § What the service does.
  */
+import { notifyTerm } from './decision-notify.ts';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 
 /**
@@ -111,6 +112,24 @@ export type Budget = Static<typeof Budget>;
 export const stateTypes = ['agent', 'human'] as const;
 
 /**
+ * A human state's decision terms (docs/decisions.md D26 § 2): `expires: {after, to}` (a duration such as `48h` or
+ * `P7D`, and the state the session goes to when nobody decided by then) and `fields` (typed values the decision
+ * carries, which become variables). Kept here (not in decision-terms.ts, which imports this module) as schemas only.
+ */
+const decisionTerms = {
+  expires: Type.Optional(Strict({ after: Type.Union([Text(40), Type.Integer()]), to: Slug })),
+  fields: Type.Optional(Type.Array(
+    Strict({
+      name: Type.String({ pattern: variableNamePattern, maxLength: 64 }),
+      type: Type.Optional(OneOf(['string', 'number', 'integer', 'boolean', 'object', 'array', 'file'] as const)),
+      description: Type.Optional(Text(1000)),
+      required: Type.Optional(Type.Boolean()),
+    }),
+    { maxItems: 50 },
+  )),
+};
+
+/**
  * Builds the state schema around the trigger map schema (kept in trigger-model.ts, checked per type).
  * Source: docs/agent-format.md § workflow.yaml (A state).
  */
@@ -129,6 +148,8 @@ export const stateSchema = (triggers: TSchema) =>
     budget: Type.Optional(Budget),
     on_error: Type.Optional(Slug),
     model: Type.Optional(Text(200)),
+    ...decisionTerms,
+    ...notifyTerm,
   });
 
 /**

@@ -7,6 +7,8 @@
  * Source: docs/agent-format.md § workflow.yaml, § Triggers.
  */
 import { Type } from '@sinclair/typebox';
+import { decisionTermProblems } from './decision-terms.ts';
+import { notifyProblems } from './decision-notify.ts';
 import { slugRegExp, stateSchema, workflowSchema } from './model.ts';
 import { schemaProblems } from './schema-problems.ts';
 import type { TriggerDeclaration } from './trigger-model.ts';
@@ -99,7 +101,7 @@ function hookProblems(workflow: string, name: string, state: State, files: Reado
   );
 }
 
-/** States no trigger enters and no transition from a reachable state leads to. */
+/** States no trigger enters and no transition, `on_error` or `expires.to` of a reachable state leads to. */
 function unreachable(states: Record<string, State>, entries: string[]): string[] {
   const reached = new Set<string>();
   const queue = [...entries];
@@ -109,6 +111,8 @@ function unreachable(states: Record<string, State>, entries: string[]): string[]
     reached.add(next);
     queue.push(...targetsOf(states[next]));
     if (typeof states[next].on_error === 'string') queue.push(states[next].on_error as string);
+    const expires = states[next].expires;
+    if (isRecord(expires) && typeof expires.to === 'string') queue.push(expires.to);
   }
   return Object.keys(states).filter((s) => !reached.has(s));
 }
@@ -178,6 +182,7 @@ export function checkWorkflow(
       triggers.push(...checked.declarations);
     }
     problems.push(...transitionProblems(name, state, names), ...hookProblems(slug, name, state, files));
+    problems.push(...decisionTermProblems(name, state, names), ...notifyProblems(name, state));
   }
   problems.push(...graphProblems(stateRecords, triggers));
   return { problems, summary: { slug, states: [...names], triggers } };

@@ -29,6 +29,7 @@ describe('redactRequestUri', () => {
     ],
     ['/api/callbacks/cb_s3cret?validationToken=s3cret', '/api/callbacks/[redacted]?validationToken=[redacted]'],
     ['/api/mcp/mcp_s3cret?api%5Fkey=s3cret', '/api/mcp/[redacted]?api%5Fkey=[redacted]'],
+    ['/api/decisions/cairn_dl_s3cret', '/api/decisions/[redacted]'],
     [
       '/api/sessions?agent=a1&status=running&access_token=s3cret',
       '/api/sessions?agent=a1&status=running&access_token=[redacted]',

@@ -27,6 +27,7 @@ import { QUARANTINE_COLLECTION, type ReleaseData } from '../data-update/index.ts
 import { evaluationCollections, evaluationSchemaVersion } from '../evaluation/model.ts';
 import { designCollections, designSchemaVersion } from '../design/design-runtime.ts';
 import { collectionCollections, collectionSchemaVersion } from '../collection/records.ts';
+import { DECISION_LINKS_COLLECTION } from '../session/decision-links.ts';
 
 /**
  * The release's collections and data updates.
@@ -45,6 +46,7 @@ export function platformRelease(world?: ProjectUpdateWorld): ReleaseData {
     sessionKeyClaimsCollection,
     FAILED_JOBS_COLLECTION,
     QUARANTINE_COLLECTION,
+    DECISION_LINKS_COLLECTION,
   ];
   const collections = Object.fromEntries(names.map((name) => [name, first]));
   for (const name of Object.values(semanticCollections)) {

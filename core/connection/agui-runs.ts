@@ -19,7 +19,8 @@ import { PlatformError } from '../ports/platform-error.ts';
 import { openFiredSession } from '../session/firings.ts';
 import { finalStatuses, type SessionRecord, sessionSchemaVersion } from '../session/model.ts';
 import { sessionsOf, type SessionStoreDeps } from '../session/session-store.ts';
-import { takeDecision, takeReply } from '../session/sessions.ts';
+import { takeReply } from '../session/sessions.ts';
+import { answerOf, repeatedResume, resumeDecision, type ResumedTurn } from './agui-decisions.ts';
 import { checkSpendCaps } from '../session/spend.ts';
 import type { publishedWorkflows } from '../session/build-workflows.ts';
 import { type PublishedEnvironment, publishedEnvironment } from '../session/published-environment.ts';
@@ -252,7 +253,7 @@ export async function startAguiRun(
   const runId = input.runId || deps.ids.newId();
   if (thread && session && !finalStatuses.includes(session.status)) {
     const openChildren = await openChildrenOf(deps, session._id);
-    const turnId = await continueChat(deps, session, caller, { input, beforeTurn });
+    const { turnId, fromSeq } = await continueChat(deps, session, caller, { input, beforeTurn });
     const sent = needsThreadSecret(caller) ? threadSecretOf(input) : undefined;
     return {
       threadId: thread._id,
@@ -260,7 +261,7 @@ export async function startAguiRun(
       runId,
       session,
       turnId,
-      fromSeq: session.messageCount,
+      fromSeq: fromSeq ?? session.messageCount,
       openChildren,
       since,
       ...(ignored ? { ignored } : {}),
@@ -352,13 +353,19 @@ interface ChatContinuation {
   beforeTurn: () => Promise<void>;
 }
 
-/** Queues the turn that continues a chat: a decision from a resume entry, or a reply. @returns the turn id */
+/**
+ * Queues the turn that continues a chat: a decision from a resume entry, or a reply. A resume entry repeating an
+ * answer already taken gets that answer's turn (docs/decisions.md D26 § 2). @returns the turn and where its messages
+ * begin (absent: the session's message count)
+ */
 async function continueChat(
   deps: AguiRunDeps,
   session: SessionRecord,
   caller: AdmittedCaller,
   { input, beforeTurn }: ChatContinuation,
-): Promise<string> {
+): Promise<ResumedTurn> {
+  const repeated = await repeatedResume(deps, session, input.resume);
+  if (repeated) return repeated;
   const pending = session.pending;
   const resume = pending ? input.resume?.find((r) => r.interruptId === pending.id) : undefined;
   if (session.status === 'running') {
@@ -369,27 +376,17 @@ async function continueChat(
       throw conflict(
         'decision_pending',
         `This chat waits for a decision; answer interrupt ${pending.id} with a ` +
-          `resume entry {interruptId, status: "resolved", payload: {to, ` + `comment?}} where to is one of: ` +
+          `resume entry {interruptId, status: "resolved", payload: {to, comment?, fields?}} where to is one of: ` +
           `${pending.options.map((o) => o.to).join(', ')}.`,
       );
     }
     if (resume.status === 'cancelled') {
       throw conflict('decision_pending', 'A pending decision cannot be abandoned here; decide one of the options.');
     }
-    const answer = (resume.payload ?? {}) as { to?: unknown; comment?: unknown };
-    if (typeof answer.to !== 'string') {
-      throw new PlatformError(
-        'invalid_decision',
-        `The resume entry's payload needs "to", one of: ${pending.options.map((o) => o.to).join(', ')}.`,
-        { status: 400 },
-      );
-    }
+    answerOf(resume, pending.options.map((o) => o.to));
     await beforeTurn();
     const by = caller.subject ? `${caller.kind}:${caller.subject}` : `agui:${caller.kind}`;
-    return (await takeDecision(deps, session, {
-      to: answer.to,
-      ...(typeof answer.comment === 'string' ? { comment: answer.comment } : {}),
-    }, by))._id;
+    return { turnId: await resumeDecision(deps, session, resume, by) };
   }
   const resumed =
     resume?.status === 'resolved' && typeof (resume.payload as { message?: unknown } | undefined)?.message === 'string'
@@ -404,7 +401,7 @@ async function continueChat(
     );
   }
   await beforeTurn();
-  return (await takeReply(deps, session, text))._id;
+  return { turnId: (await takeReply(deps, session, text))._id };
 }
 
 /** What the stream says when the caller sent tools or context (rule 5). */

@@ -23,10 +23,12 @@ import { type BaseEvent, EventType } from '@ag-ui/core';
 import {
   finalStatuses,
   type MessageRecord,
+  type PendingWork,
   sessionCollections,
   type SessionRecord,
   type TurnRecord,
 } from '../session/model.ts';
+import { fieldsJsonSchema } from '../session/decision-terms.ts';
 import { sessionsOf, type SessionStoreDeps, settledSession, turnsOf } from '../session/session-store.ts';
 import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
 import type { StartedRun } from './agui-runs.ts';
@@ -330,6 +332,25 @@ function frameOf(record: MessageRecord): Record<string, unknown> {
   return { id: record._id, role: m.role, content: m.content };
 }
 
+/**
+ * The JSON Schema of a decision interrupt's resume payload: `{to, comment?, fields?}`, `fields` the JSON Schema of
+ * the decision's declared fields (type object, properties, required), required when one of them is
+ * (docs/decisions.md D26 § 2).
+ */
+export function decisionResponseSchema(pending: Extract<PendingWork, { kind: 'decision' }>): Record<string, unknown> {
+  const fields = fieldsJsonSchema(pending.fields);
+  const needsFields = (fields.required as string[]).length > 0;
+  return {
+    type: 'object',
+    properties: {
+      to: { type: 'string', enum: pending.options.map((o) => o.to) },
+      comment: { type: 'string' },
+      ...(pending.fields ? { fields } : {}),
+    },
+    required: needsFields ? ['to', 'fields'] : ['to'],
+  };
+}
+
 /** RUN_FINISHED (with its outcome) or RUN_ERROR for the session as its turn left it. */
 export function finishEvent(run: Pick<StartedRun, 'threadId' | 'runId'>, session: SessionRecord | null): object {
   const base = { threadId: run.threadId, runId: run.runId };
@@ -348,15 +369,14 @@ export function finishEvent(run: Pick<StartedRun, 'threadId' | 'runId'>, session
           id: pending.id,
           reason: 'decision',
           message: `A decision is needed in state ${pending.state}: ${choices}.`,
-          responseSchema: {
-            type: 'object',
-            properties: { to: { type: 'string', enum: pending.options.map((o) => o.to) }, comment: { type: 'string' } },
-            required: ['to'],
-          },
+          ...(pending.expiresAt ? { expiresAt: pending.expiresAt } : {}),
+          responseSchema: decisionResponseSchema(pending),
           metadata: {
             state: pending.state,
             options: pending.options,
             ...(pending.dispatchId ? { dispatchId: pending.dispatchId } : {}),
+            ...(pending.expiresTo ? { expiresTo: pending.expiresTo } : {}),
+            ...(pending.fields ? { fields: pending.fields } : {}),
           },
         }],
       },

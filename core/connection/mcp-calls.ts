@@ -13,7 +13,7 @@ import type { PublishedAgent } from '../agent/hosting.ts';
 import type { ConnectionRecord } from './model.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { openFiredSession } from '../session/firings.ts';
-import type { SessionValue, TurnRecord } from '../session/model.ts';
+import type { PendingWork, SessionValue, TurnRecord } from '../session/model.ts';
 import { readThread, sessionsOf, type SessionStoreDeps, settledSession, turnsOf } from '../session/session-store.ts';
 import { checkSpendCaps } from '../session/spend.ts';
 import { argumentProblem, type McpTool, mcpToolsOf, type UnlistedTool } from './mcp-tools.ts';
@@ -64,9 +64,9 @@ const toolError = (text: string): McpToolResult => ({ isError: true, content: [{
 
 /**
  * Calls tool `name` with `args` on the served build.
- * @param call - `callerKind`: who was admitted (member, token, oidc, public), kept in the session's `trigger`
- *   variable; `beforeOpen`: runs once the call would start a turn, just before the session opens (the endpoint's
- *   rate count; what it throws is thrown)
+ * @param call - `callerKind`: who was admitted (member, token, oidc, public), and `subject` (a member's or an OIDC
+ *   token's), kept in the session's `trigger` variable; `beforeOpen`: runs once the call would start a turn, just
+ *   before the session opens (the endpoint's rate count; what it throws is thrown)
  * @returns a tool error (no session) for an unknown tool, a non-conforming argument, a workflow out of service
  *   or a reached spend cap; otherwise the result `{status, message, sessionId, returns?, steps?, toolCalls?}`
  */
@@ -74,7 +74,13 @@ export async function callMcpTool(
   deps: McpCallDeps,
   connection: ConnectionRecord,
   served: ServedTools,
-  call: { name: string; args: Record<string, unknown>; callerKind: string; beforeOpen?(): Promise<void> },
+  call: {
+    name: string;
+    args: Record<string, unknown>;
+    callerKind: string;
+    subject?: string;
+    beforeOpen?(): Promise<void>;
+  },
 ): Promise<McpToolResult> {
   const tool = served.tools.find((t) => t.name === call.name);
   if (!tool || !served.build) {
@@ -112,7 +118,12 @@ export async function callMcpTool(
     state: tool.trigger.state,
     trigger: { id: tool.trigger.id, type: 'mcp' },
   }, {
-    payload: { connection: connection.identifier, caller: call.callerKind },
+    // Who called: the MCP `decide` tool takes decisions only for this caller (./mcp-decisions.ts).
+    payload: {
+      connection: connection.identifier,
+      caller: call.callerKind,
+      ...(call.subject ? { subject: call.subject } : {}),
+    },
     args: call.args as Record<string, SessionValue>,
     message: `The tool "${tool.name}" was called; its arguments are locked variables (${
       Object.keys(call.args).join(', ') || 'none'
@@ -126,7 +137,7 @@ export async function callMcpTool(
  * Reads turn `turnId` of root session `rootId` until it leaves queued/running or the bound (`waitMs`) passes: once
  * now and once per change with a `watch`, else every `pollMs`. The settled turn, or null.
  */
-async function waitForTurn(deps: McpCallDeps, rootId: string, turnId: string): Promise<TurnRecord | null> {
+export async function waitForTurn(deps: McpCallDeps, rootId: string, turnId: string): Promise<TurnRecord | null> {
   const settled = (turn: TurnRecord | null) => turn !== null && turn.status !== 'queued' && turn.status !== 'running';
   if (deps.watch) {
     const wake = new Wakeup();
@@ -158,8 +169,12 @@ async function waitForTurn(deps: McpCallDeps, rootId: string, turnId: string): P
   return null;
 }
 
-/** The structured result of a call whose turn settled (or not, null: `running`). */
-async function resultOf(
+/**
+ * The structured result of a call whose turn settled (or not, null: `running`): `{status, message, sessionId}`, the
+ * returns on success, the error on failure, the pending decision (`decision`: id, state, options, fields?,
+ * expiresAt?) while it awaits one, and with `trace` the steps and tool calls.
+ */
+export async function resultOf(
   deps: McpCallDeps,
   tool: McpTool,
   sessionId: string,
@@ -183,6 +198,9 @@ async function resultOf(
     );
   }
   if (status === 'failed' && session?.error) structured.error = session.error;
+  if (status === 'awaiting_decision' && session?.pending?.kind === 'decision') {
+    structured.decision = pendingDecisionView(session.pending);
+  }
   if (tool.trace && session) {
     structured.steps = session.trail.map((t) => ({
       state: t.state,
@@ -196,4 +214,15 @@ async function resultOf(
     }));
   }
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+/** A pending decision as a tool result shows it: id, state, options, and fields and expiresAt when declared. */
+export function pendingDecisionView(pending: Extract<PendingWork, { kind: 'decision' }>): Record<string, unknown> {
+  return {
+    id: pending.id,
+    state: pending.state,
+    options: pending.options.map((o) => ({ to: o.to, description: o.description })),
+    ...(pending.fields ? { fields: pending.fields } : {}),
+    ...(pending.expiresAt ? { expiresAt: pending.expiresAt } : {}),
+  };
 }

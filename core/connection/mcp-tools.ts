@@ -13,6 +13,9 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { PublishedAgent } from '../agent/hosting.ts';
 
+/** The platform's own tool on every MCP endpoint (./mcp-decisions.ts); a workflow of this slug is not served. */
+const reservedToolName = 'decide';
+
 /** JSON Schema types an mcp trigger's entries may declare (`file` is refused: calls accept no files). */
 const schemaTypes = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array']);
 
@@ -87,7 +90,9 @@ export function mcpToolsOf(agent: PublishedAgent, identifier: string): { tools: 
     for (const trigger of workflow.triggers.filter((t) => t.type === 'mcp' && t.fields.connection === identifier)) {
       const requires = entriesOf(trigger.fields.requires);
       const returns = entriesOf(trigger.fields.returns);
-      const refusal = refusalOf(requires, returns);
+      const refusal = workflow.slug === reservedToolName
+        ? 'has the name of the platform tool "decide"; rename the workflow to serve it.'
+        : refusalOf(requires, returns);
       if (refusal) {
         unlisted.push({
           workflow: workflow.slug,

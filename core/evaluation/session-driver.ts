@@ -161,7 +161,7 @@ export function sessionDriver(
           );
         }
       } else if ('send' in action) await takeReply(deps, session, action.send);
-      else await takeDecision(deps, session, action.decide, EVALUATION_ACTOR);
+      else await takeDecision(deps, session, { ...action.decide, channel: 'evaluation' }, EVALUATION_ACTOR);
     },
     async settle(sessionId) {
       const started = deps.clock.now().getTime();

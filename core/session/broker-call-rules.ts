@@ -148,8 +148,10 @@ function sameInput(own: ResumeInput, requested: unknown): boolean {
   const decision = isRecord(asked.decision) ? asked.decision : undefined;
   if (asked.kind !== own.kind || asked.message !== own.message) return false;
   if (own.decision === undefined) return decision === undefined;
-  const { to, by, comment } = own.decision;
-  return decision !== undefined && decision.to === to && decision.by === by && decision.comment === comment;
+  const { to, by, comment, channel, fields, expired } = own.decision;
+  return decision !== undefined && decision.to === to && decision.by === by && decision.comment === comment &&
+    decision.channel === channel && decision.expired === expired &&
+    JSON.stringify(decision.fields) === JSON.stringify(fields);
 }
 
 /**

@@ -24,7 +24,8 @@ import type { StateView, WorkflowView } from './workflow-view.ts';
  * - `requires_set`: an advance leaves a state only with its `requires` variables set;
  * - `on_error_route`: an error route goes to the active state's `on_error`, and only after a failure the broker saw
  *   in this turn ({@link CheckpointFacts} `failureSeen`);
- * - `decision_from_decide`: a decision trail entry comes only from the decision this turn carries (`decide`);
+ * - `decision_from_decide`: a decision (or expiry) trail entry comes only from the decision this turn carries
+ *   (`decide`, or the park sweep's expiry), with its `by`, `channel` and fields (as the only variables set);
  * - `locked_variable`: locked variables and `trigger` never change;
  * - `park_matches_state`: a pending decision is a human state's (its out-edges) or mirrors a parked child's;
  * - `finished_child`: a park on a child session is cleared only once that child finished;
@@ -175,14 +176,15 @@ function stateChangeViolation(facts: CheckpointFacts, patch: SessionPatch): Foun
   if (!active) {
     return violation('state_exists', `the active state ${quoted(session.state)} is not in workflow "${workflow.slug}"`);
   }
-  if (trail.via !== 'decision' && trail.by !== undefined) {
-    return violation('decision_from_decide', 'only a decision names who decided');
+  if (trail.via !== 'decision' && trail.via !== 'expired' && (trail.by !== undefined || trail.channel !== undefined)) {
+    return violation('decision_from_decide', 'only a decision names who decided and through which channel');
   }
   switch (trail.via) {
     case 'advance':
       return advanceViolation(facts, active, to, patch);
     case 'decision':
-      return decisionViolation(facts, active, to, trail);
+    case 'expired':
+      return decisionViolation(facts, active, to, { trail, variables: patch.variables });
     case 'error': {
       if (active.onError !== to) {
         const routes = active.onError ? `to "${active.onError}"` : 'nowhere';
@@ -219,15 +221,36 @@ function advanceViolation(facts: CheckpointFacts, active: StateView, to: string,
 
 type Trail = NonNullable<SessionPatch['trail']>;
 
-function decisionViolation(facts: CheckpointFacts, active: StateView, to: string, trail: Trail): Found {
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? {}) === JSON.stringify(b ?? {});
+
+/**
+ * A decision's (or an expiry's) state change: written only by a turn carrying that decision, with its trail entry
+ * (`to`, who, comment, channel) and its fields as the only variables set; a decision follows an out-edge, an expiry
+ * goes to the state's `expires.to` (docs/decisions.md D26 § 2).
+ */
+function decisionViolation(
+  facts: CheckpointFacts,
+  active: StateView,
+  to: string,
+  { trail, variables }: { trail: Trail; variables: SessionPatch['variables'] },
+): Found {
   const decision = facts.turn.kind === 'decision' ? facts.turn.input.decision : undefined;
   const pending = facts.session.pending;
   if (!decision || pending?.kind !== 'decision' || pending.childSessionId !== undefined) {
     const why = 'a decision trail entry is written only by a turn carrying a decision taken with decide';
     return violation('decision_from_decide', why);
   }
-  if (decision.to !== to || trail.by !== decision.by || (trail.note ?? undefined) !== (decision.comment ?? undefined)) {
+  const expired = decision.expired === true;
+  if (
+    decision.to !== to || trail.by !== decision.by || (trail.note ?? undefined) !== (decision.comment ?? undefined) ||
+    (trail.channel ?? undefined) !== (decision.channel ?? undefined) || expired !== (trail.via === 'expired') ||
+    !sameJson(variables, decision.fields)
+  ) {
     return violation('decision_from_decide', 'the decision trail entry differs from the decision taken with decide');
+  }
+  if (expired) {
+    if (active.expires?.to === to) return undefined;
+    return violation('out_edge', `"${to}" is not where state "${active.slug}" goes when its decision expires`);
   }
   if (edgesOf(active).includes(to)) return undefined;
   return violation('out_edge', `"${to}" is not an out-edge of state "${active.slug}"`);

@@ -4,10 +4,12 @@
  *
  * Source: docs/agent-format.md § workflow.yaml, § Sub-workflows; docs/decisions.md D7 § Agents and environments.
  */
+import { type DecisionField, durationMs } from '../agent/decision-terms.ts';
 import { type PublishedAgent, type PublishedWorkflow, readBuildById, readPublishedAgent } from '../agent/hosting.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
+import type { DecisionFieldSpec } from './model.ts';
 import { DEFAULT_RUBRIC_THRESHOLD } from './rubric-judge.ts';
 import {
   type CallableWorkflow,
@@ -45,6 +47,24 @@ function callableOf(workflow: PublishedWorkflow): CallableWorkflow | undefined {
   return { slug: workflow.slug, description, parameters: requires, returns, entry: trigger.state, trigger: trigger.id };
 }
 
+/** A human state's `expires` and `fields` as the engine reads them (docs/decisions.md D26 § 2). */
+function decisionTermsOf(state: { expires?: { after: string; to: string }; fields?: DecisionField[] }) {
+  const afterMs = state.expires ? durationMs(String(state.expires.after)) : undefined;
+  return {
+    ...(state.expires && afterMs !== undefined ? { expires: { afterMs, to: state.expires.to } } : {}),
+    ...(state.fields && state.fields.length > 0
+      ? {
+        fields: state.fields.map((f) => ({
+          name: f.name,
+          type: (f.type ?? 'string') as DecisionFieldSpec['type'],
+          ...(f.description === undefined ? {} : { description: f.description }),
+          required: f.required ?? true,
+        })),
+      }
+      : {}),
+  };
+}
+
 /** The view of workflow `slug` of a read build. @throws PlatformError `workflow_not_found` (404) */
 export function workflowView(agent: PublishedAgent, slug: string): WorkflowView {
   const published = agent.workflows[slug];
@@ -72,6 +92,8 @@ export function workflowView(agent: PublishedAgent, slug: string): WorkflowView 
       model?: string;
       before?: never[];
       after?: never[];
+      expires?: { after: string; to: string };
+      fields?: DecisionField[];
     };
     states[name] = {
       slug: name,
@@ -91,6 +113,7 @@ export function workflowView(agent: PublishedAgent, slug: string): WorkflowView 
       before: hooksOf(state.before, published.hooks),
       after: hooksOf(state.after, published.hooks),
       triggers: published.triggers.filter((t) => t.state === name).map((t) => t.id),
+      ...decisionTermsOf(state),
     };
   }
   const limits = d.settings?.limits ?? {};

@@ -65,16 +65,54 @@ export type TurnKind = 'prompt' | 'decision' | 'reply' | 'delivery';
 /** A value of a variable or attribute: text, integer, decimal or boolean (its kind is its own). */
 export type SessionValue = string | number | boolean;
 
+/**
+ * The channel a decision came through: the API (web app, CLI), an AG-UI resume, an MCP call, a decision link, an
+ * evaluation's step. Source: docs/decisions.md D26 § 2.
+ */
+export type DecisionChannel = 'api' | 'agui' | 'mcp' | 'link' | 'evaluation';
+
+/**
+ * A field a decision carries (a human state's `fields`, defaults applied): its value becomes the session variable
+ * `name`. `type` is one of string, number, integer, boolean, object, array. Source: docs/decisions.md D26 § 2.
+ */
+export interface DecisionFieldSpec {
+  name: string;
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array';
+  description?: string;
+  required: boolean;
+}
+
+/** A decision as a decision turn carries it (written by the trusted side: takeDecision or the park sweep). */
+export interface DecisionInput {
+  to: string;
+  comment?: string;
+  /** Who decided: a member's or endpoint caller's subject, or `platform` for an expiry. */
+  by: string;
+  /** The channel it came through; absent on turns written before D26. */
+  channel?: DecisionChannel;
+  /** The declared fields' values (checked against the pending decision's `fields`); they become variables. */
+  fields?: Record<string, unknown>;
+  /** True when the park sweep took it because the decision expired (the trail entry is then `expired`). */
+  expired?: boolean;
+  /** The id of the pending decision it answered (an AG-UI interrupt's id): a repeated answer finds its turn. */
+  pendingId?: string;
+}
+
 /** One entry of the trail: a state entered, when and how. */
 export interface TrailEntry {
   state: string;
-  /** `start` (entry state), `advance` (platform_advance), `decision` (decide), `error` (on_error route). */
-  via: 'start' | 'advance' | 'decision' | 'error';
+  /**
+   * `start` (entry state), `advance` (platform_advance), `decision` (decide), `expired` (the decision expired and
+   * the park sweep moved the session to the state's `expires.to`, by `platform`), `error` (on_error route).
+   */
+  via: 'start' | 'advance' | 'decision' | 'expired' | 'error';
   at: Date;
   /** The model's reason, the decision's comment, or the error routed. */
   note?: string;
-  /** Who decided (subject), for `decision`. */
+  /** Who decided (subject), for `decision`; `platform` for `expired`. */
   by?: string;
+  /** The channel the decision came through, for `decision` (docs/decisions.md D26 § 2). */
+  channel?: DecisionChannel;
 }
 
 /** What a parked session waits for. */
@@ -86,6 +124,12 @@ export type PendingWork =
     options: { to: string; description: string }[];
     childSessionId?: string;
     dispatchId?: string;
+    /** ISO time after which the decision is refused and the park sweep moves the session on (D26 § 2). */
+    expiresAt?: string;
+    /** Where the session goes when the decision expires (the state's `expires.to`). */
+    expiresTo?: string;
+    /** The fields the decision carries (the state's `fields`), when it declares them. */
+    fields?: DecisionFieldSpec[];
   }
   | {
     kind: 'input';
@@ -234,7 +278,7 @@ export interface TurnRecord {
   orgId: string;
   kind: TurnKind;
   /** The prompt or reply text, or the decision. */
-  input: { message?: string; decision?: { to: string; comment?: string; by: string } };
+  input: { message?: string; decision?: DecisionInput };
   status: TurnStatus;
   /** The dispatcher instance running it (while `running`). */
   runner?: string;

@@ -12,7 +12,8 @@ import { runBeforeHooks } from './hooks.ts';
 import { controlTools, offeredTools, systemPrompt } from './state-prompt.ts';
 import { answerToolCalls, type MessageEffects } from './tool-calls.ts';
 import type { PendingView, TurnContext, TurnOutcome } from './turn-host.ts';
-import { type EngineDeps, TurnRun } from './turn-state.ts';
+import type { DecisionInput } from './model.ts';
+import { type EngineDeps, type StateEntry, TurnRun } from './turn-state.ts';
 import { childResult } from './workflow-calls.ts';
 import type { StateView } from './workflow-view.ts';
 
@@ -53,10 +54,7 @@ async function applyInput(run: TurnRun): Promise<TurnOutcome | undefined> {
     if (pending?.kind !== 'decision' || !decision) {
       throw new PlatformError('no_decision_pending', 'This session is not waiting for a decision.');
     }
-    const note = `Decision by ${decision.by}: move to ${decision.to}${
-      decision.comment ? `. Comment: ${decision.comment}` : ''
-    }.`;
-    await run.enter(decision.to, 'decision', { note: decision.comment, message: note, by: decision.by });
+    await run.enter(decision.to, decision.expired ? 'expired' : 'decision', decisionEntry(decision));
     return undefined;
   }
   // Entering a state without before hooks is written with the input (the loop's own checkpoint would hold only it).
@@ -68,6 +66,23 @@ async function applyInput(run: TurnRun): Promise<TurnOutcome | undefined> {
     await run.checkpoint({ messages: [{ role: 'user', content: input.message }], pending: null, ...entered });
   } else if (pending) await run.checkpoint({ pending: null, ...entered });
   return undefined;
+}
+
+/** The trail entry, thread note and variables of a decision turn (its fields become variables: D26 § 2). */
+function decisionEntry(decision: DecisionInput): StateEntry {
+  const note = decision.expired
+    ? `Nobody decided in time: the decision expired and the session moved to ${decision.to}.`
+    : `Decision by ${decision.by}: move to ${decision.to}${decision.comment ? `. Comment: ${decision.comment}` : ''}.`;
+  const fields = decision.fields && Object.keys(decision.fields).length > 0
+    ? `\nFields: ${JSON.stringify(decision.fields)}`
+    : '';
+  return {
+    note: decision.comment,
+    message: note + fields,
+    by: decision.by,
+    ...(decision.channel === undefined ? {} : { channel: decision.channel }),
+    ...(decision.fields ? { variables: decision.fields } : {}),
+  };
 }
 
 async function forwardToChild(run: TurnRun, pending: PendingView): Promise<TurnOutcome | undefined> {

@@ -6,6 +6,8 @@
  * usage and cost), § Tool-call result status; docs/decisions.md D10 § Sessions.
  */
 import type {
+  DecisionChannel,
+  DecisionFieldSpec,
   MessageRecord,
   SessionRecord,
   SessionStatus,
@@ -18,13 +20,17 @@ import type {
 /** Token counts, model calls and cost (USD) of a session or a turn. */
 export type UsageView = UsageTotals;
 
-/** One entry of a session's trail: a state entered (`via` start, advance, decision or error), when (ISO), and why. */
+/**
+ * One entry of a session's trail: a state entered (`via` start, advance, decision, expired or error), when (ISO), and
+ * why; for a decision, who (`by`; `platform` for an expiry) and through which channel (docs/decisions.md D26 § 2).
+ */
 export interface TrailEntryView {
   state: string;
-  via: 'start' | 'advance' | 'decision' | 'error';
+  via: 'start' | 'advance' | 'decision' | 'expired' | 'error';
   at: string;
   note?: string;
   by?: string;
+  channel?: DecisionChannel;
 }
 
 /** What a parked session waits for: a decision between options, or input (`until`: ISO time a wait resumes by itself).
@@ -38,6 +44,11 @@ export type PendingView =
     options: { to: string; description: string }[];
     childSessionId?: string;
     dispatchId?: string;
+    /** ISO time after which the decision is refused and the session moves to `expiresTo` (D26 § 2). */
+    expiresAt?: string;
+    expiresTo?: string;
+    /** The typed fields the decision carries (D26 § 2). */
+    fields?: DecisionFieldSpec[];
   }
   | { kind: 'input'; id: string; reason: string; until?: string; wait?: boolean };
 

@@ -18,11 +18,14 @@ import {
   type SpendPeriod,
   type TurnRecord,
 } from './model.ts';
+import { type DecisionRequest, takeDecision } from './decisions.ts';
 import { checkAttributes } from './rules.ts';
 import { moveSessionOn, openSessionWithTurn } from './queued-turns.ts';
 import { readThread, sessionsOf, type SessionStoreDeps, turnsOf } from './session-store.ts';
 import { checkSpendCaps, type SpendScope, writeSpendCap } from './spend.ts';
 import { entryStateOf, type WorkflowView } from './workflow-view.ts';
+
+export { type DecisionRequest, expireDecision, takeDecision } from './decisions.ts';
 
 /** The member acting. */
 export interface SessionCaller {
@@ -263,65 +266,25 @@ function refuseChild(session: SessionRecord, what: 'decide' | 'reply' | 'cancel'
 }
 
 /**
- * Takes the decision of a session parked in a human state (or on a child's): routes to `to` and queues the turn.
+ * Takes the decision of a session parked in a human state (or on a child's): routes to `to` with the declared
+ * `fields`, through {@link takeDecision} (channel `api`: the web app and the CLI), and queues the turn.
  * Idempotent: the first decision moves the session on; any later one is refused and re-runs nothing.
- * @throws PlatformError `no_decision_pending` (409), `invalid_decision` (400) naming the options
+ * @throws PlatformError `no_decision_pending` (409), `decision_expired` (409), `invalid_decision` (400) naming the
+ *   options, `invalid_decision_fields` (400) naming the field
  */
 export async function decideSession(
   deps: SessionDeps,
   caller: SessionCaller,
   sessionId: string,
-  decision: { to: string; comment?: string },
+  decision: Omit<DecisionRequest, 'channel'>,
 ): Promise<TurnRecord> {
   const session = await loadSession(deps, caller, sessionId, 'user');
   refuseChild(session, 'decide');
-  return takeDecision(deps, session, decision, caller.subject);
+  return takeDecision(deps, session, { ...decision, channel: 'api' }, caller.subject);
 }
 
 /** What queuing a turn on an existing session needs. */
 export type TurnQueueDeps = SessionStoreDeps & Pick<SessionDeps, 'enqueueTurn'>;
-
-/**
- * Takes a decision on a session already loaded (the caller's right to it checked): a compare-and-set on the pending
- * decision's id, then the turn is queued. Shared by {@link decideSession} and the AG-UI endpoint's resume entries.
- * @param by - who decided (a member's subject, or an endpoint caller's), kept on the trail
- * @throws PlatformError `no_decision_pending` (409), `invalid_decision` (400) naming the options
- */
-export async function takeDecision(
-  deps: TurnQueueDeps,
-  session: SessionRecord,
-  decision: { to: string; comment?: string },
-  by: string,
-): Promise<TurnRecord> {
-  const pending = session.pending;
-  if (session.status !== 'awaiting_decision' || pending?.kind !== 'decision') {
-    throw new PlatformError(
-      'no_decision_pending',
-      `Session ${session._id} is ${session.status}, not waiting for a decision; a decision is taken once and a ` +
-        `second one is refused.`,
-      { status: 409 },
-    );
-  }
-  if (!pending.options.some((o) => o.to === decision.to)) {
-    throw new PlatformError(
-      'invalid_decision',
-      `"${decision.to}" is not a choice here; decide one of: ${pending.options.map((o) => o.to).join(', ')}.`,
-      { status: 400 },
-    );
-  }
-  const input = { decision: { to: decision.to, comment: decision.comment, by } };
-  const turn = await moveSessionOn(deps, session, {
-    filter: { 'pending.id': pending.id },
-    from: 'awaiting_decision',
-    kind: 'decision',
-    input,
-  });
-  if (!turn) {
-    const why = `Session ${session._id} was decided meanwhile; a second decision is refused.`;
-    throw new PlatformError('no_decision_pending', why, { status: 409 });
-  }
-  return turn;
-}
 
 /**
  * Sends the reply a session waiting for input takes, and queues the turn.

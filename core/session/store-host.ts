@@ -29,7 +29,16 @@ import { childEvaluation, evaluationCallReach } from './evaluation-reach.ts';
 import { trustedPromptCache } from './call-choice.ts';
 import { createBrokerGuard } from './broker-guard.ts';
 import type { BrokerViolationError } from './broker-rules.ts';
-import type { ModelCallReply, ServiceTool, SessionView, TurnContext, TurnHost, TurnOutcome } from './turn-host.ts';
+import { stampDecisionTerms } from './decision-terms.ts';
+import type {
+  ModelCallReply,
+  ServiceTool,
+  SessionPatch,
+  SessionView,
+  TurnContext,
+  TurnHost,
+  TurnOutcome,
+} from './turn-host.ts';
 import type { TurnTrace } from './turn-trace.ts';
 import type { WorkflowView } from './workflow-view.ts';
 
@@ -156,7 +165,7 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
     async checkpoint(turnId, patch) {
       const { turn, session } = await records(turnId);
       await guard.checkpoint(turn, session, patch);
-      await applyCheckpoint(deps, turn, patch, deps.fence);
+      await applyCheckpoint(deps, turn, await withDecisionTerms(deps, session, patch), deps.fence);
       changed(session);
     },
     async openChild(turnId, request) {
@@ -228,6 +237,21 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       changed(session);
     },
   };
+}
+
+/**
+ * `patch` with a pending decision's expiry and fields taken from the records (./decision-terms.ts): the human
+ * state's, or the parked child's; never the worker's. Source: docs/decisions.md D26 § 2.
+ */
+async function withDecisionTerms(deps: StoreHostDeps, session: SessionRecord, patch: SessionPatch) {
+  const pending = patch.pending;
+  if (!pending || pending.kind !== 'decision') return patch;
+  const workflow = await deps.workflowOf(session.buildId, session.workflow);
+  const child = pending.childSessionId === undefined
+    ? undefined
+    : await sessionsOf(deps).findOne({ _id: pending.childSessionId, parentId: session._id });
+  const childPending = child?.pending?.kind === 'decision' ? child.pending : undefined;
+  return { ...patch, pending: stampDecisionTerms(workflow, pending, deps.clock.now(), childPending) };
 }
 
 /**

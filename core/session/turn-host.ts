@@ -7,7 +7,15 @@
  * started it); docs/decisions.md D7 § Dispatcher and workers, § Models.
  */
 import type { ModelMessage, ModelToolCall, ModelToolDefinition, ModelUsage } from '../ports/model-provider.ts';
-import type { PendingWork, SessionStatus, SessionValue, TrailEntry, TurnError, TurnKind } from './model.ts';
+import type {
+  DecisionInput,
+  PendingWork,
+  SessionStatus,
+  SessionValue,
+  TrailEntry,
+  TurnError,
+  TurnKind,
+} from './model.ts';
 import type { ToolRule, WorkflowView } from './workflow-view.ts';
 
 /** A pending decision or input as JSON (dates as ISO text). */
@@ -73,7 +81,7 @@ export interface ServiceTool {
 export interface TurnContext {
   turnId: string;
   kind: TurnKind;
-  input: { message?: string; decision?: { to: string; comment?: string; by: string } };
+  input: { message?: string; decision?: DecisionInput };
   session: SessionView;
   workflow: WorkflowView;
   /** The checkpoint thread so far, oldest first. */

@@ -7,6 +7,7 @@
  */
 import type { ModelMessage } from '../ports/model-provider.ts';
 import { PlatformError } from '../ports/platform-error.ts';
+import type { DecisionChannel } from './model.ts';
 import type { HookRunner, SessionPatch, TurnContext, TurnHost, TurnOutcome } from './turn-host.ts';
 import { stateOf, type StateView } from './workflow-view.ts';
 
@@ -27,6 +28,10 @@ export interface StateEntry {
   message?: string;
   /** Who decided (a decision's member). Default: none. */
   by?: string;
+  /** The channel a decision came through (docs/decisions.md D26 § 2). Default: none. */
+  channel?: DecisionChannel;
+  /** Variables set with the entry (a decision's fields). Default: none. */
+  variables?: Record<string, unknown>;
 }
 
 /** A turn in progress. */
@@ -79,12 +84,19 @@ export class TurnRun {
    */
   async enter(
     to: string,
-    via: 'advance' | 'decision' | 'error',
-    { note, message, by }: StateEntry = {},
+    via: 'advance' | 'decision' | 'expired' | 'error',
+    { note, message, by, channel, variables }: StateEntry = {},
   ): Promise<void> {
     await this.checkpoint({
       state: to,
-      trail: { state: to, via, note, ...(by === undefined ? {} : { by }) },
+      trail: {
+        state: to,
+        via,
+        note,
+        ...(by === undefined ? {} : { by }),
+        ...(channel === undefined ? {} : { channel }),
+      },
+      ...(variables && Object.keys(variables).length > 0 ? { variables } : {}),
       visit: { modelCalls: 0, parks: 0, entered: false },
       pending: null,
       ...(message === undefined ? {} : { messages: [{ role: 'user', content: message }] }),

@@ -6,6 +6,7 @@
  * Source: docs/agent-format.md § workflow.yaml, § Sub-workflows; docs/decisions.md D7 § Sessions and turns.
  */
 import { PlatformError } from '../ports/platform-error.ts';
+import type { DecisionFieldSpec } from './model.ts';
 
 /** A tool rule: a tool name (`semantic`, `semantic/execute_query`, `semantic/get_*`, `platform_workflow_<slug>`) with
  * optional argument guards. */
@@ -41,6 +42,10 @@ export interface StateView {
   after: HookView[];
   /** Trigger ids declared on this state (it is their entry). */
   triggers: string[];
+  /** A human state's expiry: after `afterMs` undecided, the session goes to `to` (docs/decisions.md D26 § 2). */
+  expires?: { afterMs: number; to: string };
+  /** The fields a human state's decision carries (docs/decisions.md D26 § 2). */
+  fields?: DecisionFieldSpec[];
 }
 
 /** A workflow another may call as `platform_workflow_<slug>`: its parameters (its manual/mcp trigger's `requires`) and

@@ -45,7 +45,7 @@ describe('the MCP endpoint', () => {
     expect(tools).toEqual([{
       name: 'lookup', description: 'Answers a question about an order.',
       inputSchema: { type: 'object', properties: { question: { type: 'string', description: 'The question to answer.' }, lines: { type: 'integer', description: 'At most this many lines.' } }, required: ['question', 'lines'], additionalProperties: false },
-    }]);
+    }, expect.objectContaining({ name: 'decide' })]);
     const result = await client.callTool({ name: 'lookup', arguments: { question: 'Where is order 7?', lines: 2 } });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({

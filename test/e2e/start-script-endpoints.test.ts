@@ -142,7 +142,7 @@ describe('the demo agent\'s endpoints against scripts/start', () => {
     const client = await mcpClient(endpoints.tools, token);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => [t.name, t.inputSchema.required])).toEqual([['flights-analyst', ['question']]]);
+      expect(tools.map((t) => [t.name, t.inputSchema.required])).toEqual([['flights-analyst', ['question']], ['decide', ['sessionId', 'to']]]);
       const result = await client.callTool({ name: 'flights-analyst', arguments: { question: QUESTION } });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ status: 'succeeded', message: DEMO_ANSWER, returns: { answer: DEMO_ANSWER } });

@@ -5,7 +5,8 @@ describe('signInNeed', () => {
   it.each([
     ['/api/health', 'none'], ['/api/health/ready', 'none'], ['/api/sign-in-settings', 'none'], ['/api/branding', 'none'],
     ['/api/sign-out', 'none'], ['/api/sign-out/', 'none'], ['/api/webhooks/whk_1', 'none'], ['/api/callbacks/cb_1', 'none'],
-    ['/api/oauth2/callback', 'none'], ['/api/oauth2/client-metadata', 'none'],
+    ['/api/oauth2/callback', 'none'], ['/api/oauth2/client-metadata', 'none'], ['/api/decisions/cairn_dl_1', 'none'],
+    ['/api/decisions', 'required'], ['/api/decisions/cairn_dl_1/x', 'required'],
     ['/api/agui/ag_1', 'optional'], ['/api/mcp/mcp_1/.well-known/oauth-protected-resource', 'optional'],
     ['/api/healthz', 'required'], ['/api/webhooksx/1', 'required'], ['/api/branding/x', 'required'], ['/api/agents', 'required'],
     ['/api/invitations/link/inv_1', 'required'], ['/', 'required'], ['/api//webhooks/x', 'required'],

@@ -18,6 +18,8 @@ const publicPaths = [
   /^\/api\/health(?:\/|$)/,
   /^\/api\/(?:sign-in-settings|branding|sign-out)\/?$/,
   /^\/api\/(?:webhooks|callbacks|oauth2)(?:\/|$)/,
+  // A decision link's token is its caller's right (docs/decisions.md D26 § 3).
+  /^\/api\/decisions\/[^/]+\/?$/,
   // Each followed skill registry's commit, skill count and last failure (spec § Endpoints: needs nothing).
   /^\/api\/skill-registries\/?$/,
 ];

@@ -1,8 +1,8 @@
 /**
  * One session's page (`/sessions/<id>`): header (workflow, agent and environment, status, started, trigger, and the
  * evaluation run and case of an evaluation's session, linking to the run on the environment's Evaluations tab), the
- * pending decision's options as buttons, Reply when it awaits input, Cancel (with a confirm step), the trail of
- * states, the timeline of its turns and their steps (Timeline.tsx, docs/decisions.md D25), the messages with their
+ * pending decision's options as buttons with its fields and expiry (DecisionBox.tsx, docs/decisions.md D26 § 2),
+ * Reply when it awaits input, Cancel (with a confirm step), the trail of states (a decision's channel), the timeline of its turns and their steps (Timeline.tsx, docs/decisions.md D25), the messages with their
  * tool calls and statuses, the turns, child sessions, usage and cost. Polls every
  * 2 s while a turn runs. Deciding twice is harmless: the second answer shows where the session went.
  *
@@ -11,10 +11,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { api, ApiError } from '../../../api/client.ts';
-import type { MessageView, SessionDetailView, SessionView, ToolResultView, TurnQueuedView } from '../../../../../core/session/session-views.ts';
-import { Button, ErrorMessage, Loading, PageHeader, RelativeTime, TextArea, TextField } from '../../../ui/kit.tsx';
-import { awaitsDecision, isBusy, sessionKeys, statusClass, statusText, usd, useSession } from './session-queries.ts';
+import { api } from '../../../api/client.ts';
+import type { MessageView, SessionView, ToolResultView, TurnQueuedView } from '../../../../../core/session/session-views.ts';
+import { Button, ErrorMessage, Loading, PageHeader, RelativeTime, TextArea } from '../../../ui/kit.tsx';
+import { DecisionBox } from './DecisionBox.tsx';
+import { isBusy, sessionKeys, statusClass, statusText, usd, useSession } from './session-queries.ts';
 import { Timeline } from './Timeline.tsx';
 
 /** The session page. */
@@ -43,7 +44,7 @@ export function SessionDetail({ id }: { id: string }) {
       <h2>Trail</h2>
       <ol className="session-trail" aria-label="Trail">
         {session.trail.map((t, i) => (
-          <li key={i}><strong>{t.state}</strong> <span className="muted">← {t.via}</span>{t.note ? <> · {t.note}</> : null}{t.by ? <span className="muted"> (by {t.by})</span> : null} · <RelativeTime at={t.at} /></li>
+          <li key={i}><strong>{t.state}</strong> <span className="muted">← {t.via}</span>{t.note ? <> · {t.note}</> : null}{t.by ? <span className="muted"> (by {t.by}{t.channel ? ` via ${t.channel}` : ''})</span> : null} · <RelativeTime at={t.at} /></li>
         ))}
       </ol>
       <Timeline sessionId={session.id} busy={isBusy(session)} />
@@ -85,24 +86,9 @@ function Actions({ session }: { session: SessionView }) {
   const client = useQueryClient();
   const [note, setNote] = useState<string>();
   const [reply, setReply] = useState('');
-  const [comment, setComment] = useState('');
   const [confirming, setConfirming] = useState(false);
   const refresh = () => client.invalidateQueries({ queryKey: sessionKeys.all });
   const path = `/api/sessions/${encodeURIComponent(session.id)}`;
-  const alreadyTaken = 'This decision was already taken; the page shows where the session went.';
-  const decide = useMutation({
-    mutationFn: async (to: string): Promise<TurnQueuedView | null> => {
-      // This page may be stale (another tab decided): look first, so a second decision is answered without a refusal.
-      const now = await api<SessionDetailView>(path);
-      if (!awaitsDecision(now.session, session.pending?.kind === 'decision' ? session.pending.id : undefined)) return null;
-      return api<TurnQueuedView>(`${path}/decide`, { method: 'POST', body: { to, ...(comment.trim() ? { comment: comment.trim() } : {}) } });
-    },
-    onSuccess: (turn, to) => { setNote(turn ? `Decided: ${to}.` : alreadyTaken); void refresh(); },
-    onError: (error) => {
-      // A second decision (another tab, a double click) is not an error for the person: show where it went.
-      if (error instanceof ApiError && error.code === 'no_decision_pending') { setNote(alreadyTaken); decide.reset(); void refresh(); }
-    },
-  });
   const send = useMutation({
     mutationFn: () => api<TurnQueuedView>(`${path}/reply`, { method: 'POST', body: { message: reply } }),
     onSuccess: () => { setReply(''); setNote('Reply sent.'); void refresh(); },
@@ -117,19 +103,7 @@ function Actions({ session }: { session: SessionView }) {
     <div className="session-actions">
       {note ? <p role="status" className="session-note">{note}</p> : null}
       {pending?.kind === 'decision' && session.status === 'awaiting_decision' ? (
-        <div className="session-card">
-          <h2>Decision in {pending.state}</h2>
-          <TextField label="Comment (optional)" value={comment} maxLength={10000} onChange={(e) => setComment(e.target.value)} hint="Recorded with the decision in the session's trail." />
-          <ul className="session-options">
-            {pending.options.map((o) => (
-              <li key={o.to}>
-                <Button kind="primary" busy={decide.isPending && decide.variables === o.to} disabled={decide.isPending} onClick={() => decide.mutate(o.to)}>{o.to}</Button>
-                {o.description ? <span className="muted"> {o.description}</span> : null}
-              </li>
-            ))}
-          </ul>
-          {decide.isError ? <ErrorMessage error={decide.error} title="Could not decide" /> : null}
-        </div>
+        <DecisionBox key={pending.id} session={session} pending={pending} onDone={(text) => { setNote(text); void refresh(); }} />
       ) : null}
       {session.status === 'awaiting_input' ? (
         <form className="session-card" onSubmit={(e) => { e.preventDefault(); if (reply.trim()) send.mutate(); }}>
