@@ -1,0 +1,9 @@
+/**
+ * otel-trace.test.ts against the compiled executables (rebuilt by scripts/build when a source is newer): the SDK of
+ * bins/telemetry, loaded only when the OTEL_* variables ask for it, is bundled into each executable.
+ */
+import { ensureDist } from '../helpers/product.ts';
+
+process.env.CAIRN_E2E_DIST = '1';
+ensureDist();
+await import('./otel-trace.test.ts');
