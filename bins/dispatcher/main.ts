@@ -165,8 +165,9 @@ const liveChannel = stores.redis
   : undefined;
 const baseModels = createAiModelProvider({ models: boot.config.models });
 const evaluationModels = evaluationModelsOf(store, baseModels);
+const enqueueTurn = async (turnId: string) => { if (queue) await enqueueTurnJob({ queue, docs }, turnId); };
 const turnDeps = {
-  ...store, launcher, catalog, instanceId, interrupt: stopInterrupt.signal,
+  ...store, enqueueTurn, launcher, catalog, instanceId, interrupt: stopInterrupt.signal,
   models: baseModels, costOf: turnCost(boot.config.models), describeModel: genAiModels(boot.config.models),
   // An evaluation session's model calls are recorded, or answered from a recording, as its run says.
   evaluationModels,
@@ -192,7 +193,6 @@ const designTurnDeps = designRunnerDeps({
   turns: turnDeps, config: boot.config, services: catalog, queue: queue ?? undefined,
   hosting: operationHostingDeps({ ...store, scratchDir: env.scratchDir }),
 });
-const enqueueTurn = async (turnId: string) => { if (queue) await enqueueTurnJob({ queue, docs }, turnId); };
 /** A step of an evaluation case may take a turn's wall time and a minute more before the case fails. */
 const evaluationRunner = evaluationRunnerDeps({
   ...store, enqueueTurn, workflowOf: builds.workflowOf, agentOf: builds.agentOf, models: turnDeps.models, costOf: turnDeps.costOf,

@@ -8,6 +8,7 @@
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Metadata, OneOf, Slug, Strict, Text, variableNamePattern } from './model.ts';
+import { multitaskStrategies } from './multitask.ts';
 
 /** The trigger kinds. Source: docs/agent-format.md § Triggers. */
 export const triggerTypes = [
@@ -59,7 +60,8 @@ const session = Type.Optional(Text(500));
 
 /**
  * The schema of each trigger kind (keys other than `type`).
- * - chat: `session` (session key expression), `examples` (≤ 6 × ≤ 200 chars), `connection` (AG-UI).
+ * - chat: `session` (session key expression), `examples` (≤ 6 × ≤ 200 chars), `connection` (AG-UI),
+ *   `multitask` (reject | enqueue | interrupt | rollback, default enqueue; docs/decisions.md D27 § 1).
  * - mcp: `description`, `requires`, `returns`, `trace`, `connection`.
  * - webhook: `connection`, `session`. callback: `collection`, `event`, `arguments`, `session`.
  * - schedule: `cron` (5 fields or @daily-style nickname), `timezone` (IANA, default UTC).
@@ -72,6 +74,7 @@ export const triggerProperties: Record<TriggerType, Record<string, TSchema>> = {
     session,
     examples: Type.Optional(Type.Array(Text(chatExampleLimits.length), { maxItems: chatExampleLimits.count })),
     connection,
+    multitask: Type.Optional(OneOf(multitaskStrategies)),
   },
   mcp: {
     description: Type.Optional(Text(2000)),

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cronProblem, isTimeZone, splitFrontMatter } from './index.ts';
+import { multitaskOf, multitaskStrategies } from './multitask.ts';
 import { checkStateTriggers } from './triggers.ts';
 
 const check = (triggers: Record<string, unknown>) => checkStateTriggers('w', 'start', triggers);
@@ -63,6 +64,42 @@ describe('trigger declarations', () => {
       key: '/states/start/triggers/mcp/requires/0/type',
       message: '"text" is not allowed here; use one of: string, number, integer, boolean, object, array, file',
     }]);
+  });
+});
+
+describe('multitask on a chat trigger (docs/decisions.md D27 § 1)', () => {
+  it.each(multitaskStrategies)('accepts multitask: %s and reads it back', (strategy) => {
+    const { problems, declarations } = check({ chat: { multitask: strategy } });
+    expect(problems).toEqual([]);
+    expect(multitaskOf(declarations[0].fields)).toBe(strategy);
+  });
+
+  it('lists the four strategies and defaults to enqueue when the key is absent', () => {
+    expect(multitaskStrategies).toEqual(['reject', 'enqueue', 'interrupt', 'rollback']);
+    const { problems, declarations } = check({ chat: null, talk: { type: 'chat', session: 'user' } });
+    expect(problems).toEqual([]);
+    expect(declarations.map((d) => multitaskOf(d.fields))).toEqual(['enqueue', 'enqueue']);
+  });
+
+  it('locates a value that is not a strategy and names the allowed ones', () => {
+    const { problems } = check({ talk: { type: 'chat', multitask: 'queue' } });
+    expect(problems).toEqual([{
+      key: '/states/start/triggers/talk/multitask',
+      message: '"queue" is not allowed here; use one of: reject, enqueue, interrupt, rollback',
+    }]);
+  });
+
+  it('refuses multitask on another kind with its own words, not as an unknown key', () => {
+    const { problems } = check({
+      webhook: { multitask: 'enqueue' },
+      nightly: { type: 'schedule', cron: '@daily', multitask: 'x' },
+    });
+    expect(problems).toEqual([['webhook', 'webhook'], ['nightly', 'schedule']].map(([id, kind]) => ({
+      key: `/states/start/triggers/${id}/multitask`,
+      atKey: true,
+      message: 'only chat triggers take multitask (what a second message does while a turn runs: reject, enqueue, ' +
+        `interrupt, rollback); remove it from this ${kind} trigger`,
+    })));
   });
 });
 

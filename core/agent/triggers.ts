@@ -1,13 +1,15 @@
 /**
  * Checks the triggers declared on one state: the id is a slug, the kind is known (from `type`, or from
  * the key when it is a kind word), the keys match the kind's schema, an mcp trigger declares no `file`
- * entry, a schedule's cron expression and time zone are valid, and a `session` key expression parses.
+ * entry, a schedule's cron expression and time zone are valid, a `session` key expression parses, and
+ * `multitask` is declared on a chat trigger only.
  *
  * Source: docs/agent-format.md § Triggers; spec/platform-service.md § Trigger declarations, § Errors
- * (mcp trigger declaring a file entry).
+ * (mcp trigger declaring a file entry); docs/decisions.md D27 § 1 (multitask).
  */
 import { CronPattern } from 'croner';
 import { slugRegExp } from './model.ts';
+import { multitaskStrategies } from './multitask.ts';
 import { schemaProblems } from './schema-problems.ts';
 import { sessionKeyProblem } from './session-key-expression.ts';
 import { isTriggerType, type TriggerDeclaration, triggerSchema, triggerTypes } from './trigger-model.ts';
@@ -82,7 +84,22 @@ function kindProblems(type: string, fields: Record<string, unknown>, base: strin
       });
     }
   }
-  return problems;
+  return [...problems, ...multitaskProblems(type, fields, base)];
+}
+
+/**
+ * `multitask` on a trigger other than chat: one problem at the key (the schema's "unknown key" wording is
+ * replaced by this one in checkStateTriggers). A bad value on a chat trigger is a schema problem naming the values.
+ * Source: docs/decisions.md D27 § 1.
+ */
+function multitaskProblems(type: string, fields: Record<string, unknown>, base: string): KeyedProblem[] {
+  if (type === 'chat' || !('multitask' in fields)) return [];
+  return [{
+    key: `${base}/multitask`,
+    atKey: true,
+    message: `only chat triggers take multitask (what a second message does while a turn runs: ` +
+      `${multitaskStrategies.join(', ')}); remove it from this ${type} trigger`,
+  }];
 }
 
 /** The kind of a trigger, or the problem saying why it has none. */
@@ -142,8 +159,11 @@ export function checkStateTriggers(
       continue;
     }
     const type = kind.type as TriggerDeclaration['type'];
+    const multitaskKey = `${base}/multitask`;
     problems.push(
-      ...schemaProblems(triggerSchema(type, isTriggerType(id) && id === type), fields, base),
+      // multitask on another kind is reported by kindProblems with its own words, not as an unknown key.
+      ...schemaProblems(triggerSchema(type, isTriggerType(id) && id === type), fields, base)
+        .filter((p) => type === 'chat' || p.key !== multitaskKey),
       ...kindProblems(type, fields, base),
     );
     declarations.push({ id, type, workflow, state, fields });

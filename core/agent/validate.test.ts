@@ -118,6 +118,26 @@ describe('validateAgentRepository', () => {
       message: /"61 \* \* \* \*" is not a valid cron expression \(Invalid value for minute: 61\)/,
     },
     {
+      name: 'a multitask value that is not a strategy',
+      files: broken(workflow, '        connection: chat\n', '        connection: chat\n        multitask: queue\n'),
+      problem: { file: workflow, line: 28, column: 20, key: '/states/answer/triggers/chat/multitask' },
+      message: /"queue" is not allowed here; use one of: reject, enqueue, interrupt, rollback/,
+    },
+    {
+      name: 'multitask on a trigger other than chat',
+      files: [...demo, {
+        path: 'workflows/second/workflow.yaml',
+        text: secondWorkflow('      inbox:\n        type: webhook\n        multitask: interrupt'),
+      }],
+      problem: {
+        file: 'workflows/second/workflow.yaml',
+        line: 7,
+        column: 9,
+        key: '/states/start/triggers/inbox/multitask',
+      },
+      message: /^only chat triggers take multitask .*remove it from this webhook trigger$/,
+    },
+    {
       name: 'a duplicate trigger id',
       files: [...demo, { path: 'workflows/second/workflow.yaml', text: secondWorkflow('      chat: {}') }],
       problem: { file: 'workflows/second/workflow.yaml', line: 5, column: 7, key: '/states/start/triggers/chat' },

@@ -29,6 +29,7 @@ const served: ServedChat = {
   workflow: 'chat',
   trigger: { id: 'chat', state: 'talk' },
   disabled: false,
+  multitask: 'reject',
 };
 const base = { runId: 'r1', tools: [], context: [] };
 const caller = { kind: 'member' as const, subject: 'u1', rateKey: 'u1' };

@@ -47,6 +47,7 @@ const served: ServedChat = {
   workflow: 'chat',
   trigger: { id: 'chat', state: 'talk' },
   disabled: false,
+  multitask: 'reject',
 };
 const input = {
   threadId: '',

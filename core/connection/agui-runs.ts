@@ -19,7 +19,8 @@ import { PlatformError } from '../ports/platform-error.ts';
 import { openFiredSession } from '../session/firings.ts';
 import { finalStatuses, type SessionRecord, sessionSchemaVersion } from '../session/model.ts';
 import { sessionsOf, type SessionStoreDeps } from '../session/session-store.ts';
-import { takeReply } from '../session/sessions.ts';
+import { sendChatMessage } from '../session/chat-queue.ts';
+import { multitaskOf, type MultitaskStrategy } from '../agent/multitask.ts';
 import { answerOf, repeatedResume, resumeDecision, type ResumedTurn } from './agui-decisions.ts';
 import { checkSpendCaps } from '../session/spend.ts';
 import type { publishedWorkflows } from '../session/build-workflows.ts';
@@ -74,6 +75,8 @@ export interface ServedChat {
   /** The chat trigger's session key expression, if it declares one (docs/agent-format.md § Triggers: chat `session`).
    */
   sessionKey?: string;
+  /** What a message does while a turn of the chat runs (the trigger's `multitask`; docs/decisions.md D27 § 1). */
+  multitask: MultitaskStrategy;
 }
 
 /** A started run: the thread to send next, the session, the turn to follow, and where its messages begin. */
@@ -89,6 +92,11 @@ export interface StartedRun {
   turnId: string;
   /** Sequence number of the first message of the root thread this run produced (earlier ones are not replayed). */
   fromSeq: number;
+  /**
+   * Set when the run's message waits behind a running turn (the chat's `multitask`, D27 § 1): its place (1 = next),
+   * and `fromSeq` is found once its turn starts.
+   */
+  queued?: number;
   /** Child sessions that had not ended when the run started, with their message counts then. */
   openChildren: { sessionId: string; fromSeq: number }[];
   /** A note for the stream when the caller sent tools or context (they are not honoured). */
@@ -149,6 +157,7 @@ export async function servedChat(deps: AguiRunDeps, connection: ConnectionRecord
     trigger: { id: chat.trigger.id, state: chat.trigger.state },
     disabled: chat.disabled,
     ...(sessionKey ? { sessionKey } : {}),
+    multitask: multitaskOf(chat.trigger.fields),
   };
 }
 
@@ -253,7 +262,7 @@ export async function startAguiRun(
   const runId = input.runId || deps.ids.newId();
   if (thread && session && !finalStatuses.includes(session.status)) {
     const openChildren = await openChildrenOf(deps, session._id);
-    const { turnId, fromSeq } = await continueChat(deps, session, caller, { input, beforeTurn });
+    const { turnId, fromSeq, queued } = await continueChat(deps, session, caller, { input, beforeTurn, served });
     const sent = needsThreadSecret(caller) ? threadSecretOf(input) : undefined;
     return {
       threadId: thread._id,
@@ -262,6 +271,7 @@ export async function startAguiRun(
       session,
       turnId,
       fromSeq: fromSeq ?? session.messageCount,
+      ...(queued ? { queued } : {}),
       openChildren,
       since,
       ...(ignored ? { ignored } : {}),
@@ -351,6 +361,8 @@ interface ChatContinuation {
   input: AguiRunInput;
   /** Runs just before the turn is queued (as {@link AguiRunRequest.beforeTurn}). */
   beforeTurn: () => Promise<void>;
+  /** The chat served: its `multitask` says what a message does while a turn runs. */
+  served: Pick<ServedChat, 'multitask'>;
 }
 
 /**
@@ -362,15 +374,12 @@ async function continueChat(
   deps: AguiRunDeps,
   session: SessionRecord,
   caller: AdmittedCaller,
-  { input, beforeTurn }: ChatContinuation,
-): Promise<ResumedTurn> {
+  { input, beforeTurn, served }: ChatContinuation,
+): Promise<ResumedTurn & { queued?: number }> {
   const repeated = await repeatedResume(deps, session, input.resume);
   if (repeated) return repeated;
   const pending = session.pending;
   const resume = pending ? input.resume?.find((r) => r.interruptId === pending.id) : undefined;
-  if (session.status === 'running') {
-    throw conflict('turn_running', 'A turn of this chat is still running; send the message once its run has finished.');
-  }
   if (session.status === 'awaiting_decision' && pending?.kind === 'decision') {
     if (!resume) {
       throw conflict(
@@ -400,8 +409,13 @@ async function continueChat(
       { status: 400 },
     );
   }
+  if (session.status === 'running' && served.multitask === 'reject') {
+    throw conflict('turn_running', 'A turn of this chat is still running; send the message once its run has finished.');
+  }
   await beforeTurn();
-  return { turnId: (await takeReply(deps, session, text))._id };
+  // A reply, or a message queued behind the running turn as the trigger's multitask says (D27 § 1).
+  const sent = await sendChatMessage(deps, session._id, { text, multitask: served.multitask });
+  return { turnId: sent.turnId, ...(sent.position ? { queued: sent.position } : {}) };
 }
 
 /** What the stream says when the caller sent tools or context (rule 5). */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MessageRecord, SessionRecord } from '../session/model.ts';
-import { settledSession } from '../session/session-store.ts';
+import { settledSession } from '../session/turn-settle.ts';
 import { finishEvent, LiveText } from './agui-stream.ts';
 
 const record = (seq: number, content: string): MessageRecord => ({

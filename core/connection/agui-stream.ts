@@ -29,7 +29,8 @@ import {
   type TurnRecord,
 } from '../session/model.ts';
 import { fieldsJsonSchema } from '../session/decision-terms.ts';
-import { sessionsOf, type SessionStoreDeps, settledSession, turnsOf } from '../session/session-store.ts';
+import { sessionsOf, type SessionStoreDeps, turnsOf } from '../session/session-store.ts';
+import { settledSession } from '../session/turn-settle.ts';
 import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
 import type { StartedRun } from './agui-runs.ts';
 import { type ChangeWatch, Wakeup } from '../session/change-watch.ts';
@@ -90,7 +91,14 @@ export async function streamRun(
     );
   }
   const root = run.session._id;
-  const live = new LiveText(root, run.fromSeq, (event) => emit(stamp(event)));
+  // A message queued behind a running turn (D27 § 1): nothing of the chat is streamed until its turn starts.
+  let waiting = run.queued !== undefined;
+  if (waiting) {
+    emit(
+      stamp({ type: EventType.CUSTOM, name: 'platform.queued', value: { position: run.queued, turnId: run.turnId } }),
+    );
+  }
+  const live = new LiveText(root, waiting ? Number.MAX_SAFE_INTEGER : run.fromSeq, (event) => emit(stamp(event)));
   const unsubscribe = deps.textDeltas
     ? await deps.textDeltas.subscribe(root, (delta) => live.delta(delta)).catch(() => undefined)
     : undefined;
@@ -105,12 +113,24 @@ export async function streamRun(
     stopFollowing = await deps.watch?.follow({ rootId: root, turnId: run.turnId }, wake.notify);
     for (;;) {
       turn = await turnsOf(deps).findOne({ _id: run.turnId });
-      const settled = !turn || (turn.status !== 'queued' && turn.status !== 'running');
+      if (waiting) {
+        const started = await queuedTurnStart(deps, root, turn);
+        if (started === 'dropped') return emit(stamp(droppedEvent(await sessionsOf(deps).findOne({ _id: root }))));
+        if (started !== undefined) {
+          live.nextSeq = started;
+          waiting = false;
+        }
+      }
+      const settled = !waiting && (!turn || (turn.status !== 'queued' && turn.status !== 'running'));
       for (
         const record of await messagesOf(deps).find({ sessionId: root, seq: { $gte: live.nextSeq } }, {
           sort: { seq: 1 },
         })
-      ) live.record(record);
+      ) {
+        // Only this run's turn: a message queued behind it may start its own turn before this one's last read.
+        if (record.turnId === run.turnId) live.record(record);
+        else live.nextSeq = record.seq + 1;
+      }
       await followChildren(deps, root, {
         since: run.since,
         children,
@@ -132,7 +152,37 @@ export async function streamRun(
   // The thread is recorded before the run ends, so the next run on it continues the chat (agui-runs.ts `recorded`).
   await run.recorded;
   const session = await sessionsOf(deps).findOne({ _id: root });
-  emit(stamp(finishEvent(run, session && settledSession(session, turn))));
+  if (turn?.interrupted) {
+    const message = 'A new message stopped this turn before its next model call' +
+      (turn.interrupted === 'rollback' ? '; what it did was discarded.' : '; what it did is kept.');
+    emit(stamp({ type: EventType.CUSTOM, name: 'platform.notice', value: { code: 'turn_interrupted', message } }));
+  }
+  emit(stamp(finishEvent(run, session && settledSession(session, turn), turn?.interrupted)));
+}
+
+/**
+ * Where a queued message's turn starts in the thread, once it is inserted: the first message it wrote, or the
+ * count when it wrote none yet (read before its messages, so none is missed). `dropped`: the chat ended without it.
+ */
+async function queuedTurnStart(
+  deps: Pick<SessionStoreDeps, 'docs'>,
+  root: string,
+  turn: TurnRecord | null,
+): Promise<number | 'dropped' | undefined> {
+  const session = await sessionsOf(deps).findOne({ _id: root });
+  if (!turn) return !session || finalStatuses.includes(session.status) ? 'dropped' : undefined;
+  const [first] = await messagesOf(deps).find({ sessionId: root, turnId: turn._id }, { sort: { seq: 1 }, limit: 1 });
+  return Math.min(first?.seq ?? Number.MAX_SAFE_INTEGER, session?.messageCount ?? 0);
+}
+
+/** RUN_ERROR of a queued message the chat ended before (cancelled, failed or done): it never ran. */
+function droppedEvent(session: SessionRecord | null): object {
+  const why = session ? `it is ${session.status}` : 'it was not found';
+  return {
+    type: EventType.RUN_ERROR,
+    code: 'message_dropped',
+    message: `The chat ended before this message ran (${why}); it was not sent to the workflow.`,
+  };
 }
 
 /**
@@ -351,11 +401,18 @@ export function decisionResponseSchema(pending: Extract<PendingWork, { kind: 'de
   };
 }
 
-/** RUN_FINISHED (with its outcome) or RUN_ERROR for the session as its turn left it. */
-export function finishEvent(run: Pick<StartedRun, 'threadId' | 'runId'>, session: SessionRecord | null): object {
+/**
+ * RUN_FINISHED (with its outcome) or RUN_ERROR for the session as its turn left it; a turn a new message stopped
+ * finishes with `result.interrupted` (D27 § 1).
+ */
+export function finishEvent(
+  run: Pick<StartedRun, 'threadId' | 'runId'>,
+  session: SessionRecord | null,
+  interrupted?: TurnRecord['interrupted'],
+): object {
   const base = { threadId: run.threadId, runId: run.runId };
   if (!session) return { type: EventType.RUN_ERROR, message: "The chat's session was not found.", code: 'not_found' };
-  const result = { status: session.status, sessionId: session._id };
+  const result = { status: session.status, sessionId: session._id, ...(interrupted ? { interrupted: true } : {}) };
   const pending = session.pending;
   if (session.status === 'awaiting_decision' && pending?.kind === 'decision') {
     const choices = pending.options.map((o) => `${o.to} (${o.description})`).join('; ');

@@ -9,6 +9,7 @@
  * Source: spec/platform-service.md § Session facts named, § Tool-call result status; docs/agent-format.md;
  * docs/decisions.md D7 § Sessions and turns.
  */
+import type { QueuedMessage, SessionRestore, TurnInterrupt } from './chat-queue-model.ts';
 import type { ModelMessage, ModelUsage } from '../ports/model-provider.ts';
 import type { TestCase } from '../agent/documents-model.ts';
 import type { TraceCarrier } from '../telemetry/trace-context.ts';
@@ -255,6 +256,14 @@ export interface SessionRecord {
    * that turn continues. Source: docs/decisions.md D25.
    */
   lastTurnSpan?: TraceCarrier;
+  /** Chat messages waiting for the running turn to end, oldest first (./chat-queue.ts; D27 § 1). */
+  queued?: QueuedMessage[];
+  /** How many are in `queued` (the turn sweep finds a chat left waiting with a queue by it). */
+  queuedCount?: number;
+  /** Raised by every write of `queued`: the compare-and-set of a send and of a settle that hands over. */
+  queueVersion?: number;
+  /** What a queued message asked of the running turn (cleared when it settles). */
+  interrupt?: TurnInterrupt | null;
   error: TurnError | null;
   createdAt: Date;
   updatedAt: Date;
@@ -308,6 +317,10 @@ export interface TurnRecord {
   stepsDropped?: number;
   /** The turn's own span (`invoke_workflow`), written when it settles (absent when none was recording). */
   span?: TraceCarrier;
+  /** How a new message stopped it before its end (D27 § 1); absent when it ran to its end. */
+  interrupted?: TurnInterrupt['mode'];
+  /** A rolled-back turn: the session as it was before it (applied with the session's settle). */
+  restore?: SessionRestore;
 }
 
 /**

@@ -3,7 +3,8 @@ import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { completionFiring, fireCompletion } from './completion.ts';
 import { sweepDueWaits } from './park-sweep.ts';
-import { insertSession, insertTurn, sessionsOf, settleTurn, turnsOf } from './session-store.ts';
+import { insertSession, insertTurn, sessionsOf, turnsOf } from './session-store.ts';
+import { settleTurn } from './turn-settle.ts';
 import type { WorkflowView } from './workflow-view.ts';
 
 function world(at: string) {

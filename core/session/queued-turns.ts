@@ -105,6 +105,12 @@ export interface SessionMove {
   kind: TurnKind;
   /** The turn's input. */
   input: TurnRecord['input'];
+  /** The turn's id when it was chosen before (a queued chat message's); absent: a new one. */
+  turnId?: string;
+  /** More fields the move writes (a chat's queue, taken from: ./chat-queue.ts). */
+  set?: Record<string, unknown>;
+  /** What a refused add writes back besides the status (the queue as it was). */
+  undo?: Record<string, unknown>;
 }
 
 /**
@@ -117,10 +123,11 @@ export interface SessionMove {
 export async function moveSessionOn(
   deps: TurnQueueDeps,
   session: Pick<SessionRecord, '_id' | 'orgId'>,
-  { filter, from, kind, input }: SessionMove,
+  { filter, from, kind, input, turnId, set, undo }: SessionMove,
 ): Promise<TurnRecord | undefined> {
-  const next = nextTurn(deps, kind, input, session._id);
-  const move = { status: 'running', next, updatedAt: next.at };
+  const chosen = nextTurn(deps, kind, input, session._id);
+  const next = turnId === undefined ? chosen : { ...chosen, turnId };
+  const move = { ...set, status: 'running', next, updatedAt: next.at };
   const { matched } = await sessionsOf(deps).updateOne({ ...filter, _id: session._id, status: from }, { $set: move });
   if (matched === 0) return undefined;
   const turn = (await insertNextTurn(deps, session, next))!;
@@ -128,7 +135,7 @@ export async function moveSessionOn(
     await deps.enqueueTurn(turn._id);
   } catch (error) {
     if (!(await withdrawTurn(deps, turn._id))) return turn;
-    const back = { status: from, next: null, updatedAt: deps.clock.now() };
+    const back = { ...undo, status: from, next: null, updatedAt: deps.clock.now() };
     const moved = { _id: session._id, status: 'running', 'next.turnId': next.turnId };
     await sessionsOf(deps).updateOne(moved, { $set: back });
     throw refused(error);

@@ -1,7 +1,7 @@
 /**
  * Stored sessions, turns and checkpoint threads: creating them, claiming a queued turn, applying a step's
- * checkpoint, recording usage and settling a turn. Used by the API (start, decide, reply, cancel) and by the
- * broker side of a worker (the host of a running turn).
+ * checkpoint and recording usage (settling a turn: ./turn-settle.ts). Used by the API (start, decide, reply,
+ * cancel) and by the broker side of a worker (the host of a running turn).
  *
  * Source: spec/platform-service.md § Session facts named; docs/decisions.md D7 § Sessions and turns.
  */
@@ -10,7 +10,7 @@ import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
 import type { ModelMessage } from '../ports/model-provider.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
-import { PlatformError } from '../ports/platform-error.ts';
+import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import {
   type MessageRecord,
   noUsage,
@@ -21,10 +21,9 @@ import {
   sessionSchemaVersion,
   type TurnKind,
   type TurnRecord,
-  type TurnTimeline,
   type UsageTotals,
 } from './model.ts';
-import type { SessionPatch, TurnOutcome } from './turn-host.ts';
+import type { SessionPatch } from './turn-host.ts';
 import { activeTraceCarrier } from '../telemetry/trace-context.ts';
 
 /** What the store functions need. */
@@ -289,7 +288,7 @@ export async function applyCheckpoint(
   }));
   // A process that dies before the session's write below leaves these messages uncommitted (numbered from the
   // count it did not write): readers take only messages below `messageCount` (readThread), and the turn fails stale.
-  for (const record of records) await messagesOf(deps).insertOne(record);
+  for (const record of records) await insertUncommitted(deps, record);
   const set: Record<string, unknown> = { updatedAt: now, messageCount: session.messageCount + messages.length };
   if (patch.state !== undefined) set.state = patch.state;
   if (patch.trail) set.trail = [...session.trail, { ...patch.trail, at: now }];
@@ -302,6 +301,20 @@ export async function applyCheckpoint(
   const where = fence ? { status: 'running', lease: fence.lease, messageCount: session.messageCount } : {};
   const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, ...where }, { $set: set });
   if (matched === 0) throw notRunning();
+}
+
+/**
+ * Inserts a message numbered at or after the session's count. One already there under its id is not part of the
+ * thread (a process died before committing it, or a rollback discarded it: ./turn-settle.ts): it is replaced.
+ */
+async function insertUncommitted(deps: Pick<SessionStoreDeps, 'docs'>, record: MessageRecord): Promise<void> {
+  try {
+    await messagesOf(deps).insertOne(record);
+  } catch (error) {
+    if (!isPlatformError(error, 'duplicate_key')) throw error;
+    await messagesOf(deps).deleteOne({ _id: record._id });
+    await messagesOf(deps).insertOne(record);
+  }
 }
 
 const usageInc = (prefix: string, usage: UsageTotals): Record<string, number> =>
@@ -317,48 +330,4 @@ export async function recordUsage(
 ): Promise<void> {
   await turnsOf(deps).updateOne({ _id: turn._id }, { $inc: usageInc('usage', usage) });
   await sessionsOf(deps).updateOne({ _id: turn.sessionId }, { $inc: usageInc('usage', usage) });
-}
-
-/**
- * The session as its settled `turn` left it. {@link settleTurn} marks the turn first (the exactly-once claim) and
- * the session right after, so a reader that saw the turn settle may still read the session as `running`: it then
- * takes the turn's status and error, the session's last write (its pending decision or wait is checkpointed
- * before the turn settles).
- */
-export function settledSession(
-  session: SessionRecord,
-  turn: Pick<TurnRecord, 'status' | 'error'> | null,
-): SessionRecord {
-  if (session.status !== 'running' || !turn || turn.status === 'queued' || turn.status === 'running') return session;
-  return { ...session, status: turn.status, error: turn.error };
-}
-
-/**
- * Settles a running turn and its session with the engine's outcome. A turn cancelled meanwhile stays cancelled.
- * The outcome's `timeline` (what the runner timed) is written with it: steps and span on the turn, the span as the
- * session's `lastTurnSpan`.
- * @param where - more conditions on the turn: its runner's `{lease}` (a fenced-out runner settles nothing), or the
- *   stale sweep's `{lease, heartbeatAt: {$lt: …}}` (a turn whose heartbeat was just renewed is left)
- * @returns false when the turn was no longer running (or no longer matched `where`)
- */
-export async function settleTurn(
-  deps: Pick<SessionStoreDeps, 'docs' | 'clock'>,
-  turn: Pick<TurnRecord, '_id' | 'sessionId'>,
-  outcome: TurnOutcome & { timeline?: TurnTimeline },
-  where: Record<string, unknown> = {},
-): Promise<boolean> {
-  const now = deps.clock.now();
-  const status = outcome.status === 'running' ? 'failed' : outcome.status;
-  const error = outcome.error ?? null;
-  // What the runner timed goes with these writes (docs/decisions.md D25): no round trip of its own.
-  const { steps, stepsDropped, span } = outcome.timeline ?? {};
-  const timed = { ...(steps ? { steps } : {}), ...(stepsDropped ? { stepsDropped } : {}), ...(span ? { span } : {}) };
-  const { matched } = await turnsOf(deps).updateOne(
-    { ...where, _id: turn._id, status: 'running' },
-    { $set: { status, error, endedAt: now, ...timed } },
-  );
-  if (matched === 0) return false;
-  const ended = { status, error, updatedAt: now, lease: null, next: null, ...(span ? { lastTurnSpan: span } : {}) };
-  await sessionsOf(deps).updateOne({ _id: turn.sessionId, status: 'running' }, { $set: ended });
-  return true;
 }

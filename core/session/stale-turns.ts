@@ -8,7 +8,8 @@
  */
 import type { SessionChanges } from '../ports/session-changes.ts';
 import { TURN_STALE_MS, type TurnTimeline } from './model.ts';
-import { sessionsOf, type SessionStoreDeps, settleTurn, turnsOf } from './session-store.ts';
+import { sessionsOf, type SessionStoreDeps, turnsOf } from './session-store.ts';
+import { settleTurn } from './turn-settle.ts';
 
 /** The error of an interrupted turn. Source: spec § Replacement of a container. */
 export const interruptedError = {

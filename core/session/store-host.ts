@@ -21,9 +21,11 @@ import {
   readThread,
   sessionsOf,
   type SessionStoreDeps,
-  settleTurn,
   type TurnFence,
 } from './session-store.ts';
+import { settleTurn } from './turn-settle.ts';
+import { restoreOf, stopForMessage } from './turn-interrupt.ts';
+import type { SessionRestore } from './chat-queue-model.ts';
 import { meteredModelCall } from './metered-call.ts';
 import { childEvaluation, evaluationCallReach } from './evaluation-reach.ts';
 import { trustedPromptCache } from './call-choice.ts';
@@ -69,6 +71,10 @@ export interface StoreHostDeps extends SessionStoreDeps {
   onText?(delta: TextDelta): void;
   /** Told of the first report the broker refused (the turn tree already ended failed): stop the worker. */
   onViolation?(error: BrokerViolationError): void;
+  /** Told when a new message stopped the turn (it settled interrupted: ./turn-interrupt.ts): stop the worker. */
+  onInterrupted?(): void;
+  /** The turn queue: a chat handed to a queued message when its turn settles has that turn queued at once. */
+  enqueueTurn?(turnId: string): Promise<void>;
   /**
    * The runner and lease epoch of the claim (core/session/turn-runner.ts): checkpoints and the settle write only while
    * the turn is still that runner's under that lease, and child turns are run under it. Absent (in-process tests),
@@ -110,6 +116,8 @@ export function sessionView(session: SessionRecord): SessionView {
 export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHost {
   const allowed = new Set([rootTurnId]);
   const guard = createBrokerGuard(deps, rootTurnId);
+  /** The root session as the host first read it, before the turn wrote anything: what a rollback restores. */
+  let before: SessionRestore | undefined;
   const records = async (turnId: string) => {
     guard.ensureOpen();
     if (typeof turnId !== 'string' || !allowed.has(turnId)) {
@@ -117,6 +125,7 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
       throw new PlatformError('turn_not_allowed', `Turn ${named} is not this worker's.`, { status: 403 });
     }
     const loaded = await loadTurnRecords(deps, turnId);
+    if (turnId === rootTurnId) before ??= restoreOf(loaded.session);
     deps.trace?.seen(loaded.turn, loaded.session);
     return loaded;
   };
@@ -141,6 +150,15 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
     },
     async callModel(turnId, request): Promise<ModelCallReply> {
       const { turn, session } = await records(turnId);
+      // A message queued with an interrupt stops the root turn here, its safe point (docs/decisions.md D27 § 1).
+      if (session.interrupt && turnId === rootTurnId) {
+        const timeline = deps.trace?.timeline(turnId);
+        const error = await stopForMessage(deps, { turn, session, fence: deps.fence, timeline, before });
+        deps.trace?.settled(turnId, 'awaiting_input');
+        changed(session);
+        deps.onInterrupted?.();
+        throw error;
+      }
       // Its model and prompt cache taken from the records; reserved against the spend caps of the workflow and its
       // ancestors, settled after (./metered-call.ts).
       const models = session.evaluation && deps.evaluationModels

@@ -18,9 +18,9 @@ import {
   insertSession,
   readThread,
   sessionsOf,
-  settleTurn,
   turnsOf,
 } from './session-store.ts';
+import { settleTurn } from './turn-settle.ts';
 import { cancelSession, type SessionDeps } from './sessions.ts';
 import { failStaleTurns } from './stale-turns.ts';
 import { recoverTurns } from './turn-recovery.ts';

@@ -5,8 +5,10 @@
  * 2. a `queued` turn older than the grace whose job is not waiting, delayed or active is put on the queue again
  *    (job id = turn id; a kept completed or failed job of that id is removed first: `ensureTurnJob`);
  * 3. a session `running` with no queued or running turn and no outbox, not written for the grace, takes the
- *    status of its last turn when that one ended (a settle that died between the turn and the session), or ends
- *    failed, interrupted by a platform restart (a session whose turn was never inserted before outboxes existed).
+ *    status of its last turn when that one ended (a settle that died between the turn and the session; a chat with
+ *    queued messages is handed to the first, a rollback restored: ./turn-settle.ts), or ends failed, interrupted by
+ *    a platform restart (a session whose turn was never inserted before outboxes existed);
+ * 4. a chat waiting for input with queued messages, not written for the grace, is handed to the first of them.
  * Every write is a compare-and-set or an insert under a known id, so sweeps of several dispatchers at once agree.
  *
  * Source: docs/architecture.md § Life of a turn; spec/platform-service.md § Replacement of a container, § Rules 3.
@@ -14,7 +16,9 @@
 import type { SessionChanges } from '../ports/session-changes.ts';
 import { finalStatuses, type SessionRecord, type TurnRecord } from './model.ts';
 import { insertNextTurn } from './queued-turns.ts';
+import { handOverWaiting } from './chat-queue.ts';
 import { sessionsOf, type SessionStoreDeps, turnsOf } from './session-store.ts';
+import { settleSession } from './turn-settle.ts';
 import { interruptedError } from './stale-turns.ts';
 
 /** How long a queued turn or a moved session may wait for its own process to finish before the sweep does (ms). */
@@ -71,6 +75,10 @@ export async function recoverTurns(
     done.settled.push(session._id);
     deps.changes?.changed(session.rootId ?? session._id);
   }
+  for (const id of await handOverLeftWaiting(deps, before, limit)) {
+    done.settled.push(id);
+    deps.changes?.changed(id);
+  }
   return done;
 }
 
@@ -79,12 +87,32 @@ async function insertedNow(deps: SessionStoreDeps, ids: string[]): Promise<TurnR
   return ids.length === 0 ? [] : turnsOf(deps).find({ _id: { $in: ids }, status: 'queued' });
 }
 
-/** Settles a running session with no live turn from its last turn, or fails it interrupted; true when written. */
-async function settleOrphan(deps: SessionStoreDeps, session: SessionRecord): Promise<boolean> {
+/**
+ * Settles a running session with no live turn from its last turn (handing a chat to its queued message, applying a
+ * rollback's restore: ./turn-settle.ts), or fails it interrupted; true when written.
+ */
+async function settleOrphan(deps: TurnRecoveryDeps, session: SessionRecord): Promise<boolean> {
   const [last] = await turnsOf(deps).find({ sessionId: session._id }, { sort: { queuedAt: -1 }, limit: 1 });
   const ended = last && (finalStatuses.includes(last.status as never) || last.status.startsWith('awaiting_'));
-  const outcome = ended ? { status: last.status, error: last.error } : { status: 'failed', error: interruptedError };
-  const where = { _id: session._id, status: 'running', next: null };
-  const set = { ...outcome, lease: null, next: null, updatedAt: deps.clock.now() };
-  return (await sessionsOf(deps).updateOne(where, { $set: set })).matched === 1;
+  const outcome = ended
+    ? { status: last.status, error: last.error, ...(last.restore ? { restore: last.restore } : {}) }
+    : { status: 'failed' as const, error: interruptedError };
+  const settled = await settleSession(deps, session._id, outcome, { next: null });
+  const handed = settled?.next ? await insertNextTurn(deps, settled.session, settled.next) : null;
+  if (handed) await deps.ensureTurnJob(handed._id);
+  return settled !== undefined;
+}
+
+/**
+ * Chats left waiting for input with queued messages (a hand-over that no write made: ./chat-queue.ts) are handed to
+ * their first message. @returns the sessions handed over
+ */
+async function handOverLeftWaiting(deps: TurnRecoveryDeps, before: Date, limit: number): Promise<string[]> {
+  const waiting = { status: 'awaiting_input', queuedCount: { $gt: 0 }, updatedAt: { $lt: before } };
+  const handed: string[] = [];
+  for (const session of await sessionsOf(deps).find(waiting, { limit })) {
+    const enqueueTurn = async (turnId: string) => void await deps.ensureTurnJob(turnId);
+    if (await handOverWaiting({ ...deps, enqueueTurn }, session._id)) handed.push(session._id);
+  }
+  return handed;
 }

@@ -51,6 +51,11 @@ export interface TurnRunnerDeps extends SessionStoreDeps {
   changes?: SessionChanges;
   /** Receives `[worker] refused …` lines of broker refusals. */
   log?(line: string): void;
+  /**
+   * The turn queue: a chat handed to a queued message when its turn settles has that turn queued at once (absent:
+   * the turn sweep queues it from the session's outbox; docs/decisions.md D27 § 1).
+   */
+  enqueueTurn?(turnId: string): Promise<void>;
   /** Called once the turn has settled (e.g. to queue its completion firing). */
   afterTurn?(turnId: string): Promise<void>;
   /** Where model calls' live text goes (the AG-UI streams); none without a queue store. */
@@ -219,6 +224,8 @@ function hostOf(deps: TurnRunnerDeps, { turn, fence, controller, timed }: RunPar
     trace: timed,
     // A report the broker refused ended the turn failed: the worker is stopped, nothing more of it is taken.
     onViolation: () => controller.abort(),
+    // A new message stopped the turn at its safe point (it settled interrupted): the worker is stopped.
+    onInterrupted: () => controller.abort(),
     ...(deps.textDeltas ? { onText: (delta: TextDelta) => deps.textDeltas!.publish(delta) } : {}),
     callSignal: (
       timeoutMs,
