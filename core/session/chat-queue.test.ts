@@ -7,6 +7,7 @@
  * rollback).
  */
 import { describe, expect, it } from 'vitest';
+import { MAX_QUEUED_MESSAGES } from './chat-queue.ts';
 import { claimTurn, readThread, turnsOf } from './session-store.ts';
 import { cancelSession } from './sessions.ts';
 import { recoverTurns } from './turn-recovery.ts';
@@ -124,6 +125,22 @@ describe('a message while a turn of the chat runs', () => {
     expect(session.status).toBe('cancelled');
     expect(await turnsOf(t.store).findOne({ _id: session.queued![0].turnId })).toBeNull();
     expect(t.queue).toEqual([]);
+  });
+
+  it('refuses a message beyond MAX_QUEUED_MESSAGES waiting (409 chat_queue_full), keeping the queue', async () => {
+    const t = setup();
+    const id = await t.open();
+    let refused: unknown;
+    t.script.push(async () => {
+      for (let k = 0; k < MAX_QUEUED_MESSAGES; k += 1) await t.send(id, `m${k}`, 'enqueue');
+      refused = await t.send(id, 'one too many', 'enqueue').catch((error: unknown) => error);
+      return { text: 'ok' };
+    });
+    await t.send(id, 'first', 'enqueue');
+    await t.runQueued();
+    expect(refused).toMatchObject({ code: 'chat_queue_full', status: 409 });
+    const session = await t.session(id);
+    expect([session.next?.input.message, ...session.queued!.map((q) => q.message)]).toHaveLength(MAX_QUEUED_MESSAGES);
   });
 
   it('concurrent sends all queue, each once, in one order', async () => {

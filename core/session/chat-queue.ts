@@ -67,6 +67,12 @@ export interface SentMessage {
   position?: number;
 }
 
+/**
+ * How many messages may wait behind a chat's running turn (each becomes a turn, and the queue lives on the
+ * session's record): a send beyond it is 409 `chat_queue_full`.
+ */
+export const MAX_QUEUED_MESSAGES = 20;
+
 /** How many times a send reads again after another writer moved the session between its read and its write. */
 const SEND_ROUNDS = 20;
 
@@ -75,7 +81,8 @@ const SEND_ROUNDS = 20;
  * behind the running turn (or behind the messages already queued) as `multitask` says.
  * @throws PlatformError `invalid_argument` (400) for blank text; `turn_running` (409) with `reject` while a turn
  *   runs; `decision_pending` (409) while a decision is pending; `not_awaiting_input` (409) when the session ended or
- *   kept moving; `spend_cap_reached` (429); `queue_unavailable` (503)
+ *   kept moving; `chat_queue_full` (409) beyond {@link MAX_QUEUED_MESSAGES} waiting; `spend_cap_reached` (429);
+ *   `queue_unavailable` (503)
  */
 export async function sendChatMessage(
   deps: TurnQueueDeps,
@@ -142,6 +149,13 @@ async function queueBehind(
   session: SessionRecord,
   message: ChatMessage,
 ): Promise<SentMessage | undefined> {
+  if ((session.queued?.length ?? 0) >= MAX_QUEUED_MESSAGES) {
+    throw new PlatformError(
+      'chat_queue_full',
+      `This chat already has ${MAX_QUEUED_MESSAGES} messages waiting for its running turn; send more once they ran.`,
+      { status: 409 },
+    );
+  }
   const entry: QueuedMessage = {
     turnId: nextTurn(deps, 'reply', {}, session._id).turnId,
     message: message.text,
