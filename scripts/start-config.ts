@@ -15,17 +15,14 @@ import { designAgentFromEnv, designAgentLine } from './start-design-agent.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConfigDocument, ModelsConfig } from '../core/config/config-model.ts';
+import { type Env, prices, providerType, value } from './start-env.ts';
 
 /** The variables a models section is built from. */
 export const MODEL_VARIABLES = ['CAIRN_MODEL_PROVIDER', 'CAIRN_MODEL_BASE_URL', 'CAIRN_MODEL_API_KEY', 'CAIRN_MODEL', 'CAIRN_MODEL_PRICES', 'CAIRN_MODEL_REGION'] as const;
 /** The variable holding the demo token of the flights project (read through a placeholder). */
 export const DEMO_TOKEN_VARIABLE = 'CAIRN_DEMO_SEMANTIC_TOKEN';
-const providerTypes = ['openai-compatible', 'anthropic', 'bedrock'] as const;
 /** What to set, for the banner and for refusals. */
 export const MODEL_HINT = 'set CAIRN_MODEL_BASE_URL and CAIRN_MODEL for an OpenAI-compatible server (plus CAIRN_MODEL_API_KEY if it needs a key), or CAIRN_MODEL_PROVIDER=anthropic with CAIRN_MODEL_API_KEY and CAIRN_MODEL';
-
-/** scripts/start's environment. */
-export type Env = Record<string, string | undefined>;
 
 /** What scripts/start passes and prints. */
 export interface StartConfig {
@@ -40,9 +37,6 @@ export interface StartConfig {
   /** False when the user's config wins (the semantic service entry is then theirs to add). */
   offersSemanticService: boolean;
 }
-
-/** A variable's value, trimmed; undefined when unset or blank. */
-export const value = (env: Env, name: string) => (env[name] ?? '').trim() || undefined;
 
 /** The user's own config source, if any: its label. */
 function userConfig(env: Env, appDir: string): string | undefined {
@@ -111,28 +105,4 @@ export function modelsFromEnv(env: Env): ModelsConfig | undefined {
     ...(type === 'bedrock' ? { region } : {}),
   };
   return { providers: [provider], offered: [{ id: model, provider: type, prices: prices(env) }], default: model };
-}
-
-/** The provider type `<prefix>_PROVIDER` names, or openai-compatible with a base URL. @throws Error naming the variable */
-export function providerType(env: Env, baseUrl: string | undefined, prefix = 'CAIRN_MODEL'): (typeof providerTypes)[number] {
-  const named = value(env, `${prefix}_PROVIDER`);
-  if (named === undefined) {
-    if (baseUrl !== undefined) return 'openai-compatible';
-    throw new Error(`${prefix}_PROVIDER is not set and neither is ${prefix}_BASE_URL: set ${prefix}_BASE_URL for an OpenAI-compatible server, or ${prefix}_PROVIDER to anthropic or bedrock.`);
-  }
-  const type = providerTypes.find((t) => t === named);
-  if (type === undefined) throw new Error(`${prefix}_PROVIDER must be one of ${providerTypes.join(', ')}.`);
-  return type;
-}
-
-/** The prices `<prefix>_PRICES` gives (default all zero). @throws Error naming the variable */
-export function prices(env: Env, prefix = 'CAIRN_MODEL'): ModelsConfig['offered'][number]['prices'] {
-  const text = value(env, `${prefix}_PRICES`);
-  if (text === undefined) return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-  const numbers = text.split(',').map((part) => part.trim());
-  if (numbers.length !== 4 || numbers.some((n) => !/^\d+(\.\d+)?$/.test(n))) {
-    throw new Error(`${prefix}_PRICES must be four numbers, input,output,cacheRead,cacheWrite in USD per million tokens (for example 3,15,0.3,3.75).`);
-  }
-  const [input, output, cacheRead, cacheWrite] = numbers.map(Number);
-  return { input, output, cacheRead, cacheWrite };
 }

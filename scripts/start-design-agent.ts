@@ -11,7 +11,7 @@
  * (designAgent).
  */
 import type { DesignAgentConfig } from '../core/config/config-model.ts';
-import { type Env, prices, providerType, value } from './start-config.ts';
+import { type Env, prices, providerType, value } from './start-env.ts';
 
 /** The variables of a design agent's own provider (any set: the design agent uses them, not CAIRN_MODEL_*). */
 export const DESIGN_PROVIDER_VARIABLES = [
