@@ -1,5 +1,6 @@
 /**
  * agui-endpoint.test.ts against the compiled executables (rebuilt by scripts/build when a source is newer).
+ * Why compiled: dist/api bundles @ag-ui/core and @ag-ui/proto (the binary encoding of the stream).
  */
 import { ensureDist } from '../helpers/product.ts';
 

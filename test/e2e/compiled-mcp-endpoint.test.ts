@@ -1,5 +1,6 @@
 /**
  * mcp-endpoint.test.ts against the compiled executables (rebuilt by scripts/build when a source is newer).
+ * Why compiled: dist/api bundles the MCP SDK server (Streamable HTTP) of the workflow endpoints.
  */
 import { ensureDist } from '../helpers/product.ts';
 

@@ -1,6 +1,7 @@
 /**
  * prometheus-scrape.test.ts against the compiled executables (rebuilt by scripts/build when a source is newer): the SDK of
  * bins/telemetry, loaded only when the OTEL_* variables ask for it, is bundled into each executable.
+ * Why compiled: the Prometheus exporter bundled in dist/api, dist/dispatcher and dist/semantic-mcp serves /metrics.
  */
 import { ensureDist } from '../helpers/product.ts';
 

@@ -1,5 +1,7 @@
 /**
  * queue-store-restart.test.ts against the compiled executables (rebuilt by scripts/build when a source is newer).
+ * Why compiled: dist/api and dist/dispatcher bundle BullMQ and ioredis (with its Lua scripts) against a real redis-
+ * server.
  */
 import { ensureDist } from '../helpers/product.ts';
 

@@ -1,9 +1,0 @@
-/**
- * evaluations.test.ts against the compiled executables (dist/entrypoint, dist/api, dist/dispatcher, the Node
- * single executable dist/worker, dist/cairn), rebuilt by scripts/build when a source is newer.
- */
-import { ensureDist } from '../helpers/product.ts';
-
-process.env.CAIRN_E2E_DIST = '1';
-ensureDist();
-await import('./evaluations.test.ts');

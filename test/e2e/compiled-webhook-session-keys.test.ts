@@ -1,8 +1,0 @@
-/**
- * webhook-session-keys.test.ts against the compiled executables (rebuilt by scripts/build when a source is newer).
- */
-import { ensureDist } from '../helpers/product.ts';
-
-process.env.CAIRN_E2E_DIST = '1';
-ensureDist();
-await import('./webhook-session-keys.test.ts');
