@@ -1,7 +1,7 @@
 /**
  * Decision links, no sign-in (the token in the address is the right to decide, once):
- * - `GET /api/decisions/<token>`: `{state, options: [{to, description}], fields?, expiresAt}`, for the page a mail or
- *   chat message leads to;
+ * - `GET /api/decisions/<token>`: `{state, options: [{to, description}], fields?, expiresAt, expiresTo?}`, for the
+ *   page a mail or chat message leads to (web/src/pages/decide/, at `/decide/<token>`);
  * - `POST /api/decisions/<token>` `{to, comment?, fields?}`: takes the decision (channel `link`), `{turnId}`.
  * An unknown token is 404; a link used, decided another way or expired is 410 `decision_link_gone`. Neither names
  * the session. The token is redacted from access log lines (core/auth/access-log.ts).

@@ -43,6 +43,9 @@ describe('redactRequestUri', () => {
     ],
     ['/api/invitations/link/inv_s3cret', '/api/invitations/link/[redacted]'],
     ['/invite/inv_s3cret', '/invite/[redacted]'],
+    ['/decide/cairn_dl_s3cret', '/decide/[redacted]'],
+    ['//decide//cairn_dl_s3cret?x=1', '//decide//[redacted]?x=[redacted]'],
+    ['/decided/cairn_dl_x', '/decided/cairn_dl_x'],
     ['/api//webhooks//whk_s3cret', '/api//webhooks//[redacted]'],
     ['/api/oauth2/callback?code=c0de&state=st4te', '/api/oauth2/callback?[redacted]'],
     ['/api/oauth2/callback', '/api/oauth2/callback'],
@@ -64,6 +67,17 @@ describe('redactRequestUri', () => {
     });
     expect(line).toBe(
       '203.0.113.9 "GET /api/invitations/link/[redacted]" 200 3ms referer="https://app.test/invite/[redacted]"',
+    );
+    expect(line).not.toContain('s3cret');
+  });
+  it("redacts a decision link's page in the Referer of its API calls", () => {
+    const line = accessLogLine('all', {
+      ...entry,
+      uri: '/api/decisions/cairn_dl_s3cret',
+      referer: 'https://app.test/decide/cairn_dl_s3cret',
+    });
+    expect(line).toBe(
+      '203.0.113.9 "GET /api/decisions/[redacted]" 200 3ms referer="https://app.test/decide/[redacted]"',
     );
     expect(line).not.toContain('s3cret');
   });

@@ -32,15 +32,19 @@ export interface AccessLogEntry {
 }
 
 const REDACTED = '[redacted]';
-/** Token-bearing path prefixes: the segment after each is the secret. */
-const tokenPath =
-  /^(\/+api\/+(?:webhooks|callbacks|agui|mcp|decisions)\/+|\/+api\/+invitations\/+link\/+|\/+invite\/+)[^/]+/i;
+/** Token-bearing path prefixes: the segment after each is the secret (`/invite/`, `/decide/`: the web app's pages). */
+const tokenPath = new RegExp(
+  String.raw`^(\/+api\/+(?:webhooks|callbacks|agui|mcp|decisions)\/+|\/+api\/+invitations\/+link\/+` +
+    String.raw`|\/+(?:invite|decide)\/+)[^/]+`,
+  'i',
+);
 const oauth2Callback = /^\/+api\/+oauth2\/+callback\/*$/i;
 
 /**
  * Redacts a request target: the token of /api/webhooks/<token>, /api/callbacks/<token>, /api/agui/<token>,
- * /api/mcp/<token>, /api/decisions/<token>, /api/invitations/link/<token> and /invite/<token> becomes
- * `[redacted]` (what follows it is kept); the whole query of /api/oauth2/callback becomes `[redacted]`; on those
+ * /api/mcp/<token>, /api/decisions/<token>, /api/invitations/link/<token>, /invite/<token> and /decide/<token>
+ * (a decision link's page, named by the Referer of its API calls; docs/decisions.md D26 § 3) becomes `[redacted]`
+ * (what follows it is kept); the whole query of /api/oauth2/callback becomes `[redacted]`; on those
  * endpoint paths every query value becomes `[redacted]` (a name alone too), elsewhere the values of secret-looking
  * names (token, key, secret, pass, auth, code, sig, session, credential, jwt) do. Names are kept.
  * @param uri - a path with optional query, or an absolute URL (scheme, host and fragment are kept)

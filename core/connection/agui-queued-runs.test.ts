@@ -3,11 +3,13 @@
  * a queued message's run answers RUN_STARTED and `platform.queued` at once and streams only its own turn once it
  * starts; a run whose turn ended never shows the next queued turn's messages; a turn stopped by a new message ends
  * with `platform.notice` turn_interrupted and `result.interrupted`; a message dropped by a cancel ends RUN_ERROR
- * `message_dropped`.
+ * `message_dropped`; a run ends only once its settled turn's session write landed (a message sent on RUN_FINISHED
+ * then finds the chat waiting for input, even with `reject`).
  */
 import type { BaseEvent } from '@ag-ui/core';
 import { describe, expect, it } from 'vitest';
 import { cancelSession } from '../session/sessions.ts';
+import { sessionsOf } from '../session/session-store.ts';
 import { caller, chatTurns } from '../../test/helpers/chat-turns.ts';
 import type { StartedRun } from './agui-runs.ts';
 import { streamRun } from './agui-stream.ts';
@@ -77,9 +79,25 @@ describe('the AG-UI run of a message sent while a turn runs', () => {
     await t.runQueued();
     const events = await stream(t, run);
     expect(events.find((e) => e.name === 'platform.notice')).toMatchObject({
-      value: { code: 'turn_interrupted', message: expect.stringContaining('what it did is kept') },
+      value: { code: 'turn_interrupted', mode: 'interrupt', message: expect.stringContaining('what it did is kept') },
     });
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', result: { interrupted: true } });
+  });
+
+  it("ends a run once its turn's session is written: `reject` takes a message sent on RUN_FINISHED", async () => {
+    const t = chatTurns();
+    const id = await t.open();
+    const sent = await t.send(id, 'second', 'reject');
+    const turn = await t.runQueued();
+    // As between the settle's two writes: the turn settled, its session still running under the turn's lease.
+    await sessionsOf(t.store).updateOne({ _id: id }, { $set: { status: 'running', lease: turn.lease } });
+    let ended = false;
+    const streamed = stream(t, await runOf(t, id, sent)).finally(() => (ended = true));
+    await new Promise((r) => setTimeout(r, 20)); // it reads again and again while the session write is due
+    expect(ended).toBe(false);
+    await sessionsOf(t.store).updateOne({ _id: id }, { $set: { status: 'awaiting_input', lease: null } });
+    expect((await streamed).at(-1)).toMatchObject({ type: 'RUN_FINISHED', result: { status: 'awaiting_input' } });
+    expect(await t.send(id, 'third', 'reject')).toMatchObject({ turnId: expect.any(String) });
   });
 
   it('ends the run of a message the chat dropped (cancelled first) with message_dropped', async () => {

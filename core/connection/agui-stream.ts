@@ -22,12 +22,12 @@
 import { type BaseEvent, EventType } from '@ag-ui/core';
 import {
   finalStatuses,
-  type MessageRecord,
   type PendingWork,
   sessionCollections,
   type SessionRecord,
   type TurnRecord,
 } from '../session/model.ts';
+import type { MessageRecord } from '../session/thread-model.ts';
 import { fieldsJsonSchema } from '../session/decision-terms.ts';
 import { sessionsOf, type SessionStoreDeps, turnsOf } from '../session/session-store.ts';
 import { settledSession } from '../session/turn-settle.ts';
@@ -121,7 +121,10 @@ export async function streamRun(
           waiting = false;
         }
       }
-      const settled = !waiting && (!turn || (turn.status !== 'queued' && turn.status !== 'running'));
+      // A settled turn's session is written right after it: the run ends once that write landed, so a message sent on
+      // RUN_FINISHED finds the chat waiting for input (not `running`, which `reject` would refuse; D27 § 1).
+      const settled = !waiting && (!turn || (turn.status !== 'queued' && turn.status !== 'running')) &&
+        !(await sessionWriteDue(deps, root, turn));
       for (
         const record of await messagesOf(deps).find({ sessionId: root, seq: { $gte: live.nextSeq } }, {
           sort: { seq: 1 },
@@ -155,9 +158,29 @@ export async function streamRun(
   if (turn?.interrupted) {
     const message = 'A new message stopped this turn before its next model call' +
       (turn.interrupted === 'rollback' ? '; what it did was discarded.' : '; what it did is kept.');
-    emit(stamp({ type: EventType.CUSTOM, name: 'platform.notice', value: { code: 'turn_interrupted', message } }));
+    emit(
+      stamp({
+        type: EventType.CUSTOM,
+        name: 'platform.notice',
+        value: { code: 'turn_interrupted', mode: turn.interrupted, message },
+      }),
+    );
   }
   emit(stamp(finishEvent(run, session && settledSession(session, turn), turn?.interrupted)));
+}
+
+/**
+ * True while `turn` has settled but its session is still `running` under the turn's lease: the settle's second write
+ * (./turn-settle.ts) has not landed yet, or its process died in between and the turn sweep will write it.
+ */
+async function sessionWriteDue(
+  deps: Pick<SessionStoreDeps, 'docs'>,
+  root: string,
+  turn: TurnRecord | null,
+): Promise<boolean> {
+  if (!turn?.lease) return false;
+  const session = await sessionsOf(deps).findOne({ _id: root });
+  return session?.status === 'running' && session.lease === turn.lease;
 }
 
 /**

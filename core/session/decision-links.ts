@@ -46,6 +46,8 @@ export interface DecisionLinkRecord {
   createdAt: Date;
   /** When the link stops working; the TTL index removes it then. */
   expiresAt: Date;
+  /** Where the session goes when the decision itself expires (absent: the decision does not expire). */
+  expiresTo?: string;
   /** Set by the compare-and-set that consumed it. */
   usedAt?: Date;
 }
@@ -64,6 +66,8 @@ export interface DecisionLinkView {
   fields?: unknown[];
   /** ISO time the link stops working. */
   expiresAt: string;
+  /** Where the session goes at `expiresAt` when the decision itself expires (absent: only the link lapses). */
+  expiresTo?: string;
 }
 
 const linksOf = (deps: Pick<DecisionLinkDeps, 'docs'>) =>
@@ -80,7 +84,8 @@ const base64url = (bytes: Uint8Array) =>
 
 /**
  * Makes the link of the decision session `session` waits for: a new token, stored as its digest.
- * @returns the token (shown once: it goes into the address `/api/decisions/<token>`) and when it expires
+ * @returns the token (shown once: it goes into the page's address `/decide/<token>` and the API's
+ *   `/api/decisions/<token>`) and when it expires
  * @throws PlatformError `no_decision_pending` (409) when the session waits for no decision
  */
 export async function createDecisionLink(
@@ -96,6 +101,7 @@ export async function createDecisionLink(
   const expiresAt = due && !Number.isNaN(due.getTime()) ? due : new Date(now.getTime() + DEFAULT_LINK_LIFETIME_MS);
   const token = decisionLinkPrefix + base64url(deps.ids.randomBytes(tokenBytes));
   const fields = Array.isArray(pending.fields) ? { fields: pending.fields as unknown[] } : {};
+  const expiresTo = due && typeof pending.expiresTo === 'string' ? { expiresTo: pending.expiresTo } : {};
   await linksOf(deps).insertOne({
     _id: await deps.ids.sha256Hex(token),
     schemaVersion: 1,
@@ -105,6 +111,7 @@ export async function createDecisionLink(
     state: pending.state,
     options: pending.options.map((o) => ({ to: o.to, description: o.description })),
     ...fields,
+    ...expiresTo,
     createdAt: now,
     expiresAt,
   });
@@ -147,6 +154,7 @@ export async function readDecisionLink(deps: DecisionLinkDeps, token: string): P
     options: link.options,
     ...(link.fields ? { fields: link.fields } : {}),
     expiresAt: link.expiresAt.toISOString(),
+    ...(link.expiresTo ? { expiresTo: link.expiresTo } : {}),
   };
 }
 

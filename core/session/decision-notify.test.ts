@@ -30,7 +30,12 @@ const agentWith = (notify: unknown): PublishedAgent => ({
   },
 });
 
-async function world(notify: unknown, answer: 'ok' | 'error' = 'ok', extra: Record<string, unknown> = {}) {
+async function world(
+  notify: unknown,
+  answer: 'ok' | 'error' = 'ok',
+  extra: Record<string, unknown> = {},
+  terms: Record<string, unknown> = {},
+) {
   const calls: { collection: string; name: string; input: Record<string, unknown>; options: unknown }[] = [];
   const lines: string[] = [];
   const queued: string[] = [];
@@ -69,7 +74,7 @@ async function world(notify: unknown, answer: 'ok' | 'error' = 'ok', extra: Reco
     depth: 0,
     ...extra,
   });
-  const pending = { kind: 'decision', id: 'p1', state: 'review', options };
+  const pending = { kind: 'decision', id: 'p1', state: 'review', options, ...terms };
   await sessionsOf(store).updateOne({ _id: session._id }, { $set: { status: 'awaiting_decision', pending } });
   const turn = await insertTurn(store, session, { kind: 'delivery', input: { message: 'go' } });
   const links = {
@@ -96,12 +101,36 @@ describe('sending out a parked decision', () => {
       expiresAt: '2026-12-06T10:00:00.000Z',
     });
     const [link] = call.input.links as string[];
-    expect(link).toMatch(/^https:\/\/cairn\.example\.com\/api\/decisions\/cairn_dl_[A-Za-z0-9_-]{43}$/);
+    expect(call.input.links).toHaveLength(1);
+    expect(link).toMatch(/^https:\/\/cairn\.example\.com\/decide\/cairn_dl_[A-Za-z0-9_-]{43}$/);
     const token = link.split('/').at(-1)!;
-    expect(await readDecisionLink(w.links, token)).toMatchObject({ state: 'review', options });
+    expect(call.input.api).toBe(`https://cairn.example.com/api/decisions/${token}`);
+    const shown = await readDecisionLink(w.links, token);
+    expect(shown).toEqual({ state: 'review', options, expiresAt: '2026-12-06T10:00:00.000Z' });
     await decideThroughLink(w.links, token, { to: 'approved' });
     expect(w.queued).toHaveLength(1);
     expect(w.lines).toEqual([]);
+  });
+
+  it("sends an expiring decision's own expiry, and its link's page says where the session goes then", async () => {
+    const w = await world({ tool: 'mail/send' }, 'ok', {}, {
+      expiresAt: '2026-11-29T12:00:00.000Z',
+      expiresTo: 'lapsed',
+      fields: [{ name: 'amount', type: 'number', required: true }],
+    });
+    await notifyParkedDecision(w.deps, w.turnId);
+    expect(w.calls[0].input).toMatchObject({
+      expiresAt: '2026-11-29T12:00:00.000Z',
+      fields: [{ name: 'amount', type: 'number', required: true }],
+    });
+    const token = String((w.calls[0].input.links as string[])[0]).split('/').at(-1)!;
+    expect(await readDecisionLink(w.links, token)).toEqual({
+      state: 'review',
+      options,
+      fields: [{ name: 'amount', type: 'number', required: true }],
+      expiresAt: '2026-11-29T12:00:00.000Z',
+      expiresTo: 'lapsed',
+    });
   });
 
   it('sends nothing for a state without notify or for an evaluation session', async () => {

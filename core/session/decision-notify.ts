@@ -2,8 +2,10 @@
  * Sends out a decision a session just parked on, where its human state says (`notify: {tool: <collection>/<tool>}`):
  * after a turn settles (the dispatcher's `afterTurn`), the trusted side makes one decision link for the pending
  * decision (./decision-links.ts) and calls the collection's tool, for the session's organization and agent, with
- * `{session, state, options, fields?, expiresAt, links: [<address>]}`. One link whose page offers every option (not
- * one per option): the link's GET says what the decision is, its POST takes `{to, comment?, fields?}`.
+ * `{session, state, options, fields?, expiresAt, links: [<base>/decide/<token>], api: <base>/api/decisions/<token>}`.
+ * One link whose page offers every option (not one per option): `links` holds the web page a person opens (no
+ * sign-in; it shows the decision and takes it), `api` the same token's JSON address for a tool that posts directly
+ * (its GET says what the decision is, its POST takes `{to, comment?, fields?}`).
  *
  * Sent once per pending decision (a link already made for it is not made again); evaluation sessions send nothing.
  * A failed call is one log line naming the session and the tool, never the link. The link's token reaches no log.
@@ -23,7 +25,7 @@ export interface DecisionNotifyDeps extends SessionStoreDeps {
   catalog: ToolCatalog;
   /** The published build's agent (core/session/build-workflows.ts). */
   agentOf(buildId: string): Promise<PublishedAgent>;
-  /** APP_BASE_URL: the links' base (`<base>/api/decisions/<token>`). Empty: no link is sent. */
+  /** APP_BASE_URL: the links' base (`<base>/decide/<token>`, `<base>/api/decisions/<token>`). Empty: nothing sent. */
   appBaseUrl: string;
   /** Receives one line when a call fails. */
   log(line: string): void;
@@ -57,13 +59,15 @@ export async function notifyParkedDecision(deps: DecisionNotifyDeps, turnId: str
   const links = deps.docs.collection<DecisionLinkRecord>(DECISION_LINKS_COLLECTION);
   if (await links.findOne({ sessionId: session._id, decisionId: pending.id })) return undefined;
   const { token, expiresAt } = await createDecisionLink(deps, session);
+  const base = deps.appBaseUrl.replace(/\/+$/, '');
   const payload = {
     session: session._id,
     state: pending.state,
     options: pending.options.map((o) => ({ to: o.to, description: o.description })),
     ...(pending.fields ? { fields: pending.fields } : {}),
     expiresAt: expiresAt.toISOString(),
-    links: [`${deps.appBaseUrl.replace(/\/+$/, '')}/api/decisions/${token}`],
+    links: [`${base}/decide/${token}`],
+    api: `${base}/api/decisions/${token}`,
   };
   const name = `${target.collection}/${target.tool}`;
   try {

@@ -9,7 +9,9 @@
  * from look-up); any later request of the visit (the engine sent tool results back: something was refused)
  * answers with text only, which parks the session for input instead of looping. A member message (or
  * webhook payload) holding {@link DEMO_UNCLEAR_QUESTION} is answered with {@link DEMO_CLARIFY} only, which
- * parks the session for the member's reply; the reply then takes the rule above.
+ * parks the session for the member's reply; the reply then takes the rule above. With the option `slowMs`, a
+ * request whose last message is a member message holding {@link DEMO_SLOW} is answered after that many
+ * milliseconds (its turn is still running when a test sends the next message; by default nothing is slow).
  */
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from './scripted-model-server.ts';
 
@@ -20,14 +22,29 @@ export const DEMO_ANSWER = 'California had the most delayed departures: 177,731 
 export const DEMO_UNCLEAR_QUESTION = 'Tell me about delays.';
 /** What the demo model asks back. */
 export const DEMO_CLARIFY = 'Do you mean departure delays or arrival delays?';
+/** Words of a member message the demo model answers slowly, with the option `slowMs`. */
+export const DEMO_SLOW = 'Take your time.';
+
+/** Options of the demo model. */
+export interface DemoModelOptions {
+  /** Answer a member message holding {@link DEMO_SLOW} after this many milliseconds (default: no delay). */
+  slowMs?: number;
+}
 
 interface ChatRequest {
   messages?: { role: string; content?: unknown }[];
   tools?: { function: { name: string; parameters?: { properties?: { to?: { enum?: string[] } } } } }[];
 }
 
-/** The turn answering one chat-completions request of the demo agent. */
-export function demoTurn(body: ChatRequest | undefined): ScriptedTurn {
+/** The turn answering one chat-completions request of the demo agent (slowed as `options` say). */
+export function demoTurn(body: ChatRequest | undefined, options: DemoModelOptions = {}): ScriptedTurn {
+  const last = body?.messages?.at(-1);
+  const slow = options.slowMs !== undefined && last?.role === 'user' && JSON.stringify(last.content ?? '').includes(DEMO_SLOW);
+  const turn = answerOf(body);
+  return slow ? { ...turn, delayMs: options.slowMs } : turn;
+}
+
+function answerOf(body: ChatRequest | undefined): ScriptedTurn {
   const advance = body?.tools?.find((t) => t.function.name === 'platform_advance');
   const to = advance?.function.parameters?.properties?.to?.enum?.[0];
   const last = body?.messages?.at(-1);
@@ -43,8 +60,8 @@ export function demoTurn(body: ChatRequest | undefined): ScriptedTurn {
 }
 
 /** Starts the scripted model server answering every request with {@link demoTurn} of its body. */
-export async function startDemoModelServer(): Promise<ScriptedModelServer> {
-  return startComputedModelServer((body) => demoTurn(body as ChatRequest));
+export async function startDemoModelServer(options: DemoModelOptions = {}): Promise<ScriptedModelServer> {
+  return startComputedModelServer((body) => demoTurn(body as ChatRequest, options));
 }
 
 /**

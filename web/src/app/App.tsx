@@ -6,12 +6,13 @@
  * /projects/<slug>/<tab> (editor, playground, access, monitoring, improvements), /<projectId>/monitoring (the spec's monitoring address, sent on to the
  * project's tab), /members and /members/<org>/<tab> (members, groups, invitations, domains, design agent, collections), /invitations (the
  * signed-in person's invitation offers; a notice above every page says when there is one), /invite/<token>
- * (an invitation's consent page: a signed-out person signs in first and comes back to it), /signed-out.
+ * (an invitation's consent page: a signed-out person signs in first and comes back to it), /signed-out, and
+ * /decide/<token> (a decision link's page: no sign-in, no shell; docs/decisions.md D26 § 3).
  *
  * Source: spec/platform-service.md § Platform sign-in modes, § Rules 3, 18; spec/semantic-query-service.md
  * § What the service does (5); docs/decisions.md D9; docs/decisions.md D10 (Members).
  */
-import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { Link, Redirect, Route, Switch, useLocation, useRoute } from 'wouter';
 import { SessionProvider, useSession } from '../auth/session.tsx';
 import { SignedOut, SignInScreens } from '../auth/screens.tsx';
 import { lazy, Suspense } from 'react';
@@ -29,12 +30,16 @@ const InvitePage = lazy(() => import('../pages/platform/InvitePage.tsx').then((m
 const OffersPage = lazy(() => import('../pages/platform/members/OffersPage.tsx').then((m) => ({ default: m.OffersPage })));
 const ProjectsPage = lazy(() => import('../pages/semantic/ProjectsPage.tsx').then((m) => ({ default: m.ProjectsPage })));
 const ProjectLayout = lazy(() => import('../pages/semantic/ProjectLayout.tsx').then((m) => ({ default: m.ProjectLayout })));
+const DecidePage = lazy(() => import('../pages/decide/DecidePage.tsx').then((m) => ({ default: m.DecidePage })));
 const ProjectIdRedirect = lazy(() => import('../pages/semantic/ProjectLayout.tsx').then((m) => ({ default: m.ProjectIdRedirect })));
 
 /** The whole app. */
 export function App() {
   const [path] = useLocation();
+  const [decide, link] = useRoute('/decide/:token');
   if (path === '/signed-out') return <SignedOut />;
+  // A decision link is opened by whoever holds it, with or without an account: no session, no shell.
+  if (decide) return <Suspense fallback={<Loading what="Loading the page" />}><DecidePage token={link.token} /></Suspense>;
   return <SessionProvider><Gate /></SessionProvider>;
 }
 

@@ -4,9 +4,11 @@
  * unsent); the conversation streams over AG-UI through `@ag-ui/client` (conversation.ts); a pending decision shows
  * its options inline; a wait shows what it waits for and until when; child sessions are collapsible sub-workflow
  * blocks, never mixed into the assistant's text. The history panel lists the member's own chats; opening one shows
- * its messages (`GET /api/sessions/:id`) and its thread id continues it.
+ * its messages (`GET /api/sessions/:id`) and its thread id continues it. The composer stays usable while the
+ * workflow works (docs/decisions.md D27: each message sent meanwhile is its own run, queued or stopping the running
+ * turn as the chat's trigger says); a message the chat refuses comes back to the composer.
  *
- * Source: docs/decisions.md D10 § Chat; spec/platform-service.md § What the service does, § Stream and custom events; docs/endpoints.md § AG-UI.
+ * Source: docs/decisions.md D10 § Chat, D27 § 1; spec/platform-service.md § What the service does, § Stream and custom events; docs/endpoints.md § AG-UI.
  */
 import './chat.css';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -15,9 +17,10 @@ import { Link, useLocation } from 'wouter';
 import { api } from '../../../api/client.ts';
 import type { ChatHistoryItem, ChatHistoryList, ChatWorkflowList, ChatWorkflowView } from '../../../../../core/session/chat-views.ts';
 import type { SessionDetailView } from '../../../../../core/session/session-views.ts';
-import { Button, ErrorMessage, Loading, PageHeader, RelativeTime, TextField } from '../../../ui/kit.tsx';
-import { Conversation, conversationOf, remember, type ConversationState } from './conversation.ts';
-import { chatEnded, fromStoredMessages, pendingDecision, type SubWorkflowBlock, type TranscriptItem } from './transcript.ts';
+import { Button, ErrorMessage, Loading, PageHeader, RelativeTime } from '../../../ui/kit.tsx';
+import { Conversation, conversationOf, remember } from './conversation.ts';
+import { chatEnded, fromStoredMessages, pendingDecision } from './transcript.ts';
+import { TranscriptEntry } from './TranscriptEntry.tsx';
 
 /** Query keys of the chat page. */
 const chatKeys = {
@@ -148,12 +151,16 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
     if (wasRunning.current && !state.running) void queryClient.invalidateQueries({ queryKey: ['chat', 'history'] });
     wasRunning.current = state.running;
   }, [state.running, queryClient]);
-  const send = (event: FormEvent) => {
+  // Not before the platform named the thread (a second message would open another chat), nor while a decision waits.
+  const blocked = Boolean(decision) || (state.running && !state.threadId);
+  const send = async (event: FormEvent) => {
     event.preventDefault();
-    if (!text.trim() || state.running || decision) return;
+    if (!text.trim() || blocked) return;
     const message = text.trim();
     setText('');
-    void conversation.send(message);
+    const outcome = await conversation.send(message);
+    // Refused (a reject chat whose turn runs): the message goes back to the composer, before anything typed since.
+    if (outcome.refused) setText((now) => (now.trim() ? `${message}\n${now}` : message));
   };
   return (
     <>
@@ -168,99 +175,11 @@ function ConversationView({ conversation }: { conversation: Conversation }) {
         <p className="notice chat-ended" role="status">This chat has ended ({state.status?.replace(/_/g, ' ')}). <Link href="/chat">Start a new chat</Link></p>
       ) : (
         <Composer
-          text={text} onText={setText} onSubmit={send} disabled={state.running || Boolean(decision)} busy={state.running}
-          hint={decision ? 'Decide above before sending a message.' : undefined}
+          text={text} onText={setText} onSubmit={(event) => void send(event)} disabled={blocked}
+          hint={decision ? 'Decide above before sending a message.' : state.running ? 'The workflow is still answering; you can send another message now.' : undefined}
         />
       )}
     </>
-  );
-}
-
-/** One entry of the transcript. */
-function TranscriptEntry({ item, state, conversation }: { item: TranscriptItem; state: ConversationState; conversation: Conversation }) {
-  switch (item.kind) {
-    case 'user': return <li className="chat-msg chat-msg-user"><span className="chat-who">You</span><p className="pre-wrap">{item.text}</p></li>;
-    case 'assistant': return <li className="chat-msg chat-msg-assistant" aria-busy={item.streaming || undefined}><span className="chat-who">{state.title}</span><p className="pre-wrap">{item.text}</p></li>;
-    case 'tool': return <li className="chat-tool small"><ToolCall item={item} /></li>;
-    case 'sub': return <li className="chat-sub-item"><SubBlock block={item.block} /></li>;
-    case 'notice': return <li className="notice small">{item.text}</li>;
-    case 'error': return <li className="error-box" role="alert"><strong>Error{item.code ? ` (${item.code})` : ''}</strong><p className="pre-wrap">{item.message}</p></li>;
-    case 'wait': return (
-      <li className="chat-wait notice">
-        <strong>Waiting</strong>: {item.message}
-        {item.expiresAt ? <> · until <time dateTime={item.expiresAt}>{new Date(item.expiresAt).toLocaleString()}</time> (<RelativeTime at={item.expiresAt} />)</> : null}
-        <span className="small muted"> · a message answers it.</span>
-      </li>
-    );
-    case 'decision': return <DecisionEntry item={item} state={state} conversation={conversation} />;
-  }
-}
-
-/**
- * A tool call, folded: its name and state; opened, its input (an SQL query shown as SQL) and its result, so a
- * member sees the semantic queries behind an answer.
- */
-function ToolCall({ item }: { item: Extract<TranscriptItem, { kind: 'tool' }> }) {
-  const input = parsed(item.args);
-  const sql = input && typeof input === 'object' && typeof (input as { sql?: unknown }).sql === 'string' ? (input as { sql: string }).sql : undefined;
-  const state = !item.done ? 'running' : item.isError ? 'failed' : 'done';
-  return (
-    <details>
-      <summary>Tool <code>{item.name}</code> <span className={`badge${state === 'failed' ? ' badge-error' : ''}`}>{state}</span></summary>
-      {sql ? <><p className="chat-tool-caption">SQL</p><pre className="chat-tool-sql" aria-label="SQL">{sql}</pre></> : null}
-      <p className="chat-tool-caption">Input</p>
-      <pre className="chat-tool-io" aria-label="Input">{input === undefined ? item.args : JSON.stringify(input, null, 2)}</pre>
-      {item.result !== undefined ? <><p className="chat-tool-caption">Result</p><pre className="chat-tool-io" aria-label="Result">{item.result}</pre></> : null}
-    </details>
-  );
-}
-
-function parsed(text: string): unknown {
-  try { return JSON.parse(text); } catch { return undefined; }
-}
-
-/** A decision of the transcript: its options as buttons, with an optional comment, while it is pending. */
-function DecisionEntry({ item, state, conversation }: { item: Extract<TranscriptItem, { kind: 'decision' }>; state: ConversationState; conversation: Conversation }) {
-  const [comment, setComment] = useState('');
-  const isPending = pendingDecision(state)?.key === item.key;
-  const note = state.decisionNote?.interruptId === item.interruptId ? state.decisionNote.text : undefined;
-  return (
-    <li className="chat-decision card">
-      <strong>{note ? 'Decision' : 'Decision needed'}</strong>
-      {/* The options are listed below with their descriptions: the message's own list of them is left out. */}
-      <p>{item.options.length > 0 && item.message.includes(':') ? `${item.message.split(':')[0]}.` : item.message}</p>
-      {isPending && !note ? (
-        <>
-          <TextField label="Comment (optional)" value={comment} maxLength={10000} onChange={(e) => setComment(e.target.value)} hint="Recorded with the decision in the session's trail." />
-          <ul className="chat-options" aria-label="Options">
-            {item.options.map((o) => (
-              <li key={o.to}>
-                <Button kind="primary" busy={state.deciding === item.interruptId} onClick={() => void conversation.decide(item.interruptId, o.to, comment.trim() || undefined)}>{o.to}</Button>
-                {o.description ? <span className="small">{o.description}</span> : null}
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : null}
-      {note ? <p className="small" role="status">{note}</p> : null}
-    </li>
-  );
-}
-
-/** A child session as a collapsible block, its children nested. */
-function SubBlock({ block }: { block: SubWorkflowBlock }) {
-  return (
-    <details className="chat-sub">
-      <summary>
-        Sub-workflow {block.workflow} <span className="muted small">(dispatch {block.dispatchId})</span>{' '}
-        <span className={`badge${block.result?.status === 'succeeded' ? ' badge-ok' : ''}`}>{block.result ? block.result.status : 'running'}</span>
-      </summary>
-      <ol className="chat-sub-frames" aria-label={`Messages of sub-workflow ${block.workflow}`}>
-        {block.frames.map((f, i) => <li key={i} className="small"><span className="chat-who">{f.role}</span> <span className="pre-wrap">{f.text}</span></li>)}
-      </ol>
-      {block.children.map((child) => <SubBlock key={child.dispatchId} block={child} />)}
-      {block.result?.message ? <p className="small">Result: {block.result.message}</p> : null}
-    </details>
   );
 }
 

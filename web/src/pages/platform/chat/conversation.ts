@@ -1,21 +1,27 @@
 /**
  * One conversation of the Chat page, kept outside React so it survives the page's move from /chat to
- * /chat/<threadId> once the platform issues the thread id: an `@ag-ui/client` HttpAgent against the workflow's
+ * /chat/<threadId> once the platform issues the thread id: `@ag-ui/client` HttpAgents against the workflow's
  * AG-UI endpoint (`/api/agui/<address>`, the same endpoint outside callers use) with the member's own sign-in
- * (the page's origin; `authHeaders()` under OIDC sign-in), and the transcript built from its events.
+ * (the page's origin; `authHeaders()` under OIDC sign-in), and the transcript built from their events.
  *
  * Only the last user message is read by the endpoint (history is not replayed), so each run sends the one new
- * message. A decision is sent as the resume entry `{interruptId, status: "resolved", payload: {to}}`, after
+ * message. A message sent while a run is in flight starts a run of its own (docs/decisions.md D27 § 1: the chat
+ * queues it, or stops the running turn for it, as its trigger's `multitask` says): every run has its own HttpAgent
+ * on the thread (an agent holds one run's abort controller and state, so a second run on it would disturb the
+ * first), and its events are applied to the transcript under the run's own key. A refused message (409, e.g.
+ * `turn_running` of a `reject` chat) is shown as the platform's notice and handed back to the caller to put in the
+ * composer again. A decision is sent as the resume entry `{interruptId, status: "resolved", payload: {to}}`, after
  * checking the session still waits for that very decision (a second click, or another tab that decided first,
  * is told what happened instead of provoking a 409).
  *
- * Source: docs/endpoints.md § AG-UI; spec/platform-service.md § Stream and custom events, § Errors (409); docs/decisions.md D10 § Chat.
+ * Source: docs/endpoints.md § AG-UI; spec/platform-service.md § Stream and custom events, § Errors (409); docs/decisions.md D10 § Chat, D27 § 1.
  */
 import './zod-jitless.ts';
 import { HttpAgent } from '@ag-ui/client';
 import { api, authHeaders } from '../../../api/client.ts';
 import type { SessionDetailView } from '../../../../../core/session/session-views.ts';
 import { awaitsDecision } from '../sessions/session-queries.ts';
+import { beginRun, endRun, refuseRun } from './runs.ts';
 import { applyEvent, emptyTranscript, type ChatEvent, type Transcript, type TranscriptItem } from './transcript.ts';
 
 /** What the page shows of a conversation. */
@@ -29,6 +35,12 @@ export interface ConversationState extends Transcript {
   deciding?: string;
 }
 
+/** How a send went: `refused` (the platform's message) when the message was not taken; the caller keeps its text. */
+export interface SendOutcome { refused?: string }
+
+/** An HTTP error of `@ag-ui/client` (`HTTP <status>: <body>`), with the status and the parsed JSON body it carries. */
+interface HttpRunError extends Error { status?: number; payload?: { error?: { code?: string; message?: string } } }
+
 let nextId = 0;
 
 /** A conversation: subscribe to its state; send messages and decisions. */
@@ -36,7 +48,7 @@ export class Conversation {
   readonly id = `c${(nextId += 1)}`;
   private state: ConversationState;
   private readonly listeners = new Set<() => void>();
-  private agent?: HttpAgent;
+  private runs = 0;
 
   constructor(init: { title: string; endpoint: string; transcript?: Transcript }) {
     this.state = { ...(init.transcript ?? emptyTranscript()), title: init.title, endpoint: init.endpoint };
@@ -63,45 +75,55 @@ export class Conversation {
     this.set({ ...this.state, items: [...this.state.items, item] });
   }
 
+  /** A fresh agent for one run, on the chat's thread once it has one. */
   private agentFor(): HttpAgent {
-    this.agent ??= new HttpAgent({ url: this.state.endpoint, headers: authHeaders(), ...(this.state.threadId ? { threadId: this.state.threadId } : {}) });
-    this.agent.headers = authHeaders();
-    if (this.state.threadId) this.agent.threadId = this.state.threadId;
-    return this.agent;
+    return new HttpAgent({ url: this.state.endpoint, headers: authHeaders(), ...(this.state.threadId ? { threadId: this.state.threadId } : {}) });
   }
 
-  /** Runs the agent once with `parameters`, folding every event into the transcript. */
-  private async run(parameters: Parameters<HttpAgent['runAgent']>[0]): Promise<void> {
-    const agent = this.agentFor();
+  /**
+   * Runs `agent` once as run `run` with `parameters`, folding every event into the transcript under the run's key.
+   * @returns the platform's message when it refused the request with a 409 (shown as a notice), else nothing
+   */
+  private async run(agent: HttpAgent, run: string, parameters: Parameters<HttpAgent['runAgent']>[0]): Promise<SendOutcome> {
     const hadThread = this.state.threadId;
-    this.set({ ...this.state, running: true });
+    let failure: HttpRunError | undefined;
     try {
       await agent.runAgent(parameters, {
         onEvent: ({ event }) => {
-          const next = applyEvent(this.state, event as unknown as ChatEvent);
+          const next = applyEvent(this.state, event as unknown as ChatEvent, run);
           this.set({ ...this.state, ...next });
-          if (event.type === 'RUN_STARTED' && next.threadId) {
-            agent.threadId = next.threadId;
-            if (next.threadId !== hadThread) this.onThread?.(next.threadId);
-          }
+          if (event.type === 'RUN_STARTED' && next.threadId && next.threadId !== hadThread) this.onThread?.(next.threadId);
+        },
+        // Taken here, so the client neither logs it as a console error nor throws it (its onError honours this).
+        onRunFailed: ({ error }) => {
+          failure = error as HttpRunError;
+          const handled: object = { stopPropagation: true };
+          return handled;
         },
       });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.set({ ...this.state, running: false });
-      this.push({ kind: 'error', key: `err-${Date.now()}`, message: `The message could not be sent: ${message}` });
-    } finally {
-      if (this.state.running) this.set({ ...this.state, running: false });
+      failure = error as HttpRunError;
     }
+    const refused = failure?.status === 409 ? failure.payload?.error?.message : undefined;
+    if (refused) {
+      this.set({ ...this.state, ...refuseRun(this.state, run, refused) });
+      return { refused };
+    }
+    this.set({ ...this.state, ...endRun(this.state, run) });
+    if (failure) this.push({ kind: 'error', key: `err-${this.id}-${run}`, run, message: `The message could not be sent: ${failure.message ?? String(failure)}` });
+    return {};
   }
 
-  /** Sends `text` as the next user message (a fresh chat when there is no thread yet, or the chat has ended). */
-  async send(text: string): Promise<void> {
+  /**
+   * Sends `text` as the next user message (a fresh chat when there is no thread yet, or the chat has ended), shown
+   * at once; while another run is in flight it gets a run of its own.
+   */
+  async send(text: string): Promise<SendOutcome> {
     const agent = this.agentFor();
-    agent.messages = [];
     agent.addMessage({ id: crypto.randomUUID(), role: 'user', content: text });
-    this.push({ kind: 'user', key: `u-${Date.now()}`, text });
-    await this.run({});
+    const run = `r${(this.runs += 1)}`;
+    this.set({ ...this.state, ...beginRun(this.state, run, text) });
+    return this.run(agent, run, {});
   }
 
   /**
@@ -123,7 +145,9 @@ export class Conversation {
         }
       }
       this.set({ ...this.state, decisionNote: { interruptId, text: `Decided: ${to}.` } });
-      await this.run({ resume: [{ interruptId, status: 'resolved', payload: { to, ...(comment ? { comment } : {}) } }] });
+      const run = `r${(this.runs += 1)}`;
+      this.set({ ...this.state, ...beginRun(this.state, run) });
+      await this.run(this.agentFor(), run, { resume: [{ interruptId, status: 'resolved', payload: { to, ...(comment ? { comment } : {}) } }] });
     } catch (error) {
       this.push({ kind: 'error', key: `err-${Date.now()}`, message: `The decision could not be sent: ${error instanceof Error ? error.message : String(error)}` });
     } finally {

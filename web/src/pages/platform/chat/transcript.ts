@@ -7,50 +7,22 @@
  * for and until when, cancelled, or the session's status); RUN_ERROR is an error entry. A transcript opened from
  * history is built from the session's stored messages ({@link fromStoredMessages}).
  *
+ * Several runs may be in flight on one chat (a message sent while a turn runs, docs/decisions.md D27): every
+ * event is applied for its run, every entry carries the run it came from, and a message, tool call or block is
+ * looked up within its run (a rolled-back turn's message ids come back in the next turn). The runs' own rules
+ * (queued, stopped, discarded) are in ./runs.ts.
+ *
  * Source: spec/platform-service.md § Stream and custom events, § Errors; docs/endpoints.md § AG-UI; docs/decisions.md
- * D10 § Chat.
+ * D10 § Chat, D27 § 1.
  */
 import type { MessageView, PendingView } from '../../../../../core/session/session-views.ts';
+import { endRun, noteQueued, noteStopped, recount, streamingStarted } from './runs.ts';
+import type { ChatEvent, DecisionOption, SubWorkflowBlock, Transcript, TranscriptItem } from './transcript-types.ts';
 
-/** One AG-UI event as the page sees it (the fields it reads). */
-export type ChatEvent = { type: string } & Record<string, unknown>;
+export type { ChatEvent, DecisionOption, RunState, RunTag, SubWorkflowBlock, Transcript, TranscriptItem } from './transcript-types.ts';
 
-/** A decision option. */
-export interface DecisionOption { to: string; description: string }
-
-/** A child session's block: its messages as frames, nested children, and its result once it ended. */
-export interface SubWorkflowBlock {
-  dispatchId: string;
-  parent?: string;
-  workflow: string;
-  frames: { role: string; text: string }[];
-  children: SubWorkflowBlock[];
-  result?: { status: string; message?: string };
-}
-
-/** One entry of the transcript, in order. */
-export type TranscriptItem =
-  | { kind: 'user'; key: string; text: string }
-  | { kind: 'assistant'; key: string; text: string; streaming: boolean }
-  /** A tool call: `args` its input as sent (JSON text), `result` what came back (at most {@link toolResultChars}). */
-  | { kind: 'tool'; key: string; name: string; done: boolean; isError?: boolean; args: string; result?: string }
-  | { kind: 'sub'; key: string; block: SubWorkflowBlock }
-  | { kind: 'decision'; key: string; interruptId: string; message: string; options: DecisionOption[] }
-  | { kind: 'wait'; key: string; interruptId: string; message: string; expiresAt?: string }
-  | { kind: 'notice'; key: string; text: string }
-  | { kind: 'error'; key: string; code?: string; message: string };
-
-/** A transcript and where the chat stands. */
-export interface Transcript {
-  items: TranscriptItem[];
-  /** The thread id the platform issued (RUN_STARTED); send it next. */
-  threadId?: string;
-  sessionId?: string;
-  /** The session's status as the last run left it (`awaiting_input`, `awaiting_decision`, `succeeded`, …). */
-  status?: string;
-  /** True between RUN_STARTED and RUN_FINISHED/RUN_ERROR. */
-  running: boolean;
-}
+/** The run key of events applied without one (a transcript of a single run at a time). */
+export const singleRun = 'run';
 
 /** An empty transcript. */
 export const emptyTranscript = (): Transcript => ({ items: [], running: false });
@@ -60,7 +32,10 @@ const finalStatuses = ['succeeded', 'failed', 'cancelled'];
 /** Whether the chat's session has ended (a new message would open a fresh chat). */
 export const chatEnded = (t: Transcript): boolean => t.status !== undefined && finalStatuses.includes(t.status);
 
-/** The decision the chat waits for now (the last entry, while no run is going), if any. */
+/**
+ * The decision the chat waits for now (the last entry, while no run streams: a message queued behind the decision
+ * waits for it), if any.
+ */
 export function pendingDecision(t: Transcript): Extract<TranscriptItem, { kind: 'decision' }> | undefined {
   const last = t.items.at(-1);
   return !t.running && t.status === 'awaiting_decision' && last?.kind === 'decision' ? last : undefined;
@@ -78,7 +53,7 @@ function frameText(message: Record<string, unknown> | undefined): { role: string
   return { role, text: [content.trim(), calls.length ? `Calls ${calls.join(', ')}` : ''].filter(Boolean).join(' · ') };
 }
 
-/** Finds a block by dispatch id anywhere in the transcript. */
+/** Finds a block by dispatch id among the entries not discarded (a rolled-back turn's ids may come back). */
 function findBlock(items: TranscriptItem[], dispatchId: string): SubWorkflowBlock | undefined {
   const walk = (blocks: SubWorkflowBlock[]): SubWorkflowBlock | undefined => {
     for (const b of blocks) {
@@ -88,7 +63,7 @@ function findBlock(items: TranscriptItem[], dispatchId: string): SubWorkflowBloc
     }
     return undefined;
   };
-  return walk(items.filter((i): i is Extract<TranscriptItem, { kind: 'sub' }> => i.kind === 'sub').map((i) => i.block));
+  return walk(items.filter((i): i is Extract<TranscriptItem, { kind: 'sub' }> => i.kind === 'sub' && !i.discarded).map((i) => i.block));
 }
 
 /** Copies the items and the block tree, so a new transcript never shares mutable parts with the old one. */
@@ -99,65 +74,84 @@ function cloneItems(items: TranscriptItem[]): TranscriptItem[] {
 
 let counter = 0;
 const keyOf = (prefix: string) => `${prefix}-${(counter += 1)}`;
+/** `wanted` when no entry has that key yet, else a fresh key (entries are React children keyed by `key`). */
+export const uniqueKey = (items: TranscriptItem[], wanted: string): string => (items.some((i) => i.key === wanted) ? keyOf(wanted) : wanted);
+
+type Assistant = Extract<TranscriptItem, { kind: 'assistant' }>;
+type Tool = Extract<TranscriptItem, { kind: 'tool' }>;
+const assistantOf = (items: TranscriptItem[], run: string, id: string | undefined) =>
+  items.findLast((i): i is Assistant => i.kind === 'assistant' && i.run === run && i.messageId === id);
+const toolOf = (items: TranscriptItem[], run: string, id: string | undefined) =>
+  items.findLast((i): i is Tool => i.kind === 'tool' && i.run === run && i.callId === id);
 
 /**
- * The transcript after `event`. Unknown events change nothing. A TEXT_MESSAGE_CONTENT for a message not opened
- * yet opens it.
+ * The transcript after `event` of run `run` (default {@link singleRun}). Unknown events change nothing. A
+ * TEXT_MESSAGE_CONTENT for a message not opened yet opens it. Any event after `platform.queued` means the run's turn
+ * started: its message is no longer queued.
  */
-export function applyEvent(before: Transcript, event: ChatEvent): Transcript {
-  const t: Transcript = { ...before, items: cloneItems(before.items) };
-  const items = t.items;
+export function applyEvent(before: Transcript, event: ChatEvent, run: string = singleRun): Transcript {
+  const t: Transcript = { ...before, items: cloneItems(before.items), runs: { ...before.runs } };
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const queuedNote = event.type === 'CUSTOM' && event.name === 'platform.queued';
+  if (event.type !== 'RUN_STARTED' && !queuedNote) streamingStarted(t, run);
   switch (event.type) {
     case 'RUN_STARTED':
-      return { ...t, threadId: str(event.threadId) ?? t.threadId, running: true };
-    case 'TEXT_MESSAGE_START': {
-      const id = str(event.messageId) ?? keyOf('m');
-      if (!items.some((i) => i.kind === 'assistant' && i.key === id)) items.push({ kind: 'assistant', key: id, text: '', streaming: true });
-      return t;
-    }
+      t.runs![run] ??= {};
+      return recount({ ...t, threadId: str(event.threadId) ?? t.threadId });
+    case 'TEXT_MESSAGE_START':
     case 'TEXT_MESSAGE_CONTENT': {
-      const id = str(event.messageId) ?? keyOf('m');
-      const found = items.find((i): i is Extract<TranscriptItem, { kind: 'assistant' }> => i.kind === 'assistant' && i.key === id);
-      if (found) found.text += str(event.delta) ?? '';
-      else items.push({ kind: 'assistant', key: id, text: str(event.delta) ?? '', streaming: true });
+      const id = str(event.messageId);
+      const found = assistantOf(t.items, run, id);
+      const delta = event.type === 'TEXT_MESSAGE_CONTENT' ? (str(event.delta) ?? '') : '';
+      if (found) found.text += delta;
+      else t.items.push({ kind: 'assistant', key: uniqueKey(t.items, id ?? keyOf('m')), ...(id ? { messageId: id } : {}), run, text: delta, streaming: true });
       return t;
     }
     case 'TEXT_MESSAGE_END': {
-      const found = items.find((i) => i.kind === 'assistant' && i.key === str(event.messageId));
-      if (found && found.kind === 'assistant') found.streaming = false;
+      const found = assistantOf(t.items, run, str(event.messageId));
+      if (found) found.streaming = false;
       return t;
     }
-    case 'TOOL_CALL_START':
-      items.push({ kind: 'tool', key: str(event.toolCallId) ?? keyOf('t'), name: str(event.toolCallName) ?? 'tool', done: false, args: '' });
+    case 'TOOL_CALL_START': {
+      const id = str(event.toolCallId);
+      t.items.push({ kind: 'tool', key: uniqueKey(t.items, id ?? keyOf('t')), ...(id ? { callId: id } : {}), run, name: str(event.toolCallName) ?? 'tool', done: false, args: '' });
       return t;
+    }
     case 'TOOL_CALL_ARGS': {
-      const found = items.find((i) => i.kind === 'tool' && i.key === str(event.toolCallId));
-      if (found && found.kind === 'tool') found.args += str(event.delta) ?? '';
+      const found = toolOf(t.items, run, str(event.toolCallId));
+      if (found) found.args += str(event.delta) ?? '';
       return t;
     }
     case 'TOOL_CALL_RESULT': {
-      const found = items.find((i) => i.kind === 'tool' && i.key === str(event.toolCallId));
-      if (found && found.kind === 'tool') Object.assign(found, { done: true, result: excerpt(str(event.content) ?? '') });
+      const found = toolOf(t.items, run, str(event.toolCallId));
+      if (found) Object.assign(found, { done: true, result: excerpt(str(event.content) ?? '') });
       return t;
     }
     case 'CUSTOM':
-      return applyCustom(t, str(event.name) ?? '', (event.value ?? {}) as Record<string, unknown>);
+      return applyCustom(t, { name: str(event.name) ?? '', value: (event.value ?? {}) as Record<string, unknown>, run });
     case 'RUN_FINISHED':
-      return applyFinished({ ...t, running: false }, event);
-    case 'RUN_ERROR':
-      for (const i of items) if (i.kind === 'assistant') i.streaming = false;
-      items.push({ kind: 'error', key: keyOf('e'), message: str(event.message) ?? 'The run failed.', ...(str(event.code) ? { code: str(event.code) } : {}) });
-      return { ...t, running: false, ...(str(event.code) === 'stream_failed' ? {} : { status: 'failed' }) };
+      return applyFinished(t, event, run);
+    case 'RUN_ERROR': {
+      for (const i of t.items) if (i.kind === 'assistant' && i.run === run) i.streaming = false;
+      const code = str(event.code);
+      t.items.push({ kind: 'error', key: keyOf('e'), run, message: str(event.message) ?? 'The run failed.', ...(code ? { code } : {}) });
+      // A dropped message (the chat ended before it ran) says nothing new of the chat: the run that ended it did.
+      const keepsStatus = code === 'stream_failed' || code === 'message_dropped';
+      return endRun({ ...t, ...(keepsStatus ? {} : { status: 'failed' }) }, run);
+    }
     default:
       return t;
   }
 }
 
-function applyCustom(t: Transcript, name: string, value: Record<string, unknown>): Transcript {
+/** A custom event of run `run`. */
+function applyCustom(t: Transcript, { name, value, run }: { name: string; value: Record<string, unknown>; run: string }): Transcript {
   const dispatchId = typeof value.dispatchId === 'string' ? value.dispatchId : undefined;
+  const text = typeof value.message === 'string' ? value.message : undefined;
+  if (name === 'platform.queued') return noteQueued(t, run, typeof value.position === 'number' ? value.position : 1);
+  if (name === 'platform.notice' && value.code === 'turn_interrupted') return noteStopped(t, run, value.mode === 'rollback');
   if (name === 'platform.notice') {
-    t.items.push({ kind: 'notice', key: keyOf('n'), text: typeof value.message === 'string' ? value.message : 'Notice from the platform.' });
+    t.items.push({ kind: 'notice', key: keyOf('n'), run, text: text ?? 'Notice from the platform.' });
     return t;
   }
   if (!dispatchId) return t;
@@ -167,7 +161,7 @@ function applyCustom(t: Transcript, name: string, value: Record<string, unknown>
     const block: SubWorkflowBlock = { dispatchId, ...(parent ? { parent } : {}), workflow: typeof value.workflow === 'string' ? value.workflow : 'workflow', frames: [], children: [] };
     const parentBlock = parent ? findBlock(t.items, parent) : undefined;
     if (parentBlock) parentBlock.children.push(block);
-    else t.items.push({ kind: 'sub', key: `sub-${dispatchId}`, block });
+    else t.items.push({ kind: 'sub', key: uniqueKey(t.items, `sub-${dispatchId}`), run, block });
     return t;
   }
   const block = findBlock(t.items, dispatchId);
@@ -176,29 +170,31 @@ function applyCustom(t: Transcript, name: string, value: Record<string, unknown>
     const frame = frameText(value.message as Record<string, unknown> | undefined);
     if (frame.text) block.frames.push(frame);
   } else if (name === 'platform.sub_workflow_result') {
-    block.result = { status: typeof value.status === 'string' ? value.status : 'ended', ...(typeof value.message === 'string' ? { message: value.message } : {}) };
+    block.result = { status: typeof value.status === 'string' ? value.status : 'ended', ...(text ? { message: text } : {}) };
   }
   return t;
 }
 
-function applyFinished(t: Transcript, event: ChatEvent): Transcript {
-  for (const i of t.items) if (i.kind === 'assistant') i.streaming = false;
-  const result = (event.result ?? {}) as { status?: string; sessionId?: string };
+/** RUN_FINISHED of run `run`: its outcome (a decision, a wait, cancelled) and the session's status. */
+function applyFinished(t: Transcript, event: ChatEvent, run: string): Transcript {
+  for (const i of t.items) if (i.kind === 'assistant' && i.run === run) i.streaming = false;
+  const result = (event.result ?? {}) as { status?: string; sessionId?: string; interrupted?: boolean };
   const outcome = (event.outcome ?? {}) as { type?: string; interrupts?: { id: string; reason: string; message?: string; expiresAt?: string; metadata?: { options?: DecisionOption[] }; responseSchema?: { properties?: { to?: { enum?: string[] } } } }[] };
   const next: Transcript = { ...t, ...(result.status ? { status: result.status } : {}), ...(result.sessionId ? { sessionId: result.sessionId } : {}) };
   if (outcome.type === 'interrupt') {
     for (const interrupt of outcome.interrupts ?? []) {
       if (interrupt.reason === 'decision') {
         const options = interrupt.metadata?.options ?? (interrupt.responseSchema?.properties?.to?.enum ?? []).map((to) => ({ to, description: '' }));
-        next.items.push({ kind: 'decision', key: `decision-${interrupt.id}`, interruptId: interrupt.id, message: interrupt.message ?? 'A decision is needed.', options });
+        next.items.push({ kind: 'decision', key: uniqueKey(next.items, `decision-${interrupt.id}`), run, interruptId: interrupt.id, message: interrupt.message ?? 'A decision is needed.', options });
       } else if (interrupt.reason === 'wait') {
-        next.items.push({ kind: 'wait', key: `wait-${interrupt.id}`, interruptId: interrupt.id, message: interrupt.message ?? 'Waiting.', ...(interrupt.expiresAt ? { expiresAt: interrupt.expiresAt } : {}) });
+        next.items.push({ kind: 'wait', key: uniqueKey(next.items, `wait-${interrupt.id}`), run, interruptId: interrupt.id, message: interrupt.message ?? 'Waiting.', ...(interrupt.expiresAt ? { expiresAt: interrupt.expiresAt } : {}) });
       }
     }
   } else if (outcome.type === 'cancelled') {
     next.status = 'cancelled';
   }
-  return next;
+  // A turn that leaves the chat waiting for input (or was stopped) hands it to the first message queued behind it.
+  return endRun(next, run, { handsOver: result.interrupted === true || result.status === 'awaiting_input' });
 }
 
 /** At most this many characters of a tool's result are kept for the page. */
