@@ -77,12 +77,43 @@ const endedOfA = async (product: RunningProduct) => (await countSessions(product
  * Runs part 4 and prints it through `print`. @returns the figures, or undefined when the setup failed (said in a
  * printed line)
  */
-export async function benchFairness(setup: FairnessSetup, print: (line: string) => void): Promise<FairnessFigures | undefined> {
+export async function benchFairness(
+  setup: FairnessSetup, print: (line: string) => void,
+): Promise<FairnessFigures | undefined> {
   const { product, runs } = setup;
   print(`\n4. one tenant's burst against another's chat: organization B's chat turn over AG-UI (to RUN_FINISHED, `
     + `${runs} sequential runs, one scripted model call each) alone, then right after organization A's burst of `
     + `${setup.deliveries} webhook deliveries (${setup.concurrency} in flight)`);
-  const made = await fetch(`${product.url}/api/orgs`, {
+  const urls = await connectTenants(setup, print);
+  if (!urls) return undefined;
+  const measured = await measureFairness(setup, urls);
+  printFairness(setup, measured, print);
+  return measured.figures;
+}
+
+/** What part 4 measured: the figures, each run's times (ms) and the burst's counts and times. */
+interface FairnessRun {
+  figures: FairnessFigures;
+  alone: number[];
+  during: number[];
+  /** Whether a chat during the burst waited past {@link chatTimeoutMs} (counted as the bound; no more tried). */
+  atLeast: boolean;
+  accepted: number;
+  /** A's sessions ended before the burst and when its posting stopped. */
+  before: number;
+  duringStart: number;
+  /** Seconds the burst's posting took. */
+  postSeconds: number;
+}
+
+/**
+ * Creates organization B with the bench agent and a public AG-UI connection on its chat, and A's burst connection.
+ * @returns their URLs, or undefined when one could not be made (said in a printed line)
+ */
+async function connectTenants(
+  setup: FairnessSetup, print: (line: string) => void,
+): Promise<{ chat: string; hook: string } | undefined> {
+  const made = await fetch(`${setup.product.url}/api/orgs`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Bench B' }),
   });
   if (made.status !== 201) {
@@ -98,19 +129,25 @@ export async function benchFairness(setup: FairnessSetup, print: (line: string) 
     print(`not measured: a connection could not be created (${chat.error ?? hook.error})`);
     return undefined;
   }
-  for (let i = 0; i < 2; i += 1) await chatTurn(chat.url, `warm-${i}`);
+  return { chat: chat.url, hook: hook.url };
+}
+
+/** B's chat turns alone, A's burst, B's chat turns right after it, and A's pace during and after them. */
+async function measureFairness(setup: FairnessSetup, urls: { chat: string; hook: string }): Promise<FairnessRun> {
+  const { product, runs } = setup;
+  for (let i = 0; i < 2; i += 1) await chatTurn(urls.chat, `warm-${i}`);
   const alone: number[] = [];
-  for (let i = 0; i < runs; i += 1) alone.push(await chatTurn(chat.url, `alone-${i}`));
+  for (let i = 0; i < runs; i += 1) alone.push(await chatTurn(urls.chat, `alone-${i}`));
   const before = await endedOfA(product);
   const t0 = performance.now();
-  const accepted = await burst(hook.url, setup.deliveries, setup.concurrency);
+  const accepted = await burst(urls.hook, setup.deliveries, setup.concurrency);
   const posted = performance.now();
   const duringStart = await endedOfA(product);
   const during: number[] = [];
   let atLeast = false;
   for (let i = 0; i < runs && !atLeast; i += 1) {
     // A chat still waiting at the bound (the burst ahead of it) counts as the bound, and no more are tried.
-    const took = await chatTurn(chat.url, `burst-${i}`).catch((error: Error) => {
+    const took = await chatTurn(urls.chat, `burst-${i}`).catch((error: Error) => {
       if (error.name !== 'TimeoutError') throw error;
       atLeast = true;
       return chatTimeoutMs;
@@ -126,16 +163,21 @@ export async function benchFairness(setup: FairnessSetup, print: (line: string) 
     paceDuring: (duringEnd - duringStart) / ((chatsEnd - posted) / 1000),
     paceAfter: (after - duringEnd) / ((performance.now() - chatsEnd) / 1000),
   };
-  const row = (label: string, values: number[]) =>
-    `${label.padEnd(44)} ${quantile(values, 0.5).toFixed(0).padStart(8)} ${quantile(values, 0.9).toFixed(0).padStart(8)}`;
+  return { figures, alone, during, atLeast, accepted, before, duringStart, postSeconds: (posted - t0) / 1000 };
+}
+
+/** Prints part 4's table, the burst, A's pace and the headline ratio. */
+function printFairness(setup: FairnessSetup, run: FairnessRun, print: (line: string) => void): void {
+  const { figures, alone, during, atLeast } = run;
+  const ms = (values: number[], q: number) => quantile(values, q).toFixed(0).padStart(8);
+  const row = (label: string, values: number[]) => `${label.padEnd(44)} ${ms(values, 0.5)} ${ms(values, 0.9)}`;
   print(`${'run'.padEnd(44)} ${'p50 ms'.padStart(8)} ${'p90 ms'.padStart(8)}`);
   print(row("B's chat turn alone", alone));
   print(row(`B's chat turn right after A's burst${atLeast ? ' (at least: one waited past the bound)' : ''}`, during));
-  print(`A's burst: ${accepted} of ${setup.deliveries} acknowledged in ${((posted - t0) / 1000).toFixed(1)} s; `
-    + `${duringStart - before} of its sessions had ended when the posting stopped`);
+  print(`A's burst: ${run.accepted} of ${setup.deliveries} acknowledged in ${run.postSeconds.toFixed(1)} s; `
+    + `${run.duringStart - run.before} of its sessions had ended when the posting stopped`);
   print(`A's sessions ended per second: ${figures.paceDuring.toFixed(1)} while B's chats ran, `
     + `${figures.paceAfter.toFixed(1)} in the 5 s after (the dispatcher's full pace)`);
   const bound = atLeast ? 'at least ' : '';
   print(`ratio after burst / alone: ${bound}${(figures.burstP50 / figures.aloneP50).toFixed(2)}× (target ≤ 2×)`);
-  return figures;
 }

@@ -3,9 +3,9 @@
  * store and document store, on loopback ports), publishes scripts/bench-fixtures/agents/bench-endpoints (webhook
  * triggers on two public webhook connections, a chat trigger on a public AG-UI connection; the scripted model
  * server answers the chat turns) and prints, side by side from one run:
- * 1. webhook acknowledgements per second and p50/p99 acknowledgement latency through the proxy (`POST
- *    /api/webhooks/<address>`, a distinct X-Delivery-Id each, answered 202) against a plain proxied `GET
- *    /api/health` measured the same way (same concurrency, same duration); the ratio is the headline. Profile rows:
+ * 1. webhook acknowledgements per second and p50/p99 acknowledgement latency through the proxy
+ *    (scripts/bench-endpoints-webhooks.ts: `POST /api/webhooks/<address>`, a distinct X-Delivery-Id each, answered
+ *    202) against a plain proxied `GET /api/health` measured the same way (same concurrency, same duration); the ratio is the headline. Profile rows:
  *    the same POST refused at the address look-up (404), stopped at the claim (claimed already) and with the
  *    dispatcher stopped (SIGSTOP: the endpoint alone); the client's and each product process's CPU in each run
  *    (cores), and the dispatcher's pace afterwards (sessions opened and ended per second over a bounded wait);
@@ -38,11 +38,11 @@ import { startScriptedModelServer } from '../test/helpers/scripted-model-server.
 import { benchAgui } from './bench-endpoints-agui.ts';
 import { benchFairness } from './bench-endpoints-fairness.ts';
 import {
-  BASELINE_REVISION, compareWithBaseline, extractRevision, fixed, targetLines, type ProductRun, type WebhookFigures,
+  BASELINE_REVISION, compareWithBaseline, extractRevision, targetLines, type ProductRun,
 } from './bench-endpoints-baseline.ts';
-import { processIdsNamed, runLoad, type LoadResult } from './bench-endpoints-load.ts';
-import { countSessions, waitForSessions } from './bench-endpoints-sessions.ts';
+import { waitForSessions } from './bench-endpoints-sessions.ts';
 import { tracingComparison } from './bench-endpoints-tracing.ts';
+import { webhookThroughput } from './bench-endpoints-webhooks.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const option = (name: string, fallback: number) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) || fallback : fallback);
@@ -78,109 +78,6 @@ function connection(product: RunningProduct, id: string, protocol: string, extra
   const created = cli(product.url, ['connection', 'create', '--agent', agent, '--env', 'main', '--id', id, '--protocol', protocol, '--auth', 'public', ...extra, '--json']);
   if (created.status !== 0) return { error: (created.stderr || created.stdout).trim().split('\n')[0] };
   return { url: (JSON.parse(created.stdout) as { url: string }).url.replace(/^https?:\/\/[^/]+/, product.url) };
-}
-
-/** One row of figures, or, for a run with no answer of its expected status, the row saying what came back instead. */
-const row = (label: string, r: LoadResult, expected: number) => {
-  if (r.answers === 0) {
-    const seen = Object.entries(r.statuses).map(([s, n]) => `${n}× ${s}`).join(', ') || 'nothing answered';
-    return `${label.padEnd(34)} FAILED: no ${expected} answer in the run (${seen})`;
-  }
-  return `${label.padEnd(34)} ${fixed(r.perSecond, 0, 8)} ${fixed(r.p50, 2, 8)} ${fixed(r.p99, 2, 8)} `
-    + `${String(r.answers).padStart(8)} ${fixed(r.clientCpu, 2, 7)}`;
-};
-const cpuLine = (r: LoadResult) => `machine ${r.machineCpu.toFixed(2)} of ${navigator.hardwareConcurrency} (not this bench ${(r.machineCpu - r.clientCpu - Object.values(r.serverCpu).reduce((a, b) => a + b, 0)).toFixed(2)}) | ` + Object.entries(r.serverCpu).filter(([, c]) => c >= 0.01).sort((a, b) => b[1] - a[1]).map(([n, c]) => `${n} ${c.toFixed(2)}`).join('  ');
-const others = (r: LoadResult, expected: number) => Object.entries(r.statuses).filter(([s]) => s !== String(expected)).map(([s, n]) => `${n}× ${s}`).join(', ');
-
-/** Longest the bench watches the dispatcher work through the measured deliveries after the runs (seconds). */
-const drainSeconds = 30;
-
-/**
- * The webhook addresses of the load runs: warm-up and duplicates, the dispatcher-stopped run, the headline run, the
- * run with fewer in flight.
- */
-interface HookUrls { warm: string; paused: string; live: string; few: string }
-
-
-async function webhookThroughput(
-  product: RunningProduct, hookUrls: HookUrls, print: (line: string) => void,
-): Promise<WebhookFigures> {
-  const pid = product.child.pid;
-  const body = JSON.stringify({ action: 'opened', number: 7, repository: { full_name: 'cairn/bench' } });
-  const send = async (url: string, init?: RequestInit) => {
-    try { const r = await fetch(url, init); await r.arrayBuffer(); return r.status; } catch { return 'error' as const; }
-  };
-  const post = (url: string, deliveryId: string) => send(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-delivery-id': deliveryId }, body });
-  const health = () => send(`${product.url}/api/health`);
-  let run = 0;
-  // Each run posts to its own connection, so no run meets the calls-per-minute window the runs before it used.
-  let hookUrl = hookUrls.warm;
-  const deliver = (n: number) => post(hookUrl, `bench-${run}-${n}`);
-  const measure = (fn: (n: number) => Promise<number | 'error'>, expected: number) => runLoad(fn, { concurrency, seconds, expected, productPid: pid });
-  // Warm-up: connections opened, code paths compiled on both sides; the dispatcher ends the warm-up's sessions first.
-  await runLoad(health, { concurrency, seconds: 1, expected: 200 });
-  // The webhook path warmed by one delivery retried for a second (one session) and 64 distinct ones.
-  run = 1;
-  await runLoad(() => deliver(0), { concurrency, seconds: 1, expected: 202 });
-  await Promise.all(Array.from({ length: 64 }, (_, n) => deliver(n + 1)));
-  await waitForSessions(product.dataDir, 'intake', 65, 60, { settled: true });
-  const base = await measure(health, 200);
-  // Where the time goes, with the dispatcher idle: the same request refused at the address look-up (404), and taken
-  // up to the claim, which finds the delivery claimed already (202 duplicate: no queue write, no session to open).
-  const unknown = await measure(() => post(`${product.url}/api/webhooks/no-such-address`, 'x'), 404);
-  run = 2;
-  const duplicate = await measure(() => deliver(0), 202);
-  const before = (await countSessions(product.dataDir, 'intake')) ?? 0;
-  // The same deliveries with the dispatcher stopped (SIGSTOP; the trigger queue keeps the firings): the endpoint's
-  // own cost. The dispatcher then resumes and works through them beside the headline run.
-  run = 3;
-  hookUrl = hookUrls.paused;
-  const dispatchers = processIdsNamed(pid!, 'dispatcher');
-  for (const id of dispatchers) process.kill(id, 'SIGSTOP');
-  let paused: LoadResult;
-  try {
-    paused = await measure(deliver, 202);
-  } finally {
-    for (const id of dispatchers) process.kill(id, 'SIGCONT');
-  }
-  run = 4;
-  hookUrl = hookUrls.live;
-  const hooks = await measure(deliver, 202);
-  // The same with fewer senders in flight (the dispatcher still working): by Little's law the mean latency is the
-  // number in flight over the rate, so 32 in flight at 2,000/s cannot average under 16 ms whatever the endpoint does.
-  run = 5;
-  hookUrl = hookUrls.few;
-  const fewer = await runLoad(deliver, { concurrency: few, seconds, expected: 202, productPid: pid });
-  const total = paused.answers + hooks.answers + fewer.answers;
-  const loadEnd = performance.now();
-  // The dispatcher's pace: sessions opened and turns ended over a bounded wait (the rest is left when the bench stops).
-  const [opened0, ended0] = [await countSessions(product.dataDir, 'intake') ?? 0, await countSessions(product.dataDir, 'intake', true) ?? 0];
-  const ended = await waitForSessions(product.dataDir, 'intake', before + total, drainSeconds, { settled: true });
-  const [opened1, ended1] = [await countSessions(product.dataDir, 'intake') ?? 0, await countSessions(product.dataDir, 'intake', true) ?? 0];
-  const drainWall = (ended.at - loadEnd) / 1000;
-  print(`\n1. webhook acknowledgements through the front proxy: ${concurrency} in flight, ${seconds} s each, keep-alive (latency ms)`);
-  print(`${'request'.padEnd(34)} ${'per s'.padStart(8)} ${'p50'.padStart(8)} ${'p99'.padStart(8)} ${'answers'.padStart(8)} ${'client'.padStart(7)}`);
-  print(row('GET /api/health (baseline)', base, 200));
-  print(row('POST /api/webhooks/<address> 202', hooks, 202));
-  print(row(`… the same, ${few} in flight`, fewer, 202));
-  print(`Little's law (mean latency = in flight / rate): ${concurrency} in flight at ${hooks.perSecond.toFixed(0)}/s `
-    + `averages ${(concurrency / hooks.perSecond * 1000).toFixed(1)} ms at least; ${few} in flight at `
-    + `${fewer.perSecond.toFixed(0)}/s, ${(few / fewer.perSecond * 1000).toFixed(1)} ms`);
-  print(`ratio webhook / health: ${(hooks.perSecond / base.perSecond).toFixed(2)}× the rate, ${(hooks.p50 / base.p50).toFixed(2)}× the p50, ${(hooks.p99 / base.p99).toFixed(2)}× the p99`);
-  const [rate, p99] = [hooks.perSecond / base.perSecond, hooks.p99 / base.p99];
-  print(`targets (docs/decisions.md D24, not asserted): rate ≥ 0.4 of health → ${rate >= 0.4 ? 'met' : 'NOT met'}, `
-    + `p99 ≤ 2 times health → ${p99 <= 2 ? 'met' : 'NOT met'}`);
-  print('where the time goes (the same POST; dispatcher idle, then stopped):');
-  print(row('… unknown address (404)', unknown, 404));
-  print(row('… claimed already (202 duplicate)', duplicate, 202));
-  print(row(`… dispatcher stopped${dispatchers.length === 0 ? ' (not found!)' : ''}`, paused, 202));
-  for (const [label, r, expected] of [['health', base, 200], ['webhook', hooks, 202], ['webhook, fewer', fewer, 202], ['unknown address', unknown, 404], ['claimed already', duplicate, 202], ['dispatcher stopped', paused, 202]] as const) {
-    if (others(r, expected)) print(`other answers, ${label}: ${others(r, expected)}`);
-  }
-  print('CPU during each run (cores; client = this process; a process\'s ended children count under its name):');
-  for (const [label, r] of [['health', base], ['webhook', hooks], ['webhook, fewer', fewer], ['unknown address', unknown], ['claimed already', duplicate], ['dispatcher stopped', paused]] as const) print(`  ${label.padEnd(16)} ${cpuLine(r)}`);
-  print(`dispatcher, in the ${drainWall.toFixed(0)} s after the runs: ${((opened1 - opened0) / drainWall).toFixed(0)} sessions opened and ${((ended1 - ended0) / drainWall).toFixed(0)} ended per second (a worker process per turn, none calling a model); ${before + total - ended1} of the ${total} deliveries of the last three runs were still to end when the bench went on`);
-  return { base, hooks, duplicate, paused, fewer, endedPerSecond: (ended1 - ended0) / drainWall };
 }
 
 async function duplicates(product: RunningProduct, url: string, print: (line: string) => void): Promise<void> {
@@ -240,7 +137,8 @@ async function benchProduct(helpers: Helpers, env: Record<string, string>, basel
       run.agui = await benchAgui(product, chat, runs, print);
     });
     await part(0, 'webhook acknowledgements', async (print) => {
-      run.webhook = await webhookThroughput(product, { warm, paused, live, few: fewUrl }, print);
+      const load = { urls: { warm, paused, live, few: fewUrl }, concurrency, seconds, few };
+      run.webhook = await webhookThroughput(product, load, print);
     });
     return run;
   } finally {

@@ -28,9 +28,8 @@ import { openSqliteDocumentStore } from '../core/adapters/sqlite/index.ts';
 import { streamRun, type AguiStreamDeps } from '../core/connection/agui-stream.ts';
 import { createChangeWatch } from '../core/session/change-watch.ts';
 import type { SessionRecord, TurnRecord } from '../core/session/model.ts';
-import {
-  applyCheckpoint, claimTurn, ensureSessionIndexes, insertSession, insertTurn, sessionsOf,
-} from '../core/session/session-store.ts';
+import { applyCheckpoint, claimTurn, insertSession, insertTurn, sessionsOf } from '../core/session/session-store.ts';
+import { ensureSessionIndexes } from '../core/session/session-indexes.ts';
 import { countingDocumentStore } from '../core/testing/counting-document-store.ts';
 import { createMemoryObjectStore } from '../core/testing/memory-object-store.ts';
 import { startRedis } from '../test/helpers/redis-server.ts';

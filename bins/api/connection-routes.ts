@@ -22,8 +22,7 @@ import {
   createConnection, deleteConnection, getConnection, listConnections, regenerateToken, updateConnection,
   type ConnectionCaller, type ConnectionDeps, type ConnectionRecord,
 } from '../../core/connection/index.ts';
-import { notUsed, type ConnectionDeploymentStatus } from '../../core/deployment/index.ts';
-import type { ConnectionDeploymentHooks } from '../../core/boot/deployment-wiring.ts';
+import { notUsed, type ConnectionDeploymentHooks, type ConnectionDeploymentStatus } from '../../core/deployment/index.ts';
 import {
   ChangeConnectionBody, CreateConnectionBody, type ConnectionAnswer, type ConnectionListAnswer, type ConnectionView, type PendingChangeView,
 } from '../../core/connection/api-views.ts';
@@ -35,7 +34,7 @@ export interface ConnectionRouteDeps extends CallerRouteDeps<ConnectionCaller> {
   deps: ConnectionDeps;
   /** APP_BASE_URL, when set: the base of endpoint URLs (else the request's origin). */
   appBaseUrl?: string;
-  /** Row status and credential-change requests (core/boot/deployment-wiring.ts); absent: every row `not_used`. */
+  /** Row status and credential-change requests (core/deployment/deployment-access.ts); absent: every row `not_used`. */
   deployments?: ConnectionDeploymentHooks;
 }
 

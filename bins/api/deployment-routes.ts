@@ -11,13 +11,13 @@
  */
 import { Elysia } from 'elysia';
 import type { ConnectionCaller } from '../../core/connection/index.ts';
-import type { DeploymentAccess } from '../../core/boot/deployment-wiring.ts';
+import type { DeploymentAccess } from '../../core/deployment/index.ts';
 import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
 import { json } from './http-helpers.ts';
 
 /** Dependencies of the deployment routes. */
 export interface DeploymentRouteDeps extends CallerRouteDeps<ConnectionCaller> {
-  access: DeploymentAccess;
+  access: DeploymentAccess<ConnectionCaller>;
 }
 
 type Env = { agent: string; env: string };

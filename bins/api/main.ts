@@ -13,7 +13,8 @@ import { createBullJobQueue, createRedisTextDeltas, openRedis } from '../../core
 import { appDirectory } from '../../core/adapters/runtime/app-directory.ts';
 import { startRole, stopOnSignals } from '../../core/boot/start-role.ts';
 import { stopServer } from '../../core/boot/stop-server.ts';
-import { apiCollections, apiSignIn, apiSkillRegistries, createApiApp } from './app.ts';
+import { apiSignIn, createApiApp } from './app.ts';
+import { apiCollections, apiSkillRegistries } from './app-parts.ts';
 import { startCollections } from '../../core/boot/collection-access.ts';
 import { apiListenAddress } from './listen-address.ts';
 import { startTelemetry } from '../telemetry/start.ts';

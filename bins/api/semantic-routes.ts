@@ -123,24 +123,62 @@ export function projectRoute<P extends { slug: string }, S extends TObject>(
   });
 }
 
+type Slug = { slug: string };
+/** A project route's handler that takes no query parameters. */
+type Handler<P = Slug> = (ctx: ProjectContext<P, Static<typeof NoQuery>>) => Promise<Response>;
+type Deps = SemanticRouteDeps['deps'];
+
+/** `POST …/sources`: saves models and data (a new revision, a commit by the member). */
+const saveSourcesRoute = (env: SemanticRouteDeps): Handler => async ({ request, project }) => {
+  const body = await readJson(request, SaveSourcesBody);
+  const snapshot = await saveSources(env.deps, project, { models: body.models, data: body.data, replace: body.replace ?? false, deletes: body.deletes, message: body.message ?? 'Save sources', author: env.authorOf(request) });
+  const saved: SavedSourcesView = { revision: snapshot.revision, commitId: snapshot.commitId, models: Object.keys(snapshot.models).sort(), data: snapshot.data.map((d) => ({ name: d.name, sha256: d.sha256, size: d.size })) };
+  return json(saved);
+};
+
+/** `POST …/publish`: builds and publishes the current sources. */
+const publishRoute = (deps: Deps): Handler => async ({ project }) => {
+  const build = await publish(deps, project);
+  const published: PublishedView = { buildId: build.buildId, revision: build.revision, commitId: build.commitId, publishedAt: build.publishedAt, models: Object.keys(build.models).sort() };
+  return json(published);
+};
+
+/** `POST …/tokens`: a new access token, its value answered once. */
+const createTokenRoute = (deps: Deps): Handler => async ({ request, project }) => {
+  const body = await readJson(request, CreateTokenBody);
+  const { token, record } = await createToken(deps, {
+    projectId: project._id, name: body.name ?? 'token', models: body.models, expiresAt: parseExpiry(body.expiresAt),
+    ...(body.value === undefined ? {} : { value: body.value }),
+  });
+  const created: CreatedTokenView = { token, id: record._id, name: record.name, models: record.models, expiresAt: record.expiresAt?.toISOString() ?? null, displayPrefix: record.displayPrefix };
+  return json(created, 201);
+};
+
+/** `GET …/calls`: the newest call log entries matching the filters, and the tools ever called. */
+const callsRoute = (env: SemanticRouteDeps) => projectRoute<Slug, typeof CallsQuery>(env, 'reader', CallsQuery, async (ctx) => {
+  const { project, query } = ctx;
+  const filter = { tool: query.tool, status: query.status, tokenId: query.token, from: query.from, to: query.to };
+  const calls = await listCalls(env.deps, project._id, { ...filter, limit: query.limit });
+  return json({ calls, tools: await calledTools(env.deps, project._id) });
+});
+
+/** `GET …/improvements`: the project's improvement requests, newest first. */
+const improvementsRoute = (env: SemanticRouteDeps) => projectRoute<Slug, typeof ImprovementsQuery>(env, 'reader', ImprovementsQuery, async (c) => {
+  const records = await listImprovements(env.deps, c.project._id, { limit: c.query.limit, status: c.query.status });
+  const list: ImprovementList = { improvements: records.map(improvementView) };
+  return json(list);
+});
+
 /**
  * Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits).
  * Every handler answers errors through {@link errorToResponse}.
  */
 export function semanticRoutes(env: SemanticRouteDeps) {
   const { deps } = env;
-  type Slug = { slug: string };
   type Named = Slug & { name: string };
-  /** A project route that takes no query parameters. */
-  type Handler<P> = (ctx: ProjectContext<P, Static<typeof NoQuery>>) => Promise<Response>;
   const on = <P extends Slug = Slug>(role: ProjectRole, handler: Handler<P>) =>
     projectRoute(env, role, NoQuery, handler);
   const noParse = { parse: 'none' as const };
-  const improvements = projectRoute<Slug, typeof ImprovementsQuery>(env, 'reader', ImprovementsQuery, async (c) => {
-    const records = await listImprovements(deps, c.project._id, { limit: c.query.limit, status: c.query.status });
-    const list: ImprovementList = { improvements: records.map(improvementView) };
-    return json(list);
-  });
   return new Elysia({ prefix: '/api/semantic' })
     .get('/projects', checkedRoute(env, ListProjectsQuery, async ({ caller, query }) =>
       json({ projects: (await listProjectsFor(deps, caller, query.orgId)).map(projectView) })))
@@ -155,42 +193,20 @@ export function semanticRoutes(env: SemanticRouteDeps) {
       const bytes = await readBody(request, maxUploadBytes);
       return json(await putDataBlob(deps, project, params.name, bytes), 201);
     }), noParse)
-    .post('/projects/:slug/sources', on('maintainer', async ({ request, project }) => {
-      const body = await readJson(request, SaveSourcesBody);
-      const snapshot = await saveSources(deps, project, { models: body.models, data: body.data, replace: body.replace ?? false, deletes: body.deletes, message: body.message ?? 'Save sources', author: env.authorOf(request) });
-      const saved: SavedSourcesView = { revision: snapshot.revision, commitId: snapshot.commitId, models: Object.keys(snapshot.models).sort(), data: snapshot.data.map((d) => ({ name: d.name, sha256: d.sha256, size: d.size })) };
-      return json(saved);
-    }), noParse)
-    .post('/projects/:slug/publish', on('maintainer', async ({ project }) => {
-      const build = await publish(deps, project);
-      const published: PublishedView = { buildId: build.buildId, revision: build.revision, commitId: build.commitId, publishedAt: build.publishedAt, models: Object.keys(build.models).sort() };
-      return json(published);
-    }), noParse)
+    .post('/projects/:slug/sources', on('maintainer', saveSourcesRoute(env)), noParse)
+    .post('/projects/:slug/publish', on('maintainer', publishRoute(deps)), noParse)
     .get('/projects/:slug/tokens', on('reader', async ({ project }) => {
       const list: TokenList = { tokens: (await listTokens(deps, project._id)).map(tokenView) };
       return json(list);
     }))
-    .post('/projects/:slug/tokens', on('maintainer', async ({ request, project }) => {
-      const body = await readJson(request, CreateTokenBody);
-      const { token, record } = await createToken(deps, {
-        projectId: project._id, name: body.name ?? 'token', models: body.models, expiresAt: parseExpiry(body.expiresAt),
-        ...(body.value === undefined ? {} : { value: body.value }),
-      });
-      const created: CreatedTokenView = { token, id: record._id, name: record.name, models: record.models, expiresAt: record.expiresAt?.toISOString() ?? null, displayPrefix: record.displayPrefix };
-      return json(created, 201);
-    }), noParse)
+    .post('/projects/:slug/tokens', on('maintainer', createTokenRoute(deps)), noParse)
     .delete('/projects/:slug/tokens/:id', on<Slug & { id: string }>('maintainer', async ({ params, project }) => {
       await revokeToken(deps, project._id, params.id);
       const revoked: RevokedTokenView = { revoked: params.id };
       return json(revoked);
     }))
-    .get('/projects/:slug/calls', projectRoute<Slug, typeof CallsQuery>(env, 'reader', CallsQuery, async (ctx) => {
-      const { project, query } = ctx;
-      const filter = { tool: query.tool, status: query.status, tokenId: query.token, from: query.from, to: query.to };
-      const calls = await listCalls(deps, project._id, { ...filter, limit: query.limit });
-      return json({ calls, tools: await calledTools(deps, project._id) });
-    }))
-    .get('/projects/:slug/improvements', improvements);
+    .get('/projects/:slug/calls', callsRoute(env))
+    .get('/projects/:slug/improvements', improvementsRoute(env));
 }
 
 function projectView(p: ProjectRecord): ProjectView {

@@ -10,7 +10,7 @@ import type { Logger } from '../../core/ports/logger.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import type { SessionDetailView, SessionListView } from '../../core/session/session-views.ts';
 import { insertSession, sessionsOf } from '../../core/session/session-store.ts';
-import type { SessionDeps } from '../../core/session/sessions.ts';
+import type { SessionDeps } from '../../core/session/session-access.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
 import { sessionRoutes } from './session-routes.ts';

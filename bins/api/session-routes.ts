@@ -28,14 +28,17 @@ import {
   messageView, sessionView, turnView, type SessionDetailView, type SessionListView, type SessionView, type TurnQueuedView,
 } from '../../core/session/session-views.ts';
 import { showTimeline, type SessionTimelineView } from '../../core/session/timeline-views.ts';
-import { sessionStatuses, spendPeriods, type SpendPeriod } from '../../core/session/model.ts';
+import { sessionStatuses } from '../../core/session/model.ts';
+import { spendPeriods, type SpendPeriod } from '../../core/session/spend-model.ts';
 import { findSessions, MAX_SESSION_PAGE } from '../../core/session/session-list.ts';
 import {
-  cancelSession, decideSession, listSessions, replySession, setSessionAttributes, setSpendCap, showSession, startSession,
-  type SessionCaller, type SessionDeps,
+  cancelSession, decideSession, listSessions, replySession, setSessionAttributes, showSession,
 } from '../../core/session/sessions.ts';
+import { setSpendCap } from '../../core/session/spend-cap-setting.ts';
+import { startSession } from '../../core/session/session-start.ts';
+import type { SessionCaller, SessionDeps } from '../../core/session/session-access.ts';
 import { spendStatus } from '../../core/session/spend.ts';
-import { callerRoutes, type CallerRouteDeps } from './caller-route.ts';
+import { type CallerContext, callerRoutes, type CallerRouteDeps } from './caller-route.ts';
 import { errorToResponse, json, readJson } from './http-helpers.ts';
 import { readQuery, textParam, wholeNumberParam } from './query-params.ts';
 
@@ -98,12 +101,12 @@ async function withSlugs(deps: SessionDeps, views: SessionView[]): Promise<Sessi
 const noParse = { parse: 'none' as const };
 type Id = { id: string };
 type Scope = { agent: string; env: string; workflow: string };
+/** A handler of a signed-in session route with path parameters `P`. */
+type Handler<P> = (ctx: CallerContext<SessionCaller, P>) => Promise<Response>;
 
-/** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
-export function sessionRoutes(env: SessionRouteDeps) {
+/** `GET /api/sessions`: root sessions of every agent the caller reads (or of `agent`), newest first, paged. */
+function listAcrossRoute(env: SessionRouteDeps) {
   const { deps } = env;
-  const route = callerRoutes(env);
-  const list = (ref: { agent: string; environment?: string; workflow?: string }, caller: SessionCaller) => listSessions(deps, caller, ref).then((found) => json({ sessions: found.map(sessionJson) }));
   const readable = env.readableAgents ?? ((caller: SessionCaller) => readableSessionScope(deps, caller));
   const listAcross = async (request: Request, query: Static<typeof ListQuery>, caller: SessionCaller): Promise<Response> => {
     let scope: ReadableSessions;
@@ -119,53 +122,77 @@ export function sessionRoutes(env: SessionRouteDeps) {
     const answer: SessionListView = { sessions: await withSlugs(deps, page.sessions.map(sessionView)), hasMore: page.hasMore };
     return json(answer);
   };
+  return async ({ request }: { request: Request }) => {
+    try {
+      const query = readQuery(request, ListQuery);
+      const caller = env.callerOf(request);
+      await env.prepare(caller);
+      return await listAcross(request, query, caller);
+    } catch (error) {
+      return errorToResponse(error, env.logger);
+    }
+  };
+}
+
+/** `POST /api/sessions`: starts a session (User). */
+const startRoute = (deps: SessionDeps): Handler<unknown> => async ({ request, caller }) => {
+  const body = await readJson(request, StartBody);
+  const { session, turn } = await startSession(deps, caller, body);
+  return json({ session: sessionJson(session), turnId: turn._id }, 201);
+};
+
+/** `GET /api/sessions/:id`: the session, its messages, turns and children (Reader). */
+const showRoute = (deps: SessionDeps): Handler<Id> => async ({ params, caller }) => {
+  const shown = await showSession(deps, caller, params.id);
+  const [session] = await withSlugs(deps, [sessionView(shown.session)]);
+  const answer: SessionDetailView = { session, messages: shown.messages.map(messageView), turns: shown.turns.map(turnView), children: shown.children.map(sessionView) };
+  return json(answer);
+};
+
+/** `POST /api/sessions/:id/cancel` {} (User). */
+const cancelRoute = (deps: SessionDeps): Handler<Id> => async ({ request, params, caller }) => {
+  if (request.headers.has('content-type')) await readJson(request, EmptyBody);
+  return json({ session: sessionView(await cancelSession(deps, caller, params.id)) } satisfies { session: SessionView });
+};
+
+/** `GET …/workflows/:workflow/spend-caps`: the workflow's caps and what is spent (Reader). */
+const spendCapsRoute = (deps: SessionDeps): Handler<Scope> => async ({ params, caller }) => {
+  const agent = await deps.resolveAgent(caller, { agent: params.agent });
+  const caps = await spendStatus(deps, { ...agent, environment: params.env, workflow: params.workflow });
+  return json({ caps: caps.map((c) => ({ ...c, periodStart: c.periodStart.toISOString() })) } satisfies SpendCapsAnswer);
+};
+
+/** `PUT …/workflows/:workflow/spend-caps/:period` {limitUsd | null} (Maintainer). */
+const setSpendCapRoute = (deps: SessionDeps): Handler<Scope & { period: string }> => async ({ request, params, caller }) => {
+  const period = params.period as SpendPeriod;
+  if (!spendPeriods.includes(period)) throw new PlatformError('invalid_argument', `Spend cap period "${params.period.slice(0, 20)}" is not one of: ${spendPeriods.join(', ')}.`, { status: 400 });
+  const body = await readJson(request, SpendCapBody);
+  const workflow = { agent: params.agent, environment: params.env, workflow: params.workflow };
+  await setSpendCap(deps, caller, workflow, { period, limitUsd: body.limitUsd });
+  return json({ period, limitUsd: body.limitUsd });
+};
+
+/** Mounts the routes (behind the request rules: sign-in, cross-site refusal, body limits). */
+export function sessionRoutes(env: SessionRouteDeps) {
+  const { deps } = env;
+  const route = callerRoutes(env);
+  const list = (ref: { agent: string; environment?: string; workflow?: string }, caller: SessionCaller) => listSessions(deps, caller, ref).then((found) => json({ sessions: found.map(sessionJson) }));
+  const caps = '/api/agents/:agent/environments/:env/workflows/:workflow/spend-caps';
   return new Elysia()
-    .get('/api/sessions', async ({ request }) => {
-      try {
-        const query = readQuery(request, ListQuery);
-        const caller = env.callerOf(request);
-        await env.prepare(caller);
-        return await listAcross(request, query, caller);
-      } catch (error) {
-        return errorToResponse(error, env.logger);
-      }
-    })
-    .post('/api/sessions', route(async ({ request, caller }) => {
-      const body = await readJson(request, StartBody);
-      const { session, turn } = await startSession(deps, caller, body);
-      return json({ session: sessionJson(session), turnId: turn._id }, 201);
-    }), noParse)
+    .get('/api/sessions', listAcrossRoute(env))
+    .post('/api/sessions', route(startRoute(deps)), noParse)
     .get('/api/agents/:agent/sessions', route<{ agent: string }>(async ({ params, caller }) => list({ agent: params.agent }, caller)))
     .get('/api/agents/:agent/environments/:env/sessions', route<{ agent: string; env: string }>(async ({ params, caller }) => list({ agent: params.agent, environment: params.env }, caller)))
     .get('/api/agents/:agent/environments/:env/workflows/:workflow/sessions', route<Scope>(async ({ params, caller }) => list({ agent: params.agent, environment: params.env, workflow: params.workflow }, caller)))
-    .get('/api/sessions/:id', route<Id>(async ({ params, caller }) => {
-      const shown = await showSession(deps, caller, params.id);
-      const [session] = await withSlugs(deps, [sessionView(shown.session)]);
-      const answer: SessionDetailView = { session, messages: shown.messages.map(messageView), turns: shown.turns.map(turnView), children: shown.children.map(sessionView) };
-      return json(answer);
-    }))
+    .get('/api/sessions/:id', route<Id>(showRoute(deps)))
     .get('/api/sessions/:id/timeline', route<Id>(async ({ params, caller }) => {
       const answer: SessionTimelineView = await showTimeline(deps, caller, params.id);
       return json(answer);
     }))
     .post('/api/sessions/:id/decide', route<Id>(async ({ request, params, caller }) => json({ turnId: (await decideSession(deps, caller, params.id, await readJson(request, DecideBody)))._id } satisfies TurnQueuedView)), noParse)
     .post('/api/sessions/:id/reply', route<Id>(async ({ request, params, caller }) => json({ turnId: (await replySession(deps, caller, params.id, (await readJson(request, ReplyBody)).message))._id } satisfies TurnQueuedView)), noParse)
-    .post('/api/sessions/:id/cancel', route<Id>(async ({ request, params, caller }) => {
-      if (request.headers.has('content-type')) await readJson(request, EmptyBody);
-      return json({ session: sessionView(await cancelSession(deps, caller, params.id)) } satisfies { session: SessionView });
-    }), noParse)
+    .post('/api/sessions/:id/cancel', route<Id>(cancelRoute(deps)), noParse)
     .patch('/api/sessions/:id/attributes', route<Id>(async ({ request, params, caller }) => json({ attributes: await setSessionAttributes(deps, caller, params.id, await readJson(request, AttributesBody)) })), noParse)
-    .get('/api/agents/:agent/environments/:env/workflows/:workflow/spend-caps', route<Scope>(async ({ params, caller }) => {
-      const agent = await deps.resolveAgent(caller, { agent: params.agent });
-      const caps = await spendStatus(deps, { ...agent, environment: params.env, workflow: params.workflow });
-      return json({ caps: caps.map((c) => ({ ...c, periodStart: c.periodStart.toISOString() })) } satisfies SpendCapsAnswer);
-    }))
-    .put('/api/agents/:agent/environments/:env/workflows/:workflow/spend-caps/:period', route<Scope & { period: string }>(async ({ request, params, caller }) => {
-      const period = params.period as SpendPeriod;
-      if (!spendPeriods.includes(period)) throw new PlatformError('invalid_argument', `Spend cap period "${params.period.slice(0, 20)}" is not one of: ${spendPeriods.join(', ')}.`, { status: 400 });
-      const body = await readJson(request, SpendCapBody);
-      const workflow = { agent: params.agent, environment: params.env, workflow: params.workflow };
-      await setSpendCap(deps, caller, workflow, { period, limitUsd: body.limitUsd });
-      return json({ period, limitUsd: body.limitUsd });
-    }), noParse);
+    .get(caps, route<Scope>(spendCapsRoute(deps)))
+    .put(`${caps}/:period`, route<Scope & { period: string }>(setSpendCapRoute(deps)), noParse);
 }

@@ -23,7 +23,7 @@ import type { Logger } from '../../core/ports/logger.ts';
 import {
   deliveriesCollection, PENDING_FIRING_GRACE_MS, resumePendingFirings, type DeliveryRecord,
 } from '../../core/session/delivery-claims.ts';
-import { openFiredSession } from '../../core/session/firings.ts';
+import { openFiredSession } from '../../core/session/session-opening.ts';
 import { sessionsOf } from '../../core/session/session-store.ts';
 import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';

@@ -12,10 +12,10 @@ import { FAIR_QUEUES } from '../../core/boot/fair-queues.ts';
 import { createBullJobQueue } from '../../core/adapters/redis/index.ts';
 import { cryptoIds, systemClock } from '../../core/adapters/runtime/system.ts';
 import { openDocumentStore } from '../../core/adapters/stores/open-stores.ts';
-import { environmentsToReconcile, reconciliationDeps } from '../../core/boot/deployment-wiring.ts';
+import { environmentsToReconcile } from '../../core/boot/deployment-wiring.ts';
 import type { EnvRecord } from '../../core/config/env-values.ts';
 import { parseStoreSettings } from '../../core/config/store-settings.ts';
-import { ensureDeploymentIndexes, passLine, releasePasses } from '../../core/deployment/index.ts';
+import { ensureDeploymentIndexes, passLine, reconciliationDeps, releasePasses } from '../../core/deployment/index.ts';
 import { CliError } from './api-client.ts';
 import type { CommandOutput } from './semantic-commands.ts';
 

@@ -68,75 +68,110 @@ export function createSemanticMcpApp(env: SemanticMcpAppDeps) {
     const peer = server?.requestIP(request)?.address ?? '127.0.0.1';
     const client = clientAddress(peer, request.headers.get('x-forwarded-for'), env.trustedProxies);
     const timing = startServerTiming();
-    const response = await answer(plane, request, { slug: params.slug, client, timing });
+    const response = await answer(env, plane, request, { slug: params.slug, client, timing });
     response.headers.set('server-timing', timing.header());
     return response;
-  };
-  /**
-   * Counts `calls` for `key`; the 429 when they do not fit (`taken`: calls of this request counted already; `what`:
-   * what the request carries, for the refusal).
-   */
-  const limited = (key: string, who: string, limit: string) =>
-  async (calls = 1, taken = 0, what = 'tools/call'): Promise<Response | undefined> => {
-    const count = await env.rateLimiter.consume(key, calls);
-    if (count.allowed) return undefined;
-    recordRateLimitRefusal(limit);
-    return rateRefusal(count, who, { calls: calls + taken, extra: '', what });
-  };
-  const perToken = async (tokenId: string, calls: number, what: string): Promise<Response | undefined> => {
-    const count = await env.tokenRateLimiter?.consume(`token:${tokenId}`, calls);
-    if (!count || count.allowed) return undefined;
-    recordRateLimitRefusal('mcp_token');
-    return rateRefusal(count, 'with this token', { calls, extra: ` (${TOKEN_RATE_FACTOR} × the limit per agent)`, what });
-  };
-  const answer = async (plane: Plane, request: Request, { slug, client, timing }: McpCall): Promise<Response> => {
-    try {
-      const caller = platformCallerOf(request);
-      const perAddress = limited(client, 'from this address', 'mcp_address');
-      if (caller === undefined) {
-        const refused = await timing.measure('rate', () => perAddress());
-        if (refused) return refused;
-      }
-      const authenticate = () => authenticateEndpoint(env.deps, slug, bearer(request));
-      // A call the platform makes for one organization's agent (every such call comes from the dispatcher's address)
-      // counts per token and that caller, so one tenant's agent cannot use up another's calls; a token that does not
-      // verify still counts against its address.
-      const authenticateCounted = () => authenticate().catch(async (error: unknown) => {
-        const refused = await perAddress();
-        throw refused ? new RateRefusal(refused) : error;
-      });
-      const checked = caller === undefined ? authenticate : authenticateCounted;
-      const { project, token } = await timing.measure('auth', checked);
-      // An authenticated request with good headers has its body read here: each of its calls counts before any runs.
-      const body = refuseHeaders(request) ? undefined : readCalls(await request.text());
-      const calls = body === undefined || body instanceof Response ? 1 : body.messages;
-      const what = body === undefined || body instanceof Response ? 'tools/call' : carried(body.calls, calls);
-      if (caller === undefined && calls > 1) {
-        const refused = await timing.measure('rate', () => perAddress(calls - 1, 1, what));
-        if (refused) return refused;
-      }
-      if (caller !== undefined) {
-        const perCaller = limited(`caller:${token._id}:${caller}`, 'for this organization\'s agent', 'mcp_agent');
-        const refused = await timing.measure('rate', () => perCaller(calls, 0, what)) ??
-          await perToken(token._id, calls, what);
-        if (refused) return refused;
-      }
-      const mcp = () => handleMcpRequest(env, request, { project, token, plane }, { timing, read: body });
-      return await timing.measure('mcp', mcp);
-    } catch (error) {
-      if (error instanceof RateRefusal) return error.response;
-      if (isPlatformError(error) && error.status && error.status < 500) {
-        return errorResponse(error, error.status === 401 ? { 'www-authenticate': 'Bearer realm="cairn-semantic"' } : {});
-      }
-      env.logger.error({ err: String(error), slug }, 'semantic endpoint failed');
-      return errorResponse(new PlatformError('internal', 'The semantic endpoint failed unexpectedly; try again, and tell the operator if it persists.', { status: 500 }));
-    }
   };
   return new Elysia()
     .onRequest(({ request }) => foreignHostRefusal(request, env.hostNames ?? []))
     .get('/mcp/_health', () => ({ status: 'ok', version: env.version }))
     .all('/mcp/:slug/mcp', serve('production'), { parse: 'none' })
     .all('/mcp/:slug/test/mcp', serve('test'), { parse: 'none' });
+}
+
+/**
+ * The counter of `key` on {@link SemanticMcpAppDeps.rateLimiter}: it counts `calls` and answers the 429 when they do
+ * not fit (`taken`: calls of this request counted already; `what`: what the request carries, for the refusal).
+ */
+function limited(env: SemanticMcpAppDeps, key: string, who: string, limit: string) {
+  return async (calls = 1, taken = 0, what = 'tools/call'): Promise<Response | undefined> => {
+    const count = await env.rateLimiter.consume(key, calls);
+    if (count.allowed) return undefined;
+    recordRateLimitRefusal(limit);
+    return rateRefusal(count, who, { calls: calls + taken, extra: '', what });
+  };
+}
+
+/** Counts `calls` against the token's cap over all its calling agents ({@link TOKEN_RATE_FACTOR}); the 429 if over. */
+async function perToken(
+  env: SemanticMcpAppDeps, tokenId: string, calls: number, what: string,
+): Promise<Response | undefined> {
+  const count = await env.tokenRateLimiter?.consume(`token:${tokenId}`, calls);
+  if (!count || count.allowed) return undefined;
+  recordRateLimitRefusal('mcp_token');
+  const extra = ` (${TOKEN_RATE_FACTOR} × the limit per agent)`;
+  return rateRefusal(count, 'with this token', { calls, extra, what });
+}
+
+/** The calls a platform call of an authenticated token counts: per token and calling agent, then per token. */
+async function callerRefusal(
+  env: SemanticMcpAppDeps,
+  counted: { caller: string; tokenId: string; calls: number; what: string },
+  timing: ServerTiming,
+): Promise<Response | undefined> {
+  const { caller, tokenId, calls, what } = counted;
+  const perCaller = limited(env, `caller:${tokenId}:${caller}`, 'for this organization\'s agent', 'mcp_agent');
+  return await timing.measure('rate', () => perCaller(calls, 0, what)) ?? await perToken(env, tokenId, calls, what);
+}
+
+/** The body of an authenticated request with good headers (undefined otherwise), the messages it counts, and what. */
+async function readCounted(request: Request) {
+  const body = refuseHeaders(request) ? undefined : readCalls(await request.text());
+  const calls = body === undefined || body instanceof Response ? 1 : body.messages;
+  const what = body === undefined || body instanceof Response ? 'tools/call' : carried(body.calls, calls);
+  return { body, calls, what };
+}
+
+/** Answers one MCP request: its rate limits, its token, then the MCP endpoint; every failure as a JSON error. */
+async function answer(env: SemanticMcpAppDeps, plane: Plane, request: Request, call: McpCall): Promise<Response> {
+  try {
+    return await answerCounted(env, plane, request, call);
+  } catch (error) {
+    if (error instanceof RateRefusal) return error.response;
+    if (isPlatformError(error) && error.status && error.status < 500) {
+      return errorResponse(error, error.status === 401 ? { 'www-authenticate': 'Bearer realm="cairn-semantic"' } : {});
+    }
+    env.logger.error({ err: String(error), slug: call.slug }, 'semantic endpoint failed');
+    return errorResponse(new PlatformError(
+      'internal',
+      'The semantic endpoint failed unexpectedly; try again, and tell the operator if it persists.',
+      { status: 500 },
+    ));
+  }
+}
+
+/** {@link answer}'s steps: count, authenticate, read and count the body, then run the MCP request. */
+async function answerCounted(
+  env: SemanticMcpAppDeps, plane: Plane, request: Request, { slug, client, timing }: McpCall,
+): Promise<Response> {
+  const caller = platformCallerOf(request);
+  const perAddress = limited(env, client, 'from this address', 'mcp_address');
+  if (caller === undefined) {
+    const refused = await timing.measure('rate', () => perAddress());
+    if (refused) return refused;
+  }
+  const authenticate = () => authenticateEndpoint(env.deps, slug, bearer(request));
+  // A call the platform makes for one organization's agent (every such call comes from the dispatcher's address)
+  // counts per token and that caller, so one tenant's agent cannot use up another's calls; a token that does not
+  // verify still counts against its address.
+  const authenticateCounted = () => authenticate().catch(async (error: unknown) => {
+    const refused = await perAddress();
+    throw refused ? new RateRefusal(refused) : error;
+  });
+  const checked = caller === undefined ? authenticate : authenticateCounted;
+  const { project, token } = await timing.measure('auth', checked);
+  // An authenticated request with good headers has its body read here: each of its calls counts before any runs.
+  const { body, calls, what } = await readCounted(request);
+  if (caller === undefined && calls > 1) {
+    const refused = await timing.measure('rate', () => perAddress(calls - 1, 1, what));
+    if (refused) return refused;
+  }
+  if (caller !== undefined) {
+    const refused = await callerRefusal(env, { caller, tokenId: token._id, calls, what }, timing);
+    if (refused) return refused;
+  }
+  const mcp = () => handleMcpRequest(env, request, { project, token, plane }, { timing, read: body });
+  return await timing.measure('mcp', mcp);
 }
 
 /**

@@ -9,7 +9,7 @@
 import { loadAgent } from './agent-access.ts';
 import { loadEnvironment, readDraftFiles } from './drafts.ts';
 import type { AgentCaller, AgentDeps } from './hosting-model.ts';
-import { readBuild } from './publishing.ts';
+import { readBuild } from './builds.ts';
 
 /** One file a publish would change. */
 export interface DraftChangedFile {

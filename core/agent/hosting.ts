@@ -33,16 +33,14 @@ export { type DraftChangedFile, type DraftChanges, draftChanges } from './draft-
 export { type PublishedAgent, type PublishedWorkflow, readPublishedAgent } from './published-workflows.ts';
 export {
   AgentInvalidError,
-  discardDraft,
   draftBuild,
   formatAgentProblem,
-  promoteEnvironment,
-  publishEnvironment,
   readBuild,
   readBuildById,
   requirePublished,
-  restoreEnvironment,
-} from './publishing.ts';
+} from './builds.ts';
+export { discardDraft, restoreEnvironment } from './draft-restores.ts';
+export { promoteEnvironment, publishEnvironment } from './publishing.ts';
 export * from './operations-model.ts';
 export {
   failInterruptedOperations,

@@ -1,13 +1,15 @@
 /**
  * Environment operations as records: publish, restore, discard and promote are queued work. The API
  * inserts an operation `queued`, a dispatcher claims it (`running`) and ends it `succeeded` (with the
- * environment after it) or `failed` (with the error; a refused publish keeps its located problems).
+ * environment after it) or `failed` (with the error; a refused publish keeps its located problems). The queue
+ * operations go on and the API's enqueuer are here too.
  *
  * Source: spec/platform-service.md § Processes (the dispatcher consumes environment operations),
  * § Replacement of a container (a queued or running environment operation ends failed); docs/decisions.md D7 § Agents
  * and environments.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import type { JobQueue } from '../ports/job-queue.ts';
 import { AgentCounts, agentSchemaVersion } from './hosting-model.ts';
 
 /** The kinds of environment operation. */
@@ -133,6 +135,21 @@ export function operationView(op: OperationRecord): OperationView {
 /** Puts an operation's id on the environment-operations queue (given by the process; undefined without a queue store).
  */
 export type EnqueueOperation = (operationId: string) => Promise<void>;
+
+/** The queue environment operations are put on (every dispatcher consumes it). Source: spec § Processes. */
+export const ENVIRONMENT_OPERATIONS_QUEUE = 'environment-operations';
+
+/** Operations one dispatcher runs at once (operations on one agent still run one after the other: its lock). */
+export const environmentOperationConcurrency = 4;
+
+/** The enqueuer of the API: the operation id is the job id (adding it twice adds one job). Undefined without a queue.
+ */
+export function operationEnqueuer(queue: JobQueue | undefined): EnqueueOperation | undefined {
+  if (!queue) return undefined;
+  return async (operationId) => {
+    await queue.add(ENVIRONMENT_OPERATIONS_QUEUE, 'operation', { operationId }, { jobId: operationId });
+  };
+}
 
 /** The message of an operation that was queued or running when its container was replaced. Source: spec § Replacement
  * of a container. */

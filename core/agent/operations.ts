@@ -27,14 +27,9 @@ import {
   type OperationKind,
   type OperationRecord,
 } from './operations-model.ts';
-import {
-  AgentInvalidError,
-  discardDraft,
-  formatAgentProblem,
-  promoteEnvironment,
-  publishEnvironment,
-  restoreEnvironment,
-} from './publishing.ts';
+import { AgentInvalidError, formatAgentProblem } from './builds.ts';
+import { discardDraft, restoreEnvironment } from './draft-restores.ts';
+import { promoteEnvironment, publishEnvironment } from './publishing.ts';
 
 type Docs = Pick<AgentDeps, 'docs'>;
 const operationsOf = (deps: Docs) => deps.docs.collection<OperationRecord>(agentCollections.operations);

@@ -14,7 +14,7 @@ import { agentCollections, type EnvironmentRecord } from '../agent/hosting-model
 import { agentScope } from './agent-authority.ts';
 import { type AdmissionDeps, applyPendingEdits, type ConnectionDeps } from '../connection/index.ts';
 import type { OperationRecord } from '../agent/hosting.ts';
-import { reconciliationAfter } from './deployment-wiring.ts';
+import { reconciliationAfter } from '../deployment/index.ts';
 import { orgAccess, roleAtLeast } from '../org/index.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';

@@ -7,19 +7,20 @@
  * trigger reconciliation is queued again by the retry sweep after 10 minutes); docs/decisions.md D8 § Triggers.
  */
 import type { OperationRecord } from '../agent/hosting.ts';
-import { DEPLOYMENT_SWEEP_INTERVAL_MS, ensureDeploymentIndexes, sweepDeployments } from '../deployment/index.ts';
-import type { JobQueue } from '../ports/job-queue.ts';
 import {
-  consumeReconciliations,
   DEPLOYMENT_QUEUE,
-  type DeploymentStoreParts,
-  type DesiredParts,
+  DEPLOYMENT_SWEEP_INTERVAL_MS,
+  type DeploymentDeps,
+  ensureDeploymentIndexes,
   reconciliationDeps,
   requestAfterOperation,
-} from './deployment-wiring.ts';
+  sweepDeployments,
+} from '../deployment/index.ts';
+import type { JobQueue } from '../ports/job-queue.ts';
+import { consumeReconciliations, type DesiredParts } from './deployment-wiring.ts';
 
 /** What {@link startDeploymentWork} is given. */
-export interface DeploymentWorkParts extends DesiredParts, DeploymentStoreParts {
+export interface DeploymentWorkParts extends DesiredParts, DeploymentDeps {
   queue: JobQueue;
   /** Receives one line per reconciliation run and per sweep that did something. */
   log(line: string): void;

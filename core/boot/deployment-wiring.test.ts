@@ -9,7 +9,8 @@ import { readPublishedAgent } from '../agent/hosting.ts';
 import { agentCollections } from '../agent/hosting-model.ts';
 import { connectionCollections } from '../connection/model.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
-import { desiredOfEnvironment, offeredCollectionsOf, reconciliationAfter } from './deployment-wiring.ts';
+import { reconciliationAfter } from '../deployment/index.ts';
+import { desiredOfEnvironment, offeredCollectionsOf } from './deployment-wiring.ts';
 import { mcpToolsOf } from '../connection/mcp-tools.ts';
 
 const op = (kind: 'publish' | 'restore' | 'discard' | 'promote', status: 'succeeded' | 'failed' = 'succeeded') => ({

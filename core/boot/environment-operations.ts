@@ -1,7 +1,7 @@
 /**
  * Wires environment operations (publish, restore, discard, promote; core/agent/operations.ts) to the job
- * queue: the queue's name, the API's enqueuer, the hosting dependencies a dispatcher runs them with, and
- * the dispatcher's consumer.
+ * queue: the hosting dependencies a dispatcher runs them with, and the dispatcher's consumer. The queue's name and
+ * the API's enqueuer are core/agent's (core/agent/operations-model.ts).
  *
  * Source: spec/platform-service.md § Processes (the dispatcher consumes environment operations);
  * docs/decisions.md D7 § Agents and environments, § Dispatcher and workers.
@@ -10,7 +10,8 @@ import { createObjectStoreGitRepo } from '../adapters/git/index.ts';
 import {
   type AgentDeps,
   builtinTemplate,
-  type EnqueueOperation,
+  ENVIRONMENT_OPERATIONS_QUEUE,
+  environmentOperationConcurrency,
   type OperationRecord,
   runOperation,
 } from '../agent/hosting.ts';
@@ -23,21 +24,6 @@ import type { ObjectStore } from '../ports/object-store.ts';
 import { orgAgentAuthority } from './agent-authority.ts';
 import { unpricedCapProblems } from './spend-cap-models.ts';
 import type { ModelsConfig } from '../config/config-model.ts';
-
-/** The queue environment operations are put on (every dispatcher consumes it). Source: spec § Processes. */
-export const ENVIRONMENT_OPERATIONS_QUEUE = 'environment-operations';
-
-/** Operations one dispatcher runs at once (operations on one agent still run one after the other: its lock). */
-export const environmentOperationConcurrency = 4;
-
-/** The enqueuer of the API: the operation id is the job id (adding it twice adds one job). Undefined without a queue.
- */
-export function operationEnqueuer(queue: JobQueue | undefined): EnqueueOperation | undefined {
-  if (!queue) return undefined;
-  return async (operationId) => {
-    await queue.add(ENVIRONMENT_OPERATIONS_QUEUE, 'operation', { operationId }, { jobId: operationId });
-  };
-}
 
 /**
  * The hosting dependencies a dispatcher runs operations with: git through the object store (scratch copies
@@ -73,7 +59,8 @@ export function operationHostingDeps(parts: {
  * operation was already claimed or ended does nothing).
  * @param log - receives one line per ended operation, and unexpected errors (never a value of the agent's files)
  * @param options - `afterEnded`: runs after each ended operation (the trigger reconciliation a succeeded publish,
- *   restore or promotion asks for: core/boot/deployment-wiring.ts); its failure is logged, the operation stays ended
+ *   restore or promotion asks for: core/boot/deployment-dispatcher.ts); its failure is logged, the operation stays
+ *   ended
  */
 export function consumeEnvironmentOperations(
   queue: JobQueue,

@@ -19,7 +19,8 @@ import {
 import { evaluateBuild, passingRunOf } from '../evaluation/gate.ts';
 import { modelsForCase } from '../evaluation/cassette-store.ts';
 import { meteredJudgeCall } from '../evaluation/judge-call.ts';
-import type { EvaluationDeps, EvaluationRunnerDeps } from '../evaluation/evaluation-runs.ts';
+import type { EvaluationDeps } from '../evaluation/evaluation-runs.ts';
+import type { EvaluationRunnerDeps } from '../evaluation/evaluation-runner.ts';
 import { EVALUATION_QUEUE } from '../evaluation/model.ts';
 import { sessionDriver } from '../evaluation/session-driver.ts';
 import type { JobQueue } from '../ports/job-queue.ts';

@@ -5,13 +5,13 @@
  */
 import type { JobQueue } from '../ports/job-queue.ts';
 import { observeQueueDepths, type QueueDepth } from '../telemetry/instruments.ts';
+import { ENVIRONMENT_OPERATIONS_QUEUE } from '../agent/operations-model.ts';
+import { DEPLOYMENT_QUEUE } from '../deployment/model.ts';
 import { EVALUATION_QUEUE } from '../evaluation/model.ts';
 import { DESIGN_TURN_QUEUE, TURN_QUEUE } from '../session/turn-jobs.ts';
 import { TRIGGER_QUEUE } from '../trigger/completion-firings.ts';
 import { POLL_QUEUE } from '../trigger/poll-sweep.ts';
 import { WEBHOOK_FIRING_QUEUE } from '../trigger/webhook-firings.ts';
-import { DEPLOYMENT_QUEUE } from './deployment-wiring.ts';
-import { ENVIRONMENT_OPERATIONS_QUEUE } from './environment-operations.ts';
 
 /** Every queue a dispatcher consumes (docs/architecture.md § Queues and collections). */
 export const OBSERVED_QUEUES: readonly string[] = [

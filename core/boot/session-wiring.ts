@@ -16,7 +16,7 @@ import type { JobQueue } from '../ports/job-queue.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import type { SessionChanges } from '../ports/session-changes.ts';
 import { PlatformError } from '../ports/platform-error.ts';
-import type { SessionDeps } from '../session/sessions.ts';
+import type { SessionDeps } from '../session/session-access.ts';
 import type { SessionStoreDeps } from '../session/session-store.ts';
 import type { WorkflowView } from '../session/workflow-view.ts';
 import { enqueueTurnJob } from '../session/turn-jobs.ts';

@@ -12,7 +12,8 @@ import { readPublishedAgent } from '../agent/published-workflows.ts';
 import type { AgentProblem } from '../agent/yaml-source.ts';
 import type { ModelsConfig } from '../config/config-model.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
-import { sessionCollections, type SpendCapRecord } from '../session/model.ts';
+import { sessionCollections } from '../session/model.ts';
+import type { SpendCapRecord } from '../session/spend-model.ts';
 
 /** Whether model `id` (undefined: the default) is offered with prices (input or output above 0). */
 export function modelHasPrices(models: ModelsConfig | undefined, id: string | undefined): boolean {

@@ -7,7 +7,8 @@
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import { decisionTurnOf, takeDecision } from '../session/decisions.ts';
-import type { DecisionInput, SessionRecord } from '../session/model.ts';
+import type { DecisionInput } from '../session/decision-input.ts';
+import type { SessionRecord } from '../session/model.ts';
 import type { TurnQueueDeps } from '../session/queued-turns.ts';
 
 /** A resume entry of a RunAgentInput. */

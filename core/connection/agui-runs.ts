@@ -16,7 +16,7 @@ import { sessionKeyOf } from '../agent/session-key-expression.ts';
 import type { TriggerDeclaration } from '../agent/trigger-model.ts';
 import type { AdmittedCaller, ConnectionRecord } from './index.ts';
 import { PlatformError } from '../ports/platform-error.ts';
-import { openFiredSession } from '../session/firings.ts';
+import { openFiredSession } from '../session/session-opening.ts';
 import { finalStatuses, type SessionRecord, sessionSchemaVersion } from '../session/model.ts';
 import { sessionsOf, type SessionStoreDeps } from '../session/session-store.ts';
 import { sendChatMessage } from '../session/chat-queue.ts';

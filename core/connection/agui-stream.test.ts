@@ -4,7 +4,8 @@
  * the session is read while its settled turn's status is not yet written to it.
  */
 import { describe, expect, it } from 'vitest';
-import type { MessageRecord, SessionRecord } from '../session/model.ts';
+import type { MessageRecord } from '../session/thread-model.ts';
+import type { SessionRecord } from '../session/model.ts';
 import { settledSession } from '../session/turn-settle.ts';
 import { finishEvent, LiveText } from './agui-stream.ts';
 

@@ -12,7 +12,7 @@
 import type { PublishedAgent } from '../agent/hosting.ts';
 import type { ConnectionRecord } from './model.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
-import { openFiredSession } from '../session/firings.ts';
+import { openFiredSession } from '../session/session-opening.ts';
 import type { PendingWork, SessionValue, TurnRecord } from '../session/model.ts';
 import { readThread, sessionsOf, type SessionStoreDeps, turnsOf } from '../session/session-store.ts';
 import { settledSession } from '../session/turn-settle.ts';

@@ -19,7 +19,8 @@ import {
   type ChatWorkflowView,
   MAX_CHAT_EXAMPLES,
 } from '../session/chat-views.ts';
-import { type MessageRecord, sessionCollections, type SessionRecord } from '../session/model.ts';
+import { sessionCollections, type SessionRecord } from '../session/model.ts';
+import type { MessageRecord } from '../session/thread-model.ts';
 import { type AguiThreadRecord, aguiThreadsCollection, triggersNaming } from './agui-runs.ts';
 import { publishedEnvironment, type PublishedEnvironmentDeps } from '../session/published-environment.ts';
 

@@ -1,13 +1,11 @@
 /**
  * Trigger deployments (public edge of `core/deployment`): the desired deployments of a published build and their
- * checks, the records and their retry policy, reconciliation requests and runs, the sweep, and the row status of
- * incoming connections.
+ * checks, the records and their retry policy, reconciliation requests and runs, the sweep, the row status of
+ * incoming connections, and the role-checked use cases of the deployments routes.
  *
  * Source: spec/platform-service.md § Trigger deployment, § Trigger declarations, § Incoming connection
  * (row status), § Errors, § Limits.
  */
-import { deploymentCollections, type DeploymentDeps } from './model.ts';
-
 export * from './model.ts';
 export {
   MAX_AUTOMATIC_RETRIES,
@@ -33,14 +31,27 @@ export {
   type ReconcileCounts,
 } from './reconcile.ts';
 export {
+  type EndedOperation,
   type EnqueueReconciliation,
   type PassCounts,
+  reconciliationAfter,
   type ReconciliationDeps,
+  reconciliationDeps,
   reconciliationOf,
   reconciliationsOf,
+  requestAfterOperation,
   requestReconciliation,
   runReconciliation,
 } from './requests.ts';
+export {
+  type ConnectionDeploymentHooks,
+  connectionDeploymentHooks,
+  type DeploymentAccess,
+  deploymentAccess,
+  type DeploymentScope,
+  type DeploymentView,
+  type ReconciliationView,
+} from './deployment-access.ts';
 export { DEPLOYMENT_SWEEP_INTERVAL_MS, LOST_RECONCILIATION_MS, sweepDeployments, type SweepOutcome } from './sweep.ts';
 export {
   type ConnectionDeploymentStatus,
@@ -49,11 +60,3 @@ export {
   notUsed,
 } from './connection-status.ts';
 export { passLine, type ReleasePass, releasePasses } from './passes.ts';
-
-/** Declares the indexes (idempotent): deployments by environment and by due retry; requests by status. */
-export async function ensureDeploymentIndexes(deps: Pick<DeploymentDeps, 'docs'>): Promise<void> {
-  const deployments = deps.docs.collection(deploymentCollections.deployments);
-  await deployments.createIndex({ agentId: 1, environment: 1 });
-  await deployments.createIndex({ status: 1, nextRetryAt: 1 });
-  await deps.docs.collection(deploymentCollections.reconciliations).createIndex({ status: 1, requestedAt: 1 });
-}

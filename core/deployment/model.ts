@@ -1,7 +1,7 @@
 /**
  * Trigger deployments: the stored record of each trigger of an environment's published build that deploys
  * (serving or in error, with the retry state), the reconciliation request of an agent environment, the
- * collection names, and the world the use cases need.
+ * collection names and their indexes, the queue reconciliations run on, and the world the use cases need.
  *
  * Source: spec/platform-service.md § Trigger deployment, § Trigger declarations, § Incoming connection
  * (row status), § Errors, § Limits (lost reconciliation retry; trigger deployment retries); docs/decisions.md D8 §
@@ -22,6 +22,13 @@ export const deploymentCollections = {
   /** One record per agentId + environment: {@link ReconciliationRecord}. */
   reconciliations: 'trigger_reconciliations',
 } as const;
+
+/** The queue reconciliations run on (every dispatcher consumes it). Source: spec § Processes (trigger queues). */
+export const DEPLOYMENT_QUEUE = 'trigger-deployments';
+
+/** Reconciliations one dispatcher runs at once (one environment's runs never overlap: its request's compare-and-set).
+ */
+export const reconciliationConcurrency = 2;
 
 /** Trigger kinds that deploy (`manual` does not; chat, mcp and webhook only when they name a connection). */
 export const deployingTriggerTypes = [
@@ -134,6 +141,14 @@ export interface DeploymentDeps {
   docs: DocumentStore;
   clock: Clock;
   ids: Ids;
+}
+
+/** Declares the indexes (idempotent): deployments by environment and by due retry; requests by status. */
+export async function ensureDeploymentIndexes(deps: Pick<DeploymentDeps, 'docs'>): Promise<void> {
+  const deployments = deps.docs.collection(deploymentCollections.deployments);
+  await deployments.createIndex({ agentId: 1, environment: 1 });
+  await deployments.createIndex({ status: 1, nextRetryAt: 1 });
+  await deps.docs.collection(deploymentCollections.reconciliations).createIndex({ status: 1, requestedAt: 1 });
 }
 
 /** An agent environment. */

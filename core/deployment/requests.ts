@@ -3,13 +3,16 @@
  * going, gives it a new requestId so the run goes round again) and puts a job on the queue; a dispatcher's run
  * claims it (`queued` → `running`, compare-and-set), reconciles, and ends it `done` unless another request came
  * in meanwhile. Every move is a compare-and-set on status and requestId, so any number of dispatchers and APIs
- * may request and run at once.
+ * may request and run at once. The requests over the job queue ({@link reconciliationDeps}) and the request a
+ * succeeded environment operation asks for ({@link requestAfterOperation}) are here too.
  *
  * Source: spec/platform-service.md § Trigger deployment (reconciliation runs after …; the dispatcher
  * does not reconcile at startup); docs/decisions.md D8 § Triggers.
  */
+import type { JobQueue } from '../ports/job-queue.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import {
+  DEPLOYMENT_QUEUE,
   deploymentCollections,
   type DeploymentDeps,
   deploymentSchemaVersion,
@@ -173,4 +176,52 @@ export async function reconciliationOf(
   env: EnvironmentRef,
 ): Promise<ReconciliationRecord | null> {
   return reconciliationsOf(deps).findOne({ _id: reconciliationKey(env) });
+}
+
+/**
+ * ReconciliationDeps over the stores and the queue: a request's job is `reconcile-<requestId>` on
+ * {@link DEPLOYMENT_QUEUE} (no `:`). Without a queue store a request is recorded and not queued.
+ */
+export function reconciliationDeps(parts: DeploymentDeps & { queue?: JobQueue }): ReconciliationDeps {
+  const { queue } = parts;
+  return {
+    docs: parts.docs,
+    clock: parts.clock,
+    ids: parts.ids,
+    enqueue: async (env, requestId) => {
+      if (queue) {
+        await queue.add(DEPLOYMENT_QUEUE, 'reconcile', { agentId: env.agentId, environment: env.environment }, {
+          jobId: `reconcile-${requestId.replace(/:/g, '-')}`,
+        });
+      }
+    },
+  };
+}
+
+/** The fields of an ended environment operation (core/agent's `OperationRecord`) its reconciliation depends on. */
+export interface EndedOperation {
+  kind: string;
+  status: string;
+  agentId: string;
+  environment: string;
+  input: { to?: string };
+}
+
+/** The reason and environment a succeeded operation reconciles (discard changes no published build). */
+export function reconciliationAfter(
+  op: EndedOperation,
+): { env: EnvironmentRef; reason: ReconciliationReason } | undefined {
+  if (op.status !== 'succeeded') return undefined;
+  if (op.kind === 'publish') return { env: { agentId: op.agentId, environment: op.environment }, reason: 'publish' };
+  if (op.kind === 'restore') return { env: { agentId: op.agentId, environment: op.environment }, reason: 'restore' };
+  if (op.kind === 'promote' && op.input.to) {
+    return { env: { agentId: op.agentId, environment: op.input.to }, reason: 'promotion' };
+  }
+  return undefined;
+}
+
+/** Requests the reconciliation a succeeded publish, restore or promotion asks for (nothing for others). */
+export async function requestAfterOperation(deps: ReconciliationDeps, op: EndedOperation): Promise<void> {
+  const after = reconciliationAfter(op);
+  if (after) await requestReconciliation(deps, after.env, after.reason);
 }

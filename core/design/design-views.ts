@@ -7,8 +7,9 @@
  * spend view), § Front doors.
  */
 import { type AgentCaller, agentCollections, type AgentDeps, type AgentRecord } from '../agent/hosting.ts';
-import { designWorkflowSlug, sessionCollections, type SessionRecord, spendPeriods } from '../session/model.ts';
-import type { SpendPeriod, SpendTotalRecord } from '../session/model.ts';
+import { designWorkflowSlug, sessionCollections, type SessionRecord } from '../session/model.ts';
+import { spendPeriods } from '../session/spend-model.ts';
+import type { SpendPeriod, SpendTotalRecord } from '../session/spend-model.ts';
 import { periodStart } from '../session/rules.ts';
 import { designTarget } from './design-chats.ts';
 import { type DesignChatRecord, designChatsCollection } from './design-runtime.ts';

@@ -10,14 +10,9 @@ import type { AgentFile } from '../agent/documents.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import type { CaseObservation } from './assertions.ts';
-import {
-  ensureEvaluationIndexes,
-  type EvaluationDeps,
-  type EvaluationRunnerDeps,
-  runEvaluation,
-  startEvaluationRun,
-  sweepEvaluationRuns,
-} from './evaluation-runs.ts';
+import { type EvaluationRunnerDeps, runEvaluation } from './evaluation-runner.ts';
+import { ensureEvaluationIndexes, type EvaluationDeps, startEvaluationRun } from './evaluation-runs.ts';
+import { sweepEvaluationRuns } from './evaluation-sweep.ts';
 import { EVALUATION_QUEUE, evaluationCollections, type EvaluationRunRecord } from './model.ts';
 import type { CaseDriver } from './run-case.ts';
 

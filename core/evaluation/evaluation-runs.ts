@@ -1,11 +1,9 @@
 /**
- * Evaluation runs from start to verdict. The API starts a run (User on the agent): the environment's published
- * build and the chosen cases are fixed in the run's record, then its job goes on the `evaluations` queue (job id =
- * the run's id, so a second add adds nothing). A dispatcher runs it: case after case, each as a session of its own
- * on the real runtime, the verdict of each recorded as it ends. A dispatcher that stops mid-run leaves the case it
- * ran as `current`: the next one to take the job (the queue's stalled-job recovery) fails that case as interrupted
- * and goes on with the next, so no case runs twice and none is lost. Reading runs needs Reader; a run of an agent
- * the caller does not see is 404 with nothing of it named.
+ * Evaluation runs as the API starts and reads them. The API starts a run (User on the agent): the environment's
+ * published build and the chosen cases are fixed in the run's record, then its job goes on the `evaluations` queue
+ * (job id = the run's id, so a second add adds nothing). A dispatcher runs it (./evaluation-runner.ts); the sweep
+ * finds runs whose job was lost (./evaluation-sweep.ts). Reading runs needs Reader; a run of an agent the caller
+ * does not see is 404 with nothing of it named.
  *
  * Source: issue "Evaluations" § Runs, § Results, § Done when (the replacement table: running ones failed, queued
  * ones re-enqueued); spec/platform-service.md § Processes.
@@ -14,19 +12,15 @@ import type { AgentFile } from '../agent/documents.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
-import type { JobQueue } from '../ports/job-queue.ts';
-import { addUsage, NO_USAGE } from '../model/cost.ts';
+import { NO_USAGE } from '../model/cost.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
-import { type CaseSelection, type EvaluationCase, selectCases } from './cases.ts';
-import type { GradeDeps } from './grade.ts';
+import { type CaseSelection, selectCases } from './cases.ts';
 import {
-  EVALUATION_QUEUE,
   evaluationCollections,
   type EvaluationRunRecord,
   evaluationSchemaVersion,
   finalEvaluationStatuses,
 } from './model.ts';
-import { type CaseDriver, type CaseResult, runCase } from './run-case.ts';
 
 /** The member acting. */
 export interface EvaluationCaller {
@@ -76,7 +70,9 @@ export interface EvaluationDeps {
   enqueue(runId: string): Promise<void>;
 }
 
-const runsOf = (deps: { docs: DocumentStore }) => deps.docs.collection<EvaluationRunRecord>(evaluationCollections.runs);
+/** The `evaluation_runs` collection. */
+export const runsOf = (deps: { docs: DocumentStore }) =>
+  deps.docs.collection<EvaluationRunRecord>(evaluationCollections.runs);
 
 /** The indexes of `evaluation_runs` (an environment's runs newest first, the sweep's open runs by age) and of
  * `evaluation_calls` (a run's calls of a case by fingerprint, in recorded order: ./cassette-store.ts). */
@@ -250,132 +246,4 @@ export async function showEvaluationRun(
   const run = await runsOf(deps).findOne({ _id: ref.runId, agentId: agent.agentId, environment: ref.environment });
   if (!run) throw runNotFound();
   return run;
-}
-
-/** What a dispatcher needs to run a run's cases. */
-export interface EvaluationRunnerDeps {
-  docs: DocumentStore;
-  clock: Clock;
-  /** The files of the run's build. */
-  filesOf(run: EvaluationRunRecord): Promise<AgentFile[]>;
-  /** The driver of one case of `run` (its sessions marked with the run and the case). */
-  driverFor(run: EvaluationRunRecord, evaluationCase: EvaluationCase): CaseDriver;
-  /** The judge of the grades of one case of `run` (by default the model of the case's workflow). */
-  gradeFor(run: EvaluationRunRecord, evaluationCase: EvaluationCase): GradeDeps;
-  log(line: string): void;
-}
-
-/** The verdict of a case its dispatcher stopped running (the replacement table: a running case fails). */
-function interrupted(id: string, title: string): CaseResult {
-  return {
-    id,
-    title,
-    passed: false,
-    failingStep: 0,
-    steps: [{
-      index: 0,
-      kind: 'interrupted',
-      passed: false,
-      error: {
-        code: 'interrupted',
-        message: 'the dispatcher running this case stopped before it ended; run the evaluation again',
-      },
-    }],
-    durationMs: 0,
-    judgeUsage: { ...NO_USAGE },
-  };
-}
-
-/**
- * Runs the cases of run `runId` not yet done, recording each verdict as it ends, then its status. A run already
- * ended does nothing (a job run twice); a case left `current` by a stopped dispatcher fails as interrupted.
- */
-export async function runEvaluation(deps: EvaluationRunnerDeps, runId: string): Promise<void> {
-  const runs = runsOf(deps);
-  let run = await runs.findOne({ _id: runId });
-  if (!run || finalEvaluationStatuses.includes(run.status)) return;
-  if (run.status === 'queued') {
-    await runs.updateOne({ _id: runId, status: 'queued' }, {
-      $set: { status: 'running', startedAt: deps.clock.now() },
-    });
-  }
-  let cases: EvaluationCase[];
-  try {
-    cases = selectCases(await deps.filesOf(run), run.selection);
-  } catch (error) {
-    const why = isPlatformError(error)
-      ? { code: error.code, message: error.message }
-      : { code: 'build_unreadable', message: 'the build of this run could not be read; publish and run again' };
-    await runs.updateOne({ _id: runId }, { $set: { status: 'error', error: why, endedAt: deps.clock.now() } });
-    return;
-  }
-  const done = new Set(run.cases.map((c) => c.id));
-  for (const id of run.caseIds) {
-    if (done.has(id)) continue;
-    const evaluationCase = cases.find((c) => c.id === id);
-    const title = evaluationCase?.case.title ?? id;
-    if (run.current === id || evaluationCase === undefined) {
-      await record(deps, runId, interrupted(id, title));
-      run = { ...run, current: null };
-      continue;
-    }
-    await runs.updateOne({ _id: runId }, { $set: { current: id } });
-    const result = await runCase(
-      { driver: deps.driverFor(run, evaluationCase), grade: deps.gradeFor(run, evaluationCase), clock: deps.clock },
-      evaluationCase,
-    );
-    await record(deps, runId, result);
-    deps.log(`[evaluation] ${runId} ${id}: ${result.passed ? 'passed' : `failed at step ${result.failingStep! + 1}`}`);
-  }
-  const final = (await runs.findOne({ _id: runId }))!;
-  const status = final.cases.every((c) => c.passed) ? 'passed' : 'failed';
-  await runs.updateOne({ _id: runId }, { $set: { status, current: null, endedAt: deps.clock.now() } });
-}
-
-/** Appends a case's verdict (once per case id) and adds its cost and its judges' usage and cost to the run's. */
-async function record(deps: { docs: DocumentStore }, runId: string, result: CaseResult): Promise<void> {
-  const run = (await runsOf(deps).findOne({ _id: runId }))!;
-  if (run.cases.some((c) => c.id === result.id)) return;
-  const judgeUsage = addUsage(run.judgeUsage, result.judgeUsage);
-  const costUsd = (run.costUsd ?? 0) + (result.costUsd ?? 0);
-  const judgeCostUsd = (run.judgeCostUsd ?? 0) + (result.judgeCostUsd ?? 0);
-  await runsOf(deps).updateOne(
-    { _id: runId, 'cases.id': { $ne: result.id } },
-    { $set: { cases: [...run.cases, result], current: null, judgeUsage, costUsd, judgeCostUsd } },
-  );
-}
-
-/** How old a queued or running run must be before the sweep looks at its job (ms): a minute. */
-export const EVALUATION_SWEEP_AGE_MS = 60_000;
-
-/**
- * The evaluation sweep (every dispatcher, with the turn sweep): a run still queued or running whose job the queue
- * store lost (a store restarted without its file) is queued again; one whose job ended without ending the run (its
- * handler failed: the store answered an error mid-run) ends `error`, saying so. Runs younger than a minute are left
- * to their job. @returns one line per run acted on
- */
-export async function sweepEvaluationRuns(
-  deps: { docs: DocumentStore; clock: Clock; jobs: Pick<JobQueue, 'add' | 'jobState'> },
-): Promise<string[]> {
-  const before = new Date(deps.clock.now().getTime() - EVALUATION_SWEEP_AGE_MS);
-  const open = await runsOf(deps).find({ status: { $in: ['queued', 'running'] }, createdAt: { $lt: before } }, {
-    limit: 100,
-  });
-  const lines: string[] = [];
-  for (const run of open) {
-    const state = await deps.jobs.jobState(EVALUATION_QUEUE, run._id);
-    if (state === 'missing') {
-      await deps.jobs.add(EVALUATION_QUEUE, 'run', { runId: run._id }, { jobId: run._id });
-      lines.push(`[evaluation] ${run._id}: its job was lost; queued again`);
-    } else if (state === 'ended') {
-      const error = {
-        code: 'run_failed',
-        message: 'the dispatcher failed while running this evaluation (see cairn failed-jobs list); run it again',
-      };
-      const filter = { _id: run._id, status: { $in: ['queued', 'running'] } };
-      await runsOf(deps).updateOne(filter, { $set: { status: 'error', error, endedAt: deps.clock.now() } });
-      lines.push(`[evaluation] ${run._id}: its job ended without ending the run; ended error`);
-    }
-  }
-  return lines;
 }

@@ -86,6 +86,100 @@ const refusal = (error: unknown) =>
     ? { code: error.code, message: error.message }
     : { code: 'internal_error', message: 'the platform failed to take the step; see the dispatcher log' };
 
+/** What a case's steps gathered so far: their results, the judges' usage and cost, what the session last showed. */
+interface CaseProgress {
+  results: StepResult[];
+  judgeUsage: ModelUsage;
+  judgeCostUsd: number;
+  observed?: CaseObservation;
+}
+
+/** The case's verdict from its progress: passed unless a step failed (the first failing one named). */
+function caseVerdict(
+  evaluationCase: EvaluationCase,
+  progress: CaseProgress,
+  at: { durationMs: number; sessionId?: string },
+): CaseResult {
+  const { results, observed } = progress;
+  const failing = results.find((r) => !r.passed);
+  return {
+    id: evaluationCase.id,
+    title: evaluationCase.case.title,
+    ...(at.sessionId === undefined ? {} : { sessionId: at.sessionId }),
+    passed: failing === undefined,
+    ...(failing === undefined ? {} : { failingStep: failing.index }),
+    steps: results,
+    durationMs: at.durationMs,
+    judgeUsage: progress.judgeUsage,
+    costUsd: observed?.session.usage?.costUsd ?? 0,
+    judgeCostUsd: progress.judgeCostUsd,
+  };
+}
+
+/**
+ * Opens the case's session with its first action (step 0 when it is one) and waits for it to settle.
+ * @returns the session's id, or undefined when the opening failed (its step recorded failed)
+ */
+async function openStep(
+  deps: RunCaseDeps,
+  evaluationCase: EvaluationCase,
+  first: CaseAction | undefined,
+  progress: CaseProgress,
+): Promise<string | undefined> {
+  try {
+    const { sessionId } = await deps.driver.open(evaluationCase, first);
+    if (first !== undefined) progress.results.push({ index: 0, kind: Object.keys(first)[0]!, passed: true });
+    progress.observed = await deps.driver.settle(sessionId);
+    return sessionId;
+  } catch (error) {
+    const kind = first ? Object.keys(first)[0]! : 'open';
+    progress.results.push({ index: 0, kind, passed: false, error: refusal(error) });
+    return undefined;
+  }
+}
+
+/** Takes action step `index` and waits for the session to settle. @returns whether the step passed */
+async function actionStep(
+  deps: RunCaseDeps,
+  sessionId: string,
+  step: { index: number; action: CaseAction },
+  progress: CaseProgress,
+): Promise<boolean> {
+  const { index, action } = step;
+  const kind = Object.keys(action)[0]!;
+  try {
+    const since = progress.observed!.messages.length;
+    progress.observed = { ...progress.observed!, since };
+    await deps.driver.act(sessionId, action);
+    const settled = await deps.driver.settle(sessionId);
+    progress.observed = { ...settled, since };
+    progress.results.push({ index, kind, passed: true });
+    return true;
+  } catch (error) {
+    progress.results.push({ index, kind, passed: false, error: refusal(error) });
+    return false;
+  }
+}
+
+/** Checks assertion step `index` against what the session shows (a grade asks its judge). @returns whether passed */
+async function assertionStep(
+  deps: RunCaseDeps,
+  step: Step,
+  index: number,
+  progress: CaseProgress,
+): Promise<boolean> {
+  const observed = progress.observed!;
+  const kind = assertionOf(step)!;
+  const result = kind === 'grade'
+    ? await gradeConversation(deps.grade, step.grade!, observed.messages)
+    : checkAssertion(step, observed);
+  const usage = (result as GradeResult).judgeUsage;
+  if (usage !== undefined) progress.judgeUsage = addUsage(progress.judgeUsage, usage);
+  progress.judgeCostUsd += (result as GradeResult).judgeCostUsd ?? 0;
+  progress.results.push({ index, kind, passed: result.passed, result });
+  return result.passed;
+}
+
 /**
  * Runs `evaluationCase` to its verdict. Never throws for the case's sake: a refusal or a driver failure fails the
  * step it happened at.
@@ -93,61 +187,19 @@ const refusal = (error: unknown) =>
 export async function runCase(deps: RunCaseDeps, evaluationCase: EvaluationCase): Promise<CaseResult> {
   const started = deps.clock.now().getTime();
   const { steps } = evaluationCase.case;
-  const results: StepResult[] = [];
-  let judgeUsage: ModelUsage = NO_USAGE;
-  let judgeCostUsd = 0;
-  let observed: CaseObservation | undefined;
-  const verdict = (sessionId?: string): CaseResult => {
-    const failing = results.find((r) => !r.passed);
-    return {
-      id: evaluationCase.id,
-      title: evaluationCase.case.title,
-      ...(sessionId === undefined ? {} : { sessionId }),
-      passed: failing === undefined,
-      ...(failing === undefined ? {} : { failingStep: failing.index }),
-      steps: results,
-      durationMs: deps.clock.now().getTime() - started,
-      judgeUsage,
-      costUsd: observed?.session.usage?.costUsd ?? 0,
-      judgeCostUsd,
-    };
-  };
+  const progress: CaseProgress = { results: [], judgeUsage: NO_USAGE, judgeCostUsd: 0 };
+  const verdict = (sessionId?: string) =>
+    caseVerdict(evaluationCase, progress, { durationMs: deps.clock.now().getTime() - started, sessionId });
   const first = steps[0] === undefined ? undefined : actionOf(steps[0]);
-  let sessionId: string;
-  try {
-    sessionId = (await deps.driver.open(evaluationCase, first)).sessionId;
-    if (first !== undefined) results.push({ index: 0, kind: Object.keys(first)[0]!, passed: true });
-    observed = await deps.driver.settle(sessionId);
-  } catch (error) {
-    results.push({ index: 0, kind: first ? Object.keys(first)[0]! : 'open', passed: false, error: refusal(error) });
-    return verdict();
-  }
+  const sessionId = await openStep(deps, evaluationCase, first, progress);
+  if (sessionId === undefined) return verdict();
   for (let index = first === undefined ? 0 : 1; index < steps.length; index += 1) {
     const step = steps[index]!;
     const action = actionOf(step);
-    if (action !== undefined) {
-      const kind = Object.keys(action)[0]!;
-      try {
-        observed = { ...observed, since: observed.messages.length };
-        await deps.driver.act(sessionId, action);
-        const settled = await deps.driver.settle(sessionId);
-        observed = { ...settled, since: observed.since };
-        results.push({ index, kind, passed: true });
-      } catch (error) {
-        results.push({ index, kind, passed: false, error: refusal(error) });
-        return verdict(sessionId);
-      }
-      continue;
-    }
-    const kind = assertionOf(step)!;
-    const result = kind === 'grade'
-      ? await gradeConversation(deps.grade, step.grade!, observed.messages)
-      : checkAssertion(step, observed);
-    const usage = (result as GradeResult).judgeUsage;
-    if (usage !== undefined) judgeUsage = addUsage(judgeUsage, usage);
-    judgeCostUsd += (result as GradeResult).judgeCostUsd ?? 0;
-    results.push({ index, kind, passed: result.passed, result });
-    if (!result.passed) return verdict(sessionId);
+    const passed = action !== undefined
+      ? await actionStep(deps, sessionId, { index, action }, progress)
+      : await assertionStep(deps, step, index, progress);
+    if (!passed) return verdict(sessionId);
   }
   return verdict(sessionId);
 }

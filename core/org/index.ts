@@ -58,12 +58,7 @@ export {
   updateGroup,
 } from './groups.ts';
 export {
-  acceptInvitation,
   createInvitation,
-  dismissInvitation,
-  invitationByToken,
-  type InvitationDecisionResult,
-  invitationForCaller,
   invitationLifetimeMs,
   invitationListLimit,
   type InvitationState,
@@ -72,9 +67,16 @@ export {
   listInvitations,
   type NewInvitation,
   normalEmail,
-  offersFor,
   revokeInvitation,
 } from './invitations.ts';
+export {
+  acceptInvitation,
+  dismissInvitation,
+  invitationByToken,
+  type InvitationDecisionResult,
+  invitationForCaller,
+  offersFor,
+} from './invitation-decisions.ts';
 export {
   addDomain,
   type DomainDeps,

@@ -65,6 +65,68 @@ function decisionTermsOf(state: { expires?: { after: string; to: string }; field
   };
 }
 
+/** A state of a workflow definition as written (docs/agent-format.md § workflow.yaml). */
+interface StateDefinition {
+  title?: string;
+  instructions?: string;
+  type?: 'agent' | 'human';
+  transitions?: { to: string; description: string }[];
+  tools?: { allow?: Entry[]; forbid?: Entry[] };
+  requires?: string[];
+  budget?: { model_calls?: number; call_seconds?: number; parks?: number };
+  on_error?: string;
+  model?: string;
+  before?: never[];
+  after?: never[];
+  expires?: { after: string; to: string };
+  fields?: DecisionField[];
+}
+
+/** The engine's view of state `name` of `published`, its defaults applied. */
+function stateViewOf(published: PublishedWorkflow, name: string, state: StateDefinition): StateView {
+  return {
+    slug: name,
+    title: state.title,
+    instructions: state.instructions,
+    type: state.type ?? 'agent',
+    transitions: state.transitions ?? [],
+    tools: { allow: rules(state.tools?.allow), forbid: rules(state.tools?.forbid) },
+    requires: state.requires ?? [],
+    budget: {
+      modelCalls: state.budget?.model_calls,
+      callSeconds: state.budget?.call_seconds,
+      parks: state.budget?.parks,
+    },
+    onError: state.on_error,
+    model: state.model,
+    before: hooksOf(state.before, published.hooks),
+    after: hooksOf(state.after, published.hooks),
+    triggers: published.triggers.filter((t) => t.state === name).map((t) => t.id),
+    ...decisionTermsOf(state),
+  };
+}
+
+/** A workflow's `settings.limits` with their defaults. */
+function limitsOf(definition: PublishedWorkflow['definition']): WorkflowView['limits'] {
+  const limits = definition.settings?.limits ?? {};
+  return {
+    childDepth: limits.child_depth ?? defaultWorkflowLimits.childDepth,
+    childConcurrency: limits.child_concurrency ?? defaultWorkflowLimits.childConcurrency,
+    turnSeconds: limits.turn_seconds ?? defaultWorkflowLimits.turnSeconds,
+    modelCallsPerTurn: limits.model_calls_per_turn ?? defaultWorkflowLimits.modelCallsPerTurn,
+    ...(limits.output_tokens_per_call === undefined ? {} : { outputTokensPerCall: limits.output_tokens_per_call }),
+  };
+}
+
+/** The other workflows of the build that workflow `slug` may call, by slug. */
+function callablesOf(agent: PublishedAgent, slug: string): Record<string, CallableWorkflow> {
+  return Object.fromEntries(
+    Object.values(agent.workflows).filter((w) => w.slug !== slug).map(callableOf).filter((c): c is CallableWorkflow =>
+      c !== undefined
+    ).map((c) => [c.slug, c]),
+  );
+}
+
 /** The view of workflow `slug` of a read build. @throws PlatformError `workflow_not_found` (404) */
 export function workflowView(agent: PublishedAgent, slug: string): WorkflowView {
   const published = agent.workflows[slug];
@@ -80,49 +142,9 @@ export function workflowView(agent: PublishedAgent, slug: string): WorkflowView 
   const d = published.definition;
   const states: Record<string, StateView> = {};
   for (const [name, s] of Object.entries(d.states) as [string, Record<string, never>][]) {
-    const state = s as unknown as {
-      title?: string;
-      instructions?: string;
-      type?: 'agent' | 'human';
-      transitions?: { to: string; description: string }[];
-      tools?: { allow?: Entry[]; forbid?: Entry[] };
-      requires?: string[];
-      budget?: { model_calls?: number; call_seconds?: number; parks?: number };
-      on_error?: string;
-      model?: string;
-      before?: never[];
-      after?: never[];
-      expires?: { after: string; to: string };
-      fields?: DecisionField[];
-    };
-    states[name] = {
-      slug: name,
-      title: state.title,
-      instructions: state.instructions,
-      type: state.type ?? 'agent',
-      transitions: state.transitions ?? [],
-      tools: { allow: rules(state.tools?.allow), forbid: rules(state.tools?.forbid) },
-      requires: state.requires ?? [],
-      budget: {
-        modelCalls: state.budget?.model_calls,
-        callSeconds: state.budget?.call_seconds,
-        parks: state.budget?.parks,
-      },
-      onError: state.on_error,
-      model: state.model,
-      before: hooksOf(state.before, published.hooks),
-      after: hooksOf(state.after, published.hooks),
-      triggers: published.triggers.filter((t) => t.state === name).map((t) => t.id),
-      ...decisionTermsOf(state),
-    };
+    states[name] = stateViewOf(published, name, s as unknown as StateDefinition);
   }
-  const limits = d.settings?.limits ?? {};
   const forbiddenSkills = new Set(d.skills?.forbid_always ?? []);
-  const callable = Object.fromEntries(
-    Object.values(agent.workflows).filter((w) => w.slug !== slug).map(callableOf).filter((c): c is CallableWorkflow =>
-      c !== undefined
-    ).map((c) => [c.slug, c]),
-  );
   return {
     slug,
     title: d.title,
@@ -132,20 +154,14 @@ export function workflowView(agent: PublishedAgent, slug: string): WorkflowView 
     disabled: d.disabled ?? false,
     model: d.settings?.model,
     promptCache: d.settings?.prompt_cache ?? true,
-    limits: {
-      childDepth: limits.child_depth ?? defaultWorkflowLimits.childDepth,
-      childConcurrency: limits.child_concurrency ?? defaultWorkflowLimits.childConcurrency,
-      turnSeconds: limits.turn_seconds ?? defaultWorkflowLimits.turnSeconds,
-      modelCallsPerTurn: limits.model_calls_per_turn ?? defaultWorkflowLimits.modelCallsPerTurn,
-      ...(limits.output_tokens_per_call === undefined ? {} : { outputTokensPerCall: limits.output_tokens_per_call }),
-    },
+    limits: limitsOf(d),
     tools: { allowAlways: rules(d.tools?.allow_always), forbidAlways: rules(d.tools?.forbid_always) },
     skills: (d.skills?.allow_always ?? []).filter((s) => !forbiddenSkills.has(s) && agent.skills[s]).map((s) => ({
       name: s,
       ...agent.skills[s],
     })),
     states,
-    callable,
+    callable: callablesOf(agent, slug),
   };
 }
 

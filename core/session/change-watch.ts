@@ -94,70 +94,88 @@ const versionOf = (session: SessionRecord | null | undefined, turn: TurnRecord |
     turn?.status,
   ]);
 
+/** What one ChangeWatch keeps: its followers, its safety timer and the safety read in flight. */
+interface WatchState {
+  deps: ChangeWatchDeps;
+  followers: Set<Follower>;
+  /** Period of the safety read (ms); 0 or less: none. */
+  safetyMs: number;
+  timer?: ReturnType<typeof setInterval>;
+  sweeping?: Promise<void>;
+}
+
+/** Starts the safety timer (once; never with a period of 0). */
+function startTimer(state: WatchState): void {
+  if (state.timer || state.safetyMs <= 0) return;
+  state.timer = setInterval(() => {
+    void sweep(state);
+  }, state.safetyMs);
+  (state.timer as { unref?(): void }).unref?.();
+}
+
+function stopTimer(state: WatchState): void {
+  if (state.timer) clearInterval(state.timer);
+  state.timer = undefined;
+}
+
+/** One safety read: the root sessions and turns of every follower in one query each; the changed ones are woken. */
+async function readAll(state: WatchState): Promise<void> {
+  const { deps, followers } = state;
+  const list = [...followers];
+  if (list.length === 0) return;
+  const roots = [...new Set(list.map((f) => f.rootId))];
+  const turnIds = [...new Set(list.flatMap((f) => (f.turnId ? [f.turnId] : [])))];
+  const sessions = new Map((await sessionsOf(deps).find({ _id: { $in: roots } })).map((s) => [s._id, s]));
+  const turns = turnIds.length === 0
+    ? new Map<string, TurnRecord>()
+    : new Map((await turnsOf(deps).find({ _id: { $in: turnIds } })).map((t) => [t._id, t]));
+  for (const follower of list) {
+    const turn = follower.turnId ? turns.get(follower.turnId) : undefined;
+    const version = versionOf(sessions.get(follower.rootId), turn);
+    if (version === follower.version || !followers.has(follower)) continue;
+    follower.version = version;
+    follower.onChange();
+  }
+}
+
+/** One safety read at a time; a store that does not answer is tried again at the next period. */
+function sweep(state: WatchState): Promise<void> {
+  state.sweeping ??= readAll(state).catch(() => undefined).finally(() => {
+    state.sweeping = undefined;
+  });
+  return state.sweeping;
+}
+
+/** {@link ChangeWatch.follow} of the watch `state` keeps. */
+async function follow(state: WatchState, target: FollowTarget, onChange: () => void): Promise<() => void> {
+  const { deps, followers } = state;
+  const waitMs = deps.subscribeWaitMs ?? SUBSCRIBE_WAIT_MS;
+  const unsubscribe = await subscribeWithin(deps.changes, target.rootId, onChange, waitMs);
+  const [session, turn] = await Promise.all([
+    sessionsOf(deps).findOne({ _id: target.rootId }),
+    target.turnId ? turnsOf(deps).findOne({ _id: target.turnId }) : undefined,
+  ]).catch((error: unknown) => {
+    unsubscribe();
+    throw error;
+  });
+  const follower: Follower = { ...target, onChange, version: versionOf(session, turn) };
+  followers.add(follower);
+  startTimer(state);
+  return () => {
+    unsubscribe();
+    followers.delete(follower);
+    if (followers.size === 0) stopTimer(state);
+  };
+}
+
 /** A ChangeWatch over `deps.docs` and `deps.changes`. */
 export function createChangeWatch(deps: ChangeWatchDeps): ChangeWatch {
-  const followers = new Set<Follower>();
-  const safetyMs = deps.safetyMs ?? CHANGE_SAFETY_MS;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let sweeping: Promise<void> | undefined;
-  const startTimer = () => {
-    if (timer || safetyMs <= 0) return;
-    timer = setInterval(() => {
-      void watch.sweep();
-    }, safetyMs);
-    (timer as { unref?(): void }).unref?.();
+  const state: WatchState = { deps, followers: new Set(), safetyMs: deps.safetyMs ?? CHANGE_SAFETY_MS };
+  return {
+    follow: (target, onChange) => follow(state, target, onChange),
+    sweep: () => sweep(state),
+    close: () => stopTimer(state),
   };
-  const stopTimer = () => {
-    if (timer) clearInterval(timer);
-    timer = undefined;
-  };
-  const readAll = async () => {
-    const list = [...followers];
-    if (list.length === 0) return;
-    const roots = [...new Set(list.map((f) => f.rootId))];
-    const turnIds = [...new Set(list.flatMap((f) => (f.turnId ? [f.turnId] : [])))];
-    const sessions = new Map((await sessionsOf(deps).find({ _id: { $in: roots } })).map((s) => [s._id, s]));
-    const turns = turnIds.length === 0
-      ? new Map<string, TurnRecord>()
-      : new Map((await turnsOf(deps).find({ _id: { $in: turnIds } })).map((t) => [t._id, t]));
-    for (const follower of list) {
-      const turn = follower.turnId ? turns.get(follower.turnId) : undefined;
-      const version = versionOf(sessions.get(follower.rootId), turn);
-      if (version === follower.version || !followers.has(follower)) continue;
-      follower.version = version;
-      follower.onChange();
-    }
-  };
-  const watch: ChangeWatch = {
-    async follow(target, onChange) {
-      const waitMs = deps.subscribeWaitMs ?? SUBSCRIBE_WAIT_MS;
-      const unsubscribe = await subscribeWithin(deps.changes, target.rootId, onChange, waitMs);
-      const [session, turn] = await Promise.all([
-        sessionsOf(deps).findOne({ _id: target.rootId }),
-        target.turnId ? turnsOf(deps).findOne({ _id: target.turnId }) : undefined,
-      ]).catch((error: unknown) => {
-        unsubscribe();
-        throw error;
-      });
-      const follower: Follower = { ...target, onChange, version: versionOf(session, turn) };
-      followers.add(follower);
-      startTimer();
-      return () => {
-        unsubscribe();
-        followers.delete(follower);
-        if (followers.size === 0) stopTimer();
-      };
-    },
-    sweep() {
-      // One safety read at a time; a store that does not answer is tried again at the next period.
-      sweeping ??= readAll().catch(() => undefined).finally(() => {
-        sweeping = undefined;
-      });
-      return sweeping;
-    },
-    close: stopTimer,
-  };
-  return watch;
 }
 
 /**

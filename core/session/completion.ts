@@ -11,7 +11,7 @@
  */
 import type { SessionRecord, TurnRecord } from './model.ts';
 import { firesRealTriggers } from './evaluation-reach.ts';
-import { openFiredSession } from './firings.ts';
+import { openFiredSession } from './session-opening.ts';
 import type { SessionStoreDeps } from './session-store.ts';
 import type { WorkflowView } from './workflow-view.ts';
 

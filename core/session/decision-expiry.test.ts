@@ -15,7 +15,9 @@ import type { DecisionFieldSpec } from './model.ts';
 import { sweepDueWaits } from './park-sweep.ts';
 import { runTurn } from './run-turn.ts';
 import { claimTurn, sessionsOf, turnsOf } from './session-store.ts';
-import { decideSession, type SessionDeps, showSession, startSession, takeDecision } from './sessions.ts';
+import { decideSession, showSession, takeDecision } from './sessions.ts';
+import type { SessionDeps } from './session-access.ts';
+import { startSession } from './session-start.ts';
 import { createStoreHost } from './store-host.ts';
 import type { StateView, WorkflowView } from './workflow-view.ts';
 

@@ -9,15 +9,9 @@
  */
 import { PlatformError } from '../ports/platform-error.ts';
 import { checkDecisionFields } from './decision-terms.ts';
-import {
-  type DecisionChannel,
-  type DecisionInput,
-  type MessageRecord,
-  type PendingWork,
-  sessionCollections,
-  type SessionRecord,
-  type TurnRecord,
-} from './model.ts';
+import type { DecisionChannel, DecisionInput } from './decision-input.ts';
+import type { MessageRecord } from './thread-model.ts';
+import { type PendingWork, sessionCollections, type SessionRecord, type TurnRecord } from './model.ts';
 import { moveSessionOn, type TurnQueueDeps } from './queued-turns.ts';
 import { turnsOf } from './session-store.ts';
 

@@ -19,8 +19,10 @@ import {
   resumePendingFirings,
   settleDelivery,
 } from './delivery-claims.ts';
-import { claimDelivery, openFiredSession } from './firings.ts';
-import { DELIVERY_CLAIM_SECONDS, ensureSessionIndexes, sessionsOf } from './session-store.ts';
+import { claimDelivery } from './firings.ts';
+import { openFiredSession } from './session-opening.ts';
+import { DELIVERY_CLAIM_SECONDS, ensureSessionIndexes } from './session-indexes.ts';
+import { sessionsOf } from './session-store.ts';
 
 describe('delivery claims', () => {
   it('take a delivery once within 30 days, and expire after', async () => {

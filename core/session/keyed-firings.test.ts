@@ -11,9 +11,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteDocumentStore } from '../adapters/sqlite/index.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
-import { type FiringTarget, openFiredSession } from './firings.ts';
+import type { FiringTarget } from './firings.ts';
+import { openFiredSession } from './session-opening.ts';
 import { claimIdOf, SESSION_KEY_CLAIM_STALE_MS, sessionKeyClaimsCollection } from './session-key-claims.ts';
-import { ensureSessionIndexes, sessionsOf, turnsOf } from './session-store.ts';
+import { ensureSessionIndexes } from './session-indexes.ts';
+import { sessionsOf, turnsOf } from './session-store.ts';
 
 let dir: string;
 const stores: DocumentStore[] = [];

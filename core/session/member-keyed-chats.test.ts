@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
-import { type FiringTarget, openFiredSession } from './firings.ts';
+import type { FiringTarget } from './firings.ts';
+import { openFiredSession } from './session-opening.ts';
 import { sessionsOf } from './session-store.ts';
 
 const target: FiringTarget = {

@@ -13,7 +13,7 @@ import { DEFAULT_OUTPUT_TOKENS_PER_CALL, promptTokenBound } from './call-estimat
 import { meteredModelCall } from './metered-call.ts';
 import { sessionCollections, type SessionRecord } from './model.ts';
 import { spendStatus, writeSpendCap } from './spend.ts';
-import type { StoreHostDeps } from './store-host.ts';
+import type { StoreHostDeps } from './store-host-context.ts';
 import type { ModelCallRequest } from './turn-host.ts';
 import type { WorkflowView } from './workflow-view.ts';
 

@@ -4,7 +4,8 @@
  * time bound, then settle the reservation to the cost of the reported usage. A call that fails is charged what the
  * provider reported before failing; without a report, one that had already streamed output (aborted or cut off
  * mid-stream: the provider bills it) is charged its prompt bound plus the output received; one that failed before
- * any output (unreachable, refused) is charged nothing and its reservation is released.
+ * any output (unreachable, refused) is charged nothing and its reservation is released. What a call is charged is
+ * added to its turn's and its session's usage ({@link recordUsage}).
  *
  * Source: docs/decisions.md D17 § 5 (spend caps hold under concurrency); spec/platform-service.md § Session facts
  * named.
@@ -21,8 +22,9 @@ import {
   hasPrices,
   promptTokenBound,
 } from './call-estimate.ts';
-import { noUsage, type SessionRecord, type TurnRecord } from './model.ts';
-import { recordUsage, type SessionStoreDeps } from './session-store.ts';
+import { noUsage, type UsageTotals } from './usage-model.ts';
+import type { SessionRecord, TurnRecord } from './model.ts';
+import { sessionsOf, type SessionStoreDeps, turnsOf } from './session-store.ts';
 import { RESERVATION_GRACE_MS, reserveSpend, settleSpend, spendScopes } from './spend-reservations.ts';
 import type { ModelCallReply, ModelCallRequest } from './turn-host.ts';
 import type { TurnTrace } from './turn-trace.ts';
@@ -147,4 +149,19 @@ async function streamCall(
   const { inputTokens, outputTokens: output, cacheReadTokens, cacheWriteTokens } = charged.usage;
   const usage = { inputTokens, outputTokens: output, cacheReadTokens, cacheWriteTokens };
   return { text: streamed.text, toolCalls: streamed.toolCalls, finish, usage, estimated: charged.estimated };
+}
+
+const usageInc = (prefix: string, usage: UsageTotals): Record<string, number> =>
+  Object.fromEntries(
+    Object.entries(usage).map(([key, value]) => [`${prefix}.${key}`, value]),
+  );
+
+/** Adds one model call's usage and cost to the turn and its session. */
+export async function recordUsage(
+  deps: SessionStoreDeps,
+  turn: Pick<TurnRecord, '_id' | 'sessionId'>,
+  usage: UsageTotals,
+): Promise<void> {
+  await turnsOf(deps).updateOne({ _id: turn._id }, { $inc: usageInc('usage', usage) });
+  await sessionsOf(deps).updateOne({ _id: turn.sessionId }, { $inc: usageInc('usage', usage) });
 }

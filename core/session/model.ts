@@ -10,10 +10,11 @@
  * docs/decisions.md D7 § Sessions and turns.
  */
 import type { QueuedMessage, SessionRestore, TurnInterrupt } from './chat-queue-model.ts';
-import type { ModelMessage, ModelUsage } from '../ports/model-provider.ts';
 import type { TestCase } from '../agent/documents-model.ts';
 import type { TraceCarrier } from '../telemetry/trace-context.ts';
 import type { TurnStep } from '../telemetry/turn-steps.ts';
+import type { DecisionChannel, DecisionInput } from './decision-input.ts';
+import type { UsageTotals } from './usage-model.ts';
 
 /** Version of the document shape of every session collection. Source: spec § Versioning. */
 export const sessionSchemaVersion = 1 as const;
@@ -67,12 +68,6 @@ export type TurnKind = 'prompt' | 'decision' | 'reply' | 'delivery';
 export type SessionValue = string | number | boolean;
 
 /**
- * The channel a decision came through: the API (web app, CLI), an AG-UI resume, an MCP call, a decision link, an
- * evaluation's step. Source: docs/decisions.md D26 § 2.
- */
-export type DecisionChannel = 'api' | 'agui' | 'mcp' | 'link' | 'evaluation';
-
-/**
  * A field a decision carries (a human state's `fields`, defaults applied): its value becomes the session variable
  * `name`. `type` is one of string, number, integer, boolean, object, array. Source: docs/decisions.md D26 § 2.
  */
@@ -81,22 +76,6 @@ export interface DecisionFieldSpec {
   type: 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array';
   description?: string;
   required: boolean;
-}
-
-/** A decision as a decision turn carries it (written by the trusted side: takeDecision or the park sweep). */
-export interface DecisionInput {
-  to: string;
-  comment?: string;
-  /** Who decided: a member's or endpoint caller's subject, or `platform` for an expiry. */
-  by: string;
-  /** The channel it came through; absent on turns written before D26. */
-  channel?: DecisionChannel;
-  /** The declared fields' values (checked against the pending decision's `fields`); they become variables. */
-  fields?: Record<string, unknown>;
-  /** True when the park sweep took it because the decision expired (the trail entry is then `expired`). */
-  expired?: boolean;
-  /** The id of the pending decision it answered (an AG-UI interrupt's id): a repeated answer finds its turn. */
-  pendingId?: string;
 }
 
 /** One entry of the trail: a state entered, when and how. */
@@ -147,27 +126,6 @@ export interface TurnError {
   code: string;
   message: string;
 }
-
-/** Usage summed over calls: token counts, model calls, and cost in USD. */
-export interface UsageTotals extends ModelUsage {
-  modelCalls: number;
-  costUsd: number;
-  /**
-   * Model calls among `modelCalls` whose cost is an estimate: the provider reported no usage, so the call was
-   * charged its prompt bound plus the output received (core/session/call-estimate.ts). Absent: none.
-   */
-  estimatedCalls?: number;
-}
-
-/** The zero usage. */
-export const noUsage = (): UsageTotals => ({
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  modelCalls: 0,
-  costUsd: 0,
-});
 
 /**
  * Version of the `sessions` collection's documents: 2 since chats record the member who started them (`startedBy`;
@@ -332,51 +290,4 @@ export interface TurnTimeline {
   steps: TurnStep[];
   stepsDropped: number;
   span?: TraceCarrier;
-}
-
-/** One stored message of a checkpoint thread (collection `session_messages`). */
-export interface MessageRecord {
-  _id: string;
-  schemaVersion: typeof sessionSchemaVersion;
-  sessionId: string;
-  /** 0-based position in the thread. */
-  seq: number;
-  turnId: string;
-  /** The state active when it was written. */
-  state: string;
-  message: ModelMessage;
-  at: Date;
-}
-
-/** Spend cap periods (UTC). Source: spec § Session facts named (Spend cap). */
-export const spendPeriods = ['day', 'week', 'month'] as const;
-/** A spend cap period. */
-export type SpendPeriod = typeof spendPeriods[number];
-
-/** A spend cap (collection `spend_caps`, `_id` = `<agentId>:<environment>:<workflow>:<period>`). */
-export interface SpendCapRecord {
-  _id: string;
-  schemaVersion: typeof sessionSchemaVersion;
-  orgId: string;
-  agentId: string;
-  environment: string;
-  workflow: string;
-  period: SpendPeriod;
-  limitUsd: number;
-  updatedAt: Date;
-  updatedBy: string;
-}
-
-/** Model cost spent in one period (collection `spend_totals`, `_id` = cap id + `:` + period start ISO date). */
-export interface SpendTotalRecord {
-  _id: string;
-  schemaVersion: typeof sessionSchemaVersion;
-  /** The agent's organization (counters written since the design agent's spend view; absent on older ones). */
-  orgId?: string;
-  agentId: string;
-  environment: string;
-  workflow: string;
-  period: SpendPeriod;
-  periodStart: Date;
-  costUsd: number;
 }

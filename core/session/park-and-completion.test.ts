@@ -178,7 +178,7 @@ describe('firings', () => {
   it(
     "open a session at the trigger's state with the firing and its " + 'arguments locked, and queue a delivery turn',
     async () => {
-      const { openFiredSession } = await import('./firings.ts');
+      const { openFiredSession } = await import('./session-opening.ts');
       const w = world('2026-11-24T10:00:00.000Z');
       const target = {
         orgId: 'o',

@@ -16,10 +16,10 @@ import {
   decideSession,
   listSessions,
   replySession,
-  type SessionDeps,
   setSessionAttributes,
   showSession,
 } from './sessions.ts';
+import type { SessionDeps } from './session-access.ts';
 
 const ada = { subject: 'sub-ada', email: 'ada@example.com' };
 const cy = { subject: 'sub-cy', email: 'cy@example.com' };

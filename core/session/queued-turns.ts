@@ -85,14 +85,27 @@ export async function openSessionWithTurn(
   const next = nextTurn(deps, kind, input, fields._id);
   const session = await insertSession(deps, { ...fields, next });
   const turn = (await insertNextTurn(deps, session, next))!;
+  await queueOpeningTurn(deps, session, turn);
+  return { session, turn };
+}
+
+/**
+ * Puts the first turn of a session just opened (its insert carried the turn as its outbox) on the queue. A refused
+ * add removes the turn and the session, unless the turn was claimed meanwhile (the add went through after all).
+ * @throws PlatformError `queue_unavailable` (503) when the queue store refused the add
+ */
+export async function queueOpeningTurn(
+  deps: TurnQueueDeps,
+  session: Pick<SessionRecord, '_id'>,
+  turn: Pick<TurnRecord, '_id'>,
+): Promise<void> {
   try {
     await deps.enqueueTurn(turn._id);
   } catch (error) {
-    if (!(await withdrawTurn(deps, turn._id))) return { session, turn };
-    await sessionsOf(deps).deleteOne({ _id: session._id, status: 'running', 'next.turnId': next.turnId });
+    if (!(await withdrawTurn(deps, turn._id))) return;
+    await sessionsOf(deps).deleteOne({ _id: session._id, status: 'running', 'next.turnId': turn._id });
     throw refused(error);
   }
-  return { session, turn };
 }
 
 /** The move {@link moveSessionOn} makes: the compare-and-set and the turn it queues. */

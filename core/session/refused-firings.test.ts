@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { cryptoIds } from '../adapters/runtime/system.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
-import { type FiringTarget, openFiredSession } from './firings.ts';
+import type { FiringTarget } from './firings.ts';
+import { openFiredSession } from './session-opening.ts';
 import { sessionKeyClaimsCollection } from './session-key-claims.ts';
 import { sessionsOf, turnsOf } from './session-store.ts';
 

@@ -7,7 +7,8 @@
  */
 import { Value } from '@sinclair/typebox/value';
 import { PlatformError } from '../ports/platform-error.ts';
-import type { SessionValue, SpendPeriod } from './model.ts';
+import type { SessionValue } from './model.ts';
+import type { SpendPeriod } from './spend-model.ts';
 import type { ToolRule } from './workflow-view.ts';
 
 /**

@@ -6,7 +6,10 @@ import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { runTurn } from './run-turn.ts';
 import { claimTurn, sessionsOf, turnsOf } from './session-store.ts';
-import { decideSession, replySession, type SessionDeps, setSpendCap, showSession, startSession } from './sessions.ts';
+import { decideSession, replySession, showSession } from './sessions.ts';
+import type { SessionDeps } from './session-access.ts';
+import { setSpendCap } from './spend-cap-setting.ts';
+import { startSession } from './session-start.ts';
 import { createStoreHost } from './store-host.ts';
 import type { StateView, WorkflowView } from './workflow-view.ts';
 

@@ -12,7 +12,7 @@ import { runBeforeHooks } from './hooks.ts';
 import { controlTools, offeredTools, systemPrompt } from './state-prompt.ts';
 import { answerToolCalls, type MessageEffects } from './tool-calls.ts';
 import type { PendingView, TurnContext, TurnOutcome } from './turn-host.ts';
-import type { DecisionInput } from './model.ts';
+import type { DecisionInput } from './decision-input.ts';
 import { type EngineDeps, type StateEntry, TurnRun } from './turn-state.ts';
 import { childResult } from './workflow-calls.ts';
 import type { StateView } from './workflow-view.ts';

@@ -10,7 +10,7 @@
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SessionRecord, SessionStatus } from './model.ts';
 import { sessionsOf, type SessionStoreDeps } from './session-store.ts';
-import type { SessionCaller } from './sessions.ts';
+import type { SessionCaller } from './session-access.ts';
 
 /** Most sessions on one page. */
 export const MAX_SESSION_PAGE = 200;

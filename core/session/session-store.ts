@@ -1,7 +1,8 @@
 /**
- * Stored sessions, turns and checkpoint threads: creating them, claiming a queued turn, applying a step's
- * checkpoint and recording usage (settling a turn: ./turn-settle.ts). Used by the API (start, decide, reply,
- * cancel) and by the broker side of a worker (the host of a running turn).
+ * Stored sessions, turns and checkpoint threads: creating them, claiming a queued turn and applying a step's
+ * checkpoint (settling a turn: ./turn-settle.ts; the collections' indexes: ./session-indexes.ts; a model call's
+ * usage: ./metered-call.ts). Used by the API (start, decide, reply, cancel) and by the broker side of a worker (the
+ * host of a running turn).
  *
  * Source: spec/platform-service.md § Session facts named; docs/decisions.md D7 § Sessions and turns.
  */
@@ -11,9 +12,9 @@ import type { Ids } from '../ports/ids.ts';
 import type { ModelMessage } from '../ports/model-provider.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
+import type { MessageRecord } from './thread-model.ts';
+import { noUsage } from './usage-model.ts';
 import {
-  type MessageRecord,
-  noUsage,
   sessionCollections,
   sessionKeys,
   type SessionRecord,
@@ -21,7 +22,6 @@ import {
   sessionSchemaVersion,
   type TurnKind,
   type TurnRecord,
-  type UsageTotals,
 } from './model.ts';
 import type { SessionPatch } from './turn-host.ts';
 import { activeTraceCarrier } from '../telemetry/trace-context.ts';
@@ -40,35 +40,6 @@ export const turnsOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
   deps.docs.collection<TurnRecord>(sessionCollections.turns);
 const messagesOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
   deps.docs.collection<MessageRecord>(sessionCollections.messages);
-
-/** How long a claimed delivery id is remembered (s): 30 days; a retry after that fires again. */
-export const DELIVERY_CLAIM_SECONDS = 30 * 24 * 60 * 60;
-
-/** Creates the session collections' indexes (idempotent; run at boot). */
-export async function ensureSessionIndexes(docs: DocumentStore): Promise<void> {
-  await docs.collection(sessionCollections.sessions).createIndex({ agentId: 1, environment: 1, createdAt: -1 });
-  // The Sessions page lists agents newest first without an environment (core/session/session-list.ts).
-  await docs.collection(sessionCollections.sessions).createIndex({ agentId: 1, createdAt: -1 });
-  await docs.collection(sessionCollections.sessions).createIndex({ parentId: 1 });
-  // A chat's stream reads its child sessions by root while the turn runs.
-  await docs.collection(sessionCollections.sessions).createIndex({ rootId: 1 });
-  await docs.collection(sessionCollections.sessions).createIndex({
-    agentId: 1,
-    environment: 1,
-    workflow: 1,
-    trigger: 1,
-    sessionKey: 1,
-  });
-  // The turn sweep reads running sessions (core/session/turn-recovery.ts).
-  await docs.collection(sessionCollections.sessions).createIndex({ status: 1, updatedAt: 1 });
-  await docs.collection(sessionCollections.turns).createIndex({ sessionId: 1, queuedAt: 1 });
-  await docs.collection(sessionCollections.turns).createIndex({ status: 1 });
-  await docs.collection(sessionCollections.messages).createIndex({ sessionId: 1, seq: 1 }, { unique: true });
-  // A delivery id is remembered for DELIVERY_CLAIM_SECONDS: a sender's retry within that fires once.
-  await docs.collection(sessionCollections.deliveries).createIndex({ claimedAt: 1 }, {
-    expireAfterSeconds: DELIVERY_CLAIM_SECONDS,
-  });
-}
 
 /** The fields a new session is made from (`_id`: a chosen id, default a new one). */
 export type NewSession =
@@ -315,19 +286,4 @@ async function insertUncommitted(deps: Pick<SessionStoreDeps, 'docs'>, record: M
     await messagesOf(deps).deleteOne({ _id: record._id });
     await messagesOf(deps).insertOne(record);
   }
-}
-
-const usageInc = (prefix: string, usage: UsageTotals): Record<string, number> =>
-  Object.fromEntries(
-    Object.entries(usage).map(([key, value]) => [`${prefix}.${key}`, value]),
-  );
-
-/** Adds one model call's usage and cost to the turn and its session. */
-export async function recordUsage(
-  deps: SessionStoreDeps,
-  turn: Pick<TurnRecord, '_id' | 'sessionId'>,
-  usage: UsageTotals,
-): Promise<void> {
-  await turnsOf(deps).updateOne({ _id: turn._id }, { $inc: usageInc('usage', usage) });
-  await sessionsOf(deps).updateOne({ _id: turn.sessionId }, { $inc: usageInc('usage', usage) });
 }

@@ -5,17 +5,10 @@
  * Source: spec/platform-service.md § Session facts named (sessions, turns, decisions, waits, child sessions,
  * usage and cost), § Tool-call result status; docs/decisions.md D10 § Sessions.
  */
-import type {
-  DecisionChannel,
-  DecisionFieldSpec,
-  MessageRecord,
-  SessionRecord,
-  SessionStatus,
-  TurnKind,
-  TurnRecord,
-  TurnStatus,
-  UsageTotals,
-} from './model.ts';
+import type { DecisionChannel } from './decision-input.ts';
+import type { DecisionFieldSpec, SessionRecord, SessionStatus, TurnKind, TurnRecord, TurnStatus } from './model.ts';
+import type { MessageRecord } from './thread-model.ts';
+import type { UsageTotals } from './usage-model.ts';
 
 /** Token counts, model calls and cost (USD) of a session or a turn. */
 export type UsageView = UsageTotals;

@@ -1,234 +1,22 @@
 /**
- * Session use cases of the API and the operator command: start a session of a published workflow, decide, reply,
- * cancel, list, show, set attributes and spend caps. Every one checks the caller's agent role (Reader reads, User
- * starts and answers, Maintainer sets caps). A member's chat (`startedBy`, inherited by its children through the
- * root) is personal: another member's is not found unless they hold sessions:personal. A child session is answered
- * only through its parent. A turn is queued here and run by a dispatcher.
+ * Session use cases of the API and the operator command on a session: decide, reply, cancel, list, show, set
+ * attributes (starting one: ./session-start.ts; spend caps: ./spend-cap-setting.ts; who sees one:
+ * ./session-access.ts). Every one checks the caller's agent role (Reader reads, User answers). A child session is
+ * answered only through its parent. A turn is queued here and run by a dispatcher.
  *
  * Source: spec/platform-service.md § Session facts named, § Tool-call result status; docs/decisions.md D7 § Sessions
  * and turns, § Operators.
  */
-import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
-import type { SessionChanges } from '../ports/session-changes.ts';
-import {
-  designWorkflowSlug,
-  finalStatuses,
-  type SessionRecord,
-  type SessionValue,
-  type SpendPeriod,
-  type TurnRecord,
-} from './model.ts';
+import { PlatformError } from '../ports/platform-error.ts';
+import { designWorkflowSlug, finalStatuses, type SessionRecord, type SessionValue, type TurnRecord } from './model.ts';
 import { type DecisionRequest, takeDecision } from './decisions.ts';
 import { checkAttributes } from './rules.ts';
-import { moveSessionOn, openSessionWithTurn } from './queued-turns.ts';
-import { readThread, sessionsOf, type SessionStoreDeps, turnsOf } from './session-store.ts';
-import { checkSpendCaps, type SpendScope, writeSpendCap } from './spend.ts';
-import { entryStateOf, type WorkflowView } from './workflow-view.ts';
+import { moveSessionOn } from './queued-turns.ts';
+import { readThread, sessionsOf, turnsOf } from './session-store.ts';
+import { checkSpendCaps } from './spend.ts';
+import { loadSession, type SessionCaller, type SessionDeps, type TurnQueueDeps } from './session-access.ts';
 
 export { type DecisionRequest, expireDecision, takeDecision } from './decisions.ts';
-
-/** The member acting. */
-export interface SessionCaller {
-  subject: string;
-  email: string;
-  name?: string;
-}
-
-/** A published workflow resolved for a caller (core/boot over core/agent). */
-export interface ResolvedWorkflow {
-  orgId: string;
-  agentId: string;
-  environment: string;
-  buildId: string;
-  commitId: string;
-  view: WorkflowView;
-}
-
-/** What the session use cases need besides the stores. */
-export interface SessionDeps extends SessionStoreDeps {
-  /**
-   * Requires at least `role` on the agent. @throws PlatformError `agent_role_required` (403), `not_found` (404) when
-   * the caller does not see the agent (not a member of its organization, or no role on it)
-   */
-  requireRole(
-    caller: SessionCaller,
-    orgId: string,
-    agentId: string,
-    role: 'reader' | 'user' | 'maintainer',
-  ): Promise<void>;
-  /** True when the caller holds sessions:personal in `orgId`: they see every member's chats there. */
-  seesEveryChat(caller: SessionCaller, orgId: string): Promise<boolean>;
-  /** The published workflow of an agent's environment. @throws PlatformError `agent_not_found`, `not_published`,
-   * `workflow_not_found` */
-  resolveWorkflow(
-    caller: SessionCaller,
-    ref: { orgId?: string; agent: string; environment: string; workflow: string },
-  ): Promise<ResolvedWorkflow>;
-  /** Resolves an agent (slug or id) without a workflow. */
-  resolveAgent(
-    caller: SessionCaller,
-    ref: { orgId?: string; agent: string },
-  ): Promise<{ orgId: string; agentId: string }>;
-  /** Puts a queued turn on the turn queue. */
-  enqueueTurn(turnId: string): Promise<void>;
-  /**
-   * Whether model `id` (undefined: the default) has prices in the config; given, a cap is refused on a published
-   * workflow whose calls run on a model without (docs/decisions.md D17 § 5). Optional.
-   */
-  modelHasPrices?(id: string | undefined): boolean;
-  /** Told after a cancel (the chat's readers and its running turn read again); optional. */
-  changes?: SessionChanges;
-}
-
-/** Options of {@link startSession}. */
-export interface StartOptions {
-  orgId?: string;
-  agent: string;
-  environment: string;
-  workflow: string;
-  trigger?: string;
-  message?: string;
-  /** Firing arguments: locked variables of the session. */
-  variables?: Record<string, SessionValue>;
-}
-
-/**
- * Opens a session at the entry state of `trigger` (default: its manual trigger) and queues its first turn (the
- * session's insert carries the turn as its outbox: ./queued-turns.ts).
- * @throws PlatformError `workflow_disabled` (409), `spend_cap_reached` (429), `trigger_not_found` (404),
- *   `invalid_attribute` (400), `queue_unavailable` (503: the queue store refused the turn; nothing is left)
- */
-export async function startSession(
-  deps: SessionDeps,
-  caller: SessionCaller,
-  options: StartOptions,
-): Promise<{ session: SessionRecord; turn: TurnRecord }> {
-  const resolved = await deps.resolveWorkflow(caller, options);
-  await deps.requireRole(caller, resolved.orgId, resolved.agentId, 'user');
-  return openAtTrigger(deps, { ...resolved, workflow: options.workflow }, options);
-}
-
-/** A published workflow a root session opens on: its scope, build and the engine's view of it. */
-export type OpenTarget = ResolvedWorkflow & { workflow: string };
-
-/**
- * The checks every start of a root session of `target` makes before anything is written: the workflow not disabled,
- * its spend caps not reached. Shared by {@link openAtTrigger} and an evaluation case opened by a delivery.
- * @returns the spend scope of `target`
- * @throws PlatformError `workflow_disabled` (409), `spend_cap_reached` (429)
- */
-export async function checkStart(
-  deps: Pick<TurnQueueDeps, 'docs' | 'clock'>,
-  target: Pick<OpenTarget, 'orgId' | 'agentId' | 'environment' | 'workflow'> & { view: Pick<WorkflowView, 'disabled'> },
-): Promise<SpendScope> {
-  if (target.view.disabled) {
-    throw new PlatformError(
-      'workflow_disabled',
-      `Workflow "${target.workflow}" is disabled in environment "${target.environment}": it takes no new turns.`,
-      { status: 409 },
-    );
-  }
-  const scope = {
-    orgId: target.orgId,
-    agentId: target.agentId,
-    environment: target.environment,
-    workflow: target.workflow,
-  };
-  await checkSpendCaps(deps, scope);
-  return scope;
-}
-
-/**
- * Opens a root session of `target` at the entry state of `options.trigger` (default: its manual trigger) with the
- * firing arguments `variables` (locked), and queues its first turn (`message`, if any): the checks every start
- * makes (the workflow not disabled, the spend caps, the variables' names and values). Shared by
- * {@link startSession} and evaluation cases (core/evaluation, `evaluation` marking the session).
- * @throws PlatformError `workflow_disabled` (409), `spend_cap_reached` (429), `trigger_not_found` (404),
- *   `invalid_attribute` (400), `queue_unavailable` (503)
- */
-export async function openAtTrigger(
-  deps: TurnQueueDeps,
-  target: OpenTarget,
-  options: Pick<StartOptions, 'trigger' | 'message' | 'variables'> & Pick<SessionRecord, 'evaluation'>,
-): Promise<{ session: SessionRecord; turn: TurnRecord }> {
-  const scope = await checkStart(deps, target);
-  const entry = entryStateOf(target.view, options.trigger);
-  const variables = checkAttributes(options.variables ?? {}, {}) as Record<string, SessionValue>;
-  return openSessionWithTurn(
-    deps,
-    {
-      ...scope,
-      buildId: target.buildId,
-      commitId: target.commitId,
-      state: entry.state,
-      trigger: entry.trigger,
-      variables: { ...variables, trigger: { id: entry.trigger, arguments: variables } } as never,
-      lockedVariables: [...Object.keys(variables), 'trigger'],
-      depth: 0,
-      inheritedForbid: [],
-      ...(options.evaluation ? { evaluation: options.evaluation } : {}),
-    },
-    'prompt',
-    options.message === undefined ? {} : { message: options.message },
-  );
-}
-
-/** The 404 of a session the caller may not see (or that does not exist: the two read the same; no identifier). */
-const sessionNotFound = () =>
-  new PlatformError(
-    'not_found',
-    'No such session among the sessions you can see; GET /api/sessions lists them.',
-    { status: 404 },
-  );
-
-/**
- * The member a session belongs to: its own `startedBy`, or its root's for a child session (children of a member's
- * chat are as personal as the chat); undefined for a session that belongs to no member.
- */
-export async function ownerOf(
-  deps: Pick<SessionStoreDeps, 'docs'>,
-  session: SessionRecord,
-): Promise<string | undefined> {
-  if (session.startedBy !== undefined || !session.rootId) return session.startedBy;
-  return (await sessionsOf(deps).findOne({ _id: session.rootId }))?.startedBy;
-}
-
-/**
- * Whether `caller` (who reads the session's agent) sees `session`: a session of no member, their own chat, or any
- * chat where they hold sessions:personal. Source: spec § Session facts named (a chat is personal).
- */
-export async function seesSession(
-  deps: Pick<SessionDeps, 'docs' | 'seesEveryChat'>,
-  caller: SessionCaller,
-  session: SessionRecord,
-): Promise<boolean> {
-  const owner = await ownerOf(deps, session);
-  return owner === undefined || owner === caller.subject || deps.seesEveryChat(caller, session.orgId);
-}
-
-/**
- * A session the caller sees, with at least `role` on its agent: visibility first (Reader role, then the chat's
- * owner), so a session the caller may not see is 404 whatever the role asked; then `role` (403 when lower).
- * @throws PlatformError `not_found` (404, no identifier), `agent_role_required` (403)
- */
-export async function loadSession(
-  deps: SessionDeps,
-  caller: SessionCaller,
-  sessionId: string,
-  role: 'reader' | 'user' | 'maintainer',
-): Promise<SessionRecord> {
-  const session = await sessionsOf(deps).findOne({ _id: sessionId });
-  if (!session) throw sessionNotFound();
-  try {
-    await deps.requireRole(caller, session.orgId, session.agentId, 'reader');
-  } catch (error) {
-    if (isPlatformError(error, 'not_found')) throw sessionNotFound();
-    throw error;
-  }
-  if (!(await seesSession(deps, caller, session))) throw sessionNotFound();
-  if (role !== 'reader') await deps.requireRole(caller, session.orgId, session.agentId, role);
-  return session;
-}
 
 /**
  * Refuses to answer a child session directly: a child is decided (or replied to, or cancelled) only through its
@@ -282,9 +70,6 @@ export async function decideSession(
   refuseChild(session, 'decide');
   return takeDecision(deps, session, { ...decision, channel: 'api' }, caller.subject);
 }
-
-/** What queuing a turn on an existing session needs. */
-export type TurnQueueDeps = SessionStoreDeps & Pick<SessionDeps, 'enqueueTurn'>;
 
 /**
  * Sends the reply a session waiting for input takes, and queues the turn.
@@ -418,61 +203,4 @@ export async function setSessionAttributes(
   }
   await sessionsOf(deps).updateOne({ _id: session._id }, { $set: { attributes, updatedAt: deps.clock.now() } });
   return attributes;
-}
-
-/** The cap {@link setSpendCap} sets or removes. */
-export interface SpendCapSetting {
-  /** The period the cap applies to. */
-  period: SpendPeriod;
-  /** The most the workflow may spend in one period, in US dollars (≥ 0); null removes the cap. */
-  limitUsd: number | null;
-}
-
-/** Sets or removes a spend cap (Maintainer). @throws PlatformError `invalid_argument` (400) */
-export async function setSpendCap(
-  deps: SessionDeps,
-  caller: SessionCaller,
-  ref: { orgId?: string; agent: string; environment: string; workflow: string },
-  { period, limitUsd }: SpendCapSetting,
-): Promise<void> {
-  const agent = await deps.resolveAgent(caller, ref);
-  await deps.requireRole(caller, agent.orgId, agent.agentId, 'maintainer');
-  if (limitUsd !== null && deps.modelHasPrices) await refuseUnpricedCap(deps, caller, ref, deps.modelHasPrices);
-  await writeSpendCap(
-    deps,
-    { ...agent, environment: ref.environment, workflow: ref.workflow },
-    { period, limitUsd, by: caller.subject },
-  );
-}
-
-/**
- * Refuses a cap on a published workflow that calls a model without prices (it could never be reached); a workflow
- * not published yet is checked when it is published (core/boot/spend-cap-models.ts).
- * @throws PlatformError `spend_cap_unpriced` (422)
- */
-async function refuseUnpricedCap(
-  deps: SessionDeps,
-  caller: SessionCaller,
-  ref: Parameters<SessionDeps['resolveWorkflow']>[1],
-  priced: (id: string | undefined) => boolean,
-): Promise<void> {
-  const unpublished = ['not_published', 'workflow_not_found', 'not_found'];
-  const published = await deps.resolveWorkflow(caller, ref).catch((error: unknown) => {
-    if (error instanceof PlatformError && unpublished.includes(error.code)) return undefined;
-    throw error;
-  });
-  if (!published) return;
-  const { view } = published;
-  const models = [...new Set([view.model, ...Object.values(view.states).map((s) => s.model ?? view.model)])];
-  const unpriced = models.findIndex((m) => !priced(m));
-  if (unpriced < 0) return;
-  throw new PlatformError(
-    'spend_cap_unpriced',
-    [
-      `Workflow "${view.slug}" runs on model "${models[unpriced] ?? 'default'}", which has no prices in the config`,
-      '(not offered, or its input and output prices are 0), so a spend cap could never be reached: give the model',
-      'prices in the models section or name a priced model, publish, then set the cap.',
-    ].join(' '),
-    { status: 422 },
-  );
 }

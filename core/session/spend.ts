@@ -10,14 +10,8 @@
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
-import {
-  sessionCollections,
-  sessionSchemaVersion,
-  type SpendCapRecord,
-  type SpendPeriod,
-  spendPeriods,
-  type SpendTotalRecord,
-} from './model.ts';
+import { sessionCollections, sessionSchemaVersion } from './model.ts';
+import { type SpendCapRecord, type SpendPeriod, spendPeriods, type SpendTotalRecord } from './spend-model.ts';
 import { periodStart } from './rules.ts';
 
 /** Where spend is counted: one workflow of one environment of an agent. */

@@ -9,7 +9,7 @@
 import type { TurnStep } from '../telemetry/turn-steps.ts';
 import type { SessionRecord, SessionStatus, TurnKind, TurnRecord, TurnStatus } from './model.ts';
 import type { UsageView } from './session-views.ts';
-import { loadSession, type SessionCaller, type SessionDeps } from './sessions.ts';
+import { loadSession, type SessionCaller, type SessionDeps } from './session-access.ts';
 import { turnsOf } from './session-store.ts';
 
 /** One timed step of a turn, as recorded (see core/telemetry/turn-steps.ts; `atMs` after the turn started). */

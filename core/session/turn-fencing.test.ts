@@ -21,7 +21,8 @@ import {
   turnsOf,
 } from './session-store.ts';
 import { settleTurn } from './turn-settle.ts';
-import { cancelSession, type SessionDeps } from './sessions.ts';
+import { cancelSession } from './sessions.ts';
+import type { SessionDeps } from './session-access.ts';
 import { failStaleTurns } from './stale-turns.ts';
 import { recoverTurns } from './turn-recovery.ts';
 

@@ -7,15 +7,8 @@
  * started it); docs/decisions.md D7 § Dispatcher and workers, § Models.
  */
 import type { ModelMessage, ModelToolCall, ModelToolDefinition, ModelUsage } from '../ports/model-provider.ts';
-import type {
-  DecisionInput,
-  PendingWork,
-  SessionStatus,
-  SessionValue,
-  TrailEntry,
-  TurnError,
-  TurnKind,
-} from './model.ts';
+import type { DecisionInput } from './decision-input.ts';
+import type { PendingWork, SessionStatus, SessionValue, TrailEntry, TurnError, TurnKind } from './model.ts';
 import type { ToolRule, WorkflowView } from './workflow-view.ts';
 
 /** A pending decision or input as JSON (dates as ISO text). */

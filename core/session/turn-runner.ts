@@ -15,7 +15,8 @@ import { TURN_HEARTBEAT_MS, type TurnRecord } from './model.ts';
 import { beatTurn, claimTurn, sessionsOf, type SessionStoreDeps, type TurnFence } from './session-store.ts';
 import { failTurnTree, interruptedError } from './stale-turns.ts';
 import { BrokerViolationError } from './broker-rules.ts';
-import { createStoreHost, type StoreHostDeps } from './store-host.ts';
+import { createStoreHost } from './store-host.ts';
+import type { StoreHostDeps } from './store-host-context.ts';
 import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
 import type { SessionChanges } from '../ports/session-changes.ts';
 import { watchCancellation } from './cancel-watch.ts';
@@ -140,13 +141,7 @@ async function runInSlot(deps: TurnRunnerDeps, turnId: string, slot: WorkerSlot)
     ...(deps.describeModel ? { describeModel: deps.describeModel } : {}),
   }, turn);
   const controller = new AbortController();
-  // Every TURN_HEARTBEAT_MS the turn's heartbeat is renewed (a stale one means this dispatcher died).
-  const watch = setInterval(() => {
-    const stopIfCancelled = (status: string | undefined) => {
-      if (status === 'cancelled') controller.abort();
-    };
-    void beatTurn(deps, turnId, deps.instanceId).then(stopIfCancelled, () => undefined);
-  }, TURN_HEARTBEAT_MS);
+  const watch = startHeartbeat(deps, turnId, controller);
   // A cancel of the turn or its session stops the worker: read once per change notification (./cancel-watch.ts).
   const cancelWatch = await watchCancellation(
     { ...deps, safetyMs: deps.cancelPollMs },
@@ -169,30 +164,7 @@ async function runInSlot(deps: TurnRunnerDeps, turnId: string, slot: WorkerSlot)
   if (deps.interrupt?.aborted) interrupt();
   else deps.interrupt?.addEventListener('abort', interrupt, { once: true });
   try {
-    // The turn's context goes with the job (the worker's first round trip, saved); when it cannot be read, the worker
-    // asks for it and reports the failure. The workflow's turn_seconds is enforced from outside the worker too (its
-    // own check never runs while it is stuck).
-    const context = await host.loadTurn(turnId).catch(() => undefined);
-    timed.begin();
-    const turnSeconds = context?.workflow.limits.turnSeconds;
-    const outcome = await timed.within(turnId, () =>
-      deps.launcher.run({
-        kind: 'turn',
-        subject: `turn ${turnId}`,
-        task: 'turn',
-        payload: context ? { turnId, context } : { turnId },
-        limits: deps.limits,
-        broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log, trace: timed }),
-        signal: controller.signal,
-        slot,
-        onProgress: timed.workerStarting(),
-        ...(turnSeconds === undefined ? {} : { turnSeconds }),
-      }));
-    if (outcome.ended === 'failed') {
-      const code = outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed');
-      await failTree({ code, message: outcome.message }, { lease: fence.lease });
-    }
-    await timed.within(turnId, async () => await deps.afterTurn?.(turnId));
+    await runWorker(deps, { turn, fence, controller, timed, host, slot, failTree });
   } finally {
     clearInterval(watch);
     cancelWatch.end();
@@ -202,6 +174,66 @@ async function runInSlot(deps: TurnRunnerDeps, turnId: string, slot: WorkerSlot)
     // A run that settled nothing was stopped (a cancel) or lost its turn to another writer (a sweep).
     timed.end(controller.signal.aborted ? 'cancelled' : 'unsettled');
   }
+}
+
+/**
+ * Renews the heartbeat of turn `turnId` every TURN_HEARTBEAT_MS (a stale one means this dispatcher died); a beat
+ * that reads the turn cancelled aborts `controller`. @returns the interval to clear when the run ends
+ */
+function startHeartbeat(
+  deps: TurnRunnerDeps,
+  turnId: string,
+  controller: AbortController,
+): ReturnType<typeof setInterval> {
+  return setInterval(() => {
+    const stopIfCancelled = (status: string | undefined) => {
+      if (status === 'cancelled') controller.abort();
+    };
+    void beatTurn(deps, turnId, deps.instanceId).then(stopIfCancelled, () => undefined);
+  }, TURN_HEARTBEAT_MS);
+}
+
+/** A claimed turn's run as {@link runWorker} drives it. */
+interface WorkerRun extends RunParts {
+  /** The store host the worker's broker answers from. */
+  host: TurnHost;
+  /** The turn worker slot reserved for it. */
+  slot: WorkerSlot;
+  /** Ends the turn tree failed (what was timed of it with it); `where`: more conditions on the turn. */
+  failTree(failure: { code: string; message: string }, where?: Record<string, unknown>): Promise<void>;
+}
+
+/**
+ * Runs the worker of a claimed turn to its end: a worker that ended failed (or hit a limit) fails the turn tree
+ * under the claim's lease; then `afterTurn`.
+ */
+async function runWorker(deps: TurnRunnerDeps, run: WorkerRun): Promise<void> {
+  const { turn, fence, controller, timed, host, slot } = run;
+  const turnId = turn._id;
+  // The turn's context goes with the job (the worker's first round trip, saved); when it cannot be read, the worker
+  // asks for it and reports the failure. The workflow's turn_seconds is enforced from outside the worker too (its
+  // own check never runs while it is stuck).
+  const context = await host.loadTurn(turnId).catch(() => undefined);
+  timed.begin();
+  const turnSeconds = context?.workflow.limits.turnSeconds;
+  const outcome = await timed.within(turnId, () =>
+    deps.launcher.run({
+      kind: 'turn',
+      subject: `turn ${turnId}`,
+      task: 'turn',
+      payload: context ? { turnId, context } : { turnId },
+      limits: deps.limits,
+      broker: turnBroker(host, { subject: `turn ${turnId}`, log: deps.log, trace: timed }),
+      signal: controller.signal,
+      slot,
+      onProgress: timed.workerStarting(),
+      ...(turnSeconds === undefined ? {} : { turnSeconds }),
+    }));
+  if (outcome.ended === 'failed') {
+    const code = outcome.code ?? (outcome.limit ? 'worker_limit' : 'worker_failed');
+    await run.failTree({ code, message: outcome.message }, { lease: fence.lease });
+  }
+  await timed.within(turnId, async () => await deps.afterTurn?.(turnId));
 }
 
 /** What {@link hostOf} builds the broker's host from: the claimed turn, its fence, its abort and its recorder. */

@@ -7,7 +7,7 @@
  */
 import type { ModelMessage } from '../ports/model-provider.ts';
 import { PlatformError } from '../ports/platform-error.ts';
-import type { DecisionChannel } from './model.ts';
+import type { DecisionChannel } from './decision-input.ts';
 import type { HookRunner, SessionPatch, TurnContext, TurnHost, TurnOutcome } from './turn-host.ts';
 import { stateOf, type StateView } from './workflow-view.ts';
 

@@ -82,90 +82,119 @@ export interface SkillRegistries {
 
 /** The registries `registries` over `deps`; nothing is cloned until {@link SkillRegistries.update} runs. */
 export function createSkillRegistries(deps: SkillRegistryDeps, registries: MirroredRegistry[]): SkillRegistries {
-  const states = new Map<string, SkillRegistryStatus>(registries.map((r) => [r.id, {
-    id: r.id,
-    url: r.url,
-    state: 'cloning',
-    commit: null,
-    skills: 0,
-    updatedAt: null,
-    lastFailure: null,
-  }]));
-  const registryOf = (id: string): MirroredRegistry => {
-    const found = registries.find((r) => r.id === id);
-    if (found) return found;
-    const known = registries.map((r) => r.id).join(', ') || '(none)';
-    throw new PlatformError(
-      'registry_not_found',
-      `No skill registry "${id}" is followed here; the registries: ${known}.`,
-      {
-        status: 404,
-      },
-    );
-  };
-  // The bundles of each registry's clone, read once per commit (every listing and copy reads them).
-  const read = new Map<string, ClonedBundles>();
-  const bundlesAt = async (registry: MirroredRegistry): Promise<ClonedBundles> => {
-    const commit = await deps.mirror.current(registry);
-    if (commit === undefined) return { commit: null, bundles: new Map(), leftOut: [] };
-    const known = read.get(registry.id);
-    if (known?.commit === commit) return known;
-    const mirrored = await deps.mirror.files(registry, 'skills/', caps);
-    const fresh = { commit, bundles: bundlesOf(mirrored.files), leftOut: mirrored.leftOut };
-    read.set(registry.id, fresh);
-    return fresh;
-  };
-  const updateOne = async (registry: MirroredRegistry) => {
-    const state = states.get(registry.id)!;
-    const at = deps.clock.now().toISOString();
-    try {
-      await deps.mirror.update(registry);
-      const served = await bundlesAt(registry);
-      const lastFailure = served.leftOut.length > 0 ? { at, message: leftOutMessage(served.leftOut) } : null;
-      const skills = served.bundles.size;
-      Object.assign(state, { state: 'ready', updatedAt: at, commit: served.commit, skills, lastFailure });
-      deps.log(`[skills] registry ${registry.id} at ${served.commit?.slice(0, 12)}: ${state.skills} skill(s)`, 'info');
-      if (lastFailure) deps.log(`[skills] registry ${registry.id}: ${lastFailure.message}`, 'warn');
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      const none: ClonedBundles = { commit: null, bundles: new Map(), leftOut: [] };
-      const last = await bundlesAt(registry).catch(() => none);
-      const lastFailure = { at, message };
-      Object.assign(state, { state: 'failed', commit: last.commit, skills: last.bundles.size, lastFailure });
-      const served = last.commit ? `serving its last clone at ${last.commit.slice(0, 12)}` : 'no clone to serve yet';
-      deps.log(
-        `[skills] registry ${registry.id} (${registry.url}) could not be updated: ${message}; ${served}`,
-        'warn',
-      );
-    }
+  const followed: Followed = {
+    deps,
+    registries,
+    states: new Map(registries.map((r) => [r.id, {
+      id: r.id,
+      url: r.url,
+      state: 'cloning',
+      commit: null,
+      skills: 0,
+      updatedAt: null,
+      lastFailure: null,
+    }])),
+    read: new Map(),
   };
   return {
     update: async () => {
-      for (const registry of registries) await updateOne(registry);
+      for (const registry of registries) await updateOne(followed, registry);
     },
-    status: () => registries.map((r) => ({ ...states.get(r.id)! })),
+    status: () => registries.map((r) => ({ ...followed.states.get(r.id)! })),
     skills: async (id) => {
-      const chosen = id === undefined ? registries : [registryOf(id)];
+      const chosen = id === undefined ? registries : [registryOf(followed, id)];
       const out: RegistrySkill[] = [];
       for (const registry of chosen) {
-        const { bundles } = await bundlesAt(registry);
+        const { bundles } = await bundlesAt(followed, registry);
         for (const [slug, files] of bundles) out.push(describeSkill(registry.id, slug, files));
       }
       return out;
     },
-    skillFiles: async (id, slug) => {
-      const registry = registryOf(id);
-      const { commit, bundles } = await bundlesAt(registry);
-      const found = bundles.get(slug);
-      if (!commit || !found) {
-        const names = [...bundles.keys()].join(', ') || '(none yet)';
-        throw new PlatformError('skill_not_found', `Registry "${id}" has no skill "${slug}"; its skills: ${names}.`, {
-          status: 404,
-        });
-      }
-      return { commit, files: found.map((f) => textOf(f, id)) };
-    },
+    skillFiles: (id, slug) => skillFilesOf(followed, id, slug),
   };
+}
+
+/** What the registries' methods share: their deps, the registries followed, their states and bundles read. */
+interface Followed {
+  deps: SkillRegistryDeps;
+  registries: MirroredRegistry[];
+  /** Each registry's state, by id. */
+  states: Map<string, SkillRegistryStatus>;
+  /** The bundles of each registry's clone, read once per commit (every listing and copy reads them). */
+  read: Map<string, ClonedBundles>;
+}
+
+/** The registry `id`. @throws PlatformError `registry_not_found` (404) naming the registries followed */
+function registryOf(followed: Followed, id: string): MirroredRegistry {
+  const { registries } = followed;
+  const found = registries.find((r) => r.id === id);
+  if (found) return found;
+  const known = registries.map((r) => r.id).join(', ') || '(none)';
+  throw new PlatformError(
+    'registry_not_found',
+    `No skill registry "${id}" is followed here; the registries: ${known}.`,
+    {
+      status: 404,
+    },
+  );
+}
+
+/** The bundles of `registry`'s current clone (none without one), read again only when its commit changed. */
+async function bundlesAt(followed: Followed, registry: MirroredRegistry): Promise<ClonedBundles> {
+  const { deps, read } = followed;
+  const commit = await deps.mirror.current(registry);
+  if (commit === undefined) return { commit: null, bundles: new Map(), leftOut: [] };
+  const known = read.get(registry.id);
+  if (known?.commit === commit) return known;
+  const mirrored = await deps.mirror.files(registry, 'skills/', caps);
+  const fresh = { commit, bundles: bundlesOf(mirrored.files), leftOut: mirrored.leftOut };
+  read.set(registry.id, fresh);
+  return fresh;
+}
+
+/** Clones or fast-forwards `registry` and sets its state; a failure warns and serves the last clone. */
+async function updateOne(followed: Followed, registry: MirroredRegistry): Promise<void> {
+  const { deps } = followed;
+  const state = followed.states.get(registry.id)!;
+  const at = deps.clock.now().toISOString();
+  try {
+    await deps.mirror.update(registry);
+    const served = await bundlesAt(followed, registry);
+    const lastFailure = served.leftOut.length > 0 ? { at, message: leftOutMessage(served.leftOut) } : null;
+    const skills = served.bundles.size;
+    Object.assign(state, { state: 'ready', updatedAt: at, commit: served.commit, skills, lastFailure });
+    deps.log(`[skills] registry ${registry.id} at ${served.commit?.slice(0, 12)}: ${state.skills} skill(s)`, 'info');
+    if (lastFailure) deps.log(`[skills] registry ${registry.id}: ${lastFailure.message}`, 'warn');
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const none: ClonedBundles = { commit: null, bundles: new Map(), leftOut: [] };
+    const last = await bundlesAt(followed, registry).catch(() => none);
+    const lastFailure = { at, message };
+    Object.assign(state, { state: 'failed', commit: last.commit, skills: last.bundles.size, lastFailure });
+    const served = last.commit ? `serving its last clone at ${last.commit.slice(0, 12)}` : 'no clone to serve yet';
+    deps.log(
+      `[skills] registry ${registry.id} (${registry.url}) could not be updated: ${message}; ${served}`,
+      'warn',
+    );
+  }
+}
+
+/** The files of skill `slug` of registry `id` (see {@link SkillRegistries.skillFiles}). */
+async function skillFilesOf(
+  followed: Followed,
+  id: string,
+  slug: string,
+): Promise<{ commit: string; files: AgentFile[] }> {
+  const registry = registryOf(followed, id);
+  const { commit, bundles } = await bundlesAt(followed, registry);
+  const found = bundles.get(slug);
+  if (!commit || !found) {
+    const names = [...bundles.keys()].join(', ') || '(none yet)';
+    throw new PlatformError('skill_not_found', `Registry "${id}" has no skill "${slug}"; its skills: ${names}.`, {
+      status: 404,
+    });
+  }
+  return { commit, files: found.map((f) => textOf(f, id)) };
 }
 
 interface RawFile {

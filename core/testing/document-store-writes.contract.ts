@@ -58,11 +58,14 @@ export async function expectCode(promise: Promise<unknown>, code: string): Promi
  */
 export function registerWriteCases(state: ContractState, ttlWaitMs: number): void {
   registerUpdateCases(state);
-  registerKeyAndDeleteCases(state);
+  registerUpsertCases(state);
+  registerUniqueKeyCases(state);
+  registerIndexAndDeleteCases(state);
   registerTtlCases(state, ttlWaitMs);
   registerSharedDataCases(state);
 }
 
+/** Updates: `$set`, `$unset`, `$inc` (dotted paths), the first match only, Dates. */
 function registerUpdateCases(state: ContractState): void {
   it('updates with $set, $unset and $inc, dotted paths included', async () => {
     await state.items.insertOne({ _id: 'u', a: { b: 1, c: 2 }, n: 5, gone: 'x', keep: true });
@@ -102,7 +105,10 @@ function registerUpdateCases(state: ContractState): void {
     const found = await state.items.findOne({ when: { $gte: when } });
     expect(found).toEqual({ _id: 'd', when, meta: { when } });
   });
+}
 
+/** Upserts: from the filter's equality fields, or its `_id`. */
+function registerUpsertCases(state: ContractState): void {
   it('upserts from the equality fields of the filter plus $set, then updates the same document', async () => {
     const filter = { tenant: 't1', name: { $eq: 'n1' }, $and: [{ region: 'eu' }], age: { $gt: 3 } };
     const first = await state.items.updateOne(filter, { $set: { v: 1, age: 4 }, $inc: { count: 1 } }, { upsert: true });
@@ -125,7 +131,8 @@ function registerUpdateCases(state: ContractState): void {
   });
 }
 
-function registerKeyAndDeleteCases(state: ContractState): void {
+/** Unique keys: `_id`, unique and compound unique indexes, an index refused over duplicates. */
+function registerUniqueKeyCases(state: ContractState): void {
   it('rejects a duplicate _id with duplicate_key and keeps the first document', async () => {
     await state.items.insertOne({ _id: 'dup', v: 1 });
     await expectCode(state.items.insertOne({ _id: 'dup', v: 2 }), 'duplicate_key');
@@ -163,7 +170,10 @@ function registerKeyAndDeleteCases(state: ContractState): void {
     await expectCode(state.items.createIndex({ code: 1 }, { unique: true }), 'duplicate_key');
     await state.items.insertOne({ _id: 'c', code: 'x' });
   });
+}
 
+/** Indexes created twice, deletes of one or many. */
+function registerIndexAndDeleteCases(state: ContractState): void {
   it('creates indexes idempotently', async () => {
     await state.items.createIndex({ a: 1 });
     await state.items.createIndex({ a: 1 });
@@ -188,6 +198,7 @@ function registerKeyAndDeleteCases(state: ContractState): void {
   });
 }
 
+/** TTL indexes hide expired documents (within `ttlWaitMs`). */
 function registerTtlCases(state: ContractState, ttlWaitMs: number): void {
   it('hides documents whose TTL-indexed Date is older than expireAfterSeconds', async () => {
     await state.items.createIndex({ createdAt: 1 }, { expireAfterSeconds: 3600 });
@@ -206,6 +217,7 @@ function registerTtlCases(state: ContractState, ttlWaitMs: number): void {
   });
 }
 
+/** Two store instances over the same data (skipped without `openAnother`). */
 function registerSharedDataCases(state: ContractState): void {
   it('lets two store instances over the same data see each other’s writes', async (ctx) => {
     if (state.fixture.openAnother === undefined) {
@@ -263,6 +275,7 @@ function registerSharedDataCases(state: ContractState): void {
   });
 }
 
+/** Runs `check` until it passes, once a second, failing with its error past `waitMs`. */
 async function eventually(waitMs: number, check: () => Promise<void>): Promise<void> {
   const deadline = systemClock.now().getTime() + waitMs;
   for (;;) {

@@ -12,7 +12,7 @@
 import type { TriggerDeclaration } from '../agent/trigger-model.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { PlatformError } from '../ports/platform-error.ts';
-import type { CallbackAnswer } from './callback-answer.ts';
+import type { CallbackAnswer, CallbackFiring } from './callback-answer.ts';
 import { callbackAddressesCollection, type CallbackAddressRecord } from './callback-addresses.ts';
 import { runServiceCall, type ServiceCallDeps } from './poll-service-call.ts';
 import { type KeyedFiringDeps, runKeyedFiring } from './keyed-firings.ts';
@@ -94,50 +94,72 @@ export async function runCallbackDelivery(
     call,
     caller: { orgId: env.orgId, agentId: env.agentId },
   }) as CallbackAnswer;
-  const scope = `callback:${record._id}`;
+  const run: CallbackRun = { target, call, delivery, scope: `callback:${record._id}` };
   const opened: string[] = [];
-  const firingTarget = {
-    orgId: env.orgId,
-    agentId: env.agentId,
-    environment: env.name,
-    buildId: env.published.buildId,
-    commitId: env.published.commitId,
-    workflow: trigger.workflow,
-    state: trigger.state,
-    trigger: { id: trigger.id, type: 'callback' },
-  };
   for (const [index, firing] of answer.firings.entries()) {
-    const firingId = firing.id ?? `${delivery.deliveryId}-${index}`;
-    const payload = {
-      collection: call.collection,
-      event: call.input.event,
-      deliveryId: delivery.deliveryId,
-      firingId,
-      payload: firing.payload,
-    };
-    // The trigger's session key (e.g. one session per issue) sends later firings to the open session of that key.
-    const sessionKey = sessionKeyOf(typeof trigger.fields.session === 'string' ? trigger.fields.session : undefined, {
-      id: trigger.id,
-      type: 'callback',
-      ...payload,
-    });
-    const fired = await runKeyedFiring(deps, {
-      scope,
-      firingId,
-      target: firingTarget,
-      firing: {
-        payload,
-        message:
-          `The ${call.collection} collection called back (${call.input.event}, firing ${firingId}); it is in the ` +
-          `variable "trigger".`,
-        ...(sessionKey ? { sessionKey } : {}),
-      },
-    });
-    if (fired.outcome === 'opened' || fired.outcome === 'delivered') opened.push(fired.sessionId);
+    const sessionId = await fireCallbackFiring(deps, run, firing, index);
+    if (sessionId !== undefined) opened.push(sessionId);
   }
   deps.log(
     `[triggers] callback trigger ${trigger.id} of ${trigger.workflow} in ${env.agentId}/${env.name}: delivery ` +
       `${delivery.deliveryId} gave ${answer.firings.length} firing(s), ${opened.length} new`,
   );
   return opened;
+}
+
+/** One callback delivery under way: its target, the tool call made, the delivery, the claim scope of its firings. */
+interface CallbackRun {
+  target: CallbackTarget;
+  call: ReturnType<typeof callbackCall>;
+  delivery: CallbackDelivery;
+  scope: string;
+}
+
+/**
+ * Fires `firing` (the `index`th of the answer) once: a new session, or the open session of its session key.
+ * @returns the session opened or delivered to, else undefined (already fired)
+ */
+async function fireCallbackFiring(
+  deps: KeyedFiringDeps,
+  run: CallbackRun,
+  firing: CallbackFiring,
+  index: number,
+): Promise<string | undefined> {
+  const { target: { env, trigger }, call, delivery, scope } = run;
+  const firingId = firing.id ?? `${delivery.deliveryId}-${index}`;
+  const payload = {
+    collection: call.collection,
+    event: call.input.event,
+    deliveryId: delivery.deliveryId,
+    firingId,
+    payload: firing.payload,
+  };
+  // The trigger's session key (e.g. one session per issue) sends later firings to the open session of that key.
+  const sessionKey = sessionKeyOf(typeof trigger.fields.session === 'string' ? trigger.fields.session : undefined, {
+    id: trigger.id,
+    type: 'callback',
+    ...payload,
+  });
+  const fired = await runKeyedFiring(deps, {
+    scope,
+    firingId,
+    target: {
+      orgId: env.orgId,
+      agentId: env.agentId,
+      environment: env.name,
+      buildId: env.published.buildId,
+      commitId: env.published.commitId,
+      workflow: trigger.workflow,
+      state: trigger.state,
+      trigger: { id: trigger.id, type: 'callback' },
+    },
+    firing: {
+      payload,
+      message:
+        `The ${call.collection} collection called back (${call.input.event}, firing ${firingId}); it is in the ` +
+        `variable "trigger".`,
+      ...(sessionKey ? { sessionKey } : {}),
+    },
+  });
+  return fired.outcome === 'opened' || fired.outcome === 'delivered' ? fired.sessionId : undefined;
 }

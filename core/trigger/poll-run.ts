@@ -43,16 +43,56 @@ export async function runPoll(deps: PollRunDeps, job: PollJob): Promise<PollOutc
   if (!published) return { ended: 'skipped' };
   const { env, trigger } = published;
   const key = pollKey(env._id, job.workflow, job.trigger);
-  const states = deps.docs.collection<PollStateRecord>(pollStatesCollection);
-  const before = await states.findOne({ _id: key });
+  const before = await deps.docs.collection<PollStateRecord>(pollStatesCollection).findOne({ _id: key });
   if (!(await claimSlot(deps, key, job))) return { ended: 'skipped' };
-  const call = {
-    collection: String(trigger.fields.collection),
-    tool: String(trigger.fields.tool),
-    input: (trigger.fields.arguments as Record<string, unknown> | undefined) ?? {},
+  const poll: Poll = {
+    deps,
+    job,
+    published,
+    key,
+    before,
+    call: {
+      collection: String(trigger.fields.collection),
+      tool: String(trigger.fields.tool),
+      input: (trigger.fields.arguments as Record<string, unknown> | undefined) ?? {},
+    },
+    name: `polling trigger ${job.trigger} of ${job.workflow} in ${job.agentId}/${job.environment}`,
   };
-  const name = `polling trigger ${job.trigger} of ${job.workflow} in ${job.agentId}/${job.environment}`;
-  let items: { id: string; item: unknown }[];
+  const items = await pollItems(poll);
+  if (!Array.isArray(items)) return items;
+  const scope = pollItemScope(env._id, job.workflow, job.trigger);
+  const fingerprint = canonicalJson(poll.call);
+  if (before?.baseline !== fingerprint) return recordBaseline(poll, { scope, fingerprint }, items);
+  if (before?.failure !== undefined) await pollStates(poll).updateOne({ _id: key }, { $unset: { failure: true } });
+  return { ended: 'fired', sessions: await fireItems(poll, scope, items) };
+}
+
+/** One poll under way: its job, the published trigger, its state's key and state before, the call, its log name. */
+interface Poll {
+  deps: PollRunDeps;
+  job: PollJob;
+  published: NonNullable<Awaited<ReturnType<typeof publishedTrigger>>>;
+  key: string;
+  before: PollStateRecord | null;
+  call: { collection: string; tool: string; input: Record<string, unknown> };
+  name: string;
+}
+
+/** An item a poll read: its id (the firing's) and the item itself. */
+type PolledItem = { id: string; item: unknown };
+
+/** The poll states' collection. */
+function pollStates(poll: Poll) {
+  return poll.deps.docs.collection<PollStateRecord>(pollStatesCollection);
+}
+
+/**
+ * Calls the trigger's tool in a call worker: its items, or the `failed` outcome (logged once per trigger until a poll
+ * succeeds again, and recorded); a success after a failure is logged.
+ */
+async function pollItems(poll: Poll): Promise<PolledItem[] | PollOutcome> {
+  const { deps, job, published: { env }, key, before, call, name } = poll;
+  let items: PolledItem[];
   try {
     items = ((await runServiceCall(deps, {
       task: 'poll',
@@ -60,7 +100,7 @@ export async function runPoll(deps: PollRunDeps, job: PollJob): Promise<PollOutc
       call,
       caller: { orgId: env.orgId, agentId: job.agentId },
     })) as {
-      items: { id: string; item: unknown }[];
+      items: PolledItem[];
     }).items;
   } catch (error) {
     const reason = isPlatformError(error) ? error.message : 'the poll failed unexpectedly';
@@ -70,23 +110,32 @@ export async function runPoll(deps: PollRunDeps, job: PollJob): Promise<PollOutc
           `next due slot`,
       );
     }
-    await states.updateOne({ _id: key }, { $set: { failure: reason } });
+    await pollStates(poll).updateOne({ _id: key }, { $set: { failure: reason } });
     return { ended: 'failed', reason };
   }
   if (before?.failure !== undefined) {
     deps.log(`[triggers] ${name}: polls of ${call.collection}.${call.tool} succeed again`);
   }
-  const scope = pollItemScope(env._id, job.workflow, job.trigger);
-  const fingerprint = canonicalJson(call);
-  if (before?.baseline !== fingerprint) {
-    for (const { id } of items) await claimDelivery(deps, scope, id);
-    await states.updateOne({ _id: key }, { $set: { baseline: fingerprint }, $unset: { failure: true } });
-    deps.log(
-      `[triggers] ${name}: first poll recorded ${items.length} item(s) as already seen; new items from now on fire`,
-    );
-    return { ended: 'baseline', items: items.length };
-  }
-  if (before?.failure !== undefined) await states.updateOne({ _id: key }, { $unset: { failure: true } });
+  return items;
+}
+
+/** The first poll of a call (`fingerprint`): claims every item as already seen and fires none. */
+async function recordBaseline(
+  poll: Poll,
+  { scope, fingerprint }: { scope: string; fingerprint: string },
+  items: PolledItem[],
+): Promise<PollOutcome> {
+  for (const { id } of items) await claimDelivery(poll.deps, scope, id);
+  await pollStates(poll).updateOne({ _id: poll.key }, { $set: { baseline: fingerprint }, $unset: { failure: true } });
+  poll.deps.log(
+    `[triggers] ${poll.name}: first poll recorded ${items.length} item(s) as already seen; new items from now on fire`,
+  );
+  return { ended: 'baseline', items: items.length };
+}
+
+/** Fires each new item once (claimed in `scope`); returns the sessions opened. */
+async function fireItems(poll: Poll, scope: string, items: PolledItem[]): Promise<string[]> {
+  const { deps, published: { env, trigger }, call } = poll;
   const sessions: string[] = [];
   const target = {
     orgId: env.orgId,
@@ -112,7 +161,7 @@ export async function runPoll(deps: PollRunDeps, job: PollJob): Promise<PollOutc
     });
     if (fired?.outcome === 'opened') sessions.push(fired.session._id);
   }
-  return { ended: 'fired', sessions };
+  return sessions;
 }
 
 /** Claims `job.slot` for the trigger once (true for the one claim; false when this or a later slot was claimed). */

@@ -14,7 +14,8 @@
 import type { JobQueue } from '../ports/job-queue.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { sessionKeyOf } from '../agent/session-key-expression.ts';
-import { type Firing, type FiringDeps, type FiringTarget, openFiredSession } from '../session/firings.ts';
+import type { Firing, FiringDeps, FiringTarget } from '../session/firings.ts';
+import { openFiredSession } from '../session/session-opening.ts';
 import { settleDelivery } from '../session/delivery-claims.ts';
 import { TRIGGER_QUEUE } from './completion-firings.ts';
 import type { publishedWorkflows } from '../session/build-workflows.ts';

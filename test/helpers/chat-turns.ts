@@ -10,7 +10,8 @@ import { createMemoryObjectStore } from '../../core/testing/memory-object-store.
 import { sendChatMessage } from '../../core/session/chat-queue.ts';
 import { runTurn } from '../../core/session/run-turn.ts';
 import { claimTurn, readThread, sessionsOf, turnsOf } from '../../core/session/session-store.ts';
-import { type SessionDeps, startSession } from '../../core/session/sessions.ts';
+import type { SessionDeps } from '../../core/session/session-access.ts';
+import { startSession } from '../../core/session/session-start.ts';
 import { createStoreHost } from '../../core/session/store-host.ts';
 import type { WorkflowView } from '../../core/session/workflow-view.ts';
 import { brokerState } from './broker-workflow.ts';

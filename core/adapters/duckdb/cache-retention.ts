@@ -75,65 +75,99 @@ const buildEntry = /^(data\.duckdb.*|files|scopes|spill-.*)$/;
  * Source: docs/decisions.md D18 § 8
  */
 export function createCacheRetention(deps: CacheRetentionDeps): CacheRetention {
-  const holds = new Map<string, number>();
-  const doomed = new Set<string>();
-  const maxBytes = deps.maxBytes ?? Number.POSITIVE_INFINITY;
-  let sweeping: Promise<void> = Promise.resolve();
-  const remove = (directory: string) =>
-    rm(join(deps.cacheDir, directory), { recursive: true, force: true }).catch((error: unknown) => {
-      deps.logger.warn({ directory, err: String(error) }, 'unused data build could not be removed');
-    });
-  const sweepOnce = async (spare?: string) => {
-    if (!deps.liveDataKeys) return;
-    const live = new Set([...await deps.liveDataKeys()].map(cacheDirectoryName));
-    for (const directory of doomed) if (live.has(directory)) doomed.delete(directory);
-    const removed: string[] = [];
-    for (const directory of await dataDirectories(deps.cacheDir)) {
-      if (live.has(directory) || directory === spare) continue;
-      if (holds.has(directory)) doomed.add(directory);
-      else {
-        await remove(directory);
-        removed.push(directory);
-      }
-    }
-    if (removed.length > 0) deps.logger.info({ removed }, 'unused data builds removed');
+  const state: RetentionState = {
+    deps,
+    holds: new Map(),
+    doomed: new Set(),
+    maxBytes: deps.maxBytes ?? Number.POSITIVE_INFINITY,
+    sweeping: Promise.resolve(),
   };
-  const sweep = (spare?: string) => {
-    sweeping = sweeping.then(() => sweepOnce(spare)).catch((error: unknown) => {
-      deps.logger.warn({ err: String(error) }, 'unused data builds could not be listed; kept for now');
-    });
-    return sweeping;
-  };
-  const refuseOver = async (data: DataSet, bytes: number, what: string) => {
-    if (!Number.isFinite(maxBytes)) return;
-    const own = cacheDirectoryName(data.key);
-    const held = await directoryBytes(deps.cacheDir, (name) => name === own);
-    if (held + bytes <= maxBytes) return;
-    deps.logger.warn({ dataKey: data.key, cacheBytes: held, buildBytes: bytes, maxBytes }, 'semantic cache full');
-    throw cacheFull(bytes, maxBytes, what);
-  };
-  if (deps.liveDataKeys) void sweep();
+  if (deps.liveDataKeys) void sweep(state);
   return {
-    hold(dataKey) {
-      const directory = cacheDirectoryName(dataKey);
-      holds.set(directory, (holds.get(directory) ?? 0) + 1);
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        const left = (holds.get(directory) ?? 1) - 1;
-        if (left > 0) return void holds.set(directory, left);
-        holds.delete(directory);
-        if (doomed.delete(directory)) void remove(directory);
-      };
-    },
-    sweep: () => sweep(),
+    hold: (dataKey) => hold(state, dataKey),
+    sweep: () => sweep(state),
     async admit(data) {
-      await sweep(cacheDirectoryName(data.key));
-      await refuseOver(data, data.files.reduce((sum, file) => sum + file.size, 0), 'its files need');
+      await sweep(state, cacheDirectoryName(data.key));
+      await refuseOver(state, data, data.files.reduce((sum, file) => sum + file.size, 0), 'its files need');
     },
-    keep: (data, bytes) => refuseOver(data, bytes, 'its database takes'),
+    keep: (data, bytes) => refuseOver(state, data, bytes, 'its database takes'),
   };
+}
+
+/** What a retention's methods share: holds by directory, the held directories to remove, the running sweep. */
+interface RetentionState {
+  deps: CacheRetentionDeps;
+  /** Queries holding each data directory. */
+  holds: Map<string, number>;
+  /** Held directories no plane uses: removed on their last release. */
+  doomed: Set<string>;
+  /** The cap in bytes (infinite: none). */
+  maxBytes: number;
+  /** The last sweep queued: sweeps run one after another. */
+  sweeping: Promise<void>;
+}
+
+/** Holds `dataKey`'s directory until the returned function is called (once); removes it then if it is doomed. */
+function hold(state: RetentionState, dataKey: string): () => void {
+  const { holds, doomed } = state;
+  const directory = cacheDirectoryName(dataKey);
+  holds.set(directory, (holds.get(directory) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (holds.get(directory) ?? 1) - 1;
+    if (left > 0) return void holds.set(directory, left);
+    holds.delete(directory);
+    if (doomed.delete(directory)) void remove(state, directory);
+  };
+}
+
+/** Removes one data directory; a failure is logged, never thrown. */
+function remove(state: RetentionState, directory: string): Promise<void> {
+  return rm(join(state.deps.cacheDir, directory), { recursive: true, force: true }).catch((error: unknown) => {
+    state.deps.logger.warn({ directory, err: String(error) }, 'unused data build could not be removed');
+  });
+}
+
+/** Queues a sweep after the running one (`spare` left alone); a failure to list is logged and keeps everything. */
+function sweep(state: RetentionState, spare?: string): Promise<void> {
+  state.sweeping = state.sweeping.then(() => sweepOnce(state, spare)).catch((error: unknown) => {
+    state.deps.logger.warn({ err: String(error) }, 'unused data builds could not be listed; kept for now');
+  });
+  return state.sweeping;
+}
+
+/** Removes the data directories no plane uses and none holds; marks the held ones as doomed. */
+async function sweepOnce(state: RetentionState, spare?: string): Promise<void> {
+  const { deps, holds, doomed } = state;
+  if (!deps.liveDataKeys) return;
+  const live = new Set([...await deps.liveDataKeys()].map(cacheDirectoryName));
+  for (const directory of doomed) if (live.has(directory)) doomed.delete(directory);
+  const removed: string[] = [];
+  for (const directory of await dataDirectories(deps.cacheDir)) {
+    if (live.has(directory) || directory === spare) continue;
+    if (holds.has(directory)) doomed.add(directory);
+    else {
+      await remove(state, directory);
+      removed.push(directory);
+    }
+  }
+  if (removed.length > 0) deps.logger.info({ removed }, 'unused data builds removed');
+}
+
+/**
+ * Refuses `data` when the rest of the cache plus `bytes` passes the cap.
+ * @throws PlatformError `semantic_cache_full`
+ */
+async function refuseOver(state: RetentionState, data: DataSet, bytes: number, what: string): Promise<void> {
+  const { deps, maxBytes } = state;
+  if (!Number.isFinite(maxBytes)) return;
+  const own = cacheDirectoryName(data.key);
+  const held = await directoryBytes(deps.cacheDir, (name) => name === own);
+  if (held + bytes <= maxBytes) return;
+  deps.logger.warn({ dataKey: data.key, cacheBytes: held, buildBytes: bytes, maxBytes }, 'semantic cache full');
+  throw cacheFull(bytes, maxBytes, what);
 }
 
 /**

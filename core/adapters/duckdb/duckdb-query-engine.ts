@@ -17,14 +17,14 @@ import { pid } from 'node:process';
 import type { Logger } from '../../ports/logger.ts';
 import type { ObjectStore } from '../../ports/object-store.ts';
 import type { ExecuteRequest, QueryEngine, QueryResult } from '../../ports/query-engine.ts';
-import { createCacheRetention, holdingDataWhileQuerying } from './cache-retention.ts';
-import { cacheDirectoryName, createDataBuilder } from './data-build.ts';
+import { type CacheRetention, createCacheRetention, holdingDataWhileQuerying } from './cache-retention.ts';
+import { cacheDirectoryName, createDataBuilder, type DataBuilder } from './data-build.ts';
 import { createDuckDbParser } from './parser.ts';
-import { createQueryProcessPool, type ShareLimits } from './process-pool.ts';
+import { createQueryProcessPool, type QueryProcessPool, type ShareLimits } from './process-pool.ts';
 import { cancelledError } from './query-execution.ts';
 import type { QueryProcessCommand } from './query-process.ts';
 import type { BuildLimits } from './build-slots.ts';
-import { createScopeBuilder } from './scope-build.ts';
+import { createScopeBuilder, type ScopeBuilder } from './scope-build.ts';
 
 /**
  * Dependencies of {@link createDuckDbQueryEngine}.
@@ -92,6 +92,40 @@ function dataKeyOf(key: string): string {
  * Source: spec/semantic-query-service.md § Query validation
  */
 export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngine {
+  const parts = createEngineParts(deps);
+  const { retention, builder, scopes, pool } = parts;
+  const parser = createDuckDbParser();
+
+  // A data build no plane uses any more is removed once its last query has ended (cache-retention.ts).
+  return holdingDataWhileQuerying(retention, {
+    parse: (sql, partition) => parser.parse(sql, partition),
+
+    execute: (request: ExecuteRequest): Promise<QueryResult> => executeQuery(parts, request),
+
+    prepareScope({ data, scope, views }, owner) {
+      void builder.databaseFile(data)
+        .then((dataFile) => scopes.prepare({ dataKey: data.key, dataFile, scope, views, share: owner }))
+        .catch(() => undefined);
+    },
+
+    async close() {
+      parser.close();
+      await pool.close();
+    },
+  });
+}
+
+/** What the engine's methods share: its logger, the cache's retention, the data and scope builders, the pool. */
+interface EngineParts {
+  logger: Logger;
+  retention: CacheRetention;
+  builder: DataBuilder;
+  scopes: ScopeBuilder;
+  pool: QueryProcessPool;
+}
+
+/** Builds the engine's parts from its dependencies (defaults: 4 query processes). */
+function createEngineParts(deps: DuckDbQueryEngineDeps): EngineParts {
   const logger = deps.logger.child({ component: 'duckdb' });
   const retention = createCacheRetention({
     cacheDir: deps.cacheDir,
@@ -124,62 +158,51 @@ export function createDuckDbQueryEngine(deps: DuckDbQueryEngineDeps): QueryEngin
       return join(deps.cacheDir, cacheDirectoryName(dataKeyOf(key)), `spill-${pid}-${spillCounter}`);
     },
   });
-  const parser = createDuckDbParser();
+  return { logger, retention, builder, scopes, pool };
+}
 
-  // A data build no plane uses any more is removed once its last query has ended (cache-retention.ts).
-  return holdingDataWhileQuerying(retention, {
-    parse: (sql, partition) => parser.parse(sql, partition),
-
-    async execute(request: ExecuteRequest): Promise<QueryResult> {
-      const { signal, caller } = request;
-      if (signal?.aborted) throw cancelledError();
-      const databaseFile = await builder.databaseFile(request.data);
-      const { scope, sql, params, maxRows, maxBytes } = request;
-      // The scope file: built on a scope's first query, else at once (docs/decisions.md D25: a span either way).
-      const scopeFile = await inEngineSpan('duckdb scope', { 'db.operation.name': 'CREATE' }, () =>
-        scopes.scopeFile({
-          dataKey: request.data.key,
-          dataFile: databaseFile,
-          scope,
-          views: request.views,
-          share: caller && { projectId: caller.projectId, orgId: caller.orgId },
-          signal,
-        }));
-      const process = await pool.acquire(poolKey(request.data.key, scope), scopeFile.path, { share: caller, signal })
-        .finally(scopeFile.release);
-      if (signal?.aborted) {
-        pool.release(process, true);
-        logger.info({ ...caller }, 'query cancelled before it ran: its caller went away');
-        throw cancelledError();
-      }
-      // Bare names bind straight to the scope file's tables (search_path data.main): through views over them
-      // (`SELECT * FROM data."<dataset>"`) the prepare took about twice as long (docs/decisions.md D18, per-call
-      // waste).
-      const query = { scope, views: [], searchPath: 'data.main', sql, params, maxRows, maxBytes };
-      const execution = process.execute(query, request.timeoutMs);
-      const cancel = () => {
-        const message = 'query cancelled while running: its caller went away; interrupted';
-        logger.info({ ...caller, pid: process.pid }, message);
-        execution.cancel();
-      };
-      signal?.addEventListener('abort', cancel, { once: true });
-      void execution.done.then((reusable) => {
-        signal?.removeEventListener('abort', cancel);
-        pool.release(process, reusable);
-      });
-      // Only a read-only SELECT runs (the query process refuses anything else); the text stays off the span.
-      return inEngineSpan('SELECT', { 'db.operation.name': 'SELECT' }, () => execution.result);
-    },
-
-    prepareScope({ data, scope, views }, owner) {
-      void builder.databaseFile(data)
-        .then((dataFile) => scopes.prepare({ dataKey: data.key, dataFile, scope, views, share: owner }))
-        .catch(() => undefined);
-    },
-
-    async close() {
-      parser.close();
-      await pool.close();
-    },
+/**
+ * Runs `request`: the data database and the scope file (built on first use), a query process of that scope file,
+ * the query there under its deadline; a caller gone away cancels it.
+ */
+async function executeQuery(parts: EngineParts, request: ExecuteRequest): Promise<QueryResult> {
+  const { logger, builder, scopes, pool } = parts;
+  const { signal, caller } = request;
+  if (signal?.aborted) throw cancelledError();
+  const databaseFile = await builder.databaseFile(request.data);
+  const { scope, sql, params, maxRows, maxBytes } = request;
+  // The scope file: built on a scope's first query, else at once (docs/decisions.md D25: a span either way).
+  const scopeFile = await inEngineSpan('duckdb scope', { 'db.operation.name': 'CREATE' }, () =>
+    scopes.scopeFile({
+      dataKey: request.data.key,
+      dataFile: databaseFile,
+      scope,
+      views: request.views,
+      share: caller && { projectId: caller.projectId, orgId: caller.orgId },
+      signal,
+    }));
+  const process = await pool.acquire(poolKey(request.data.key, scope), scopeFile.path, { share: caller, signal })
+    .finally(scopeFile.release);
+  if (signal?.aborted) {
+    pool.release(process, true);
+    logger.info({ ...caller }, 'query cancelled before it ran: its caller went away');
+    throw cancelledError();
+  }
+  // Bare names bind straight to the scope file's tables (search_path data.main): through views over them
+  // (`SELECT * FROM data."<dataset>"`) the prepare took about twice as long (docs/decisions.md D18, per-call
+  // waste).
+  const query = { scope, views: [], searchPath: 'data.main', sql, params, maxRows, maxBytes };
+  const execution = process.execute(query, request.timeoutMs);
+  const cancel = () => {
+    const message = 'query cancelled while running: its caller went away; interrupted';
+    logger.info({ ...caller, pid: process.pid }, message);
+    execution.cancel();
+  };
+  signal?.addEventListener('abort', cancel, { once: true });
+  void execution.done.then((reusable) => {
+    signal?.removeEventListener('abort', cancel);
+    pool.release(process, reusable);
   });
+  // Only a read-only SELECT runs (the query process refuses anything else); the text stays off the span.
+  return inEngineSpan('SELECT', { 'db.operation.name': 'SELECT' }, () => execution.result);
 }

@@ -32,44 +32,67 @@ const sizeText = (bytes: number) => bytes >= MIB ? `${Math.round(bytes / MIB)} M
  * `held` (what the clone holds already: {@link cloneUsage}; zero for a fresh clone).
  */
 export function cappedGitIo(root: string, caps: RegistryCloneCaps, held = { bytes: 0, entries: 0 }) {
-  const counts = { downloaded: 0, written: held.bytes, entries: held.entries };
-  const tooLarge = (what: string, cap: string) =>
-    new RegistryRefused(
-      `The registry's clone passed ${cap} (${what}); a skill registry holds skills/<slug>/ bundles of text. ` +
-        'Keep the repository under that, or follow a smaller one.',
-    );
-  let base: string | undefined;
-  const inside = async (path: string) => {
-    base ??= await fsp.realpath(root);
-    const rel = relative(base, await fsp.realpath(dirname(resolve(path))));
-    if (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)) return;
-    throw new RegistryRefused(
-      'The registry writes through a symbolic link to outside its clone; it is refused. Remove the link from it.',
-    );
-  };
-  /** Runs `write` of `path` once it stays inside and within the caps; a write that fails counts nothing. */
-  const guarded = async <T>(path: string, bytes: number, write: () => Promise<T>): Promise<T> => {
-    await inside(path);
-    counts.written += bytes;
-    counts.entries += 1;
-    try {
-      if (counts.written > caps.maxBytes) throw tooLarge('bytes written', sizeText(caps.maxBytes));
-      if (counts.entries > caps.maxEntries) throw tooLarge('files and folders', `${caps.maxEntries} entries`);
-      return await write();
-    } catch (error) {
-      counts.written -= bytes;
-      counts.entries -= 1;
-      throw error;
-    }
-  };
-  const byteLength = (data: string | Uint8Array) =>
-    typeof data === 'string' ? new TextEncoder().encode(data).byteLength : data.byteLength;
-  const fs = {
+  const update: CloneUpdate = { root, caps, counts: { downloaded: 0, written: held.bytes, entries: held.entries } };
+  return { fs: cappedFs(update), http: cappedHttp(update) };
+}
+
+/** One update of a clone: its directory, its caps, and what it downloaded and holds so far. */
+interface CloneUpdate {
+  root: string;
+  caps: RegistryCloneCaps;
+  counts: { downloaded: number; written: number; entries: number };
+  /** The clone's directory with its links resolved, read on the first write. */
+  base?: string;
+}
+
+/** The refusal of an update past a cap (`cap` as the message says it, `what` the count that passed it). */
+function tooLarge(what: string, cap: string): RegistryRefused {
+  return new RegistryRefused(
+    `The registry's clone passed ${cap} (${what}); a skill registry holds skills/<slug>/ bundles of text. ` +
+      'Keep the repository under that, or follow a smaller one.',
+  );
+}
+
+/** Refuses a write of `path` whose folder resolves outside the clone. @throws RegistryRefused */
+async function assertInside(update: CloneUpdate, path: string): Promise<void> {
+  update.base ??= await fsp.realpath(update.root);
+  const rel = relative(update.base, await fsp.realpath(dirname(resolve(path))));
+  if (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)) return;
+  throw new RegistryRefused(
+    'The registry writes through a symbolic link to outside its clone; it is refused. Remove the link from it.',
+  );
+}
+
+/** Runs `write` of `path` once it stays inside and within the caps; a write that fails counts nothing. */
+async function guarded<T>(update: CloneUpdate, path: string, bytes: number, write: () => Promise<T>): Promise<T> {
+  const { counts, caps } = update;
+  await assertInside(update, path);
+  counts.written += bytes;
+  counts.entries += 1;
+  try {
+    if (counts.written > caps.maxBytes) throw tooLarge('bytes written', sizeText(caps.maxBytes));
+    if (counts.entries > caps.maxEntries) throw tooLarge('files and folders', `${caps.maxEntries} entries`);
+    return await write();
+  } catch (error) {
+    counts.written -= bytes;
+    counts.entries -= 1;
+    throw error;
+  }
+}
+
+/** Bytes of a file's content or a link's target as written. */
+const byteLength = (data: string | Uint8Array) =>
+  typeof data === 'string' ? new TextEncoder().encode(data).byteLength : data.byteLength;
+
+/** The fs isomorphic-git writes through: folders, files and links counted and kept inside the clone. */
+function cappedFs(update: CloneUpdate) {
+  return {
     promises: {
-      mkdir: (path: string) => guarded(path, 0, () => fsp.mkdir(path)),
+      mkdir: (path: string) => guarded(update, path, 0, () => fsp.mkdir(path)),
       writeFile: (path: string, data: string | Uint8Array, options?: Parameters<typeof fsp.writeFile>[2]) =>
-        guarded(path, byteLength(data), () => fsp.writeFile(path, data, options)),
-      symlink: (target: string, path: string) => guarded(path, byteLength(target), () => fsp.symlink(target, path)),
+        guarded(update, path, byteLength(data), () => fsp.writeFile(path, data, options)),
+      symlink: (target: string, path: string) =>
+        guarded(update, path, byteLength(target), () => fsp.symlink(target, path)),
       readFile: fsp.readFile,
       rmdir: fsp.rmdir,
       unlink: fsp.unlink,
@@ -80,7 +103,12 @@ export function cappedGitIo(root: string, caps: RegistryCloneCaps, held = { byte
       rm: fsp.rm,
     },
   };
-  const cappedHttp = {
+}
+
+/** The http isomorphic-git downloads through: the bytes of every answer's body counted against the cap. */
+function cappedHttp(update: CloneUpdate) {
+  const { counts, caps } = update;
+  return {
     request: async (request: Parameters<typeof http.request>[0]) => {
       const answer = await http.request(request);
       if (!answer.body) return answer;
@@ -95,7 +123,6 @@ export function cappedGitIo(root: string, caps: RegistryCloneCaps, held = { byte
       return { ...answer, body };
     },
   };
-  return { fs, http: cappedHttp };
 }
 
 /** The bytes and entries (files, folders, links; links not followed) under `dir`, `.git` included. */

@@ -7,7 +7,13 @@
  * Source: spec/platform-service.md § Rules 17; docs/decisions.md D22 § 4.
  */
 import * as oidc from 'openid-client';
-import type { AuthorizationRequest, OAuthAppClient, OAuthClient, OAuthTokens } from '../../ports/oauth-client.ts';
+import type {
+  AuthorizationAnswer,
+  AuthorizationRequest,
+  OAuthAppClient,
+  OAuthClient,
+  OAuthTokens,
+} from '../../ports/oauth-client.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
 
 /** Options of {@link createOAuthClient}. */
@@ -22,58 +28,18 @@ export interface OAuthClientOptions {
  * Source: spec/platform-service.md § Rules 17
  */
 export function createOAuthClient(options: OAuthClientOptions = {}): OAuthClient {
-  const now = options.now ?? (() => new Date());
-  const configs = new Map<string, Promise<oidc.Configuration>>();
-  const configOf = (app: OAuthAppClient): Promise<oidc.Configuration> => {
-    const key = JSON.stringify([app.appId, app.clientId, app.clientSecret, app.issuer, app.tokenUrl]);
-    let found = configs.get(key);
-    if (found === undefined) {
-      found = configure(app);
-      configs.set(key, found);
-      found.catch(() => configs.delete(key));
-    }
-    return found;
-  };
-  const tokensOf = (answer: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers): OAuthTokens => {
-    const expiresIn = answer.expiresIn();
-    return {
-      accessToken: answer.access_token,
-      ...(answer.refresh_token ? { refreshToken: answer.refresh_token } : {}),
-      ...(expiresIn !== undefined ? { expiresAt: new Date(now().getTime() + expiresIn * 1000) } : {}),
-      ...(answer.scope ? { scope: answer.scope } : {}),
-    };
-  };
-  const authorizationUrlOf = async (app: OAuthAppClient, request: AuthorizationRequest) =>
-    oidc.buildAuthorizationUrl(await guarded(app, () => configOf(app)), {
-      redirect_uri: request.redirectUri,
-      response_type: 'code',
-      state: request.state,
-      code_challenge: request.codeChallenge,
-      code_challenge_method: 'S256',
-      ...(app.scopes.length > 0 ? { scope: app.scopes.join(' ') } : {}),
-    });
+  const client: ClientState = { now: options.now ?? (() => new Date()), configs: new Map() };
   return {
-    authorizationUrl: async (app, request) => (await authorizationUrlOf(app, request)).href,
-    exchangeCode: (app, answer) =>
-      guarded(app, async () => {
-        const config = await configOf(app);
-        const callbackUrl = new URL(answer.redirectUri);
-        callbackUrl.search = new URLSearchParams(answer.query).toString();
-        const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
-          pkceCodeVerifier: answer.codeVerifier,
-          expectedState: answer.state,
-          idTokenExpected: false,
-        });
-        return tokensOf(tokens);
-      }),
+    authorizationUrl: async (app, request) => (await authorizationUrlOf(client, app, request)).href,
+    exchangeCode: (app, answer) => guarded(app, () => exchangeCode(client, app, answer)),
     refresh: (app, refreshToken) =>
       guarded(app, async () => {
-        const tokens = tokensOf(await oidc.refreshTokenGrant(await configOf(app), refreshToken));
+        const tokens = tokensOf(client, await oidc.refreshTokenGrant(await configOf(client, app), refreshToken));
         return { ...tokens, refreshToken: tokens.refreshToken ?? refreshToken };
       }),
     revoke: (app, token) =>
       guarded(app, async () => {
-        const config = await configOf(app);
+        const config = await configOf(client, app);
         if (!config.serverMetadata().revocation_endpoint) return false;
         await oidc.tokenRevocation(config, token);
         return true;
@@ -89,6 +55,68 @@ export function createOAuthClient(options: OAuthClientOptions = {}): OAuthClient
   };
 }
 
+/** What the client's methods share: its clock and the providers' configurations by app, client id and secret. */
+interface ClientState {
+  now: () => Date;
+  configs: Map<string, Promise<oidc.Configuration>>;
+}
+
+/** `app`'s provider configuration, discovered once per app, client id and secret (a failure is tried again). */
+function configOf(client: ClientState, app: OAuthAppClient): Promise<oidc.Configuration> {
+  const key = JSON.stringify([app.appId, app.clientId, app.clientSecret, app.issuer, app.tokenUrl]);
+  let found = client.configs.get(key);
+  if (found === undefined) {
+    found = configure(app);
+    client.configs.set(key, found);
+    found.catch(() => client.configs.delete(key));
+  }
+  return found;
+}
+
+/** The tokens of a token endpoint's answer; `expiresAt` from its `expires_in` on the client's clock. */
+function tokensOf(
+  client: ClientState,
+  answer: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers,
+): OAuthTokens {
+  const expiresIn = answer.expiresIn();
+  return {
+    accessToken: answer.access_token,
+    ...(answer.refresh_token ? { refreshToken: answer.refresh_token } : {}),
+    ...(expiresIn !== undefined ? { expiresAt: new Date(client.now().getTime() + expiresIn * 1000) } : {}),
+    ...(answer.scope ? { scope: answer.scope } : {}),
+  };
+}
+
+/** The authorization URL of `request`: the code flow with S256 PKCE, state and the app's scopes. */
+async function authorizationUrlOf(client: ClientState, app: OAuthAppClient, request: AuthorizationRequest) {
+  return oidc.buildAuthorizationUrl(await guarded(app, () => configOf(client, app)), {
+    redirect_uri: request.redirectUri,
+    response_type: 'code',
+    state: request.state,
+    code_challenge: request.codeChallenge,
+    code_challenge_method: 'S256',
+    ...(app.scopes.length > 0 ? { scope: app.scopes.join(' ') } : {}),
+  });
+}
+
+/** Exchanges the code of `answer` (its state, `iss` and any ID token checked by the library). */
+async function exchangeCode(
+  client: ClientState,
+  app: OAuthAppClient,
+  answer: AuthorizationAnswer,
+): Promise<OAuthTokens> {
+  const config = await configOf(client, app);
+  const callbackUrl = new URL(answer.redirectUri);
+  callbackUrl.search = new URLSearchParams(answer.query).toString();
+  const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+    pkceCodeVerifier: answer.codeVerifier,
+    expectedState: answer.state,
+    idTokenExpected: false,
+  });
+  return tokensOf(client, tokens);
+}
+
+/** The provider's configuration: discovered from its issuer, or built from the app's endpoints. */
 async function configure(app: OAuthAppClient): Promise<oidc.Configuration> {
   const auth = oidc.ClientSecretBasic(app.clientSecret);
   if (app.issuer !== undefined) {

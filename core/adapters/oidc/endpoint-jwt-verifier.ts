@@ -72,66 +72,89 @@ function boundedCache<V>(max: number): (key: string, make: () => V) => V {
  * Source: spec/platform-service.md § Incoming connection authentication (oidc)
  */
 export function createEndpointJwtVerifier(options: EndpointJwtVerifierOptions = {}): EndpointJwtVerifierAdapter {
-  const now = options.now ?? (() => new Date());
   const max = options.maxCached ?? 500;
-  const discoveries = boundedCache<() => Promise<DiscoveryDocument>>(max);
-  const keySets = boundedCache<ReturnType<typeof createRemoteJWKSet>>(max);
   const allowPrivate = options.allowPrivateUrls === true;
-  const fetchFn: FetchFunction = options.fetch ?? createGuardedFetch({ allowPrivate });
-  const guard = (what: string, url: string): string => {
-    const problem = outboundUrlProblem(url, allowPrivate);
-    if (problem) throw unavailable(`The ${what} ${problem}.`);
-    return url;
+  const verifier: Verifier = {
+    now: options.now ?? (() => new Date()),
+    clockToleranceSeconds: options.clockToleranceSeconds ?? 30,
+    allowPrivate,
+    fetchFn: options.fetch ?? createGuardedFetch({ allowPrivate }),
+    discoveries: boundedCache<() => Promise<DiscoveryDocument>>(max),
+    keySets: boundedCache<ReturnType<typeof createRemoteJWKSet>>(max),
   };
-  const jwksUrlOf = async (settings: EndpointOidcSettings): Promise<string> => {
-    if (settings.jwksUrl) return guard("connection's JWKS URL", settings.jwksUrl);
-    guard("connection's issuer", settings.issuer);
-    const loader = () =>
-      createDiscoveryLoader({
-        issuer: settings.issuer,
-        fetch: fetchFn,
-        nowMs: () => now().getTime(),
-      });
-    const load = discoveries(settings.issuer, loader);
-    let jwksUri: string;
-    try {
-      jwksUri = (await load()).jwks_uri;
-    } catch (cause) {
-      const refused = refusalIn(cause);
-      if (refused) throw unavailable(refused.message, cause);
-      throw unavailable(
-        `The discovery document of issuer ${settings.issuer} cannot be read or names another issuer; check the ` +
-          `connection's issuer, or give its JWKS URL.`,
-        cause,
-      );
-    }
-    return guard("jwks_uri of the issuer's discovery document", jwksUri);
-  };
-  return {
-    async verify(token, settings) {
-      if (token.length === 0 || token.length > MAX_TOKEN_CHARS) throw unauthorized('The token is empty or too long.');
-      const uri = await jwksUrlOf(settings);
-      const keys = keySets(uri, () => createRemoteJWKSet(new URL(uri), { [customFetch]: fetchFn }));
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(token, keys, {
-          issuer: settings.issuer,
-          audience: settings.audience,
-          algorithms: settings.algorithms.length ? settings.algorithms : ['RS256'],
-          requiredClaims: ['exp'],
-          currentDate: now(),
-          clockTolerance: options.clockToleranceSeconds ?? 30,
-        }));
-      } catch (error) {
-        throw mapError(error);
-      }
-      const subject = [payload.sub, payload.client_id, payload.azp].find((v): v is string =>
-        typeof v === 'string' && v.length > 0
-      );
-      if (!subject) throw unauthorized('The token names no subject (sub).');
-      return { subject };
-    },
-  };
+  return { verify: (token, settings) => verifyToken(verifier, token, settings) };
+}
+
+/** What a verifier's calls share: its clock, its fetch and URL rule, the cached discoveries and key sets. */
+interface Verifier {
+  now: () => Date;
+  clockToleranceSeconds: number;
+  allowPrivate: boolean;
+  fetchFn: FetchFunction;
+  discoveries: (key: string, make: () => () => Promise<DiscoveryDocument>) => () => Promise<DiscoveryDocument>;
+  keySets: (key: string, make: () => ReturnType<typeof createRemoteJWKSet>) => ReturnType<typeof createRemoteJWKSet>;
+}
+
+/** Verifies `token` against `settings`; returns its subject (`sub`, else `client_id`, else `azp`). */
+async function verifyToken(
+  verifier: Verifier,
+  token: string,
+  settings: EndpointOidcSettings,
+): Promise<{ subject: string }> {
+  if (token.length === 0 || token.length > MAX_TOKEN_CHARS) throw unauthorized('The token is empty or too long.');
+  const uri = await jwksUrlOf(verifier, settings);
+  const keys = verifier.keySets(uri, () => createRemoteJWKSet(new URL(uri), { [customFetch]: verifier.fetchFn }));
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, keys, {
+      issuer: settings.issuer,
+      audience: settings.audience,
+      algorithms: settings.algorithms.length ? settings.algorithms : ['RS256'],
+      requiredClaims: ['exp'],
+      currentDate: verifier.now(),
+      clockTolerance: verifier.clockToleranceSeconds,
+    }));
+  } catch (error) {
+    throw mapError(error);
+  }
+  const subject = [payload.sub, payload.client_id, payload.azp].find((v): v is string =>
+    typeof v === 'string' && v.length > 0
+  );
+  if (!subject) throw unauthorized('The token names no subject (sub).');
+  return { subject };
+}
+
+/** `url` when the URL rule allows it (`what` names it in the refusal). @throws `identity_provider_unavailable` */
+function guard(verifier: Verifier, what: string, url: string): string {
+  const problem = outboundUrlProblem(url, verifier.allowPrivate);
+  if (problem) throw unavailable(`The ${what} ${problem}.`);
+  return url;
+}
+
+/** The connection's JWKS URL, else the `jwks_uri` of its issuer's discovery document (cached per issuer). */
+async function jwksUrlOf(verifier: Verifier, settings: EndpointOidcSettings): Promise<string> {
+  if (settings.jwksUrl) return guard(verifier, "connection's JWKS URL", settings.jwksUrl);
+  guard(verifier, "connection's issuer", settings.issuer);
+  const loader = () =>
+    createDiscoveryLoader({
+      issuer: settings.issuer,
+      fetch: verifier.fetchFn,
+      nowMs: () => verifier.now().getTime(),
+    });
+  const load = verifier.discoveries(settings.issuer, loader);
+  let jwksUri: string;
+  try {
+    jwksUri = (await load()).jwks_uri;
+  } catch (cause) {
+    const refused = refusalIn(cause);
+    if (refused) throw unavailable(refused.message, cause);
+    throw unavailable(
+      `The discovery document of issuer ${settings.issuer} cannot be read or names another issuer; check the ` +
+        `connection's issuer, or give its JWKS URL.`,
+      cause,
+    );
+  }
+  return guard(verifier, "jwks_uri of the issuer's discovery document", jwksUri);
 }
 
 function unauthorized(message: string): PlatformError {

@@ -10,6 +10,7 @@ import { type Job, Queue, Worker } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
 import type { JobAddOptions, JobPlace, JobQueue } from '../../ports/job-queue.ts';
 import { PlatformError } from '../../ports/platform-error.ts';
+import { assertBlockingSafe, checkedJobId, checkedQueueName, queuePrefix } from './bull-job-checks.ts';
 import { type FairQueueOps, fairQueueOps } from './fair-queue.ts';
 import { startFairWorker } from './fair-worker.ts';
 import type { RedisConnection } from './open-redis.ts';
@@ -72,6 +73,43 @@ export interface BullJobQueueOptions {
  * Source: core/ports/job-queue.ts; docs/architecture.md § Ports and adapters (JobQueue).
  */
 export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
+  const state = openState(options);
+  const { fair } = state;
+  return {
+    add: (queue, name, data, addOptions = {}) => addJob(state, queue, { name, data }, addOptions),
+    consume: (queue, handler, consumeOptions = {}) => consumeJobs(state, queue, handler, consumeOptions),
+    async jobState(queue, jobId) {
+      const fairOps = fair.get(queue);
+      if (fairOps) return fairOps.state(checkedJobId(jobId));
+      const jobState = await queueFor(state, queue).getJobState(checkedJobId(jobId));
+      if (jobState === 'unknown') return 'missing';
+      return jobState === 'completed' || jobState === 'failed' ? 'ended' : 'pending';
+    },
+    remove: async (queue, jobId) =>
+      fair.get(queue)?.remove(checkedJobId(jobId)) ??
+        (await queueFor(state, queue).remove(checkedJobId(jobId))) === 1,
+    counts: async (queue) => fair.get(queue)?.counts() ?? countJobs(queueFor(state, queue)),
+    close: () => closeAll(state),
+  };
+}
+
+/** What the methods of one job queue share: its context, its queues, Workers and fair queues, what it keeps. */
+interface JobQueueState extends BullContext {
+  /** The connection opened from a URL (closed by `close()`); undefined for a shared one. */
+  owned?: Redis;
+  keepCompleted: number;
+  keepFailed: { count: number; ageSeconds: number };
+  /** BullMQ queues by name, created on first use. */
+  queues: Map<string, Queue>;
+  workers: Set<Worker>;
+  /** The fair queues' operations by name. */
+  fair: Map<string, FairQueueOps>;
+  /** The running consumers of fair queues. */
+  fairStops: Set<{ stop(): Promise<void> }>;
+}
+
+/** Opens (or takes) the connection and sets the queue's state up (defaults: keep 1000 completed, 1000 failed 7 d). */
+function openState(options: BullJobQueueOptions): JobQueueState {
   const owned = typeof options.connection === 'string'
     ? new Redis(options.connection, { maxRetriesPerRequest: null })
     : undefined;
@@ -79,78 +117,88 @@ export function createBullJobQueue(options: BullJobQueueOptions): JobQueue {
   assertBlockingSafe(connection);
   const onError = options.onError ?? (() => {});
   owned?.on('error', onError);
-  const context: BullContext = {
+  const prefix = queuePrefix(options.prefix ?? 'cairn', connection instanceof Cluster);
+  return {
     connection,
-    prefix: queuePrefix(options.prefix ?? 'cairn', connection instanceof Cluster),
+    prefix,
     onError,
     ...(options.onFailed ? { onFailed: options.onFailed } : {}),
     ...(options.failedData ? { failedData: options.failedData } : {}),
+    owned,
+    keepCompleted: options.keepCompleted ?? 1000,
+    keepFailed: options.keepFailed ?? { count: 1000, ageSeconds: 7 * 86_400 },
+    queues: new Map(),
+    workers: new Set(),
+    fair: new Map<string, FairQueueOps>(
+      (options.fairQueues ?? []).map((
+        name,
+      ) => [name, fairQueueOps(connection, prefix, checkedQueueName(name), options.fairLeaseMs)]),
+    ),
+    fairStops: new Set(),
   };
-  const keepCompleted = options.keepCompleted ?? 1000;
-  const keepFailed = options.keepFailed ?? { count: 1000, ageSeconds: 7 * 86_400 };
-  const queues = new Map<string, Queue>();
-  const workers = new Set<Worker>();
-  const fair = new Map<string, FairQueueOps>(
-    (options.fairQueues ?? []).map((
-      name,
-    ) => [name, fairQueueOps(connection, context.prefix, checkedQueueName(name), options.fairLeaseMs)]),
-  );
-  const fairStops = new Set<{ stop(): Promise<void> }>();
-  const queueFor = (name: string): Queue => {
-    let queue = queues.get(checkedQueueName(name));
-    if (queue === undefined) {
-      const defaultJobOptions = {
-        attempts: 1,
-        removeOnComplete: { count: keepCompleted },
-        removeOnFail: { count: keepFailed.count, age: keepFailed.ageSeconds },
-      };
-      queue = new Queue(name, { connection, prefix: context.prefix, defaultJobOptions });
-      queue.on('error', onError);
-      queues.set(name, queue);
-    }
-    return queue;
-  };
-  return {
-    async add(queue, name, data, addOptions = {}) {
-      const fairOps = fair.get(queue);
-      if (fairOps) return addFair(fairOps, queue, { name, data }, addOptions);
-      const jobId = addOptions.jobId === undefined ? undefined : checkedJobId(addOptions.jobId);
-      const job = await queueFor(queue).add(name, data, {
-        ...(jobId ? { jobId } : {}),
-        ...(addOptions.delayMs ? { delay: addOptions.delayMs } : {}),
-      });
-      return String(job.id);
-    },
-    consume(queue, handler, consumeOptions = {}) {
-      const concurrency = consumeOptions.concurrency ?? 1;
-      const fairOps = fair.get(queue);
-      if (!fairOps) return startWorker(context, workers, { queue, handler, concurrency });
-      const onFailed = (job: JobView, error: unknown) => reportFailure(context, queue, job, error);
-      const started = startFairWorker({ connection, ops: fairOps, handler, concurrency, onFailed, onError });
-      const stop = { stop: () => (fairStops.delete(stop), started.stop()) };
-      fairStops.add(stop);
-      return stop;
-    },
-    async jobState(queue, jobId) {
-      const fairOps = fair.get(queue);
-      if (fairOps) return fairOps.state(checkedJobId(jobId));
-      const state = await queueFor(queue).getJobState(checkedJobId(jobId));
-      if (state === 'unknown') return 'missing';
-      return state === 'completed' || state === 'failed' ? 'ended' : 'pending';
-    },
-    remove: async (queue, jobId) =>
-      fair.get(queue)?.remove(checkedJobId(jobId)) ?? (await queueFor(queue).remove(checkedJobId(jobId))) === 1,
-    counts: async (queue) => fair.get(queue)?.counts() ?? countJobs(queueFor(queue)),
-    async close() {
-      await Promise.all([...fairStops].map((stop) => stop.stop()));
-      fairStops.clear();
-      await Promise.all([...workers].map((worker) => worker.close()));
-      workers.clear();
-      await Promise.all([...queues.values()].map((queue) => queue.close()));
-      queues.clear();
-      if (owned !== undefined) await owned.quit().catch(() => owned.disconnect());
-    },
-  };
+}
+
+/** The BullMQ queue `name`, created on first use with the kept-jobs bounds. */
+function queueFor(state: JobQueueState, name: string): Queue {
+  let queue = state.queues.get(checkedQueueName(name));
+  if (queue === undefined) {
+    const defaultJobOptions = {
+      attempts: 1,
+      removeOnComplete: { count: state.keepCompleted },
+      removeOnFail: { count: state.keepFailed.count, age: state.keepFailed.ageSeconds },
+    };
+    queue = new Queue(name, { connection: state.connection, prefix: state.prefix, defaultJobOptions });
+    queue.on('error', state.onError);
+    state.queues.set(name, queue);
+  }
+  return queue;
+}
+
+/** Adds `job` to `queue` (a fair queue's own add, or BullMQ's with its job id and delay); returns the job's id. */
+async function addJob(
+  state: JobQueueState,
+  queue: string,
+  job: { name: string; data: unknown },
+  addOptions: JobAddOptions,
+): Promise<string> {
+  const fairOps = state.fair.get(queue);
+  if (fairOps) return addFair(fairOps, queue, job, addOptions);
+  const jobId = addOptions.jobId === undefined ? undefined : checkedJobId(addOptions.jobId);
+  const added = await queueFor(state, queue).add(job.name, job.data, {
+    ...(jobId ? { jobId } : {}),
+    ...(addOptions.delayMs ? { delay: addOptions.delayMs } : {}),
+  });
+  return String(added.id);
+}
+
+/** Starts a consumer of `queue`: a BullMQ Worker, or a fair queue's worker (./fair-worker.ts). */
+function consumeJobs(
+  state: JobQueueState,
+  queue: string,
+  handler: JobHandler,
+  consumeOptions: ConsumeOptions,
+): { stop(): Promise<void> } {
+  const concurrency = consumeOptions.concurrency ?? 1;
+  const fairOps = state.fair.get(queue);
+  if (!fairOps) return startWorker(state, state.workers, { queue, handler, concurrency });
+  const onFailed = (job: JobView, error: unknown) => reportFailure(state, queue, job, error);
+  const { connection, onError } = state;
+  const started = startFairWorker({ connection, ops: fairOps, handler, concurrency, onFailed, onError });
+  const stop = { stop: () => (state.fairStops.delete(stop), started.stop()) };
+  state.fairStops.add(stop);
+  return stop;
+}
+
+/** Stops every consumer (running jobs end first), closes the queues, and quits an owned connection. */
+async function closeAll(state: JobQueueState): Promise<void> {
+  const { fairStops, workers, queues, owned } = state;
+  await Promise.all([...fairStops].map((stop) => stop.stop()));
+  fairStops.clear();
+  await Promise.all([...workers].map((worker) => worker.close()));
+  workers.clear();
+  await Promise.all([...queues.values()].map((queue) => queue.close()));
+  queues.clear();
+  if (owned !== undefined) await owned.quit().catch(() => owned.disconnect());
 }
 
 /**
@@ -222,6 +270,7 @@ function startWorker(
 }
 
 type JobHandler = Parameters<JobQueue['consume']>[1];
+type ConsumeOptions = NonNullable<Parameters<JobQueue['consume']>[2]>;
 type JobView = { id: string; name: string; data: unknown };
 
 /** A job whose handler threw, as `onFailed` receives it (its data is the payload: keep only what is needed). */
@@ -246,46 +295,4 @@ async function countJobs(queue: Queue) {
     failed: of('failed'),
     delayed: of('delayed'),
   };
-}
-
-/**
- * The BullMQ prefix: on a cluster every key of a queue must share one hash slot.
- *
- * Source: core/ports/job-queue.ts; docs/architecture.md § Ports and adapters (JobQueue).
- */
-export function queuePrefix(prefix: string, cluster: boolean): string {
-  return cluster && !prefix.includes('{') ? `{${prefix}}` : prefix;
-}
-
-function assertBlockingSafe(connection: RedisConnection): void {
-  const options = connection instanceof Cluster ? connection.options.redisOptions : connection.options;
-  if (options?.maxRetriesPerRequest !== null) {
-    throw new PlatformError(
-      'invalid_argument',
-      'The queue connection needs maxRetriesPerRequest: null (openRedis sets it by default).',
-      { status: 400 },
-    );
-  }
-}
-
-function checkedQueueName(name: string): string {
-  if (name.length === 0 || name.includes(':')) {
-    throw new PlatformError(
-      'invalid_argument',
-      `The queue name ${JSON.stringify(name)} must be non-empty and hold no ':'.`,
-      { status: 400 },
-    );
-  }
-  return name;
-}
-
-function checkedJobId(jobId: string): string {
-  if (jobId.length === 0 || jobId.includes(':') || String(Number.parseInt(jobId, 10)) === jobId) {
-    throw new PlatformError(
-      'invalid_argument',
-      `The jobId ${JSON.stringify(jobId)} must be non-empty, hold no ':' and not be an integer.`,
-      { status: 400 },
-    );
-  }
-  return jobId;
 }

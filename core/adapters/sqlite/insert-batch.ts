@@ -39,74 +39,15 @@ export interface InsertBatcher {
  * @param assertOpen - throws once the store is closed (checked before each try)
  */
 export function createInsertBatcher(driver: SqlDriver, busyTimeoutMs: number, assertOpen: () => void): InsertBatcher {
+  const target: BatchTarget = { driver, busyTimeoutMs, assertOpen };
   let queued: Waiting[] = [];
   let scheduled = false;
-
-  const alone = async (item: Waiting) => {
-    try {
-      await writeWithoutBlocking(driver, busyTimeoutMs, () => {
-        assertOpen();
-        item.write();
-      });
-      item.resolve();
-    } catch (error) {
-      item.reject(error);
-    }
-  };
-
-  /** The group in one transaction: each insert's outcome, or undefined when an engine error aborted it. */
-  const together = (group: Waiting[]): unknown[] | undefined => {
-    assertOpen();
-    driver.exec('BEGIN IMMEDIATE');
-    const outcomes: unknown[] = [];
-    try {
-      for (const item of group) {
-        try {
-          item.write();
-          outcomes.push(written);
-        } catch (error) {
-          // A clash is this insert's answer (SQLite undid only its statement); anything else aborts the group.
-          if (!isPlatformError(error, 'duplicate_key')) throw error;
-          outcomes.push(error);
-        }
-      }
-    } catch {
-      try {
-        driver.exec('ROLLBACK');
-      } catch { /* the engine's error already ended the transaction */ }
-      return undefined;
-    }
-    try {
-      driver.exec('COMMIT');
-    } catch (error) {
-      try {
-        driver.exec('ROLLBACK');
-      } catch { /* the failed commit already ended the transaction */ }
-      throw error;
-    }
-    return outcomes;
-  };
 
   const flush = async () => {
     const group = queued;
     queued = [];
     try {
-      if (group.length === 1) {
-        await alone(group[0]);
-        return;
-      }
-      let outcomes: unknown[] | undefined;
-      try {
-        outcomes = await writeWithoutBlocking(driver, busyTimeoutMs, () => together(group));
-      } catch (error) {
-        for (const item of group) item.reject(error);
-        return;
-      }
-      if (outcomes === undefined) {
-        for (const item of group) await alone(item);
-        return;
-      }
-      group.forEach((item, i) => (outcomes[i] === written ? item.resolve() : item.reject(outcomes[i])));
+      await writeGroup(target, group);
     } finally {
       scheduled = queued.length > 0;
       if (scheduled) setImmediate(() => void flush());
@@ -124,4 +65,81 @@ export function createInsertBatcher(driver: SqlDriver, busyTimeoutMs: number, as
       });
     },
   };
+}
+
+/** Where a group is written: the driver, the busy timeout in milliseconds, the store's open check. */
+interface BatchTarget {
+  driver: SqlDriver;
+  busyTimeoutMs: number;
+  assertOpen: () => void;
+}
+
+/**
+ * Writes `group` and answers each of its callers: one insert alone; more in one transaction, or each alone when an
+ * engine error aborted it; a failed commit (or lock wait) rejects them all.
+ */
+async function writeGroup(target: BatchTarget, group: Waiting[]): Promise<void> {
+  if (group.length === 1) {
+    await writeAlone(target, group[0]);
+    return;
+  }
+  let outcomes: unknown[] | undefined;
+  try {
+    outcomes = await writeWithoutBlocking(target.driver, target.busyTimeoutMs, () => writeTogether(target, group));
+  } catch (error) {
+    for (const item of group) item.reject(error);
+    return;
+  }
+  if (outcomes === undefined) {
+    for (const item of group) await writeAlone(target, item);
+    return;
+  }
+  group.forEach((item, i) => (outcomes[i] === written ? item.resolve() : item.reject(outcomes[i])));
+}
+
+/** Writes one insert in a transaction of its own and answers its caller. */
+async function writeAlone(target: BatchTarget, item: Waiting): Promise<void> {
+  try {
+    await writeWithoutBlocking(target.driver, target.busyTimeoutMs, () => {
+      target.assertOpen();
+      item.write();
+    });
+    item.resolve();
+  } catch (error) {
+    item.reject(error);
+  }
+}
+
+/** The group in one transaction: each insert's outcome, or undefined when an engine error aborted it. */
+function writeTogether(target: BatchTarget, group: Waiting[]): unknown[] | undefined {
+  const { driver } = target;
+  target.assertOpen();
+  driver.exec('BEGIN IMMEDIATE');
+  const outcomes: unknown[] = [];
+  try {
+    for (const item of group) {
+      try {
+        item.write();
+        outcomes.push(written);
+      } catch (error) {
+        // A clash is this insert's answer (SQLite undid only its statement); anything else aborts the group.
+        if (!isPlatformError(error, 'duplicate_key')) throw error;
+        outcomes.push(error);
+      }
+    }
+  } catch {
+    try {
+      driver.exec('ROLLBACK');
+    } catch { /* the engine's error already ended the transaction */ }
+    return undefined;
+  }
+  try {
+    driver.exec('COMMIT');
+  } catch (error) {
+    try {
+      driver.exec('ROLLBACK');
+    } catch { /* the failed commit already ended the transaction */ }
+    throw error;
+  }
+  return outcomes;
 }

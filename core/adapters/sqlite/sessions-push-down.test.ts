@@ -1,7 +1,7 @@
 /**
  * The Sessions page's query on the SQLite document store reads only the listed agents' rows: `agentId: {$in: …}`
  * and `depth: 0` are checked in SQL through the declared index (the indexes the session store declares on agentId at
- * boot, core/session/session-store.ts `ensureSessionIndexes`), so another organization's sessions are never read
+ * boot, core/session/session-indexes.ts `ensureSessionIndexes`), so another organization's sessions are never read
  * or decoded. The rows the adapter decodes for a find are the rows its pushed-down WHERE returns
  * (sqlite-collection.ts `#matching`): counted here on a second connection, with SQLite's query plan.
  */

@@ -3,36 +3,28 @@
  * (./sandbox.ts: bubblewrap namespaces, or the permission model alone under a parent-death signal), its own
  * process group and a record in the run folder (./worker-registry.ts), the per-worker token and job on the
  * first line of its channel, the token checked (constant time) on every message and revoked once the worker has
- * answered, channel lines capped ({@link WORKER_CHANNEL_LINE_LIMIT}), its memory (resident set of its process
- * tree, every 50 ms), wall time, turn time (`turnSeconds`) and hook deadlines (announced on the channel) enforced
- * from outside, and its ending turned into a {@link WorkerOutcome} with one `[worker] ended …` line.
+ * answered (./worker-requests.ts), channel lines capped ({@link WORKER_CHANNEL_LINE_LIMIT}), its memory, wall
+ * time, turn time and hook deadlines enforced from outside (./worker-limits.ts), and its ending turned into a
+ * {@link WorkerOutcome} with one `[worker] ended …` line.
  *
  * Source: spec/platform-service.md § Rules 6–8; § Operational log lines ([worker]); § Errors;
  * docs/decisions.md D17 § 3.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isPlatformError } from '../../ports/platform-error.ts';
 import type { WorkerOutcome, WorkerRunOptions } from '../../ports/worker.ts';
 import { LineTooLongError } from '../runtime/json-lines.ts';
-import { readProcessTreeMemory } from '../runtime/process-memory.ts';
-import { readMessages, type WireError, WORKER_CHANNEL_LINE_LIMIT, type WorkerMessage, writeLine } from './protocol.ts';
+import { readMessages, WORKER_CHANNEL_LINE_LIMIT, type WorkerMessage, writeLine } from './protocol.ts';
 import { classifyEnd, endedReason, type EndFacts, limitMessage } from './worker-outcome.ts';
 import type { WorkerCommand } from './program.ts';
 import type { SandboxPlan } from './sandbox.ts';
 import { isolate, signalWorker } from './worker-signals.ts';
 import { recordWorker } from './worker-registry.ts';
-
-/** Interval of the resident-set watchdog, in milliseconds. */
-export const WORKER_WATCHDOG_INTERVAL_MS = 50;
-
-/** Milliseconds past a hook's or turn's own deadline before the launcher ends the worker (its own timer says first). */
-export const OUTSIDE_DEADLINE_GRACE_MS = 1000;
-
-/** Hook deadlines a worker may hold at once (child turns run hooks side by side); further ones are ignored. */
-const MAX_HOOK_DEADLINES = 64;
+import { HookDeadlines, stopOnCancel, watchWorkerLimits } from './worker-limits.ts';
+import { brokerReply, carriesToken, refusedReply } from './worker-requests.ts';
 
 /**
  * What a worker run needs from the launcher.
@@ -113,7 +105,7 @@ class WorkerRun {
   /** Run when the worker has ended: timers and listeners. */
   private readonly cleanups: (() => void)[] = [];
   /** Hook deadlines the worker announced, by its hook id. */
-  private readonly hookDeadlines = new Map<number, ReturnType<typeof setTimeout>>();
+  private readonly hookDeadlines: HookDeadlines;
 
   constructor(
     private readonly deps: WorkerProcessDeps,
@@ -121,6 +113,7 @@ class WorkerRun {
     command: WorkerCommand,
     workDir: string,
   ) {
+    this.hookDeadlines = new HookDeadlines({ options, kill: (outcome, signal) => this.kill(outcome, signal) });
     // With a controlling terminal, its own session and process group (detached), so that it and anything under it
     // are ended together; without one it stays in the launcher's (bubblewrap's namespace or the permission model
     // keeps it from starting processes that outlive it).
@@ -171,37 +164,17 @@ class WorkerRun {
     });
   }
 
+  /** Enforces the worker's limits and its run's cancellation from outside (./worker-limits.ts). */
   private watch(): void {
-    const { kind, limits, signal, turnSeconds } = this.options;
-    const pid = this.child.pid!;
-    const ceiling = limits.memoryMb * 1024 * 1024;
-    const watchdog = setInterval(() => {
-      void readProcessTreeMemory(pid).then((memory) => {
-        if (memory && memory.rssBytes > ceiling) this.kill(limitMessage(kind, 'memory', limits));
-      });
-    }, WORKER_WATCHDOG_INTERVAL_MS);
-    const wallTime = setTimeout(
-      () => this.kill(limitMessage(kind, 'wall time', limits)),
-      limits.wallTimeSeconds * 1000,
-    );
-    this.cleanups.push(() => clearInterval(watchdog), () => clearTimeout(wallTime));
-    if (turnSeconds !== undefined && turnSeconds > 0 && turnSeconds < limits.wallTimeSeconds) {
-      const turnMs = turnSeconds * 1000 + OUTSIDE_DEADLINE_GRACE_MS;
-      const turnTime = setTimeout(() => this.kill(limitMessage(kind, 'turn time', limits, turnSeconds)), turnMs);
-      this.cleanups.push(() => clearTimeout(turnTime));
-    }
-    this.cleanups.push(() => {
-      for (const timer of this.hookDeadlines.values()) clearTimeout(timer);
-    });
-    const onAbort = (): void =>
-      this.kill({
-        ended: 'failed',
-        reason: 'signalled',
-        message: `the ${kind} worker was stopped: its run was cancelled`,
-      }, 'SIGTERM');
-    if (signal?.aborted) onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    this.cleanups.push(() => signal?.removeEventListener('abort', onAbort));
+    const worker = {
+      pid: this.child.pid!,
+      options: this.options,
+      kill: (outcome: EndFacts['killedFor'], signal?: NodeJS.Signals) => this.kill(outcome, signal),
+      onEnded: (cleanup: () => void) => void this.cleanups.push(cleanup),
+    };
+    watchWorkerLimits(worker);
+    this.cleanups.push(() => this.hookDeadlines.clear());
+    stopOnCancel(worker);
   }
 
   /** Ends the worker for `outcome` (the first cause wins): SIGKILL, or SIGTERM then SIGKILL after the grace. */
@@ -221,24 +194,10 @@ class WorkerRun {
     signalWorker(this.child, this.facts.sandboxed ?? false, signal);
   }
 
-  /** A hook starts (`ms` its time) or ended (`ms` null): the launcher ends the worker at the hook's deadline. */
-  private onDeadline(id: number, ms: number | null): void {
-    if (!Number.isSafeInteger(id)) return;
-    clearTimeout(this.hookDeadlines.get(id));
-    this.hookDeadlines.delete(id);
-    if (ms === null) this.options.onProgress?.({ kind: 'hook', id, ended: true });
-    if (ms === null || typeof ms !== 'number' || !(ms > 0) || this.hookDeadlines.size >= MAX_HOOK_DEADLINES) return;
-    this.options.onProgress?.({ kind: 'hook', id, ended: false });
-    const { kind, limits } = this.options;
-    const seconds = Math.round(ms / 100) / 10;
-    const waitMs = Math.min(ms, limits.wallTimeSeconds * 1000) + OUTSIDE_DEADLINE_GRACE_MS;
-    this.hookDeadlines.set(id, setTimeout(() => this.kill(limitMessage(kind, 'hook time', limits, seconds)), waitMs));
-  }
-
   private onMessage(message: WorkerMessage): void {
     if (!this.holdsToken(message)) return this.refuse(message);
     if (message.type === 'request') return void this.answerRequest(message.id, message.op, message.args);
-    if (message.type === 'deadline') return this.onDeadline(message.id, message.ms);
+    if (message.type === 'deadline') return this.hookDeadlines.announce(message.id, message.ms);
     if (message.type === 'started') return this.options.onProgress?.({ kind: 'ready' });
     if (message.type === 'denied') {
       const permission = /^[A-Za-z]{1,40}$/.test(String(message.permission)) ? message.permission : 'an operation';
@@ -248,38 +207,19 @@ class WorkerRun {
   }
 
   private holdsToken(message: WorkerMessage): boolean {
-    if (this.revoked || typeof message?.token !== 'string') return false;
-    const given = Buffer.from(message.token, 'base64url');
-    return given.length === this.token.length && timingSafeEqual(given, this.token);
+    return !this.revoked && carriesToken(message, this.token);
   }
 
   /** A message without this worker's token, or after it was revoked: refused, logged, never answered with data. */
   private refuse(message: WorkerMessage): void {
     const what = this.revoked ? 'a request after its end' : 'a request with a wrong token';
     this.deps.log(`[worker] refused ${what} for ${this.options.subject}`);
-    if (message?.type === 'request' && typeof message.id === 'number' && this.child.stdin?.writable) {
-      writeLine(this.child.stdin, {
-        type: 'reply',
-        id: message.id,
-        error: {
-          code: 'worker_token_refused',
-          message: "the request did not carry this worker's token, or the worker has ended",
-        },
-      });
-    }
+    const reply = refusedReply(message);
+    if (reply && this.child.stdin?.writable) writeLine(this.child.stdin, reply);
   }
 
   private async answerRequest(id: number, op: string, args: unknown): Promise<void> {
-    let reply: { result: unknown } | { error: WireError };
-    try {
-      reply = { result: (await this.options.broker(String(op), args)) ?? null };
-    } catch (error) {
-      reply = {
-        error: isPlatformError(error)
-          ? { code: error.code, message: error.message }
-          : { code: 'worker_request_failed', message: 'the platform could not answer this request' },
-      };
-    }
+    const reply = await brokerReply(this.options.broker, op, args);
     if (!this.revoked && this.child.stdin?.writable) writeLine(this.child.stdin, { type: 'reply', id, ...reply });
   }
 

@@ -4,13 +4,8 @@
  *
  * Source: spec/semantic-query-service.md § Query validation (4–8).
  */
-import {
-  allowedTableFunctions,
-  deniedBareWords,
-  isDeniedFunction,
-  parserQualifiedFunctions,
-  systemNameProblem,
-} from './allowlists.ts';
+import { allowedTableFunctions, parserQualifiedFunctions } from './allowlists.ts';
+import { deniedBareWords, isDeniedFunction, systemNameProblem } from './denylists.ts';
 import { rejected, tablesOfModel, unknownTable, unsupportedConstruct } from './messages.ts';
 
 /**
