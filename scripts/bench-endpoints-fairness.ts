@@ -80,7 +80,7 @@ const endedOfA = async (product: RunningProduct) => (await countSessions(product
 export async function benchFairness(
   setup: FairnessSetup, print: (line: string) => void,
 ): Promise<FairnessFigures | undefined> {
-  const { product, runs } = setup;
+  const { runs } = setup;
   print(`\n4. one tenant's burst against another's chat: organization B's chat turn over AG-UI (to RUN_FINISHED, `
     + `${runs} sequential runs, one scripted model call each) alone, then right after organization A's burst of `
     + `${setup.deliveries} webhook deliveries (${setup.concurrency} in flight)`);

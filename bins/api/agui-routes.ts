@@ -16,17 +16,20 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import { Elysia } from 'elysia';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
-import { servedChat, startAguiRun, type AguiRunDeps, type AguiRunInput, type StartedRun } from '../../core/connection/agui-runs.ts';
+import { startAguiRun, type AguiRunDeps } from '../../core/connection/agui-runs.ts';
+import type { AguiRunInput, StartedRun } from '../../core/connection/agui-run-model.ts';
+import { servedChat } from '../../core/connection/agui-served.ts';
 import { streamRun, type AguiStreamDeps } from '../../core/connection/agui-stream.ts';
 import { admitCaller, connectionByAddress, type AdmissionDeps } from '../../core/connection/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';
 import { PlatformError } from '../../core/ports/platform-error.ts';
-import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, endpointRequestFacts, preflight, rateLimitedError, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
+import { corsHeaders, endpointLimiters, endpointNotFound, endpointRequestFacts, preflight, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
 import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
 
 /** What the AG-UI endpoint needs. */
 export interface AguiRouteDeps extends MemberSignIn {
-  runs: AguiRunDeps & Omit<AguiStreamDeps, 'docs'>;
+  /** The run's use cases (the endpoint's counters are made here, from `rateRedis`). */
+  runs: Omit<AguiRunDeps, 'endpointRates'> & Omit<AguiStreamDeps, 'docs'>;
   admission: AdmissionDeps;
   /** Counters live here when given (the shared queue store), else in this process. */
   rateRedis?: RedisConnection;
@@ -53,7 +56,7 @@ export function parseRunInput(bytes: Uint8Array): AguiRunInput {
 
 /** Mounts the endpoint. */
 export function aguiRoutes(deps: AguiRouteDeps) {
-  const limiterFor = endpointLimiters(deps.rateRedis);
+  const runs = { ...deps.runs, endpointRates: endpointLimiters(deps.rateRedis) };
   const aguiConnection = async (address: string) => {
     const connection = await connectionByAddress(deps.runs, address);
     return connection?.protocol === 'agui' ? connection : null;
@@ -76,14 +79,10 @@ export function aguiRoutes(deps: AguiRouteDeps) {
           return withHeaders(refused, cors);
         }
         const input = parseRunInput(await readBody(request, maxJsonBytes));
-        const served = await servedChat(deps.runs, connection);
+        const served = await servedChat(runs, connection);
         if (!served) return endpointNotFound();
-        const beforeTurn = async () => {
-          const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);
-          if (over) throw rateLimitedError(over);
-        };
-        const run = await startAguiRun(deps.runs, connection, admission.caller, { served, input, beforeTurn });
-        return aguiStreamResponse(deps.runs, run, { request, server, headers: cors, logger: deps.logger, what: connection.identifier });
+        const run = await startAguiRun(runs, connection, admission.caller, { served, input });
+        return aguiStreamResponse(runs, run, { request, server, headers: cors, logger: deps.logger, what: connection.identifier });
       } catch (error) {
         return withHeaders(errorToResponse(error, deps.logger), cors);
       }

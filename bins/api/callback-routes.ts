@@ -32,7 +32,8 @@ import { isPlatformError, PlatformError } from '../../core/ports/platform-error.
 import { callbackAnswer } from '../../core/trigger/callback-answer.ts';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { defaultRates } from '../../core/connection/index.ts';
-import { consumeEndpointRates, endpointLimiters, endpointNotFound, rateLimitedError } from './endpoint-rate.ts';
+import { endpointLimiters, endpointNotFound } from './endpoint-rate.ts';
+import { countEndpointCall } from '../../core/connection/endpoint-calls.ts';
 import { errorToResponse, json, readBody } from './http-helpers.ts';
 import { deliveryIdOf, webhookPayload } from './webhook-payload.ts';
 
@@ -81,12 +82,12 @@ function callbackRequest(request: Request, body: Uint8Array): CallbackRequest {
 export function callbackRoutes(deps: CallbackRouteDeps) {
   let catalog: ServiceCatalog | undefined;
   const catalogOf = () => (catalog ??= createServiceCatalog({ services: deps.services, log: deps.print, retryAfterMs: 5_000 }));
-  const limiterFor = endpointLimiters(deps.rateRedis);
+  const rates = { endpointRates: endpointLimiters(deps.rateRedis) };
   const handle = async (request: Request, address: string): Promise<Response> => {
     try {
       const endpoint = { _id: `callback:${address.slice(0, 100)}`, rate: callbackRates };
-      const over = await consumeEndpointRates(limiterFor, endpoint, deps.clientAddress?.(request) ?? '-');
-      if (over) return errorToResponse(rateLimitedError(over), deps.logger);
+      const limited = await countEndpointCall(rates, endpoint, deps.clientAddress?.(request) ?? '-').catch((error: unknown) => error);
+      if (limited) return errorToResponse(limited, deps.logger);
       const target = await callbackTargetOf(deps, address);
       if (!target) return endpointNotFound();
       const body = await readBody(request, maxCallbackBytes);

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentCollections } from '../../core/agent/hosting-model.ts';
 import type { PublishedAgent, PublishedWorkflow } from '../../core/agent/hosting.ts';
-import { aguiThreadsCollection } from '../../core/connection/agui-runs.ts';
+import { aguiThreadsCollection } from '../../core/connection/agui-threads.ts';
 import { connectionCollections } from '../../core/connection/model.ts';
 import { addMember, builtinGroupId, createGroup, createOrganization } from '../../core/org/index.ts';
 import type { Logger } from '../../core/ports/logger.ts';

@@ -39,7 +39,7 @@ export function designRoutes(env: DesignRouteDeps) {
     .post('/api/agents/:agent/environments/:env/design', route<Env>(async ({ request, params, caller, server }) => {
       const input = parseRunInput(await readBody(request, maxJsonBytes));
       const run = await startDesignRun(runs, {
-        caller, agent: params.agent, envName: params.env, input, beforeTurn: async () => {},
+        caller, agent: params.agent, envName: params.env, input,
       });
       return aguiStreamResponse(env.stream, run, { request, server, headers: {}, logger: env.logger, what: 'design chat' });
     }), { parse: 'none' })

@@ -1,18 +1,18 @@
 /**
- * What the endpoints of incoming connections share: the 404 of an address that serves nothing, the calls per
- * minute per caller and per endpoint, counted in the shared queue store (or in this process without one), and
- * whether a member's platform sign-in on an AG-UI or MCP call is their own doing.
+ * What the endpoints of incoming connections share: the 404 of an address that serves nothing, the counters of the
+ * calls per minute (the shared queue store's, or this process's without one; the counting is the domain's:
+ * core/connection/endpoint-calls.ts), and whether a member's platform sign-in on an AG-UI or MCP call is their own
+ * doing.
  *
  * Source: spec/platform-service.md § Errors (404; 429 with a retry time), § Limits (endpoint calls per minute),
  * § Incoming connection authentication (rules 1–2).
  */
-import { createRateChain, type RateChain } from '../../core/adapters/rate-limit/rate-chain.ts';
+import { createRateChain } from '../../core/adapters/rate-limit/rate-chain.ts';
+import type { RateChain } from '../../core/ports/rate-limiter.ts';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { originAllowed, type ConnectionRecord, type RequestFacts } from '../../core/connection/index.ts';
 import { json } from './http-helpers.ts';
 import { signInIsOwnDoing } from './request-rules/cross-site.ts';
-import { PlatformError } from '../../core/ports/platform-error.ts';
-import { recordRateLimitRefusal } from '../../core/telemetry/instruments.ts';
 
 /** The answer of an address that serves nothing (for any reason). */
 export const endpointNotFound = (): Response => json({ error: { code: 'not_found', message: 'Nothing is served at this address.' } }, 404);
@@ -23,28 +23,6 @@ export const endpointNotFound = (): Response => json({ error: { code: 'not_found
  */
 export function endpointLimiters(rateRedis: RedisConnection | undefined): RateChain {
   return createRateChain({ durationSeconds: 60, keyPrefix: 'cairn:endpoint-rate', redis: rateRedis });
-}
-
-/**
- * Counts one call of `rateKey` on `connection`, per caller and then per endpoint (a call the caller's limit refuses
- * does not count against the endpoint's); returns which limit refused it and when to retry, or undefined.
- */
-export async function consumeEndpointRates(
-  counters: RateChain, connection: Pick<ConnectionRecord, '_id' | 'rate'>, rateKey: string,
-): Promise<{ retryAfterSeconds: number; which: string } | undefined> {
-  const refused = await counters.consume(connection._id, [
-    { key: `caller:${rateKey}`, points: connection.rate.perCaller },
-    { key: 'endpoint', points: connection.rate.perEndpoint },
-  ]);
-  if (!refused) return undefined;
-  recordRateLimitRefusal(refused.index === 0 ? 'endpoint_caller' : 'endpoint');
-  const which = refused.index === 0 ? 'from this caller' : 'to this endpoint';
-  return { retryAfterSeconds: refused.retryAfterSeconds, which };
-}
-
-/** The 429 refusal of a call over a rate (`rate_limited`, Retry-After from `retryAfterSeconds`) for the JSON endpoints. */
-export function rateLimitedError(over: { retryAfterSeconds: number; which: string }): PlatformError {
-  return Object.assign(new PlatformError('rate_limited', `Too many calls ${over.which}; retry in ${over.retryAfterSeconds} s.`, { status: 429 }), { retryAfterSeconds: over.retryAfterSeconds });
 }
 
 /**

@@ -23,8 +23,11 @@ import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { callMcpTool, servedTools, type McpCallDeps, type ServedTools } from '../../core/connection/mcp-calls.ts';
 import { DECIDE_TOOL, decideMcp, decideToolDefinition } from '../../core/connection/mcp-decisions.ts';
 import { admitCaller, connectionByAddress, type AdmissionDeps, type AdmittedCaller, type ConnectionRecord } from '../../core/connection/index.ts';
+import { endpointCallCounter, type EndpointCallCounter, type RateLimitedError } from '../../core/connection/endpoint-calls.ts';
 import type { Logger } from '../../core/ports/logger.ts';
-import { consumeEndpointRates, corsHeaders, endpointLimiters, endpointNotFound, endpointRequestFacts, preflight, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
+import { isPlatformError } from '../../core/ports/platform-error.ts';
+import type { RateChain } from '../../core/ports/rate-limiter.ts';
+import { corsHeaders, endpointLimiters, endpointNotFound, endpointRequestFacts, preflight, withHeaders, type MemberSignIn } from './endpoint-rate.ts';
 import { errorToResponse, json, maxJsonBytes, readBody } from './http-helpers.ts';
 
 /** Seconds a `POST /api/mcp/<address>` may stay quiet: a tools/call waits up to 60 s for its turn, then answers. */
@@ -50,7 +53,7 @@ const metadataUrl = (base: string, address: string) => `${base}/api/mcp/${addres
 
 /** Mounts the endpoint and its protected-resource metadata. */
 export function mcpRoutes(deps: McpRouteDeps) {
-  const limiterFor = endpointLimiters(deps.rateRedis);
+  const endpointRates = endpointLimiters(deps.rateRedis);
   const baseOf = (request: Request) => (deps.appBaseUrl ?? new URL(request.url).origin).replace(/\/+$/, '');
   const mcpConnection = async (address: string) => {
     const connection = await connectionByAddress(deps.calls, address);
@@ -70,7 +73,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
         cors = corsHeaders(connection, request.headers.get('origin'));
         // A tools/call waits up to 60 s for its turn before it answers: past the server's 30 s idle timeout.
         server?.timeout(request, MCP_CALL_IDLE_SECONDS);
-        return withHeaders(await answer(deps, limiterFor, { connection, request, base: baseOf(request) }), cors);
+        return withHeaders(await answer(deps, endpointRates, { connection, request, base: baseOf(request) }), cors);
       } catch (error) {
         return withHeaders(errorToResponse(error, deps.logger), cors);
       }
@@ -96,7 +99,7 @@ interface McpPost {
 
 /** Admission, header checks, the rates, then each JSON-RPC message of the body. */
 async function answer(
-  deps: McpRouteDeps, limiterFor: ReturnType<typeof endpointLimiters>, { connection, request, base }: McpPost,
+  deps: McpRouteDeps, endpointRates: RateChain, { connection, request, base }: McpPost,
 ): Promise<Response> {
   const admission = await admitCaller(deps.admission, connection, endpointRequestFacts(deps, request));
   if (!admission.admitted && admission.status === 401) {
@@ -108,25 +111,21 @@ async function answer(
   if (refused) return refused;
   const body = readCalls(new TextDecoder().decode(await readBody(request, maxJsonBytes)));
   if (body instanceof Response) return body;
-  // Sessions opened by this POST so far: a call over a rate before any is the whole POST's 429; after one, that
-  // call (and each later one over the rate) is answered on its own, so the answer tells which calls started.
-  let opened = 0;
-  const beforeOpen = async () => {
-    const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);
-    if (over) throw new RateRefusal(over.retryAfterSeconds, over.which);
-    opened += 1;
-  };
+  // Sessions opened by this POST so far (calls counted): a call over a rate before any is the whole POST's 429; after
+  // one, that call (and each later one over the rate) is answered on its own, so the answer tells which started.
+  const calls = endpointCallCounter({ endpointRates }, connection, admission.caller.rateKey);
   let served: ServedTools | undefined;
   const tools = async () => (served ??= await servedTools(deps.calls, connection));
   const responses: JsonRpcResponse[] = [];
   for (const call of body.calls) {
     let response: JsonRpcResponse | undefined;
     try {
-      response = await answerCall(deps, { connection, caller: admission.caller, tools, beforeOpen }, call);
+      response = await answerCall(deps, { connection, caller: admission.caller, tools, calls }, call);
     } catch (error) {
-      if (!(error instanceof RateRefusal)) throw error;
-      if (opened === 0) return error.response();
-      const data = { retryAfterSeconds: error.retryAfterSeconds };
+      if (!isPlatformError(error, 'rate_limited')) throw error;
+      const refusal = error as RateLimitedError;
+      if (calls.counted === 0) return wholePostRefused(refusal);
+      const data = { retryAfterSeconds: refusal.retryAfterSeconds };
       const refused = { code: rpcErrors.server, message: error.message, data };
       response = { jsonrpc: '2.0', id: call.id ?? null, error: refused };
     }
@@ -136,24 +135,17 @@ async function answer(
 }
 
 /**
- * A call over the caller's or the endpoint's calls per minute, found just before its session would open: the whole
- * POST's 429 with Retry-After while nothing opened yet, else that call's JSON-RPC error (`data.retryAfterSeconds`).
+ * The 429 answering a whole POST whose first call that would open a session is over the caller's or the endpoint's
+ * calls per minute (later ones get that call's JSON-RPC error, `data.retryAfterSeconds`).
  *
  * Source: spec/platform-service.md § Errors (rate-limited endpoint call: before any session opens); docs/decisions.md
  * D17 § 6
  */
-class RateRefusal extends Error {
-  constructor(readonly retryAfterSeconds: number, which: string) {
-    super(`Too many calls ${which}; retry in ${retryAfterSeconds} s.`);
-  }
-
-  /** The 429 answering the whole POST. */
-  response(): Response {
-    const body = { jsonrpc: '2.0', error: { code: rpcErrors.server, message: this.message }, id: null };
-    return new Response(JSON.stringify(body), {
-      status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(this.retryAfterSeconds) },
-    });
-  }
+function wholePostRefused(refusal: RateLimitedError): Response {
+  const body = { jsonrpc: '2.0', error: { code: rpcErrors.server, message: refusal.message }, id: null };
+  return new Response(JSON.stringify(body), {
+    status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(refusal.retryAfterSeconds) },
+  });
 }
 
 const logged = new Set<string>();
@@ -169,9 +161,9 @@ function logUnlisted(deps: McpRouteDeps, connection: ConnectionRecord, served: S
 }
 
 /** What one POST's messages share: the connection, the admitted caller, the served tools (read once), the rate count. */
-interface PostContext { connection: ConnectionRecord; caller: AdmittedCaller; tools(): Promise<ServedTools>; beforeOpen(): Promise<void> }
+interface PostContext { connection: ConnectionRecord; caller: AdmittedCaller; tools(): Promise<ServedTools>; calls: EndpointCallCounter }
 
-/** The response to one JSON-RPC message; undefined for a notification. @throws RateRefusal when a call is over a rate */
+/** The response to one JSON-RPC message; undefined for a notification. @throws PlatformError `rate_limited` (429) */
 async function answerCall(deps: McpRouteDeps, post: PostContext, call: JsonRpcCall): Promise<JsonRpcResponse | undefined> {
   const { connection, tools } = post;
   if (call.id === undefined) return undefined;
@@ -190,14 +182,14 @@ async function answerCall(deps: McpRouteDeps, post: PostContext, call: JsonRpcCa
         const name = call.params?.name;
         const args = call.params?.arguments ?? {};
         if (typeof name !== 'string' || !isObject(args)) return { jsonrpc: '2.0', id, error: { code: rpcErrors.invalidParams, message: 'Invalid params: tools/call needs "name" (a string) and optional "arguments" (an object).' } };
-        if (name === DECIDE_TOOL) return { jsonrpc: '2.0', id, result: await decideMcp(deps.calls, connection, await tools(), { caller: post.caller, args, beforeOpen: post.beforeOpen }) };
-        const toolCall = { name, args, callerKind: post.caller.kind, subject: post.caller.subject, beforeOpen: post.beforeOpen };
+        if (name === DECIDE_TOOL) return { jsonrpc: '2.0', id, result: await decideMcp(deps.calls, connection, await tools(), { caller: post.caller, args, calls: post.calls }) };
+        const toolCall = { name, args, callerKind: post.caller.kind, subject: post.caller.subject, calls: post.calls };
         return { jsonrpc: '2.0', id, result: await callMcpTool(deps.calls, connection, await tools(), toolCall) };
       }
       default: return { jsonrpc: '2.0', id, error: { code: rpcErrors.methodNotFound, message: `Method not found: ${call.method}` } };
     }
   } catch (error) {
-    if (error instanceof RateRefusal) throw error;
+    if (isPlatformError(error, 'rate_limited')) throw error;
     deps.logger.error({ err: String(error), method: call.method, connection: connection.identifier }, 'MCP call failed unexpectedly');
     return { jsonrpc: '2.0', id, error: { code: rpcErrors.internal, message: 'The call failed unexpectedly; try again, and tell the operator if it persists.' } };
   }

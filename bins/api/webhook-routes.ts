@@ -34,7 +34,8 @@ import { cachedConnections } from './connection-cache.ts';
 import { activeTraceCarrier, type TraceCarrier } from '../../core/telemetry/trace-context.ts';
 
 const traceOf = (trace: TraceCarrier | undefined) => (trace ? { trace } : {});
-import { consumeEndpointRates, endpointLimiters, endpointNotFound, rateLimitedError } from './endpoint-rate.ts';
+import { endpointLimiters, endpointNotFound } from './endpoint-rate.ts';
+import { countEndpointCall } from '../../core/connection/endpoint-calls.ts';
 import { errorToResponse, json, readBody } from './http-helpers.ts';
 import { deliveryIdOf, webhookPayload } from './webhook-payload.ts';
 import { recordWebhookDelivery } from '../../core/telemetry/instruments.ts';
@@ -127,7 +128,7 @@ function sessionKeyRefusal(trigger: TriggerDeclaration | undefined, delivery: We
 
 /** Mounts the endpoint. */
 export function webhookRoutes(deps: WebhookRouteDeps) {
-  const limiterFor = endpointLimiters(deps.rateRedis);
+  const rates = { endpointRates: endpointLimiters(deps.rateRedis) };
   const servedOf = servedChecks(deps);
   // The record is reused up to CONNECTION_CACHE_MS (1 s): a deleted or changed connection is seen within that.
   const connectionOf = cachedConnections(deps);
@@ -142,8 +143,8 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
       const served = await servedOf(connection);
       const refused = refusalOf(served.served);
       if (refused) return refused;
-      const over = await consumeEndpointRates(limiterFor, connection, admission.caller.rateKey);
-      if (over) return errorToResponse(rateLimitedError(over), deps.logger);
+      const limited = await countEndpointCall(rates, connection, admission.caller.rateKey).catch((error: unknown) => error);
+      if (limited) return errorToResponse(limited, deps.logger);
       if (!deps.queue) return json({ error: { code: 'queue_unavailable', message: 'No queue store is configured (QUEUE_URL), so no delivery can be taken.' } }, 503);
       const body = await readBody(request, maxWebhookBytes);
       const deliveryId = deliveryIdOf(request, body);

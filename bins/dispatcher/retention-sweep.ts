@@ -15,7 +15,7 @@ import type { Lease } from '../../core/ports/lease.ts';
 import type { ObjectStore } from '../../core/ports/object-store.ts';
 import { sweepCallLog } from '../../core/semantic/call-log-retention.ts';
 import { ensureRetentionIndexes, sweepSessionRetention } from '../../core/session/retention.ts';
-import { aguiThreadsCollection } from '../../core/connection/agui-runs.ts';
+import { aguiThreadsCollection } from '../../core/connection/agui-threads.ts';
 import { sweepEvaluationRetention } from '../../core/evaluation/retention.ts';
 import { designChatsCollection, designReadsCollection } from '../../core/design/design-runtime.ts';
 

@@ -10,7 +10,7 @@ import { createTestWorld } from '../../test/fixtures/data-update-world.ts';
 import { cryptoIds } from '../adapters/runtime/system.ts';
 import { runDataUpdatesAtBoot } from '../data-update/index.ts';
 import { sessionCollections } from '../session/model.ts';
-import { aguiThreadsCollection } from '../connection/agui-runs.ts';
+import { aguiThreadsCollection } from '../connection/agui-threads.ts';
 import { platformRelease } from './platform-release.ts';
 
 const off = { allowNewerData: false };

@@ -13,7 +13,7 @@
 import type { DataUpdate, StoredDocument } from '../data-update/index.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { sessionCollections } from '../session/model.ts';
-import { type AguiThreadRecord, aguiThreadsCollection } from '../connection/agui-runs.ts';
+import { type AguiThreadRecord, aguiThreadsCollection } from '../connection/agui-threads.ts';
 
 /** The member a stored chat's threads name, when exactly one member and nobody else holds one. */
 export async function chatOwnerOf(docs: DocumentStore, sessionId: string): Promise<string | undefined> {

@@ -20,7 +20,7 @@ import { sessionCollections, sessionRecordSchemaVersion, sessionSchemaVersion } 
 import { chatOwnerUpdate } from './chat-owner-update.ts';
 import { pollStatesCollection } from '../trigger/poll-sweep.ts';
 import { callbackAddressesCollection } from '../trigger/callback-addresses.ts';
-import { aguiThreadsCollection } from '../connection/agui-runs.ts';
+import { aguiThreadsCollection } from '../connection/agui-threads.ts';
 import { sessionKeyClaimsCollection } from '../session/session-key-claims.ts';
 import { FAILED_JOBS_COLLECTION } from '../jobs/failed-jobs.ts';
 import { QUARANTINE_COLLECTION, type ReleaseData } from '../data-update/index.ts';

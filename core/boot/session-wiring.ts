@@ -11,7 +11,6 @@ import { modelHasPrices } from './spend-cap-models.ts';
 import { loadEnvironment, requirePublished } from '../agent/hosting.ts';
 import { orgAccess } from '../org/index.ts';
 import { agentScope, requireAgentRoleOf } from './agent-authority.ts';
-import type { DocumentStore } from '../ports/document-store.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import type { SessionChanges } from '../ports/session-changes.ts';

@@ -28,10 +28,8 @@ import { type CollectionOffer, type CollectionOffers, connectionState } from './
 import {
   type CollectionConnectionRecord,
   collectionSchemaVersion,
-  CONNECT_TTL_MS,
   connectionId,
   connectionsOf,
-  connectsOf,
   credentialIdOf,
 } from './records.ts';
 

@@ -10,8 +10,9 @@ import type { SessionRecord } from '../session/model.ts';
 import { sessionsOf, turnsOf } from '../session/session-store.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
-import { type ServedChat, startAguiRun } from './agui-runs.ts';
-import { finishEvent } from './agui-stream.ts';
+import { startAguiRun } from './agui-runs.ts';
+import type { ServedChat } from './agui-served.ts';
+import { finishEvent } from './agui-finish.ts';
 import type { ConnectionRecord } from './index.ts';
 
 const connection = {
@@ -21,6 +22,7 @@ const connection = {
   identifier: 'chat',
   protocol: 'agui',
   address: 'addr',
+  rate: { perCaller: 60, perEndpoint: 600 },
 } as unknown as ConnectionRecord;
 const served: ServedChat = {
   orgId: 'o1',
@@ -55,13 +57,14 @@ async function parkedChat() {
     clock: { now: () => new Date('2026-11-29T10:00:00.000Z') },
     ids: cryptoIds,
     enqueueTurn: async (turnId: string) => void queued.push(turnId),
+    // The endpoint counters, a port: every call allowed (the counting is endpoint-rates.test.ts's).
+    endpointRates: { consume: async () => undefined },
     builds: {} as never,
   };
   const messages = [{ id: 'm1', role: 'user', content: 'refund me' }];
   const run = await startAguiRun(deps, connection, caller, {
     served,
     input: { ...base, threadId: '', messages },
-    beforeTurn: async () => undefined,
   });
   await run.recorded;
   await turnsOf(deps).updateOne({ _id: run.turnId }, { $set: { status: 'awaiting_decision' } });
@@ -75,7 +78,6 @@ async function parkedChat() {
         messages: [],
         resume: [{ interruptId: 'p1', status: 'resolved', payload }],
       },
-      beforeTurn: async () => undefined,
     });
   return { deps, run, resume, queued };
 }

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { cancelSession } from '../session/sessions.ts';
 import { sessionsOf } from '../session/session-store.ts';
 import { caller, chatTurns } from '../../test/helpers/chat-turns.ts';
-import type { StartedRun } from './agui-runs.ts';
+import type { StartedRun } from './agui-run-model.ts';
 import { streamRun } from './agui-stream.ts';
 
 type Chat = ReturnType<typeof chatTurns>;

@@ -10,7 +10,9 @@ import type { BaseDocument, DocumentStore } from '../ports/document-store.ts';
 import { turnsOf } from '../session/session-store.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
-import { aguiThreadsCollection, type ServedChat, startAguiRun } from './agui-runs.ts';
+import { startAguiRun } from './agui-runs.ts';
+import type { ServedChat } from './agui-served.ts';
+import { aguiThreadsCollection } from './agui-threads.ts';
 import { streamRun } from './agui-stream.ts';
 import type { ConnectionRecord } from './index.ts';
 
@@ -39,6 +41,7 @@ const connection = {
   identifier: 'chat',
   protocol: 'agui',
   address: 'addr',
+  rate: { perCaller: 60, perEndpoint: 600 },
 } as unknown as ConnectionRecord;
 const served: ServedChat = {
   orgId: 'o1',
@@ -68,10 +71,11 @@ describe("a fresh chat's thread record", () => {
       clock: { now: () => new Date() },
       ids: cryptoIds,
       enqueueTurn: async (turnId: string) => void queued.push(turnId),
+      endpointRates: { consume: async () => undefined },
       builds: {} as never,
     };
     const caller = { kind: 'public' as const, rateKey: '127.0.0.1' };
-    const run = await startAguiRun(deps, connection, caller, { served, input, beforeTurn: async () => undefined });
+    const run = await startAguiRun(deps, connection, caller, { served, input });
     expect(queued).toEqual([run.turnId]);
     // The turn has ended (a dispatcher ran it): the stream's one read finds it settled.
     await turnsOf(deps).updateOne({ _id: run.turnId }, { $set: { status: 'awaiting_input' } });

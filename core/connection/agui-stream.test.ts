@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { MessageRecord } from '../session/thread-model.ts';
 import type { SessionRecord } from '../session/model.ts';
 import { settledSession } from '../session/turn-settle.ts';
-import { finishEvent, LiveText } from './agui-stream.ts';
+import { finishEvent } from './agui-finish.ts';
+import { LiveText } from './agui-live-text.ts';
 
 const record = (seq: number, content: string): MessageRecord => ({
   _id: `s1:${seq}`,

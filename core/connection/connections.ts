@@ -18,14 +18,7 @@ import {
   type ConnectionScope,
   endpointTokenPrefix,
 } from './model.ts';
-import {
-  base64url,
-  checkIdentifier,
-  checkSettings,
-  type ConnectionSettingsInput,
-  invalid,
-  type OidcInput,
-} from './rules.ts';
+import { base64url, checkIdentifier, checkSettings, type ConnectionSettingsInput } from './rules.ts';
 
 /** Random bytes of an endpoint address (192 bits; 32 URL-safe characters). */
 const addressBytes = 24;
@@ -37,29 +30,20 @@ export interface CreateConnectionInput extends ConnectionSettingsInput {
   identifier: string;
 }
 
-/** What an edit may change (protocol only to the same value). */
-export interface ConnectionChange {
-  protocol?: string;
-  auth?: string;
-  oidc?: OidcInput;
-  origins?: string[];
-  rate?: { perCaller: number; perEndpoint: number };
-}
-
 /** A connection and, when one was just issued, its endpoint token (shown this once). */
 export interface ConnectionWithToken {
   connection: ConnectionRecord;
   token?: string;
 }
 
-const collection = (deps: Pick<ConnectionDeps, 'docs'>) =>
+export const connectionsOf = (deps: Pick<ConnectionDeps, 'docs'>) =>
   deps.docs.collection<ConnectionRecord>(connectionCollections.connections);
 const keyOf = (scope: ConnectionScope, identifier: string) => `${scope.agentId}:${scope.environment}:${identifier}`;
 
 /** Declares the indexes (idempotent): unique address on both collections, agent environment listing. */
 export async function ensureConnectionIndexes(deps: Pick<ConnectionDeps, 'docs'>): Promise<void> {
-  await collection(deps).createIndex({ address: 1 }, { unique: true });
-  await collection(deps).createIndex({ agentId: 1, environment: 1 });
+  await connectionsOf(deps).createIndex({ address: 1 }, { unique: true });
+  await connectionsOf(deps).createIndex({ agentId: 1, environment: 1 });
   await deps.docs.collection<AddressRecord>(connectionCollections.addresses).createIndex({ address: 1 }, {
     unique: true,
   });
@@ -87,7 +71,7 @@ async function addressOf(deps: ConnectionDeps, key: string): Promise<string> {
 }
 
 /** A new endpoint token and its digest. */
-async function newToken(deps: ConnectionDeps): Promise<{ token: string; digest: string }> {
+export async function newToken(deps: ConnectionDeps): Promise<{ token: string; digest: string }> {
   const token = endpointTokenPrefix + base64url(deps.ids.randomBytes(tokenBytes));
   return { token, digest: await deps.ids.sha256Hex(token) };
 }
@@ -144,7 +128,7 @@ export async function createConnection(
     updatedAt: now,
   };
   try {
-    await collection(deps).insertOne(record);
+    await connectionsOf(deps).insertOne(record);
   } catch (error) {
     if (isPlatformError(error, 'duplicate_key')) {
       throw new PlatformError(
@@ -167,18 +151,20 @@ export async function listConnections(
   environment: string,
 ): Promise<ConnectionRecord[]> {
   const scope = await deps.scope(caller, agent, environment, 'reader');
-  return collection(deps).find({ agentId: scope.agentId, environment: scope.environment }, { sort: { identifier: 1 } });
+  return connectionsOf(deps).find({ agentId: scope.agentId, environment: scope.environment }, {
+    sort: { identifier: 1 },
+  });
 }
 
 /** Loads one connection after the role check. @throws PlatformError `connection_not_found` (404) */
-async function load(
+export async function loadConnection(
   deps: ConnectionDeps,
   caller: ConnectionCaller,
   { agent, environment, identifier }: ConnectionRef,
   role: 'reader' | 'maintainer',
 ): Promise<ConnectionRecord> {
   const scope = await deps.scope(caller, agent, environment, role);
-  const record = await collection(deps).findOne({ _id: keyOf(scope, identifier) });
+  const record = await connectionsOf(deps).findOne({ _id: keyOf(scope, identifier) });
   if (!record) {
     throw new PlatformError(
       'connection_not_found',
@@ -197,128 +183,7 @@ export async function getConnection(
   caller: ConnectionCaller,
   ref: ConnectionRef,
 ): Promise<ConnectionRecord> {
-  return load(deps, caller, ref, 'reader');
-}
-
-/**
- * Edits a connection's mode, OIDC settings, origins or rates (Maintainer). The edit waits for the environment's
- * next publish (rule 6: edits take effect on publish) as the connection's `pending` settings; a later edit before
- * the publish replaces it, building on what is pending. Switching to bearer issues a token now (returned once),
- * which opens the endpoint once the edit takes effect; leaving bearer drops the digest then.
- * @throws PlatformError `protocol_fixed` (409) for another protocol; `invalid_argument` (400);
- *   `connection_not_found` (404)
- */
-export async function updateConnection(
-  deps: ConnectionDeps,
-  caller: ConnectionCaller,
-  ref: ConnectionRef,
-  change: ConnectionChange,
-): Promise<ConnectionWithToken> {
-  const current = await load(deps, caller, ref, 'maintainer');
-  if (change.protocol !== undefined && change.protocol !== current.protocol) {
-    throw new PlatformError(
-      'protocol_fixed',
-      `protocol: a connection's protocol is fixed for its life (this one is ` +
-        `"${current.protocol}"); delete it and register a new ` + `${change.protocol.slice(0, 20)} connection instead.`,
-      { status: 409 },
-    );
-  }
-  const basis = current.pending ?? current;
-  const auth = change.auth ?? basis.auth;
-  const oidc = auth !== 'oidc' ? undefined : change.oidc ?? basis.oidc;
-  const settings = checkSettings(
-    {
-      protocol: current.protocol,
-      auth,
-      ...(oidc ? { oidc } : {}),
-      origins: change.origins ?? basis.origins,
-      rate: change.rate ?? basis.rate,
-    },
-    deps.production,
-    deps.allowPrivateUrls,
-  );
-  const issued = settings.auth === 'bearer' && basis.auth !== 'bearer' ? await newToken(deps) : undefined;
-  const tokenDigest = settings.auth !== 'bearer' ? undefined : issued?.digest ?? basis.tokenDigest;
-  const now = deps.clock.now();
-  const pending: NonNullable<ConnectionRecord['pending']> = {
-    auth: settings.auth,
-    ...(settings.oidc ? { oidc: settings.oidc } : {}),
-    origins: settings.origins,
-    rate: settings.rate,
-    ...(tokenDigest ? { tokenDigest } : {}),
-    id: deps.ids.newId(),
-    changedAt: now,
-    changedBy: caller.subject,
-  };
-  await collection(deps).updateOne({ _id: current._id }, { $set: { pending, updatedAt: now } });
-  return { connection: { ...current, pending, updatedAt: now }, ...(issued ? { token: issued.token } : {}) };
-}
-
-/**
- * Puts the pending edits of an environment's connections in effect: called once a publish, restore or promotion
- * of that environment succeeded. @returns the identifiers whose edits took effect
- */
-export async function applyPendingEdits(
-  deps: Pick<ConnectionDeps, 'docs' | 'clock'>,
-  ref: { agentId: string; environment: string },
-): Promise<string[]> {
-  const applied: string[] = [];
-  for (const connection of await collection(deps).find({ agentId: ref.agentId, environment: ref.environment })) {
-    const pending = connection.pending;
-    if (!pending) continue;
-    const { id, changedAt: _at, changedBy: _by, ...settings } = pending;
-    const { matched } = await collection(deps).updateOne({ _id: connection._id, 'pending.id': id }, {
-      $set: { ...settings, updatedAt: deps.clock.now() },
-      $unset: { pending: '', ...unsetOf(settings.oidc, settings.tokenDigest).$unset },
-    });
-    if (matched > 0) applied.push(connection.identifier);
-  }
-  return applied;
-}
-
-function unsetOf(oidc: unknown, tokenDigest: unknown): { $unset?: Record<string, ''> } {
-  const fields: Record<string, ''> = {};
-  if (oidc === undefined) fields.oidc = '';
-  if (tokenDigest === undefined) fields.tokenDigest = '';
-  return Object.keys(fields).length ? { $unset: fields } : {};
-}
-
-/**
- * Issues a new endpoint token (Maintainer); the old one stops at once (its digest is replaced).
- * @returns the connection and the new token (shown once)
- * @throws PlatformError `invalid_argument` (400) when the connection is not in bearer mode; `connection_not_found`
- * (404)
- */
-export async function regenerateToken(
-  deps: ConnectionDeps,
-  caller: ConnectionCaller,
-  ref: ConnectionRef,
-): Promise<Required<ConnectionWithToken>> {
-  const current = await load(deps, caller, ref, 'maintainer');
-  const pendingBearer = current.pending?.auth === 'bearer';
-  if (current.auth !== 'bearer' && !pendingBearer) {
-    throw invalid(
-      'auth',
-      `connection "${ref.identifier}" uses "${current.auth}", which has no endpoint token; ` +
-        'switch it to bearer to get one.',
-    );
-  }
-  const issued = await newToken(deps);
-  const now = deps.clock.now();
-  // At once: the digest in effect is replaced; a pending switch to bearer takes the new token too.
-  const set: Record<string, unknown> = {
-    updatedAt: now,
-    ...(current.auth === 'bearer' ? { tokenDigest: issued.digest } : {}),
-    ...(pendingBearer ? { 'pending.tokenDigest': issued.digest } : {}),
-  };
-  await collection(deps).updateOne({ _id: current._id }, { $set: set });
-  const record: ConnectionRecord = {
-    ...current,
-    updatedAt: now,
-    ...(current.auth === 'bearer' ? { tokenDigest: issued.digest } : {}),
-    ...(pendingBearer && current.pending ? { pending: { ...current.pending, tokenDigest: issued.digest } } : {}),
-  };
-  return { connection: record, token: issued.token };
+  return loadConnection(deps, caller, ref, 'reader');
 }
 
 /**
@@ -331,8 +196,8 @@ export async function deleteConnection(
   caller: ConnectionCaller,
   ref: ConnectionRef,
 ): Promise<ConnectionRecord> {
-  const current = await load(deps, caller, ref, 'maintainer');
-  await collection(deps).deleteOne({ _id: current._id });
+  const current = await loadConnection(deps, caller, ref, 'maintainer');
+  await connectionsOf(deps).deleteOne({ _id: current._id });
   return current;
 }
 
@@ -345,5 +210,5 @@ export async function connectionByAddress(
   address: string,
 ): Promise<ConnectionRecord | null> {
   if (address.length === 0 || address.length > 100) return null;
-  return collection(deps).findOne({ address });
+  return connectionsOf(deps).findOne({ address });
 }

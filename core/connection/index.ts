@@ -15,10 +15,9 @@ export {
   originAllowed,
   sameDigest,
 } from './rules.ts';
+export { applyPendingEdits, type ConnectionChange, regenerateToken, updateConnection } from './connection-edits.ts';
 export {
-  applyPendingEdits,
   connectionByAddress,
-  type ConnectionChange,
   type ConnectionCreation,
   type ConnectionRef,
   type ConnectionWithToken,
@@ -28,8 +27,6 @@ export {
   ensureConnectionIndexes,
   getConnection,
   listConnections,
-  regenerateToken,
-  updateConnection,
 } from './connections.ts';
 export {
   type Admission,

@@ -9,6 +9,7 @@
  * Source: spec/platform-service.md § Tool-protocol endpoint, § Tool-call result status (mcp endpoint), § Errors;
  * docs/decisions.md D8 § Endpoints (MCP).
  */
+import type { EndpointCallCounter } from './endpoint-calls.ts';
 import type { PublishedAgent } from '../agent/hosting.ts';
 import type { ConnectionRecord } from './model.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
@@ -66,8 +67,9 @@ const toolError = (text: string): McpToolResult => ({ isError: true, content: [{
 /**
  * Calls tool `name` with `args` on the served build.
  * @param call - `callerKind`: who was admitted (member, token, oidc, public), and `subject` (a member's or an OIDC
- *   token's), kept in the session's `trigger` variable; `beforeOpen`: runs once the call would start a turn, just
- *   before the session opens (the endpoint's rate count; what it throws is thrown)
+ *   token's), kept in the session's `trigger` variable; `calls`: the request's counter of the endpoint's calls
+ *   per minute (./endpoint-calls.ts), counted once the call would start a turn, just before the session opens
+ *   (its refusal, 429 `rate_limited`, is thrown)
  * @returns a tool error (no session) for an unknown tool, a non-conforming argument, a workflow out of service
  *   or a reached spend cap; otherwise the result `{status, message, sessionId, returns?, steps?, toolCalls?}`
  */
@@ -80,7 +82,7 @@ export async function callMcpTool(
     args: Record<string, unknown>;
     callerKind: string;
     subject?: string;
-    beforeOpen?(): Promise<void>;
+    calls?: EndpointCallCounter;
   },
 ): Promise<McpToolResult> {
   const tool = served.tools.find((t) => t.name === call.name);
@@ -111,7 +113,7 @@ export async function callMcpTool(
     if (isPlatformError(error, 'spend_cap_reached')) return toolError(`${error.message} No session was opened.`);
     throw error;
   }
-  await call.beforeOpen?.();
+  await call.calls?.count();
   const { session, turnId } = await openFiredSession(deps, {
     ...scope,
     buildId: served.build.buildId,

@@ -12,6 +12,7 @@
  *
  * Source: docs/decisions.md D26 § 3; spec/platform-service.md § Tool-protocol endpoint.
  */
+import type { EndpointCallCounter } from './endpoint-calls.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import type { SessionRecord } from '../session/model.ts';
 import { sessionsOf } from '../session/session-store.ts';
@@ -81,11 +82,12 @@ interface DecideArgs {
   fields?: Record<string, unknown>;
 }
 
-/** A `decide` call: who calls, what it sends, and the endpoint's rate count (run before the turn is queued). */
+/** A `decide` call: who calls, what it sends, and the request's count of the endpoint's calls (before the turn). */
 export interface DecideCall {
   caller: AdmittedCaller;
   args: Record<string, unknown>;
-  beforeOpen?(): Promise<void>;
+  /** Counted once the decision would be taken (./endpoint-calls.ts; its 429 is thrown). */
+  calls?: EndpointCallCounter;
 }
 
 /**
@@ -103,7 +105,7 @@ export async function decideMcp(
   if ('content' in args) return args;
   const session = args.sessionId.length <= 200 ? await sessionsOf(deps).findOne({ _id: args.sessionId }) : null;
   if (!session || !startedBy(session, connection, call.caller)) return notFound();
-  await call.beforeOpen?.();
+  await call.calls?.count();
   let turnId: string;
   try {
     const decision = { to: args.to, comment: args.comment, fields: args.fields, channel: 'mcp' as const };

@@ -21,7 +21,8 @@ import {
 } from '../session/chat-views.ts';
 import { sessionCollections, type SessionRecord } from '../session/model.ts';
 import type { MessageRecord } from '../session/thread-model.ts';
-import { type AguiThreadRecord, aguiThreadsCollection, triggersNaming } from './agui-runs.ts';
+import { type AguiThreadRecord, aguiThreadsCollection } from './agui-threads.ts';
+import { triggersNaming } from './agui-served.ts';
 import { publishedEnvironment, type PublishedEnvironmentDeps } from '../session/published-environment.ts';
 
 /** What the chat use cases read: the document store and the build cache. */
@@ -76,59 +77,88 @@ async function environmentChats(deps: ChatDeps, agent: AgentRecord, environment:
     agentId: agent._id,
     environment,
   });
-  const byIdentifier = new Map(connections.map((c) => [c.identifier, c]));
-  const views: ChatWorkflowView[] = [];
-  for (const w of workflows) {
-    for (const trigger of w.triggers.filter((t) => t.type === 'chat')) {
-      const examples = (Array.isArray(trigger.fields.examples) ? trigger.fields.examples : []).filter((
-        e,
-      ): e is string => typeof e === 'string').slice(0, MAX_CHAT_EXAMPLES);
-      const stateTitle = (w.definition.states as Record<string, { title?: string } | undefined>)[trigger.state]?.title;
-      const description = clip(w.definition.instructions ?? stateTitle, 300);
-      const identifier = typeof trigger.fields.connection === 'string' ? trigger.fields.connection : undefined;
-      const connection = identifier ? byIdentifier.get(identifier) : undefined;
-      const base: ChatWorkflowView = {
-        agent: { id: agent._id, slug: agent.slug, name: agent.name },
-        environment,
-        workflow: w.slug,
-        title: w.definition.title ?? w.slug,
-        ...(description ? { description } : {}),
-        examples,
-        ...(identifier ? { connection: identifier } : {}),
-      };
-      if (!identifier) {
-        views.push({
-          ...base,
-          unavailable: 'no_connection',
-          unavailableMessage:
-            'Its chat trigger names no connection: a maintainer adds `connection: <identifier>` to the trigger and ' +
-            'publishes.',
-        });
-      } else if (!connection || connection.protocol !== 'agui') {
-        views.push({
-          ...base,
-          unavailable: 'connection_missing',
-          unavailableMessage:
-            `No AG-UI connection "${identifier}" is registered in environment ${environment}: a maintainer ` +
-            `registers it (cairn connection create --protocol agui).`,
-        });
-      } else if (triggersNaming(published.agent, identifier).length > 1) {
-        views.push({
-          ...base,
-          unavailable: 'connection_conflict',
-          unavailableMessage:
-            `Connection "${identifier}" is named by more than one trigger: a maintainer keeps one and publishes again.`,
-        });
-      } else if (w.definition.disabled === true) {
-        views.push({
-          ...base,
-          unavailable: 'workflow_disabled',
-          unavailableMessage: 'The workflow is out of service (disabled) and takes no new chats.',
-        });
-      } else views.push({ ...base, endpoint: aguiEndpointPath(connection.address) });
-    }
+  const place: ChatPlace = {
+    agent,
+    environment,
+    published,
+    byIdentifier: new Map(connections.map((c) => [c.identifier, c])),
+  };
+  return workflows.flatMap((w) =>
+    w.triggers.filter((t) => t.type === 'chat').map((trigger) => chatView(place, w, trigger))
+  );
+}
+
+/** Where a chat trigger is served: its agent, environment, published build and the environment's connections. */
+interface ChatPlace {
+  agent: AgentRecord;
+  environment: string;
+  published: NonNullable<Awaited<ReturnType<typeof publishedEnvironment>>>;
+  byIdentifier: Map<string, ConnectionRecord>;
+}
+
+type PublishedWorkflow = ChatPlace['published']['agent']['workflows'][string];
+
+/** The view of one chat trigger: its workflow's title and examples, and its endpoint or why it has none. */
+function chatView(
+  place: ChatPlace,
+  w: PublishedWorkflow,
+  trigger: PublishedWorkflow['triggers'][number],
+): ChatWorkflowView {
+  const { agent, environment } = place;
+  const examples = (Array.isArray(trigger.fields.examples) ? trigger.fields.examples : []).filter((
+    e,
+  ): e is string => typeof e === 'string').slice(0, MAX_CHAT_EXAMPLES);
+  const stateTitle = (w.definition.states as Record<string, { title?: string } | undefined>)[trigger.state]?.title;
+  const description = clip(w.definition.instructions ?? stateTitle, 300);
+  const identifier = typeof trigger.fields.connection === 'string' ? trigger.fields.connection : undefined;
+  const base: ChatWorkflowView = {
+    agent: { id: agent._id, slug: agent.slug, name: agent.name },
+    environment,
+    workflow: w.slug,
+    title: w.definition.title ?? w.slug,
+    ...(description ? { description } : {}),
+    examples,
+    ...(identifier ? { connection: identifier } : {}),
+  };
+  return { ...base, ...availability(place, w, identifier) };
+}
+
+/** The endpoint of a chat trigger naming connection `identifier`, or why it is unavailable and what to do. */
+function availability(
+  { environment, published, byIdentifier }: ChatPlace,
+  w: PublishedWorkflow,
+  identifier: string | undefined,
+): Pick<ChatWorkflowView, 'endpoint' | 'unavailable' | 'unavailableMessage'> {
+  const connection = identifier ? byIdentifier.get(identifier) : undefined;
+  if (!identifier) {
+    return {
+      unavailable: 'no_connection',
+      unavailableMessage:
+        'Its chat trigger names no connection: a maintainer adds `connection: <identifier>` to the trigger and ' +
+        'publishes.',
+    };
   }
-  return views;
+  if (!connection || connection.protocol !== 'agui') {
+    return {
+      unavailable: 'connection_missing',
+      unavailableMessage: `No AG-UI connection "${identifier}" is registered in environment ${environment}: a ` +
+        `maintainer registers it (cairn connection create --protocol agui).`,
+    };
+  }
+  if (triggersNaming(published.agent, identifier).length > 1) {
+    return {
+      unavailable: 'connection_conflict',
+      unavailableMessage:
+        `Connection "${identifier}" is named by more than one trigger: a maintainer keeps one and publishes again.`,
+    };
+  }
+  if (w.definition.disabled === true) {
+    return {
+      unavailable: 'workflow_disabled',
+      unavailableMessage: 'The workflow is out of service (disabled) and takes no new chats.',
+    };
+  }
+  return { endpoint: aguiEndpointPath(connection.address) };
 }
 
 /**

@@ -111,7 +111,6 @@ describe('design chats', () => {
       agent,
       envName: 'main',
       input: input(text, threadId),
-      beforeTurn: async () => undefined,
     });
 
   it('opens a design session whose session and turn ids take the design queue', async () => {

@@ -18,7 +18,7 @@ import {
   loadEnvironment,
 } from '../agent/hosting.ts';
 import { agentNotFound } from '../agent/agent-access.ts';
-import { type AguiRunInput, lastUserText, type StartedRun } from '../connection/agui-runs.ts';
+import { type AguiRunInput, lastUserText, type StartedRun } from '../connection/agui-run-model.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import { designWorkflowSlug, finalStatuses } from '../session/model.ts';
 import { openSessionWithTurn } from '../session/queued-turns.ts';
@@ -43,8 +43,6 @@ export interface DesignRunRequest {
   agent: string;
   envName: string;
   input: AguiRunInput;
-  /** Runs once the run would start a turn, just before it is queued (what it throws is thrown). */
-  beforeTurn(): Promise<void>;
 }
 
 /** The agent and environment a Maintainer's design chat works on. */
@@ -90,8 +88,8 @@ const chatsOf = (deps: Pick<SessionStoreDeps, 'docs'>) => deps.docs.collection<D
 /**
  * Opens or continues the caller's design chat on the environment's draft and queues its turn on the design queue.
  * @throws as {@link designTarget}; `design_agent_not_configured` (503); `no_message` (400) without a user message;
- *   `turn_running` (409) while a turn of the chat runs; the per-person ceiling and the queue store's refusals as
- *   `beforeTurn` and the queue throw them
+ *   `turn_running` (409) while a turn of the chat runs; the queue store's refusals as the queue throws them (the
+ *   per-person ceiling is the request rules', before this)
  */
 export async function startDesignRun(deps: DesignRunDeps, request: DesignRunRequest): Promise<StartedRun> {
   const { agent, env } = await designTarget(deps.hosting, request.caller, request);
@@ -114,7 +112,6 @@ export async function startDesignRun(deps: DesignRunDeps, request: DesignRunRequ
         status: 409,
       });
     }
-    await request.beforeTurn();
     const turn = await takeReply(deps, session, text);
     return {
       threadId: chat._id,
@@ -126,7 +123,6 @@ export async function startDesignRun(deps: DesignRunDeps, request: DesignRunRequ
       since,
     };
   }
-  await request.beforeTurn();
   const record = chat && !session ? chat : await newChat(deps, request.caller, { agent, env });
   // The session takes the chat's id, whose design prefix its turns' ids follow (they take the design queue).
   const opened = await openSessionWithTurn(deps, sessionFields(record, agent), 'prompt', { message: text });

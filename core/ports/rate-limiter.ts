@@ -22,3 +22,33 @@ export interface RateCount {
   /** Points per window (the configured limit). */
   limit: number;
 }
+
+/** One counter a call is checked against: `points` calls per window for `key`. */
+export interface RateCheck {
+  /** The counter's key within its chain's `hashTag` (any text). */
+  key: string;
+  /** Calls allowed per window (whole number ≥ 1). */
+  points: number;
+}
+
+/** The first counter that refused a call: its index in the checks given, and whole seconds until it frees one. */
+export interface RateRefusal {
+  index: number;
+  retryAfterSeconds: number;
+}
+
+/**
+ * Several fixed-window counters checked for one call in order, in one round trip (core/adapters/rate-limit/
+ * rate-chain.ts: the queue store's, or this process's without one): an endpoint call counts against its caller's
+ * limit and then its endpoint's.
+ */
+export interface RateChain {
+  /**
+   * Counts one call against each check in order and stops at the first that refuses (the refusing counter counts
+   * the call; later ones do not). All checks of one call share `hashTag` (the keys of one Lua call must live in one
+   * cluster slot: e.g. the connection id).
+   * @returns undefined when every counter allowed the call, else the first refusal
+   * @throws the queue store's error (a failed count is not taken as allowed); RangeError for points not ≥ 1
+   */
+  consume(hashTag: string, checks: RateCheck[]): Promise<RateRefusal | undefined>;
+}

@@ -6,7 +6,7 @@
  * Source: docs/architecture.md § Ports and adapters.
  */
 import { expect, it } from 'vitest';
-import type { BaseDocument, DocumentCollection, DocumentStore } from '../ports/document-store.ts';
+import type { BaseDocument, DocumentStore } from '../ports/document-store.ts';
 import { isPlatformError } from '../ports/platform-error.ts';
 import { systemClock } from '../adapters/runtime/system-clock.ts';
 import { skipBecause } from './skip.ts';

@@ -6,11 +6,27 @@
  * Source: spec/platform-service.md § Limits (endpoint calls per minute), § Errors (429 with a retry time).
  */
 import { describe, expect, it } from 'vitest';
-import { consumeEndpointRates, endpointLimiters } from '../../bins/api/endpoint-rate.ts';
+import { endpointLimiters } from '../../bins/api/endpoint-rate.ts';
+import { countEndpointCall, type RateLimitedError } from '../../core/connection/endpoint-calls.ts';
+import type { RateChain } from '../../core/ports/rate-limiter.ts';
 import { openRedis, type RedisConnection } from '../../core/adapters/redis/index.ts';
 import { redisForSuite } from '../helpers/redis-suite.ts';
 
 const suite = redisForSuite();
+
+/** One call counted by the domain (core/connection/endpoint-calls.ts): undefined, or which limit refused and when. */
+async function consumeEndpointRates(
+  endpointRates: RateChain, connection: { _id: string; rate: { perCaller: number; perEndpoint: number } }, caller: string,
+): Promise<{ which: string; retryAfterSeconds: number } | undefined> {
+  try {
+    await countEndpointCall({ endpointRates }, connection, caller);
+    return undefined;
+  } catch (error) {
+    const refused = error as RateLimitedError;
+    expect(refused).toMatchObject({ code: 'rate_limited', status: 429 });
+    return { which: /from this caller/.test(refused.message) ? 'from this caller' : 'to this endpoint', retryAfterSeconds: refused.retryAfterSeconds };
+  }
+}
 
 /** Calls of each script command since the last CONFIG RESETSTAT (INFO commandstats). */
 function scriptCalls(): number {

@@ -12,33 +12,10 @@
  * § Errors (429 with a retry time); docs/architecture.md § Queues and collections (keys in the queue store).
  */
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateChain, RateCheck, RateRefusal } from '../../ports/rate-limiter.ts';
 import type { RedisConnection } from '../redis/open-redis.ts';
 
-/** One counter a call is checked against: `points` calls per window for `key`. */
-export interface RateCheck {
-  /** The counter's key within its chain's `hashTag` (any text). */
-  key: string;
-  /** Calls allowed per window (whole number ≥ 1). */
-  points: number;
-}
-
-/** The first counter that refused a call: its index in the checks given, and whole seconds until it frees one. */
-export interface RateRefusal {
-  index: number;
-  retryAfterSeconds: number;
-}
-
-/** Counters checked in order for one call; see the module comment. */
-export interface RateChain {
-  /**
-   * Counts one call against each check in order and stops at the first that refuses (the refusing counter counts
-   * the call; later ones do not). All checks of one call share `hashTag` (the keys of one Lua call must live in one
-   * cluster slot: e.g. the connection id).
-   * @returns undefined when every counter allowed the call, else the first refusal
-   * @throws the queue store's error (a failed count is not taken as allowed); RangeError for points not ≥ 1
-   */
-  consume(hashTag: string, checks: RateCheck[]): Promise<RateRefusal | undefined>;
-}
+export type { RateChain, RateCheck, RateRefusal };
 
 /** Options of {@link createRateChain}. */
 export interface RateChainOptions {
