@@ -7,7 +7,7 @@
  * Source: spec/platform-service.md § Platform sign-in modes, § Rules 3, 4, 6; § Routes reachable without
  * platform sign-in (a lost session reloads once, then shows sign-in failed).
  */
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
 import type { UserManager } from 'oidc-client-ts';
 import type { MeView } from '../../../core/auth/me-view.ts';
 import type { SignInSettingsView, SignOutView } from '../../../core/auth/sign-in-view.ts';
@@ -49,30 +49,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     let live = true;
     const set = (next: SessionState) => { if (live) setState(next); };
-    void (async () => {
-      set({ kind: 'loading' });
-      let view: SignInSettingsView;
-      try {
-        view = await readSettings();
-      } catch (error) {
-        set({ kind: 'unreachable', message: (error as Error).message });
-        return;
-      }
-      if (!live) return;
-      setSettings(view);
-      useSigning({ accessToken: () => token.current, onUnauthorized: () => lostSession(view.mode) });
-      if (view.mode === 'oidc') {
-        const client = oidcClient(view, window.location.origin);
-        manager.current = client;
-        client.events.addUserLoaded((user) => { token.current = user.access_token; });
-        client.events.addUserSignedOut(() => set({ kind: 'needs-sign-in' }));
-        const started = await startOidc(client, window.location, window.history).catch((error: Error) => ({ kind: 'refused' as const, reason: 'other' as const, description: error.message }));
-        if (started.kind === 'needs-sign-in') return set({ kind: 'needs-sign-in' });
-        if (started.kind === 'refused') return set({ kind: 'failed', reason: started.reason, message: started.description });
-        token.current = started.user.access_token;
-      }
-      set(await confirm(view.mode));
-    })();
+    void attemptSignIn({ set, live: () => live, setSettings, manager, token, lostSession });
     return () => { live = false; };
   }, [attempt]);
 
@@ -95,21 +72,64 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     settings,
     retry: () => setAttempt((n) => n + 1),
     signIn: () => { if (manager.current) void signInAtProvider(manager.current, window.location.pathname + window.location.search); },
-    signOut: async () => {
-      const answer = await api<SignOutView>('/api/sign-out', { method: 'POST', body: {} }).catch(() => ({ signOutUrl: null }));
-      token.current = undefined;
-      sessionStorage.removeItem(signedInFlag);
-      if (manager.current) {
-        const user = await manager.current.getUser();
-        await manager.current.removeUser();
-        if (answer.signOutUrl) return manager.current.signoutRedirect({ id_token_hint: user?.id_token });
-        setState({ kind: 'needs-sign-in' });
-        return;
-      }
-      window.location.assign(answer.signOutUrl ?? '/signed-out');
-    },
+    signOut: () => signOut(manager, token, setState),
   }), [state, settings]);
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
+}
+
+/** What signing in works with: the provider's state setters (`set` drops a late answer) and its refs. */
+interface SignInContext {
+  set(next: SessionState): void;
+  /** False once the attempt was replaced (Try again) or the provider unmounted. */
+  live(): boolean;
+  setSettings(view: SignInSettingsView): void;
+  manager: RefObject<UserManager | undefined>;
+  token: RefObject<string | undefined>;
+  lostSession(mode: SignInSettingsView['mode']): void;
+}
+
+/** One sign-in attempt: reads the settings, signs in as their mode says, then confirms the person (GET /api/me). */
+async function attemptSignIn(context: SignInContext): Promise<void> {
+  const { set, manager, token } = context;
+  set({ kind: 'loading' });
+  let view: SignInSettingsView;
+  try {
+    view = await readSettings();
+  } catch (error) {
+    set({ kind: 'unreachable', message: (error as Error).message });
+    return;
+  }
+  if (!context.live()) return;
+  context.setSettings(view);
+  useSigning({ accessToken: () => token.current, onUnauthorized: () => context.lostSession(view.mode) });
+  if (view.mode === 'oidc') {
+    const client = oidcClient(view, window.location.origin);
+    manager.current = client;
+    client.events.addUserLoaded((user) => { token.current = user.access_token; });
+    client.events.addUserSignedOut(() => set({ kind: 'needs-sign-in' }));
+    const started = await startOidc(client, window.location, window.history).catch((error: Error) => ({ kind: 'refused' as const, reason: 'other' as const, description: error.message }));
+    if (started.kind === 'needs-sign-in') return set({ kind: 'needs-sign-in' });
+    if (started.kind === 'refused') return set({ kind: 'failed', reason: started.reason, message: started.description });
+    token.current = started.user.access_token;
+  }
+  set(await confirm(view.mode));
+}
+
+/** Ends the session: POST /api/sign-out, then the provider's sign-out address, the signed-out page, or sign-in. */
+async function signOut(
+  manager: RefObject<UserManager | undefined>, token: RefObject<string | undefined>, setState: (next: SessionState) => void,
+): Promise<void> {
+  const answer = await api<SignOutView>('/api/sign-out', { method: 'POST', body: {} }).catch(() => ({ signOutUrl: null }));
+  token.current = undefined;
+  sessionStorage.removeItem(signedInFlag);
+  if (manager.current) {
+    const user = await manager.current.getUser();
+    await manager.current.removeUser();
+    if (answer.signOutUrl) return manager.current.signoutRedirect({ id_token_hint: user?.id_token });
+    setState({ kind: 'needs-sign-in' });
+    return;
+  }
+  window.location.assign(answer.signOutUrl ?? '/signed-out');
 }
 
 /** The session of the page. */

@@ -25,34 +25,17 @@ export function DesignChat({ agent, env, info, conversation, onChoose, onRunEnde
   onChoose(conversation: Conversation | undefined): void; onRunEnded(): void;
 }) {
   const client = useQueryClient();
-  const [opening, setOpening] = useState<{ threadId: string; error?: unknown } | undefined>();
+  const { opening, open } = useOpenChat(agent, env, onChoose);
   const state = useSyncExternalStore(
     conversation?.subscribe ?? noSubscribe,
     conversation?.snapshot ?? noSnapshot,
   );
-  const wasRunning = useRef(state.running);
-  useEffect(() => {
-    if (wasRunning.current && !state.running) onRunEnded();
-    wasRunning.current = state.running;
-  }, [state.running, onRunEnded]);
+  useRunEnded(state.running, onRunEnded);
   useEffect(() => {
     if (!conversation) return;
     conversation.onThread = () => void client.invalidateQueries({ queryKey: designKeys.design(agent, env) });
   }, [conversation, agent, env, client]);
 
-  const open = async (threadId: string) => {
-    if (!threadId) {
-      onChoose(undefined);
-      return;
-    }
-    setOpening({ threadId });
-    try {
-      onChoose(await openDesignChat(agent, env, threadId));
-      setOpening(undefined);
-    } catch (error) {
-      setOpening({ threadId, error });
-    }
-  };
   const send = (text: string) => {
     const target = conversation ?? newDesignConversation(agent, env);
     if (!conversation) onChoose(target);
@@ -75,21 +58,56 @@ export function DesignChat({ agent, env, info, conversation, onChoose, onRunEnde
         />
       ) : null}
       {opening && !opening.error ? <Loading what="Loading the chat" /> : null}
-      {!opening ? (
-        <>
-          {state.items.length === 0 ? (
-            <p className="muted small">
-              Ask the design agent to build or change this environment’s draft: it reads and writes the files and
-              validates them. Nothing is published until you publish.
-            </p>
-          ) : null}
-          <ol className="chat-transcript design-transcript" aria-label="Design chat messages" aria-live="polite">
-            {state.items.map((item) => <Entry key={item.key} item={item} />)}
-            {state.running ? <li className="chat-running"><Loading what="The design agent is working" /></li> : null}
-          </ol>
-          <DesignComposer running={state.running} onSend={send} />
-        </>
+      {!opening ? <DesignTranscript items={state.items} running={state.running} onSend={send} /> : null}
+    </>
+  );
+}
+
+/** Opening an earlier chat by thread id (`''`: a new chat): the chat being opened, or why it could not be. */
+function useOpenChat(agent: string, env: string, onChoose: (conversation: Conversation | undefined) => void) {
+  const [opening, setOpening] = useState<{ threadId: string; error?: unknown } | undefined>();
+  const open = async (threadId: string) => {
+    if (!threadId) {
+      onChoose(undefined);
+      return;
+    }
+    setOpening({ threadId });
+    try {
+      onChoose(await openDesignChat(agent, env, threadId));
+      setOpening(undefined);
+    } catch (error) {
+      setOpening({ threadId, error });
+    }
+  };
+  return { opening, open };
+}
+
+/** Calls `onRunEnded` when a run ends (`running` goes from true to false). */
+function useRunEnded(running: boolean, onRunEnded: () => void) {
+  const wasRunning = useRef(running);
+  useEffect(() => {
+    if (wasRunning.current && !running) onRunEnded();
+    wasRunning.current = running;
+  }, [running, onRunEnded]);
+}
+
+/** The transcript (or what to ask, before the first message), the working line, and the message box. */
+function DesignTranscript({ items, running, onSend }: {
+  items: TranscriptItem[]; running: boolean; onSend(text: string): void;
+}) {
+  return (
+    <>
+      {items.length === 0 ? (
+        <p className="muted small">
+          Ask the design agent to build or change this environment’s draft: it reads and writes the files and
+          validates them. Nothing is published until you publish.
+        </p>
       ) : null}
+      <ol className="chat-transcript design-transcript" aria-label="Design chat messages" aria-live="polite">
+        {items.map((item) => <Entry key={item.key} item={item} />)}
+        {running ? <li className="chat-running"><Loading what="The design agent is working" /></li> : null}
+      </ol>
+      <DesignComposer running={running} onSend={onSend} />
     </>
   );
 }

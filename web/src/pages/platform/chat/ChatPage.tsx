@@ -84,25 +84,9 @@ function StartView() {
       ) : null}
       <ul className="chat-cards" aria-label="Workflows">
         {workflows.data?.workflows.map((w) => {
-          const key = `${w.agent.id}/${w.environment}/${w.workflow}`;
-          const isSelected = selected !== undefined && `${selected.agent.id}/${selected.environment}/${selected.workflow}` === key;
-          return (
-            <li key={key} className={`card chat-card${isSelected ? ' chat-card-selected' : ''}`}>
-              <h2>{w.title}</h2>
-              <p className="muted small">{w.agent.name} · {w.environment} · {w.workflow}</p>
-              {w.description ? <p className="chat-card-description">{w.description}</p> : null}
-              {w.endpoint ? (
-                <>
-                  {w.examples.length > 0 ? (
-                    <div className="chat-examples" role="group" aria-label={`Examples for ${w.title}`}>
-                      {w.examples.map((example) => <Button key={example} className="chat-example" onClick={() => pick(w, example)}>{example}</Button>)}
-                    </div>
-                  ) : null}
-                  {isSelected ? <p className="small chat-chosen">Chatting with this workflow.</p> : <Button onClick={() => pick(w)}>Chat with {w.title}</Button>}
-                </>
-              ) : <p className="notice small">{w.unavailableMessage ?? 'This workflow cannot be chatted with now.'}</p>}
-            </li>
-          );
+          const key = workflowKey(w);
+          const isSelected = selected !== undefined && workflowKey(selected) === key;
+          return <WorkflowCard key={key} workflow={w} isSelected={isSelected} onPick={pick} />;
         })}
       </ul>
       {available.length > 0 ? (
@@ -112,6 +96,32 @@ function StartView() {
         />
       ) : null}
     </>
+  );
+}
+
+/** Which workflow a card is: agent, environment and workflow. */
+const workflowKey = (w: ChatWorkflowView) => `${w.agent.id}/${w.environment}/${w.workflow}`;
+
+/** A workflow's card: its title, agent, environment, description, examples (a click puts one in the composer) and Chat with. */
+function WorkflowCard({ workflow: w, isSelected, onPick }: {
+  workflow: ChatWorkflowView; isSelected: boolean; onPick(workflow: ChatWorkflowView, example?: string): void;
+}) {
+  return (
+    <li className={`card chat-card${isSelected ? ' chat-card-selected' : ''}`}>
+      <h2>{w.title}</h2>
+      <p className="muted small">{w.agent.name} · {w.environment} · {w.workflow}</p>
+      {w.description ? <p className="chat-card-description">{w.description}</p> : null}
+      {w.endpoint ? (
+        <>
+          {w.examples.length > 0 ? (
+            <div className="chat-examples" role="group" aria-label={`Examples for ${w.title}`}>
+              {w.examples.map((example) => <Button key={example} className="chat-example" onClick={() => onPick(w, example)}>{example}</Button>)}
+            </div>
+          ) : null}
+          {isSelected ? <p className="small chat-chosen">Chatting with this workflow.</p> : <Button onClick={() => onPick(w)}>Chat with {w.title}</Button>}
+        </>
+      ) : <p className="notice small">{w.unavailableMessage ?? 'This workflow cannot be chatted with now.'}</p>}
+    </li>
   );
 }
 

@@ -27,7 +27,6 @@ export const takesEffectNote = 'Changes to connections take effect when this env
 export function ConnectionForm({ agent, env, editing, onCancel, onDone }: {
   agent: string; env: string; editing?: ConnectionView; onCancel: () => void; onDone: (answer: ConnectionAnswer) => void;
 }) {
-  const client = useQueryClient();
   const current = editing?.pendingChange ?? editing;
   const [identifier, setIdentifier] = useState(editing?.identifier ?? '');
   const [protocol, setProtocol] = useState<Protocol>(editing?.protocol ?? 'agui');
@@ -37,26 +36,12 @@ export function ConnectionForm({ agent, env, editing, onCancel, onDone }: {
   const [origins, setOrigins] = useState((current?.origins ?? []).join('\n'));
   const [perCaller, setPerCaller] = useState(current ? String(current.rate.perCaller) : '');
   const [perEndpoint, setPerEndpoint] = useState(current ? String(current.rate.perEndpoint) : '');
-  const save = useMutation({
-    mutationFn: (body: CreateConnectionBody | ChangeConnectionBody) => editing
-      ? api<ConnectionAnswer>(environmentPath(agent, env, `/connections/${encodeURIComponent(editing.identifier)}`), { method: 'PATCH', body })
-      : api<ConnectionAnswer>(environmentPath(agent, env, '/connections'), { method: 'POST', body }),
-    onSuccess: async (answer) => {
-      await client.invalidateQueries({ queryKey: agentKeys.connections(agent, env) });
-      onDone(answer);
-    },
-  });
+  const save = useSaveConnection({ agent, env, editing, onDone });
   const modes = authModesOf(protocol);
   const effectiveAuth = modes.includes(auth) ? auth : modes[0]!;
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const rate = perCaller.trim() || perEndpoint.trim() ? { rate: { perCaller: Number(perCaller || perEndpoint), perEndpoint: Number(perEndpoint || perCaller) } } : {};
-    const fields = {
-      auth: effectiveAuth,
-      ...(effectiveAuth === 'oidc' ? { oidc: { issuer: issuer.trim(), audience: audience.trim() } } : {}),
-      origins: protocol === 'webhook' ? [] : origins.split('\n').map((o) => o.trim()).filter(Boolean),
-      ...rate,
-    };
+    const fields = connectionFields({ auth: effectiveAuth, protocol, issuer, audience, origins, perCaller, perEndpoint });
     save.mutate(editing ? fields : { identifier: identifier.trim(), protocol, ...fields });
   };
   return (
@@ -92,4 +77,37 @@ export function ConnectionForm({ agent, env, editing, onCancel, onDone }: {
       </div>
     </form>
   );
+}
+
+/** Create (POST …/connections) or, when `editing`, change (PATCH …/connections/:identifier); then `onDone`. */
+function useSaveConnection({ agent, env, editing, onDone }: {
+  agent: string; env: string; editing?: ConnectionView; onDone: (answer: ConnectionAnswer) => void;
+}) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CreateConnectionBody | ChangeConnectionBody) => editing
+      ? api<ConnectionAnswer>(environmentPath(agent, env, `/connections/${encodeURIComponent(editing.identifier)}`), { method: 'PATCH', body })
+      : api<ConnectionAnswer>(environmentPath(agent, env, '/connections'), { method: 'POST', body }),
+    onSuccess: async (answer) => {
+      await client.invalidateQueries({ queryKey: agentKeys.connections(agent, env) });
+      onDone(answer);
+    },
+  });
+}
+
+/** The form's texts as they are typed. */
+interface ConnectionTexts { auth: Auth; protocol: Protocol; issuer: string; audience: string; origins: string; perCaller: string; perEndpoint: string }
+
+/**
+ * The body's fields but identifier and protocol: OIDC issuer and audience in OIDC mode only, origins one a line (none
+ * for a webhook), and the calls per minute when either is given (the other takes the same).
+ */
+function connectionFields({ auth, protocol, issuer, audience, origins, perCaller, perEndpoint }: ConnectionTexts) {
+  const rate = perCaller.trim() || perEndpoint.trim() ? { rate: { perCaller: Number(perCaller || perEndpoint), perEndpoint: Number(perEndpoint || perCaller) } } : {};
+  return {
+    auth,
+    ...(auth === 'oidc' ? { oidc: { issuer: issuer.trim(), audience: audience.trim() } } : {}),
+    origins: protocol === 'webhook' ? [] : origins.split('\n').map((o) => o.trim()).filter(Boolean),
+    ...rate,
+  };
 }

@@ -55,40 +55,52 @@ export function Timeline({ sessionId, busy }: { sessionId: string; busy: boolean
     );
   }
   const now = Date.now();
-  const { axis, turns } = layoutTimeline(view, now);
   return (
     <section className='timeline' aria-labelledby='timeline-heading'>
       {heading}
       <Summary view={view} now={now} />
       <Legend />
-      <ol className='timeline-rows' aria-label='Turns on a time axis'>
-        <Ruler axis={axis} />
-        {turns.map((t) => (
-          <Fragment key={t.turn.id}>
-            {t.gap && (t.turn.waitBefore || t.gap.broken) ? <GapRow layout={t} /> : null}
-            <TurnRow
-              layout={t}
-              open={open === t.turn.id}
-              toggle={() => setOpen(open === t.turn.id ? undefined : t.turn.id)}
-            />
-            {open === t.turn.id
-              ? (
-                <li className='timeline-detail-row'>
-                  <TimelineTurnDetail layout={t} />
-                </li>
-              )
-              : null}
-          </Fragment>
-        ))}
-        {view.waiting
-          ? (
-            <li className='timeline-row timeline-gap timeline-now'>
-              {waitText(view.waiting.for, now - Date.parse(view.waiting.since), true)}
-            </li>
-          )
-          : null}
-      </ol>
+      <TurnRows view={view} now={now} open={open} setOpen={setOpen} />
     </section>
+  );
+}
+
+/** The rows on the time axis: the ruler, each turn (its gap before, its steps when `open`), and a wait going on. */
+function TurnRows({ view, now, open, setOpen }: {
+  view: SessionTimelineView;
+  now: number;
+  open: string | undefined;
+  setOpen: (turnId: string | undefined) => void;
+}) {
+  const { axis, turns } = layoutTimeline(view, now);
+  return (
+    <ol className='timeline-rows' aria-label='Turns on a time axis'>
+      <Ruler axis={axis} />
+      {turns.map((t) => (
+        <Fragment key={t.turn.id}>
+          {t.gap && (t.turn.waitBefore || t.gap.broken) ? <GapRow layout={t} /> : null}
+          <TurnRow
+            layout={t}
+            open={open === t.turn.id}
+            toggle={() => setOpen(open === t.turn.id ? undefined : t.turn.id)}
+          />
+          {open === t.turn.id
+            ? (
+              <li className='timeline-detail-row'>
+                <TimelineTurnDetail layout={t} />
+              </li>
+            )
+            : null}
+        </Fragment>
+      ))}
+      {view.waiting
+        ? (
+          <li className='timeline-row timeline-gap timeline-now'>
+            {waitText(view.waiting.for, now - Date.parse(view.waiting.since), true)}
+          </li>
+        )
+        : null}
+    </ol>
   );
 }
 

@@ -7,7 +7,7 @@
  * Source: docs/decisions.md D25 (the session's timeline).
  */
 import type { ReactNode } from 'react';
-import type { TimelineStepView } from '../../../../../core/session/timeline-views.ts';
+import type { TimelineStepView, TimelineTurnView } from '../../../../../core/session/timeline-views.ts';
 import { statusText, usd } from './session-queries.ts';
 import { clock, count, duration, stepKindText, type TurnLayout } from './timeline-layout.ts';
 
@@ -20,44 +20,15 @@ export function TimelineTurnDetail({ layout }: { layout: TurnLayout }) {
   const runMs = t.durationMs ?? Math.max(0, layout.endMs - Date.parse(t.startedAt ?? t.queuedAt));
   const total = queued + runMs || 1;
   const bar = (from: number, length: number, kind: string) => (
-    <span className='timeline-bar-frame' aria-hidden='true'>
-      <span
-        className={`timeline-step timeline-step-${kind}`}
-        style={{
-          left: `${(from / total) * 100}%`,
-          width: `${Math.min(100 - (from / total) * 100, (length / total) * 100)}%`,
-        }}
-      />
-    </span>
+    <StepBar from={from} length={length} kind={kind} total={total} />
   );
   return (
     <div className='timeline-detail' id={`timeline-detail-${t.id}`}>
-      <p className='timeline-detail-facts'>
-        Queued {at(t.queuedAt)} · started {at(t.startedAt)} · ended {at(t.endedAt)}
-        {t.error
-          ? (
-            <>
-              {' · '}
-              <span className='session-error'>{t.error.message} ({t.error.code})</span>
-            </>
-          )
-          : null}
-      </p>
+      <TurnFacts turn={t} />
       <div className='timeline-table-frame'>
         <table className='timeline-table'>
           <caption>Steps of turn {layout.number} ({t.kind}, {statusText(t.status)})</caption>
-          <thead>
-            <tr>
-              <th scope='col'>Step</th>
-              <th scope='col'>Began</th>
-              <th scope='col'>Took</th>
-              <th scope='col'>Tokens in / out</th>
-              <th scope='col'>Cost</th>
-              <th scope='col' className='timeline-bar-col'>
-                <span className='visually-hidden'>Bar</span>
-              </th>
-            </tr>
-          </thead>
+          <StepsHead />
           <tbody>
             <tr>
               <th scope='row'>queue wait</th>
@@ -69,16 +40,7 @@ export function TimelineTurnDetail({ layout }: { layout: TurnLayout }) {
             </tr>
             {t.steps.map((s, i) => <StepRow key={i} step={s} bar={bar(queued + s.atMs, s.durationMs, s.kind)} />)}
           </tbody>
-          <tfoot>
-            <tr>
-              <th scope='row'>Turn</th>
-              <td />
-              <td>{duration(runMs)}</td>
-              <td>{count(t.usage.inputTokens)} / {count(t.usage.outputTokens)}</td>
-              <td>{usd(t.usage.costUsd)}</td>
-              <td>{t.usage.modelCalls} model call{t.usage.modelCalls === 1 ? '' : 's'}</td>
-            </tr>
-          </tfoot>
+          <TurnTotals turn={t} runMs={runMs} />
         </table>
       </div>
       {t.steps.length === 0 ? <p className='muted'>No steps were recorded for this turn.</p> : null}
@@ -91,6 +53,72 @@ export function TimelineTurnDetail({ layout }: { layout: TurnLayout }) {
         )
         : null}
     </div>
+  );
+}
+
+/** A bar from `from` for `length` (ms) on the turn's axis of `total` ms (queue wait + run). */
+function StepBar({ from, length, kind, total }: { from: number; length: number; kind: string; total: number }) {
+  return (
+    <span className='timeline-bar-frame' aria-hidden='true'>
+      <span
+        className={`timeline-step timeline-step-${kind}`}
+        style={{
+          left: `${(from / total) * 100}%`,
+          width: `${Math.min(100 - (from / total) * 100, (length / total) * 100)}%`,
+        }}
+      />
+    </span>
+  );
+}
+
+/** When the turn was queued, started and ended, and its error. */
+function TurnFacts({ turn: t }: { turn: TimelineTurnView }) {
+  return (
+    <p className='timeline-detail-facts'>
+      Queued {at(t.queuedAt)} · started {at(t.startedAt)} · ended {at(t.endedAt)}
+      {t.error
+        ? (
+          <>
+            {' · '}
+            <span className='session-error'>{t.error.message} ({t.error.code})</span>
+          </>
+        )
+        : null}
+    </p>
+  );
+}
+
+/** The table's column headings. */
+function StepsHead() {
+  return (
+    <thead>
+      <tr>
+        <th scope='col'>Step</th>
+        <th scope='col'>Began</th>
+        <th scope='col'>Took</th>
+        <th scope='col'>Tokens in / out</th>
+        <th scope='col'>Cost</th>
+        <th scope='col' className='timeline-bar-col'>
+          <span className='visually-hidden'>Bar</span>
+        </th>
+      </tr>
+    </thead>
+  );
+}
+
+/** The turn's totals: run time, tokens, cost, model calls. */
+function TurnTotals({ turn: t, runMs }: { turn: TimelineTurnView; runMs: number }) {
+  return (
+    <tfoot>
+      <tr>
+        <th scope='row'>Turn</th>
+        <td />
+        <td>{duration(runMs)}</td>
+        <td>{count(t.usage.inputTokens)} / {count(t.usage.outputTokens)}</td>
+        <td>{usd(t.usage.costUsd)}</td>
+        <td>{t.usage.modelCalls} model call{t.usage.modelCalls === 1 ? '' : 's'}</td>
+      </tr>
+    </tfoot>
   );
 }
 
