@@ -11,6 +11,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { platformRelease } from '../core/boot/platform-release.ts';
 import { hostGlobalUses, importEdges, wideFunctions } from './helpers/source-scan.ts';
+// @ts-expect-error: a plain ES module of the repository's scripts, without types
+import { sizeReport } from '../scripts/lib/size-report.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const pureLibraries = new Set([
@@ -269,6 +271,13 @@ describe('docs/architecture.md (its § Keeping this page true)', () => {
 const wideExemptions: { file: string; name: string; reason: string }[] = [];
 
 describe('conventions (docs/architecture.md § Conventions)', () => {
+  it('keeps production files within 300 lines and functions within 60 (scripts/lib/size-report.mjs; generated aside)', () => {
+    const report = sizeReport(root) as { files: [number, string][]; functions: [number, string][] };
+    const { files: longFiles, functions } = report;
+    expect(longFiles.map(([lines, file]) => `${file} (${lines} lines)`)).toEqual([]);
+    expect(functions.map(([lines, where]) => `${where} (${lines} lines)`)).toEqual([]);
+  });
+
   it('keeps every line of core/ within 120 characters (scripts/format formats core/; test data aside)', () => {
     const coreFiles = files.filter((f) => relative(root, f).startsWith('core/') && !f.includes('/testdata/'));
     const long = coreFiles.flatMap((f) => readFileSync(f, 'utf8').split('\n')
