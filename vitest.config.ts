@@ -1,19 +1,17 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that run one at a time, after the others (docs/architecture.md § Tests and measurements): the compiled
- * twins (a twin and its source file listen on the same fixed ports, e.g. the Prometheus endpoints 9464–9466), the
- * machines and clusters that take the host's cores or kill processes (container, clean machine, chaos, the
- * double-texting cluster), the scripts/start runs, and the Prometheus scrape (fixed ports).
+ * Files that run after the others (docs/architecture.md § Tests and measurements), two at a time among themselves:
+ * the compiled twins (a twin and its source file must not run together: they may listen on the same fixed ports,
+ * e.g. the Prometheus endpoints 9464–9466, so every source file runs in the first group), and the machines that take
+ * the host's cores (container, clean machine, chaos), which then share them with the twins rather than with the
+ * whole suite.
  */
-const serial = [
+const later = [
   'test/e2e/compiled-*.test.ts',
   'test/e2e/container.test.ts',
   'test/e2e/clean-machine.test.ts',
   'test/e2e/chaos-*.test.ts',
-  'test/e2e/*-cluster.test.ts',
-  'test/e2e/start-script*.test.ts',
-  'test/e2e/prometheus-scrape.test.ts',
 ];
 const all = ['core/**/*.test.ts', 'bins/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts'];
 const shared = { testTimeout: 60_000, hookTimeout: 120_000, pool: 'forks' as const };
@@ -24,13 +22,12 @@ export default defineConfig({
     // machine (vitest's default is one fewer than the cores).
     maxWorkers: 2,
     projects: [
-      { test: { ...shared, name: 'main', include: all, exclude: [...serial, '**/node_modules/**'], sequence: { groupOrder: 0 } } },
+      { test: { ...shared, name: 'main', include: all, exclude: [...later, '**/node_modules/**'], sequence: { groupOrder: 0 } } },
       {
         test: {
           ...shared,
-          name: 'serial',
-          include: serial,
-          fileParallelism: false,
+          name: 'later',
+          include: later,
           sequence: { groupOrder: 1 },
         },
       },
