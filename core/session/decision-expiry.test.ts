@@ -7,19 +7,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ModelEvent, ModelProvider } from '../ports/model-provider.ts';
-import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
-import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { checkpointViolation } from './broker-rules.ts';
 import { stampDecisionTerms } from './decision-terms.ts';
 import type { DecisionFieldSpec } from './model.ts';
 import { sweepDueWaits } from './park-sweep.ts';
-import { runTurn } from './run-turn.ts';
-import { claimTurn, sessionsOf, turnsOf } from './session-store.ts';
+import { sessionsOf, turnsOf } from './session-store.ts';
 import { decideSession, showSession, takeDecision } from './sessions.ts';
-import type { SessionDeps } from './session-access.ts';
 import { startSession } from './session-start.ts';
-import { createStoreHost } from './store-host.ts';
 import type { StateView, WorkflowView } from './workflow-view.ts';
+import { storeTurns } from '../../test/helpers/store-turns.ts';
 
 const state = (slug: string, more: Partial<StateView> = {}): StateView => ({
   slug,
@@ -70,52 +66,13 @@ const model: ModelProvider = {
 };
 
 function setup() {
-  let now = new Date('2026-11-29T10:00:00.000Z');
-  let n = 0;
-  const clock = { now: () => now };
-  const ids = {
-    newId: () => `id${(n += 1)}`,
-    randomBytes: (k: number) => new Uint8Array(k),
-    sha256Hex: async () => '',
-  };
-  const store = { docs: createMemoryDocumentStore({ now: clock.now }), objects: createMemoryObjectStore(), clock, ids };
-  const queue: string[] = [];
-  const deps: SessionDeps = {
-    ...store,
-    requireRole: async () => undefined,
-    seesEveryChat: async () => false,
-    resolveWorkflow: async (_c, ref) => ({
-      orgId: 'o1',
-      agentId: 'a1',
-      environment: ref.environment,
-      buildId: 'b1',
-      commitId: 'c1',
-      view: refund,
-    }),
-    resolveAgent: async () => ({ orgId: 'o1', agentId: 'a1' }),
-    enqueueTurn: async (id) => void queue.push(id),
-  };
-  const runQueued = async () => {
-    const turnId = queue.shift()!;
-    expect(await claimTurn(store, turnId, 'test')).not.toBeNull();
-    const host = createStoreHost({
-      ...store,
-      models: model,
-      workflowOf: async () => refund,
-      costOf: () => 0,
-      serviceTools: async () => [],
-      callServiceTool: async () => ({ output: null, isError: true }),
-      promptCache: { enabled: false, ttl: '5m' },
-      callSignal: () => undefined,
-    }, turnId);
-    return runTurn({ host, now: () => clock.now().getTime() }, turnId);
-  };
+  const { deps, queue, runQueued, later } = storeTurns({ views: { refund }, models: model });
   const parked = async () => {
     const { session } = await startSession(deps, caller, { agent: 'a', environment: 'main', workflow: 'refund' });
     expect(await runQueued()).toMatchObject({ status: 'awaiting_decision' });
     return (await sessionsOf(deps).findOne({ _id: session._id }))!;
   };
-  return { deps, queue, runQueued, parked, later: (ms: number) => (now = new Date(now.getTime() + ms)) };
+  return { deps, queue, runQueued, parked, later };
 }
 
 const caller = { subject: 'u1', email: 'u1@example.test' };

@@ -1,16 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { storeTurns } from '../../test/helpers/store-turns.ts';
 import { systemClock } from '../adapters/runtime/system-clock.ts';
 import { PlatformError } from '../ports/platform-error.ts';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../ports/model-provider.ts';
-import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
-import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
-import { runTurn } from './run-turn.ts';
-import { claimTurn, sessionsOf, turnsOf } from './session-store.ts';
+import { sessionsOf, turnsOf } from './session-store.ts';
 import { decideSession, replySession, showSession } from './sessions.ts';
 import type { SessionDeps } from './session-access.ts';
 import { setSpendCap } from './spend-cap-setting.ts';
 import { startSession } from './session-start.ts';
-import { createStoreHost } from './store-host.ts';
 import type { StateView, WorkflowView } from './workflow-view.ts';
 
 const state = (slug: string, fields: Partial<StateView> = {}): StateView => ({
@@ -105,40 +102,13 @@ function setup(
   views: Record<string, WorkflowView> = { analyst, lookup },
   catalog: { readOnlyQueries?: boolean } = {},
 ) {
-  const docs = createMemoryDocumentStore();
-  let n = 0;
-  const ids = {
-    newId: () => `id${(n += 1)}`,
-    randomBytes: (k: number) => new Uint8Array(k),
-    sha256Hex: async () => '0',
-  };
-  const queue: string[] = [];
   const seen: ModelRequest[] = [];
   const toolCalls: unknown[] = [];
-  const store = { docs, objects: createMemoryObjectStore(), clock: systemClock, ids };
-  const deps: SessionDeps = {
-    ...store,
-    requireRole: async () => undefined,
-    seesEveryChat: async () => false,
-    resolveWorkflow: async (_c, ref) => ({
-      orgId: 'o1',
-      agentId: 'a1',
-      environment: ref.environment,
-      buildId: 'b1',
-      commitId: 'c1',
-      view: views[ref.workflow],
-    }),
-    resolveAgent: async () => ({ orgId: 'o1', agentId: 'a1' }),
-    enqueueTurn: async (id) => {
-      queue.push(id);
-    },
-  };
-  const models = scriptedModel(script, seen);
-  const hostFor = (turnId: string) =>
-    createStoreHost({
-      ...store,
-      models,
-      workflowOf: async (_b, slug) => views[slug],
+  const turns = storeTurns({
+    views,
+    models: scriptedModel(script, seen),
+    clock: systemClock,
+    host: {
       costOf: (_m, u) => (u.inputTokens * 3 + u.outputTokens * 15) / 1e6,
       serviceTools: async () => [{
         collection: 'semantic',
@@ -152,19 +122,10 @@ function setup(
         return { output: { rows: [['AA', 412]] }, isError: false };
       },
       promptCache: { enabled: true, ttl: '5m' },
-      callSignal: () => undefined,
-    }, turnId);
-  const runQueued = async () => {
-    const turnId = queue.shift()!;
-    expect(await claimTurn(store, turnId, 'test')).not.toBeNull();
-    return runTurn({ host: hostFor(turnId), now: () => Date.now() }, turnId);
-  };
-  const claimQueued = async () => {
-    const turnId = queue.shift()!;
-    expect(await claimTurn(store, turnId, 'test')).not.toBeNull();
-    return { turnId, host: hostFor(turnId) };
-  };
-  return { deps, queue, seen, toolCalls, runQueued, claimQueued, docs };
+    },
+  });
+  const { deps, queue, runQueued, claimQueued } = turns;
+  return { deps, queue, seen, toolCalls, runQueued, claimQueued, docs: turns.store.docs };
 }
 
 const caller = { subject: 'u1', email: 'u1@example.test' };

@@ -2,19 +2,17 @@
  * A chat over the memory stores whose turns run for real through the store host (the broker's checks included),
  * with a scripted model: the double-texting tests of the session and the AG-UI stream (docs/decisions.md D27 § 1).
  * Workflow `chat`: agent state `talk` (to `deep` or the human state `review`), agent state `deep` (back to `talk`).
+ * Built on the shared set-up of ./store-turns.ts.
  */
 import { expect } from 'vitest';
 import type { ModelEvent, ModelProvider } from '../../core/ports/model-provider.ts';
-import { createMemoryDocumentStore } from '../../core/testing/memory-document-store.ts';
-import { createMemoryObjectStore } from '../../core/testing/memory-object-store.ts';
 import { sendChatMessage } from '../../core/session/chat-queue.ts';
 import { runTurn } from '../../core/session/run-turn.ts';
-import { claimTurn, readThread, sessionsOf, turnsOf } from '../../core/session/session-store.ts';
-import type { SessionDeps } from '../../core/session/session-access.ts';
+import { readThread, sessionsOf, turnsOf } from '../../core/session/session-store.ts';
 import { startSession } from '../../core/session/session-start.ts';
-import { createStoreHost } from '../../core/session/store-host.ts';
 import type { WorkflowView } from '../../core/session/workflow-view.ts';
 import { brokerState } from './broker-workflow.ts';
+import { storeTurns } from './store-turns.ts';
 
 export const chat: WorkflowView = {
   slug: 'chat',
@@ -44,16 +42,6 @@ const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteT
 export type Step = () => Promise<{ text: string } | { advance: string }>;
 
 export function chatTurns() {
-  let n = 0;
-  let now = new Date('2026-11-29T10:00:00.000Z');
-  const clock = { now: () => now };
-  const ids = {
-    newId: () => `id${(n += 1)}`,
-    randomBytes: (k: number) => new Uint8Array(k),
-    sha256Hex: async () => '',
-  };
-  const store = { docs: createMemoryDocumentStore({ now: clock.now }), objects: createMemoryObjectStore(), clock, ids };
-  const queue: string[] = [];
   const script: Step[] = [];
   let calls = 0;
   /** A ModelProvider fake (a port): each call takes the next step of the script; with none left it replies. */
@@ -69,39 +57,12 @@ export function chatTurns() {
       yield { type: 'finish', reason: 'text' in answer ? 'stop' : 'tool-calls', usage };
     },
   };
-  const deps: SessionDeps = {
-    ...store,
-    requireRole: async () => undefined,
-    seesEveryChat: async () => false,
-    resolveWorkflow: async () => ({
-      orgId: 'o1',
-      agentId: 'a1',
-      environment: 'main',
-      buildId: 'b1',
-      commitId: 'c1',
-      view: chat,
-    }),
-    resolveAgent: async () => ({ orgId: 'o1', agentId: 'a1' }),
-    enqueueTurn: async (id) => void queue.push(id),
-  };
+  const base = storeTurns({ views: { chat }, models: model });
+  const { store, deps, queue, later } = base;
   /** Runs the next queued turn as a dispatcher would: claimed, fenced, the worker stopped when interrupted. */
   const runQueued = async () => {
-    const turnId = queue.shift()!;
-    const claimed = await claimTurn(store, turnId, 'test');
-    expect(claimed).not.toBeNull();
-    const host = createStoreHost({
-      ...store,
-      enqueueTurn: deps.enqueueTurn,
-      fence: { runner: 'test', lease: claimed!.lease! },
-      models: model,
-      workflowOf: async () => chat,
-      costOf: () => 0,
-      serviceTools: async () => [],
-      callServiceTool: async () => ({ output: null, isError: true }),
-      promptCache: { enabled: false, ttl: '5m' },
-      callSignal: () => undefined,
-    }, turnId);
-    await runTurn({ host, now: () => clock.now().getTime() }, turnId);
+    const { turnId, host } = await base.claimQueued();
+    await runTurn({ host, now: () => store.clock.now().getTime() }, turnId);
     return (await turnsOf(store).findOne({ _id: turnId }))!;
   };
   const open = async () => {
@@ -114,7 +75,6 @@ export function chatTurns() {
     sendChatMessage(deps, sessionId, { text, multitask });
   const session = async (id: string) => (await sessionsOf(store).findOne({ _id: id }))!;
   const thread = async (id: string) => lines(await readThread(store, await session(id)));
-  const later = (ms: number) => (now = new Date(now.getTime() + ms));
   return { deps, store, queue, script, runQueued, open, send, session, thread, later };
 }
 
