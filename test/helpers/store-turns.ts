@@ -32,7 +32,11 @@ export function storeTurns({ views, models, clock: given, host = {} }: StoreTurn
   let n = 0;
   let now = new Date('2026-11-29T10:00:00.000Z');
   const clock = given ?? { now: () => now };
-  const ids = { newId: () => `id${(n += 1)}`, randomBytes: (k: number) => new Uint8Array(k), sha256Hex: async () => '' };
+  const ids = {
+    newId: () => `id${(n += 1)}`,
+    randomBytes: (k: number) => new Uint8Array(k),
+    sha256Hex: async () => '',
+  };
   const store = { docs: createMemoryDocumentStore({ now: clock.now }), objects: createMemoryObjectStore(), clock, ids };
   const queue: string[] = [];
   const deps: SessionDeps = {
