@@ -16,16 +16,13 @@ import type { SessionRecord, TurnRecord, TurnTimeline } from './model.ts';
 import { applyCheckpoint, type SessionStoreDeps, type TurnFence } from './session-store.ts';
 import { settleTurn } from './turn-settle.ts';
 
-/** The session as a turn found it: what a rollback of that turn writes back. */
+/**
+ * The session as a turn found it: what a rollback of that turn writes back. `session` is a record as read from the
+ * store (each read is a fresh object, never written to), so its fields are kept as they are, not copied.
+ */
 export function restoreOf(session: SessionRecord): SessionRestore {
-  return structuredClone({
-    state: session.state,
-    variables: session.variables,
-    visit: session.visit,
-    trail: session.trail,
-    pending: session.pending,
-    messageCount: session.messageCount,
-  });
+  const { state, variables, visit, trail, pending, messageCount } = session;
+  return { state, variables, visit, trail, pending, messageCount };
 }
 
 /** What stopping the turn needs besides the stores: the claim's fence, what was timed, the session before it. */

@@ -98,7 +98,8 @@ async function settleOrphan(deps: TurnRecoveryDeps, session: SessionRecord): Pro
     ? { status: last.status, error: last.error, ...(last.restore ? { restore: last.restore } : {}) }
     : { status: 'failed' as const, error: interruptedError };
   const settled = await settleSession(deps, session._id, outcome, { next: null });
-  const handed = settled?.next ? await insertNextTurn(deps, settled.session, settled.next) : null;
+  const handedOver = settled?.handedOver;
+  const handed = handedOver ? await insertNextTurn(deps, handedOver.session, handedOver.next) : null;
   if (handed) await deps.ensureTurnJob(handed._id);
   return settled !== undefined;
 }

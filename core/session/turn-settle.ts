@@ -72,8 +72,9 @@ export async function settleTurn(
     { $set: { status, error, endedAt: now, ...timed, ...stopped } },
   );
   if (matched === 0) return false;
-  const settled = await settleSession(deps, turn.sessionId, { status, error, span, restore: outcome.restore });
-  if (settled?.next) await queueHandedOver(deps, settled.session, settled.next);
+  const ended = { status, error, span, restore: outcome.restore };
+  const handedOver = (await settleSession(deps, turn.sessionId, ended))?.handedOver;
+  if (handedOver) await queueHandedOver(deps, handedOver.session, handedOver.next);
   return true;
 }
 
@@ -86,39 +87,61 @@ export interface SessionSettle {
 }
 
 /**
- * The session's half of a settle: a compare-and-set on its status `running`, its queue (and `where`), retried when
- * a message was queued meanwhile. A chat left waiting for input with queued messages is handed to the first one.
- * @returns the session as read and the turn handed over to, or undefined when it was not `running` (or `where` did
- *   not match)
+ * The session's half of a settle: a compare-and-set on its status `running` (and `where`). A chat left waiting for
+ * input is written in one round trip while nothing is queued (`queuedCount` absent or 0); with messages queued, it
+ * is read and handed to the first of them by a compare-and-set on its queue, retried when a message was queued
+ * meanwhile.
+ * @returns `next` and the session as read when the chat was handed over; undefined when it was not `running` (or
+ *   `where` did not match)
  */
 export async function settleSession(
   deps: Pick<SessionStoreDeps, 'docs' | 'clock'>,
   sessionId: string,
   ended: SessionSettle,
   where: Record<string, unknown> = {},
-): Promise<{ session: SessionRecord; next?: NextTurn } | undefined> {
+): Promise<{ handedOver?: { session: SessionRecord; next: NextTurn } } | undefined> {
+  const running = { ...where, _id: sessionId, status: 'running' };
+  // A turn that ends or parks on a decision keeps the queue (messages wait for input): no queue to compare.
+  const quiet = ended.status === 'awaiting_input' ? { queuedCount: { $in: [null, 0] } } : {};
+  if ((await sessionsOf(deps).updateOne({ ...running, ...quiet }, { $set: settledFields(deps, ended) })).matched) {
+    return settled(deps, sessionId, ended, {});
+  }
+  if (ended.status !== 'awaiting_input') return undefined;
   for (let round = 0; round < 20; round += 1) {
-    const session = await sessionsOf(deps).findOne({ ...where, _id: sessionId, status: 'running' });
+    const session = await sessionsOf(deps).findOne(running);
     if (!session) return undefined;
-    const now = deps.clock.now();
-    const base = {
-      status: ended.status,
-      error: ended.error,
-      updatedAt: now,
-      lease: null,
-      next: null,
-      interrupt: null,
-      ...(ended.span ? { lastTurnSpan: ended.span } : {}),
-      ...(ended.restore ? restoredFields(ended.restore) : {}),
-    };
-    const handOver = ended.status === 'awaiting_input' ? handOverOf(deps, session) : undefined;
-    const filter = { ...where, _id: sessionId, status: 'running', ...handOverFilter(session) };
-    const { matched } = await sessionsOf(deps).updateOne(filter, { $set: { ...base, ...handOver?.set } });
-    if (matched === 0) continue;
-    if (ended.restore) await discardAfter(deps, sessionId, ended.restore.messageCount);
-    return { session, ...(handOver ? { next: handOver.next } : {}) };
+    const handOver = handOverOf(deps, session);
+    const filter = { ...running, ...handOverFilter(session) };
+    const set = { ...settledFields(deps, ended), ...handOver?.set };
+    if ((await sessionsOf(deps).updateOne(filter, { $set: set })).matched === 0) continue;
+    return settled(deps, sessionId, ended, handOver ? { handedOver: { session, next: handOver.next } } : {});
   }
   return undefined;
+}
+
+/** What a settle writes on the session: the turn's status and error, its span, a rollback's restore. */
+function settledFields(deps: Pick<SessionStoreDeps, 'clock'>, ended: SessionSettle): Record<string, unknown> {
+  return {
+    status: ended.status,
+    error: ended.error,
+    updatedAt: deps.clock.now(),
+    lease: null,
+    next: null,
+    interrupt: null,
+    ...(ended.span ? { lastTurnSpan: ended.span } : {}),
+    ...(ended.restore ? restoredFields(ended.restore) : {}),
+  };
+}
+
+/** After the session's write: a rollback's messages removed. @returns `outcome` */
+async function settled<T>(
+  deps: Pick<SessionStoreDeps, 'docs'>,
+  sessionId: string,
+  ended: SessionSettle,
+  outcome: T,
+): Promise<T> {
+  if (ended.restore) await discardAfter(deps, sessionId, ended.restore.messageCount);
+  return outcome;
 }
 
 /** The session fields a rollback writes back. */
