@@ -31,22 +31,11 @@ export async function restoreEnvironment(
   caller: AgentCaller,
   { agentId, envName, buildId }: EnvironmentRestore,
 ): Promise<EnvironmentView> {
-  const agent = await loadAgent(deps, caller, agentId, { role: 'maintainer' });
-  return withAgentLock(deps, agent._id, async () => {
-    const env = await loadEnvironment(deps, agent, envName);
-    const build = buildId === undefined ? requirePublished(agent, env) : await findBuild(deps, agent, buildId);
-    const content = await readBuild(deps, build);
-    return environmentView(
-      await commitDraft(deps, caller, {
-        agent,
-        envName: env.name,
-        change: {
-          files: content.files,
-          replace: true,
-          message: `Restore build ${content.buildId} (commit ${content.commitId.slice(0, 12)})`,
-        },
-      }),
-    );
+  return replaceDraft(deps, caller, {
+    agentId,
+    envName,
+    pick: (agent, env) => (buildId === undefined ? requirePublished(agent, env) : findBuild(deps, agent, buildId)),
+    message: (content) => `Restore build ${content.buildId} (commit ${content.commitId.slice(0, 12)})`,
   });
 }
 
@@ -60,21 +49,40 @@ export async function discardDraft(
   agentId: string,
   envName: string,
 ): Promise<EnvironmentView> {
+  return replaceDraft(deps, caller, {
+    agentId,
+    envName,
+    pick: requirePublished,
+    message: (content) => `Discard draft changes (back to ${content.commitId.slice(0, 12)})`,
+  });
+}
+
+type Build = Parameters<typeof readBuild>[1];
+type BuildContent = Awaited<ReturnType<typeof readBuild>>;
+
+/** Which build's files replace which environment's draft, and the commit's message. */
+interface DraftReplacement {
+  agentId: string;
+  envName: string;
+  /** The build, chosen under the agent's lock. */
+  pick(
+    agent: Awaited<ReturnType<typeof loadAgent>>,
+    env: Awaited<ReturnType<typeof loadEnvironment>>,
+  ): Build | Promise<Build>;
+  message(content: BuildContent): string;
+}
+
+/** Replaces the draft with exactly a build's files, as a new commit under the agent's lock (Maintainer). */
+async function replaceDraft(
+  deps: AgentDeps,
+  caller: AgentCaller,
+  { agentId, envName, pick, message }: DraftReplacement,
+): Promise<EnvironmentView> {
   const agent = await loadAgent(deps, caller, agentId, { role: 'maintainer' });
   return withAgentLock(deps, agent._id, async () => {
     const env = await loadEnvironment(deps, agent, envName);
-    const published = requirePublished(agent, env);
-    const content = await readBuild(deps, published);
-    return environmentView(
-      await commitDraft(deps, caller, {
-        agent,
-        envName: env.name,
-        change: {
-          files: content.files,
-          replace: true,
-          message: `Discard draft changes (back to ${published.commitId.slice(0, 12)})`,
-        },
-      }),
-    );
+    const content = await readBuild(deps, await pick(agent, env));
+    const change = { files: content.files, replace: true, message: message(content) };
+    return environmentView(await commitDraft(deps, caller, { agent, envName: env.name, change }));
   });
 }
