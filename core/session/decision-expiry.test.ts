@@ -14,47 +14,26 @@ import { sweepDueWaits } from './park-sweep.ts';
 import { sessionsOf, turnsOf } from './session-store.ts';
 import { decideSession, showSession, takeDecision } from './sessions.ts';
 import { startSession } from './session-start.ts';
-import type { StateView, WorkflowView } from './workflow-view.ts';
+import type { WorkflowView } from './workflow-view.ts';
 import { storeTurns } from '../../test/helpers/store-turns.ts';
+import { brokerState, testWorkflow } from '../../test/helpers/broker-workflow.ts';
 
-const state = (slug: string, more: Partial<StateView> = {}): StateView => ({
-  slug,
-  type: 'agent',
-  transitions: [],
-  tools: { allow: [], forbid: [] },
-  requires: [],
-  budget: {},
-  before: [],
-  after: [],
-  triggers: [],
-  ...more,
-});
 const fields: DecisionFieldSpec[] = [
   { name: 'amount', type: 'number', description: 'Approved amount (USD).', required: true },
   { name: 'note', type: 'string', required: false },
 ];
 const TWO_HOURS = 2 * 3600 * 1000;
-const refund: WorkflowView = {
-  slug: 'refund',
-  agentPrompt: 'You are a test agent.',
-  disabled: false,
-  promptCache: false,
-  limits: { childDepth: 2, childConcurrency: 2, turnSeconds: 60, modelCallsPerTurn: 20 },
-  skills: [],
-  tools: { allowAlways: [], forbidAlways: [] },
-  callable: {},
-  states: {
-    draft: state('draft', { triggers: ['manual'], transitions: [{ to: 'approve', description: 'Drafted.' }] }),
-    approve: state('approve', {
-      type: 'human',
-      transitions: [{ to: 'done', description: 'Approve.' }, { to: 'draft', description: 'Redo.' }],
-      expires: { afterMs: TWO_HOURS, to: 'lapsed' },
-      fields,
-    }),
-    done: state('done'),
-    lapsed: state('lapsed'),
-  },
-};
+const refund: WorkflowView = testWorkflow('refund', {
+  draft: brokerState('draft', { triggers: ['manual'], transitions: [{ to: 'approve', description: 'Drafted.' }] }),
+  approve: brokerState('approve', {
+    type: 'human',
+    transitions: [{ to: 'done', description: 'Approve.' }, { to: 'draft', description: 'Redo.' }],
+    expires: { afterMs: TWO_HOURS, to: 'lapsed' },
+    fields,
+  }),
+  done: brokerState('done'),
+  lapsed: brokerState('lapsed'),
+});
 
 /** A ModelProvider fake (a port): the draft state advances to approve. */
 const model: ModelProvider = {

@@ -21,6 +21,27 @@ export const brokerState = (slug: string, fields: Partial<StateView> = {}): Stat
   ...fields,
 });
 
+/**
+ * A workflow `slug` of `states` with the tests' usual settings (no skills, tools or callable workflows, no prompt
+ * cache, 60 s turns of at most 20 model calls), then `fields`.
+ */
+export const testWorkflow = (
+  slug: string,
+  states: WorkflowView['states'],
+  fields: Partial<WorkflowView> = {},
+): WorkflowView => ({
+  slug,
+  agentPrompt: 'You are a test agent.',
+  disabled: false,
+  promptCache: false,
+  limits: { childDepth: 2, childConcurrency: 2, turnSeconds: 60, modelCallsPerTurn: 20 },
+  skills: [],
+  tools: { allowAlways: [], forbidAlways: [] },
+  callable: {},
+  states,
+  ...fields,
+});
+
 const askTools = {
   allow: [{ tool: 'semantic' }],
   forbid: [{ tool: 'semantic/execute_query', arguments: { modelName: 'secret' } }],

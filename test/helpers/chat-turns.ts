@@ -11,27 +11,17 @@ import { runTurn } from '../../core/session/run-turn.ts';
 import { readThread, sessionsOf, turnsOf } from '../../core/session/session-store.ts';
 import { startSession } from '../../core/session/session-start.ts';
 import type { WorkflowView } from '../../core/session/workflow-view.ts';
-import { brokerState } from './broker-workflow.ts';
+import { brokerState, testWorkflow } from './broker-workflow.ts';
 import { storeTurns } from './store-turns.ts';
 
-export const chat: WorkflowView = {
-  slug: 'chat',
-  agentPrompt: 'You are a test agent.',
-  disabled: false,
-  promptCache: false,
-  limits: { childDepth: 2, childConcurrency: 2, turnSeconds: 60, modelCallsPerTurn: 20 },
-  skills: [],
-  tools: { allowAlways: [], forbidAlways: [] },
-  callable: {},
-  states: {
-    talk: brokerState('talk', {
-      triggers: ['manual'],
-      transitions: [{ to: 'deep', description: 'Go deeper.' }, { to: 'review', description: 'Ask a person.' }],
-    }),
-    deep: brokerState('deep', { transitions: [{ to: 'talk', description: 'Back.' }] }),
-    review: brokerState('review', { type: 'human', transitions: [{ to: 'talk', description: 'Back.' }] }),
-  },
-};
+export const chat: WorkflowView = testWorkflow('chat', {
+  talk: brokerState('talk', {
+    triggers: ['manual'],
+    transitions: [{ to: 'deep', description: 'Go deeper.' }, { to: 'review', description: 'Ask a person.' }],
+  }),
+  deep: brokerState('deep', { transitions: [{ to: 'talk', description: 'Back.' }] }),
+  review: brokerState('review', { type: 'human', transitions: [{ to: 'talk', description: 'Back.' }] }),
+});
 
 /** A thread as `role:text` lines (`tool:tools` for tool results). */
 export const lines = (records: { message: { role: string; content?: unknown } }[]) =>
