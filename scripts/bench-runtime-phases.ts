@@ -154,7 +154,7 @@ export function turnPhases(trace: TurnTrace): TurnPhases {
       [`broker round trips without the model call (${requests.length})`, brokerMs - trace.modelMs],
       ['  of which store operations', trace.store.brokerMs],
       ['worker between requests: channel and turn engine', gaps],
-      ['worker end: answer, exit, close, working directory removed', runResolved - last],
+      ['worker end: last reply → outcome (at the answer; before D24 § 2 after exit, rm)', runResolved - last],
       ['after the worker: failure settle, after-turn, change notices', end - runResolved],
       ['model call (inside the broker)', trace.modelMs],
     ],

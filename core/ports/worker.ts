@@ -58,7 +58,8 @@ export interface WorkerRunOptions {
   turnSeconds?: number;
   /**
    * A slot of this run's kind reserved before it ({@link WorkerLauncher.reserve}): the run takes it instead of
-   * waiting for one, and releases it when it ends. Default none (the run waits for a slot).
+   * waiting for one, and releases it when its worker has ended (after its outcome; the holder's own `release` then
+   * does nothing). Default none (the run waits for a slot).
    */
   slot?: WorkerSlot;
   /**
@@ -114,7 +115,10 @@ export type WorkerOutcome =
  * Source: spec/platform-service.md § Rules 6–8
  */
 export interface WorkerLauncher {
-  /** Runs one task in a new worker process; never rejects (every ending is an outcome). */
+  /**
+   * Runs one task in a new worker process; never rejects (every ending is an outcome). A local run resolves at the
+   * worker's answer, its slot held until the process has ended (docs/decisions.md D24 § 2).
+   */
   run(options: WorkerRunOptions): Promise<WorkerOutcome>;
   /**
    * Waits for a free slot of `kind` (in order with the runs waiting) and holds it for a run given it as `slot`, so

@@ -9,7 +9,6 @@
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import type { Ids } from '../ports/ids.ts';
-import type { ModelMessage } from '../ports/model-provider.ts';
 import type { ObjectStore } from '../ports/object-store.ts';
 import { isPlatformError, PlatformError } from '../ports/platform-error.ts';
 import type { MessageRecord } from './thread-model.ts';
@@ -23,7 +22,6 @@ import {
   type TurnKind,
   type TurnRecord,
 } from './model.ts';
-import type { SessionPatch } from './turn-host.ts';
 import { activeTraceCarrier } from '../telemetry/trace-context.ts';
 
 /** What the store functions need. */
@@ -38,7 +36,7 @@ export const sessionsOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
   deps.docs.collection<SessionRecord>(sessionCollections.sessions);
 export const turnsOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
   deps.docs.collection<TurnRecord>(sessionCollections.turns);
-const messagesOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
+export const messagesOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
   deps.docs.collection<MessageRecord>(sessionCollections.messages);
 
 /** The fields a new session is made from (`_id`: a chosen id, default a new one). */
@@ -217,73 +215,4 @@ export async function readThread(
   session: Pick<SessionRecord, '_id' | 'messageCount'>,
 ): Promise<MessageRecord[]> {
   return messagesOf(deps).find({ sessionId: session._id, seq: { $lt: session.messageCount } }, { sort: { seq: 1 } });
-}
-
-/**
- * Applies a step's checkpoint to the session of a running turn: messages appended (numbered after the last),
- * state, trail, variables, visit, pending and dispatch count. With a `fence`, the turn must still be run by that
- * runner under that lease, and the session's write matches the lease and the message count read (a runner fenced
- * out, or a second writer, changes nothing of the session).
- * @throws PlatformError `turn_not_running` (409) when the turn was cancelled, settled or fenced out meanwhile
- */
-export async function applyCheckpoint(
-  deps: SessionStoreDeps,
-  turn: TurnRecord,
-  patch: SessionPatch,
-  fence?: TurnFence,
-): Promise<void> {
-  const owned = fence ? { runner: fence.runner, lease: fence.lease } : {};
-  const current = await turnsOf(deps).findOne({ _id: turn._id, ...owned });
-  const notRunning = () =>
-    new PlatformError(
-      'turn_not_running',
-      `Turn ${turn._id} is ${current?.status ?? "not this runner's"}; it takes no more steps.`,
-      { status: 409 },
-    );
-  if (current?.status !== 'running') throw notRunning();
-  const session = await sessionsOf(deps).findOne({ _id: turn.sessionId });
-  if (!session) throw new PlatformError('not_found', `Session ${turn.sessionId} was not found.`, { status: 404 });
-  // Fenced out already (failed as stale, cancelled): no message is appended either.
-  if (fence && (session.status !== 'running' || session.lease !== fence.lease)) throw notRunning();
-  const now = deps.clock.now();
-  const messages: ModelMessage[] = patch.messages ?? [];
-  const records = messages.map((message, offset): MessageRecord => ({
-    _id: `${session._id}:${session.messageCount + offset}`,
-    schemaVersion: sessionSchemaVersion,
-    sessionId: session._id,
-    seq: session.messageCount + offset,
-    turnId: turn._id,
-    state: patch.state ?? session.state,
-    message,
-    at: now,
-  }));
-  // A process that dies before the session's write below leaves these messages uncommitted (numbered from the
-  // count it did not write): readers take only messages below `messageCount` (readThread), and the turn fails stale.
-  for (const record of records) await insertUncommitted(deps, record);
-  const set: Record<string, unknown> = { updatedAt: now, messageCount: session.messageCount + messages.length };
-  if (patch.state !== undefined) set.state = patch.state;
-  if (patch.trail) set.trail = [...session.trail, { ...patch.trail, at: now }];
-  if (patch.variables) set.variables = { ...session.variables, ...patch.variables };
-  if (patch.visit) set.visit = patch.visit;
-  if (patch.pending !== undefined) {
-    set.pending = patch.pending === null ? null : { ...patch.pending, id: patch.pending.id || deps.ids.newId() };
-  }
-  if (patch.dispatchCount !== undefined) set.dispatchCount = patch.dispatchCount;
-  const where = fence ? { status: 'running', lease: fence.lease, messageCount: session.messageCount } : {};
-  const { matched } = await sessionsOf(deps).updateOne({ _id: session._id, ...where }, { $set: set });
-  if (matched === 0) throw notRunning();
-}
-
-/**
- * Inserts a message numbered at or after the session's count. One already there under its id is not part of the
- * thread (a process died before committing it, or a rollback discarded it: ./turn-settle.ts): it is replaced.
- */
-async function insertUncommitted(deps: Pick<SessionStoreDeps, 'docs'>, record: MessageRecord): Promise<void> {
-  try {
-    await messagesOf(deps).insertOne(record);
-  } catch (error) {
-    if (!isPlatformError(error, 'duplicate_key')) throw error;
-    await messagesOf(deps).deleteOne({ _id: record._id });
-    await messagesOf(deps).insertOne(record);
-  }
 }

@@ -116,8 +116,14 @@ export async function reserveSpend(
       return { id: totalId(scope, period, start), scope, period, periodStart: start };
     })
   );
-  const caps = await Promise.all(counters.map((c) => capsOf(deps.docs).findOne({ _id: capId(c.scope, c.period) })));
-  const capped = counters.flatMap((counter, i) => (caps[i] ? [{ counter, limitUsd: caps[i].limitUsd }] : []));
+  // Every period's cap of every scope in one read (docs/decisions.md D24 § 2: was one read per counter).
+  const capIds = counters.map((c) => capId(c.scope, c.period));
+  const found = await capsOf(deps.docs).find({ _id: { $in: [...new Set(capIds)] } });
+  const caps = new Map(found.map((cap) => [cap._id, cap]));
+  const capped = counters.flatMap((counter, i) => {
+    const cap = caps.get(capIds[i]);
+    return cap ? [{ counter, limitUsd: cap.limitUsd }] : [];
+  });
   const reservation: SpendReservation = { id: deps.ids.newId(), counters, held: [], amountNano: 0 };
   if (capped.length === 0) return reservation;
   if (!options.priced) throw unpriced(capped[0].counter, options.model);

@@ -9,7 +9,8 @@
  * started it), § Session facts named; docs/decisions.md D7 § Models, § Dispatcher and workers.
  */
 import type { SessionRecord, TurnRecord } from './model.ts';
-import { applyCheckpoint, readThread, sessionsOf } from './session-store.ts';
+import { readThread, sessionsOf } from './session-store.ts';
+import { applyCheckpointTo } from './session-checkpoint.ts';
 import { settleTurn } from './turn-settle.ts';
 import { stopForMessage } from './turn-interrupt.ts';
 import { meteredModelCall } from './metered-call.ts';
@@ -66,7 +67,8 @@ export function createStoreHost(deps: StoreHostDeps, rootTurnId: string): TurnHo
     async checkpoint(turnId, patch) {
       const { turn, session } = await recordsOf(ctx, turnId);
       await ctx.guard.checkpoint(turn, session, patch);
-      await applyCheckpoint(deps, turn, await withDecisionTerms(deps, session, patch), deps.fence);
+      // Applied to the records just read for this request (its write is fenced on the lease and message count).
+      await applyCheckpointTo(deps, { turn, session }, await withDecisionTerms(deps, session, patch), deps.fence);
       changed(ctx, session);
     },
     openChild: (turnId, request) => openChild(ctx, turnId, request),

@@ -11,15 +11,8 @@ import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { sessionCollections } from './model.ts';
 import { openSessionWithTurn } from './queued-turns.ts';
-import {
-  applyCheckpoint,
-  beatTurn,
-  claimTurn,
-  insertSession,
-  readThread,
-  sessionsOf,
-  turnsOf,
-} from './session-store.ts';
+import { applyCheckpoint } from './session-checkpoint.ts';
+import { beatTurn, claimTurn, insertSession, readThread, sessionsOf, turnsOf } from './session-store.ts';
 import { settleTurn } from './turn-settle.ts';
 import { cancelSession } from './sessions.ts';
 import type { SessionDeps } from './session-access.ts';

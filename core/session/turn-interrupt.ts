@@ -13,7 +13,8 @@
 import { PlatformError } from '../ports/platform-error.ts';
 import type { SessionRestore } from './chat-queue-model.ts';
 import type { SessionRecord, TurnRecord, TurnTimeline } from './model.ts';
-import { applyCheckpoint, type SessionStoreDeps, type TurnFence } from './session-store.ts';
+import type { SessionStoreDeps, TurnFence } from './session-store.ts';
+import { applyCheckpoint } from './session-checkpoint.ts';
 import { settleTurn } from './turn-settle.ts';
 
 /**

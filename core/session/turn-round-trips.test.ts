@@ -1,7 +1,8 @@
 /**
  * The round trips of a plain turn between its worker and the broker (a turn should cost about one process start): the
  * turn's context goes with the job, so the worker never asks for it, and a turn that takes a message and gets a reply
- * writes two checkpoints (the message with the state's entry, the reply with its park), not four. The launcher is a
+ * writes two checkpoints (the message with the state's entry, the reply with its park), not four, each request reading
+ * the turn's records once. The launcher is a
  * port fake whose worker runs the real engine in-process, each host method a request to the run's broker (as
  * bins/worker/turn.ts does); the stores are the in-memory ports.
  * Source: docs/architecture.md § Life of a turn.
@@ -11,6 +12,7 @@ import { systemClock } from '../adapters/runtime/system-clock.ts';
 import { WorkerSlots } from '../adapters/worker/slots.ts';
 import type { ModelEvent, ModelProvider } from '../ports/model-provider.ts';
 import type { WorkerLauncher, WorkerRunOptions } from '../ports/worker.ts';
+import { countingDocumentStore } from '../testing/counting-document-store.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
 import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { runTurn } from './run-turn.ts';
@@ -56,19 +58,28 @@ const model: ModelProvider = {
   },
 };
 
-/** A launcher (port fake) whose worker runs the engine in-process over the run's broker; `ops` lists its requests. */
-function inProcessLauncher() {
+/**
+ * A launcher (port fake) whose worker runs the engine in-process over the run's broker; `ops` lists its requests and
+ * `reads` the store reads the broker made for each (`counted`: the store's read count).
+ */
+function inProcessLauncher(counted: () => number) {
   const slots = new WorkerSlots({ turn: 1, call: 1 });
   const ops: string[] = [];
+  const reads: number[] = [];
   const launcher: WorkerLauncher = {
     reserve: (kind, signal) => slots.reserve(kind, signal),
     run: (options: WorkerRunOptions) =>
       slots.runInSlot(options, async () => {
         const host = {} as Record<string, unknown>;
         for (const method of turnHostMethods) {
-          host[method] = (...args: unknown[]) => {
+          host[method] = async (...args: unknown[]) => {
             ops.push(`turn.${method}`);
-            return options.broker(`turn.${method}`, args);
+            const before = counted();
+            try {
+              return await options.broker(`turn.${method}`, args);
+            } finally {
+              reads.push(counted() - before);
+            }
           };
         }
         const { turnId, context } = options.payload as { turnId: string; context?: TurnContext };
@@ -81,7 +92,7 @@ function inProcessLauncher() {
         return { ended: 'finished', result };
       }),
   };
-  return { launcher, ops };
+  return { launcher, ops, reads };
 }
 
 describe('the round trips of a plain turn', () => {
@@ -92,8 +103,9 @@ describe('the round trips of a plain turn', () => {
       randomBytes: (k: number) => new Uint8Array(k),
       sha256Hex: async () => '0',
     };
-    const store = { docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock: systemClock, ids };
-    const { launcher, ops } = inProcessLauncher();
+    const docs = countingDocumentStore(createMemoryDocumentStore());
+    const store = { docs, objects: createMemoryObjectStore(), clock: systemClock, ids };
+    const { launcher, ops, reads } = inProcessLauncher(() => docs.reads());
     const deps = {
       ...store,
       launcher,
@@ -124,6 +136,9 @@ describe('the round trips of a plain turn', () => {
     await runQueuedTurn(deps, turn._id);
 
     expect(ops).toEqual(['turn.checkpoint', 'turn.callModel', 'turn.checkpoint', 'turn.endTurn']);
+    // Each request reads the turn and its session once (a checkpoint writes to those very records); a model call also
+    // reads every spend cap that could apply in one query (docs/decisions.md D24 § 2).
+    expect(reads).toEqual([2, 3, 2, 2]);
     expect((await turnsOf(store).findOne({ _id: turn._id }))?.status).toBe('awaiting_input');
     const parked = await sessionsOf(store).findOne({ _id: session._id });
     expect(parked).toMatchObject({ status: 'awaiting_input', state: 'ask', pending: { kind: 'input' } });

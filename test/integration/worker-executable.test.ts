@@ -40,7 +40,7 @@ describe('compiled worker (Node single executable application)', () => {
   });
 
   it('round-trips a hook through the broker and logs its end', async () => {
-    const { launcher, lines } = launch();
+    const { launcher, lines, ended } = launch();
     const { broker, requests } = recordingBroker();
     const outcome = await launcher.run({
       kind: 'turn', subject: 'turn t-sea', task: 'hook', limits: roomyLimits, broker,
@@ -48,6 +48,7 @@ describe('compiled worker (Node single executable application)', () => {
     });
     expect(outcome).toEqual({ ended: 'finished', result: { got: { op: 'tools.echo' } } });
     expect(requests).toEqual([{ op: 'tools.echo', args: { n: 1 } }]);
+    await ended('turn t-sea'); // the run resolved at the answer; the end line follows the process's exit
     expect(lines).toEqual([expect.stringMatching(/^\[worker\] ended turn worker \d+ for turn t-sea \(finished\)$/)]);
   });
 

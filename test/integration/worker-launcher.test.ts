@@ -20,7 +20,7 @@ const hookSource = `export default async (input) => {
 
 describe('worker launcher', () => {
   it('runs a hook in QuickJS whose platform.call goes through the broker, and logs how the worker ended', async () => {
-    const { launcher, lines } = testLauncher();
+    const { launcher, lines, ended } = testLauncher();
     const requests: unknown[] = [];
     const outcome = await launcher.run({
       kind: 'turn', subject: 'turn t-hook', task: 'hook', limits: roomyLimits,
@@ -33,12 +33,13 @@ describe('worker launcher', () => {
     });
     expect(outcome).toEqual({ ended: 'finished', result: { answer: { temperature: 4 }, refused: ['PlatformError', 'not_found', 'no tool tools.missing'], doubled: 42 } });
     expect(requests).toEqual([{ op: 'tools.lookup', args: { city: 'Oslo' } }, { op: 'tools.missing', args: {} }]);
+    await ended('turn t-hook'); // the run resolved at the answer; the end line follows the process's exit
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^\[worker\] ended turn worker \d+ for turn t-hook \(finished\)$/);
   });
 
   it('fails a hook whose script throws with hook_failed naming the script error, without a host stack', async () => {
-    const { launcher, lines } = testLauncher();
+    const { launcher, lines, ended } = testLauncher();
     const outcome = await launcher.run({
       kind: 'call', subject: 'call c-1', task: 'hook', limits: roomyLimits,
       payload: { source: 'export default (input) => input.missing.field', input: {} }, broker: recordingBroker().broker,
@@ -47,16 +48,18 @@ describe('worker launcher', () => {
     if (outcome.ended !== 'failed') throw new Error('unreachable');
     expect(outcome.message).toMatch(/^the hook failed: TypeError: cannot read property 'field' of undefined \(hook\.js:1:\d+\)$/);
     expect(outcome.message).not.toMatch(/node_modules|bins\/worker|\.cjs/);
+    await ended('call c-1');
     expect(lines[0]).toMatch(/^\[worker\] ended call worker \d+ for call c-1 \(failed\)$/);
   });
 
   it('refuses a request with a wrong token and one sent after the worker answered, never calling the broker', async () => {
-    const { launcher, lines } = testLauncher();
+    const { launcher, lines, ended } = testLauncher();
     const { broker, requests } = recordingBroker();
     const outcome = await launcher.run({ kind: 'turn', subject: 'turn t-token', task: 'any', payload: null, limits: roomyLimits, broker, entryFile: rawChannelEntry });
     expect(outcome).toEqual({ ended: 'finished', result: { done: true } });
     expect(requests).toEqual([]);
     expect(lines.slice(0, 2)).toEqual(['[worker] refused a request with a wrong token for turn t-token', '[worker] refused a request after its end for turn t-token']);
+    await ended('turn t-token');
     expect(lines[2]).toMatch(/^\[worker\] ended turn worker \d+ for turn t-token \(finished\)$/);
   });
 
@@ -109,6 +112,8 @@ describe('worker launcher', () => {
     release();
     expect(await first).toEqual({ ended: 'finished', result: 'first' });
     expect(await second).toEqual({ ended: 'finished', result: 'second' });
+    // Its slot is given back once its worker has ended (the run resolved at its answer): a reservation gets it.
+    (await launcher.slots.reserve('turn'))?.release();
     expect(launcher.slots.usage('turn')).toEqual({ running: 0, waiting: 0 });
   });
 

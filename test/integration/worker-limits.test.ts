@@ -9,11 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { probesEntry, recordingBroker, roomyLimits, testLauncher } from '../fixtures/worker-launcher.ts';
 
 describe('worker limits', () => {
-  const { launcher, lines } = testLauncher();
+  const { launcher, lines, ended } = testLauncher();
   const { broker } = recordingBroker();
   const stillServes = async (subject: string) => {
     const outcome = await launcher.run({ kind: 'turn', subject, task: 'echo', payload: { ok: subject }, limits: roomyLimits, broker });
     expect(outcome).toEqual({ ended: 'finished', result: { ok: subject } });
+    await ended(subject); // its run resolved at the answer: its end line follows
   };
 
   it.each([

@@ -38,16 +38,22 @@ function loopingWorkflow(turnSeconds: number): WorkflowView {
 }
 
 describe('limits enforced from outside the worker', () => {
-  const { launcher, lines } = testLauncher({ slots: { turn: 1, call: 1 } });
+  const { launcher, lines, ended } = testLauncher({ slots: { turn: 1, call: 1 } });
   const { broker } = recordingBroker();
   const run = (subject: string, task: string, payload: unknown, more: Partial<LauncherRunOptions> = {}) =>
     launcher.run({ kind: 'turn', subject, task, payload, limits: roomyLimits, broker, ...more });
   const endedLine = (subject: string) =>
     new RegExp(`^\\[worker\\] ended turn worker \\d+ for ${subject} \\(exceeded a limit\\)$`);
-  /** The single turn slot is free again: usage shows none running and the next run finishes. */
+  /**
+   * The single turn slot is free again (given back once the worker has ended and its directory is removed: a
+   * reservation gets it), usage shows none running, and the next run finishes (and ends).
+   */
   const slotFree = async () => {
+    (await launcher.slots.reserve('turn'))?.release();
     expect(launcher.slots.usage('turn')).toEqual({ running: 0, waiting: 0 });
+    lines.length = 0;
     expect(await run('turn t-next', 'echo', 'next')).toEqual({ ended: 'finished', result: 'next' });
+    await ended('turn t-next');
   };
 
   it('a hook looping in native code ends at its 10 s deadline with the hook-limit error; slot freed', async () => {

@@ -18,10 +18,13 @@ const addon = join(repoRoot, 'node_modules/@duckdb/node-bindings-linux-x64/duckd
 const outside = join(tmpdir(), `cairn-worker-probe-${process.pid}.txt`);
 
 describe('worker permission model', () => {
-  const { launcher, lines } = testLauncher();
-  const probe = (task: string, payload: unknown = null) => {
+  const { launcher, lines, ended } = testLauncher();
+  /** Runs probe `task` and waits for its worker's end (its run resolves at the answer). */
+  const probe = async (task: string, payload: unknown = null) => {
     lines.length = 0;
-    return launcher.run({ kind: 'turn', subject: `turn t-${task}`, task, payload, limits: roomyLimits, broker: recordingBroker().broker, entryFile: probesEntry });
+    const outcome = await launcher.run({ kind: 'turn', subject: `turn t-${task}`, task, payload, limits: roomyLimits, broker: recordingBroker().broker, entryFile: probesEntry });
+    await ended(`turn t-${task}`);
+    return outcome;
   };
   const refusedWith = (task: string, operation: string) => {
     expect(lines).toEqual([

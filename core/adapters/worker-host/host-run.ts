@@ -88,6 +88,8 @@ export async function serveRun(
       channel.send({ type: 'started', pid: started });
     },
     log: (line) => channel.send({ type: 'log', line }),
+    // Its `[worker] ended …` line is relayed before the outcome that ends the connection.
+    untilEnded: true,
   });
   relay.close();
   log(`[worker-host] ended ${job.kind} worker ${pid} for ${job.subject} (${endedReason(outcome)})`);

@@ -65,6 +65,11 @@ export type LauncherRunOptions = WorkerRunOptions & {
   entryFile?: string;
   onStarted?(pid: number): void;
   log?(line: string): void;
+  /**
+   * Resolve only once the worker has ended (its process exited, its `[worker] ended …` line logged, its directory
+   * removed), not at its answer: the worker host, which relays that line before the outcome. Default false.
+   */
+  untilEnded?: boolean;
 };
 
 /**
@@ -79,7 +84,9 @@ export type LocalWorkerLauncher = WorkerLauncher & {
 };
 
 /**
- * Creates a launcher; `run` waits for a slot of the run's kind, then starts the worker.
+ * Creates a launcher; `run` waits for a slot of the run's kind, then starts the worker, and resolves with the outcome
+ * at the worker's answer while the slot stays held until its process has ended and its directory is removed
+ * (docs/decisions.md D24 § 2).
  * A run cancelled while waiting for its slot ends `signalled` without starting a worker (and without a log line).
  * `sandbox()` resolves with the isolation workers get (after the one probe at creation).
  *
@@ -120,7 +127,11 @@ export function createWorkerLauncher(deps: WorkerLauncherDeps): LocalWorkerLaunc
       const plan = await sandbox;
       const { entryFile } = options;
       const command = (workDir: string) => deps.program.command({ workDir, memoryMb, entryFile, inspect });
-      return slots.runInSlot(options, () => runWorkerProcess(processDeps(options, plan), options, command));
+      return slots.runHeld(options, async () => {
+        const held = await runWorkerProcess(processDeps(options, plan), options, command);
+        if (options.untilEnded) await held.ended;
+        return held;
+      });
     },
   };
 }

@@ -122,8 +122,19 @@ function namespaceFlags(shareNet: boolean, newSession = true): string[] {
   return ['--unshare-all', ...net, '--die-with-parent', ...session, '--cap-drop', 'ALL'];
 }
 
-/** Read-only /usr with the top-level links into it (or their own read-only binds), the loader cache, /dev and /proc. */
-function systemBinds(): string[] {
+/** The system binds, read once per process (by the launcher's probe): the system's directories do not change. */
+let systemBindsOnce: readonly string[] | undefined;
+
+/**
+ * Read-only /usr with the top-level links into it (or their own read-only binds), the loader cache, /dev and /proc;
+ * looked up once per process, not per worker (docs/decisions.md D24 § 2).
+ */
+function systemBinds(): readonly string[] {
+  systemBindsOnce ??= readSystemBinds();
+  return systemBindsOnce;
+}
+
+function readSystemBinds(): string[] {
   const args = ['--ro-bind', '/usr', '/usr'];
   for (const path of SYSTEM_LINKS) {
     let stat;

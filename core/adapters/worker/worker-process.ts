@@ -4,15 +4,17 @@
  * process group and a record in the run folder (./worker-registry.ts), the per-worker token and job on the
  * first line of its channel, the token checked (constant time) on every message and revoked once the worker has
  * answered (./worker-requests.ts), channel lines capped ({@link WORKER_CHANNEL_LINE_LIMIT}), its memory, wall
- * time, turn time and hook deadlines enforced from outside (./worker-limits.ts), and its ending turned into a
- * {@link WorkerOutcome} with one `[worker] ended …` line.
+ * time, turn time and hook deadlines enforced from outside (./worker-limits.ts), its outcome known at its answer
+ * (docs/decisions.md D24 § 2: its exit, the close of its channel and the removal of its directory follow while its
+ * slot stays held), and its ending logged in one `[worker] ended …` line.
  *
  * Source: spec/platform-service.md § Rules 6–8; § Operational log lines ([worker]); § Errors;
  * docs/decisions.md D17 § 3.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isPlatformError } from '../../ports/platform-error.ts';
 import type { WorkerOutcome, WorkerRunOptions } from '../../ports/worker.ts';
@@ -21,6 +23,7 @@ import { readMessages, WORKER_CHANNEL_LINE_LIMIT, type WorkerMessage, writeLine 
 import { classifyEnd, endedReason, type EndFacts, limitMessage } from './worker-outcome.ts';
 import type { WorkerCommand } from './program.ts';
 import type { SandboxPlan } from './sandbox.ts';
+import type { HeldOutcome } from './slots.ts';
 import { isolate, signalWorker } from './worker-signals.ts';
 import { recordWorker } from './worker-registry.ts';
 import { HookDeadlines, stopOnCancel, watchWorkerLimits } from './worker-limits.ts';
@@ -58,24 +61,28 @@ export interface WorkerProcessDeps {
 const INSPECTOR_LISTENING = /Debugger listening on ws:\/\/127\.0\.0\.1:(\d+)\//;
 
 /**
- * Runs one worker to its end.
+ * Runs one worker: resolves with its outcome as soon as it is known (its answer: `result` or `failed`; else its end),
+ * and `ended`, which settles (never rejects) once its process has exited, its channel closed, its `[worker] ended …`
+ * line was logged and its working directory removed. What happens after the answer (an exit, a crash, the kill after
+ * the grace) never changes the answered outcome. A worker refused before it started has no `ended`.
  *
- * Source: spec/platform-service.md § Rules 6–8
+ * Source: spec/platform-service.md § Rules 6–8; docs/decisions.md D24 § 2
  */
 export async function runWorkerProcess(
   deps: WorkerProcessDeps,
   options: WorkerRunOptions,
   start: (workDir: string) => Promise<WorkerCommand>,
-): Promise<WorkerOutcome> {
+): Promise<HeldOutcome> {
   if (deps.sandbox?.mode === 'refused') {
     deps.log(`[worker] ended ${options.kind} worker (not started) for ${options.subject} (refused to start)`);
     const message = `the ${options.kind} worker could not start: ${deps.sandbox.reason}`;
-    return { ended: 'failed', reason: 'refused to start', message };
+    return { outcome: { ended: 'failed', reason: 'refused to start', message } };
   }
   let workDir: string | undefined;
   let command: WorkerCommand;
   try {
-    workDir = await mkdtemp(join(deps.tempRoot, 'cairn-worker-'));
+    // Made at once (one system call), not through the thread pool: docs/decisions.md D24 § 2.
+    workDir = mkdtempSync(join(deps.tempRoot, 'cairn-worker-'));
     command = isolate(deps, await start(workDir), workDir);
   } catch (error) {
     if (workDir) await rm(workDir, { recursive: true, force: true });
@@ -83,21 +90,25 @@ export async function runWorkerProcess(
       ? 'its program is not available'
       : `its working directory could not be made under ${deps.tempRoot}`;
     const message = isPlatformError(error) ? error.message : fallback;
-    return {
+    const outcome: WorkerOutcome = {
       ended: 'failed',
       reason: 'refused to start',
       message: `the ${options.kind} worker could not start: ${message}`,
     };
+    return { outcome };
   }
-  try {
-    return await new WorkerRun(deps, options, command, workDir).ended;
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
+  const run = new WorkerRun(deps, options, command, workDir);
+  const removed = workDir;
+  const ended = run.closed.then(() => rm(removed, { recursive: true, force: true })).catch(() => undefined);
+  return { outcome: await run.answered, ended };
 }
 
 class WorkerRun {
-  readonly ended: Promise<WorkerOutcome>;
+  /** Settles with the outcome at the worker's answer, or at its end when it gave none. */
+  readonly answered: Promise<WorkerOutcome>;
+  /** Settles with the outcome once the process has exited and its channel closed. */
+  readonly closed: Promise<WorkerOutcome>;
+  private answer!: (outcome: WorkerOutcome) => void;
   private readonly child: ChildProcess;
   private readonly token = randomBytes(32);
   private revoked = false;
@@ -121,7 +132,8 @@ class WorkerRun {
     const detached = deps.newSession ?? true;
     this.child = spawn(command.command, command.args, { cwd: workDir, env: deps.env, stdio, detached });
     this.facts.sandboxed = deps.sandbox?.mode === 'namespaces';
-    this.ended = new Promise((resolve) => {
+    this.answered = new Promise((resolve) => (this.answer = resolve));
+    this.closed = new Promise((resolve) => {
       this.child.on('close', (code, signal) => resolve(this.onClosed(code, signal)));
     });
     this.child.on('error', (error: NodeJS.ErrnoException) => {
@@ -230,6 +242,8 @@ class WorkerRun {
     this.revoked = true;
     this.child.stdin?.end();
     this.killAfterGrace();
+    // Known now (./worker-outcome.ts: an answer, taken only before any kill, decides the outcome whatever follows).
+    this.answer(classifyEnd(this.options, this.facts));
   }
 
   private killAfterGrace(): void {
@@ -245,6 +259,7 @@ class WorkerRun {
     this.deps.log(
       `[worker] ended ${this.options.kind} worker ${pid} for ${this.options.subject} (${endedReason(outcome)})`,
     );
+    this.answer(outcome);
     return outcome;
   }
 }

@@ -53,17 +53,39 @@ function isRunning(pid: number, started: string): boolean {
  */
 export function recordWorker(runDir: string, pid: number, workDir: string): () => void {
   const started = processStartTime(pid);
-  const ownerStarted = processStartTime(process.pid);
+  ownStart ??= processStartTime(process.pid);
+  const ownerStarted = ownStart;
   if (started === undefined || ownerStarted === undefined) return () => undefined;
   const file = join(runDir, `${pid}.json`);
+  const record: WorkerRecord = { pid, started, owner: process.pid, ownerStarted, workDir };
   try {
-    mkdirSync(runDir, { recursive: true, mode: 0o700 });
-    const record: WorkerRecord = { pid, started, owner: process.pid, ownerStarted, workDir };
-    writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
+    writeRecord(runDir, file, JSON.stringify(record));
   } catch {
     return () => undefined; // an unwritable run folder loses only this second layer
   }
   return () => rmSync(file, { force: true });
+}
+
+/** This process's own start time (it never changes), read on its first worker. */
+let ownStart: string | undefined;
+/** Run folders this process made (each made once, again only when it was removed meanwhile). */
+const madeRunDirs = new Set<string>();
+
+/** Writes a record into `runDir`, making the folder on the first write (or when it is gone). */
+function writeRecord(runDir: string, file: string, text: string): void {
+  if (!madeRunDirs.has(runDir)) {
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    madeRunDirs.add(runDir);
+  }
+  try {
+    writeFileSync(file, text, { mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    madeRunDirs.delete(runDir);
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    madeRunDirs.add(runDir);
+    writeFileSync(file, text, { mode: 0o600 });
+  }
 }
 
 /**
