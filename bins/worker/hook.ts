@@ -12,7 +12,7 @@ import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRunt
 import { PlatformError } from '../../core/ports/platform-error.ts';
 import type { WorkerBroker } from '../../core/ports/worker.ts';
 import { hookError, pump, toHost, toVm } from './hook-values.ts';
-import { loadQuickJsLibrary } from './quickjs-loader.ts';
+import { loadQuickJs } from './quickjs-loader.ts';
 
 /** Milliseconds a hook may run (code and waits together) when its payload names no `timeoutMs`. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 30_000;
@@ -40,11 +40,8 @@ interface HookSession {
 let quickJs: Promise<QuickJSWASMModule> | undefined;
 
 /** QuickJS, loaded once per worker on first use (the other tasks never pay for it). */
-function loadQuickJs(): Promise<QuickJSWASMModule> {
-  quickJs ??= (async () => {
-    const { newQuickJSWASMModuleFromVariant, variant } = await loadQuickJsLibrary();
-    return newQuickJSWASMModuleFromVariant(variant);
-  })();
+function quickJsModule(): Promise<QuickJSWASMModule> {
+  quickJs ??= loadQuickJs();
   return quickJs;
 }
 
@@ -67,7 +64,7 @@ function parsePayload(payload: unknown): Required<Omit<HookPayload, 'input'>> & 
  */
 export async function runHook(payload: unknown, broker: WorkerBroker): Promise<unknown> {
   const { source, input, timeoutMs } = parsePayload(payload);
-  const runtime = (await loadQuickJs()).newRuntime();
+  const runtime = (await quickJsModule()).newRuntime();
   const deadline = Date.now() + timeoutMs;
   runtime.setInterruptHandler(() => Date.now() > deadline);
   const vm = runtime.newContext();

@@ -6,7 +6,8 @@
  *   directory is the worker's own, so `.` is that directory and it reads nothing else (its code is inside it).
  * - Sources: bins/worker/main.ts bundled on first use with Bun into one CommonJS file (the same bundle the
  *   executable embeds) in a temp directory, run by node_modules/.bin/node with the same flags, allowed to
- *   read that file and the QuickJS library bundled beside it (`quickjs.cjs`, an asset of the executable).
+ *   read that file and the QuickJS library bundled beside it (`quickjs.cjs` and its WebAssembly `quickjs.wasm`,
+ *   assets of the executable).
  * Both add `--max-old-space-size` from the worker's memory limit.
  *
  * Source: spec/platform-service.md § Rules 6, 8 (workers running compiled code under the runtime's
@@ -15,11 +16,12 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { copyFile, mkdtemp } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { PlatformError } from '../../ports/platform-error.ts';
-import { QUICKJS_BUNDLE_NAME } from './protocol.ts';
+import { QUICKJS_BUNDLE_NAME, QUICKJS_WASM_NAME } from './protocol.ts';
 
 /**
  * The permission flags baked into the worker executable: the permission model on, reads and writes only
@@ -37,7 +39,27 @@ export const SEA_PERMISSION_FLAGS: readonly string[] = [
 
 /** The QuickJS library's entry, bundled apart from the worker's main file as {@link QUICKJS_BUNDLE_NAME}. */
 export const QUICKJS_LIBRARY_ENTRY = 'bins/worker/quickjs-library.ts';
-export { QUICKJS_BUNDLE_NAME };
+export { QUICKJS_BUNDLE_NAME, QUICKJS_WASM_NAME };
+
+/**
+ * Bun's build flags for the QuickJS library: CommonJS for Node, with the `iife` condition, which resolves the
+ * QuickJS variant's Emscripten module to its CommonJS build (the ES one imports `node:module` dynamically, which
+ * the loader's `node:vm` function cannot).
+ *
+ * Source: docs/decisions.md D24 § 2 (a trivial hook's cost)
+ */
+export const QUICKJS_BUILD_FLAGS: readonly string[] = ['--target=node', '--format=cjs', '--conditions=iife'];
+
+/**
+ * Path of QuickJS's WebAssembly in the application's packages under `appDir` (copied beside the bundles as
+ * {@link QUICKJS_WASM_NAME}).
+ * @throws Error when the QuickJS variant package is not installed
+ *
+ * Source: docs/decisions.md D24 § 2
+ */
+export function quickJsWasmSource(appDir: string): string {
+  return createRequire(join(appDir, 'package.json')).resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
+}
 
 /**
  * A command that starts one worker; `reads` names the files it reads besides its working directory (the
@@ -112,16 +134,18 @@ export function bundledWorkerProgram(options: { appDir: string; node?: string; b
       if (!bundles.has(key)) bundles.set(key, bundle(bun, entry, options.appDir));
       const file = await bundles.get(key)!;
       const quickJs = join(dirname(file), QUICKJS_BUNDLE_NAME);
+      const quickJsWasm = join(dirname(file), QUICKJS_WASM_NAME);
       const permission = [
         '--permission',
         `--allow-fs-read=${file}`,
         `--allow-fs-read=${quickJs}`,
+        `--allow-fs-read=${quickJsWasm}`,
         `--allow-fs-read=${workDir}`,
         `--allow-fs-write=${workDir}`,
         '--disable-sigusr1',
       ];
       const args = [...(inspect ? [INSPECT_FLAG] : permission), `--max-old-space-size=${memoryMb}`, file];
-      return { command: node, args, reads: [file, quickJs] };
+      return { command: node, args, reads: [file, quickJs, quickJsWasm] };
     },
   };
 }
@@ -142,8 +166,8 @@ export function removeWorkerBundles(): void {
   bundles.clear();
 }
 
-/** Bundles `entry` and the QuickJS library (bins/worker/quickjs-library.ts, read on a first hook) with Bun for Node
- * into a new temp directory. */
+/** Bundles `entry` and the QuickJS library (bins/worker/quickjs-library.ts, read on a first hook, its WebAssembly
+ * copied beside it) with Bun for Node into a new temp directory. */
 async function bundle(bun: string, entry: string, appDir: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'cairn-worker-bundle-'));
   bundleDirectories.push(dir);
@@ -153,17 +177,20 @@ async function bundle(bun: string, entry: string, appDir: string): Promise<strin
   }
   const out = join(dir, `${basename(entry).replace(/\.[cm]?[jt]s$/, '')}.cjs`);
   await Promise.all([
-    bunBuild(bun, entry, out),
-    bunBuild(bun, join(appDir, QUICKJS_LIBRARY_ENTRY), join(dir, QUICKJS_BUNDLE_NAME)),
+    bunBuild(bun, [entry, '--target=node', '--format=cjs'], out),
+    bunBuild(bun, [join(appDir, QUICKJS_LIBRARY_ENTRY), ...QUICKJS_BUILD_FLAGS], join(dir, QUICKJS_BUNDLE_NAME)),
+    copyFile(quickJsWasmSource(appDir), join(dir, QUICKJS_WASM_NAME)),
   ]);
   return out;
 }
 
-function bunBuild(bun: string, entry: string, out: string): Promise<void> {
+/** Runs `bun build` with `entryAndFlags` (the entry file first) into `out`. */
+function bunBuild(bun: string, entryAndFlags: string[], out: string): Promise<void> {
+  const entry = entryAndFlags[0];
   return new Promise<void>((done, fail) => {
     execFile(
       bun,
-      ['build', entry, '--target=node', '--format=cjs', '--outfile', out],
+      ['build', ...entryAndFlags, '--outfile', out],
       { timeout: 60_000 },
       (error, _stdout, stderr) => {
         if (!error) return done();

@@ -64,6 +64,22 @@ export const WORKER_CHANNEL_LINE_LIMIT = 32 * 1024 * 1024;
  */
 export const QUICKJS_BUNDLE_NAME = 'quickjs.cjs';
 
+/**
+ * File name of QuickJS's WebAssembly beside {@link QUICKJS_BUNDLE_NAME} (an asset of the worker executable, or a
+ * file beside the sources bundle), compiled by `WebAssembly.compile` on a worker's first hook.
+ *
+ * Source: docs/decisions.md D24 § 2 (a trivial hook's cost)
+ */
+export const QUICKJS_WASM_NAME = 'quickjs.wasm';
+
+/**
+ * File name of V8's code cache of {@link QUICKJS_BUNDLE_NAME} (an asset of the worker executable, made when it is
+ * built by running a trivial hook on the same Node); the sources bundle has none.
+ *
+ * Source: docs/decisions.md D24 § 2 (a trivial hook's cost)
+ */
+export const QUICKJS_CACHE_NAME = 'quickjs.cache';
+
 /** Exit code of a worker that refused to start (EX_CONFIG); its stderr says why, naming variables only. */
 export const REFUSED_TO_START_EXIT_CODE = 78;
 
