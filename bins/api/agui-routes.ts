@@ -6,18 +6,19 @@
  * origin not listed is refused (403) before anything starts. Calls per minute per caller and per endpoint count
  * only runs that would start a turn (429 with Retry-After). Everything refused is refused before the stream
  * starts, with `{error: {code, message}}`: 400 for a body that is not a RunAgentInput or has no user message,
- * 409 while a turn runs or a decision is pending, 429 over a rate or a spend cap.
+ * 409 while a turn runs or a decision is pending, 429 over a rate or a spend cap. A fresh chat's writes go after
+ * RUN_STARTED; one that fails then ends the stream with RUN_ERROR carrying that code and message (D24 § 3).
  *
  * Source: spec/platform-service.md § Endpoints (the /api/agui row), § AG-UI request, § Stream and custom events,
  * § Incoming connection authentication, § Errors, § Limits (30 per caller / 300 per endpoint by default);
- * docs/decisions.md D8 § Endpoints (AG-UI).
+ * docs/decisions.md D8 § Endpoints (AG-UI), D24 § 3.
  */
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import { Elysia } from 'elysia';
 import type { RedisConnection } from '../../core/adapters/redis/open-redis.ts';
 import { startAguiRun, type AguiRunDeps } from '../../core/connection/agui-runs.ts';
-import type { AguiRunInput, StartedRun } from '../../core/connection/agui-run-model.ts';
+import type { AguiRun, AguiRunInput } from '../../core/connection/agui-run-model.ts';
 import { servedChat } from '../../core/connection/agui-served.ts';
 import { streamRun, type AguiStreamDeps } from '../../core/connection/agui-stream.ts';
 import { admitCaller, connectionByAddress, type AdmissionDeps } from '../../core/connection/index.ts';
@@ -56,7 +57,8 @@ export function parseRunInput(bytes: Uint8Array): AguiRunInput {
 
 /** Mounts the endpoint. */
 export function aguiRoutes(deps: AguiRouteDeps) {
-  const runs = { ...deps.runs, endpointRates: endpointLimiters(deps.rateRedis) };
+  // Built once for every request: the counters, and a fresh chat's writes let RUN_STARTED out first (D24 § 3).
+  const runs = { ...deps.runs, endpointRates: endpointLimiters(deps.rateRedis), flush: nextTurnOfLoop, logger: deps.logger };
   const aguiConnection = async (address: string) => {
     const connection = await connectionByAddress(deps.runs, address);
     return connection?.protocol === 'agui' ? connection : null;
@@ -89,6 +91,12 @@ export function aguiRoutes(deps: AguiRouteDeps) {
     }, { parse: 'none' });
 }
 
+/**
+ * Resolves on the event loop's next turn, once the server could write what the stream enqueued: the embedded store
+ * runs on this thread, so a fresh chat's writes would otherwise hold RUN_STARTED back (docs/decisions.md D24 § 3).
+ */
+const nextTurnOfLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** Where {@link aguiStreamResponse} streams to, and what it logs a failed stream under. */
 export interface AguiStreamTarget {
   request: Request;
@@ -106,7 +114,7 @@ export interface AguiStreamTarget {
  * for it, with keep-alive comments while the run is quiet; a failed stream ends with RUN_ERROR `stream_failed`.
  * Shared by the AG-UI endpoint and the design endpoint (bins/api/design-routes.ts).
  */
-export function aguiStreamResponse(runs: AguiStreamDeps, run: StartedRun, target: AguiStreamTarget): Response {
+export function aguiStreamResponse(runs: AguiStreamDeps, run: AguiRun, target: AguiStreamTarget): Response {
   const { request, logger } = target;
   // A run's stream may be quiet for longer than the server's idle timeout (30 s) while its turn waits or the
   // model thinks: it ends with the run (RUN_FINISHED or RUN_ERROR) or when the client goes, not on silence.

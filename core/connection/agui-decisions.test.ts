@@ -13,6 +13,7 @@ import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { startAguiRun } from './agui-runs.ts';
 import type { ServedChat } from './agui-served.ts';
 import { finishEvent } from './agui-finish.ts';
+import { runStarted } from './agui-run-model.ts';
 import type { ConnectionRecord } from './index.ts';
 
 const connection = {
@@ -62,10 +63,9 @@ async function parkedChat() {
     builds: {} as never,
   };
   const messages = [{ id: 'm1', role: 'user', content: 'refund me' }];
-  const run = await startAguiRun(deps, connection, caller, {
-    served,
-    input: { ...base, threadId: '', messages },
-  });
+  const run = await runStarted(
+    await startAguiRun(deps, connection, caller, { served, input: { ...base, threadId: '', messages } }),
+  );
   await run.recorded;
   await turnsOf(deps).updateOne({ _id: run.turnId }, { $set: { status: 'awaiting_decision' } });
   await sessionsOf(deps).updateOne({ _id: run.session._id }, { $set: { status: 'awaiting_decision', pending } });
@@ -78,7 +78,7 @@ async function parkedChat() {
         messages: [],
         resume: [{ interruptId: 'p1', status: 'resolved', payload }],
       },
-    });
+    }).then(runStarted);
   return { deps, run, resume, queued };
 }
 

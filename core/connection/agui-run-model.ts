@@ -19,8 +19,11 @@ export interface AguiRunInput {
   forwardedProps?: unknown;
 }
 
-/** A started run: the thread to send next, the session, the turn to follow, and where its messages begin. */
-export interface StartedRun {
+/**
+ * What a run's opening events carry (RUN_STARTED, the thread's secret, the ignored-tools notice): all known before
+ * the run writes anything, the thread id being the platform's choice.
+ */
+export interface RunOpening {
   threadId: string;
   /**
    * The thread's secret, for a caller without a subject of their own (streamed after RUN_STARTED;
@@ -28,6 +31,14 @@ export interface StartedRun {
    */
   threadSecret?: string;
   runId: string;
+  /** A note for the stream when the caller sent tools or context (they are not honoured). */
+  ignored?: string;
+  /** When the run began (before its turn was queued): child sessions opened since are this run's. */
+  since: Date;
+}
+
+/** A started run: the thread to send next, the session, the turn to follow, and where its messages begin. */
+export interface StartedRun extends RunOpening {
   session: SessionRecord;
   turnId: string;
   /** Sequence number of the first message of the root thread this run produced (earlier ones are not replayed). */
@@ -39,10 +50,6 @@ export interface StartedRun {
   queued?: number;
   /** Child sessions that had not ended when the run started, with their message counts then. */
   openChildren: { sessionId: string; fromSeq: number }[];
-  /** A note for the stream when the caller sent tools or context (they are not honoured). */
-  ignored?: string;
-  /** When the run began (before its turn was queued): child sessions opened since are this run's. */
-  since: Date;
   /**
    * The write of a fresh chat's thread record, still in flight when the run is returned: RUN_STARTED (whose thread
    * id is issued before) need not wait for it; the stream waits for it before the run's last event, so the thread
@@ -50,6 +57,35 @@ export interface StartedRun {
    */
   recorded?: Promise<void>;
 }
+
+/**
+ * A fresh chat whose every refusal was decided before its stream starts (reads only, and the endpoint's rate), whose
+ * writes go after RUN_STARTED (docs/decisions.md D24 § 3): the stream sends the opening events, then calls `open`.
+ */
+export interface OpeningRun extends RunOpening {
+  /**
+   * Opens the chat's session, queues its turn and starts writing the thread record. @throws PlatformError with the
+   * code and message the HTTP status would have had (the stream ends with RUN_ERROR carrying them)
+   */
+  open(): Promise<StartedRun>;
+}
+
+/** A run as the stream takes it: started (its writes made), or opening (its writes go after RUN_STARTED). */
+export type AguiRun = StartedRun | OpeningRun;
+
+/**
+ * The run with its writes made: an opening run's `open` called (for a caller that needs its turn without a stream:
+ * tests, a client of the domain). @throws what `open` throws
+ */
+export function runStarted(run: AguiRun): Promise<StartedRun> {
+  return 'open' in run ? run.open() : Promise.resolve(run);
+}
+
+/** The code and message of the answer a request that failed unexpectedly gets (bins/api `errorToResponse`). */
+export const unexpectedFailure = {
+  code: 'internal',
+  message: 'The request failed unexpectedly; try again, and tell the operator if it persists.',
+} as const;
 
 /** The text of the last user message of the input (history is not replayed: earlier ones are ignored). */
 export function lastUserText(input: Pick<AguiRunInput, 'messages'>): string | undefined {

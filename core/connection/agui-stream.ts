@@ -25,7 +25,9 @@ import type { MessageRecord } from '../session/thread-model.ts';
 import { sessionsOf, type SessionStoreDeps, turnsOf } from '../session/session-store.ts';
 import { settledSession } from '../session/turn-settle.ts';
 import type { TextDeltas } from '../ports/text-deltas.ts';
-import type { StartedRun } from './agui-run-model.ts';
+import { type AguiRun, type OpeningRun, type StartedRun, unexpectedFailure } from './agui-run-model.ts';
+import { isPlatformError } from '../ports/platform-error.ts';
+import type { Logger } from '../ports/logger.ts';
 import { type ChangeWatch, Wakeup } from '../session/change-watch.ts';
 import { followChildren, type FollowedChild } from './agui-children.ts';
 import { droppedEvent, finishEvent } from './agui-finish.ts';
@@ -42,6 +44,14 @@ export interface AguiStreamDeps extends Pick<SessionStoreDeps, 'docs'> {
   /** Without a `watch`, how often the records are read while the turn runs (ms; default 100). */
   pollMs?: number;
   now(): number;
+  /**
+   * Resolves once the events emitted so far can reach the client (the host's next turn of its event loop): an
+   * opening run's writes start after it, so a store that blocks the thread does not hold RUN_STARTED back. Absent:
+   * they start at once.
+   */
+  flush?(): Promise<void>;
+  /** Where an opening run's unexpected failure is logged (absent: not logged). */
+  logger?: Logger;
 }
 
 const messagesOf = (deps: Pick<SessionStoreDeps, 'docs'>) =>
@@ -70,12 +80,17 @@ interface Following {
  */
 export async function streamRun(
   deps: AguiStreamDeps,
-  run: StartedRun,
+  aguiRun: AguiRun,
   emit: (event: BaseEvent) => void,
   signal?: AbortSignal,
 ): Promise<void> {
   const stamped: Emit = (event) => emit({ ...event, timestamp: deps.now() } as unknown as BaseEvent);
-  openingEvents(run, stamped);
+  openingEvents(aguiRun, stamped);
+  const run = 'open' in aguiRun ? await openedRun(deps, aguiRun, stamped) : aguiRun;
+  if (!run) return;
+  if (run.queued !== undefined) {
+    stamped({ type: EventType.CUSTOM, name: 'platform.queued', value: { position: run.queued, turnId: run.turnId } });
+  }
   const root = run.session._id;
   // A message queued behind a running turn (D27 § 1): nothing of the chat is streamed until its turn starts.
   const waiting = run.queued !== undefined;
@@ -114,8 +129,31 @@ export async function streamRun(
   await closingEvents(deps, following);
 }
 
-/** RUN_STARTED, the thread's secret, the ignored-tools notice and a queued message's place. */
-function openingEvents(run: StartedRun, emit: Emit): void {
+/**
+ * Makes an opening run's writes (after RUN_STARTED: docs/decisions.md D24 § 3). @returns the started run, or
+ * undefined once a failed write ended the stream with RUN_ERROR carrying the code and message its HTTP status would
+ * have had (an unexpected failure as `internal`, logged)
+ */
+async function openedRun(deps: AguiStreamDeps, run: OpeningRun, emit: Emit): Promise<StartedRun | undefined> {
+  try {
+    await deps.flush?.();
+    return await run.open();
+  } catch (error) {
+    const known = isPlatformError(error);
+    if (!known || (error.status ?? 500) >= 500) {
+      const fields = known
+        ? { code: error.code, err: error.message }
+        : { err: (error as Error).stack ?? String(error) };
+      deps.logger?.error(fields, known ? 'request failed' : 'request failed unexpectedly');
+    }
+    const { code, message } = known ? error : unexpectedFailure;
+    emit({ type: EventType.RUN_ERROR, code, message });
+    return undefined;
+  }
+}
+
+/** RUN_STARTED, the thread's secret and the ignored-tools notice. */
+function openingEvents(run: AguiRun, emit: Emit): void {
   const { threadId, runId } = run;
   emit({ type: EventType.RUN_STARTED, threadId, runId });
   // A custom event, not a field of RUN_STARTED: clients (and the binary encoding) keep only the protocol's own fields.
@@ -132,9 +170,6 @@ function openingEvents(run: StartedRun, emit: Emit): void {
       name: 'platform.notice',
       value: { code: 'client_tools_ignored', message: run.ignored },
     });
-  }
-  if (run.queued !== undefined) {
-    emit({ type: EventType.CUSTOM, name: 'platform.queued', value: { position: run.queued, turnId: run.turnId } });
   }
 }
 

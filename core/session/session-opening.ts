@@ -140,6 +140,26 @@ async function claimSessionKey(
   throw busy(target, 'its session is being opened or is changing status');
 }
 
+/**
+ * The `session_busy` refusal a keyed firing would meet now, found by reads alone, for a front door that answers
+ * before it opens the session (the AG-UI endpoint, docs/decisions.md D24 § 3): the key's open session is someone
+ * else's, running or awaiting a decision. @returns undefined otherwise; {@link openFiredSession} may still refuse it
+ * when the key's session moves meanwhile
+ */
+export async function keyedFiringBusy(
+  deps: FiringDeps,
+  target: FiringTarget,
+  firing: Firing,
+): Promise<PlatformError | undefined> {
+  if (firing.sessionKey === undefined) return undefined;
+  const claim = await readClaim(deps, scopeOf(target), claimKeyOf(firing));
+  const session = claim?.sessionId ? await sessionsOf(deps).findOne({ _id: claim.sessionId }) : null;
+  if (!session || finalStatuses.includes(session.status)) return undefined;
+  if (session.startedBy !== firing.startedBy) return busy(target, 'its session belongs to someone else');
+  if (session.status === 'awaiting_input') return undefined;
+  return busy(target, `its session ${session._id} is ${session.status.replace('_', ' ')}`);
+}
+
 /** A member's chats are personal: their keys are claimed apart from everyone else's. */
 const claimKeyOf = (
   firing: Firing,

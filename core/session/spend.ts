@@ -46,11 +46,7 @@ export async function spendStatus(
   scope: SpendScope,
 ): Promise<{ period: SpendPeriod; limitUsd: number | null; spentUsd: number; periodStart: Date }[]> {
   const now = deps.clock.now();
-  const caps = await capsOf(deps.docs).find({
-    agentId: scope.agentId,
-    environment: scope.environment,
-    workflow: scope.workflow,
-  });
+  const caps = await capsOf(deps.docs).find(capsFilter(scope));
   return Promise.all(spendPeriods.map(async (period) => {
     const start = periodStart(period, now);
     const total = await totalsOf(deps.docs).findOne({ _id: totalId(scope, period, start) });
@@ -63,12 +59,22 @@ export async function spendStatus(
   }));
 }
 
+/** The caps of `scope`'s workflow in its environment, every period. */
+const capsFilter = (scope: SpendScope) => ({
+  agentId: scope.agentId,
+  environment: scope.environment,
+  workflow: scope.workflow,
+});
+
 /**
  * Refuses when a cap of the scope is reached (spent ≥ limit in its current period); the first reached, in the
  * order day, week, month, names the message.
  * @throws PlatformError `spend_cap_reached` (429) naming the period, the cap and the spend
  */
 export async function checkSpendCaps(deps: { docs: DocumentStore; clock: Clock }, scope: SpendScope): Promise<void> {
+  // Most workflows have no cap: one read then, not the totals of every period too (docs/decisions.md D24 § 3).
+  const capped = await capsOf(deps.docs).findOne(capsFilter(scope));
+  if (!capped) return;
   const status = await spendStatus(deps, scope);
   for (const period of spendPeriods) {
     const cap = status.find((s) => s.period === period);
