@@ -81,7 +81,10 @@ export function targetLines(
   const paceMet = !Number.isFinite(paceRatio) ? 'not measured' : paceRatio >= 3 ? 'met' : 'NOT met';
   const paceLine = `${'dispatcher pace, now / baseline'.padEnd(40)} ${'≥ 3'.padStart(8)} ${fixed(paceRatio, 2, 8)} `
     + `${'1.00'.padStart(14)}  ${paceMet} (${fixed(pace, 1, 0)} against ${fixed(paceWas, 1, 0)} sessions ended per s)`;
-  return ['', head, ...lines, paceLine, ...note];
+  // The webhook workflow enters a terminal state: since D24 § 2 such a turn runs in the dispatcher without a worker.
+  const paceNote = '  (the webhook workflow enters a terminal state without instructions: now a turn with nothing to '
+    + 'sandbox, run without a worker; the baseline started one per turn. scripts/bench-runtime shows both costs)';
+  return ['', head, ...lines, paceLine, paceNote, ...note];
 }
 
 /** `n` with `digits` decimals, right-aligned in `width`; a dash for NaN (a run with no answer). */

@@ -48,7 +48,7 @@ function bareStart(node: string): Promise<number> {
 type Models = ReturnType<typeof createAiModelProvider>;
 
 /** What one revision's runs give: turn ms, runtime ms, hook ms and phases per turn. */
-interface Figures { turns: number[]; runtimes: number[]; hooks: number[]; phases: [string, number][][]; counts: string }
+interface Figures { turns: number[]; runtimes: number[]; hooks: number[]; plain: number[]; phases: [string, number][][]; counts: string }
 
 /** A revision ready to run turns and hooks: its traced launcher over its own in-memory stores. */
 function setUp(revision: RuntimeRevision, models: Models, modelsConfig: unknown) {
@@ -61,7 +61,7 @@ function setUp(revision: RuntimeRevision, models: Models, modelsConfig: unknown)
     promptCache: { enabled: false, ttl: '5m' as const }, limits,
     catalog: { tools: async () => [], call: async () => ({ output: '', isError: true }) }, workflowOf: async () => workflow,
   };
-  const figures: Figures = { turns: [], runtimes: [], hooks: [], phases: [], counts: '' };
+  const figures: Figures = { turns: [], runtimes: [], hooks: [], plain: [], phases: [], counts: '' };
   const turn = async () => {
     const session = await m.insertSession(store, { orgId: 'o', agentId: 'a', environment: 'main', workflow: 'bench', buildId: 'b', commitId: 'c', state: 'ask', variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [] });
     const queued = await m.insertTurn(store, session, { kind: 'prompt', input: { message: 'What is six times seven?' } });
@@ -83,13 +83,23 @@ function setUp(revision: RuntimeRevision, models: Models, modelsConfig: unknown)
     figures.phases.push(phases.phases);
     figures.counts = `${phases.requests} broker requests, ${phases.writes} store writes and ${phases.reads} reads per turn`;
   };
+  // A delivery into a terminal state without instructions: no model call, no hook (D24 § 2: no worker since then).
+  const plain = async () => {
+    const session = await m.insertSession(store, { orgId: 'o', agentId: 'a', environment: 'main', workflow: 'bench', buildId: 'b', commitId: 'c', state: 'done', variables: {}, lockedVariables: [], trigger: 'manual', depth: 0, inheritedForbid: [] });
+    const queued = await m.insertTurn(store, session, { kind: 'delivery', input: { message: '{"order":7}' } });
+    const t0 = performance.now();
+    await m.runQueuedTurn(deps, queued._id);
+    figures.plain.push(performance.now() - t0);
+    const settled = await m.turnsOf(store).findOne({ _id: queued._id });
+    if (settled?.status !== 'succeeded') throw new Error(`the terminal turn ended ${settled?.status}`);
+  };
   const hook = async () => {
     const t0 = performance.now();
     const outcome = await launcher.run({ kind: 'call', subject: 'hook bench', task: 'hook', payload: trivialHook, limits, broker: async () => 'pong' });
     if (outcome.ended !== 'finished') throw new Error(`the hook did not finish: ${JSON.stringify(outcome)}`);
     figures.hooks.push(performance.now() - t0);
   };
-  return { launcher, figures, turn, hook };
+  return { launcher, figures, turn, hook, plain };
 }
 
 /** Prints the phases of each revision (median ms of each, and its share of the bare start). */
@@ -127,7 +137,8 @@ export async function benchTurn(revisions: RuntimeRevision[], runs: number, node
   for (const setup of setups) { // warm-up: page cache, bundles, the model server's connection
     await setup.turn();
     await setup.hook();
-    Object.assign(setup.figures, { turns: [], runtimes: [], hooks: [], phases: [] });
+    await setup.plain();
+    Object.assign(setup.figures, { turns: [], runtimes: [], hooks: [], plain: [], phases: [] });
   }
   const alone: number[] = [];
   const bare: number[] = [];
@@ -137,6 +148,7 @@ export async function benchTurn(revisions: RuntimeRevision[], runs: number, node
     for (const setup of i % 2 === 0 ? setups : [...setups].reverse()) {
       await setup.turn();
       await setup.hook();
+      await setup.plain();
     }
   }
   await model.close();
@@ -153,8 +165,10 @@ export async function benchTurn(revisions: RuntimeRevision[], runs: number, node
   row('whole turn', ms((f) => f.turns));
   row('  runtime (turn − its model call inside it)', ms((f) => f.runtimes));
   row('trivial hook through the launcher (QuickJS, one broker round trip)', ms((f) => f.hooks));
+  row('a turn with nothing to sandbox (terminal entry, no model call, no hook)', ms((f) => f.plain));
   printPhases(revisions, all, b);
   console.log('\n  targets, as same-run ratios to the bare start ');
   row('  turn runtime / bare start (target ≤ 1)', per((f) => f.runtimes));
   row('  trivial hook / bare start (target ≤ 1.5)', per((f) => f.hooks));
+  row('  a turn with nothing to sandbox / bare start', per((f) => f.plain));
 }

@@ -20,7 +20,8 @@ import type { StoreHostDeps } from './store-host-context.ts';
 import type { TextDelta, TextDeltas } from '../ports/text-deltas.ts';
 import type { SessionChanges } from '../ports/session-changes.ts';
 import { watchCancellation } from './cancel-watch.ts';
-import { type TurnHost, turnHostMethods } from './turn-host.ts';
+import { type TurnContext, type TurnHost, turnHostMethods } from './turn-host.ts';
+import { needsNoWorker, runTurnInline } from './turn-inline.ts';
 import type { WorkflowView } from './workflow-view.ts';
 import { TurnTrace, type TurnTraceDeps } from './turn-trace.ts';
 
@@ -215,6 +216,7 @@ async function runWorker(deps: TurnRunnerDeps, run: WorkerRun): Promise<void> {
   // own check never runs while it is stuck).
   const context = await host.loadTurn(turnId).catch(() => undefined);
   timed.begin();
+  if (context && needsNoWorker(context)) return runWithoutWorker(deps, run, context);
   const turnSeconds = context?.workflow.limits.turnSeconds;
   const outcome = await timed.within(turnId, () =>
     deps.launcher.run({
@@ -234,6 +236,22 @@ async function runWorker(deps: TurnRunnerDeps, run: WorkerRun): Promise<void> {
     await run.failTree({ code, message: outcome.message }, { lease: fence.lease });
   }
   await timed.within(turnId, async () => await deps.afterTurn?.(turnId));
+}
+
+/**
+ * Runs a turn with nothing to sandbox (./turn-inline.ts) in this process over its store host: a host that cannot
+ * write the turn's end fails the turn tree under the claim's lease, as a failed worker does; then `afterTurn`.
+ */
+async function runWithoutWorker(deps: TurnRunnerDeps, run: WorkerRun, context: TurnContext): Promise<void> {
+  const { turn, fence, timed, host } = run;
+  try {
+    await timed.within(turn._id, () => runTurnInline({ host, clock: deps.clock }, turn._id, context));
+  } catch (error) {
+    const failure = error instanceof PlatformError ? error : undefined;
+    const message = failure?.message ?? 'The turn could not be recorded.';
+    await run.failTree({ code: failure?.code ?? 'turn_failed', message }, { lease: fence.lease });
+  }
+  await timed.within(turn._id, async () => await deps.afterTurn?.(turn._id));
 }
 
 /** What {@link hostOf} builds the broker's host from: the claimed turn, its fence, its abort and its recorder. */
