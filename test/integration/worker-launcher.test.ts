@@ -57,9 +57,10 @@ describe('worker launcher', () => {
     const { broker, requests } = recordingBroker();
     const outcome = await launcher.run({ kind: 'turn', subject: 'turn t-token', task: 'any', payload: null, limits: roomyLimits, broker, entryFile: rawChannelEntry });
     expect(outcome).toEqual({ ended: 'finished', result: { done: true } });
+    // The run resolves at the answer; the request sent after it is read before the worker's end.
+    await ended('turn t-token');
     expect(requests).toEqual([]);
     expect(lines.slice(0, 2)).toEqual(['[worker] refused a request with a wrong token for turn t-token', '[worker] refused a request after its end for turn t-token']);
-    await ended('turn t-token');
     expect(lines[2]).toMatch(/^\[worker\] ended turn worker \d+ for turn t-token \(finished\)$/);
   });
 
