@@ -173,9 +173,9 @@ function printWebhooks(load: WebhookLoad, runs: WebhookRuns, print: (line: strin
   const { drain, before, total } = runs;
   print(`dispatcher, in the ${drain.wallSeconds.toFixed(0)} s after the runs: `
     + `${((drain.opened1 - drain.opened0) / drain.wallSeconds).toFixed(0)} sessions opened and `
-    + `${((drain.ended1 - drain.ended0) / drain.wallSeconds).toFixed(0)} ended per second (a worker process per turn, `
-    + `none calling a model); ${before + total - drain.ended1} of the ${total} deliveries of the last three runs were `
-    + 'still to end when the bench went on');
+    + `${((drain.ended1 - drain.ended0) / drain.wallSeconds).toFixed(0)} ended per second (a turn each into a terminal `
+    + `state, no model call: run without a worker since D24 § 2); ${before + total - drain.ended1} of the ${total} `
+    + 'deliveries of the last three runs were still to end when the bench went on');
 }
 
 /** Prints where the time goes (the same POST refused, a duplicate, the dispatcher stopped), other answers and CPU. */
