@@ -6,15 +6,13 @@
  * Source: spec/platform-service.md § Rules 6–7; docs/architecture.md § Life of a turn (2. The claim).
  */
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../adapters/runtime/system-clock.ts';
 import type { WorkerLauncher, WorkerRunOptions } from '../ports/worker.ts';
-import { insertSession, insertTurn, sessionsOf, turnsOf } from './session-store.ts';
+import { sessionsOf, turnsOf } from './session-store.ts';
 import { cancelSession } from './sessions.ts';
 import type { SessionDeps } from './session-access.ts';
-import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
-import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { createMemorySessionChanges } from '../testing/memory-session-changes.ts';
-import { runQueuedTurn, type TurnRunnerDeps } from './turn-runner.ts';
+import { runQueuedTurn } from './turn-runner.ts';
+import { runnerWorld } from '../../test/helpers/runner-world.ts';
 
 /** A launcher whose worker runs until its signal aborts; `started` resolves once it runs. */
 function endlessLauncher() {
@@ -36,49 +34,10 @@ function endlessLauncher() {
 }
 
 async function world() {
-  let n = 0;
-  const ids = {
-    newId: () => `id${(n += 1)}`,
-    randomBytes: (k: number) => new Uint8Array(k),
-    sha256Hex: async () => '0',
-  };
-  const store = { docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock: systemClock, ids };
   const hub = createMemorySessionChanges();
   const { launcher, running } = endlessLauncher();
-  const deps = {
-    ...store,
-    launcher,
-    changes: hub,
-    cancelPollMs: 3_600_000,
-    instanceId: 'dispatcher-1',
-    models: {
-      stream: () => {
-        throw new Error('unused');
-      },
-    },
-    costOf: () => 0,
-    promptCache: { enabled: false, ttl: '5m' },
-    limits: { memoryMb: 256, wallTimeSeconds: 60 },
-    workflowOf: async () => {
-      throw new Error('unused');
-    },
-    catalog: { tools: async () => [], call: async () => ({ output: '', isError: true }) },
-  } as unknown as TurnRunnerDeps;
-  const session = await insertSession(store, {
-    orgId: 'o1',
-    agentId: 'a1',
-    environment: 'main',
-    workflow: 'chat',
-    buildId: 'b1',
-    commitId: 'c1',
-    state: 'talk',
-    variables: {},
-    lockedVariables: [],
-    trigger: 'manual',
-    depth: 0,
-    inheritedForbid: [],
-  });
-  const turn = await insertTurn(store, session, { kind: 'prompt', input: { message: 'Hello?' } });
+  const { store, deps, queuedTurn } = runnerWorld({ launcher, more: { changes: hub, cancelPollMs: 3_600_000 } });
+  const { session, turn } = await queuedTurn('talk');
   return { store, hub, deps, running, session, turn };
 }
 

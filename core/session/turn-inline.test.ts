@@ -5,51 +5,23 @@
  * runs the real engine in-process over the run's broker, as bins/worker/turn.ts does.
  */
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../adapters/runtime/system-clock.ts';
-import { WorkerSlots } from '../adapters/worker/slots.ts';
+import { brokerState as state, testWorkflow } from '../../test/helpers/broker-workflow.ts';
+import { inProcessLauncher, runnerWorld } from '../../test/helpers/runner-world.ts';
 import type { ModelEvent, ModelProvider } from '../ports/model-provider.ts';
-import type { WorkerLauncher, WorkerRunOptions } from '../ports/worker.ts';
-import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
-import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
-import { runTurn } from './run-turn.ts';
-import { insertSession, insertTurn, sessionsOf, turnsOf } from './session-store.ts';
-import { type TurnContext, type TurnHost, turnHostMethods } from './turn-host.ts';
+import { sessionsOf, turnsOf } from './session-store.ts';
+import type { TurnContext } from './turn-host.ts';
 import { needsNoWorker } from './turn-inline.ts';
-import { runQueuedTurn, type TurnRunnerDeps } from './turn-runner.ts';
-import type { StateView, WorkflowView } from './workflow-view.ts';
-
-const state = (slug: string, more: Partial<StateView> = {}): StateView => ({
-  slug,
-  type: 'agent',
-  triggers: [],
-  transitions: [],
-  tools: { allow: [], forbid: [] },
-  requires: [],
-  budget: {},
-  before: [],
-  after: [],
-  ...more,
-});
+import { runQueuedTurn } from './turn-runner.ts';
 
 const hook = { name: 'hooks/check.js', source: 'export default {}', threshold: 0 };
 
-const workflow: WorkflowView = {
-  slug: 'intake',
-  agentPrompt: 'You answer briefly.',
-  disabled: false,
-  promptCache: false,
-  skills: [],
-  callable: {},
-  limits: { childDepth: 1, childConcurrency: 1, turnSeconds: 60, modelCallsPerTurn: 5 },
-  tools: { allowAlways: [], forbidAlways: [] },
-  states: {
-    received: state('received', { triggers: ['hook'] }),
-    summed: state('summed', { instructions: 'Sum it up.' }),
-    hooked: state('hooked', { before: [hook] }),
-    approve: state('approve', { type: 'human', transitions: [{ to: 'received', description: 'Approved.' }] }),
-    ask: state('ask', { transitions: [{ to: 'received', description: 'Answered.' }] }),
-  },
-};
+const workflow = testWorkflow('intake', {
+  received: state('received', { triggers: ['hook'] }),
+  summed: state('summed', { instructions: 'Sum it up.' }),
+  hooked: state('hooked', { before: [hook] }),
+  approve: state('approve', { type: 'human', transitions: [{ to: 'received', description: 'Approved.' }] }),
+  ask: state('ask', { transitions: [{ to: 'received', description: 'Answered.' }] }),
+});
 
 /** A turn's context in state `slug` (a `decision` turn's `to` is `slug`; it starts in `approve`). */
 function context(slug: string, more: { kind?: TurnContext['kind']; entered?: boolean; child?: boolean } = {}) {
@@ -96,69 +68,17 @@ const model: ModelProvider = {
   },
 };
 
-/** A launcher (port fake) counting its runs; each runs the engine in-process over the run's broker. */
-function countingLauncher() {
-  const slots = new WorkerSlots({ turn: 1, call: 1 });
-  const runs: string[] = [];
-  const launcher: WorkerLauncher = {
-    reserve: (kind, signal) => slots.reserve(kind, signal),
-    run: (options: WorkerRunOptions) =>
-      slots.runInSlot(options, async () => {
-        runs.push(options.subject);
-        const host = {} as Record<string, unknown>;
-        for (const method of turnHostMethods) host[method] = (...a: unknown[]) => options.broker(`turn.${method}`, a);
-        const { turnId, context } = options.payload as { turnId: string; context?: TurnContext };
-        const engine = { host: host as unknown as TurnHost, hooks: { run: async () => null }, now: () => Date.now() };
-        return { ended: 'finished', result: await runTurn(engine, turnId, context) };
-      }),
-  };
-  return { launcher, runs };
-}
-
-async function product() {
-  let n = 0;
-  const ids = {
-    newId: () => `id${(n += 1)}`,
-    randomBytes: (k: number) => new Uint8Array(k),
-    sha256Hex: async () => '0',
-  };
-  const store = { docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock: systemClock, ids };
-  const { launcher, runs } = countingLauncher();
-  const deps = {
-    ...store,
-    launcher,
-    models: model,
-    costOf: () => 0,
-    catalog: { tools: async () => [], call: async () => ({ output: '', isError: true }) },
-    promptCache: { enabled: false, ttl: '5m' },
-    limits: { memoryMb: 256, wallTimeSeconds: 60 },
-    instanceId: 'dispatcher-1',
-    workflowOf: async () => workflow,
-  } as unknown as TurnRunnerDeps;
-  const open = async (at: string) => {
-    const session = await insertSession(store, {
-      orgId: 'o1',
-      agentId: 'a1',
-      environment: 'main',
-      workflow: 'intake',
-      buildId: 'b1',
-      commitId: 'c1',
-      state: at,
-      variables: {},
-      lockedVariables: [],
-      trigger: 'hook',
-      depth: 0,
-      inheritedForbid: [],
-    });
-    const turn = await insertTurn(store, session, { kind: 'delivery', input: { message: '{"order":7}' } });
-    return { session, turn };
-  };
+/** A runner over the in-memory stores whose launcher counts its runs; `open` queues a delivery turn at a state. */
+function world() {
+  const { launcher, runs } = inProcessLauncher();
+  const { store, deps, queuedTurn } = runnerWorld({ launcher, workflow, more: { models: model } });
+  const open = (at: string) => queuedTurn(at, { kind: 'delivery', message: '{"order":7}' });
   return { store, deps, runs, open };
 }
 
 describe('the runner and a turn with nothing to sandbox', () => {
   it('ends a terminal entry itself, with what a worker would record, and sends a model call to a worker', async () => {
-    const { store, deps, runs, open } = await product();
+    const { store, deps, runs, open } = world();
     const plain = await open('received');
     await runQueuedTurn(deps, plain.turn._id);
     expect(runs).toEqual([]);
@@ -173,7 +93,7 @@ describe('the runner and a turn with nothing to sandbox', () => {
   });
 
   it('parks on a human state without a worker; a hooked state still gets one', async () => {
-    const { store, deps, runs, open } = await product();
+    const { store, deps, runs, open } = world();
     const human = await open('approve');
     await runQueuedTurn(deps, human.turn._id);
     expect(runs).toEqual([]);

@@ -8,46 +8,18 @@
  * Source: docs/architecture.md § Life of a turn.
  */
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../adapters/runtime/system-clock.ts';
-import { WorkerSlots } from '../adapters/worker/slots.ts';
+import { brokerState as state, testWorkflow } from '../../test/helpers/broker-workflow.ts';
+import { inProcessLauncher, runnerWorld } from '../../test/helpers/runner-world.ts';
 import type { ModelEvent, ModelProvider } from '../ports/model-provider.ts';
-import type { WorkerLauncher, WorkerRunOptions } from '../ports/worker.ts';
 import { countingDocumentStore } from '../testing/counting-document-store.ts';
 import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
-import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
-import { runTurn } from './run-turn.ts';
-import { insertSession, insertTurn, sessionsOf, turnsOf } from './session-store.ts';
-import { type TurnContext, type TurnHost, turnHostMethods } from './turn-host.ts';
-import { runQueuedTurn, type TurnRunnerDeps } from './turn-runner.ts';
-import type { StateView, WorkflowView } from './workflow-view.ts';
+import { sessionsOf, turnsOf } from './session-store.ts';
+import { runQueuedTurn } from './turn-runner.ts';
 
-const state = (slug: string, more: Partial<StateView> = {}): StateView => ({
-  slug,
-  type: 'agent',
-  triggers: [],
-  transitions: [],
-  tools: { allow: [], forbid: [] },
-  requires: [],
-  budget: {},
-  before: [],
-  after: [],
-  ...more,
+const workflow = testWorkflow('chat', {
+  ask: state('ask', { triggers: ['manual'], transitions: [{ to: 'done', description: 'Answered.' }] }),
+  done: state('done'),
 });
-
-const workflow: WorkflowView = {
-  slug: 'chat',
-  agentPrompt: 'You answer briefly.',
-  disabled: false,
-  promptCache: false,
-  skills: [],
-  callable: {},
-  limits: { childDepth: 1, childConcurrency: 1, turnSeconds: 60, modelCallsPerTurn: 5 },
-  tools: { allowAlways: [], forbidAlways: [] },
-  states: {
-    ask: state('ask', { triggers: ['manual'], transitions: [{ to: 'done', description: 'Answered.' }] }),
-    done: state('done'),
-  },
-};
 
 /** A ModelProvider fake (a port) answering every call "Forty-two." */
 const model: ModelProvider = {
@@ -58,80 +30,12 @@ const model: ModelProvider = {
   },
 };
 
-/**
- * A launcher (port fake) whose worker runs the engine in-process over the run's broker; `ops` lists its requests and
- * `reads` the store reads the broker made for each (`counted`: the store's read count).
- */
-function inProcessLauncher(counted: () => number) {
-  const slots = new WorkerSlots({ turn: 1, call: 1 });
-  const ops: string[] = [];
-  const reads: number[] = [];
-  const launcher: WorkerLauncher = {
-    reserve: (kind, signal) => slots.reserve(kind, signal),
-    run: (options: WorkerRunOptions) =>
-      slots.runInSlot(options, async () => {
-        const host = {} as Record<string, unknown>;
-        for (const method of turnHostMethods) {
-          host[method] = async (...args: unknown[]) => {
-            ops.push(`turn.${method}`);
-            const before = counted();
-            try {
-              return await options.broker(`turn.${method}`, args);
-            } finally {
-              reads.push(counted() - before);
-            }
-          };
-        }
-        const { turnId, context } = options.payload as { turnId: string; context?: TurnContext };
-        const hooks = { run: async () => null };
-        const result = await runTurn(
-          { host: host as unknown as TurnHost, hooks, now: () => Date.now() },
-          turnId,
-          context,
-        );
-        return { ended: 'finished', result };
-      }),
-  };
-  return { launcher, ops, reads };
-}
-
 describe('the round trips of a plain turn', () => {
   it('sends the context with the job and writes the message and the reply in two checkpoints', async () => {
-    let n = 0;
-    const ids = {
-      newId: () => `id${(n += 1)}`,
-      randomBytes: (k: number) => new Uint8Array(k),
-      sha256Hex: async () => '0',
-    };
     const docs = countingDocumentStore(createMemoryDocumentStore());
-    const store = { docs, objects: createMemoryObjectStore(), clock: systemClock, ids };
     const { launcher, ops, reads } = inProcessLauncher(() => docs.reads());
-    const deps = {
-      ...store,
-      launcher,
-      models: model,
-      costOf: () => 0,
-      catalog: { tools: async () => [], call: async () => ({ output: '', isError: true }) },
-      promptCache: { enabled: false, ttl: '5m' },
-      limits: { memoryMb: 256, wallTimeSeconds: 60 },
-      instanceId: 'dispatcher-1',
-      workflowOf: async () => workflow,
-    } as unknown as TurnRunnerDeps;
-    const session = await insertSession(store, {
-      orgId: 'o1',
-      agentId: 'a1',
-      environment: 'main',
-      workflow: 'chat',
-      buildId: 'b1',
-      commitId: 'c1',
-      state: 'ask',
-      variables: {},
-      lockedVariables: [],
-      trigger: 'manual',
-      depth: 0,
-      inheritedForbid: [],
-    });
-    const turn = await insertTurn(store, session, { kind: 'prompt', input: { message: 'What is six times seven?' } });
+    const { store, deps, queuedTurn } = runnerWorld({ launcher, workflow, docs, more: { models: model } });
+    const { session, turn } = await queuedTurn('ask', { message: 'What is six times seven?' });
 
     await runQueuedTurn(deps, turn._id);
 

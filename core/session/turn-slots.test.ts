@@ -6,14 +6,12 @@
  * Source: docs/architecture.md § Life of a turn (2. The claim).
  */
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../adapters/runtime/system-clock.ts';
 import { WorkerSlots } from '../adapters/worker/slots.ts';
 import type { WorkerLauncher, WorkerRunOptions } from '../ports/worker.ts';
-import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
-import { createMemoryObjectStore } from '../testing/memory-object-store.ts';
 import { createMemorySessionChanges } from '../testing/memory-session-changes.ts';
-import { claimTurn, insertSession, insertTurn, turnsOf } from './session-store.ts';
-import { runQueuedTurn, type TurnRunnerDeps } from './turn-runner.ts';
+import { claimTurn, turnsOf } from './session-store.ts';
+import { runQueuedTurn } from './turn-runner.ts';
+import { runnerWorld } from '../../test/helpers/runner-world.ts';
 
 /** One turn slot; each worker runs until its signal aborts. `started` lists the turns whose worker started. */
 function oneSlotLauncher() {
@@ -34,46 +32,12 @@ function oneSlotLauncher() {
 }
 
 async function world() {
-  let n = 0;
-  const ids = {
-    newId: () => `id${(n += 1)}`,
-    randomBytes: (k: number) => new Uint8Array(k),
-    sha256Hex: async () => '0',
-  };
-  const store = { docs: createMemoryDocumentStore(), objects: createMemoryObjectStore(), clock: systemClock, ids };
   const { launcher, slots, started } = oneSlotLauncher();
   const stop = new AbortController();
   const hub = createMemorySessionChanges();
-  const deps = {
-    ...store,
-    launcher,
-    changes: hub,
-    interrupt: stop.signal,
-    cancelPollMs: 3_600_000,
-    instanceId: 'dispatcher-1',
-    costOf: () => 0,
-    limits: { memoryMb: 256, wallTimeSeconds: 60 },
-    workflowOf: async () => {
-      throw new Error('unused');
-    },
-  } as unknown as TurnRunnerDeps;
-  const queued = async () => {
-    const session = await insertSession(store, {
-      orgId: 'o1',
-      agentId: 'a1',
-      environment: 'main',
-      workflow: 'chat',
-      buildId: 'b1',
-      commitId: 'c1',
-      state: 'talk',
-      variables: {},
-      lockedVariables: [],
-      trigger: 'manual',
-      depth: 0,
-      inheritedForbid: [],
-    });
-    return insertTurn(store, session, { kind: 'prompt', input: { message: 'Hello?' } });
-  };
+  const more = { changes: hub, interrupt: stop.signal, cancelPollMs: 3_600_000 };
+  const { store, deps, queuedTurn } = runnerWorld({ launcher, more });
+  const queued = async () => (await queuedTurn('talk')).turn;
   const statusOf = async (turnId: string) => (await turnsOf(store).findOne({ _id: turnId }))?.status;
   const until = async (done: () => boolean) => {
     while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
