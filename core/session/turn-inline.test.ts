@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { brokerState as state, testWorkflow } from '../../test/helpers/broker-workflow.ts';
 import { inProcessLauncher, runnerWorld } from '../../test/helpers/runner-world.ts';
 import type { ModelEvent, ModelProvider } from '../ports/model-provider.ts';
+import type { DocumentStore } from '../ports/document-store.ts';
+import { createMemoryDocumentStore } from '../testing/memory-document-store.ts';
+import { sessionCollections } from './model.ts';
 import { sessionsOf, turnsOf } from './session-store.ts';
+import { failStaleTurns } from './stale-turns.ts';
 import type { TurnContext } from './turn-host.ts';
 import { needsNoWorker } from './turn-inline.ts';
 import { runQueuedTurn } from './turn-runner.ts';
@@ -68,10 +72,33 @@ const model: ModelProvider = {
   },
 };
 
+/**
+ * `docs` as seen by a process that dies at the first write to `session_turns` whose `$set` ends the turn
+ * (`status` not `running`): that write and every call after it fail, as if the process were gone.
+ */
+function dyingAtTurnEnd(docs: DocumentStore): DocumentStore {
+  let dead = false;
+  const gone = () => Promise.reject(new Error('the dispatcher process was killed'));
+  return {
+    collection: (name) =>
+      new Proxy(docs.collection(name), {
+        get: (inner, key: string) => (...args: unknown[]) => {
+          const update = args[1] as { $set?: { status?: string } } | undefined;
+          const ends = name === sessionCollections.turns && key === 'updateOne' && update?.$set?.status !== undefined &&
+            update.$set.status !== 'running';
+          if (ends) dead = true;
+          if (dead) return gone();
+          return (inner as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[key](...args);
+        },
+      }),
+    close: () => docs.close(),
+  };
+}
+
 /** A runner over the in-memory stores whose launcher counts its runs; `open` queues a delivery turn at a state. */
-function world() {
+function world(docs?: DocumentStore) {
   const { launcher, runs } = inProcessLauncher();
-  const { store, deps, queuedTurn } = runnerWorld({ launcher, workflow, more: { models: model } });
+  const { store, deps, queuedTurn } = runnerWorld({ launcher, workflow, docs, more: { models: model } });
   const open = (at: string) => queuedTurn(at, { kind: 'delivery', message: '{"order":7}' });
   return { store, deps, runs, open };
 }
@@ -103,5 +130,22 @@ describe('the runner and a turn with nothing to sandbox', () => {
     const hooked = await open('hooked');
     await runQueuedTurn(deps, hooked.turn._id);
     expect(runs).toEqual([`turn ${hooked.turn._id}`]);
+  });
+
+  it("a dispatcher killed before the turn's end is written leaves it to the stale-turn sweep, as a worker's would", async () => {
+    const docs = createMemoryDocumentStore();
+    const { store, deps, runs, open } = world(dyingAtTurnEnd(docs));
+    const plain = await open('received');
+    await runQueuedTurn(deps, plain.turn._id).catch(() => undefined);
+    expect(runs).toEqual([]);
+    const survivor = { ...store, docs, clock: { now: () => new Date(Date.now() + 61_000) } };
+    expect((await turnsOf(survivor).findOne({ _id: plain.turn._id }))?.status).toBe('running');
+    expect(await failStaleTurns(survivor)).toEqual([plain.turn._id]);
+    expect(await turnsOf(survivor).findOne({ _id: plain.turn._id })).toMatchObject({
+      status: 'failed',
+      error: { code: 'interrupted' },
+    });
+    expect((await sessionsOf(survivor).findOne({ _id: plain.session._id }))?.status).toBe('failed');
+    expect(await failStaleTurns(survivor)).toEqual([]);
   });
 });
