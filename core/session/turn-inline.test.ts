@@ -132,7 +132,7 @@ describe('the runner and a turn with nothing to sandbox', () => {
     expect(runs).toEqual([`turn ${hooked.turn._id}`]);
   });
 
-  it("a dispatcher killed before the turn's end is written leaves it to the stale-turn sweep, as a worker's would", async () => {
+  it("a dispatcher killed at the turn's end write leaves it to the stale-turn sweep, as for a worker", async () => {
     const docs = createMemoryDocumentStore();
     const { store, deps, runs, open } = world(dyingAtTurnEnd(docs));
     const plain = await open('received');
