@@ -72,19 +72,22 @@ const capsFilter = (scope: SpendScope) => ({
  * @throws PlatformError `spend_cap_reached` (429) naming the period, the cap and the spend
  */
 export async function checkSpendCaps(deps: { docs: DocumentStore; clock: Clock }, scope: SpendScope): Promise<void> {
-  // Most workflows have no cap: one read then, not the totals of every period too (docs/decisions.md D24 § 3).
-  const capped = await capsOf(deps.docs).findOne(capsFilter(scope));
-  if (!capped) return;
-  const status = await spendStatus(deps, scope);
+  // Most workflows have no cap: one read then; with caps, only the capped periods' totals (docs/decisions.md D24 § 3).
+  const caps = await capsOf(deps.docs).find(capsFilter(scope));
+  if (caps.length === 0) return;
+  const now = deps.clock.now();
   for (const period of spendPeriods) {
-    const cap = status.find((s) => s.period === period);
-    if (cap && cap.limitUsd !== null && cap.spentUsd >= cap.limitUsd) {
+    const cap = caps.find((c) => c.period === period);
+    if (!cap) continue;
+    const total = await totalsOf(deps.docs).findOne({ _id: totalId(scope, period, periodStart(period, now)) });
+    const spentUsd = total?.costUsd ?? 0;
+    if (spentUsd >= cap.limitUsd) {
       throw new PlatformError(
         'spend_cap_reached',
         `Workflow "${scope.workflow}" reached its spend cap of ${cap.limitUsd} USD for this ${
           periodWords[period]
         } in environment "${scope.environment}" (spent ${
-          cap.spentUsd.toFixed(4)
+          spentUsd.toFixed(4)
         } USD); it takes no new turn until the period ends or a maintainer raises the cap.`,
         { status: 429 },
       );
