@@ -25,6 +25,9 @@ import { PlatformError } from '../../ports/platform-error.ts';
 import type { ScopedView } from '../../ports/query-engine.ts';
 import { engineMessage, quoteIdentifier, quoteLiteral } from './sql-text.ts';
 
+/** Milliseconds between the repeats of an interrupt a build was asked for, until it has ended. */
+const INTERRUPT_REPEAT_MS = 50;
+
 /**
  * What {@link writeScopeTables} builds: the views of one scope over one data database.
  *
@@ -63,11 +66,17 @@ export async function writeScopeTables(
   });
   const connection = await instance.connect();
   let timedOut = false;
+  // An interrupt that lands between two statements (the probe's prepare and the CREATE TABLE) is lost, and the
+  // build would run on to its time limit holding its slot: once asked, it is repeated until the build ends.
+  let repeating: ReturnType<typeof setInterval> | undefined;
+  const interrupt = () => {
+    connection.interrupt();
+    repeating ??= setInterval(() => connection.interrupt(), INTERRUPT_REPEAT_MS);
+  };
   const timer = setTimeout(() => {
     timedOut = true;
-    connection.interrupt();
+    interrupt();
   }, timeoutMs);
-  const interrupt = () => connection.interrupt();
   request.signal?.addEventListener('abort', interrupt, { once: true });
   let dataset = '';
   try {
@@ -85,6 +94,7 @@ export async function writeScopeTables(
     throw refusal(logger, request, { dataset, error, timeoutMs: timedOut ? timeoutMs : undefined });
   } finally {
     clearTimeout(timer);
+    clearInterval(repeating);
     request.signal?.removeEventListener('abort', interrupt);
     connection.closeSync();
     instance.closeSync();
